@@ -1,0 +1,54 @@
+/**
+ * mcp-edge on Cloudflare: the Durable Object classes (task objects, the nonce ledger) and the
+ * services that bind them and the state keys from the Worker environment.
+ *
+ * @example
+ * export const { McpTaskObject, McpNonceLedger } = createDurableObjects(server)
+ * app.route('/mcp', mcp(server, { services: cloudflareServices({ stateKeys: 'MCP_STATE_KEYS', tasks: 'MCP_TASKS' }) }))
+ */
+import type { McpServices } from '../http/handler.ts'
+import { createKeyRing, RequestStateCodec } from '../server/request-state.ts'
+import type { RequestStateOptions } from '../server/request-state.ts'
+import type { McpServer } from '../server/server.ts'
+import { durableNonces, McpNonceLedger } from './nonce-ledger.ts'
+import { durableTasks } from './task-backend.ts'
+import { createTaskObjectClass } from './task-object.ts'
+
+export interface CloudflareServicesConfig {
+  /** Name of the secret holding the requestState key ring (for example `MCP_STATE_KEYS`). */
+  stateKeys?: string
+  /** Options of the requestState codec (expiry, AES-GCM). */
+  requestState?: RequestStateOptions
+  /** Name of the Durable Object binding of the task objects. */
+  tasks?: string
+  /** Name of the Durable Object binding of the nonce ledger. */
+  nonces?: string
+}
+
+/** Build `McpServices` from the Worker env by binding name. Missing bindings fail loudly. */
+export function cloudflareServices<Env>(config: CloudflareServicesConfig): (env: Env) => McpServices {
+  return (env) => {
+    const bindings = env as Record<string, unknown>
+    const binding = (name: string) => {
+      const value = bindings[name]
+      if (!value) throw new Error(`Binding ${name} is missing: add it to wrangler.toml (see README, "Configuration")`)
+      return value as DurableObjectNamespace
+    }
+    const services: McpServices = {}
+    if (config.stateKeys) {
+      const ring = createKeyRing(bindings[config.stateKeys] as string | undefined, config.stateKeys)
+      services.requestState = new RequestStateCodec(ring, config.requestState)
+    }
+    if (config.tasks) services.tasks = durableTasks(binding(config.tasks))
+    if (config.nonces) services.nonces = durableNonces(binding(config.nonces) as unknown as DurableObjectNamespace<McpNonceLedger>)
+    return services
+  }
+}
+
+/** The Durable Object classes of a server, to export from the Worker module. */
+export function createDurableObjects<Env>(server: McpServer<Env>) {
+  return { McpTaskObject: createTaskObjectClass(server), McpNonceLedger }
+}
+
+export { createTaskObjectClass, durableNonces, durableTasks, McpNonceLedger }
+export type { TaskObjectRpc } from './task-object.ts'

@@ -1,0 +1,46 @@
+/**
+ * Read a request body with a hard byte limit. A declared `Content-Length` over the limit is
+ * refused before anything is read; otherwise the stream is read chunk by chunk and abandoned the
+ * moment it passes the limit, so an unbounded (chunked) body is never buffered.
+ */
+import { HEADER } from '../protocol/constants.ts'
+import { McpError } from '../protocol/errors.ts'
+
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+
+const decoder = new TextDecoder()
+
+/**
+ * @example
+ * const text = await readBody(request, 1_000_000) // throws McpError('payloadTooLarge')
+ */
+export async function readBody(request: Request, maxBytes: number): Promise<string> {
+  const declared = request.headers.get(HEADER.contentLength)
+  if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes)
+  if (request.body === null) return ''
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {})
+      throw tooLarge(maxBytes)
+    }
+    chunks.push(value)
+  }
+  if (chunks.length === 1) return decoder.decode(chunks[0])
+  const joined = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    joined.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return decoder.decode(joined)
+}
+
+function tooLarge(maxBytes: number): McpError {
+  return new McpError('payloadTooLarge', `Request body too large: the limit is ${maxBytes} bytes`)
+}

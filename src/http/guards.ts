@@ -1,0 +1,78 @@
+/**
+ * Transport guards that run before a body is read: Origin and Host allow-lists (streamable-http:
+ * servers MUST validate `Origin`; DNS rebinding protection), the `Accept` rule and the content type.
+ *
+ * Origin: a request with an `Origin` header (every browser POST) passes only if the origin is a
+ * loopback origin or listed in `allowedOrigins`; a page that rebinds its own name to 127.0.0.1
+ * still sends its own origin and is refused. Requests without `Origin` (non-browser clients) pass.
+ * Host: when `allowedHosts` is set, the `Host` name must be listed or be a loopback name.
+ */
+import { HEADER } from '../protocol/constants.ts'
+import { McpError } from '../protocol/errors.ts'
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
+
+export interface GuardOptions {
+  /** Origins (`scheme://host[:port]`) allowed besides loopback ones; `'*'` allows any. */
+  allowedOrigins?: readonly string[]
+  /** Host names allowed besides loopback ones; unset means any host. */
+  allowedHosts?: readonly string[]
+}
+
+function hostName(host: string): string {
+  const trimmed = host.trim().toLowerCase()
+  if (trimmed.startsWith('[')) return trimmed.slice(0, trimmed.indexOf(']') + 1)
+  return trimmed.replace(/:\d+$/, '')
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const name = hostName(host)
+  return LOOPBACK_HOSTS.has(name) || name.endsWith('.localhost')
+}
+
+export function checkOrigin(headers: Headers, options: GuardOptions): void {
+  const origin = headers.get(HEADER.origin)
+  if (origin !== null) {
+    const allowed = options.allowedOrigins ?? []
+    let loopback = false
+    try {
+      loopback = isLoopbackHost(new URL(origin).host)
+    } catch {
+      loopback = false
+    }
+    if (!loopback && !allowed.includes('*') && !allowed.includes(origin)) {
+      throw new McpError('forbidden', `Forbidden: origin ${origin} is not allowed`)
+    }
+  }
+  if (options.allowedHosts !== undefined) {
+    const host = headers.get(HEADER.host)
+    const name = host === null ? '' : hostName(host)
+    if (!isLoopbackHost(name) && !options.allowedHosts.some((allowed) => allowed.toLowerCase() === name)) {
+      throw new McpError('forbidden', `Forbidden: host ${host ?? '(none)'} is not allowed`)
+    }
+  }
+}
+
+function covers(accept: string, type: string): boolean {
+  const [major] = type.split('/')
+  return accept
+    .split(',')
+    .map((part) => (part.split(';')[0] ?? '').trim().toLowerCase())
+    .some((range) => range === type || range === `${major}/*` || range === '*/*')
+}
+
+/** streamable-http: the client MUST accept both `application/json` and `text/event-stream`. */
+export function checkAccept(headers: Headers): void {
+  const accept = headers.get(HEADER.accept)
+  if (accept === null) return
+  if (!covers(accept, 'application/json') || !covers(accept, 'text/event-stream')) {
+    throw new McpError('notAcceptable')
+  }
+}
+
+export function checkContentType(headers: Headers): void {
+  const type = headers.get(HEADER.contentType)
+  if (type === null || (type.split(';')[0] ?? '').trim().toLowerCase() !== 'application/json') {
+    throw new McpError('unsupportedMediaType')
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * Streamable HTTP for one MCP endpoint, on Web `Request`/`Response` (streamable-http.mdx). Turns
+ * a POST into a parsed, validated request for the server and the server's answer into a JSON
+ * response, or an SSE stream opened the moment the first notification goes out. Every protocol
+ * decision is made in `src/server/` or `src/protocol/`; this file only translates.
+ *
+ * Order of checks (DESIGN "One request, end to end"): method (405) → Origin/Host (403) → Accept
+ * (406) → authentication (401) → content type (415) → size (413) → JSON (-32700) → JSON-RPC shape
+ * (-32600) → required `_meta` (-32602) → headers (-32020) → server (version, method, capability).
+ */
+import { METHOD } from '../protocol/constants.ts'
+import { isMcpError, McpError } from '../protocol/errors.ts'
+import { classifyMessage, errorResponse, readableId } from '../protocol/jsonrpc.ts'
+import type { JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts'
+import { readRequestMeta } from '../protocol/meta.ts'
+import type { HandleOptions } from '../server/dispatch.ts'
+import { Outbox } from '../server/outbox.ts'
+import type { OutboxOptions } from '../server/outbox.ts'
+import type { RequestStateCodec } from '../server/request-state.ts'
+import type { Handled, McpServer } from '../server/server.ts'
+import type { NonceLedger, TaskBackend } from '../server/tasks.ts'
+import type { Awaitable, Principal } from '../server/types.ts'
+import { DEFAULT_MAX_BODY_BYTES, readBody } from './body.ts'
+import { checkAccept, checkContentType, checkOrigin } from './guards.ts'
+import type { GuardOptions } from './guards.ts'
+import { validateParamHeaders, validateStandardHeaders } from './headers.ts'
+import { sseResponse } from './stream.ts'
+
+/** Services that depend on the Worker environment (secrets, bindings). */
+export interface McpServices {
+  requestState?: RequestStateCodec
+  tasks?: TaskBackend
+  nonces?: NonceLedger
+}
+
+export interface McpHttpOptions<Env> extends GuardOptions {
+  /** Largest accepted request body (default 4 MiB); bigger ones get 413 without being buffered. */
+  maxBodyBytes?: number
+  /** Interval of SSE keepalive comments (default 15 s). */
+  keepaliveMs?: number
+  /** Bounds of each response stream's queue (slow readers, partial results). */
+  stream?: OutboxOptions
+  /**
+   * Who is calling. Return a principal to accept the request, or nothing to refuse it with 401.
+   * Without this option every request is served anonymously.
+   */
+  authenticate?: (request: Request, env: Env) => Awaitable<Principal | null | undefined>
+  /** Added to `WWW-Authenticate` on 401 (RFC 9728 protected resource metadata). */
+  resourceMetadataUrl?: string
+  /** Builds the env-dependent services once per isolate and env object. */
+  services?: (env: Env) => McpServices
+}
+
+export const KEEPALIVE_INTERVAL_MS = 15_000
+
+const JSON_HEADERS = { 'content-type': 'application/json' }
+
+function jsonResponse(body: JsonRpcResponse, status: number, extra: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...extra } })
+}
+
+function rejection(error: McpError, id: RequestId | undefined, extra?: Record<string, string>): Response {
+  return jsonResponse(errorResponse(id, error.toJSON()), error.status, extra)
+}
+
+/**
+ * Create a fetch-style handler for an MCP endpoint.
+ *
+ * @example
+ * const handle = createMcpHandler(server, { allowedOrigins: ['https://app.example.com'] })
+ * export default { fetch: (request, env, ctx) => handle(request, env, ctx) }
+ */
+export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOptions<Env> = {}) {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const keepaliveMs = options.keepaliveMs ?? KEEPALIVE_INTERVAL_MS
+  const services = new WeakMap<object, McpServices>()
+  const servicesFor = (env: Env): McpServices => {
+    if (!options.services) return {}
+    const key = (env ?? services) as object
+    let found = services.get(key)
+    if (!found) {
+      found = options.services(env)
+      services.set(key, found)
+    }
+    return found
+  }
+  const challenge = options.resourceMetadataUrl
+    ? `Bearer realm="mcp", resource_metadata="${options.resourceMetadataUrl}"`
+    : 'Bearer realm="mcp"'
+
+  return async function handle(request: Request, env: Env): Promise<Response> {
+    if (request.method !== 'POST') {
+      // streamable-http: GET and DELETE get 405 in this revision (no GET stream, no sessions).
+      return rejection(new McpError('methodNotAllowed'), undefined, { allow: 'POST' })
+    }
+    let id: RequestId | undefined
+    try {
+      checkOrigin(request.headers, options)
+      checkAccept(request.headers)
+      let principal: Principal | undefined
+      if (options.authenticate) {
+        principal = (await options.authenticate(request, env)) ?? undefined
+        if (!principal) return rejection(new McpError('unauthorized'), undefined, { 'www-authenticate': challenge })
+      }
+      checkContentType(request.headers)
+      const text = await readBody(request, maxBodyBytes)
+      let body: unknown
+      try {
+        body = JSON.parse(text)
+      } catch {
+        throw new McpError('parseError')
+      }
+      id = readableId(body)
+      const incoming = classifyMessage(body)
+      // streamable-http: an accepted notification gets 202 and no body.
+      if (incoming.kind === 'notification') return new Response(null, { status: 202 })
+      const message = incoming.message
+      const meta = readRequestMeta(message.params)
+      validateStandardHeaders(request.headers, message, meta)
+      const params = message.params as Record<string, unknown>
+      if (message.method === METHOD.toolsCall && typeof params.name === 'string') {
+        validateParamHeaders(request.headers, server.headerParams(params.name), params.arguments)
+      }
+      return await respond(server, request, { message, meta, principal, env, services: servicesFor(env), keepaliveMs, stream: options.stream })
+    } catch (error) {
+      if (isMcpError(error)) return rejection(error, id)
+      console.error('[mcp-edge] request failed:', error)
+      return rejection(new McpError('internalError'), id)
+    }
+  }
+}
+
+interface Exchange<Env> {
+  message: Parameters<McpServer<Env>['handle']>[0]
+  meta: Parameters<McpServer<Env>['handle']>[1]
+  principal: Principal | undefined
+  env: Env
+  services: McpServices
+  keepaliveMs: number
+  stream: OutboxOptions | undefined
+}
+
+/** Run the request; answer with JSON unless a notification goes out first, then with SSE. */
+async function respond<Env>(server: McpServer<Env>, request: Request, exchange: Exchange<Env>): Promise<Response> {
+  const abort = new AbortController()
+  // With the enable_request_signal flag, workerd aborts request.signal when the client goes away.
+  request.signal?.addEventListener('abort', () => abort.abort())
+  const outbox = new Outbox(exchange.stream)
+  const handleOptions: HandleOptions<Env> = {
+    env: exchange.env,
+    principal: exchange.principal,
+    signal: abort.signal,
+    outbox,
+    ...exchange.services,
+  }
+  const done: Promise<Handled> = server.handle(exchange.message, exchange.meta, handleOptions)
+  void done.finally(() => outbox.close())
+  const first = await Promise.race([done, outbox.firstMessage.then(() => undefined)])
+  if (first !== undefined) return jsonResponse(first.message, first.status)
+  return sseResponse(outbox, done, abort, exchange.keepaliveMs)
+}
+

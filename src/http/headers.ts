@@ -1,0 +1,116 @@
+/**
+ * Streamable HTTP header validation (streamable-http "Server Validation", SEP-2243): the
+ * `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers must be present and equal what the
+ * body says, and every `Mcp-Param-*` header derived from a tool's `x-mcp-header` annotations must
+ * mirror its argument. Values may arrive as `=?base64?…?=`, which is decoded strictly first. Any
+ * failure is -32020 (HTTP 400). Header names are case-insensitive (the Headers API lowercases
+ * them); values are compared case-sensitively after trimming surrounding whitespace.
+ */
+import { decodeBase64 } from '../protocol/base64.ts'
+import { HEADER, METHOD } from '../protocol/constants.ts'
+import { McpError } from '../protocol/errors.ts'
+import { isObject } from '../protocol/jsonrpc.ts'
+import type { JsonRpcRequest } from '../protocol/jsonrpc.ts'
+import type { RequestMeta } from '../protocol/types.ts'
+import type { HeaderParam } from '../server/schema.ts'
+
+/** Which body field `Mcp-Name` mirrors, per method. */
+export const NAME_FIELD: Readonly<Record<string, string>> = {
+  [METHOD.toolsCall]: 'name',
+  [METHOD.promptsGet]: 'name',
+  [METHOD.resourcesRead]: 'uri',
+  [METHOD.tasksGet]: 'taskId',
+  [METHOD.tasksUpdate]: 'taskId',
+  [METHOD.tasksCancel]: 'taskId',
+}
+
+const SENTINEL = /^=\?base64\?(.*)\?=$/
+/** Visible ASCII and inner spaces: what a plain (non-sentinel) value may contain. */
+const PLAIN_VALUE = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
+
+function mismatch(message: string): McpError {
+  return new McpError('headerMismatch', `Header mismatch: ${message}`)
+}
+
+/**
+ * Decode a header value: a `=?base64?…?=` sentinel becomes its UTF-8 text; anything else must be
+ * plain visible ASCII. `undefined` when the value is invalid.
+ *
+ * @example
+ * decodeHeaderValue('=?base64?SGVsbG8=?=') // 'Hello'
+ */
+export function decodeHeaderValue(raw: string): string | undefined {
+  const value = raw.trim()
+  const sentinel = SENTINEL.exec(value)
+  if (!sentinel) return value === '' || PLAIN_VALUE.test(value) ? value : undefined
+  const bytes = decodeBase64(sentinel[1] ?? '')
+  if (!bytes) return undefined
+  try {
+    return utf8.decode(bytes)
+  } catch {
+    return undefined
+  }
+}
+
+function requireHeader(headers: Headers, name: string, label: string): string {
+  const raw = headers.get(name)
+  if (raw === null) throw mismatch(`missing ${label} header`)
+  const value = decodeHeaderValue(raw)
+  if (value === undefined) throw mismatch(`${label} header value is not valid`)
+  return value
+}
+
+/** Check the standard headers against the body. */
+export function validateStandardHeaders(headers: Headers, request: JsonRpcRequest, meta: RequestMeta): void {
+  const version = requireHeader(headers, HEADER.protocolVersion, 'MCP-Protocol-Version')
+  if (version !== meta.protocolVersion) {
+    throw mismatch(`MCP-Protocol-Version header value '${version}' does not match body value '${meta.protocolVersion}'`)
+  }
+  const method = requireHeader(headers, HEADER.method, 'Mcp-Method')
+  if (method !== request.method) {
+    throw mismatch(`Mcp-Method header value '${method}' does not match body value '${request.method}'`)
+  }
+  const field = NAME_FIELD[request.method]
+  if (field === undefined) return
+  const bodyValue = (request.params as Record<string, unknown>)[field]
+  // A body without the field is invalid params; the method reports that with -32602.
+  if (typeof bodyValue !== 'string') return
+  const name = requireHeader(headers, HEADER.name, 'Mcp-Name')
+  if (name !== bodyValue) throw mismatch(`Mcp-Name header value '${name}' does not match body value '${bodyValue}'`)
+}
+
+function argumentAt(args: unknown, path: readonly string[]): unknown {
+  let node = args
+  for (const key of path) {
+    if (!isObject(node)) return undefined
+    node = node[key]
+  }
+  return node
+}
+
+function sameValue(header: string, value: unknown, type: HeaderParam['type']): boolean {
+  if (type === 'string') return header === value
+  if (type === 'boolean') return header === String(value)
+  // Integers compare numerically (SEP-2243), written in decimal.
+  return /^-?\d+$/.test(header) && typeof value === 'number' && Number(header) === value
+}
+
+/** Check `Mcp-Param-*` headers of a `tools/call` against its arguments. */
+export function validateParamHeaders(headers: Headers, params: readonly HeaderParam[], args: unknown): void {
+  for (const param of params) {
+    const label = `Mcp-Param-${param.name}`
+    const raw = headers.get(`${HEADER.paramPrefix}${param.name}`)
+    const value = argumentAt(args, param.path)
+    if (value === undefined || value === null) {
+      if (raw !== null) throw mismatch(`${label} header sent for an absent argument`)
+      continue
+    }
+    if (raw === null) throw mismatch(`missing ${label} header for argument ${param.path.join('.')}`)
+    const decoded = decodeHeaderValue(raw)
+    if (decoded === undefined) throw mismatch(`${label} header value is not valid`)
+    if (!sameValue(decoded, value, param.type)) {
+      throw mismatch(`${label} header value '${decoded}' does not match body value '${String(value)}'`)
+    }
+  }
+}

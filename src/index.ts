@@ -1,0 +1,34 @@
+/**
+ * mcp-edge: a stateless 2026-07-28 MCP server runtime for Cloudflare Workers, built on Hono.
+ * The public surface; a test snapshots this list so a change to it is deliberate.
+ */
+export { LOG_LEVELS, META, PARTIAL_LOG_META, PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, TASKS_EXTENSION } from './protocol/constants.ts'
+export type { LogLevel } from './protocol/constants.ts'
+export { ERROR_KINDS, McpError } from './protocol/errors.ts'
+export type { ErrorKind, JsonRpcErrorObject } from './protocol/errors.ts'
+export type * from './protocol/types.ts'
+
+export { createMcpServer, McpServer } from './server/server.ts'
+export { ToolError } from './server/errors.ts'
+export { input } from './server/input.ts'
+export type { ElicitResponse, InputRequest, InputSpec, Root, SamplingRequest, SamplingResponse } from './server/input.ts'
+export { InputRequired } from './server/input-round.ts'
+export { createKeyRing, RequestStateCodec } from './server/request-state.ts'
+export type { RequestStateOptions } from './server/request-state.ts'
+export type { OutboxOptions, OutboxStats, PartialChunk } from './server/outbox.ts'
+export type { JsonSchemaInput } from './server/schema.ts'
+export type {
+  DetailedTask,
+  NonceLedger,
+  PartialLogPage,
+  PartialLogQuery,
+  Task,
+  TaskBackend,
+  TaskCall,
+  TaskStatus,
+} from './server/tasks.ts'
+export type * from './server/types.ts'
+
+export { createMcpHandler } from './http/handler.ts'
+export type { McpHttpOptions, McpServices } from './http/handler.ts'
+export { mcp } from './http/hono.ts'

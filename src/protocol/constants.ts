@@ -1,0 +1,82 @@
+/**
+ * Protocol constants for the stateless `2026-07-28` MCP revision: versions, reserved `_meta` keys,
+ * HTTP header names and method names. Pure data; every other layer reads names from here so a
+ * string on the wire is spelled once.
+ */
+
+/** The protocol revision this runtime speaks. */
+export const PROTOCOL_VERSION = '2026-07-28'
+
+/** Every revision this server serves (basic/versioning: `data.supported` of -32022). */
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [PROTOCOL_VERSION]
+
+/** Reserved request `_meta` keys (basic/index.mdx "_meta"). */
+export const META = {
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  logLevel: 'io.modelcontextprotocol/logLevel',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
+  progressToken: 'progressToken',
+  /** SEP-2998 (draft): opts a single `tools/call` in to partial results. */
+  partialResultToken: 'partialResultToken',
+} as const
+
+/** The Tasks extension identifier (SEP-2663). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
+
+/** mcp-edge's own `_meta` key on `tasks/get` for reading a task's partial-result log. */
+export const PARTIAL_LOG_META = 'dev.mcp-edge/partialLog'
+
+/** Header names (lower case, as the Fetch `Headers` API normalises them). */
+export const HEADER = {
+  protocolVersion: 'mcp-protocol-version',
+  method: 'mcp-method',
+  name: 'mcp-name',
+  paramPrefix: 'mcp-param-',
+  sessionId: 'mcp-session-id',
+  accept: 'accept',
+  contentType: 'content-type',
+  contentLength: 'content-length',
+  origin: 'origin',
+  host: 'host',
+  authorization: 'authorization',
+} as const
+
+/** Client requests of the 2026-07-28 revision plus the Tasks extension. */
+export const METHOD = {
+  discover: 'server/discover',
+  listen: 'subscriptions/listen',
+  toolsList: 'tools/list',
+  toolsCall: 'tools/call',
+  resourcesList: 'resources/list',
+  resourceTemplatesList: 'resources/templates/list',
+  resourcesRead: 'resources/read',
+  promptsList: 'prompts/list',
+  promptsGet: 'prompts/get',
+  complete: 'completion/complete',
+  tasksGet: 'tasks/get',
+  tasksUpdate: 'tasks/update',
+  tasksCancel: 'tasks/cancel',
+} as const
+
+export type MethodName = (typeof METHOD)[keyof typeof METHOD]
+
+/** Notifications the server sends. */
+export const NOTIFICATION = {
+  progress: 'notifications/progress',
+  message: 'notifications/message',
+  cancelled: 'notifications/cancelled',
+  toolsListChanged: 'notifications/tools/list_changed',
+  promptsListChanged: 'notifications/prompts/list_changed',
+  resourcesListChanged: 'notifications/resources/list_changed',
+  resourceUpdated: 'notifications/resources/updated',
+  subscriptionsAcknowledged: 'notifications/subscriptions/acknowledged',
+  partialResult: 'notifications/tools/partial_result',
+  tasks: 'notifications/tasks',
+} as const
+
+/** Log levels in ascending severity (RFC 5424 names, server/utilities/logging). */
+export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]

@@ -1,0 +1,77 @@
+/**
+ * The one table of JSON-RPC errors: code, default message and HTTP status. Code anywhere in the
+ * runtime throws `McpError` with a kind from this table; the HTTP layer turns it into a response.
+ * Nothing else builds error JSON by hand.
+ *
+ * HTTP statuses: streamable-http gives 400 for the request gates (missing `_meta`, header mismatch,
+ * unsupported version, missing capability) and 404 for an unknown method. An error produced by the
+ * method itself (unknown tool, missing resource, bad cursor) has no specified status; it rides a
+ * 200, exactly as it would when it ends an SSE stream, so a client sees the same thing either way.
+ */
+
+export const ERROR_KINDS = {
+  parseError: { code: -32700, status: 400, message: 'Parse error: Invalid JSON' },
+  invalidRequest: { code: -32600, status: 400, message: 'Invalid Request' },
+  methodNotFound: { code: -32601, status: 404, message: 'Method not found' },
+  /** A required `_meta` field (or `params` itself) is missing: basic/index.mdx, HTTP 400. */
+  invalidMeta: { code: -32602, status: 400, message: 'Invalid params: missing required _meta' },
+  invalidParams: { code: -32602, status: 200, message: 'Invalid params' },
+  internalError: { code: -32603, status: 200, message: 'Internal error' },
+  headerMismatch: { code: -32020, status: 400, message: 'Header mismatch' },
+  missingCapability: { code: -32021, status: 400, message: 'Missing required client capability' },
+  unsupportedVersion: { code: -32022, status: 400, message: 'Unsupported protocol version' },
+  // HTTP-level rejections that happen before a JSON-RPC message exists. Their bodies are id-less
+  // JSON-RPC errors (streamable-http: "the body MAY be a JSON-RPC error with no id").
+  unauthorized: { code: -32600, status: 401, message: 'Unauthorized' },
+  forbidden: { code: -32600, status: 403, message: 'Forbidden' },
+  methodNotAllowed: { code: -32600, status: 405, message: 'Method not allowed: the MCP endpoint accepts POST only' },
+  notAcceptable: {
+    code: -32600,
+    status: 406,
+    message: 'Not Acceptable: Accept must list application/json and text/event-stream',
+  },
+  payloadTooLarge: { code: -32600, status: 413, message: 'Request body too large' },
+  unsupportedMediaType: { code: -32600, status: 415, message: 'Unsupported Media Type: use application/json' },
+} as const satisfies Record<string, { code: number; status: number; message: string }>
+
+export type ErrorKind = keyof typeof ERROR_KINDS
+
+/** The `error` member of a JSON-RPC error response. */
+export interface JsonRpcErrorObject {
+  code: number
+  message: string
+  data?: unknown
+}
+
+/**
+ * A protocol failure. Thrown anywhere below the HTTP layer; turned into a JSON-RPC error there.
+ *
+ * @example
+ * throw new McpError('invalidParams', `Unknown tool: ${name}`)
+ */
+export class McpError extends Error {
+  readonly kind: ErrorKind
+  readonly code: number
+  readonly status: number
+  readonly data: unknown
+
+  constructor(kind: ErrorKind, message?: string, data?: unknown) {
+    const entry = ERROR_KINDS[kind]
+    super(message ?? entry.message)
+    this.name = 'McpError'
+    this.kind = kind
+    this.code = entry.code
+    this.status = entry.status
+    this.data = data
+  }
+
+  toJSON(): JsonRpcErrorObject {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data }
+  }
+}
+
+export function isMcpError(value: unknown): value is McpError {
+  return value instanceof McpError
+}

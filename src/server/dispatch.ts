@@ -1,0 +1,51 @@
+/**
+ * The method table: one entry per client request of 2026-07-28 (plus the Tasks extension), each
+ * with the server capability it belongs to, the client capability it needs, whether it may answer
+ * `input_required`, and how its result is cached. Dispatch is a lookup, not a switch.
+ */
+import type { LogLevel } from '../protocol/constants.ts'
+import type { JsonRpcRequest } from '../protocol/jsonrpc.ts'
+import type { RequestMeta, ServerCapabilities } from '../protocol/types.ts'
+import type { Outbox } from './outbox.ts'
+import type { RequestStateCodec } from './request-state.ts'
+import type { McpServer } from './server.ts'
+import type { NonceLedger, TaskBackend } from './tasks.ts'
+import type { CapabilityPath, Principal } from './types.ts'
+
+/** What the host (the HTTP adapter, a task object) supplies for one request. */
+export interface HandleOptions<Env = unknown> {
+  env: Env
+  principal?: Principal | undefined
+  /** Aborted when the client goes away. */
+  signal: AbortSignal
+  /** The request's own notification stream. */
+  outbox?: Outbox | undefined
+  /** Seals and opens `requestState`; without it no multi-round-trip request can be answered. */
+  requestState?: RequestStateCodec | undefined
+  /** Single-use redemption of sealed states (tools with `singleUseState`). */
+  nonces?: NonceLedger | undefined
+  /** Where tasks live (Tasks extension); without it the extension is not offered. */
+  tasks?: TaskBackend | undefined
+}
+
+/** One request on its way through a method. */
+export interface Call<Env = unknown> {
+  server: McpServer<Env>
+  request: JsonRpcRequest
+  params: Record<string, unknown>
+  meta: RequestMeta
+  logLevel: LogLevel | undefined
+  options: HandleOptions<Env>
+}
+
+export interface MethodEntry {
+  /** The server capability that must be advertised for the method to exist (else -32601). */
+  capability?: keyof ServerCapabilities | 'tasks'
+  /** The client capability the request must declare (else -32021). */
+  requires?: CapabilityPath
+  /** mrtr.mdx: only tools/call, prompts/get and resources/read may answer input_required. */
+  inputRequired: boolean
+  run(call: Call): Promise<object>
+}
+
+export type MethodTable = ReadonlyMap<string, MethodEntry>

@@ -1,0 +1,47 @@
+/**
+ * `completion/complete` (server/utilities/completion.mdx): suggestions for a prompt argument or a
+ * resource template variable. Unknown references are -32602; an argument without a completer
+ * simply has no suggestions. At most 100 values go out, with `hasMore` when there were more.
+ */
+import { McpError } from '../../protocol/errors.ts'
+import { isObject } from '../../protocol/jsonrpc.ts'
+import type { MethodEntry } from '../dispatch.ts'
+import type { Completer } from '../types.ts'
+import { plainScope } from './context.ts'
+
+const MAX_VALUES = 100
+
+function findCompleter(ref: Record<string, unknown>, name: string, call: Parameters<MethodEntry['run']>[0]): Completer<unknown> | undefined {
+  const { server } = call
+  if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+    const prompt = server.prompts.get(ref.name)
+    if (!prompt) throw new McpError('invalidParams', `Unknown prompt: ${ref.name}`)
+    return prompt.complete[name]
+  }
+  if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
+    const template = server.templates.get(ref.uri)
+    if (!template) throw new McpError('invalidParams', `Unknown resource template: ${ref.uri}`)
+    return template.complete[name] as Completer<unknown> | undefined
+  }
+  throw new McpError('invalidParams', 'Invalid params: ref must be a ref/prompt or ref/resource')
+}
+
+export const complete: MethodEntry = {
+  capability: 'completions',
+  inputRequired: false,
+  async run(call) {
+    const { params } = call
+    const { ref, argument, context } = params
+    if (!isObject(ref) || !isObject(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+      throw new McpError('invalidParams', 'Invalid params: ref and argument { name, value } are required')
+    }
+    const completer = findCompleter(ref, argument.name, call)
+    if (!completer) return { completion: { values: [] } }
+    const contextArguments = isObject(context) && isObject(context.arguments) ? (context.arguments as Record<string, string>) : {}
+    const scope = Object.assign(plainScope(call), { arguments: contextArguments })
+    const answer = await completer(argument.value, scope)
+    const completion = Array.isArray(answer) ? { values: answer } : answer
+    if (completion.values.length <= MAX_VALUES) return { completion }
+    return { completion: { ...completion, values: completion.values.slice(0, MAX_VALUES), total: completion.total ?? completion.values.length, hasMore: true } }
+  },
+}

@@ -1,0 +1,103 @@
+/**
+ * Building a handler's context for a call, and the multi-round-trip wrapper shared by the three
+ * methods that may answer `input_required` (mrtr.mdx table: tools/call, prompts/get,
+ * resources/read). The wrapper verifies an echoed `requestState` before anything runs, redeems
+ * single-use states, runs the body, and turns open questions into an `InputRequiredResult` with a
+ * freshly sealed state.
+ */
+import { McpError } from '../../protocol/errors.ts'
+import type { Call } from '../dispatch.ts'
+import { InputRequired, InputRound, readInputResponses } from '../input-round.ts'
+import { digestArguments } from '../request-state.ts'
+import type { OpenedState, StateBinding } from '../request-state.ts'
+import { RequestScope } from '../scope.ts'
+import type { ScopeInit } from '../scope.ts'
+
+/** A context for methods that never ask for input (lists, completion, listen). */
+export function plainScope(call: Call, extra: Partial<ScopeInit<unknown>> = {}): RequestScope {
+  return new RequestScope({
+    requestId: call.request.id,
+    method: call.request.method,
+    meta: call.meta,
+    env: call.options.env,
+    principal: call.options.principal,
+    signal: call.options.signal,
+    outbox: call.options.outbox,
+    logLevel: call.logLevel,
+    input: new InputRound('', {}, {}, call.meta.clientCapabilities),
+    state: {},
+    round: 1,
+    ...extra,
+  })
+}
+
+export interface InputTarget {
+  /** Tool or prompt name, or resource URI: what the sealed state is bound to. */
+  target: string
+  args: unknown
+  singleUse: boolean
+}
+
+function invalidState(reason: string): McpError {
+  console.warn(`[mcp-edge] requestState rejected: ${reason}`)
+  return new McpError('invalidParams', 'Invalid params: invalid requestState')
+}
+
+/**
+ * Run `body` with a context whose `ask` can collect input across rounds.
+ *
+ * @example
+ * return runWithInput(call, { target: name, args, singleUse: false }, (scope) => handler(args, scope))
+ */
+export async function runWithInput(
+  call: Call,
+  target: InputTarget,
+  body: (scope: RequestScope) => Promise<object>,
+): Promise<object> {
+  const { params, options, request } = call
+  const responses = readInputResponses(params.inputResponses)
+  const codec = options.requestState
+  let digest: string | undefined
+  const binding = async (): Promise<StateBinding> => {
+    digest ??= await digestArguments(target.args)
+    return {
+      method: request.method,
+      target: target.target,
+      argsDigest: digest,
+      principal: options.principal?.subject ?? null,
+    }
+  }
+
+  let opened: OpenedState | undefined
+  if (params.requestState !== undefined) {
+    if (!codec) throw invalidState('no requestState keys are configured on this server')
+    opened = await codec.open(params.requestState, await binding())
+    if (target.singleUse) {
+      if (!options.nonces) throw new Error(`"${target.target}" needs single-use state, but no nonce ledger is configured`)
+      if (!(await options.nonces.redeem(opened.nonce, opened.expiresAt))) {
+        throw invalidState(`replayed state for ${target.target}`)
+      }
+    }
+  }
+
+  const round = new InputRound(request.method, opened?.answers ?? {}, responses, call.meta.clientCapabilities)
+  const scope = plainScope(call, { input: round, state: opened?.state ?? {}, round: opened?.round ?? 1 })
+  let result: object | undefined
+  try {
+    result = await body(scope)
+  } catch (error) {
+    if (!(error instanceof InputRequired) && round.pending === undefined) throw error
+  }
+  if (round.pending === undefined) return result as object
+  if (!codec) {
+    throw new Error(
+      'A handler asked for input, but no requestState keys are configured: pass requestState to mcp() (see README, "Multi-round-trip requests")',
+    )
+  }
+  const requestState = await codec.seal(await binding(), {
+    round: scope.round + 1,
+    answers: { ...opened?.answers, ...round.used },
+    state: scope.state,
+  })
+  return { resultType: 'input_required', inputRequests: round.pending, requestState }
+}

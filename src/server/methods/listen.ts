@@ -1,0 +1,88 @@
+/**
+ * `subscriptions/listen` (basic/patterns/subscriptions): the response is a long-lived stream whose
+ * first message acknowledges the honoured subset of the filter; every later notification carries
+ * the listen request's id as `subscriptionId`. Only types the client asked for are sent. The stream
+ * ends when the client closes it, or gracefully with the listen result after `listenTimeoutMs`.
+ * With the Tasks extension, `taskIds` adds `notifications/tasks` and live partial results.
+ */
+import { META, NOTIFICATION, TASKS_EXTENSION } from '../../protocol/constants.ts'
+import { McpError } from '../../protocol/errors.ts'
+import { isObject, notification } from '../../protocol/jsonrpc.ts'
+import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
+import type { SubscriptionFilter } from '../../protocol/types.ts'
+import { capabilityObject, supports } from '../capabilities.ts'
+import type { Call, MethodEntry } from '../dispatch.ts'
+import { tag } from '../listen-hub.ts'
+
+function readFilter(value: unknown): SubscriptionFilter {
+  if (!isObject(value)) throw new McpError('invalidParams', 'Invalid params: notifications (a subscription filter) is required')
+  for (const key of ['resourceSubscriptions', 'taskIds'] as const) {
+    const list = value[key]
+    if (list !== undefined && (!Array.isArray(list) || list.some((item) => typeof item !== 'string'))) {
+      throw new McpError('invalidParams', `Invalid params: notifications.${key} must be an array of strings`)
+    }
+  }
+  return value as SubscriptionFilter
+}
+
+function honour(call: Call, filter: SubscriptionFilter): SubscriptionFilter {
+  const { server, options } = call
+  const out: SubscriptionFilter = {}
+  if (filter.toolsListChanged === true && server.offers('tools', options)) out.toolsListChanged = true
+  if (filter.promptsListChanged === true && server.offers('prompts', options)) out.promptsListChanged = true
+  if (filter.resourcesListChanged === true && server.offers('resources', options)) out.resourcesListChanged = true
+  if (filter.resourceSubscriptions && server.offers('resources', options)) out.resourceSubscriptions = filter.resourceSubscriptions
+  return out
+}
+
+function until(signal: AbortSignal, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve()
+    const timer = setTimeout(resolve, ms)
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+}
+
+export const listen: MethodEntry = {
+  inputRequired: false,
+  async run(call) {
+    const { server, params, request, options, meta } = call
+    const filter = readFilter(params.notifications)
+    const outbox = options.outbox
+    if (!outbox) throw new Error('subscriptions/listen needs a streaming transport')
+    if (filter.taskIds !== undefined && !supports(meta.clientCapabilities, `extensions.${TASKS_EXTENSION}`)) {
+      throw new McpError('missingCapability', `taskIds needs the ${TASKS_EXTENSION} extension`, {
+        requiredCapabilities: capabilityObject(`extensions.${TASKS_EXTENSION}`),
+      })
+    }
+    const subscription = { subscriptionId: request.id }
+    const honoured = honour(call, filter)
+    const stop = new AbortController()
+    options.signal.addEventListener('abort', () => stop.abort())
+    let held: JsonRpcNotification[] | undefined = []
+    if (filter.taskIds !== undefined && options.tasks) {
+      const forward = (message: JsonRpcNotification) => {
+        const params = message.params as Record<string, unknown>
+        const tagged = notification(message.method, { ...params, _meta: { ...(params._meta as object), ...tag(subscription) } })
+        if (held) held.push(tagged)
+        else outbox.push(tagged, { droppable: true })
+      }
+      honoured.taskIds = await options.tasks.watch(filter.taskIds, options.principal?.subject ?? null, forward, stop.signal)
+    }
+    // subscriptions.mdx: the acknowledgement is the first message of the subscription.
+    outbox.push(notification(NOTIFICATION.subscriptionsAcknowledged, { notifications: honoured, _meta: tag(subscription) }))
+    for (const message of held) outbox.push(message, { droppable: true })
+    held = undefined
+    const remove = server.hub.add({ ...subscription, filter: honoured, outbox })
+    try {
+      await until(stop.signal, server.listenTimeoutMs)
+    } finally {
+      remove()
+      stop.abort()
+    }
+    return { _meta: { [META.subscriptionId]: request.id } }
+  },
+}

@@ -1,0 +1,64 @@
+/**
+ * `resources/list`, `resources/templates/list` and `resources/read` (server/resources.mdx). A
+ * read tries the fixed resources, then the templates in registration order; a miss is -32602
+ * with `data.uri` (SEP-2164), never an empty `contents`.
+ */
+import { McpError } from '../../protocol/errors.ts'
+import type { ReadResourceResult } from '../../protocol/types.ts'
+import type { MethodEntry } from '../dispatch.ts'
+import { paginate } from '../pagination.ts'
+import type { CacheHint } from '../types.ts'
+import { runWithInput } from './context.ts'
+
+/** Reads default to no caching, privately: content may depend on who asks. */
+export const DEFAULT_READ_CACHE: CacheHint = { ttlMs: 0, cacheScope: 'private' }
+
+export const resourcesList: MethodEntry = {
+  capability: 'resources',
+  inputRequired: false,
+  async run({ server, params }) {
+    const page = paginate([...server.resources.values()].map((entry) => entry.definition), params.cursor, server.pageSize)
+    return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...server.listCache }
+  },
+}
+
+export const resourceTemplatesList: MethodEntry = {
+  capability: 'resources',
+  inputRequired: false,
+  async run({ server, params }) {
+    const page = paginate([...server.templates.values()].map((entry) => entry.definition), params.cursor, server.pageSize)
+    return { resourceTemplates: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...server.listCache }
+  },
+}
+
+function notFound(uri: string): McpError {
+  return new McpError('invalidParams', 'Resource not found', { uri })
+}
+
+export const resourcesRead: MethodEntry = {
+  capability: 'resources',
+  inputRequired: true,
+  async run(call) {
+    const { server, params } = call
+    const uri = params.uri
+    if (typeof uri !== 'string' || uri === '') throw new McpError('invalidParams', 'Invalid params: uri must be a string')
+    return runWithInput(call, { target: uri, args: {}, singleUse: false }, async (scope) => {
+      const fixed = server.resources.get(uri)
+      if (fixed) return withCache(await fixed.handler(uri, scope), fixed.cache)
+      for (const entry of server.templates.values()) {
+        const variables = entry.template.match(uri)
+        if (!variables) continue
+        const result = await entry.handler(uri, variables, scope)
+        if (result) return withCache(result, entry.cache)
+      }
+      throw notFound(uri)
+    })
+  },
+}
+
+function withCache(result: ReadResourceResult, cache: CacheHint | undefined): object {
+  if (!Array.isArray(result?.contents) || result.contents.length === 0) {
+    throw new Error('A resource handler must return { contents: [...] } with at least one item')
+  }
+  return { ...(cache ?? DEFAULT_READ_CACHE), ...result }
+}

@@ -1,0 +1,87 @@
+/**
+ * `tools/list` and `tools/call` (server/tools.mdx). A call: unknown tool → -32602; arguments that
+ * fail the schema → an `isError` result naming the problem (SEP-1303); with an output schema, the
+ * structured content is checked and mirrored as text. Task-capable tools become tasks when the
+ * request declared the Tasks extension; partial results stream when it declared `partialResults`.
+ */
+import { TASKS_EXTENSION } from '../../protocol/constants.ts'
+import { McpError } from '../../protocol/errors.ts'
+import type { CallToolResult } from '../../protocol/types.ts'
+import { capabilityObject, mergeCapabilities, supports } from '../capabilities.ts'
+import type { Call, MethodEntry } from '../dispatch.ts'
+import { ToolError } from '../errors.ts'
+import { paginate } from '../pagination.ts'
+import type { ToolEntry } from '../registry.ts'
+import { asArguments } from '../schema.ts'
+import { streamPartials } from '../scope.ts'
+import type { RequestScope } from '../scope.ts'
+import { createTask } from '../tasks.ts'
+import { finishResult, parseArguments, toolError } from '../tool-result.ts'
+import { runWithInput } from './context.ts'
+
+export const toolsList: MethodEntry = {
+  capability: 'tools',
+  inputRequired: false,
+  async run({ server, params }) {
+    const definitions = [...server.tools.values()].map((tool) => tool.definition)
+    const page = paginate(definitions, params.cursor, server.pageSize)
+    return { tools: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...server.listCache }
+  },
+}
+
+/** Tasks extension: should this call become a task? A required one needs the extension (-32021). */
+function wantsTask(tool: ToolEntry, call: Call): boolean {
+  if (tool.task.mode === 'never') return false
+  const declared = supports(call.meta.clientCapabilities, `extensions.${TASKS_EXTENSION}`)
+  if (tool.task.mode === 'always' && !declared) {
+    throw new McpError('missingCapability', `Tool "${tool.name}" runs only as a task; declare the ${TASKS_EXTENSION} extension`, {
+      requiredCapabilities: capabilityObject(`extensions.${TASKS_EXTENSION}`),
+    })
+  }
+  if (declared && !call.options.tasks) throw new Error('Task-capable tool called, but no task backend is configured')
+  return declared
+}
+
+async function invoke(tool: ToolEntry, args: unknown, scope: RequestScope, call: Call): Promise<CallToolResult> {
+  const { meta, options } = call
+  const token = meta.partialResultToken
+  if (token !== undefined && options.outbox && supports(meta.clientCapabilities, 'partialResults')) {
+    scope.setPartials(streamPartials(options.outbox, token))
+  }
+  if (tool.assemble) scope.assembled = []
+  try {
+    const result = await tool.handler(args as never, scope)
+    return finishResult(tool, result, scope.assembled)
+  } catch (error) {
+    if (error instanceof ToolError) return toolError(error.message)
+    throw error
+  }
+}
+
+export const toolsCall: MethodEntry = {
+  capability: 'tools',
+  inputRequired: true,
+  async run(call) {
+    const { server, params } = call
+    const name = params.name
+    if (typeof name !== 'string') throw new McpError('invalidParams', 'Invalid params: name must be a string')
+    const tool = server.tools.get(name)
+    if (!tool) throw new McpError('invalidParams', `Unknown tool: ${name}`)
+    const args = asArguments(params.arguments, 'arguments')
+    const missing = tool.requires.filter((path) => !supports(call.meta.clientCapabilities, path))
+    if (missing.length > 0) {
+      const requiredCapabilities = mergeCapabilities(missing.map(capabilityObject))
+      throw new McpError('missingCapability', `Tool "${name}" needs client capabilities: ${missing.join(', ')}`, {
+        requiredCapabilities,
+      })
+    }
+    const asTask = wantsTask(tool, call)
+    return runWithInput(call, { target: name, args, singleUse: tool.singleUseState }, async (scope) => {
+      const parsed = parseArguments(tool, args)
+      if (!parsed.ok) return parsed.result
+      if (tool.prepare) scope.prepared = await tool.prepare(parsed.value as never, scope)
+      if (asTask) return createTask(call, tool, parsed.value, scope.prepared)
+      return invoke(tool, parsed.value, scope, call)
+    })
+  },
+}

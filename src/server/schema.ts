@@ -1,0 +1,99 @@
+/**
+ * Schemas at the edge of user code: zod (classic or mini, any v4 schema) in, JSON Schema 2020-12
+ * out, converted once at registration and never per request. Also finds the `x-mcp-header`
+ * annotations of a tool's input schema (SEP-2243) and checks them, so a bad annotation fails at
+ * start-up instead of making the tool vanish from clients' lists.
+ */
+import * as z from 'zod/mini'
+import { McpError } from '../protocol/errors.ts'
+import { isObject } from '../protocol/jsonrpc.ts'
+
+/** Any zod v4 schema (classic `zod` or `zod/mini`). */
+export type Schema = z.core.$ZodType
+/** A zod object schema, the only shape tool arguments may take. */
+export type ObjectSchema = z.core.$ZodObject
+export type Infer<S extends Schema> = z.core.output<S>
+
+export type JsonSchema = Record<string, unknown>
+
+/** A tool input given as raw JSON Schema instead of zod: advertised as is, checked to be an object. */
+export interface JsonSchemaInput {
+  jsonSchema: JsonSchema & { type: 'object' }
+}
+
+/** One `Mcp-Param-{name}` header derived from an `x-mcp-header` annotation. */
+export interface HeaderParam {
+  /** The header name after `Mcp-Param-`, as annotated (matching is case-insensitive). */
+  name: string
+  /** Property path from the arguments object, through `properties` keys only. */
+  path: readonly string[]
+  type: 'string' | 'integer' | 'boolean'
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+
+export function toJsonSchema(schema: Schema, io: 'input' | 'output'): JsonSchema {
+  return z.toJSONSchema(schema, { target: 'draft-2020-12', io }) as JsonSchema
+}
+
+/**
+ * Parse a value with a user schema; a failure becomes a readable one-line summary.
+ *
+ * @example
+ * const parsed = parseWith(z.object({ city: z.string() }), args)
+ * if (!parsed.ok) return toolError(parsed.message)
+ */
+export function parseWith<S extends Schema>(
+  schema: S,
+  value: unknown,
+): { ok: true; value: Infer<S> } | { ok: false; message: string } {
+  const result = z.safeParse(schema, value)
+  if (result.success) return { ok: true, value: result.data }
+  return { ok: false, message: summarizeIssues(result.error.issues) }
+}
+
+export function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
+    .join('; ')
+}
+
+/**
+ * Collect and validate the `x-mcp-header` annotations of a tool input schema (streamable-http
+ * "Custom headers"): non-empty RFC 9110 tokens, unique ignoring case, only on string, integer or
+ * boolean properties reached through `properties` keys.
+ */
+export function findHeaderParams(toolName: string, inputSchema: JsonSchema): HeaderParam[] {
+  const found: HeaderParam[] = []
+  const walk = (node: JsonSchema, path: string[]): void => {
+    const annotation = node['x-mcp-header']
+    if (annotation !== undefined) {
+      const where = `tool "${toolName}" property "${path.join('.')}"`
+      if (typeof annotation !== 'string' || !TOKEN.test(annotation)) {
+        throw new Error(`${where}: x-mcp-header must be a non-empty header token, got ${JSON.stringify(annotation)}`)
+      }
+      const type = node.type
+      if (type !== 'string' && type !== 'integer' && type !== 'boolean') {
+        throw new Error(`${where}: x-mcp-header is allowed only on string, integer or boolean properties`)
+      }
+      if (found.some((param) => param.name.toLowerCase() === annotation.toLowerCase())) {
+        throw new Error(`${where}: x-mcp-header "${annotation}" is used twice (names are case-insensitive)`)
+      }
+      found.push({ name: annotation, path, type })
+    }
+    const properties = node.properties
+    if (!isObject(properties)) return
+    for (const [key, child] of Object.entries(properties)) {
+      if (isObject(child)) walk(child, [...path, key])
+    }
+  }
+  walk(inputSchema, [])
+  return found
+}
+
+/** Throw -32602 unless `value` is a JSON object (tool arguments, prompt arguments). */
+export function asArguments(value: unknown, what: string): Record<string, unknown> {
+  if (value === undefined) return {}
+  if (!isObject(value)) throw new McpError('invalidParams', `Invalid params: ${what} must be an object`)
+  return value
+}

@@ -1,0 +1,139 @@
+/**
+ * The per-request handler context. One object per request, methods on the prototype, so a plain
+ * call allocates almost nothing. Notifications go to the request's outbox (its own SSE stream)
+ * and only when this request asked for them: progress needs a `progressToken`, logs need a
+ * `logLevel`, partial results need the `partialResults` capability and a `partialResultToken`.
+ */
+import { LOG_LEVELS, NOTIFICATION } from '../protocol/constants.ts'
+import type { LogLevel } from '../protocol/constants.ts'
+import { findInvalidContent } from '../protocol/content.ts'
+import { notification } from '../protocol/jsonrpc.ts'
+import type { RequestId } from '../protocol/jsonrpc.ts'
+import type { ContentBlock, RequestMeta } from '../protocol/types.ts'
+import { supports } from './capabilities.ts'
+import type { InputResponses, InputSpecs } from './input.ts'
+import type { InputRound } from './input-round.ts'
+import type { Outbox, OutboxStats, PartialChunk } from './outbox.ts'
+import type { CapabilityPath, Principal, ToolContext } from './types.ts'
+
+/** Where `ctx.partial` chunks go: the request's stream, a task's log, or nowhere. */
+export interface PartialSink {
+  push(chunk: PartialChunk): Promise<void>
+  stats(): OutboxStats
+}
+
+const EMPTY_STATS: OutboxStats = { emitted: 0, sent: 0, coalesced: 0, dropped: 0, bufferedBytes: 0, peakBufferedBytes: 0 }
+const NO_PARTIALS: PartialSink = { push: () => Promise.resolve(), stats: () => ({ ...EMPTY_STATS }) }
+
+export interface ScopeInit<Env> {
+  requestId: RequestId
+  method: string
+  meta: RequestMeta
+  env: Env
+  principal: Principal | undefined
+  signal: AbortSignal
+  outbox: Outbox | undefined
+  logLevel: LogLevel | undefined
+  input: InputRound
+  state: Record<string, unknown>
+  round: number
+  task?: { id: string }
+  partials?: PartialSink
+}
+
+/** A partial-result sink on the request's own stream (SEP-2998 §1 gate applied by the caller). */
+export function streamPartials(outbox: Outbox, token: string | number): PartialSink {
+  return {
+    push(chunk) {
+      outbox.pushPartial(token, chunk)
+      return outbox.ready()
+    },
+    stats: () => ({ ...outbox.stats }),
+  }
+}
+
+export class RequestScope<Env = unknown> implements ToolContext<Env> {
+  readonly requestId: RequestId
+  readonly method: string
+  readonly meta: RequestMeta
+  readonly env: Env
+  readonly principal: Principal | undefined
+  readonly signal: AbortSignal
+  readonly state: Record<string, unknown>
+  readonly round: number
+  readonly task: { readonly id: string } | undefined
+  prepared: unknown = undefined
+  /** Content streamed so far, when the tool asked the runtime to assemble its final text. */
+  assembled: ContentBlock[] | undefined
+  readonly #outbox: Outbox | undefined
+  readonly #logLevel: number
+  readonly #input: InputRound
+  #partials: PartialSink
+  #lastProgress = Number.NEGATIVE_INFINITY
+
+  constructor(init: ScopeInit<Env>) {
+    this.requestId = init.requestId
+    this.method = init.method
+    this.meta = init.meta
+    this.env = init.env
+    this.principal = init.principal
+    this.signal = init.signal
+    this.state = init.state
+    this.round = init.round
+    this.task = init.task
+    this.#outbox = init.outbox
+    this.#logLevel = init.logLevel === undefined ? Number.POSITIVE_INFINITY : LOG_LEVELS.indexOf(init.logLevel)
+    this.#input = init.input
+    this.#partials = init.partials ?? NO_PARTIALS
+  }
+
+  get input(): InputRound {
+    return this.#input
+  }
+
+  supports(path: CapabilityPath): boolean {
+    return supports(this.meta.clientCapabilities, path)
+  }
+
+  progress(progress: number, total?: number, message?: string): void {
+    const token = this.meta.progressToken
+    // progress.mdx: values MUST increase, and progress is not sent on tasks.
+    if (token === undefined || this.task !== undefined || !this.#outbox || progress <= this.#lastProgress) return
+    this.#lastProgress = progress
+    const params: Record<string, unknown> = { progressToken: token, progress }
+    if (total !== undefined) params.total = total
+    if (message !== undefined) params.message = message
+    this.#outbox.push(notification(NOTIFICATION.progress, params))
+  }
+
+  log(level: LogLevel, data: unknown, logger?: string): void {
+    // logging.mdx: "MUST NOT emit notifications/message for a request that does not include" a level.
+    if (!this.#outbox || this.task !== undefined || LOG_LEVELS.indexOf(level) < this.#logLevel) return
+    const params: Record<string, unknown> = { level, data }
+    if (logger !== undefined) params.logger = logger
+    this.#outbox.push(notification(NOTIFICATION.message, params), { droppable: true })
+  }
+
+  ask<const Specs extends InputSpecs>(requests: Specs): Promise<InputResponses<Specs>> {
+    return this.#input.ask(requests)
+  }
+
+  partial(chunk: PartialChunk | string): Promise<void> {
+    const normalized: PartialChunk = typeof chunk === 'string' ? { content: [{ type: 'text', text: chunk }] } : chunk
+    if (findInvalidContent(normalized.content) >= 0) {
+      throw new TypeError('ctx.partial: content must be an array of ContentBlock (text, image, audio, resource_link, resource)')
+    }
+    if (this.assembled) this.assembled.push(...normalized.content)
+    if (this.signal.aborted) return Promise.resolve()
+    return this.#partials.push(normalized)
+  }
+
+  /** Route `partial` somewhere (the request's stream, a task's log). */
+  setPartials(sink: PartialSink): void {
+    this.#partials = sink
+  }
+
+  partialStats(): OutboxStats {
+    return this.#partials.stats()
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * The server builder: register tools, resources, resource templates and prompts, then hand the
+ * server to a transport (`mcp()` for Hono). Runtime-agnostic; it takes a parsed request and
+ * returns a JSON-RPC response, pushing any notifications to the request's outbox.
+ *
+ * @example
+ * const server = createMcpServer({ name: 'weather', version: '1.0.0' })
+ * server.tool('get_weather', { description: 'Current weather', input: z.object({ city: z.string() }) },
+ *   async ({ city }) => ({ content: [{ type: 'text', text: `Sunny in ${city}` }] }))
+ */
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import { ERROR_KINDS, isMcpError, McpError } from '../protocol/errors.ts'
+import { errorResponse, resultResponse } from '../protocol/jsonrpc.ts'
+import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
+import { readLogLevel } from '../protocol/meta.ts'
+import type { RequestMeta } from '../protocol/types.ts'
+import { supports, capabilityObject } from './capabilities.ts'
+import type { Call, HandleOptions, MethodTable } from './dispatch.ts'
+import { toErrorObject } from './errors.ts'
+import { ListenHub } from './listen-hub.ts'
+import { createMethodTable } from './methods/index.ts'
+import {
+  buildPromptEntry,
+  buildResourceEntry,
+  buildTemplateEntry,
+  buildToolEntry,
+} from './registry.ts'
+import type { PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './registry.ts'
+import type { HeaderParam, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
+import type {
+  CacheHint,
+  PromptHandler,
+  PromptOptions,
+  ResourceHandler,
+  ResourceOptions,
+  ResourceTemplateHandler,
+  ResourceTemplateOptions,
+  ServerOptions,
+  ToolHandler,
+  ToolOptions,
+} from './types.ts'
+
+export const DEFAULT_PAGE_SIZE = 50
+export const DEFAULT_LIST_CACHE: CacheHint = { ttlMs: 5 * 60 * 1000, cacheScope: 'public' }
+/** A listen stream ends gracefully after this long; the client may open a new one. */
+export const DEFAULT_LISTEN_TIMEOUT_MS = 10 * 60 * 1000
+
+/** A response and the HTTP status it should ride on when sent as plain JSON. */
+export interface Handled {
+  message: JsonRpcResponse
+  status: number
+}
+
+export class McpServer<Env = unknown> {
+  readonly info: { name: string; version: string; title?: string; description?: string; websiteUrl?: string }
+  readonly instructions: string | undefined
+  readonly pageSize: number
+  readonly listCache: CacheHint
+  readonly listenTimeoutMs: number
+  readonly tools = new Map<string, ToolEntry<Env>>()
+  readonly resources = new Map<string, ResourceEntry<Env>>()
+  readonly templates = new Map<string, TemplateEntry<Env>>()
+  readonly prompts = new Map<string, PromptEntry<Env>>()
+  readonly hub = new ListenHub()
+  readonly #methods: MethodTable = createMethodTable()
+
+  constructor(options: ServerOptions) {
+    const { instructions, pageSize, listCache, listenTimeoutMs, ...info } = options
+    this.info = info
+    this.instructions = instructions
+    this.pageSize = pageSize ?? DEFAULT_PAGE_SIZE
+    this.listCache = listCache ?? DEFAULT_LIST_CACHE
+    this.listenTimeoutMs = listenTimeoutMs ?? DEFAULT_LISTEN_TIMEOUT_MS
+  }
+
+  /** Register a tool. Arguments are parsed with `options.input`; its JSON Schema is built now. */
+  tool<In extends ObjectSchema | JsonSchemaInput, Out extends Schema | undefined = undefined, Prep = undefined>(
+    name: string,
+    options: ToolOptions<In, Out, Prep, Env>,
+    handler: ToolHandler<In, Env, Prep>,
+  ): this {
+    if (this.tools.has(name)) throw new Error(`Tool "${name}" is already registered`)
+    const entry = buildToolEntry<Env>(
+      name,
+      options as unknown as ToolOptions<ObjectSchema | JsonSchemaInput, Schema | undefined, unknown, Env>,
+      handler as unknown as ToolEntry<Env>['handler'],
+    )
+    this.tools.set(name, entry)
+    this.hub.listChanged('tools')
+    return this
+  }
+
+  /** A resource at a fixed URI. */
+  resource(uri: string, options: ResourceOptions, handler: ResourceHandler<Env>): this {
+    if (this.resources.has(uri)) throw new Error(`Resource "${uri}" is already registered`)
+    this.resources.set(uri, buildResourceEntry(uri, options, handler))
+    this.hub.listChanged('resources')
+    return this
+  }
+
+  /** Resources matching an RFC 6570 template, such as `file:///{path}`. */
+  resourceTemplate(
+    uriTemplate: string,
+    options: ResourceTemplateOptions<Env>,
+    handler: ResourceTemplateHandler<Env>,
+  ): this {
+    if (this.templates.has(uriTemplate)) throw new Error(`Resource template "${uriTemplate}" is already registered`)
+    this.templates.set(uriTemplate, buildTemplateEntry(uriTemplate, options, handler))
+    this.hub.listChanged('resources')
+    return this
+  }
+
+  prompt<Args extends ObjectSchema | undefined = undefined>(
+    name: string,
+    options: PromptOptions<Args>,
+    handler: PromptHandler<Args, Env>,
+  ): this {
+    if (this.prompts.has(name)) throw new Error(`Prompt "${name}" is already registered`)
+    this.prompts.set(name, buildPromptEntry<Env>(name, options, handler as PromptEntry<Env>['handler']))
+    this.hub.listChanged('prompts')
+    return this
+  }
+
+  /** Remove a tool; open listen streams hear `notifications/tools/list_changed`. */
+  removeTool(name: string): boolean {
+    const removed = this.tools.delete(name)
+    if (removed) this.hub.listChanged('tools')
+    return removed
+  }
+
+  /** Tell listen streams (in this isolate) that a list changed without changing the registry. */
+  notifyListChanged(kind: 'tools' | 'prompts' | 'resources'): void {
+    this.hub.listChanged(kind)
+  }
+
+  /** Tell listen streams subscribed to `uri` (or a parent of it) that it changed. */
+  notifyResourceUpdated(uri: string): void {
+    this.hub.resourceUpdated(uri)
+  }
+
+  /** The `Mcp-Param-*` headers a tool's arguments must be mirrored in (empty for unknown tools). */
+  headerParams(toolName: string): readonly HeaderParam[] {
+    return this.tools.get(toolName)?.headerParams ?? []
+  }
+
+  /**
+   * Serve one request whose `_meta` was already read. Never throws: protocol failures become
+   * JSON-RPC errors (with the request id), unexpected ones -32603 with nothing leaked.
+   */
+  async handle(request: JsonRpcRequest, meta: RequestMeta, options: HandleOptions<Env>): Promise<Handled> {
+    try {
+      if (!SUPPORTED_PROTOCOL_VERSIONS.includes(meta.protocolVersion)) {
+        throw new McpError('unsupportedVersion', `Unsupported protocol version: ${meta.protocolVersion}`, {
+          supported: SUPPORTED_PROTOCOL_VERSIONS,
+          requested: meta.protocolVersion,
+        })
+      }
+      const entry = this.#methods.get(request.method)
+      if (!entry || (entry.capability !== undefined && !this.offers(entry.capability, options))) {
+        throw new McpError('methodNotFound', `Method not found: ${request.method}`)
+      }
+      if (entry.requires !== undefined && !supports(meta.clientCapabilities, entry.requires)) {
+        throw new McpError('missingCapability', `${request.method} needs the client capability ${entry.requires}`, {
+          requiredCapabilities: capabilityObject(entry.requires),
+        })
+      }
+      const call: Call<Env> = {
+        server: this,
+        request,
+        params: request.params as Record<string, unknown>,
+        meta,
+        logLevel: readLogLevel(meta),
+        options,
+      }
+      const result = await entry.run(call as unknown as Call)
+      return { message: resultResponse(request.id, this.decorate(result)), status: 200 }
+    } catch (error) {
+      const status = isMcpError(error) ? error.status : ERROR_KINDS.internalError.status
+      return { message: errorResponse(request.id, toErrorObject(error, request.method)), status }
+    }
+  }
+
+  /** Add `resultType` (default `complete`) and `serverInfo` to a result (basic/index.mdx). */
+  decorate(result: object): object {
+    const withMeta = result as { resultType?: string; _meta?: Record<string, unknown> }
+    return {
+      ...result,
+      resultType: withMeta.resultType ?? 'complete',
+      _meta: { ...withMeta._meta, 'io.modelcontextprotocol/serverInfo': this.info },
+    }
+  }
+
+  /** Whether a server capability is on offer: advertised exactly when its methods work. */
+  offers(capability: string, options: HandleOptions<Env>): boolean {
+    switch (capability) {
+      case 'tools':
+        return this.tools.size > 0
+      case 'prompts':
+        return this.prompts.size > 0
+      case 'resources':
+        return this.resources.size > 0 || this.templates.size > 0
+      case 'completions':
+        return this.prompts.size > 0 || this.templates.size > 0
+      case 'tasks':
+        return options.tasks !== undefined
+      default:
+        return true
+    }
+  }
+}
+
+/**
+ * Create a server.
+ *
+ * @example
+ * const server = createMcpServer<Env>({ name: 'weather', version: '1.0.0', instructions: 'Weather tools' })
+ */
+export function createMcpServer<Env = unknown>(options: ServerOptions): McpServer<Env> {
+  return new McpServer<Env>(options)
+}

@@ -1,0 +1,183 @@
+/**
+ * The Tasks extension (SEP-2663) as the server layer sees it: the task shapes, the `TaskBackend`
+ * interface a host implements (mcp-edge's is a Durable Object per task, in `src/cloudflare/`),
+ * `createTask` for `tools/call`, and `runTaskCall`, which runs a stored call with the same handler
+ * context as a direct call. Inside a task, `ctx.ask` suspends until `tasks/update` answers, and
+ * `ctx.partial` appends to the task's log instead of a stream.
+ */
+import type { JsonRpcErrorObject } from '../protocol/errors.ts'
+import { isMcpError } from '../protocol/errors.ts'
+import type { JsonRpcNotification } from '../protocol/jsonrpc.ts'
+import type { ClientCapabilities, Implementation, RequestMeta } from '../protocol/types.ts'
+import { supports } from './capabilities.ts'
+import type { Call } from './dispatch.ts'
+import { ToolError, toErrorObject } from './errors.ts'
+import type { InputRequest } from './input.ts'
+import { InputRound } from './input-round.ts'
+import type { WaitForInput } from './input-round.ts'
+import type { ToolEntry } from './registry.ts'
+import { RequestScope } from './scope.ts'
+import type { PartialSink } from './scope.ts'
+import type { McpServer } from './server.ts'
+import { finishResult, toolError } from './tool-result.ts'
+import type { Principal } from './types.ts'
+
+export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled'
+
+export function isTerminal(status: TaskStatus): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled'
+}
+
+export interface Task {
+  taskId: string
+  status: TaskStatus
+  statusMessage?: string
+  createdAt: string
+  lastUpdatedAt: string
+  ttlMs: number | null
+  pollIntervalMs?: number
+}
+
+/** `tasks/get`: the variant for the current status. */
+export interface DetailedTask extends Task {
+  inputRequests?: Record<string, InputRequest>
+  result?: object
+  error?: JsonRpcErrorObject
+}
+
+/** Everything needed to run a `tools/call` later, in another place. JSON-serialisable. */
+export interface TaskCall {
+  tool: string
+  arguments: unknown
+  prepared: unknown
+  protocolVersion: string
+  clientCapabilities: ClientCapabilities
+  clientInfo?: Implementation
+  principal?: Principal
+  ttlMs: number | null
+  pollIntervalMs: number
+  /** The creating request declared `partialResults`: keep the task's partial-result log. */
+  partialLog: boolean
+  partialResultToken?: string | number
+}
+
+/** mcp-edge's `_meta` extension on `tasks/get` for reading the partial log (README). */
+export interface PartialLogQuery {
+  from: number
+  limit: number
+}
+
+export interface PartialLogPage {
+  items: Record<string, unknown>[]
+  /** The `from` of the next read. */
+  nextSeq: number
+  /** The task is terminal and every item has been read. */
+  complete: boolean
+}
+
+/** Where tasks live. Every method is scoped to the calling principal (others see nothing). */
+export interface TaskBackend {
+  /** Durably create and start a task; resolves once `tasks/get` for it would succeed. */
+  create(call: TaskCall): Promise<Task>
+  get(taskId: string, principal: string | null, log?: PartialLogQuery): Promise<{ task: DetailedTask; log?: PartialLogPage } | undefined>
+  /** Answer outstanding input requests; `false` when the task is unknown to this principal. */
+  update(taskId: string, principal: string | null, responses: Record<string, unknown>): Promise<boolean>
+  cancel(taskId: string, principal: string | null): Promise<boolean>
+  /**
+   * Stream `notifications/tasks` and partial results of these tasks to `sink` until `signal`
+   * aborts. Resolves with the ids actually watched (known and owned).
+   */
+  watch(taskIds: string[], principal: string | null, sink: (message: JsonRpcNotification) => void, signal: AbortSignal): Promise<string[]>
+}
+
+/** Single-use redemption of sealed states. */
+export interface NonceLedger {
+  /** `true` the first time a nonce is redeemed before `expiresAt`, `false` on every replay. */
+  redeem(nonce: string, expiresAt: number): Promise<boolean>
+}
+
+/** `tools/call` → `CreateTaskResult` (resultType `task`), after the task is durably created. */
+export async function createTask(call: Call, tool: ToolEntry, args: unknown, prepared: unknown): Promise<object> {
+  const { meta, options } = call
+  const backend = options.tasks as TaskBackend
+  const stored: TaskCall = {
+    tool: tool.name,
+    arguments: args,
+    prepared,
+    protocolVersion: meta.protocolVersion,
+    clientCapabilities: meta.clientCapabilities,
+    ttlMs: tool.task.ttlMs,
+    pollIntervalMs: tool.task.pollIntervalMs,
+    partialLog: supports(meta.clientCapabilities, 'partialResults'),
+  }
+  if (meta.clientInfo) stored.clientInfo = meta.clientInfo
+  if (options.principal) stored.principal = options.principal
+  if (meta.partialResultToken !== undefined) stored.partialResultToken = meta.partialResultToken
+  const task = await backend.create(stored)
+  return { ...task, resultType: 'task' }
+}
+
+/** How a stored call ended. */
+export type TaskOutcome =
+  | { status: 'completed'; result: object }
+  | { status: 'failed'; error: JsonRpcErrorObject; statusMessage: string }
+
+export interface TaskHost {
+  taskId: string
+  signal: AbortSignal
+  /** The task's partial-result log, when the creating request asked for one. */
+  partials?: PartialSink
+  /** Suspend the handler until the client answers these requests through `tasks/update`. */
+  waitForInput: WaitForInput
+}
+
+function taskMeta(call: TaskCall): RequestMeta {
+  const meta: RequestMeta = {
+    protocolVersion: call.protocolVersion,
+    clientCapabilities: call.clientCapabilities,
+    raw: {},
+  }
+  if (call.clientInfo) meta.clientInfo = call.clientInfo
+  if (call.partialResultToken !== undefined) meta.partialResultToken = call.partialResultToken
+  return meta
+}
+
+/**
+ * Run a stored call to its end. Tool failures are `completed` with `isError` (SEP-2663: `failed`
+ * is only for protocol errors); protocol errors and crashes are `failed`.
+ */
+export async function runTaskCall<Env>(server: McpServer<Env>, call: TaskCall, env: Env, host: TaskHost): Promise<TaskOutcome> {
+  const tool = server.tools.get(call.tool) as ToolEntry<unknown> | undefined
+  if (!tool) return failed({ code: -32602, message: `Unknown tool: ${call.tool}` })
+  const meta = taskMeta(call)
+  const scope = new RequestScope<unknown>({
+    requestId: host.taskId,
+    method: 'tools/call',
+    meta,
+    env,
+    principal: call.principal,
+    signal: host.signal,
+    outbox: undefined,
+    logLevel: undefined,
+    input: new InputRound('tools/call', {}, {}, meta.clientCapabilities, host.waitForInput),
+    state: {},
+    round: 1,
+    task: { id: host.taskId },
+    ...(host.partials ? { partials: host.partials } : {}),
+  })
+  scope.prepared = call.prepared
+  if (tool.assemble) scope.assembled = []
+  try {
+    const result = await tool.handler(call.arguments as never, scope)
+    return { status: 'completed', result: server.decorate(finishResult(tool, result, scope.assembled)) }
+  } catch (error) {
+    if (error instanceof ToolError) return { status: 'completed', result: server.decorate(toolError(error.message)) }
+    // Cancelled or expired: the task is already terminal and this outcome is discarded.
+    if (host.signal.aborted) return failed({ code: -32603, message: 'Task stopped' })
+    return failed(toErrorObject(error, `task ${host.taskId}`), isMcpError(error) ? error.message : 'Internal error')
+  }
+}
+
+function failed(error: JsonRpcErrorObject, statusMessage = error.message): TaskOutcome {
+  return { status: 'failed', error, statusMessage }
+}

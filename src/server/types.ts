@@ -1,0 +1,195 @@
+/**
+ * The public types of the server builder: definitions users register and the context their
+ * handlers receive. Runtime-free; `Env` is whatever the host passes (the Worker `env` on
+ * Cloudflare).
+ */
+import type { LogLevel } from '../protocol/constants.ts'
+import type { RequestId } from '../protocol/jsonrpc.ts'
+import type {
+  CacheScope,
+  CallToolResult,
+  ClientCapabilities,
+  CompleteResult,
+  ContentBlock,
+  GetPromptResult,
+  Icon,
+  MetaObject,
+  ReadResourceResult,
+  RequestMeta,
+  ToolAnnotations,
+} from '../protocol/types.ts'
+import type { InputResponses, InputSpecs } from './input.ts'
+import type { OutboxStats, PartialChunk } from './outbox.ts'
+import type { Infer, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
+
+/** Who is calling, as established by the `authenticate` option. */
+export interface Principal {
+  /** Stable identifier of the caller (token subject, user id). Sealed state and tasks bind to it. */
+  subject: string
+  [claim: string]: unknown
+}
+
+export interface CacheHint {
+  ttlMs: number
+  cacheScope: CacheScope
+}
+
+/** Everything a handler may use while serving one request. */
+export interface RequestContext<Env = unknown> {
+  readonly requestId: RequestId
+  readonly method: string
+  /** Aborted when the client goes away (closing the SSE stream is cancellation) or the task is cancelled. */
+  readonly signal: AbortSignal
+  readonly env: Env
+  readonly principal: Principal | undefined
+  /** The request's `_meta` as read: protocol version, client capabilities, client info, tokens. */
+  readonly meta: RequestMeta
+  /** True when this request's client capabilities declare `path` (for example `'elicitation.url'`). */
+  supports(path: CapabilityPath): boolean
+  /** `notifications/progress` on this request's stream; a no-op without a `progressToken` (and in tasks). */
+  progress(progress: number, total?: number, message?: string): void
+  /** `notifications/message` on this request's stream, at or above the request's log level only. */
+  log(level: LogLevel, data: unknown, logger?: string): void
+  /**
+   * Ask the client for input (multi-round-trip requests). Resolves with every answer once all
+   * are in; otherwise the runtime answers `input_required` and the handler runs again, from the
+   * top, when the client retries with the answers. Only on `tools/call`, `prompts/get` and
+   * `resources/read`.
+   */
+  ask<const Specs extends InputSpecs>(requests: Specs): Promise<InputResponses<Specs>>
+  /** Application state carried to the next round, sealed inside `requestState`. */
+  readonly state: Record<string, unknown>
+  /** 1 on the first call, +1 per retry with input responses. */
+  readonly round: number
+}
+
+export interface ToolContext<Env = unknown, Prep = unknown> extends RequestContext<Env> {
+  /** What the tool's `prepare` step returned (undefined without one). */
+  readonly prepared: Prep
+  /**
+   * Stream a partial result (SEP-2998). A no-op unless this request declared `partialResults`
+   * and carried a `partialResultToken`. The promise resolves when the stream has room again;
+   * awaiting it gives lossless backpressure, ignoring it lets the runtime coalesce or drop.
+   */
+  partial(chunk: PartialChunk | string): Promise<void>
+  /** Counters of this call's partial-result stream. */
+  partialStats(): OutboxStats
+  /** Set when the call runs as a task (Tasks extension). */
+  readonly task: { readonly id: string } | undefined
+}
+
+export type CapabilityPath =
+  | 'elicitation'
+  | 'elicitation.form'
+  | 'elicitation.url'
+  | 'sampling'
+  | 'sampling.tools'
+  | 'roots'
+  | 'partialResults'
+  | `extensions.${string}`
+
+export type Awaitable<T> = T | Promise<T>
+
+/** Handler arguments: inferred from a zod input, a plain record for a raw JSON Schema input. */
+export type ToolArgs<In> = In extends ObjectSchema ? Infer<In> : Record<string, unknown>
+
+export type ToolHandler<In, Env, Prep = unknown> = (
+  args: ToolArgs<In>,
+  ctx: ToolContext<Env, Prep>,
+) => Awaitable<CallToolResult>
+
+/** When a tool call becomes a task (Tasks extension). */
+export type TaskMode = 'never' | 'optional' | 'always'
+
+export interface ToolOptions<In extends ObjectSchema | JsonSchemaInput, Out extends Schema | undefined, Prep, Env = unknown> {
+  title?: string
+  description?: string
+  /** A zod object (arguments are parsed with it), or `{ jsonSchema }` advertised as given. */
+  input: In
+  /** With an output schema, `structuredContent` is checked against it and mirrored as text. */
+  output?: Out
+  annotations?: ToolAnnotations
+  icons?: Icon[]
+  _meta?: MetaObject
+  /** The tool streams partial results: advertises `annotations.streamingHint`. */
+  streaming?: boolean | { assemble?: boolean }
+  /**
+   * Task support. `optional`: a task when the client declared the extension and the call has
+   * not finished within `budgetMs`; `always`: only as a task.
+   */
+  task?: TaskMode | { mode: TaskMode; budgetMs?: number; ttlMs?: number; pollIntervalMs?: number }
+  /** Client capabilities the tool cannot run without; missing ones get -32021 before it runs. */
+  requires?: CapabilityPath[]
+  /** Require that each sealed `requestState` of this tool is redeemed once only. */
+  singleUseState?: boolean
+  /**
+   * Runs in the request before the tool starts (and before a task is created): may ask the client
+   * for input with `ctx.ask` (Tasks §"MRTR before task creation"). Its JSON result reaches the
+   * handler as `ctx.prepared`.
+   */
+  prepare?: (args: ToolArgs<In>, ctx: RequestContext<Env>) => Awaitable<Prep>
+}
+
+export interface ResourceOptions {
+  name: string
+  title?: string
+  description?: string
+  mimeType?: string
+  size?: number
+  icons?: Icon[]
+  _meta?: MetaObject
+  cache?: CacheHint
+}
+
+export type ResourceHandler<Env> = (uri: string, ctx: RequestContext<Env>) => Awaitable<ReadResourceResult>
+
+export type Completer<Env> = (
+  value: string,
+  ctx: RequestContext<Env> & { arguments: Record<string, string> },
+) => Awaitable<string[] | CompleteResult['completion']>
+
+export interface ResourceTemplateOptions<Env> extends Omit<ResourceOptions, 'size'> {
+  /** Completion for template variables. */
+  complete?: Record<string, Completer<Env>>
+}
+
+export type ResourceTemplateHandler<Env> = (
+  uri: string,
+  variables: Record<string, string>,
+  ctx: RequestContext<Env>,
+) => Awaitable<ReadResourceResult | undefined>
+
+export interface PromptOptions<Args extends ObjectSchema | undefined> {
+  title?: string
+  description?: string
+  /** Prompt arguments as a zod object of strings; required ones are checked before the handler. */
+  args?: Args
+  icons?: Icon[]
+  _meta?: MetaObject
+  complete?: Record<string, Completer<unknown>>
+}
+
+export type PromptHandler<Args extends ObjectSchema | undefined, Env> = (
+  args: Args extends ObjectSchema ? Infer<Args> : Record<string, never>,
+  ctx: RequestContext<Env>,
+) => Awaitable<GetPromptResult>
+
+export interface ServerInfo {
+  name: string
+  version: string
+  title?: string
+  description?: string
+  websiteUrl?: string
+  instructions?: string
+}
+
+export interface ServerOptions extends ServerInfo {
+  /** Items per page of the list methods (default 50). */
+  pageSize?: number
+  /** Cache hint of `server/discover` and the list results (default 5 minutes, public). */
+  listCache?: CacheHint
+  /** A `subscriptions/listen` stream ends gracefully after this long (default 10 minutes). */
+  listenTimeoutMs?: number
+}
+
+export type { ClientCapabilities, ContentBlock }

@@ -1,0 +1,88 @@
+/**
+ * RFC 6570 URI templates, matching direction only: given a template such as
+ * `test://template/{id}/data` or `file:///{+path}{?rev}`, tell whether a URI fits and pull out the
+ * variables. Compiled once when the resource template is registered. Supports the level 1–3
+ * operators a resource URI uses (none, `+`, `#`, `/`, `.`, `;`, `?`, `&`); explode and prefix
+ * modifiers are accepted and matched as plain values.
+ */
+
+export interface UriTemplate {
+  readonly template: string
+  readonly variables: readonly string[]
+  /** The variables of `uri`, or `undefined` when it does not fit the template. */
+  match(uri: string): Record<string, string> | undefined
+}
+
+const EXPRESSION = /\{([+#./;?&]?)([^}]+)\}/g
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+function decode(value: string): string {
+  try {
+    return decodeURIComponent(value)
+  } catch {
+    return value
+  }
+}
+
+/**
+ * Compile a template for matching.
+ *
+ * @example
+ * compileUriTemplate('test://template/{id}/data').match('test://template/7/data') // { id: '7' }
+ */
+export function compileUriTemplate(template: string): UriTemplate {
+  const variables: string[] = []
+  const groups: { name: string; query: boolean }[] = []
+  let pattern = '^'
+  let last = 0
+  for (const found of template.matchAll(EXPRESSION)) {
+    pattern += escapeRegExp(template.slice(last, found.index))
+    last = found.index + found[0].length
+    const operator = found[1] ?? ''
+    const names = (found[2] ?? '').split(',').map((name) => name.replace(/(\*|:\d+)$/, '').trim())
+    variables.push(...names)
+    if (operator === '?' || operator === '&') {
+      // Query parameters are matched by name below, in any order; here only the text is consumed.
+      pattern += operator === '?' ? '(?:\\?([^#]*))?' : '(?:&([^#]*))?'
+      groups.push({ name: names.join(','), query: true })
+      continue
+    }
+    const value = operator === '+' || operator === '#' ? '([^?#]+?)' : '([^/?#,]+)'
+    const prefix = operator === '+' || operator === '' ? '' : escapeRegExp(operator === ';' ? ';' : operator)
+    names.forEach((name, index) => {
+      const separator = index === 0 ? prefix : operator === '' || operator === '+' ? ',' : escapeRegExp(prefix || ',')
+      const label = operator === ';' ? `${escapeRegExp(name)}=?` : ''
+      pattern += `(?:${separator}${label}${value})?`
+      groups.push({ name, query: false })
+    })
+  }
+  pattern += `${escapeRegExp(template.slice(last))}$`
+  const regex = new RegExp(pattern)
+
+  return {
+    template,
+    variables,
+    match(uri) {
+      const result = regex.exec(uri)
+      if (!result) return undefined
+      const out: Record<string, string> = {}
+      groups.forEach((group, index) => {
+        const raw = result[index + 1]
+        if (raw === undefined) return
+        if (!group.query) {
+          out[group.name] = decode(raw)
+          return
+        }
+        const wanted = group.name.split(',')
+        for (const pair of raw.split('&')) {
+          const [key = '', val = ''] = pair.split('=')
+          if (wanted.includes(key)) out[key] = decode(val)
+        }
+      })
+      return out
+    },
+  }
+}
