@@ -2,7 +2,14 @@
  * mcp-edge: a stateless 2026-07-28 MCP server runtime for Cloudflare Workers, built on Hono.
  * The public surface; a test snapshots this list so a change to it is deliberate.
  */
-export { LOG_LEVELS, META, PARTIAL_LOG_META, PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, TASKS_EXTENSION } from './protocol/constants.ts'
+export {
+  LOG_LEVELS,
+  META,
+  PARTIAL_LOG_META,
+  PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  TASKS_EXTENSION,
+} from './protocol/constants.ts'
 export type { LogLevel } from './protocol/constants.ts'
 export { ERROR_KINDS, McpError } from './protocol/errors.ts'
 export type { ErrorKind, JsonRpcErrorObject } from './protocol/errors.ts'

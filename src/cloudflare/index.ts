@@ -40,7 +40,8 @@ export function cloudflareServices<Env>(config: CloudflareServicesConfig): (env:
       services.requestState = new RequestStateCodec(ring, config.requestState)
     }
     if (config.tasks) services.tasks = durableTasks(binding(config.tasks))
-    if (config.nonces) services.nonces = durableNonces(binding(config.nonces) as unknown as DurableObjectNamespace<McpNonceLedger>)
+    if (config.nonces)
+      services.nonces = durableNonces(binding(config.nonces) as unknown as DurableObjectNamespace<McpNonceLedger>)
     return services
   }
 }

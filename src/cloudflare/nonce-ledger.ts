@@ -22,7 +22,11 @@ export class McpNonceLedger extends DurableObject<Record<string, unknown>> {
   async redeem(nonce: string, expiresAt: number): Promise<boolean> {
     const inserted =
       this.ctx.storage.sql
-        .exec('INSERT INTO redeemed (nonce, expires_at) VALUES (?, ?) ON CONFLICT (nonce) DO NOTHING RETURNING nonce', nonce, expiresAt)
+        .exec(
+          'INSERT INTO redeemed (nonce, expires_at) VALUES (?, ?) ON CONFLICT (nonce) DO NOTHING RETURNING nonce',
+          nonce,
+          expiresAt,
+        )
         .toArray().length === 1
     if (inserted) {
       const alarm = await this.ctx.storage.getAlarm()

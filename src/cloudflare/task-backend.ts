@@ -16,7 +16,11 @@ function stubFor(namespace: TaskNamespace, taskId: string): TaskObjectRpc {
   return namespace.get(namespace.idFromName(taskId)) as unknown as TaskObjectRpc
 }
 
-async function pump(stream: ReadableStream<Uint8Array>, sink: (message: JsonRpcNotification) => void, signal: AbortSignal): Promise<void> {
+async function pump(
+  stream: ReadableStream<Uint8Array>,
+  sink: (message: JsonRpcNotification) => void,
+  signal: AbortSignal,
+): Promise<void> {
   const reader = stream.pipeThrough(new TextDecoderStream()).getReader()
   signal.addEventListener('abort', () => void reader.cancel().catch(() => {}))
   let pending = ''

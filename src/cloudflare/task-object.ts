@@ -43,7 +43,11 @@ class SqliteTaskStore implements TaskStore {
   appendLog(items: readonly LogItem[], record: TaskRecord): void {
     this.#storage.transactionSync(() => {
       for (const item of items) {
-        this.#storage.sql.exec('INSERT OR REPLACE INTO partial_log (seq, params) VALUES (?, ?)', item.seq, JSON.stringify(item.params))
+        this.#storage.sql.exec(
+          'INSERT OR REPLACE INTO partial_log (seq, params) VALUES (?, ?)',
+          item.seq,
+          JSON.stringify(item.params),
+        )
       }
       this.save(record)
     })
@@ -51,7 +55,11 @@ class SqliteTaskStore implements TaskStore {
 
   readLog(from: number, limit: number): LogItem[] {
     return this.#storage.sql
-      .exec<{ seq: number; params: string }>('SELECT seq, params FROM partial_log WHERE seq >= ? ORDER BY seq LIMIT ?', from, limit)
+      .exec<{ seq: number; params: string }>(
+        'SELECT seq, params FROM partial_log WHERE seq >= ? ORDER BY seq LIMIT ?',
+        from,
+        limit,
+      )
       .toArray()
       .map((row) => ({ seq: row.seq, params: JSON.parse(row.params) as Record<string, unknown> }))
   }

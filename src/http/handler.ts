@@ -121,7 +121,15 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
       if (message.method === METHOD.toolsCall && typeof params.name === 'string') {
         validateParamHeaders(request.headers, server.headerParams(params.name), params.arguments)
       }
-      return await respond(server, request, { message, meta, principal, env, services: servicesFor(env), keepaliveMs, stream: options.stream })
+      return await respond(server, request, {
+        message,
+        meta,
+        principal,
+        env,
+        services: servicesFor(env),
+        keepaliveMs,
+        stream: options.stream,
+      })
     } catch (error) {
       if (isMcpError(error)) return rejection(error, id)
       console.error('[mcp-edge] request failed:', error)
@@ -159,4 +167,3 @@ async function respond<Env>(server: McpServer<Env>, request: Request, exchange: 
   if (first !== undefined) return jsonResponse(first.message, first.status)
   return sseResponse(outbox, done, abort, exchange.keepaliveMs)
 }
-

@@ -24,19 +24,19 @@ export function encodeBase64Url(bytes: Uint8Array): string {
 }
 
 /** Decode padded standard base64; `undefined` unless the input is canonical (length % 4 == 0). */
-export function decodeBase64(text: string): Uint8Array | undefined {
+export function decodeBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
   if (!STRICT_BASE64.test(text)) return undefined
   return decodeChars(text.replace(/=+$/, ''))
 }
 
 /** Decode unpadded base64url (the form `encodeBase64Url` writes). */
-export function decodeBase64Url(text: string): Uint8Array | undefined {
+export function decodeBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
   if (!BASE64URL.test(text) || text.length % 4 === 1) return undefined
   return decodeChars(text)
 }
 
 /** Decode; `undefined` when leftover bits are set (a non-canonical spelling of the same bytes). */
-function decodeChars(text: string): Uint8Array | undefined {
+function decodeChars(text: string): Uint8Array<ArrayBuffer> | undefined {
   const out = new Uint8Array(Math.floor((text.length * 3) / 4))
   let buffer = 0
   let bits = 0

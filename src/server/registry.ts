@@ -119,7 +119,11 @@ export function buildToolEntry<Env>(
   }
 }
 
-export function buildResourceEntry<Env>(uri: string, options: ResourceOptions, handler: ResourceHandler<Env>): ResourceEntry<Env> {
+export function buildResourceEntry<Env>(
+  uri: string,
+  options: ResourceOptions,
+  handler: ResourceHandler<Env>,
+): ResourceEntry<Env> {
   const { cache, ...rest } = options
   return { definition: { uri, ...rest }, cache, handler }
 }

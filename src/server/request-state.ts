@@ -102,7 +102,7 @@ export function createKeyRing(secret: string | undefined, name = 'MCP_STATE_KEYS
   return { keys }
 }
 
-function importKey(kid: string, bytes: Uint8Array): RingKey {
+function importKey(kid: string, bytes: Uint8Array<ArrayBuffer>): RingKey {
   const hmac = crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
   // A separate AES key derived from the secret, so one secret never serves two algorithms.
   const aes = hmac
@@ -156,11 +156,7 @@ export class RequestStateCodec {
     if (this.#encrypt) {
       const iv = crypto.getRandomValues(new Uint8Array(12))
       const header = `2.${key.kid}`
-      const ct = await crypto.subtle.encrypt(
-        { name: 'AES-GCM', iv, additionalData: encoder.encode(header) },
-        await key.aes,
-        json,
-      )
+      const ct = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: encoder.encode(header) }, await key.aes, json)
       return `${header}.${encodeBase64Url(iv)}.${encodeBase64Url(new Uint8Array(ct))}`
     }
     const signed = `1.${key.kid}.${encodeBase64Url(json)}`

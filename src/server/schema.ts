@@ -53,9 +53,7 @@ export function parseWith<S extends Schema>(
 }
 
 export function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues
-    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
-    .join('; ')
+  return issues.map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ')
 }
 
 /**

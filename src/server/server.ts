@@ -19,12 +19,7 @@ import type { Call, HandleOptions, MethodTable } from './dispatch.ts'
 import { toErrorObject } from './errors.ts'
 import { ListenHub } from './listen-hub.ts'
 import { createMethodTable } from './methods/index.ts'
-import {
-  buildPromptEntry,
-  buildResourceEntry,
-  buildTemplateEntry,
-  buildToolEntry,
-} from './registry.ts'
+import { buildPromptEntry, buildResourceEntry, buildTemplateEntry, buildToolEntry } from './registry.ts'
 import type { PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './registry.ts'
 import type { HeaderParam, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
 import type {
@@ -99,11 +94,7 @@ export class McpServer<Env = unknown> {
   }
 
   /** Resources matching an RFC 6570 template, such as `file:///{path}`. */
-  resourceTemplate(
-    uriTemplate: string,
-    options: ResourceTemplateOptions<Env>,
-    handler: ResourceTemplateHandler<Env>,
-  ): this {
+  resourceTemplate(uriTemplate: string, options: ResourceTemplateOptions<Env>, handler: ResourceTemplateHandler<Env>): this {
     if (this.templates.has(uriTemplate)) throw new Error(`Resource template "${uriTemplate}" is already registered`)
     this.templates.set(uriTemplate, buildTemplateEntry(uriTemplate, options, handler))
     this.hub.listChanged('resources')

@@ -79,7 +79,11 @@ export interface PartialLogPage {
 export interface TaskBackend {
   /** Durably create and start a task; resolves once `tasks/get` for it would succeed. */
   create(call: TaskCall): Promise<Task>
-  get(taskId: string, principal: string | null, log?: PartialLogQuery): Promise<{ task: DetailedTask; log?: PartialLogPage } | undefined>
+  get(
+    taskId: string,
+    principal: string | null,
+    log?: PartialLogQuery,
+  ): Promise<{ task: DetailedTask; log?: PartialLogPage } | undefined>
   /** Answer outstanding input requests; `false` when the task is unknown to this principal. */
   update(taskId: string, principal: string | null, responses: Record<string, unknown>): Promise<boolean>
   cancel(taskId: string, principal: string | null): Promise<boolean>
@@ -87,7 +91,12 @@ export interface TaskBackend {
    * Stream `notifications/tasks` and partial results of these tasks to `sink` until `signal`
    * aborts. Resolves with the ids actually watched (known and owned).
    */
-  watch(taskIds: string[], principal: string | null, sink: (message: JsonRpcNotification) => void, signal: AbortSignal): Promise<string[]>
+  watch(
+    taskIds: string[],
+    principal: string | null,
+    sink: (message: JsonRpcNotification) => void,
+    signal: AbortSignal,
+  ): Promise<string[]>
 }
 
 /** Single-use redemption of sealed states. */

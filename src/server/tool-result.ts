@@ -10,7 +10,10 @@ import type { ToolEntry } from './registry.ts'
 import { parseWith } from './schema.ts'
 
 /** The arguments, parsed; or the `isError` result that tells the model what is wrong. */
-export function parseArguments(tool: ToolEntry, args: Record<string, unknown>): { ok: true; value: unknown } | { ok: false; result: CallToolResult } {
+export function parseArguments(
+  tool: ToolEntry,
+  args: Record<string, unknown>,
+): { ok: true; value: unknown } | { ok: false; result: CallToolResult } {
   if (!tool.input) return { ok: true, value: args }
   const parsed = parseWith(tool.input, args)
   if (parsed.ok) return parsed

@@ -93,10 +93,7 @@ export type Awaitable<T> = T | Promise<T>
 /** Handler arguments: inferred from a zod input, a plain record for a raw JSON Schema input. */
 export type ToolArgs<In> = In extends ObjectSchema ? Infer<In> : Record<string, unknown>
 
-export type ToolHandler<In, Env, Prep = unknown> = (
-  args: ToolArgs<In>,
-  ctx: ToolContext<Env, Prep>,
-) => Awaitable<CallToolResult>
+export type ToolHandler<In, Env, Prep = unknown> = (args: ToolArgs<In>, ctx: ToolContext<Env, Prep>) => Awaitable<CallToolResult>
 
 /** When a tool call becomes a task (Tasks extension). */
 export type TaskMode = 'never' | 'optional' | 'always'

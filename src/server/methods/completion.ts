@@ -11,7 +11,11 @@ import { plainScope } from './context.ts'
 
 const MAX_VALUES = 100
 
-function findCompleter(ref: Record<string, unknown>, name: string, call: Parameters<MethodEntry['run']>[0]): Completer<unknown> | undefined {
+function findCompleter(
+  ref: Record<string, unknown>,
+  name: string,
+  call: Parameters<MethodEntry['run']>[0],
+): Completer<unknown> | undefined {
   const { server } = call
   if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
     const prompt = server.prompts.get(ref.name)
@@ -42,6 +46,13 @@ export const complete: MethodEntry = {
     const answer = await completer(argument.value, scope)
     const completion = Array.isArray(answer) ? { values: answer } : answer
     if (completion.values.length <= MAX_VALUES) return { completion }
-    return { completion: { ...completion, values: completion.values.slice(0, MAX_VALUES), total: completion.total ?? completion.values.length, hasMore: true } }
+    return {
+      completion: {
+        ...completion,
+        values: completion.values.slice(0, MAX_VALUES),
+        total: completion.total ?? completion.values.length,
+        hasMore: true,
+      },
+    }
   },
 }

@@ -31,7 +31,8 @@ function honour(call: Call, filter: SubscriptionFilter): SubscriptionFilter {
   if (filter.toolsListChanged === true && server.offers('tools', options)) out.toolsListChanged = true
   if (filter.promptsListChanged === true && server.offers('prompts', options)) out.promptsListChanged = true
   if (filter.resourcesListChanged === true && server.offers('resources', options)) out.resourcesListChanged = true
-  if (filter.resourceSubscriptions && server.offers('resources', options)) out.resourceSubscriptions = filter.resourceSubscriptions
+  if (filter.resourceSubscriptions && server.offers('resources', options))
+    out.resourceSubscriptions = filter.resourceSubscriptions
   return out
 }
 

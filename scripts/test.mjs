@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// `npm test`: typecheck, lint, then every Vitest project (unit, inside workerd, over HTTP with
+// wrangler dev, interop, conformance). Vitest's global setup starts and stops the servers.
+// Ends with one plain line, `N passed, N failed`, which CI reads.
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const env = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: 'false',
+  WRANGLER_LOG_PATH: process.env.WRANGLER_LOG_PATH ?? mkdtempSync(join(tmpdir(), 'mcp-edge-logs-')),
+}
+let passed = 0
+let failed = 0
+
+function step(name, command, args) {
+  console.log(`\n> ${name}: ${command} ${args.join(' ')}`)
+  const result = spawnSync(command, args, { stdio: 'inherit', env })
+  if (result.status === 0) passed++
+  else {
+    failed++
+    console.log(`✗ ${name} failed (exit ${result.status})`)
+  }
+}
+
+step('typecheck (Workers)', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json'])
+step('typecheck (Node)', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.node.json'])
+step('lint and format', 'npx', ['biome', 'ci', '.'])
+
+const report = join(mkdtempSync(join(tmpdir(), 'mcp-edge-vitest-')), 'report.json')
+console.log('\n> vitest run (unit, workers, http)')
+const vitest = spawnSync(
+  'npx',
+  ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)],
+  {
+    stdio: 'inherit',
+    env,
+  },
+)
+try {
+  const summary = JSON.parse(readFileSync(report, 'utf8'))
+  passed += summary.numPassedTests
+  failed += summary.numFailedTests
+  if (vitest.status !== 0 && summary.numFailedTests === 0) failed++ // a suite-level failure (setup, import error)
+} catch {
+  failed++
+  console.log(`✗ vitest produced no report (exit ${vitest.status})`)
+}
+
+console.log(`\n${passed} passed, ${failed} failed`)
+process.exit(failed === 0 ? 0 : 1)

@@ -1,0 +1,163 @@
+/**
+ * The mcp-edge template Worker: copy it, keep what you need. A Hono app with one MCP endpoint at
+ * /mcp and example tools for each thing mcp-edge adds: a plain tool with structured output, a
+ * tool that asks for confirmation before acting (multi-round-trip, sealed requestState), a tool
+ * that streams partial results, and a long-running tool that becomes a task and streams its
+ * progress into the task's log.
+ *
+ * Configuration (see README): MCP_STATE_KEYS (secret, required; .dev.vars has a dev key),
+ * MCP_BEARER_TOKEN (secret, optional: when set, requests need `Authorization: Bearer <token>`).
+ */
+import { env } from 'cloudflare:workers'
+import { Hono } from 'hono'
+import * as z from 'zod/mini'
+import { cloudflareServices, createDurableObjects } from './cloudflare/index.ts'
+import { createKeyRing, createMcpServer, input, mcp } from './index.ts'
+import type { Principal } from './index.ts'
+
+export interface Env {
+  MCP_STATE_KEYS: string
+  MCP_BEARER_TOKEN?: string
+  MCP_TASKS: DurableObjectNamespace
+  MCP_NONCES: DurableObjectNamespace
+}
+
+// Fail at start-up, with instructions, when the requestState keys are missing or too short.
+createKeyRing((env as unknown as Env).MCP_STATE_KEYS)
+
+const server = createMcpServer<Env>({
+  name: 'mcp-edge-template',
+  version: '0.1.0',
+  instructions: 'Example tools: add, get_weather, delete_record (asks first), write_story (streams), generate_report (a task).',
+})
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms)
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+
+server.tool(
+  'add',
+  { description: 'Add two numbers', input: z.object({ a: z.number(), b: z.number() }), annotations: { readOnlyHint: true } },
+  ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
+)
+
+server.tool(
+  'get_weather',
+  {
+    description: 'Current weather for a city (made up, deterministic)',
+    input: z.object({ city: z.string().check(z.minLength(1)) }),
+    output: z.object({ city: z.string(), tempC: z.number(), conditions: z.string() }),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  ({ city }) => {
+    const seed = [...city].reduce((sum, char) => sum + char.charCodeAt(0), 0)
+    const weather = { city, tempC: (seed % 35) - 5, conditions: ['sunny', 'cloudy', 'rainy', 'windy'][seed % 4] as string }
+    return {
+      content: [{ type: 'text', text: `${weather.conditions}, ${weather.tempC} °C in ${city}` }],
+      structuredContent: weather,
+    }
+  },
+)
+
+// Multi-round-trip: ask before acting. The first call answers `input_required` with a form; the
+// client retries with the answer and the sealed requestState, and the handler runs again from the top.
+server.tool(
+  'delete_record',
+  {
+    description: 'Delete a record, after the user confirms',
+    input: z.object({ id: z.string() }),
+    annotations: { destructiveHint: true },
+  },
+  async ({ id }, ctx) => {
+    const { confirm } = await ctx.ask({
+      confirm: input.form(
+        `Delete record ${id}? This cannot be undone.`,
+        z.object({ confirm: z.boolean(), reason: z.optional(z.string()) }),
+      ),
+    })
+    if (confirm.action !== 'accept' || !confirm.content.confirm) {
+      return { content: [{ type: 'text', text: `Record ${id} was kept.` }] }
+    }
+    const reason = confirm.content.reason ? ` (${confirm.content.reason})` : ''
+    return { content: [{ type: 'text', text: `Record ${id} deleted${reason}.` }] }
+  },
+)
+
+// Partial results (SEP-2998): chunks stream to clients that declared `partialResults`; the final
+// result always carries the whole text, assembled by the runtime from what was streamed.
+server.tool(
+  'write_story',
+  {
+    description: 'Write a short story, streaming it sentence by sentence',
+    input: z.object({ topic: z.string(), sentences: z._default(z.int().check(z.minimum(1), z.maximum(200)), 8) }),
+    streaming: { assemble: true },
+  },
+  async ({ topic, sentences }, ctx) => {
+    for (let i = 1; i <= sentences && !ctx.signal.aborted; i++) {
+      await ctx.partial(`Sentence ${i} of a story about ${topic}. `)
+      await sleep(50, ctx.signal)
+    }
+    return { content: [] }
+  },
+)
+
+// A task (Tasks extension): clients that declare io.modelcontextprotocol/tasks get a task handle
+// at once; the report is written by the task's Durable Object, and each section lands in the
+// task's partial-result log (readable through tasks/get) and on listen streams watching the task.
+server.tool(
+  'generate_report',
+  {
+    description: 'Generate a report section by section (runs as a task when the client supports tasks)',
+    input: z.object({ subject: z.string(), sections: z._default(z.int().check(z.minimum(1), z.maximum(50)), 5) }),
+    streaming: { assemble: true },
+    task: { mode: 'optional', pollIntervalMs: 500 },
+  },
+  async ({ subject, sections }, ctx) => {
+    for (let i = 1; i <= sections && !ctx.signal.aborted; i++) {
+      await sleep(400, ctx.signal)
+      await ctx.partial({
+        content: [{ type: 'text', text: `## Section ${i}\nFindings about ${subject}, part ${i}.\n` }],
+        final: i === sections,
+      })
+    }
+    return { content: [] }
+  },
+)
+
+server.resource('info://server', { name: 'server-info', description: 'About this server', mimeType: 'text/plain' }, (uri) => ({
+  contents: [{ uri, mimeType: 'text/plain', text: 'An MCP server on Cloudflare Workers, built with mcp-edge.' }],
+}))
+
+server.prompt('summarize', { description: 'Summarize a text', args: z.object({ text: z.string() }) }, ({ text }) => ({
+  messages: [{ role: 'user', content: { type: 'text', text: `Summarize this:\n\n${text}` } }],
+}))
+
+const encoder = new TextEncoder()
+
+/** Bearer authentication when MCP_BEARER_TOKEN is set; open (one local principal) otherwise. */
+async function authenticate(request: Request, env: Env): Promise<Principal | undefined> {
+  if (!env.MCP_BEARER_TOKEN) return { subject: 'local' }
+  const presented = request.headers.get('authorization')?.match(/^Bearer (.+)$/)?.[1] ?? ''
+  const [a, b] = await Promise.all(
+    [presented, env.MCP_BEARER_TOKEN].map((token) => crypto.subtle.digest('SHA-256', encoder.encode(token))),
+  )
+  return crypto.subtle.timingSafeEqual(a as ArrayBuffer, b as ArrayBuffer) ? { subject: 'bearer' } : undefined
+}
+
+export const { McpTaskObject, McpNonceLedger } = createDurableObjects(server)
+
+const app = new Hono<{ Bindings: Env }>()
+app.route(
+  '/mcp',
+  mcp(server, {
+    authenticate,
+    services: cloudflareServices({ stateKeys: 'MCP_STATE_KEYS', tasks: 'MCP_TASKS', nonces: 'MCP_NONCES' }),
+  }),
+)
+
+export default app

@@ -1,0 +1,25 @@
+/**
+ * Global setup of the http project: one `wrangler dev` for the conformance fixture and one for
+ * the template Worker, on free loopback ports, stopped (by process group) when the run ends.
+ */
+import type { TestProject } from 'vitest/node'
+import { startWrangler } from '../support/wrangler.ts'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    fixtureUrl: string
+    templateUrl: string
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const [fixture, template] = await Promise.all([
+    startWrangler({ config: 'test/fixture/wrangler.toml' }),
+    startWrangler({ config: 'wrangler.toml' }),
+  ])
+  project.provide('fixtureUrl', fixture.url)
+  project.provide('templateUrl', template.url)
+  return async () => {
+    await Promise.all([fixture.stop(), template.stop()])
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Building and sending MCP requests in tests, over any fetch (real HTTP, or `SELF.fetch` inside
+ * workerd). Responses are read whole: JSON, or every SSE event up to the end of the stream.
+ */
+import { readSse } from '../../src/client/sse.ts'
+import { NAME_FIELD } from '../../src/http/headers.ts'
+
+export type Fetcher = (request: Request) => Promise<Response>
+
+export const PROTOCOL_VERSION = '2026-07-28'
+
+export function meta(capabilities: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
+    'io.modelcontextprotocol/clientInfo': { name: 'mcp-edge-tests', version: '1.0.0' },
+    'io.modelcontextprotocol/clientCapabilities': capabilities,
+    ...extra,
+  }
+}
+
+export interface RpcOptions {
+  id?: string | number
+  capabilities?: Record<string, unknown>
+  /** Extra `_meta` keys (progressToken, logLevel, partialResultToken…). */
+  meta?: Record<string, unknown>
+  /** Header overrides; `null` removes a default header. */
+  headers?: Record<string, string | null>
+  signal?: AbortSignal
+}
+
+let nextId = 1
+
+/** The standard headers for a request, Mcp-Name included when the method names a target. */
+export function requestHeaders(
+  method: string,
+  params: Record<string, unknown>,
+  overrides: Record<string, string | null> = {},
+): Headers {
+  const headers = new Headers({
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    host: '127.0.0.1',
+    'mcp-protocol-version': PROTOCOL_VERSION,
+    'mcp-method': method,
+  })
+  const field = NAME_FIELD[method]
+  if (field !== undefined && typeof params[field] === 'string') headers.set('mcp-name', params[field] as string)
+  for (const [name, value] of Object.entries(overrides)) {
+    if (value === null) headers.delete(name)
+    else headers.set(name, value)
+  }
+  return headers
+}
+
+export function buildRequest(
+  url: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  options: RpcOptions = {},
+): Request {
+  const body = {
+    jsonrpc: '2.0',
+    id: options.id ?? nextId++,
+    method,
+    params: { ...params, _meta: meta(options.capabilities, options.meta) },
+  }
+  return new Request(url, {
+    method: 'POST',
+    headers: requestHeaders(method, params, options.headers),
+    body: JSON.stringify(body),
+    signal: options.signal,
+  })
+}
+
+export interface RpcResult {
+  status: number
+  headers: Headers
+  /** The final JSON-RPC response (undefined when the body had none). */
+  message: Record<string, unknown> & {
+    result?: Record<string, unknown>
+    error?: { code: number; message: string; data?: unknown }
+  }
+  /** Notifications received before the response (SSE only). */
+  notifications: Array<{ method: string; params: Record<string, unknown> }>
+  sse: boolean
+}
+
+export async function readResponse(response: Response): Promise<RpcResult> {
+  const sse = (response.headers.get('content-type') ?? '').includes('text/event-stream')
+  const notifications: RpcResult['notifications'] = []
+  let message: RpcResult['message'] = {} as RpcResult['message']
+  if (sse && response.body) {
+    for await (const event of readSse(response.body)) {
+      const parsed = JSON.parse(event.data) as Record<string, unknown>
+      if (typeof parsed.method === 'string') notifications.push(parsed as RpcResult['notifications'][number])
+      else message = parsed as RpcResult['message']
+    }
+  } else {
+    const text = await response.text()
+    message = (text === '' ? {} : JSON.parse(text)) as RpcResult['message']
+  }
+  return { status: response.status, headers: response.headers, message, notifications, sse }
+}
+
+/** Send one request and read the whole answer. */
+export async function rpc(
+  fetcher: Fetcher,
+  url: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  options: RpcOptions = {},
+): Promise<RpcResult> {
+  return readResponse(await fetcher(buildRequest(url, method, params, options)))
+}
+
+/** Send a raw body with the given headers (for malformed-input tests). */
+export async function rawPost(fetcher: Fetcher, url: string, body: string, headers: Record<string, string>): Promise<RpcResult> {
+  return readResponse(await fetcher(new Request(url, { method: 'POST', headers: { host: '127.0.0.1', ...headers }, body })))
+}

@@ -1,0 +1,149 @@
+/**
+ * Start and stop `wrangler dev` for black-box tests: bound to 127.0.0.1 on a free port, state
+ * persisted to a directory the caller chooses, no metrics, logs out of the home directory. The
+ * process runs in its own group so stopping it also stops its workerd children.
+ */
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { mkdtempSync, openSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+
+const ROOT = resolve(import.meta.dirname, '../..')
+const WRANGLER = join(ROOT, 'node_modules/wrangler/bin/wrangler.js')
+
+export interface WranglerServer {
+  url: string
+  port: number
+  pid: number
+  persistTo: string
+  logFile: string
+  stop(): Promise<void>
+}
+
+export interface WranglerOptions {
+  /** wrangler.toml path, relative to the repository root. */
+  config: string
+  persistTo?: string
+  port?: number
+  /** Extra `--var NAME:VALUE` bindings. */
+  vars?: Record<string, string>
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      server.close(() => resolvePort(port))
+    })
+  })
+}
+
+const DISCOVER = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 'ready',
+  method: 'server/discover',
+  params: {
+    _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+  },
+})
+
+async function waitReady(url: string, child: ChildProcess, logFile: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}; see ${logFile}`)
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'server/discover',
+        },
+        body: DISCOVER,
+        signal: AbortSignal.timeout(2000),
+      })
+      if (response.status === 200 || response.status === 401) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise((done) => setTimeout(done, 250))
+  }
+  throw new Error(`wrangler dev did not become ready within ${timeoutMs} ms; see ${logFile}`)
+}
+
+/**
+ * @example
+ * const fixture = await startWrangler({ config: 'test/fixture/wrangler.toml' })
+ * await fetch(fixture.url, ...)
+ * await fixture.stop()
+ */
+export async function startWrangler(options: WranglerOptions): Promise<WranglerServer> {
+  const port = options.port ?? (await freePort())
+  const inspectorPort = await freePort()
+  const persistTo = options.persistTo ?? mkdtempSync(join(tmpdir(), 'mcp-edge-state-'))
+  const logDir = mkdtempSync(join(tmpdir(), 'mcp-edge-wrangler-'))
+  const logFile = join(logDir, 'wrangler.log')
+  const out = openSync(logFile, 'a')
+  const args = [
+    WRANGLER,
+    'dev',
+    '-c',
+    join(ROOT, options.config),
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--inspector-ip',
+    '127.0.0.1',
+    '--inspector-port',
+    String(inspectorPort),
+    '--persist-to',
+    persistTo,
+    '--show-interactive-dev-session=false',
+    '--log-level',
+    'warn',
+  ]
+  for (const [name, value] of Object.entries(options.vars ?? {})) args.push('--var', `${name}:${value}`)
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', out, out],
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_LOG_PATH: logDir, CI: '1' },
+  })
+  const pid = child.pid as number
+  const url = `http://127.0.0.1:${port}/mcp`
+  const exited = new Promise<void>((done) => child.once('exit', () => done()))
+
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    try {
+      process.kill(-pid, 'SIGTERM')
+    } catch {
+      return
+    }
+    const killed = await Promise.race([
+      exited.then(() => true),
+      new Promise<boolean>((done) => setTimeout(() => done(false), 8000)),
+    ])
+    // Whatever is left of the group (workerd children) goes too.
+    try {
+      process.kill(-pid, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+    if (!killed) await exited
+  }
+  try {
+    await waitReady(url, child, logFile, 90_000)
+  } catch (error) {
+    await stop()
+    throw error
+  }
+  return { url, port, pid, persistTo, logFile, stop }
+}

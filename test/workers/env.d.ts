@@ -1,0 +1,7 @@
+declare namespace Cloudflare {
+  interface Env {
+    MCP_STATE_KEYS: string
+    MCP_TASKS: DurableObjectNamespace<import('../fixture/worker.ts').McpTaskObjectType>
+    MCP_NONCES: DurableObjectNamespace<import('../../src/cloudflare/nonce-ledger.ts').McpNonceLedger>
+  }
+}
