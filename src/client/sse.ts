@@ -19,16 +19,22 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
   let buffer = ''
   let event = 'message'
   let data: string[] = []
+  /** Split complete lines off the buffer. A trailing CR waits: its LF may be in the next chunk. */
+  const lines = (final: boolean): string[] => {
+    const out: string[] = []
+    for (let end = buffer.search(/\r\n|\r|\n/); end >= 0; end = buffer.search(/\r\n|\r|\n/)) {
+      if (!final && buffer[end] === '\r' && end === buffer.length - 1) break
+      out.push(buffer.slice(0, end))
+      buffer = buffer.slice(buffer[end] === '\r' && buffer[end + 1] === '\n' ? end + 2 : end + 1)
+    }
+    return out
+  }
   try {
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      buffer += decoder.decode(value, { stream: true })
-      let newline = buffer.search(/\r\n|\r|\n/)
-      while (newline >= 0) {
-        const line = buffer.slice(0, newline)
-        buffer = buffer.slice(buffer[newline] === '\r' && buffer[newline + 1] === '\n' ? newline + 2 : newline + 1)
-        newline = buffer.search(/\r\n|\r|\n/)
+    for (let done = false; !done; ) {
+      const chunk = await reader.read()
+      done = chunk.done
+      buffer += done ? decoder.decode() : decoder.decode(chunk.value, { stream: true })
+      for (const line of lines(done)) {
         if (line === '') {
           if (data.length > 0) yield { event, data: data.join('\n') }
           event = 'message'

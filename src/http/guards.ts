@@ -53,12 +53,14 @@ export function checkOrigin(headers: Headers, options: GuardOptions): void {
   }
 }
 
+/** Whether an Accept header admits `type`; a range with `q=0` admits nothing. */
 function covers(accept: string, type: string): boolean {
   const [major] = type.split('/')
-  return accept
-    .split(',')
-    .map((part) => (part.split(';')[0] ?? '').trim().toLowerCase())
-    .some((range) => range === type || range === `${major}/*` || range === '*/*')
+  return accept.split(',').some((part) => {
+    const [range = '', ...parameters] = part.split(';').map((piece) => piece.trim().toLowerCase())
+    if (parameters.some((parameter) => /^q=0(\.0*)?$/.test(parameter))) return false
+    return range === type || range === `${major}/*` || range === '*/*'
+  })
 }
 
 /** streamable-http: the client MUST accept both `application/json` and `text/event-stream`. */

@@ -6,7 +6,8 @@
  * - progress for a token keeps only the newest pending value (progress only increases);
  * - past `maxQueuedChunks` pending partials, a text-only chunk merges into the pending text chunk
  *   before it (SEP-2998: hosts MAY coalesce; delivery is best-effort);
- * - past `maxBufferedBytes`, the oldest pending partial or log messages are dropped, and counted.
+ * - past `maxBufferedBytes`, the oldest pending partial or log messages are dropped, and counted
+ *   (one message larger than the whole budget still goes out, alone).
  *
  * Partial results get their `seq` when they leave the queue, so `seq` rises by one per chunk
  * actually sent, whatever was merged or dropped on the way. Once closed (the reader went away),
@@ -98,7 +99,9 @@ export class Outbox {
     this.stats.emitted++
     const bytes = ENVELOPE_BYTES + contentBytes(chunk.content) + (chunk.structuredContent === undefined ? 0 : 64)
     const last = this.#queue.at(-1)
-    if (this.#partials >= this.#maxChunks && last?.kind === 'partial' && last.token === token) {
+    // Merge only while the merged chunk stays small, so merging can never beat the byte budget.
+    const small = last !== undefined && last.bytes + bytes - ENVELOPE_BYTES <= this.#maxBytes / 4
+    if (this.#partials >= this.#maxChunks && small && last?.kind === 'partial' && last.token === token) {
       const merged = mergeText(last.chunk, chunk)
       if (merged) {
         this.stats.bufferedBytes -= last.bytes
@@ -258,17 +261,13 @@ function contentBytes(content: readonly ContentBlock[]): number {
 
 /** Merge two text-only chunks without structured content into one, or `undefined`. */
 function mergeText(a: PartialChunk, b: PartialChunk): PartialChunk | undefined {
-  const single = (chunk: PartialChunk) =>
+  const plainText = (chunk: PartialChunk) =>
     chunk.structuredContent === undefined &&
-    chunk.final !== true &&
     chunk.content.length === 1 &&
     chunk.content[0]?.type === 'text' &&
     chunk.content[0].annotations === undefined &&
     chunk.content[0]._meta === undefined
-  if (!single(a) || b.structuredContent !== undefined || b.content.length !== 1 || b.content[0]?.type !== 'text') {
-    return undefined
-  }
-  const first = a.content[0] as { type: 'text'; text: string }
-  const text = `${first.text}${b.content[0].text}`
+  if (!plainText(a) || a.final === true || !plainText(b)) return undefined
+  const text = `${(a.content[0] as { text: string }).text}${(b.content[0] as { text: string }).text}`
   return b.final === undefined ? { content: [{ type: 'text', text }] } : { content: [{ type: 'text', text }], final: b.final }
 }

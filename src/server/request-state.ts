@@ -90,7 +90,7 @@ export function createKeyRing(secret: string | undefined, name = 'MCP_STATE_KEYS
     const kid = entry.slice(0, colon)
     const material = entry.slice(colon + 1)
     if (colon < 1 || !KID.test(kid)) throw new Error(`${name}: each key must look like "<kid>:<base64>". ${SETUP_HINT}`)
-    if (keys.some((key) => key.kid === kid)) throw new Error(`${name}: key id "${kid}" appears twice`)
+    if (keys.some((key) => key.kid === kid)) throw new Error(`${name}: key id "${kid}" appears twice. ${SETUP_HINT}`)
     const bytes = decodeBase64(material) ?? decodeBase64Url(material)
     if (!bytes) throw new Error(`${name}: key "${kid}" is not valid base64. ${SETUP_HINT}`)
     if (bytes.length < MIN_KEY_BYTES) {

@@ -63,29 +63,42 @@ export function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
  */
 export function findHeaderParams(toolName: string, inputSchema: JsonSchema): HeaderParam[] {
   const found: HeaderParam[] = []
-  const walk = (node: JsonSchema, path: string[]): void => {
+  /** `path` is the property chain so far, or undefined once the walk left `properties` chains. */
+  const walk = (node: JsonSchema, path: string[] | undefined, where: string): void => {
     const annotation = node['x-mcp-header']
     if (annotation !== undefined) {
-      const where = `tool "${toolName}" property "${path.join('.')}"`
+      if (path === undefined || path.length === 0) {
+        throw new Error(
+          `tool "${toolName}" at ${where || '(root)'}: x-mcp-header is allowed only on properties reached through "properties" keys`,
+        )
+      }
+      const label = `tool "${toolName}" property "${path.join('.')}"`
       if (typeof annotation !== 'string' || !TOKEN.test(annotation)) {
-        throw new Error(`${where}: x-mcp-header must be a non-empty header token, got ${JSON.stringify(annotation)}`)
+        throw new Error(`${label}: x-mcp-header must be a non-empty header token, got ${JSON.stringify(annotation)}`)
       }
       const type = node.type
       if (type !== 'string' && type !== 'integer' && type !== 'boolean') {
-        throw new Error(`${where}: x-mcp-header is allowed only on string, integer or boolean properties`)
+        throw new Error(`${label}: x-mcp-header is allowed only on string, integer or boolean properties`)
       }
       if (found.some((param) => param.name.toLowerCase() === annotation.toLowerCase())) {
-        throw new Error(`${where}: x-mcp-header "${annotation}" is used twice (names are case-insensitive)`)
+        throw new Error(`${label}: x-mcp-header "${annotation}" is used twice (names are case-insensitive)`)
       }
       found.push({ name: annotation, path, type })
     }
-    const properties = node.properties
-    if (!isObject(properties)) return
-    for (const [key, child] of Object.entries(properties)) {
-      if (isObject(child)) walk(child, [...path, key])
+    for (const [key, child] of Object.entries(node)) {
+      if (key === 'properties' && isObject(child)) {
+        for (const [name, property] of Object.entries(child)) {
+          if (isObject(property)) walk(property, path && [...path, name], `${where}/properties/${name}`)
+        }
+      } else if (isObject(child)) walk(child, undefined, `${where}/${key}`)
+      else if (Array.isArray(child)) {
+        child.forEach((item, index) => {
+          if (isObject(item)) walk(item, undefined, `${where}/${key}/${index}`)
+        })
+      }
     }
   }
-  walk(inputSchema, [])
+  walk(inputSchema, [], '')
   return found
 }
 

@@ -15,6 +15,16 @@ export interface UriTemplate {
 
 const EXPRESSION = /\{([+#./;?&]?)([^}]+)\}/g
 
+/** Per operator: the text before the first value, between values, and what a value may contain. */
+const OPERATORS: Record<string, { first: string; separator: string; value: string; named: boolean }> = {
+  '': { first: '', separator: ',', value: '[^/?#,]+', named: false },
+  '+': { first: '', separator: ',', value: '[^?#,]+', named: false },
+  '#': { first: '#', separator: ',', value: '[^?#,]+', named: false },
+  '.': { first: '.', separator: '.', value: '[^/?#.,]+', named: false },
+  '/': { first: '/', separator: '/', value: '[^/?#,]+', named: false },
+  ';': { first: ';', separator: ';', value: '[^/?#;,]*', named: true },
+}
+
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
@@ -28,7 +38,8 @@ function decode(value: string): string {
 }
 
 /**
- * Compile a template for matching.
+ * Compile a template for matching. The first variable of each path expression is required;
+ * the others, and query variables, are optional.
  *
  * @example
  * compileUriTemplate('test://template/{id}/data').match('test://template/7/data') // { id: '7' }
@@ -50,12 +61,14 @@ export function compileUriTemplate(template: string): UriTemplate {
       groups.push({ name: names.join(','), query: true })
       continue
     }
-    const value = operator === '+' || operator === '#' ? '([^?#]+?)' : '([^/?#,]+)'
-    const prefix = operator === '+' || operator === '' ? '' : escapeRegExp(operator === ';' ? ';' : operator)
+    const rule = OPERATORS[operator] as (typeof OPERATORS)[string]
+    // A lone reserved variable may contain its own separator (`{+path}` matches `a/b,c`).
+    const value = names.length === 1 && (operator === '+' || operator === '#') ? '[^?#]+' : rule.value
     names.forEach((name, index) => {
-      const separator = index === 0 ? prefix : operator === '' || operator === '+' ? ',' : escapeRegExp(prefix || ',')
-      const label = operator === ';' ? `${escapeRegExp(name)}=?` : ''
-      pattern += `(?:${separator}${label}${value})?`
+      const lead = escapeRegExp(index === 0 ? rule.first : rule.separator)
+      const label = rule.named ? `${escapeRegExp(name)}=?` : ''
+      const part = `${lead}${label}(${value})`
+      pattern += index === 0 ? part : `(?:${part})?`
       groups.push({ name, query: false })
     })
   }
@@ -78,8 +91,9 @@ export function compileUriTemplate(template: string): UriTemplate {
         }
         const wanted = group.name.split(',')
         for (const pair of raw.split('&')) {
-          const [key = '', val = ''] = pair.split('=')
-          if (wanted.includes(key)) out[key] = decode(val)
+          const equals = pair.indexOf('=')
+          const key = equals < 0 ? pair : pair.slice(0, equals)
+          if (wanted.includes(key)) out[key] = decode(equals < 0 ? '' : pair.slice(equals + 1))
         }
       })
       return out

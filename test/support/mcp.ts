@@ -75,13 +75,10 @@ export function buildRequest(
 export interface RpcResult {
   status: number
   headers: Headers
-  /** The final JSON-RPC response (undefined when the body had none). */
-  message: Record<string, unknown> & {
-    result?: Record<string, unknown>
-    error?: { code: number; message: string; data?: unknown }
-  }
+  /** The final JSON-RPC response (empty when the body had none). Loosely typed: tests read deep into it. */
+  message: { id?: unknown; result?: any; error?: { code: number; message: string; data?: any } }
   /** Notifications received before the response (SSE only). */
-  notifications: Array<{ method: string; params: Record<string, unknown> }>
+  notifications: Array<{ method: string; params: any }>
   sse: boolean
 }
 
@@ -116,4 +113,29 @@ export async function rpc(
 /** Send a raw body with the given headers (for malformed-input tests). */
 export async function rawPost(fetcher: Fetcher, url: string, body: string, headers: Record<string, string>): Promise<RpcResult> {
   return readResponse(await fetcher(new Request(url, { method: 'POST', headers: { host: '127.0.0.1', ...headers }, body })))
+}
+
+/** An SSE response read one message at a time (listen streams, long calls). */
+export interface MessageStream {
+  response: Response
+  next(): Promise<{ method?: string; params?: any; id?: unknown; result?: any; error?: any }>
+  close(): Promise<void>
+}
+
+export async function openStream(fetcher: Fetcher, request: Request): Promise<MessageStream> {
+  const response = await fetcher(request)
+  if (!response.body) throw new Error(`no body (HTTP ${response.status})`)
+  const events = readSse(response.body)
+  return {
+    response,
+    async next() {
+      const { done, value } = await events.next()
+      if (done) throw new Error('stream ended')
+      return JSON.parse(value.data)
+    },
+    async close() {
+      await events.return(undefined)
+      await response.body?.cancel().catch(() => {})
+    },
+  }
 }

@@ -12,7 +12,9 @@ import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
 import type { SubscriptionFilter } from '../../protocol/types.ts'
 import { capabilityObject, supports } from '../capabilities.ts'
 import type { Call, MethodEntry } from '../dispatch.ts'
-import { tag } from '../listen-hub.ts'
+import { LISTEN_POLL_MS, tag } from '../listen-hub.ts'
+import type { Listener } from '../listen-hub.ts'
+import type { Outbox } from '../outbox.ts'
 
 function readFilter(value: unknown): SubscriptionFilter {
   if (!isObject(value)) throw new McpError('invalidParams', 'Invalid params: notifications (a subscription filter) is required')
@@ -36,15 +38,21 @@ function honour(call: Call, filter: SubscriptionFilter): SubscriptionFilter {
   return out
 }
 
-function until(signal: AbortSignal, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve()
-    const timer = setTimeout(resolve, ms)
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer)
-      resolve()
+/**
+ * Move the listener's inbox to its stream, on this request's own timer, until the client goes
+ * away or the stream's time is up.
+ */
+async function relay(listener: Listener, outbox: Outbox, signal: AbortSignal, endAt: number): Promise<void> {
+  while (!signal.aborted && Date.now() < endAt) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, Math.min(LISTEN_POLL_MS, Math.max(0, endAt - Date.now())))
+      signal.addEventListener('abort', () => {
+        clearTimeout(timer)
+        resolve()
+      })
     })
-  })
+    for (const message of listener.inbox.splice(0)) outbox.push(message, { droppable: true })
+  }
 }
 
 export const listen: MethodEntry = {
@@ -77,9 +85,9 @@ export const listen: MethodEntry = {
     outbox.push(notification(NOTIFICATION.subscriptionsAcknowledged, { notifications: honoured, _meta: tag(subscription) }))
     for (const message of held) outbox.push(message, { droppable: true })
     held = undefined
-    const remove = server.hub.add({ ...subscription, filter: honoured, outbox })
+    const { listener, remove } = server.hub.add(request.id, honoured)
     try {
-      await until(stop.signal, server.listenTimeoutMs)
+      await relay(listener, outbox, stop.signal, Date.now() + server.listenTimeoutMs)
     } finally {
       remove()
       stop.abort()

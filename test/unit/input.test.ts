@@ -1,0 +1,300 @@
+import { describe, expect, it } from 'vitest'
+import * as z from 'zod'
+import type { ClientCapabilities } from '../../src/protocol/types.ts'
+import { input } from '../../src/server/input.ts'
+import type { InputRequest } from '../../src/server/input.ts'
+import { InputRequired, InputRound, readInputResponses } from '../../src/server/input-round.ts'
+import { caught, configError, rejected } from './support.ts'
+
+const nameForm = () => input.form('What is your name?', z.object({ name: z.string().trim().min(1), age: z.int().optional() }))
+
+function expectMalformed(fn: () => unknown, message: string): void {
+  const error = caught(fn)
+  expect(error.kind).toBe('invalidParams')
+  expect(error.code).toBe(-32602)
+  expect(error.message).toBe(message)
+}
+
+describe('input.form', () => {
+  it('builds an elicitation/create request in form mode with a flat requestedSchema', () => {
+    const spec = nameForm()
+    expect(spec.request).toEqual({
+      method: 'elicitation/create',
+      params: {
+        mode: 'form',
+        message: 'What is your name?',
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            name: { type: 'string', minLength: 1 },
+            age: { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+          },
+          required: ['name'],
+        },
+      },
+    })
+    expect(spec.requires).toEqual(['elicitation.form'])
+  })
+
+  it('accepts enums and multi-select arrays, and refuses nested objects at build time', () => {
+    expect(() =>
+      input.form('Pick', z.object({ color: z.enum(['red', 'blue']), tags: z.array(z.enum(['a', 'b'])) })),
+    ).not.toThrow()
+    expect(configError(() => input.form('Address', z.object({ address: z.object({ city: z.string() }) }))).message).toBe(
+      'Elicitation form property "address" must be a string, number, integer, boolean or enum',
+    )
+  })
+
+  it('parses accepted content with the same zod schema', () => {
+    expect(nameForm().read({ action: 'accept', content: { name: '  Ada  ', age: 36 } }, 'who')).toEqual({
+      action: 'accept',
+      content: { name: 'Ada', age: 36 },
+    })
+  })
+
+  it('passes decline and cancel through without content', () => {
+    expect(nameForm().read({ action: 'decline', content: { name: 'ignored' } }, 'who')).toEqual({ action: 'decline' })
+    expect(nameForm().read({ action: 'cancel' }, 'who')).toEqual({ action: 'cancel' })
+  })
+
+  it('rejects content that does not match the schema with -32602', () => {
+    const error = caught(() => nameForm().read({ action: 'accept', content: { name: '   ' } }, 'who'))
+    expect(error.code).toBe(-32602)
+    expect(error.message).toMatch(/^Invalid params: inputResponses\["who"\] does not match the requested schema: name: /)
+    expect(caught(() => nameForm().read({ action: 'accept' }, 'who')).message).toMatch(
+      /does not match the requested schema: name: /,
+    )
+  })
+
+  it('rejects answers that are not ElicitResults', () => {
+    for (const answer of [undefined, null, 'accept', { action: 'ok' }, { action: 'ACCEPT' }, { content: { name: 'x' } }]) {
+      expectMalformed(
+        () => nameForm().read(answer, 'who'),
+        'Invalid params: inputResponses["who"] must be an ElicitResult with action accept, decline or cancel',
+      )
+    }
+  })
+})
+
+describe('input.url', () => {
+  it('builds a URL-mode elicitation that needs elicitation.url', () => {
+    const spec = input.url('Sign in to continue', 'https://auth.example.com/start')
+    expect(spec.request).toEqual({
+      method: 'elicitation/create',
+      params: { mode: 'url', message: 'Sign in to continue', url: 'https://auth.example.com/start' },
+    })
+    expect(spec.requires).toEqual(['elicitation.url'])
+  })
+
+  it('reads only the action', () => {
+    const spec = input.url('x', 'https://example.com')
+    expect(spec.read({ action: 'accept', content: { token: 'leak' } }, 'login')).toEqual({ action: 'accept' })
+    expectMalformed(
+      () => spec.read({}, 'login'),
+      'Invalid params: inputResponses["login"] must be an ElicitResult with action accept, decline or cancel',
+    )
+  })
+})
+
+describe('input.sampling', () => {
+  const request = { messages: [{ role: 'user' as const, content: { type: 'text', text: 'Summarise' } }], maxTokens: 100 }
+
+  it('builds sampling/createMessage with the request as params', () => {
+    const spec = input.sampling(request)
+    expect(spec.request).toEqual({ method: 'sampling/createMessage', params: request })
+    expect(spec.request.params).not.toBe(request)
+    expect(spec.requires).toEqual(['sampling'])
+  })
+
+  it('needs sampling.tools for tool-enabled sampling', () => {
+    expect(input.sampling({ ...request, tools: [{ name: 'search' }] }).requires).toEqual(['sampling', 'sampling.tools'])
+    expect(input.sampling({ ...request, toolChoice: { mode: 'auto' } }).requires).toEqual(['sampling', 'sampling.tools'])
+  })
+
+  it('reads a CreateMessageResult and rejects malformed ones', () => {
+    const answer = { role: 'assistant', content: { type: 'text', text: 'Short.' }, model: 'm-1', stopReason: 'endTurn' }
+    expect(input.sampling(request).read(answer, 's')).toEqual(answer)
+    for (const bad of [
+      null,
+      { role: 'assistant', content: {} },
+      { role: 'assistant', model: 'm' },
+      { role: 'assistant', content: {}, model: 3 },
+    ]) {
+      expectMalformed(
+        () => input.sampling(request).read(bad, 's'),
+        'Invalid params: inputResponses["s"] must be a CreateMessageResult with role, content and model',
+      )
+    }
+    expectMalformed(
+      () => input.sampling(request).read({ role: 'system', content: {}, model: 'm' }, 's'),
+      'Invalid params: inputResponses["s"] has an invalid role',
+    )
+  })
+})
+
+describe('input.roots', () => {
+  it('builds roots/list and reads a ListRootsResult', () => {
+    const spec = input.roots()
+    expect(spec.request).toEqual({ method: 'roots/list', params: {} })
+    expect(spec.requires).toEqual(['roots'])
+    expect(spec.read({ roots: [{ uri: 'file:///work', name: 'work' }] }, 'r')).toEqual([{ uri: 'file:///work', name: 'work' }])
+    expect(spec.read({ roots: [] }, 'r')).toEqual([])
+  })
+
+  it('rejects malformed answers', () => {
+    expectMalformed(
+      () => input.roots().read({ roots: 'file:///' }, 'r'),
+      'Invalid params: inputResponses["r"] must be a ListRootsResult',
+    )
+    expectMalformed(() => input.roots().read([], 'r'), 'Invalid params: inputResponses["r"] must be a ListRootsResult')
+    expectMalformed(
+      () => input.roots().read({ roots: [{ name: 'x' }] }, 'r'),
+      'Invalid params: inputResponses["r"] has a root without a uri',
+    )
+  })
+})
+
+describe('readInputResponses', () => {
+  it('accepts nothing or an object', () => {
+    expect(readInputResponses(undefined)).toEqual({})
+    const value = { a: { action: 'cancel' } }
+    expect(readInputResponses(value)).toBe(value)
+  })
+
+  it('rejects anything else with -32602', () => {
+    for (const value of [null, [], 'x', 1]) {
+      expectMalformed(() => readInputResponses(value), 'Invalid params: inputResponses must be an object')
+    }
+  })
+})
+
+const FORM: ClientCapabilities = { elicitation: {} }
+const accept = (name: string) => ({ action: 'accept', content: { name } })
+
+describe('InputRound.ask', () => {
+  it('resolves with every answer when all are in, and records what it used', async () => {
+    const round = new InputRound('tools/call', {}, { who: accept('Ada'), unrelated: { anything: true } }, FORM)
+    expect(await round.ask({ who: nameForm() })).toEqual({ who: { action: 'accept', content: { name: 'Ada' } } })
+    expect(round.used).toEqual({ who: accept('Ada') })
+    expect(round.pending).toBeUndefined()
+  })
+
+  it('prefers an answer sealed in an earlier round over one sent again now', async () => {
+    const round = new InputRound('tools/call', { who: accept('Sealed') }, { who: accept('Forged') }, FORM)
+    expect(await round.ask({ who: nameForm() })).toEqual({ who: { action: 'accept', content: { name: 'Sealed' } } })
+    expect(round.used).toEqual({ who: accept('Sealed') })
+  })
+
+  it('throws InputRequired and records only the missing requests', async () => {
+    const round = new InputRound('tools/call', {}, { who: accept('Ada') }, { elicitation: {}, roots: {} })
+    await expect(round.ask({ who: nameForm(), where: input.roots() })).rejects.toBeInstanceOf(InputRequired)
+    expect(round.pending).toEqual({ where: { method: 'roots/list', params: {} } })
+    expect(round.used).toEqual({ who: accept('Ada') })
+  })
+
+  it('accumulates pending requests across asks in one run', async () => {
+    const round = new InputRound('prompts/get', {}, {}, { elicitation: {}, roots: {} })
+    await expect(round.ask({ first: nameForm() })).rejects.toBeInstanceOf(InputRequired)
+    await expect(round.ask({ second: input.roots() })).rejects.toBeInstanceOf(InputRequired)
+    expect(Object.keys(round.pending ?? {})).toEqual(['first', 'second'])
+  })
+
+  it('refuses to ask for an input type the request did not declare (-32021, with what is missing)', async () => {
+    const round = new InputRound('tools/call', {}, {}, FORM)
+    const error = await rejected(
+      round.ask({
+        login: input.url('Sign in', 'https://example.com'),
+        who: nameForm(),
+        llm: input.sampling({ messages: [], maxTokens: 1 }),
+      }),
+    )
+    expect(error.kind).toBe('missingCapability')
+    expect(error.code).toBe(-32021)
+    expect(error.status).toBe(400)
+    expect(error.data).toEqual({ requiredCapabilities: { elicitation: { url: {} }, sampling: {} } })
+    expect(error.message).toBe(
+      'This request needs client capabilities it did not declare: {"elicitation":{"url":{}},"sampling":{}}',
+    )
+    expect(round.pending).toBeUndefined()
+  })
+
+  it('treats elicitation with only url declared as no form support', async () => {
+    const round = new InputRound('tools/call', {}, {}, { elicitation: { url: {} } })
+    const error = await rejected(round.ask({ who: nameForm() }))
+    expect(error.data).toEqual({ requiredCapabilities: { elicitation: { form: {} } } })
+  })
+
+  it('reads an answer that is already there even if its capability is not declared now', async () => {
+    const round = new InputRound('tools/call', { login: { action: 'accept' } }, {}, {})
+    expect(await round.ask({ login: input.url('Sign in', 'https://example.com') })).toEqual({ login: { action: 'accept' } })
+  })
+
+  it('rejects a malformed answer with -32602 instead of asking again', async () => {
+    const round = new InputRound('tools/call', {}, { who: { action: 'maybe' } }, FORM)
+    const error = await rejected(round.ask({ who: nameForm() }))
+    expect(error.code).toBe(-32602)
+    expect(error.message).toBe(
+      'Invalid params: inputResponses["who"] must be an ElicitResult with action accept, decline or cancel',
+    )
+    expect(round.pending).toBeUndefined()
+  })
+
+  it('is unavailable outside tools/call, prompts/get and resources/read', async () => {
+    const round = new InputRound('', {}, {}, FORM)
+    await expect(round.ask({ who: nameForm() })).rejects.toThrow(
+      'ctx.ask is available on tools/call, prompts/get and resources/read only (mrtr.mdx)',
+    )
+  })
+
+  describe('wait mode (tasks)', () => {
+    /** A `wait` whose calls the test answers by hand; `call(n)` resolves once the n-th call was made. */
+    function waiter() {
+      const calls: Array<{ requests: Record<string, InputRequest>; answer: (value: Record<string, unknown>) => void }> = []
+      const watchers = new Map<number, () => void>()
+      const wait = (requests: Record<string, InputRequest>) =>
+        new Promise<Record<string, unknown>>((resolve) => {
+          calls.push({ requests, answer: resolve })
+          watchers.get(calls.length - 1)?.()
+        })
+      const call = (index: number) =>
+        new Promise<(typeof calls)[number]>((resolve) => {
+          const done = () => resolve(calls[index] as (typeof calls)[number])
+          if (calls.length > index) done()
+          else watchers.set(index, done)
+        })
+      return { wait, calls, call }
+    }
+
+    it('suspends until the answers arrive, then resolves', async () => {
+      const { wait, call } = waiter()
+      const round = new InputRound('tools/call', {}, {}, FORM, wait)
+      const asked = round.ask({ who: nameForm() })
+      const first = await call(0)
+      expect(first.requests).toEqual({ who: nameForm().request })
+      expect(await Promise.race([asked.then(() => 'resolved'), Promise.resolve('waiting')])).toBe('waiting')
+      first.answer({ who: accept('Grace') })
+      expect(await asked).toEqual({ who: { action: 'accept', content: { name: 'Grace' } } })
+      expect(round.pending).toBeUndefined()
+    })
+
+    it('waits again, for the rest only, when an update answers part of the questions', async () => {
+      const { wait, call } = waiter()
+      const round = new InputRound('tools/call', {}, {}, { elicitation: {}, roots: {} }, wait)
+      const asked = round.ask({ who: nameForm(), where: input.roots() })
+      const first = await call(0)
+      expect(Object.keys(first.requests)).toEqual(['who', 'where'])
+      first.answer({ who: accept('Grace') })
+      const again = await call(1)
+      expect(Object.keys(again.requests)).toEqual(['where'])
+      again.answer({ where: { roots: [{ uri: 'file:///src' }] } })
+      expect(await asked).toEqual({ who: { action: 'accept', content: { name: 'Grace' } }, where: [{ uri: 'file:///src' }] })
+    })
+
+    it('still refuses undeclared capabilities before waiting', async () => {
+      const { wait, calls } = waiter()
+      const round = new InputRound('tools/call', {}, {}, {}, wait)
+      expect((await rejected(round.ask({ who: nameForm() }))).code).toBe(-32021)
+      expect(calls).toHaveLength(0)
+    })
+  })
+})

@@ -1,0 +1,105 @@
+/**
+ * The architecture, checked: the pure layers import no runtime (STYLE "Architecture you can see";
+ * DESIGN "Layers"), and the public surface changes only deliberately.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src')
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(join(SRC, folder), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => join(SRC, folder, file))
+}
+
+/** Every module specifier in static imports/exports, side-effect imports and dynamic imports. */
+function specifiers(source: string): string[] {
+  const found: string[] = []
+  const patterns = [
+    /^\s*(?:import|export)\b[^'";]*?\bfrom\s*['"]([^'"]+)['"]/gm,
+    /^\s*import\s*['"]([^'"]+)['"]/gm,
+    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ]
+  for (const pattern of patterns) for (const match of source.matchAll(pattern)) found.push(match[1] as string)
+  return found
+}
+
+const FORBIDDEN = (specifier: string) =>
+  specifier === 'hono' || specifier.startsWith('hono/') || specifier.startsWith('cloudflare:') || specifier.startsWith('node:')
+
+describe('layering', () => {
+  it('finds the imports it is meant to police', () => {
+    expect(specifiers("import * as z from 'zod/mini'\nimport type { A } from './a.ts'\nexport { b } from \"../b.ts\"")).toEqual([
+      'zod/mini',
+      './a.ts',
+      '../b.ts',
+    ])
+    expect(specifiers("import 'node:fs'\nconst m = await import('cloudflare:workers')")).toEqual([
+      'node:fs',
+      'cloudflare:workers',
+    ])
+    expect(specifiers('import {\n  a,\n  b,\n} from "hono/tiny"')).toEqual(['hono/tiny'])
+    expect(sourceFiles('server').some((file) => specifiers(readFileSync(file, 'utf8')).includes('zod/mini'))).toBe(true)
+  })
+
+  it('keeps hono, cloudflare:* and node:* out of src/protocol and src/server', () => {
+    const files = [...sourceFiles('protocol'), ...sourceFiles('server')]
+    expect(files.length).toBeGreaterThan(20)
+    const offending = files.flatMap((file) =>
+      specifiers(readFileSync(file, 'utf8'))
+        .filter(FORBIDDEN)
+        .map((specifier) => `${relative(SRC, file)} imports ${specifier}`),
+    )
+    expect(offending).toEqual([])
+  })
+
+  it('lets each layer import only itself and the layers above it', () => {
+    const allowed: Record<string, readonly string[]> = { protocol: ['protocol'], server: ['protocol', 'server'] }
+    const offending: string[] = []
+    for (const [layer, layers] of Object.entries(allowed)) {
+      for (const file of sourceFiles(layer)) {
+        for (const specifier of specifiers(readFileSync(file, 'utf8'))) {
+          if (!specifier.startsWith('.')) continue
+          const target = relative(SRC, resolve(dirname(file), specifier)).split(/[\\/]/)[0] ?? ''
+          if (!layers.includes(target)) offending.push(`${relative(SRC, file)} imports ${specifier}`)
+        }
+      }
+    }
+    expect(offending).toEqual([])
+  })
+})
+
+describe('public surface', () => {
+  it('exports exactly these names from mcp-edge', async () => {
+    expect(Object.keys(await import('../../src/index.ts')).sort()).toEqual([
+      'ERROR_KINDS',
+      'InputRequired',
+      'LOG_LEVELS',
+      'META',
+      'McpError',
+      'McpServer',
+      'PARTIAL_LOG_META',
+      'PROTOCOL_VERSION',
+      'RequestStateCodec',
+      'SUPPORTED_PROTOCOL_VERSIONS',
+      'TASKS_EXTENSION',
+      'ToolError',
+      'createKeyRing',
+      'createMcpHandler',
+      'createMcpServer',
+      'input',
+      'mcp',
+    ])
+  })
+
+  it('exports exactly these names from mcp-edge/client', async () => {
+    expect(Object.keys(await import('../../src/client/index.ts')).sort()).toEqual([
+      'PartialResultReader',
+      'readSse',
+      'readToolCall',
+    ])
+  })
+})

@@ -1,0 +1,341 @@
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { notification } from '../../src/protocol/jsonrpc.ts'
+import type { JsonRpcNotification } from '../../src/protocol/jsonrpc.ts'
+import type { ContentBlock } from '../../src/protocol/types.ts'
+import { Outbox } from '../../src/server/outbox.ts'
+
+const log = (data: string) => notification('notifications/message', { level: 'info', data })
+const progress = (token: string, value: number) =>
+  notification('notifications/progress', { progressToken: token, progress: value })
+const text = (value: string): { content: ContentBlock[] } => ({ content: [{ type: 'text', text: value }] })
+const params = (message: JsonRpcNotification | undefined | null) =>
+  (message as JsonRpcNotification).params as Record<string, unknown>
+
+/** Whether `promise` has settled, checked without waiting for time to pass. */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  const pending = Symbol('pending')
+  return (await Promise.race([promise, Promise.resolve(pending)])) !== pending
+}
+
+describe('Outbox: order and progress', () => {
+  it('delivers messages in push order', () => {
+    const outbox = new Outbox()
+    outbox.push(log('a'))
+    outbox.push(log('b'))
+    outbox.pushPartial('t', text('c'))
+    outbox.push(log('d'))
+    expect(
+      outbox.drain().map((message) => params(message).data ?? (params(message).content as { text: string }[])[0]?.text),
+    ).toEqual(['a', 'b', 'c', 'd'])
+  })
+
+  it('keeps only the newest pending progress of a token, per token', () => {
+    const outbox = new Outbox()
+    outbox.push(progress('A', 1))
+    outbox.push(log('x'))
+    outbox.push(progress('B', 1))
+    outbox.push(progress('A', 2))
+    outbox.push(progress('A', 3))
+    expect(
+      outbox.drain().map((message) => [message.method, params(message).progressToken ?? null, params(message).progress ?? null]),
+    ).toEqual([
+      ['notifications/message', null, null],
+      ['notifications/progress', 'B', 1],
+      ['notifications/progress', 'A', 3],
+    ])
+  })
+
+  it('does not replace progress that was already sent', () => {
+    const outbox = new Outbox()
+    outbox.push(progress('A', 1))
+    expect(params(outbox.drain()[0]).progress).toBe(1)
+    outbox.push(progress('A', 2))
+    expect(outbox.drain().map((message) => params(message).progress)).toEqual([2])
+  })
+
+  it('resolves firstMessage at the first push', async () => {
+    const outbox = new Outbox()
+    expect(await settled(outbox.firstMessage)).toBe(false)
+    outbox.pushPartial('t', text('x'))
+    expect(await settled(outbox.firstMessage)).toBe(true)
+  })
+})
+
+describe('Outbox: partial results', () => {
+  it('builds notifications/tools/partial_result with seq from 0, per token', () => {
+    const outbox = new Outbox()
+    outbox.pushPartial('a', text('one'))
+    outbox.pushPartial('b', { content: [{ type: 'text', text: 'uno' }], structuredContent: { n: 1 }, final: false })
+    outbox.pushPartial('a', text('two'), { taskId: 'task-1' })
+    expect(outbox.drain()).toEqual([
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/tools/partial_result',
+        params: { partialResultToken: 'a', seq: 0, content: [{ type: 'text', text: 'one' }] },
+      },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/tools/partial_result',
+        params: {
+          partialResultToken: 'b',
+          seq: 0,
+          content: [{ type: 'text', text: 'uno' }],
+          structuredContent: { n: 1 },
+          final: false,
+        },
+      },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/tools/partial_result',
+        params: { partialResultToken: 'a', seq: 1, content: [{ type: 'text', text: 'two' }], taskId: 'task-1' },
+      },
+    ])
+  })
+
+  it('assigns seq when a chunk is sent, so dropped chunks leave no hole', () => {
+    const outbox = new Outbox({ maxBufferedBytes: 600, maxQueuedChunks: 1000 })
+    for (let i = 0; i < 20; i++) outbox.pushPartial('t', text(`chunk-${i}`))
+    expect(outbox.stats.dropped).toBeGreaterThan(0)
+    const sent = outbox.drain()
+    expect(sent.map((message) => params(message).seq)).toEqual(sent.map((_, index) => index))
+    expect(outbox.stats.sent).toBe(sent.length)
+    expect(outbox.stats.emitted).toBe(20)
+    expect(outbox.stats.sent + outbox.stats.dropped).toBe(20)
+  })
+
+  it('past maxQueuedChunks, merges a text chunk into the pending text chunk before it', () => {
+    const outbox = new Outbox({ maxQueuedChunks: 2 })
+    for (const piece of ['a', 'b', 'c', 'd']) outbox.pushPartial('t', text(piece))
+    const sent = outbox.drain()
+    expect(sent.map((message) => [params(message).seq, params(message).content])).toEqual([
+      [0, [{ type: 'text', text: 'a' }]],
+      [1, [{ type: 'text', text: 'bcd' }]],
+    ])
+    expect(outbox.stats).toMatchObject({ emitted: 4, sent: 2, coalesced: 2, dropped: 0 })
+  })
+
+  it('does not merge below the threshold', () => {
+    const outbox = new Outbox({ maxQueuedChunks: 10 })
+    for (const piece of ['a', 'b', 'c', 'd']) outbox.pushPartial('t', text(piece))
+    expect(outbox.drain()).toHaveLength(4)
+    expect(outbox.stats.coalesced).toBe(0)
+  })
+
+  it('never merges chunks with structuredContent, non-text content or a final flag into the pending chunk', () => {
+    const outbox = new Outbox({ maxQueuedChunks: 1 })
+    outbox.pushPartial('t', text('a'))
+    outbox.pushPartial('t', { content: [{ type: 'text', text: 'b' }], structuredContent: { rows: 1 } })
+    outbox.pushPartial('t', text('c')) // the pending chunk has structuredContent: not merged into it
+    outbox.pushPartial('t', { content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] })
+    outbox.pushPartial('t', text('d')) // the pending chunk is an image: not merged into it
+    outbox.pushPartial('t', { content: [{ type: 'text', text: 'e' }], final: true })
+    outbox.pushPartial('t', text('f')) // the pending chunk is final: not merged into it
+    const contents = outbox.drain().map((message) => params(message).content)
+    expect(contents).toEqual([
+      [{ type: 'text', text: 'a' }],
+      [{ type: 'text', text: 'b' }],
+      [{ type: 'text', text: 'c' }],
+      [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }],
+      [{ type: 'text', text: 'de' }],
+      [{ type: 'text', text: 'f' }],
+    ])
+  })
+
+  it('carries the final flag of a merged chunk', () => {
+    const outbox = new Outbox({ maxQueuedChunks: 1 })
+    outbox.pushPartial('t', text('a'))
+    outbox.pushPartial('t', { content: [{ type: 'text', text: 'b' }], final: true })
+    expect(outbox.drain().map((message) => params(message))).toEqual([
+      { partialResultToken: 't', seq: 0, content: [{ type: 'text', text: 'ab' }], final: true },
+    ])
+  })
+
+  it('never merges chunks of different tokens', () => {
+    const outbox = new Outbox({ maxQueuedChunks: 1 })
+    outbox.pushPartial('a', text('1'))
+    outbox.pushPartial('b', text('2'))
+    outbox.pushPartial('a', text('3'))
+    expect(outbox.drain().map((message) => [params(message).partialResultToken, params(message).seq])).toEqual([
+      ['a', 0],
+      ['b', 0],
+      ['a', 1],
+    ])
+  })
+})
+
+describe('Outbox: byte budget', () => {
+  it('never holds more than maxBufferedBytes for a producer that never waits, and keeps the newest chunks in order', () => {
+    const outbox = new Outbox({ maxBufferedBytes: 2000, maxQueuedChunks: 1000 })
+    for (let i = 0; i < 500; i++) outbox.pushPartial('t', text(`[${i}]`.padEnd(50, '.')))
+    expect(outbox.stats.peakBufferedBytes).toBeLessThanOrEqual(2000)
+    expect(outbox.stats.bufferedBytes).toBeLessThanOrEqual(2000)
+    expect(outbox.stats.dropped).toBeGreaterThan(0)
+    const indexes = outbox.drain().map((message) => Number(/\[(\d+)\]/.exec(JSON.stringify(params(message).content))?.[1]))
+    expect(indexes.at(-1)).toBe(499)
+    expect(indexes).toEqual(indexes.toSorted((a, b) => a - b))
+    expect(indexes.length + outbox.stats.dropped).toBe(500)
+  })
+
+  it('stays within budget while coalescing, and what is sent is still in order', () => {
+    const outbox = new Outbox({ maxBufferedBytes: 2000, maxQueuedChunks: 4 })
+    for (let i = 0; i < 2000; i++) outbox.pushPartial('t', text(`[${i}]`))
+    expect(outbox.stats.peakBufferedBytes).toBeLessThanOrEqual(2000)
+    expect(outbox.stats.coalesced).toBeGreaterThan(0)
+    expect(outbox.stats.dropped).toBeGreaterThan(0)
+    const sent = outbox.drain()
+    const indexes = sent.flatMap((message) =>
+      [...JSON.stringify(params(message).content).matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])),
+    )
+    expect(indexes.at(-1)).toBe(1999)
+    expect(indexes).toEqual(indexes.toSorted((a, b) => a - b))
+    expect(new Set(indexes).size).toBe(indexes.length)
+    expect(sent.map((message) => params(message).seq)).toEqual(sent.map((_, index) => index))
+  })
+
+  it('drops droppable log messages when over budget, and counts them', () => {
+    const outbox = new Outbox({ maxBufferedBytes: 1000 })
+    for (let i = 0; i < 30; i++) outbox.push(log(`line ${i}`.padEnd(100, '.')), { droppable: true })
+    expect(outbox.stats.dropped).toBeGreaterThan(0)
+    expect(outbox.stats.peakBufferedBytes).toBeLessThanOrEqual(1000)
+    const kept = outbox.drain()
+    expect(kept.length + outbox.stats.dropped).toBe(30)
+    expect(String(params(kept.at(-1)).data)).toMatch(/^line 29\./)
+  })
+
+  it('never drops a message that is not droppable', () => {
+    const outbox = new Outbox({ maxBufferedBytes: 300 })
+    outbox.push(log('important'.padEnd(400, '!')))
+    for (let i = 0; i < 10; i++) outbox.pushPartial('t', text('x'.repeat(100)))
+    const sent = outbox.drain()
+    expect(sent[0]?.method).toBe('notifications/message')
+    expect(outbox.stats.dropped).toBe(9)
+  })
+})
+
+describe('Outbox: backpressure', () => {
+  it('ready() resolves at once while under half the budget', async () => {
+    const outbox = new Outbox({ maxBufferedBytes: 1000 })
+    outbox.pushPartial('t', text('x'))
+    expect(await settled(outbox.ready())).toBe(true)
+  })
+
+  it('ready() waits while at least half the budget is held, and resolves once the reader drains below it', async () => {
+    const outbox = new Outbox({ maxBufferedBytes: 1000, maxQueuedChunks: 1000 })
+    while (outbox.stats.bufferedBytes < 500) outbox.pushPartial('t', text('y'.repeat(50)))
+    const ready = outbox.ready()
+    expect(await settled(ready)).toBe(false)
+    await outbox.next()
+    while (outbox.stats.bufferedBytes >= 500) await outbox.next()
+    expect(await settled(ready)).toBe(true)
+  })
+
+  it('ready() resolves when the outbox is closed or discarded', async () => {
+    for (const end of ['close', 'discard'] as const) {
+      const outbox = new Outbox({ maxBufferedBytes: 400 })
+      for (let i = 0; i < 3; i++) outbox.pushPartial('t', text('z'.repeat(60)))
+      const ready = outbox.ready()
+      expect(await settled(ready)).toBe(false)
+      outbox[end]()
+      expect(await settled(ready)).toBe(true)
+    }
+  })
+
+  it('loses nothing when the producer awaits ready()', async () => {
+    const outbox = new Outbox({ maxBufferedBytes: 2000, maxQueuedChunks: 1000 })
+    const producer = (async () => {
+      for (let i = 0; i < 300; i++) {
+        outbox.pushPartial('t', text(`[${i}]`.padEnd(60, '.')))
+        await outbox.ready()
+      }
+      outbox.close()
+    })()
+    const received: string[] = []
+    for (let message = await outbox.next(); message !== undefined; message = await outbox.next()) {
+      received.push((params(message).content as { text: string }[])[0]?.text ?? '')
+    }
+    await producer
+    expect(received).toHaveLength(300)
+    expect(received.map((value) => Number(/\d+/.exec(value)?.[0]))).toEqual([...Array(300).keys()])
+    expect(outbox.stats).toMatchObject({ emitted: 300, sent: 300, dropped: 0, coalesced: 0 })
+    expect(outbox.stats.peakBufferedBytes).toBeLessThanOrEqual(2000)
+  })
+})
+
+describe('Outbox: close and discard', () => {
+  it('close() keeps pending messages, refuses new ones quietly, then next() ends', async () => {
+    const outbox = new Outbox()
+    outbox.push(log('a'))
+    outbox.close()
+    expect(outbox.closed).toBe(true)
+    expect(() => outbox.push(log('late'))).not.toThrow()
+    expect(() => outbox.pushPartial('t', text('late'))).not.toThrow()
+    expect(params(await outbox.next()).data).toBe('a')
+    expect(await outbox.next()).toBeUndefined()
+    expect(outbox.stats.emitted).toBe(0)
+  })
+
+  it('close() wakes a waiting reader', async () => {
+    const outbox = new Outbox()
+    const waiting = outbox.next()
+    expect(await settled(waiting)).toBe(false)
+    outbox.close()
+    expect(await waiting).toBeUndefined()
+  })
+
+  it('a waiting reader gets a message pushed later', async () => {
+    const outbox = new Outbox()
+    const waiting = outbox.next()
+    outbox.push(log('hello'))
+    expect(params(await waiting).data).toBe('hello')
+  })
+
+  it('discard() forgets what is pending', async () => {
+    const outbox = new Outbox()
+    outbox.push(log('a'))
+    outbox.pushPartial('t', text('b'))
+    outbox.discard()
+    expect(outbox.closed).toBe(true)
+    expect(outbox.stats.bufferedBytes).toBe(0)
+    expect(await outbox.next()).toBeUndefined()
+    expect(outbox.drain()).toEqual([])
+  })
+})
+
+describe('Outbox: nextWithin', () => {
+  afterEach(() => {
+    vi.useRealTimers()
+  })
+
+  it('returns null when nothing arrives in time, and the next message is not lost', async () => {
+    vi.useFakeTimers()
+    const outbox = new Outbox()
+    const first = outbox.nextWithin(1000)
+    await vi.advanceTimersByTimeAsync(999)
+    expect(await settled(first)).toBe(false)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(await first).toBeNull()
+    outbox.push(log('later'))
+    expect(params(await outbox.nextWithin(1000)).data).toBe('later')
+  })
+
+  it('returns a message pushed while waiting, before the timeout', async () => {
+    vi.useFakeTimers()
+    const outbox = new Outbox()
+    const waiting = outbox.nextWithin(1000)
+    outbox.push(log('now'))
+    expect(params(await waiting).data).toBe('now')
+    // The timer was cleared: advancing past it changes nothing and nothing is consumed.
+    outbox.push(log('after'))
+    await vi.advanceTimersByTimeAsync(2000)
+    expect(outbox.drain().map((message) => params(message).data)).toEqual(['after'])
+  })
+
+  it('returns undefined once closed and empty', async () => {
+    vi.useFakeTimers()
+    const outbox = new Outbox()
+    const waiting = outbox.nextWithin(1000)
+    outbox.close()
+    expect(await waiting).toBeUndefined()
+    expect(await outbox.nextWithin(1000)).toBeUndefined()
+  })
+})

@@ -1,0 +1,82 @@
+// Regressions: each case failed before its fix (SSE CRLF split across chunks, multi-variable
+// URI-template operators, partial merging that lost annotations or beat the byte budget,
+// misplaced x-mcp-header, unbounded listen inboxes).
+import { describe, expect, it } from 'vitest'
+import * as z from 'zod'
+import { readSse } from '../../src/client/sse.ts'
+import { ListenHub, MAX_INBOX } from '../../src/server/listen-hub.ts'
+import { Outbox } from '../../src/server/outbox.ts'
+import { createMcpServer } from '../../src/server/server.ts'
+import { compileUriTemplate } from '../../src/server/uri-template.ts'
+
+const enc = new TextEncoder()
+async function sse(parts: string[]) {
+  const stream = new ReadableStream<Uint8Array>({
+    start(c) {
+      for (const p of parts) c.enqueue(enc.encode(p))
+      c.close()
+    },
+  })
+  const out = []
+  for await (const e of readSse(stream)) out.push(e)
+  return out
+}
+
+describe('regressions', () => {
+  it('B1 readSse: CRLF split between chunks', async () => {
+    expect(await sse(['event: e\r', '\ndata: a\r\ndata: b\r\n\r\n'])).toEqual([{ event: 'e', data: 'a\nb' }])
+  })
+  it('B1b readSse: CRLF split between data lines', async () => {
+    expect(await sse(['data: a\r', '\ndata: b\r\n\r\n'])).toEqual([{ event: 'message', data: 'a\nb' }])
+  })
+  it('B2 uri-template {;x,y}', () => {
+    expect(compileUriTemplate('map://pt{;x,y}').match('map://pt;x=1;y=2')).toEqual({ x: '1', y: '2' })
+  })
+  it('B2b uri-template {.a,b}', () => {
+    expect(compileUriTemplate('file:///n{.a,b}').match('file:///n.x.y')).toEqual({ a: 'x', b: 'y' })
+  })
+  it('B2c uri-template {#a,b}', () => {
+    expect(compileUriTemplate('doc://g{#a,b}').match('doc://g#x,y')).toEqual({ a: 'x', b: 'y' })
+  })
+  it('B3 outbox merge keeps annotations of the incoming chunk', () => {
+    const o = new Outbox({ maxQueuedChunks: 1 })
+    o.pushPartial('t', { content: [{ type: 'text', text: 'a' }] })
+    o.pushPartial('t', { content: [{ type: 'text', text: 'b', annotations: { audience: ['user'] } }] })
+    const sent = o.drain().flatMap((m) => (m.params as { content: unknown[] }).content)
+    expect(sent).toContainEqual({ type: 'text', text: 'b', annotations: { audience: ['user'] } })
+  })
+  it('B4 outbox budget with chunks each under the budget', () => {
+    const o = new Outbox({ maxQueuedChunks: 2, maxBufferedBytes: 1000 })
+    o.pushPartial('t', { content: [{ type: 'text', text: '' }] })
+    o.pushPartial('t', { content: [{ type: 'text', text: 'x'.repeat(700) }] })
+    o.pushPartial('t', { content: [{ type: 'text', text: 'y'.repeat(800) }] })
+    expect(o.stats.peakBufferedBytes).toBeLessThanOrEqual(1000)
+  })
+  it('B5 x-mcp-header under items fails at registration', () => {
+    const server = createMcpServer({ name: 's', version: '1' })
+    expect(() =>
+      server.tool('t', { input: z.object({ tags: z.array(z.string().meta({ 'x-mcp-header': 'Tag' })) }) }, () => ({
+        content: [],
+      })),
+    ).toThrow()
+  })
+  it('B5b x-mcp-header inside anyOf fails', () => {
+    const server = createMcpServer({ name: 's', version: '1' })
+    expect(() =>
+      server.tool(
+        't',
+        { input: { jsonSchema: { type: 'object', properties: { p: { anyOf: [{ type: 'string', 'x-mcp-header': 'P' }] } } } } },
+        () => ({ content: [] }),
+      ),
+    ).toThrow()
+  })
+  it('B6 listen inboxes stay bounded and do not repeat a pending notification', () => {
+    const hub = new ListenHub()
+    const { listener } = hub.add('l1', { resourceSubscriptions: ['file:///data'], toolsListChanged: true })
+    for (let i = 0; i < 5000; i++) hub.resourceUpdated(`file:///data/${i}`)
+    for (let i = 0; i < 5000; i++) hub.listChanged('tools')
+    expect(listener.inbox.length).toBe(MAX_INBOX)
+    expect(listener.inbox.filter((message) => message.method === 'notifications/tools/list_changed')).toHaveLength(1)
+    expect(listener.inbox.at(-1)?.method).toBe('notifications/tools/list_changed')
+  })
+})

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest'
+import { compileUriTemplate } from '../../src/server/uri-template.ts'
+
+describe('compileUriTemplate', () => {
+  it('lists the variables of every expression', () => {
+    expect(compileUriTemplate('file:///{+path}{?rev,at}').variables).toEqual(['path', 'rev', 'at'])
+    expect(compileUriTemplate('test://template/{id}/data').variables).toEqual(['id'])
+    expect(compileUriTemplate('static://x').variables).toEqual([])
+  })
+
+  describe('simple expansion {id}', () => {
+    const template = compileUriTemplate('test://template/{id}/data')
+
+    it('matches and extracts the variable', () => {
+      expect(template.match('test://template/7/data')).toEqual({ id: '7' })
+      expect(template.match('test://template/abc-DEF_1.2~/data')).toEqual({ id: 'abc-DEF_1.2~' })
+    })
+
+    it('percent-decodes the value, and keeps a malformed escape as sent', () => {
+      expect(template.match('test://template/hello%20world/data')).toEqual({ id: 'hello world' })
+      expect(template.match('test://template/caf%C3%A9/data')).toEqual({ id: 'café' })
+      expect(template.match('test://template/%E0%A4%A/data')).toEqual({ id: '%E0%A4%A' })
+    })
+
+    it('does not let a simple value span a path segment or a query', () => {
+      expect(template.match('test://template/a/b/data')).toBeUndefined()
+      expect(template.match('test://template/a?x=1/data')).toBeUndefined()
+    })
+
+    it('refuses URIs whose literal parts differ', () => {
+      expect(template.match('test://template/7/other')).toBeUndefined()
+      expect(template.match('other://template/7/data')).toBeUndefined()
+      expect(template.match('test://template/7/data/more')).toBeUndefined()
+      expect(template.match('xtest://template/7/data')).toBeUndefined()
+    })
+
+    it('treats regular-expression characters in the template literally', () => {
+      const dotted = compileUriTemplate('a.b+c://x(1)/{id}')
+      expect(dotted.match('a.b+c://x(1)/7')).toEqual({ id: '7' })
+      expect(dotted.match('aXb+c://x(1)/7')).toBeUndefined()
+      expect(dotted.match('a.bbc://x(1)/7')).toBeUndefined()
+    })
+  })
+
+  describe('reserved expansion {+path}', () => {
+    it('lets the value span path segments', () => {
+      const template = compileUriTemplate('file:///{+path}')
+      expect(template.match('file:///a/b/c.txt')).toEqual({ path: 'a/b/c.txt' })
+      expect(template.match('file:///dir%20one/x')).toEqual({ path: 'dir one/x' })
+    })
+
+    it('stops at a query, which a following {?rev} takes', () => {
+      const template = compileUriTemplate('file:///{+path}{?rev}')
+      expect(template.match('file:///a/b.txt?rev=3')).toEqual({ path: 'a/b.txt', rev: '3' })
+      expect(template.match('file:///a/b.txt')).toEqual({ path: 'a/b.txt' })
+    })
+  })
+
+  describe('query expansion {?a,b}', () => {
+    const template = compileUriTemplate('search://items{?q,limit}')
+
+    it('matches parameters by name in any order', () => {
+      expect(template.match('search://items?q=cats&limit=10')).toEqual({ q: 'cats', limit: '10' })
+      expect(template.match('search://items?limit=10&q=cats')).toEqual({ q: 'cats', limit: '10' })
+    })
+
+    it('allows missing parameters and ignores unknown ones', () => {
+      expect(template.match('search://items')).toEqual({})
+      expect(template.match('search://items?q=x')).toEqual({ q: 'x' })
+      expect(template.match('search://items?q=x&extra=1')).toEqual({ q: 'x' })
+    })
+
+    it('percent-decodes values', () => {
+      expect(template.match('search://items?q=hot%20dogs%26fries')).toEqual({ q: 'hot dogs&fries' })
+    })
+
+    it('continues a query with {&x}', () => {
+      const continued = compileUriTemplate('search://items?fixed=1{&page}')
+      expect(continued.match('search://items?fixed=1&page=2')).toEqual({ page: '2' })
+      expect(continued.match('search://items?fixed=2&page=2')).toBeUndefined()
+    })
+  })
+
+  describe('path segment expansion {/a,b}', () => {
+    const template = compileUriTemplate('api://root{/a,b}')
+
+    it('extracts one variable per segment', () => {
+      expect(template.match('api://root/x/y')).toEqual({ a: 'x', b: 'y' })
+      expect(template.match('api://root/x')).toEqual({ a: 'x' })
+      // The first variable of a path expression is required: a bare root is not a resource.
+      expect(template.match('api://root')).toBeUndefined()
+    })
+
+    it('refuses more segments than variables', () => {
+      expect(template.match('api://root/x/y/z')).toBeUndefined()
+    })
+  })
+
+  describe('label and fragment expansion', () => {
+    it('matches {.ext}', () => {
+      expect(compileUriTemplate('file:///readme{.ext}').match('file:///readme.md')).toEqual({ ext: 'md' })
+    })
+
+    it('matches {#section}', () => {
+      expect(compileUriTemplate('doc://guide{#section}').match('doc://guide#install/linux')).toEqual({ section: 'install/linux' })
+    })
+
+    it('matches a single {;x} parameter', () => {
+      expect(compileUriTemplate('map://point{;x}').match('map://point;x=12')).toEqual({ x: '12' })
+    })
+  })
+})
