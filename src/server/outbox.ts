@@ -3,7 +3,8 @@
  * notifications (progress, log, partial results) synchronously; the transport pulls them at the
  * reader's pace. A slow or stalled reader never grows memory without bound:
  *
- * - progress for a token keeps only the newest pending value (progress only increases);
+ * - past `maxQueuedChunks` pending entries, progress for a token keeps only the newest pending
+ *   value (progress only increases);
  * - past `maxQueuedChunks` pending partials, a text-only chunk merges into the pending text chunk
  *   before it (SEP-2998: hosts MAY coalesce; delivery is best-effort);
  * - past `maxBufferedBytes`, the oldest pending partial or log messages are dropped, and counted
@@ -83,7 +84,9 @@ export class Outbox {
     const bytes = ENVELOPE_BYTES + JSON.stringify(message.params ?? {}).length
     const progressToken =
       message.method === NOTIFICATION.progress ? (message.params as { progressToken?: unknown }).progressToken : undefined
-    if (progressToken !== undefined) {
+    // Under pressure only: a newer progress value replaces a pending one, so order is kept
+    // whenever the reader keeps up.
+    if (progressToken !== undefined && this.#queue.length >= this.#maxChunks) {
       const index = this.#queue.findIndex((entry) => entry.kind === 'message' && entry.progressToken === progressToken)
       if (index >= 0) this.#remove(index)
     }

@@ -113,11 +113,16 @@ export class TaskEngine<Env> {
     return this.#record
   }
 
-  /** The record, if it exists, belongs to `principal` and has not been purged. */
+  /**
+   * The record, if it exists, belongs to `principal` and has not been purged. Reading it also
+   * settles what time or a restart decided: an overdue task fails, and a started run that this
+   * instance does not hold was lost (an object has one live instance, so nobody else holds it).
+   */
   #owned(principal: string | null): TaskRecord | undefined {
     const record = this.#load()
     if (!record || record.principal !== principal) return undefined
     this.#expireIfDue(record)
+    if (!isTerminal(record.status) && record.attempts > 0 && !this.#running) this.#settle(LOST_RUN)
     return record
   }
 

@@ -29,8 +29,16 @@ describe('Outbox: order and progress', () => {
     ).toEqual(['a', 'b', 'c', 'd'])
   })
 
-  it('keeps only the newest pending progress of a token, per token', () => {
+  it('keeps every progress update, in order, while the reader keeps up', () => {
     const outbox = new Outbox()
+    outbox.push(progress('A', 1))
+    outbox.push(log('x'))
+    outbox.push(progress('A', 2))
+    expect(outbox.drain().map((message) => params(message).progress ?? params(message).data)).toEqual([1, 'x', 2])
+  })
+
+  it('under pressure, keeps only the newest pending progress of a token, per token', () => {
+    const outbox = new Outbox({ maxQueuedChunks: 2 })
     outbox.push(progress('A', 1))
     outbox.push(log('x'))
     outbox.push(progress('B', 1))
