@@ -66,7 +66,7 @@ function covers(accept: string, type: string): boolean {
 /** streamable-http: the client MUST accept both `application/json` and `text/event-stream`. */
 export function checkAccept(headers: Headers): void {
   const accept = headers.get(HEADER.accept)
-  if (accept === null) return
+  if (accept === null || accept === 'application/json, text/event-stream') return
   if (!covers(accept, 'application/json') || !covers(accept, 'text/event-stream')) {
     throw new McpError('notAcceptable')
   }

@@ -14,6 +14,7 @@ import { classifyMessage, errorResponse, readableId } from '../protocol/jsonrpc.
 import type { JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts'
 import { readRequestMeta } from '../protocol/meta.ts'
 import type { HandleOptions } from '../server/dispatch.ts'
+import { LazyAbort } from '../server/cancellation.ts'
 import { Outbox } from '../server/outbox.ts'
 import type { OutboxOptions } from '../server/outbox.ts'
 import type { RequestStateCodec } from '../server/request-state.ts'
@@ -55,8 +56,8 @@ export const KEEPALIVE_INTERVAL_MS = 15_000
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 
-function jsonResponse(body: JsonRpcResponse, status: number, extra: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...extra } })
+function jsonResponse(body: JsonRpcResponse, status: number, extra?: Record<string, string>): Response {
+  return new Response(JSON.stringify(body), { status, headers: extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS })
 }
 
 function rejection(error: McpError, id: RequestId | undefined, extra?: Record<string, string>): Response {
@@ -150,20 +151,22 @@ interface Exchange<Env> {
 
 /** Run the request; answer with JSON unless a notification goes out first, then with SSE. */
 async function respond<Env>(server: McpServer<Env>, request: Request, exchange: Exchange<Env>): Promise<Response> {
-  const abort = new AbortController()
   // With the enable_request_signal flag, workerd aborts request.signal when the client goes away.
-  request.signal?.addEventListener('abort', () => abort.abort())
+  const cancel = new LazyAbort(request.signal ?? undefined)
   const outbox = new Outbox(exchange.stream)
   const handleOptions: HandleOptions<Env> = {
     env: exchange.env,
     principal: exchange.principal,
-    signal: abort.signal,
+    cancel,
     outbox,
     ...exchange.services,
   }
   const done: Promise<Handled> = server.handle(exchange.message, exchange.meta, handleOptions)
-  void done.finally(() => outbox.close())
-  const first = await Promise.race([done, outbox.firstMessage.then(() => undefined)])
-  if (first !== undefined) return jsonResponse(first.message, first.status)
-  return sseResponse(outbox, done, abort, exchange.keepaliveMs)
+  const first = await Promise.race([done, outbox.firstMessage])
+  if (first !== undefined) {
+    outbox.close()
+    return jsonResponse(first.message, first.status)
+  }
+  void done.then(() => outbox.close())
+  return sseResponse(outbox, done, cancel, exchange.keepaliveMs)
 }

@@ -53,31 +53,26 @@ export function decodeHeaderValue(raw: string): string | undefined {
   }
 }
 
-function requireHeader(headers: Headers, name: string, label: string): string {
+/** Require header `name` to carry `expected`. The common case, an exact plain match, is checked first. */
+function requireHeader(headers: Headers, name: string, label: string, expected: string): void {
   const raw = headers.get(name)
+  if (raw === expected && PLAIN_VALUE.test(raw)) return
   if (raw === null) throw mismatch(`missing ${label} header`)
   const value = decodeHeaderValue(raw)
   if (value === undefined) throw mismatch(`${label} header value is not valid`)
-  return value
+  if (value !== expected) throw mismatch(`${label} header value '${value}' does not match body value '${expected}'`)
 }
 
 /** Check the standard headers against the body. */
 export function validateStandardHeaders(headers: Headers, request: JsonRpcRequest, meta: RequestMeta): void {
-  const version = requireHeader(headers, HEADER.protocolVersion, 'MCP-Protocol-Version')
-  if (version !== meta.protocolVersion) {
-    throw mismatch(`MCP-Protocol-Version header value '${version}' does not match body value '${meta.protocolVersion}'`)
-  }
-  const method = requireHeader(headers, HEADER.method, 'Mcp-Method')
-  if (method !== request.method) {
-    throw mismatch(`Mcp-Method header value '${method}' does not match body value '${request.method}'`)
-  }
+  requireHeader(headers, HEADER.protocolVersion, 'MCP-Protocol-Version', meta.protocolVersion)
+  requireHeader(headers, HEADER.method, 'Mcp-Method', request.method)
   const field = NAME_FIELD[request.method]
   if (field === undefined) return
   const bodyValue = (request.params as Record<string, unknown>)[field]
   // A body without the field is invalid params; the method reports that with -32602.
   if (typeof bodyValue !== 'string') return
-  const name = requireHeader(headers, HEADER.name, 'Mcp-Name')
-  if (name !== bodyValue) throw mismatch(`Mcp-Name header value '${name}' does not match body value '${bodyValue}'`)
+  requireHeader(headers, HEADER.name, 'Mcp-Name', bodyValue)
 }
 
 function argumentAt(args: unknown, path: readonly string[]): unknown {

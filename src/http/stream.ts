@@ -15,7 +15,7 @@ export const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 }
 
-export function sseResponse(outbox: Outbox, done: Promise<Handled>, abort: AbortController, keepaliveMs: number): Response {
+export function sseResponse(outbox: Outbox, done: Promise<Handled>, abort: { abort(): void }, keepaliveMs: number): Response {
   let finished = false
   const body = new ReadableStream<Uint8Array>(
     {

@@ -16,8 +16,8 @@ import type { CapabilityPath, Principal } from './types.ts'
 export interface HandleOptions<Env = unknown> {
   env: Env
   principal?: Principal | undefined
-  /** Aborted when the client goes away. */
-  signal: AbortSignal
+  /** Its `signal` aborts when the client goes away (an AbortController, or a `LazyAbort`). */
+  cancel: { readonly signal: AbortSignal }
   /** The request's own notification stream. */
   outbox?: Outbox | undefined
   /** Seals and opens `requestState`; without it no multi-round-trip request can be answered. */

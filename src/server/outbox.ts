@@ -63,14 +63,14 @@ export class Outbox {
   #drained: (() => void) | undefined
   #first: (() => void) | undefined
   readonly stats: OutboxStats = { emitted: 0, sent: 0, coalesced: 0, dropped: 0, bufferedBytes: 0, peakBufferedBytes: 0 }
-  /** Resolves when the first message is pushed: the moment a transport must open its stream. */
-  readonly firstMessage: Promise<void>
+  /** Resolves (with nothing) when the first message is pushed: the moment a transport must open its stream. */
+  readonly firstMessage: Promise<undefined>
 
   constructor(options: OutboxOptions = {}) {
     this.#maxBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES
     this.#maxChunks = options.maxQueuedChunks ?? DEFAULT_MAX_QUEUED_CHUNKS
     this.firstMessage = new Promise((resolve) => {
-      this.#first = resolve
+      this.#first = () => resolve(undefined)
     })
   }
 

@@ -31,7 +31,7 @@ export interface ScopeInit<Env> {
   meta: RequestMeta
   env: Env
   principal: Principal | undefined
-  signal: AbortSignal
+  cancel: { readonly signal: AbortSignal }
   outbox: Outbox | undefined
   logLevel: LogLevel | undefined
   input: InputRound
@@ -58,7 +58,6 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
   readonly meta: RequestMeta
   readonly env: Env
   readonly principal: Principal | undefined
-  readonly signal: AbortSignal
   readonly state: Record<string, unknown>
   readonly round: number
   readonly task: { readonly id: string } | undefined
@@ -66,6 +65,7 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
   /** Content streamed so far, when the tool asked the runtime to assemble its final text. */
   assembled: ContentBlock[] | undefined
   readonly #outbox: Outbox | undefined
+  readonly #cancel: { readonly signal: AbortSignal }
   readonly #logLevel: number
   readonly #input: InputRound
   #partials: PartialSink
@@ -77,7 +77,7 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
     this.meta = init.meta
     this.env = init.env
     this.principal = init.principal
-    this.signal = init.signal
+    this.#cancel = init.cancel
     this.state = init.state
     this.round = init.round
     this.task = init.task
@@ -85,6 +85,10 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
     this.#logLevel = init.logLevel === undefined ? Number.POSITIVE_INFINITY : LOG_LEVELS.indexOf(init.logLevel)
     this.#input = init.input
     this.#partials = init.partials ?? NO_PARTIALS
+  }
+
+  get signal(): AbortSignal {
+    return this.#cancel.signal
   }
 
   get input(): InputRound {

@@ -165,7 +165,7 @@ export async function runTaskCall<Env>(server: McpServer<Env>, call: TaskCall, e
     meta,
     env,
     principal: call.principal,
-    signal: host.signal,
+    cancel: { signal: host.signal },
     outbox: undefined,
     logLevel: undefined,
     input: new InputRound('tools/call', {}, {}, meta.clientCapabilities, host.waitForInput),

@@ -11,23 +11,24 @@ import { InputRequired, InputRound, readInputResponses } from '../input-round.ts
 import { digestArguments } from '../request-state.ts'
 import type { OpenedState, StateBinding } from '../request-state.ts'
 import { RequestScope } from '../scope.ts'
-import type { ScopeInit } from '../scope.ts'
 
-/** A context for methods that never ask for input (lists, completion, listen). */
-export function plainScope(call: Call, extra: Partial<ScopeInit<unknown>> = {}): RequestScope {
+/**
+ * A handler context for a call. Without `input` it is for methods that never ask for input
+ * (lists, completion, listen), whose `ask` refuses.
+ */
+export function plainScope(call: Call, input?: InputRound, state: Record<string, unknown> = {}, round = 1): RequestScope {
   return new RequestScope({
     requestId: call.request.id,
     method: call.request.method,
     meta: call.meta,
     env: call.options.env,
     principal: call.options.principal,
-    signal: call.options.signal,
+    cancel: call.options.cancel,
     outbox: call.options.outbox,
     logLevel: call.logLevel,
-    input: new InputRound('', {}, {}, call.meta.clientCapabilities),
-    state: {},
-    round: 1,
-    ...extra,
+    input: input ?? new InputRound('', {}, {}, call.meta.clientCapabilities),
+    state,
+    round,
   })
 }
 
@@ -81,7 +82,7 @@ export async function runWithInput(
   }
 
   const round = new InputRound(request.method, opened?.answers ?? {}, responses, call.meta.clientCapabilities)
-  const scope = plainScope(call, { input: round, state: opened?.state ?? {}, round: opened?.round ?? 1 })
+  const scope = plainScope(call, round, opened?.state, opened?.round)
   let result: object | undefined
   try {
     result = await body(scope)

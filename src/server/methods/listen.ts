@@ -70,7 +70,7 @@ export const listen: MethodEntry = {
     const subscription = { subscriptionId: request.id }
     const honoured = honour(call, filter)
     const stop = new AbortController()
-    options.signal.addEventListener('abort', () => stop.abort())
+    options.cancel.signal.addEventListener('abort', () => stop.abort())
     let held: JsonRpcNotification[] | undefined = []
     if (filter.taskIds !== undefined && options.tasks) {
       const forward = (message: JsonRpcNotification) => {

@@ -1,0 +1,34 @@
+/**
+ * An abort signal made on first use. Most calls never look at `ctx.signal`, and an
+ * AbortController per request is a measurable share of a small call's CPU on Workers, so the
+ * transport hands the handler this instead; aborting before anyone looked still counts.
+ */
+export class LazyAbort {
+  readonly #parent: AbortSignal | undefined
+  #controller: AbortController | undefined
+  #aborted = false
+
+  /** `parent` (for example `request.signal`) aborts this one too. */
+  constructor(parent?: AbortSignal) {
+    this.#parent = parent
+  }
+
+  get aborted(): boolean {
+    return this.#aborted || this.#parent?.aborted === true
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      const controller = new AbortController()
+      this.#controller = controller
+      if (this.aborted) controller.abort()
+      else this.#parent?.addEventListener('abort', () => controller.abort(), { once: true })
+    }
+    return this.#controller.signal
+  }
+
+  abort(): void {
+    this.#aborted = true
+    this.#controller?.abort()
+  }
+}
