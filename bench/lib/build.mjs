@@ -1,0 +1,29 @@
+/**
+ * Builds a bench Worker exactly as a deploy would (`wrangler deploy --dry-run --outdir`) and
+ * measures the bundle: raw bytes and gzip bytes (zlib level 6, the figure wrangler prints as
+ * "Total Upload … / gzip …"). `minify: false` overrides the `minify = true` of the config.
+ */
+import { spawnSync } from 'node:child_process'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { BENCH_DIR, ROOT, TMP } from './env.mjs'
+
+const WRANGLER = join(ROOT, 'node_modules/wrangler/bin/wrangler.js')
+
+export function configPath(worker) {
+  return join(BENCH_DIR, 'workers', `${worker}.toml`)
+}
+
+export function build(worker, { minify = true } = {}) {
+  const outdir = join(TMP, 'build', `${worker}-${minify ? 'min' : 'raw'}`)
+  const args = [WRANGLER, 'deploy', '--dry-run', '--outdir', outdir, '-c', configPath(worker)]
+  if (!minify) args.push('--minify=false')
+  const run = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  if (run.status !== 0) throw new Error(`wrangler build of ${worker} failed:\n${run.stdout}\n${run.stderr}`)
+  const file = readdirSync(outdir).find((name) => name.endsWith('.js'))
+  if (!file) throw new Error(`wrangler wrote no .js into ${outdir}`)
+  const scriptPath = join(outdir, file)
+  const bytes = readFileSync(scriptPath)
+  return { worker, minify, scriptPath, rawBytes: bytes.length, gzipBytes: gzipSync(bytes, { level: 6 }).length }
+}

@@ -1,0 +1,38 @@
+/**
+ * esbuild (the copy wrangler uses) for the Node side of the bench: Node 20 cannot import
+ * TypeScript, so TS modules from src/ and bench/workers/ are bundled into TMP first. Output is
+ * unminified, with a source map that profile.mjs uses to attribute samples to source lines.
+ * `cloudflare:workers` can be replaced by a shim for running a Worker module in Node.
+ */
+import { isAbsolute, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { build } from 'esbuild'
+import { ROOT, TMP } from './env.mjs'
+
+const SHIM = join(ROOT, 'bench/lib/cloudflare-shim.mjs')
+
+/** Bundle `entry` (absolute, or relative to the repo root) into TMP; returns the output path. */
+export async function bundle(entry, name, { shimCloudflare = false } = {}) {
+  const outfile = join(TMP, 'node', `${name}.mjs`)
+  await build({
+    entryPoints: [isAbsolute(entry) ? entry : join(ROOT, entry)],
+    outfile,
+    absWorkingDir: ROOT,
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    conditions: ['workerd', 'worker', 'browser'],
+    mainFields: ['module', 'main'],
+    alias: shimCloudflare ? { 'cloudflare:workers': SHIM } : {},
+    sourcemap: 'external',
+    sourcesContent: false,
+    logLevel: 'error',
+  })
+  return outfile
+}
+
+/** Bundle and import a TS module. */
+export async function importTs(entry, name) {
+  return import(pathToFileURL(await bundle(entry, name)).href)
+}

@@ -1,0 +1,33 @@
+/**
+ * Counts of one bench run. `BENCH_QUICK=1` (or `--quick`) shrinks everything for a smoke test
+ * that finishes in well under a minute; single figures can be overridden by env (README).
+ */
+const quick = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick')
+const int = (name, fallback) => (process.env[name] ? Number.parseInt(process.env[name], 10) : fallback)
+const pick = (full, small) => (quick ? small : full)
+
+export const config = {
+  quick,
+  connections: int('BENCH_CONNECTIONS', 10),
+  rounds: int('BENCH_ROUNDS', pick(7, 2)),
+  requests: int('BENCH_REQUESTS', pick(5000, 200)),
+  warmupRequests: pick(3000, 50),
+  startupRepeats: int('BENCH_STARTUPS', pick(3, 1)),
+  streamChunks: pick(20_000, 200),
+  pacedChunks: pick(200, 10),
+  pacedDelayMs: 5,
+  firstChunkCalls: pick(30, 3),
+  taskCalls: pick(50, 3),
+  logChunks: pick(50_000, 500),
+  logRepeats: pick(3, 1),
+  stateNodeIterations: pick(10_000, 200),
+  stateWorkerdIterations: pick(10_000, 200),
+  stateWorkerdRepeats: pick(3, 1),
+  profileRequests: pick(5000, 300),
+  nodeLoopIterations: pick(5000, 300),
+  nodeLoopRepeats: pick(3, 1),
+  /** 1: always profile; 0: never; unset: when a CPU or throughput target is missed (full runs). */
+  profile: process.env.BENCH_PROFILE,
+  /** Where results.md and results.json go: bench/ for full runs, the temp dir for quick ones. */
+  out: process.env.BENCH_OUT,
+}

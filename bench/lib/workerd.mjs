@@ -1,0 +1,57 @@
+/**
+ * Runs one built Worker in its own workerd through Miniflare's API: 127.0.0.1, a random port, no
+ * inspector (no inspectorPort, so workerd gets no --inspector-addr), no Request.cf fetch, and
+ * in-memory Durable Object storage. Bindings and Durable Objects come from the Worker's
+ * wrangler.toml (wrangler's own translation), plus the extra bindings given here.
+ *
+ * Miniflare keeps workerd's pid private; it spawns workerd as a direct child of this process, so
+ * the new child that appears across `new Miniflare()` is ours (instances are started one at a time).
+ */
+import { dirname } from 'node:path'
+import { Log, LogLevel, Miniflare } from 'miniflare'
+import { unstable_getMiniflareWorkerOptions } from 'wrangler'
+import { configPath } from './build.mjs'
+import { TEST_STATE_KEYS } from './keys.mjs'
+import { isAlive, workerdChildren } from './proc.mjs'
+
+const EXTRA_BINDINGS = { edge: { MCP_STATE_KEYS: TEST_STATE_KEYS }, extras: { MCP_STATE_KEYS: TEST_STATE_KEYS } }
+
+/**
+ * Start `worker` (a name under bench/workers/) from its built script. `inspectorPort` is for
+ * profile.mjs only: no measured figure is ever taken with the inspector on.
+ */
+export async function startWorker(worker, scriptPath, { inspectorPort } = {}) {
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath(worker))
+  const before = new Set(workerdChildren())
+  const mf = new Miniflare({
+    ...workerOptions,
+    name: `bench-${worker}`,
+    bindings: { ...workerOptions.bindings, ...EXTRA_BINDINGS[worker] },
+    modules: true,
+    modulesRoot: dirname(scriptPath),
+    scriptPath,
+    host: '127.0.0.1',
+    port: 0,
+    cf: false,
+    log: new Log(LogLevel.WARN),
+    ...(inspectorPort ? { inspectorPort, inspectorHost: '127.0.0.1' } : {}),
+  })
+  const url = await mf.ready
+  const pids = workerdChildren().filter((pid) => !before.has(pid))
+  if (pids.length !== 1) {
+    await mf.dispose()
+    throw new Error(`expected one new workerd child, found ${pids.length}`)
+  }
+  const pid = pids[0]
+  return {
+    worker,
+    pid,
+    name: `core:user:bench-${worker}`,
+    origin: url.origin,
+    endpoint: new URL('/mcp', url).href,
+    async dispose() {
+      await mf.dispose()
+      if (isAlive(pid)) process.kill(pid, 'SIGKILL')
+    },
+  }
+}
