@@ -1,0 +1,50 @@
+/**
+ * Streamable HTTP behaviour that needs a real connection: closing the response stream cancels
+ * the handler (streamable-http: "Closing the SSE response stream MUST be treated by the server as
+ * cancellation of that request"), and long silences on a stream are filled with SSE comments.
+ */
+import { describe, expect, inject, it } from 'vitest'
+import { buildRequest, openStream, rpc } from '../support/mcp.ts'
+
+const url = () => inject('fixtureUrl')
+const text = async (name: string, args: Record<string, unknown>) =>
+  (await rpc(fetch, url(), 'tools/call', { name, arguments: args })).message.result?.content?.[0]?.text
+
+describe('Streamable HTTP over a real connection', () => {
+  it('aborts the handler’s ctx.signal when the client closes the stream', async () => {
+    const key = `abort-${Date.now()}`
+    const controller = new AbortController()
+    const stream = await openStream(
+      (request) => fetch(request, { signal: controller.signal }),
+      buildRequest(url(), 'tools/call', { name: 'wait_for_abort', arguments: { key } }, { meta: { progressToken: 'wait' } }),
+    )
+    expect((await stream.next()).method).toBe('notifications/progress')
+    expect(await text('abort_status', { key })).toBe('false')
+    controller.abort()
+    let status = 'false'
+    for (let attempt = 0; attempt < 100 && status === 'false'; attempt++) {
+      await new Promise((done) => setTimeout(done, 50))
+      status = await text('abort_status', { key })
+    }
+    expect(status).toBe('true')
+  })
+
+  it('sends keepalive comments while a stream is silent, then the result', async () => {
+    // The fixture's keepalive interval is 1 s; the tool is silent for 2.5 s after its first progress.
+    const response = await fetch(
+      buildRequest(
+        url(),
+        'tools/call',
+        { name: 'slow_after_progress', arguments: { ms: 2500 } },
+        { meta: { progressToken: 'slow' } },
+      ),
+    )
+    expect(response.headers.get('content-type')).toBe('text/event-stream')
+    const raw = await response.text()
+    const comments = raw.split('\n\n').filter((block) => block === ':').length
+    expect(comments).toBeGreaterThanOrEqual(1)
+    expect(raw.trimEnd().split('\n').at(-1)).toMatch(
+      /^data: \{"jsonrpc":"2.0","id":\d+,"result":\{"content":\[\{"type":"text","text":"slow done"\}\]/,
+    )
+  })
+})
