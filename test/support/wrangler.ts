@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { mkdtempSync, openSync } from 'node:fs'
+import { mkdtempSync, openSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -84,6 +84,20 @@ async function waitReady(url: string, child: ChildProcess, logFile: string, time
  * await fixture.stop()
  */
 export async function startWrangler(options: WranglerOptions): Promise<WranglerServer> {
+  // A free port can be taken by another process between picking it and wrangler binding it
+  // (several servers start at once); only that race is retried, with fresh ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options)
+    } catch (error) {
+      const log = (error as { logFile?: string }).logFile
+      const raced = log !== undefined && readFileSync(log, 'utf8').includes('Address already in use')
+      if (!raced || options.port !== undefined || attempt === 3) throw error
+    }
+  }
+}
+
+async function startOnce(options: WranglerOptions): Promise<WranglerServer> {
   const port = options.port ?? (await freePort())
   const inspectorPort = await freePort()
   const persistTo = options.persistTo ?? mkdtempSync(join(tmpdir(), 'mcp-edge-state-'))
@@ -143,7 +157,7 @@ export async function startWrangler(options: WranglerOptions): Promise<WranglerS
     await waitReady(url, child, logFile, 90_000)
   } catch (error) {
     await stop()
-    throw error
+    throw Object.assign(error as Error, { logFile })
   }
   return { url, port, pid, persistTo, logFile, stop }
 }
