@@ -17,7 +17,8 @@
 import { DurableObject } from 'cloudflare:workers'
 import type { McpServer } from '../server/server.ts'
 import { TaskEngine } from '../server/task-engine.ts'
-import type { LogItem, TaskRecord, TaskStore } from '../server/task-engine.ts'
+import type { TaskRecord, TaskStore } from '../server/task-engine.ts'
+import type { LogItem } from '../server/task-log.ts'
 import type { DetailedTask, PartialLogPage, PartialLogQuery, Task, TaskCall } from '../server/tasks.ts'
 
 const encoder = new TextEncoder()

@@ -164,6 +164,10 @@ export class McpServer<Env = unknown> {
         options,
       }
       const result = await entry.run(call as unknown as Call)
+      // mrtr.mdx: "Servers MUST NOT send InputRequiredResult responses on any other client requests."
+      if (!entry.inputRequired && (result as { resultType?: string }).resultType === 'input_required') {
+        throw new Error(`${request.method} may not answer input_required`)
+      }
       return { message: resultResponse(request.id, this.decorate(result)), status: 200 }
     } catch (error) {
       const status = isMcpError(error) ? error.status : ERROR_KINDS.internalError.status

@@ -9,24 +9,26 @@
  * creation, after which an unfinished task fails and the task is later deleted; a task belongs
  * to the principal that created it. A run that the runtime lost (restart, eviction) is detected
  * when the engine wakes without it, and the task settles `failed` instead of staying `working`.
+ *
+ * Longer than most files on purpose: it is one state machine, and its transitions share the
+ * record, the live run and the input waiter; split apart, the invariants above would be spread
+ * over files. The log's batching lives in task-log.ts.
  */
 import { NOTIFICATION } from '../protocol/constants.ts'
 import type { JsonRpcErrorObject } from '../protocol/errors.ts'
 import { notification } from '../protocol/jsonrpc.ts'
 import type { JsonRpcNotification } from '../protocol/jsonrpc.ts'
 import type { InputRequest } from './input.ts'
-import type { OutboxStats } from './outbox.ts'
 import { partialParams } from './outbox.ts'
 import type { PartialSink } from './scope.ts'
+import { TaskLog } from './task-log.ts'
+import type { LogItem } from './task-log.ts'
 import type { McpServer } from './server.ts'
 import { isTerminal, runTaskCall } from './tasks.ts'
 import type { DetailedTask, PartialLogPage, PartialLogQuery, Task, TaskCall, TaskOutcome, TaskStatus } from './tasks.ts'
 
 /** After an unfinished task expires and fails, it stays readable this long, then is deleted. */
 export const EXPIRED_RETENTION_MS = 60_000
-/** Partial results are written in batches of up to this many rows, or every LOG_FLUSH_MS. */
-export const LOG_BATCH_SIZE = 64
-export const LOG_FLUSH_MS = 20
 
 export interface TaskRecord {
   taskId: string
@@ -53,11 +55,6 @@ const LOST_RUN: TaskOutcome = {
   status: 'failed',
   error: { code: -32603, message: 'Task run was lost' },
   statusMessage: 'The task was interrupted by a runtime restart',
-}
-
-export interface LogItem {
-  seq: number
-  params: Record<string, unknown>
 }
 
 /** Storage for one task: a record, an append-only log and a single alarm. */
@@ -93,10 +90,10 @@ export class TaskEngine<Env> {
   #abort: AbortController | undefined
   #waiter: Waiter | undefined
   readonly #answers: Record<string, unknown> = {}
-  readonly #buffer: LogItem[] = []
-  #flushTimer: ReturnType<typeof setTimeout> | undefined
+  readonly #log = new TaskLog((items) => {
+    if (this.#record) this.#store.appendLog(items, this.#record)
+  })
   readonly #watchers = new Set<{ principal: string | null; send: Watcher }>()
-  readonly #stats: OutboxStats = { emitted: 0, sent: 0, coalesced: 0, dropped: 0, bufferedBytes: 0, peakBufferedBytes: 0 }
 
   constructor(server: McpServer<Env>, env: Env, store: TaskStore, now: () => number = Date.now) {
     this.#server = server
@@ -154,7 +151,7 @@ export class TaskEngine<Env> {
   async get(principal: string | null, log?: PartialLogQuery): Promise<{ task: DetailedTask; log?: PartialLogPage } | undefined> {
     const record = this.#owned(principal)
     if (!record) return undefined
-    this.#flush()
+    this.#log.flush()
     const task = this.#detailed(record)
     if (!log) return { task }
     const items = this.#store.readLog(log.from, log.limit)
@@ -290,25 +287,12 @@ export class TaskEngine<Env> {
         const current = this.#load()
         if (!current || isTerminal(current.status)) return Promise.resolve()
         const params = partialParams(token, current.nextSeq++, chunk, { taskId: record.taskId })
-        this.#stats.emitted++
-        this.#stats.sent++
-        this.#buffer.push({ seq: params.seq as number, params })
+        this.#log.append({ seq: params.seq as number, params })
         this.#broadcast(notification(NOTIFICATION.partialResult, params))
-        if (this.#buffer.length >= LOG_BATCH_SIZE) this.#flush()
-        else this.#flushTimer ??= setTimeout(() => this.#flush(), LOG_FLUSH_MS)
         return Promise.resolve()
       },
-      stats: () => ({ ...this.#stats }),
+      stats: () => ({ ...this.#log.stats }),
     }
-  }
-
-  /** Write buffered partial results in one batch (with the record's `nextSeq`). */
-  #flush(): void {
-    if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer)
-    this.#flushTimer = undefined
-    const record = this.#record
-    if (this.#buffer.length === 0 || !record) return
-    this.#store.appendLog(this.#buffer.splice(0), record)
   }
 
   #settle(outcome: TaskOutcome): void {
@@ -320,7 +304,7 @@ export class TaskEngine<Env> {
 
   /** Move to a terminal state: stop the run, flush the log, tell watchers. */
   #finish(record: TaskRecord, patch: Partial<TaskRecord>): void {
-    this.#flush()
+    this.#log.flush()
     record.inputRequests = undefined
     if (record.ttlMs !== null) record.purgeAt ??= record.createdAt + record.ttlMs
     this.#change(record, patch)

@@ -6,8 +6,10 @@
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import { createMcpServer, input } from '../../src/index.ts'
-import { EXPIRED_RETENTION_MS, LOG_BATCH_SIZE, TaskEngine } from '../../src/server/task-engine.ts'
-import type { LogItem, TaskRecord, TaskStore } from '../../src/server/task-engine.ts'
+import { EXPIRED_RETENTION_MS, TaskEngine } from '../../src/server/task-engine.ts'
+import type { TaskRecord, TaskStore } from '../../src/server/task-engine.ts'
+import { LOG_BATCH_SIZE } from '../../src/server/task-log.ts'
+import type { LogItem } from '../../src/server/task-log.ts'
 import type { TaskCall } from '../../src/server/tasks.ts'
 
 class MemoryStore implements TaskStore {

@@ -38,7 +38,11 @@ function wantsTask(tool: ToolEntry, call: Call): boolean {
       requiredCapabilities: capabilityObject(`extensions.${TASKS_EXTENSION}`),
     })
   }
-  if (declared && !call.options.tasks) throw new Error('Task-capable tool called, but no task backend is configured')
+  if (declared && !call.options.tasks) {
+    // Without a backend the extension is not advertised; an optional tool simply runs inline.
+    if (tool.task.mode === 'optional') return false
+    throw new Error(`Tool "${tool.name}" runs only as a task, but no task backend is configured (mcp options.services)`)
+  }
   return declared
 }
 
