@@ -50,6 +50,8 @@ export async function* readSse(body: ReadableStream<Uint8Array>): AsyncGenerator
       }
     }
   } finally {
+    // A consumer that stops early closes the stream: for the server that is cancellation.
+    await reader.cancel().catch(() => {})
     reader.releaseLock()
   }
 }

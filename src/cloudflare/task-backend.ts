@@ -22,7 +22,10 @@ async function pump(
   signal: AbortSignal,
 ): Promise<void> {
   const reader = stream.pipeThrough(new TextDecoderStream()).getReader()
-  signal.addEventListener('abort', () => void reader.cancel().catch(() => {}))
+  const stop = () => void reader.cancel().catch(() => {})
+  // The listen request may already be gone: an abort event is not replayed for late listeners.
+  if (signal.aborted) return stop()
+  signal.addEventListener('abort', stop, { once: true })
   let pending = ''
   try {
     for (;;) {
@@ -62,15 +65,13 @@ export function durableTasks(namespace: TaskNamespace): TaskBackend {
       return taskId.length <= MAX_TASK_ID_LENGTH && stubFor(namespace, taskId).cancel(principal)
     },
     async watch(taskIds, principal, sink, signal) {
-      const watched: string[] = []
-      for (const taskId of new Set(taskIds)) {
-        if (taskId.length > MAX_TASK_ID_LENGTH) continue
-        const stream = await stubFor(namespace, taskId).watch(principal)
-        if (!stream) continue
-        watched.push(taskId)
-        void pump(stream, sink, signal)
-      }
-      return watched
+      const wanted = [...new Set(taskIds)].filter((taskId) => taskId.length <= MAX_TASK_ID_LENGTH)
+      const streams = await Promise.all(wanted.map((taskId) => stubFor(namespace, taskId).watch(principal)))
+      return wanted.filter((_taskId, index) => {
+        const stream = streams[index]
+        if (stream) void pump(stream, sink, signal)
+        return Boolean(stream)
+      })
     },
   }
 }

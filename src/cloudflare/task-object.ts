@@ -25,19 +25,37 @@ const encoder = new TextEncoder()
 
 class SqliteTaskStore implements TaskStore {
   readonly #storage: DurableObjectStorage
+  #tables = false
 
   constructor(storage: DurableObjectStorage) {
     this.#storage = storage
-    storage.sql.exec(`CREATE TABLE IF NOT EXISTS task (id INTEGER PRIMARY KEY CHECK (id = 0), record TEXT NOT NULL);
+  }
+
+  /**
+   * Whether this object holds a task. Tables are made on the first write only, so a lookup of a
+   * made-up task id writes nothing.
+   */
+  #exists(): boolean {
+    this.#tables ||=
+      this.#storage.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'task'").toArray().length > 0
+    return this.#tables
+  }
+
+  #ensureTables(): void {
+    if (this.#exists()) return
+    this.#storage.sql.exec(`CREATE TABLE IF NOT EXISTS task (id INTEGER PRIMARY KEY CHECK (id = 0), record TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS partial_log (seq INTEGER PRIMARY KEY, params TEXT NOT NULL);`)
+    this.#tables = true
   }
 
   load(): TaskRecord | undefined {
+    if (!this.#exists()) return undefined
     const row = this.#storage.sql.exec<{ record: string }>('SELECT record FROM task WHERE id = 0').toArray()[0]
     return row ? (JSON.parse(row.record) as TaskRecord) : undefined
   }
 
   save(record: TaskRecord): void {
+    this.#ensureTables()
     this.#storage.sql.exec('INSERT OR REPLACE INTO task (id, record) VALUES (0, ?)', JSON.stringify(record))
   }
 
@@ -55,6 +73,7 @@ class SqliteTaskStore implements TaskStore {
   }
 
   readLog(from: number, limit: number): LogItem[] {
+    if (!this.#exists()) return []
     return this.#storage.sql
       .exec<{ seq: number; params: string }>(
         'SELECT seq, params FROM partial_log WHERE seq >= ? ORDER BY seq LIMIT ?',
@@ -68,6 +87,7 @@ class SqliteTaskStore implements TaskStore {
   async deleteAll(): Promise<void> {
     await this.#storage.deleteAlarm()
     await this.#storage.deleteAll()
+    this.#tables = false
   }
 
   async setAlarm(at: number): Promise<void> {

@@ -74,13 +74,20 @@ function rejection(error: McpError, id: RequestId | undefined, extra?: Record<st
 export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOptions<Env> = {}) {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
   const keepaliveMs = options.keepaliveMs ?? KEEPALIVE_INTERVAL_MS
-  const services = new WeakMap<object, McpServices>()
-  const servicesFor = (env: Env): McpServices => {
+  // Built once per isolate and env. A configuration error (a missing secret or binding) is kept
+  // too: it is logged once, with its instructions, and every request gets a plain 500.
+  const services = new WeakMap<object, McpServices | Error>()
+  const servicesFor = (env: Env): McpServices | Error => {
     if (!options.services) return {}
     const key = (env ?? services) as object
     let found = services.get(key)
     if (!found) {
-      found = options.services(env)
+      try {
+        found = options.services(env)
+      } catch (error) {
+        found = error instanceof Error ? error : new Error(String(error))
+        console.error(`[mcp-edge] server misconfigured: ${found.message}`)
+      }
       services.set(key, found)
     }
     return found
@@ -90,6 +97,8 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
     : 'Bearer realm="mcp"'
 
   return async function handle(request: Request, env: Env): Promise<Response> {
+    const configured = servicesFor(env)
+    if (configured instanceof Error) return rejection(new McpError('misconfigured'), undefined)
     if (request.method !== 'POST') {
       // streamable-http: GET and DELETE get 405 in this revision (no GET stream, no sessions).
       return rejection(new McpError('methodNotAllowed'), undefined, { allow: 'POST' })
@@ -127,7 +136,7 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
         meta,
         principal,
         env,
-        services: servicesFor(env),
+        services: configured,
         keepaliveMs,
         stream: options.stream,
       })

@@ -35,13 +35,11 @@ export const HEADER = {
   method: 'mcp-method',
   name: 'mcp-name',
   paramPrefix: 'mcp-param-',
-  sessionId: 'mcp-session-id',
   accept: 'accept',
   contentType: 'content-type',
   contentLength: 'content-length',
   origin: 'origin',
   host: 'host',
-  authorization: 'authorization',
 } as const
 
 /** Client requests of the 2026-07-28 revision plus the Tasks extension. */
@@ -67,7 +65,6 @@ export type MethodName = (typeof METHOD)[keyof typeof METHOD]
 export const NOTIFICATION = {
   progress: 'notifications/progress',
   message: 'notifications/message',
-  cancelled: 'notifications/cancelled',
   toolsListChanged: 'notifications/tools/list_changed',
   promptsListChanged: 'notifications/prompts/list_changed',
   resourcesListChanged: 'notifications/resources/list_changed',

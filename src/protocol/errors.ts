@@ -31,6 +31,8 @@ export const ERROR_KINDS = {
     message: 'Not Acceptable: Accept must list application/json and text/event-stream',
   },
   payloadTooLarge: { code: -32600, status: 413, message: 'Request body too large' },
+  /** The Worker cannot serve at all (a missing secret or binding); the details are in its logs. */
+  misconfigured: { code: -32603, status: 500, message: 'Server misconfigured: see the server logs' },
   unsupportedMediaType: { code: -32600, status: 415, message: 'Unsupported Media Type: use application/json' },
 } as const satisfies Record<string, { code: number; status: number; message: string }>
 

@@ -2,6 +2,7 @@
  * Client capability checks, per request (basic/index.mdx: "Servers MUST NOT infer capabilities
  * from prior requests"). Paths name a capability the way `data.requiredCapabilities` spells it.
  */
+import { McpError } from '../protocol/errors.ts'
 import { isObject } from '../protocol/jsonrpc.ts'
 import type { ClientCapabilities, JsonObject } from '../protocol/types.ts'
 import type { CapabilityPath } from './types.ts'
@@ -27,6 +28,17 @@ export function supports(capabilities: ClientCapabilities, path: CapabilityPath)
 export function capabilityObject(path: CapabilityPath): ClientCapabilities {
   const [head, tail] = splitPath(path)
   return tail === undefined ? { [head]: {} } : { [head]: { [tail]: {} } }
+}
+
+/**
+ * The -32021 error for capabilities a request needs but did not declare, with
+ * `data.requiredCapabilities` as a `ClientCapabilities` object (basic/index.mdx).
+ */
+export function missingCapabilities(paths: readonly CapabilityPath[], what: string): McpError {
+  const requiredCapabilities = mergeCapabilities(paths.map(capabilityObject))
+  return new McpError('missingCapability', `${what} needs client capabilities that were not declared: ${paths.join(', ')}`, {
+    requiredCapabilities,
+  })
 }
 
 /** Merge capability objects (two levels deep, which is all `ClientCapabilities` uses). */

@@ -9,7 +9,8 @@
 import { McpError } from '../protocol/errors.ts'
 import { isObject } from '../protocol/jsonrpc.ts'
 import type { ClientCapabilities } from '../protocol/types.ts'
-import { capabilityObject, mergeCapabilities, supports } from './capabilities.ts'
+import { missingCapabilities, supports } from './capabilities.ts'
+import type { CapabilityPath } from './types.ts'
 import type { InputRequest, InputResponses, InputSpecs } from './input.ts'
 
 /** Thrown by `ask` when answers are missing. Handlers should let it propagate. */
@@ -74,7 +75,7 @@ export class InputRound {
     }
     const out: Record<string, unknown> = {}
     const missing: Record<string, InputRequest> = {}
-    const undeclared: ClientCapabilities[] = []
+    const undeclared: CapabilityPath[] = []
     for (const [key, spec] of Object.entries(specs)) {
       const { found, value } = this.#answer(key)
       if (found) {
@@ -84,19 +85,12 @@ export class InputRound {
       }
       missing[key] = spec.request
       for (const path of spec.requires) {
-        if (!supports(this.#capabilities, path)) undeclared.push(capabilityObject(path))
+        if (!supports(this.#capabilities, path) && !undeclared.includes(path)) undeclared.push(path)
       }
     }
-    if (undeclared.length > 0) {
-      // mrtr.mdx rule 6: never send an input type the request did not declare; a handler that
-      // cannot go on without it gets -32021 (basic/index.mdx).
-      const requiredCapabilities = mergeCapabilities(undeclared)
-      throw new McpError(
-        'missingCapability',
-        `This request needs client capabilities it did not declare: ${JSON.stringify(requiredCapabilities)}`,
-        { requiredCapabilities },
-      )
-    }
+    // mrtr.mdx rule 6: never send an input type the request did not declare; a handler that
+    // cannot go on without it gets -32021 (basic/index.mdx).
+    if (undeclared.length > 0) throw missingCapabilities(undeclared, 'This request')
     if (Object.keys(missing).length === 0) return out as InputResponses<Specs>
     if (this.#wait) {
       Object.assign(this.#responses, await this.#wait(missing))

@@ -52,10 +52,6 @@ function enqueue(listener: Listener, message: JsonRpcNotification, same: (pendin
 export class ListenHub {
   readonly #listeners = new Set<Listener>()
 
-  get size(): number {
-    return this.#listeners.size
-  }
-
   add(subscriptionId: RequestId, filter: SubscriptionFilter): { listener: Listener; remove: () => void } {
     const listener: Listener = { subscriptionId, filter, inbox: [] }
     this.#listeners.add(listener)

@@ -100,7 +100,8 @@ export class Outbox {
   pushPartial(token: string | number, chunk: PartialChunk, extra: Record<string, unknown> = {}): void {
     if (this.#closed) return
     this.stats.emitted++
-    const bytes = ENVELOPE_BYTES + contentBytes(chunk.content) + (chunk.structuredContent === undefined ? 0 : 64)
+    const structured = chunk.structuredContent === undefined ? 0 : JSON.stringify(chunk.structuredContent).length
+    const bytes = ENVELOPE_BYTES + contentBytes(chunk.content) + structured
     const last = this.#queue.at(-1)
     // Merge only while the merged chunk stays small, so merging can never beat the byte budget.
     const small = last !== undefined && last.bytes + bytes - ENVELOPE_BYTES <= this.#maxBytes / 4

@@ -170,7 +170,7 @@ export class RequestStateCodec {
    */
   async open(token: unknown, binding: StateBinding): Promise<OpenedState> {
     const payload = await this.#verify(token)
-    if (typeof payload === 'string') throw this.#reject(payload)
+    if (typeof payload === 'string') throw this.reject(payload)
     const now = this.#now()
     if (payload.exp <= now) return this.#fail(`expired ${now - payload.exp} ms ago`)
     if (payload.iat > now + 60_000) return this.#fail('issued in the future')
@@ -221,13 +221,14 @@ export class RequestStateCodec {
     return isPayload(payload) ? payload : 'payload has the wrong shape'
   }
 
-  #reject(reason: string): McpError {
+  /** The generic -32602 for a refused state; the reason goes to `onReject` only. */
+  reject(reason: string): McpError {
     this.#onReject(reason)
     return new McpError('invalidParams', 'Invalid params: invalid requestState')
   }
 
   #fail(reason: string): never {
-    throw this.#reject(reason)
+    throw this.reject(reason)
   }
 }
 

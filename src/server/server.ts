@@ -14,7 +14,7 @@ import { errorResponse, resultResponse } from '../protocol/jsonrpc.ts'
 import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import { readLogLevel } from '../protocol/meta.ts'
 import type { RequestMeta } from '../protocol/types.ts'
-import { supports, capabilityObject } from './capabilities.ts'
+import { missingCapabilities, supports } from './capabilities.ts'
 import type { Call, HandleOptions, MethodTable } from './dispatch.ts'
 import { toErrorObject } from './errors.ts'
 import { ListenHub } from './listen-hub.ts'
@@ -40,6 +40,8 @@ export const DEFAULT_LIST_CACHE: CacheHint = { ttlMs: 5 * 60 * 1000, cacheScope:
 /** A listen stream ends gracefully after this long; the client may open a new one. */
 export const DEFAULT_LISTEN_TIMEOUT_MS = 10 * 60 * 1000
 
+type Listed = 'tools' | 'resources' | 'templates' | 'prompts'
+
 /** A response and the HTTP status it should ride on when sent as plain JSON. */
 export interface Handled {
   message: JsonRpcResponse
@@ -58,6 +60,8 @@ export class McpServer<Env = unknown> {
   readonly prompts = new Map<string, PromptEntry<Env>>()
   readonly hub = new ListenHub()
   readonly #methods: MethodTable = createMethodTable()
+  /** Wire definitions per registry, built on first list and dropped on every registration. */
+  readonly #listed = new Map<Listed, unknown[]>()
 
   constructor(options: ServerOptions) {
     const { instructions, pageSize, listCache, listenTimeoutMs, ...info } = options
@@ -81,6 +85,7 @@ export class McpServer<Env = unknown> {
       handler as unknown as ToolEntry<Env>['handler'],
     )
     this.tools.set(name, entry)
+    this.#listed.clear()
     this.hub.listChanged('tools')
     return this
   }
@@ -89,6 +94,7 @@ export class McpServer<Env = unknown> {
   resource(uri: string, options: ResourceOptions, handler: ResourceHandler<Env>): this {
     if (this.resources.has(uri)) throw new Error(`Resource "${uri}" is already registered`)
     this.resources.set(uri, buildResourceEntry(uri, options, handler))
+    this.#listed.clear()
     this.hub.listChanged('resources')
     return this
   }
@@ -97,6 +103,7 @@ export class McpServer<Env = unknown> {
   resourceTemplate(uriTemplate: string, options: ResourceTemplateOptions<Env>, handler: ResourceTemplateHandler<Env>): this {
     if (this.templates.has(uriTemplate)) throw new Error(`Resource template "${uriTemplate}" is already registered`)
     this.templates.set(uriTemplate, buildTemplateEntry(uriTemplate, options, handler))
+    this.#listed.clear()
     this.hub.listChanged('resources')
     return this
   }
@@ -108,6 +115,7 @@ export class McpServer<Env = unknown> {
   ): this {
     if (this.prompts.has(name)) throw new Error(`Prompt "${name}" is already registered`)
     this.prompts.set(name, buildPromptEntry<Env>(name, options, handler as PromptEntry<Env>['handler']))
+    this.#listed.clear()
     this.hub.listChanged('prompts')
     return this
   }
@@ -115,7 +123,10 @@ export class McpServer<Env = unknown> {
   /** Remove a tool; open listen streams hear `notifications/tools/list_changed`. */
   removeTool(name: string): boolean {
     const removed = this.tools.delete(name)
-    if (removed) this.hub.listChanged('tools')
+    if (removed) {
+      this.#listed.clear()
+      this.hub.listChanged('tools')
+    }
     return removed
   }
 
@@ -127,6 +138,16 @@ export class McpServer<Env = unknown> {
   /** Tell listen streams subscribed to `uri` (or a parent of it) that it changed. */
   notifyResourceUpdated(uri: string): void {
     this.hub.resourceUpdated(uri)
+  }
+
+  /** The wire definitions of one registry, in registration order (the list methods page through it). */
+  listed(kind: Listed): readonly unknown[] {
+    let list = this.#listed.get(kind)
+    if (!list) {
+      list = [...this[kind].values()].map((entry) => entry.definition)
+      this.#listed.set(kind, list)
+    }
+    return list
   }
 
   /** The `Mcp-Param-*` headers a tool's arguments must be mirrored in (empty for unknown tools). */
@@ -151,9 +172,7 @@ export class McpServer<Env = unknown> {
         throw new McpError('methodNotFound', `Method not found: ${request.method}`)
       }
       if (entry.requires !== undefined && !supports(meta.clientCapabilities, entry.requires)) {
-        throw new McpError('missingCapability', `${request.method} needs the client capability ${entry.requires}`, {
-          requiredCapabilities: capabilityObject(entry.requires),
-        })
+        throw missingCapabilities([entry.requires], request.method)
       }
       const call: Call<Env> = {
         server: this,

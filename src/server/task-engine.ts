@@ -15,6 +15,7 @@
  * over files. The log's batching lives in task-log.ts.
  */
 import { NOTIFICATION } from '../protocol/constants.ts'
+import { McpError } from '../protocol/errors.ts'
 import type { JsonRpcErrorObject } from '../protocol/errors.ts'
 import { notification } from '../protocol/jsonrpc.ts'
 import type { JsonRpcNotification } from '../protocol/jsonrpc.ts'
@@ -53,7 +54,7 @@ export interface TaskRecord {
 
 const LOST_RUN: TaskOutcome = {
   status: 'failed',
-  error: { code: -32603, message: 'Task run was lost' },
+  error: new McpError('internalError', 'Task run was lost').toJSON(),
   statusMessage: 'The task was interrupted by a runtime restart',
 }
 
@@ -88,7 +89,8 @@ export class TaskEngine<Env> {
   #loaded = false
   #running: Promise<void> | undefined
   #abort: AbortController | undefined
-  #waiter: Waiter | undefined
+  /** Handlers suspended in `ctx.ask`, each waiting for its own keys (parallel asks are allowed). */
+  readonly #waiters = new Set<Waiter>()
   readonly #answers: Record<string, unknown> = {}
   readonly #log = new TaskLog((items) => {
     if (this.#record) this.#store.appendLog(items, this.#record)
@@ -173,19 +175,19 @@ export class TaskEngine<Env> {
       this.#answers[key] = value
       delete outstanding[key]
     }
-    if (Object.keys(outstanding).length > 0) {
-      this.#change(record, {})
-      return true
-    }
-    const waiter = this.#waiter
-    if (!waiter) {
+    if (this.#waiters.size === 0) {
+      // Answers arrived but no handler is waiting here: the run was lost to a restart.
       this.#settle(LOST_RUN)
       return true
     }
-    this.#waiter = undefined
-    record.inputRequests = undefined
-    this.#change(record, { status: 'working' })
-    waiter.resolve(Object.fromEntries(waiter.keys.map((key) => [key, this.#answers[key]])))
+    const done = Object.keys(outstanding).length === 0
+    if (done) record.inputRequests = undefined
+    this.#change(record, done ? { status: 'working' } : {})
+    for (const waiter of this.#waiters) {
+      if (!waiter.keys.every((key) => Object.hasOwn(this.#answers, key))) continue
+      this.#waiters.delete(waiter)
+      waiter.resolve(Object.fromEntries(waiter.keys.map((key) => [key, this.#answers[key]])))
+    }
     return true
   }
 
@@ -241,7 +243,7 @@ export class TaskEngine<Env> {
     this.#finish(record, {
       status: 'failed',
       statusMessage: 'Task expired',
-      error: { code: -32603, message: 'Task expired before it finished' },
+      error: new McpError('internalError', 'Task expired before it finished').toJSON(),
       purgeAt: this.#now() + EXPIRED_RETENTION_MS,
     })
   }
@@ -249,6 +251,11 @@ export class TaskEngine<Env> {
   async #run(record: TaskRecord): Promise<void> {
     const abort = new AbortController()
     this.#abort = abort
+    // The alarm is busy with this run, so the ttl is kept by a timer while it lasts.
+    const expiry =
+      record.ttlMs === null
+        ? undefined
+        : setTimeout(() => this.#expireIfDue(record), Math.max(0, record.createdAt + record.ttlMs - this.#now()))
     const host = {
       taskId: record.taskId,
       signal: abort.signal,
@@ -259,8 +266,9 @@ export class TaskEngine<Env> {
     try {
       outcome = await runTaskCall(this.#server, record.call, this.#env, host)
     } catch (error) {
-      outcome = { status: 'failed', error: { code: -32603, message: 'Internal error' }, statusMessage: String(error) }
+      outcome = { status: 'failed', error: new McpError('internalError').toJSON(), statusMessage: String(error) }
     }
+    if (expiry !== undefined) clearTimeout(expiry)
     this.#running = undefined
     this.#settle(outcome)
   }
@@ -276,7 +284,7 @@ export class TaskEngine<Env> {
     record.inputRequests = { ...record.inputRequests, ...requests }
     this.#change(record, { status: 'input_required' })
     return new Promise((resolve, reject) => {
-      this.#waiter = { keys, resolve, reject }
+      this.#waiters.add({ keys, resolve, reject })
     })
   }
 
@@ -309,8 +317,8 @@ export class TaskEngine<Env> {
     if (record.ttlMs !== null) record.purgeAt ??= record.createdAt + record.ttlMs
     this.#change(record, patch)
     this.#abort?.abort()
-    this.#waiter?.reject(new Error(`Task ${patch.status}`))
-    this.#waiter = undefined
+    for (const waiter of this.#waiters) waiter.reject(new Error(`Task ${patch.status}`))
+    this.#waiters.clear()
   }
 
   #change(record: TaskRecord, patch: Partial<TaskRecord>): void {

@@ -6,7 +6,7 @@
  * `ctx.partial` appends to the task's log instead of a stream.
  */
 import type { JsonRpcErrorObject } from '../protocol/errors.ts'
-import { isMcpError } from '../protocol/errors.ts'
+import { isMcpError, McpError } from '../protocol/errors.ts'
 import type { JsonRpcNotification } from '../protocol/jsonrpc.ts'
 import type { ClientCapabilities, Implementation, RequestMeta } from '../protocol/types.ts'
 import { supports } from './capabilities.ts'
@@ -157,7 +157,7 @@ function taskMeta(call: TaskCall): RequestMeta {
  */
 export async function runTaskCall<Env>(server: McpServer<Env>, call: TaskCall, env: Env, host: TaskHost): Promise<TaskOutcome> {
   const tool = server.tools.get(call.tool) as ToolEntry<unknown> | undefined
-  if (!tool) return failed({ code: -32602, message: `Unknown tool: ${call.tool}` })
+  if (!tool) return failed(new McpError('invalidParams', `Unknown tool: ${call.tool}`).toJSON())
   const meta = taskMeta(call)
   const scope = new RequestScope<unknown>({
     requestId: host.taskId,
@@ -182,7 +182,7 @@ export async function runTaskCall<Env>(server: McpServer<Env>, call: TaskCall, e
   } catch (error) {
     if (error instanceof ToolError) return { status: 'completed', result: server.decorate(toolError(error.message)) }
     // Cancelled or expired: the task is already terminal and this outcome is discarded.
-    if (host.signal.aborted) return failed({ code: -32603, message: 'Task stopped' })
+    if (host.signal.aborted) return failed(new McpError('internalError', 'Task stopped').toJSON())
     return failed(toErrorObject(error, `task ${host.taskId}`), isMcpError(error) ? error.message : 'Internal error')
   }
 }

@@ -68,8 +68,9 @@ export interface ToolContext<Env = unknown, Prep = unknown> extends RequestConte
   readonly prepared: Prep
   /**
    * Stream a partial result (SEP-2998). A no-op unless this request declared `partialResults`
-   * and carried a `partialResultToken`. The promise resolves when the stream has room again;
-   * awaiting it gives lossless backpressure, ignoring it lets the runtime coalesce or drop.
+   * and carried a `partialResultToken`. The promise resolves when the stream has room again:
+   * awaiting it keeps every chunk (as long as each is under half the stream's byte budget);
+   * ignoring it lets the runtime merge or drop chunks for a slow reader.
    */
   partial(chunk: PartialChunk | string): Promise<void>
   /** Counters of this call's partial-result stream. */
@@ -111,10 +112,10 @@ export interface ToolOptions<In extends ObjectSchema | JsonSchemaInput, Out exte
   /** The tool streams partial results: advertises `annotations.streamingHint`. */
   streaming?: boolean | { assemble?: boolean }
   /**
-   * Task support. `optional`: a task when the client declared the extension and the call has
-   * not finished within `budgetMs`; `always`: only as a task.
+   * Task support (Tasks extension). `optional`: a task when this request declared the extension,
+   * a plain call otherwise; `always`: only as a task (-32021 for clients without it).
    */
-  task?: TaskMode | { mode: TaskMode; budgetMs?: number; ttlMs?: number; pollIntervalMs?: number }
+  task?: TaskMode | { mode: TaskMode; ttlMs?: number | null; pollIntervalMs?: number }
   /** Client capabilities the tool cannot run without; missing ones get -32021 before it runs. */
   requires?: CapabilityPath[]
   /** Require that each sealed `requestState` of this tool is redeemed once only. */

@@ -20,6 +20,7 @@ describe('the error table', () => {
       methodNotAllowed: [-32600, 405],
       notAcceptable: [-32600, 406],
       payloadTooLarge: [-32600, 413],
+      misconfigured: [-32603, 500],
       unsupportedMediaType: [-32600, 415],
     })
   })

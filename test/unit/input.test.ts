@@ -212,9 +212,7 @@ describe('InputRound.ask', () => {
     expect(error.code).toBe(-32021)
     expect(error.status).toBe(400)
     expect(error.data).toEqual({ requiredCapabilities: { elicitation: { url: {} }, sampling: {} } })
-    expect(error.message).toBe(
-      'This request needs client capabilities it did not declare: {"elicitation":{"url":{}},"sampling":{}}',
-    )
+    expect(error.message).toBe('This request needs client capabilities that were not declared: elicitation.url, sampling')
     expect(round.pending).toBeUndefined()
   })
 

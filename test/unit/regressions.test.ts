@@ -80,3 +80,38 @@ describe('regressions', () => {
     expect(listener.inbox.at(-1)?.method).toBe('notifications/tools/list_changed')
   })
 })
+
+describe('regressions found in review', () => {
+  it('counts structuredContent in the byte budget of a stream', () => {
+    const outbox = new Outbox({ maxBufferedBytes: 100_000 })
+    const big = { rows: 'r'.repeat(10_000) }
+    for (let i = 0; i < 200; i++) outbox.pushPartial('t', { content: [], structuredContent: big })
+    expect(outbox.stats.peakBufferedBytes).toBeLessThanOrEqual(100_000)
+    expect(outbox.stats.dropped).toBeGreaterThan(150)
+  })
+})
+
+describe('configuration errors, found in review', () => {
+  it('answers 500 with a generic error when the env-dependent services cannot be built, and builds them once', async () => {
+    const { createMcpHandler } = await import('../../src/http/handler.ts')
+    const { createKeyRing } = await import('../../src/server/request-state.ts')
+    let builds = 0
+    const handle = createMcpHandler(createMcpServer<{ KEYS?: string }>({ name: 's', version: '1' }), {
+      services: (env: { KEYS?: string }) => {
+        builds++
+        createKeyRing(env.KEYS)
+        return {}
+      },
+    })
+    const env = {}
+    for (let i = 0; i < 2; i++) {
+      const response = await handle(new Request('http://127.0.0.1/mcp', { method: 'POST', body: '{}' }), env)
+      expect(response.status).toBe(500)
+      expect(await response.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32603, message: 'Server misconfigured: see the server logs' },
+      })
+    }
+    expect(builds).toBe(1)
+  })
+})

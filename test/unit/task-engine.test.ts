@@ -185,3 +185,41 @@ describe('TaskEngine', () => {
     })
   })
 })
+
+describe('TaskEngine, found in review', () => {
+  it('keeps the ttl while a run is live: an overdue run is failed and its signal aborted', async () => {
+    const store = new MemoryStore()
+    const tasks = new TaskEngine(server, {}, store)
+    await tasks.create('t7', call('gated', {}, { ttlMs: 50 }))
+    await tasks.alarm()
+    expect((await tasks.get('alice'))?.task).toMatchObject({ status: 'failed', statusMessage: 'Task expired' })
+  })
+
+  it('serves two asks in flight at once, each resolving when its own keys are answered', async () => {
+    const parallel = createMcpServer({ name: 'parallel', version: '1' }).tool(
+      'two_asks',
+      { input: z.object({}), task: 'always' },
+      async (_args, ctx) => {
+        const [a, b] = await Promise.all([
+          ctx.ask({ a: input.form('A?', z.object({ v: z.string() })) }),
+          ctx.ask({ b: input.form('B?', z.object({ v: z.string() })) }),
+        ])
+        return { content: [{ type: 'text', text: `${a.a.action}+${b.b.action}` }] }
+      },
+    )
+    const store = new MemoryStore()
+    const tasks = new TaskEngine(parallel, {}, store)
+    await tasks.create('t8', call('two_asks'))
+    const running = tasks.alarm()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(Object.keys((await tasks.get('alice'))?.task.inputRequests ?? {})).toEqual(['a', 'b'])
+    tasks.update('alice', { b: { action: 'decline' } })
+    expect((await tasks.get('alice'))?.task.status).toBe('input_required')
+    tasks.update('alice', { a: { action: 'cancel' } })
+    await running
+    expect((await tasks.get('alice'))?.task).toMatchObject({
+      status: 'completed',
+      result: { content: [{ type: 'text', text: 'cancel+decline' }] },
+    })
+  })
+})

@@ -249,7 +249,7 @@ describe('the task-mode partial-result log', () => {
         URL,
         'subscriptions/listen',
         { notifications: { taskIds: [task.taskId, 'not-a-task'] } },
-        { id: 'listen-tasks', capabilities: TASKS, headers: as('alice') },
+        { id: 'listen-tasks', capabilities: WITH_PARTIALS, headers: as('alice') },
       ),
     )
     try {
@@ -270,6 +270,37 @@ describe('the task-mode partial-result log', () => {
     } finally {
       await stream.close()
     }
+  })
+
+  it('sends status notifications but no partial results to a listener that did not declare partialResults', async () => {
+    const task = await create(
+      'stream_task',
+      { chunks: 4, delayMs: 40 },
+      { capabilities: WITH_PARTIALS, meta: { partialResultToken: 'quiet' } },
+    )
+    const stream = await openStream(
+      fetcher,
+      buildRequest(
+        URL,
+        'subscriptions/listen',
+        { notifications: { taskIds: [task.taskId] } },
+        { capabilities: TASKS, headers: as('alice') },
+      ),
+    )
+    try {
+      expect((await stream.next()).params?.notifications).toEqual({ taskIds: [task.taskId] })
+      const seen: any[] = []
+      while (!seen.some((message) => terminal(message.params))) seen.push(await stream.next())
+      expect(new Set(seen.map((message) => message.method))).toEqual(new Set(['notifications/tasks']))
+    } finally {
+      await stream.close()
+    }
+  })
+
+  it('rejects a subscription to more than 100 tasks with -32602', async () => {
+    const taskIds = Array.from({ length: 101 }, (_, index) => `t-${index}`)
+    const { message } = await call('subscriptions/listen', { notifications: { taskIds } })
+    expect(message.error).toEqual({ code: -32602, message: 'Invalid params: at most 100 taskIds per subscription' })
   })
 
   it('does not let another principal watch the task', async () => {

@@ -39,11 +39,6 @@ export interface InputTarget {
   singleUse: boolean
 }
 
-function invalidState(reason: string): McpError {
-  console.warn(`[mcp-edge] requestState rejected: ${reason}`)
-  return new McpError('invalidParams', 'Invalid params: invalid requestState')
-}
-
 /**
  * Run `body` with a context whose `ask` can collect input across rounds.
  *
@@ -71,12 +66,15 @@ export async function runWithInput(
 
   let opened: OpenedState | undefined
   if (params.requestState !== undefined) {
-    if (!codec) throw invalidState('no requestState keys are configured on this server')
+    if (!codec) {
+      console.warn('[mcp-edge] requestState rejected: no requestState keys are configured on this server')
+      throw new McpError('invalidParams', 'Invalid params: invalid requestState')
+    }
     opened = await codec.open(params.requestState, await binding())
     if (target.singleUse) {
       if (!options.nonces) throw new Error(`"${target.target}" needs single-use state, but no nonce ledger is configured`)
       if (!(await options.nonces.redeem(opened.nonce, opened.expiresAt))) {
-        throw invalidState(`replayed state for ${target.target}`)
+        throw codec.reject(`replayed state for ${target.target}`)
       }
     }
   }

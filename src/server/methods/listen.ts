@@ -10,14 +10,20 @@ import { McpError } from '../../protocol/errors.ts'
 import { isObject, notification } from '../../protocol/jsonrpc.ts'
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
 import type { SubscriptionFilter } from '../../protocol/types.ts'
-import { capabilityObject, supports } from '../capabilities.ts'
+import { missingCapabilities, supports } from '../capabilities.ts'
 import type { Call, MethodEntry } from '../dispatch.ts'
 import { LISTEN_POLL_MS, tag } from '../listen-hub.ts'
 import type { Listener } from '../listen-hub.ts'
 import type { Outbox } from '../outbox.ts'
 
+/** One listen stream watches at most this many tasks. */
+export const MAX_WATCHED_TASKS = 100
+
 function readFilter(value: unknown): SubscriptionFilter {
   if (!isObject(value)) throw new McpError('invalidParams', 'Invalid params: notifications (a subscription filter) is required')
+  if (Array.isArray(value.taskIds) && value.taskIds.length > MAX_WATCHED_TASKS) {
+    throw new McpError('invalidParams', `Invalid params: at most ${MAX_WATCHED_TASKS} taskIds per subscription`)
+  }
   for (const key of ['resourceSubscriptions', 'taskIds'] as const) {
     const list = value[key]
     if (list !== undefined && (!Array.isArray(list) || list.some((item) => typeof item !== 'string'))) {
@@ -43,15 +49,22 @@ function honour(call: Call, filter: SubscriptionFilter): SubscriptionFilter {
  * away or the stream's time is up.
  */
 async function relay(listener: Listener, outbox: Outbox, signal: AbortSignal, endAt: number): Promise<void> {
-  while (!signal.aborted && Date.now() < endAt) {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, Math.min(LISTEN_POLL_MS, Math.max(0, endAt - Date.now())))
-      signal.addEventListener('abort', () => {
-        clearTimeout(timer)
-        resolve()
+  let wake: (() => void) | undefined
+  const onAbort = () => wake?.()
+  signal.addEventListener('abort', onAbort)
+  try {
+    while (!signal.aborted && Date.now() < endAt) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(LISTEN_POLL_MS, Math.max(0, endAt - Date.now())))
+        wake = () => {
+          clearTimeout(timer)
+          resolve()
+        }
       })
-    })
-    for (const message of listener.inbox.splice(0)) outbox.push(message, { droppable: true })
+      for (const message of listener.inbox.splice(0)) outbox.push(message, { droppable: true })
+    }
+  } finally {
+    signal.removeEventListener('abort', onAbort)
   }
 }
 
@@ -63,9 +76,7 @@ export const listen: MethodEntry = {
     const outbox = options.outbox
     if (!outbox) throw new Error('subscriptions/listen needs a streaming transport')
     if (filter.taskIds !== undefined && !supports(meta.clientCapabilities, `extensions.${TASKS_EXTENSION}`)) {
-      throw new McpError('missingCapability', `taskIds needs the ${TASKS_EXTENSION} extension`, {
-        requiredCapabilities: capabilityObject(`extensions.${TASKS_EXTENSION}`),
-      })
+      throw missingCapabilities([`extensions.${TASKS_EXTENSION}`], 'A subscription to taskIds')
     }
     const subscription = { subscriptionId: request.id }
     const honoured = honour(call, filter)
@@ -73,7 +84,10 @@ export const listen: MethodEntry = {
     options.cancel.signal.addEventListener('abort', () => stop.abort())
     let held: JsonRpcNotification[] | undefined = []
     if (filter.taskIds !== undefined && options.tasks) {
+      // Partial results go only to a listener that declared partialResults itself (SEP-2998 §1).
+      const partials = supports(meta.clientCapabilities, 'partialResults')
       const forward = (message: JsonRpcNotification) => {
+        if (message.method === NOTIFICATION.partialResult && !partials) return
         const params = message.params as Record<string, unknown>
         const tagged = notification(message.method, { ...params, _meta: { ...(params._meta as object), ...tag(subscription) } })
         if (held) held.push(tagged)

@@ -12,11 +12,7 @@ export const promptsList: MethodEntry = {
   capability: 'prompts',
   inputRequired: false,
   async run({ server, params }) {
-    const page = paginate(
-      [...server.prompts.values()].map((entry) => entry.definition),
-      params.cursor,
-      server.pageSize,
-    )
+    const page = paginate(server.listed('prompts'), params.cursor, server.pageSize)
     return { prompts: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...server.listCache }
   },
 }

@@ -17,11 +17,7 @@ export const resourcesList: MethodEntry = {
   capability: 'resources',
   inputRequired: false,
   async run({ server, params }) {
-    const page = paginate(
-      [...server.resources.values()].map((entry) => entry.definition),
-      params.cursor,
-      server.pageSize,
-    )
+    const page = paginate(server.listed('resources'), params.cursor, server.pageSize)
     return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...server.listCache }
   },
 }
@@ -30,11 +26,7 @@ export const resourceTemplatesList: MethodEntry = {
   capability: 'resources',
   inputRequired: false,
   async run({ server, params }) {
-    const page = paginate(
-      [...server.templates.values()].map((entry) => entry.definition),
-      params.cursor,
-      server.pageSize,
-    )
+    const page = paginate(server.listed('templates'), params.cursor, server.pageSize)
     return { resourceTemplates: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...server.listCache }
   },
 }

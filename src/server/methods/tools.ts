@@ -7,7 +7,7 @@
 import { TASKS_EXTENSION } from '../../protocol/constants.ts'
 import { McpError } from '../../protocol/errors.ts'
 import type { CallToolResult } from '../../protocol/types.ts'
-import { capabilityObject, mergeCapabilities, supports } from '../capabilities.ts'
+import { missingCapabilities, supports } from '../capabilities.ts'
 import type { Call, MethodEntry } from '../dispatch.ts'
 import { ToolError } from '../errors.ts'
 import { paginate } from '../pagination.ts'
@@ -23,8 +23,7 @@ export const toolsList: MethodEntry = {
   capability: 'tools',
   inputRequired: false,
   async run({ server, params }) {
-    const definitions = [...server.tools.values()].map((tool) => tool.definition)
-    const page = paginate(definitions, params.cursor, server.pageSize)
+    const page = paginate(server.listed('tools'), params.cursor, server.pageSize)
     return { tools: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...server.listCache }
   },
 }
@@ -33,11 +32,8 @@ export const toolsList: MethodEntry = {
 function wantsTask(tool: ToolEntry, call: Call): boolean {
   if (tool.task.mode === 'never') return false
   const declared = supports(call.meta.clientCapabilities, `extensions.${TASKS_EXTENSION}`)
-  if (tool.task.mode === 'always' && !declared) {
-    throw new McpError('missingCapability', `Tool "${tool.name}" runs only as a task; declare the ${TASKS_EXTENSION} extension`, {
-      requiredCapabilities: capabilityObject(`extensions.${TASKS_EXTENSION}`),
-    })
-  }
+  if (tool.task.mode === 'always' && !declared)
+    throw missingCapabilities([`extensions.${TASKS_EXTENSION}`], `Tool "${tool.name}" (a task)`)
   if (declared && !call.options.tasks) {
     // Without a backend the extension is not advertised; an optional tool simply runs inline.
     if (tool.task.mode === 'optional') return false
@@ -73,12 +69,7 @@ export const toolsCall: MethodEntry = {
     if (!tool) throw new McpError('invalidParams', `Unknown tool: ${name}`)
     const args = asArguments(params.arguments, 'arguments')
     const missing = tool.requires.filter((path) => !supports(call.meta.clientCapabilities, path))
-    if (missing.length > 0) {
-      const requiredCapabilities = mergeCapabilities(missing.map(capabilityObject))
-      throw new McpError('missingCapability', `Tool "${name}" needs client capabilities: ${missing.join(', ')}`, {
-        requiredCapabilities,
-      })
-    }
+    if (missing.length > 0) throw missingCapabilities(missing, `Tool "${name}"`)
     const asTask = wantsTask(tool, call)
     return runWithInput(call, { target: name, args, singleUse: tool.singleUseState }, async (scope) => {
       const parsed = parseArguments(tool, args)
