@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { rpc } from '../support/mcp.ts'
-import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
+import { startAll, type WranglerServer } from '../support/wrangler.ts'
 
 const ELICIT = { elicitation: {} }
 const KEY_A = `a:${Buffer.alloc(32, 1).toString('base64')}`
@@ -120,12 +120,12 @@ describe('key rotation and expiry (dedicated wrangler dev instances)', () => {
   let shortLived: WranglerServer
 
   beforeAll(async () => {
-    ;[onlyA, rotated, onlyB, shortLived] = await Promise.all([
-      startWrangler({ config: 'test/fixture/wrangler.toml', vars: { MCP_STATE_KEYS: KEY_A } }),
-      startWrangler({ config: 'test/fixture/wrangler.toml', vars: { MCP_STATE_KEYS: `${KEY_B},${KEY_A}` } }),
-      startWrangler({ config: 'test/fixture/wrangler.toml', vars: { MCP_STATE_KEYS: KEY_B } }),
-      startWrangler({ config: 'test/fixture/wrangler.toml', vars: { FIXTURE_STATE_TTL_MS: '1000' } }),
-    ])
+    ;[onlyA, rotated, onlyB, shortLived] = (await startAll([
+      { config: 'test/fixture/wrangler.toml', vars: { MCP_STATE_KEYS: KEY_A } },
+      { config: 'test/fixture/wrangler.toml', vars: { MCP_STATE_KEYS: `${KEY_B},${KEY_A}` } },
+      { config: 'test/fixture/wrangler.toml', vars: { MCP_STATE_KEYS: KEY_B } },
+      { config: 'test/fixture/wrangler.toml', vars: { FIXTURE_STATE_TTL_MS: '1000' } },
+    ])) as [WranglerServer, WranglerServer, WranglerServer, WranglerServer]
   }, 180_000)
 
   afterAll(async () => {

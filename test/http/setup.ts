@@ -3,7 +3,7 @@
  * the template Worker, on free loopback ports, stopped (by process group) when the run ends.
  */
 import type { TestProject } from 'vitest/node'
-import { startWrangler } from '../support/wrangler.ts'
+import { startAll, type WranglerServer } from '../support/wrangler.ts'
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -13,10 +13,10 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [fixture, template] = await Promise.all([
-    startWrangler({ config: 'test/fixture/wrangler.toml' }),
-    startWrangler({ config: 'wrangler.toml' }),
-  ])
+  const [fixture, template] = (await startAll([{ config: 'test/fixture/wrangler.toml' }, { config: 'wrangler.toml' }])) as [
+    WranglerServer,
+    WranglerServer,
+  ]
   project.provide('fixtureUrl', fixture.url)
   project.provide('templateUrl', template.url)
   return async () => {

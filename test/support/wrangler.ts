@@ -161,3 +161,15 @@ async function startOnce(options: WranglerOptions): Promise<WranglerServer> {
   }
   return { url, port, pid, persistTo, logFile, stop }
 }
+
+/**
+ * Start several servers at once. If any fails, the ones that started are stopped before the
+ * error is thrown, so nothing outlives a failed setup.
+ */
+export async function startAll(options: WranglerOptions[]): Promise<WranglerServer[]> {
+  const started = await Promise.allSettled(options.map((option) => startWrangler(option)))
+  const failure = started.find((result) => result.status === 'rejected')
+  if (!failure) return started.map((result) => (result as PromiseFulfilledResult<WranglerServer>).value)
+  await Promise.all(started.map((result) => (result.status === 'fulfilled' ? result.value.stop() : undefined)))
+  throw failure.reason
+}
