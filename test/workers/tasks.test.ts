@@ -55,6 +55,27 @@ async function until(taskId: string, done: (task: any) => boolean, principal = '
 
 const terminal = (task: any) => ['completed', 'failed', 'cancelled'].includes(task?.status)
 
+/** A listen stream on `taskIds`, as `principal`; the caller closes it. */
+function listenTo(taskIds: string[], capabilities: Record<string, unknown>, principal = 'alice', id?: string) {
+  return openStream(
+    fetcher,
+    buildRequest(
+      URL,
+      'subscriptions/listen',
+      { notifications: { taskIds } },
+      { capabilities, headers: as(principal), ...(id ? { id } : {}) },
+    ),
+  )
+}
+
+/** Every message of a listen stream up to the notification that the task settled. */
+async function untilSettled(stream: Awaited<ReturnType<typeof listenTo>>) {
+  const seen: any[] = []
+  while (!seen.some((message) => message.method === 'notifications/tasks' && terminal(message.params)))
+    seen.push(await stream.next())
+  return seen
+}
+
 describe('tasks on Durable Objects', () => {
   it('returns a handle only once the task is durably created, then runs it to completion', async () => {
     const task = await create('slow_compute', { seconds: 0.05, label: 'x' })
@@ -243,21 +264,11 @@ describe('the task-mode partial-result log', () => {
       { chunks: 6, delayMs: 40 },
       { capabilities: WITH_PARTIALS, meta: { partialResultToken: 'live' } },
     )
-    const stream = await openStream(
-      fetcher,
-      buildRequest(
-        URL,
-        'subscriptions/listen',
-        { notifications: { taskIds: [task.taskId, 'not-a-task'] } },
-        { id: 'listen-tasks', capabilities: WITH_PARTIALS, headers: as('alice') },
-      ),
-    )
+    const stream = await listenTo([task.taskId, 'not-a-task'], WITH_PARTIALS, 'alice', 'listen-tasks')
     try {
       const ack = await stream.next()
       expect(ack.params?.notifications).toEqual({ taskIds: [task.taskId] })
-      const seen: any[] = []
-      while (!seen.some((message) => message.method === 'notifications/tasks' && terminal(message.params)))
-        seen.push(await stream.next())
+      const seen = await untilSettled(stream)
       for (const message of seen) {
         expect(message.params._meta['io.modelcontextprotocol/subscriptionId']).toBe('listen-tasks')
         expect(message.params.taskId).toBe(task.taskId)
@@ -278,19 +289,10 @@ describe('the task-mode partial-result log', () => {
       { chunks: 4, delayMs: 40 },
       { capabilities: WITH_PARTIALS, meta: { partialResultToken: 'quiet' } },
     )
-    const stream = await openStream(
-      fetcher,
-      buildRequest(
-        URL,
-        'subscriptions/listen',
-        { notifications: { taskIds: [task.taskId] } },
-        { capabilities: TASKS, headers: as('alice') },
-      ),
-    )
+    const stream = await listenTo([task.taskId], TASKS)
     try {
       expect((await stream.next()).params?.notifications).toEqual({ taskIds: [task.taskId] })
-      const seen: any[] = []
-      while (!seen.some((message) => terminal(message.params))) seen.push(await stream.next())
+      const seen = await untilSettled(stream)
       expect(new Set(seen.map((message) => message.method))).toEqual(new Set(['notifications/tasks']))
     } finally {
       await stream.close()
@@ -305,15 +307,7 @@ describe('the task-mode partial-result log', () => {
 
   it('does not let another principal watch the task', async () => {
     const task = await create('slow_compute', { seconds: 60, label: 'watched' })
-    const stream = await openStream(
-      fetcher,
-      buildRequest(
-        URL,
-        'subscriptions/listen',
-        { notifications: { taskIds: [task.taskId] } },
-        { capabilities: TASKS, headers: as('bob') },
-      ),
-    )
+    const stream = await listenTo([task.taskId], TASKS, 'bob')
     try {
       expect((await stream.next()).params?.notifications).toEqual({ taskIds: [] })
     } finally {

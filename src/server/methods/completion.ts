@@ -5,18 +5,13 @@
  */
 import { McpError } from '../../protocol/errors.ts'
 import { isObject } from '../../protocol/jsonrpc.ts'
-import type { MethodEntry } from '../dispatch.ts'
+import type { Call, MethodEntry } from '../dispatch.ts'
 import type { Completer } from '../types.ts'
 import { plainScope } from './context.ts'
 
 const MAX_VALUES = 100
 
-function findCompleter(
-  ref: Record<string, unknown>,
-  name: string,
-  call: Parameters<MethodEntry['run']>[0],
-): Completer<unknown> | undefined {
-  const { server } = call
+function findCompleter(ref: Record<string, unknown>, name: string, { server }: Call): Completer<unknown> | undefined {
   if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
     const prompt = server.prompts.get(ref.name)
     if (!prompt) throw new McpError('invalidParams', `Unknown prompt: ${ref.name}`)
