@@ -20,6 +20,7 @@ export interface Env {
   MCP_BEARER_TOKEN?: string
   MCP_TASKS: DurableObjectNamespace
   MCP_NONCES: DurableObjectNamespace
+  MCP_INPUT_RELAY: DurableObjectNamespace
 }
 
 // Fail at start-up, with instructions, when the requestState keys are missing or too short.
@@ -149,14 +150,19 @@ async function authenticate(request: Request, env: Env): Promise<Principal | und
   return crypto.subtle.timingSafeEqual(a as ArrayBuffer, b as ArrayBuffer) ? { subject: 'bearer' } : undefined
 }
 
-export const { McpTaskObject, McpNonceLedger } = createDurableObjects(server)
+export const { McpTaskObject, McpNonceLedger, McpInputRelay } = createDurableObjects(server)
 
 const app = new Hono<{ Bindings: Env }>()
 app.route(
   '/mcp',
   mcp(server, {
     authenticate,
-    services: cloudflareServices({ stateKeys: 'MCP_STATE_KEYS', tasks: 'MCP_TASKS', nonces: 'MCP_NONCES' }),
+    services: cloudflareServices({
+      stateKeys: 'MCP_STATE_KEYS',
+      tasks: 'MCP_TASKS',
+      nonces: 'MCP_NONCES',
+      inputRelay: 'MCP_INPUT_RELAY',
+    }),
   }),
 )
 

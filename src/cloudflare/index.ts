@@ -1,15 +1,17 @@
 /**
- * mcp-edge on Cloudflare: the Durable Object classes (task objects, the nonce ledger) and the
- * services that bind them and the state keys from the Worker environment.
+ * mcp-edge on Cloudflare: the Durable Object classes (task objects, the nonce ledger, the input
+ * relay of 2025-era clients) and the services that bind them and the state keys from the Worker
+ * environment.
  *
  * @example
- * export const { McpTaskObject, McpNonceLedger } = createDurableObjects(server)
+ * export const { McpTaskObject, McpNonceLedger, McpInputRelay } = createDurableObjects(server)
  * app.route('/mcp', mcp(server, { services: cloudflareServices({ stateKeys: 'MCP_STATE_KEYS', tasks: 'MCP_TASKS' }) }))
  */
-import type { McpServices } from '../http/handler.ts'
+import type { McpServices } from '../server/dispatch.ts'
 import { createKeyRing, RequestStateCodec } from '../server/request-state.ts'
 import type { RequestStateOptions } from '../server/request-state.ts'
 import type { McpServer } from '../server/server.ts'
+import { durableInputRelay, McpInputRelay } from './input-relay.ts'
 import { durableNonces, McpNonceLedger } from './nonce-ledger.ts'
 import { durableTasks } from './task-backend.ts'
 import { createTaskObjectClass } from './task-object.ts'
@@ -23,6 +25,12 @@ export interface CloudflareServicesConfig {
   tasks?: string
   /** Name of the Durable Object binding of the nonce ledger. */
   nonces?: string
+  /**
+   * Name of the Durable Object binding of the input relay, which routes a 2025-era client's
+   * answers to server-to-client requests to the isolate holding the call. Without it the relay
+   * works within one isolate only.
+   */
+  inputRelay?: string
 }
 
 /** Build `McpServices` from the Worker env by binding name. Missing bindings fail loudly. */
@@ -42,14 +50,16 @@ export function cloudflareServices<Env>(config: CloudflareServicesConfig): (env:
     if (config.tasks) services.tasks = durableTasks(binding(config.tasks))
     if (config.nonces)
       services.nonces = durableNonces(binding(config.nonces) as unknown as DurableObjectNamespace<McpNonceLedger>)
+    if (config.inputRelay)
+      services.inputRelay = durableInputRelay(binding(config.inputRelay) as unknown as DurableObjectNamespace<McpInputRelay>)
     return services
   }
 }
 
 /** The Durable Object classes of a server, to export from the Worker module. */
 export function createDurableObjects<Env>(server: McpServer<Env>) {
-  return { McpTaskObject: createTaskObjectClass(server), McpNonceLedger }
+  return { McpTaskObject: createTaskObjectClass(server), McpNonceLedger, McpInputRelay }
 }
 
-export { createTaskObjectClass, durableNonces, durableTasks, McpNonceLedger }
+export { createTaskObjectClass, durableInputRelay, durableNonces, durableTasks, McpInputRelay, McpNonceLedger }
 export type { TaskObjectRpc } from './task-object.ts'

@@ -1,38 +1,33 @@
 /**
- * Streamable HTTP for one MCP endpoint, on Web `Request`/`Response` (streamable-http.mdx). Turns
- * a POST into a parsed, validated request for the server and the server's answer into a JSON
- * response, or an SSE stream opened the moment the first notification goes out. Every protocol
- * decision is made in `src/server/` or `src/protocol/`; this file only translates.
+ * Streamable HTTP for one MCP endpoint, on Web `Request`/`Response` (streamable-http.mdx), serving
+ * both eras from the same URL. The checks every request passes are the same for both; then the era
+ * is decided per request (DESIGN "Two eras, one registry"): a body whose `_meta` carries
+ * `io.modelcontextprotocol/protocolVersion` (or a request naming a 2026 revision in its header) is
+ * the stateless 2026-07-28 lane (`modern.ts`); anything else is a 2025-era client on the legacy
+ * lane (`legacy.ts`), or, with `legacy: 'reject'`, gets -32022 naming the revision served. Every
+ * protocol decision is made in `src/server/` or `src/protocol/`; this file only translates.
  *
  * Order of checks (DESIGN "One request, end to end"): method (405) → Origin/Host (403) → Accept
- * (406) → authentication (401) → content type (415) → size (413) → JSON (-32700) → JSON-RPC shape
- * (-32600) → required `_meta` (-32602) → headers (-32020) → server (version, method, capability).
+ * (406) → authentication (401) → content type (415) → size (413) → JSON (-32700) → the lane.
  */
-import { METHOD } from '../protocol/constants.ts'
+import { HEADER, META, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { isMcpError, McpError } from '../protocol/errors.ts'
-import { classifyMessage, errorResponse, readableId } from '../protocol/jsonrpc.ts'
-import type { JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts'
-import { readRequestMeta } from '../protocol/meta.ts'
-import type { HandleOptions } from '../server/dispatch.ts'
-import { LazyAbort } from '../server/cancellation.ts'
-import { Outbox } from '../server/outbox.ts'
+import { isObject, readableId } from '../protocol/jsonrpc.ts'
+import type { RequestId } from '../protocol/jsonrpc.ts'
+import type { McpServices } from '../server/dispatch.ts'
 import type { OutboxOptions } from '../server/outbox.ts'
-import type { RequestStateCodec } from '../server/request-state.ts'
-import type { Handled, McpServer } from '../server/server.ts'
-import type { NonceLedger, TaskBackend } from '../server/tasks.ts'
+import type { McpServer } from '../server/server.ts'
 import type { Awaitable, Principal } from '../server/types.ts'
 import { DEFAULT_MAX_BODY_BYTES, readBody } from './body.ts'
 import { checkAccept, checkContentType, checkOrigin } from './guards.ts'
 import type { GuardOptions } from './guards.ts'
-import { validateParamHeaders, validateStandardHeaders } from './headers.ts'
-import { sseResponse } from './stream.ts'
+import type { Lane } from './lane.ts'
+import { createLegacyLane } from './legacy.ts'
+import type { LegacyOptions } from './legacy.ts'
+import { serveModern } from './modern.ts'
+import { rejection } from './respond.ts'
 
-/** Services that depend on the Worker environment (secrets, bindings). */
-export interface McpServices {
-  requestState?: RequestStateCodec
-  tasks?: TaskBackend
-  nonces?: NonceLedger
-}
+export type { McpServices }
 
 export interface McpHttpOptions<Env> extends GuardOptions {
   /** Largest accepted request body (default 4 MiB); bigger ones get 413 without being buffered. */
@@ -50,18 +45,32 @@ export interface McpHttpOptions<Env> extends GuardOptions {
   resourceMetadataUrl?: string
   /** Builds the env-dependent services once per isolate and env object. */
   services?: (env: Env) => McpServices
+  /**
+   * 2025-era clients (`initialize`): served on the same endpoint by default (options of that lane),
+   * or `'reject'` for a 2026-07-28-only endpoint, which answers them -32022.
+   */
+  legacy?: LegacyOptions | 'reject'
 }
 
 export const KEEPALIVE_INTERVAL_MS = 15_000
 
-const JSON_HEADERS = { 'content-type': 'application/json' }
-
-function jsonResponse(body: JsonRpcResponse, status: number, extra?: Record<string, string>): Response {
-  return new Response(JSON.stringify(body), { status, headers: extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS })
+/** The stateless lane: the body says its revision in `_meta`, or the header names a 2026 revision. */
+function isModern(body: unknown, headers: Headers): boolean {
+  if (isObject(body) && isObject(body.params) && isObject(body.params._meta) && META.protocolVersion in body.params._meta) {
+    return true
+  }
+  return SUPPORTED_PROTOCOL_VERSIONS.includes(headers.get(HEADER.protocolVersion) ?? '')
 }
 
-function rejection(error: McpError, id: RequestId | undefined, extra?: Record<string, string>): Response {
-  return jsonResponse(errorResponse(id, error.toJSON()), error.status, extra)
+/** -32022 for a 2025-era request on a 2026-07-28-only endpoint, naming what is served. */
+function refuseLegacy(body: unknown, headers: Headers): McpError {
+  const params = isObject(body) && isObject(body.params) ? body.params : {}
+  const requested = String(params.protocolVersion ?? headers.get(HEADER.protocolVersion) ?? '2025-03-26')
+  return new McpError(
+    'unsupportedVersion',
+    `Unsupported protocol version: ${requested}. This server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')} only (no initialize handshake; send _meta["${META.protocolVersion}"] on every request)`,
+    { supported: SUPPORTED_PROTOCOL_VERSIONS, requested },
+  )
 }
 
 /**
@@ -73,7 +82,8 @@ function rejection(error: McpError, id: RequestId | undefined, extra?: Record<st
  */
 export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOptions<Env> = {}) {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
-  const keepaliveMs = options.keepaliveMs ?? KEEPALIVE_INTERVAL_MS
+  const respondOptions = { stream: options.stream, keepaliveMs: options.keepaliveMs ?? KEEPALIVE_INTERVAL_MS }
+  const legacy = options.legacy === 'reject' ? undefined : createLegacyLane(server, options.legacy)
   // Built once per isolate and env. A configuration error (a missing secret or binding) is kept
   // too: it is logged once, with its instructions, and every request gets a plain 500.
   const services = new WeakMap<object, McpServices | Error>()
@@ -100,7 +110,9 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
     const configured = servicesFor(env)
     if (configured instanceof Error) return rejection(new McpError('misconfigured'), undefined)
     if (request.method !== 'POST') {
-      // streamable-http: GET and DELETE get 405 in this revision (no GET stream, no sessions).
+      // streamable-http: no GET stream and no sessions to delete, in either era (2025: "405
+      // Method Not Allowed, indicating that the server does not offer an SSE stream" / "does not
+      // allow clients to terminate sessions").
       return rejection(new McpError('methodNotAllowed'), undefined, { allow: 'POST' })
     }
     let id: RequestId | undefined
@@ -121,61 +133,22 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
         throw new McpError('parseError')
       }
       id = readableId(body)
-      const incoming = classifyMessage(body)
-      // streamable-http: an accepted notification gets 202 and no body.
-      if (incoming.kind === 'notification') return new Response(null, { status: 202 })
-      const message = incoming.message
-      const meta = readRequestMeta(message.params)
-      validateStandardHeaders(request.headers, message, meta)
-      const params = message.params as Record<string, unknown>
-      if (message.method === METHOD.toolsCall && typeof params.name === 'string') {
-        validateParamHeaders(request.headers, server.headerParams(params.name), params.arguments)
+      const lane: Lane<Env> = { request, env, principal, services: configured, respond: respondOptions }
+      if (Array.isArray(body)) {
+        // streamable-http: one message per POST; only 2025-03-26 had batches.
+        if (!legacy || isModern(body, request.headers)) {
+          throw new McpError('invalidRequest', 'Invalid Request: batches are not supported')
+        }
+        return await legacy.serveBatch(lane, body)
       }
-      return await respond(server, request, {
-        message,
-        meta,
-        principal,
-        env,
-        services: configured,
-        keepaliveMs,
-        stream: options.stream,
-      })
+      if (isModern(body, request.headers)) return await serveModern(server, lane, body)
+      if (legacy) return await legacy.serve(lane, body)
+      if (isObject(body) && 'method' in body && 'id' in body) throw refuseLegacy(body, request.headers)
+      return await serveModern(server, lane, body)
     } catch (error) {
       if (isMcpError(error)) return rejection(error, id)
       console.error('[mcp-edge] request failed:', error)
       return rejection(new McpError('internalError'), id)
     }
   }
-}
-
-interface Exchange<Env> {
-  message: Parameters<McpServer<Env>['handle']>[0]
-  meta: Parameters<McpServer<Env>['handle']>[1]
-  principal: Principal | undefined
-  env: Env
-  services: McpServices
-  keepaliveMs: number
-  stream: OutboxOptions | undefined
-}
-
-/** Run the request; answer with JSON unless a notification goes out first, then with SSE. */
-async function respond<Env>(server: McpServer<Env>, request: Request, exchange: Exchange<Env>): Promise<Response> {
-  // With the enable_request_signal flag, workerd aborts request.signal when the client goes away.
-  const cancel = new LazyAbort(request.signal ?? undefined)
-  const outbox = new Outbox(exchange.stream)
-  const handleOptions: HandleOptions<Env> = {
-    env: exchange.env,
-    principal: exchange.principal,
-    cancel,
-    outbox,
-    ...exchange.services,
-  }
-  const done: Promise<Handled> = server.handle(exchange.message, exchange.meta, handleOptions)
-  const first = await Promise.race([done, outbox.firstMessage])
-  if (first !== undefined) {
-    outbox.close()
-    return jsonResponse(first.message, first.status)
-  }
-  void done.then(() => outbox.close())
-  return sseResponse(outbox, done, cancel, exchange.keepaliveMs)
 }

@@ -5,8 +5,8 @@
  * terminate the stream"). Keepalive comments fill silences. A reader that goes away cancels the
  * stream, which aborts the handler (closing the stream is cancellation) and drops what is queued.
  */
+import type { JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import type { Outbox } from '../server/outbox.ts'
-import type { Handled } from '../server/server.ts'
 import { encodeEvent, KEEPALIVE } from './sse.ts'
 
 export const SSE_HEADERS = {
@@ -15,7 +15,16 @@ export const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 }
 
-export function sseResponse(outbox: Outbox, done: Promise<Handled>, abort: { abort(): void }, keepaliveMs: number): Response {
+/**
+ * @param final the response (or, for a 2025-03-26 batch, the responses) that end the stream.
+ */
+export function sseResponse(
+  outbox: Outbox,
+  final: Promise<readonly JsonRpcResponse[]>,
+  abort: { abort(): void },
+  keepaliveMs: number,
+  headers?: Record<string, string>,
+): Response {
   let finished = false
   const body = new ReadableStream<Uint8Array>(
     {
@@ -33,8 +42,7 @@ export function sseResponse(outbox: Outbox, done: Promise<Handled>, abort: { abo
         }
         // Outbox closed and drained: the handler is done; its response is the last event.
         finished = true
-        const { message } = await done
-        controller.enqueue(encodeEvent(JSON.stringify(message)))
+        for (const message of await final) controller.enqueue(encodeEvent(JSON.stringify(message)))
         controller.close()
       },
       cancel() {
@@ -45,5 +53,5 @@ export function sseResponse(outbox: Outbox, done: Promise<Handled>, abort: { abo
     },
     { highWaterMark: 0 },
   )
-  return new Response(body, { status: 200, headers: SSE_HEADERS })
+  return new Response(body, { status: 200, headers: headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS })
 }

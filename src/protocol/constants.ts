@@ -7,8 +7,15 @@
 /** The protocol revision this runtime speaks. */
 export const PROTOCOL_VERSION = '2026-07-28'
 
-/** Every revision this server serves (basic/versioning: `data.supported` of -32022). */
+/** Every stateless revision this server serves (basic/versioning: `data.supported` of -32022). */
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = [PROTOCOL_VERSION]
+
+/**
+ * The 2025-era revisions the legacy lane serves (an `initialize` handshake, newest first). A
+ * request without `_meta["io.modelcontextprotocol/protocolVersion"]` belongs to this era.
+ */
+export const LEGACY_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const
+export type LegacyVersion = (typeof LEGACY_PROTOCOL_VERSIONS)[number]
 
 /** Reserved request `_meta` keys (basic/index.mdx "_meta"). */
 export const META = {
@@ -40,6 +47,8 @@ export const HEADER = {
   contentLength: 'content-length',
   origin: 'origin',
   host: 'host',
+  /** 2025-era transport: the session id minted by `initialize` (sealed, never stored). */
+  sessionId: 'mcp-session-id',
 } as const
 
 /** Client requests of the 2026-07-28 revision plus the Tasks extension. */
@@ -60,6 +69,21 @@ export const METHOD = {
 } as const
 
 export type MethodName = (typeof METHOD)[keyof typeof METHOD]
+
+/** Client requests that exist only in the 2025 revisions (the legacy lane). */
+export const LEGACY_METHOD = {
+  initialize: 'initialize',
+  ping: 'ping',
+  setLevel: 'logging/setLevel',
+  subscribe: 'resources/subscribe',
+  unsubscribe: 'resources/unsubscribe',
+} as const
+
+/** Client notifications of the 2025 revisions. */
+export const CLIENT_NOTIFICATION = {
+  initialized: 'notifications/initialized',
+  cancelled: 'notifications/cancelled',
+} as const
 
 /** Notifications the server sends. */
 export const NOTIFICATION = {

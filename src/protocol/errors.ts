@@ -20,6 +20,13 @@ export const ERROR_KINDS = {
   headerMismatch: { code: -32020, status: 400, message: 'Header mismatch' },
   missingCapability: { code: -32021, status: 400, message: 'Missing required client capability' },
   unsupportedVersion: { code: -32022, status: 400, message: 'Unsupported protocol version' },
+  // 2025-era transport (the legacy lane). A session id that cannot be opened is 404 (2025
+  // streamable-http: the client MUST then initialize again). No code of the implementation-defined
+  // -32000..-32019 range is used: the spec says new implementations SHOULD NOT.
+  sessionNotFound: { code: -32600, status: 404, message: 'Session not found: send initialize again' },
+  inputTimeout: { code: -32603, status: 200, message: "Request timed out waiting for the client's answer" },
+  /** A JSON-RPC response for a server-to-client request that is unknown, expired, answered or another's. */
+  unknownAnswer: { code: -32600, status: 400, message: 'Invalid Request: no pending request has this id' },
   // HTTP-level rejections that happen before a JSON-RPC message exists. Their bodies are id-less
   // JSON-RPC errors (streamable-http: "the body MAY be a JSON-RPC error with no id").
   unauthorized: { code: -32600, status: 401, message: 'Unauthorized' },

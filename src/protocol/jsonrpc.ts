@@ -38,6 +38,18 @@ export type JsonRpcResponse = JsonRpcResultResponse | JsonRpcErrorResponse
 export type IncomingMessage =
   | { kind: 'request'; message: JsonRpcRequest }
   | { kind: 'notification'; message: JsonRpcNotification }
+  | { kind: 'response'; message: JsonRpcResponse }
+
+/** A server-to-client request (2025 revisions only: elicitation, sampling, roots). */
+export interface JsonRpcOutgoingRequest {
+  jsonrpc: '2.0'
+  id: RequestId
+  method: string
+  params?: object
+}
+
+/** Anything the server writes on a response stream. */
+export type OutgoingMessage = JsonRpcNotification | JsonRpcOutgoingRequest | JsonRpcResponse
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -57,21 +69,23 @@ export function readableId(value: unknown): RequestId | undefined {
 }
 
 /**
- * Classify one parsed JSON body. Batches and responses are not valid client messages in this
- * revision (streamable-http: "a single request or notification"; "clients MUST NOT send
- * responses"), so they fail with -32600.
+ * Classify one parsed JSON message. Batches and responses are not valid client messages in the
+ * stateless revision (streamable-http: "a single request or notification"; "clients MUST NOT
+ * send responses"), so they fail with -32600 unless `responses` admits the answers a 2025-era
+ * client sends to server-to-client requests.
  *
  * @example
  * const incoming = classifyMessage(JSON.parse(body))
  * if (incoming.kind === 'notification') return new Response(null, { status: 202 })
  */
-export function classifyMessage(value: unknown): IncomingMessage {
+export function classifyMessage(value: unknown, { responses = false } = {}): IncomingMessage {
   if (Array.isArray(value)) throw new McpError('invalidRequest', 'Invalid Request: batches are not supported')
   if (!isObject(value) || value.jsonrpc !== '2.0') {
     throw new McpError('invalidRequest', 'Invalid Request: expected a JSON-RPC 2.0 object')
   }
   if ('result' in value || 'error' in value) {
-    throw new McpError('invalidRequest', 'Invalid Request: clients must not send responses')
+    if (!responses) throw new McpError('invalidRequest', 'Invalid Request: clients must not send responses')
+    return { kind: 'response', message: readResponse(value) }
   }
   if (typeof value.method !== 'string' || value.method === '') {
     throw new McpError('invalidRequest', 'Invalid Request: method must be a non-empty string')
@@ -81,6 +95,15 @@ export function classifyMessage(value: unknown): IncomingMessage {
     throw new McpError('invalidRequest', 'Invalid Request: id must be a string or an integer')
   }
   return { kind: 'request', message: value as unknown as JsonRpcRequest }
+}
+
+function readResponse(value: Record<string, unknown>): JsonRpcResponse {
+  const { id, result, error } = value
+  const valid =
+    isRequestId(id) &&
+    ('result' in value ? !('error' in value) && isObject(result) : isObject(error) && typeof error.code === 'number')
+  if (!valid) throw new McpError('invalidRequest', 'Invalid Request: a response needs an id and one result or error')
+  return value as unknown as JsonRpcResponse
 }
 
 export function resultResponse(id: RequestId, result: object): JsonRpcResultResponse {

@@ -6,26 +6,39 @@
 import type { LogLevel } from '../protocol/constants.ts'
 import type { JsonRpcRequest } from '../protocol/jsonrpc.ts'
 import type { RequestMeta, ServerCapabilities } from '../protocol/types.ts'
+import type { InputRelay } from './input-relay.ts'
+import type { AskClient } from './legacy-ask.ts'
 import type { Outbox } from './outbox.ts'
 import type { RequestStateCodec } from './request-state.ts'
 import type { McpServer } from './server.ts'
 import type { NonceLedger, TaskBackend } from './tasks.ts'
 import type { CapabilityPath, Principal } from './types.ts'
 
+/** Services that depend on the Worker environment (secrets, bindings), built once per isolate. */
+export interface McpServices {
+  /** Seals and opens `requestState` (and 2025-era session ids); without it no multi-round-trip request can be answered. */
+  requestState?: RequestStateCodec | undefined
+  /** Single-use redemption of sealed states (tools with `singleUseState`). */
+  nonces?: NonceLedger | undefined
+  /** Where tasks live (Tasks extension); without it the extension is not offered. */
+  tasks?: TaskBackend | undefined
+  /** Where 2025-era clients' answers to server-to-client requests find their call (default: this isolate only). */
+  inputRelay?: InputRelay | undefined
+}
+
 /** What the host (the HTTP adapter, a task object) supplies for one request. */
-export interface HandleOptions<Env = unknown> {
+export interface HandleOptions<Env = unknown> extends McpServices {
   env: Env
   principal?: Principal | undefined
   /** Its `signal` aborts when the client goes away (an AbortController, or a `LazyAbort`). */
   cancel: { readonly signal: AbortSignal }
   /** The request's own notification stream. */
   outbox?: Outbox | undefined
-  /** Seals and opens `requestState`; without it no multi-round-trip request can be answered. */
-  requestState?: RequestStateCodec | undefined
-  /** Single-use redemption of sealed states (tools with `singleUseState`). */
-  nonces?: NonceLedger | undefined
-  /** Where tasks live (Tasks extension); without it the extension is not offered. */
-  tasks?: TaskBackend | undefined
+  /**
+   * Asks the client directly and waits for its answers (the 2025-era lane, where the server sends
+   * requests on the call's stream). Without it, `ctx.ask` answers `input_required`.
+   */
+  askClient?: AskClient | undefined
 }
 
 /** One request on its way through a method. */
@@ -39,6 +52,8 @@ export interface Call<Env = unknown> {
 }
 
 export interface MethodEntry {
+  /** The era the method exists in (2026-07-28 `modern`, 2025 `legacy`); both when absent. */
+  era?: 'modern' | 'legacy'
   /** The server capability that must be advertised for the method to exist (else -32601). */
   capability?: keyof ServerCapabilities | 'tasks'
   /** The client capability the request must declare (else -32021). */

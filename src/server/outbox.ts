@@ -16,7 +16,7 @@
  */
 import { NOTIFICATION } from '../protocol/constants.ts'
 import { notification } from '../protocol/jsonrpc.ts'
-import type { JsonRpcNotification } from '../protocol/jsonrpc.ts'
+import type { JsonRpcNotification, JsonRpcOutgoingRequest } from '../protocol/jsonrpc.ts'
 import type { ContentBlock } from '../protocol/types.ts'
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024
@@ -48,8 +48,11 @@ export interface OutboxStats {
   peakBufferedBytes: number
 }
 
+/** What a stream carries before its response: notifications, and 2025-era server-to-client requests. */
+export type StreamMessage = JsonRpcNotification | JsonRpcOutgoingRequest
+
 type Entry =
-  | { kind: 'message'; message: JsonRpcNotification; bytes: number; droppable: boolean; progressToken?: unknown }
+  | { kind: 'message'; message: StreamMessage; bytes: number; droppable: boolean; progressToken?: unknown }
   | { kind: 'partial'; token: string | number; extra: Record<string, unknown>; chunk: PartialChunk; bytes: number }
 
 export class Outbox {
@@ -78,8 +81,8 @@ export class Outbox {
     return this.#closed
   }
 
-  /** Queue a notification. Progress replaces a pending progress of the same token. */
-  push(message: JsonRpcNotification, options: { droppable?: boolean } = {}): void {
+  /** Queue a message. Progress replaces a pending progress of the same token. */
+  push(message: StreamMessage, options: { droppable?: boolean } = {}): void {
     if (this.#closed) return
     const bytes = ENVELOPE_BYTES + JSON.stringify(message.params ?? {}).length
     const progressToken =
@@ -134,7 +137,7 @@ export class Outbox {
   }
 
   /** The next message for the reader, or `undefined` once closed and empty. */
-  async next(): Promise<JsonRpcNotification | undefined> {
+  async next(): Promise<StreamMessage | undefined> {
     while (this.#queue.length === 0) {
       if (this.#closed) return undefined
       await new Promise<void>((resolve) => {
@@ -145,7 +148,7 @@ export class Outbox {
   }
 
   /** Like `next`, but gives up after `ms` (for keepalives) and returns `null`. */
-  nextWithin(ms: number): Promise<JsonRpcNotification | undefined | null> {
+  nextWithin(ms: number): Promise<StreamMessage | undefined | null> {
     if (this.#queue.length > 0 || this.#closed) return this.next()
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
@@ -160,8 +163,8 @@ export class Outbox {
   }
 
   /** Take everything queued now, without waiting. */
-  drain(): JsonRpcNotification[] {
-    const out: JsonRpcNotification[] = []
+  drain(): StreamMessage[] {
+    const out: StreamMessage[] = []
     while (this.#queue.length > 0) out.push(this.#take())
     return out
   }
@@ -192,7 +195,7 @@ export class Outbox {
     this.#wakeReader()
   }
 
-  #take(): JsonRpcNotification {
+  #take(): StreamMessage {
     const entry = this.#queue.shift() as Entry
     this.stats.bufferedBytes -= entry.bytes
     if (this.stats.bufferedBytes < this.#maxBytes / 2) this.#release()

@@ -138,7 +138,6 @@ export class RequestStateCodec {
 
   /** Seal a state for the next round with the newest key. */
   async seal(binding: StateBinding, body: StateBody): Promise<string> {
-    const key = this.#ring.keys[0] as RingKey
     const iat = this.#now()
     const payload: Payload = {
       iat,
@@ -152,14 +151,37 @@ export class RequestStateCodec {
       ans: body.answers,
       s: body.state,
     }
+    return this.#seal('', payload)
+  }
+
+  /**
+   * Seal any JSON claims for `purpose` (for example the 2025-era session id). The purpose is part
+   * of what is authenticated, so a token minted for one purpose never opens as another, and a
+   * requestState never opens as a session.
+   *
+   * @example
+   * const token = await codec.sealClaims('s', { v: '2025-11-25', c: capabilities })
+   */
+  sealClaims(purpose: 's', claims: object): Promise<string> {
+    return this.#seal(purpose, claims)
+  }
+
+  /** Open a token of `purpose`; a string is the reason it was refused (for the logs only). */
+  async openClaims(purpose: 's', token: string): Promise<Record<string, unknown> | string> {
+    const claims = await this.#verify(token, purpose)
+    return isObject(claims) ? claims : typeof claims === 'string' ? claims : 'payload is not an object'
+  }
+
+  async #seal(purpose: string, payload: object): Promise<string> {
+    const key = this.#ring.keys[0] as RingKey
     const json = encoder.encode(JSON.stringify(payload))
     if (this.#encrypt) {
       const iv = crypto.getRandomValues(new Uint8Array(12))
-      const header = `2.${key.kid}`
+      const header = `${purpose}2.${key.kid}`
       const ct = await crypto.subtle.encrypt({ name: 'AES-GCM', iv, additionalData: encoder.encode(header) }, await key.aes, json)
       return `${header}.${encodeBase64Url(iv)}.${encodeBase64Url(new Uint8Array(ct))}`
     }
-    const signed = `1.${key.kid}.${encodeBase64Url(json)}`
+    const signed = `${purpose}1.${key.kid}.${encodeBase64Url(json)}`
     const mac = await crypto.subtle.sign('HMAC', await key.hmac, encoder.encode(signed))
     return `${signed}.${encodeBase64Url(new Uint8Array(mac))}`
   }
@@ -169,8 +191,9 @@ export class RequestStateCodec {
    * requestState", with the reason reported to `onReject` only.
    */
   async open(token: unknown, binding: StateBinding): Promise<OpenedState> {
-    const payload = await this.#verify(token)
+    const payload = await this.#verify(token, '')
     if (typeof payload === 'string') throw this.reject(payload)
+    if (!isPayload(payload)) throw this.reject('payload has the wrong shape')
     const now = this.#now()
     if (payload.exp <= now) return this.#fail(`expired ${now - payload.exp} ms ago`)
     if (payload.iat > now + 60_000) return this.#fail('issued in the future')
@@ -181,7 +204,8 @@ export class RequestStateCodec {
     return { round: payload.r, answers: payload.ans, state: payload.s, nonce: payload.n, expiresAt: payload.exp }
   }
 
-  async #verify(token: unknown): Promise<Payload | string> {
+  /** The authenticated JSON inside a token of `purpose`, or the reason it was refused. */
+  async #verify(token: unknown, purpose: string): Promise<unknown> {
     if (typeof token !== 'string') return 'not a string'
     if (token.length > MAX_STATE_CHARS) return 'too large'
     const parts = token.split('.')
@@ -190,20 +214,20 @@ export class RequestStateCodec {
     const key = this.#ring.keys.find((candidate) => candidate.kid === kid)
     if (!key) return `unknown key id ${JSON.stringify(kid)}`
     let json: Uint8Array
-    if (version === '1') {
+    if (version === `${purpose}1`) {
       const mac = decodeBase64Url(second)
       const body = decodeBase64Url(first)
       if (!mac || !body) return 'malformed encoding'
-      const ok = await crypto.subtle.verify('HMAC', await key.hmac, mac, encoder.encode(`1.${kid}.${first}`))
+      const ok = await crypto.subtle.verify('HMAC', await key.hmac, mac, encoder.encode(`${version}.${kid}.${first}`))
       if (!ok) return 'bad MAC'
       json = body
-    } else if (version === '2') {
+    } else if (version === `${purpose}2`) {
       const iv = decodeBase64Url(first)
       const ct = decodeBase64Url(second)
       if (!iv || !ct || iv.length !== 12) return 'malformed encoding'
       try {
         const plain = await crypto.subtle.decrypt(
-          { name: 'AES-GCM', iv, additionalData: encoder.encode(`2.${kid}`) },
+          { name: 'AES-GCM', iv, additionalData: encoder.encode(`${version}.${kid}`) },
           await key.aes,
           ct,
         )
@@ -218,7 +242,7 @@ export class RequestStateCodec {
     } catch {
       return 'payload is not JSON'
     }
-    return isPayload(payload) ? payload : 'payload has the wrong shape'
+    return payload
   }
 
   /** The generic -32602 for a refused state; the reason goes to `onReject` only. */

@@ -9,13 +9,15 @@
  *   async ({ city }) => ({ content: [{ type: 'text', text: `Sunny in ${city}` }] }))
  */
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import type { LegacyVersion } from '../protocol/constants.ts'
 import { ERROR_KINDS, isMcpError, McpError } from '../protocol/errors.ts'
 import { errorResponse, resultResponse } from '../protocol/jsonrpc.ts'
 import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
+import { isLegacyVersion, legacyError, shapeLegacyResult } from '../protocol/legacy.ts'
 import { readLogLevel } from '../protocol/meta.ts'
 import type { RequestMeta } from '../protocol/types.ts'
 import { missingCapabilities, supports } from './capabilities.ts'
-import type { Call, HandleOptions, MethodTable } from './dispatch.ts'
+import type { Call, HandleOptions, MethodEntry, MethodTable } from './dispatch.ts'
 import { toErrorObject } from './errors.ts'
 import { ListenHub } from './listen-hub.ts'
 import { createMethodTable } from './methods/index.ts'
@@ -156,19 +158,23 @@ export class McpServer<Env = unknown> {
   }
 
   /**
-   * Serve one request whose `_meta` was already read. Never throws: protocol failures become
-   * JSON-RPC errors (with the request id), unexpected ones -32603 with nothing leaked.
+   * Serve one request whose `_meta` was already read (for a 2025-era request, built by the
+   * transport from the session: its revision is then a legacy one). Never throws: protocol
+   * failures become JSON-RPC errors (with the request id), unexpected ones -32603 with nothing
+   * leaked. Results and errors leave in the shapes of the request's revision.
    */
   async handle(request: JsonRpcRequest, meta: RequestMeta, options: HandleOptions<Env>): Promise<Handled> {
+    const legacy = isLegacyVersion(meta.protocolVersion)
     try {
-      if (!SUPPORTED_PROTOCOL_VERSIONS.includes(meta.protocolVersion)) {
+      if (!legacy && !SUPPORTED_PROTOCOL_VERSIONS.includes(meta.protocolVersion)) {
         throw new McpError('unsupportedVersion', `Unsupported protocol version: ${meta.protocolVersion}`, {
           supported: SUPPORTED_PROTOCOL_VERSIONS,
           requested: meta.protocolVersion,
         })
       }
       const entry = this.#methods.get(request.method)
-      if (!entry || (entry.capability !== undefined && !this.offers(entry.capability, options))) {
+      const era = legacy ? 'legacy' : 'modern'
+      if (!entry || (entry.era !== undefined && entry.era !== era) || !this.#offered(entry, options)) {
         throw new McpError('methodNotFound', `Method not found: ${request.method}`)
       }
       if (entry.requires !== undefined && !supports(meta.clientCapabilities, entry.requires)) {
@@ -177,9 +183,9 @@ export class McpServer<Env = unknown> {
       const call: Call<Env> = {
         server: this,
         request,
-        params: request.params as Record<string, unknown>,
+        params: (request.params ?? {}) as Record<string, unknown>,
         meta,
-        logLevel: readLogLevel(meta),
+        logLevel: meta.logLevel ?? readLogLevel(meta),
         options,
       }
       const result = await entry.run(call as unknown as Call)
@@ -187,11 +193,21 @@ export class McpServer<Env = unknown> {
       if (!entry.inputRequired && (result as { resultType?: string }).resultType === 'input_required') {
         throw new Error(`${request.method} may not answer input_required`)
       }
-      return { message: resultResponse(request.id, this.decorate(result)), status: 200 }
+      const shaped = legacy
+        ? shapeLegacyResult(meta.protocolVersion as LegacyVersion, request.method, result)
+        : this.decorate(result)
+      return { message: resultResponse(request.id, shaped), status: 200 }
     } catch (error) {
+      const object = toErrorObject(error, request.method)
+      // The 2025 transport gives JSON-RPC errors no HTTP status of their own: they ride a 200.
+      if (legacy) return { message: errorResponse(request.id, legacyError(object)), status: 200 }
       const status = isMcpError(error) ? error.status : ERROR_KINDS.internalError.status
-      return { message: errorResponse(request.id, toErrorObject(error, request.method)), status }
+      return { message: errorResponse(request.id, object), status }
     }
+  }
+
+  #offered(entry: MethodEntry, options: HandleOptions<Env>): boolean {
+    return entry.capability === undefined || this.offers(entry.capability, options)
   }
 
   /** Add `resultType` (default `complete`) and `serverInfo` to a result (basic/index.mdx). */

@@ -105,7 +105,13 @@ describe('request gates, in order', () => {
       ['bad Accept', request('tools/list', { headers: { accept: 'application/json' } }), 406, -32600, undefined],
       ['bad content type', request('tools/list', { headers: { 'content-type': 'text/plain' } }), 415, -32600, undefined],
       ['invalid JSON', raw('{"jsonrpc":'), 400, -32700, undefined],
-      ['batch', raw('[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]'), 400, -32600, undefined],
+      [
+        'batch',
+        raw('[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]', { 'mcp-protocol-version': VERSION }),
+        400,
+        -32600,
+        undefined,
+      ],
       ['null id', raw('{"jsonrpc":"2.0","id":null,"method":"tools/list","params":{}}'), 400, -32600, undefined],
       [
         'missing _meta',

@@ -79,24 +79,37 @@ export async function runWithInput(
     }
   }
 
-  const round = new InputRound(request.method, opened?.answers ?? {}, responses, call.meta.clientCapabilities)
-  const scope = plainScope(call, round, opened?.state, opened?.round)
-  let result: object | undefined
-  try {
-    result = await body(scope)
-  } catch (error) {
-    if (!(error instanceof InputRequired) && round.pending === undefined) throw error
+  let answers = opened?.answers ?? {}
+  let state = opened?.state
+  let number = opened?.round
+  for (;;) {
+    const round = new InputRound(request.method, answers, responses, call.meta.clientCapabilities)
+    const scope = plainScope(call, round, state, number)
+    let result: object | undefined
+    try {
+      result = await body(scope)
+    } catch (error) {
+      if (!(error instanceof InputRequired) && round.pending === undefined) throw error
+    }
+    if (round.pending === undefined) return result as object
+    if (options.askClient) {
+      // 2025-era lane: ask the client directly, then run the handler again with every answer so
+      // far, exactly as a retry would (the state stays in memory; nothing is sealed).
+      answers = { ...answers, ...round.used, ...(await options.askClient(round.pending)) }
+      state = scope.state
+      number = scope.round + 1
+      continue
+    }
+    if (!codec) {
+      throw new Error(
+        'A handler asked for input, but no requestState keys are configured: pass requestState to mcp() (see README, "Multi-round-trip requests")',
+      )
+    }
+    const requestState = await codec.seal(await binding(), {
+      round: scope.round + 1,
+      answers: { ...answers, ...round.used },
+      state: scope.state,
+    })
+    return { resultType: 'input_required', inputRequests: round.pending, requestState }
   }
-  if (round.pending === undefined) return result as object
-  if (!codec) {
-    throw new Error(
-      'A handler asked for input, but no requestState keys are configured: pass requestState to mcp() (see README, "Multi-round-trip requests")',
-    )
-  }
-  const requestState = await codec.seal(await binding(), {
-    round: scope.round + 1,
-    answers: { ...opened?.answers, ...round.used },
-    state: scope.state,
-  })
-  return { resultType: 'input_required', inputRequests: round.pending, requestState }
 }

@@ -19,6 +19,7 @@ export function serverCapabilities(call: Call): ServerCapabilities {
 }
 
 export const discover: MethodEntry = {
+  era: 'modern',
   inputRequired: false,
   async run(call) {
     const { server } = call

@@ -1,8 +1,9 @@
-/** The method table of 2026-07-28 plus the Tasks extension. */
-import { METHOD } from '../../protocol/constants.ts'
+/** The method table of 2026-07-28 plus the Tasks extension, and the 2025-only requests. */
+import { LEGACY_METHOD, METHOD } from '../../protocol/constants.ts'
 import type { MethodEntry, MethodTable } from '../dispatch.ts'
 import { complete } from './completion.ts'
 import { discover } from './discover.ts'
+import { initialize, ping, setLevel, subscription } from './legacy.ts'
 import { listen } from './listen.ts'
 import { promptsGet, promptsList } from './prompts.ts'
 import { resourcesList, resourcesRead, resourceTemplatesList } from './resources.ts'
@@ -24,5 +25,10 @@ export function createMethodTable(): MethodTable {
     [METHOD.tasksGet, tasksGet],
     [METHOD.tasksUpdate, tasksUpdate],
     [METHOD.tasksCancel, tasksCancel],
+    [LEGACY_METHOD.initialize, initialize],
+    [LEGACY_METHOD.ping, ping],
+    [LEGACY_METHOD.setLevel, setLevel],
+    [LEGACY_METHOD.subscribe, subscription],
+    [LEGACY_METHOD.unsubscribe, subscription],
   ])
 }

@@ -69,6 +69,7 @@ async function relay(listener: Listener, outbox: Outbox, signal: AbortSignal, en
 }
 
 export const listen: MethodEntry = {
+  era: 'modern',
   inputRequired: false,
   async run(call) {
     const { server, params, request, options, meta } = call

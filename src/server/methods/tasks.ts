@@ -43,6 +43,7 @@ function backendOf(call: Call): { backend: TaskBackend; principal: string | null
 const REQUIRES = `extensions.${TASKS_EXTENSION}` as const
 
 export const tasksGet: MethodEntry = {
+  era: 'modern',
   capability: 'tasks',
   requires: REQUIRES,
   inputRequired: false,
@@ -56,6 +57,7 @@ export const tasksGet: MethodEntry = {
 }
 
 export const tasksUpdate: MethodEntry = {
+  era: 'modern',
   capability: 'tasks',
   requires: REQUIRES,
   inputRequired: false,
@@ -69,6 +71,7 @@ export const tasksUpdate: MethodEntry = {
 }
 
 export const tasksCancel: MethodEntry = {
+  era: 'modern',
   capability: 'tasks',
   requires: REQUIRES,
   inputRequired: false,

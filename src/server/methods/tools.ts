@@ -6,6 +6,7 @@
  */
 import { TASKS_EXTENSION } from '../../protocol/constants.ts'
 import { McpError } from '../../protocol/errors.ts'
+import { isLegacyVersion } from '../../protocol/legacy.ts'
 import type { CallToolResult } from '../../protocol/types.ts'
 import { missingCapabilities, supports } from '../capabilities.ts'
 import type { Call, MethodEntry } from '../dispatch.ts'
@@ -28,9 +29,12 @@ export const toolsList: MethodEntry = {
   },
 }
 
-/** Tasks extension: should this call become a task? A required one needs the extension (-32021). */
+/**
+ * Tasks extension: should this call become a task? A required one needs the extension (-32021).
+ * A 2025-era client has no tasks of this extension: every task tool runs inline for it.
+ */
 function wantsTask(tool: ToolEntry, call: Call): boolean {
-  if (tool.task.mode === 'never') return false
+  if (tool.task.mode === 'never' || isLegacyVersion(call.meta.protocolVersion)) return false
   const declared = supports(call.meta.clientCapabilities, `extensions.${TASKS_EXTENSION}`)
   if (tool.task.mode === 'always' && !declared)
     throw missingCapabilities([`extensions.${TASKS_EXTENSION}`], `Tool "${tool.name}" (a task)`)
@@ -48,7 +52,9 @@ async function invoke(tool: ToolEntry, args: unknown, scope: RequestScope, call:
   if (token !== undefined && options.outbox && supports(meta.clientCapabilities, 'partialResults')) {
     scope.setPartials(streamPartials(options.outbox, token))
   }
-  if (tool.assemble) scope.assembled = []
+  // A 2025-era client never gets partial results (their capability is a 2026 draft), so the
+  // final result of a streaming tool always carries what was streamed.
+  if (tool.assemble || (tool.streaming && isLegacyVersion(meta.protocolVersion))) scope.assembled = []
   try {
     const result = await tool.handler(args as never, scope)
     return finishResult(tool, result, scope.assembled)

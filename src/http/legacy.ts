@@ -1,0 +1,221 @@
+/**
+ * The 2025-era lane of the endpoint (revisions 2025-11-25, 2025-06-18, 2025-03-26): requests
+ * without `_meta["io.modelcontextprotocol/protocolVersion"]`, from clients that open with
+ * `initialize`. Stateless like the modern lane: `initialize` seals what it negotiated into the
+ * `Mcp-Session-Id` (no server storage), every later request opens it again (404 when it cannot,
+ * 2025 streamable-http), and the server core serves the request in the negotiated revision's
+ * shapes. A handler's `ctx.ask` becomes real server-to-client requests on the call's stream; the
+ * client's answers arrive as POSTed JSON-RPC responses (202) and reach the waiting call through
+ * the input relay, in whichever isolate it runs.
+ *
+ * Cancellation: closing the call's stream cancels it anywhere. `notifications/cancelled` cancels a
+ * call only when it lands in the isolate running that call and carries the same session id: a
+ * request id alone is unique only per client, and without a session nothing says which client.
+ */
+import {
+  CLIENT_NOTIFICATION,
+  HEADER,
+  LEGACY_METHOD,
+  LEGACY_PROTOCOL_VERSIONS,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '../protocol/constants.ts'
+import type { LegacyVersion, LogLevel } from '../protocol/constants.ts'
+import { isMcpError, McpError } from '../protocol/errors.ts'
+import { classifyMessage, errorResponse, isObject, readableId } from '../protocol/jsonrpc.ts'
+import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
+import { isLegacyVersion, negotiateLegacyVersion } from '../protocol/legacy.ts'
+import type { ClientCapabilities, Implementation, RequestMeta } from '../protocol/types.ts'
+import type { LazyAbort } from '../server/cancellation.ts'
+import type { HandleOptions } from '../server/dispatch.ts'
+import { memoryInputRelay, parseOutgoingId, toClientAnswer } from '../server/input-relay.ts'
+import type { InputRelay } from '../server/input-relay.ts'
+import { createLegacyAsk, DEFAULT_INPUT_TIMEOUT_MS } from '../server/legacy-ask.ts'
+import { LegacySessions } from '../server/legacy-session.ts'
+import type { LegacySession } from '../server/legacy-session.ts'
+import type { RequestStateCodec } from '../server/request-state.ts'
+import type { Handled, McpServer } from '../server/server.ts'
+import type { Lane } from './lane.ts'
+import { jsonResponse, respond, respondBatch } from './respond.ts'
+import type { Run } from './respond.ts'
+
+export interface LegacyOptions {
+  /** How long a sealed session id opens (default 24 hours); then the client initializes again. */
+  sessionTtlMs?: number
+  /** How long a call waits for the client's answer to a server-to-client request (default 5 minutes). */
+  inputTimeoutMs?: number
+  /** The level 2025-era calls log at (default `info`): `logging/setLevel` cannot reach later requests. */
+  logLevel?: LogLevel
+}
+
+/** The revision a request without a version header and session speaks (2025-06-18 transport). */
+const HEADERLESS_VERSION: LegacyVersion = '2025-03-26'
+
+/** Who sent a message, in which revision, with what capabilities. */
+interface Client {
+  version: LegacyVersion
+  capabilities: ClientCapabilities
+  info: Implementation | undefined
+  session: LegacySession | undefined
+}
+
+function unsupported(requested: string): McpError {
+  return new McpError('unsupportedVersion', `Unsupported protocol version: ${requested}`, {
+    supported: [...SUPPORTED_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS],
+    requested,
+  })
+}
+
+function params(message: { params?: unknown }): Record<string, unknown> {
+  return isObject(message.params) ? message.params : {}
+}
+
+export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOptions = {}) {
+  const sessions = new WeakMap<RequestStateCodec, LegacySessions>()
+  const inFlight = new Map<string, LazyAbort>()
+  // Without a relay service, answers are matched within this isolate (one isolate, or tests).
+  const localRelay = memoryInputRelay()
+  const timeoutMs = options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS
+  const logLevel = options.logLevel ?? 'info'
+
+  const sessionsFor = (codec: RequestStateCodec | undefined): LegacySessions | undefined => {
+    if (!codec) return undefined
+    let found = sessions.get(codec)
+    if (!found) {
+      found = new LegacySessions(codec, options.sessionTtlMs === undefined ? {} : { ttlMs: options.sessionTtlMs })
+      sessions.set(codec, found)
+    }
+    return found
+  }
+  const relayFor = (lane: Lane<Env>): InputRelay => lane.services.inputRelay ?? localRelay
+  const principalOf = (lane: Lane<Env>) => lane.principal?.subject ?? null
+
+  /** The client behind a non-initialize message: its session, or only its version header. */
+  async function client(lane: Lane<Env>): Promise<Client> {
+    const headers = lane.request.headers
+    const header = headers.get(HEADER.protocolVersion)
+    if (header !== null && !isLegacyVersion(header)) throw unsupported(header)
+    const token = headers.get(HEADER.sessionId)
+    if (token === null) return { version: header ?? HEADERLESS_VERSION, capabilities: {}, info: undefined, session: undefined }
+    const session = await sessionsFor(lane.services.requestState)?.open(token, principalOf(lane))
+    if (!session) throw new McpError('sessionNotFound')
+    if (header !== null && header !== session.protocolVersion) {
+      throw new McpError(
+        'invalidRequest',
+        `Invalid Request: MCP-Protocol-Version ${header} is not the session's ${session.protocolVersion}`,
+      )
+    }
+    return { version: session.protocolVersion, capabilities: session.clientCapabilities, info: session.clientInfo, session }
+  }
+
+  function handleOptions(lane: Lane<Env>, run: Run, who: Client): HandleOptions<Env> {
+    return {
+      env: lane.env,
+      principal: lane.principal,
+      ...lane.services,
+      ...run,
+      askClient: createLegacyAsk({
+        relay: relayFor(lane),
+        outbox: run.outbox,
+        version: who.version,
+        principal: principalOf(lane),
+        timeoutMs,
+        cancel: run.cancel,
+      }),
+    }
+  }
+
+  function handle(lane: Lane<Env>, message: JsonRpcRequest, who: Client, run: Run): Promise<Handled> {
+    const given = params(message)._meta
+    const raw = isObject(given) ? given : {}
+    const meta: RequestMeta = { protocolVersion: who.version, clientCapabilities: who.capabilities, raw, logLevel }
+    if (who.info) meta.clientInfo = who.info
+    const token = raw.progressToken
+    if (typeof token === 'string' || (typeof token === 'number' && Number.isFinite(token))) meta.progressToken = token
+    const key = who.session && `${who.session.nonce}:${JSON.stringify(message.id)}`
+    if (key) inFlight.set(key, run.cancel)
+    const done = server.handle(message, meta, handleOptions(lane, run, who))
+    return key ? done.finally(() => inFlight.delete(key)) : done
+  }
+
+  async function initialize(lane: Lane<Env>, message: JsonRpcRequest): Promise<Response> {
+    const requested = params(message)
+    const version = negotiateLegacyVersion(requested.protocolVersion)
+    const capabilities = (isObject(requested.capabilities) ? requested.capabilities : {}) as ClientCapabilities
+    const info = isObject(requested.clientInfo) ? (requested.clientInfo as unknown as Implementation) : undefined
+    const meta: RequestMeta = { protocolVersion: version, clientCapabilities: capabilities, raw: {} }
+    const handled = await server.handle(message, meta, {
+      env: lane.env,
+      principal: lane.principal,
+      cancel: lane.request,
+      ...lane.services,
+    })
+    const minter = sessionsFor(lane.services.requestState)
+    if (!('result' in handled.message) || !minter) return jsonResponse(handled.message, handled.status)
+    const id = await minter.mint({
+      protocolVersion: version,
+      clientCapabilities: capabilities,
+      clientInfo: info,
+      principal: principalOf(lane),
+    })
+    return jsonResponse(handled.message, handled.status, { [HEADER.sessionId]: id })
+  }
+
+  /** A client's JSON-RPC response: an answer to one of our requests (202), or nothing we asked (400). */
+  async function answer(lane: Lane<Env>, response: JsonRpcResponse): Promise<void> {
+    const target = parseOutgoingId(response.id)
+    const taken =
+      target !== undefined &&
+      (await relayFor(lane).answer(target.exchangeId, target.index, principalOf(lane), toClientAnswer(response as never)))
+    if (!taken) throw new McpError('unknownAnswer')
+  }
+
+  function notify(who: Client, method: string, notified: Record<string, unknown>): void {
+    if (method !== CLIENT_NOTIFICATION.cancelled || !who.session) return
+    inFlight.get(`${who.session.nonce}:${JSON.stringify(notified.requestId)}`)?.abort()
+  }
+
+  return {
+    /** Serve one 2025-era message. */
+    async serve(lane: Lane<Env>, body: unknown): Promise<Response> {
+      const incoming = classifyMessage(body, { responses: true })
+      if (incoming.kind === 'request' && incoming.message.method === LEGACY_METHOD.initialize) {
+        return initialize(lane, incoming.message)
+      }
+      const who = await client(lane)
+      if (incoming.kind === 'notification') {
+        notify(who, incoming.message.method, params(incoming.message))
+        return new Response(null, { status: 202 })
+      }
+      if (incoming.kind === 'response') {
+        await answer(lane, incoming.message)
+        return new Response(null, { status: 202 })
+      }
+      const message = incoming.message
+      return respond(lane.request, lane.respond, (run) => handle(lane, message, who, run))
+    },
+
+    /** A JSON-RPC batch: 2025-03-26 only (later revisions removed batching). */
+    async serveBatch(lane: Lane<Env>, items: unknown[]): Promise<Response> {
+      const who = await client(lane)
+      if (who.version !== '2025-03-26') {
+        throw new McpError('invalidRequest', `Invalid Request: batches are not supported in ${who.version}`)
+      }
+      if (items.length === 0) throw new McpError('invalidRequest', 'Invalid Request: an empty batch')
+      const handles = items.map((item) => async (run: Run): Promise<Handled | undefined> => {
+        try {
+          const incoming = classifyMessage(item, { responses: true })
+          if (incoming.kind === 'notification') return void notify(who, incoming.message.method, params(incoming.message))
+          if (incoming.kind === 'response') return void (await answer(lane, incoming.message).catch(() => {}))
+          if (incoming.message.method === LEGACY_METHOD.initialize) {
+            throw new McpError('invalidRequest', 'Invalid Request: initialize must not be part of a batch')
+          }
+          return await handle(lane, incoming.message, who, run)
+        } catch (error) {
+          if (!isMcpError(error)) throw error
+          return { message: errorResponse(readableId(item), error.toJSON()), status: 200 }
+        }
+      })
+      return respondBatch(lane.request, lane.respond, handles)
+    },
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * The 2026-07-28 lane of the endpoint: one request or notification per POST, carrying its own
+ * `_meta`; the standard and `Mcp-Param-*` headers must mirror the body (-32020) before the server
+ * sees it. Nothing here remembers anything between requests.
+ */
+import { METHOD } from '../protocol/constants.ts'
+import { classifyMessage } from '../protocol/jsonrpc.ts'
+import { readRequestMeta } from '../protocol/meta.ts'
+import type { McpServer } from '../server/server.ts'
+import { validateParamHeaders, validateStandardHeaders } from './headers.ts'
+import { respond } from './respond.ts'
+import type { Lane } from './lane.ts'
+
+export async function serveModern<Env>(server: McpServer<Env>, lane: Lane<Env>, body: unknown): Promise<Response> {
+  const incoming = classifyMessage(body)
+  // streamable-http: an accepted notification gets 202 and no body.
+  if (incoming.kind !== 'request') return new Response(null, { status: 202 })
+  const message = incoming.message
+  const meta = readRequestMeta(message.params)
+  const headers = lane.request.headers
+  validateStandardHeaders(headers, message, meta)
+  const params = message.params as Record<string, unknown>
+  if (message.method === METHOD.toolsCall && typeof params.name === 'string') {
+    validateParamHeaders(headers, server.headerParams(params.name), params.arguments)
+  }
+  return respond(lane.request, lane.respond, (run) =>
+    server.handle(message, meta, { env: lane.env, principal: lane.principal, ...lane.services, ...run }),
+  )
+}

@@ -1,0 +1,256 @@
+/**
+ * The 2025-era wire, in one place (DESIGN "Two eras, one registry"): which revisions the legacy
+ * lane serves, how `initialize` negotiates one, and how a result, an error or a server-to-client
+ * request built by the server core (in 2026-07-28 shapes) is shaped for the negotiated revision.
+ * The method table and users' handlers never branch on the era; the server calls these on the
+ * way out.
+ *
+ * Shaping keeps exactly the fields the revision's schema defines for each object and drops the
+ * 2026-only ones (`resultType`, `ttlMs`, `cacheScope`, the `serverInfo` `_meta` key, the draft
+ * `streamingHint`). Fields a revision lacks are dropped, never invented: `title` becomes the
+ * annotation title on 2025-03-26 tools, and a `resource_link` becomes a text block there.
+ * Pure: no I/O.
+ */
+import { LEGACY_PROTOCOL_VERSIONS, META } from './constants.ts'
+import type { LegacyVersion } from './constants.ts'
+import type { JsonRpcErrorObject } from './errors.ts'
+import { ERROR_KINDS } from './errors.ts'
+import { isObject } from './jsonrpc.ts'
+import type { ServerCapabilities } from './types.ts'
+
+type Json = Record<string, unknown>
+
+export function isLegacyVersion(version: unknown): version is LegacyVersion {
+  return (LEGACY_PROTOCOL_VERSIONS as readonly unknown[]).includes(version)
+}
+
+/**
+ * 2025 lifecycle: answer the requested revision when served, otherwise the newest one served
+ * (the client decides whether it can go on).
+ *
+ * @example
+ * negotiateLegacyVersion('2025-06-18') // '2025-06-18'
+ * negotiateLegacyVersion('2024-11-05') // '2025-11-25'
+ */
+export function negotiateLegacyVersion(requested: unknown): LegacyVersion {
+  return isLegacyVersion(requested) ? requested : LEGACY_PROTOCOL_VERSIONS[0]
+}
+
+/** Fields each object kind has in each revision (newer revisions only add). */
+const FIELDS = {
+  tool: {
+    base: ['name', 'description', 'inputSchema', 'annotations'],
+    '2025-06-18': ['title', 'outputSchema', '_meta'],
+    '2025-11-25': ['icons'],
+  },
+  toolAnnotations: { base: ['title', 'readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] },
+  resource: {
+    base: ['uri', 'name', 'description', 'mimeType', 'size', 'annotations'],
+    '2025-06-18': ['title', '_meta'],
+    '2025-11-25': ['icons'],
+  },
+  template: {
+    base: ['uriTemplate', 'name', 'description', 'mimeType', 'annotations'],
+    '2025-06-18': ['title', '_meta'],
+    '2025-11-25': ['icons'],
+  },
+  prompt: { base: ['name', 'description', 'arguments'], '2025-06-18': ['title', '_meta'], '2025-11-25': ['icons'] },
+  argument: { base: ['name', 'description', 'required'], '2025-06-18': ['title'] },
+  annotations: { base: ['audience', 'priority'], '2025-06-18': ['lastModified'] },
+  text: { base: ['type', 'text', 'annotations'], '2025-06-18': ['_meta'] },
+  image: { base: ['type', 'data', 'mimeType', 'annotations'], '2025-06-18': ['_meta'] },
+  audio: { base: ['type', 'data', 'mimeType', 'annotations'], '2025-06-18': ['_meta'] },
+  embedded: { base: ['type', 'resource', 'annotations'], '2025-06-18': ['_meta'] },
+  link: {
+    base: [],
+    '2025-06-18': ['type', 'uri', 'name', 'title', 'description', 'mimeType', 'size', 'annotations', '_meta'],
+    '2025-11-25': ['icons'],
+  },
+  contents: { base: ['uri', 'mimeType', 'text', 'blob'], '2025-06-18': ['_meta'] },
+  implementation: { base: ['name', 'version'], '2025-06-18': ['title'], '2025-11-25': ['description', 'websiteUrl', 'icons'] },
+} as const satisfies Record<
+  string,
+  { base: readonly string[]; '2025-06-18'?: readonly string[]; '2025-11-25'?: readonly string[] }
+>
+
+type Kind = keyof typeof FIELDS
+
+const allowed = new Map<string, ReadonlySet<string>>()
+
+function fieldsOf(kind: Kind, version: LegacyVersion): ReadonlySet<string> {
+  const key = `${kind}@${version}`
+  let set = allowed.get(key)
+  if (!set) {
+    const table = FIELDS[kind] as { base: readonly string[]; '2025-06-18'?: readonly string[]; '2025-11-25'?: readonly string[] }
+    set = new Set([
+      ...table.base,
+      ...(version !== '2025-03-26' ? (table['2025-06-18'] ?? []) : []),
+      ...(version === '2025-11-25' ? (table['2025-11-25'] ?? []) : []),
+    ])
+    allowed.set(key, set)
+  }
+  return set
+}
+
+/** Keep the fields `kind` has in `version`; `undefined` values go too. */
+function pick(value: Json, kind: Kind, version: LegacyVersion): Json {
+  const keep = fieldsOf(kind, version)
+  const out: Json = {}
+  for (const key in value) if (keep.has(key) && value[key] !== undefined) out[key] = value[key]
+  return out
+}
+
+/** `_meta` without the 2026 reserved keys the runtime adds; `undefined` when nothing is left. */
+function legacyMeta(meta: unknown): Json | undefined {
+  if (!isObject(meta)) return undefined
+  const { [META.serverInfo]: _server, [META.subscriptionId]: _subscription, ...rest } = meta
+  return Object.keys(rest).length > 0 ? rest : undefined
+}
+
+function withMeta(out: Json, meta: unknown, version: LegacyVersion): Json {
+  const kept = version === '2025-03-26' ? undefined : legacyMeta(meta)
+  if (kept) out._meta = kept
+  else delete out._meta
+  return out
+}
+
+function annotationsOf(value: unknown, version: LegacyVersion): Json | undefined {
+  return isObject(value) ? pick(value, 'annotations', version) : undefined
+}
+
+const CONTENT_KIND: Record<string, Kind> = {
+  text: 'text',
+  image: 'image',
+  audio: 'audio',
+  resource: 'embedded',
+  resource_link: 'link',
+}
+
+/** A content block in `version`'s shapes (prompt messages, tool results). */
+export function shapeContent(block: Json, version: LegacyVersion): Json {
+  const type = block.type
+  if (type === 'resource_link' && version === '2025-03-26') {
+    return { type: 'text', text: `${String(block.name ?? block.uri)}: ${String(block.uri)}` }
+  }
+  const kind = CONTENT_KIND[type as string] ?? 'text'
+  const out = pick(block, kind, version)
+  if (out.annotations !== undefined) out.annotations = annotationsOf(out.annotations, version)
+  if (kind === 'embedded' && isObject(out.resource)) out.resource = pick(out.resource, 'contents', version)
+  return withMeta(out, block._meta, version)
+}
+
+function shapeSchema(schema: unknown, version: LegacyVersion): unknown {
+  // 2025-11-25 defaults to JSON Schema 2020-12; older revisions predate the dialect, and
+  // draft-07 validators in their clients choke on an unknown `$schema` URI.
+  if (version === '2025-11-25' || !isObject(schema) || !('$schema' in schema)) return schema
+  const { $schema: _dialect, ...rest } = schema
+  return rest
+}
+
+function shapeTool(tool: Json, version: LegacyVersion): Json {
+  const out = pick(tool, 'tool', version)
+  let annotations = isObject(tool.annotations) ? pick(tool.annotations, 'toolAnnotations', version) : undefined
+  if (version === '2025-03-26' && typeof tool.title === 'string' && annotations?.title === undefined) {
+    annotations = { ...annotations, title: tool.title }
+  }
+  if (annotations && Object.keys(annotations).length > 0) out.annotations = annotations
+  else delete out.annotations
+  out.inputSchema = shapeSchema(out.inputSchema, version)
+  if (out.outputSchema !== undefined) out.outputSchema = shapeSchema(out.outputSchema, version)
+  return withMeta(out, tool._meta, version)
+}
+
+function shapeListed(item: Json, kind: 'resource' | 'template' | 'prompt', version: LegacyVersion): Json {
+  const out = pick(item, kind, version)
+  if (out.annotations !== undefined) out.annotations = annotationsOf(out.annotations, version)
+  if (kind === 'prompt' && Array.isArray(out.arguments)) {
+    out.arguments = out.arguments.map((argument) => pick(argument as Json, 'argument', version))
+  }
+  return withMeta(out, item._meta, version)
+}
+
+function mapArray(value: unknown, shape: (item: Json) => Json): unknown {
+  return Array.isArray(value) ? value.map((item) => (isObject(item) ? shape(item) : item)) : value
+}
+
+/**
+ * A result built by the server core, in `version`'s shapes. `method` says which result it is.
+ *
+ * @example
+ * shapeLegacyResult('2025-03-26', 'tools/list', { tools, ttlMs: 0, cacheScope: 'public' })
+ */
+export function shapeLegacyResult(version: LegacyVersion, method: string, result: object): Json {
+  const { resultType: _type, ttlMs: _ttl, cacheScope: _scope, _meta, ...rest } = result as Json
+  const out: Json = rest
+  switch (method) {
+    case 'tools/list':
+      out.tools = mapArray(out.tools, (tool) => shapeTool(tool, version))
+      break
+    case 'tools/call':
+      out.content = mapArray(out.content, (block) => shapeContent(block, version))
+      if (version === '2025-03-26') delete out.structuredContent
+      break
+    case 'resources/list':
+      out.resources = mapArray(out.resources, (item) => shapeListed(item, 'resource', version))
+      break
+    case 'resources/templates/list':
+      out.resourceTemplates = mapArray(out.resourceTemplates, (item) => shapeListed(item, 'template', version))
+      break
+    case 'resources/read':
+      out.contents = mapArray(out.contents, (item) => withMeta(pick(item, 'contents', version), item._meta, version))
+      break
+    case 'prompts/list':
+      out.prompts = mapArray(out.prompts, (item) => shapeListed(item, 'prompt', version))
+      break
+    case 'prompts/get':
+      out.messages = mapArray(out.messages, (message) =>
+        isObject(message.content) ? { ...message, content: shapeContent(message.content, version) } : message,
+      )
+      break
+  }
+  const meta = legacyMeta(_meta)
+  if (meta) out._meta = meta
+  return out
+}
+
+/** `serverInfo` of an `InitializeResult` in `version`'s `Implementation` shape. */
+export function legacyImplementation(info: object, version: LegacyVersion): Json {
+  return pick(info as Json, 'implementation', version)
+}
+
+/**
+ * An embedded input request (`elicitation/create`, `sampling/createMessage`, `roots/list`) as a
+ * 2025 server-to-client request's params. `requestId` doubles as the 2025-11-25 URL-mode
+ * `elicitationId`; 2025-06-18 has no `mode` (form only).
+ */
+export function shapeLegacyInputRequest(version: LegacyVersion, method: string, params: Json, requestId: string): Json {
+  if (method !== 'elicitation/create') return params
+  if (params.mode === 'url') return { ...params, elicitationId: requestId }
+  if (version === '2025-11-25') return params
+  const { mode: _mode, ...form } = params
+  return form
+}
+
+/**
+ * A JSON-RPC error for a 2025 client. The 2026 gate codes do not exist there: a missing client
+ * capability (-32021) becomes -32602 with the same message naming it (the 2025 revisions
+ * prescribe no code), its `data` kept.
+ */
+export function legacyError(error: JsonRpcErrorObject): JsonRpcErrorObject {
+  if (error.code !== ERROR_KINDS.missingCapability.code) return error
+  return { ...error, code: ERROR_KINDS.invalidParams.code }
+}
+
+/**
+ * The capabilities a 2025-era client is offered. This lane has no standalone GET stream, so
+ * nothing could announce a list change or a resource update to it: `listChanged` and `subscribe`
+ * are not advertised (a server advertises only what it delivers), and the Tasks extension belongs
+ * to 2026-07-28.
+ */
+export function legacyCapabilities(capabilities: ServerCapabilities): Json {
+  const out: Json = {}
+  for (const key of ['logging', 'completions', 'tools', 'prompts', 'resources'] as const) {
+    if (capabilities[key] !== undefined) out[key] = {}
+  }
+  return out
+}
