@@ -8,6 +8,8 @@
  * call ends. Unused exchanges expire at their timeout.
  */
 import { DurableObject } from 'cloudflare:workers'
+import { isMcpError, McpError } from '../protocol/errors.ts'
+import type { ErrorKind } from '../protocol/errors.ts'
 import { ExchangeBook } from '../server/input-relay.ts'
 import type { ClientAnswer, InputRelay } from '../server/input-relay.ts'
 
@@ -18,8 +20,15 @@ export class McpInputRelay extends DurableObject<Record<string, unknown>> {
     this.#book.open(exchangeId, principal, count, timeoutMs)
   }
 
-  wait(exchangeId: string): Promise<ClientAnswer[]> {
-    return this.#book.wait(exchangeId)
+  /** The answers, or why there are none: errors lose their kind crossing RPC, so it is returned. */
+  async wait(exchangeId: string): Promise<ClientAnswer[] | { kind: ErrorKind; message: string }> {
+    try {
+      return await this.#book.wait(exchangeId)
+    } catch (error) {
+      return isMcpError(error)
+        ? { kind: error.kind, message: error.message }
+        : { kind: 'internalError', message: 'Internal error' }
+    }
   }
 
   answer(exchangeId: string, index: number, principal: string | null, answer: ClientAnswer): boolean {
@@ -52,7 +61,9 @@ export function durableInputRelay(namespace: DurableObjectNamespace<McpInputRela
       if (signal.aborted) cancel()
       else signal.addEventListener('abort', cancel, { once: true })
       try {
-        return (await waiting) as ClientAnswer[]
+        const answers = await waiting
+        if (Array.isArray(answers)) return answers as ClientAnswer[]
+        throw new McpError(answers.kind, answers.message)
       } finally {
         signal.removeEventListener('abort', cancel)
       }

@@ -25,7 +25,6 @@ import { classifyMessage, errorResponse, isObject, readableId } from '../protoco
 import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import { isLegacyVersion, negotiateLegacyVersion } from '../protocol/legacy.ts'
 import type { ClientCapabilities, Implementation, RequestMeta } from '../protocol/types.ts'
-import type { LazyAbort } from '../server/cancellation.ts'
 import type { HandleOptions } from '../server/dispatch.ts'
 import { memoryInputRelay, parseOutgoingId, toClientAnswer } from '../server/input-relay.ts'
 import type { InputRelay } from '../server/input-relay.ts'
@@ -71,7 +70,10 @@ function params(message: { params?: unknown }): Record<string, unknown> {
 
 export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOptions = {}) {
   const sessions = new WeakMap<RequestStateCodec, LegacySessions>()
-  const inFlight = new Map<string, LazyAbort>()
+  // Calls that notifications/cancelled may reach, by session nonce and request id. Workers forbid
+  // one request from touching another's I/O (an AbortController among them), so the notification
+  // only resolves a promise; the call itself aborts, in its own request.
+  const inFlight = new Map<string, () => void>()
   // Without a relay service, answers are matched within this isolate (one isolate, or tests).
   const localRelay = memoryInputRelay()
   const timeoutMs = options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS
@@ -132,7 +134,9 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
     const token = raw.progressToken
     if (typeof token === 'string' || (typeof token === 'number' && Number.isFinite(token))) meta.progressToken = token
     const key = who.session && `${who.session.nonce}:${JSON.stringify(message.id)}`
-    if (key) inFlight.set(key, run.cancel)
+    if (key) {
+      new Promise<void>((resolve) => inFlight.set(key, resolve)).then(() => run.cancel.abort())
+    }
     const done = server.handle(message, meta, handleOptions(lane, run, who))
     return key ? done.finally(() => inFlight.delete(key)) : done
   }
@@ -171,7 +175,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
 
   function notify(who: Client, method: string, notified: Record<string, unknown>): void {
     if (method !== CLIENT_NOTIFICATION.cancelled || !who.session) return
-    inFlight.get(`${who.session.nonce}:${JSON.stringify(notified.requestId)}`)?.abort()
+    inFlight.get(`${who.session.nonce}:${JSON.stringify(notified.requestId)}`)?.()
   }
 
   return {

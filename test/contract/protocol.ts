@@ -10,6 +10,12 @@ import { buildRequest, type Fetcher, meta, openStream, rawPost, readResponse, rp
 export interface ContractTarget {
   url: string
   fetch: Fetcher
+  /**
+   * Whether one request's promise, resolved by another request, continues in its own request (as
+   * in workerd behind wrangler dev and on Cloudflare). The Workers test pool runs SELF.fetch
+   * requests differently, so tests that depend on it run over HTTP only.
+   */
+  crossRequestContinuations?: boolean
 }
 
 const HEADERS = {

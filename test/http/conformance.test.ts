@@ -1,8 +1,10 @@
 /**
  * The official conformance suite as referee: `npm run conformance` against the fixture Worker
- * under wrangler dev, every 2026-07-28 required scenario plus the pending ones and the ten Tasks
- * extension scenarios, judged against the committed expected-failures file (empty). Each
- * scenario becomes one test here, failing on any FAILURE or WARNING check it reported.
+ * under wrangler dev, for both revisions the endpoint serves. 2026-07-28: every required scenario
+ * plus the pending ones and the ten Tasks extension scenarios; 2025-11-25 (the legacy lane, an
+ * `initialize` client): every required server scenario plus the unscored ones. Both are judged
+ * against the committed expected-failures file (empty). Each scenario becomes one test here,
+ * failing on any FAILURE or WARNING check it reported.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
@@ -50,6 +52,50 @@ const REQUIRED = [
   'input-required-result-validate-input',
 ]
 const PENDING = ['json-schema-2020-12', 'http-header-validation', 'http-custom-header-server-validation']
+const LEGACY_REQUIRED = [
+  'server-initialize',
+  'logging-set-level',
+  'ping',
+  'completion-complete',
+  'tools-list',
+  'tools-call-simple-text',
+  'tools-call-image',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-mixed-content',
+  'tools-call-with-logging',
+  'tools-call-error',
+  'tools-call-with-progress',
+  'tools-call-sampling',
+  'tools-call-elicitation',
+  'elicitation-sep1034-defaults',
+  'server-sse-multiple-streams',
+  'elicitation-sep1330-enums',
+  'resources-list',
+  'resources-read-text',
+  'resources-read-binary',
+  'resources-templates-read',
+  'resources-subscribe',
+  'resources-unsubscribe',
+  'prompts-list',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-embedded-resource',
+  'prompts-get-with-image',
+  'dns-rebinding-protection',
+]
+/** Run at 2025-11-25 but not scored: added after release, and pending. */
+const LEGACY_UNSCORED = ['server-session-lifecycle', 'json-schema-2020-12', 'server-sse-polling']
+/**
+ * Checks the suite reports as SKIPPED or INFO by design: the session-lifecycle checks are skipped
+ * because DELETE answers 405 (a sealed session cannot be revoked, which the 2025 transport allows);
+ * sse-polling reports INFO because the fixture has no `test_reconnection` tool and answers the call
+ * with a plain JSON error (this endpoint has no SSE resumption to test).
+ */
+const NOT_APPLICABLE: Record<string, string[]> = {
+  'server-session-lifecycle': ['SUCCESS', 'SKIPPED', 'SKIPPED'],
+  'server-sse-polling': ['INFO', 'INFO', 'INFO'],
+}
 const TASKS = [
   'tasks-lifecycle',
   'tasks-capability-negotiation',
@@ -69,44 +115,91 @@ interface Check {
   errorMessage?: string
 }
 
-describe('official conformance suite (0.2.0-alpha.12, --requirements 2026-07-28)', () => {
-  const checks = new Map<string, Check[]>()
-  let exitCode: number | null = null
+interface Run {
+  checks: Map<string, Check[]>
+  exitCode: number | null
+  output: string
+}
+
+async function runSuite(args: string[]): Promise<Run> {
+  const outDir = mkdtempSync(join(tmpdir(), 'mcp-edge-conformance-'))
+  const root = resolve(import.meta.dirname, '../..')
+  const child = spawn(process.execPath, ['scripts/conformance.mjs', inject('fixtureUrl'), '-o', outDir, ...args], { cwd: root })
   let output = ''
+  child.stdout.on('data', (chunk) => {
+    output += chunk
+  })
+  child.stderr.on('data', (chunk) => {
+    output += chunk
+  })
+  const exitCode = await new Promise<number | null>((done) => child.on('exit', done))
+  const checks = new Map<string, Check[]>()
+  for (const entry of readdirSync(outDir)) {
+    const scenario = entry.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T.*$/, '')
+    checks.set(scenario, JSON.parse(readFileSync(join(outDir, entry, 'checks.json'), 'utf8')) as Check[])
+  }
+  return { checks, exitCode, output }
+}
+
+function bad(reported: Check[]): string[] {
+  return reported
+    .filter((check) => check.status === 'FAILURE' || check.status === 'WARNING')
+    .map((check) => `${check.id}: ${check.errorMessage}`)
+}
+
+describe('official conformance suite (0.2.0-alpha.12, --requirements 2026-07-28)', () => {
+  let run: Run
 
   beforeAll(async () => {
-    const outDir = mkdtempSync(join(tmpdir(), 'mcp-edge-conformance-'))
-    const root = resolve(import.meta.dirname, '../..')
-    const child = spawn(process.execPath, ['scripts/conformance.mjs', inject('fixtureUrl'), '-o', outDir], { cwd: root })
-    child.stdout.on('data', (chunk) => {
-      output += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      output += chunk
-    })
-    exitCode = await new Promise((done) => child.on('exit', done))
-    for (const entry of readdirSync(outDir)) {
-      const scenario = entry.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T.*$/, '')
-      checks.set(scenario, JSON.parse(readFileSync(join(outDir, entry, 'checks.json'), 'utf8')) as Check[])
-    }
+    run = await runSuite([])
   }, 180_000)
 
   it('runs exactly the required, pending and Tasks scenarios, and the baseline holds', () => {
-    expect([...checks.keys()].sort()).toEqual([...REQUIRED, ...PENDING, ...TASKS].sort())
-    expect(output).toContain('Baseline check passed')
-    expect(exitCode).toBe(0)
+    expect([...run.checks.keys()].sort()).toEqual([...REQUIRED, ...PENDING, ...TASKS].sort())
+    expect(run.output).toContain('Baseline check passed')
+    expect(run.exitCode).toBe(0)
   })
 
   for (const scenario of [...REQUIRED, ...PENDING, ...TASKS]) {
     it(scenario, () => {
-      const reported = checks.get(scenario) ?? []
-      const bad = reported.filter((check) => check.status === 'FAILURE' || check.status === 'WARNING')
-      expect(bad.map((check) => `${check.id}: ${check.errorMessage}`)).toEqual([])
+      const reported = run.checks.get(scenario) ?? []
+      expect(bad(reported)).toEqual([])
       const passed = reported.filter((check) => check.status === 'SUCCESS').length
       // tasks-status-notifications is skipped by the suite itself (SKIPPED, no SUCCESS checks);
       // our own test of notifications/tasks covers it (test/workers/tasks.test.ts).
       if (scenario === 'tasks-status-notifications') expect(reported.map((check) => check.status)).toEqual(['SKIPPED'])
       else expect(passed).toBeGreaterThan(0)
+    })
+  }
+})
+
+describe('official conformance suite (0.2.0-alpha.12, --requirements 2025-11-25, the legacy lane)', () => {
+  let run: Run
+
+  beforeAll(async () => {
+    run = await runSuite(['--requirements', '2025-11-25'])
+  }, 180_000)
+
+  it('runs exactly the required and unscored scenarios, and the baseline holds', () => {
+    expect([...run.checks.keys()].sort()).toEqual([...LEGACY_REQUIRED, ...LEGACY_UNSCORED].sort())
+    expect(run.output).toContain('Baseline check passed')
+    expect(run.exitCode).toBe(0)
+  })
+
+  for (const scenario of [...LEGACY_REQUIRED, ...LEGACY_UNSCORED]) {
+    it(scenario, () => {
+      const reported = run.checks.get(scenario) ?? []
+      expect(bad(reported)).toEqual([])
+      const expected = NOT_APPLICABLE[scenario]
+      if (expected) expect(reported.map((check) => check.status)).toEqual(expected)
+      else if (scenario === 'server-sse-multiple-streams') {
+        // Three concurrent POSTs on one session all answered; their JSON answers leave the
+        // SSE-only check at INFO.
+        expect(reported.map((check) => [check.id, check.status])).toEqual([
+          ['server-accepts-multiple-post-streams', 'SUCCESS'],
+          ['server-sse-streams-functional', 'INFO'],
+        ])
+      } else expect(reported.length > 0 && reported.every((check) => check.status === 'SUCCESS')).toBe(true)
     })
   }
 })

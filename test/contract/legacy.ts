@@ -1,0 +1,459 @@
+/**
+ * The 2025-era lane of the fixture Worker, run inside workerd (test/workers) and over real HTTP
+ * (test/http): the handshake and its sealed session, each revision's shapes, server-to-client
+ * requests answered by separate POSTs, batches, and every rejection with its JSON-RPC code and
+ * HTTP status, where a tool was addressed checking that it did not run.
+ */
+import { describe, expect, it } from 'vitest'
+import { answer, legacyConnect, legacyRequest, legacyRpc, legacyStream } from '../support/legacy.ts'
+import type { LegacyClient } from '../support/legacy.ts'
+import { rawPost, readResponse, rpc } from '../support/mcp.ts'
+import type { ContractTarget } from './protocol.ts'
+
+const REVISIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const
+const ELICITING = { elicitation: {}, sampling: {}, roots: {} }
+let keys = 0
+const freshKey = () => `legacy-${Date.now()}-${keys++}`
+
+export function legacyContract(target: () => ContractTarget): void {
+  const url = () => target().url
+  const at = (path: string) => url().replace(/\/mcp$/, path)
+  const connect = (options: Parameters<typeof legacyConnect>[2] = {}) => legacyConnect(target().fetch, url(), options)
+  const call = (
+    client: Partial<LegacyClient>,
+    method: string,
+    params?: Record<string, unknown>,
+    extra?: Record<string, string | null>,
+  ) => legacyRpc(target().fetch, url(), client, method, params, extra)
+  const runsOf = async (key: string) =>
+    Number(
+      (await rpc(target().fetch, url(), 'tools/call', { name: 'read_runs', arguments: { key } })).message.result?.content?.[0]
+        ?.text,
+    )
+
+  describe('the handshake', () => {
+    it('negotiates every served revision, offers the newest for others, and seals a visible-ASCII session id', async () => {
+      for (const version of [...REVISIONS, '2024-11-05', '2026-07-28']) {
+        const client = await connect({ version })
+        const result = client.initialize.message.result
+        expect(client.initialize.status).toBe(200)
+        expect(result.protocolVersion).toBe(version.startsWith('2025') ? version : '2025-11-25')
+        expect(client.sessionId).toMatch(/^[\x21-\x7e]+$/)
+      }
+    })
+
+    it('answers initialize from the registry, offering only what this lane delivers', async () => {
+      const { initialize } = await connect()
+      expect(initialize.message.result).toEqual({
+        protocolVersion: '2025-11-25',
+        capabilities: { logging: {}, completions: {}, prompts: {}, resources: {}, tools: {} },
+        serverInfo: { name: 'mcp-edge-conformance-fixture', version: '1.0.0' },
+        instructions: 'Fixture server for the MCP conformance suite.',
+      })
+    })
+
+    it('answers ping and logging/setLevel with exactly {}, and an unknown level with -32602', async () => {
+      const client = await connect()
+      expect((await call(client, 'ping')).message.result).toEqual({})
+      expect((await call(client, 'logging/setLevel', { level: 'debug' })).message.result).toEqual({})
+      const bad = await call(client, 'logging/setLevel', { level: 'loud' })
+      expect([bad.status, bad.message.error?.code]).toEqual([200, -32602])
+    })
+
+    it('rejects an initialize without protocolVersion, capabilities or clientInfo with -32602', async () => {
+      for (const params of [
+        { capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        { protocolVersion: '2025-11-25', clientInfo: { name: 'x' } },
+        { protocolVersion: '2025-11-25', capabilities: {} },
+      ]) {
+        const { status, message } = await call({}, 'initialize', params)
+        expect([status, message.error?.code]).toEqual([200, -32602])
+      }
+    })
+
+    it('accepts resources/subscribe and unsubscribe without advertising subscribe', async () => {
+      const client = await connect()
+      for (const method of ['resources/subscribe', 'resources/unsubscribe']) {
+        expect((await call(client, method, { uri: 'test://watched-resource' })).message.result).toEqual({})
+      }
+      expect((await call(client, 'resources/subscribe', {})).message.error?.code).toBe(-32602)
+    })
+  })
+
+  describe('results in each revision’s shapes', () => {
+    it('never sends the 2026-only fields: resultType, ttlMs, cacheScope, serverInfo _meta, streamingHint', async () => {
+      const client = await connect()
+      for (const [method, params] of [
+        ['tools/list', {}],
+        ['resources/list', {}],
+        ['resources/templates/list', {}],
+        ['prompts/list', {}],
+        ['resources/read', { uri: 'test://static-text' }],
+        ['tools/call', { name: 'test_simple_text' }],
+      ] as const) {
+        const { result } = (await call(client, method, params)).message
+        const text = JSON.stringify(result)
+        for (const field of ['resultType', 'ttlMs', 'cacheScope', 'io.modelcontextprotocol/serverInfo', 'streamingHint']) {
+          expect(text, `${method} ${field}`).not.toContain(`"${field}"`)
+        }
+      }
+    })
+
+    it('keeps only the fields a revision defines: 2025-03-26 tools have no title or outputSchema, no structuredContent', async () => {
+      const old = await connect({ version: '2025-03-26' })
+      const tools = (await call(old, 'tools/list')).message.result.tools as Record<string, unknown>[]
+      expect(tools.every((tool) => !('title' in tool) && !('outputSchema' in tool) && !('_meta' in tool))).toBe(true)
+      const mixed = (await call(old, 'tools/call', { name: 'stream_mixed', arguments: {} })).message.result
+      expect(mixed.structuredContent).toBeUndefined()
+      // resource_link is younger than 2025-03-26: it arrives as a text block naming the link.
+      expect(mixed.content.map((block: { type: string }) => block.type)).toEqual(['text', 'image', 'text', 'text'])
+      const recent = await connect({ version: '2025-06-18' })
+      const shown = (await call(recent, 'tools/call', { name: 'stream_mixed', arguments: {} })).message.result
+      expect(shown.structuredContent).toEqual({ rowsProcessed: 100 })
+      expect(shown.content.map((block: { type: string }) => block.type)).toEqual(['text', 'image', 'resource_link', 'text'])
+    })
+
+    it('gives a streaming tool’s 2025 caller the whole streamed text and never a partial result', async () => {
+      const client = await connect()
+      const { message, notifications } = await call(client, 'tools/call', {
+        name: 'stream_text',
+        arguments: { chunks: 3, size: 1 },
+        _meta: { partialResultToken: 'p', progressToken: 'q' },
+      })
+      expect(notifications.filter((note) => note.method === 'notifications/tools/partial_result')).toEqual([])
+      expect(message.result.content[0]).toEqual({ type: 'text', text: '0|1|2|' })
+    })
+
+    it('runs a task-only tool inline for a 2025 client', async () => {
+      const client = await connect()
+      const { message } = await call(client, 'tools/call', { name: 'stream_task', arguments: { chunks: 2 } })
+      expect(message.result.content[0]).toEqual({ type: 'text', text: 'part 0\npart 1\n' })
+    })
+
+    it('streams progress with the request’s token and logs at the lane’s level (info and above)', async () => {
+      const client = await connect()
+      const progress = await call(client, 'tools/call', {
+        name: 'test_tool_with_progress',
+        arguments: {},
+        _meta: { progressToken: 'p-1' },
+      })
+      expect(progress.sse).toBe(true)
+      expect(progress.notifications.map((note) => [note.method, note.params.progressToken, note.params.progress])).toEqual([
+        ['notifications/progress', 'p-1', 0],
+        ['notifications/progress', 'p-1', 50],
+        ['notifications/progress', 'p-1', 100],
+      ])
+      const logs = await call(client, 'tools/call', { name: 'log_levels', arguments: {} })
+      expect(logs.notifications.map((note) => note.params.level)).toEqual([
+        'info',
+        'notice',
+        'warning',
+        'error',
+        'critical',
+        'alert',
+        'emergency',
+      ])
+    })
+  })
+
+  describe('server-to-client requests', () => {
+    it('sends elicitation/create on the call’s stream, takes the answer by POST (202), then finishes the call', async () => {
+      const client = await connect({ capabilities: ELICITING })
+      const stream = await legacyStream(target().fetch, url(), client, 'tools/call', {
+        name: 'test_elicitation',
+        arguments: { message: 'Who?' },
+      })
+      const asked = await stream.next()
+      expect(asked).toMatchObject({ method: 'elicitation/create', params: { mode: 'form', message: 'Who?' } })
+      expect(typeof asked.id).toBe('string')
+      const reply = await answer(target().fetch, url(), client, asked.id, {
+        action: 'accept',
+        content: { username: 'ada', email: 'a@b.c' },
+      })
+      expect(reply.status).toBe(202)
+      const final = await stream.next()
+      expect(final.id).toBe(stream.id)
+      expect(final.result.content[0].text).toBe('User response: action=accept, content={"username":"ada","email":"a@b.c"}')
+      // The same answer again, and an id that was never ours: 400, and nothing changes.
+      const again = await answer(target().fetch, url(), client, asked.id, { action: 'decline' })
+      expect([again.status, ((await again.json()) as { error: { code: number } }).error.code]).toEqual([400, -32600])
+      const unknown = await answer(target().fetch, url(), client, 'not-ours', { action: 'decline' })
+      expect(unknown.status).toBe(400)
+    })
+
+    it('sends a 2025-06-18 form without mode, and sampling and roots requests as they are', async () => {
+      const client = await connect({ version: '2025-06-18', capabilities: ELICITING })
+      const form = await legacyStream(target().fetch, url(), client, 'tools/call', {
+        name: 'test_elicitation',
+        arguments: { message: 'Who?' },
+      })
+      const asked = await form.next()
+      expect(asked.params).toEqual({
+        message: 'Who?',
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            username: { type: 'string', description: "User's response" },
+            email: { type: 'string', description: "User's email address" },
+          },
+          required: ['username', 'email'],
+        },
+      })
+      await answer(target().fetch, url(), client, asked.id, { action: 'decline' })
+      expect((await form.next()).result.content[0].text).toBe('User response: action=decline')
+      const sampling = await legacyStream(target().fetch, url(), client, 'tools/call', {
+        name: 'test_sampling',
+        arguments: { prompt: 'Hi' },
+      })
+      const sample = await sampling.next()
+      expect(sample).toMatchObject({ method: 'sampling/createMessage', params: { maxTokens: 100 } })
+      await answer(target().fetch, url(), client, sample.id, {
+        role: 'assistant',
+        content: { type: 'text', text: 'Hello' },
+        model: 'm',
+      })
+      expect((await sampling.next()).result.content[0].text).toBe('LLM response: Hello')
+    })
+
+    it('refuses another principal’s answer (400) and keeps waiting for the caller’s own', async () => {
+      const client = await connect({ capabilities: ELICITING, principal: 'alice' })
+      const stream = await legacyStream(target().fetch, url(), client, 'tools/call', {
+        name: 'test_elicitation',
+        arguments: { message: 'Who?' },
+      })
+      const asked = await stream.next()
+      const mallory = await connect({ capabilities: ELICITING, principal: 'mallory' })
+      const foreign = await answer(target().fetch, url(), mallory, asked.id, {
+        action: 'accept',
+        content: { username: 'm', email: 'm' },
+      })
+      expect(foreign.status).toBe(400)
+      expect((await answer(target().fetch, url(), client, asked.id, { action: 'decline' })).status).toBe(202)
+      expect((await stream.next()).result.content[0].text).toBe('User response: action=decline')
+    })
+
+    it('ends a call whose answer does not come in time with a clear error, and refuses the late answer', async () => {
+      const short = at('/short-input')
+      const client = await legacyConnect(target().fetch, short, { capabilities: ELICITING })
+      const stream = await legacyStream(target().fetch, short, client, 'tools/call', {
+        name: 'test_elicitation',
+        arguments: { message: 'Who?' },
+      })
+      const asked = await stream.next()
+      const final = await stream.next()
+      expect(final.error).toEqual({
+        code: -32603,
+        message: "Request timed out waiting for the client's answer to the server's request",
+      })
+      expect((await answer(target().fetch, short, client, asked.id, { action: 'decline' })).status).toBe(400)
+    })
+
+    it('names a missing client capability with -32602 (the 2025 revisions have no -32021), before asking anything', async () => {
+      const client = await connect({ capabilities: {} })
+      const { status, message, sse } = await call(client, 'tools/call', {
+        name: 'test_elicitation',
+        arguments: { message: 'Who?' },
+      })
+      expect([status, sse, message.error?.code]).toEqual([200, false, -32602])
+      expect(message.error?.message).toContain('elicitation')
+      expect(message.error?.data).toEqual({ requiredCapabilities: { elicitation: { form: {} } } })
+    })
+  })
+
+  describe('the session id', () => {
+    it('answers a tampered, foreign or garbage session id with 404, running nothing', async () => {
+      const alice = await connect({ principal: 'alice' })
+      const sid = alice.sessionId as string
+      const tampered = `${sid.slice(0, -2)}${sid.endsWith('A') ? 'B' : 'A'}${sid.slice(-1)}`
+      for (const client of [
+        { ...alice, sessionId: tampered },
+        { ...alice, principal: 'bob' },
+        { ...alice, sessionId: 'garbage' },
+      ]) {
+        const key = freshKey()
+        const { status, message } = await call(client, 'tools/call', { name: 'count_runs', arguments: { key } })
+        expect([status, message.error?.code]).toEqual([404, -32600])
+        expect(await runsOf(key)).toBe(0)
+      }
+    })
+
+    it('rejects a version header other than the session’s with 400, and an unknown one with -32022', async () => {
+      const client = await connect({ version: '2025-06-18' })
+      const other = await call(client, 'tools/list', {}, { 'mcp-protocol-version': '2025-11-25' })
+      expect([other.status, other.message.error?.code]).toEqual([400, -32600])
+      const unknown = await call({}, 'tools/list', {}, { 'mcp-protocol-version': '1999-01-01' })
+      expect([unknown.status, unknown.message.error?.code]).toEqual([400, -32022])
+      expect(unknown.message.error?.data).toEqual({
+        supported: ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'],
+        requested: '1999-01-01',
+      })
+    })
+
+    it('serves a request without a session as its header’s revision, with no client capabilities', async () => {
+      const { message } = await call({ version: '2025-06-18' }, 'tools/call', {
+        name: 'test_elicitation',
+        arguments: { message: 'x' },
+      })
+      expect(message.error?.code).toBe(-32602)
+      expect((await call({}, 'tools/call', { name: 'test_simple_text' })).message.result.content[0].type).toBe('text')
+    })
+
+    it.skipIf(!target().crossRequestContinuations)(
+      'cancels a running call on notifications/cancelled from the same session',
+      async () => {
+        const client = await connect()
+        const key = freshKey()
+        const stream = await legacyStream(
+          target().fetch,
+          url(),
+          client,
+          'tools/call',
+          { name: 'wait_for_abort', arguments: { key }, _meta: { progressToken: 'c' } },
+          'cancel-me',
+        )
+        expect((await stream.next()).method).toBe('notifications/progress')
+        // The same request id from another session cancels nothing.
+        const stranger = await connect()
+        await target().fetch(
+          legacyRequest(url(), stranger, {
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId: 'cancel-me' },
+          }),
+        )
+        const cancelled = await target().fetch(
+          legacyRequest(url(), client, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'cancel-me' } }),
+        )
+        expect(cancelled.status).toBe(202)
+        await stream.next()
+        const status = await rpc(target().fetch, url(), 'tools/call', { name: 'abort_status', arguments: { key } })
+        expect(status.message.result.content[0].text).toBe('true')
+        await stream.close()
+      },
+    )
+  })
+
+  describe('methods of the other era', () => {
+    it('answers 2026-only methods with -32601 on this lane, and 2025-only ones with -32601/404 on the stateless lane', async () => {
+      const client = await connect()
+      for (const method of ['server/discover', 'subscriptions/listen', 'tasks/get']) {
+        const { status, message } = await call(client, method, {})
+        expect([method, status, message.error?.code]).toEqual([method, 200, -32601])
+      }
+      for (const method of ['ping', 'initialize', 'logging/setLevel', 'resources/subscribe']) {
+        const { status, message } = await rpc(target().fetch, url(), method, {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'x', version: '1' },
+        })
+        expect([method, status, message.error?.code]).toEqual([method, 404, -32601])
+      }
+    })
+  })
+
+  describe('2025-03-26 batches', () => {
+    it('answers a batch with every response in one JSON array, and notifications in it with nothing', async () => {
+      const client = await connect({ version: '2025-03-26' })
+      const response = await target().fetch(
+        legacyRequest(url(), client, [
+          { jsonrpc: '2.0', id: 'a', method: 'ping' },
+          { jsonrpc: '2.0', method: 'notifications/initialized' },
+          { jsonrpc: '2.0', id: 'b', method: 'tools/call', params: { name: 'test_simple_text' } },
+          { jsonrpc: '2.0', id: 'c', method: 'initialize', params: {} },
+          { jsonrpc: '2.0', id: 'd', method: 'no/such' },
+        ]),
+      )
+      const body = (await response.json()) as { id: string; result?: unknown; error?: { code: number } }[]
+      expect(response.status).toBe(200)
+      expect(body.map((item) => [item.id, item.error?.code ?? 'ok'])).toEqual([
+        ['a', 'ok'],
+        ['b', 'ok'],
+        ['c', -32600],
+        ['d', -32601],
+      ])
+    })
+
+    it('streams a batch whose calls send notifications, every response as its own event', async () => {
+      const client = await connect({ version: '2025-03-26' })
+      const { sse, notifications } = await readResponse(
+        await target().fetch(
+          legacyRequest(url(), client, [
+            {
+              jsonrpc: '2.0',
+              id: 'p',
+              method: 'tools/call',
+              params: { name: 'test_tool_with_progress', _meta: { progressToken: 7 } },
+            },
+            { jsonrpc: '2.0', id: 'q', method: 'ping' },
+          ]),
+        ),
+      )
+      expect(sse).toBe(true)
+      expect(notifications.filter((note) => note.method === 'notifications/progress')).toHaveLength(3)
+    })
+
+    it('refuses batches after 2025-03-26, and an empty batch, with -32600 and HTTP 400', async () => {
+      const recent = await connect({ version: '2025-06-18' })
+      const cases: [LegacyClient, unknown[]][] = [
+        [recent, [{ jsonrpc: '2.0', id: 1, method: 'ping' }]],
+        [await connect({ version: '2025-03-26' }), []],
+      ]
+      for (const [client, items] of cases) {
+        const { status, message } = await readResponse(await target().fetch(legacyRequest(url(), client, items)))
+        expect([status, message.error?.code]).toEqual([400, -32600])
+      }
+    })
+  })
+
+  describe('the transport checks apply to 2025 requests alike', () => {
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    })
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+
+    it('refuses a foreign Origin (403), a bad Accept (406), a bad content type (415) and a large body (413)', async () => {
+      const cases: [Record<string, string>, string, number][] = [
+        [{ ...headers, origin: 'https://evil.example' }, initialize, 403],
+        [{ ...headers, accept: 'application/json' }, initialize, 406],
+        [{ ...headers, 'content-type': 'text/plain' }, initialize, 415],
+        [headers, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(1024 * 1024) } }), 413],
+      ]
+      for (const [given, body, status] of cases) {
+        const response = await rawPost(target().fetch, url(), body, given)
+        expect(response.status).toBe(status)
+        expect(response.message.error?.code).toBe(-32600)
+      }
+    })
+
+    it('answers GET and DELETE with a session id with 405 (no standalone stream, no revocable sessions)', async () => {
+      const client = await connect()
+      for (const method of ['GET', 'DELETE']) {
+        const response = await target().fetch(
+          new Request(url(), { method, headers: { host: '127.0.0.1', 'mcp-session-id': client.sessionId ?? '' } }),
+        )
+        expect(response.status).toBe(405)
+      }
+    })
+  })
+
+  describe("legacy: 'reject'", () => {
+    it('answers initialize and any 2025 request with -32022 naming the revision served, and serves 2026 requests', async () => {
+      const modernOnly = at('/modern-only')
+      const { status, message } = await legacyRpc(target().fetch, modernOnly, {}, 'initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'x', version: '1' },
+      })
+      expect([status, message.error?.code]).toEqual([400, -32022])
+      expect(message.error?.data).toEqual({ supported: ['2026-07-28'], requested: '2025-06-18' })
+      expect(message.error?.message).toContain('2026-07-28')
+      const later = await legacyRpc(target().fetch, modernOnly, { version: '2025-11-25' }, 'tools/list')
+      expect([later.status, later.message.error?.data?.requested]).toEqual([400, '2025-11-25'])
+      const modern = await rpc(target().fetch, modernOnly, 'tools/list', {}, { meta: {} })
+      expect(modern.message.result.tools.length).toBeGreaterThan(0)
+    })
+  })
+}
