@@ -17,6 +17,7 @@ import { toMarkdown, writeResults } from './lib/report.mjs'
 import { stateInNode, stateInWorkerd } from './lib/state.mjs'
 import { firstChunkLatency, partialLatency, streamThroughput } from './lib/streaming.mjs'
 import { evaluateTargets } from './lib/targets.mjs'
+import { taskEngines } from './lib/task-engines.mjs'
 import { logThroughput, taskLatencies } from './lib/tasks.mjs'
 import { startWorker } from './lib/workerd.mjs'
 
@@ -52,7 +53,7 @@ async function main() {
 
   log('building (wrangler deploy --dry-run --outdir), minified and unminified')
   results.bundles = {}
-  for (const worker of [...WORKERS, 'extras']) {
+  for (const worker of [...WORKERS, 'extras', 'engines']) {
     results.bundles[worker] = { min: build(worker), raw: build(worker, { minify: false }) }
   }
 
@@ -80,6 +81,9 @@ async function main() {
   results.state = { workerd: await stateInWorkerd(extras, config.stateWorkerdIterations, config.stateWorkerdRepeats) }
   await stop(extras)
   results.state.node = await stateInNode(config.stateNodeIterations)
+
+  log('durable tasks: creation and first read vs a bare Durable Object, one step vs a Workflow')
+  results.engines = await taskEngines(results.bundles.engines.min.scriptPath, config)
 
   results.targets = evaluateTargets(results)
   const missed = results.targets.some((t) => !t.met && t.id !== 'bundleGzip')

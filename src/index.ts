@@ -8,6 +8,7 @@ export {
   PARTIAL_LOG_META,
   PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
+  TASK_PARTIALS_FILTER,
   TASKS_EXTENSION,
 } from './protocol/constants.ts'
 export type { LogLevel } from './protocol/constants.ts'
@@ -24,6 +25,8 @@ export { createKeyRing, RequestStateCodec } from './server/request-state.ts'
 export type { RequestStateOptions } from './server/request-state.ts'
 export type { OutboxOptions, OutboxStats, PartialChunk } from './server/outbox.ts'
 export type { JsonSchemaInput } from './server/schema.ts'
+export type { TaskLimits } from './server/task-limits.ts'
+export { TaskSuspended } from './server/task-replay.ts'
 export type {
   DetailedTask,
   NonceLedger,

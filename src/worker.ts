@@ -2,8 +2,8 @@
  * The mcp-edge template Worker: copy it, keep what you need. A Hono app with one MCP endpoint at
  * /mcp and example tools for each thing mcp-edge adds: a plain tool with structured output, a
  * tool that asks for confirmation before acting (multi-round-trip, sealed requestState), a tool
- * that streams partial results, and a long-running tool that becomes a task and streams its
- * progress into the task's log.
+ * that streams partial results, a long-running tool that becomes a task built from resumable
+ * steps and streams into the task's log, and a task that asks the user mid-task.
  *
  * Configuration (see README): MCP_STATE_KEYS (secret, required; .dev.vars has a dev key),
  * MCP_BEARER_TOKEN (secret, optional: when set, requests need `Authorization: Bearer <token>`).
@@ -29,7 +29,8 @@ createKeyRing((env as unknown as Env).MCP_STATE_KEYS)
 const server = createMcpServer<Env>({
   name: 'mcp-edge-template',
   version: '0.1.0',
-  instructions: 'Example tools: add, get_weather, delete_record (asks first), write_story (streams), generate_report (a task).',
+  instructions:
+    'Example tools: add, get_weather, delete_record (asks first), write_story (streams), generate_report (a task), draft_article (a task that asks).',
 })
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -108,8 +109,10 @@ server.tool(
 )
 
 // A task (Tasks extension): clients that declare io.modelcontextprotocol/tasks get a task handle
-// at once; the report is written by the task's Durable Object, and each section lands in the
-// task's partial-result log (readable through tasks/get) and on listen streams watching the task.
+// at once; the report is written by the task's Durable Object, one step per section. A completed
+// step is stored, so after a restart or a deploy the task resumes where it was and no section is
+// written twice; each section lands in the task's partial-result log (readable through tasks/get)
+// and on listen streams watching the task.
 server.tool(
   'generate_report',
   {
@@ -119,14 +122,50 @@ server.tool(
     task: { mode: 'optional', pollIntervalMs: 500 },
   },
   async ({ subject, sections }, ctx) => {
-    for (let i = 1; i <= sections && !ctx.signal.aborted; i++) {
-      await sleep(400, ctx.signal)
-      await ctx.partial({
-        content: [{ type: 'text', text: `## Section ${i}\nFindings about ${subject}, part ${i}.\n` }],
-        final: i === sections,
+    for (let i = 1; i <= sections; i++) {
+      await ctx.step(`section-${i}`, async () => {
+        await sleep(400, ctx.signal)
+        await ctx.partial({
+          content: [{ type: 'text', text: `## Section ${i}\nFindings about ${subject}, part ${i}.\n` }],
+          final: i === sections,
+        })
       })
     }
     return { content: [] }
+  },
+)
+
+// A task that asks the user mid-task: it drafts an outline (a step), asks for approval (the task
+// waits in input_required; the answer is stored by tasks/update, so it survives restarts), then
+// writes the article (a second step). The outline is never drafted twice.
+server.tool(
+  'draft_article',
+  {
+    description: 'Draft an article: outline, your approval, then the text (a task; asks for approval mid-task)',
+    input: z.object({ topic: z.string().check(z.minLength(1)) }),
+    task: 'always',
+    requires: ['elicitation.form'],
+  },
+  async ({ topic }, ctx) => {
+    const outline = await ctx.step('outline', async () => {
+      await sleep(200, ctx.signal)
+      return [`Why ${topic} matters`, `How ${topic} works`, `What to do next`]
+    })
+    const { approval } = await ctx.ask({
+      approval: input.form(
+        `Write the article on this outline?\n${outline.map((title, i) => `${i + 1}. ${title}`).join('\n')}`,
+        z.object({ approve: z.boolean(), note: z.optional(z.string()) }),
+      ),
+    })
+    if (approval.action !== 'accept' || !approval.content.approve) {
+      return { content: [{ type: 'text', text: 'The outline was not approved; nothing was written.' }] }
+    }
+    const note = approval.content.note
+    const article = await ctx.step('write', async () => {
+      await sleep(200, ctx.signal)
+      return outline.map((title) => `## ${title}\n${note ? `(${note}) ` : ''}A paragraph about ${topic}.`).join('\n\n')
+    })
+    return { content: [{ type: 'text', text: article }] }
   },
 )
 

@@ -4,6 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { taskEnginesMarkdown } from './task-engines.mjs'
 
 const KIB = 1024
 const n = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '–')
@@ -250,6 +251,8 @@ export function toMarkdown(results) {
     '## mcp-edge only',
     '',
     extras(results),
+    '',
+    taskEnginesMarkdown(results.engines),
     '',
     profileSection(results.profile),
   ].join('\n')

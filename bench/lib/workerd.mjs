@@ -14,13 +14,18 @@ import { configPath } from './build.mjs'
 import { TEST_STATE_KEYS } from './keys.mjs'
 import { isAlive, workerdChildren } from './proc.mjs'
 
-const EXTRA_BINDINGS = { edge: { MCP_STATE_KEYS: TEST_STATE_KEYS }, extras: { MCP_STATE_KEYS: TEST_STATE_KEYS } }
+const EXTRA_BINDINGS = {
+  edge: { MCP_STATE_KEYS: TEST_STATE_KEYS },
+  extras: { MCP_STATE_KEYS: TEST_STATE_KEYS },
+  engines: { MCP_STATE_KEYS: TEST_STATE_KEYS },
+}
 
 /**
  * Start `worker` (a name under bench/workers/) from its built script. `inspectorPort` is for
- * profile.mjs only: no measured figure is ever taken with the inspector on.
+ * profile.mjs only: no measured figure is ever taken with the inspector on. `persistTo` keeps
+ * Durable Objects and Workflows on disk there instead of in memory (task-engines.mjs).
  */
-export async function startWorker(worker, scriptPath, { inspectorPort } = {}) {
+export async function startWorker(worker, scriptPath, { inspectorPort, persistTo } = {}) {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath(worker))
   const before = new Set(workerdChildren())
   const mf = new Miniflare({
@@ -35,6 +40,7 @@ export async function startWorker(worker, scriptPath, { inspectorPort } = {}) {
     cf: false,
     log: new Log(LogLevel.WARN),
     ...(inspectorPort ? { inspectorPort, inspectorHost: '127.0.0.1' } : {}),
+    ...(persistTo ? { durableObjectsPersist: `${persistTo}/do`, workflowsPersist: `${persistTo}/workflows` } : {}),
   })
   const url = await mf.ready
   const pids = workerdChildren().filter((pid) => !before.has(pid))

@@ -36,6 +36,9 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
 /** mcp-edge's own `_meta` key on `tasks/get` for reading a task's partial-result log. */
 export const PARTIAL_LOG_META = 'dev.mcp-edge/partialLog'
 
+/** mcp-edge's own key in a `subscriptions/listen` filter: with `taskIds`, also the tasks' partial results. */
+export const TASK_PARTIALS_FILTER = 'dev.mcp-edge/partialResults'
+
 /** Header names (lower case, as the Fetch `Headers` API normalises them). */
 export const HEADER = {
   protocolVersion: 'mcp-protocol-version',

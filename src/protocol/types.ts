@@ -211,6 +211,8 @@ export interface SubscriptionFilter {
   resourceSubscriptions?: string[]
   /** Tasks extension. */
   taskIds?: string[]
+  /** mcp-edge: with `taskIds`, the tasks' partial results too (TASK_PARTIALS_FILTER). */
+  'dev.mcp-edge/partialResults'?: boolean
 }
 
 export type { RequestId }

@@ -3,8 +3,8 @@
  * from earlier rounds plus this request's `inputResponses`) and the questions it still has.
  * `ask` resolves when every key it names has an answer; otherwise it records the missing ones and
  * throws `InputRequired`, and the runtime answers `input_required` (or, in a task, moves the task
- * to `input_required`). The handler then runs again from the top with the answers in hand, so it
- * reads like straight-line code across rounds.
+ * to `input_required` until `tasks/update` stores the answers). The handler then runs again from
+ * the top with the answers in hand, so it reads like straight-line code across rounds.
  */
 import { McpError } from '../protocol/errors.ts'
 import { isObject } from '../protocol/jsonrpc.ts'
@@ -31,16 +31,9 @@ export function readInputResponses(value: unknown): Record<string, unknown> {
   return value
 }
 
-/**
- * How a round waits for missing answers. Absent (multi-round-trip requests): throw
- * `InputRequired` and replay next round. Present (tasks): suspend until `tasks/update` answers.
- */
-export type WaitForInput = (requests: Record<string, InputRequest>) => Promise<Record<string, unknown>>
-
 export class InputRound {
   readonly #prior: Record<string, unknown>
   readonly #responses: Record<string, unknown>
-  readonly #wait: WaitForInput | undefined
   readonly #capabilities: ClientCapabilities
   readonly #method: string
   /** Answers the handler read in this run; they travel to the next round. */
@@ -53,13 +46,11 @@ export class InputRound {
     prior: Record<string, unknown>,
     responses: Record<string, unknown>,
     capabilities: ClientCapabilities,
-    wait?: WaitForInput,
   ) {
     this.#method = method
     this.#prior = prior
     this.#responses = { ...responses }
     this.#capabilities = capabilities
-    this.#wait = wait
   }
 
   /** The answer for `key`: a sealed earlier answer wins over one sent again now. */
@@ -92,10 +83,6 @@ export class InputRound {
     // cannot go on without it gets -32021 (basic/index.mdx).
     if (undeclared.length > 0) throw missingCapabilities(undeclared, 'This request')
     if (Object.keys(missing).length === 0) return out as InputResponses<Specs>
-    if (this.#wait) {
-      Object.assign(this.#responses, await this.#wait(missing))
-      return this.ask(specs)
-    }
     this.pending = { ...this.pending, ...missing }
     throw new InputRequired()
   }

@@ -16,6 +16,13 @@ import type { InputRound } from './input-round.ts'
 import type { Outbox, OutboxStats, PartialChunk } from './outbox.ts'
 import type { CapabilityPath, Principal, ToolContext } from './types.ts'
 
+/** How `ctx.step` runs: directly in a plain call; checkpointed in a task (task-replay.ts). */
+export interface StepRunner {
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T>
+}
+
+const DIRECT_STEPS: StepRunner = { step: async (_name, fn) => fn() }
+
 /** Where `ctx.partial` chunks go: the request's stream, a task's log, or nowhere. */
 export interface PartialSink {
   push(chunk: PartialChunk): Promise<void>
@@ -39,6 +46,7 @@ export interface ScopeInit<Env> {
   round: number
   task?: { id: string }
   partials?: PartialSink
+  steps?: StepRunner
 }
 
 /** A partial-result sink on the request's own stream (SEP-2998 §1 gate applied by the caller). */
@@ -69,6 +77,8 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
   readonly #logLevel: number
   readonly #input: InputRound
   #partials: PartialSink
+  readonly #steps: StepRunner
+  #stepNames: Set<string> | undefined
   #lastProgress = Number.NEGATIVE_INFINITY
 
   constructor(init: ScopeInit<Env>) {
@@ -85,6 +95,7 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
     this.#logLevel = init.logLevel === undefined ? Number.POSITIVE_INFINITY : LOG_LEVELS.indexOf(init.logLevel)
     this.#input = init.input
     this.#partials = init.partials ?? NO_PARTIALS
+    this.#steps = init.steps ?? DIRECT_STEPS
   }
 
   get signal(): AbortSignal {
@@ -130,6 +141,15 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
     if (this.assembled) this.assembled.push(...normalized.content)
     if (this.signal.aborted) return Promise.resolve()
     return this.#partials.push(normalized)
+  }
+
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
+    if (typeof name !== 'string' || name === '') throw new TypeError('ctx.step: the name must be a non-empty string')
+    this.#stepNames ??= new Set()
+    // A task matches stored steps by name: a second step of the same name would read the first's value.
+    if (this.#stepNames.has(name)) throw new Error(`ctx.step("${name}") was called twice: step names must be unique in a call`)
+    this.#stepNames.add(name)
+    return this.#steps.step(name, fn)
   }
 
   /** Route `partial` somewhere (the request's stream, a task's log). */

@@ -24,6 +24,8 @@ import { createMethodTable } from './methods/index.ts'
 import { buildPromptEntry, buildResourceEntry, buildTemplateEntry, buildToolEntry } from './registry.ts'
 import type { PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './registry.ts'
 import type { HeaderParam, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
+import { taskLimits } from './task-limits.ts'
+import type { TaskLimits } from './task-limits.ts'
 import type {
   CacheHint,
   PromptHandler,
@@ -56,6 +58,7 @@ export class McpServer<Env = unknown> {
   readonly pageSize: number
   readonly listCache: CacheHint
   readonly listenTimeoutMs: number
+  readonly taskLimits: TaskLimits
   readonly tools = new Map<string, ToolEntry<Env>>()
   readonly resources = new Map<string, ResourceEntry<Env>>()
   readonly templates = new Map<string, TemplateEntry<Env>>()
@@ -66,12 +69,13 @@ export class McpServer<Env = unknown> {
   readonly #listed = new Map<Listed, unknown[]>()
 
   constructor(options: ServerOptions) {
-    const { instructions, pageSize, listCache, listenTimeoutMs, ...info } = options
+    const { instructions, pageSize, listCache, listenTimeoutMs, taskLimits: limits, ...info } = options
     this.info = info
     this.instructions = instructions
     this.pageSize = pageSize ?? DEFAULT_PAGE_SIZE
     this.listCache = listCache ?? DEFAULT_LIST_CACHE
     this.listenTimeoutMs = listenTimeoutMs ?? DEFAULT_LISTEN_TIMEOUT_MS
+    this.taskLimits = taskLimits(limits)
   }
 
   /** Register a tool. Arguments are parsed with `options.input`; its JSON Schema is built now. */

@@ -1,83 +1,79 @@
 /**
- * The life of one task, independent of where it is stored: creation, the run, input during the
- * run, cancellation, expiry, the partial-result log and live watchers. The Cloudflare Durable
+ * The life of one task, independent of where it is stored: creation, runs, input during the
+ * task, cancellation, expiry, the partial-result log and live watchers. The Cloudflare Durable
  * Object (`src/cloudflare/task-object.ts`) is a thin shell that gives it SQLite storage and an
- * alarm; tests can give it a memory store.
+ * alarm; tests give it a memory store.
  *
- * Rules kept here (ext-tasks): terminal states never change; `tasks/get` returns the variant for
- * the current status; input keys are unique over the task's lifetime; `ttlMs` counts from
- * creation, after which an unfinished task fails and the task is later deleted; a task belongs
- * to the principal that created it. A run that the runtime lost (restart, eviction) is detected
- * when the engine wakes without it, and the task settles `failed` instead of staying `working`.
+ * Rules kept here (ext-tasks, and this project's own): storage is written before memory changes,
+ * so `tasks/get` shows what is stored, and on any storage failure memory is dropped and read
+ * again; terminal states never change; `ttlMs` counts from creation (a task without one still
+ * ends after `maxLifeMs`); a task belongs to the principal that created it.
+ *
+ * Runs follow the replay model (task-replay.ts): each alarm runs the handler from the top over
+ * the stored answers and steps. A run ends by settling the task, by waiting for input (answers
+ * are stored by `tasks/update`, which wakes the alarm), or between steps, to continue in the next
+ * alarm. A run that no live instance holds any more (restart, eviction, deploy) is noticed by the
+ * next alarm (Cloudflare re-delivers an interrupted alarm) or access, and runs again; the task
+ * fails only after `maxLostRuns` lost runs in a row without progress, saying so.
  *
  * Longer than most files on purpose: it is one state machine, and its transitions share the
- * record, the live run and the input waiter; split apart, the invariants above would be spread
- * over files. The log's batching lives in task-log.ts.
+ * record, the live run and the watchers; split apart, the invariants above would be spread over
+ * files. The run itself is in tasks.ts (`runTaskCall`) and task-replay.ts, the log's batching in
+ * task-log.ts.
  */
 import { NOTIFICATION } from '../protocol/constants.ts'
 import { McpError } from '../protocol/errors.ts'
-import type { JsonRpcErrorObject } from '../protocol/errors.ts'
 import { notification } from '../protocol/jsonrpc.ts'
 import type { JsonRpcNotification } from '../protocol/jsonrpc.ts'
 import type { InputRequest } from './input.ts'
 import { partialParams } from './outbox.ts'
-import type { PartialSink } from './scope.ts'
-import { TaskLog } from './task-log.ts'
-import type { LogItem } from './task-log.ts'
 import type { McpServer } from './server.ts'
+import type { TaskLimits } from './task-limits.ts'
+import { byteLength, fitsIn } from './task-limits.ts'
+import { TaskLog } from './task-log.ts'
+import type { PendingLogItem } from './task-log.ts'
+import { TaskReplay } from './task-replay.ts'
+import type { ReplayHost } from './task-replay.ts'
+import type { TaskRecord, TaskStore } from './task-store.ts'
 import { isTerminal, runTaskCall } from './tasks.ts'
-import type { DetailedTask, PartialLogPage, PartialLogQuery, Task, TaskCall, TaskOutcome, TaskStatus } from './tasks.ts'
+import type { DetailedTask, PartialLogPage, PartialLogQuery, RunEnd, Task, TaskCall } from './tasks.ts'
 
 /** After an unfinished task expires and fails, it stays readable this long, then is deleted. */
 export const EXPIRED_RETENTION_MS = 60_000
 
-export interface TaskRecord {
-  taskId: string
-  principal: string | null
-  status: TaskStatus
-  statusMessage?: string
-  createdAt: number
-  updatedAt: number
-  ttlMs: number | null
-  pollIntervalMs: number
-  call: TaskCall
-  inputRequests?: Record<string, InputRequest>
-  askedKeys: string[]
-  result?: object
-  error?: JsonRpcErrorObject
-  /** Runs started; a second wake-up without a live run means the run was lost. */
-  attempts: number
-  nextSeq: number
-  /** When the task (and its log) is deleted: its expiry once terminal. */
-  purgeAt?: number
+/** A live watcher of the task: status notifications, and partial results when it asked for them. */
+export interface Watcher {
+  partials: boolean
+  send(message: JsonRpcNotification): void
+  /** The task is terminal (after its last notification) or deleted: nothing more will come. */
+  end(): void
 }
 
-const LOST_RUN: TaskOutcome = {
-  status: 'failed',
-  error: new McpError('internalError', 'Task run was lost').toJSON(),
-  statusMessage: 'The task was interrupted by a runtime restart',
+export type CreateOutcome = { task: Task } | { refused: string }
+
+interface LiveRun {
+  abort: AbortController
+  /** Storage failed while the run was live: the run is abandoned and the alarm fails (and is retried). */
+  failure?: unknown
 }
 
-/** Storage for one task: a record, an append-only log and a single alarm. */
-export interface TaskStore {
-  load(): TaskRecord | undefined
-  save(record: TaskRecord): void
-  appendLog(items: readonly LogItem[], record: TaskRecord): void
-  readLog(from: number, limit: number): LogItem[]
-  deleteAll(): Promise<void>
-  setAlarm(at: number): Promise<void>
-}
-
-export type Watcher = (message: JsonRpcNotification) => void
-
-interface Waiter {
-  keys: string[]
-  resolve: (answers: Record<string, unknown>) => void
-  reject: (error: unknown) => void
-}
+const internal = (message: string) => new McpError('internalError', message).toJSON()
 
 function iso(ms: number): string {
   return new Date(ms).toISOString()
+}
+
+function summary(record: TaskRecord): Task {
+  const task: Task = {
+    taskId: record.taskId,
+    status: record.status,
+    createdAt: iso(record.createdAt),
+    lastUpdatedAt: iso(record.updatedAt),
+    ttlMs: record.ttlMs,
+    pollIntervalMs: record.pollIntervalMs,
+  }
+  if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage
+  return task
 }
 
 export class TaskEngine<Env> {
@@ -85,23 +81,139 @@ export class TaskEngine<Env> {
   readonly #env: Env
   readonly #store: TaskStore
   readonly #now: () => number
+  readonly #limits: TaskLimits
   #record: TaskRecord | undefined
   #loaded = false
-  #running: Promise<void> | undefined
-  #abort: AbortController | undefined
-  /** Handlers suspended in `ctx.ask`, each waiting for its own keys (parallel asks are allowed). */
-  readonly #waiters = new Set<Waiter>()
-  readonly #answers: Record<string, unknown> = {}
-  readonly #log = new TaskLog((items) => {
-    if (this.#record) this.#store.appendLog(items, this.#record)
-  })
-  readonly #watchers = new Set<{ principal: string | null; send: Watcher }>()
+  /** The completed task's result, parsed from storage once. */
+  #result: object | undefined
+  #run: LiveRun | undefined
+  readonly #log = new TaskLog(
+    (items) => this.#writeLog(items),
+    (error) => this.#invalidate(error),
+  )
+  readonly #watchers = new Set<Watcher>()
 
   constructor(server: McpServer<Env>, env: Env, store: TaskStore, now: () => number = Date.now) {
     this.#server = server
     this.#env = env
     this.#store = store
     this.#now = now
+    this.#limits = server.taskLimits
+  }
+
+  /** Create the task (idempotent) and wake the engine to start it; refuse a call too large to store. */
+  create(taskId: string, call: TaskCall): Promise<CreateOutcome> {
+    return this.#guarded(async () => {
+      const existing = this.#load()
+      if (existing) return { task: summary(existing) }
+      const json = JSON.stringify(call)
+      if (!fitsIn(json, this.#limits.maxCallBytes)) {
+        return {
+          refused: `Invalid params: the call takes ${byteLength(json)} bytes; a task stores at most ${this.#limits.maxCallBytes}`,
+        }
+      }
+      const now = this.#now()
+      const life = Math.min(call.ttlMs ?? this.#limits.maxLifeMs, this.#limits.maxLifeMs)
+      const record: TaskRecord = {
+        taskId,
+        principal: call.principal?.subject ?? null,
+        status: 'working',
+        createdAt: now,
+        updatedAt: now,
+        ttlMs: call.ttlMs === null ? null : life,
+        pollIntervalMs: call.pollIntervalMs,
+        expiresAt: now + life,
+        runs: 0,
+        running: false,
+        lostRuns: 0,
+        progressMark: 0,
+      }
+      this.#store.create(record, json)
+      this.#record = record
+      this.#loaded = true
+      await this.#store.setAlarm(now)
+      return { task: summary(record) }
+    })
+  }
+
+  get(principal: string | null, query?: PartialLogQuery): Promise<{ task: DetailedTask; log?: PartialLogPage } | undefined> {
+    return this.#guarded(async () => {
+      const record = await this.#owned(principal)
+      if (!record) return undefined
+      this.#log.flush()
+      const task = this.#detailed(record)
+      if (!query) return { task }
+      const items = this.#store.readLog(query.from, query.limit)
+      const nextSeq = items.length > 0 ? (items.at(-1)?.seq as number) + 1 : query.from
+      const complete = isTerminal(record.status) && nextSeq >= this.#store.logEnd()
+      return { task, log: { items: items.map((item) => JSON.parse(item.json) as Record<string, unknown>), nextSeq, complete } }
+    })
+  }
+
+  /** Store answers to outstanding input (others are ignored) before returning; wake the run once all are in. */
+  update(principal: string | null, responses: Record<string, unknown>): Promise<boolean> {
+    return this.#guarded(async () => {
+      const record = await this.#owned(principal)
+      if (!record) return false
+      if (record.status !== 'input_required' || !record.inputRequests) return true
+      const remaining = { ...record.inputRequests }
+      const answers: Record<string, string> = {}
+      for (const [key, value] of Object.entries(responses)) {
+        // ext-tasks: unknown, already answered or superseded keys are ignored.
+        if (!Object.hasOwn(remaining, key)) continue
+        answers[key] = JSON.stringify(value)
+        delete remaining[key]
+      }
+      if (Object.keys(answers).length === 0) return true
+      const done = Object.keys(remaining).length === 0
+      const patch = done ? { status: 'working' as const, inputRequests: undefined } : { inputRequests: remaining }
+      this.#commit(patch, true, (next) => this.#store.saveAnswers(next, answers))
+      if (done) await this.#store.setAlarm(this.#now())
+      return true
+    })
+  }
+
+  cancel(principal: string | null): Promise<boolean> {
+    return this.#guarded(async () => {
+      const record = await this.#owned(principal)
+      if (!record) return false
+      if (!isTerminal(record.status)) this.#finish({ status: 'cancelled', statusMessage: 'Cancelled by the client' })
+      return true
+    })
+  }
+
+  /**
+   * Watch the task: its current state now, then every change; `undefined` when the task is
+   * unknown to `principal`. Returns the function that stops watching.
+   */
+  watch(principal: string | null, watcher: Watcher): Promise<(() => void) | undefined> {
+    return this.#guarded(async () => {
+      const record = await this.#owned(principal)
+      if (!record) return undefined
+      watcher.send(notification(NOTIFICATION.tasks, { ...this.#detailed(record) }))
+      if (isTerminal(record.status)) {
+        watcher.end()
+        return () => {}
+      }
+      this.#watchers.add(watcher)
+      return () => this.#watchers.delete(watcher)
+    })
+  }
+
+  /** The alarm: purge when due, expire, notice a lost run, run (one slice), then aim the next alarm. */
+  alarm(): Promise<void> {
+    return this.#guarded(async () => {
+      const record = this.#load()
+      if (!record) return
+      if (record.purgeAt !== undefined && this.#now() >= record.purgeAt) return this.#purge()
+      this.#expireIfDue()
+      if (this.#isLost()) this.#lost()
+      if (this.#record?.status === 'working' && !this.#run && (await this.#runOnce()) === 'yield') {
+        return this.#store.setAlarm(this.#now())
+      }
+      const next = this.#record
+      if (next) await this.#store.setAlarm(Math.max(next.purgeAt ?? next.expiresAt, this.#now()))
+    })
   }
 
   #load(): TaskRecord | undefined {
@@ -112,242 +224,237 @@ export class TaskEngine<Env> {
     return this.#record
   }
 
+  /** Any failure may have left storage and memory apart: memory is dropped and read again. */
+  async #guarded<T>(body: () => Promise<T>): Promise<T> {
+    try {
+      return await body()
+    } catch (error) {
+      this.#invalidate(error)
+      throw error
+    }
+  }
+
+  #invalidate(error: unknown): void {
+    this.#loaded = false
+    this.#record = undefined
+    this.#result = undefined
+    this.#log.take()
+    const run = this.#run
+    this.#run = undefined
+    if (run) {
+      run.failure ??= error
+      run.abort.abort()
+    }
+  }
+
   /**
-   * The record, if it exists, belongs to `principal` and has not been purged. Reading it also
-   * settles what time or a restart decided: an overdue task fails, and a started run that this
-   * instance does not hold was lost (an object has one live instance, so nobody else holds it).
+   * The record, if it exists and belongs to `principal`. Reading it also settles what time or a
+   * restart decided: an overdue task fails, and a lost run is counted and its task woken.
    */
-  #owned(principal: string | null): TaskRecord | undefined {
+  async #owned(principal: string | null): Promise<TaskRecord | undefined> {
     const record = this.#load()
     if (!record || record.principal !== principal) return undefined
-    this.#expireIfDue(record)
-    if (!isTerminal(record.status) && record.attempts > 0 && !this.#running) this.#settle(LOST_RUN)
-    return record
+    this.#expireIfDue()
+    if (this.#isLost() && this.#lost()) await this.#store.setAlarm(this.#now())
+    return this.#record
   }
 
-  /** Create the task (idempotent) and wake the engine to start it. */
-  async create(taskId: string, call: TaskCall): Promise<Task> {
-    const existing = this.#load()
-    if (existing) return this.#summary(existing)
-    const now = this.#now()
-    const record: TaskRecord = {
-      taskId,
-      principal: call.principal?.subject ?? null,
-      status: 'working',
-      createdAt: now,
-      updatedAt: now,
-      ttlMs: call.ttlMs,
-      pollIntervalMs: call.pollIntervalMs,
-      call,
-      askedKeys: [],
-      attempts: 0,
-      nextSeq: 0,
-    }
-    this.#record = record
-    this.#loaded = true
-    this.#store.save(record)
-    await this.#store.setAlarm(now)
-    return this.#summary(record)
+  /** A started run that this instance does not hold was lost (an object has one live instance). */
+  #isLost(): boolean {
+    const record = this.#record
+    return record !== undefined && !isTerminal(record.status) && record.running && !this.#run
   }
 
-  async get(principal: string | null, log?: PartialLogQuery): Promise<{ task: DetailedTask; log?: PartialLogPage } | undefined> {
-    const record = this.#owned(principal)
-    if (!record) return undefined
-    this.#log.flush()
-    const task = this.#detailed(record)
-    if (!log) return { task }
-    const items = this.#store.readLog(log.from, log.limit)
-    const nextSeq = items.length > 0 ? (items.at(-1) as LogItem).seq + 1 : Math.max(log.from, 0)
-    return {
-      task,
-      log: { items: items.map((item) => item.params), nextSeq, complete: isTerminal(record.status) && nextSeq >= record.nextSeq },
+  /** Count a lost run; true when the task may run again, false when it failed for good. */
+  #lost(): boolean {
+    const record = this.#record as TaskRecord
+    const progress = this.#store.progress()
+    const lostRuns = progress > record.progressMark ? 1 : record.lostRuns + 1
+    if (lostRuns > this.#limits.maxLostRuns) {
+      this.#finish({
+        status: 'failed',
+        error: internal('Task run was lost'),
+        statusMessage: `The task's run was interrupted ${lostRuns} times in a row without progress (restarts, evictions or platform limits)`,
+      })
+      return false
     }
-  }
-
-  update(principal: string | null, responses: Record<string, unknown>): boolean {
-    const record = this.#owned(principal)
-    if (!record) return false
-    if (record.status !== 'input_required' || !record.inputRequests) return true
-    const outstanding = record.inputRequests
-    for (const [key, value] of Object.entries(responses)) {
-      // ext-tasks: unknown, already answered or superseded keys are ignored.
-      if (!Object.hasOwn(outstanding, key)) continue
-      this.#answers[key] = value
-      delete outstanding[key]
-    }
-    if (this.#waiters.size === 0) {
-      // Answers arrived but no handler is waiting here: the run was lost to a restart.
-      this.#settle(LOST_RUN)
-      return true
-    }
-    const done = Object.keys(outstanding).length === 0
-    if (done) record.inputRequests = undefined
-    this.#change(record, done ? { status: 'working' } : {})
-    for (const waiter of this.#waiters) {
-      if (!waiter.keys.every((key) => Object.hasOwn(this.#answers, key))) continue
-      this.#waiters.delete(waiter)
-      waiter.resolve(Object.fromEntries(waiter.keys.map((key) => [key, this.#answers[key]])))
-    }
+    this.#commit({ running: false, lostRuns, progressMark: progress }, false)
     return true
-  }
-
-  cancel(principal: string | null): boolean {
-    const record = this.#owned(principal)
-    if (!record) return false
-    if (!isTerminal(record.status)) this.#finish(record, { status: 'cancelled', statusMessage: 'Cancelled by the client' })
-    return true
-  }
-
-  /** Register a live watcher; `undefined` when the task is unknown to `principal`. */
-  watch(principal: string | null, send: Watcher): (() => void) | undefined {
-    if (!this.#owned(principal)) return undefined
-    const watcher = { principal, send }
-    this.#watchers.add(watcher)
-    return () => this.#watchers.delete(watcher)
-  }
-
-  /** The alarm: purge when due, expire an overdue task, start the run or notice a lost one. */
-  async alarm(): Promise<void> {
-    const record = this.#load()
-    if (!record) return
-    if (record.purgeAt !== undefined && this.#now() >= record.purgeAt) {
-      await this.#purge()
-      return
-    }
-    this.#expireIfDue(record)
-    if (!isTerminal(record.status) && !this.#running) {
-      if (record.attempts === 0) {
-        record.attempts = 1
-        this.#store.save(record)
-        this.#running = this.#run(record)
-        await this.#running
-      } else {
-        this.#settle(LOST_RUN)
-      }
-    }
-    const next = this.#load()
-    const wake = next?.purgeAt ?? (next && next.ttlMs !== null ? next.createdAt + next.ttlMs : undefined)
-    if (wake !== undefined) await this.#store.setAlarm(Math.max(wake, this.#now()))
-  }
-
-  async #purge(): Promise<void> {
-    this.#abort?.abort()
-    this.#record = undefined
-    this.#watchers.clear()
-    await this.#store.deleteAll()
   }
 
   /** ttlMs counts from creation: an unfinished task past it fails, and is purged a little later. */
-  #expireIfDue(record: TaskRecord): void {
-    if (record.ttlMs === null || isTerminal(record.status) || this.#now() < record.createdAt + record.ttlMs) return
-    this.#finish(record, {
+  #expireIfDue(): void {
+    const record = this.#record
+    if (!record || isTerminal(record.status) || this.#now() < record.expiresAt) return
+    const life =
+      record.ttlMs === null ? `the longest a task lives (${this.#limits.maxLifeMs} ms)` : `its ttl (${record.ttlMs} ms)`
+    this.#finish({
       status: 'failed',
       statusMessage: 'Task expired',
-      error: new McpError('internalError', 'Task expired before it finished').toJSON(),
+      error: internal(`Task expired: it did not finish within ${life}`),
       purgeAt: this.#now() + EXPIRED_RETENTION_MS,
     })
   }
 
-  async #run(record: TaskRecord): Promise<void> {
-    const abort = new AbortController()
-    this.#abort = abort
+  /** One run, inside the alarm: marked running in storage first, so a lost run is noticed. */
+  async #runOnce(): Promise<RunEnd['kind']> {
+    const record = this.#record as TaskRecord
+    this.#commit({ running: true, runs: record.runs + 1 }, false)
+    const run: LiveRun = { abort: new AbortController() }
+    this.#run = run
     // The alarm is busy with this run, so the ttl is kept by a timer while it lasts.
-    const expiry =
-      record.ttlMs === null
-        ? undefined
-        : setTimeout(() => this.#expireIfDue(record), Math.max(0, record.createdAt + record.ttlMs - this.#now()))
-    const host = {
-      taskId: record.taskId,
-      signal: abort.signal,
-      waitForInput: (requests: Record<string, InputRequest>) => this.#waitForInput(requests),
-      ...(record.call.partialLog ? { partials: this.#logSink(record) } : {}),
-    }
-    let outcome: TaskOutcome
+    const expiry = setTimeout(
+      () => {
+        try {
+          this.#expireIfDue()
+        } catch (error) {
+          this.#invalidate(error)
+        }
+      },
+      Math.max(0, record.expiresAt - this.#now()),
+    )
+    let end: RunEnd
     try {
-      outcome = await runTaskCall(this.#server, record.call, this.#env, host)
-    } catch (error) {
-      outcome = { status: 'failed', error: new McpError('internalError').toJSON(), statusMessage: String(error) }
+      end = await this.#execute(run)
+    } finally {
+      clearTimeout(expiry)
+      if (this.#run === run) this.#run = undefined
+      run.abort.abort()
     }
-    if (expiry !== undefined) clearTimeout(expiry)
-    this.#running = undefined
-    this.#settle(outcome)
+    if (run.failure !== undefined) throw run.failure
+    this.#log.flush()
+    if (!this.#record || isTerminal(this.#record.status)) return 'stopped'
+    if (end.kind === 'completed') this.#complete(end.result)
+    else if (end.kind === 'failed') this.#finish({ status: 'failed', error: end.error, statusMessage: end.statusMessage })
+    else if (end.kind === 'input') this.#waitForInput(end.requests)
+    else {
+      this.#commit({ running: false }, false)
+      return 'yield'
+    }
+    return end.kind
   }
 
-  #waitForInput(requests: Record<string, InputRequest>): Promise<Record<string, unknown>> {
-    const record = this.#load()
-    if (!record || isTerminal(record.status)) return Promise.reject(new Error('Task is no longer running'))
-    const keys = Object.keys(requests)
-    const reused = keys.find((key) => record.askedKeys.includes(key))
-    // ext-tasks: inputRequests keys MUST be unique over the task's lifetime.
-    if (reused) return Promise.reject(new Error(`Input key "${reused}" was already used in this task`))
-    record.askedKeys.push(...keys)
-    record.inputRequests = { ...record.inputRequests, ...requests }
-    this.#change(record, { status: 'input_required' })
-    return new Promise((resolve, reject) => {
-      this.#waiters.add({ keys, resolve, reject })
-    })
-  }
-
-  #logSink(record: TaskRecord): PartialSink {
-    const token = record.call.partialResultToken ?? record.taskId
-    return {
-      push: (chunk) => {
-        const current = this.#load()
-        if (!current || isTerminal(current.status)) return Promise.resolve()
-        const params = partialParams(token, current.nextSeq++, chunk, { taskId: record.taskId })
-        this.#log.append({ seq: params.seq as number, params })
-        this.#broadcast(notification(NOTIFICATION.partialResult, params))
-        return Promise.resolve()
+  #execute(run: LiveRun): Promise<RunEnd> {
+    const record = this.#record as TaskRecord
+    const call = JSON.parse(this.#store.call()) as TaskCall
+    const answers = Object.fromEntries(Object.entries(this.#store.answers()).map(([key, json]) => [key, JSON.parse(json)]))
+    const token = call.partialResultToken ?? record.taskId
+    const host: ReplayHost = {
+      limits: this.#limits,
+      now: this.#now,
+      live: () => this.#run === run && this.#record !== undefined && !isTerminal(this.#record.status),
+      append: (seq, chunk) => {
+        const params = partialParams(token, seq, chunk, { taskId: record.taskId })
+        const json = JSON.stringify(params)
+        if (!fitsIn(json, this.#limits.maxLogItemBytes)) {
+          const message = `ctx.partial: a partial result of ${byteLength(json)} bytes; a task logs at most ${this.#limits.maxLogItemBytes}`
+          throw new McpError('internalError', message)
+        }
+        this.#log.append({ seq, json, params })
+      },
+      completeStep: (step) => {
+        const items = this.#log.take()
+        try {
+          this.#store.completeStep(step, items)
+        } catch (error) {
+          this.#invalidate(error)
+          throw error
+        }
+        this.#broadcastLog(items)
       },
       stats: () => ({ ...this.#log.stats }),
     }
+    const replay = new TaskReplay(host, this.#store.steps(), this.#store.logEnd())
+    return runTaskCall(this.#server, call, this.#env, { taskId: record.taskId, signal: run.abort.signal, answers, replay })
   }
 
-  #settle(outcome: TaskOutcome): void {
-    const record = this.#load()
-    if (!record || isTerminal(record.status)) return
-    if (outcome.status === 'completed') this.#finish(record, { status: 'completed', result: outcome.result })
-    else this.#finish(record, { status: 'failed', error: outcome.error, statusMessage: outcome.statusMessage })
-  }
-
-  /** Move to a terminal state: stop the run, flush the log, tell watchers. */
-  #finish(record: TaskRecord, patch: Partial<TaskRecord>): void {
-    this.#log.flush()
-    record.inputRequests = undefined
-    if (record.ttlMs !== null) record.purgeAt ??= record.createdAt + record.ttlMs
-    this.#change(record, patch)
-    this.#abort?.abort()
-    for (const waiter of this.#waiters) waiter.reject(new Error(`Task ${patch.status}`))
-    this.#waiters.clear()
-  }
-
-  #change(record: TaskRecord, patch: Partial<TaskRecord>): void {
-    Object.assign(record, patch, { updatedAt: this.#now() })
-    this.#store.save(record)
-    this.#broadcast(notification(NOTIFICATION.tasks, { ...this.#detailed(record) }))
-  }
-
-  #broadcast(message: JsonRpcNotification): void {
-    for (const watcher of this.#watchers) watcher.send(message)
-  }
-
-  #summary(record: TaskRecord): Task {
-    const task: Task = {
-      taskId: record.taskId,
-      status: record.status,
-      createdAt: iso(record.createdAt),
-      lastUpdatedAt: iso(record.updatedAt),
-      ttlMs: record.ttlMs,
-      pollIntervalMs: record.pollIntervalMs,
+  #complete(result: object): void {
+    let problem: string
+    try {
+      const json = JSON.stringify(result)
+      if (fitsIn(json, this.#limits.maxResultBytes)) {
+        this.#finish({ status: 'completed' }, json, result)
+        return
+      }
+      problem = `The task's result takes ${byteLength(json)} bytes; a task stores at most ${this.#limits.maxResultBytes}`
+    } catch (error) {
+      // Not JSON, or the store refused it; nothing changed (storage first), so say why instead.
+      problem = `The task's result could not be stored: ${(error as Error).message}`
     }
-    if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage
-    return task
+    this.#fail(problem)
+  }
+
+  #waitForInput(requests: Record<string, InputRequest>): void {
+    const json = JSON.stringify(requests)
+    if (fitsIn(json, this.#limits.maxInputBytes)) {
+      this.#commit({ status: 'input_required', inputRequests: requests, running: false }, true)
+    } else {
+      this.#fail(
+        `The task asked for ${byteLength(json)} bytes of input requests; a task stores at most ${this.#limits.maxInputBytes}`,
+      )
+    }
+  }
+
+  #fail(statusMessage: string): void {
+    this.#finish({ status: 'failed', error: internal(statusMessage), statusMessage })
+  }
+
+  /** Move to a terminal state (once): log first, then the record (and result), then memory and watchers. */
+  #finish(patch: Partial<TaskRecord>, resultJson?: string, result?: object): void {
+    const record = this.#record
+    if (!record || isTerminal(record.status)) return
+    this.#log.flush()
+    const now = this.#now()
+    const next: TaskRecord = { ...record, ...patch, running: false, updatedAt: now }
+    delete next.inputRequests
+    next.purgeAt ??= Math.max(record.expiresAt, now)
+    this.#store.settle(next, resultJson)
+    this.#record = next
+    this.#result = result
+    this.#run?.abort.abort()
+    this.#broadcast(notification(NOTIFICATION.tasks, { ...this.#detailed(next) }))
+    for (const watcher of this.#watchers) watcher.end()
+    this.#watchers.clear()
+  }
+
+  /** Store a change of the record, then take it into memory; `visible` changes are timestamped and announced. */
+  #commit(patch: Partial<TaskRecord>, visible: boolean, write = (next: TaskRecord) => this.#store.save(next)): void {
+    const next: TaskRecord = { ...(this.#record as TaskRecord), ...patch }
+    if (visible) next.updatedAt = this.#now()
+    write(next)
+    this.#record = next
+    if (visible) this.#broadcast(notification(NOTIFICATION.tasks, { ...this.#detailed(next) }))
+  }
+
+  async #purge(): Promise<void> {
+    await this.#store.deleteAll()
+    this.#record = undefined
+    this.#result = undefined
+    this.#run?.abort.abort()
+    for (const watcher of this.#watchers) watcher.end()
+    this.#watchers.clear()
+  }
+
+  #writeLog(items: PendingLogItem[]): void {
+    this.#store.appendLog(items)
+    this.#broadcastLog(items)
+  }
+
+  #broadcastLog(items: PendingLogItem[]): void {
+    for (const item of items) this.#broadcast(notification(NOTIFICATION.partialResult, item.params), true)
+  }
+
+  #broadcast(message: JsonRpcNotification, partial = false): void {
+    for (const watcher of this.#watchers) if (!partial || watcher.partials) watcher.send(message)
   }
 
   #detailed(record: TaskRecord): DetailedTask {
-    const task: DetailedTask = this.#summary(record)
+    const task: DetailedTask = summary(record)
     if (record.status === 'input_required' && record.inputRequests) task.inputRequests = record.inputRequests
-    if (record.status === 'completed' && record.result) task.result = record.result
+    if (record.status === 'completed') {
+      this.#result ??= JSON.parse(this.#store.result() ?? '{}') as object
+      task.result = this.#result
+    }
     if (record.status === 'failed' && record.error) task.error = record.error
     return task
   }

@@ -8,17 +8,16 @@
 import type { JsonRpcErrorObject } from '../protocol/errors.ts'
 import { isMcpError, McpError } from '../protocol/errors.ts'
 import type { JsonRpcNotification } from '../protocol/jsonrpc.ts'
-import type { ClientCapabilities, Implementation, RequestMeta } from '../protocol/types.ts'
+import type { CallToolResult, ClientCapabilities, Implementation, RequestMeta } from '../protocol/types.ts'
 import { supports } from './capabilities.ts'
 import type { Call } from './dispatch.ts'
 import { ToolError, toErrorObject } from './errors.ts'
 import type { InputRequest } from './input.ts'
 import { InputRound } from './input-round.ts'
-import type { WaitForInput } from './input-round.ts'
 import type { ToolEntry } from './registry.ts'
 import { RequestScope } from './scope.ts'
-import type { PartialSink } from './scope.ts'
 import type { McpServer } from './server.ts'
+import type { TaskReplay } from './task-replay.ts'
 import { finishResult, toolError } from './tool-result.ts'
 import type { Principal } from './types.ts'
 
@@ -88,15 +87,22 @@ export interface TaskBackend {
   update(taskId: string, principal: string | null, responses: Record<string, unknown>): Promise<boolean>
   cancel(taskId: string, principal: string | null): Promise<boolean>
   /**
-   * Stream `notifications/tasks` and partial results of these tasks to `sink` until `signal`
-   * aborts. Resolves with the ids actually watched (known and owned).
+   * Stream `notifications/tasks` of these tasks (each task's current state first) and, with
+   * `partials`, their partial results to `sink`, until `signal` aborts. A task's watch ends when
+   * the task is terminal (after its last notification) or deleted. Resolves with the ids
+   * actually watched (known and owned) and a promise that settles when every watch has ended.
    */
   watch(
     taskIds: string[],
     principal: string | null,
+    options: { partials: boolean; signal: AbortSignal },
     sink: (message: JsonRpcNotification) => void,
-    signal: AbortSignal,
-  ): Promise<string[]>
+  ): Promise<TaskWatch>
+}
+
+export interface TaskWatch {
+  taskIds: string[]
+  ended: Promise<void>
 }
 
 /** Single-use redemption of sealed states. */
@@ -126,18 +132,25 @@ export async function createTask(call: Call, tool: ToolEntry, args: unknown, pre
   return { ...task, resultType: 'task' }
 }
 
-/** How a stored call ended. */
-export type TaskOutcome =
-  | { status: 'completed'; result: object }
-  | { status: 'failed'; error: JsonRpcErrorObject; statusMessage: string }
+/** How one run of a stored call ended. */
+export type RunEnd =
+  | { kind: 'completed'; result: object }
+  | { kind: 'failed'; error: JsonRpcErrorObject; statusMessage: string }
+  /** The handler asked for input that is not stored yet: the task waits for `tasks/update`. */
+  | { kind: 'input'; requests: Record<string, InputRequest> }
+  /** Paused between steps, to continue in the next alarm. */
+  | { kind: 'yield' }
+  /** The task stopped meanwhile (cancelled, expired, deleted): the run's end does not count. */
+  | { kind: 'stopped' }
 
 export interface TaskHost {
   taskId: string
+  /** Aborts when the task is cancelled or expires, and when the run ends. */
   signal: AbortSignal
-  /** The task's partial-result log, when the creating request asked for one. */
-  partials?: PartialSink
-  /** Suspend the handler until the client answers these requests through `tasks/update`. */
-  waitForInput: WaitForInput
+  /** Every answer stored so far, by input key. */
+  answers: Record<string, unknown>
+  /** Steps and the partial-result log of this run. */
+  replay: TaskReplay
 }
 
 function taskMeta(call: TaskCall): RequestMeta {
@@ -152,13 +165,21 @@ function taskMeta(call: TaskCall): RequestMeta {
 }
 
 /**
- * Run a stored call to its end. Tool failures are `completed` with `isError` (SEP-2663: `failed`
- * is only for protocol errors); protocol errors and crashes are `failed`.
+ * Run a stored call once, from the top, over the stored answers and steps (the replay model).
+ * Tool failures are `completed` with `isError` (SEP-2663: `failed` is only for protocol errors);
+ * protocol errors and crashes are `failed`; a question without a stored answer ends the run
+ * with the open questions, as a multi-round-trip request would.
  */
-export async function runTaskCall<Env>(server: McpServer<Env>, call: TaskCall, env: Env, host: TaskHost): Promise<TaskOutcome> {
+export async function runTaskCall<Env>(server: McpServer<Env>, call: TaskCall, env: Env, host: TaskHost): Promise<RunEnd> {
   const tool = server.tools.get(call.tool) as ToolEntry<unknown> | undefined
-  if (!tool) return failed(new McpError('invalidParams', `Unknown tool: ${call.tool}`).toJSON())
+  if (!tool) {
+    const message = `The tool "${call.tool}" of this task no longer exists`
+    return failed(new McpError('invalidParams', message).toJSON(), message)
+  }
   const meta = taskMeta(call)
+  const input = new InputRound('tools/call', host.answers, {}, meta.clientCapabilities)
+  const assembled = tool.assemble ? [] : undefined
+  host.replay.assembled = assembled
   const scope = new RequestScope<unknown>({
     requestId: host.taskId,
     method: 'tools/call',
@@ -168,25 +189,39 @@ export async function runTaskCall<Env>(server: McpServer<Env>, call: TaskCall, e
     cancel: { signal: host.signal },
     outbox: undefined,
     logLevel: undefined,
-    input: new InputRound('tools/call', {}, {}, meta.clientCapabilities, host.waitForInput),
+    input,
     state: {},
     round: 1,
     task: { id: host.taskId },
-    ...(host.partials ? { partials: host.partials } : {}),
+    steps: host.replay,
+    ...(call.partialLog ? { partials: host.replay.partials } : {}),
   })
   scope.prepared = call.prepared
-  if (tool.assemble) scope.assembled = []
+  scope.assembled = assembled
+  let result: CallToolResult | undefined
+  let thrown: unknown
   try {
-    const result = await tool.handler(call.arguments as never, scope)
-    return { status: 'completed', result: server.decorate(finishResult(tool, result, scope.assembled)) }
+    result = await tool.handler(call.arguments as never, scope)
   } catch (error) {
-    if (error instanceof ToolError) return { status: 'completed', result: server.decorate(toolError(error.message)) }
-    // Cancelled or expired: the task is already terminal and this outcome is discarded.
-    if (host.signal.aborted) return failed(new McpError('internalError', 'Task stopped').toJSON())
-    return failed(toErrorObject(error, `task ${host.taskId}`), isMcpError(error) ? error.message : 'Internal error')
+    thrown = error
   }
+  // What stopped the run wins over whatever the handler did with the error it got.
+  const stop = host.replay.stop
+  if (stop?.reason === 'changed') return failed(new McpError('internalError', stop.message).toJSON(), stop.message)
+  if (stop) return { kind: stop.reason }
+  if (host.signal.aborted) return { kind: 'stopped' }
+  if (input.pending) return { kind: 'input', requests: input.pending }
+  if (thrown === undefined) {
+    try {
+      return { kind: 'completed', result: server.decorate(finishResult(tool, result as CallToolResult, assembled)) }
+    } catch (error) {
+      thrown = error
+    }
+  }
+  if (thrown instanceof ToolError) return { kind: 'completed', result: server.decorate(toolError(thrown.message)) }
+  return failed(toErrorObject(thrown, `task ${host.taskId}`), isMcpError(thrown) ? thrown.message : 'Internal error')
 }
 
-function failed(error: JsonRpcErrorObject, statusMessage = error.message): TaskOutcome {
-  return { status: 'failed', error, statusMessage }
+function failed(error: JsonRpcErrorObject, statusMessage = error.message): RunEnd {
+  return { kind: 'failed', error, statusMessage }
 }

@@ -21,6 +21,7 @@ import type {
 import type { InputResponses, InputSpecs } from './input.ts'
 import type { OutboxStats, PartialChunk } from './outbox.ts'
 import type { Infer, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
+import type { TaskLimits } from './task-limits.ts'
 
 /** Who is calling, as established by the `authenticate` option. */
 export interface Principal {
@@ -77,6 +78,13 @@ export interface ToolContext<Env = unknown, Prep = unknown> extends RequestConte
   partialStats(): OutboxStats
   /** Set when the call runs as a task (Tasks extension). */
   readonly task: { readonly id: string } | undefined
+  /**
+   * A checkpoint. In a task, `fn`'s JSON result is stored in the task's object before the step
+   * returns, and when the handler runs again (after a restart, after input, in the next alarm)
+   * a completed step returns its stored value without running; names must be unique in a call
+   * and are matched, with their order, against what is stored. Outside tasks, `fn` just runs.
+   */
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T>
 }
 
 export type CapabilityPath =
@@ -188,6 +196,8 @@ export interface ServerOptions extends ServerInfo {
   listCache?: CacheHint
   /** A `subscriptions/listen` stream ends gracefully after this long (default 10 minutes). */
   listenTimeoutMs?: number
+  /** Limits of tasks' runs and storage (README "Tasks"; defaults in task-limits.ts). */
+  taskLimits?: Partial<TaskLimits>
 }
 
 export type { ClientCapabilities, ContentBlock }

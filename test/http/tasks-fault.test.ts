@@ -1,71 +1,204 @@
 /**
- * Fault test of the Tasks extension: a task that streams is running when `wrangler dev` is
- * killed (process group, SIGKILL: nothing shuts down cleanly). A new `wrangler dev` on the same
- * persisted state still resolves the task, its partial-result log reads back with seq 0..n-1 in
- * order and without gaps, and the task settles to a terminal status instead of staying `working`.
+ * Fault tests of durable tasks over real HTTP: `wrangler dev` (the fixture Worker) is killed
+ * with SIGKILL (its whole process group: nothing shuts down cleanly) while tasks run, and a new
+ * `wrangler dev` starts on the same persisted state. Runs continue in the next alarm after two
+ * new steps (FIXTURE_TASK_LIMITS), so the kills also land between alarms.
+ *
+ * Steps report their side effects to a sink (an HTTP server of this test), so the tests count how
+ * often each step really ran. "New Worker code" in (c) is the restart with another
+ * FIXTURE_STEP_PREFIX var: the step fixtures name their steps from it, so after the restart the
+ * same task replays against a handler whose steps are named differently, which is what a deploy
+ * of renamed steps looks like to the engine (the objects restart, as they do on a deploy).
  */
 import { mkdtempSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { rpc } from '../support/mcp.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
-const CAPABILITIES = { extensions: { 'io.modelcontextprotocol/tasks': {} }, partialResults: {} }
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
+const CAPABILITIES = { ...TASKS, partialResults: {}, elicitation: {} }
 const LOG = 'dev.mcp-edge/partialLog'
+const LIMITS = JSON.stringify({ maxStepsPerRun: 2 })
+const TERMINAL = ['completed', 'failed', 'cancelled']
 
-describe('a task across a crash of wrangler dev', () => {
+/** The side-effect sink: every event the steps report, and a way to wait for one. */
+function startSink() {
+  const events: Array<{ taskId: string; event: string }> = []
+  const waiters = new Set<() => void>()
+  const server: Server = createServer((request, response) => {
+    let body = ''
+    request.on('data', (chunk) => {
+      body += chunk
+    })
+    request.on('end', () => {
+      events.push(JSON.parse(body))
+      for (const wake of waiters) wake()
+      response.end('ok')
+    })
+  })
+  const count = (taskId: string, event: string) => events.filter((e) => e.taskId === taskId && e.event === event).length
+  const until = (done: () => boolean) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!done()) return
+        waiters.delete(check)
+        resolve()
+      }
+      waiters.add(check)
+      check()
+    })
+  return { server, events, count, until }
+}
+
+describe('durable tasks across crashes of wrangler dev', () => {
   const persistTo = mkdtempSync(join(tmpdir(), 'mcp-edge-fault-'))
+  const sink = startSink()
+  let sinkUrl = ''
   let server: WranglerServer | undefined
+
+  const start = async (prefix = 'part') => {
+    server = await startWrangler({
+      config: 'test/fixture/wrangler.toml',
+      persistTo,
+      vars: { FIXTURE_TASK_LIMITS: LIMITS, FIXTURE_STEP_PREFIX: prefix },
+    })
+  }
+  /** SIGKILL the process group, then start again on the same state. */
+  const crashAndRestart = async (prefix = 'part') => {
+    const running = server as WranglerServer
+    process.kill(-running.pid, 'SIGKILL')
+    await running.stop()
+    await start(prefix)
+  }
+  const url = () => (server as WranglerServer).url
+
+  const create = async (name: string, args: Record<string, unknown>) => {
+    const { message } = await rpc(
+      fetch,
+      url(),
+      'tools/call',
+      { name, arguments: args },
+      {
+        capabilities: CAPABILITIES,
+        meta: { partialResultToken: `fault-${name}` },
+      },
+    )
+    expect(message.result?.status, JSON.stringify(message)).toBe('working')
+    return message.result.taskId as string
+  }
+  const get = async (taskId: string) =>
+    (await rpc(fetch, url(), 'tasks/get', { taskId }, { capabilities: CAPABILITIES, meta: { [LOG]: { from: 0, limit: 1000 } } }))
+      .message.result
+  /** Poll (the pollIntervalMs way of a client) until every task is in one of `statuses`. */
+  const until = async (taskIds: string[], statuses = TERMINAL, deadlineMs = 90_000) => {
+    const deadline = Date.now() + deadlineMs
+    const found = new Map<string, any>()
+    for (;;) {
+      for (const taskId of taskIds.filter((id) => !statuses.includes(found.get(id)?.status))) found.set(taskId, await get(taskId))
+      if (taskIds.every((id) => statuses.includes(found.get(id)?.status)) || Date.now() > deadline) return found
+      await new Promise((done) => setTimeout(done, 150))
+    }
+  }
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => sink.server.listen(0, '127.0.0.1', resolve))
+    const address = sink.server.address()
+    sinkUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`
+    await start()
+  }, 120_000)
 
   afterAll(async () => {
     await server?.stop()
+    await new Promise((done) => sink.server.close(done))
   })
 
-  it('survives: the task resolves, its log is whole and in order, and it settles', async () => {
-    server = await startWrangler({ config: 'test/fixture/wrangler.toml', persistTo })
-    const url = server.url
-    const { message } = await rpc(
-      fetch,
-      url,
-      'tools/call',
-      { name: 'stream_task', arguments: { chunks: 400, delayMs: 25 } },
-      { capabilities: CAPABILITIES, meta: { partialResultToken: 'fault' } },
+  it('(a) a kill mid-run: the task completes with the result of an undisturbed run, its log contiguous from 0 without duplicates', async () => {
+    const steps = 12
+    const taskId = await create('step_task', { steps, delayMs: 150, sink: sinkUrl })
+    await sink.until(() => sink.count(taskId, 'part-5') > 0)
+    await crashAndRestart()
+    const task = (await until([taskId])).get(taskId)
+    const undisturbedId = await create('step_task', { steps, delayMs: 0 })
+    const undisturbed = (await until([undisturbedId])).get(undisturbedId)
+    expect(task.status).toBe('completed')
+    expect(task.result.content).toEqual(undisturbed.result.content)
+    const items = task._meta[LOG].items as Array<{ seq: number; taskId: string; content: Array<{ text: string }> }>
+    expect(items.map((item) => [item.seq, item.content[0]?.text])).toEqual(
+      [...Array(steps).keys()].map((i) => [i, `part ${i}\n`]),
     )
-    const taskId = message.result?.taskId as string
-    expect(message.result?.status).toBe('working')
-
-    const logOf = async (target: string, from = 0) =>
-      (await rpc(fetch, target, 'tasks/get', { taskId }, { capabilities: CAPABILITIES, meta: { [LOG]: { from, limit: 1000 } } }))
-        .message.result
-    // Let it stream for a while: wait until a few dozen chunks are durably logged.
-    for (let attempt = 0; attempt < 200; attempt++) {
-      const result = await logOf(url)
-      if (result?._meta?.[LOG]?.items.length >= 40) break
-      await new Promise((done) => setTimeout(done, 50))
-    }
-    const before = await logOf(url)
-    expect(before.status).toBe('working')
-    const loggedBefore = before._meta[LOG].items.length as number
-    expect(loggedBefore).toBeGreaterThanOrEqual(40)
-
-    // Crash: kill the whole process group, then start again on the same persisted state.
-    process.kill(-server.pid, 'SIGKILL')
-    await server.stop()
-    server = await startWrangler({ config: 'test/fixture/wrangler.toml', persistTo })
-
-    let after = await logOf(server.url)
-    for (let attempt = 0; attempt < 100 && !['completed', 'failed', 'cancelled'].includes(after?.status); attempt++) {
-      await new Promise((done) => setTimeout(done, 100))
-      after = await logOf(server.url)
-    }
-    expect(after.taskId).toBe(taskId)
-    expect(['completed', 'failed', 'cancelled']).toContain(after.status)
-    const items = after._meta[LOG].items as Array<{ seq: number; taskId: string; content: Array<{ text: string }> }>
-    expect(items.length).toBeGreaterThanOrEqual(loggedBefore)
-    expect(items.map((item) => item.seq)).toEqual([...Array(items.length).keys()])
-    expect(items.every((item, index) => item.taskId === taskId && item.content[0]?.text === `part ${index}\n`)).toBe(true)
-    expect(after._meta[LOG].complete).toBe(true)
-    if (after.status === 'failed') expect(after.statusMessage).toBe('The task was interrupted by a runtime restart')
+    expect(task._meta[LOG].complete).toBe(true)
+    // Every step ran; only the one in flight at the kill may have run twice (at least once per step).
+    const runs = [...Array(steps).keys()].map((i) => sink.count(taskId, `part-${i}`))
+    expect(runs.every((count) => count >= 1)).toBe(true)
+    expect(runs.reduce((sum, count) => sum + count, 0)).toBeLessThanOrEqual(steps + 1)
   }, 180_000)
+
+  it('(b) a kill while input_required: after the restart, tasks/update answers it and it completes', async () => {
+    const taskId = await create('approve_task', { topic: 'tides', sink: sinkUrl })
+    const waiting = (await until([taskId], ['input_required'])).get(taskId)
+    expect(waiting.inputRequests.approve.params.message).toBe('Approve the outline "1. tides 2. more tides"?')
+    await crashAndRestart()
+    expect((await get(taskId)).status).toBe('input_required')
+    const update = await rpc(
+      fetch,
+      url(),
+      'tasks/update',
+      {
+        taskId,
+        inputResponses: { approve: { action: 'accept', content: { approve: true } } },
+      },
+      { capabilities: CAPABILITIES },
+    )
+    expect(update.message.result?.resultType).toBe('complete')
+    const done = (await until([taskId])).get(taskId)
+    expect(done).toMatchObject({ status: 'completed', result: { content: [{ text: 'Article on 1. tides 2. more tides' }] } })
+    expect([sink.count(taskId, 'outline'), sink.count(taskId, 'write')]).toEqual([1, 1])
+  }, 180_000)
+
+  it('(c) new code mid-task: with the same step names it completes; with renamed steps it fails, saying why, and runs no step twice', async () => {
+    const same = await create('step_task', { steps: 6, delayMs: 250, sink: sinkUrl })
+    await sink.until(() => sink.count(same, 'part-2') > 0)
+    await crashAndRestart('part')
+    const completed = (await until([same])).get(same)
+    expect(completed).toMatchObject({ status: 'completed', result: { content: [{}, { text: 'sum 15' }] } })
+    expect([0, 1].map((i) => sink.count(same, `part-${i}`))).toEqual([1, 1])
+
+    const renamed = await create('step_task', { steps: 6, delayMs: 250, sink: sinkUrl })
+    await sink.until(() => sink.count(renamed, 'part-2') > 0)
+    await crashAndRestart('chunk')
+    const failed = (await until([renamed])).get(renamed)
+    const reason = `The task's code changed while it ran: step 1 is "chunk-0" now, but "part-0" ran there`
+    expect(failed).toMatchObject({ status: 'failed', statusMessage: reason, error: { code: -32603, message: reason } })
+    expect(sink.events.filter((e) => e.taskId === renamed && e.event.startsWith('chunk-'))).toEqual([])
+    expect([0, 1].map((i) => sink.count(renamed, `part-${i}`))).toEqual([1, 1])
+    await crashAndRestart('part')
+  }, 240_000)
+
+  it('(d) a cancel during a step: it settles cancelled, and the step is not run again, not even after a restart', async () => {
+    const taskId = await create('step_task', { steps: 3, delayMs: 600_000, sink: sinkUrl })
+    await sink.until(() => sink.count(taskId, 'part-0') > 0)
+    const cancel = await rpc(fetch, url(), 'tasks/cancel', { taskId }, { capabilities: CAPABILITIES })
+    expect(cancel.message.result?.resultType).toBe('complete')
+    const cancelled = (await until([taskId])).get(taskId)
+    expect(cancelled).toMatchObject({ status: 'cancelled', statusMessage: 'Cancelled by the client' })
+    await crashAndRestart()
+    expect(await get(taskId)).toMatchObject({ status: 'cancelled', lastUpdatedAt: cancelled.lastUpdatedAt })
+    expect([sink.count(taskId, 'part-0'), sink.count(taskId, 'part-1')]).toEqual([1, 0])
+  }, 180_000)
+
+  it('(e) 50 concurrent tasks across a kill: every one reaches a terminal state, none stays working', async () => {
+    const taskIds = await Promise.all(
+      Array.from({ length: 50 }, () => create('step_task', { steps: 4, delayMs: 300, sink: sinkUrl })),
+    )
+    await sink.until(() => taskIds.every((taskId) => sink.count(taskId, 'part-0') > 0))
+    await crashAndRestart()
+    const found = await until(taskIds, TERMINAL, 150_000)
+    const statuses = taskIds.map((taskId) => found.get(taskId)?.status)
+    expect(statuses.filter((status) => !TERMINAL.includes(status))).toEqual([])
+    expect(statuses.filter((status) => status !== 'completed')).toEqual([])
+  }, 240_000)
 })

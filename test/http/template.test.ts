@@ -106,6 +106,39 @@ describe('template Worker examples', () => {
     ])
     expect(task.result.content[0].text).toBe(items.map((item: any) => item.content[0].text).join(''))
   })
+
+  it('draft_article asks to approve its outline mid-task, then writes on that outline', async () => {
+    const capabilities = { ...TASKS, elicitation: {} }
+    const created = await rpc(
+      fetch,
+      url(),
+      'tools/call',
+      { name: 'draft_article', arguments: { topic: 'tides' } },
+      { capabilities },
+    )
+    const taskId = created.message.result.taskId as string
+    const getTask = async () => (await rpc(fetch, url(), 'tasks/get', { taskId }, { capabilities })).message.result
+    let task = await getTask()
+    for (let attempt = 0; attempt < 100 && task.status === 'working'; attempt++) {
+      await new Promise((done) => setTimeout(done, 50))
+      task = await getTask()
+    }
+    expect(task.status).toBe('input_required')
+    expect(task.inputRequests.approval.params.message).toBe(
+      'Write the article on this outline?\n1. Why tides matters\n2. How tides works\n3. What to do next',
+    )
+    const answer = { approval: { action: 'accept', content: { approve: true, note: 'short' } } }
+    await rpc(fetch, url(), 'tasks/update', { taskId, inputResponses: answer }, { capabilities })
+    for (let attempt = 0; attempt < 100 && task.status !== 'completed'; attempt++) {
+      await new Promise((done) => setTimeout(done, 50))
+      task = await getTask()
+    }
+    expect(task.result.content[0].text).toBe(
+      ['Why tides matters', 'How tides works', 'What to do next']
+        .map((title) => `## ${title}\n(short) A paragraph about tides.`)
+        .join('\n\n'),
+    )
+  })
 })
 
 describe('template Worker configuration', () => {

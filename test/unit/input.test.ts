@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import type { ClientCapabilities } from '../../src/protocol/types.ts'
 import { input } from '../../src/server/input.ts'
-import type { InputRequest } from '../../src/server/input.ts'
 import { InputRequired, InputRound, readInputResponses } from '../../src/server/input-round.ts'
 import { caught, configError, rejected } from './support.ts'
 
@@ -242,57 +241,5 @@ describe('InputRound.ask', () => {
     await expect(round.ask({ who: nameForm() })).rejects.toThrow(
       'ctx.ask is available on tools/call, prompts/get and resources/read only (mrtr.mdx)',
     )
-  })
-
-  describe('wait mode (tasks)', () => {
-    /** A `wait` whose calls the test answers by hand; `call(n)` resolves once the n-th call was made. */
-    function waiter() {
-      const calls: Array<{ requests: Record<string, InputRequest>; answer: (value: Record<string, unknown>) => void }> = []
-      const watchers = new Map<number, () => void>()
-      const wait = (requests: Record<string, InputRequest>) =>
-        new Promise<Record<string, unknown>>((resolve) => {
-          calls.push({ requests, answer: resolve })
-          watchers.get(calls.length - 1)?.()
-        })
-      const call = (index: number) =>
-        new Promise<(typeof calls)[number]>((resolve) => {
-          const done = () => resolve(calls[index] as (typeof calls)[number])
-          if (calls.length > index) done()
-          else watchers.set(index, done)
-        })
-      return { wait, calls, call }
-    }
-
-    it('suspends until the answers arrive, then resolves', async () => {
-      const { wait, call } = waiter()
-      const round = new InputRound('tools/call', {}, {}, FORM, wait)
-      const asked = round.ask({ who: nameForm() })
-      const first = await call(0)
-      expect(first.requests).toEqual({ who: nameForm().request })
-      expect(await Promise.race([asked.then(() => 'resolved'), Promise.resolve('waiting')])).toBe('waiting')
-      first.answer({ who: accept('Grace') })
-      expect(await asked).toEqual({ who: { action: 'accept', content: { name: 'Grace' } } })
-      expect(round.pending).toBeUndefined()
-    })
-
-    it('waits again, for the rest only, when an update answers part of the questions', async () => {
-      const { wait, call } = waiter()
-      const round = new InputRound('tools/call', {}, {}, { elicitation: {}, roots: {} }, wait)
-      const asked = round.ask({ who: nameForm(), where: input.roots() })
-      const first = await call(0)
-      expect(Object.keys(first.requests)).toEqual(['who', 'where'])
-      first.answer({ who: accept('Grace') })
-      const again = await call(1)
-      expect(Object.keys(again.requests)).toEqual(['where'])
-      again.answer({ where: { roots: [{ uri: 'file:///src' }] } })
-      expect(await asked).toEqual({ who: { action: 'accept', content: { name: 'Grace' } }, where: [{ uri: 'file:///src' }] })
-    })
-
-    it('still refuses undeclared capabilities before waiting', async () => {
-      const { wait, calls } = waiter()
-      const round = new InputRound('tools/call', {}, {}, {}, wait)
-      expect((await rejected(round.ask({ who: nameForm() }))).code).toBe(-32021)
-      expect(calls).toHaveLength(0)
-    })
   })
 })

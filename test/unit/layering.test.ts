@@ -86,6 +86,8 @@ describe('public surface', () => {
       'RequestStateCodec',
       'SUPPORTED_PROTOCOL_VERSIONS',
       'TASKS_EXTENSION',
+      'TASK_PARTIALS_FILTER',
+      'TaskSuspended',
       'ToolError',
       'createKeyRing',
       'createMcpHandler',

@@ -1,9 +1,11 @@
 /**
  * The Tasks extension inside workerd, with the real task Durable Objects (SQLite storage,
  * alarms): creation is durable before the handle, the methods, input during a task,
- * cancellation, ownership, the partial-result log, live notifications on listen streams, ttl.
+ * cancellation, ownership, the partial-result log, live notifications on listen streams, ttl;
+ * steps continuing across alarms, stored answers, and storage within limits (the fixture's
+ * FIXTURE_TASK_LIMITS: 3 new steps per run, calls up to 64 KiB, results up to 4 MiB).
  */
-import { env, runDurableObjectAlarm, SELF } from 'cloudflare:test'
+import { env, runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import type { TaskObjectRpc } from '../../src/cloudflare/task-object.ts'
 import { buildRequest, openStream, rpc } from '../support/mcp.ts'
@@ -55,14 +57,16 @@ async function until(taskId: string, done: (task: any) => boolean, principal = '
 
 const terminal = (task: any) => ['completed', 'failed', 'cancelled'].includes(task?.status)
 
-/** A listen stream on `taskIds`, as `principal`; the caller closes it. */
-function listenTo(taskIds: string[], capabilities: Record<string, unknown>, principal = 'alice', id?: string) {
+const PARTIALS_FILTER = 'dev.mcp-edge/partialResults'
+
+/** A listen stream on `taskIds` (and the tasks' partial results, with `partials`), as `principal`; the caller closes it. */
+function listenTo(taskIds: string[], capabilities: Record<string, unknown>, principal = 'alice', id?: string, partials = false) {
   return openStream(
     fetcher,
     buildRequest(
       URL,
       'subscriptions/listen',
-      { notifications: { taskIds } },
+      { notifications: { taskIds, ...(partials ? { [PARTIALS_FILTER]: true } : {}) } },
       { capabilities, headers: as(principal), ...(id ? { id } : {}) },
     ),
   )
@@ -264,11 +268,13 @@ describe('the task-mode partial-result log', () => {
       { chunks: 6, delayMs: 40 },
       { capabilities: WITH_PARTIALS, meta: { partialResultToken: 'live' } },
     )
-    const stream = await listenTo([task.taskId, 'not-a-task'], WITH_PARTIALS, 'alice', 'listen-tasks')
+    const stream = await listenTo([task.taskId, 'not-a-task'], WITH_PARTIALS, 'alice', 'listen-tasks', true)
     try {
       const ack = await stream.next()
-      expect(ack.params?.notifications).toEqual({ taskIds: [task.taskId] })
+      expect(ack.params?.notifications).toEqual({ taskIds: [task.taskId], [PARTIALS_FILTER]: true })
       const seen = await untilSettled(stream)
+      // The task's state when the watch began comes first.
+      expect(seen[0]).toMatchObject({ method: 'notifications/tasks', params: { taskId: task.taskId } })
       for (const message of seen) {
         expect(message.params._meta['io.modelcontextprotocol/subscriptionId']).toBe('listen-tasks')
         expect(message.params.taskId).toBe(task.taskId)
@@ -278,24 +284,51 @@ describe('the task-mode partial-result log', () => {
       const seqs = live.map((message) => message.params.seq)
       expect(seqs).toEqual([...Array(seqs.length).keys()].map((i) => i + (seqs[0] as number)))
       expect(seen.at(-1).params).toMatchObject({ status: 'completed', result: { resultType: 'complete' } })
+      // Nothing is left on the filter once the task is terminal: the stream ends with the listen result.
+      expect(await stream.next()).toMatchObject({ id: 'listen-tasks', result: { resultType: 'complete' } })
     } finally {
       await stream.close()
     }
   })
 
-  it('sends status notifications but no partial results to a listener that did not declare partialResults', async () => {
-    const task = await create(
-      'stream_task',
-      { chunks: 4, delayMs: 40 },
-      { capabilities: WITH_PARTIALS, meta: { partialResultToken: 'quiet' } },
-    )
-    const stream = await listenTo([task.taskId], TASKS)
+  it('sends partial results only to a listener whose filter asked for them and that declared partialResults', async () => {
+    for (const [capabilities, partials] of [
+      [TASKS, true],
+      [WITH_PARTIALS, false],
+    ] as const) {
+      const task = await create(
+        'stream_task',
+        { chunks: 4, delayMs: 40 },
+        { capabilities: WITH_PARTIALS, meta: { partialResultToken: 'quiet' } },
+      )
+      const stream = await listenTo([task.taskId], capabilities, 'alice', undefined, partials)
+      try {
+        expect((await stream.next()).params?.notifications).toEqual({ taskIds: [task.taskId] })
+        const seen = await untilSettled(stream)
+        expect(new Set(seen.map((message) => message.method))).toEqual(new Set(['notifications/tasks']))
+      } finally {
+        await stream.close()
+      }
+    }
+  })
+
+  it('ends a listen stream at once when none of its task ids is watched, or when its task is already terminal', async () => {
+    const unknown = await listenTo(['not-a-task'], TASKS, 'alice', 'listen-none')
     try {
-      expect((await stream.next()).params?.notifications).toEqual({ taskIds: [task.taskId] })
-      const seen = await untilSettled(stream)
-      expect(new Set(seen.map((message) => message.method))).toEqual(new Set(['notifications/tasks']))
+      expect((await unknown.next()).params?.notifications).toEqual({ taskIds: [] })
+      expect(await unknown.next()).toMatchObject({ id: 'listen-none', result: { resultType: 'complete' } })
     } finally {
-      await stream.close()
+      await unknown.close()
+    }
+    const task = await create('slow_compute', { seconds: 0, label: 'done' })
+    await until(task.taskId, terminal)
+    const finished = await listenTo([task.taskId], TASKS, 'alice', 'listen-done')
+    try {
+      expect((await finished.next()).params?.notifications).toEqual({ taskIds: [task.taskId] })
+      expect(await finished.next()).toMatchObject({ method: 'notifications/tasks', params: { status: 'completed' } })
+      expect(await finished.next()).toMatchObject({ id: 'listen-done', result: { resultType: 'complete' } })
+    } finally {
+      await finished.close()
     }
   })
 
@@ -314,5 +347,100 @@ describe('the task-mode partial-result log', () => {
       await stream.close()
       await call('tasks/cancel', { taskId: task.taskId })
     }
+  })
+})
+
+/** Run `body` inside the task's object, on its SQLite storage. */
+function inObject<T>(taskId: string, body: (sql: SqlStorage) => T): Promise<T> {
+  const stub = env.MCP_TASKS.get(env.MCP_TASKS.idFromName(taskId))
+  return runInDurableObject(stub, (_instance, state) => body(state.storage.sql))
+}
+
+const record = (taskId: string) =>
+  inObject(taskId, (sql) => JSON.parse(sql.exec<{ record: string }>('SELECT record FROM task').one().record))
+
+describe('durable tasks', () => {
+  it('runs a task built from steps across alarms, three new steps per run, logging each chunk once', async () => {
+    const task = await create('step_task', { steps: 8 }, { capabilities: WITH_PARTIALS, meta: { partialResultToken: 'steps' } })
+    const done = await until(task.taskId, terminal)
+    const text = [...Array(8).keys()].map((i) => `part ${i}\n`).join('')
+    expect(done).toMatchObject({ status: 'completed', result: { content: [{ text }, { text: 'sum 28' }] } })
+    expect(await record(task.taskId)).toMatchObject({ runs: 3, running: false, lostRuns: 0 })
+    const rows = await inObject(task.taskId, (sql) => sql.exec<{ name: string }>('SELECT name FROM step ORDER BY idx').toArray())
+    expect(rows.map((row) => row.name)).toEqual([...Array(8).keys()].map((i) => `part-${i}`))
+    const log = (await call('tasks/get', { taskId: task.taskId }, { meta: { 'dev.mcp-edge/partialLog': { from: 0 } } })).message
+      .result._meta['dev.mcp-edge/partialLog']
+    expect(log.items.map((item: { seq: number; content: Array<{ text: string }> }) => [item.seq, item.content[0]?.text])).toEqual(
+      [...Array(8).keys()].map((i) => [i, `part ${i}\n`]),
+    )
+  })
+
+  it('stores an answer before tasks/update returns, then replays the handler with it, without repeating the first step', async () => {
+    const task = await create('approve_task', { topic: 'tides' }, { capabilities: WITH_ELICITATION })
+    const waiting = await until(task.taskId, (t) => t.status === 'input_required')
+    expect(waiting.inputRequests.approve.params.message).toBe('Approve the outline "1. tides 2. more tides"?')
+    await call('tasks/update', {
+      taskId: task.taskId,
+      inputResponses: { approve: { action: 'accept', content: { approve: true } } },
+    })
+    const stored = await inObject(
+      task.taskId,
+      (sql) => sql.exec("SELECT COUNT(*) AS n FROM value WHERE name = 'answer:approve'").one().n,
+    )
+    expect(stored).toBe(1)
+    const done = await until(task.taskId, terminal)
+    expect(done).toMatchObject({ status: 'completed', result: { content: [{ text: 'Article on 1. tides 2. more tides' }] } })
+    expect(await record(task.taskId)).toMatchObject({ runs: 2 })
+  })
+
+  it('refuses arguments too large for a task with -32602 at creation, and the object stores nothing', async () => {
+    const { status, message } = await call('tools/call', { name: 'sized_task', arguments: { bytes: 1, pad: 'p'.repeat(70_000) } })
+    expect(status).toBe(200)
+    expect(message.error).toEqual({
+      code: -32602,
+      message: expect.stringMatching(/^Invalid params: the call takes 70\d{3} bytes; a task stores at most 65536$/),
+    })
+    const object = env.MCP_TASKS.get(env.MCP_TASKS.idFromName('refused-task')) as unknown as TaskObjectRpc
+    const call70k = { tool: 'sized_task', arguments: { bytes: 1, pad: 'p'.repeat(70_000) }, prepared: null }
+    expect(
+      await object.create('refused-task', {
+        ...call70k,
+        protocolVersion: '2026-07-28',
+        clientCapabilities: {},
+        ttlMs: null,
+        pollIntervalMs: 1,
+        partialLog: false,
+      }),
+    ).toHaveProperty('refused')
+    expect(
+      await inObject(
+        'refused-task',
+        (sql) =>
+          sql.exec("SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\'").one().n,
+      ),
+    ).toBe(0)
+  })
+
+  it('stores a result larger than a SQLite row in parts and returns it whole; reports ttlMs: null as the schema allows', async () => {
+    const task = await create('sized_task', { bytes: 3_000_000 })
+    expect(task.ttlMs).toBeNull()
+    const done = await until(task.taskId, terminal)
+    expect(done.status).toBe('completed')
+    expect(done.result.content[0].text).toBe('r'.repeat(3_000_000))
+    const parts = await inObject(task.taskId, (sql) =>
+      sql
+        .exec<{ n: number; largest: number }>(
+          "SELECT COUNT(*) AS n, MAX(LENGTH(data)) AS largest FROM value WHERE name = 'result'",
+        )
+        .one(),
+    )
+    expect(parts).toEqual({ n: 6, largest: 512 * 1024 })
+  })
+
+  it('fails a task whose result is larger than maxResultBytes, saying so', async () => {
+    const task = await create('sized_task', { bytes: 5_000_000 })
+    const done = await until(task.taskId, terminal)
+    expect(done).toMatchObject({ status: 'failed', error: { code: -32603 } })
+    expect(done.statusMessage).toMatch(/^The task's result takes 5\d{6} bytes; a task stores at most 4194304$/)
   })
 })

@@ -2,10 +2,13 @@
  * `subscriptions/listen` (basic/patterns/subscriptions): the response is a long-lived stream whose
  * first message acknowledges the honoured subset of the filter; every later notification carries
  * the listen request's id as `subscriptionId`. Only types the client asked for are sent. The stream
- * ends when the client closes it, or gracefully with the listen result after `listenTimeoutMs`.
- * With the Tasks extension, `taskIds` adds `notifications/tasks` and live partial results.
+ * ends when the client closes it, or gracefully with the listen result after `listenTimeoutMs`, or
+ * as soon as nothing is left on its filter (no list changes or resources asked for, and every
+ * watched task terminal or deleted). With the Tasks extension, `taskIds` adds `notifications/tasks`
+ * (each task's current state first), and mcp-edge's `dev.mcp-edge/partialResults: true` the tasks'
+ * partial results, for a listener that declared `partialResults`.
  */
-import { META, NOTIFICATION, TASKS_EXTENSION } from '../../protocol/constants.ts'
+import { META, NOTIFICATION, TASK_PARTIALS_FILTER, TASKS_EXTENSION } from '../../protocol/constants.ts'
 import { McpError } from '../../protocol/errors.ts'
 import { isObject, notification } from '../../protocol/jsonrpc.ts'
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
@@ -84,23 +87,34 @@ export const listen: MethodEntry = {
     const stop = new AbortController()
     options.cancel.signal.addEventListener('abort', () => stop.abort())
     let held: JsonRpcNotification[] | undefined = []
+    let tasksEnded: Promise<void> | undefined
     if (filter.taskIds !== undefined && options.tasks) {
-      // Partial results go only to a listener that declared partialResults itself (SEP-2998 §1).
-      const partials = supports(meta.clientCapabilities, 'partialResults')
+      // Only types the filter asked for; partial results also need the listener's own
+      // partialResults capability (SEP-2998 §1).
+      const partials = filter[TASK_PARTIALS_FILTER] === true && supports(meta.clientCapabilities, 'partialResults')
       const forward = (message: JsonRpcNotification) => {
-        if (message.method === NOTIFICATION.partialResult && !partials) return
         const params = message.params as Record<string, unknown>
         const tagged = notification(message.method, { ...params, _meta: { ...(params._meta as object), ...tag(subscription) } })
         if (held) held.push(tagged)
         else outbox.push(tagged, { droppable: true })
       }
-      honoured.taskIds = await options.tasks.watch(filter.taskIds, options.principal?.subject ?? null, forward, stop.signal)
+      const principal = options.principal?.subject ?? null
+      const watch = await options.tasks.watch(filter.taskIds, principal, { partials, signal: stop.signal }, forward)
+      honoured.taskIds = watch.taskIds
+      if (partials) honoured[TASK_PARTIALS_FILTER] = true
+      if (watch.taskIds.length > 0) tasksEnded = watch.ended
     }
     // subscriptions.mdx: the acknowledgement is the first message of the subscription.
     outbox.push(notification(NOTIFICATION.subscriptionsAcknowledged, { notifications: honoured, _meta: tag(subscription) }))
     for (const message of held) outbox.push(message, { droppable: true })
     held = undefined
     const { listener, remove } = server.hub.add(request.id, honoured)
+    // Nothing is left on the filter once no list or resource is asked for and the tasks ended.
+    const others = honoured.toolsListChanged || honoured.promptsListChanged || honoured.resourcesListChanged
+    if (!others && !honoured.resourceSubscriptions?.length) {
+      if (tasksEnded) void tasksEnded.then(() => stop.abort())
+      else stop.abort()
+    }
     try {
       await relay(listener, outbox, stop.signal, Date.now() + server.listenTimeoutMs)
     } finally {
