@@ -1,0 +1,191 @@
+/**
+ * The clients people use today, at their default settings, against the template Worker under
+ * `wrangler dev`, over real HTTP: the official SDK 1.x client, the official 2.x client without a
+ * version option (its default is the 2025 era), MCP Inspector's CLI (default era), and mcp-remote
+ * driven over stdio as a desktop host drives it. Each connects, lists tools, calls `add`, reads a
+ * resource and gets a prompt; those with an elicitation handler complete `delete_record` through
+ * it (Inspector's CLI cannot answer elicitation).
+ */
+import { spawn } from 'node:child_process'
+import type { ChildProcessWithoutNullStreams } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { createInterface } from 'node:readline'
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+
+const ROOT = resolve(import.meta.dirname, '../..')
+const TOOLS = ['add', 'get_weather', 'delete_record', 'write_story', 'generate_report', 'draft_article']
+const CONFIRM = { action: 'accept', content: { confirm: true, reason: 'cleanup' } } as const
+
+/** A child's environment: its own HOME, no proxy (Inspector's undici cannot load one on Node 20). */
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: mkdtempSync(join(tmpdir(), 'mcp-edge-client-home-')) }
+  for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) delete env[name]
+  return env
+}
+
+describe('@modelcontextprotocol/sdk 1.x client (defaults)', () => {
+  let client: Client
+  let transport: StreamableHTTPClientTransport
+  const asked: unknown[] = []
+
+  beforeAll(async () => {
+    client = new Client({ name: 'sdk-1x', version: '1.0.0' }, { capabilities: { elicitation: {} } })
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params)
+      return CONFIRM
+    })
+    transport = new StreamableHTTPClientTransport(new URL(inject('templateUrl')))
+    await client.connect(transport)
+  })
+  afterAll(() => client?.close())
+
+  it('connects through initialize and keeps the sealed session', () => {
+    expect(transport.protocolVersion).toBe('2025-11-25')
+    expect(transport.sessionId).toMatch(/^s1\./)
+    expect(client.getServerVersion()).toEqual({ name: 'mcp-edge-template', version: '0.1.0' })
+  })
+
+  it('lists tools, calls add, reads a resource and gets a prompt', async () => {
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(TOOLS)
+    expect((await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })).content).toEqual([{ type: 'text', text: '5' }])
+    expect((await client.readResource({ uri: 'info://server' })).contents[0]).toMatchObject({
+      uri: 'info://server',
+      mimeType: 'text/plain',
+    })
+    const prompt = await client.getPrompt({ name: 'summarize', arguments: { text: 'MCP' } })
+    expect(prompt.messages[0]?.content).toEqual({ type: 'text', text: 'Summarize this:\n\nMCP' })
+  })
+
+  it('completes delete_record through its elicitation handler', async () => {
+    const result = await client.callTool({ name: 'delete_record', arguments: { id: 'r-1' } })
+    expect(result.content).toEqual([{ type: 'text', text: 'Record r-1 deleted (cleanup).' }])
+    expect(asked).toMatchObject([{ message: 'Delete record r-1? This cannot be undone.' }])
+  })
+
+  it('validates structured content against the output schema (draft 2020-12 dialect)', async () => {
+    const weather = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } })
+    expect(weather.structuredContent).toMatchObject({ city: 'Oslo' })
+  })
+})
+
+describe('@modelcontextprotocol/client 2.x (no version option: the 2025 era)', () => {
+  let client: ClientV2
+  const asked: unknown[] = []
+
+  beforeAll(async () => {
+    client = new ClientV2({ name: 'client-2x', version: '1.0.0' }, { capabilities: { elicitation: {} } })
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params)
+      return CONFIRM
+    })
+    await client.connect(new TransportV2(new URL(inject('templateUrl'))))
+  })
+  afterAll(() => client?.close())
+
+  it('connects in the legacy era', () => {
+    expect(client.getProtocolEra()).toBe('legacy')
+    expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25')
+  })
+
+  it('lists tools, calls add, reads a resource, gets a prompt and completes delete_record', async () => {
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(TOOLS)
+    expect((await client.callTool({ name: 'add', arguments: { a: 4, b: 5 } })).content).toEqual([{ type: 'text', text: '9' }])
+    expect((await client.readResource({ uri: 'info://server' })).contents[0]?.uri).toBe('info://server')
+    expect((await client.getPrompt({ name: 'summarize', arguments: { text: 'x' } })).messages).toHaveLength(1)
+    const result = await client.callTool({ name: 'delete_record', arguments: { id: 'r-2' } })
+    expect(result.content).toEqual([{ type: 'text', text: 'Record r-2 deleted (cleanup).' }])
+    expect(asked).toHaveLength(1)
+  })
+})
+
+describe('MCP Inspector CLI (default era)', () => {
+  const BIN = join(ROOT, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js')
+
+  async function inspect(...args: string[]): Promise<{ code: number | null; result: any; stderr: string }> {
+    const child = spawn(process.execPath, [BIN, '--cli', inject('templateUrl'), ...args, '--format', 'json'], { env: childEnv() })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
+    const code = await new Promise<number | null>((done) => child.on('exit', done))
+    return { code, result: stdout.trim() ? JSON.parse(stdout).result : undefined, stderr }
+  }
+
+  it('lists tools, calls add, reads a resource and gets a prompt', async () => {
+    const listed = await inspect('--method', 'tools/list')
+    expect([listed.code, listed.stderr]).toEqual([0, ''])
+    expect(listed.result.tools.map((tool: { name: string }) => tool.name)).toEqual(TOOLS)
+    const added = await inspect('--method', 'tools/call', '--tool-name', 'add', '--tool-arg', 'a=2', 'b=40')
+    expect([added.code, added.result.content]).toEqual([0, [{ type: 'text', text: '42' }]])
+    const read = await inspect('--method', 'resources/read', '--uri', 'info://server')
+    expect([read.code, read.result.contents[0].uri]).toEqual([0, 'info://server'])
+    const prompt = await inspect('--method', 'prompts/get', '--prompt-name', 'summarize', '--prompt-args', 'text=hello')
+    expect([prompt.code, prompt.result.messages[0].content.text]).toEqual([0, 'Summarize this:\n\nhello'])
+  })
+})
+
+describe('mcp-remote, driven over stdio as a desktop host', () => {
+  let child: ChildProcessWithoutNullStreams
+  const waiting = new Map<unknown, (message: any) => void>()
+  const asked: any[] = []
+  let nextId = 1
+
+  const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
+  const request = (method: string, params: object) =>
+    new Promise<any>((done) => {
+      const id = nextId++
+      waiting.set(id, done)
+      send({ jsonrpc: '2.0', id, method, params })
+    })
+
+  beforeAll(async () => {
+    child = spawn(process.execPath, [join(ROOT, 'node_modules/mcp-remote/dist/proxy.js'), inject('templateUrl')], {
+      env: childEnv(),
+    })
+    child.stderr.resume()
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const message = JSON.parse(line)
+      if (message.method === 'elicitation/create' && message.id !== undefined) {
+        asked.push(message.params)
+        send({ jsonrpc: '2.0', id: message.id, result: CONFIRM })
+      } else if (message.id !== undefined) waiting.get(message.id)?.(message)
+    })
+  })
+  afterAll(() => {
+    child?.stdin.end()
+    child?.kill()
+  })
+
+  it('initializes through the proxy, lists tools, calls add, reads a resource and gets a prompt', async () => {
+    const initialized = await request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: { elicitation: {} },
+      clientInfo: { name: 'desktop-host', version: '1.0.0' },
+    })
+    expect(initialized.result).toMatchObject({ protocolVersion: '2025-06-18', serverInfo: { name: 'mcp-edge-template' } })
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    expect((await request('tools/list', {})).result.tools.map((tool: { name: string }) => tool.name)).toEqual(TOOLS)
+    expect((await request('tools/call', { name: 'add', arguments: { a: 1, b: 1 } })).result.content).toEqual([
+      { type: 'text', text: '2' },
+    ])
+    expect((await request('resources/read', { uri: 'info://server' })).result.contents[0].uri).toBe('info://server')
+    expect((await request('prompts/get', { name: 'summarize', arguments: { text: 'y' } })).result.messages).toHaveLength(1)
+  })
+
+  it('forwards delete_record’s elicitation to the host and returns the confirmed result', async () => {
+    const result = await request('tools/call', { name: 'delete_record', arguments: { id: 'r-3' } })
+    expect(result.result.content).toEqual([{ type: 'text', text: 'Record r-3 deleted (cleanup).' }])
+    expect(asked).toHaveLength(1)
+    expect(asked[0]).toMatchObject({ message: 'Delete record r-3? This cannot be undone.' })
+  })
+})
