@@ -3,7 +3,9 @@
  * /mcp and example tools for each thing mcp-edge adds: a plain tool with structured output, a
  * tool that asks for confirmation before acting (multi-round-trip, sealed requestState), a tool
  * that streams partial results, a long-running tool that becomes a task built from resumable
- * steps and streams into the task's log, and a task that asks the user mid-task.
+ * steps and streams into the task's log, and a task that asks the user mid-task. The endpoint
+ * serves 2026-07-28 clients and, on the same URL, 2025-era clients (`initialize`); the same
+ * handlers serve both (a 2025 client's confirmation arrives through its elicitation handler).
  *
  * Configuration (see README): MCP_STATE_KEYS (secret, required; .dev.vars has a dev key),
  * MCP_BEARER_TOKEN (secret, optional: when set, requests need `Authorization: Bearer <token>`).
