@@ -6,7 +6,9 @@
  * progress into the task's log.
  *
  * Configuration (see README): MCP_STATE_KEYS (secret, required; .dev.vars has a dev key),
- * MCP_BEARER_TOKEN (secret, optional: when set, requests need `Authorization: Bearer <token>`).
+ * MCP_BEARER_TOKEN (secret: when set, requests need `Authorization: Bearer <token>`; without it the
+ * server fails closed and serves local requests only). `src/worker-oauth.ts` serves the same tools
+ * behind its own OAuth authorization server (`npm run dev:oauth`).
  */
 import { env } from 'cloudflare:workers'
 import { Hono } from 'hono'
@@ -25,7 +27,7 @@ export interface Env {
 // Fail at start-up, with instructions, when the requestState keys are missing or too short.
 createKeyRing((env as unknown as Env).MCP_STATE_KEYS)
 
-const server = createMcpServer<Env>({
+export const server = createMcpServer<Env>({
   name: 'mcp-edge-template',
   version: '0.1.0',
   instructions: 'Example tools: add, get_weather, delete_record (asks first), write_story (streams), generate_report (a task).',
@@ -71,7 +73,10 @@ server.tool(
   {
     description: 'Delete a record, after the user confirms',
     input: z.object({ id: z.string() }),
+    // destructiveHint makes each confirmation single-use (a replayed requestState runs nothing).
     annotations: { destructiveHint: true },
+    // With OAuth, only callers granted records:write see and call it (others get a 403 step-up).
+    scopes: ['records:write'],
   },
   async ({ id }, ctx) => {
     const { confirm } = await ctx.ask({
@@ -139,9 +144,9 @@ server.prompt('summarize', { description: 'Summarize a text', args: z.object({ t
 
 const encoder = new TextEncoder()
 
-/** Bearer authentication when MCP_BEARER_TOKEN is set; open (one local principal) otherwise. */
+/** Bearer authentication with MCP_BEARER_TOKEN (a shared secret: one principal, no scopes). */
 async function authenticate(request: Request, env: Env): Promise<Principal | undefined> {
-  if (!env.MCP_BEARER_TOKEN) return { subject: 'local' }
+  if (!env.MCP_BEARER_TOKEN) return undefined
   const presented = request.headers.get('authorization')?.match(/^Bearer (.+)$/)?.[1] ?? ''
   const [a, b] = await Promise.all(
     [presented, env.MCP_BEARER_TOKEN].map((token) => crypto.subtle.digest('SHA-256', encoder.encode(token))),
@@ -155,7 +160,9 @@ const app = new Hono<{ Bindings: Env }>()
 app.route(
   '/mcp',
   mcp(server, {
-    authenticate,
+    // Without MCP_BEARER_TOKEN no authentication is configured: mcp() then serves local requests
+    // only (`npm run dev`), answers anyone else 401, and logs a warning at start-up.
+    authenticate: (env as unknown as Env).MCP_BEARER_TOKEN ? authenticate : undefined,
     services: cloudflareServices({ stateKeys: 'MCP_STATE_KEYS', tasks: 'MCP_TASKS', nonces: 'MCP_NONCES' }),
   }),
 )

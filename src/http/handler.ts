@@ -20,8 +20,11 @@ import type { OutboxOptions } from '../server/outbox.ts'
 import type { RequestStateCodec } from '../server/request-state.ts'
 import type { Handled, McpServer } from '../server/server.ts'
 import type { NonceLedger, TaskBackend } from '../server/tasks.ts'
-import type { Awaitable, Principal } from '../server/types.ts'
+import type { Principal } from '../server/types.ts'
+import { createAuthenticator } from './auth.ts'
+import type { AuthOptions } from './auth.ts'
 import { DEFAULT_MAX_BODY_BYTES, readBody } from './body.ts'
+import { parseJsonBody } from '../server/limits.ts'
 import { checkAccept, checkContentType, checkOrigin } from './guards.ts'
 import type { GuardOptions } from './guards.ts'
 import { validateParamHeaders, validateStandardHeaders } from './headers.ts'
@@ -34,20 +37,15 @@ export interface McpServices {
   nonces?: NonceLedger
 }
 
-export interface McpHttpOptions<Env> extends GuardOptions {
+export interface McpHttpOptions<Env> extends GuardOptions, AuthOptions<Env> {
   /** Largest accepted request body (default 4 MiB); bigger ones get 413 without being buffered. */
   maxBodyBytes?: number
   /** Interval of SSE keepalive comments (default 15 s). */
   keepaliveMs?: number
   /** Bounds of each response stream's queue (slow readers, partial results). */
   stream?: OutboxOptions
-  /**
-   * Who is calling. Return a principal to accept the request, or nothing to refuse it with 401.
-   * Without this option every request is served anonymously.
-   */
-  authenticate?: (request: Request, env: Env) => Awaitable<Principal | null | undefined>
-  /** Added to `WWW-Authenticate` on 401 (RFC 9728 protected resource metadata). */
-  resourceMetadataUrl?: string
+  /** Deepest nesting of arrays and objects a request body may have (default 64); deeper is -32600. */
+  maxJsonDepth?: number
   /** Builds the env-dependent services once per isolate and env object. */
   services?: (env: Env) => McpServices
 }
@@ -92,11 +90,19 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
     }
     return found
   }
-  const challenge = options.resourceMetadataUrl
-    ? `Bearer realm="mcp", resource_metadata="${options.resourceMetadataUrl}"`
-    : 'Bearer realm="mcp"'
+  // mcp-edge auth hook (issue 11): principal resolution, fail-closed locality, challenges.
+  const auth = createAuthenticator(options)
 
-  return async function handle(request: Request, env: Env): Promise<Response> {
+  /**
+   * Serve one request. `executionCtx` gives handlers `ctx.waitUntil`; `given` is a principal that
+   * Hono middleware already established (`mcp()` passes it).
+   */
+  return async function handle(
+    request: Request,
+    env: Env,
+    executionCtx?: { waitUntil(promise: Promise<unknown>): void },
+    given?: Principal,
+  ): Promise<Response> {
     const configured = servicesFor(env)
     if (configured instanceof Error) return rejection(new McpError('misconfigured'), undefined)
     if (request.method !== 'POST') {
@@ -107,19 +113,12 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
     try {
       checkOrigin(request.headers, options)
       checkAccept(request.headers)
-      let principal: Principal | undefined
-      if (options.authenticate) {
-        principal = (await options.authenticate(request, env)) ?? undefined
-        if (!principal) return rejection(new McpError('unauthorized'), undefined, { 'www-authenticate': challenge })
-      }
+      // Auth hook (issue 11): throws 401 (AuthChallenge) before the body is read.
+      const principal = await auth.resolve(request, env, given)
       checkContentType(request.headers)
       const text = await readBody(request, maxBodyBytes)
-      let body: unknown
-      try {
-        body = JSON.parse(text)
-      } catch {
-        throw new McpError('parseError')
-      }
+      // JSON hook (issue 11): -32700, or -32600 past the nesting limit, before JSON.parse recurses.
+      const body = parseJsonBody(text, options.maxJsonDepth)
       id = readableId(body)
       const incoming = classifyMessage(body)
       // streamable-http: an accepted notification gets 202 and no body.
@@ -139,9 +138,11 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
         services: configured,
         keepaliveMs,
         stream: options.stream,
+        waitUntil: executionCtx ? (promise) => executionCtx.waitUntil(promise) : undefined,
+        challenge: (response, status) => auth.challengeForResponse(response, status, env),
       })
     } catch (error) {
-      if (isMcpError(error)) return rejection(error, id)
+      if (isMcpError(error)) return rejection(error, id, auth.challengeFor(error, env))
       console.error('[mcp-edge] request failed:', error)
       return rejection(new McpError('internalError'), id)
     }
@@ -156,6 +157,9 @@ interface Exchange<Env> {
   services: McpServices
   keepaliveMs: number
   stream: OutboxOptions | undefined
+  waitUntil: ((promise: Promise<unknown>) => void) | undefined
+  /** `WWW-Authenticate` for a server-made 403 (insufficient_scope). */
+  challenge: (message: JsonRpcResponse, status: number) => Record<string, string> | undefined
 }
 
 /** Run the request; answer with JSON unless a notification goes out first, then with SSE. */
@@ -168,13 +172,15 @@ async function respond<Env>(server: McpServer<Env>, request: Request, exchange: 
     principal: exchange.principal,
     cancel,
     outbox,
+    waitUntil: exchange.waitUntil,
+    endpoint: request.url.split('?')[0],
     ...exchange.services,
   }
   const done: Promise<Handled> = server.handle(exchange.message, exchange.meta, handleOptions)
   const first = await Promise.race([done, outbox.firstMessage])
   if (first !== undefined) {
     outbox.close()
-    return jsonResponse(first.message, first.status)
+    return jsonResponse(first.message, first.status, exchange.challenge(first.message, first.status))
   }
   void done.then(() => outbox.close())
   return sseResponse(outbox, done, cancel, exchange.keepaliveMs)

@@ -26,6 +26,10 @@ export interface HandleOptions<Env = unknown> {
   nonces?: NonceLedger | undefined
   /** Where tasks live (Tasks extension); without it the extension is not offered. */
   tasks?: TaskBackend | undefined
+  /** The host's `waitUntil` (a Worker's `executionCtx`), offered to handlers as `ctx.waitUntil`. */
+  waitUntil?: ((promise: Promise<unknown>) => void) | undefined
+  /** The endpoint's URL (origin and path): sealed states are bound to it and the server's name. */
+  endpoint?: string | undefined
 }
 
 /** One request on its way through a method. */

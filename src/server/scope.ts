@@ -39,6 +39,8 @@ export interface ScopeInit<Env> {
   round: number
   task?: { id: string }
   partials?: PartialSink
+  /** The host's `waitUntil`; without one a promise simply runs on (its failure is logged). */
+  waitUntil?: ((promise: Promise<unknown>) => void) | undefined
 }
 
 /** A partial-result sink on the request's own stream (SEP-2998 §1 gate applied by the caller). */
@@ -68,6 +70,7 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
   readonly #cancel: { readonly signal: AbortSignal }
   readonly #logLevel: number
   readonly #input: InputRound
+  readonly #waitUntil: ((promise: Promise<unknown>) => void) | undefined
   #partials: PartialSink
   #lastProgress = Number.NEGATIVE_INFINITY
 
@@ -85,6 +88,12 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
     this.#logLevel = init.logLevel === undefined ? Number.POSITIVE_INFINITY : LOG_LEVELS.indexOf(init.logLevel)
     this.#input = init.input
     this.#partials = init.partials ?? NO_PARTIALS
+    this.#waitUntil = init.waitUntil
+  }
+
+  waitUntil(promise: Promise<unknown>): void {
+    const settled = promise.catch((error) => console.error('[mcp-edge] ctx.waitUntil work failed:', error))
+    this.#waitUntil?.(settled)
   }
 
   get signal(): AbortSignal {

@@ -17,6 +17,7 @@ import type { RequestMeta } from '../protocol/types.ts'
 import { missingCapabilities, supports } from './capabilities.ts'
 import type { Call, HandleOptions, MethodTable } from './dispatch.ts'
 import { toErrorObject } from './errors.ts'
+import { Limits } from './limits.ts'
 import { ListenHub } from './listen-hub.ts'
 import { createMethodTable } from './methods/index.ts'
 import { buildPromptEntry, buildResourceEntry, buildTemplateEntry, buildToolEntry } from './registry.ts'
@@ -59,12 +60,15 @@ export class McpServer<Env = unknown> {
   readonly templates = new Map<string, TemplateEntry<Env>>()
   readonly prompts = new Map<string, PromptEntry<Env>>()
   readonly hub = new ListenHub()
+  /** Per-principal caps of this isolate (issue 11): listen streams, live tasks. */
+  readonly limits: Limits
   readonly #methods: MethodTable = createMethodTable()
   /** Wire definitions per registry, built on first list and dropped on every registration. */
   readonly #listed = new Map<Listed, unknown[]>()
 
   constructor(options: ServerOptions) {
-    const { instructions, pageSize, listCache, listenTimeoutMs, ...info } = options
+    const { instructions, pageSize, listCache, listenTimeoutMs, limits, ...info } = options
+    this.limits = new Limits(limits)
     this.info = info
     this.instructions = instructions
     this.pageSize = pageSize ?? DEFAULT_PAGE_SIZE

@@ -80,6 +80,8 @@ export const listen: MethodEntry = {
     }
     const subscription = { subscriptionId: request.id }
     const honoured = honour(call, filter)
+    // Per-principal cap on open listen streams in this isolate (issue 11): 429 at the cap.
+    const release = server.limits.openListen(options.principal?.subject ?? null)
     const stop = new AbortController()
     options.cancel.signal.addEventListener('abort', () => stop.abort())
     let held: JsonRpcNotification[] | undefined = []
@@ -93,7 +95,12 @@ export const listen: MethodEntry = {
         if (held) held.push(tagged)
         else outbox.push(tagged, { droppable: true })
       }
-      honoured.taskIds = await options.tasks.watch(filter.taskIds, options.principal?.subject ?? null, forward, stop.signal)
+      honoured.taskIds = await options.tasks
+        .watch(filter.taskIds, options.principal?.subject ?? null, forward, stop.signal)
+        .catch((error) => {
+          release()
+          throw error
+        })
     }
     // subscriptions.mdx: the acknowledgement is the first message of the subscription.
     outbox.push(notification(NOTIFICATION.subscriptionsAcknowledged, { notifications: honoured, _meta: tag(subscription) }))
@@ -105,6 +112,7 @@ export const listen: MethodEntry = {
     } finally {
       remove()
       stop.abort()
+      release()
     }
     return { _meta: { [META.subscriptionId]: request.id } }
   },
