@@ -20,17 +20,23 @@ import type { Principal } from './index.ts'
 export interface Env {
   MCP_STATE_KEYS: string
   MCP_BEARER_TOKEN?: string
+  /** Optional caps per caller and isolate (defaults 1,000 and 100). */
+  MCP_MAX_LISTEN_STREAMS?: string
+  MCP_MAX_LIVE_TASKS?: string
   MCP_TASKS: DurableObjectNamespace
   MCP_NONCES: DurableObjectNamespace
 }
 
+const config = env as unknown as Env
 // Fail at start-up, with instructions, when the requestState keys are missing or too short.
-createKeyRing((env as unknown as Env).MCP_STATE_KEYS)
+createKeyRing(config.MCP_STATE_KEYS)
+const cap = (value: string | undefined) => (value ? Number(value) : undefined)
 
 export const server = createMcpServer<Env>({
   name: 'mcp-edge-template',
   version: '0.1.0',
   instructions: 'Example tools: add, get_weather, delete_record (asks first), write_story (streams), generate_report (a task).',
+  limits: { listenStreams: cap(config.MCP_MAX_LISTEN_STREAMS), liveTasks: cap(config.MCP_MAX_LIVE_TASKS) },
 })
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -162,7 +168,7 @@ app.route(
   mcp(server, {
     // Without MCP_BEARER_TOKEN no authentication is configured: mcp() then serves local requests
     // only (`npm run dev`), answers anyone else 401, and logs a warning at start-up.
-    authenticate: (env as unknown as Env).MCP_BEARER_TOKEN ? authenticate : undefined,
+    authenticate: config.MCP_BEARER_TOKEN ? authenticate : undefined,
     services: cloudflareServices({ stateKeys: 'MCP_STATE_KEYS', tasks: 'MCP_TASKS', nonces: 'MCP_NONCES' }),
   }),
 )

@@ -19,6 +19,12 @@ export const NOT_CONFIGURED_MESSAGE =
   'Configure one: the authenticate or resourceServer option of mcp(), Hono middleware that sets ' +
   'c.var.principal, or MCP_BEARER_TOKEN / OAuth in the template (README, "Deploy to production").'
 
+/** Logged once per isolate, at its first request, when no authentication is configured. */
+export const NOT_CONFIGURED_WARNING =
+  '[mcp-edge] No authentication is configured: serving local requests only (loopback Host and address); ' +
+  'everyone else gets 401. Configure authenticate, resourceServer or auth middleware before you deploy ' +
+  '(README, "Deploy to production"), or set allowAnonymous: true for a deliberately public server.'
+
 /** A bearer-token verifier that publishes RFC 9728 metadata (`jwtResourceServer`, or your own). */
 export interface ResourceServer<Env = unknown> {
   /** Verify the request's bearer token; throw an `AuthChallenge` (401) when it is missing or bad. */
@@ -34,9 +40,30 @@ export interface AuthOptions<Env> {
   resourceServer?: ResourceServer<Env>
   /** Added to `WWW-Authenticate` (RFC 9728 protected resource metadata) when no resource server names it. */
   resourceMetadataUrl?: string
+  /** The baseline scopes any access needs, named in challenges when no resource server names them. */
+  requiredScopes?: readonly string[]
   /** Serve requests from anywhere without authentication (only with no other authentication configured). */
   allowAnonymous?: boolean
+  /**
+   * Authentication happens before `mcp()` (Hono middleware, an OAuth provider wrapping the
+   * Worker): a request that arrives without a principal on the context is 401, local or not.
+   */
+  requirePrincipal?: boolean
+  /**
+   * Per-principal rate limiting through Cloudflare's Rate Limiting binding (`[[ratelimits]]` in
+   * wrangler.toml): return the binding. Keyed by the principal's subject (anonymous callers by
+   * their address); a refused request is 429 with `Retry-After`, before the body is read.
+   */
+  rateLimit?: (env: Env) => RateLimiter | undefined
 }
+
+/** Cloudflare's Rate Limiting binding, as far as mcp-edge uses it. */
+export interface RateLimiter {
+  limit(options: { key: string }): Promise<{ success: boolean }>
+}
+
+/** The binding's periods are 10 or 60 seconds; clients wait one period at most. */
+const RETRY_AFTER_SECONDS = '60'
 
 /** A 401 with the parameters of its Bearer challenge (RFC 6750 §3: `error` only when a token was sent). */
 export class AuthChallenge extends McpError {
@@ -93,10 +120,10 @@ const quoted = (value: string) => `"${value.replace(/["\\]/g, '')}"`
 export interface Authenticator<Env> {
   /** The principal of this request (`undefined` for a local or allowed anonymous caller). Throws 401. */
   resolve(request: Request, env: Env, given?: Principal): Promise<Principal | undefined>
-  /** `WWW-Authenticate` for a 401 or 403 answer, else `undefined`. */
-  challengeFor(error: McpError, env: Env): Record<string, string> | undefined
-  /** The same, for a response the server produced (a 403 insufficient_scope from a method). */
-  challengeForResponse(message: JsonRpcResponse, status: number, env: Env): Record<string, string> | undefined
+  /** `WWW-Authenticate` for a 401 or 403 answer, `Retry-After` for a 429, else `undefined`. */
+  headersFor(error: McpError, env: Env): Record<string, string> | undefined
+  /** The same, for a response the server produced (403 insufficient_scope, 429 at a cap). */
+  headersForResponse(message: JsonRpcResponse, status: number, env: Env): Record<string, string> | undefined
 }
 
 /**
@@ -105,15 +132,35 @@ export interface Authenticator<Env> {
  * const principal = await auth.resolve(request, env)
  */
 export function createAuthenticator<Env>(options: AuthOptions<Env>, warn = console.warn): Authenticator<Env> {
-  const { authenticate, resourceServer, allowAnonymous } = options
+  const { authenticate, resourceServer, allowAnonymous, requirePrincipal } = options
   if (authenticate && resourceServer) throw new Error('mcp(): set either authenticate or resourceServer, not both')
-  const configured = authenticate !== undefined || resourceServer !== undefined
-  if (!configured && !allowAnonymous) warn(`[mcp-edge] ${NOT_CONFIGURED_MESSAGE}`)
+  // Warned once, at the isolate's first request (a Worker has no other start-up moment that a
+  // handler which never serves, such as an unused app in the same bundle, would not also reach).
+  let unwarned = authenticate === undefined && resourceServer === undefined && !allowAnonymous && !requirePrincipal
+
+  const identify = async (request: Request, env: Env, given: Principal | undefined) => {
+    if (given) return given
+    if (requirePrincipal) throw new AuthChallenge('Unauthorized')
+    if (resourceServer) return resourceServer.authenticate(request, env)
+    if (authenticate) {
+      const principal = await authenticate(request, env)
+      if (!principal) throw new AuthChallenge('Unauthorized')
+      return principal
+    }
+    if (unwarned) {
+      unwarned = false
+      warn(NOT_CONFIGURED_WARNING)
+    }
+    if (allowAnonymous || isLocalRequest(request)) return undefined
+    throw new AuthChallenge(NOT_CONFIGURED_MESSAGE)
+  }
+
+  const baseline = (env: Env) => resourceServer?.challenge(env).scopes ?? options.requiredScopes ?? []
 
   const header = (env: Env, params: { error?: string | undefined; scopes?: readonly string[] }) => {
     const named = resourceServer?.challenge(env)
     const metadata = named?.resourceMetadataUrl ?? options.resourceMetadataUrl
-    const scopes = params.scopes ?? named?.scopes ?? []
+    const scopes = params.scopes ?? named?.scopes ?? options.requiredScopes ?? []
     const parts = ['realm="mcp"']
     if (params.error) parts.push(`error=${quoted(params.error)}`)
     if (scopes.length > 0) parts.push(`scope=${quoted(scopes.join(' '))}`)
@@ -123,31 +170,33 @@ export function createAuthenticator<Env>(options: AuthOptions<Env>, warn = conso
 
   return {
     async resolve(request, env, given) {
-      if (given) return given
-      if (resourceServer) return resourceServer.authenticate(request, env)
-      if (authenticate) {
-        const principal = await authenticate(request, env)
-        if (!principal) throw new AuthChallenge('Unauthorized')
-        return principal
+      const principal = await identify(request, env, given)
+      const limiter = options.rateLimit?.(env)
+      if (limiter) {
+        const key = principal?.subject ?? `anonymous:${request.headers.get('cf-connecting-ip') ?? 'local'}`
+        if (!(await limiter.limit({ key })).success) {
+          throw new McpError('tooManyRequests', 'Too many requests: rate limit reached, retry later')
+        }
       }
-      if (allowAnonymous || isLocalRequest(request)) return undefined
-      throw new AuthChallenge(NOT_CONFIGURED_MESSAGE)
+      return principal
     },
-    challengeFor(error, env) {
+    headersFor(error, env) {
       if (error instanceof AuthChallenge) return header(env, { error: error.error })
-      if (error.kind === 'insufficientScope') return header(env, scopeParams(error.data, env, resourceServer))
+      if (error.kind === 'insufficientScope') return header(env, scopeParams(error.data, baseline(env)))
+      if (error.kind === 'tooManyRequests') return { 'retry-after': RETRY_AFTER_SECONDS }
       return undefined
     },
-    challengeForResponse(message, status, env) {
+    headersForResponse(message, status, env) {
+      if (status === 429) return { 'retry-after': RETRY_AFTER_SECONDS }
       if (status !== 403 || !('error' in message)) return undefined
-      return header(env, scopeParams(message.error.data, env, resourceServer))
+      return header(env, scopeParams(message.error.data, baseline(env)))
     },
   }
 }
 
 /** Step-up (authorization "Scope Challenge"): the baseline scopes plus every scope the operation needs. */
-function scopeParams<Env>(data: unknown, env: Env, resourceServer: ResourceServer<Env> | undefined) {
+function scopeParams(data: unknown, baseline: readonly string[]) {
   const needed = (data as { requiredScopes?: unknown } | undefined)?.requiredScopes
-  const scopes = new Set([...(resourceServer?.challenge(env).scopes ?? []), ...(Array.isArray(needed) ? needed : [])])
+  const scopes = new Set([...baseline, ...(Array.isArray(needed) ? needed : [])])
   return { error: 'insufficient_scope', scopes: [...scopes].map(String) }
 }

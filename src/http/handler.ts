@@ -139,14 +139,26 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
         keepaliveMs,
         stream: options.stream,
         waitUntil: executionCtx ? (promise) => executionCtx.waitUntil(promise) : undefined,
-        challenge: (response, status) => auth.challengeForResponse(response, status, env),
+        challenge: (response, status) => auth.headersForResponse(response, status, env),
       })
     } catch (error) {
-      if (isMcpError(error)) return rejection(error, id, auth.challengeFor(error, env))
+      if (isMcpError(error)) return rejection(error, id, auth.headersFor(error, env))
       console.error('[mcp-edge] request failed:', error)
       return rejection(new McpError('internalError'), id)
     }
   }
+}
+
+/**
+ * The endpoint's path (`/mcp`), which sealed states are bound to with the server's name. The host
+ * is left out: one Worker answers on several hostnames (workers.dev, custom domains), and a
+ * state must survive a key rotation or a deploy that leaves the endpoint where it is.
+ */
+function endpointPath(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start < 0) return '/'
+  const end = url.indexOf('?', start)
+  return end < 0 ? url.slice(start) : url.slice(start, end)
 }
 
 interface Exchange<Env> {
@@ -158,7 +170,7 @@ interface Exchange<Env> {
   keepaliveMs: number
   stream: OutboxOptions | undefined
   waitUntil: ((promise: Promise<unknown>) => void) | undefined
-  /** `WWW-Authenticate` for a server-made 403 (insufficient_scope). */
+  /** Headers of a server-made refusal: `WWW-Authenticate` (403 insufficient_scope), `Retry-After` (429). */
   challenge: (message: JsonRpcResponse, status: number) => Record<string, string> | undefined
 }
 
@@ -173,7 +185,7 @@ async function respond<Env>(server: McpServer<Env>, request: Request, exchange: 
     cancel,
     outbox,
     waitUntil: exchange.waitUntil,
-    endpoint: request.url.split('?')[0],
+    endpoint: endpointPath(request.url),
     ...exchange.services,
   }
   const done: Promise<Handled> = server.handle(exchange.message, exchange.meta, handleOptions)

@@ -28,7 +28,7 @@ export interface HandleOptions<Env = unknown> {
   tasks?: TaskBackend | undefined
   /** The host's `waitUntil` (a Worker's `executionCtx`), offered to handlers as `ctx.waitUntil`. */
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined
-  /** The endpoint's URL (origin and path): sealed states are bound to it and the server's name. */
+  /** The endpoint's path (`/mcp`): sealed states are bound to it and the server's name. */
   endpoint?: string | undefined
 }
 

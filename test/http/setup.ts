@@ -9,6 +9,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     fixtureUrl: string
     templateUrl: string
+    /** The template server's wrangler log (start-up warnings). */
+    templateLog: string
   }
 }
 
@@ -19,6 +21,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   ]
   project.provide('fixtureUrl', fixture.url)
   project.provide('templateUrl', template.url)
+  project.provide('templateLog', template.logFile)
   return async () => {
     await Promise.all([fixture.stop(), template.stop()])
   }

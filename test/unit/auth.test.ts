@@ -7,7 +7,7 @@
 import { Hono } from 'hono'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import * as z from 'zod'
-import { NOT_CONFIGURED_MESSAGE } from '../../src/http/auth.ts'
+import { NOT_CONFIGURED_MESSAGE, NOT_CONFIGURED_WARNING } from '../../src/http/auth.ts'
 import { createMcpHandler } from '../../src/http/handler.ts'
 import type { McpHttpOptions } from '../../src/http/handler.ts'
 import { mcp } from '../../src/http/hono.ts'
@@ -97,14 +97,24 @@ describe('fail closed without configured authentication', () => {
     }
   })
 
-  it('warns at start-up, unless authentication is configured or anonymous access is chosen', () => {
+  it('warns once, at the first request, unless authentication is configured or a choice was made', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
-    createMcpHandler(scopedServer(), {})
-    expect(warn).toHaveBeenCalledWith(`[mcp-edge] ${NOT_CONFIGURED_MESSAGE}`)
-    warn.mockClear()
-    createMcpHandler(scopedServer(), { authenticate: () => ({ subject: 'a' }) })
-    createMcpHandler(scopedServer(), { allowAnonymous: true })
+    const fresh = createMcpHandler(scopedServer(), {})
     expect(warn).not.toHaveBeenCalled()
+    await fresh(post('http://127.0.0.1/mcp', 'tools/list'), {})
+    await fresh(post('http://127.0.0.1/mcp', 'tools/list'), {})
+    expect(warn.mock.calls).toEqual([[NOT_CONFIGURED_WARNING]])
+    warn.mockClear()
+    for (const options of [{ authenticate: () => ({ subject: 'a' }) }, { allowAnonymous: true }, { requirePrincipal: true }]) {
+      await createMcpHandler(scopedServer(), options)(post('http://127.0.0.1/mcp', 'tools/list'), {})
+    }
+    expect(warn).not.toHaveBeenCalled()
+  })
+
+  it('with requirePrincipal, refuses even a local request that middleware did not authenticate', async () => {
+    const guarded = createMcpHandler(scopedServer(), { requirePrincipal: true })
+    expect((await guarded(post('http://127.0.0.1/mcp', 'tools/list'), {})).status).toBe(401)
+    expect((await guarded(post('http://127.0.0.1/mcp', 'tools/list'), {}, undefined, { subject: 'a' })).status).toBe(200)
   })
 
   it('serves anyone with allowAnonymous', async () => {
