@@ -26,7 +26,9 @@ const encoder = new TextEncoder()
 function page(details: ConsentDescription, handle: string, passphrase: boolean): string {
   const client = escapeHtml(details.clientName)
   const scopes = details.scope
-    .map((scope) => `<label><input type="checkbox" name="scope" value="${escapeHtml(scope)}" checked> ${escapeHtml(scope)}</label>`)
+    .map(
+      (scope) => `<label><input type="checkbox" name="scope" value="${escapeHtml(scope)}" checked> ${escapeHtml(scope)}</label>`,
+    )
     .join('<br>')
   return `<!doctype html>
 <meta charset="utf-8">
