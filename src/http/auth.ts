@@ -14,16 +14,10 @@ import type { JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import type { Awaitable, Principal } from '../server/types.ts'
 import { isLoopbackAddress, isLoopbackHost } from './guards.ts'
 
+/** The 401 of a server without configured authentication, and its start-up warning. */
 export const NOT_CONFIGURED_MESSAGE =
-  'Unauthorized: this MCP server has no authentication configured, so it serves local requests only. ' +
-  'Configure one: the authenticate or resourceServer option of mcp(), Hono middleware that sets ' +
-  'c.var.principal, or MCP_BEARER_TOKEN / OAuth in the template (README, "Deploy to production").'
-
-/** Logged once per isolate, at its first request, when no authentication is configured. */
-export const NOT_CONFIGURED_WARNING =
-  '[mcp-edge] No authentication is configured: serving local requests only (loopback Host and address); ' +
-  'everyone else gets 401. Configure authenticate, resourceServer or auth middleware before you deploy ' +
-  '(README, "Deploy to production"), or set allowAnonymous: true for a deliberately public server.'
+  'Unauthorized: no authentication is configured, so this MCP server serves local requests only. ' +
+  'Configure authenticate, resourceServer or auth middleware (README, "Deploy to production").'
 
 /** A bearer-token verifier that publishes RFC 9728 metadata (`jwtResourceServer`, or your own). */
 export interface ResourceServer<Env = unknown> {
@@ -149,7 +143,7 @@ export function createAuthenticator<Env>(options: AuthOptions<Env>, warn = conso
     }
     if (unwarned) {
       unwarned = false
-      warn(NOT_CONFIGURED_WARNING)
+      warn(`[mcp-edge] ${NOT_CONFIGURED_MESSAGE}`)
     }
     if (allowAnonymous || isLocalRequest(request)) return undefined
     throw new AuthChallenge(NOT_CONFIGURED_MESSAGE)

@@ -43,17 +43,14 @@ export interface JwtResourceServerOptions {
 }
 
 const DEFAULT_ALGORITHMS = ['RS256', 'ES256', 'PS256', 'EdDSA']
-/** JOSE failures that mean "this token is not good here" (401), not "the issuer is unreachable". */
-const TOKEN_ERRORS = [
-  errors.JWTExpired,
-  errors.JWTClaimValidationFailed,
-  errors.JWTInvalid,
-  errors.JWSInvalid,
-  errors.JWSSignatureVerificationFailed,
-  errors.JWKSNoMatchingKey,
-  errors.JOSEAlgNotAllowed,
-  errors.JOSENotSupported,
-]
+/**
+ * A JOSE failure that means "this token is not good here" (401), not "the issuer's keys could
+ * not be fetched" (a timeout, a broken JWKS, a network error: 500). Checked in a function, not a
+ * module-level list, so a Worker that never verifies JWTs bundles none of jose.
+ */
+function isTokenError(error: unknown): boolean {
+  return error instanceof errors.JOSEError && !(error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid)
+}
 
 /** The RFC 9728 §3.1 metadata URL of a resource: the well-known segment goes before its path. */
 export function metadataUrlOf(resource: string): string {
@@ -117,7 +114,7 @@ export function jwtResourceServer<Env>(
         if (!principal) throw new errors.JWTClaimValidationFailed('"sub" claim must be a non-empty string', payload, 'sub')
         return principal
       } catch (error) {
-        if (TOKEN_ERRORS.some((kind) => error instanceof kind)) {
+        if (isTokenError(error)) {
           console.warn(`[mcp-edge] bearer token refused: ${(error as Error).message}`)
           throw new AuthChallenge('Unauthorized: invalid token', 'invalid_token')
         }

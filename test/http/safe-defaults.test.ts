@@ -44,14 +44,14 @@ describe('fail closed: the template without authentication', () => {
     const body = await list.clone().text()
     const spoofedHost = await postWithHost(url(), 'mcp.example.com', body, headers())
     expect(spoofedHost.status).toBe(401)
-    expect(JSON.parse(spoofedHost.body).error.message).toMatch(/no authentication configured.*Deploy to production/)
+    expect(JSON.parse(spoofedHost.body).error.message).toMatch(/no authentication is configured.*Deploy to production/)
     const remote = await rpc(fetch, url(), 'tools/list', {}, { headers: { 'cf-connecting-ip': '203.0.113.9' } })
     expect(remote.status).toBe(401)
     expect(remote.headers.get('www-authenticate')).toBe('Bearer realm="mcp"')
   })
 
-  it('logged a warning at start-up', () => {
-    expect(readFileSync(inject('templateLog'), 'utf8')).toContain('[mcp-edge] No authentication is configured')
+  it('logged a warning at its first request', () => {
+    expect(readFileSync(inject('templateLog'), 'utf8')).toContain('[mcp-edge] Unauthorized: no authentication is configured')
   })
 })
 

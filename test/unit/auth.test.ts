@@ -7,7 +7,7 @@
 import { Hono } from 'hono'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import * as z from 'zod'
-import { NOT_CONFIGURED_MESSAGE, NOT_CONFIGURED_WARNING } from '../../src/http/auth.ts'
+import { NOT_CONFIGURED_MESSAGE } from '../../src/http/auth.ts'
 import { createMcpHandler } from '../../src/http/handler.ts'
 import type { McpHttpOptions } from '../../src/http/handler.ts'
 import { mcp } from '../../src/http/hono.ts'
@@ -103,7 +103,7 @@ describe('fail closed without configured authentication', () => {
     expect(warn).not.toHaveBeenCalled()
     await fresh(post('http://127.0.0.1/mcp', 'tools/list'), {})
     await fresh(post('http://127.0.0.1/mcp', 'tools/list'), {})
-    expect(warn.mock.calls).toEqual([[NOT_CONFIGURED_WARNING]])
+    expect(warn.mock.calls).toEqual([[`[mcp-edge] ${NOT_CONFIGURED_MESSAGE}`]])
     warn.mockClear()
     for (const options of [{ authenticate: () => ({ subject: 'a' }) }, { allowAnonymous: true }, { requirePrincipal: true }]) {
       await createMcpHandler(scopedServer(), options)(post('http://127.0.0.1/mcp', 'tools/list'), {})
