@@ -4,7 +4,11 @@
  * resource and prompt (403 step-up challenges, filtered `private` lists), CORS preflights,
  * `ctx.waitUntil`, and the server identity bound into sealed states.
  */
+import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { Hono } from 'hono'
+import type { Context } from 'hono'
+import { bearerAuth } from 'hono/bearer-auth'
+import { jwk } from 'hono/jwk'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import * as z from 'zod'
 import { NOT_CONFIGURED_MESSAGE } from '../../src/http/auth.ts'
@@ -158,6 +162,46 @@ describe('principal from Hono middleware', () => {
     expect(list.result.tools.map((tool: { name: string }) => tool.name)).toEqual(['read_notes'])
     const call = await app.request(post('https://mcp.example.com/mcp', 'tools/call', { name: 'read_notes', arguments: {} }))
     expect((await call.json()).result.content[0].text).toBe('notes for grace')
+  })
+
+  it('works with hono/bearer-auth: verifyToken sets the principal', async () => {
+    const app = new Hono<{ Variables: McpVariables }>()
+    app.use(
+      '/mcp/*',
+      bearerAuth({
+        verifyToken: (token, c) => {
+          if (token !== 'secret-of-ada') return false
+          ;(c as Context<{ Variables: McpVariables }>).set('principal', { subject: 'ada' })
+          return true
+        },
+      }),
+    )
+    app.route('/mcp', mcp(scopedServer()))
+    const call = (authorization: string) =>
+      app.request(post('https://mcp.example.com/mcp', 'tools/call', { name: 'read_notes', arguments: {} }, { authorization }))
+    expect((await (await call('Bearer secret-of-ada')).json()).result.content[0].text).toBe('notes for ada')
+    expect((await call('Bearer wrong')).status).toBe(401)
+  })
+
+  it('works with hono/jwk: verified claims become the principal and its scopes', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true })
+    const key = { ...(await exportJWK(publicKey)), kid: 'k', alg: 'ES256' }
+    const app = new Hono<{ Variables: McpVariables }>()
+    app.use('/mcp/*', jwk({ keys: [key as never], alg: ['ES256'] }))
+    app.route('/mcp', mcp(scopedServer()))
+    const token = await new SignJWT({ sub: 'linus', scope: 'notes:write' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k' })
+      .setExpirationTime('5m')
+      .sign(privateKey)
+    const response = await app.request(
+      post(
+        'https://mcp.example.com/mcp',
+        'tools/call',
+        { name: 'delete_notes', arguments: {} },
+        { authorization: `Bearer ${token}` },
+      ),
+    )
+    expect((await response.json()).result.content[0].text).toBe('deleted')
   })
 
   it('gives handlers ctx.waitUntil from the execution context', async () => {
