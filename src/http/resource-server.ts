@@ -52,7 +52,12 @@ function isTokenError(error: unknown): boolean {
   return error instanceof errors.JOSEError && !(error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid)
 }
 
-/** The RFC 9728 §3.1 metadata URL of a resource: the well-known segment goes before its path. */
+/**
+ * The RFC 9728 §3.1 metadata URL of a resource: the well-known segment goes before its path.
+ *
+ * @example
+ * metadataUrlOf('https://mcp.example.com/mcp') // 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp'
+ */
 export function metadataUrlOf(resource: string): string {
   const url = new URL(resource)
   const path = url.pathname === '/' ? '' : url.pathname
