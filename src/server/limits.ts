@@ -8,8 +8,6 @@
  * are asked for their status (one call each, only then), so finished tasks free their slots.
  */
 import { McpError } from '../protocol/errors.ts'
-import { isTerminal } from './tasks.ts'
-import type { TaskBackend } from './tasks.ts'
 import type { LimitOptions } from './types.ts'
 
 export const DEFAULT_MAX_LISTEN_STREAMS = 1000
@@ -92,19 +90,25 @@ export class Limits {
     }
   }
 
-  /** Create a task if the caller has a free slot (checking counted tasks at the cap); count it. */
+  /**
+   * Create a task if the caller has a free slot, asking `isLive` about the tasks it counts only
+   * when it is at the cap; count the new one.
+   *
+   * @example
+   * await limits.createTask(subject, () => createTask(call, tool, args, prepared), (taskId) => stillRunning(taskId))
+   */
   async createTask<T extends { taskId: string }>(
     subject: string | null,
-    backend: TaskBackend,
     create: () => Promise<T>,
+    isLive: (taskId: string) => Promise<boolean>,
   ): Promise<T> {
     const principal = subject ?? ''
     const live = this.#tasks.get(principal) ?? new Set<string>()
     if (live.size >= this.liveTasks) {
-      const states = await Promise.all([...live].map((taskId) => backend.get(taskId, subject)))
-      ;[...live].forEach((taskId, index) => {
-        const found = states[index]
-        if (!found || isTerminal(found.task.status)) live.delete(taskId)
+      const counted = [...live]
+      const alive = await Promise.all(counted.map(isLive))
+      counted.forEach((taskId, index) => {
+        if (!alive[index]) live.delete(taskId)
       })
       if (live.size >= this.liveTasks) throw tooMany('live tasks', this.liveTasks)
     }

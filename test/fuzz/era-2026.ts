@@ -208,7 +208,7 @@ const NAME_FIELD: Record<string, string> = {
 const asHeader = (value: unknown) =>
   typeof value === 'string' && /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value)
     ? value
-    : `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode(String(value))))}?=`
+    : `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode(typeof value === 'string' ? value : JSON.stringify(value))))}?=`
 
 /** Headers that mirror the body, then a few changed, dropped or added at random. */
 function headersFor(method: unknown, body: Record<string, unknown> | undefined) {

@@ -7,7 +7,6 @@ import { describe, expect, it } from 'vitest'
 import { createMcpHandler } from '../../src/http/handler.ts'
 import { Limits, parseJsonBody } from '../../src/server/limits.ts'
 import { createMcpServer } from '../../src/server/server.ts'
-import type { DetailedTask, TaskBackend } from '../../src/server/tasks.ts'
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`
 
@@ -80,36 +79,33 @@ describe('listen stream cap', () => {
 })
 
 describe('live task cap', () => {
-  /** A task store in memory: the cap's only question to it is `get`. */
+  /** Tasks in memory: the cap's only question about them is whether one is still live. */
   function memoryTasks() {
-    const status = new Map<string, DetailedTask['status']>()
+    const status = new Map<string, string>()
     let asked = 0
-    const backend = {
-      get: async (taskId: string) => {
-        asked++
-        const current = status.get(taskId)
-        return current ? { task: { taskId, status: current } as DetailedTask } : undefined
-      },
-    } as unknown as TaskBackend
+    const isLive = async (taskId: string) => {
+      asked++
+      return status.get(taskId) === 'working'
+    }
     let next = 0
     const create = async () => {
       const taskId = `t${next++}`
       status.set(taskId, 'working')
       return { taskId }
     }
-    return { backend, create, status, asked: () => asked }
+    return { isLive, create, status, asked: () => asked }
   }
 
   it('creates up to the cap, asks about counted tasks only at the cap, and frees finished ones', async () => {
     const limits = new Limits({ liveTasks: 2 })
     const tasks = memoryTasks()
-    await limits.createTask('ada', tasks.backend, tasks.create)
-    await limits.createTask('ada', tasks.backend, tasks.create)
+    await limits.createTask('ada', tasks.create, tasks.isLive)
+    await limits.createTask('ada', tasks.create, tasks.isLive)
     expect(tasks.asked()).toBe(0)
-    await expect(limits.createTask('ada', tasks.backend, tasks.create)).rejects.toMatchObject({ status: 429, code: -32600 })
+    await expect(limits.createTask('ada', tasks.create, tasks.isLive)).rejects.toMatchObject({ status: 429, code: -32600 })
     expect(tasks.status.size).toBe(2) // nothing was created
-    await limits.createTask('grace', tasks.backend, tasks.create) // another principal has its own slots
+    await limits.createTask('grace', tasks.create, tasks.isLive) // another principal has its own slots
     tasks.status.set('t0', 'completed')
-    await expect(limits.createTask('ada', tasks.backend, tasks.create)).resolves.toEqual({ taskId: 't3' })
+    await expect(limits.createTask('ada', tasks.create, tasks.isLive)).resolves.toEqual({ taskId: 't3' })
   })
 })

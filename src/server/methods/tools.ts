@@ -15,7 +15,7 @@ import type { ToolEntry } from '../registry.ts'
 import { asArguments } from '../schema.ts'
 import { streamPartials } from '../scope.ts'
 import type { RequestScope } from '../scope.ts'
-import { createTask } from '../tasks.ts'
+import { createTask, isTerminal } from '../tasks.ts'
 import type { TaskBackend } from '../tasks.ts'
 import { finishResult, parseArguments, toolError } from '../tool-result.ts'
 import { requireScopes, visible } from './access.ts'
@@ -81,8 +81,14 @@ export const toolsCall: MethodEntry = {
       if (tool.prepare) scope.prepared = await tool.prepare(parsed.value as never, scope)
       if (asTask) {
         // Per-principal cap on live tasks in this isolate (429 at the cap, nothing created).
+        const subject = call.options.principal?.subject ?? null
+        const backend = call.options.tasks as TaskBackend
         const create = () => createTask(call, tool, parsed.value, scope.prepared) as Promise<{ taskId: string }>
-        return server.limits.createTask(call.options.principal?.subject ?? null, call.options.tasks as TaskBackend, create)
+        const isLive = async (taskId: string) => {
+          const found = await backend.get(taskId, subject)
+          return found !== undefined && !isTerminal(found.task.status)
+        }
+        return server.limits.createTask(subject, create, isLive)
       }
       return invoke(tool, parsed.value, scope, call)
     })
