@@ -12,6 +12,7 @@ import { compareLoad, compareStartup, WORKERS } from './lib/compare.mjs'
 import { config } from './lib/config.mjs'
 import { machineInfo } from './lib/machine.mjs'
 import { verifyAdd } from './lib/mcp.mjs'
+import { buildOauth } from './lib/oauth-bundle.mjs'
 import { nodeLoop, profileInWorkerd } from './lib/profile.mjs'
 import { toMarkdown, writeResults } from './lib/report.mjs'
 import { stateInNode, stateInWorkerd } from './lib/state.mjs'
@@ -56,6 +57,7 @@ async function main() {
   for (const worker of [...WORKERS, 'extras', 'engines']) {
     results.bundles[worker] = { min: build(worker), raw: build(worker, { minify: false }) }
   }
+  results.bundles.oauth = buildOauth() // size only, beside the default template's
 
   log(`start-up: ${config.startupRepeats} fresh workerd per Worker`)
   results.startup = await compareStartup(results.bundles, config.startupRepeats, log)

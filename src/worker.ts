@@ -8,7 +8,9 @@
  * handlers serve both (a 2025 client's confirmation arrives through its elicitation handler).
  *
  * Configuration (see README): MCP_STATE_KEYS (secret, required; .dev.vars has a dev key),
- * MCP_BEARER_TOKEN (secret, optional: when set, requests need `Authorization: Bearer <token>`).
+ * MCP_BEARER_TOKEN (secret: when set, requests need `Authorization: Bearer <token>`; without it the
+ * server fails closed and serves local requests only). `src/worker-oauth.ts` serves the same tools
+ * behind its own OAuth authorization server (`npm run dev:oauth`).
  */
 import { env } from 'cloudflare:workers'
 import { Hono } from 'hono'
@@ -20,19 +22,25 @@ import type { Principal } from './index.ts'
 export interface Env {
   MCP_STATE_KEYS: string
   MCP_BEARER_TOKEN?: string
+  /** Optional caps per caller and isolate (defaults 1,000 and 100). */
+  MCP_MAX_LISTEN_STREAMS?: string
+  MCP_MAX_LIVE_TASKS?: string
   MCP_TASKS: DurableObjectNamespace
   MCP_NONCES: DurableObjectNamespace
   MCP_INPUT_RELAY: DurableObjectNamespace
 }
 
+const config = env as unknown as Env
 // Fail at start-up, with instructions, when the requestState keys are missing or too short.
-createKeyRing((env as unknown as Env).MCP_STATE_KEYS)
+createKeyRing(config.MCP_STATE_KEYS)
+const cap = (value: string | undefined) => (value ? Number(value) : undefined)
 
-const server = createMcpServer<Env>({
+export const server = createMcpServer<Env>({
   name: 'mcp-edge-template',
   version: '0.1.0',
   instructions:
     'Example tools: add, get_weather, delete_record (asks first), write_story (streams), generate_report (a task), draft_article (a task that asks).',
+  limits: { listenStreams: cap(config.MCP_MAX_LISTEN_STREAMS), liveTasks: cap(config.MCP_MAX_LIVE_TASKS) },
 })
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -75,7 +83,10 @@ server.tool(
   {
     description: 'Delete a record, after the user confirms',
     input: z.object({ id: z.string() }),
+    // destructiveHint makes each confirmation single-use (a replayed requestState runs nothing).
     annotations: { destructiveHint: true },
+    // With OAuth, only callers granted records:write see and call it (others get a 403 step-up).
+    scopes: ['records:write'],
   },
   async ({ id }, ctx) => {
     const { confirm } = await ctx.ask({
@@ -181,9 +192,9 @@ server.prompt('summarize', { description: 'Summarize a text', args: z.object({ t
 
 const encoder = new TextEncoder()
 
-/** Bearer authentication when MCP_BEARER_TOKEN is set; open (one local principal) otherwise. */
+/** Bearer authentication with MCP_BEARER_TOKEN (a shared secret: one principal, no scopes). */
 async function authenticate(request: Request, env: Env): Promise<Principal | undefined> {
-  if (!env.MCP_BEARER_TOKEN) return { subject: 'local' }
+  if (!env.MCP_BEARER_TOKEN) return undefined
   const presented = request.headers.get('authorization')?.match(/^Bearer (.+)$/)?.[1] ?? ''
   const [a, b] = await Promise.all(
     [presented, env.MCP_BEARER_TOKEN].map((token) => crypto.subtle.digest('SHA-256', encoder.encode(token))),
@@ -197,7 +208,9 @@ const app = new Hono<{ Bindings: Env }>()
 app.route(
   '/mcp',
   mcp(server, {
-    authenticate,
+    // Without MCP_BEARER_TOKEN no authentication is configured: mcp() then serves local requests
+    // only (`npm run dev`), answers anyone else 401, and logs a warning at start-up.
+    authenticate: config.MCP_BEARER_TOKEN ? authenticate : undefined,
     services: cloudflareServices({
       stateKeys: 'MCP_STATE_KEYS',
       tasks: 'MCP_TASKS',

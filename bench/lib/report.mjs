@@ -2,6 +2,7 @@
  * Renders a run as Markdown (printed to the terminal and written to results.md) and writes the
  * raw figures to results.json.
  */
+import { oauthBundleLine } from './oauth-bundle.mjs'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { taskEnginesMarkdown } from './task-engines.mjs'
@@ -158,6 +159,8 @@ function extras({ state, streaming, tasks, bundles }) {
     '',
     `The extras Worker (bench/workers/extras.js) bundles to ${n(bundles.extras.min.rawBytes / KIB, 2)} KiB, ` +
       `${n(bundles.extras.min.gzipBytes / KIB, 2)} KiB gzip.`,
+    '',
+    oauthBundleLine(bundles),
   ].join('\n')
 }
 

@@ -15,6 +15,7 @@ const BINDING: StateBinding = {
   target: 'delete_record',
   argsDigest: 'n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg',
   principal: 'local',
+  server: 'mcp-edge-template /mcp',
 }
 const BODY: StateBody = {
   round: 2,

@@ -25,9 +25,17 @@ function hostName(host: string): string {
   return trimmed.replace(/:\d+$/, '')
 }
 
+const IPV4_LOOPBACK = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/
+
 export function isLoopbackHost(host: string): boolean {
   const name = hostName(host)
   return LOOPBACK_HOSTS.has(name) || name.endsWith('.localhost')
+}
+
+/** A connecting address (`CF-Connecting-IP`) in 127.0.0.0/8 or `::1` (IPv4-mapped included). */
+export function isLoopbackAddress(address: string): boolean {
+  const ip = address.trim().toLowerCase()
+  return ip === '::1' || IPV4_LOOPBACK.test(ip) || IPV4_LOOPBACK.test(ip.replace(/^::ffff:/, ''))
 }
 
 export function checkOrigin(headers: Headers, options: GuardOptions): void {

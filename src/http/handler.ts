@@ -16,8 +16,11 @@ import { isObject, readableId } from '../protocol/jsonrpc.ts'
 import type { RequestId } from '../protocol/jsonrpc.ts'
 import type { McpServices } from '../server/dispatch.ts'
 import type { OutboxOptions } from '../server/outbox.ts'
+import { parseJsonBody } from '../server/limits.ts'
 import type { McpServer } from '../server/server.ts'
-import type { Awaitable, Principal } from '../server/types.ts'
+import type { Principal } from '../server/types.ts'
+import { createAuthenticator } from './auth.ts'
+import type { AuthOptions } from './auth.ts'
 import { DEFAULT_MAX_BODY_BYTES, readBody } from './body.ts'
 import { checkAccept, checkContentType, checkOrigin } from './guards.ts'
 import type { GuardOptions } from './guards.ts'
@@ -29,20 +32,15 @@ import { rejection } from './respond.ts'
 
 export type { McpServices }
 
-export interface McpHttpOptions<Env> extends GuardOptions {
+export interface McpHttpOptions<Env> extends GuardOptions, AuthOptions<Env> {
   /** Largest accepted request body (default 4 MiB); bigger ones get 413 without being buffered. */
   maxBodyBytes?: number
   /** Interval of SSE keepalive comments (default 15 s). */
   keepaliveMs?: number
   /** Bounds of each response stream's queue (slow readers, partial results). */
   stream?: OutboxOptions
-  /**
-   * Who is calling. Return a principal to accept the request, or nothing to refuse it with 401.
-   * Without this option every request is served anonymously.
-   */
-  authenticate?: (request: Request, env: Env) => Awaitable<Principal | null | undefined>
-  /** Added to `WWW-Authenticate` on 401 (RFC 9728 protected resource metadata). */
-  resourceMetadataUrl?: string
+  /** Deepest nesting of arrays and objects a request body may have (default 64); deeper is -32600. */
+  maxJsonDepth?: number
   /** Builds the env-dependent services once per isolate and env object. */
   services?: (env: Env) => McpServices
   /**
@@ -102,11 +100,19 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
     }
     return found
   }
-  const challenge = options.resourceMetadataUrl
-    ? `Bearer realm="mcp", resource_metadata="${options.resourceMetadataUrl}"`
-    : 'Bearer realm="mcp"'
+  // mcp-edge auth hook (issue 11): principal resolution, fail-closed locality, challenges.
+  const auth = createAuthenticator(options)
 
-  return async function handle(request: Request, env: Env): Promise<Response> {
+  /**
+   * Serve one request. `executionCtx` gives handlers `ctx.waitUntil`; `given` is a principal that
+   * Hono middleware already established (`mcp()` passes it).
+   */
+  return async function handle(
+    request: Request,
+    env: Env,
+    executionCtx?: { waitUntil(promise: Promise<unknown>): void },
+    given?: Principal,
+  ): Promise<Response> {
     const configured = servicesFor(env)
     if (configured instanceof Error) return rejection(new McpError('misconfigured'), undefined)
     if (request.method !== 'POST') {
@@ -119,21 +125,23 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
     try {
       checkOrigin(request.headers, options)
       checkAccept(request.headers)
-      let principal: Principal | undefined
-      if (options.authenticate) {
-        principal = (await options.authenticate(request, env)) ?? undefined
-        if (!principal) return rejection(new McpError('unauthorized'), undefined, { 'www-authenticate': challenge })
-      }
+      // Auth hook (issue 11): throws 401 (AuthChallenge) before the body is read.
+      const principal = await auth.resolve(request, env, given)
       checkContentType(request.headers)
       const text = await readBody(request, maxBodyBytes)
-      let body: unknown
-      try {
-        body = JSON.parse(text)
-      } catch {
-        throw new McpError('parseError')
-      }
+      // JSON hook (issue 11): -32700, or -32600 past the nesting limit, before JSON.parse recurses.
+      const body = parseJsonBody(text, options.maxJsonDepth)
       id = readableId(body)
-      const lane: Lane<Env> = { request, env, principal, services: configured, respond: respondOptions }
+      const lane: Lane<Env> = {
+        request,
+        env,
+        principal,
+        services: configured,
+        respond: respondOptions,
+        endpoint: endpointPath(request.url),
+        waitUntil: executionCtx ? (promise) => executionCtx.waitUntil(promise) : undefined,
+        challenge: (message, status) => auth.headersForResponse(message, status, env),
+      }
       if (Array.isArray(body)) {
         // streamable-http: one message per POST; only 2025-03-26 had batches.
         if (!legacy || isModern(body, request.headers)) {
@@ -146,9 +154,21 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
       if (isObject(body) && 'method' in body && 'id' in body) throw refuseLegacy(body, request.headers)
       return await serveModern(server, lane, body)
     } catch (error) {
-      if (isMcpError(error)) return rejection(error, id)
+      if (isMcpError(error)) return rejection(error, id, auth.headersFor(error, env))
       console.error('[mcp-edge] request failed:', error)
       return rejection(new McpError('internalError'), id)
     }
   }
+}
+
+/**
+ * The endpoint's path (`/mcp`), which sealed states are bound to with the server's name. The host
+ * is left out: one Worker answers on several hostnames (workers.dev, custom domains), and a
+ * state must survive a key rotation or a deploy that leaves the endpoint where it is.
+ */
+function endpointPath(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  if (start < 0) return '/'
+  const end = url.indexOf('?', start)
+  return end < 0 ? url.slice(start) : url.slice(start, end)
 }

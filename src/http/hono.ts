@@ -1,6 +1,9 @@
 /**
  * The Hono adapter: `mcp(server, options)` is a sub-app to mount at the endpoint path. POST is
- * served; every other method gets 405 from the handler.
+ * served; OPTIONS is the CORS preflight (`hono/cors`); every other method gets 405 from the
+ * handler. It composes with Hono middleware: a principal that middleware set on the context
+ * (`c.set('principal', …)`, for example in `bearerAuth`'s `verifyToken`, or the claims `hono/jwk`
+ * leaves in `jwtPayload`) is the caller, and handlers get `ctx.waitUntil` from `executionCtx`.
  *
  * @example
  * const app = new Hono<{ Bindings: Env }>()
@@ -8,16 +11,43 @@
  * export default app
  */
 import { Hono } from 'hono'
+import type { Context } from 'hono'
 import type { McpServer } from '../server/server.ts'
+import type { Principal } from '../server/types.ts'
+import { principalFromClaims } from './auth.ts'
+import { mcpCors } from './cors.ts'
 import { createMcpHandler } from './handler.ts'
 import type { McpHttpOptions } from './handler.ts'
 
-export function mcp<Bindings extends object>(
+/** Context variables `mcp()` reads: set one of them in your auth middleware. */
+export interface McpVariables {
+  /** The caller, as your middleware established it. */
+  principal?: Principal
+  /** Verified JWT claims (`hono/jwt`, `hono/jwk`): `sub` and `scope` become the principal. */
+  jwtPayload?: unknown
+}
+
+function principalOf(c: Context<{ Variables: McpVariables }>): Principal | undefined {
+  return c.get('principal') ?? principalFromClaims(c.get('jwtPayload'))
+}
+
+function executionContextOf(c: Context): { waitUntil(promise: Promise<unknown>): void } | undefined {
+  try {
+    return c.executionCtx
+  } catch {
+    return undefined // app.request() in tests has none
+  }
+}
+
+export function mcp<Bindings extends object, Variables extends object = McpVariables>(
   server: McpServer<Bindings>,
   options: McpHttpOptions<Bindings> = {},
-): Hono<{ Bindings: Bindings }> {
+): Hono<{ Bindings: Bindings; Variables: Variables }> {
   const handle = createMcpHandler(server, options)
-  const app = new Hono<{ Bindings: Bindings }>()
-  app.all('/', (c) => handle(c.req.raw, c.env))
+  const app = new Hono<{ Bindings: Bindings; Variables: Variables }>()
+  app.use('*', mcpCors(options.allowedOrigins))
+  app.all('/', (c) =>
+    handle(c.req.raw, c.env, executionContextOf(c), principalOf(c as unknown as Context<{ Variables: McpVariables }>)),
+  )
   return app
 }

@@ -1,11 +1,24 @@
 /**
  * What both lanes of the endpoint get from the entry handler once a request has passed the
  * transport guards, authentication and body parsing: the request, who sent it, the Worker env
- * and its services, and how to answer.
+ * and its services, and how to answer. Also the options every run hands the server, in one place.
  */
-import type { McpServices } from '../server/dispatch.ts'
+import type { JsonRpcResponse } from '../protocol/jsonrpc.ts'
+import type { LazyAbort } from '../server/cancellation.ts'
+import type { HandleOptions, McpServices } from '../server/dispatch.ts'
+import type { Outbox, OutboxOptions } from '../server/outbox.ts'
 import type { Principal } from '../server/types.ts'
-import type { RespondOptions } from './respond.ts'
+
+export interface RespondOptions {
+  stream: OutboxOptions | undefined
+  keepaliveMs: number
+}
+
+/** Where one run writes: its stream's queue and the signal its handler sees. */
+export interface Run {
+  outbox: Outbox
+  cancel: LazyAbort
+}
 
 export interface Lane<Env> {
   request: Request
@@ -13,4 +26,21 @@ export interface Lane<Env> {
   principal: Principal | undefined
   services: McpServices
   respond: RespondOptions
+  /** The endpoint's path, which sealed states are bound to. */
+  endpoint: string
+  waitUntil: ((promise: Promise<unknown>) => void) | undefined
+  /** Headers a server-made refusal needs: `WWW-Authenticate` (403 insufficient_scope), `Retry-After` (429). */
+  challenge(message: JsonRpcResponse, status: number): Record<string, string> | undefined
+}
+
+/** The options of one run of the server, for either lane. */
+export function handleOptions<Env>(lane: Lane<Env>, run: Run): HandleOptions<Env> {
+  return {
+    env: lane.env,
+    principal: lane.principal,
+    ...lane.services,
+    ...run,
+    waitUntil: lane.waitUntil,
+    endpoint: lane.endpoint,
+  }
 }

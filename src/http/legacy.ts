@@ -25,17 +25,19 @@ import { classifyMessage, errorResponse, isObject, readableId } from '../protoco
 import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import { isLegacyVersion, negotiateLegacyVersion } from '../protocol/legacy.ts'
 import type { ClientCapabilities, Implementation, RequestMeta } from '../protocol/types.ts'
+import { LazyAbort } from '../server/cancellation.ts'
 import type { HandleOptions } from '../server/dispatch.ts'
 import { memoryInputRelay, parseOutgoingId, toClientAnswer } from '../server/input-relay.ts'
 import type { InputRelay } from '../server/input-relay.ts'
 import { createLegacyAsk, DEFAULT_INPUT_TIMEOUT_MS } from '../server/legacy-ask.ts'
 import { LegacySessions } from '../server/legacy-session.ts'
 import type { LegacySession } from '../server/legacy-session.ts'
+import { Outbox } from '../server/outbox.ts'
 import type { RequestStateCodec } from '../server/request-state.ts'
 import type { Handled, McpServer } from '../server/server.ts'
-import type { Lane } from './lane.ts'
+import { handleOptions } from './lane.ts'
+import type { Lane, Run } from './lane.ts'
 import { jsonResponse, respond, respondBatch } from './respond.ts'
-import type { Run } from './respond.ts'
 
 export interface LegacyOptions {
   /** How long a sealed session id opens (default 24 hours); then the client initializes again. */
@@ -90,6 +92,8 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
   }
   const relayFor = (lane: Lane<Env>): InputRelay => lane.services.inputRelay ?? localRelay
   const principalOf = (lane: Lane<Env>) => lane.principal?.subject ?? null
+  // Two servers sharing keys cannot swap sessions (the same identity sealed states carry).
+  const serverOf = (lane: Lane<Env>) => `${server.info.name} ${lane.endpoint}`
 
   /** The client behind a non-initialize message: its session, or only its version header. */
   async function client(lane: Lane<Env>): Promise<Client> {
@@ -98,7 +102,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
     if (header !== null && !isLegacyVersion(header)) throw unsupported(header)
     const token = headers.get(HEADER.sessionId)
     if (token === null) return { version: header ?? HEADERLESS_VERSION, capabilities: {}, info: undefined, session: undefined }
-    const session = await sessionsFor(lane.services.requestState)?.open(token, principalOf(lane))
+    const session = await sessionsFor(lane.services.requestState)?.open(token, serverOf(lane), principalOf(lane))
     if (!session) throw new McpError('sessionNotFound')
     if (header !== null && header !== session.protocolVersion) {
       throw new McpError(
@@ -109,21 +113,17 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
     return { version: session.protocolVersion, capabilities: session.clientCapabilities, info: session.clientInfo, session }
   }
 
-  function handleOptions(lane: Lane<Env>, run: Run, who: Client): HandleOptions<Env> {
-    return {
-      env: lane.env,
-      principal: lane.principal,
-      ...lane.services,
-      ...run,
-      askClient: createLegacyAsk({
-        relay: relayFor(lane),
-        outbox: run.outbox,
-        version: who.version,
-        principal: principalOf(lane),
-        timeoutMs,
-        cancel: run.cancel,
-      }),
-    }
+  /** The run's options, with `ctx.ask` sending real requests to this client. */
+  function legacyOptions(lane: Lane<Env>, run: Run, who: Client): HandleOptions<Env> {
+    const askClient = createLegacyAsk({
+      relay: relayFor(lane),
+      outbox: run.outbox,
+      version: who.version,
+      principal: principalOf(lane),
+      timeoutMs,
+      cancel: run.cancel,
+    })
+    return { ...handleOptions(lane, run), askClient }
   }
 
   function handle(lane: Lane<Env>, message: JsonRpcRequest, who: Client, run: Run): Promise<Handled> {
@@ -137,7 +137,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
     if (key) {
       new Promise<void>((resolve) => inFlight.set(key, resolve)).then(() => run.cancel.abort())
     }
-    const done = server.handle(message, meta, handleOptions(lane, run, who))
+    const done = server.handle(message, meta, legacyOptions(lane, run, who))
     return key ? done.finally(() => inFlight.delete(key)) : done
   }
 
@@ -147,15 +147,14 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
     const capabilities = (isObject(requested.capabilities) ? requested.capabilities : {}) as ClientCapabilities
     const info = isObject(requested.clientInfo) ? (requested.clientInfo as unknown as Implementation) : undefined
     const meta: RequestMeta = { protocolVersion: version, clientCapabilities: capabilities, raw: {} }
-    const handled = await server.handle(message, meta, {
-      env: lane.env,
-      principal: lane.principal,
-      cancel: lane.request,
-      ...lane.services,
-    })
+    // initialize sends nothing before its result: a run with an unused outbox and signal.
+    const handled = await server.handle(message, meta, handleOptions(lane, { outbox: new Outbox(), cancel: new LazyAbort() }))
     const minter = sessionsFor(lane.services.requestState)
-    if (!('result' in handled.message) || !minter) return jsonResponse(handled.message, handled.status)
+    if (!('result' in handled.message) || !minter) {
+      return jsonResponse(handled.message, handled.status, lane.challenge(handled.message, handled.status))
+    }
     const id = await minter.mint({
+      server: serverOf(lane),
       protocolVersion: version,
       clientCapabilities: capabilities,
       clientInfo: info,
@@ -195,7 +194,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
         return new Response(null, { status: 202 })
       }
       const message = incoming.message
-      return respond(lane.request, lane.respond, (run) => handle(lane, message, who, run))
+      return respond(lane, (run) => handle(lane, message, who, run))
     },
 
     /** A JSON-RPC batch: 2025-03-26 only (later revisions removed batching). */
@@ -219,7 +218,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
           return { message: errorResponse(readableId(item), error.toJSON()), status: 200 }
         }
       })
-      return respondBatch(lane.request, lane.respond, handles)
+      return respondBatch(lane, handles)
     },
   }
 }

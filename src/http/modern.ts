@@ -8,8 +8,9 @@ import { classifyMessage } from '../protocol/jsonrpc.ts'
 import { readRequestMeta } from '../protocol/meta.ts'
 import type { McpServer } from '../server/server.ts'
 import { validateParamHeaders, validateStandardHeaders } from './headers.ts'
-import { respond } from './respond.ts'
+import { handleOptions } from './lane.ts'
 import type { Lane } from './lane.ts'
+import { respond } from './respond.ts'
 
 export async function serveModern<Env>(server: McpServer<Env>, lane: Lane<Env>, body: unknown): Promise<Response> {
   const incoming = classifyMessage(body)
@@ -23,7 +24,5 @@ export async function serveModern<Env>(server: McpServer<Env>, lane: Lane<Env>, 
   if (message.method === METHOD.toolsCall && typeof params.name === 'string') {
     validateParamHeaders(headers, server.headerParams(params.name), params.arguments)
   }
-  return respond(lane.request, lane.respond, (run) =>
-    server.handle(message, meta, { env: lane.env, principal: lane.principal, ...lane.services, ...run }),
-  )
+  return respond(lane, (run) => server.handle(message, meta, handleOptions(lane, run)))
 }

@@ -9,8 +9,8 @@ import { errorResponse } from '../protocol/jsonrpc.ts'
 import type { JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts'
 import { LazyAbort } from '../server/cancellation.ts'
 import { Outbox } from '../server/outbox.ts'
-import type { OutboxOptions } from '../server/outbox.ts'
 import type { Handled } from '../server/server.ts'
+import type { Lane, Run } from './lane.ts'
 import { sseResponse } from './stream.ts'
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
@@ -27,61 +27,47 @@ export function rejection(error: McpError, id: RequestId | undefined, extra?: Re
   return jsonResponse(errorResponse(id, error.toJSON()), error.status, extra)
 }
 
-/** Where one run writes: its stream's queue and the signal its handler sees. */
-export interface Run {
-  outbox: Outbox
-  cancel: LazyAbort
-}
-
-export interface RespondOptions {
-  stream: OutboxOptions | undefined
-  keepaliveMs: number
-  /** Extra response headers (the 2025-era `Mcp-Session-Id` of `initialize`). */
-  headers?: Record<string, string>
+function newRun<Env>(lane: Lane<Env>): Run {
+  // With the enable_request_signal flag, workerd aborts request.signal when the client goes away.
+  return { outbox: new Outbox(lane.respond.stream), cancel: new LazyAbort(lane.request.signal ?? undefined) }
 }
 
 /**
  * Run one request and answer it.
  *
  * @example
- * return respond(request, options, (run) => server.handle(message, meta, { env, ...run }))
+ * return respond(lane, (run) => server.handle(message, meta, handleOptions(lane, run)))
  */
-export async function respond(
-  request: Request,
-  options: RespondOptions,
-  handle: (run: Run) => Promise<Handled>,
-): Promise<Response> {
-  // With the enable_request_signal flag, workerd aborts request.signal when the client goes away.
-  const run: Run = { outbox: new Outbox(options.stream), cancel: new LazyAbort(request.signal ?? undefined) }
+export async function respond<Env>(lane: Lane<Env>, handle: (run: Run) => Promise<Handled>): Promise<Response> {
+  const run = newRun(lane)
   const done = handle(run)
   const first = await Promise.race([done, run.outbox.firstMessage])
   if (first !== undefined) {
     run.outbox.close()
-    return jsonResponse(first.message, first.status, options.headers)
+    return jsonResponse(first.message, first.status, lane.challenge(first.message, first.status))
   }
   const final = done.then(({ message }) => [message])
   void final.then(() => run.outbox.close())
-  return sseResponse(run.outbox, final, run.cancel, options.keepaliveMs, options.headers)
+  return sseResponse(run.outbox, final, run.cancel, lane.respond.keepaliveMs)
 }
 
 /**
  * Run every request of a batch on one stream and answer with all their responses (2025-03-26
  * "Batching"); `undefined` entries (notifications, answers) have none.
  */
-export async function respondBatch(
-  request: Request,
-  options: RespondOptions,
+export async function respondBatch<Env>(
+  lane: Lane<Env>,
   handles: ((run: Run) => Promise<Handled | undefined>)[],
 ): Promise<Response> {
-  const run: Run = { outbox: new Outbox(options.stream), cancel: new LazyAbort(request.signal ?? undefined) }
+  const run = newRun(lane)
   const final = Promise.all(handles.map((handle) => handle(run))).then((all) =>
     all.filter((handled): handled is Handled => handled !== undefined).map((handled) => handled.message),
   )
   const first = await Promise.race([final, run.outbox.firstMessage])
   if (first !== undefined) {
     run.outbox.close()
-    return first.length === 0 ? new Response(null, { status: 202 }) : jsonResponse(first, 200, options.headers)
+    return first.length === 0 ? new Response(null, { status: 202 }) : jsonResponse(first, 200)
   }
   void final.then(() => run.outbox.close())
-  return sseResponse(run.outbox, final, run.cancel, options.keepaliveMs, options.headers)
+  return sseResponse(run.outbox, final, run.cancel, lane.respond.keepaliveMs)
 }

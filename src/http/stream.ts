@@ -23,7 +23,6 @@ export function sseResponse(
   final: Promise<readonly JsonRpcResponse[]>,
   abort: { abort(): void },
   keepaliveMs: number,
-  headers?: Record<string, string>,
 ): Response {
   let finished = false
   const body = new ReadableStream<Uint8Array>(
@@ -53,5 +52,5 @@ export function sseResponse(
     },
     { highWaterMark: 0 },
   )
-  return new Response(body, { status: 200, headers: headers ? { ...SSE_HEADERS, ...headers } : SSE_HEADERS })
+  return new Response(body, { status: 200, headers: SSE_HEADERS })
 }

@@ -31,6 +31,10 @@ export const ERROR_KINDS = {
   // JSON-RPC errors (streamable-http: "the body MAY be a JSON-RPC error with no id").
   unauthorized: { code: -32600, status: 401, message: 'Unauthorized' },
   forbidden: { code: -32600, status: 403, message: 'Forbidden' },
+  /** A valid token without the scopes an operation needs (authorization "Scope Challenge"); step-up. */
+  insufficientScope: { code: -32600, status: 403, message: 'Forbidden: insufficient scope' },
+  /** A per-principal or per-isolate cap, or the rate limit, was reached; retry later. */
+  tooManyRequests: { code: -32600, status: 429, message: 'Too many requests' },
   methodNotAllowed: { code: -32600, status: 405, message: 'Method not allowed: the MCP endpoint accepts POST only' },
   notAcceptable: {
     code: -32600,

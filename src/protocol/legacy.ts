@@ -232,6 +232,16 @@ export function shapeLegacyInputRequest(version: LegacyVersion, method: string, 
 }
 
 /**
+ * The HTTP status of a JSON-RPC error for a 2025 client. That transport gives JSON-RPC errors no
+ * status of their own, so they ride a 200, except the ones HTTP itself defines: an insufficient
+ * scope (403, with its challenge: the 2025 authorization spec asks for it too) and a rate limit
+ * (429, with `Retry-After`).
+ */
+export function legacyStatus(status: number): number {
+  return status === 403 || status === 429 ? status : 200
+}
+
+/**
  * A JSON-RPC error for a 2025 client. The 2026 gate codes do not exist there: a missing client
  * capability (-32021) becomes -32602 with the same message naming it (the 2025 revisions
  * prescribe no code), its `data` kept.

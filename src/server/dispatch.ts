@@ -39,6 +39,10 @@ export interface HandleOptions<Env = unknown> extends McpServices {
    * requests on the call's stream). Without it, `ctx.ask` answers `input_required`.
    */
   askClient?: AskClient | undefined
+  /** The host's `waitUntil` (a Worker's `executionCtx`), offered to handlers as `ctx.waitUntil`. */
+  waitUntil?: ((promise: Promise<unknown>) => void) | undefined
+  /** The endpoint's path (`/mcp`): sealed states are bound to it and the server's name. */
+  endpoint?: string | undefined
 }
 
 /** One request on its way through a method. */

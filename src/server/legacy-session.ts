@@ -1,7 +1,8 @@
 /**
  * The 2025-era session, carried by the client instead of stored: `initialize` mints a sealed
  * `Mcp-Session-Id` (same key ring and codec as `requestState`, its own purpose prefix) holding what
- * the handshake negotiated: the revision, the client's capabilities and info, and the principal.
+ * the handshake negotiated: the revision, the client's capabilities and info, and the principal,
+ * bound to the server's identity (name and endpoint) like sealed states.
  * Any isolate can open it, so a later `tools/call` knows that this client declared elicitation
  * without a lookup. Opened ids are cached per isolate (a hit costs no crypto); expiry and the
  * principal are checked on every use.
@@ -21,6 +22,8 @@ export const DEFAULT_SESSION_TTL_MS = 24 * 60 * 60 * 1000
 const CACHE_SIZE = 1024
 
 export interface LegacySession {
+  /** The server that minted it (name and endpoint, as sealed states bind it). */
+  server: string
   protocolVersion: LegacyVersion
   clientCapabilities: ClientCapabilities
   clientInfo?: Implementation
@@ -36,10 +39,13 @@ export interface SessionOptions {
 }
 
 function readSession(claims: Record<string, unknown>): LegacySession | undefined {
-  const { v, c, i, p, n, exp } = claims
-  if (!isLegacyVersion(v) || !isObject(c) || typeof n !== 'string' || typeof exp !== 'number') return undefined
+  const { srv, v, c, i, p, n, exp } = claims
+  if (typeof srv !== 'string' || !isLegacyVersion(v) || !isObject(c) || typeof n !== 'string' || typeof exp !== 'number') {
+    return undefined
+  }
   if (p !== null && typeof p !== 'string') return undefined
   const session: LegacySession = {
+    server: srv,
     protocolVersion: v,
     clientCapabilities: c as ClientCapabilities,
     principal: p,
@@ -66,11 +72,14 @@ export class LegacySessions {
    * Seal what `initialize` negotiated into a session id.
    *
    * @example
-   * const id = await sessions.mint({ protocolVersion: '2025-11-25', clientCapabilities: { elicitation: {} }, principal: null })
+   * const id = await sessions.mint({ server: 'weather /mcp', protocolVersion: '2025-11-25', clientCapabilities: {}, principal: null })
    */
-  mint(init: Pick<LegacySession, 'protocolVersion' | 'clientCapabilities' | 'clientInfo' | 'principal'>): Promise<string> {
+  mint(
+    init: Pick<LegacySession, 'server' | 'protocolVersion' | 'clientCapabilities' | 'clientInfo' | 'principal'>,
+  ): Promise<string> {
     const info = init.clientInfo ? { name: init.clientInfo.name, version: init.clientInfo.version } : undefined
     return this.#codec.sealClaims('s', {
+      srv: init.server,
       v: init.protocolVersion,
       c: init.clientCapabilities,
       ...(info ? { i: info } : {}),
@@ -80,8 +89,11 @@ export class LegacySessions {
     })
   }
 
-  /** The session behind `token` if it is authentic, current and `principal`'s; else `undefined`. */
-  async open(token: string, principal: string | null): Promise<LegacySession | undefined> {
+  /**
+   * The session behind `token` if it is authentic, current, minted by `server` and `principal`'s;
+   * else `undefined`.
+   */
+  async open(token: string, server: string, principal: string | null): Promise<LegacySession | undefined> {
     let session = this.#cache.get(token)
     if (!session) {
       const claims = await this.#codec.openClaims('s', token)
@@ -93,7 +105,7 @@ export class LegacySessions {
       if (this.#cache.size >= CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value as string)
       this.#cache.set(token, session)
     }
-    if (session.expiresAt <= this.#now() || session.principal !== principal) return undefined
+    if (session.expiresAt <= this.#now() || session.server !== server || session.principal !== principal) return undefined
     return session
   }
 }

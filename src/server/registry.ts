@@ -47,6 +47,7 @@ export interface ToolEntry<Env = unknown> {
   assemble: boolean
   task: TaskPolicy
   singleUseState: boolean
+  scopes: readonly string[]
   requires: readonly CapabilityPath[]
   prepare: ((args: never, ctx: RequestContext<Env>) => Awaitable<unknown>) | undefined
   handler: (args: never, ctx: ToolContext<Env>) => Awaitable<CallToolResult>
@@ -54,6 +55,7 @@ export interface ToolEntry<Env = unknown> {
 
 export interface ResourceEntry<Env = unknown> {
   definition: Resource
+  scopes: readonly string[]
   cache: CacheHint | undefined
   handler: ResourceHandler<Env>
 }
@@ -61,6 +63,7 @@ export interface ResourceEntry<Env = unknown> {
 export interface TemplateEntry<Env = unknown> {
   definition: ResourceTemplate
   template: UriTemplate
+  scopes: readonly string[]
   cache: CacheHint | undefined
   complete: Record<string, Completer<Env>>
   handler: ResourceTemplateHandler<Env>
@@ -69,6 +72,7 @@ export interface TemplateEntry<Env = unknown> {
 export interface PromptEntry<Env = unknown> {
   definition: Prompt
   args: ObjectSchema | undefined
+  scopes: readonly string[]
   required: string[]
   complete: Record<string, Completer<Env>>
   handler: PromptHandler<ObjectSchema | undefined, Env>
@@ -112,7 +116,9 @@ export function buildToolEntry<Env>(
       ttlMs: 'ttlMs' in task && task.ttlMs !== undefined ? task.ttlMs : DEFAULT_TASK_TTL_MS,
       pollIntervalMs: 'pollIntervalMs' in task && task.pollIntervalMs !== undefined ? task.pollIntervalMs : DEFAULT_TASK_POLL_MS,
     },
-    singleUseState: options.singleUseState === true,
+    // Abuse-resistant default: a destructive tool's confirmation cannot be replayed (opt out with false).
+    singleUseState: options.singleUseState ?? annotations?.destructiveHint === true,
+    scopes: options.scopes ?? [],
     requires: options.requires ?? [],
     prepare: options.prepare as ToolEntry<Env>['prepare'],
     handler,
@@ -124,8 +130,8 @@ export function buildResourceEntry<Env>(
   options: ResourceOptions,
   handler: ResourceHandler<Env>,
 ): ResourceEntry<Env> {
-  const { cache, ...rest } = options
-  return { definition: { uri, ...rest }, cache, handler }
+  const { cache, scopes, ...rest } = options
+  return { definition: { uri, ...rest }, scopes: scopes ?? [], cache, handler }
 }
 
 export function buildTemplateEntry<Env>(
@@ -133,10 +139,11 @@ export function buildTemplateEntry<Env>(
   options: ResourceTemplateOptions<Env>,
   handler: ResourceTemplateHandler<Env>,
 ): TemplateEntry<Env> {
-  const { cache, complete, ...rest } = options
+  const { cache, complete, scopes, ...rest } = options
   return {
     definition: { uriTemplate, ...rest },
     template: compileUriTemplate(uriTemplate),
+    scopes: scopes ?? [],
     cache,
     complete: complete ?? {},
     handler,
@@ -168,6 +175,7 @@ export function buildPromptEntry<Env>(
   return {
     definition,
     args: options.args,
+    scopes: options.scopes ?? [],
     required,
     complete: (options.complete ?? {}) as Record<string, Completer<Env>>,
     handler,

@@ -2,7 +2,8 @@
  * Sealed `requestState` (mrtr.mdx "Server Requirements" 3–4): the client echoes it, so it is
  * attacker-controlled input. Every blob is authenticated with HMAC-SHA-256 (or AES-GCM, which also
  * hides it) under a key from a ring, carries an issue time and a short expiry, and is bound to the
- * method, the target (tool, prompt or resource), a digest of the arguments and the principal.
+ * method, the target (tool, prompt or resource), a digest of the arguments, the principal and the
+ * server's identity (name and endpoint).
  * Web Crypto only.
  *
  * Format: `1.<kid>.<payload b64url>.<mac b64url>` (HMAC) or `2.<kid>.<iv b64url>.<ct b64url>`
@@ -28,6 +29,8 @@ export interface StateBinding {
   target: string
   argsDigest: string
   principal: string | null
+  /** The server's identity: its name and endpoint, never its version (a deploy keeps states valid). */
+  server: string
 }
 
 /** What travels inside the seal besides the binding. */
@@ -53,6 +56,7 @@ interface Payload {
   t: string
   a: string
   p: string | null
+  srv: string
   n: string
   r: number
   ans: Record<string, unknown>
@@ -146,6 +150,7 @@ export class RequestStateCodec {
       t: binding.target,
       a: binding.argsDigest,
       p: binding.principal,
+      srv: binding.server,
       n: encodeBase64Url(crypto.getRandomValues(new Uint8Array(16))),
       r: body.round,
       ans: body.answers,
@@ -201,6 +206,7 @@ export class RequestStateCodec {
     if (payload.t !== binding.target) return this.#fail(`minted for target ${payload.t}, used on ${binding.target}`)
     if (payload.a !== binding.argsDigest) return this.#fail('minted for different arguments')
     if (payload.p !== binding.principal) return this.#fail('minted for a different principal')
+    if (payload.srv !== binding.server) return this.#fail(`minted by server ${payload.srv}, used on ${binding.server}`)
     return { round: payload.r, answers: payload.ans, state: payload.s, nonce: payload.n, expiresAt: payload.exp }
   }
 
@@ -265,6 +271,7 @@ function isPayload(value: unknown): value is Payload {
     typeof value.t === 'string' &&
     typeof value.a === 'string' &&
     (typeof value.p === 'string' || value.p === null) &&
+    typeof value.srv === 'string' &&
     typeof value.n === 'string' &&
     typeof value.r === 'number' &&
     isObject(value.ans) &&

@@ -47,6 +47,8 @@ export interface ScopeInit<Env> {
   task?: { id: string }
   partials?: PartialSink
   steps?: StepRunner
+  /** The host's `waitUntil`; without one a promise simply runs on (its failure is logged). */
+  waitUntil?: ((promise: Promise<unknown>) => void) | undefined
 }
 
 /** A partial-result sink on the request's own stream (SEP-2998 §1 gate applied by the caller). */
@@ -76,6 +78,7 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
   readonly #cancel: { readonly signal: AbortSignal }
   readonly #logLevel: number
   readonly #input: InputRound
+  readonly #waitUntil: ((promise: Promise<unknown>) => void) | undefined
   #partials: PartialSink
   readonly #steps: StepRunner
   #stepNames: Set<string> | undefined
@@ -96,6 +99,12 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
     this.#input = init.input
     this.#partials = init.partials ?? NO_PARTIALS
     this.#steps = init.steps ?? DIRECT_STEPS
+    this.#waitUntil = init.waitUntil
+  }
+
+  waitUntil(promise: Promise<unknown>): void {
+    const settled = promise.catch((error) => console.error('[mcp-edge] ctx.waitUntil work failed:', error))
+    this.#waitUntil?.(settled)
   }
 
   get signal(): AbortSignal {

@@ -13,12 +13,13 @@ import type { LegacyVersion } from '../protocol/constants.ts'
 import { ERROR_KINDS, isMcpError, McpError } from '../protocol/errors.ts'
 import { errorResponse, resultResponse } from '../protocol/jsonrpc.ts'
 import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
-import { isLegacyVersion, legacyError, shapeLegacyResult } from '../protocol/legacy.ts'
+import { isLegacyVersion, legacyError, legacyStatus, shapeLegacyResult } from '../protocol/legacy.ts'
 import { readLogLevel } from '../protocol/meta.ts'
 import type { RequestMeta } from '../protocol/types.ts'
 import { missingCapabilities, supports } from './capabilities.ts'
 import type { Call, HandleOptions, MethodEntry, MethodTable } from './dispatch.ts'
 import { toErrorObject } from './errors.ts'
+import { Limits } from './limits.ts'
 import { ListenHub } from './listen-hub.ts'
 import { createMethodTable } from './methods/index.ts'
 import { buildPromptEntry, buildResourceEntry, buildTemplateEntry, buildToolEntry } from './registry.ts'
@@ -64,18 +65,21 @@ export class McpServer<Env = unknown> {
   readonly templates = new Map<string, TemplateEntry<Env>>()
   readonly prompts = new Map<string, PromptEntry<Env>>()
   readonly hub = new ListenHub()
+  /** Per-principal caps of this isolate (issue 11): listen streams, live tasks. */
+  readonly limits: Limits
   readonly #methods: MethodTable = createMethodTable()
   /** Wire definitions per registry, built on first list and dropped on every registration. */
   readonly #listed = new Map<Listed, unknown[]>()
 
   constructor(options: ServerOptions) {
-    const { instructions, pageSize, listCache, listenTimeoutMs, taskLimits: limits, ...info } = options
+    const { instructions, pageSize, listCache, listenTimeoutMs, taskLimits: tasks, limits, ...info } = options
+    this.limits = new Limits(limits)
     this.info = info
     this.instructions = instructions
     this.pageSize = pageSize ?? DEFAULT_PAGE_SIZE
     this.listCache = listCache ?? DEFAULT_LIST_CACHE
     this.listenTimeoutMs = listenTimeoutMs ?? DEFAULT_LISTEN_TIMEOUT_MS
-    this.taskLimits = taskLimits(limits)
+    this.taskLimits = taskLimits(tasks)
   }
 
   /** Register a tool. Arguments are parsed with `options.input`; its JSON Schema is built now. */
@@ -203,9 +207,8 @@ export class McpServer<Env = unknown> {
       return { message: resultResponse(request.id, shaped), status: 200 }
     } catch (error) {
       const object = toErrorObject(error, request.method)
-      // The 2025 transport gives JSON-RPC errors no HTTP status of their own: they ride a 200.
-      if (legacy) return { message: errorResponse(request.id, legacyError(object)), status: 200 }
       const status = isMcpError(error) ? error.status : ERROR_KINDS.internalError.status
+      if (legacy) return { message: errorResponse(request.id, legacyError(object)), status: legacyStatus(status) }
       return { message: errorResponse(request.id, object), status }
     }
   }

@@ -27,6 +27,11 @@ import type { TaskLimits } from './task-limits.ts'
 export interface Principal {
   /** Stable identifier of the caller (token subject, user id). Sealed state and tasks bind to it. */
   subject: string
+  /**
+   * OAuth scopes the caller holds. Tools, resources and prompts that declare `scopes` need all of
+   * theirs; without this field (a bearer secret, a local caller) scopes limit nothing.
+   */
+  scopes?: readonly string[]
   [claim: string]: unknown
 }
 
@@ -62,6 +67,8 @@ export interface RequestContext<Env = unknown> {
   readonly state: Record<string, unknown>
   /** 1 on the first call, +1 per retry with input responses. */
   readonly round: number
+  /** Keep the Worker alive for `promise` after the response (the Worker's `executionCtx.waitUntil`). */
+  waitUntil(promise: Promise<unknown>): void
 }
 
 export interface ToolContext<Env = unknown, Prep = unknown> extends RequestContext<Env> {
@@ -126,8 +133,13 @@ export interface ToolOptions<In extends ObjectSchema | JsonSchemaInput, Out exte
   task?: TaskMode | { mode: TaskMode; ttlMs?: number | null; pollIntervalMs?: number }
   /** Client capabilities the tool cannot run without; missing ones get -32021 before it runs. */
   requires?: CapabilityPath[]
-  /** Require that each sealed `requestState` of this tool is redeemed once only. */
+  /**
+   * Require that each sealed `requestState` of this tool is redeemed once only. Default: on for
+   * tools annotated `destructiveHint: true` (set `false` to opt out), off otherwise.
+   */
   singleUseState?: boolean
+  /** OAuth scopes a caller needs (all of them): others do not see the tool and get 403 on a call. */
+  scopes?: string[]
   /**
    * Runs in the request before the tool starts (and before a task is created): may ask the client
    * for input with `ctx.ask` (Tasks §"MRTR before task creation"). Its JSON result reaches the
@@ -145,6 +157,8 @@ export interface ResourceOptions {
   icons?: Icon[]
   _meta?: MetaObject
   cache?: CacheHint
+  /** OAuth scopes a caller needs to list and read it (403 `insufficient_scope` otherwise). */
+  scopes?: string[]
 }
 
 export type ResourceHandler<Env> = (uri: string, ctx: RequestContext<Env>) => Awaitable<ReadResourceResult>
@@ -173,6 +187,8 @@ export interface PromptOptions<Args extends ObjectSchema | undefined> {
   icons?: Icon[]
   _meta?: MetaObject
   complete?: Record<string, Completer<unknown>>
+  /** OAuth scopes a caller needs to list and get it (403 `insufficient_scope` otherwise). */
+  scopes?: string[]
 }
 
 export type PromptHandler<Args extends ObjectSchema | undefined, Env> = (
@@ -189,6 +205,14 @@ export interface ServerInfo {
   instructions?: string
 }
 
+/** Per-principal caps in one isolate (`src/server/limits.ts`); reaching one is 429. */
+export interface LimitOptions {
+  /** Concurrent listen streams per principal in one isolate (default 1,000). */
+  listenStreams?: number
+  /** Live (non-terminal) tasks per principal created through one isolate (default 100). */
+  liveTasks?: number
+}
+
 export interface ServerOptions extends ServerInfo {
   /** Items per page of the list methods (default 50). */
   pageSize?: number
@@ -198,6 +222,8 @@ export interface ServerOptions extends ServerInfo {
   listenTimeoutMs?: number
   /** Limits of tasks' runs and storage (README "Tasks"; defaults in task-limits.ts). */
   taskLimits?: Partial<TaskLimits>
+  /** Per-principal caps in one isolate: listen streams (default 1,000) and live tasks (default 100). */
+  limits?: LimitOptions
 }
 
 export type { ClientCapabilities, ContentBlock }

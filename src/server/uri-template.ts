@@ -4,6 +4,11 @@
  * variables. Compiled once when the resource template is registered. Supports the level 1–3
  * operators a resource URI uses (none, `+`, `#`, `/`, `.`, `;`, `?`, `&`); explode and prefix
  * modifiers are accepted and matched as plain values.
+ *
+ * Path safety: only reserved expansion (`{+var}`, `{#var}`) may span path segments. Any other
+ * variable never matches across a `/`, and a value that decodes to contain `/` or `\`, or to be a
+ * `.` or `..` segment, does not match at all (so `{name}` never hands a handler `../../etc/passwd`;
+ * the next template is tried, then -32602).
  */
 
 export interface UriTemplate {
@@ -37,6 +42,13 @@ function decode(value: string): string {
   }
 }
 
+const UNSAFE_SEGMENT = /[/\\]|^\.{1,2}$/
+
+/** A decoded value that could walk a path: contains a separator, or is a dot segment. */
+function isUnsafe(value: string): boolean {
+  return UNSAFE_SEGMENT.test(value)
+}
+
 /**
  * Compile a template for matching. The first variable of each path expression is required;
  * the others, and query variables, are optional.
@@ -46,7 +58,7 @@ function decode(value: string): string {
  */
 export function compileUriTemplate(template: string): UriTemplate {
   const variables: string[] = []
-  const groups: { name: string; query: boolean }[] = []
+  const groups: { name: string; query: boolean; reserved: boolean }[] = []
   let pattern = '^'
   let last = 0
   for (const found of template.matchAll(EXPRESSION)) {
@@ -58,7 +70,7 @@ export function compileUriTemplate(template: string): UriTemplate {
     if (operator === '?' || operator === '&') {
       // Query parameters are matched by name below, in any order; here only the text is consumed.
       pattern += operator === '?' ? '(?:\\?([^#]*))?' : '(?:&([^#]*))?'
-      groups.push({ name: names.join(','), query: true })
+      groups.push({ name: names.join(','), query: true, reserved: false })
       continue
     }
     const rule = OPERATORS[operator] as (typeof OPERATORS)[string]
@@ -69,7 +81,7 @@ export function compileUriTemplate(template: string): UriTemplate {
       const label = rule.named ? `${escapeRegExp(name)}=?` : ''
       const part = `${lead}${label}(${value})`
       pattern += index === 0 ? part : `(?:${part})?`
-      groups.push({ name, query: false })
+      groups.push({ name, query: false, reserved: operator === '+' || operator === '#' })
     })
   }
   pattern += `${escapeRegExp(template.slice(last))}$`
@@ -82,21 +94,27 @@ export function compileUriTemplate(template: string): UriTemplate {
       const result = regex.exec(uri)
       if (!result) return undefined
       const out: Record<string, string> = {}
+      let safe = true
       groups.forEach((group, index) => {
         const raw = result[index + 1]
         if (raw === undefined) return
         if (!group.query) {
-          out[group.name] = decode(raw)
+          const value = decode(raw)
+          if (!group.reserved && isUnsafe(value)) safe = false
+          out[group.name] = value
           return
         }
         const wanted = group.name.split(',')
         for (const pair of raw.split('&')) {
           const equals = pair.indexOf('=')
           const key = equals < 0 ? pair : pair.slice(0, equals)
-          if (wanted.includes(key)) out[key] = decode(equals < 0 ? '' : pair.slice(equals + 1))
+          if (!wanted.includes(key)) continue
+          const value = decode(equals < 0 ? '' : pair.slice(equals + 1))
+          if (isUnsafe(value)) safe = false
+          out[key] = value
         }
       })
-      return out
+      return safe ? out : undefined
     },
   }
 }

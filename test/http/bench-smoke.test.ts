@@ -30,6 +30,8 @@ describe('npm run bench (quick)', () => {
     for (const section of ['machine', 'bundles', 'startup', 'load', 'streaming', 'tasks', 'state', 'engines']) {
       expect(results, section).toHaveProperty(section)
     }
+    expect(results.bundles.oauth.min.gzipBytes).toBeGreaterThan(results.bundles.edge.min.gzipBytes)
     expect(readFileSync(join(out, 'results.md'), 'utf8')).toContain('## Targets')
+    expect(readFileSync(join(out, 'results.md'), 'utf8')).toContain('The template in OAuth mode')
   }, 240_000)
 })

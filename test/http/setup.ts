@@ -8,7 +8,11 @@ import { startAll, type WranglerServer } from '../support/wrangler.ts'
 declare module 'vitest' {
   export interface ProvidedContext {
     fixtureUrl: string
+    /** The fixture server's wrangler log (uncaught errors would show there). */
+    fixtureLog: string
     templateUrl: string
+    /** The template server's wrangler log (start-up warnings). */
+    templateLog: string
   }
 }
 
@@ -18,7 +22,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
     WranglerServer,
   ]
   project.provide('fixtureUrl', fixture.url)
+  project.provide('fixtureLog', fixture.logFile)
   project.provide('templateUrl', template.url)
+  project.provide('templateLog', template.logFile)
   return async () => {
     await Promise.all([fixture.stop(), template.stop()])
   }

@@ -27,8 +27,8 @@ export interface WranglerOptions {
   config: string
   persistTo?: string
   port?: number
-  /** Extra `--var NAME:VALUE` bindings. */
-  vars?: Record<string, string>
+  /** Extra `--var NAME:VALUE` bindings; a function gets the port first (for URLs naming it). */
+  vars?: Record<string, string> | ((port: number) => Record<string, string>)
 }
 
 export function freePort(): Promise<number> {
@@ -123,7 +123,8 @@ async function startOnce(options: WranglerOptions): Promise<WranglerServer> {
     '--log-level',
     'warn',
   ]
-  for (const [name, value] of Object.entries(options.vars ?? {})) args.push('--var', `${name}:${value}`)
+  const vars = typeof options.vars === 'function' ? options.vars(port) : (options.vars ?? {})
+  for (const [name, value] of Object.entries(vars)) args.push('--var', `${name}:${value}`)
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     detached: true,

@@ -20,6 +20,8 @@ describe('the error table', () => {
       unknownAnswer: [-32600, 400],
       unauthorized: [-32600, 401],
       forbidden: [-32600, 403],
+      insufficientScope: [-32600, 403],
+      tooManyRequests: [-32600, 429],
       methodNotAllowed: [-32600, 405],
       notAcceptable: [-32600, 406],
       payloadTooLarge: [-32600, 413],

@@ -279,7 +279,8 @@ describe('transport guards through the handler', () => {
   const { handle } = serve(
     (server) => server.tool('a', { input: z.object({}) }, () => text('a')),
     {},
-    { allowedHosts: ['mcp.example.com'] },
+    // The Host guard on its own: anonymous callers from any host (fail-closed has its own tests).
+    { allowedHosts: ['mcp.example.com'], allowAnonymous: true },
   )
 
   it('refuses a Host outside allowedHosts with 403 and an id-less error', async () => {

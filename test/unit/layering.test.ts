@@ -75,6 +75,7 @@ describe('layering', () => {
 describe('public surface', () => {
   it('exports exactly these names from mcp-edge', async () => {
     expect(Object.keys(await import('../../src/index.ts')).sort()).toEqual([
+      'AuthChallenge',
       'ERROR_KINDS',
       'InputRequired',
       'LOG_LEVELS',
@@ -93,7 +94,13 @@ describe('public surface', () => {
       'createMcpHandler',
       'createMcpServer',
       'input',
+      'isLocalRequest',
+      'jwtResourceServer',
       'mcp',
+      'mcpCors',
+      'metadataUrlOf',
+      'principalFromClaims',
+      'protectedResourceMetadata',
     ])
   })
 

@@ -164,23 +164,26 @@ describe('JSON-RPC responses from a client', () => {
 describe('sealed session ids', () => {
   const codec = new RequestStateCodec(createKeyRing(KEY), { onReject: () => {} })
   const init = {
+    server: 'unit /mcp',
     protocolVersion: '2025-06-18' as const,
     clientCapabilities: { elicitation: {} },
     clientInfo: { name: 'c', version: '1' },
     principal: 'alice',
   }
 
-  it('opens what it minted, for the same principal only', async () => {
+  it('opens what it minted, for the same server and principal only', async () => {
     const sessions = new LegacySessions(codec)
     const id = await sessions.mint(init)
     expect(id).toMatch(/^s1\.k1\.[\w-]+\.[\w-]+$/)
-    expect(await sessions.open(id, 'alice')).toMatchObject({
+    expect(await sessions.open(id, 'unit /mcp', 'alice')).toMatchObject({
       protocolVersion: '2025-06-18',
       clientCapabilities: { elicitation: {} },
       clientInfo: { name: 'c', version: '1' },
     })
-    expect(await sessions.open(id, 'bob')).toBeUndefined()
-    expect(await sessions.open(id, null)).toBeUndefined()
+    expect(await sessions.open(id, 'unit /mcp', 'bob')).toBeUndefined()
+    expect(await sessions.open(id, 'unit /mcp', null)).toBeUndefined()
+    expect(await sessions.open(id, 'other /mcp', 'alice')).toBeUndefined()
+    expect(await sessions.open(id, 'unit /v2/mcp', 'alice')).toBeUndefined()
   })
 
   it('refuses any changed character, an expired id, and a requestState presented as a session', async () => {
@@ -190,15 +193,15 @@ describe('sealed session ids', () => {
     const id = await sessions.mint(init)
     for (let i = 0; i < id.length; i++) {
       const changed = `${id.slice(0, i)}${id[i] === 'A' ? 'B' : 'A'}${id.slice(i + 1)}`
-      expect(await new LegacySessions(codec).open(changed, 'alice')).toBeUndefined()
+      expect(await new LegacySessions(codec).open(changed, 'unit /mcp', 'alice')).toBeUndefined()
     }
     now += 1000
-    expect(await sessions.open(id, 'alice')).toBeUndefined()
+    expect(await sessions.open(id, 'unit /mcp', 'alice')).toBeUndefined()
     const state = await codec.seal(
-      { method: 'tools/call', target: 't', argsDigest: 'd', principal: 'alice' },
+      { method: 'tools/call', target: 't', argsDigest: 'd', principal: 'alice', server: 'unit /mcp' },
       { round: 1, answers: {}, state: {} },
     )
-    expect(await sessions.open(state, 'alice')).toBeUndefined()
+    expect(await sessions.open(state, 'unit /mcp', 'alice')).toBeUndefined()
     vi.restoreAllMocks()
   })
 })

@@ -14,7 +14,13 @@ const KEY_A = `ka:${key(1)}`
 const KEY_B = `kb:${key(2)}`
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
 
-const binding: StateBinding = { method: 'tools/call', target: 'book_flight', argsDigest: 'digest-1', principal: 'alice' }
+const binding: StateBinding = {
+  method: 'tools/call',
+  target: 'book_flight',
+  argsDigest: 'digest-1',
+  principal: 'alice',
+  server: 'travel https://a.example/mcp',
+}
 const body: StateBody = { round: 2, answers: { confirm: { action: 'accept', content: { ok: true } } }, state: { step: 'pay' } }
 
 function codec(secret: string, options: RequestStateOptions = {}): { codec: RequestStateCodec; reasons: string[] } {
@@ -107,6 +113,19 @@ describe('RequestStateCodec (HMAC)', () => {
     const { codec: states, reasons } = codec(KEY_A)
     await expectRejected(states.open(`${signed}.${mac}`, binding))
     expect(reasons).toEqual(['payload has the wrong shape'])
+  })
+
+  it('rejects a state minted by another server sharing the keys, but not one minted by another version', async () => {
+    const { codec: states, reasons } = codec(KEY_A)
+    const token = await states.seal(binding, body)
+    await expectRejected(states.open(token, { ...binding, server: 'travel https://b.example/mcp' }))
+    await expectRejected(states.open(token, { ...binding, server: 'hotels https://a.example/mcp' }))
+    expect(reasons).toEqual([
+      'minted by server travel https://a.example/mcp, used on travel https://b.example/mcp',
+      'minted by server travel https://a.example/mcp, used on hotels https://a.example/mcp',
+    ])
+    // The version is not part of the binding: a deploy of a new version keeps states in flight valid.
+    expect(await states.open(token, binding)).toMatchObject(body)
   })
 
   it('rejects a state presented for another method, target, arguments or principal', async () => {

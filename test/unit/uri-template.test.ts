@@ -42,6 +42,37 @@ describe('compileUriTemplate', () => {
     })
   })
 
+  describe('path safety (a variable is not a path walk)', () => {
+    const file = compileUriTemplate('file:///docs/{name}')
+    it('refuses a simple value that decodes to contain / or \\, or to be a dot segment', () => {
+      for (const uri of [
+        'file:///docs/..%2F..%2Fetc%2Fpasswd',
+        'file:///docs/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd',
+        'file:///docs/a%2Fb',
+        'file:///docs/..%5Cwin.ini',
+        'file:///docs/..',
+        'file:///docs/%2e%2e',
+        'file:///docs/.',
+        'file:///docs/../etc',
+      ]) {
+        expect(file.match(uri), uri).toBeUndefined()
+      }
+      expect(file.match('file:///docs/a..b')).toEqual({ name: 'a..b' })
+      expect(file.match('file:///docs/report%20v2.txt')).toEqual({ name: 'report v2.txt' })
+    })
+
+    it('applies to path-segment, label and query expansions too', () => {
+      expect(compileUriTemplate('x://{/a}').match('x:///%2E%2E')).toBeUndefined()
+      expect(compileUriTemplate('x://f{.ext}').match('x://f.%2Fetc')).toBeUndefined()
+      expect(compileUriTemplate('x://q{?path}').match('x://q?path=..%2Fsecret')).toBeUndefined()
+      expect(compileUriTemplate('x://q{?path}').match('x://q?path=ok')).toEqual({ path: 'ok' })
+    })
+
+    it('lets only reserved expansion carry slashes', () => {
+      expect(compileUriTemplate('file:///{+path}').match('file:///a/b%2Fc')).toEqual({ path: 'a/b/c' })
+    })
+  })
+
   describe('reserved expansion {+path}', () => {
     it('lets the value span path segments', () => {
       const template = compileUriTemplate('file:///{+path}')

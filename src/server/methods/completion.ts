@@ -7,19 +7,23 @@ import { McpError } from '../../protocol/errors.ts'
 import { isObject } from '../../protocol/jsonrpc.ts'
 import type { Call, MethodEntry } from '../dispatch.ts'
 import type { Completer } from '../types.ts'
+import { requireScopes } from './access.ts'
 import { plainScope } from './context.ts'
 
 const MAX_VALUES = 100
 
-function findCompleter(ref: Record<string, unknown>, name: string, { server }: Call): Completer<unknown> | undefined {
+function findCompleter(ref: Record<string, unknown>, name: string, call: Call): Completer<unknown> | undefined {
+  const { server } = call
   if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
     const prompt = server.prompts.get(ref.name)
     if (!prompt) throw new McpError('invalidParams', `Unknown prompt: ${ref.name}`)
+    requireScopes(call.options.principal, prompt.scopes, `Prompt "${ref.name}"`)
     return prompt.complete[name]
   }
   if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
     const template = server.templates.get(ref.uri)
     if (!template) throw new McpError('invalidParams', `Unknown resource template: ${ref.uri}`)
+    requireScopes(call.options.principal, template.scopes, `Resource template ${ref.uri}`)
     return template.complete[name] as Completer<unknown> | undefined
   }
   throw new McpError('invalidParams', 'Invalid params: ref must be a ref/prompt or ref/resource')

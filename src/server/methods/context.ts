@@ -23,6 +23,7 @@ export function plainScope(call: Call, input?: InputRound, state: Record<string,
     meta: call.meta,
     env: call.options.env,
     principal: call.options.principal,
+    waitUntil: call.options.waitUntil,
     cancel: call.options.cancel,
     outbox: call.options.outbox,
     logLevel: call.logLevel,
@@ -61,6 +62,8 @@ export async function runWithInput(
       target: target.target,
       argsDigest: digest,
       principal: options.principal?.subject ?? null,
+      // Two servers sharing keys cannot swap states; the version is left out so a deploy keeps them.
+      server: `${call.server.info.name} ${options.endpoint ?? ''}`,
     }
   }
 

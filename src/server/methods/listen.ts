@@ -84,6 +84,8 @@ export const listen: MethodEntry = {
     }
     const subscription = { subscriptionId: request.id }
     const honoured = honour(call, filter)
+    // Per-principal cap on open listen streams in this isolate (issue 11): 429 at the cap.
+    const release = server.limits.openListen(options.principal?.subject ?? null)
     const stop = new AbortController()
     options.cancel.signal.addEventListener('abort', () => stop.abort())
     let held: JsonRpcNotification[] | undefined = []
@@ -99,7 +101,12 @@ export const listen: MethodEntry = {
         else outbox.push(tagged, { droppable: true })
       }
       const principal = options.principal?.subject ?? null
-      const watch = await options.tasks.watch(filter.taskIds, principal, { partials, signal: stop.signal }, forward)
+      const watch = await options.tasks
+        .watch(filter.taskIds, principal, { partials, signal: stop.signal }, forward)
+        .catch((error) => {
+          release()
+          throw error
+        })
       honoured.taskIds = watch.taskIds
       if (partials) honoured[TASK_PARTIALS_FILTER] = true
       if (watch.taskIds.length > 0) tasksEnded = watch.ended
@@ -120,6 +127,7 @@ export const listen: MethodEntry = {
     } finally {
       remove()
       stop.abort()
+      release()
     }
     return { _meta: { [META.subscriptionId]: request.id } }
   },

@@ -6,14 +6,16 @@ import { McpError } from '../../protocol/errors.ts'
 import type { MethodEntry } from '../dispatch.ts'
 import { paginate } from '../pagination.ts'
 import { asArguments, parseWith } from '../schema.ts'
+import { requireScopes, visible } from './access.ts'
 import { runWithInput } from './context.ts'
 
 export const promptsList: MethodEntry = {
   capability: 'prompts',
   inputRequired: false,
-  async run({ server, params }) {
-    const page = paginate(server.listed('prompts'), params.cursor, server.pageSize)
-    return { prompts: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...server.listCache }
+  async run({ server, params, options }) {
+    const { items, cache } = visible(server, 'prompts', options.principal)
+    const page = paginate(items, params.cursor, server.pageSize)
+    return { prompts: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...cache }
   },
 }
 
@@ -26,6 +28,7 @@ export const promptsGet: MethodEntry = {
     if (typeof name !== 'string') throw new McpError('invalidParams', 'Invalid params: name must be a string')
     const prompt = server.prompts.get(name)
     if (!prompt) throw new McpError('invalidParams', `Unknown prompt: ${name}`)
+    requireScopes(call.options.principal, prompt.scopes, `Prompt "${name}"`)
     const args = asArguments(params.arguments, 'arguments')
     const nonString = Object.entries(args).find(([, value]) => typeof value !== 'string')
     if (nonString) throw new McpError('invalidParams', `Invalid params: argument "${nonString[0]}" must be a string`)

@@ -8,6 +8,7 @@ import type { ReadResourceResult } from '../../protocol/types.ts'
 import type { MethodEntry } from '../dispatch.ts'
 import { paginate } from '../pagination.ts'
 import type { CacheHint } from '../types.ts'
+import { requireScopes, visible } from './access.ts'
 import { runWithInput } from './context.ts'
 
 /** Reads default to no caching, privately: content may depend on who asks. */
@@ -16,18 +17,20 @@ export const DEFAULT_READ_CACHE: CacheHint = { ttlMs: 0, cacheScope: 'private' }
 export const resourcesList: MethodEntry = {
   capability: 'resources',
   inputRequired: false,
-  async run({ server, params }) {
-    const page = paginate(server.listed('resources'), params.cursor, server.pageSize)
-    return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...server.listCache }
+  async run({ server, params, options }) {
+    const { items, cache } = visible(server, 'resources', options.principal)
+    const page = paginate(items, params.cursor, server.pageSize)
+    return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...cache }
   },
 }
 
 export const resourceTemplatesList: MethodEntry = {
   capability: 'resources',
   inputRequired: false,
-  async run({ server, params }) {
-    const page = paginate(server.listed('templates'), params.cursor, server.pageSize)
-    return { resourceTemplates: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...server.listCache }
+  async run({ server, params, options }) {
+    const { items, cache } = visible(server, 'templates', options.principal)
+    const page = paginate(items, params.cursor, server.pageSize)
+    return { resourceTemplates: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...cache }
   },
 }
 
@@ -42,12 +45,17 @@ export const resourcesRead: MethodEntry = {
     const { server, params } = call
     const uri = params.uri
     if (typeof uri !== 'string' || uri === '') throw new McpError('invalidParams', 'Invalid params: uri must be a string')
+    const principal = call.options.principal
     return runWithInput(call, { target: uri, args: {}, singleUse: false }, async (scope) => {
       const fixed = server.resources.get(uri)
-      if (fixed) return withCache(await fixed.handler(uri, scope), fixed.cache)
+      if (fixed) {
+        requireScopes(principal, fixed.scopes, `Resource ${uri}`)
+        return withCache(await fixed.handler(uri, scope), fixed.cache)
+      }
       for (const entry of server.templates.values()) {
         const variables = entry.template.match(uri)
         if (!variables) continue
+        requireScopes(principal, entry.scopes, `Resource template ${entry.template.template}`)
         const result = await entry.handler(uri, variables, scope)
         if (result) return withCache(result, entry.cache)
       }

@@ -16,16 +16,19 @@ import type { ToolEntry } from '../registry.ts'
 import { asArguments } from '../schema.ts'
 import { streamPartials } from '../scope.ts'
 import type { RequestScope } from '../scope.ts'
-import { createTask } from '../tasks.ts'
+import { createTask, isTerminal } from '../tasks.ts'
+import type { TaskBackend } from '../tasks.ts'
 import { finishResult, parseArguments, toolError } from '../tool-result.ts'
+import { requireScopes, visible } from './access.ts'
 import { runWithInput } from './context.ts'
 
 export const toolsList: MethodEntry = {
   capability: 'tools',
   inputRequired: false,
-  async run({ server, params }) {
-    const page = paginate(server.listed('tools'), params.cursor, server.pageSize)
-    return { tools: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...server.listCache }
+  async run({ server, params, options }) {
+    const { items, cache } = visible(server, 'tools', options.principal)
+    const page = paginate(items, params.cursor, server.pageSize)
+    return { tools: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...cache }
   },
 }
 
@@ -73,6 +76,7 @@ export const toolsCall: MethodEntry = {
     if (typeof name !== 'string') throw new McpError('invalidParams', 'Invalid params: name must be a string')
     const tool = server.tools.get(name)
     if (!tool) throw new McpError('invalidParams', `Unknown tool: ${name}`)
+    requireScopes(call.options.principal, tool.scopes, `Tool "${name}"`)
     const args = asArguments(params.arguments, 'arguments')
     const missing = tool.requires.filter((path) => !supports(call.meta.clientCapabilities, path))
     if (missing.length > 0) throw missingCapabilities(missing, `Tool "${name}"`)
@@ -81,7 +85,17 @@ export const toolsCall: MethodEntry = {
       const parsed = parseArguments(tool, args)
       if (!parsed.ok) return parsed.result
       if (tool.prepare) scope.prepared = await tool.prepare(parsed.value as never, scope)
-      if (asTask) return createTask(call, tool, parsed.value, scope.prepared)
+      if (asTask) {
+        // Per-principal cap on live tasks in this isolate (429 at the cap, nothing created).
+        const subject = call.options.principal?.subject ?? null
+        const backend = call.options.tasks as TaskBackend
+        const create = () => createTask(call, tool, parsed.value, scope.prepared) as Promise<{ taskId: string }>
+        const isLive = async (taskId: string) => {
+          const found = await backend.get(taskId, subject)
+          return found !== undefined && !isTerminal(found.task.status)
+        }
+        return server.limits.createTask(subject, create, isLive)
+      }
       return invoke(tool, parsed.value, scope, call)
     })
   },

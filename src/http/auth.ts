@@ -1,0 +1,196 @@
+/**
+ * Who is calling, settled before the body is read (DESIGN "Auth at the edge of the request"), and
+ * the `WWW-Authenticate` challenges of the answers that refuse (RFC 6750 §3, RFC 9728 §5.1).
+ *
+ * Order: a principal that Hono middleware put on the context; else the `resourceServer` (bearer
+ * JWTs) or the `authenticate` option; else, with no authentication configured at all, the server
+ * fails closed: it serves local requests only (loopback URL host, `Host` and `CF-Connecting-IP`)
+ * and answers anyone else 401 with how to configure authentication. `allowAnonymous` opts out.
+ * It does not check scopes: per-tool scopes belong to the server's method table.
+ */
+import { HEADER } from '../protocol/constants.ts'
+import { McpError } from '../protocol/errors.ts'
+import type { JsonRpcResponse } from '../protocol/jsonrpc.ts'
+import type { Awaitable, Principal } from '../server/types.ts'
+import { isLoopbackAddress, isLoopbackHost } from './guards.ts'
+
+/** The 401 of a server without configured authentication, and its start-up warning. */
+export const NOT_CONFIGURED_MESSAGE =
+  'Unauthorized: no authentication is configured, so this MCP server serves local requests only. ' +
+  'Configure authenticate, resourceServer or auth middleware (README, "Deploy to production").'
+
+/** A bearer-token verifier that publishes RFC 9728 metadata (`jwtResourceServer`, or your own). */
+export interface ResourceServer<Env = unknown> {
+  /** Verify the request's bearer token; throw an `AuthChallenge` (401) when it is missing or bad. */
+  authenticate(request: Request, env: Env): Promise<Principal>
+  /** The metadata URL and the baseline scopes every challenge names. */
+  challenge(env: Env): { resourceMetadataUrl: string; scopes: readonly string[] }
+}
+
+export interface AuthOptions<Env> {
+  /** Return a principal to accept the request; nothing (or throw an `AuthChallenge`) refuses it with 401. */
+  authenticate?: (request: Request, env: Env) => Awaitable<Principal | null | undefined>
+  /** OAuth 2.1 resource server: bearer JWTs checked against the issuer's JWKS (`jwtResourceServer`). */
+  resourceServer?: ResourceServer<Env>
+  /** Added to `WWW-Authenticate` (RFC 9728 protected resource metadata) when no resource server names it. */
+  resourceMetadataUrl?: string
+  /** The baseline scopes any access needs, named in challenges when no resource server names them. */
+  requiredScopes?: readonly string[]
+  /** Serve requests from anywhere without authentication (only with no other authentication configured). */
+  allowAnonymous?: boolean
+  /**
+   * Authentication happens before `mcp()` (Hono middleware, an OAuth provider wrapping the
+   * Worker): a request that arrives without a principal on the context is 401, local or not.
+   */
+  requirePrincipal?: boolean
+  /**
+   * Per-principal rate limiting through Cloudflare's Rate Limiting binding (`[[ratelimits]]` in
+   * wrangler.toml): return the binding. Keyed by the principal's subject (anonymous callers by
+   * their address); a refused request is 429 with `Retry-After`, before the body is read.
+   */
+  rateLimit?: (env: Env) => RateLimiter | undefined
+}
+
+/** Cloudflare's Rate Limiting binding, as far as mcp-edge uses it. */
+export interface RateLimiter {
+  limit(options: { key: string }): Promise<{ success: boolean }>
+}
+
+/** The binding's periods are 10 or 60 seconds; clients wait one period at most. */
+const RETRY_AFTER_SECONDS = '60'
+
+/** A 401 with the parameters of its Bearer challenge (RFC 6750 §3: `error` only when a token was sent). */
+export class AuthChallenge extends McpError {
+  readonly error: string | undefined
+  constructor(message: string, error?: 'invalid_token' | 'invalid_request') {
+    super('unauthorized', message)
+    this.error = error
+  }
+}
+
+/**
+ * A request is local when its URL host, its `Host` header and its connecting address (where the
+ * platform gives one) are all loopback. On Cloudflare's network `CF-Connecting-IP` is always a
+ * real client address, so no deployed request is ever local.
+ *
+ * @example
+ * isLocalRequest(new Request('http://127.0.0.1:8787/mcp')) // true
+ */
+export function isLocalRequest(request: Request): boolean {
+  const host = request.headers.get(HEADER.host)
+  const address = request.headers.get('cf-connecting-ip')
+  let urlHost: string
+  try {
+    urlHost = new URL(request.url).host
+  } catch {
+    return false
+  }
+  return isLoopbackHost(urlHost) && (host === null || isLoopbackHost(host)) && (address === null || isLoopbackAddress(address))
+}
+
+/**
+ * A principal from verified JWT claims (what `hono/jwk` leaves in `c.var.jwtPayload`): `sub`, and
+ * the `scope` string (or an `scp` list) as `scopes`. A principal without `scopes` is not limited by
+ * scopes at all, so claims always give a list, empty when the token grants none.
+ *
+ * @example
+ * principalFromClaims({ sub: 'user-1', scope: 'mcp records:write' }) // { subject: 'user-1', scopes: ['mcp', 'records:write'] }
+ */
+export function principalFromClaims(claims: unknown): Principal | undefined {
+  if (typeof claims !== 'object' || claims === null) return undefined
+  const { sub, scope, scp } = claims as { sub?: unknown; scope?: unknown; scp?: unknown }
+  if (typeof sub !== 'string' || sub === '') return undefined
+  const scopes =
+    typeof scope === 'string'
+      ? scope.split(' ').filter(Boolean)
+      : Array.isArray(scp)
+        ? scp.filter((item) => typeof item === 'string')
+        : []
+  return { subject: sub, scopes }
+}
+
+const quoted = (value: string) => `"${value.replace(/["\\]/g, '')}"`
+
+export interface Authenticator<Env> {
+  /** The principal of this request (`undefined` for a local or allowed anonymous caller). Throws 401. */
+  resolve(request: Request, env: Env, given?: Principal): Promise<Principal | undefined>
+  /** `WWW-Authenticate` for a 401 or 403 answer, `Retry-After` for a 429, else `undefined`. */
+  headersFor(error: McpError, env: Env): Record<string, string> | undefined
+  /** The same, for a response the server produced (403 insufficient_scope, 429 at a cap). */
+  headersForResponse(message: JsonRpcResponse, status: number, env: Env): Record<string, string> | undefined
+}
+
+/**
+ * @example
+ * const auth = createAuthenticator({ authenticate: (request) => lookUp(request) })
+ * const principal = await auth.resolve(request, env)
+ */
+export function createAuthenticator<Env>(options: AuthOptions<Env>, warn = console.warn): Authenticator<Env> {
+  const { authenticate, resourceServer, allowAnonymous, requirePrincipal } = options
+  if (authenticate && resourceServer) throw new Error('mcp(): set either authenticate or resourceServer, not both')
+  // Warned once, at the isolate's first request (a Worker has no other start-up moment that a
+  // handler which never serves, such as an unused app in the same bundle, would not also reach).
+  let unwarned = authenticate === undefined && resourceServer === undefined && !allowAnonymous && !requirePrincipal
+
+  const identify = async (request: Request, env: Env, given: Principal | undefined) => {
+    if (given) return given
+    if (requirePrincipal) throw new AuthChallenge('Unauthorized')
+    if (resourceServer) return resourceServer.authenticate(request, env)
+    if (authenticate) {
+      const principal = await authenticate(request, env)
+      if (!principal) throw new AuthChallenge('Unauthorized')
+      return principal
+    }
+    if (unwarned) {
+      unwarned = false
+      warn(`[mcp-edge] ${NOT_CONFIGURED_MESSAGE}`)
+    }
+    if (allowAnonymous || isLocalRequest(request)) return undefined
+    throw new AuthChallenge(NOT_CONFIGURED_MESSAGE)
+  }
+
+  const baseline = (env: Env) => resourceServer?.challenge(env).scopes ?? options.requiredScopes ?? []
+
+  const header = (env: Env, params: { error?: string | undefined; scopes?: readonly string[] }) => {
+    const named = resourceServer?.challenge(env)
+    const metadata = named?.resourceMetadataUrl ?? options.resourceMetadataUrl
+    const scopes = params.scopes ?? named?.scopes ?? options.requiredScopes ?? []
+    const parts = ['realm="mcp"']
+    if (params.error) parts.push(`error=${quoted(params.error)}`)
+    if (scopes.length > 0) parts.push(`scope=${quoted(scopes.join(' '))}`)
+    if (metadata) parts.push(`resource_metadata=${quoted(metadata)}`)
+    return { 'www-authenticate': `Bearer ${parts.join(', ')}` }
+  }
+
+  return {
+    async resolve(request, env, given) {
+      const principal = await identify(request, env, given)
+      const limiter = options.rateLimit?.(env)
+      if (limiter) {
+        const key = principal?.subject ?? `anonymous:${request.headers.get('cf-connecting-ip') ?? 'local'}`
+        if (!(await limiter.limit({ key })).success) {
+          throw new McpError('tooManyRequests', 'Too many requests: rate limit reached, retry later')
+        }
+      }
+      return principal
+    },
+    headersFor(error, env) {
+      if (error instanceof AuthChallenge) return header(env, { error: error.error })
+      if (error.kind === 'insufficientScope') return header(env, scopeParams(error.data, baseline(env)))
+      if (error.kind === 'tooManyRequests') return { 'retry-after': RETRY_AFTER_SECONDS }
+      return undefined
+    },
+    headersForResponse(message, status, env) {
+      if (status === 429) return { 'retry-after': RETRY_AFTER_SECONDS }
+      if (status !== 403 || !('error' in message)) return undefined
+      return header(env, scopeParams(message.error.data, baseline(env)))
+    },
+  }
+}
+
+/** Step-up (authorization "Scope Challenge"): the baseline scopes plus every scope the operation needs. */
+function scopeParams(data: unknown, baseline: readonly string[]) {
+  const needed = (data as { requiredScopes?: unknown } | undefined)?.requiredScopes
+  const scopes = new Set([...baseline, ...(Array.isArray(needed) ? needed : [])])
+  return { error: 'insufficient_scope', scopes: [...scopes].map(String) }
+}

@@ -1,0 +1,59 @@
+/**
+ * CORS for browser MCP clients, through `hono/cors`: a preflight from an allowed origin (a
+ * loopback origin or one in `allowedOrigins`, the same rule as the POST's Origin check) may send
+ * the MCP headers, the dynamic `Mcp-Param-*` ones and `Authorization`, and may read what clients
+ * read (`WWW-Authenticate` for the OAuth challenges, the protocol and session headers). The
+ * Origin check on the POST itself still refuses foreign origins with 403; this only answers the
+ * browser's question.
+ */
+import type { MiddlewareHandler } from 'hono'
+import { cors } from 'hono/cors'
+import { isLoopbackHost } from './guards.ts'
+
+/** Request headers an MCP client sends (besides `Mcp-Param-*`, which are allowed by pattern). */
+export const MCP_REQUEST_HEADERS = [
+  'Content-Type',
+  'Accept',
+  'Authorization',
+  'MCP-Protocol-Version',
+  'Mcp-Method',
+  'Mcp-Name',
+  'Mcp-Session-Id',
+  'Last-Event-ID',
+] as const
+
+/** Response headers a browser client may read. */
+export const MCP_EXPOSED_HEADERS = ['WWW-Authenticate', 'MCP-Protocol-Version', 'Mcp-Session-Id', 'Retry-After'] as const
+
+const PARAM_HEADER = /^mcp-param-[a-z0-9-]{1,64}$/i
+
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    return isLoopbackHost(new URL(origin).host)
+  } catch {
+    return false
+  }
+}
+
+/**
+ * @example
+ * app.use('/mcp/*', mcpCors(['https://app.example.com']))
+ */
+export function mcpCors(allowedOrigins: readonly string[] = []): MiddlewareHandler {
+  const any = allowedOrigins.includes('*')
+  const base = {
+    origin: (origin: string) => (any || isLoopbackOrigin(origin) || allowedOrigins.includes(origin) ? origin : null),
+    allowMethods: ['POST', 'GET', 'DELETE', 'OPTIONS'],
+    exposeHeaders: [...MCP_EXPOSED_HEADERS],
+    maxAge: 600,
+  }
+  const plain = cors({ ...base, allowHeaders: [...MCP_REQUEST_HEADERS] })
+  return (c, next) => {
+    if (c.req.method !== 'OPTIONS') return plain(c, next)
+    // Mcp-Param-* names depend on the tool; allow exactly the well-formed ones asked for.
+    const asked = (c.req.header('access-control-request-headers') ?? '').split(',').map((name) => name.trim())
+    const params = asked.filter((name) => PARAM_HEADER.test(name))
+    if (params.length === 0) return plain(c, next)
+    return cors({ ...base, allowHeaders: [...MCP_REQUEST_HEADERS, ...params] })(c, next)
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * An OAuth 2.1 resource server for the common case of an external authorization server that
+ * issues JWT access tokens (authorization spec; RFC 9068 profile). Each bearer token is verified
+ * with `jose` on Web Crypto: signature against the issuer's JWKS (fetched once per isolate,
+ * cached, and fetched again when a token names an unknown key id, so key rotation needs no
+ * deploy), issuer, audience = this resource (RFC 8707), expiry and not-before. The token's `sub`
+ * becomes the principal and its `scope` the principal's scopes. RFC 9728 metadata is served by
+ * `protectedResourceMetadata()`, mounted at the app root because the well-known path sits outside
+ * the endpoint's mount. Tokens this library did not issue itself: no introspection, no revocation.
+ */
+import { Hono } from 'hono'
+import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify } from 'jose'
+import type { JSONWebKeySet, JWTVerifyGetKey } from 'jose'
+import { McpError } from '../protocol/errors.ts'
+import type { Principal } from '../server/types.ts'
+import { AuthChallenge, principalFromClaims } from './auth.ts'
+import type { ResourceServer } from './auth.ts'
+
+export interface JwtResourceServerOptions {
+  /** This endpoint's canonical URI (`https://mcp.example.com/mcp`): the audience tokens must carry. */
+  resource: string
+  /** The authorization server's issuer identifier, exactly as in the tokens' `iss`. */
+  issuer: string
+  /** Where the issuer publishes its keys (its metadata's `jwks_uri`). */
+  jwksUrl?: string
+  /** A fixed key set instead of `jwksUrl` (keys you manage yourself). */
+  jwks?: JSONWebKeySet
+  /** Scopes any access needs: published as `scopes_supported` and named in the 401 challenge. */
+  scopes?: string[]
+  /** Accepted signature algorithms (default RS256, ES256, PS256, EdDSA). */
+  algorithms?: string[]
+  /** Leeway for `exp` and `nbf`, in seconds (default 5). */
+  clockToleranceSeconds?: number
+  /** A human-readable name in the metadata (`resource_name`). */
+  resourceName?: string
+  /** How long fetched keys are trusted before the JWKS is fetched again (default 10 minutes). */
+  jwksCacheMaxAgeMs?: number
+  /**
+   * After a fetch, the least time before a token naming an unknown key may cause another one
+   * (default 30 s): a flood of made-up key ids cannot turn into a flood of JWKS fetches.
+   */
+  jwksCooldownMs?: number
+}
+
+const DEFAULT_ALGORITHMS = ['RS256', 'ES256', 'PS256', 'EdDSA']
+/**
+ * A JOSE failure that means "this token is not good here" (401), not "the issuer's keys could
+ * not be fetched" (a timeout, a broken JWKS, a network error: 500). Checked in a function, not a
+ * module-level list, so a Worker that never verifies JWTs bundles none of jose.
+ */
+function isTokenError(error: unknown): boolean {
+  return error instanceof errors.JOSEError && !(error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid)
+}
+
+/**
+ * The RFC 9728 §3.1 metadata URL of a resource: the well-known segment goes before its path.
+ *
+ * @example
+ * metadataUrlOf('https://mcp.example.com/mcp') // 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp'
+ */
+export function metadataUrlOf(resource: string): string {
+  const url = new URL(resource)
+  const path = url.pathname === '/' ? '' : url.pathname
+  return `${url.origin}/.well-known/oauth-protected-resource${path}`
+}
+
+export interface JwtResourceServer<Env> extends ResourceServer<Env> {
+  /** The RFC 9728 document of this resource. */
+  metadata(env: Env): Record<string, unknown>
+}
+
+/**
+ * @example
+ * const resourceServer = jwtResourceServer<Env>((env) => ({
+ *   resource: 'https://mcp.example.com/mcp', issuer: env.OAUTH_ISSUER, jwksUrl: env.OAUTH_JWKS_URL, scopes: ['mcp'],
+ * }))
+ * app.route('/', protectedResourceMetadata(resourceServer))
+ * app.route('/mcp', mcp(server, { resourceServer }))
+ */
+export function jwtResourceServer<Env>(
+  config: JwtResourceServerOptions | ((env: Env) => JwtResourceServerOptions),
+): JwtResourceServer<Env> {
+  // One verifier per env object (per isolate in a Worker): its JWKS cache lives as long as it.
+  const built = new WeakMap<object, { options: JwtResourceServerOptions; keys: JWTVerifyGetKey }>()
+  const configFor = (env: Env) => {
+    const key = (env ?? built) as object
+    let found = built.get(key)
+    if (!found) {
+      const options = typeof config === 'function' ? config(env) : config
+      if (!options.jwks && !options.jwksUrl) throw new Error("jwtResourceServer: set jwksUrl (the issuer's jwks_uri) or jwks")
+      const keys = options.jwks
+        ? createLocalJWKSet(options.jwks)
+        : createRemoteJWKSet(new URL(options.jwksUrl as string), {
+            cacheMaxAge: options.jwksCacheMaxAgeMs ?? 10 * 60 * 1000,
+            cooldownDuration: options.jwksCooldownMs ?? 30_000,
+          })
+      found = { options, keys }
+      built.set(key, found)
+    }
+    return found
+  }
+
+  return {
+    async authenticate(request, env): Promise<Principal> {
+      const { options, keys } = configFor(env)
+      const header = request.headers.get('authorization')
+      if (header === null) throw new AuthChallenge('Unauthorized: a bearer token is required')
+      const token = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header)?.[1]
+      if (!token) throw new AuthChallenge('Unauthorized: malformed Authorization header', 'invalid_request')
+      try {
+        const { payload } = await jwtVerify(token, keys, {
+          issuer: options.issuer,
+          audience: options.resource,
+          algorithms: options.algorithms ?? DEFAULT_ALGORITHMS,
+          clockTolerance: options.clockToleranceSeconds ?? 5,
+          requiredClaims: ['exp', 'sub'],
+        })
+        const principal = principalFromClaims(payload)
+        if (!principal) throw new errors.JWTClaimValidationFailed('"sub" claim must be a non-empty string', payload, 'sub')
+        return principal
+      } catch (error) {
+        if (isTokenError(error)) {
+          console.warn(`[mcp-edge] bearer token refused: ${(error as Error).message}`)
+          throw new AuthChallenge('Unauthorized: invalid token', 'invalid_token')
+        }
+        console.error('[mcp-edge] token verification failed (is the JWKS reachable?):', error)
+        throw new McpError('misconfigured')
+      }
+    },
+    challenge(env) {
+      const { options } = configFor(env)
+      return { resourceMetadataUrl: metadataUrlOf(options.resource), scopes: options.scopes ?? [] }
+    },
+    metadata(env) {
+      const { options } = configFor(env)
+      return {
+        resource: options.resource,
+        authorization_servers: [options.issuer],
+        bearer_methods_supported: ['header'],
+        ...(options.scopes?.length ? { scopes_supported: options.scopes } : {}),
+        ...(options.resourceName ? { resource_name: options.resourceName } : {}),
+      }
+    },
+  }
+}
+
+/**
+ * The RFC 9728 well-known route of a resource server, to mount at the app root. Public and
+ * readable from any origin (clients fetch it before they have a token).
+ *
+ * @example
+ * app.route('/', protectedResourceMetadata(resourceServer))
+ */
+export function protectedResourceMetadata<Bindings extends object>(resourceServer: JwtResourceServer<Bindings>) {
+  const app = new Hono<{ Bindings: Bindings }>()
+  app.get('/.well-known/oauth-protected-resource/*', (c) => {
+    const document = resourceServer.metadata(c.env)
+    if (new URL(metadataUrlOf(document.resource as string)).pathname !== c.req.path) return c.notFound()
+    return c.json(document, 200, { 'access-control-allow-origin': '*', 'cache-control': 'public, max-age=3600' })
+  })
+  return app
+}

@@ -1,0 +1,48 @@
+/**
+ * OAuth scopes in the method table (authorization "Scope Challenge"): a tool, resource, resource
+ * template or prompt may declare the scopes a caller needs. A call without them is HTTP 403
+ * `insufficient_scope` naming them, so the client can step up; the lists show each principal only
+ * what it may use, and such lists are cached `private`. A principal without `scopes` (a bearer
+ * secret, a local caller) is not limited by scopes.
+ */
+import { McpError } from '../../protocol/errors.ts'
+import type { McpServer } from '../server.ts'
+import type { CacheHint, Principal } from '../types.ts'
+
+/** The scopes of `needed` that `principal` lacks. */
+export function missingScopes(principal: Principal | undefined, needed: readonly string[]): string[] {
+  const held = principal?.scopes
+  if (needed.length === 0 || held === undefined) return []
+  return needed.filter((scope) => !held.includes(scope))
+}
+
+/**
+ * Throw 403 `insufficient_scope` unless the principal holds every scope `needed`.
+ *
+ * @example
+ * requireScopes(call.options.principal, tool.scopes, `Tool "${name}"`)
+ */
+export function requireScopes(principal: Principal | undefined, needed: readonly string[], what: string): void {
+  if (missingScopes(principal, needed).length === 0) return
+  throw new McpError('insufficientScope', `Forbidden: ${what} needs scope ${needed.join(' ')}`, { requiredScopes: needed })
+}
+
+type Listed = 'tools' | 'resources' | 'templates' | 'prompts'
+
+/** The definitions of one registry this principal may use, and the cache hint of its list. */
+export function visible(
+  server: McpServer<unknown>,
+  kind: Listed,
+  principal: Principal | undefined,
+): {
+  items: readonly unknown[]
+  cache: CacheHint
+} {
+  const all = server.listed(kind)
+  const entries = [...(server[kind] as Map<string, { scopes: readonly string[] }>).values()]
+  // A list that can differ by caller is private (caching.mdx: never shared across authorizations).
+  if (!entries.some((entry) => entry.scopes.length > 0)) return { items: all, cache: server.listCache }
+  const cache: CacheHint = { ttlMs: server.listCache.ttlMs, cacheScope: 'private' }
+  if (principal?.scopes === undefined) return { items: all, cache }
+  return { items: all.filter((_item, index) => missingScopes(principal, entries[index]?.scopes ?? []).length === 0), cache }
+}

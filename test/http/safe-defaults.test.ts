@@ -1,0 +1,155 @@
+/**
+ * Safe-to-deploy defaults over real HTTP against `wrangler dev`: the template without any
+ * authentication configured serves loopback callers only, a browser's CORS preflight is answered,
+ * a destructive tool's confirmation cannot be replayed, resource template variables never walk a
+ * path, deep JSON is refused, and the per-caller caps on listen streams and live tasks hold.
+ */
+import { request as httpRequest } from 'node:http'
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { buildRequest, rawPost, rpc } from '../support/mcp.ts'
+import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
+
+const url = () => inject('templateUrl')
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
+
+/** POST with a Host header of our choosing (fetch does not let a caller set Host). */
+function postWithHost(target: string, host: string, body: string, headers: Record<string, string>) {
+  const { hostname, port, pathname } = new URL(target)
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = httpRequest({ hostname, port, path: pathname, method: 'POST', headers: { ...headers, host } }, (res) => {
+      let text = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk) => {
+        text += chunk
+      })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+describe('fail closed: the template without authentication', () => {
+  const list = buildRequest('http://x/mcp', 'tools/list')
+  const headers = () => Object.fromEntries(list.headers)
+
+  it('serves a loopback caller (npm run dev works with zero configuration)', async () => {
+    const { status, message } = await rpc(fetch, url(), 'tools/list')
+    expect(status).toBe(200)
+    expect(message.result.tools.length).toBeGreaterThan(0)
+  })
+
+  it('answers a non-loopback Host or connecting address 401 saying how to configure authentication', async () => {
+    const body = await list.clone().text()
+    const spoofedHost = await postWithHost(url(), 'mcp.example.com', body, headers())
+    expect(spoofedHost.status).toBe(401)
+    expect(JSON.parse(spoofedHost.body).error.message).toMatch(/no authentication is configured.*Deploy to production/)
+    const remote = await rpc(fetch, url(), 'tools/list', {}, { headers: { 'cf-connecting-ip': '203.0.113.9' } })
+    expect(remote.status).toBe(401)
+    expect(remote.headers.get('www-authenticate')).toBe('Bearer realm="mcp"')
+  })
+
+  it('logged a warning at its first request', () => {
+    expect(readFileSync(inject('templateLog'), 'utf8')).toContain('[mcp-edge] Unauthorized: no authentication is configured')
+  })
+})
+
+describe('CORS preflight', () => {
+  it('lets a loopback browser origin send the MCP headers, Mcp-Param-* and Authorization', async () => {
+    const response = await fetch(url(), {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://localhost:6274',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,authorization,mcp-protocol-version,mcp-method,mcp-name,mcp-param-region',
+      },
+    })
+    expect(response.status).toBe(204)
+    expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:6274')
+    expect(response.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('mcp-param-region')
+    expect(response.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization')
+    expect(response.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate')
+  })
+})
+
+describe('abuse-resistant defaults', () => {
+  it('redeems a destructive tool confirmation once: a replay is -32602 and runs nothing', async () => {
+    const call = (extra: Record<string, unknown> = {}) =>
+      rpc(
+        fetch,
+        url(),
+        'tools/call',
+        { name: 'delete_record', arguments: { id: 'r9' }, ...extra },
+        { capabilities: { elicitation: {} } },
+      )
+    const first = await call()
+    const retry = {
+      requestState: first.message.result.requestState,
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+    }
+    expect((await call(retry)).message.result.content).toEqual([{ type: 'text', text: 'Record r9 deleted.' }])
+    const replay = await call(retry)
+    expect(replay.message.error).toEqual({ code: -32602, message: 'Invalid params: invalid requestState' })
+    expect(replay.message.result).toBeUndefined()
+  })
+
+  it('never matches a simple template variable that decodes to a path walk (fixture test://template/{id}/data)', async () => {
+    for (const uri of ['test://template/..%2F..%2Fetc%2Fpasswd/data', 'test://template/%2E%2E/data']) {
+      const { status, message } = await rpc(fetch, inject('fixtureUrl'), 'resources/read', { uri })
+      expect(status).toBe(200)
+      expect(message.error).toEqual({ code: -32602, message: 'Resource not found', data: { uri } })
+    }
+  })
+
+  it('refuses argument JSON nested deeper than 64 levels with -32600 before parsing it', async () => {
+    const deep = `${'['.repeat(100)}${']'.repeat(100)}`
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add","arguments":{"a":${deep},"b":1},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+    const headers = Object.fromEntries(buildRequest(url(), 'tools/call', { name: 'add' }).headers)
+    const { status, message } = await rawPost(fetch, url(), body, headers)
+    expect(status).toBe(400)
+    expect(message).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Invalid Request: JSON nested deeper than 64 levels' },
+    })
+  })
+})
+
+describe('per-caller caps (MCP_MAX_LISTEN_STREAMS=2, MCP_MAX_LIVE_TASKS=2)', () => {
+  let capped: WranglerServer
+  beforeAll(async () => {
+    capped = await startWrangler({ config: 'wrangler.toml', vars: { MCP_MAX_LISTEN_STREAMS: '2', MCP_MAX_LIVE_TASKS: '2' } })
+  }, 120_000)
+  afterAll(async () => {
+    await capped?.stop()
+  })
+
+  it('answers the third listen stream 429 with Retry-After while two are open', async () => {
+    const open = [new AbortController(), new AbortController()]
+    const listen = (signal?: AbortSignal) =>
+      fetch(buildRequest(capped.url, 'subscriptions/listen', { notifications: { toolsListChanged: true } }, { signal }))
+    const streams = await Promise.all(open.map((controller) => listen(controller.signal)))
+    for (const stream of streams) expect(stream.headers.get('content-type')).toContain('text/event-stream')
+    const refused = await listen()
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).toBe('60')
+    expect((await refused.json()).error).toMatchObject({ code: -32600, data: { limit: 2 } })
+    for (const controller of open) controller.abort()
+  })
+
+  it('answers a third live task 429 and creates nothing', async () => {
+    const report = () =>
+      rpc(
+        fetch,
+        capped.url,
+        'tools/call',
+        { name: 'generate_report', arguments: { subject: 'cap', sections: 50 } },
+        { capabilities: TASKS },
+      )
+    expect((await report()).message.result.resultType).toBe('task')
+    expect((await report()).message.result.resultType).toBe('task')
+    const refused = await report()
+    expect(refused.status).toBe(429)
+    expect(refused.message.error).toMatchObject({ code: -32600, message: 'Too many requests: at most 2 live tasks per caller' })
+  })
+})

@@ -1,0 +1,111 @@
+/**
+ * Abuse limits: the JSON nesting limit (checked before `JSON.parse`), the per-principal cap on
+ * listen streams through the handler, and the live-task cap, which asks the backend about the
+ * tasks it counts only when a caller is at the cap.
+ */
+import { describe, expect, it } from 'vitest'
+import { createMcpHandler } from '../../src/http/handler.ts'
+import { Limits, parseJsonBody } from '../../src/server/limits.ts'
+import { createMcpServer } from '../../src/server/server.ts'
+
+const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`
+
+describe('parseJsonBody', () => {
+  it('parses up to the depth limit and refuses deeper nesting with -32600 before parsing', () => {
+    expect(parseJsonBody(nested(64), 64)).toBeDefined()
+    expect(() => parseJsonBody(nested(65), 64)).toThrow(
+      expect.objectContaining({ code: -32600, status: 400, message: 'Invalid Request: JSON nested deeper than 64 levels' }),
+    )
+    // A million brackets would overflow a recursive parser; the scan stops at the limit.
+    expect(() => parseJsonBody(nested(1_000_000), 64)).toThrow(expect.objectContaining({ code: -32600 }))
+  })
+
+  it('does not count brackets inside strings, escaped quotes included', () => {
+    expect(parseJsonBody(JSON.stringify({ a: `\\"${'['.repeat(500)}` }), 64)).toEqual({ a: `\\"${'['.repeat(500)}` })
+  })
+
+  it('answers invalid JSON with -32700', () => {
+    expect(() => parseJsonBody('{"a":', 64)).toThrow(expect.objectContaining({ code: -32700 }))
+  })
+})
+
+describe('listen stream cap', () => {
+  it('answers 429 past the cap for one principal, and frees the slot when a stream ends', async () => {
+    const server = createMcpServer({ name: 'l', version: '1', limits: { listenStreams: 1 } }).tool(
+      'a',
+      { input: { jsonSchema: { type: 'object' } } },
+      () => ({ content: [] }),
+    )
+    const handle = createMcpHandler(server, { authenticate: (request) => ({ subject: request.headers.get('x-user') ?? 'x' }) })
+    const listen = (user: string, signal?: AbortSignal) =>
+      handle(
+        new Request('http://127.0.0.1/mcp', {
+          method: 'POST',
+          signal,
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'subscriptions/listen',
+            'x-user': user,
+          },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 'l',
+            method: 'subscriptions/listen',
+            params: {
+              notifications: { toolsListChanged: true },
+              _meta: {
+                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                'io.modelcontextprotocol/clientCapabilities': {},
+              },
+            },
+          }),
+        }),
+        {},
+      )
+    const first = new AbortController()
+    const open = await listen('ada', first.signal)
+    expect(open.headers.get('content-type')).toContain('text/event-stream')
+    const refused = await listen('ada')
+    expect(refused.status).toBe(429)
+    expect((await refused.json()).error).toMatchObject({ code: -32600, data: { limit: 1 } })
+    expect((await listen('grace', new AbortController().signal)).status).toBe(200)
+    first.abort()
+    // The stream ends once its relay has seen the abort, and the slot is released before that.
+    await open.text()
+    expect((await listen('ada', new AbortController().signal)).status).toBe(200)
+  })
+})
+
+describe('live task cap', () => {
+  /** Tasks in memory: the cap's only question about them is whether one is still live. */
+  function memoryTasks() {
+    const status = new Map<string, string>()
+    let asked = 0
+    const isLive = async (taskId: string) => {
+      asked++
+      return status.get(taskId) === 'working'
+    }
+    let next = 0
+    const create = async () => {
+      const taskId = `t${next++}`
+      status.set(taskId, 'working')
+      return { taskId }
+    }
+    return { isLive, create, status, asked: () => asked }
+  }
+
+  it('creates up to the cap, asks about counted tasks only at the cap, and frees finished ones', async () => {
+    const limits = new Limits({ liveTasks: 2 })
+    const tasks = memoryTasks()
+    await limits.createTask('ada', tasks.create, tasks.isLive)
+    await limits.createTask('ada', tasks.create, tasks.isLive)
+    expect(tasks.asked()).toBe(0)
+    await expect(limits.createTask('ada', tasks.create, tasks.isLive)).rejects.toMatchObject({ status: 429, code: -32600 })
+    expect(tasks.status.size).toBe(2) // nothing was created
+    await limits.createTask('grace', tasks.create, tasks.isLive) // another principal has its own slots
+    tasks.status.set('t0', 'completed')
+    await expect(limits.createTask('ada', tasks.create, tasks.isLive)).resolves.toEqual({ taskId: 't3' })
+  })
+})
