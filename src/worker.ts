@@ -13,7 +13,7 @@
  * behind its own OAuth authorization server (`npm run dev:oauth`).
  */
 import { env } from 'cloudflare:workers'
-import { Hono } from 'hono'
+import { Hono } from 'hono/tiny'
 import * as z from 'zod/mini'
 import { cloudflareServices, createDurableObjects } from './cloudflare/index.ts'
 import { createKeyRing, createMcpServer, input, mcp } from './index.ts'

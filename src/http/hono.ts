@@ -10,7 +10,7 @@
  * app.route('/mcp', mcp(server, { allowedOrigins: ['https://app.example.com'] }))
  * export default app
  */
-import { Hono } from 'hono'
+import { Hono } from 'hono/tiny'
 import type { Context } from 'hono'
 import type { McpServer } from '../server/server.ts'
 import type { Principal } from '../server/types.ts'

@@ -21,6 +21,8 @@ export interface FuzzContext {
   /** States from real first rounds, with the tool and arguments they were minted for. */
   states: { tool: string; arguments: Record<string, unknown>; requestState: string }[]
   taskIds: string[]
+  /** 2025-era session ids from real handshakes (no client capabilities), with their revision. */
+  sessions: { id: string; version: string }[]
 }
 
 export interface Era {

@@ -1,13 +1,14 @@
 /**
- * Every protocol era the fuzzer draws from. The 2025-era lane (an `initialize` handshake, a
- * sealed Mcp-Session-Id, batches) adds its `Era` here when it lands; the harness and the oracle
- * stay as they are.
+ * Every protocol era the fuzzer draws from: the stateless 2026-07-28 lane and the 2025-era lane
+ * (an `initialize` handshake, a sealed Mcp-Session-Id, batches). The harness and the oracle are
+ * the same for both.
  */
 import fc from 'fast-check'
 import type { Era, FuzzCase, FuzzContext } from './cases.ts'
+import { era2025 } from './era-2025.ts'
 import { era2026 } from './era-2026.ts'
 
-export const ERAS: readonly Era[] = [era2026]
+export const ERAS: readonly Era[] = [era2026, era2025]
 
 /** A case from any era, each era equally likely. */
 export function anyCase(context: FuzzContext): fc.Arbitrary<FuzzCase> {

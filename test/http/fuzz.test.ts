@@ -10,13 +10,14 @@ import { beforeAll, describe, expect, inject, it } from 'vitest'
 import type { FuzzContext } from '../fuzz/cases.ts'
 import { anyCase, toRequest } from '../fuzz/eras.ts'
 import { judge, Tally } from '../fuzz/oracle.ts'
+import { legacyConnect } from '../support/legacy.ts'
 import { rpc } from '../support/mcp.ts'
 
 const HTTP_FUZZ_CASES = 1000
 const url = () => inject('fixtureUrl')
 
 describe(`fuzzing over real HTTP (${HTTP_FUZZ_CASES} cases)`, () => {
-  const context: FuzzContext = { states: [], taskIds: [] }
+  const context: FuzzContext = { states: [], taskIds: [], sessions: [] }
 
   beforeAll(async () => {
     for (const [tool, args] of [
@@ -25,6 +26,10 @@ describe(`fuzzing over real HTTP (${HTTP_FUZZ_CASES} cases)`, () => {
     ] as const) {
       const first = await rpc(fetch, url(), 'tools/call', { name: tool, arguments: args }, { capabilities: { elicitation: {} } })
       context.states.push({ tool, arguments: args, requestState: first.message.result.requestState })
+    }
+    for (const version of ['2025-11-25', '2025-03-26']) {
+      const client = await legacyConnect(fetch, url(), { version })
+      context.sessions.push({ id: client.sessionId as string, version })
     }
   })
 

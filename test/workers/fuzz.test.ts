@@ -1,8 +1,8 @@
 /**
  * Property-based fuzzing of the whole request path inside workerd (fast-check, 10,000 cases per
- * run): headers, envelope, `_meta`, arguments, requestState and URIs from every era in
- * test/fuzz/eras.ts, sent to the conformance fixture's app in this isolate. Every answer must be a
- * spec error or a result, never a 5xx or -32603 (test/fuzz/oracle.ts), and a refused request must
+ * run): headers, envelope, `_meta`, arguments, requestState, session ids and URIs from every era
+ * in test/fuzz/eras.ts (the 2026-07-28 and 2025-era lanes), sent to the conformance fixture's app
+ * in this isolate. Every answer must be a spec error or a result, never a 5xx or -32603 (test/fuzz/oracle.ts), and a refused request must
  * store nothing: no task object with data, no nonce ledger shard and no redeemed nonce, read
  * straight from Durable Object storage. (An object that was only addressed, such as the one a
  * made-up task id names, exists but holds no table: that is not storage.) An unhandled rejection
@@ -15,6 +15,7 @@ import type { FuzzContext } from '../fuzz/cases.ts'
 import { anyCase, toRequest } from '../fuzz/eras.ts'
 import { judge, Tally } from '../fuzz/oracle.ts'
 import app from '../fixture/worker.ts'
+import { legacyConnect } from '../support/legacy.ts'
 import { rpc } from '../support/mcp.ts'
 
 const FUZZ_CASES = 10_000
@@ -50,7 +51,7 @@ async function stored(): Promise<{ tasks: number; shards: number; nonces: number
 }
 
 describe(`fuzzing the request path in workerd (${FUZZ_CASES} cases)`, () => {
-  const context: FuzzContext = { states: [], taskIds: [] }
+  const context: FuzzContext = { states: [], taskIds: [], sessions: [] }
 
   beforeAll(async () => {
     const elicit = { elicitation: {} }
@@ -73,6 +74,10 @@ describe(`fuzzing the request path in workerd (${FUZZ_CASES} cases)`, () => {
       },
     )
     context.taskIds.push(task.message.result.taskId)
+    for (const version of ['2025-11-25', '2025-06-18', '2025-03-26']) {
+      const client = await legacyConnect(fetcher, ENDPOINT, { version })
+      context.sessions.push({ id: client.sessionId as string, version })
+    }
   })
 
   it('answers every case with a result or a spec error, and a refused case stores nothing', async () => {

@@ -51,7 +51,10 @@ export async function runWithInput(
   target: InputTarget,
   body: (scope: RequestScope) => Promise<object>,
 ): Promise<object> {
-  const { params, options, request } = call
+  const { options, request } = call
+  // A 2025-era client is asked directly (askClient); `inputResponses` and `requestState` are
+  // 2026-07-28 retry parameters, so its requests' fields of those names mean nothing here.
+  const params = options.askClient ? {} : call.params
   const responses = readInputResponses(params.inputResponses)
   const codec = options.requestState
   let digest: string | undefined
