@@ -2,8 +2,9 @@
  * The mcp-edge template Worker: copy it, keep what you need. A Hono app with one MCP endpoint at
  * /mcp and example tools for each thing mcp-edge adds: a plain tool with structured output, a
  * tool that asks for confirmation before acting (multi-round-trip, sealed requestState), a tool
- * that streams partial results, and a long-running tool that becomes a task and streams its
- * progress into the task's log.
+ * that streams partial results, a long-running tool that becomes a task and streams its
+ * progress into the task's log, and a shared notes resource whose subscribers hear every change,
+ * in every isolate (through the event hub Durable Object).
  *
  * Configuration (see README): MCP_STATE_KEYS (secret, required; .dev.vars has a dev key),
  * MCP_BEARER_TOKEN (secret, optional: when set, requests need `Authorization: Bearer <token>`).
@@ -11,15 +12,19 @@
 import { env } from 'cloudflare:workers'
 import { Hono } from 'hono'
 import * as z from 'zod/mini'
-import { cloudflareServices, createDurableObjects } from './cloudflare/index.ts'
-import { createKeyRing, createMcpServer, input, mcp } from './index.ts'
+import { cloudflareEventHub, cloudflareServices, createDurableObjects } from './cloudflare/index.ts'
+import { createKeyRing, createMcpServer, input, mcp, ToolError } from './index.ts'
 import type { Principal } from './index.ts'
+import { MAX_NOTE_LENGTH, notesOf } from './notes-store.ts'
+import type { NotesStore } from './notes-store.ts'
 
 export interface Env {
   MCP_STATE_KEYS: string
   MCP_BEARER_TOKEN?: string
   MCP_TASKS: DurableObjectNamespace
   MCP_NONCES: DurableObjectNamespace
+  MCP_EVENTS: DurableObjectNamespace
+  NOTES: DurableObjectNamespace<NotesStore>
 }
 
 // Fail at start-up, with instructions, when the requestState keys are missing or too short.
@@ -28,7 +33,10 @@ createKeyRing((env as unknown as Env).MCP_STATE_KEYS)
 const server = createMcpServer<Env>({
   name: 'mcp-edge-template',
   version: '0.1.0',
-  instructions: 'Example tools: add, get_weather, delete_record (asks first), write_story (streams), generate_report (a task).',
+  instructions:
+    'Example tools: add, get_weather, delete_record (asks first), write_story (streams), generate_report (a task), add_note.',
+  // List changes and resource updates reach listen streams in every isolate through McpEventHub.
+  events: cloudflareEventHub({ binding: 'MCP_EVENTS' }),
 })
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -129,6 +137,27 @@ server.tool(
   },
 )
 
+// Notes shared by every isolate: kept in one Durable Object; each change is published to the event
+// hub, so a client listening on any isolate with resourceSubscriptions ["notes://all"] hears it.
+server.tool(
+  'add_note',
+  { description: 'Append a note to notes://all', input: z.object({ text: z.string().check(z.minLength(1)) }) },
+  async ({ text }, ctx) => {
+    if (text.length > MAX_NOTE_LENGTH) throw new ToolError(`A note has at most ${MAX_NOTE_LENGTH} characters`)
+    const id = await notesOf(ctx.env.NOTES).add(text, ctx.principal?.subject ?? null)
+    await server.notifyResourceUpdated('notes://all')
+    return { content: [{ type: 'text', text: `Note ${id} added to notes://all.` }] }
+  },
+)
+
+server.resource(
+  'notes://all',
+  { name: 'notes', description: 'Notes from add_note, oldest first', mimeType: 'application/json' },
+  async (uri, ctx) => ({
+    contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(await notesOf(ctx.env.NOTES).list()) }],
+  }),
+)
+
 server.resource('info://server', { name: 'server-info', description: 'About this server', mimeType: 'text/plain' }, (uri) => ({
   contents: [{ uri, mimeType: 'text/plain', text: 'An MCP server on Cloudflare Workers, built with mcp-edge.' }],
 }))
@@ -149,7 +178,8 @@ async function authenticate(request: Request, env: Env): Promise<Principal | und
   return crypto.subtle.timingSafeEqual(a as ArrayBuffer, b as ArrayBuffer) ? { subject: 'bearer' } : undefined
 }
 
-export const { McpTaskObject, McpNonceLedger } = createDurableObjects(server)
+export const { McpTaskObject, McpNonceLedger, McpEventHub } = createDurableObjects(server)
+export { NotesStore } from './notes-store.ts'
 
 const app = new Hono<{ Bindings: Env }>()
 app.route(

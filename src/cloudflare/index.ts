@@ -1,15 +1,18 @@
 /**
- * mcp-edge on Cloudflare: the Durable Object classes (task objects, the nonce ledger) and the
- * services that bind them and the state keys from the Worker environment.
+ * mcp-edge on Cloudflare: the Durable Object classes (task objects, the nonce ledger, the event
+ * hub), the services that bind them and the state keys from the Worker environment, and the
+ * event hub that carries notifications to every isolate.
  *
  * @example
- * export const { McpTaskObject, McpNonceLedger } = createDurableObjects(server)
+ * export const { McpTaskObject, McpNonceLedger, McpEventHub } = createDurableObjects(server)
  * app.route('/mcp', mcp(server, { services: cloudflareServices({ stateKeys: 'MCP_STATE_KEYS', tasks: 'MCP_TASKS' }) }))
  */
 import type { McpServices } from '../http/handler.ts'
 import { createKeyRing, RequestStateCodec } from '../server/request-state.ts'
 import type { RequestStateOptions } from '../server/request-state.ts'
 import type { McpServer } from '../server/server.ts'
+import { McpEventHub } from './event-hub.ts'
+import { cloudflareEventHub } from './events.ts'
 import { durableNonces, McpNonceLedger } from './nonce-ledger.ts'
 import { durableTasks } from './task-backend.ts'
 import { createTaskObjectClass } from './task-object.ts'
@@ -48,8 +51,10 @@ export function cloudflareServices<Env>(config: CloudflareServicesConfig): (env:
 
 /** The Durable Object classes of a server, to export from the Worker module. */
 export function createDurableObjects<Env>(server: McpServer<Env>) {
-  return { McpTaskObject: createTaskObjectClass(server), McpNonceLedger }
+  return { McpTaskObject: createTaskObjectClass(server), McpNonceLedger, McpEventHub }
 }
 
-export { createTaskObjectClass, durableNonces, durableTasks, McpNonceLedger }
+export { cloudflareEventHub, createTaskObjectClass, durableNonces, durableTasks, McpEventHub, McpNonceLedger }
+export type { EventHubRpc } from './event-hub.ts'
+export type { EventHubOptions } from './events.ts'
 export type { TaskObjectRpc } from './task-object.ts'

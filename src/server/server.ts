@@ -17,6 +17,7 @@ import type { RequestMeta } from '../protocol/types.ts'
 import { missingCapabilities, supports } from './capabilities.ts'
 import type { Call, HandleOptions, MethodTable } from './dispatch.ts'
 import { toErrorObject } from './errors.ts'
+import type { EventDelivery, ListKind, McpEvent, NotifyOptions } from './events.ts'
 import { ListenHub } from './listen-hub.ts'
 import { createMethodTable } from './methods/index.ts'
 import { buildPromptEntry, buildResourceEntry, buildTemplateEntry, buildToolEntry } from './registry.ts'
@@ -54,22 +55,26 @@ export class McpServer<Env = unknown> {
   readonly pageSize: number
   readonly listCache: CacheHint
   readonly listenTimeoutMs: number
+  /** Where notifications go: an event hub (every isolate), `'isolate'`, or nowhere (not advertised). */
+  readonly events: EventDelivery | undefined
   readonly tools = new Map<string, ToolEntry<Env>>()
   readonly resources = new Map<string, ResourceEntry<Env>>()
   readonly templates = new Map<string, TemplateEntry<Env>>()
   readonly prompts = new Map<string, PromptEntry<Env>>()
+  /** The listen streams of this isolate (single-isolate delivery, and this isolate's registry changes). */
   readonly hub = new ListenHub()
   readonly #methods: MethodTable = createMethodTable()
   /** Wire definitions per registry, built on first list and dropped on every registration. */
   readonly #listed = new Map<Listed, unknown[]>()
 
   constructor(options: ServerOptions) {
-    const { instructions, pageSize, listCache, listenTimeoutMs, ...info } = options
+    const { instructions, pageSize, listCache, listenTimeoutMs, events, ...info } = options
     this.info = info
     this.instructions = instructions
     this.pageSize = pageSize ?? DEFAULT_PAGE_SIZE
     this.listCache = listCache ?? DEFAULT_LIST_CACHE
     this.listenTimeoutMs = listenTimeoutMs ?? DEFAULT_LISTEN_TIMEOUT_MS
+    this.events = events
   }
 
   /** Register a tool. Arguments are parsed with `options.input`; its JSON Schema is built now. */
@@ -86,7 +91,7 @@ export class McpServer<Env = unknown> {
     )
     this.tools.set(name, entry)
     this.#listed.clear()
-    this.hub.listChanged('tools')
+    this.#registryChanged('tools')
     return this
   }
 
@@ -95,7 +100,7 @@ export class McpServer<Env = unknown> {
     if (this.resources.has(uri)) throw new Error(`Resource "${uri}" is already registered`)
     this.resources.set(uri, buildResourceEntry(uri, options, handler))
     this.#listed.clear()
-    this.hub.listChanged('resources')
+    this.#registryChanged('resources')
     return this
   }
 
@@ -104,7 +109,7 @@ export class McpServer<Env = unknown> {
     if (this.templates.has(uriTemplate)) throw new Error(`Resource template "${uriTemplate}" is already registered`)
     this.templates.set(uriTemplate, buildTemplateEntry(uriTemplate, options, handler))
     this.#listed.clear()
-    this.hub.listChanged('resources')
+    this.#registryChanged('resources')
     return this
   }
 
@@ -116,7 +121,7 @@ export class McpServer<Env = unknown> {
     if (this.prompts.has(name)) throw new Error(`Prompt "${name}" is already registered`)
     this.prompts.set(name, buildPromptEntry<Env>(name, options, handler as PromptEntry<Env>['handler']))
     this.#listed.clear()
-    this.hub.listChanged('prompts')
+    this.#registryChanged('prompts')
     return this
   }
 
@@ -125,19 +130,59 @@ export class McpServer<Env = unknown> {
     const removed = this.tools.delete(name)
     if (removed) {
       this.#listed.clear()
-      this.hub.listChanged('tools')
+      this.#registryChanged('tools')
     }
     return removed
   }
 
-  /** Tell listen streams (in this isolate) that a list changed without changing the registry. */
-  notifyListChanged(kind: 'tools' | 'prompts' | 'resources'): void {
-    this.hub.listChanged(kind)
+  /**
+   * Tell listen streams that a list changed, in every isolate when an event hub is configured.
+   * Works the same from a request, a task, a `scheduled` or `queue` handler; await it (or hand
+   * it to `waitUntil`) so the Worker does not end before the hub has it.
+   *
+   * @example
+   * await server.notifyListChanged('tools')
+   */
+  notifyListChanged(kind: ListKind, options?: NotifyOptions): Promise<void> {
+    return this.publish({ type: 'listChanged', list: kind, audience: options?.audience })
   }
 
-  /** Tell listen streams subscribed to `uri` (or a parent of it) that it changed. */
-  notifyResourceUpdated(uri: string): void {
-    this.hub.resourceUpdated(uri)
+  /**
+   * Tell listen streams subscribed to `uri` (or a parent of it) that it changed.
+   *
+   * @example
+   * await server.notifyResourceUpdated('notes://all')
+   * await server.notifyResourceUpdated('notes://alice', { audience: ['alice'] }) // only alice's listeners
+   */
+  notifyResourceUpdated(uri: string, options?: NotifyOptions): Promise<void> {
+    return this.publish({ type: 'resourceUpdated', uri, audience: options?.audience })
+  }
+
+  /** Send an event through the configured delivery; without one, nobody listens for it. */
+  async publish(event: McpEvent): Promise<void> {
+    if (this.events === undefined) return
+    if (this.events === 'isolate') this.hub.publish(event)
+    else await this.events.publish(event)
+  }
+
+  /**
+   * A task's status changed (the task engine's hook). Only an event hub carries it; without one,
+   * a listener hears it from the task's own watch stream.
+   */
+  taskChanged(taskId: string, principal: string | null, params: Record<string, unknown>): void {
+    if (this.events === undefined || this.events === 'isolate') return
+    const audience = principal === null ? undefined : [principal]
+    this.events.publish({ type: 'task', taskId, params, audience }).catch((error: unknown) => {
+      console.error('[mcp-edge] task event lost:', error)
+    })
+  }
+
+  /**
+   * This isolate's registry changed. Only this isolate's listeners hear it: other isolates
+   * register their own tools (register at module scope, so every isolate has the same ones).
+   */
+  #registryChanged(kind: ListKind): void {
+    this.hub.publish({ type: 'listChanged', list: kind })
   }
 
   /** The wire definitions of one registry, in registration order (the list methods page through it). */

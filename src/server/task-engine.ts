@@ -324,7 +324,9 @@ export class TaskEngine<Env> {
   #change(record: TaskRecord, patch: Partial<TaskRecord>): void {
     Object.assign(record, patch, { updatedAt: this.#now() })
     this.#store.save(record)
-    this.#broadcast(notification(NOTIFICATION.tasks, { ...this.#detailed(record) }))
+    const detailed = { ...this.#detailed(record) }
+    this.#broadcast(notification(NOTIFICATION.tasks, detailed))
+    this.#server.taskChanged(record.taskId, record.principal, detailed) // to the event hub, when there is one
   }
 
   #broadcast(message: JsonRpcNotification): void {

@@ -34,3 +34,18 @@ export function groupSignaller(child: ChildProcess): (name: NodeJS.Signals) => P
     if (!gone) await exited
   }
 }
+
+/**
+ * Start several servers at once. If any fails, the ones that started are stopped before the
+ * error is thrown, so nothing outlives a failed setup.
+ *
+ * @example
+ * const [a, b] = await startTogether([() => startPair(), () => startWrangler({ config: 'wrangler.toml' })])
+ */
+export async function startTogether<T extends { stop(): Promise<void> }>(starts: Array<() => Promise<T>>): Promise<T[]> {
+  const started = await Promise.allSettled(starts.map((start) => start()))
+  const failure = started.find((result) => result.status === 'rejected')
+  if (!failure) return started.map((result) => (result as PromiseFulfilledResult<T>).value)
+  await Promise.all(started.map((result) => (result.status === 'fulfilled' ? result.value.stop() : undefined)))
+  throw failure.reason
+}
