@@ -16,6 +16,7 @@ import { nodeLoop, profileInWorkerd } from './lib/profile.mjs'
 import { toMarkdown, writeResults } from './lib/report.mjs'
 import { stateInNode, stateInWorkerd } from './lib/state.mjs'
 import { firstChunkLatency, partialLatency, streamThroughput } from './lib/streaming.mjs'
+import { fanoutLatency } from './lib/fanout.mjs'
 import { evaluateTargets } from './lib/targets.mjs'
 import { logThroughput, taskLatencies } from './lib/tasks.mjs'
 import { startWorker } from './lib/workerd.mjs'
@@ -80,6 +81,7 @@ async function main() {
   results.state = { workerd: await stateInWorkerd(extras, config.stateWorkerdIterations, config.stateWorkerdRepeats) }
   await stop(extras)
   results.state.node = await stateInNode(config.stateNodeIterations)
+  results.fanout = await fanoutLatency(config, log)
 
   results.targets = evaluateTargets(results)
   const missed = results.targets.some((t) => !t.met && t.id !== 'bundleGzip')

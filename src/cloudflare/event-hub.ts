@@ -77,9 +77,10 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
   publish(event: McpEvent, id?: string): number {
     const message = JSON.stringify(id === undefined ? { event } : { id, event })
     const sent = new Set<WebSocket>()
-    for (const tag of [...eventTopics(event), ANY]) {
+    const topics = eventTopics(event)
+    for (const tag of [...topics, ANY]) {
       for (const socket of this.ctx.getWebSockets(tag)) {
-        if (sent.has(socket) || !matches(this.#subscription(socket), event)) continue
+        if (sent.has(socket) || !matches(this.#subscription(socket), event, topics)) continue
         sent.add(socket)
         try {
           socket.send(message)
@@ -92,15 +93,8 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
   }
 
   override webSocketMessage(): void {
-    // Listeners send nothing; anything they do send is ignored.
-  }
-
-  override webSocketClose(socket: WebSocket): void {
-    try {
-      socket.close(1000)
-    } catch {
-      // already closed
-    }
+    // Listeners send nothing; anything they do send is ignored. (A listener's close is answered by
+    // the runtime: web_socket_auto_reply_to_close, on from compatibility date 2026-04-07.)
   }
 
   #subscription(socket: WebSocket): Subscription {

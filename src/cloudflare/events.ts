@@ -50,12 +50,10 @@ function byShard(topics: Iterable<string>, shards: number): Map<number, string[]
 export function cloudflareEventHub(options: EventHubOptions): EventHub {
   const shards = options.shards ?? 1
   if (!Number.isInteger(shards) || shards < 1)
-    throw new Error(`cloudflareEventHub: shards must be a positive integer (got ${shards})`)
+    throw new Error(`cloudflareEventHub: shards must be a positive integer, not ${shards}`)
   const bindings = workerEnv as unknown as Record<string, unknown>
   if (!bindings[options.binding]) {
-    throw new Error(
-      `Binding ${options.binding} is missing: bind the McpEventHub class in wrangler.toml (README, "Notifications across isolates")`,
-    )
+    throw new Error(`Binding ${options.binding} is missing: bind the McpEventHub class in wrangler.toml (see README)`)
   }
   const namespace = bindings[options.binding] as DurableObjectNamespace
   const hub = (shard: number) => namespace.get(namespace.idFromName(`events/${shard}`))
@@ -97,14 +95,9 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
           socket.addEventListener('close', () => resolve())
         }
       })
+      // Closing a closed socket is ignored (compatibility date 2026-04-07 and later).
       const close = () => {
-        for (const socket of sockets) {
-          try {
-            socket.close(1000)
-          } catch {
-            // already closed
-          }
-        }
+        for (const socket of sockets) socket.close(1000)
       }
       if (signal.aborted) close()
       else signal.addEventListener('abort', close, { once: true })

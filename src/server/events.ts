@@ -89,9 +89,9 @@ export function visibleTo(event: McpEvent, principal: string | null): boolean {
   return event.audience === undefined || (principal !== null && event.audience.includes(principal))
 }
 
-/** Whether `subscription` asked for `event` and may see it. */
-export function matches(subscription: Subscription, event: McpEvent): boolean {
-  return visibleTo(event, subscription.principal) && eventTopics(event).some((topic) => subscription.topics.has(topic))
+/** Whether `subscription` asked for `event` and may see it (`topics`: the event's, when known). */
+export function matches(subscription: Subscription, event: McpEvent, topics = eventTopics(event)): boolean {
+  return visibleTo(event, subscription.principal) && topics.some((topic) => subscription.topics.has(topic))
 }
 
 /**
