@@ -93,8 +93,12 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
   }
 
   override webSocketMessage(): void {
-    // Listeners send nothing; anything they do send is ignored. (A listener's close is answered by
-    // the runtime: web_socket_auto_reply_to_close, on from compatibility date 2026-04-07.)
+    // Listeners send nothing; anything they do send is ignored.
+  }
+
+  override webSocketClose(): void {
+    // workerd requires the handler; the close is answered by the runtime itself
+    // (web_socket_auto_reply_to_close, on from compatibility date 2026-04-07).
   }
 
   #subscription(socket: WebSocket): Subscription {

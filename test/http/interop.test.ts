@@ -37,7 +37,14 @@ describe('official MCP client against the template Worker', () => {
 
   it('lists the tools with their JSON Schemas', async () => {
     const { tools } = await client.listTools()
-    expect(tools.map((tool) => tool.name)).toEqual(['add', 'get_weather', 'delete_record', 'write_story', 'generate_report'])
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'add',
+      'get_weather',
+      'delete_record',
+      'write_story',
+      'generate_report',
+      'add_note',
+    ])
     const add = tools.find((tool) => tool.name === 'add')
     expect(add?.inputSchema).toMatchObject({
       type: 'object',

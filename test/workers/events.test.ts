@@ -28,10 +28,17 @@ const URL = 'http://127.0.0.1/mcp'
 const fetcher = (request: Request) => SELF.fetch(request)
 const hub = () => env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName('events/0'))
 
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
+
 async function listen(notifications: Record<string, unknown>, principal: string) {
   const stream = await openStream(
     fetcher,
-    buildRequest(URL, 'subscriptions/listen', { notifications }, { headers: { authorization: `Bearer ${principal}` } }),
+    buildRequest(
+      URL,
+      'subscriptions/listen',
+      { notifications },
+      { headers: { authorization: `Bearer ${principal}` }, capabilities: TASKS },
+    ),
   )
   expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged')
   return stream
@@ -116,6 +123,33 @@ describe('McpEventHub', () => {
       expect(seen).toEqual([...seen].sort((a, b) => a - b))
     } finally {
       await slow.close()
+    }
+  })
+})
+
+describe('task status changes through the hub', () => {
+  it('reach listeners of the task’s owner, never another principal’s', async () => {
+    const as = (principal: string) => ({ headers: { authorization: `Bearer ${principal}` }, capabilities: TASKS })
+    const created = await rpc(
+      fetcher,
+      URL,
+      'tools/call',
+      { name: 'slow_compute', arguments: { seconds: 60, label: 'hub' } },
+      as('alice'),
+    )
+    const taskId = created.message.result?.taskId as string
+    const marker = `test://after-${taskId}`
+    const alice = await listen({ taskIds: [taskId], resourceSubscriptions: [marker] }, 'alice')
+    const bob = await listen({ taskIds: [taskId], resourceSubscriptions: [marker] }, 'bob')
+    try {
+      await rpc(fetcher, URL, 'tasks/cancel', { taskId }, as('alice'))
+      expect(await alice.next()).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'cancelled' } })
+      // The hub has sent the cancellation; bob would have heard it before this.
+      await notify({ uri: marker })
+      expect((await bob.next()).params?.uri).toBe(marker)
+      expect((await alice.next()).params?.uri).toBe(marker)
+    } finally {
+      await Promise.all([alice.close(), bob.close()])
     }
   })
 })
