@@ -168,6 +168,7 @@ function fanoutSection(fanout) {
       String(f.listeners),
       `${n(f.firstP50Ms, 2)} / ${n(f.firstP99Ms, 2)}`,
       `${n(f.lastP50Ms, 2)} / ${n(f.lastP99Ms, 2)}`,
+      n(f.callP50Ms, 2),
       n(f.cpuUsPerNotification, 1),
     ]),
   )
@@ -181,13 +182,15 @@ function fanoutSection(fanout) {
         'listen streams',
         'call → first stream, p50 / p99 (ms)',
         'call → last stream, p50 / p99 (ms)',
+        'call answered, p50 (ms)',
         'workerd CPU per notification (µs)',
       ],
       rows,
     ),
     '',
     `Per round one \`tools/call touch\` publishes \`notifications/resources/updated\`; times run from sending the call to ` +
-      `the notification arriving at the first and the last stream, on this process's clock (${rounds} rounds after one warm-up). ` +
+      `the notification arriving at the first and the last stream, and to the call's own answer (through the hub it ` +
+      `returns once the hub has sent to every stream), on this process's clock (${rounds} rounds after one warm-up). ` +
       'CPU is the whole workerd process (both isolates, the hub, the calls; for the in-isolate path also the 50 ms polling of ' +
       'every stream) over the rounds ÷ notifications delivered. The streams are read by this process on the same cores.',
   ].join('\n')
