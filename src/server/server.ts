@@ -178,8 +178,9 @@ export class McpServer<Env = unknown> {
   }
 
   /**
-   * This isolate's registry changed. Only this isolate's listeners hear it: other isolates
-   * register their own tools (register at module scope, so every isolate has the same ones).
+   * This isolate's registry changed, which other isolates know nothing of (register at module
+   * scope, so every isolate has the same definitions). Announced on the in-isolate path only
+   * (`events: 'isolate'`); through a hub, `notifyListChanged` says when every isolate changed.
    */
   #registryChanged(kind: ListKind): void {
     this.hub.publish({ type: 'listChanged', list: kind })
