@@ -17,6 +17,7 @@ import { nodeLoop, profileInWorkerd } from './lib/profile.mjs'
 import { toMarkdown, writeResults } from './lib/report.mjs'
 import { stateInNode, stateInWorkerd } from './lib/state.mjs'
 import { firstChunkLatency, partialLatency, streamThroughput } from './lib/streaming.mjs'
+import { fanoutLatency } from './lib/fanout.mjs'
 import { evaluateTargets } from './lib/targets.mjs'
 import { taskEngines } from './lib/task-engines.mjs'
 import { logThroughput, taskLatencies } from './lib/tasks.mjs'
@@ -83,6 +84,7 @@ async function main() {
   results.state = { workerd: await stateInWorkerd(extras, config.stateWorkerdIterations, config.stateWorkerdRepeats) }
   await stop(extras)
   results.state.node = await stateInNode(config.stateNodeIterations)
+  results.fanout = await fanoutLatency(config, log)
 
   log('durable tasks: creation and first read vs a bare Durable Object, one step vs a Workflow')
   results.engines = await taskEngines(results.bundles.engines.min.scriptPath, config)

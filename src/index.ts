@@ -17,6 +17,7 @@ export type { ErrorKind, JsonRpcErrorObject } from './protocol/errors.ts'
 export type * from './protocol/types.ts'
 
 export { createMcpServer, McpServer } from './server/server.ts'
+export type { EventDelivery, EventHub, ListKind, McpEvent, NotifyOptions, Subscription } from './server/events.ts'
 export { ToolError } from './server/errors.ts'
 export { input } from './server/input.ts'
 export type { ElicitResponse, InputRequest, InputSpec, Root, SamplingRequest, SamplingResponse } from './server/input.ts'

@@ -23,7 +23,7 @@ import type { ConsentEnv } from './oauth-consent.ts'
 import { server as templateServer } from './worker.ts'
 import type { Env as TemplateEnv } from './worker.ts'
 
-export { McpNonceLedger, McpTaskObject } from './worker.ts'
+export { McpEventHub, McpInputRelay, McpNonceLedger, McpTaskObject, NotesStore } from './worker.ts'
 
 export interface Env extends TemplateEnv, ConsentEnv {
   MCP_PUBLIC_URL: string
@@ -60,7 +60,12 @@ api.route(
     requirePrincipal: true,
     resourceMetadataUrl: `${base}/.well-known/oauth-protected-resource/mcp`,
     requiredScopes: ['mcp'],
-    services: cloudflareServices({ stateKeys: 'MCP_STATE_KEYS', tasks: 'MCP_TASKS', nonces: 'MCP_NONCES' }),
+    services: cloudflareServices({
+      stateKeys: 'MCP_STATE_KEYS',
+      tasks: 'MCP_TASKS',
+      nonces: 'MCP_NONCES',
+      inputRelay: 'MCP_INPUT_RELAY',
+    }),
   }),
 )
 

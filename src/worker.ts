@@ -3,9 +3,11 @@
  * /mcp and example tools for each thing mcp-edge adds: a plain tool with structured output, a
  * tool that asks for confirmation before acting (multi-round-trip, sealed requestState), a tool
  * that streams partial results, a long-running tool that becomes a task built from resumable
- * steps and streams into the task's log, and a task that asks the user mid-task. The endpoint
- * serves 2026-07-28 clients and, on the same URL, 2025-era clients (`initialize`); the same
- * handlers serve both (a 2025 client's confirmation arrives through its elicitation handler).
+ * steps and streams into the task's log, a task that asks the user mid-task, and a shared notes
+ * resource whose subscribers hear every change, in every isolate (through the event hub Durable
+ * Object). The endpoint serves 2026-07-28 clients and, on the same URL, 2025-era clients
+ * (`initialize`); the same handlers serve both (a 2025 client's confirmation arrives through its
+ * elicitation handler).
  *
  * Configuration (see README): MCP_STATE_KEYS (secret, required; .dev.vars has a dev key),
  * MCP_BEARER_TOKEN (secret: when set, requests need `Authorization: Bearer <token>`; without it the
@@ -15,9 +17,11 @@
 import { env } from 'cloudflare:workers'
 import { Hono } from 'hono/tiny'
 import * as z from 'zod/mini'
-import { cloudflareServices, createDurableObjects } from './cloudflare/index.ts'
-import { createKeyRing, createMcpServer, input, mcp } from './index.ts'
+import { cloudflareEventHub, cloudflareServices, createDurableObjects } from './cloudflare/index.ts'
+import { createKeyRing, createMcpServer, input, mcp, ToolError } from './index.ts'
 import type { Principal } from './index.ts'
+import { MAX_NOTE_LENGTH, notesOf } from './notes-store.ts'
+import type { NotesStore } from './notes-store.ts'
 
 export interface Env {
   MCP_STATE_KEYS: string
@@ -28,6 +32,8 @@ export interface Env {
   MCP_TASKS: DurableObjectNamespace
   MCP_NONCES: DurableObjectNamespace
   MCP_INPUT_RELAY: DurableObjectNamespace
+  MCP_EVENTS: DurableObjectNamespace
+  NOTES: DurableObjectNamespace<NotesStore>
 }
 
 const config = env as unknown as Env
@@ -39,8 +45,10 @@ export const server = createMcpServer<Env>({
   name: 'mcp-edge-template',
   version: '0.1.0',
   instructions:
-    'Example tools: add, get_weather, delete_record (asks first), write_story (streams), generate_report (a task), draft_article (a task that asks).',
+    'Example tools: add, get_weather, delete_record (asks first), write_story (streams), generate_report (a task), draft_article (a task that asks), add_note.',
   limits: { listenStreams: cap(config.MCP_MAX_LISTEN_STREAMS), liveTasks: cap(config.MCP_MAX_LIVE_TASKS) },
+  // List changes and resource updates reach listen streams in every isolate through McpEventHub.
+  events: cloudflareEventHub({ binding: 'MCP_EVENTS' }),
 })
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -182,6 +190,27 @@ server.tool(
   },
 )
 
+// Notes shared by every isolate: kept in one Durable Object; each change is published to the event
+// hub, so a client listening on any isolate with resourceSubscriptions ["notes://all"] hears it.
+server.tool(
+  'add_note',
+  { description: 'Append a note to notes://all', input: z.object({ text: z.string().check(z.minLength(1)) }) },
+  async ({ text }, ctx) => {
+    if (text.length > MAX_NOTE_LENGTH) throw new ToolError(`A note has at most ${MAX_NOTE_LENGTH} characters`)
+    const id = await notesOf(ctx.env.NOTES).add(text, ctx.principal?.subject ?? null)
+    await server.notifyResourceUpdated('notes://all')
+    return { content: [{ type: 'text', text: `Note ${id} added to notes://all.` }] }
+  },
+)
+
+server.resource(
+  'notes://all',
+  { name: 'notes', description: 'Notes from add_note, oldest first', mimeType: 'application/json' },
+  async (uri, ctx) => ({
+    contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(await notesOf(ctx.env.NOTES).list()) }],
+  }),
+)
+
 server.resource('info://server', { name: 'server-info', description: 'About this server', mimeType: 'text/plain' }, (uri) => ({
   contents: [{ uri, mimeType: 'text/plain', text: 'An MCP server on Cloudflare Workers, built with mcp-edge.' }],
 }))
@@ -202,7 +231,8 @@ async function authenticate(request: Request, env: Env): Promise<Principal | und
   return crypto.subtle.timingSafeEqual(a as ArrayBuffer, b as ArrayBuffer) ? { subject: 'bearer' } : undefined
 }
 
-export const { McpTaskObject, McpNonceLedger, McpInputRelay } = createDurableObjects(server)
+export const { McpTaskObject, McpNonceLedger, McpInputRelay, McpEventHub } = createDurableObjects(server)
+export { NotesStore } from './notes-store.ts'
 
 const app = new Hono<{ Bindings: Env }>()
 app.route(

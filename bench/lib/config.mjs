@@ -26,6 +26,8 @@ export const config = {
   stateNodeIterations: pick(10_000, 200),
   stateWorkerdIterations: pick(10_000, 200),
   stateWorkerdRepeats: pick(3, 1),
+  fanoutListeners: pick([100, 1000], [10, 40]),
+  fanoutRounds: int('BENCH_FANOUT_ROUNDS', pick(30, 3)),
   profileRequests: pick(5000, 300),
   nodeLoopIterations: pick(5000, 300),
   nodeLoopRepeats: pick(3, 1),

@@ -1,10 +1,10 @@
 /**
  * mcp-edge on Cloudflare: the Durable Object classes (task objects, the nonce ledger, the input
- * relay of 2025-era clients) and the services that bind them and the state keys from the Worker
- * environment.
+ * relay of 2025-era clients, the event hub), the services that bind them and the state keys from
+ * the Worker environment, and the event hub that carries notifications to every isolate.
  *
  * @example
- * export const { McpTaskObject, McpNonceLedger, McpInputRelay } = createDurableObjects(server)
+ * export const { McpTaskObject, McpNonceLedger, McpInputRelay, McpEventHub } = createDurableObjects(server)
  * app.route('/mcp', mcp(server, { services: cloudflareServices({ stateKeys: 'MCP_STATE_KEYS', tasks: 'MCP_TASKS' }) }))
  */
 import type { McpServices } from '../server/dispatch.ts'
@@ -12,6 +12,8 @@ import { createKeyRing, RequestStateCodec } from '../server/request-state.ts'
 import type { RequestStateOptions } from '../server/request-state.ts'
 import type { McpServer } from '../server/server.ts'
 import { durableInputRelay, McpInputRelay } from './input-relay.ts'
+import { McpEventHub } from './event-hub.ts'
+import { cloudflareEventHub } from './events.ts'
 import { durableNonces, McpNonceLedger } from './nonce-ledger.ts'
 import { durableTasks } from './task-backend.ts'
 import { createTaskObjectClass } from './task-object.ts'
@@ -58,8 +60,19 @@ export function cloudflareServices<Env>(config: CloudflareServicesConfig): (env:
 
 /** The Durable Object classes of a server, to export from the Worker module. */
 export function createDurableObjects<Env>(server: McpServer<Env>) {
-  return { McpTaskObject: createTaskObjectClass(server), McpNonceLedger, McpInputRelay }
+  return { McpTaskObject: createTaskObjectClass(server), McpNonceLedger, McpInputRelay, McpEventHub }
 }
 
-export { createTaskObjectClass, durableInputRelay, durableNonces, durableTasks, McpInputRelay, McpNonceLedger }
+export {
+  cloudflareEventHub,
+  createTaskObjectClass,
+  durableInputRelay,
+  durableNonces,
+  durableTasks,
+  McpEventHub,
+  McpInputRelay,
+  McpNonceLedger,
+}
+export type { EventHubRpc } from './event-hub.ts'
+export type { EventHubOptions } from './events.ts'
 export type { TaskObjectRpc } from './task-object.ts'

@@ -1,81 +1,72 @@
 /**
- * `subscriptions/listen` fan-out inside one isolate (basic/patterns/subscriptions): open listen
- * streams register here with their filter; `notify*` on the server queues a notification for the
- * streams whose filter asked for that type, tagged with the stream's subscription id. Nothing is
- * kept once a stream closes ("No subscription state survives reconnection").
+ * Listeners: each open `subscriptions/listen` stream (basic/patterns/subscriptions) is a
+ * `Listener` with its subscription (topics and principal) and a bounded inbox. Events are offered
+ * to it from one of two places:
  *
- * Delivery is pulled, not pushed: the change happens while serving some other request, and
- * Workers forbid one request from touching another's I/O (its response stream). So the hub only
- * appends to a plain per-listener inbox, and each listen request drains its own inbox on its own
- * timer (`LISTEN_POLL_MS`). Inboxes are bounded: a repeated list change or resource update that
- * is still pending is not queued twice, and past `MAX_INBOX` the oldest entries go.
+ * - the in-isolate `ListenHub` (servers declared single-isolate, and this isolate's own registry
+ *   changes): the change happens while serving some other request, and Workers forbid one request
+ *   from touching another's I/O (its response stream), so the hub only appends to the inbox and
+ *   each listen request drains its own inbox on its own timer (`LISTEN_POLL_MS`);
+ * - the listener's own path from an `EventHub` (cross-isolate): events arrive in the listen
+ *   request itself, which moves them to its stream at once.
+ *
+ * Inboxes are bounded: an event equal to one still pending (same list, same URI) is not queued
+ * twice, and past `MAX_INBOX` the oldest entries go (a slow listener loses old notifications,
+ * never the isolate's memory). Nothing is kept once a stream closes ("No subscription state
+ * survives reconnection").
  */
-import { META, NOTIFICATION } from '../protocol/constants.ts'
-import { notification } from '../protocol/jsonrpc.ts'
 import type { JsonRpcNotification } from '../protocol/jsonrpc.ts'
 import type { RequestId, SubscriptionFilter } from '../protocol/types.ts'
+import { eventKey, eventNotification, filterTopics, matches } from './events.ts'
+import type { McpEvent, Subscription } from './events.ts'
 
 export const LISTEN_POLL_MS = 50
 export const MAX_INBOX = 256
 
-export type ListChange = 'tools' | 'prompts' | 'resources'
-
-export interface Listener {
+export class Listener implements Subscription {
   readonly subscriptionId: RequestId
-  readonly filter: SubscriptionFilter
-  /** Notifications waiting for the listen request to pick them up. */
-  readonly inbox: JsonRpcNotification[]
+  readonly topics: ReadonlySet<string>
+  readonly principal: string | null
+  /** Notifications waiting for the listen request to pick them up, with their dedupe keys. */
+  readonly #inbox: Array<{ key: string | undefined; message: JsonRpcNotification }> = []
+
+  constructor(subscriptionId: RequestId, filter: SubscriptionFilter, principal: string | null) {
+    this.subscriptionId = subscriptionId
+    this.topics = new Set(filterTopics(filter))
+    this.principal = principal
+  }
+
+  get pending(): number {
+    return this.#inbox.length
+  }
+
+  /** Queue `event` if this listener asked for it and may see it. */
+  offer(event: McpEvent): void {
+    if (!matches(this, event)) return
+    const key = eventKey(event)
+    if (key !== undefined && this.#inbox.some((entry) => entry.key === key)) return
+    this.#inbox.push({ key, message: eventNotification(event, this.subscriptionId) })
+    if (this.#inbox.length > MAX_INBOX) this.#inbox.shift()
+  }
+
+  /** Take up to `limit` pending notifications, oldest first. */
+  take(limit = MAX_INBOX): JsonRpcNotification[] {
+    return this.#inbox.splice(0, limit).map((entry) => entry.message)
+  }
 }
 
-const FILTER_KEY = {
-  tools: 'toolsListChanged',
-  prompts: 'promptsListChanged',
-  resources: 'resourcesListChanged',
-} as const
-
-const METHOD = {
-  tools: NOTIFICATION.toolsListChanged,
-  prompts: NOTIFICATION.promptsListChanged,
-  resources: NOTIFICATION.resourcesListChanged,
-} as const
-
-export function tag(listener: { subscriptionId: RequestId }): Record<string, unknown> {
-  return { [META.subscriptionId]: listener.subscriptionId }
-}
-
-function enqueue(listener: Listener, message: JsonRpcNotification, same: (pending: JsonRpcNotification) => boolean): void {
-  if (listener.inbox.some(same)) return
-  listener.inbox.push(message)
-  if (listener.inbox.length > MAX_INBOX) listener.inbox.shift()
-}
-
+/** The listeners of this isolate. */
 export class ListenHub {
   readonly #listeners = new Set<Listener>()
 
-  add(subscriptionId: RequestId, filter: SubscriptionFilter): { listener: Listener; remove: () => void } {
-    const listener: Listener = { subscriptionId, filter, inbox: [] }
+  /** Register `listener` until the returned function is called. */
+  add(listener: Listener): () => void {
     this.#listeners.add(listener)
-    return { listener, remove: () => this.#listeners.delete(listener) }
+    return () => this.#listeners.delete(listener)
   }
 
-  listChanged(kind: ListChange): void {
-    const method = METHOD[kind]
-    for (const listener of this.#listeners) {
-      if (listener.filter[FILTER_KEY[kind]] !== true) continue
-      enqueue(listener, notification(method, { _meta: tag(listener) }), (pending) => pending.method === method)
-    }
-  }
-
-  /** `uri` changed; streams subscribed to it or to a parent of it hear about it. */
-  resourceUpdated(uri: string): void {
-    for (const listener of this.#listeners) {
-      const subscriptions = listener.filter.resourceSubscriptions
-      if (!subscriptions?.some((subscribed) => uri === subscribed || uri.startsWith(`${subscribed}/`))) continue
-      enqueue(
-        listener,
-        notification(NOTIFICATION.resourceUpdated, { uri, _meta: tag(listener) }),
-        (pending) => pending.method === NOTIFICATION.resourceUpdated && (pending.params as { uri?: string }).uri === uri,
-      )
-    }
+  /** Offer `event` to every listener of this isolate. */
+  publish(event: McpEvent): void {
+    for (const listener of this.#listeners) listener.offer(event)
   }
 }

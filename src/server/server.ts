@@ -20,6 +20,7 @@ import { missingCapabilities, supports } from './capabilities.ts'
 import type { Call, HandleOptions, MethodEntry, MethodTable } from './dispatch.ts'
 import { toErrorObject } from './errors.ts'
 import { Limits } from './limits.ts'
+import type { EventDelivery, ListKind, McpEvent, NotifyOptions } from './events.ts'
 import { ListenHub } from './listen-hub.ts'
 import { createMethodTable } from './methods/index.ts'
 import { buildPromptEntry, buildResourceEntry, buildTemplateEntry, buildToolEntry } from './registry.ts'
@@ -60,10 +61,13 @@ export class McpServer<Env = unknown> {
   readonly listCache: CacheHint
   readonly listenTimeoutMs: number
   readonly taskLimits: TaskLimits
+  /** Where notifications go: an event hub (every isolate), `'isolate'`, or nowhere (not advertised). */
+  readonly events: EventDelivery | undefined
   readonly tools = new Map<string, ToolEntry<Env>>()
   readonly resources = new Map<string, ResourceEntry<Env>>()
   readonly templates = new Map<string, TemplateEntry<Env>>()
   readonly prompts = new Map<string, PromptEntry<Env>>()
+  /** The listen streams of this isolate (single-isolate delivery, and this isolate's registry changes). */
   readonly hub = new ListenHub()
   /** Per-principal caps of this isolate (issue 11): listen streams, live tasks. */
   readonly limits: Limits
@@ -72,7 +76,7 @@ export class McpServer<Env = unknown> {
   readonly #listed = new Map<Listed, unknown[]>()
 
   constructor(options: ServerOptions) {
-    const { instructions, pageSize, listCache, listenTimeoutMs, taskLimits: tasks, limits, ...info } = options
+    const { instructions, pageSize, listCache, listenTimeoutMs, taskLimits: tasks, limits, events, ...info } = options
     this.limits = new Limits(limits)
     this.info = info
     this.instructions = instructions
@@ -80,6 +84,7 @@ export class McpServer<Env = unknown> {
     this.listCache = listCache ?? DEFAULT_LIST_CACHE
     this.listenTimeoutMs = listenTimeoutMs ?? DEFAULT_LISTEN_TIMEOUT_MS
     this.taskLimits = taskLimits(tasks)
+    this.events = events
   }
 
   /** Register a tool. Arguments are parsed with `options.input`; its JSON Schema is built now. */
@@ -96,7 +101,7 @@ export class McpServer<Env = unknown> {
     )
     this.tools.set(name, entry)
     this.#listed.clear()
-    this.hub.listChanged('tools')
+    this.#registryChanged('tools')
     return this
   }
 
@@ -105,7 +110,7 @@ export class McpServer<Env = unknown> {
     if (this.resources.has(uri)) throw new Error(`Resource "${uri}" is already registered`)
     this.resources.set(uri, buildResourceEntry(uri, options, handler))
     this.#listed.clear()
-    this.hub.listChanged('resources')
+    this.#registryChanged('resources')
     return this
   }
 
@@ -114,7 +119,7 @@ export class McpServer<Env = unknown> {
     if (this.templates.has(uriTemplate)) throw new Error(`Resource template "${uriTemplate}" is already registered`)
     this.templates.set(uriTemplate, buildTemplateEntry(uriTemplate, options, handler))
     this.#listed.clear()
-    this.hub.listChanged('resources')
+    this.#registryChanged('resources')
     return this
   }
 
@@ -126,7 +131,7 @@ export class McpServer<Env = unknown> {
     if (this.prompts.has(name)) throw new Error(`Prompt "${name}" is already registered`)
     this.prompts.set(name, buildPromptEntry<Env>(name, options, handler as PromptEntry<Env>['handler']))
     this.#listed.clear()
-    this.hub.listChanged('prompts')
+    this.#registryChanged('prompts')
     return this
   }
 
@@ -135,19 +140,60 @@ export class McpServer<Env = unknown> {
     const removed = this.tools.delete(name)
     if (removed) {
       this.#listed.clear()
-      this.hub.listChanged('tools')
+      this.#registryChanged('tools')
     }
     return removed
   }
 
-  /** Tell listen streams (in this isolate) that a list changed without changing the registry. */
-  notifyListChanged(kind: 'tools' | 'prompts' | 'resources'): void {
-    this.hub.listChanged(kind)
+  /**
+   * Tell listen streams that a list changed, in every isolate when an event hub is configured.
+   * Works the same from a request, a task, a `scheduled` or `queue` handler; await it (or hand
+   * it to `waitUntil`) so the Worker does not end before the hub has it.
+   *
+   * @example
+   * await server.notifyListChanged('tools')
+   */
+  notifyListChanged(kind: ListKind, options?: NotifyOptions): Promise<void> {
+    return this.publish({ type: 'listChanged', list: kind, audience: options?.audience })
   }
 
-  /** Tell listen streams subscribed to `uri` (or a parent of it) that it changed. */
-  notifyResourceUpdated(uri: string): void {
-    this.hub.resourceUpdated(uri)
+  /**
+   * Tell listen streams subscribed to `uri` (or a parent of it) that it changed.
+   *
+   * @example
+   * await server.notifyResourceUpdated('notes://all')
+   * await server.notifyResourceUpdated('notes://alice', { audience: ['alice'] }) // only alice's listeners
+   */
+  notifyResourceUpdated(uri: string, options?: NotifyOptions): Promise<void> {
+    return this.publish({ type: 'resourceUpdated', uri, audience: options?.audience })
+  }
+
+  /** Send an event through the configured delivery; without one, nobody listens for it. */
+  async publish(event: McpEvent): Promise<void> {
+    if (this.events === undefined) return
+    if (this.events === 'isolate') this.hub.publish(event)
+    else await this.events.publish(event)
+  }
+
+  /**
+   * A task's status changed (the task engine's hook). Only an event hub carries it; without one,
+   * a listener hears it from the task's own watch stream.
+   */
+  taskChanged(taskId: string, principal: string | null, params: Record<string, unknown>): void {
+    if (this.events === undefined || this.events === 'isolate') return
+    const audience = principal === null ? undefined : [principal]
+    this.events.publish({ type: 'task', taskId, params, audience }).catch((error: unknown) => {
+      console.error('[mcp-edge] task event lost:', error)
+    })
+  }
+
+  /**
+   * This isolate's registry changed, which other isolates know nothing of (register at module
+   * scope, so every isolate has the same definitions). Announced on the in-isolate path only
+   * (`events: 'isolate'`); through a hub, `notifyListChanged` says when every isolate changed.
+   */
+  #registryChanged(kind: ListKind): void {
+    this.hub.publish({ type: 'listChanged', list: kind })
   }
 
   /** The wire definitions of one registry, in registration order (the list methods page through it). */

@@ -412,7 +412,7 @@ export class TaskEngine<Env> {
     this.#record = next
     this.#result = result
     this.#run?.abort.abort()
-    this.#broadcast(notification(NOTIFICATION.tasks, { ...this.#detailed(next) }))
+    this.#announce(next)
     for (const watcher of this.#watchers) watcher.end()
     this.#watchers.clear()
   }
@@ -423,7 +423,14 @@ export class TaskEngine<Env> {
     if (visible) next.updatedAt = this.#now()
     write(next)
     this.#record = next
-    if (visible) this.#broadcast(notification(NOTIFICATION.tasks, { ...this.#detailed(next) }))
+    if (visible) this.#announce(next)
+  }
+
+  /** A status change: to this task's watchers, and to the event hub when the server has one. */
+  #announce(record: TaskRecord): void {
+    const detailed = { ...this.#detailed(record) }
+    this.#broadcast(notification(NOTIFICATION.tasks, detailed))
+    this.#server.taskChanged(record.taskId, record.principal, detailed)
   }
 
   async #purge(): Promise<void> {

@@ -18,6 +18,7 @@ import type {
   RequestMeta,
   ToolAnnotations,
 } from '../protocol/types.ts'
+import type { EventDelivery } from './events.ts'
 import type { InputResponses, InputSpecs } from './input.ts'
 import type { OutboxStats, PartialChunk } from './outbox.ts'
 import type { Infer, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
@@ -224,6 +225,13 @@ export interface ServerOptions extends ServerInfo {
   taskLimits?: Partial<TaskLimits>
   /** Per-principal caps in one isolate: listen streams (default 1,000) and live tasks (default 100). */
   limits?: LimitOptions
+  /**
+   * How list changes and resource updates reach `subscriptions/listen` streams: an event hub
+   * (`cloudflareEventHub(...)`, every isolate), or `'isolate'` when this server is known to run
+   * in one isolate (a single process, a test). Without it `listChanged` and `subscribe` are not
+   * advertised: in a Worker, a change made in one isolate would not reach listeners in others.
+   */
+  events?: EventDelivery
 }
 
 export type { ClientCapabilities, ContentBlock }

@@ -27,7 +27,7 @@ describe('npm run bench (quick)', () => {
     const code = await new Promise((done) => child.on('exit', done))
     expect(code, output.slice(-2000)).toBe(0)
     const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'))
-    for (const section of ['machine', 'bundles', 'startup', 'load', 'streaming', 'tasks', 'state', 'engines']) {
+    for (const section of ['machine', 'bundles', 'startup', 'load', 'streaming', 'tasks', 'state', 'engines', 'fanout']) {
       expect(results, section).toHaveProperty(section)
     }
     expect(results.bundles.oauth.min.gzipBytes).toBeGreaterThan(results.bundles.edge.min.gzipBytes)

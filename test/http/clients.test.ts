@@ -19,7 +19,7 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 
 const ROOT = resolve(import.meta.dirname, '../..')
-const TOOLS = ['add', 'get_weather', 'delete_record', 'write_story', 'generate_report', 'draft_article']
+const TOOLS = ['add', 'get_weather', 'delete_record', 'write_story', 'generate_report', 'draft_article', 'add_note']
 const CONFIRM = { action: 'accept', content: { confirm: true, reason: 'cleanup' } } as const
 
 /** A child's environment: its own HOME, no proxy (Inspector's undici cannot load one on Node 20). */

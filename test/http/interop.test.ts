@@ -44,6 +44,7 @@ describe('official MCP client against the template Worker', () => {
       'write_story',
       'generate_report',
       'draft_article',
+      'add_note',
     ])
     const add = tools.find((tool) => tool.name === 'add')
     expect(add?.inputSchema).toMatchObject({

@@ -9,6 +9,7 @@ import { mkdtempSync, openSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { groupSignaller, startTogether } from './process-group.ts'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const WRANGLER = join(ROOT, 'node_modules/wrangler/bin/wrangler.js')
@@ -133,27 +134,8 @@ async function startOnce(options: WranglerOptions): Promise<WranglerServer> {
   })
   const pid = child.pid as number
   const url = `http://127.0.0.1:${port}/mcp`
-  const exited = new Promise<void>((done) => child.once('exit', () => done()))
-
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return
-    try {
-      process.kill(-pid, 'SIGTERM')
-    } catch {
-      return
-    }
-    const killed = await Promise.race([
-      exited.then(() => true),
-      new Promise<boolean>((done) => setTimeout(() => done(false), 8000)),
-    ])
-    // Whatever is left of the group (workerd children) goes too.
-    try {
-      process.kill(-pid, 'SIGKILL')
-    } catch {
-      // already gone
-    }
-    if (!killed) await exited
-  }
+  const signal = groupSignaller(child)
+  const stop = () => signal('SIGTERM')
   try {
     await waitReady(url, child, logFile, 90_000)
   } catch (error) {
@@ -163,14 +145,7 @@ async function startOnce(options: WranglerOptions): Promise<WranglerServer> {
   return { url, port, pid, persistTo, logFile, stop }
 }
 
-/**
- * Start several servers at once. If any fails, the ones that started are stopped before the
- * error is thrown, so nothing outlives a failed setup.
- */
-export async function startAll(options: WranglerOptions[]): Promise<WranglerServer[]> {
-  const started = await Promise.allSettled(options.map((option) => startWrangler(option)))
-  const failure = started.find((result) => result.status === 'rejected')
-  if (!failure) return started.map((result) => (result as PromiseFulfilledResult<WranglerServer>).value)
-  await Promise.all(started.map((result) => (result.status === 'fulfilled' ? result.value.stop() : undefined)))
-  throw failure.reason
+/** Start several `wrangler dev` at once; if one fails, the others are stopped. */
+export function startAll(options: WranglerOptions[]): Promise<WranglerServer[]> {
+  return startTogether(options.map((option) => () => startWrangler(option)))
 }

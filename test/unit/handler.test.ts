@@ -221,7 +221,10 @@ describe('pagination through tools/list', () => {
 
 describe('subscriptions/listen', () => {
   it('acknowledges the honoured filter, then ends gracefully after listenTimeoutMs with the listen result', async () => {
-    const { handle } = serve((server) => server.tool('a', { input: z.object({}) }, () => text('a')), { listenTimeoutMs: 100 })
+    const { handle } = serve((server) => server.tool('a', { input: z.object({}) }, () => text('a')), {
+      listenTimeoutMs: 100,
+      events: 'isolate',
+    })
     const response = await handle(
       request('subscriptions/listen', {
         id: 'listen-1',
@@ -255,7 +258,7 @@ describe('subscriptions/listen', () => {
         s.tool('a', { input: z.object({}) }, () => text('a'))
         s.prompt('p', {}, () => ({ messages: [] }))
       },
-      { listenTimeoutMs: 60_000 },
+      { listenTimeoutMs: 60_000, events: 'isolate' },
     )
     const response = await handle(
       request('subscriptions/listen', { id: 7, params: { notifications: { toolsListChanged: true } } }),

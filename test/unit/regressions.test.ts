@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import { readSse } from '../../src/client/sse.ts'
-import { ListenHub, MAX_INBOX } from '../../src/server/listen-hub.ts'
+import { Listener, ListenHub, MAX_INBOX } from '../../src/server/listen-hub.ts'
 import { Outbox } from '../../src/server/outbox.ts'
 import { createMcpServer } from '../../src/server/server.ts'
 import { compileUriTemplate } from '../../src/server/uri-template.ts'
@@ -72,12 +72,14 @@ describe('regressions', () => {
   })
   it('B6 listen inboxes stay bounded and do not repeat a pending notification', () => {
     const hub = new ListenHub()
-    const { listener } = hub.add('l1', { resourceSubscriptions: ['file:///data'], toolsListChanged: true })
-    for (let i = 0; i < 5000; i++) hub.resourceUpdated(`file:///data/${i}`)
-    for (let i = 0; i < 5000; i++) hub.listChanged('tools')
-    expect(listener.inbox.length).toBe(MAX_INBOX)
-    expect(listener.inbox.filter((message) => message.method === 'notifications/tools/list_changed')).toHaveLength(1)
-    expect(listener.inbox.at(-1)?.method).toBe('notifications/tools/list_changed')
+    const listener = new Listener('l1', { resourceSubscriptions: ['file:///data'], toolsListChanged: true }, null)
+    hub.add(listener)
+    for (let i = 0; i < 5000; i++) hub.publish({ type: 'resourceUpdated', uri: `file:///data/${i}` })
+    for (let i = 0; i < 5000; i++) hub.publish({ type: 'listChanged', list: 'tools' })
+    expect(listener.pending).toBe(MAX_INBOX)
+    const inbox = listener.take()
+    expect(inbox.filter((message) => message.method === 'notifications/tools/list_changed')).toHaveLength(1)
+    expect(inbox.at(-1)?.method).toBe('notifications/tools/list_changed')
   })
 })
 

@@ -14,15 +14,16 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import type { FuzzContext } from '../fuzz/cases.ts'
 import { anyCase, toRequest } from '../fuzz/eras.ts'
 import { judge, Tally } from '../fuzz/oracle.ts'
-import app from '../fixture/worker.ts'
+import handler from '../fixture/worker.ts'
 import { legacyConnect } from '../support/legacy.ts'
 import { rpc } from '../support/mcp.ts'
 
 const FUZZ_CASES = 10_000
 const ENDPOINT = 'http://127.0.0.1/mcp'
-// The fixture's Hono app called in this isolate (SELF.fetch costs ~40 ms a request in the pool);
-// its Durable Object bindings are the real ones, so storage can be read after each case.
-const fetcher = async (request: Request) => app.fetch(request, env, createExecutionContext())
+// The fixture's fetch handler called in this isolate (SELF.fetch costs ~40 ms a request in the
+// pool); its Durable Object bindings are the real ones, so storage can be read after each case.
+const fetch = handler.fetch as (request: Request, env: unknown, ctx: ExecutionContext) => Promise<Response>
+const fetcher = async (request: Request) => fetch(request, env, createExecutionContext())
 
 /** Task objects already looked at, and how many of them hold data. */
 const inspected = new Set<string>()

@@ -12,7 +12,7 @@ import { isObject } from '../../protocol/jsonrpc.ts'
 import { legacyCapabilities, legacyImplementation } from '../../protocol/legacy.ts'
 import type { LegacyVersion } from '../../protocol/constants.ts'
 import type { MethodEntry } from '../dispatch.ts'
-import { serverCapabilities } from './discover.ts'
+import { serverCapabilities } from '../server-capabilities.ts'
 
 function invalid(message: string): McpError {
   return new McpError('invalidParams', `Invalid params: ${message}`)
@@ -31,7 +31,7 @@ export const initialize: MethodEntry = {
     const version = meta.protocolVersion as LegacyVersion
     const result: Record<string, unknown> = {
       protocolVersion: version,
-      capabilities: legacyCapabilities(serverCapabilities(call)),
+      capabilities: legacyCapabilities(serverCapabilities(server, call.options)),
       serverInfo: legacyImplementation(server.info, version),
     }
     if (server.instructions !== undefined) result.instructions = server.instructions

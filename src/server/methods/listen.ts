@@ -1,26 +1,42 @@
 /**
  * `subscriptions/listen` (basic/patterns/subscriptions): the response is a long-lived stream whose
  * first message acknowledges the honoured subset of the filter; every later notification carries
- * the listen request's id as `subscriptionId`. Only types the client asked for are sent. The stream
- * ends when the client closes it, or gracefully with the listen result after `listenTimeoutMs`, or
- * as soon as nothing is left on its filter (no list changes or resources asked for, and every
- * watched task terminal or deleted). With the Tasks extension, `taskIds` adds `notifications/tasks`
- * (each task's current state first), and mcp-edge's `dev.mcp-edge/partialResults: true` the tasks'
- * partial results, for a listener that declared `partialResults`.
+ * the listen request's id as `subscriptionId`. Only types the client asked for, and only events
+ * its principal may see, are sent. The stream ends when the client closes it, gracefully with the
+ * listen result after `listenTimeoutMs`, as soon as nothing is left on its filter (no list changes
+ * or resources asked for, and every watched task terminal or deleted), or (with an event hub)
+ * when its hub connection drops, so the client knows to listen again.
+ *
+ * List changes and resource updates are honoured only when the server delivers them (an event
+ * hub or a declared single isolate; see server-capabilities.ts). With the Tasks extension,
+ * `taskIds` adds `notifications/tasks` (each task's current state first), and mcp-edge's
+ * `dev.mcp-edge/partialResults: true` the tasks' partial results, for a listener that declared
+ * `partialResults`. Task statuses ride the event hub when there is one; partial results come on
+ * the task's own stream, which then carries its statuses too.
  */
-import { META, NOTIFICATION, TASK_PARTIALS_FILTER, TASKS_EXTENSION } from '../../protocol/constants.ts'
+import { NOTIFICATION, TASK_PARTIALS_FILTER, TASKS_EXTENSION } from '../../protocol/constants.ts'
 import { McpError } from '../../protocol/errors.ts'
 import { isObject, notification } from '../../protocol/jsonrpc.ts'
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
 import type { SubscriptionFilter } from '../../protocol/types.ts'
 import { missingCapabilities, supports } from '../capabilities.ts'
 import type { Call, MethodEntry } from '../dispatch.ts'
-import { LISTEN_POLL_MS, tag } from '../listen-hub.ts'
-import type { Listener } from '../listen-hub.ts'
-import type { Outbox } from '../outbox.ts'
+import { filterTopics, tag } from '../events.ts'
+import type { McpEvent } from '../events.ts'
+import { Listener } from '../listen-hub.ts'
+import { Relay } from '../listen-relay.ts'
+import { isTerminal } from '../tasks.ts'
+import type { TaskBackend, TaskStatus, TaskWatch } from '../tasks.ts'
 
 /** One listen stream watches at most this many tasks. */
 export const MAX_WATCHED_TASKS = 100
+/**
+ * The topics of one listen stream (its resource URIs and task ids, prefixed), as JSON. They
+ * travel with its hub connection, with its principal, as a WebSocket attachment (which workerd
+ * caps at 16 KiB); the same bound holds on every path so a filter never works in one deployment
+ * and fails in another.
+ */
+export const MAX_SUBSCRIPTION_BYTES = 12 * 1024
 
 function readFilter(value: unknown): SubscriptionFilter {
   if (!isObject(value)) throw new McpError('invalidParams', 'Invalid params: notifications (a subscription filter) is required')
@@ -33,42 +49,75 @@ function readFilter(value: unknown): SubscriptionFilter {
       throw new McpError('invalidParams', `Invalid params: notifications.${key} must be an array of strings`)
     }
   }
-  return value as SubscriptionFilter
+  const filter = value as SubscriptionFilter
+  if (JSON.stringify(filterTopics(filter)).length > MAX_SUBSCRIPTION_BYTES) {
+    throw new McpError(
+      'invalidParams',
+      `Invalid params: resourceSubscriptions and taskIds exceed ${MAX_SUBSCRIPTION_BYTES} bytes`,
+    )
+  }
+  return filter
 }
 
 function honour(call: Call, filter: SubscriptionFilter): SubscriptionFilter {
   const { server, options } = call
   const out: SubscriptionFilter = {}
-  if (filter.toolsListChanged === true && server.offers('tools', options)) out.toolsListChanged = true
-  if (filter.promptsListChanged === true && server.offers('prompts', options)) out.promptsListChanged = true
-  if (filter.resourcesListChanged === true && server.offers('resources', options)) out.resourcesListChanged = true
+  // Advertised only when delivered (server-capabilities.ts), so honoured only then.
+  if (server.events === undefined) return out
+  for (const list of ['tools', 'prompts', 'resources'] as const) {
+    if (filter[`${list}ListChanged`] === true && server.offers(list, options)) out[`${list}ListChanged`] = true
+  }
   if (filter.resourceSubscriptions && server.offers('resources', options))
     out.resourceSubscriptions = filter.resourceSubscriptions
   return out
 }
 
-/**
- * Move the listener's inbox to its stream, on this request's own timer, until the client goes
- * away or the stream's time is up.
- */
-async function relay(listener: Listener, outbox: Outbox, signal: AbortSignal, endAt: number): Promise<void> {
-  let wake: (() => void) | undefined
-  const onAbort = () => wake?.()
-  signal.addEventListener('abort', onAbort)
-  try {
-    while (!signal.aborted && Date.now() < endAt) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.min(LISTEN_POLL_MS, Math.max(0, endAt - Date.now())))
-        wake = () => {
-          clearTimeout(timer)
-          resolve()
-        }
-      })
-      for (const message of listener.inbox.splice(0)) outbox.push(message, { droppable: true })
-    }
-  } finally {
-    signal.removeEventListener('abort', onAbort)
+/** Which of a listener's tasks the hub has reported terminal, so the stream can end after the last. */
+class TaskEnds {
+  readonly #terminal = new Set<string>()
+  #open: Set<string> | undefined
+  #done: (() => void) | undefined
+
+  /** A hub event went by. */
+  see(event: McpEvent): void {
+    if (event.type !== 'task' || !isTerminal(event.params.status as TaskStatus)) return
+    this.#terminal.add(event.taskId)
+    this.#open?.delete(event.taskId)
+    if (this.#open?.size === 0) this.#done?.()
   }
+
+  /** Resolves once every task of `open` is terminal. */
+  track(open: string[]): Promise<void> {
+    this.#open = new Set(open.filter((taskId) => !this.#terminal.has(taskId)))
+    if (this.#open.size === 0) return Promise.resolve()
+    return new Promise((resolve) => {
+      this.#done = resolve
+    })
+  }
+}
+
+/**
+ * Statuses through the hub: the owned tasks' current state goes out first (as a task's own stream
+ * would send it), the rest arrives from the hub, and the watch ends when every owned task is terminal.
+ */
+async function watchThroughHub(
+  call: Call,
+  tasks: TaskBackend,
+  ends: TaskEnds,
+  send: (message: JsonRpcNotification) => void,
+): Promise<TaskWatch> {
+  const taskIds = [...new Set((call.params.notifications as SubscriptionFilter).taskIds ?? [])]
+  const principal = call.options.principal?.subject ?? null
+  const found = await Promise.all(taskIds.map((taskId) => tasks.get(taskId, principal)))
+  const owned: string[] = []
+  const open: string[] = []
+  found.forEach((entry, index) => {
+    if (!entry) return
+    owned.push(taskIds[index] as string)
+    if (!isTerminal(entry.task.status)) open.push(taskIds[index] as string)
+    send(notification(NOTIFICATION.tasks, { ...entry.task, _meta: tag(call.request.id) }))
+  })
+  return { taskIds: owned, ended: ends.track(open) }
 }
 
 export const listen: MethodEntry = {
@@ -82,53 +131,64 @@ export const listen: MethodEntry = {
     if (filter.taskIds !== undefined && !supports(meta.clientCapabilities, `extensions.${TASKS_EXTENSION}`)) {
       throw missingCapabilities([`extensions.${TASKS_EXTENSION}`], 'A subscription to taskIds')
     }
-    const subscription = { subscriptionId: request.id }
     const honoured = honour(call, filter)
-    // Per-principal cap on open listen streams in this isolate (issue 11): 429 at the cap.
-    const release = server.limits.openListen(options.principal?.subject ?? null)
+    const hub = typeof server.events === 'object' ? server.events : undefined
+    const principal = options.principal?.subject ?? null
+    const watched = filter.taskIds !== undefined && options.tasks ? filter.taskIds : undefined
+    // Partial results: asked for in the filter, and declared by the listener itself (SEP-2998 §1).
+    const partials = filter[TASK_PARTIALS_FILTER] === true && supports(meta.clientCapabilities, 'partialResults')
+    const statusesViaHub = hub !== undefined && watched !== undefined && !partials
+    const listener = new Listener(request.id, statusesViaHub ? { ...honoured, taskIds: watched } : honoured, principal)
+    // Per-principal cap on open listen streams in this isolate: 429 at the cap.
+    const release = server.limits.openListen(principal)
     const stop = new AbortController()
     options.cancel.signal.addEventListener('abort', () => stop.abort())
     let held: JsonRpcNotification[] | undefined = []
-    let tasksEnded: Promise<void> | undefined
-    if (filter.taskIds !== undefined && options.tasks) {
-      // Only types the filter asked for; partial results also need the listener's own
-      // partialResults capability (SEP-2998 §1).
-      const partials = filter[TASK_PARTIALS_FILTER] === true && supports(meta.clientCapabilities, 'partialResults')
-      const forward = (message: JsonRpcNotification) => {
-        const params = message.params as Record<string, unknown>
-        const tagged = notification(message.method, { ...params, _meta: { ...(params._meta as object), ...tag(subscription) } })
-        if (held) held.push(tagged)
-        else outbox.push(tagged, { droppable: true })
-      }
-      const principal = options.principal?.subject ?? null
-      const watch = await options.tasks
-        .watch(filter.taskIds, principal, { partials, signal: stop.signal }, forward)
-        .catch((error) => {
-          release()
-          throw error
-        })
-      honoured.taskIds = watch.taskIds
-      if (partials) honoured[TASK_PARTIALS_FILTER] = true
-      if (watch.taskIds.length > 0) tasksEnded = watch.ended
-    }
-    // subscriptions.mdx: the acknowledgement is the first message of the subscription.
-    outbox.push(notification(NOTIFICATION.subscriptionsAcknowledged, { notifications: honoured, _meta: tag(subscription) }))
-    for (const message of held) outbox.push(message, { droppable: true })
-    held = undefined
-    const { listener, remove } = server.hub.add(request.id, honoured)
-    // Nothing is left on the filter once no list or resource is asked for and the tasks ended.
-    const others = honoured.toolsListChanged || honoured.promptsListChanged || honoured.resourcesListChanged
-    if (!others && !honoured.resourceSubscriptions?.length) {
-      if (tasksEnded) void tasksEnded.then(() => stop.abort())
-      else stop.abort()
+    const send = (message: JsonRpcNotification) => (held ? held.push(message) : outbox.push(message, { droppable: true }))
+    const tagged = (message: JsonRpcNotification) => {
+      const given = message.params as Record<string, unknown>
+      send(notification(message.method, { ...given, _meta: { ...(given._meta as object), ...tag(request.id) } }))
     }
     try {
-      await relay(listener, outbox, stop.signal, Date.now() + server.listenTimeoutMs)
+      // The hub path opens first: whatever reaches the hub from now on is not missed. Without a
+      // hub, a listener with something to hear looks at this isolate's inbox on a timer.
+      const relay = new Relay(listener, outbox, !hub && listener.topics.size > 0)
+      const ends = new TaskEnds()
+      const deliver = (event: McpEvent) => {
+        relay.deliver(event)
+        ends.see(event)
+      }
+      const hubPath = hub && listener.topics.size > 0 ? await hub.listen(listener, deliver, stop.signal) : undefined
+      let tasksEnded: Promise<void> | undefined
+      if (watched && options.tasks) {
+        const watch = statusesViaHub
+          ? await watchThroughHub(call, options.tasks, ends, send)
+          : await options.tasks.watch(watched, principal, { partials, signal: stop.signal }, tagged)
+        honoured.taskIds = watch.taskIds
+        if (partials) honoured[TASK_PARTIALS_FILTER] = true
+        if (watch.taskIds.length > 0) tasksEnded = watch.ended
+      }
+      // subscriptions.mdx: the acknowledgement is the first message of the subscription.
+      outbox.push(notification(NOTIFICATION.subscriptionsAcknowledged, { notifications: honoured, _meta: tag(request.id) }))
+      for (const message of held) outbox.push(message, { droppable: true })
+      held = undefined
+      // Nothing is left on the filter once no list or resource is asked for and the tasks ended.
+      const others = honoured.toolsListChanged || honoured.promptsListChanged || honoured.resourcesListChanged
+      if (!others && !honoured.resourceSubscriptions?.length) {
+        if (tasksEnded) void tasksEnded.then(() => stop.abort())
+        else stop.abort()
+      }
+      // With a hub, everything comes through it; without one, from this isolate's listeners.
+      const remove = hub ? undefined : server.hub.add(listener)
+      try {
+        await relay.run(stop.signal, Date.now() + server.listenTimeoutMs, hubPath?.closed)
+      } finally {
+        remove?.()
+      }
     } finally {
-      remove()
       stop.abort()
       release()
     }
-    return { _meta: { [META.subscriptionId]: request.id } }
+    return { _meta: tag(request.id) }
   },
 }

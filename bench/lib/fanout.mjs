@@ -1,0 +1,168 @@
+/**
+ * Notification fan-out (mcp-edge only), on the fan-out Worker (bench/workers/fanout.js) run as two
+ * isolates in one workerd (scripts/lib/pair.mjs, what `npm run dev:pair` runs):
+ *
+ * - across isolates: N listen streams (`subscriptions/listen` on `bench://fanout`), half on each
+ *   isolate, delivery through the McpEventHub Durable Object;
+ * - in one isolate: the same N streams on one isolate with `events: 'isolate'` (each stream polls
+ *   its inbox every 50 ms).
+ *
+ * Per round, one `tools/call touch` (which publishes the update) is sent to the first isolate; the
+ * time from sending it to the notification arriving at the first and at the last of the N streams
+ * is taken on this process's clock. p50/p99 are over rounds. CPU is workerd's utime + stime over
+ * all rounds (the whole process: both isolates, the hub, the calls, and for the in-isolate path its
+ * polling) ÷ notifications delivered. Streams are read raw (a substring count), so the reader
+ * costs little; it still shares the machine with workerd.
+ */
+import { mkdtempSync } from 'node:fs'
+import { join } from 'node:path'
+import { startPair } from '../../scripts/lib/pair.mjs'
+import { BENCH_DIR, TMP } from './env.mjs'
+import { mcpRequest, send } from './mcp.mjs'
+import { cpuMs, isAlive, workerdChildren } from './proc.mjs'
+import { percentile } from './stats.mjs'
+
+const URI = 'bench://fanout'
+const ACK = 'notifications/subscriptions/acknowledged'
+const UPDATE = 'notifications/resources/updated'
+const OPEN_BATCH = 100
+const ROUND_TIMEOUT_MS = 30_000
+
+/** Count `marker` in a stream's text as it arrives, across chunk boundaries. */
+function counter(marker) {
+  let tail = ''
+  return (text) => {
+    const all = tail + text
+    let count = 0
+    for (let at = all.indexOf(marker); at >= 0; at = all.indexOf(marker, at + marker.length)) count++
+    tail = all.slice(-(marker.length - 1))
+    return count
+  }
+}
+
+async function openListener(endpoint, id, onUpdate) {
+  const response = await fetch(
+    endpoint,
+    mcpRequest('subscriptions/listen', { notifications: { resourceSubscriptions: [URI] } }, { id }),
+  )
+  if (!response.body || !(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
+    throw new Error(`listen on ${endpoint} answered HTTP ${response.status}: ${await response.text()}`)
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader()
+  const acks = counter(ACK)
+  const updates = counter(UPDATE)
+  let acked
+  const ready = new Promise((resolve) => {
+    acked = resolve
+  })
+  const pump = async () => {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return
+      if (acks(value) > 0) acked()
+      for (let n = updates(value); n > 0; n--) onUpdate(performance.now())
+    }
+  }
+  pump().catch(() => {})
+  await ready
+  return { close: () => reader.cancel().catch(() => {}) }
+}
+
+/** One configuration: `listeners` streams over `endpoints` (round-robin), `rounds` touches. */
+async function measure(endpoints, pid, listeners, rounds) {
+  let arrivals = []
+  let roundDone = () => {}
+  const onUpdate = (at) => {
+    arrivals.push(at)
+    if (arrivals.length === listeners) roundDone()
+  }
+  const opened = []
+  try {
+    for (let start = 0; start < listeners; start += OPEN_BATCH) {
+      const batch = Array.from({ length: Math.min(OPEN_BATCH, listeners - start) }, (_, i) => start + i)
+      opened.push(...(await Promise.all(batch.map((i) => openListener(endpoints[i % endpoints.length], `l${i}`, onUpdate)))))
+    }
+    const touch = mcpRequest('tools/call', { name: 'touch', arguments: { uri: URI } }, { name: 'touch' })
+    const first = []
+    const last = []
+    const answered = []
+    const round = async () => {
+      arrivals = []
+      const all = new Promise((resolve, reject) => {
+        roundDone = resolve
+        setTimeout(() => reject(new Error(`fan-out: ${arrivals.length}/${listeners} notified`)), ROUND_TIMEOUT_MS)
+      })
+      const sent = performance.now()
+      const { json } = await send(endpoints[0], touch)
+      const answered = performance.now() - sent
+      if (json?.result?.content?.[0]?.text !== 'touched') throw new Error(`touch failed: ${JSON.stringify(json)}`)
+      await all
+      return { first: Math.min(...arrivals) - sent, last: Math.max(...arrivals) - sent, answered }
+    }
+    await round() // warm-up
+    const cpuBefore = cpuMs(pid)
+    for (let i = 0; i < rounds; i++) {
+      const figures = await round()
+      first.push(figures.first)
+      last.push(figures.last)
+      answered.push(figures.answered)
+    }
+    const cpu = cpuMs(pid) - cpuBefore
+    return {
+      listeners,
+      isolates: endpoints.length,
+      rounds,
+      firstP50Ms: percentile(first, 50),
+      firstP99Ms: percentile(first, 99),
+      lastP50Ms: percentile(last, 50),
+      lastP99Ms: percentile(last, 99),
+      callP50Ms: percentile(answered, 50),
+      cpuUsPerNotification: (cpu * 1000) / (rounds * listeners),
+    }
+  } finally {
+    await Promise.all(opened.map((listener) => listener.close()))
+  }
+}
+
+async function withPair(mode, run) {
+  const before = new Set(workerdChildren())
+  const pair = await startPair({
+    config: join(BENCH_DIR, 'workers/fanout.toml'),
+    port: 0,
+    persistTo: mkdtempSync(join(TMP, `fanout-${mode}-`)),
+    vars: { FANOUT_MODE: mode },
+    logLevel: 'warn',
+  })
+  const pids = workerdChildren().filter((pid) => !before.has(pid))
+  try {
+    if (pids.length !== 1) throw new Error(`expected one new workerd child, found ${pids.length}`)
+    return await run(
+      pair.urls.map((origin) => `${origin}/mcp`),
+      pids[0],
+    )
+  } finally {
+    await pair.dispose()
+    for (const pid of pids) if (isAlive(pid)) process.kill(pid, 'SIGKILL')
+  }
+}
+
+/**
+ * Fan-out figures for each listener count: across two isolates through the hub, and in one
+ * isolate without it.
+ */
+export async function fanoutLatency({ fanoutListeners, fanoutRounds }, log) {
+  const results = { hub: [], isolate: [] }
+  await withPair('hub', async (endpoints, pid) => {
+    for (const listeners of fanoutListeners) {
+      log(`fan-out through the hub: ${listeners} listen streams over 2 isolates, ${fanoutRounds} rounds`)
+      results.hub.push(await measure(endpoints, pid, listeners, fanoutRounds))
+    }
+  })
+  await withPair('isolate', async (endpoints, pid) => {
+    for (const listeners of fanoutListeners) {
+      log(`fan-out in one isolate: ${listeners} listen streams, ${fanoutRounds} rounds`)
+      results.isolate.push(await measure(endpoints.slice(0, 1), pid, listeners, fanoutRounds))
+    }
+  })
+  return results
+}

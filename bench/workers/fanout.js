@@ -1,0 +1,26 @@
+/**
+ * The fan-out bench Worker: `touch` publishes `notifications/resources/updated` for a URI, which
+ * every listen stream subscribed to it should hear. `FANOUT_MODE` picks the delivery: "hub" (the
+ * McpEventHub Durable Object, every isolate) or "isolate" (the in-isolate path, `events:
+ * 'isolate'`). JavaScript for the reason given in extras.js.
+ */
+import { env } from 'cloudflare:workers'
+import { Hono } from 'hono'
+import * as z from 'zod/mini'
+import { cloudflareEventHub, createDurableObjects } from '../../src/cloudflare/index.ts'
+import { createMcpServer, mcp } from '../../src/index.ts'
+
+const events = env.FANOUT_MODE === 'isolate' ? 'isolate' : cloudflareEventHub({ binding: 'MCP_EVENTS' })
+const server = createMcpServer({ name: 'bench-fanout', version: '0.0.1', events })
+
+server.tool('touch', { description: 'Announce an update of uri', input: z.object({ uri: z.string() }) }, async ({ uri }) => {
+  await server.notifyResourceUpdated(uri)
+  return { content: [{ type: 'text', text: 'touched' }] }
+})
+server.resource('bench://fanout', { name: 'fanout' }, (uri) => ({ contents: [{ uri, text: '' }] }))
+
+export const { McpEventHub } = createDurableObjects(server)
+
+const app = new Hono()
+app.route('/mcp', mcp(server))
+export default app

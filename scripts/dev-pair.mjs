@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+/**
+ * `npm run dev:pair`: the template Worker as two isolates sharing its Durable Objects, on
+ * http://127.0.0.1:$PORT/mcp and http://127.0.0.1:$((PORT+1))/mcp (PORT defaults to 8787). A
+ * change made through one isolate must reach listeners on the other, as it must across the many
+ * isolates Cloudflare runs; `wrangler dev` runs only one. See scripts/lib/pair.mjs for how.
+ *
+ *   node scripts/dev-pair.mjs [--config wrangler.toml] [--port 8787] [--persist-to DIR]
+ *                             [--var NAME:VALUE]... [--log-level info]
+ *
+ * `--port 0` picks two free ports. State persists in DIR (default `.wrangler/state`, the same
+ * directory and layout as `wrangler dev`), so a killed pair restarted on DIR finds its objects.
+ * When both sockets accept connections it prints one line, `[dev:pair] ready {json}` with the
+ * two origins, the pid and the state directory. SIGINT or SIGTERM stops it; its workerd runs in
+ * its process group, so `kill -- -<pid>` (what the tests do) stops everything.
+ */
+import { parseArgs } from 'node:util'
+import { startPair } from './lib/pair.mjs'
+
+const { values } = parseArgs({
+  options: {
+    config: { type: 'string', short: 'c', default: 'wrangler.toml' },
+    port: { type: 'string', default: process.env.PORT ?? '8787' },
+    'persist-to': { type: 'string' },
+    var: { type: 'string', multiple: true, default: [] },
+    'log-level': { type: 'string', default: 'info' },
+  },
+})
+
+const port = Number.parseInt(values.port, 10)
+if (!Number.isInteger(port) || port < 0 || port > 65534) {
+  console.error(`[dev:pair] --port must be 0 or a port below 65535 (got ${values.port})`)
+  process.exit(2)
+}
+const vars = {}
+for (const pair of values.var) {
+  const colon = pair.indexOf(':')
+  if (colon <= 0) {
+    console.error(`[dev:pair] --var takes NAME:VALUE (got ${pair})`)
+    process.exit(2)
+  }
+  vars[pair.slice(0, colon)] = pair.slice(colon + 1)
+}
+
+const pair = await startPair({
+  config: values.config,
+  port,
+  persistTo: values['persist-to'],
+  vars,
+  logLevel: values['log-level'],
+})
+let stopping = false
+async function stop() {
+  if (stopping) return
+  stopping = true
+  await pair.dispose()
+  process.exit(0)
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => void stop())
+
+const [a, b] = pair.urls
+console.log(`[dev:pair] isolate a: ${a}/mcp`)
+console.log(`[dev:pair] isolate b: ${b}/mcp`)
+console.log(`[dev:pair] Durable Object state: ${pair.persistTo}`)
+console.log(`[dev:pair] ready ${JSON.stringify({ urls: pair.urls, pid: process.pid, persistTo: pair.persistTo })}`)

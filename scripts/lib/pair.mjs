@@ -1,0 +1,118 @@
+/**
+ * Two isolates of one Worker, sharing its Durable Objects: what `npm run dev:pair` serves, what
+ * the HTTP tests start (test/support/pair.ts) and what the fan-out bench runs (in-process, so it
+ * can read workerd's CPU time).
+ *
+ * How: the Worker is bundled as a deploy would bundle it (`wrangler deploy --dry-run --outdir`),
+ * then one workerd (Miniflare's `workers` array) runs it twice, as two Workers. Each Worker is
+ * its own isolate with its own module state. Worker `a` (the config's name) owns the Durable
+ * Object classes; worker `b` binds the same namespaces through `scriptName`, so a Durable Object
+ * named from either side is the same object. Each Worker gets its own socket on 127.0.0.1
+ * (`unsafeDirectSockets`): `port` for `a`, `port + 1` for `b`, or two free ports when `port` is 0.
+ * Bindings, `.dev.vars` and the Durable Object list come from wrangler's own translation of the
+ * config (`unstable_getMiniflareWorkerOptions`), and state is persisted exactly where
+ * `wrangler dev --persist-to <dir>` keeps it (`<dir>/v3`, objects under `do/<name>-<Class>`).
+ *
+ * What it does not do: rebuild on file changes (restart it), run an inspector, or fetch
+ * `Request.cf` from the network.
+ */
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { isAbsolute, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Log, LogLevel, Miniflare } from 'miniflare'
+import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from 'wrangler'
+
+export const ROOT = resolve(fileURLToPath(import.meta.url), '../../..')
+const WRANGLER = join(ROOT, 'node_modules/wrangler/bin/wrangler.js')
+
+process.env.WRANGLER_SEND_METRICS = 'false'
+
+/** Bundle the config's Worker as `wrangler deploy` would; returns the script path. */
+export function bundle(configPath, outdir) {
+  const args = [WRANGLER, 'deploy', '--dry-run', '--outdir', outdir, '-c', configPath]
+  const run = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  if (run.status !== 0) throw new Error(`wrangler could not bundle ${configPath}:\n${run.stdout}\n${run.stderr}`)
+  const file = readdirSync(outdir).find((name) => name.endsWith('.js'))
+  if (!file) throw new Error(`wrangler wrote no .js into ${outdir}`)
+  return join(outdir, file)
+}
+
+const LOG_LEVELS = { none: LogLevel.NONE, error: LogLevel.ERROR, warn: LogLevel.WARN, info: LogLevel.INFO, debug: LogLevel.DEBUG }
+
+/** Miniflare's log without its "Ready on <entry socket>" line: that socket is not one of the pair's. */
+class PairLog extends Log {
+  logReady() {}
+}
+
+/**
+ * Start the pair. `config` is a wrangler.toml path (relative to the repository root or
+ * absolute); `persistTo` defaults to `.wrangler/state` beside it, like `wrangler dev`;
+ * `vars` are extra bindings (`--var`). Resolves once both sockets accept connections.
+ *
+ * @example
+ * const pair = await startPair({ config: 'wrangler.toml', port: 0, persistTo: '/tmp/state' })
+ * await fetch(`${pair.urls[1]}/mcp`, ...)
+ * await pair.dispose()
+ */
+export async function startPair({ config = 'wrangler.toml', port = 8787, persistTo, vars = {}, logLevel = 'info' } = {}) {
+  const configPath = isAbsolute(config) ? config : join(ROOT, config)
+  const { name } = unstable_readConfig({ config: configPath })
+  if (!name) throw new Error(`${configPath} has no name; dev:pair names the Durable Objects after it`)
+  const state = persistTo ?? join(configPath, '..', '.wrangler/state')
+  const outdir = mkdtempSync(join(tmpdir(), 'mcp-edge-pair-build-'))
+  const scriptPath = bundle(configPath, outdir)
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath)
+  const durableObjects = workerOptions.durableObjects ?? {}
+  const shared = {
+    ...workerOptions,
+    bindings: { ...workerOptions.bindings, ...vars },
+    modules: true,
+    modulesRoot: outdir,
+    scriptPath,
+  }
+  const names = [name, `${name}-b`]
+  const socket = (offset) => [{ host: '127.0.0.1', port: port === 0 ? 0 : port + offset }]
+  const mf = new Miniflare({
+    // Miniflare's own entry socket (unused here) stays on loopback too.
+    host: '127.0.0.1',
+    port: 0,
+    cf: false,
+    defaultPersistRoot: join(state, 'v3'),
+    log: new PairLog(LOG_LEVELS[logLevel] ?? LogLevel.INFO),
+    workers: [
+      { ...shared, name: names[0], unsafeDirectSockets: socket(0) },
+      {
+        ...shared,
+        name: names[1],
+        // The same namespaces, owned by the first Worker: one object per name across both isolates.
+        durableObjects: Object.fromEntries(
+          Object.entries(durableObjects).map(([binding, target]) => [
+            binding,
+            typeof target === 'string' ? { className: target, scriptName: names[0] } : { ...target, scriptName: names[0] },
+          ]),
+        ),
+        unsafeDirectSockets: socket(1),
+      },
+    ],
+  })
+  try {
+    await mf.ready
+    const urls = []
+    for (const worker of names) urls.push((await mf.unsafeGetDirectURL(worker)).origin)
+    return {
+      urls,
+      names,
+      persistTo: state,
+      async dispose() {
+        await mf.dispose()
+        rmSync(outdir, { recursive: true, force: true })
+      },
+    }
+  } catch (error) {
+    await mf.dispose().catch(() => {})
+    rmSync(outdir, { recursive: true, force: true })
+    throw error
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * `npm run dev:pair` itself (test/support/pair.ts starts it): two ports are two isolates (module
+ * state differs, each port keeps its own), both reach the same Durable Objects, and the objects'
+ * state survives a SIGKILL of the whole pair and a restart on the same directory.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildRequest, openStream, rpc } from '../support/mcp.ts'
+import { type PairServer, startPair } from '../support/pair.ts'
+
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
+const TERMINAL = ['completed', 'failed', 'cancelled']
+
+const text = async (url: string, name: string, args: Record<string, unknown>) =>
+  (await rpc(fetch, url, 'tools/call', { name, arguments: args })).message.result?.content?.[0]?.text as string
+
+async function startTask(url: string, seconds: number, label: string): Promise<string> {
+  const created = await rpc(
+    fetch,
+    url,
+    'tools/call',
+    { name: 'slow_compute', arguments: { seconds, label } },
+    { capabilities: TASKS },
+  )
+  expect(created.message.result?.status).toBe('working')
+  return created.message.result?.taskId as string
+}
+
+/** The task's status once terminal: read once after the listen stream is acknowledged, else awaited on it. */
+async function settled(url: string, taskId: string): Promise<Record<string, unknown>> {
+  const stream = await openStream(
+    fetch,
+    buildRequest(url, 'subscriptions/listen', { notifications: { taskIds: [taskId] } }, { capabilities: TASKS }),
+  )
+  try {
+    expect((await stream.next()).params?.notifications?.taskIds).toEqual([taskId])
+    const now = (await rpc(fetch, url, 'tasks/get', { taskId }, { capabilities: TASKS })).message.result
+    if (TERMINAL.includes(now.status)) return now
+    for (;;) {
+      const message = await stream.next()
+      if (message.method === 'notifications/tasks' && TERMINAL.includes(message.params.status)) return message.params
+    }
+  } finally {
+    await stream.close()
+  }
+}
+
+describe('npm run dev:pair', () => {
+  let pair: PairServer
+
+  beforeAll(async () => {
+    pair = await startPair({ config: 'test/fixture/wrangler.toml' })
+  })
+
+  afterAll(async () => {
+    await pair?.stop()
+  })
+
+  it('serves two isolates: module state differs between the ports and stays with each port', async () => {
+    const [a, b] = pair.urls
+    const key = `isolate-${Date.now()}`
+    expect(await text(a, 'count_runs', { key })).toBe('1')
+    expect(await text(a, 'count_runs', { key })).toBe('2')
+    expect(await text(b, 'read_runs', { key })).toBe('0')
+    expect(await text(b, 'count_runs', { key })).toBe('1')
+    expect(await text(a, 'read_runs', { key })).toBe('2')
+  })
+
+  it('shares Durable Objects: a task created through one isolate is read and watched through the other', async () => {
+    const [a, b] = pair.urls
+    const taskId = await startTask(b, 1, 'pair')
+    const done = await settled(a, taskId)
+    expect(done).toMatchObject({ taskId, status: 'completed' })
+  })
+
+  it('keeps Durable Object state across a SIGKILL of the pair and a restart on the same directory', async () => {
+    const [, b] = pair.urls
+    const taskId = await startTask(b, 0, 'kept')
+    await settled(b, taskId)
+    const { persistTo } = pair
+    await pair.kill()
+    pair = await startPair({ config: 'test/fixture/wrangler.toml', persistTo })
+    for (const url of pair.urls) {
+      const read = await rpc(fetch, url, 'tasks/get', { taskId }, { capabilities: TASKS })
+      expect(read.message.result).toMatchObject({
+        taskId,
+        status: 'completed',
+        result: { content: [{ text: 'computed kept after 0s' }] },
+      })
+    }
+  })
+})

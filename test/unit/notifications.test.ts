@@ -1,0 +1,155 @@
+/**
+ * Notifications in Node: what a filter and a principal let through (src/server/events.ts, the one
+ * matcher every path uses), which capabilities are advertised with and without a delivery, and
+ * the listen method's filter limits. Cross-isolate delivery through the hub is tested in workerd
+ * (test/workers/events.test.ts) and over two isolates (test/http/notifications.test.ts).
+ */
+import { describe, expect, it } from 'vitest'
+import * as z from 'zod'
+import { createMcpHandler } from '../../src/http/handler.ts'
+import { eventNotification, eventTopics, filterTopics, matches, visibleTo } from '../../src/server/events.ts'
+import type { McpEvent } from '../../src/server/events.ts'
+import { MAX_SUBSCRIPTION_BYTES } from '../../src/server/methods/listen.ts'
+import { serverCapabilities } from '../../src/server/server-capabilities.ts'
+import { createMcpServer } from '../../src/server/server.ts'
+import type { EventDelivery } from '../../src/server/events.ts'
+import { buildRequest, openStream, rpc } from '../support/mcp.ts'
+
+const URL = 'http://127.0.0.1/mcp'
+const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] })
+
+function serve(events: EventDelivery | undefined, listenTimeoutMs = 60_000) {
+  const server = createMcpServer({ name: 'unit', version: '1.0.0', events, listenTimeoutMs })
+  server.tool('a', { input: z.object({}) }, () => text('a'))
+  server.resource('notes://all', { name: 'notes' }, (uri) => ({ contents: [{ uri, text: '' }] }))
+  // "Authorization: Bearer <name>" is principal <name>.
+  const handle = createMcpHandler(server, {
+    authenticate: (request) => ({ subject: request.headers.get('authorization')?.slice('Bearer '.length) ?? 'anonymous' }),
+  })
+  return { server, fetch: (request: Request) => handle(request, undefined) }
+}
+
+describe('topics and matching', () => {
+  it('routes a resource update under its URI and each of its /-prefixes', () => {
+    expect(eventTopics({ type: 'resourceUpdated', uri: 'file:///data/a.txt' })).toEqual([
+      'resource:file:///data/a.txt',
+      'resource:file:',
+      'resource:file:/',
+      'resource:file://',
+      'resource:file:///data',
+    ])
+    expect(eventTopics({ type: 'listChanged', list: 'prompts' })).toEqual(['list:prompts'])
+    expect(eventTopics({ type: 'task', taskId: 't1', params: {} })).toEqual(['task:t1'])
+    expect(
+      filterTopics({ toolsListChanged: true, promptsListChanged: false, resourceSubscriptions: ['x://y'], taskIds: ['t1'] }),
+    ).toEqual(['list:tools', 'resource:x://y', 'task:t1'])
+  })
+
+  it('matches a subscribed URI exactly when it is the URI or a /-parent of it (every short string pair)', () => {
+    const strings = ['']
+    for (let length = 1; length <= 4; length++) {
+      for (const prefix of strings.filter((s) => s.length === length - 1)) strings.push(...['a', '/', ':'].map((c) => prefix + c))
+    }
+    let checked = 0
+    for (const subscribed of strings) {
+      const subscription = { topics: new Set(filterTopics({ resourceSubscriptions: [subscribed] })), principal: null }
+      for (const uri of strings) {
+        const expected = uri === subscribed || uri.startsWith(`${subscribed}/`)
+        expect(matches(subscription, { type: 'resourceUpdated', uri })).toBe(expected)
+        checked++
+      }
+    }
+    expect(checked).toBe(121 * 121)
+  })
+
+  it('shows an event with an audience only to those principals, and never to a listener without one', () => {
+    const event: McpEvent = { type: 'listChanged', list: 'tools', audience: ['alice'] }
+    expect([visibleTo(event, 'alice'), visibleTo(event, 'bob'), visibleTo(event, null)]).toEqual([true, false, false])
+    const open: McpEvent = { type: 'listChanged', list: 'tools' }
+    expect([visibleTo(open, 'bob'), visibleTo(open, null)]).toEqual([true, true])
+  })
+
+  it('tags each notification with the subscription id, keeping a task notification’s own _meta', () => {
+    expect(eventNotification({ type: 'resourceUpdated', uri: 'x://y', audience: ['a'] }, 'L1')).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/resources/updated',
+      params: { uri: 'x://y', _meta: { 'io.modelcontextprotocol/subscriptionId': 'L1' } },
+    })
+    const task = eventNotification({ type: 'task', taskId: 't', params: { taskId: 't', status: 'working', _meta: { k: 1 } } }, 2)
+    expect(task.params).toEqual({ taskId: 't', status: 'working', _meta: { k: 1, 'io.modelcontextprotocol/subscriptionId': 2 } })
+  })
+})
+
+describe('honest capabilities', () => {
+  it('advertises listChanged and subscribe only with a delivery', () => {
+    const options = { env: undefined, cancel: new AbortController() }
+    expect(serverCapabilities(serve(undefined).server, options)).toEqual({ logging: {}, tools: {}, resources: {} })
+    expect(serverCapabilities(serve('isolate').server, options)).toEqual({
+      logging: {},
+      tools: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+    })
+  })
+
+  it('without a delivery, discover says so and listen honours no list or resource subscription', async () => {
+    const { server, fetch } = serve(undefined, 200)
+    const discovered = await rpc(fetch, URL, 'server/discover')
+    expect(discovered.message.result?.capabilities).toEqual({ logging: {}, tools: {}, resources: {} })
+    const listen = await openStream(
+      fetch,
+      buildRequest(URL, 'subscriptions/listen', {
+        notifications: { toolsListChanged: true, resourceSubscriptions: ['notes://all'] },
+      }),
+    )
+    expect((await listen.next()).params?.notifications).toEqual({})
+    await server.notifyResourceUpdated('notes://all')
+    server.tool('b', { input: z.object({}) }, () => text('b'))
+    // Nothing was honoured, so nothing arrives before the graceful end.
+    const end = await listen.next()
+    expect([end.method, end.result?.resultType]).toEqual([undefined, 'complete'])
+  })
+})
+
+describe('in-isolate delivery', () => {
+  it('delivers to the principals of the audience only', async () => {
+    const { server, fetch } = serve('isolate')
+    const open = (who: string) =>
+      openStream(
+        fetch,
+        buildRequest(
+          URL,
+          'subscriptions/listen',
+          { notifications: { resourceSubscriptions: ['notes://all'] } },
+          {
+            headers: { authorization: `Bearer ${who}` },
+          },
+        ),
+      )
+    const [alice, bob] = await Promise.all([open('alice'), open('bob')])
+    try {
+      await Promise.all([alice.next(), bob.next()])
+      await server.notifyResourceUpdated('notes://all/secret', { audience: ['alice'] })
+      await server.notifyResourceUpdated('notes://all/public')
+      expect((await alice.next()).params?.uri).toBe('notes://all/secret')
+      expect((await alice.next()).params?.uri).toBe('notes://all/public')
+      expect((await bob.next()).params?.uri).toBe('notes://all/public')
+    } finally {
+      await Promise.all([alice.close(), bob.close()])
+    }
+  })
+})
+
+describe('listen filter limits', () => {
+  it(`refuses resource subscriptions and task ids over ${MAX_SUBSCRIPTION_BYTES} bytes with -32602, and serves ones just under`, async () => {
+    const { fetch } = serve('isolate', 100)
+    const many = (length: number) => Array.from({ length }, (_, i) => `notes://all/${String(i).padStart(4, '0')}`)
+    // Measured as the JSON of the topics ("resource:notes://all/0000", …): 438 take 12,265 bytes, 439 take 12,293.
+    const under = await rpc(fetch, URL, 'subscriptions/listen', { notifications: { resourceSubscriptions: many(438) } })
+    expect(under.message.result?.resultType).toBe('complete')
+    const over = await rpc(fetch, URL, 'subscriptions/listen', { notifications: { resourceSubscriptions: many(439) } })
+    expect([over.status, over.message.error]).toEqual([
+      200,
+      { code: -32602, message: 'Invalid params: resourceSubscriptions and taskIds exceed 12288 bytes' },
+    ])
+  })
+})
