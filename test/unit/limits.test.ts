@@ -31,7 +31,8 @@ describe('parseJsonBody', () => {
 
 describe('listen stream cap', () => {
   it('answers 429 past the cap for one principal, and frees the slot when a stream ends', async () => {
-    const server = createMcpServer({ name: 'l', version: '1', limits: { listenStreams: 1 } }).tool(
+    // Declared single-isolate, so toolsListChanged is honoured and each stream stays open.
+    const server = createMcpServer({ name: 'l', version: '1', limits: { listenStreams: 1 }, events: 'isolate' }).tool(
       'a',
       { input: { jsonSchema: { type: 'object' } } },
       () => ({ content: [] }),

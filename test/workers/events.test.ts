@@ -142,6 +142,8 @@ describe('task status changes through the hub', () => {
     const alice = await listen({ taskIds: [taskId], resourceSubscriptions: [marker] }, 'alice')
     const bob = await listen({ taskIds: [taskId], resourceSubscriptions: [marker] }, 'bob')
     try {
+      // A watch starts with the task's current state (issue 10), then hears its changes.
+      expect(await alice.next()).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'working' } })
       await rpc(fetcher, URL, 'tasks/cancel', { taskId }, as('alice'))
       expect(await alice.next()).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'cancelled' } })
       // The hub has sent the cancellation; bob would have heard it before this.
