@@ -5,7 +5,9 @@
  */
 import { METHOD } from '../protocol/constants.ts'
 import { classifyMessage } from '../protocol/jsonrpc.ts'
+import { isLegacyVersion } from '../protocol/legacy.ts'
 import { readRequestMeta } from '../protocol/meta.ts'
+import { unsupportedVersion } from '../server/server.ts'
 import type { McpServer } from '../server/server.ts'
 import { validateParamHeaders, validateStandardHeaders } from './headers.ts'
 import { handleOptions } from './lane.ts'
@@ -20,6 +22,8 @@ export async function serveModern<Env>(server: McpServer<Env>, lane: Lane<Env>, 
   const meta = readRequestMeta(message.params)
   const headers = lane.request.headers
   validateStandardHeaders(headers, message, meta)
+  // A 2025 revision is spoken through initialize, not per request with _meta: unsupported here.
+  if (isLegacyVersion(meta.protocolVersion)) throw unsupportedVersion(meta.protocolVersion)
   const params = message.params as Record<string, unknown>
   if (message.method === METHOD.toolsCall && typeof params.name === 'string') {
     validateParamHeaders(headers, server.headerParams(params.name), params.arguments)

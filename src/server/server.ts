@@ -220,12 +220,7 @@ export class McpServer<Env = unknown> {
   async handle(request: JsonRpcRequest, meta: RequestMeta, options: HandleOptions<Env>): Promise<Handled> {
     const legacy = isLegacyVersion(meta.protocolVersion)
     try {
-      if (!legacy && !SUPPORTED_PROTOCOL_VERSIONS.includes(meta.protocolVersion)) {
-        throw new McpError('unsupportedVersion', `Unsupported protocol version: ${meta.protocolVersion}`, {
-          supported: SUPPORTED_PROTOCOL_VERSIONS,
-          requested: meta.protocolVersion,
-        })
-      }
+      if (!legacy && !SUPPORTED_PROTOCOL_VERSIONS.includes(meta.protocolVersion)) throw unsupportedVersion(meta.protocolVersion)
       const entry = this.#methods.get(request.method)
       const era = legacy ? 'legacy' : 'modern'
       if (!entry || (entry.era !== undefined && entry.era !== era) || !this.#offered(entry, options)) {
@@ -290,6 +285,14 @@ export class McpServer<Env = unknown> {
         return true
     }
   }
+}
+
+/** -32022 for a stateless request naming a revision this server does not speak statelessly. */
+export function unsupportedVersion(requested: string): McpError {
+  return new McpError('unsupportedVersion', `Unsupported protocol version: ${requested}`, {
+    supported: SUPPORTED_PROTOCOL_VERSIONS,
+    requested,
+  })
 }
 
 /**

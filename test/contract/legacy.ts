@@ -334,6 +334,21 @@ export function legacyContract(target: () => ContractTarget): void {
   })
 
   describe('methods of the other era', () => {
+    it('refuses a 2026-style request naming a 2025 revision in _meta with -32022 (2025 is spoken through initialize)', async () => {
+      const { status, message } = await rpc(
+        target().fetch,
+        url(),
+        'tools/list',
+        {},
+        {
+          meta: { 'io.modelcontextprotocol/protocolVersion': '2025-11-25' },
+          headers: { 'mcp-protocol-version': '2025-11-25' },
+        },
+      )
+      expect([status, message.error?.code]).toEqual([400, -32022])
+      expect(message.error?.data).toEqual({ supported: ['2026-07-28'], requested: '2025-11-25' })
+    })
+
     it('answers 2026-only methods with -32601 on this lane, and 2025-only ones with -32601/404 on the stateless lane', async () => {
       const client = await connect()
       for (const method of ['server/discover', 'subscriptions/listen', 'tasks/get']) {
