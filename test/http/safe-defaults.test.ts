@@ -50,6 +50,28 @@ describe('fail closed: the template without authentication', () => {
     expect(remote.headers.get('www-authenticate')).toBe('Bearer realm="mcp"')
   })
 
+  it('refuses a remote 2025-era client the same way, before its initialize is read', async () => {
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'remote', version: '1' } },
+    })
+    const legacyHeaders = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+    const spoofedHost = await postWithHost(url(), 'mcp.example.com', initialize, legacyHeaders)
+    expect(spoofedHost.status).toBe(401)
+    const remote = await fetch(url(), {
+      method: 'POST',
+      headers: { ...legacyHeaders, 'cf-connecting-ip': '203.0.113.9' },
+      body: initialize,
+    })
+    expect([remote.status, remote.headers.get('www-authenticate'), remote.headers.get('mcp-session-id')]).toEqual([
+      401,
+      'Bearer realm="mcp"',
+      null,
+    ])
+  })
+
   it('logged a warning at its first request', () => {
     expect(readFileSync(inject('templateLog'), 'utf8')).toContain('[mcp-edge] Unauthorized: no authentication is configured')
   })

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { readToolCall } from '../../src/client/partial-results.ts'
+import { legacyConnect, legacyRpc } from '../support/legacy.ts'
 import { buildRequest, rpc } from '../support/mcp.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
@@ -173,6 +174,25 @@ describe('template Worker configuration', () => {
       { headers: { authorization: 'Bearer s3cret-token' } },
     )
     expect(ok.message.result?.content).toEqual([{ type: 'text', text: '3' }])
+  })
+
+  it('requires the bearer token of a 2025-era client too, then binds its session to it', async () => {
+    const refused = await legacyRpc(fetch, locked.url, {}, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'x', version: '1' },
+    })
+    expect([refused.status, refused.headers.get('www-authenticate')]).toEqual([401, 'Bearer realm="mcp"'])
+    // The support client sends `Authorization: Bearer <principal>`.
+    const client = await legacyConnect(fetch, locked.url, { principal: 's3cret-token' })
+    expect(client.sessionId).toMatch(/^s1\./)
+    const added = await legacyRpc(fetch, locked.url, client, 'tools/call', { name: 'add', arguments: { a: 1, b: 2 } })
+    expect(added.message.result?.content).toEqual([{ type: 'text', text: '3' }])
+    // The session alone is no credential.
+    const anonymous = { version: client.version, sessionId: client.sessionId }
+    expect((await legacyRpc(fetch, locked.url, anonymous, 'tools/call', { name: 'add', arguments: { a: 1, b: 2 } })).status).toBe(
+      401,
+    )
   })
 
   it('fails at start-up with instructions when MCP_STATE_KEYS is missing or short', async () => {
