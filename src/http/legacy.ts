@@ -38,6 +38,7 @@ import type { Handled, McpServer } from '../server/server.ts'
 import { handleOptions } from './lane.ts'
 import type { Lane, Run } from './lane.ts'
 import { jsonResponse, respond, respondBatch } from './respond.ts'
+import { subjectOf } from '../server/principal.ts'
 
 export interface LegacyOptions {
   /** How long a sealed session id opens (default 24 hours); then the client initializes again. */
@@ -46,7 +47,11 @@ export interface LegacyOptions {
   inputTimeoutMs?: number
   /** The level 2025-era calls log at (default `info`): `logging/setLevel` cannot reach later requests. */
   logLevel?: LogLevel
+  /** Messages in one 2025-03-26 batch (default 32); a larger batch is -32600. */
+  maxBatchItems?: number
 }
+
+export const DEFAULT_MAX_BATCH_ITEMS = 32
 
 /** The revision a request without a version header and session speaks (2025-06-18 transport). */
 const HEADERLESS_VERSION: LegacyVersion = '2025-03-26'
@@ -80,6 +85,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
   const localRelay = memoryInputRelay()
   const timeoutMs = options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS
   const logLevel = options.logLevel ?? 'info'
+  const maxBatch = options.maxBatchItems ?? DEFAULT_MAX_BATCH_ITEMS
 
   const sessionsFor = (codec: RequestStateCodec | undefined): LegacySessions | undefined => {
     if (!codec) return undefined
@@ -91,7 +97,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
     return found
   }
   const relayFor = (lane: Lane<Env>): InputRelay => lane.services.inputRelay ?? localRelay
-  const principalOf = (lane: Lane<Env>) => lane.principal?.subject ?? null
+  const principalOf = (lane: Lane<Env>) => subjectOf(lane.principal)
   // Two servers sharing keys cannot swap sessions (the same identity sealed states carry).
   const serverOf = (lane: Lane<Env>) => `${server.info.name} ${lane.endpoint}`
 
@@ -204,6 +210,10 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
         throw new McpError('invalidRequest', `Invalid Request: batches are not supported in ${who.version}`)
       }
       if (items.length === 0) throw new McpError('invalidRequest', 'Invalid Request: an empty batch')
+      // One HTTP request, one rate-limit charge: a batch may not stand in for thousands of calls.
+      if (items.length > maxBatch) {
+        throw new McpError('invalidRequest', `Invalid Request: a batch holds at most ${maxBatch} messages`)
+      }
       const handles = items.map((item) => async (run: Run): Promise<Handled | undefined> => {
         try {
           const incoming = classifyMessage(item, { responses: true })
@@ -212,7 +222,9 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
           if (incoming.message.method === LEGACY_METHOD.initialize) {
             throw new McpError('invalidRequest', 'Invalid Request: initialize must not be part of a batch')
           }
-          return await handle(lane, incoming.message, who, run)
+          // One stream for the batch, but each request its own signal: cancelling one (by
+          // notifications/cancelled) leaves the others running; closing the stream ends them all.
+          return await handle(lane, incoming.message, who, { outbox: run.outbox, cancel: new LazyAbort(run.cancel.signal) })
         } catch (error) {
           if (!isMcpError(error)) throw error
           return { message: errorResponse(readableId(item), error.toJSON()), status: 200 }

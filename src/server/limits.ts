@@ -4,8 +4,9 @@
  * 429 (the caller may retry later); nothing is created. Counts are per isolate (Cloudflare runs
  * many), so a cap bounds what one caller can pin in one place, not across the whole deployment.
  *
- * Live tasks are counted from the tasks this isolate created. At the cap, the ones it still counts
- * are asked for their status (one call each, only then), so finished tasks free their slots.
+ * Live tasks are counted from the tasks this isolate created, until their expiry. At the cap, the
+ * ones it still counts are asked for their status (one call each, only then), so finished tasks
+ * free their slots. A slot is reserved before a task is created (or a single-use state redeemed).
  */
 import { McpError } from '../protocol/errors.ts'
 import type { LimitOptions } from './types.ts'
@@ -57,15 +58,41 @@ function tooMany(what: string, cap: number): McpError {
   return new McpError('tooManyRequests', `Too many requests: at most ${cap} ${what} per caller`, { limit: cap })
 }
 
+/** A live-task slot held while a task is being created: `commit` counts the task, `release` frees the slot. */
+export interface TaskSlot {
+  /** The task exists and stays counted until `expiresAt` (or until it is seen finished). */
+  commit(taskId: string, expiresAt: number): void
+  release(): void
+}
+
+interface TaskCount {
+  /** Created tasks still counted, with the time they can no longer be live. */
+  live: Map<string, number>
+  /** Slots reserved for tasks being created right now. */
+  pending: number
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback
+  if (!Number.isInteger(value) || value < 1) {
+    throw new Error(
+      `limits.${name} must be a positive integer (got ${String(value)}); leave it unset for the default ${fallback}`,
+    )
+  }
+  return value
+}
+
 export class Limits {
   readonly listenStreams: number
   readonly liveTasks: number
   readonly #listens = new Map<string, number>()
-  readonly #tasks = new Map<string, Set<string>>()
+  readonly #tasks = new Map<string, TaskCount>()
+  readonly #now: () => number
 
-  constructor(options: LimitOptions = {}) {
-    this.listenStreams = options.listenStreams ?? DEFAULT_MAX_LISTEN_STREAMS
-    this.liveTasks = options.liveTasks ?? DEFAULT_MAX_LIVE_TASKS
+  constructor(options: LimitOptions = {}, now: () => number = Date.now) {
+    this.listenStreams = positive(options.listenStreams, DEFAULT_MAX_LISTEN_STREAMS, 'listenStreams')
+    this.liveTasks = positive(options.liveTasks, DEFAULT_MAX_LIVE_TASKS, 'liveTasks')
+    this.#now = now
   }
 
   /**
@@ -91,30 +118,56 @@ export class Limits {
   }
 
   /**
-   * Create a task if the caller has a free slot, asking `isLive` about the tasks it counts only
-   * when it is at the cap; count the new one.
+   * Reserve a live-task slot for `principal` before anything is created or redeemed (429 at the
+   * cap). At the cap, the tasks it counts are asked for their status (`isLive`, one call each,
+   * only then); the check and the reservation that follows it are one synchronous step, so
+   * concurrent calls cannot all pass. Tasks past their expiry stop counting without a call.
    *
    * @example
-   * await limits.createTask(subject, () => createTask(call, tool, args, prepared), (taskId) => stillRunning(taskId))
+   * const slot = await limits.reserveTask(subject, isLive)
+   * try { const task = await create(); slot.commit(task.taskId, expiresAt) } finally { slot.release() }
    */
-  async createTask<T extends { taskId: string }>(
-    subject: string | null,
-    create: () => Promise<T>,
-    isLive: (taskId: string) => Promise<boolean>,
-  ): Promise<T> {
+  async reserveTask(subject: string | null, isLive: (taskId: string) => Promise<boolean>): Promise<TaskSlot> {
     const principal = subject ?? ''
-    const live = this.#tasks.get(principal) ?? new Set<string>()
-    if (live.size >= this.liveTasks) {
-      const counted = [...live]
+    const count = this.#tasks.get(principal) ?? { live: new Map<string, number>(), pending: 0 }
+    this.#tasks.set(principal, count)
+    this.#expire(count)
+    if (count.live.size + count.pending >= this.liveTasks) {
+      const counted = [...count.live.keys()]
       const alive = await Promise.all(counted.map(isLive))
       counted.forEach((taskId, index) => {
-        if (!alive[index]) live.delete(taskId)
+        if (!alive[index]) count.live.delete(taskId)
       })
-      if (live.size >= this.liveTasks) throw tooMany('live tasks', this.liveTasks)
     }
-    const task = await create()
-    live.add(task.taskId)
-    this.#tasks.set(principal, live)
-    return task
+    if (count.live.size + count.pending >= this.liveTasks) {
+      this.#forget(principal, count)
+      throw tooMany('live tasks', this.liveTasks)
+    }
+    count.pending++
+    let open = true
+    const settle = () => {
+      if (!open) return false
+      open = false
+      count.pending--
+      return true
+    }
+    return {
+      commit: (taskId, expiresAt) => {
+        if (settle()) count.live.set(taskId, expiresAt)
+      },
+      release: () => {
+        if (settle()) this.#forget(principal, count)
+      },
+    }
+  }
+
+  #expire(count: TaskCount): void {
+    const now = this.#now()
+    for (const [taskId, expiresAt] of count.live) if (expiresAt <= now) count.live.delete(taskId)
+  }
+
+  /** A principal with nothing counted takes no memory. */
+  #forget(principal: string, count: TaskCount): void {
+    if (count.live.size === 0 && count.pending === 0) this.#tasks.delete(principal)
   }
 }

@@ -30,10 +30,19 @@ export class Listener implements Subscription {
   /** Notifications waiting for the listen request to pick them up, with their dedupe keys. */
   readonly #inbox: Array<{ key: string | undefined; message: JsonRpcNotification }> = []
 
-  constructor(subscriptionId: RequestId, filter: SubscriptionFilter, principal: string | null) {
+  readonly #allows: (event: McpEvent) => boolean
+
+  /** `allows`: a last word on each event for this listener (the resource scopes its principal holds). */
+  constructor(
+    subscriptionId: RequestId,
+    filter: SubscriptionFilter,
+    principal: string | null,
+    allows: (event: McpEvent) => boolean = () => true,
+  ) {
     this.subscriptionId = subscriptionId
     this.topics = new Set(filterTopics(filter))
     this.principal = principal
+    this.#allows = allows
   }
 
   get pending(): number {
@@ -42,7 +51,7 @@ export class Listener implements Subscription {
 
   /** Queue `event` if this listener asked for it and may see it. */
   offer(event: McpEvent): void {
-    if (!matches(this, event)) return
+    if (!matches(this, event) || !this.#allows(event)) return
     const key = eventKey(event)
     if (key !== undefined && this.#inbox.some((entry) => entry.key === key)) return
     this.#inbox.push({ key, message: eventNotification(event, this.subscriptionId) })

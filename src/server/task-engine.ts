@@ -37,6 +37,7 @@ import type { ReplayHost } from './task-replay.ts'
 import type { TaskRecord, TaskStore } from './task-store.ts'
 import { isTerminal, runTaskCall } from './tasks.ts'
 import type { DetailedTask, PartialLogPage, PartialLogQuery, RunEnd, Task, TaskCall } from './tasks.ts'
+import { subjectOf } from './principal.ts'
 
 /** After an unfinished task expires and fails, it stays readable this long, then is deleted. */
 export const EXPIRED_RETENTION_MS = 60_000
@@ -116,7 +117,7 @@ export class TaskEngine<Env> {
       const life = Math.min(call.ttlMs ?? this.#limits.maxLifeMs, this.#limits.maxLifeMs)
       const record: TaskRecord = {
         taskId,
-        principal: call.principal?.subject ?? null,
+        principal: subjectOf(call.principal),
         status: 'working',
         createdAt: now,
         updatedAt: now,

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { answer, legacyConnect, legacyRequest, legacyRpc, legacyStream } from '../support/legacy.ts'
 import type { LegacyClient } from '../support/legacy.ts'
+import { readSse } from '../../src/client/sse.ts'
 import { rawPost, readResponse, rpc } from '../support/mcp.ts'
 import type { ContractTarget } from './protocol.ts'
 
@@ -321,6 +322,8 @@ export function legacyContract(target: () => ContractTarget): void {
             params: { requestId: 'cancel-me' },
           }),
         )
+        const untouched = await rpc(target().fetch, url(), 'tools/call', { name: 'abort_status', arguments: { key } })
+        expect(untouched.message.result.content[0].text).toBe('false')
         const cancelled = await target().fetch(
           legacyRequest(url(), client, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'cancel-me' } }),
         )
@@ -405,6 +408,52 @@ export function legacyContract(target: () => ContractTarget): void {
       )
       expect(sse).toBe(true)
       expect(notifications.filter((note) => note.method === 'notifications/progress')).toHaveLength(3)
+    })
+
+    it('refuses a batch of more than 32 messages with -32600 and HTTP 400, running none of them', async () => {
+      const client = await connect({ version: '2025-03-26' })
+      const key = freshKey()
+      const items = Array.from({ length: 33 }, (_, index) => ({
+        jsonrpc: '2.0',
+        id: index,
+        method: 'tools/call',
+        params: { name: 'count_runs', arguments: { key } },
+      }))
+      const { status, message } = await readResponse(await target().fetch(legacyRequest(url(), client, items)))
+      expect([status, message.error?.code]).toEqual([400, -32600])
+      expect(await runsOf(key)).toBe(0)
+    })
+
+    it.skipIf(!target().crossRequestContinuations)('cancels one request of a batch, not the others', async () => {
+      const client = await connect({ version: '2025-03-26' })
+      const [a, b] = [freshKey(), freshKey()]
+      const response = await target().fetch(
+        legacyRequest(url(), client, [
+          {
+            jsonrpc: '2.0',
+            id: 'a',
+            method: 'tools/call',
+            params: { name: 'wait_for_abort', arguments: { key: a }, _meta: { progressToken: 'a' } },
+          },
+          {
+            jsonrpc: '2.0',
+            id: 'b',
+            method: 'tools/call',
+            params: { name: 'wait_for_abort', arguments: { key: b }, _meta: { progressToken: 'b' } },
+          },
+        ]),
+      )
+      const events = readSse(response.body as ReadableStream<Uint8Array>)
+      for (let seen = 0; seen < 2; ) if (JSON.parse((await events.next()).value.data).method === 'notifications/progress') seen++
+      await target().fetch(
+        legacyRequest(url(), client, { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'a' } }),
+      )
+      for (;;) if (JSON.parse((await events.next()).value.data).id === 'a') break
+      const status = async (key: string) =>
+        (await rpc(target().fetch, url(), 'tools/call', { name: 'abort_status', arguments: { key } })).message.result.content[0]
+          .text
+      expect([await status(a), await status(b)]).toEqual(['true', 'false'])
+      await events.return(undefined)
     })
 
     it('refuses batches after 2025-03-26, and an empty batch, with -32600 and HTTP 400', async () => {

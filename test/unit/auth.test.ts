@@ -10,6 +10,7 @@ import type { Context } from 'hono'
 import { bearerAuth } from 'hono/bearer-auth'
 import { jwk } from 'hono/jwk'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { readSse } from '../../src/client/sse.ts'
 import * as z from 'zod'
 import { NOT_CONFIGURED_MESSAGE } from '../../src/http/auth.ts'
 import { createMcpHandler } from '../../src/http/handler.ts'
@@ -282,6 +283,49 @@ describe('scopes in the method table', () => {
     const plain = createMcpServer<object>({ name: 'p', version: '1' }).tool('a', { input: z.object({}) }, () => text('a'))
     const list = await (await createMcpHandler(plain, {})(post('http://127.0.0.1/mcp', 'tools/list'), {})).json()
     expect(list.result.cacheScope).toBe('public')
+  })
+})
+
+describe('scopes on listen streams', () => {
+  it('neither subscribes a principal to a resource it may not read, nor tells it of updates below a prefix', async () => {
+    const server = createMcpServer<object>({ name: 'scoped', version: '1.0.0', events: 'isolate' })
+      .resource('notes://all', { name: 'all' }, (uri) => ({ contents: [{ uri, text: 'all' }] }))
+      .resource('notes://secret', { name: 'secret', scopes: ['notes:admin'] }, (uri) => ({ contents: [{ uri, text: 's' }] }))
+    const app = appWith(server)
+    const listen = (scopes: string[]) =>
+      app.request(
+        post(
+          'http://127.0.0.1/mcp',
+          'subscriptions/listen',
+          { notifications: { resourceSubscriptions: ['notes://secret', 'notes:'] } },
+          {
+            'x-test-principal': JSON.stringify({ subject: 'eve', scopes }),
+          },
+        ),
+      )
+    const eve = (await listen([])).body?.getReader() as ReadableStreamDefaultReader<Uint8Array>
+    const admin = (await listen(['notes:admin'])).body?.getReader() as ReadableStreamDefaultReader<Uint8Array>
+    const events = (reader: ReadableStreamDefaultReader<Uint8Array>) =>
+      readSse(
+        new ReadableStream({
+          pull: async (c) => {
+            const { done, value } = await reader.read()
+            if (done) c.close()
+            else c.enqueue(value)
+          },
+        }),
+      )
+    const [eveEvents, adminEvents] = [events(eve), events(admin)]
+    const next = async (stream: AsyncGenerator<{ data: string }>) => JSON.parse((await stream.next()).value.data)
+    expect((await next(eveEvents)).params.notifications.resourceSubscriptions).toEqual(['notes:'])
+    expect((await next(adminEvents)).params.notifications.resourceSubscriptions).toEqual(['notes://secret', 'notes:'])
+    await server.notifyResourceUpdated('notes://secret')
+    await server.notifyResourceUpdated('notes://all')
+    // eve hears only the resource she may read; the admin hears both, in order.
+    expect((await next(eveEvents)).params.uri).toBe('notes://all')
+    expect((await next(adminEvents)).params.uri).toBe('notes://secret')
+    expect((await next(adminEvents)).params.uri).toBe('notes://all')
+    await Promise.all([eveEvents.return(undefined), adminEvents.return(undefined)])
   })
 })
 

@@ -97,16 +97,56 @@ describe('live task cap', () => {
     return { isLive, create, status, asked: () => asked }
   }
 
+  /** What the tools/call path does with a slot: reserve, create, commit; release in any case. */
+  async function createWith(limits: Limits, subject: string, tasks: ReturnType<typeof memoryTasks>, expiresAt = Infinity) {
+    const slot = await limits.reserveTask(subject, tasks.isLive)
+    try {
+      const task = await tasks.create()
+      slot.commit(task.taskId, expiresAt)
+      return task
+    } finally {
+      slot.release()
+    }
+  }
+
   it('creates up to the cap, asks about counted tasks only at the cap, and frees finished ones', async () => {
     const limits = new Limits({ liveTasks: 2 })
     const tasks = memoryTasks()
-    await limits.createTask('ada', tasks.create, tasks.isLive)
-    await limits.createTask('ada', tasks.create, tasks.isLive)
+    await createWith(limits, 'ada', tasks)
+    await createWith(limits, 'ada', tasks)
     expect(tasks.asked()).toBe(0)
-    await expect(limits.createTask('ada', tasks.create, tasks.isLive)).rejects.toMatchObject({ status: 429, code: -32600 })
+    await expect(createWith(limits, 'ada', tasks)).rejects.toMatchObject({ status: 429, code: -32600 })
     expect(tasks.status.size).toBe(2) // nothing was created
-    await limits.createTask('grace', tasks.create, tasks.isLive) // another principal has its own slots
+    await createWith(limits, 'grace', tasks) // another principal has its own slots
     tasks.status.set('t0', 'completed')
-    await expect(limits.createTask('ada', tasks.create, tasks.isLive)).resolves.toEqual({ taskId: 't3' })
+    await expect(createWith(limits, 'ada', tasks)).resolves.toEqual({ taskId: 't3' })
+  })
+
+  it('holds the cap against concurrent calls: the check and the reservation are one step', async () => {
+    const limits = new Limits({ liveTasks: 2 })
+    const tasks = memoryTasks()
+    const slow = { ...tasks, create: () => new Promise<{ taskId: string }>((done) => setTimeout(() => done(tasks.create()), 5)) }
+    const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => createWith(limits, 'ada', slow)))
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(2)
+    expect(tasks.status.size).toBe(2)
+  })
+
+  it('frees the slot of a creation that failed or was refused, and forgets expired tasks without asking', async () => {
+    let now = 1000
+    const limits = new Limits({ liveTasks: 1 }, () => now)
+    const tasks = memoryTasks()
+    const failing = { ...tasks, create: async (): Promise<{ taskId: string }> => Promise.reject(new Error('store down')) }
+    await expect(createWith(limits, 'ada', failing)).rejects.toThrow('store down')
+    await createWith(limits, 'ada', tasks, 2000)
+    now = 2000 // past the counted task's expiry: it no longer counts, and nobody is asked
+    await createWith(limits, 'ada', tasks, 3000)
+    expect(tasks.asked()).toBe(0)
+  })
+
+  it('refuses a cap that is not a positive integer, naming it', () => {
+    for (const liveTasks of [Number.NaN, 0, -1, 1.5]) {
+      expect(() => new Limits({ liveTasks })).toThrow(/limits.liveTasks must be a positive integer/)
+    }
+    expect(() => new Limits({ listenStreams: Number('1OO') })).toThrow(/limits.listenStreams/)
   })
 })

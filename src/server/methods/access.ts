@@ -27,6 +27,19 @@ export function requireScopes(principal: Principal | undefined, needed: readonly
   throw new McpError('insufficientScope', `Forbidden: ${what} needs scope ${needed.join(' ')}`, { requiredScopes: needed })
 }
 
+/** The scopes reading `uri` takes: its fixed resource's, else the first matching template's. */
+export function readScopes(server: McpServer<unknown>, uri: string): readonly string[] {
+  const fixed = server.resources.get(uri)
+  if (fixed) return fixed.scopes
+  for (const entry of server.templates.values()) if (entry.template.match(uri)) return entry.scopes
+  return []
+}
+
+/** Whether `principal` may read `uri`, so hear of its updates too. */
+export function mayRead(server: McpServer<unknown>, principal: Principal | undefined, uri: string): boolean {
+  return missingScopes(principal, readScopes(server, uri)).length === 0
+}
+
 type Listed = 'tools' | 'resources' | 'templates' | 'prompts'
 
 /** The definitions of one registry this principal may use, and the cache hint of its list. */

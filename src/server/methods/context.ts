@@ -11,6 +11,7 @@ import { InputRequired, InputRound, readInputResponses } from '../input-round.ts
 import { digestArguments } from '../request-state.ts'
 import type { OpenedState, StateBinding } from '../request-state.ts'
 import { RequestScope } from '../scope.ts'
+import { subjectOf } from '../principal.ts'
 
 /**
  * A handler context for a call. Without `input` it is for methods that never ask for input
@@ -64,7 +65,7 @@ export async function runWithInput(
       method: request.method,
       target: target.target,
       argsDigest: digest,
-      principal: options.principal?.subject ?? null,
+      principal: subjectOf(options.principal),
       // Two servers sharing keys cannot swap states; the version is left out so a deploy keeps them.
       server: `${call.server.info.name} ${options.endpoint ?? ''}`,
     }

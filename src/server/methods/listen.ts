@@ -25,8 +25,10 @@ import { filterTopics, tag } from '../events.ts'
 import type { McpEvent } from '../events.ts'
 import { Listener } from '../listen-hub.ts'
 import { Relay } from '../listen-relay.ts'
+import { mayRead } from './access.ts'
 import { isTerminal } from '../tasks.ts'
 import type { TaskBackend, TaskStatus, TaskWatch } from '../tasks.ts'
+import { subjectOf } from '../principal.ts'
 
 /** One listen stream watches at most this many tasks. */
 export const MAX_WATCHED_TASKS = 100
@@ -67,8 +69,10 @@ function honour(call: Call, filter: SubscriptionFilter): SubscriptionFilter {
   for (const list of ['tools', 'prompts', 'resources'] as const) {
     if (filter[`${list}ListChanged`] === true && server.offers(list, options)) out[`${list}ListChanged`] = true
   }
-  if (filter.resourceSubscriptions && server.offers('resources', options))
-    out.resourceSubscriptions = filter.resourceSubscriptions
+  if (filter.resourceSubscriptions && server.offers('resources', options)) {
+    // A resource the principal may not read is not subscribed either (its scopes, as resources/read).
+    out.resourceSubscriptions = filter.resourceSubscriptions.filter((uri) => mayRead(server, options.principal, uri))
+  }
   return out
 }
 
@@ -107,7 +111,7 @@ async function watchThroughHub(
   send: (message: JsonRpcNotification) => void,
 ): Promise<TaskWatch> {
   const taskIds = [...new Set((call.params.notifications as SubscriptionFilter).taskIds ?? [])]
-  const principal = call.options.principal?.subject ?? null
+  const principal = subjectOf(call.options.principal)
   const found = await Promise.all(taskIds.map((taskId) => tasks.get(taskId, principal)))
   const owned: string[] = []
   const open: string[] = []
@@ -133,12 +137,14 @@ export const listen: MethodEntry = {
     }
     const honoured = honour(call, filter)
     const hub = typeof server.events === 'object' ? server.events : undefined
-    const principal = options.principal?.subject ?? null
+    const principal = subjectOf(options.principal)
     const watched = filter.taskIds !== undefined && options.tasks ? filter.taskIds : undefined
     // Partial results: asked for in the filter, and declared by the listener itself (SEP-2998 §1).
     const partials = filter[TASK_PARTIALS_FILTER] === true && supports(meta.clientCapabilities, 'partialResults')
     const statusesViaHub = hub !== undefined && watched !== undefined && !partials
-    const listener = new Listener(request.id, statusesViaHub ? { ...honoured, taskIds: watched } : honoured, principal)
+    // Updates below a subscribed prefix are checked one by one: only resources this principal may read.
+    const allows = (event: McpEvent) => event.type !== 'resourceUpdated' || mayRead(server, options.principal, event.uri)
+    const listener = new Listener(request.id, statusesViaHub ? { ...honoured, taskIds: watched } : honoured, principal, allows)
     // Per-principal cap on open listen streams in this isolate: 429 at the cap.
     const release = server.limits.openListen(principal)
     const stop = new AbortController()

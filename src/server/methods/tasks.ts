@@ -10,6 +10,7 @@ import { isObject } from '../../protocol/jsonrpc.ts'
 import type { Call, MethodEntry } from '../dispatch.ts'
 import { readInputResponses } from '../input-round.ts'
 import type { PartialLogQuery, TaskBackend } from '../tasks.ts'
+import { subjectOf } from '../principal.ts'
 
 const DEFAULT_LOG_LIMIT = 100
 const MAX_LOG_LIMIT = 1000
@@ -37,7 +38,7 @@ function logQuery(call: Call): PartialLogQuery | undefined {
 }
 
 function backendOf(call: Call): { backend: TaskBackend; principal: string | null } {
-  return { backend: call.options.tasks as TaskBackend, principal: call.options.principal?.subject ?? null }
+  return { backend: call.options.tasks as TaskBackend, principal: subjectOf(call.options.principal) }
 }
 
 const REQUIRES = `extensions.${TASKS_EXTENSION}` as const

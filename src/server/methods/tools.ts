@@ -17,7 +17,9 @@ import { asArguments } from '../schema.ts'
 import { streamPartials } from '../scope.ts'
 import type { RequestScope } from '../scope.ts'
 import { createTask, isTerminal } from '../tasks.ts'
-import type { TaskBackend } from '../tasks.ts'
+import type { Task, TaskBackend } from '../tasks.ts'
+import type { TaskSlot } from '../limits.ts'
+import { subjectOf } from '../principal.ts'
 import { finishResult, parseArguments, toolError } from '../tool-result.ts'
 import { requireScopes, visible } from './access.ts'
 import { runWithInput } from './context.ts'
@@ -81,22 +83,32 @@ export const toolsCall: MethodEntry = {
     const missing = tool.requires.filter((path) => !supports(call.meta.clientCapabilities, path))
     if (missing.length > 0) throw missingCapabilities(missing, `Tool "${name}"`)
     const asTask = wantsTask(tool, call)
-    return runWithInput(call, { target: name, args, singleUse: tool.singleUseState }, async (scope) => {
-      const parsed = parseArguments(tool, args)
-      if (!parsed.ok) return parsed.result
-      if (tool.prepare) scope.prepared = await tool.prepare(parsed.value as never, scope)
-      if (asTask) {
-        // Per-principal cap on live tasks in this isolate (429 at the cap, nothing created).
-        const subject = call.options.principal?.subject ?? null
-        const backend = call.options.tasks as TaskBackend
-        const create = () => createTask(call, tool, parsed.value, scope.prepared) as Promise<{ taskId: string }>
-        const isLive = async (taskId: string) => {
-          const found = await backend.get(taskId, subject)
-          return found !== undefined && !isTerminal(found.task.status)
+    // Per-principal cap on live tasks in this isolate: the slot is reserved before anything is
+    // redeemed or created, so a 429 spends no single-use confirmation.
+    const slot = asTask ? await reserveTaskSlot(call) : undefined
+    try {
+      return await runWithInput(call, { target: name, args, singleUse: tool.singleUseState }, async (scope) => {
+        const parsed = parseArguments(tool, args)
+        if (!parsed.ok) return parsed.result
+        if (tool.prepare) scope.prepared = await tool.prepare(parsed.value as never, scope)
+        if (slot) {
+          const task = (await createTask(call, tool, parsed.value, scope.prepared)) as Task
+          slot.commit(task.taskId, Date.parse(task.createdAt) + (task.ttlMs ?? server.taskLimits.maxLifeMs))
+          return task
         }
-        return server.limits.createTask(subject, create, isLive)
-      }
-      return invoke(tool, parsed.value, scope, call)
-    })
+        return invoke(tool, parsed.value, scope, call)
+      })
+    } finally {
+      slot?.release()
+    }
   },
+}
+
+function reserveTaskSlot(call: Call): Promise<TaskSlot> {
+  const subject = subjectOf(call.options.principal)
+  const backend = call.options.tasks as TaskBackend
+  return call.server.limits.reserveTask(subject, async (taskId) => {
+    const found = await backend.get(taskId, subject)
+    return found !== undefined && !isTerminal(found.task.status)
+  })
 }
