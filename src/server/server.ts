@@ -182,7 +182,10 @@ export class McpServer<Env = unknown> {
   taskChanged(taskId: string, principal: string | null, params: Record<string, unknown>): void {
     if (this.events === undefined || this.events === 'isolate') return
     const audience = principal === null ? undefined : [principal]
-    this.events.publish({ type: 'task', taskId, params, audience }).catch((error: unknown) => {
+    // The result stays out (it may be megabytes; a hub message is at most 1 MiB): a listener
+    // reads a completed task back whole (listen-tasks.ts).
+    const { result: _result, ...status } = params
+    this.events.publish({ type: 'task', taskId, params: status, audience }).catch((error: unknown) => {
       console.error('[mcp-edge] task event lost:', error)
     })
   }

@@ -25,9 +25,8 @@ import { filterTopics, tag } from '../events.ts'
 import type { McpEvent } from '../events.ts'
 import { Listener } from '../listen-hub.ts'
 import { Relay } from '../listen-relay.ts'
+import { HubTasks } from '../listen-tasks.ts'
 import { mayRead } from './access.ts'
-import { isTerminal } from '../tasks.ts'
-import type { TaskBackend, TaskStatus, TaskWatch } from '../tasks.ts'
 import { subjectOf } from '../principal.ts'
 
 /** One listen stream watches at most this many tasks. */
@@ -76,54 +75,6 @@ function honour(call: Call, filter: SubscriptionFilter): SubscriptionFilter {
   return out
 }
 
-/** Which of a listener's tasks the hub has reported terminal, so the stream can end after the last. */
-class TaskEnds {
-  readonly #terminal = new Set<string>()
-  #open: Set<string> | undefined
-  #done: (() => void) | undefined
-
-  /** A hub event went by. */
-  see(event: McpEvent): void {
-    if (event.type !== 'task' || !isTerminal(event.params.status as TaskStatus)) return
-    this.#terminal.add(event.taskId)
-    this.#open?.delete(event.taskId)
-    if (this.#open?.size === 0) this.#done?.()
-  }
-
-  /** Resolves once every task of `open` is terminal. */
-  track(open: string[]): Promise<void> {
-    this.#open = new Set(open.filter((taskId) => !this.#terminal.has(taskId)))
-    if (this.#open.size === 0) return Promise.resolve()
-    return new Promise((resolve) => {
-      this.#done = resolve
-    })
-  }
-}
-
-/**
- * Statuses through the hub: the owned tasks' current state goes out first (as a task's own stream
- * would send it), the rest arrives from the hub, and the watch ends when every owned task is terminal.
- */
-async function watchThroughHub(
-  call: Call,
-  tasks: TaskBackend,
-  ends: TaskEnds,
-  send: (message: JsonRpcNotification) => void,
-): Promise<TaskWatch> {
-  const taskIds = [...new Set((call.params.notifications as SubscriptionFilter).taskIds ?? [])]
-  const principal = subjectOf(call.options.principal)
-  const found = await Promise.all(taskIds.map((taskId) => tasks.get(taskId, principal)))
-  const owned: string[] = []
-  const open: string[] = []
-  found.forEach((entry, index) => {
-    if (!entry) return
-    owned.push(taskIds[index] as string)
-    if (!isTerminal(entry.task.status)) open.push(taskIds[index] as string)
-    send(notification(NOTIFICATION.tasks, { ...entry.task, _meta: tag(call.request.id) }))
-  })
-  return { taskIds: owned, ended: ends.track(open) }
-}
-
 export const listen: MethodEntry = {
   era: 'modern',
   inputRequired: false,
@@ -159,16 +110,14 @@ export const listen: MethodEntry = {
       // The hub path opens first: whatever reaches the hub from now on is not missed. Without a
       // hub, a listener with something to hear looks at this isolate's inbox on a timer.
       const relay = new Relay(listener, outbox, !hub && listener.topics.size > 0)
-      const ends = new TaskEnds()
-      const deliver = (event: McpEvent) => {
-        relay.deliver(event)
-        ends.see(event)
-      }
+      const hubTasks =
+        statusesViaHub && options.tasks ? new HubTasks(options.tasks, principal, (event) => relay.deliver(event)) : undefined
+      const deliver = (event: McpEvent) => (event.type === 'task' && hubTasks ? hubTasks.see(event) : relay.deliver(event))
       const hubPath = hub && listener.topics.size > 0 ? await hub.listen(listener, deliver, stop.signal) : undefined
       let tasksEnded: Promise<void> | undefined
       if (watched && options.tasks) {
-        const watch = statusesViaHub
-          ? await watchThroughHub(call, options.tasks, ends, send)
+        const watch = hubTasks
+          ? await hubTasks.start(watched, request.id, send)
           : await options.tasks.watch(watched, principal, { partials, signal: stop.signal }, tagged)
         honoured.taskIds = watch.taskIds
         if (partials) honoured[TASK_PARTIALS_FILTER] = true

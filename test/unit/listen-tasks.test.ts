@@ -1,0 +1,74 @@
+/**
+ * Task statuses through the event hub, as a listen stream sees them (src/server/listen-tasks.ts):
+ * the current state first, then only newer changes (an event that raced the read never shows an
+ * older status after a newer one), a completed result read back whole (hub events carry none),
+ * and the end once every task is terminal. The task backend is a map here; the hub is the test.
+ */
+import { describe, expect, it } from 'vitest'
+import type { McpEvent } from '../../src/server/events.ts'
+import { HubTasks } from '../../src/server/listen-tasks.ts'
+import { createMcpServer } from '../../src/server/server.ts'
+import type { DetailedTask, TaskBackend } from '../../src/server/tasks.ts'
+
+function backend(tasks: Record<string, DetailedTask>): TaskBackend {
+  return {
+    get: async (taskId, principal) => (principal === 'ada' && tasks[taskId] ? { task: tasks[taskId] } : undefined),
+  } as TaskBackend
+}
+
+const task = (taskId: string, status: DetailedTask['status'], at: string, extra: Partial<DetailedTask> = {}): DetailedTask => ({
+  taskId,
+  status,
+  createdAt: '2026-11-30T00:00:00.000Z',
+  lastUpdatedAt: at,
+  ttlMs: null,
+  ...extra,
+})
+const event = (params: DetailedTask): McpEvent => ({ type: 'task', taskId: params.taskId, params: { ...params } })
+
+describe('task statuses through the hub', () => {
+  it('sends the current state first, drops events older than it, reads a completed result back, and ends', async () => {
+    const stored = { t1: task('t1', 'working', '2026-11-30T00:00:02.000Z') }
+    const forwarded: McpEvent[] = []
+    const sent: unknown[] = []
+    const hub = new HubTasks(backend(stored), 'ada', (forward) => forwarded.push(forward))
+    // Raced the read: an older status (already superseded) and a newer one.
+    hub.see(event(task('t1', 'input_required', '2026-11-30T00:00:01.000Z')) as never)
+    const watch = await hub.start(['t1', 'foreign'], 'sub-1', (message) => sent.push(message))
+    expect(watch.taskIds).toEqual(['t1'])
+    expect(sent).toMatchObject([{ method: 'notifications/tasks', params: { taskId: 't1', status: 'working' } }])
+    expect(forwarded).toEqual([])
+    let ended = false
+    void watch.ended.then(() => {
+      ended = true
+    })
+    stored.t1 = task('t1', 'completed', '2026-11-30T00:00:03.000Z', { result: { content: [{ type: 'text', text: 'big' }] } })
+    const { result: _left, ...status } = stored.t1
+    hub.see(event(status as DetailedTask) as never)
+    await watch.ended
+    expect(ended).toBe(true)
+    expect(forwarded).toHaveLength(1)
+    expect(forwarded[0]).toMatchObject({ params: { status: 'completed', result: { content: [{ text: 'big' }] } } })
+    // A late duplicate of the terminal status changes nothing.
+    hub.see(event(status as DetailedTask) as never)
+    await Promise.resolve()
+    expect(forwarded).toHaveLength(1)
+  })
+
+  it('ends at once when every watched task is already terminal', async () => {
+    const hub = new HubTasks(backend({ t: task('t', 'failed', '2026-11-30T00:00:01.000Z') }), 'ada', () => {})
+    const watch = await hub.start(['t'], 1, () => {})
+    await expect(watch.ended).resolves.toBeUndefined()
+  })
+
+  it('publishes status changes to the hub without the result', async () => {
+    const published: McpEvent[] = []
+    const server = createMcpServer({
+      name: 'u',
+      version: '1',
+      events: { publish: async (given) => void published.push(given), listen: async () => ({ closed: new Promise(() => {}) }) },
+    })
+    server.taskChanged('t', 'ada', { taskId: 't', status: 'completed', result: { content: [] } })
+    expect(published).toEqual([{ type: 'task', taskId: 't', params: { taskId: 't', status: 'completed' }, audience: ['ada'] }])
+  })
+})
