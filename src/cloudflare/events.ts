@@ -58,13 +58,26 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
   const namespace = bindings[options.binding] as DurableObjectNamespace
   const hub = (shard: number) => namespace.get(namespace.idFromName(`events/${shard}`))
 
-  async function connect(shard: number, topics: string[], principal: string | null): Promise<WebSocket> {
+  /**
+   * Open one shard's socket for a listener. Its handlers are attached before `accept()`, so a
+   * message or a close that arrives while other shards are still connecting is not lost.
+   */
+  async function connect(
+    shard: number,
+    topics: string[],
+    principal: string | null,
+    onMessage: (data: string) => void,
+    onClose: () => void,
+  ): Promise<WebSocket> {
     const subscription = encodeURIComponent(JSON.stringify({ topics, principal }))
     const response = await hub(shard).fetch('http://hub', {
       headers: { upgrade: 'websocket', [SUBSCRIPTION_HEADER]: subscription },
     })
     const socket = response.webSocket
     if (!socket) throw new Error(`Event hub refused a listener: ${response.status}`)
+    socket.addEventListener('message', (message) => onMessage(message.data as string))
+    // An error is followed by a close (WHATWG WebSockets).
+    socket.addEventListener('close', onClose)
     socket.accept()
     return socket
   }
@@ -79,22 +92,22 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
     async listen(subscription: Subscription, deliver: (event: McpEvent) => void, signal: AbortSignal) {
       // If one shard refuses, the listen request fails, and its end closes the sockets it opened.
       const groups = [...byShard(subscription.topics, shards)]
-      const sockets = await Promise.all(groups.map(([shard, topics]) => connect(shard, topics, subscription.principal)))
       const recent: string[] = []
-      const closed = new Promise<void>((resolve) => {
-        for (const socket of sockets) {
-          socket.addEventListener('message', (message) => {
-            const { id, event } = JSON.parse(message.data as string) as { id?: string; event: McpEvent }
-            if (id !== undefined) {
-              if (recent.includes(id)) return
-              if (recent.push(id) > RECENT_IDS) recent.shift()
-            }
-            deliver(event)
-          })
-          // An error is followed by a close (WHATWG WebSockets).
-          socket.addEventListener('close', () => resolve())
+      const onMessage = (data: string) => {
+        const { id, event } = JSON.parse(data) as { id?: string; event: McpEvent }
+        if (id !== undefined) {
+          if (recent.includes(id)) return
+          if (recent.push(id) > RECENT_IDS) recent.shift()
         }
+        deliver(event)
+      }
+      let onClose: () => void = () => {}
+      const closed = new Promise<void>((resolve) => {
+        onClose = resolve
       })
+      const sockets = await Promise.all(
+        groups.map(([shard, topics]) => connect(shard, topics, subscription.principal, onMessage, onClose)),
+      )
       // Closing a closed socket is ignored (compatibility date 2026-04-07 and later).
       const close = () => {
         for (const socket of sockets) socket.close(1000)

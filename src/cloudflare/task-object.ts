@@ -11,6 +11,7 @@
  * up by the next alarm (or by the next request to the object) and runs again over what is stored.
  */
 import { DurableObject } from 'cloudflare:workers'
+import { NOTIFICATION } from '../protocol/constants.ts'
 import type { McpServer } from '../server/server.ts'
 import { TaskEngine } from '../server/task-engine.ts'
 import type { CreateOutcome } from '../server/task-engine.ts'
@@ -18,6 +19,8 @@ import type { DetailedTask, PartialLogPage, PartialLogQuery, TaskCall } from '..
 import { SqliteTaskStore } from './sqlite-task-store.ts'
 
 const encoder = new TextEncoder()
+/** What one watch stream holds for a slow reader before it drops partial results. */
+export const WATCH_BUFFER_BYTES = 1024 * 1024
 
 /** The RPC surface of a task object, as the Worker's task backend calls it. */
 export interface TaskObjectRpc {
@@ -62,13 +65,21 @@ export function createTaskObjectClass<Env>(server: McpServer<Env>) {
     }
 
     async watch(principal: string | null, partials: boolean): Promise<ReadableStream<Uint8Array> | null> {
-      const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>()
+      const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>(
+        undefined,
+        new ByteLengthQueuingStrategy({ highWaterMark: WATCH_BUFFER_BYTES }),
+      )
       const writer = writable.getWriter()
       let stop: (() => void) | undefined
       const closed = () => stop?.()
       const found = await this.#engine.watch(principal, {
         partials,
-        send: (message) => void writer.write(encoder.encode(`${JSON.stringify(message)}\n`)).catch(closed),
+        send: (message) => {
+          // A slow reader gets no more partial results once its budget is full (their delivery is
+          // best-effort, SEP-2998); status changes always go, and they are few.
+          if (message.method === NOTIFICATION.partialResult && (writer.desiredSize ?? 0) <= 0) return
+          void writer.write(encoder.encode(`${JSON.stringify(message)}\n`)).catch(closed)
+        },
         end: () => void writer.close().catch(() => {}),
       })
       if (!found) {

@@ -11,7 +11,7 @@
  * (406) → authentication (401) → content type (415) → size (413) → JSON (-32700) → the lane.
  */
 import { HEADER, META, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
-import { isMcpError, McpError } from '../protocol/errors.ts'
+import { isMcpError, McpError, unsupportedVersion } from '../protocol/errors.ts'
 import { isObject, readableId } from '../protocol/jsonrpc.ts'
 import type { RequestId } from '../protocol/jsonrpc.ts'
 import type { McpServices } from '../server/dispatch.ts'
@@ -64,11 +64,9 @@ function isModern(body: unknown, headers: Headers): boolean {
 function refuseLegacy(body: unknown, headers: Headers): McpError {
   const params = isObject(body) && isObject(body.params) ? body.params : {}
   const requested = String(params.protocolVersion ?? headers.get(HEADER.protocolVersion) ?? '2025-03-26')
-  return new McpError(
-    'unsupportedVersion',
-    `Unsupported protocol version: ${requested}. This server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')} only (no initialize handshake; send _meta["${META.protocolVersion}"] on every request)`,
-    { supported: SUPPORTED_PROTOCOL_VERSIONS, requested },
-  )
+  const served = SUPPORTED_PROTOCOL_VERSIONS.join(', ')
+  const message = `Unsupported protocol version: ${requested}. This server speaks ${served} only (no initialize handshake; send _meta["${META.protocolVersion}"] on every request)`
+  return unsupportedVersion(requested, SUPPORTED_PROTOCOL_VERSIONS, message)
 }
 
 /**

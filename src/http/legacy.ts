@@ -20,7 +20,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '../protocol/constants.ts'
 import type { LegacyVersion, LogLevel } from '../protocol/constants.ts'
-import { isMcpError, McpError } from '../protocol/errors.ts'
+import { isMcpError, McpError, unsupportedVersion } from '../protocol/errors.ts'
 import { classifyMessage, errorResponse, isObject, readableId } from '../protocol/jsonrpc.ts'
 import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import { isLegacyVersion, negotiateLegacyVersion } from '../protocol/legacy.ts'
@@ -55,6 +55,8 @@ export const DEFAULT_MAX_BATCH_ITEMS = 32
 
 /** The revision a request without a version header and session speaks (2025-06-18 transport). */
 const HEADERLESS_VERSION: LegacyVersion = '2025-03-26'
+/** Every revision this endpoint speaks, for the -32022 of an unknown version header. */
+const SERVED = [...SUPPORTED_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS]
 
 /** Who sent a message, in which revision, with what capabilities. */
 interface Client {
@@ -62,13 +64,6 @@ interface Client {
   capabilities: ClientCapabilities
   info: Implementation | undefined
   session: LegacySession | undefined
-}
-
-function unsupported(requested: string): McpError {
-  return new McpError('unsupportedVersion', `Unsupported protocol version: ${requested}`, {
-    supported: [...SUPPORTED_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS],
-    requested,
-  })
 }
 
 function params(message: { params?: unknown }): Record<string, unknown> {
@@ -105,7 +100,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
   async function client(lane: Lane<Env>): Promise<Client> {
     const headers = lane.request.headers
     const header = headers.get(HEADER.protocolVersion)
-    if (header !== null && !isLegacyVersion(header)) throw unsupported(header)
+    if (header !== null && !isLegacyVersion(header)) throw unsupportedVersion(header, SERVED)
     const token = headers.get(HEADER.sessionId)
     if (token === null) return { version: header ?? HEADERLESS_VERSION, capabilities: {}, info: undefined, session: undefined }
     const session = await sessionsFor(lane.services.requestState)?.open(token, serverOf(lane), principalOf(lane))

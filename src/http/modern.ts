@@ -3,11 +3,11 @@
  * `_meta`; the standard and `Mcp-Param-*` headers must mirror the body (-32020) before the server
  * sees it. Nothing here remembers anything between requests.
  */
-import { METHOD } from '../protocol/constants.ts'
+import { METHOD, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import { unsupportedVersion } from '../protocol/errors.ts'
 import { classifyMessage } from '../protocol/jsonrpc.ts'
 import { isLegacyVersion } from '../protocol/legacy.ts'
 import { readRequestMeta } from '../protocol/meta.ts'
-import { unsupportedVersion } from '../server/server.ts'
 import type { McpServer } from '../server/server.ts'
 import { validateParamHeaders, validateStandardHeaders } from './headers.ts'
 import { handleOptions } from './lane.ts'
@@ -23,7 +23,7 @@ export async function serveModern<Env>(server: McpServer<Env>, lane: Lane<Env>, 
   const headers = lane.request.headers
   validateStandardHeaders(headers, message, meta)
   // A 2025 revision is spoken through initialize, not per request with _meta: unsupported here.
-  if (isLegacyVersion(meta.protocolVersion)) throw unsupportedVersion(meta.protocolVersion)
+  if (isLegacyVersion(meta.protocolVersion)) throw unsupportedVersion(meta.protocolVersion, SUPPORTED_PROTOCOL_VERSIONS)
   const params = message.params as Record<string, unknown>
   if (message.method === METHOD.toolsCall && typeof params.name === 'string') {
     validateParamHeaders(headers, server.headerParams(params.name), params.arguments)

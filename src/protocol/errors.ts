@@ -85,6 +85,16 @@ export class McpError extends Error {
   }
 }
 
+/**
+ * -32022 with `data: { supported, requested }` (basic/versioning), the one builder of it.
+ *
+ * @example
+ * throw unsupportedVersion('1999-01-01', ['2026-07-28'])
+ */
+export function unsupportedVersion(requested: string, supported: readonly string[], message?: string): McpError {
+  return new McpError('unsupportedVersion', message ?? `Unsupported protocol version: ${requested}`, { supported, requested })
+}
+
 export function isMcpError(value: unknown): value is McpError {
   return value instanceof McpError
 }

@@ -10,7 +10,7 @@
  */
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import type { LegacyVersion } from '../protocol/constants.ts'
-import { ERROR_KINDS, isMcpError, McpError } from '../protocol/errors.ts'
+import { ERROR_KINDS, isMcpError, McpError, unsupportedVersion } from '../protocol/errors.ts'
 import { errorResponse, resultResponse } from '../protocol/jsonrpc.ts'
 import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import { isLegacyVersion, legacyError, legacyStatus, shapeLegacyResult } from '../protocol/legacy.ts'
@@ -223,7 +223,8 @@ export class McpServer<Env = unknown> {
   async handle(request: JsonRpcRequest, meta: RequestMeta, options: HandleOptions<Env>): Promise<Handled> {
     const legacy = isLegacyVersion(meta.protocolVersion)
     try {
-      if (!legacy && !SUPPORTED_PROTOCOL_VERSIONS.includes(meta.protocolVersion)) throw unsupportedVersion(meta.protocolVersion)
+      if (!legacy && !SUPPORTED_PROTOCOL_VERSIONS.includes(meta.protocolVersion))
+        throw unsupportedVersion(meta.protocolVersion, SUPPORTED_PROTOCOL_VERSIONS)
       const entry = this.#methods.get(request.method)
       const era = legacy ? 'legacy' : 'modern'
       if (!entry || (entry.era !== undefined && entry.era !== era) || !this.#offered(entry, options)) {
@@ -288,14 +289,6 @@ export class McpServer<Env = unknown> {
         return true
     }
   }
-}
-
-/** -32022 for a stateless request naming a revision this server does not speak statelessly. */
-export function unsupportedVersion(requested: string): McpError {
-  return new McpError('unsupportedVersion', `Unsupported protocol version: ${requested}`, {
-    supported: SUPPORTED_PROTOCOL_VERSIONS,
-    requested,
-  })
 }
 
 /**

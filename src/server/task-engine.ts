@@ -379,8 +379,10 @@ export class TaskEngine<Env> {
       }
       problem = `The task's result takes ${byteLength(json)} bytes; a task stores at most ${this.#limits.maxResultBytes}`
     } catch (error) {
-      // Not JSON, or the store refused it; nothing changed (storage first), so say why instead.
-      problem = `The task's result could not be stored: ${(error as Error).message}`
+      // Not JSON, or the store refused it; nothing changed (storage first), so say so instead. The
+      // runtime's own message stays in the logs (STYLE: errors never leak internals).
+      console.error(`[mcp-edge] task ${this.#record?.taskId ?? ''} result not stored:`, error)
+      problem = "The task's result could not be stored"
     }
     this.#fail(problem)
   }

@@ -425,7 +425,7 @@ describe('TaskEngine: storage within limits', () => {
     await tasks.alarm()
     expect((await tasks.get('alice'))?.task).toMatchObject({
       status: 'failed',
-      statusMessage: "The task's result could not be stored: string or blob too big: SQLITE_TOOBIG",
+      statusMessage: "The task's result could not be stored",
     })
     expect(store.parsed?.status).toBe('failed')
   })
