@@ -20,7 +20,7 @@ import type {
 } from '../protocol/types.ts'
 import type { InputResponses, InputSpecs } from './input.ts'
 import type { OutboxStats, PartialChunk } from './outbox.ts'
-import type { Infer, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
+import type { Infer, JsonSchemaConverter, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
 import type { TaskLimits } from './task-limits.ts'
 
 /** Who is calling, as established by the `authenticate` option. */
@@ -224,6 +224,12 @@ export interface ServerOptions extends ServerInfo {
   taskLimits?: Partial<TaskLimits>
   /** Per-principal caps in one isolate: listen streams (default 1,000) and live tasks (default 100). */
   limits?: LimitOptions
+  /**
+   * Builds the JSON Schema of tool inputs, outputs and prompt arguments. The built-in converter
+   * covers the zod types tools use (README "API"); plug zod's full generator for the rest:
+   * `(schema, io) => z.toJSONSchema(schema, { target: 'draft-2020-12', io })`.
+   */
+  jsonSchema?: JsonSchemaConverter
 }
 
 export type { ClientCapabilities, ContentBlock }
