@@ -5,7 +5,7 @@
  */
 import type { Prompt, PromptArgument, Resource, ResourceTemplate, Tool } from '../protocol/types.ts'
 import { findHeaderParams, toJsonSchema } from './schema.ts'
-import type { HeaderParam, JsonSchema, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
+import type { HeaderParam, JsonSchema, JsonSchemaConverter, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
 import type {
   CacheHint,
   Completer,
@@ -86,18 +86,21 @@ export function buildToolEntry<Env>(
   name: string,
   options: ToolOptions<ObjectSchema | JsonSchemaInput, Schema | undefined, unknown, Env>,
   handler: ToolEntry<Env>['handler'],
+  convert?: JsonSchemaConverter,
 ): ToolEntry<Env> {
   if (!TOOL_NAME.test(name)) {
     throw new Error(`Tool name "${name}" must be 1–128 characters from A-Z a-z 0-9 _ . - (server/tools "Tool names")`)
   }
   const raw = isJsonSchemaInput(options.input)
-  const inputSchema = raw ? (options.input as JsonSchemaInput).jsonSchema : toJsonSchema(options.input as ObjectSchema, 'input')
+  const inputSchema = raw
+    ? (options.input as JsonSchemaInput).jsonSchema
+    : toJsonSchema(options.input as ObjectSchema, 'input', convert)
   if (inputSchema.type !== 'object') throw new Error(`Tool "${name}": the input schema must have type "object"`)
   const streaming = options.streaming !== undefined && options.streaming !== false
   const definition: Tool = { name, inputSchema: inputSchema as Tool['inputSchema'] }
   if (options.title !== undefined) definition.title = options.title
   if (options.description !== undefined) definition.description = options.description
-  if (options.output !== undefined) definition.outputSchema = toJsonSchema(options.output, 'output')
+  if (options.output !== undefined) definition.outputSchema = toJsonSchema(options.output, 'output', convert)
   const annotations = streaming ? { ...options.annotations, streamingHint: true } : options.annotations
   if (annotations !== undefined) definition.annotations = annotations
   if (options.icons !== undefined) definition.icons = options.icons
@@ -154,6 +157,7 @@ export function buildPromptEntry<Env>(
   name: string,
   options: PromptOptions<ObjectSchema | undefined>,
   handler: PromptEntry<Env>['handler'],
+  convert?: JsonSchemaConverter,
 ): PromptEntry<Env> {
   const definition: Prompt = { name }
   if (options.title !== undefined) definition.title = options.title
@@ -162,7 +166,7 @@ export function buildPromptEntry<Env>(
   if (options._meta !== undefined) definition._meta = options._meta
   let required: string[] = []
   if (options.args !== undefined) {
-    const schema = toJsonSchema(options.args, 'input')
+    const schema = toJsonSchema(options.args, 'input', convert)
     required = (schema.required as string[] | undefined) ?? []
     definition.arguments = Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>).map(([key, property]) => {
       const argument: PromptArgument = { name: key }

@@ -7,6 +7,7 @@
 import * as z from 'zod/mini'
 import { McpError } from '../protocol/errors.ts'
 import { isObject } from '../protocol/jsonrpc.ts'
+import { zodToJsonSchema } from './json-schema.ts'
 
 /** Any zod v4 schema (classic `zod` or `zod/mini`). */
 export type Schema = z.core.$ZodType
@@ -32,8 +33,21 @@ export interface HeaderParam {
 
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 
-export function toJsonSchema(schema: Schema, io: 'input' | 'output'): JsonSchema {
-  return z.toJSONSchema(schema, { target: 'draft-2020-12', io }) as JsonSchema
+/**
+ * Turns a zod schema into the JSON Schema advertised for it (`io`: what it accepts or produces).
+ * The server's `jsonSchema` option plugs one in; see README "API".
+ */
+export type JsonSchemaConverter = (schema: Schema, io: 'input' | 'output') => JsonSchema
+
+/**
+ * JSON Schema 2020-12 of a zod schema: the plugged converter's, or the built-in one's (the subset
+ * of zod that tools use, identical to zod's own output; json-schema.ts).
+ *
+ * @example
+ * toJsonSchema(z.object({ city: z.string() }), 'input') // { $schema, type: 'object', properties, required }
+ */
+export function toJsonSchema(schema: Schema, io: 'input' | 'output', convert: JsonSchemaConverter = zodToJsonSchema): JsonSchema {
+  return convert(schema, io)
 }
 
 /**

@@ -25,7 +25,7 @@ import { ListenHub } from './listen-hub.ts'
 import { createMethodTable } from './methods/index.ts'
 import { buildPromptEntry, buildResourceEntry, buildTemplateEntry, buildToolEntry } from './registry.ts'
 import type { PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './registry.ts'
-import type { HeaderParam, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
+import type { HeaderParam, JsonSchemaConverter, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
 import { taskLimits } from './task-limits.ts'
 import type { TaskLimits } from './task-limits.ts'
 import type {
@@ -72,11 +72,14 @@ export class McpServer<Env = unknown> {
   /** Per-principal caps of this isolate (issue 11): listen streams, live tasks. */
   readonly limits: Limits
   readonly #methods: MethodTable = createMethodTable()
+  /** The `jsonSchema` option: zod → JSON Schema of tools and prompts (built-in converter if unset). */
+  readonly #jsonSchema: JsonSchemaConverter | undefined
   /** Wire definitions per registry, built on first list and dropped on every registration. */
   readonly #listed = new Map<Listed, unknown[]>()
 
   constructor(options: ServerOptions) {
-    const { instructions, pageSize, listCache, listenTimeoutMs, taskLimits: tasks, limits, events, ...info } = options
+    const { instructions, pageSize, listCache, listenTimeoutMs, taskLimits: tasks, limits, events, jsonSchema, ...info } = options
+    this.#jsonSchema = jsonSchema
     this.limits = new Limits(limits)
     this.info = info
     this.instructions = instructions
@@ -98,6 +101,7 @@ export class McpServer<Env = unknown> {
       name,
       options as unknown as ToolOptions<ObjectSchema | JsonSchemaInput, Schema | undefined, unknown, Env>,
       handler as unknown as ToolEntry<Env>['handler'],
+      this.#jsonSchema,
     )
     this.tools.set(name, entry)
     this.#listed.clear()
@@ -129,7 +133,7 @@ export class McpServer<Env = unknown> {
     handler: PromptHandler<Args, Env>,
   ): this {
     if (this.prompts.has(name)) throw new Error(`Prompt "${name}" is already registered`)
-    this.prompts.set(name, buildPromptEntry<Env>(name, options, handler as PromptEntry<Env>['handler']))
+    this.prompts.set(name, buildPromptEntry<Env>(name, options, handler as PromptEntry<Env>['handler'], this.#jsonSchema))
     this.#listed.clear()
     this.#registryChanged('prompts')
     return this

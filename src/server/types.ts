@@ -21,7 +21,7 @@ import type {
 import type { EventDelivery } from './events.ts'
 import type { InputResponses, InputSpecs } from './input.ts'
 import type { OutboxStats, PartialChunk } from './outbox.ts'
-import type { Infer, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
+import type { Infer, JsonSchemaConverter, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
 import type { TaskLimits } from './task-limits.ts'
 
 /** Who is calling, as established by the `authenticate` option. */
@@ -232,6 +232,12 @@ export interface ServerOptions extends ServerInfo {
    * advertised: in a Worker, a change made in one isolate would not reach listeners in others.
    */
   events?: EventDelivery
+  /**
+   * Builds the JSON Schema of tool inputs, outputs and prompt arguments. The built-in converter
+   * covers the zod types tools use (README "API"); plug zod's full generator for the rest:
+   * `(schema, io) => z.toJSONSchema(schema, { target: 'draft-2020-12', io })`.
+   */
+  jsonSchema?: JsonSchemaConverter
 }
 
 export type { ClientCapabilities, ContentBlock }

@@ -1,0 +1,249 @@
+/**
+ * The rules of zod's JSON Schema output that `json-schema.ts` applies around each node: what a
+ * schema's checks say (bounds, formats, patterns), a field's optionality, whether a transform runs
+ * inside, `anyOf` of bare types as a `type` list, and intersections of objects folded into one
+ * object. Pure functions over zod's public fields (`_zod.def`, `.optin`, `.traits`) and JSON.
+ */
+import type * as z from 'zod/mini'
+
+export type Json = Record<string, unknown>
+export type Zod = z.core.$ZodType
+
+/** The `_zod.def` fields the converter reads, across the supported types. */
+export interface Def {
+  type: string
+  checks?: Zod[]
+  innerType: Zod
+  in: Zod
+  out: Zod
+  shape: Record<string, Zod>
+  catchall?: Zod
+  options: Zod[]
+  inclusive?: boolean
+  left: Zod
+  right: Zod
+  element: Zod
+  items: Zod[]
+  rest: Zod | null
+  keyType: Zod
+  valueType: Zod
+  mode?: string
+  partial?: boolean
+  entries: Record<string, unknown>
+  values: unknown[]
+  defaultValue: unknown
+  catchValue: (ctx: unknown) => unknown
+  getter: () => Zod
+}
+
+/** The fields of a check's `_zod.def` read here. */
+interface CheckDef {
+  check: string
+  value: number
+  inclusive: boolean
+  minimum: number
+  maximum: number
+  length: number
+  format: string
+  pattern?: RegExp
+  local?: boolean
+  precision?: number | null
+}
+
+/** What a schema's checks say, narrowed as zod narrows them (the tighter bound wins). */
+export interface Bounds {
+  minimum?: number
+  maximum?: number
+  exclusiveMinimum?: number
+  exclusiveMaximum?: number
+  divisors: number[]
+  patterns: Set<RegExp>
+  /** The last format check's; `int` stays once any format was an integer one. */
+  format?: string
+  int?: boolean
+  /** A datetime that also accepts what `date-time` forbids (local, or any precision). */
+  lax?: boolean
+}
+
+const RANGES: Record<string, [number, number]> = {
+  safeint: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+  int32: [-2147483648, 2147483647],
+  uint32: [0, 4294967295],
+  float32: [-3.4028234663852886e38, 3.4028234663852886e38],
+  float64: [-Number.MAX_VALUE, Number.MAX_VALUE],
+}
+const FOLDABLE = ['type', 'properties', 'required', 'additionalProperties']
+
+export const defOf = (schema: Zod) => schema._zod.def as unknown as Def
+export const isNode = (value: unknown): value is Json => typeof value === 'object' && value !== null
+const transformed = (schema: Zod) => schema._zod.traits.has('$ZodTransform')
+
+/** A field's optionality on input: a transform or catch in front does not make it optional. */
+export function optin(schema: Zod): unknown {
+  const def = defOf(schema)
+  if (def.type === 'pipe' && transformed(def.in)) return optin(def.out)
+  return def.type === 'catch' ? optin(def.innerType) : schema._zod.optin
+}
+
+/** The side of a pipe a schema describes: input past a leading transform, output always. */
+export const pipeSide = (def: Def, io: 'input' | 'output') => (io === 'output' || transformed(def.in) ? def.out : def.in)
+
+/** Whether a transform or codec runs anywhere inside (zod then drops `default`/`examples` on input). */
+export function transforms(schema: Zod, seen = new Set<Zod>()): boolean {
+  if (seen.has(schema)) return false
+  seen.add(schema)
+  const def = defOf(schema)
+  if (def.type === 'transform' || schema._zod.traits.has('$ZodCodec')) return true
+  const inside = [def.innerType, def.keyType, def.valueType, def.element, def.left, def.right, def.in, def.out, def.rest]
+  if (def.type === 'tuple') inside.push(...def.items)
+  if (def.type === 'union') inside.push(...def.options)
+  if (def.type === 'object') inside.push(...Object.values(def.shape))
+  if (def.type === 'lazy') inside.push(def.getter())
+  return inside.some((child) => child && transforms(child, seen))
+}
+
+/** Fold a schema's checks; `fail` is called for what has no JSON Schema here. */
+export function bounds(schema: Zod, fail: (what: string) => never): Bounds {
+  const found: Bounds = { divisors: [], patterns: new Set() }
+  const raise = (key: 'minimum' | 'exclusiveMinimum', value: number) => {
+    if (found[key] === undefined || value > found[key]) found[key] = value
+  }
+  const lower = (key: 'maximum' | 'exclusiveMaximum', value: number) => {
+    if (found[key] === undefined || value < found[key]) found[key] = value
+  }
+  // A format schema (z.email(), z.int()) is its own first check.
+  const checks = [...(schema._zod.traits.has('$ZodCheck') ? [schema] : []), ...(defOf(schema).checks ?? [])]
+  for (const check of checks) {
+    const def = check._zod.def as unknown as CheckDef
+    const kind = def.check
+    if (kind === 'greater_than') raise(def.inclusive ? 'minimum' : 'exclusiveMinimum', def.value)
+    else if (kind === 'less_than') lower(def.inclusive ? 'maximum' : 'exclusiveMaximum', def.value)
+    else if (kind === 'multiple_of') {
+      if (!found.divisors.includes(def.value)) found.divisors.push(def.value)
+    } else if (kind === 'min_length') raise('minimum', def.minimum)
+    else if (kind === 'max_length') lower('maximum', def.maximum)
+    else if (kind === 'length_equals') {
+      raise('minimum', def.length)
+      lower('maximum', def.length)
+    } else if (kind === 'number_format' || kind === 'string_format') {
+      // zod advertises base64 with a stricter pattern than the one it runs: left to zod's generator.
+      if (def.format.startsWith('base64')) fail(`string format "${def.format}"`)
+      found.format = def.format
+      if (def.format.includes('int')) found.int = true
+      if (def.pattern) found.patterns.add(def.pattern)
+      if (def.local || def.precision === -1) found.lax = true
+      const range = kind === 'number_format' && (RANGES[def.format] ?? fail(`number format "${def.format}"`))
+      if (range) {
+        raise('minimum', range[0])
+        lower('maximum', range[1])
+      }
+    }
+  }
+  return found
+}
+
+/**
+ * `anyOf` of bare `{ type }` branches becomes a `type` list (clients render it better). Branches
+ * that are not `nodes` of this conversion are compacted as copies: they may be the caller's
+ * metadata objects.
+ */
+export function compact(node: Json, nodes: Set<unknown>): void {
+  if (!Array.isArray(node.anyOf) || node.anyOf.length === 0 || node.type !== undefined) return
+  const options = node.anyOf.map((option) => (isNode(option) && !nodes.has(option) ? { ...option } : option))
+  node.anyOf = options
+  const types: unknown[] = []
+  for (const option of options) {
+    if (!isNode(option)) return
+    compact(option, nodes)
+    const keys = Object.keys(option)
+    if (keys.length !== 1 || keys[0] !== 'type') return
+    for (const type of [option.type].flat()) {
+      if (typeof type !== 'string') return
+      if (!types.includes(type)) types.push(type)
+    }
+  }
+  delete node.anyOf
+  node.type = types.length === 1 ? types[0] : types
+}
+
+/** Set a key even when it is `__proto__`. */
+export function put(target: Json, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
+/** A member's constraint on keys it does not declare: a non-empty catchall schema, or nothing. */
+function undeclared(member: Json): Json | null {
+  const extra = member.additionalProperties
+  return isNode(extra) && Object.keys(extra).length > 0 ? extra : null
+}
+
+/** Add `value` unless an equal one (same JSON, as zod compares) is there. */
+function addUnique(list: unknown[], value: unknown): void {
+  if (!list.some((seen) => JSON.stringify(seen) === JSON.stringify(value))) list.push(value)
+}
+
+/** Object members folded into the one object they describe together, or null when one cannot fold. */
+function foldObjects(members: unknown[]): Json | null {
+  const objects = members.filter(isNode)
+  if (objects.length < members.length) return null
+  for (const member of objects) {
+    if (member.type !== 'object' || Object.keys(member).some((key) => !FOLDABLE.includes(key))) return null
+  }
+  const properties: Json = {}
+  const required = new Set<unknown>()
+  for (const object of objects) {
+    for (const key in object.properties as Json) {
+      if (Object.hasOwn(properties, key)) continue
+      // Every member constrains the key: by declaring it, or through its catchall.
+      const parts: unknown[] = []
+      for (const other of objects) {
+        const part = (other.properties as Json | undefined)?.[key] ?? undeclared(other)
+        if (part !== null && part !== undefined) addUnique(parts, part)
+      }
+      put(properties, key, parts.length === 1 ? parts[0] : (foldObjects(parts) ?? { allOf: parts }))
+    }
+    for (const key of (object.required as unknown[] | undefined) ?? []) required.add(key)
+  }
+  const folded: Json = { type: 'object', properties }
+  if (required.size > 0) folded.required = [...required]
+  // An undeclared key is rejected only when every member rejects it.
+  const constraints: unknown[] = []
+  for (const object of objects) {
+    const constraint = undeclared(object)
+    if (constraint) addUnique(constraints, constraint)
+  }
+  if (objects.every((object) => object.additionalProperties === false)) folded.additionalProperties = false
+  else if (constraints.length > 0)
+    folded.additionalProperties = constraints.length === 1 ? constraints[0] : { allOf: constraints }
+  return folded
+}
+
+/**
+ * Pool an intersection's object members into one object, as zod's parser pools their keys (two
+ * closed objects in `allOf` would reject each other's keys). Distributes over one union member.
+ */
+export function fold(node: Json): void {
+  const allOf = node.allOf as Json[]
+  if (allOf.length < 2 || FOLDABLE.some((key) => key in node)) return
+  const union = allOf.find((member) => Array.isArray(member.oneOf) || Array.isArray(member.anyOf))
+  let folded: Json | null = null
+  if (!union) folded = foldObjects(allOf)
+  else if (Object.keys(union).length === 1) {
+    const keyword = Array.isArray(union.oneOf) ? 'oneOf' : 'anyOf'
+    const rest = allOf.filter((member) => member !== union)
+    const branches = (union[keyword] as unknown[]).map((branch) => foldObjects([...rest, branch]))
+    if (branches.every(Boolean)) folded = { [keyword]: branches }
+  }
+  if (!folded) return
+  delete node.allOf
+  Object.assign(node, folded)
+}
+
+/** A record key zod would re-express as a numeric string (not done here). */
+export function numericKey(node: Json): boolean {
+  if ([node.anyOf, node.oneOf].some((branches) => Array.isArray(branches) && branches.some(numericKey))) return true
+  const types = [node.type].flat()
+  const values = (node.enum as unknown[] | undefined) ?? (node.const !== undefined ? [node.const] : [])
+  const numeric = !types.includes('string') && types.some((type) => type === 'number' || type === 'integer')
+  return numeric || values.some((value) => typeof value === 'number')
+}
