@@ -53,21 +53,36 @@ export async function respond<Env>(lane: Lane<Env>, handle: (run: Run) => Promis
 
 /**
  * Run every request of a batch on one stream and answer with all their responses (2025-03-26
- * "Batching"); `undefined` entries (notifications, answers) have none.
+ * "Batching"); `undefined` entries (notifications, answers) have none. While nothing needs a
+ * stream, the answer is one JSON array; once a message must go out first, it is an SSE stream on
+ * which each response goes out as soon as its request is done.
  */
 export async function respondBatch<Env>(
   lane: Lane<Env>,
   handles: ((run: Run) => Promise<Handled | undefined>)[],
 ): Promise<Response> {
   const run = newRun(lane)
-  const final = Promise.all(handles.map((handle) => handle(run))).then((all) =>
-    all.filter((handled): handled is Handled => handled !== undefined).map((handled) => handled.message),
+  let streaming = false
+  // Responses done before the stream opened, in request order (a JSON array keeps the batch's order).
+  const ready: (JsonRpcResponse | undefined)[] = []
+  const all = Promise.all(
+    handles.map(async (handle, index) => {
+      const handled = await handle(run)
+      if (!handled) return
+      if (streaming) run.outbox.push(handled.message)
+      else ready[index] = handled.message
+    }),
   )
-  const first = await Promise.race([final, run.outbox.firstMessage])
-  if (first !== undefined) {
+  const first = await Promise.race([all.then(() => 'done' as const), run.outbox.firstMessage.then(() => 'stream' as const)])
+  const inOrder = () => ready.filter((message): message is JsonRpcResponse => message !== undefined)
+  if (first === 'done') {
     run.outbox.close()
-    return first.length === 0 ? new Response(null, { status: 202 }) : jsonResponse(first, 200)
+    const responses = inOrder()
+    return responses.length === 0 ? new Response(null, { status: 202 }) : jsonResponse(responses, 200)
   }
+  streaming = true
+  for (const message of inOrder()) run.outbox.push(message)
+  const final = all.then(() => [])
   void final.then(() => run.outbox.close())
   return sseResponse(run.outbox, final, run.cancel, lane.respond.keepaliveMs)
 }

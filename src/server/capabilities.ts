@@ -5,7 +5,17 @@
 import { McpError } from '../protocol/errors.ts'
 import { isObject } from '../protocol/jsonrpc.ts'
 import type { ClientCapabilities, JsonObject } from '../protocol/types.ts'
-import type { CapabilityPath } from './types.ts'
+
+/** A client capability as `data.requiredCapabilities` names it: a top-level key, or key.subkey. */
+export type CapabilityPath =
+  | 'elicitation'
+  | 'elicitation.form'
+  | 'elicitation.url'
+  | 'sampling'
+  | 'sampling.tools'
+  | 'roots'
+  | 'partialResults'
+  | `extensions.${string}`
 
 /**
  * Whether `capabilities` declares `path`. `elicitation: {}` means form mode only

@@ -10,8 +10,13 @@ import type { InputRelay } from './input-relay.ts'
 import type { AskClient } from './legacy-ask.ts'
 import type { Outbox } from './outbox.ts'
 import type { RequestStateCodec } from './request-state.ts'
-import type { McpServer } from './server.ts'
-import type { NonceLedger, TaskBackend } from './tasks.ts'
+import type { EventDelivery } from './events.ts'
+import type { Limits } from './limits.ts'
+import type { ListenHub } from './listen-hub.ts'
+import type { PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './registry.ts'
+import type { TaskLimits } from './task-limits.ts'
+import type { CacheHint } from './types.ts'
+import type { NonceLedger, TaskBackend } from './task-types.ts'
 import type { CapabilityPath, Principal } from './types.ts'
 
 /** Services that depend on the Worker environment (secrets, bindings), built once per isolate. */
@@ -45,9 +50,40 @@ export interface HandleOptions<Env = unknown> extends McpServices {
   endpoint?: string | undefined
 }
 
+export type Listed = 'tools' | 'resources' | 'templates' | 'prompts'
+
+/**
+ * What the methods, the task engine and the capability code see of the server: its settings, its
+ * registries (read only) and the few operations they call. `McpServer` implements it; defining it
+ * here, with the method table, keeps the imports one way (server.ts → methods → this file).
+ */
+export interface ServerCore<Env = unknown> {
+  readonly info: { name: string; version: string; title?: string; description?: string; websiteUrl?: string }
+  readonly instructions: string | undefined
+  readonly pageSize: number
+  readonly listCache: CacheHint
+  readonly listenTimeoutMs: number
+  readonly taskLimits: TaskLimits
+  readonly limits: Limits
+  readonly events: EventDelivery | undefined
+  readonly hub: ListenHub
+  readonly tools: ReadonlyMap<string, ToolEntry<Env>>
+  readonly resources: ReadonlyMap<string, ResourceEntry<Env>>
+  readonly templates: ReadonlyMap<string, TemplateEntry<Env>>
+  readonly prompts: ReadonlyMap<string, PromptEntry<Env>>
+  /** The wire definitions of one registry, in registration order. */
+  listed(kind: Listed): readonly unknown[]
+  /** Whether a server capability is on offer: advertised exactly when its methods work. */
+  offers(capability: string, options: HandleOptions<Env>): boolean
+  /** Add `resultType` and `serverInfo` to a 2026-07-28 result. */
+  decorate(result: object): object
+  /** A task's status changed: to the event hub, when there is one. */
+  taskChanged(taskId: string, principal: string | null, params: Record<string, unknown>): void
+}
+
 /** One request on its way through a method. */
 export interface Call<Env = unknown> {
-  server: McpServer<Env>
+  server: ServerCore<Env>
   request: JsonRpcRequest
   params: Record<string, unknown>
   meta: RequestMeta

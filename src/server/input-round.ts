@@ -10,7 +10,7 @@ import { McpError } from '../protocol/errors.ts'
 import { isObject } from '../protocol/jsonrpc.ts'
 import type { ClientCapabilities } from '../protocol/types.ts'
 import { missingCapabilities, supports } from './capabilities.ts'
-import type { CapabilityPath } from './types.ts'
+import type { CapabilityPath } from './capabilities.ts'
 import type { InputRequest, InputResponses, InputSpecs } from './input.ts'
 
 /** Thrown by `ask` when answers are missing. Handlers should let it propagate. */

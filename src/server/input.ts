@@ -11,7 +11,7 @@ import { isObject } from '../protocol/jsonrpc.ts'
 import type { ContentBlock } from '../protocol/types.ts'
 import { parseWith, toJsonSchema } from './schema.ts'
 import type { Infer, JsonSchema, ObjectSchema } from './schema.ts'
-import type { CapabilityPath } from './types.ts'
+import type { CapabilityPath } from './capabilities.ts'
 
 /** An input request as it appears in `inputRequests` (no `jsonrpc`, no `id`). */
 export interface InputRequest {

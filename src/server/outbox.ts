@@ -16,7 +16,7 @@
  */
 import { NOTIFICATION } from '../protocol/constants.ts'
 import { notification } from '../protocol/jsonrpc.ts'
-import type { JsonRpcNotification, JsonRpcOutgoingRequest } from '../protocol/jsonrpc.ts'
+import type { JsonRpcNotification, JsonRpcOutgoingRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import type { ContentBlock } from '../protocol/types.ts'
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024
@@ -48,8 +48,11 @@ export interface OutboxStats {
   peakBufferedBytes: number
 }
 
-/** What a stream carries before its response: notifications, and 2025-era server-to-client requests. */
-export type StreamMessage = JsonRpcNotification | JsonRpcOutgoingRequest
+/**
+ * What a stream carries before its response: notifications, 2025-era server-to-client requests,
+ * and the responses of a 2025-03-26 batch's requests as each is done.
+ */
+export type StreamMessage = JsonRpcNotification | JsonRpcOutgoingRequest | JsonRpcResponse
 
 type Entry =
   | { kind: 'message'; message: StreamMessage; bytes: number; droppable: boolean; progressToken?: unknown }
@@ -84,9 +87,12 @@ export class Outbox {
   /** Queue a message. Progress replaces a pending progress of the same token. */
   push(message: StreamMessage, options: { droppable?: boolean } = {}): void {
     if (this.#closed) return
-    const bytes = ENVELOPE_BYTES + JSON.stringify(message.params ?? {}).length
+    const body = 'method' in message ? message.params : 'result' in message ? message.result : message.error
+    const bytes = ENVELOPE_BYTES + JSON.stringify(body ?? {}).length
     const progressToken =
-      message.method === NOTIFICATION.progress ? (message.params as { progressToken?: unknown }).progressToken : undefined
+      'method' in message && message.method === NOTIFICATION.progress
+        ? (message.params as { progressToken?: unknown }).progressToken
+        : undefined
     // Under pressure only: a newer progress value replaces a pending one, so order is kept
     // whenever the reader keeps up.
     if (progressToken !== undefined && this.#queue.length >= this.#maxChunks) {

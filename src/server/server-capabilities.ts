@@ -9,13 +9,13 @@
 import { TASKS_EXTENSION } from '../protocol/constants.ts'
 import type { ServerCapabilities } from '../protocol/types.ts'
 import type { HandleOptions } from './dispatch.ts'
-import type { McpServer } from './server.ts'
+import type { ServerCore } from './dispatch.ts'
 
 /**
  * @example
  * serverCapabilities(server, options) // { logging: {}, tools: { listChanged: true }, ... }
  */
-export function serverCapabilities<Env>(server: McpServer<Env>, options: HandleOptions<Env>): ServerCapabilities {
+export function serverCapabilities<Env>(server: ServerCore<Env>, options: HandleOptions<Env>): ServerCapabilities {
   const notifies = server.events !== undefined
   const capabilities: ServerCapabilities = { logging: {} }
   if (server.offers('tools', options)) capabilities.tools = notifies ? { listChanged: true } : {}

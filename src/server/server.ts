@@ -17,7 +17,7 @@ import { isLegacyVersion, legacyError, legacyStatus, shapeLegacyResult } from '.
 import { readLogLevel } from '../protocol/meta.ts'
 import type { RequestMeta } from '../protocol/types.ts'
 import { missingCapabilities, supports } from './capabilities.ts'
-import type { Call, HandleOptions, MethodEntry, MethodTable } from './dispatch.ts'
+import type { Call, HandleOptions, Listed, MethodEntry, MethodTable, ServerCore } from './dispatch.ts'
 import { toErrorObject } from './errors.ts'
 import { Limits } from './limits.ts'
 import type { EventDelivery, ListKind, McpEvent, NotifyOptions } from './events.ts'
@@ -46,15 +46,13 @@ export const DEFAULT_LIST_CACHE: CacheHint = { ttlMs: 5 * 60 * 1000, cacheScope:
 /** A listen stream ends gracefully after this long; the client may open a new one. */
 export const DEFAULT_LISTEN_TIMEOUT_MS = 10 * 60 * 1000
 
-type Listed = 'tools' | 'resources' | 'templates' | 'prompts'
-
 /** A response and the HTTP status it should ride on when sent as plain JSON. */
 export interface Handled {
   message: JsonRpcResponse
   status: number
 }
 
-export class McpServer<Env = unknown> {
+export class McpServer<Env = unknown> implements ServerCore<Env> {
   readonly info: { name: string; version: string; title?: string; description?: string; websiteUrl?: string }
   readonly instructions: string | undefined
   readonly pageSize: number

@@ -27,7 +27,7 @@ import { notification } from '../protocol/jsonrpc.ts'
 import type { JsonRpcNotification } from '../protocol/jsonrpc.ts'
 import type { InputRequest } from './input.ts'
 import { partialParams } from './outbox.ts'
-import type { McpServer } from './server.ts'
+import type { ServerCore } from './dispatch.ts'
 import type { TaskLimits } from './task-limits.ts'
 import { byteLength, fitsIn } from './task-limits.ts'
 import { TaskLog } from './task-log.ts'
@@ -78,7 +78,7 @@ function summary(record: TaskRecord): Task {
 }
 
 export class TaskEngine<Env> {
-  readonly #server: McpServer<Env>
+  readonly #server: ServerCore<Env>
   readonly #env: Env
   readonly #store: TaskStore
   readonly #now: () => number
@@ -94,7 +94,7 @@ export class TaskEngine<Env> {
   )
   readonly #watchers = new Set<Watcher>()
 
-  constructor(server: McpServer<Env>, env: Env, store: TaskStore, now: () => number = Date.now) {
+  constructor(server: ServerCore<Env>, env: Env, store: TaskStore, now: () => number = Date.now) {
     this.#server = server
     this.#env = env
     this.#store = store

@@ -9,7 +9,7 @@
  */
 import type { JsonRpcErrorObject } from '../protocol/errors.ts'
 import type { InputRequest } from './input.ts'
-import type { TaskStatus } from './tasks.ts'
+import type { TaskStatus } from './task-types.ts'
 
 /** The task's own row: small and bounded (input requests are bounded by `maxInputBytes`). */
 export interface TaskRecord {

@@ -1,14 +1,12 @@
 /**
- * The Tasks extension (SEP-2663) as the server layer sees it: the task shapes, the `TaskBackend`
- * interface a host implements (mcp-edge's is a Durable Object per task, in `src/cloudflare/`),
- * `createTask` for `tools/call`, and `runTaskCall`, which runs a stored call with the same handler
+ * The Tasks extension (SEP-2663) as the server layer sees it: `createTask` for `tools/call`, and
+ * `runTaskCall`, which runs a stored call with the same handler
  * context as a direct call. Inside a task, `ctx.ask` suspends until `tasks/update` answers, and
  * `ctx.partial` appends to the task's log instead of a stream.
  */
 import type { JsonRpcErrorObject } from '../protocol/errors.ts'
 import { isMcpError, McpError } from '../protocol/errors.ts'
-import type { JsonRpcNotification } from '../protocol/jsonrpc.ts'
-import type { CallToolResult, ClientCapabilities, Implementation, RequestMeta } from '../protocol/types.ts'
+import type { CallToolResult, RequestMeta } from '../protocol/types.ts'
 import { supports } from './capabilities.ts'
 import type { Call } from './dispatch.ts'
 import { ToolError, toErrorObject } from './errors.ts'
@@ -16,100 +14,23 @@ import type { InputRequest } from './input.ts'
 import { InputRound } from './input-round.ts'
 import type { ToolEntry } from './registry.ts'
 import { RequestScope } from './scope.ts'
-import type { McpServer } from './server.ts'
+import type { ServerCore } from './dispatch.ts'
 import type { TaskReplay } from './task-replay.ts'
 import { finishResult, toolError } from './tool-result.ts'
-import type { Principal } from './types.ts'
 
-export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled'
-
-export function isTerminal(status: TaskStatus): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled'
-}
-
-export interface Task {
-  taskId: string
-  status: TaskStatus
-  statusMessage?: string
-  createdAt: string
-  lastUpdatedAt: string
-  ttlMs: number | null
-  pollIntervalMs?: number
-}
-
-/** `tasks/get`: the variant for the current status. */
-export interface DetailedTask extends Task {
-  inputRequests?: Record<string, InputRequest>
-  result?: object
-  error?: JsonRpcErrorObject
-}
-
-/** Everything needed to run a `tools/call` later, in another place. JSON-serialisable. */
-export interface TaskCall {
-  tool: string
-  arguments: unknown
-  prepared: unknown
-  protocolVersion: string
-  clientCapabilities: ClientCapabilities
-  clientInfo?: Implementation
-  principal?: Principal
-  ttlMs: number | null
-  pollIntervalMs: number
-  /** The creating request declared `partialResults`: keep the task's partial-result log. */
-  partialLog: boolean
-  partialResultToken?: string | number
-}
-
-/** mcp-edge's `_meta` extension on `tasks/get` for reading the partial log (README). */
-export interface PartialLogQuery {
-  from: number
-  limit: number
-}
-
-export interface PartialLogPage {
-  items: Record<string, unknown>[]
-  /** The `from` of the next read. */
-  nextSeq: number
-  /** The task is terminal and every item has been read. */
-  complete: boolean
-}
-
-/** Where tasks live. Every method is scoped to the calling principal (others see nothing). */
-export interface TaskBackend {
-  /** Durably create and start a task; resolves once `tasks/get` for it would succeed. */
-  create(call: TaskCall): Promise<Task>
-  get(
-    taskId: string,
-    principal: string | null,
-    log?: PartialLogQuery,
-  ): Promise<{ task: DetailedTask; log?: PartialLogPage } | undefined>
-  /** Answer outstanding input requests; `false` when the task is unknown to this principal. */
-  update(taskId: string, principal: string | null, responses: Record<string, unknown>): Promise<boolean>
-  cancel(taskId: string, principal: string | null): Promise<boolean>
-  /**
-   * Stream `notifications/tasks` of these tasks (each task's current state first) and, with
-   * `partials`, their partial results to `sink`, until `signal` aborts. A task's watch ends when
-   * the task is terminal (after its last notification) or deleted. Resolves with the ids
-   * actually watched (known and owned) and a promise that settles when every watch has ended.
-   */
-  watch(
-    taskIds: string[],
-    principal: string | null,
-    options: { partials: boolean; signal: AbortSignal },
-    sink: (message: JsonRpcNotification) => void,
-  ): Promise<TaskWatch>
-}
-
-export interface TaskWatch {
-  taskIds: string[]
-  ended: Promise<void>
-}
-
-/** Single-use redemption of sealed states. */
-export interface NonceLedger {
-  /** `true` the first time a nonce is redeemed before `expiresAt`, `false` on every replay. */
-  redeem(nonce: string, expiresAt: number): Promise<boolean>
-}
+export type {
+  DetailedTask,
+  NonceLedger,
+  PartialLogPage,
+  PartialLogQuery,
+  Task,
+  TaskBackend,
+  TaskCall,
+  TaskStatus,
+  TaskWatch,
+} from './task-types.ts'
+export { isTerminal } from './task-types.ts'
+import type { TaskBackend, TaskCall } from './task-types.ts'
 
 /** `tools/call` → `CreateTaskResult` (resultType `task`), after the task is durably created. */
 export async function createTask(call: Call, tool: ToolEntry, args: unknown, prepared: unknown): Promise<object> {
@@ -170,7 +91,7 @@ function taskMeta(call: TaskCall): RequestMeta {
  * protocol errors and crashes are `failed`; a question without a stored answer ends the run
  * with the open questions, as a multi-round-trip request would.
  */
-export async function runTaskCall<Env>(server: McpServer<Env>, call: TaskCall, env: Env, host: TaskHost): Promise<RunEnd> {
+export async function runTaskCall<Env>(server: ServerCore<Env>, call: TaskCall, env: Env, host: TaskHost): Promise<RunEnd> {
   const tool = server.tools.get(call.tool) as ToolEntry<unknown> | undefined
   if (!tool) {
     const message = `The tool "${call.tool}" of this task no longer exists`

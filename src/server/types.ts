@@ -19,6 +19,7 @@ import type {
   ToolAnnotations,
 } from '../protocol/types.ts'
 import type { EventDelivery } from './events.ts'
+import type { CapabilityPath } from './capabilities.ts'
 import type { InputResponses, InputSpecs } from './input.ts'
 import type { OutboxStats, PartialChunk } from './outbox.ts'
 import type { Infer, JsonSchemaConverter, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
@@ -94,16 +95,6 @@ export interface ToolContext<Env = unknown, Prep = unknown> extends RequestConte
    */
   step<T>(name: string, fn: () => T | Promise<T>): Promise<T>
 }
-
-export type CapabilityPath =
-  | 'elicitation'
-  | 'elicitation.form'
-  | 'elicitation.url'
-  | 'sampling'
-  | 'sampling.tools'
-  | 'roots'
-  | 'partialResults'
-  | `extensions.${string}`
 
 export type Awaitable<T> = T | Promise<T>
 
@@ -240,4 +231,4 @@ export interface ServerOptions extends ServerInfo {
   jsonSchema?: JsonSchemaConverter
 }
 
-export type { ClientCapabilities, ContentBlock }
+export type { CapabilityPath, ClientCapabilities, ContentBlock }

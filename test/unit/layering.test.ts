@@ -70,6 +70,31 @@ describe('layering', () => {
     }
     expect(offending).toEqual([])
   })
+
+  it('has no import cycle anywhere in src, type imports included (STYLE "imports run one way")', () => {
+    const graph = new Map<string, string[]>()
+    for (const file of sourceFiles('.')) {
+      const local = specifiers(readFileSync(file, 'utf8')).filter((specifier) => specifier.startsWith('.'))
+      graph.set(
+        file,
+        local.map((specifier) => resolve(dirname(file), specifier)),
+      )
+    }
+    // Depth-first search; a module reached again while on the current path closes a cycle.
+    const cycles: string[] = []
+    const done = new Set<string>()
+    const visit = (file: string, path: string[]) => {
+      if (path.includes(file)) {
+        cycles.push([...path.slice(path.indexOf(file)), file].map((step) => relative(SRC, step)).join(' → '))
+        return
+      }
+      if (done.has(file) || !graph.has(file)) return
+      for (const next of graph.get(file) ?? []) visit(next, [...path, file])
+      done.add(file)
+    }
+    for (const file of graph.keys()) visit(file, [])
+    expect(cycles).toEqual([])
+  })
 })
 
 describe('public surface', () => {

@@ -3,13 +3,13 @@ import { notification } from '../../src/protocol/jsonrpc.ts'
 import type { JsonRpcNotification } from '../../src/protocol/jsonrpc.ts'
 import type { ContentBlock } from '../../src/protocol/types.ts'
 import { Outbox } from '../../src/server/outbox.ts'
+import type { StreamMessage } from '../../src/server/outbox.ts'
 
 const log = (data: string) => notification('notifications/message', { level: 'info', data })
 const progress = (token: string, value: number) =>
   notification('notifications/progress', { progressToken: token, progress: value })
 const text = (value: string): { content: ContentBlock[] } => ({ content: [{ type: 'text', text: value }] })
-const params = (message: JsonRpcNotification | undefined | null) =>
-  (message as JsonRpcNotification).params as Record<string, unknown>
+const params = (message: StreamMessage | undefined | null) => (message as JsonRpcNotification).params as Record<string, unknown>
 
 /** Whether `promise` has settled, checked without waiting for time to pass. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
@@ -45,7 +45,13 @@ describe('Outbox: order and progress', () => {
     outbox.push(progress('A', 2))
     outbox.push(progress('A', 3))
     expect(
-      outbox.drain().map((message) => [message.method, params(message).progressToken ?? null, params(message).progress ?? null]),
+      outbox
+        .drain()
+        .map((message) => [
+          (message as JsonRpcNotification).method,
+          params(message).progressToken ?? null,
+          params(message).progress ?? null,
+        ]),
     ).toEqual([
       ['notifications/message', null, null],
       ['notifications/progress', 'B', 1],
@@ -215,7 +221,7 @@ describe('Outbox: byte budget', () => {
     outbox.push(log('important'.padEnd(400, '!')))
     for (let i = 0; i < 10; i++) outbox.pushPartial('t', text('x'.repeat(100)))
     const sent = outbox.drain()
-    expect(sent[0]?.method).toBe('notifications/message')
+    expect((sent[0] as JsonRpcNotification | undefined)?.method).toBe('notifications/message')
     expect(outbox.stats.dropped).toBe(9)
   })
 })

@@ -42,7 +42,7 @@ describe('regressions', () => {
     const o = new Outbox({ maxQueuedChunks: 1 })
     o.pushPartial('t', { content: [{ type: 'text', text: 'a' }] })
     o.pushPartial('t', { content: [{ type: 'text', text: 'b', annotations: { audience: ['user'] } }] })
-    const sent = o.drain().flatMap((m) => (m.params as { content: unknown[] }).content)
+    const sent = o.drain().flatMap((m) => (m as { params: { content: unknown[] } }).params.content)
     expect(sent).toContainEqual({ type: 'text', text: 'b', annotations: { audience: ['user'] } })
   })
   it('B4 outbox budget with chunks each under the budget', () => {

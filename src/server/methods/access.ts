@@ -6,7 +6,7 @@
  * secret, a local caller) is not limited by scopes.
  */
 import { McpError } from '../../protocol/errors.ts'
-import type { McpServer } from '../server.ts'
+import type { Listed, ServerCore } from '../dispatch.ts'
 import type { CacheHint, Principal } from '../types.ts'
 
 /** The scopes of `needed` that `principal` lacks. */
@@ -28,7 +28,7 @@ export function requireScopes(principal: Principal | undefined, needed: readonly
 }
 
 /** The scopes reading `uri` takes: its fixed resource's, else the first matching template's. */
-export function readScopes(server: McpServer<unknown>, uri: string): readonly string[] {
+export function readScopes(server: ServerCore<unknown>, uri: string): readonly string[] {
   const fixed = server.resources.get(uri)
   if (fixed) return fixed.scopes
   for (const entry of server.templates.values()) if (entry.template.match(uri)) return entry.scopes
@@ -36,15 +36,13 @@ export function readScopes(server: McpServer<unknown>, uri: string): readonly st
 }
 
 /** Whether `principal` may read `uri`, so hear of its updates too. */
-export function mayRead(server: McpServer<unknown>, principal: Principal | undefined, uri: string): boolean {
+export function mayRead(server: ServerCore<unknown>, principal: Principal | undefined, uri: string): boolean {
   return missingScopes(principal, readScopes(server, uri)).length === 0
 }
 
-type Listed = 'tools' | 'resources' | 'templates' | 'prompts'
-
 /** The definitions of one registry this principal may use, and the cache hint of its list. */
 export function visible(
-  server: McpServer<unknown>,
+  server: ServerCore<unknown>,
   kind: Listed,
   principal: Principal | undefined,
 ): {
@@ -52,7 +50,7 @@ export function visible(
   cache: CacheHint
 } {
   const all = server.listed(kind)
-  const entries = [...(server[kind] as Map<string, { scopes: readonly string[] }>).values()]
+  const entries = [...(server[kind] as ReadonlyMap<string, { scopes: readonly string[] }>).values()]
   // A list that can differ by caller is private (caching.mdx: never shared across authorizations).
   if (!entries.some((entry) => entry.scopes.length > 0)) return { items: all, cache: server.listCache }
   const cache: CacheHint = { ttlMs: server.listCache.ttlMs, cacheScope: 'private' }
