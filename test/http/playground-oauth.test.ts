@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser } from '../support/browser.ts'
 import type { Browser } from '../support/browser.ts'
-import { field, openPlayground, toolCard } from '../support/playground.ts'
+import { callTool, field, openPlayground } from '../support/playground.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
 let worker: WranglerServer
@@ -52,15 +52,10 @@ describe('the playground signs in with OAuth (authorization code, PKCE, consent)
     expect(new URL(page.url()).search).toBe('')
     expect(await field(page, 'Bearer token').inputValue()).not.toBe('')
     expect(await page.locator('#tools article h3').allTextContents()).toContain('delete_record') // records:write was granted
-    const add = toolCard(page, 'add')
-    await field(add, 'a').fill('2')
-    await field(add, 'b').fill('40')
-    await add.getByRole('button', { name: 'Call add' }).click()
+    const add = await callTool(page, 'add', { a: '2', b: '40' })
     await add.locator('.run[data-state=complete]').waitFor()
     expect(await add.locator('.result .text').textContent()).toBe('42')
-    const del = toolCard(page, 'delete_record')
-    await field(del, 'id').fill('r-7')
-    await del.getByRole('button', { name: 'Call delete_record' }).click()
+    const del = await callTool(page, 'delete_record', { id: 'r-7' })
     await field(del.locator('form[data-ask=confirm]'), 'confirm').check()
     await del.locator('form[data-ask=confirm]').getByRole('button', { name: 'Submit' }).click()
     await del.locator('.run[data-state=complete]').waitFor()

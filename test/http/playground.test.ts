@@ -17,7 +17,7 @@ import { McpClient } from '../../src/client/index.ts'
 import { TASKS_EXTENSION } from '../../src/protocol/constants.ts'
 import { launchBrowser } from '../support/browser.ts'
 import type { Browser } from '../support/browser.ts'
-import { everyControlLabelled, field, openPlayground, toolCard } from '../support/playground.ts'
+import { callTool, everyControlLabelled, field, openPlayground, seqsIn, toolCard } from '../support/playground.ts'
 import { rpc } from '../support/mcp.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
@@ -55,9 +55,7 @@ describe('the playground page in local dev', () => {
   })
 
   it('validates arguments inline, then calls add and shows its result', async () => {
-    const card = toolCard(page, 'add')
-    await field(card, 'a').fill('2')
-    await card.getByRole('button', { name: 'Call add' }).click()
+    const card = await callTool(page, 'add', { a: '2' })
     // b is required: an inline error, tied to the field, and no call.
     const b = field(card, 'b')
     expect(await b.getAttribute('aria-invalid')).toBe('true')
@@ -73,10 +71,7 @@ describe('the playground page in local dev', () => {
   })
 
   it('shows write_story partial results as they arrive, with their seq and progress, before the final result', async () => {
-    const card = toolCard(page, 'write_story')
-    await field(card, 'topic').fill('a lighthouse')
-    await field(card, 'sentences').fill('0')
-    await card.getByRole('button', { name: 'Call write_story' }).click()
+    const card = await callTool(page, 'write_story', { topic: 'a lighthouse', sentences: '0' })
     const sentences = field(card, 'sentences')
     expect(await page.locator(`#${await sentences.getAttribute('aria-describedby')}`).textContent()).toBe('Enter 1 or more.')
     await sentences.fill('40')
@@ -95,9 +90,7 @@ describe('the playground page in local dev', () => {
     expect(await card.locator('.run progress').isVisible()).toBe(true)
     await browser.shot(page, 'write-story-streaming')
     await card.locator('.run[data-state=complete]').waitFor()
-    const seqs = await card
-      .locator('.chunk')
-      .evaluateAll((items) => items.map((item) => Number((item as HTMLElement).dataset.seq)))
+    const seqs = await seqsIn(card)
     expect(seqs).toEqual(Array.from({ length: 40 }, (_, i) => i))
     expect(await card.locator('.run progress').evaluate((bar: HTMLProgressElement) => [bar.value, bar.max])).toEqual([40, 40])
     const story = (await card.locator('.result .text').textContent()) as string
@@ -107,10 +100,7 @@ describe('the playground page in local dev', () => {
   })
 
   it('cancels a stream: the request is aborted and the run says so', async () => {
-    const card = toolCard(page, 'write_story')
-    await field(card, 'topic').fill('a long night')
-    await field(card, 'sentences').fill('200')
-    await card.getByRole('button', { name: 'Call write_story' }).click()
+    const card = await callTool(page, 'write_story', { topic: 'a long night', sentences: '200' })
     const run = card.locator('.run').first()
     await page.waitForFunction(
       () => (document.querySelector('#tool-write_story .run')?.querySelectorAll('.chunk').length ?? 0) >= 3,
@@ -124,9 +114,7 @@ describe('the playground page in local dev', () => {
   })
 
   it('completes delete_record through its confirmation form, and every control on the page has a label', async () => {
-    const card = toolCard(page, 'delete_record')
-    await field(card, 'id').fill('r-42')
-    await card.getByRole('button', { name: 'Call delete_record' }).click()
+    const card = await callTool(page, 'delete_record', { id: 'r-42' })
     const form = card.locator('form[data-ask=confirm]')
     await form.waitFor()
     expect(await form.locator('.ask-message').textContent()).toBe('Delete record r-42? This cannot be undone.')
@@ -145,19 +133,14 @@ describe('the playground page in local dev', () => {
   })
 
   it('follows generate_report as a task: live status, the partial log, the result', async () => {
-    const card = toolCard(page, 'generate_report')
-    await field(card, 'subject').fill('edge caching')
-    await field(card, 'sections').fill('3')
-    await card.getByRole('button', { name: 'Call generate_report' }).click()
+    const card = await callTool(page, 'generate_report', { subject: 'edge caching', sections: '3' })
     const task = card.locator('.task')
     await task.waitFor()
     expect(await task.locator('.task-status').getAttribute('data-status')).toMatch(/^(working|completed)$/)
     await browser.shot(page, 'generate-report-task')
     await task.locator('.task-status[data-status=completed]').waitFor()
     await task.locator('.result').waitFor()
-    const seqs = await task
-      .locator('.chunk')
-      .evaluateAll((items) => items.map((item) => Number((item as HTMLElement).dataset.seq)))
+    const seqs = await seqsIn(task)
     expect(seqs).toEqual([0, 1, 2])
     expect(await task.locator('.chunk').last().locator('.seq').textContent()).toMatch(/^seq 2 \((live|log)\), final$/)
     const report = (await task.locator('.result .text').textContent()) as string
@@ -167,9 +150,7 @@ describe('the playground page in local dev', () => {
   })
 
   it('follows draft_article as a task and answers the question it asks mid-task', async () => {
-    const card = toolCard(page, 'draft_article')
-    await field(card, 'topic').fill('owls')
-    await card.getByRole('button', { name: 'Call draft_article' }).click()
+    const card = await callTool(page, 'draft_article', { topic: 'owls' })
     const task = card.locator('.task')
     await task.locator('.task-status[data-status=input_required]').waitFor()
     const question = task.locator('form.ask')
@@ -186,9 +167,7 @@ describe('the playground page in local dev', () => {
   })
 
   it('cancels a task with its button', async () => {
-    const card = toolCard(page, 'generate_report')
-    await field(card, 'sections').fill('50')
-    await card.getByRole('button', { name: 'Call generate_report' }).click()
+    const card = await callTool(page, 'generate_report', { sections: '50' })
     const task = card.locator('.run').first().locator('.task')
     await task.locator('.chunk').first().waitFor()
     await task.getByRole('button', { name: 'Cancel task' }).click()
@@ -269,10 +248,7 @@ describe('the gate, and a server that needs a bearer token', () => {
     await field(other, 'Bearer token').fill(TOKEN)
     await other.getByRole('button', { name: 'Connect' }).click()
     await other.locator('body[data-ready=true]').waitFor()
-    const card = toolCard(other, 'add')
-    await field(card, 'a').fill('20')
-    await field(card, 'b').fill('22')
-    await card.getByRole('button', { name: 'Call add' }).click()
+    const card = await callTool(other, 'add', { a: '20', b: '22' })
     await card.locator('.run[data-state=complete]').waitFor()
     expect(await card.locator('.result .text').textContent()).toBe('42')
     await browser.shot(other, 'bearer-token')
@@ -298,14 +274,12 @@ describe('another server (the conformance fixture)', () => {
     await prompt.locator('.result').waitFor()
     expect(await prompt.locator('.result').textContent()).toBe("user: Prompt with arguments: arg1='one', arg2='two'")
     // Results with an image, and a call that asks in two rounds: the loop runs until it completes.
-    const mixed = toolCard(other, 'test_multiple_content_types')
-    await mixed.getByRole('button', { name: 'Call test_multiple_content_types' }).click()
+    const mixed = await callTool(other, 'test_multiple_content_types')
     await mixed.locator('.run[data-state=complete]').waitFor()
     expect(await mixed.locator('.result img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(
       true,
     )
-    const rounds = toolCard(other, 'test_input_required_result_multi_round')
-    await rounds.getByRole('button', { name: 'Call test_input_required_result_multi_round' }).click()
+    const rounds = await callTool(other, 'test_input_required_result_multi_round')
     await field(rounds.locator('form[data-ask=step1]'), 'name').fill('Ada')
     await rounds.locator('form[data-ask=step1]').getByRole('button', { name: 'Submit' }).click()
     await field(rounds.locator('form[data-ask=step2]'), 'color').fill('teal')
@@ -313,8 +287,7 @@ describe('another server (the conformance fixture)', () => {
     await rounds.locator('.run[data-state=complete]').waitFor()
     expect(await rounds.locator('.result .text').textContent()).toBe('Ada likes teal')
     // A URL elicitation: a link to open, then Done.
-    const url = toolCard(other, 'open_url')
-    await url.getByRole('button', { name: 'Call open_url' }).click()
+    const url = await callTool(other, 'open_url')
     const question = url.locator('[data-ask=page]')
     expect(await question.getByRole('link').getAttribute('href')).toBe('https://example.com/setup')
     expect(await question.getByRole('link').getAttribute('rel')).toBe('noopener noreferrer')
@@ -323,9 +296,7 @@ describe('another server (the conformance fixture)', () => {
     expect(await url.locator('.result .text').textContent()).toBe('answered: accept')
     await browser.shot(other, 'fixture-templates-prompts-rounds-url')
     // Cancel closes the stream, and the tool sees its signal abort (the fixture's probe records it).
-    const waiting = toolCard(other, 'wait_for_abort')
-    await field(waiting, 'key').fill('playground-cancel')
-    await waiting.getByRole('button', { name: 'Call wait_for_abort' }).click()
+    const waiting = await callTool(other, 'wait_for_abort', { key: 'playground-cancel' })
     await waiting.locator('.run progress:visible').waitFor()
     expect(await waiting.locator('.run .progress-text').textContent()).toBe(' 1 / 2 waiting')
     await waiting.getByRole('button', { name: 'Cancel' }).click()

@@ -28,6 +28,18 @@ export const toolCard = (page: Page, name: string): Locator => page.locator(`#to
 export const field = (scope: Locator | Page, name: string): Locator =>
   scope.getByLabel(new RegExp(`^\\s*${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}( \\*)?\\s*$`))
 
+/** Fill a tool's form (label → value) and press its Call button; returns the tool's card. */
+export async function callTool(page: Page, name: string, values: Record<string, string> = {}): Promise<Locator> {
+  const card = toolCard(page, name)
+  for (const [label, value] of Object.entries(values)) await field(card, label).fill(value)
+  await card.getByRole('button', { name: `Call ${name}` }).click()
+  return card
+}
+
+/** The `seq` of each partial result shown in `scope`, in page order. */
+export const seqsIn = (scope: Locator): Promise<number[]> =>
+  scope.locator('.chunk').evaluateAll((items) => items.map((item) => Number((item as HTMLElement).dataset.seq)))
+
 /** Roles of the controls a user fills in or toggles (Chromium's accessibility tree). */
 const CONTROL_ROLES = new Set([
   'textbox',
