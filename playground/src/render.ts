@@ -1,9 +1,11 @@
 /**
  * How the playground shows what a server sends: content blocks (text, images, audio, resource
  * links, embedded resources), tool results (content, formatted `structuredContent`, `isError`),
- * resource contents, prompt messages, and the hints a server gives (annotations) as badges.
+ * resource contents, prompt messages, partial results and gaps, and the hints a server gives
+ * (annotations) as badges.
  * Everything a server sends is set as text or as a `data:` URL built here; links only for http(s).
  */
+import type { GapEvent, PartialChunkEvent } from '../../src/client/index.ts'
 import { h, pretty } from './dom.ts'
 
 type JsonObject = Record<string, unknown>
@@ -132,5 +134,20 @@ export function errorBox(error: unknown): HTMLElement {
     { class: 'result error', role: 'alert', 'data-result': 'error' },
     h('p', {}, `Error${code}: ${details.message ?? String(error)}`),
     details.data === undefined ? null : h('pre', { class: 'json' }, pretty(details.data)),
+  )
+}
+
+/** A chunk or a gap as a list item of a run's (or a task's) partial results. */
+export function chunkItem(event: PartialChunkEvent | GapEvent, origin?: string): HTMLLIElement {
+  if (event.type === 'gap') {
+    const span = event.from === event.to ? `seq ${event.from}` : `seq ${event.from}–${event.to}`
+    return h('li', { class: 'gap', 'data-gap': `${event.from}-${event.to}` }, `${span} did not arrive (best-effort delivery)`)
+  }
+  return h(
+    'li',
+    { class: 'chunk', 'data-seq': event.seq, 'data-origin': origin },
+    h('span', { class: 'seq' }, `seq ${event.seq}${origin ? ` (${origin})` : ''}${event.final ? ', final' : ''}`),
+    contentBlocks(event.content),
+    event.structuredContent === undefined ? null : h('pre', { class: 'json' }, JSON.stringify(event.structuredContent)),
   )
 }

@@ -6,30 +6,15 @@
  * the stream: for the server that is the cancellation (streamable-http), and the tool's
  * `ctx.signal` aborts.
  */
-import type { GapEvent, PartialChunkEvent, ToolCallEvent } from '../../src/client/index.ts'
+import type { ToolCallEvent } from '../../src/client/index.ts'
 import { ask } from './ask.ts'
 import { append, h } from './dom.ts'
-import { contentBlocks, errorBox, toolResult } from './render.ts'
+import { chunkItem, errorBox, toolResult } from './render.ts'
 import type { JsonObject } from './schema-form.ts'
 import type { Session } from './session.ts'
 import { followTask } from './task.ts'
 
 let runs = 0
-
-/** A chunk or a gap as a list item of a run's (or a task's) partial results. */
-export function chunkItem(event: PartialChunkEvent | GapEvent, origin?: string): HTMLLIElement {
-  if (event.type === 'gap') {
-    const span = event.from === event.to ? `seq ${event.from}` : `seq ${event.from}–${event.to}`
-    return h('li', { class: 'gap', 'data-gap': `${event.from}-${event.to}` }, `${span} did not arrive (best-effort delivery)`)
-  }
-  return h(
-    'li',
-    { class: 'chunk', 'data-seq': event.seq, 'data-origin': origin },
-    h('span', { class: 'seq' }, `seq ${event.seq}${origin ? ` (${origin})` : ''}${event.final ? ', final' : ''}`),
-    contentBlocks(event.content),
-    event.structuredContent === undefined ? null : h('pre', { class: 'json' }, JSON.stringify(event.structuredContent)),
-  )
-}
 
 /**
  * @example
