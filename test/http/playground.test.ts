@@ -6,7 +6,8 @@
  * and draft_article as tasks (answering the question draft_article asks mid-task); run a tool
  * with the keyboard alone; every input has a label in the accessibility tree. Then the gate (a
  * server without PLAYGROUND serves no page) and the bearer token field against it; following a
- * task by id (its log replayed); and against the conformance fixture, resource templates, prompt
+ * task by id (its log replayed); and against the conformance fixture, richer schemas (an enum, a
+ * $ref edited as JSON), an x-mcp-header argument sent as a header, resource templates, prompt
  * arguments, images, two MRTR rounds, a URL elicitation, and a cancel whose abort the tool sees.
  * The OAuth mode's browser flow is in playground-oauth.test.ts. Screenshots:
  * screenshots/playground/, listed at the end.
@@ -257,11 +258,47 @@ describe('the gate, and a server that needs a bearer token', () => {
 })
 
 describe('another server (the conformance fixture)', () => {
-  it('reads through a resource template, gets a prompt, shows an image, runs two input rounds and a URL question, and cancels a call the tool sees end', async () => {
+  /** The playground page pointed at the fixture server (another origin: CORS allows loopback pages). */
+  async function openOnFixture(): Promise<Page> {
     const other = await openPlayground(browser.context, origin(), { ready: false })
     await field(other, 'MCP endpoint').fill(inject('fixtureUrl'))
     await other.getByRole('button', { name: 'Connect' }).click()
     await other.locator('body[data-ready=true]').waitFor()
+    return other
+  }
+
+  it('builds forms from richer schemas (an enum as a select, a $ref as JSON) and sends x-mcp-header arguments as headers', async () => {
+    const other = await openOnFixture()
+    const card = toolCard(other, 'json_schema_2020_12_tool')
+    expect(
+      await field(card, 'contactMethod').evaluate((select: HTMLSelectElement) => [...select.options].map((o) => o.text)),
+    ).toEqual(['(none)', 'phone', 'email'])
+    expect(await field(card, 'address').evaluate((area) => area.tagName)).toBe('TEXTAREA')
+    await field(card, 'address').fill('{"city": "Lisbon"')
+    await card.getByRole('button', { name: 'Call json_schema_2020_12_tool' }).click()
+    expect(await other.locator(`#${await field(card, 'address').getAttribute('aria-describedby')}`).textContent()).toBe(
+      'Enter valid JSON.',
+    )
+    await field(card, 'address').fill('{"city": "Lisbon"}')
+    await field(card, 'contactMethod').selectOption({ label: 'email' })
+    await field(card, 'email').fill('ada@example.com')
+    await card.getByRole('button', { name: 'Call json_schema_2020_12_tool' }).click()
+    await card.locator('.run[data-state=complete]').waitFor()
+    expect(JSON.parse(((await card.locator('.result .text').textContent()) as string).replace(/^Received /, ''))).toEqual({
+      address: { city: 'Lisbon' },
+      contactMethod: 'email',
+      email: 'ada@example.com',
+    })
+    // region is mirrored in Mcp-Param-Region: a non-ASCII value goes out base64-spelled, and the server accepts it.
+    const echo = await callTool(other, 'test_header_echo', { region: 'Zürich', count: '3' })
+    await echo.locator('.run[data-state=complete]').waitFor()
+    expect(await echo.locator('.result .text').textContent()).toBe('region=Zürich count=3')
+    await browser.shot(other, 'fixture-schemas')
+    await other.close()
+  })
+
+  it('reads through a resource template, gets a prompt, shows an image, runs two input rounds and a URL question, and cancels a call the tool sees end', async () => {
+    const other = await openOnFixture()
     const template = other.locator('#templates article').filter({ hasText: 'test://template/{id}/data' })
     await field(template, 'id').fill('abc')
     await template.getByRole('button', { name: 'Read' }).click()
