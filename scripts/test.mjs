@@ -27,6 +27,7 @@ function step(name, command, args) {
 
 step('typecheck (Workers)', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json'])
 step('typecheck (Node)', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.node.json'])
+step('typecheck (playground page)', 'npx', ['tsc', '--noEmit', '-p', 'playground/tsconfig.json'])
 step('lint and format', 'npx', ['biome', 'ci', '.'])
 
 const report = join(mkdtempSync(join(tmpdir(), 'mcp-edge-vitest-')), 'report.json')

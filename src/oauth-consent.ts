@@ -42,7 +42,7 @@ ${details.redirectIsLoopback ? '<p><strong>This sends access to an app on your c
   <p><label>Your name <input name="user" required pattern="[^:]{1,64}"></label></p>
   ${passphrase ? '<p><label>Passphrase <input type="password" name="passphrase" required></label></p>' : ''}
   <p>${scopes}</p>
-  <p><button name="decision" value="approve">Allow</button> <button name="decision" value="deny">Deny</button></p>
+  <p><button name="decision" value="approve">Allow</button> <button name="decision" value="deny" formnovalidate>Deny</button></p>
 </form>`
 }
 

@@ -20,6 +20,7 @@ import { mcp } from './index.ts'
 import type { McpServer, McpVariables } from './index.ts'
 import { consent } from './oauth-consent.ts'
 import type { ConsentEnv } from './oauth-consent.ts'
+import { playground } from './playground-gate.ts'
 import { server as templateServer } from './worker.ts'
 import type { Env as TemplateEnv } from './worker.ts'
 
@@ -69,10 +70,15 @@ api.route(
   }),
 )
 
+/** Everything that is not the API: the consent page, and the playground when it is on. */
+const site = new Hono<{ Bindings: Env }>()
+site.get('/playground/*', playground)
+site.route('/', consent)
+
 export default new OAuthProvider<Env>({
   apiRoute: '/mcp',
   apiHandler: api as unknown as ExportedHandler<Env> & Pick<Required<ExportedHandler<Env>>, 'fetch'>,
-  defaultHandler: consent as unknown as ExportedHandler<Env>,
+  defaultHandler: site as unknown as ExportedHandler<Env>,
   authorizeEndpoint: '/authorize',
   tokenEndpoint: '/oauth/token',
   clientRegistrationEndpoint: '/oauth/register',

@@ -22,8 +22,10 @@ import { createKeyRing, createMcpServer, input, mcp, ToolError } from './index.t
 import type { Principal } from './index.ts'
 import { MAX_NOTE_LENGTH, notesOf } from './notes-store.ts'
 import type { NotesStore } from './notes-store.ts'
+import { playground } from './playground-gate.ts'
+import type { PlaygroundEnv } from './playground-gate.ts'
 
-export interface Env {
+export interface Env extends PlaygroundEnv {
   MCP_STATE_KEYS: string
   MCP_BEARER_TOKEN?: string
   /** Optional caps per caller and isolate (defaults 1,000 and 100). */
@@ -122,6 +124,7 @@ server.tool(
   },
   async ({ topic, sentences }, ctx) => {
     for (let i = 1; i <= sentences && !ctx.signal.aborted; i++) {
+      ctx.progress(i, sentences) // with a progressToken: the playground's progress bar
       await ctx.partial(`Sentence ${i} of a story about ${topic}. `)
       await sleep(50, ctx.signal)
     }
@@ -235,6 +238,8 @@ export const { McpTaskObject, McpNonceLedger, McpInputRelay, McpEventHub } = cre
 export { NotesStore } from './notes-store.ts'
 
 const app = new Hono<{ Bindings: Env }>()
+// The playground page in local development (`PLAYGROUND=on` in .dev.vars): static assets, not this bundle.
+app.get('/playground/*', playground)
 app.route(
   '/mcp',
   mcp(server, {

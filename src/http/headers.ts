@@ -7,26 +7,13 @@
  * them); values are compared case-sensitively after trimming surrounding whitespace.
  */
 import { decodeBase64 } from '../protocol/base64.ts'
-import { HEADER, METHOD } from '../protocol/constants.ts'
+import { HEADER } from '../protocol/constants.ts'
 import { McpError } from '../protocol/errors.ts'
-import { isObject } from '../protocol/jsonrpc.ts'
+import { argumentAt, HEADER_SENTINEL, NAME_FIELD, PLAIN_HEADER_VALUE } from '../protocol/header-values.ts'
+import type { HeaderParam } from '../protocol/header-values.ts'
 import type { JsonRpcRequest } from '../protocol/jsonrpc.ts'
 import type { RequestMeta } from '../protocol/types.ts'
-import type { HeaderParam } from '../server/schema.ts'
 
-/** Which body field `Mcp-Name` mirrors, per method. */
-export const NAME_FIELD: Readonly<Record<string, string>> = {
-  [METHOD.toolsCall]: 'name',
-  [METHOD.promptsGet]: 'name',
-  [METHOD.resourcesRead]: 'uri',
-  [METHOD.tasksGet]: 'taskId',
-  [METHOD.tasksUpdate]: 'taskId',
-  [METHOD.tasksCancel]: 'taskId',
-}
-
-const SENTINEL = /^=\?base64\?(.*)\?=$/
-/** Visible ASCII and inner spaces: what a plain (non-sentinel) value may contain. */
-const PLAIN_VALUE = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false })
 
 function mismatch(message: string): McpError {
@@ -42,8 +29,8 @@ function mismatch(message: string): McpError {
  */
 export function decodeHeaderValue(raw: string): string | undefined {
   const value = raw.trim()
-  const sentinel = SENTINEL.exec(value)
-  if (!sentinel) return value === '' || PLAIN_VALUE.test(value) ? value : undefined
+  const sentinel = HEADER_SENTINEL.exec(value)
+  if (!sentinel) return value === '' || PLAIN_HEADER_VALUE.test(value) ? value : undefined
   const bytes = decodeBase64(sentinel[1] ?? '')
   if (!bytes) return undefined
   try {
@@ -56,7 +43,7 @@ export function decodeHeaderValue(raw: string): string | undefined {
 /** Require header `name` to carry `expected`. The common case, an exact plain match, is checked first. */
 function requireHeader(headers: Headers, name: string, label: string, expected: string): void {
   const raw = headers.get(name)
-  if (raw === expected && PLAIN_VALUE.test(raw)) return
+  if (raw === expected && PLAIN_HEADER_VALUE.test(raw)) return
   if (raw === null) throw mismatch(`missing ${label} header`)
   const value = decodeHeaderValue(raw)
   if (value === undefined) throw mismatch(`${label} header value is not valid`)
@@ -73,15 +60,6 @@ export function validateStandardHeaders(headers: Headers, request: JsonRpcReques
   // A body without the field is invalid params; the method reports that with -32602.
   if (typeof bodyValue !== 'string') return
   requireHeader(headers, HEADER.name, 'Mcp-Name', bodyValue)
-}
-
-function argumentAt(args: unknown, path: readonly string[]): unknown {
-  let node = args
-  for (const key of path) {
-    if (!isObject(node)) return undefined
-    node = node[key]
-  }
-  return node
 }
 
 function sameValue(header: string, value: unknown, type: HeaderParam['type']): boolean {

@@ -4,8 +4,10 @@
  * looks things up. Registration errors are configuration errors and throw at start-up.
  */
 import type { Prompt, PromptArgument, Resource, ResourceTemplate, Tool } from '../protocol/types.ts'
-import { findHeaderParams, toJsonSchema } from './schema.ts'
-import type { HeaderParam, JsonSchema, JsonSchemaConverter, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
+import { findHeaderParams } from '../protocol/header-values.ts'
+import type { HeaderParam } from '../protocol/header-values.ts'
+import { toJsonSchema } from './schema.ts'
+import type { JsonSchema, JsonSchemaConverter, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
 import type {
   CacheHint,
   Completer,

@@ -1,8 +1,7 @@
 /**
  * Schemas at the edge of user code: zod (classic or mini, any v4 schema) in, JSON Schema 2020-12
- * out, converted once at registration and never per request. Also finds the `x-mcp-header`
- * annotations of a tool's input schema (SEP-2243) and checks them, so a bad annotation fails at
- * start-up instead of making the tool vanish from clients' lists.
+ * out, converted once at registration and never per request. (The `x-mcp-header` annotations of a
+ * tool's input schema are found and checked in src/protocol/header-values.ts.)
  */
 import * as z from 'zod/mini'
 import { McpError } from '../protocol/errors.ts'
@@ -21,17 +20,6 @@ export type JsonSchema = Record<string, unknown>
 export interface JsonSchemaInput {
   jsonSchema: JsonSchema & { type: 'object' }
 }
-
-/** One `Mcp-Param-{name}` header derived from an `x-mcp-header` annotation. */
-export interface HeaderParam {
-  /** The header name after `Mcp-Param-`, as annotated (matching is case-insensitive). */
-  name: string
-  /** Property path from the arguments object, through `properties` keys only. */
-  path: readonly string[]
-  type: 'string' | 'integer' | 'boolean'
-}
-
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
 
 /**
  * Turns a zod schema into the JSON Schema advertised for it (`io`: what it accepts or produces).
@@ -68,52 +56,6 @@ export function parseWith<S extends Schema>(
 
 export function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
   return issues.map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ')
-}
-
-/**
- * Collect and validate the `x-mcp-header` annotations of a tool input schema (streamable-http
- * "Custom headers"): non-empty RFC 9110 tokens, unique ignoring case, only on string, integer or
- * boolean properties reached through `properties` keys.
- */
-export function findHeaderParams(toolName: string, inputSchema: JsonSchema): HeaderParam[] {
-  const found: HeaderParam[] = []
-  /** `path` is the property chain so far, or undefined once the walk left `properties` chains. */
-  const walk = (node: JsonSchema, path: string[] | undefined, where: string): void => {
-    const annotation = node['x-mcp-header']
-    if (annotation !== undefined) {
-      if (path === undefined || path.length === 0) {
-        throw new Error(
-          `tool "${toolName}" at ${where || '(root)'}: x-mcp-header is allowed only on properties reached through "properties" keys`,
-        )
-      }
-      const label = `tool "${toolName}" property "${path.join('.')}"`
-      if (typeof annotation !== 'string' || !TOKEN.test(annotation)) {
-        throw new Error(`${label}: x-mcp-header must be a non-empty header token, got ${JSON.stringify(annotation)}`)
-      }
-      const type = node.type
-      if (type !== 'string' && type !== 'integer' && type !== 'boolean') {
-        throw new Error(`${label}: x-mcp-header is allowed only on string, integer or boolean properties`)
-      }
-      if (found.some((param) => param.name.toLowerCase() === annotation.toLowerCase())) {
-        throw new Error(`${label}: x-mcp-header "${annotation}" is used twice (names are case-insensitive)`)
-      }
-      found.push({ name: annotation, path, type })
-    }
-    for (const [key, child] of Object.entries(node)) {
-      if (key === 'properties' && isObject(child)) {
-        for (const [name, property] of Object.entries(child)) {
-          if (isObject(property)) walk(property, path && [...path, name], `${where}/properties/${name}`)
-        }
-      } else if (isObject(child)) walk(child, undefined, `${where}/${key}`)
-      else if (Array.isArray(child)) {
-        child.forEach((item, index) => {
-          if (isObject(item)) walk(item, undefined, `${where}/${key}/${index}`)
-        })
-      }
-    }
-  }
-  walk(inputSchema, [], '')
-  return found
 }
 
 /** Throw -32602 unless `value` is a JSON object (tool arguments, prompt arguments). */

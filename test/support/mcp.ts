@@ -3,7 +3,7 @@
  * workerd). Responses are read whole: JSON, or every SSE event up to the end of the stream.
  */
 import { readSse } from '../../src/client/sse.ts'
-import { NAME_FIELD } from '../../src/http/headers.ts'
+import { NAME_FIELD } from '../../src/protocol/header-values.ts'
 
 export type Fetcher = (request: Request) => Promise<Response>
 

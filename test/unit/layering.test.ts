@@ -131,9 +131,15 @@ describe('public surface', () => {
 
   it('exports exactly these names from mcp-edge/client', async () => {
     expect(Object.keys(await import('../../src/client/index.ts')).sort()).toEqual([
+      'McpClient',
+      'McpClientError',
       'PartialResultReader',
+      'TooManyInputRounds',
+      'createMcpRequest',
+      'paramHeaders',
       'readSse',
       'readToolCall',
+      'resolveInput',
     ])
   })
 })

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
-import { asArguments, findHeaderParams, parseWith } from '../../src/server/schema.ts'
+import { findHeaderParams } from '../../src/protocol/header-values.ts'
+import { asArguments, parseWith } from '../../src/server/schema.ts'
 import { createMcpServer } from '../../src/server/server.ts'
 import { caught, configError } from './support.ts'
 
