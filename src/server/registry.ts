@@ -1,7 +1,10 @@
 /**
- * Registered entries as the runtime keeps them: each definition's wire JSON is computed once at
- * registration (JSON Schema 2020-12, `x-mcp-header` params, prompt arguments), so a request only
- * looks things up. Registration errors are configuration errors and throw at start-up.
+ * Registered entries as the runtime keeps them: each definition's wire JSON is computed once
+ * (JSON Schema 2020-12, `x-mcp-header` params, prompt arguments), so a request only looks things
+ * up. Registration errors are configuration errors and throw at start-up; a tool whose schemas
+ * are given as functions has them built, converted and checked on its first use instead, so a
+ * server with many tools pays nothing for them at start-up (and only for the tools an isolate
+ * actually lists or calls).
  */
 import type { Prompt, PromptArgument, Resource, ResourceTemplate, Tool } from '../protocol/types.ts'
 import { findHeaderParams, toJsonSchema } from './schema.ts'
@@ -16,7 +19,9 @@ import type {
   ResourceTemplateOptions,
   TaskMode,
   ToolContext,
+  ToolInput,
   ToolOptions,
+  ToolOutput,
   PromptOptions,
   Awaitable,
   CapabilityPath,
@@ -38,11 +43,11 @@ export interface TaskPolicy {
 
 export interface ToolEntry<Env = unknown> {
   name: string
-  definition: Tool
+  readonly definition: Tool
   /** zod input schema, or undefined for raw JSON Schema inputs (object check only). */
-  input: ObjectSchema | undefined
-  output: Schema | undefined
-  headerParams: HeaderParam[]
+  readonly input: ObjectSchema | undefined
+  readonly output: Schema | undefined
+  readonly headerParams: HeaderParam[]
   streaming: boolean
   assemble: boolean
   task: TaskPolicy
@@ -78,34 +83,66 @@ function isJsonSchemaInput(value: unknown): value is JsonSchemaInput {
   return typeof value === 'object' && value !== null && 'jsonSchema' in value
 }
 
+/** What a tool's schemas compile to: its wire definition, parsers and header params. */
+interface CompiledSchemas {
+  definition: Tool
+  input: ObjectSchema | undefined
+  output: Schema | undefined
+  headerParams: HeaderParam[]
+}
+
+function compileSchemas<Env>(
+  name: string,
+  options: ToolOptions<ToolInput, ToolOutput | undefined, unknown, Env>,
+): CompiledSchemas {
+  const given = typeof options.input === 'function' ? options.input() : options.input
+  const output = typeof options.output === 'function' ? options.output() : options.output
+  const raw = isJsonSchemaInput(given)
+  const inputSchema = raw ? given.jsonSchema : toJsonSchema(given, 'input')
+  if (inputSchema.type !== 'object') throw new Error(`Tool "${name}": the input schema must have type "object"`)
+  const definition: Tool = { name, inputSchema: inputSchema as Tool['inputSchema'] }
+  if (options.title !== undefined) definition.title = options.title
+  if (options.description !== undefined) definition.description = options.description
+  if (output !== undefined) definition.outputSchema = toJsonSchema(output, 'output')
+  const streaming = options.streaming !== undefined && options.streaming !== false
+  const annotations = streaming ? { ...options.annotations, streamingHint: true } : options.annotations
+  if (annotations !== undefined) definition.annotations = annotations
+  if (options.icons !== undefined) definition.icons = options.icons
+  if (options._meta !== undefined) definition._meta = options._meta
+  return { definition, input: raw ? undefined : given, output, headerParams: findHeaderParams(name, inputSchema) }
+}
+
 export function buildToolEntry<Env>(
   name: string,
-  options: ToolOptions<ObjectSchema | JsonSchemaInput, Schema | undefined, unknown, Env>,
+  options: ToolOptions<ToolInput, ToolOutput | undefined, unknown, Env>,
   handler: ToolEntry<Env>['handler'],
 ): ToolEntry<Env> {
   if (!TOOL_NAME.test(name)) {
     throw new Error(`Tool name "${name}" must be 1–128 characters from A-Z a-z 0-9 _ . - (server/tools "Tool names")`)
   }
-  const raw = isJsonSchemaInput(options.input)
-  const inputSchema = raw ? (options.input as JsonSchemaInput).jsonSchema : toJsonSchema(options.input as ObjectSchema, 'input')
-  if (inputSchema.type !== 'object') throw new Error(`Tool "${name}": the input schema must have type "object"`)
-  const streaming = options.streaming !== undefined && options.streaming !== false
-  const definition: Tool = { name, inputSchema: inputSchema as Tool['inputSchema'] }
-  if (options.title !== undefined) definition.title = options.title
-  if (options.description !== undefined) definition.description = options.description
-  if (options.output !== undefined) definition.outputSchema = toJsonSchema(options.output, 'output')
-  const annotations = streaming ? { ...options.annotations, streamingHint: true } : options.annotations
-  if (annotations !== undefined) definition.annotations = annotations
-  if (options.icons !== undefined) definition.icons = options.icons
-  if (options._meta !== undefined) definition._meta = options._meta
+  let compiled: CompiledSchemas | undefined
+  const schemas = () => {
+    compiled ??= compileSchemas(name, options)
+    return compiled
+  }
+  // Schemas given as values are compiled now, so a bad one fails at start-up.
+  if (typeof options.input !== 'function' && typeof options.output !== 'function') schemas()
   const task = typeof options.task === 'object' ? options.task : { mode: options.task ?? 'never' }
   return {
     name,
-    definition,
-    input: raw ? undefined : (options.input as ObjectSchema),
-    output: options.output,
-    headerParams: findHeaderParams(name, inputSchema),
-    streaming,
+    get definition() {
+      return schemas().definition
+    },
+    get input() {
+      return schemas().input
+    },
+    get output() {
+      return schemas().output
+    },
+    get headerParams() {
+      return schemas().headerParams
+    },
+    streaming: options.streaming !== undefined && options.streaming !== false,
     assemble: typeof options.streaming === 'object' && options.streaming.assemble === true,
     task: {
       mode: task.mode,

@@ -21,9 +21,11 @@ import type { Call, HandleOptions, MethodEntry, MethodTable } from './dispatch.t
 import { toErrorObject } from './errors.ts'
 import { ListenHub } from './listen-hub.ts'
 import { createMethodTable } from './methods/index.ts'
+import { paginate } from './pagination.ts'
+import type { Page } from './pagination.ts'
 import { buildPromptEntry, buildResourceEntry, buildTemplateEntry, buildToolEntry } from './registry.ts'
 import type { PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './registry.ts'
-import type { HeaderParam, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
+import type { HeaderParam, ObjectSchema } from './schema.ts'
 import { taskLimits } from './task-limits.ts'
 import type { TaskLimits } from './task-limits.ts'
 import type {
@@ -36,7 +38,9 @@ import type {
   ResourceTemplateOptions,
   ServerOptions,
   ToolHandler,
+  ToolInput,
   ToolOptions,
+  ToolOutput,
 } from './types.ts'
 
 export const DEFAULT_PAGE_SIZE = 50
@@ -65,8 +69,8 @@ export class McpServer<Env = unknown> {
   readonly prompts = new Map<string, PromptEntry<Env>>()
   readonly hub = new ListenHub()
   readonly #methods: MethodTable = createMethodTable()
-  /** Wire definitions per registry, built on first list and dropped on every registration. */
-  readonly #listed = new Map<Listed, unknown[]>()
+  /** Each registry's entries in list order, kept from the first list until the next registration. */
+  readonly #listed = new Map<Listed, { definition: unknown }[]>()
 
   constructor(options: ServerOptions) {
     const { instructions, pageSize, listCache, listenTimeoutMs, taskLimits: limits, ...info } = options
@@ -78,8 +82,11 @@ export class McpServer<Env = unknown> {
     this.taskLimits = taskLimits(limits)
   }
 
-  /** Register a tool. Arguments are parsed with `options.input`; its JSON Schema is built now. */
-  tool<In extends ObjectSchema | JsonSchemaInput, Out extends Schema | undefined = undefined, Prep = undefined>(
+  /**
+   * Register a tool. Arguments are parsed with `options.input`; its JSON Schema is built now, or on
+   * first use when `input` (or `output`) is a function that builds the schema.
+   */
+  tool<In extends ToolInput, Out extends ToolOutput | undefined = undefined, Prep = undefined>(
     name: string,
     options: ToolOptions<In, Out, Prep, Env>,
     handler: ToolHandler<In, Env, Prep>,
@@ -87,7 +94,7 @@ export class McpServer<Env = unknown> {
     if (this.tools.has(name)) throw new Error(`Tool "${name}" is already registered`)
     const entry = buildToolEntry<Env>(
       name,
-      options as unknown as ToolOptions<ObjectSchema | JsonSchemaInput, Schema | undefined, unknown, Env>,
+      options as unknown as ToolOptions<ToolInput, ToolOutput | undefined, unknown, Env>,
       handler as unknown as ToolEntry<Env>['handler'],
     )
     this.tools.set(name, entry)
@@ -146,14 +153,18 @@ export class McpServer<Env = unknown> {
     this.hub.resourceUpdated(uri)
   }
 
-  /** The wire definitions of one registry, in registration order (the list methods page through it). */
-  listed(kind: Listed): readonly unknown[] {
-    let list = this.#listed.get(kind)
-    if (!list) {
-      list = [...this[kind].values()].map((entry) => entry.definition)
-      this.#listed.set(kind, list)
+  /**
+   * One page of a registry's wire definitions, in registration order (the list methods). Only the
+   * page's definitions are read, so tools whose schemas are built on first use are built here.
+   */
+  listPage(kind: Listed, cursor: unknown): Page<unknown> {
+    let entries = this.#listed.get(kind)
+    if (!entries) {
+      entries = [...this[kind].values()]
+      this.#listed.set(kind, entries)
     }
-    return list
+    const page = paginate(entries, cursor, this.pageSize)
+    return { ...page, items: page.items.map((entry) => entry.definition) }
   }
 
   /** The `Mcp-Param-*` headers a tool's arguments must be mirrored in (empty for unknown tools). */

@@ -4,7 +4,6 @@
  */
 import { McpError } from '../../protocol/errors.ts'
 import type { MethodEntry } from '../dispatch.ts'
-import { paginate } from '../pagination.ts'
 import { asArguments, parseWith } from '../schema.ts'
 import { runWithInput } from './context.ts'
 
@@ -12,7 +11,7 @@ export const promptsList: MethodEntry = {
   capability: 'prompts',
   inputRequired: false,
   async run({ server, params }) {
-    const page = paginate(server.listed('prompts'), params.cursor, server.pageSize)
+    const page = server.listPage('prompts', params.cursor)
     return { prompts: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...server.listCache }
   },
 }

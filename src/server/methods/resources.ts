@@ -6,7 +6,6 @@
 import { McpError } from '../../protocol/errors.ts'
 import type { ReadResourceResult } from '../../protocol/types.ts'
 import type { MethodEntry } from '../dispatch.ts'
-import { paginate } from '../pagination.ts'
 import type { CacheHint } from '../types.ts'
 import { runWithInput } from './context.ts'
 
@@ -17,7 +16,7 @@ export const resourcesList: MethodEntry = {
   capability: 'resources',
   inputRequired: false,
   async run({ server, params }) {
-    const page = paginate(server.listed('resources'), params.cursor, server.pageSize)
+    const page = server.listPage('resources', params.cursor)
     return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...server.listCache }
   },
 }
@@ -26,7 +25,7 @@ export const resourceTemplatesList: MethodEntry = {
   capability: 'resources',
   inputRequired: false,
   async run({ server, params }) {
-    const page = paginate(server.listed('templates'), params.cursor, server.pageSize)
+    const page = server.listPage('templates', params.cursor)
     return { resourceTemplates: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...server.listCache }
   },
 }

@@ -11,7 +11,6 @@ import type { CallToolResult } from '../../protocol/types.ts'
 import { missingCapabilities, supports } from '../capabilities.ts'
 import type { Call, MethodEntry } from '../dispatch.ts'
 import { ToolError } from '../errors.ts'
-import { paginate } from '../pagination.ts'
 import type { ToolEntry } from '../registry.ts'
 import { asArguments } from '../schema.ts'
 import { streamPartials } from '../scope.ts'
@@ -24,7 +23,7 @@ export const toolsList: MethodEntry = {
   capability: 'tools',
   inputRequired: false,
   async run({ server, params }) {
-    const page = paginate(server.listed('tools'), params.cursor, server.pageSize)
+    const page = server.listPage('tools', params.cursor)
     return { tools: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...server.listCache }
   },
 }
