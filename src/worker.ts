@@ -9,7 +9,7 @@
  * MCP_BEARER_TOKEN (secret, optional: when set, requests need `Authorization: Bearer <token>`).
  */
 import { env } from 'cloudflare:workers'
-import { Hono } from 'hono'
+import { Hono } from 'hono/tiny'
 import * as z from 'zod/mini'
 import { cloudflareServices, createDurableObjects } from './cloudflare/index.ts'
 import { createKeyRing, createMcpServer, input, mcp } from './index.ts'

@@ -7,7 +7,7 @@
  * app.route('/mcp', mcp(server, { allowedOrigins: ['https://app.example.com'] }))
  * export default app
  */
-import { Hono } from 'hono'
+import { Hono } from 'hono/tiny'
 import type { McpServer } from '../server/server.ts'
 import { createMcpHandler } from './handler.ts'
 import type { McpHttpOptions } from './handler.ts'
