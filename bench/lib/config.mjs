@@ -12,8 +12,14 @@ export const config = {
   rounds: int('BENCH_ROUNDS', pick(7, 2)),
   requests: int('BENCH_REQUESTS', pick(5000, 200)),
   warmupRequests: pick(3000, 50),
-  startupRepeats: int('BENCH_STARTUPS', pick(3, 1)),
+  startupRepeats: int('BENCH_STARTUPS', pick(5, 1)),
+  /** Rounds of the many-tools load (tools/call and tools/list on five servers). */
+  toolRounds: int('BENCH_TOOL_ROUNDS', pick(5, 1)),
+  /** tools/list requests per server per round (first page). */
+  listRequests: pick(1000, 50),
+  heapRepeats: pick(2, 1),
   streamChunks: pick(20_000, 200),
+  streamRounds: int('BENCH_STREAM_ROUNDS', pick(5, 1)),
   pacedChunks: pick(200, 10),
   pacedDelayMs: 5,
   firstChunkCalls: pick(30, 3),
@@ -23,6 +29,12 @@ export const config = {
   engineCalls: pick(50, 3),
   engineSteps: pick(200, 10),
   engineRepeats: pick(3, 1),
+  /** Memory under load: concurrent streaming calls (each `memoryChunks` chunks, `memoryDelayMs` apart) and open listen streams. */
+  memoryCalls: int('BENCH_MEMORY_CALLS', pick(1000, 20)),
+  memoryChunks: pick(40, 5),
+  memoryDelayMs: 25,
+  listeners: int('BENCH_LISTENERS', pick(1000, 20)),
+  listenIdleMs: pick(2000, 200),
   stateNodeIterations: pick(10_000, 200),
   stateWorkerdIterations: pick(10_000, 200),
   stateWorkerdRepeats: pick(3, 1),

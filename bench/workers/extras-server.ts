@@ -6,6 +6,7 @@
  *   each with the emit time (workerd's `Date.now()`) in its structuredContent.
  * - `task_noop`: always a task, finishes at once (task creation and tasks/get latency).
  * - `task_partials`: always a task, appends `count` partial results to its log as fast as it can.
+ * - `notify_tools`: tells this isolate's listen streams that the tool list changed.
  */
 import * as z from 'zod/mini'
 import { createMcpServer } from '../../src/index.ts'
@@ -48,3 +49,8 @@ server.tool(
     return { content: [{ type: 'text', text: `appended ${count}` }] }
   },
 )
+
+server.tool('notify_tools', { description: 'Tell listen streams the tool list changed', input: z.object({}) }, () => {
+  server.notifyListChanged('tools')
+  return { content: [{ type: 'text', text: 'notified' }] }
+})
