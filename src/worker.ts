@@ -179,13 +179,17 @@ server.prompt('summarize', { description: 'Summarize a text', args: z.object({ t
 
 const encoder = new TextEncoder()
 
+const LOCAL: Principal = Object.freeze({ subject: 'local' })
+
 /** Bearer authentication when MCP_BEARER_TOKEN is set; open (one local principal) otherwise. */
-async function authenticate(request: Request, env: Env): Promise<Principal | undefined> {
-  if (!env.MCP_BEARER_TOKEN) return { subject: 'local' }
+function authenticate(request: Request, env: Env): Principal | Promise<Principal | undefined> {
+  if (!env.MCP_BEARER_TOKEN) return LOCAL
+  return checkBearer(request, env.MCP_BEARER_TOKEN)
+}
+
+async function checkBearer(request: Request, token: string): Promise<Principal | undefined> {
   const presented = request.headers.get('authorization')?.match(/^Bearer (.+)$/)?.[1] ?? ''
-  const [a, b] = await Promise.all(
-    [presented, env.MCP_BEARER_TOKEN].map((token) => crypto.subtle.digest('SHA-256', encoder.encode(token))),
-  )
+  const [a, b] = await Promise.all([presented, token].map((value) => crypto.subtle.digest('SHA-256', encoder.encode(value))))
   return crypto.subtle.timingSafeEqual(a as ArrayBuffer, b as ArrayBuffer) ? { subject: 'bearer' } : undefined
 }
 

@@ -121,7 +121,8 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
       checkAccept(request.headers)
       let principal: Principal | undefined
       if (options.authenticate) {
-        principal = (await options.authenticate(request, env)) ?? undefined
+        const found = options.authenticate(request, env)
+        principal = (found instanceof Promise ? await found : found) ?? undefined
         if (!principal) return rejection(new McpError('unauthorized'), undefined, { 'www-authenticate': challenge })
       }
       checkContentType(request.headers)

@@ -51,10 +51,14 @@ export async function respond(
   options: RespondOptions,
   handle: (run: Run) => Promise<Handled>,
 ): Promise<Response> {
-  // With the enable_request_signal flag, workerd aborts request.signal when the client goes away.
-  const run: Run = { outbox: new Outbox(options.stream), cancel: new LazyAbort(request.signal ?? undefined) }
-  const done = handle(run)
-  const first = await Promise.race([done, run.outbox.firstMessage])
+  let run!: Run
+  let done!: Promise<Handled>
+  // The handler's answer, or `undefined` as soon as it pushes a message (then the answer streams).
+  const first = await new Promise<Handled | undefined>((resolve, reject) => {
+    run = open(request, options, () => resolve(undefined))
+    done = handle(run)
+    done.then(resolve, reject)
+  })
   if (first !== undefined) {
     run.outbox.close()
     return jsonResponse(first.message, first.status, options.headers)
@@ -73,15 +77,24 @@ export async function respondBatch(
   options: RespondOptions,
   handles: ((run: Run) => Promise<Handled | undefined>)[],
 ): Promise<Response> {
-  const run: Run = { outbox: new Outbox(options.stream), cancel: new LazyAbort(request.signal ?? undefined) }
-  const final = Promise.all(handles.map((handle) => handle(run))).then((all) =>
-    all.filter((handled): handled is Handled => handled !== undefined).map((handled) => handled.message),
-  )
-  const first = await Promise.race([final, run.outbox.firstMessage])
+  let run!: Run
+  let final!: Promise<JsonRpcResponse[]>
+  const first = await new Promise<JsonRpcResponse[] | undefined>((resolve, reject) => {
+    run = open(request, options, () => resolve(undefined))
+    final = Promise.all(handles.map((handle) => handle(run))).then((all) =>
+      all.filter((handled): handled is Handled => handled !== undefined).map((handled) => handled.message),
+    )
+    final.then(resolve, reject)
+  })
   if (first !== undefined) {
     run.outbox.close()
     return first.length === 0 ? new Response(null, { status: 202 }) : jsonResponse(first, 200, options.headers)
   }
   void final.then(() => run.outbox.close())
   return sseResponse(run.outbox, final, run.cancel, options.keepaliveMs, options.headers)
+}
+
+/** A run's stream queue and its cancellation (workerd aborts `request.signal` when the client goes away). */
+function open(request: Request, options: RespondOptions, onFirstMessage: () => void): Run {
+  return { outbox: new Outbox(options.stream, onFirstMessage), cancel: new LazyAbort(request.signal ?? undefined) }
 }

@@ -88,21 +88,19 @@ export class Outbox {
   readonly #maxBytes: number
   readonly #maxChunks: number
   readonly #queue: Entry[] = []
-  readonly #producers = new Map<string | number, Producer>()
+  /** Per token of partial results; made at the first one (most requests stream nothing). */
+  #producers: Map<string | number, Producer> | undefined
   #waiters: (() => void)[] = []
   #closed = false
   #wake: (() => void) | undefined
   #first: (() => void) | undefined
   readonly stats: OutboxStats = emptyStats()
-  /** Resolves (with nothing) when the first message is pushed: the moment a transport must open its stream. */
-  readonly firstMessage: Promise<undefined>
 
-  constructor(options: OutboxOptions = {}) {
+  /** `onFirstMessage` runs at the first push: the moment a transport must open its stream. */
+  constructor(options: OutboxOptions = {}, onFirstMessage?: () => void) {
     this.#maxBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES
     this.#maxChunks = options.maxQueuedChunks ?? DEFAULT_MAX_QUEUED_CHUNKS
-    this.firstMessage = new Promise((resolve) => {
-      this.#first = () => resolve(undefined)
-    })
+    this.#first = onFirstMessage
   }
 
   get closed(): boolean {
@@ -130,6 +128,7 @@ export class Outbox {
   pushPartial(token: string | number, chunk: PartialChunk, extra: Record<string, unknown> = {}): Promise<void> {
     if (this.#closed) return RESOLVED
     this.stats.emitted++
+    this.#producers ??= new Map()
     let producer = this.#producers.get(token)
     if (!producer) {
       producer = { seq: 0, wait: undefined }
@@ -175,6 +174,11 @@ export class Outbox {
         resolve(this.#queue.length > 0 ? this.#take() : undefined)
       }
     })
+  }
+
+  /** The next message if one is queued now, without waiting. */
+  poll(): StreamMessage | undefined {
+    return this.#queue.length > 0 ? this.#take() : undefined
   }
 
   /** Take everything queued now, without waiting. */

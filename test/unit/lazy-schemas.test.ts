@@ -1,7 +1,9 @@
 /**
- * Tools whose schemas are given as functions (servers with many tools): nothing is built at
- * registration; a tool's schemas are built once, on its first list or call, and only for the tools
- * a page lists; a bad schema then fails that use instead of the start-up.
+ * When a tool's schemas become JSON Schema. Given as functions (servers with many tools): nothing
+ * is built at registration; a tool's schemas are built once, on its first list or call, and only
+ * for the tools a page lists; a bad schema then fails that use instead of the start-up. Given as
+ * zod objects: header annotations are checked at registration, the JSON Schema is built when the
+ * tool is first listed.
  */
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod/mini'
@@ -103,7 +105,8 @@ describe('schemas given as functions', () => {
     server.tool('bad', { input: annotated }, () => ({ content: [] }))
     server.tool('good', { input: () => z.object({}) }, () => ({ content: [{ type: 'text', text: 'ok' }] }))
     const handle = createMcpHandler(server)
-    const call = async (name: string) => (await (await handle(post('tools/call', { name, arguments: {} }), undefined)).json()) as any
+    const call = async (name: string) =>
+      (await (await handle(post('tools/call', { name, arguments: {} }), undefined)).json()) as any
     const errors: unknown[] = []
     const original = console.error
     console.error = (...args: unknown[]) => void errors.push(args)
@@ -114,5 +117,25 @@ describe('schemas given as functions', () => {
     }
     expect(String((errors[0] as unknown[])[1])).toMatch(/x-mcp-header is allowed only on properties/)
     expect((await call('good')).result.content).toEqual([{ type: 'text', text: 'ok' }])
+  })
+
+  it('builds a zod object’s JSON Schema when the tool is first listed, not at registration or on a call', async () => {
+    // zod cannot express a date in JSON Schema: the conversion fails, so it shows when it happens.
+    const server = createMcpServer({ name: 'eager', version: '1' })
+    server.tool('when', { input: z.object({ at: z.optional(z.date()) }) }, () => ({ content: [{ type: 'text', text: 'ok' }] }))
+    const handle = createMcpHandler(server)
+    const send = async (request: Request) => (await (await handle(request, undefined)).json()) as any
+    expect((await send(post('tools/call', { name: 'when', arguments: {} }))).result.content).toEqual([
+      { type: 'text', text: 'ok' },
+    ])
+    const errors: unknown[][] = []
+    const original = console.error
+    console.error = (...args: unknown[]) => void errors.push(args)
+    try {
+      expect((await send(post('tools/list'))).error).toEqual({ code: -32603, message: 'Internal error' })
+    } finally {
+      console.error = original
+    }
+    expect(String(errors[0]?.[1])).toMatch(/^Error: Tool "when": its input schema cannot be expressed as JSON Schema/)
   })
 })

@@ -62,11 +62,13 @@ describe('Outbox: order and progress', () => {
     expect(outbox.drain().map((message) => params(message).progress)).toEqual([2])
   })
 
-  it('resolves firstMessage at the first push', async () => {
-    const outbox = new Outbox()
-    expect(await settled(outbox.firstMessage)).toBe(false)
+  it('calls onFirstMessage at the first push, once', () => {
+    let calls = 0
+    const outbox = new Outbox({}, () => calls++)
+    expect(calls).toBe(0)
     void outbox.pushPartial('t', text('x'))
-    expect(await settled(outbox.firstMessage)).toBe(true)
+    outbox.push(log('y'))
+    expect(calls).toBe(1)
   })
 })
 
