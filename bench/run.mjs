@@ -75,7 +75,7 @@ async function main() {
   for (const worker of BUILT_WORKERS) results.bundles[worker] = { min: build(worker), raw: build(worker, { minify: false }) }
   const scriptOf = (variant, kind = 'min') => results.bundles[VARIANTS[variant].worker][kind].scriptPath
 
-  const startupVariants = ['hono', 'edge', 'sdk', ...TOOL_VARIANTS, 'tools-200-eager']
+  const startupVariants = ['hono', 'hono-do', 'edge', 'sdk', ...TOOL_VARIANTS, 'tools-200-eager']
   log(`start-up: ${config.startupRepeats} fresh workerd per Worker, alternated (${startupVariants.join(', ')})`)
   results.startup = { rounds: await alternateStartup(startupVariants, scriptOf, config.startupRepeats, log) }
 

@@ -31,8 +31,8 @@ export const config = {
   engineRepeats: pick(3, 1),
   /** Memory under load: concurrent streaming calls (each `memoryChunks` chunks, `memoryDelayMs` apart) and open listen streams. */
   memoryCalls: int('BENCH_MEMORY_CALLS', pick(1000, 20)),
-  memoryChunks: pick(40, 5),
-  memoryDelayMs: 25,
+  memoryChunks: pick(20, 4),
+  memoryDelayMs: pick(500, 50),
   listeners: int('BENCH_LISTENERS', pick(1000, 20)),
   listenIdleMs: pick(2000, 200),
   stateNodeIterations: pick(10_000, 200),

@@ -3,13 +3,16 @@
  * its own, so no CPU figure is taken with it on):
  *
  * - `calls` concurrent streaming calls: each `stream` call sends `chunks` partial results paced by
- *   a timer, so all are open at once. Heap (live) and workerd RSS are sampled while they run; the
- *   peak is reported, and the live heap at the moment every call has delivered its first chunk.
- *   Every call must deliver every chunk in order without a gap, and its own stats must show
- *   nothing merged or dropped and a queue that never exceeded its budget.
- * - `listeners` open `subscriptions/listen` streams (list changes of tools): heap and RSS once all
- *   are acknowledged, workerd CPU per second while they idle, then one `notifications/tools/list_changed`
- *   (from the `notify_tools` tool) that every stream must receive, with the time until the last did.
+ *   a timer, slowly enough that all are open at once. Once every call has delivered its first
+ *   chunk: the heap after a full collection (what the open calls hold), the live heap and workerd
+ *   RSS; both are also sampled while they run, and the peaks reported. Every call must deliver
+ *   every chunk in order without a gap, and its own stats must show nothing merged or dropped and
+ *   a queue that never exceeded its budget.
+ * - `listeners` open `subscriptions/listen` streams (list changes of tools): heap (after a full
+ *   collection) and RSS once all are acknowledged, workerd CPU per second while they idle, then
+ *   one `notifications/tools/list_changed` (from the `notify_tools` tool) that every stream must
+ *   receive, with the time until the last did. Then all are closed, and the step waits until
+ *   workerd's CPU falls quiet (the streams' timers stopped) before the last heap reading.
  *
  * The heap after a full collection, before and after each part, shows what stays behind.
  */
@@ -74,8 +77,10 @@ async function concurrentStreams(inspected, client, { calls, chunks, delayMs }) 
   const running = Array.from({ length: calls }, (_, index) => one(index))
   await Promise.race([everyoneOpen, Promise.all(running)])
   const allOpenMs = performance.now() - started
-  const openHeapBytes = opened === calls ? await inspected.heapBytes({ gc: false }) : Number.NaN
+  if (opened !== calls) throw new Error(`only ${opened}/${calls} streams were open at once: pace the chunks more slowly`)
+  const openLiveHeapBytes = await inspected.heapBytes({ gc: false })
   const openRssBytes = inspected.rssBytes()
+  const openHeapBytes = await inspected.heapBytes()
   const results = await Promise.all(running)
   const peak = await stop()
   const broken = results.filter(
@@ -94,6 +99,7 @@ async function concurrentStreams(inspected, client, { calls, chunks, delayMs }) 
     delayMs,
     allOpenMs,
     openHeapBytes,
+    openLiveHeapBytes,
     openRssBytes,
     peakHeapBytes: peak.heapBytes,
     peakRssBytes: peak.rssBytes,
@@ -125,8 +131,8 @@ async function listenStreams(inspected, client, { listeners, idleMs }) {
     )
   }
   const opened = await Promise.all(streams)
-  const openHeapBytes = await inspected.heapBytes({ gc: false })
   const openRssBytes = inspected.rssBytes()
+  const openHeapBytes = await inspected.heapBytes()
   const cpuBefore = cpuMs(target.pid)
   const idleStarted = performance.now()
   await new Promise((resolve) => setTimeout(resolve, idleMs))
@@ -145,7 +151,9 @@ async function listenStreams(inspected, client, { listeners, idleMs }) {
   const delays = await Promise.all(arrivals)
   for (const controller of controllers) controller.abort()
   await Promise.allSettled(opened.map(({ events }) => events.return?.()))
+  const quietAfterMs = await quiet(target, idleCpuMsPerSecond / 20)
   return {
+    quietAfterMs,
     listeners,
     openHeapBytes,
     openRssBytes,
@@ -154,6 +162,20 @@ async function listenStreams(inspected, client, { listeners, idleMs }) {
     notifiedAll: delays.length,
     deliveryP50Ms: percentile(delays, 50),
     deliveryMaxMs: Math.max(...delays),
+  }
+}
+
+/**
+ * Wait until workerd uses less than `msPerSecond` of CPU per second over a quarter second (what
+ * the server does for closed streams is over; there is no event for it outside the isolate).
+ */
+async function quiet(target, msPerSecond) {
+  const started = performance.now()
+  for (;;) {
+    const before = cpuMs(target.pid)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+    if ((cpuMs(target.pid) - before) * 4 < Math.max(msPerSecond, 5)) return performance.now() - started
+    if (performance.now() - started > 30_000) throw new Error("workerd did not fall quiet within 30 s of closing the streams")
   }
 }
 

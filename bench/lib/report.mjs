@@ -111,6 +111,9 @@ function startupSection({ startup, bundles }) {
     '',
     table(['Worker', 'total ms', 'Miniflare ready ms', 'first call ms', 'workerd CPU ms', 'CPU ×', 'per-round ×'], rows),
     '',
+    `Declaring the template's three Durable Object bindings costs the floor ${x(ratio(rounds, 'cpuMs', 'hono-do', 'hono'))} at start-up ` +
+      `before any code of the template runs; the template costs ${x(ratio(rounds, 'cpuMs', 'edge', 'hono-do'))} that floor.`,
+    '',
     'Bundles as `wrangler deploy --dry-run --outdir` builds them (gzip: zlib level 6, as wrangler prints):',
     '',
     table(['Worker', 'minified KiB', 'minified gzip KiB', 'unminified KiB', 'unminified gzip KiB'], bundleRows),

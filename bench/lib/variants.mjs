@@ -15,6 +15,7 @@ export const SDK_TOOL_COUNTS = [5, 200]
 
 export const VARIANTS = {
   hono: { worker: 'hono', label: 'Hono floor', call: add },
+  'hono-do': { worker: 'hono-do', label: 'Hono floor + 3 Durable Object bindings', call: add },
   edge: { worker: 'edge', label: 'mcp-edge', bindings: STATE, call: add },
   sdk: { worker: 'sdk', label: 'SDK v2', call: add },
   ...Object.fromEntries(
