@@ -73,7 +73,7 @@ export function memorySection({ memory: m }) {
     ['idle, after start-up', `${kib(m.baselineHeapBytes)} KiB`, `${mib(m.baselineRssBytes)} MiB`, 'heap after a full collection'],
     [
       `${s.calls} concurrent streaming calls, all open`,
-      `${kib(s.openHeapBytes)} KiB (live ${kib(s.openLiveHeapBytes)}, peak ${kib(s.peakHeapBytes)})`,
+      `${kib(s.openHeapBytes)} KiB (live peak ${kib(s.peakHeapBytes)})`,
       `${mib(s.openRssBytes)} MiB (peak ${mib(s.peakRssBytes)})`,
       `${kib((s.openHeapBytes - m.baselineHeapBytes) / s.calls, 1)} KiB held per open call; each ${s.chunks} chunks ${s.delayMs} ms apart from a tool that awaits, all open ${n(s.allOpenMs)} ms after the first request; every chunk arrived in order, no gap; largest queue of any stream ${kib(s.maxStreamPeakBytes, 1)} KiB (budget ${kib(s.budgetBytes)} KiB)`,
     ],

@@ -201,7 +201,9 @@ function streamingSection({ streaming, config }) {
     `${config.streamChunks} \`notifications/tools/partial_result\` (text \`chunk i\`, structuredContent \`{ i, t }\`) on one stream, from ` +
       'mcp-edge’s extras Worker (a tool that awaits every `ctx.partial`) and from a bare Worker that writes the same notifications ' +
       `as SSE lines by hand (bench/workers/sse-bare.ts), alternated over ${rounds.length} rounds, both read by mcp-edge’s client helper. ` +
-      'Every chunk arrived, in seq order, with its own boundary and no gap; the tool’s stats showed nothing merged or dropped.',
+      'Every chunk arrived, in seq order, with its own boundary and no gap; the tool’s stats showed nothing merged or dropped. ' +
+      'mcp-edge’s transport sends everything queued when the reader pulls in one write (up to 64 KiB, no message held back); ' +
+      'the bare writer awaits one write per notification.',
     '',
     table(['writer', 'chunks/s', 'workerd CPU µs/chunk', '× bare (rate)', '× bare (CPU)'], rows),
     '',
