@@ -173,7 +173,7 @@ async function quiet(target, msPerSecond) {
     const before = cpuMs(target.pid)
     await new Promise((resolve) => setTimeout(resolve, 250))
     if ((cpuMs(target.pid) - before) * 4 < Math.max(msPerSecond, 5)) return performance.now() - started
-    if (performance.now() - started > 30_000) throw new Error("workerd did not fall quiet within 30 s of closing the streams")
+    if (performance.now() - started > 30_000) throw new Error('workerd did not fall quiet within 30 s of closing the streams')
   }
 }
 

@@ -84,7 +84,12 @@ export function memorySection({ memory: m }) {
       `${mib(l.openRssBytes)} MiB`,
       `${kib((l.openHeapBytes - m.afterStreamsHeapBytes) / l.listeners, 1)} KiB held per stream; idle: ${n(l.idleCpuMsPerSecond, 1)} ms workerd CPU per second over ${n(l.idleMs / 1000, 1)} s (each stream polls its inbox every 50 ms); one list change reached all ${l.notifiedAll} (p50 ${n(l.deliveryP50Ms)} ms, last ${n(l.deliveryMaxMs)} ms)`,
     ],
-    ['after they closed', `${kib(m.afterListenHeapBytes)} KiB`, '', `after a full collection, once workerd fell quiet (${n(l.quietAfterMs)} ms after closing)`],
+    [
+      'after they closed',
+      `${kib(m.afterListenHeapBytes)} KiB`,
+      '',
+      `after a full collection, once workerd fell quiet (${n(l.quietAfterMs)} ms after closing)`,
+    ],
   ]
   return [
     '## Memory under load (one isolate)',

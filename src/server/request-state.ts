@@ -111,7 +111,6 @@ export function createKeyRing(secret: string | undefined, name = 'MCP_STATE_KEYS
   return ring
 }
 
-
 function importKey(kid: string, bytes: Uint8Array<ArrayBuffer>): RingKey {
   const hmac = crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
   let aes: Promise<CryptoKey> | undefined
