@@ -33,6 +33,8 @@ export const config = {
   memoryCalls: int('BENCH_MEMORY_CALLS', pick(1000, 20)),
   memoryChunks: pick(20, 4),
   memoryDelayMs: pick(500, 50),
+  burstChunks: pick(64, 8),
+  burstBytes: 4096,
   listeners: int('BENCH_LISTENERS', pick(1000, 20)),
   listenIdleMs: pick(2000, 200),
   stateNodeIterations: pick(10_000, 200),

@@ -7,7 +7,9 @@
  *   chunk: the heap after a full collection (what the open calls hold) and workerd RSS; the live
  *   heap and RSS are also sampled while they run, and their peaks reported. Every call must deliver
  *   every chunk in order without a gap, and its own stats must show nothing merged or dropped and
- *   a queue that never exceeded its budget.
+ *   a queue that never exceeded its budget. Then the same number of calls, each a burst of
+ *   `burstChunks` chunks of `burstBytes` as fast as its stream takes them: peaks of heap and RSS,
+ *   and the largest queue any stream held, which must stay within its budget.
  * - `listeners` open `subscriptions/listen` streams (list changes of tools): heap (after a full
  *   collection) and RSS once all are acknowledged, workerd CPU per second while they idle, then
  *   one `notifications/tools/list_changed` (from the `notify_tools` tool) that every stream must
@@ -44,7 +46,7 @@ function sampler(inspected) {
   }
 }
 
-async function concurrentStreams(inspected, client, { calls, chunks, delayMs }) {
+async function concurrentStreams(inspected, client, { calls, chunks, delayMs, size = 0, allAtOnce = true }) {
   const { target } = inspected
   let opened = 0
   let allOpen
@@ -55,7 +57,7 @@ async function concurrentStreams(inspected, client, { calls, chunks, delayMs }) 
     const token = `mem-${index}`
     const request = mcpRequest(
       'tools/call',
-      { name: 'stream', arguments: { count: chunks, delayMs } },
+      { name: 'stream', arguments: { count: chunks, delayMs, size } },
       { name: 'stream', capabilities: { partialResults: {} }, meta: { partialResultToken: token } },
     )
     const response = await fetch(target.endpoint, request)
@@ -75,11 +77,16 @@ async function concurrentStreams(inspected, client, { calls, chunks, delayMs }) 
   const stop = sampler(inspected)
   const started = performance.now()
   const running = Array.from({ length: calls }, (_, index) => one(index))
-  await Promise.race([everyoneOpen, Promise.all(running)])
-  const allOpenMs = performance.now() - started
-  if (opened !== calls) throw new Error(`only ${opened}/${calls} streams were open at once: pace the chunks more slowly`)
-  const openRssBytes = inspected.rssBytes()
-  const openHeapBytes = await inspected.heapBytes()
+  let allOpenMs = Number.NaN
+  let openRssBytes = Number.NaN
+  let openHeapBytes = Number.NaN
+  if (allAtOnce) {
+    await Promise.race([everyoneOpen, Promise.all(running)])
+    allOpenMs = performance.now() - started
+    if (opened !== calls) throw new Error(`only ${opened}/${calls} streams were open at once: pace the chunks more slowly`)
+    openRssBytes = inspected.rssBytes()
+    openHeapBytes = await inspected.heapBytes()
+  }
   const results = await Promise.all(running)
   const peak = await stop()
   const broken = results.filter(
@@ -96,6 +103,7 @@ async function concurrentStreams(inspected, client, { calls, chunks, delayMs }) 
     calls,
     chunks,
     delayMs,
+    size,
     allOpenMs,
     openHeapBytes,
     openRssBytes,
@@ -177,7 +185,11 @@ async function quiet(target, msPerSecond) {
   }
 }
 
-export async function memoryUnderLoad(scriptPath, { memoryCalls, memoryChunks, memoryDelayMs, listeners, listenIdleMs }, log) {
+export async function memoryUnderLoad(
+  scriptPath,
+  { memoryCalls, memoryChunks, memoryDelayMs, burstChunks, burstBytes, listeners, listenIdleMs },
+  log,
+) {
   const client = await importTs('src/client/index.ts', 'client')
   const inspected = await startInspected('extras', scriptPath)
   try {
@@ -190,10 +202,28 @@ export async function memoryUnderLoad(scriptPath, { memoryCalls, memoryChunks, m
       delayMs: memoryDelayMs,
     })
     const afterStreamsHeapBytes = await inspected.heapBytes()
+    log(`  ${memoryCalls} concurrent streaming calls, each a burst of ${burstChunks} chunks of ${burstBytes} bytes`)
+    const burst = await concurrentStreams(inspected, client, {
+      calls: memoryCalls,
+      chunks: burstChunks,
+      delayMs: 0,
+      size: burstBytes,
+      allAtOnce: false,
+    })
+    const afterBurstHeapBytes = await inspected.heapBytes()
     log(`  ${listeners} open listen streams`)
     const listen = await listenStreams(inspected, client, { listeners, idleMs: listenIdleMs })
     const afterListenHeapBytes = await inspected.heapBytes()
-    return { baselineHeapBytes, baselineRssBytes, streams, afterStreamsHeapBytes, listen, afterListenHeapBytes }
+    return {
+      baselineHeapBytes,
+      baselineRssBytes,
+      streams,
+      afterStreamsHeapBytes,
+      burst,
+      afterBurstHeapBytes,
+      listen,
+      afterListenHeapBytes,
+    }
   } finally {
     await inspected.dispose()
   }

@@ -79,10 +79,17 @@ export function memorySection({ memory: m }) {
     ],
     ['after they ended', `${kib(m.afterStreamsHeapBytes)} KiB`, '', 'after a full collection'],
     [
+      `${m.burst.calls} concurrent bursts`,
+      `live peak ${kib(m.burst.peakHeapBytes)} KiB`,
+      `peak ${mib(m.burst.peakRssBytes)} MiB`,
+      `each call ${m.burst.chunks} chunks of ${kib(m.burst.size, 0)} KiB as fast as its stream takes them, from a tool that awaits; all arrived, in order, in ${n(m.burst.ms)} ms; largest queue of any stream ${kib(m.burst.maxStreamPeakBytes, 1)} KiB (budget ${kib(m.burst.budgetBytes)} KiB)`,
+    ],
+    ['after they ended', `${kib(m.afterBurstHeapBytes)} KiB`, '', 'after a full collection'],
+    [
       `${l.listeners} open listen streams`,
       `${kib(l.openHeapBytes)} KiB`,
       `${mib(l.openRssBytes)} MiB`,
-      `${kib((l.openHeapBytes - m.afterStreamsHeapBytes) / l.listeners, 1)} KiB held per stream; idle: ${n(l.idleCpuMsPerSecond, 1)} ms workerd CPU per second over ${n(l.idleMs / 1000, 1)} s (each stream polls its inbox every 50 ms); one list change reached all ${l.notifiedAll} (p50 ${n(l.deliveryP50Ms)} ms, last ${n(l.deliveryMaxMs)} ms)`,
+      `${kib((l.openHeapBytes - m.afterBurstHeapBytes) / l.listeners, 1)} KiB held per stream; idle: ${n(l.idleCpuMsPerSecond, 1)} ms workerd CPU per second over ${n(l.idleMs / 1000, 1)} s (each stream polls its inbox every 50 ms); one list change reached all ${l.notifiedAll} (p50 ${n(l.deliveryP50Ms)} ms, last ${n(l.deliveryMaxMs)} ms)`,
     ],
     [
       'after they closed',

@@ -132,9 +132,9 @@ export function evaluateTargets({ startup, floor, manyTools, streaming, heap, me
     },
     {
       id: 'streamBudgets',
-      name: `every stream's queue within its budget, ${memory.streams.calls} concurrent streaming calls (KiB, largest peak)`,
-      limit: memory.streams.budgetBytes / KIB,
-      measured: memory.streams.maxStreamPeakBytes / KIB,
+      name: `every stream's queue within its budget, ${memory.burst.calls} concurrent bursts of partial results (KiB, largest queue)`,
+      limit: memory.burst.budgetBytes / KIB,
+      measured: Math.max(memory.streams.maxStreamPeakBytes, memory.burst.maxStreamPeakBytes) / KIB,
       atMost: true,
       unit: ' KiB',
       gap: () => 'a stream held more than its budget',
