@@ -1,6 +1,6 @@
 /**
- * Side-by-side runs, alternated so that machine drift hits every lane alike: round 1 runs lane A,
- * B, C, …, round 2 the same again, and so on. A lane is one kind of request to one running Worker
+ * Side-by-side runs, alternated so that machine drift hits every lane alike: round 1 runs lanes A,
+ * B, C, round 2 runs C, B, A, round 3 A, B, C again (so no lane always runs first or last). A lane is one kind of request to one running Worker
  * (the same Worker may serve two lanes, e.g. its 2026-07-28 and its 2025-era `tools/call`).
  * Figures are medians over rounds; a ratio is the median of the per-round ratios (each round's
  * lanes ran back to back), which is what every verdict uses.
@@ -26,6 +26,9 @@ export function ratioRange(rounds, metric, a, b) {
   return [Math.min(...values), Math.max(...values)]
 }
 
+/** The order of a round: forwards in odd rounds, backwards in even ones. */
+const inTurn = (items, round) => (round % 2 === 1 ? items : [...items].reverse())
+
 /**
  * Load lanes in alternating rounds. A lane: `{ id, target, request, expectBody, requests? }`;
  * every response under load must equal `expectBody` (the verified answer), byte for byte.
@@ -38,7 +41,7 @@ export async function alternateLoad(lanes, { connections, rounds, requests, warm
   const results = []
   for (let round = 1; round <= rounds; round++) {
     const entry = {}
-    for (const lane of lanes) {
+    for (const lane of inTurn(lanes, round)) {
       entry[lane.id] = await runLoad(lane.target, lane.request, {
         connections,
         amount: lane.requests ?? requests,
@@ -60,7 +63,7 @@ export async function alternateStartup(variants, scriptOf, repeats, log) {
   const results = []
   for (let repeat = 1; repeat <= repeats; repeat++) {
     const entry = {}
-    for (const variant of variants) entry[variant] = await measureStartup(variant, scriptOf(variant))
+    for (const variant of inTurn(variants, repeat)) entry[variant] = await measureStartup(variant, scriptOf(variant))
     log(`  start-up ${repeat}/${repeats}: ${variants.map((v) => `${v} ${entry[v].cpuMs.toFixed(1)} ms CPU`).join(', ')}`)
     results.push(entry)
   }

@@ -9,12 +9,12 @@ const pick = (full, small) => (quick ? small : full)
 export const config = {
   quick,
   connections: int('BENCH_CONNECTIONS', 10),
-  rounds: int('BENCH_ROUNDS', pick(7, 2)),
-  requests: int('BENCH_REQUESTS', pick(5000, 200)),
+  rounds: int('BENCH_ROUNDS', pick(15, 2)),
+  requests: int('BENCH_REQUESTS', pick(2500, 200)),
   warmupRequests: pick(3000, 50),
-  startupRepeats: int('BENCH_STARTUPS', pick(5, 1)),
+  startupRepeats: int('BENCH_STARTUPS', pick(7, 1)),
   /** Rounds of the many-tools load (tools/call and tools/list on five servers). */
-  toolRounds: int('BENCH_TOOL_ROUNDS', pick(5, 1)),
+  toolRounds: int('BENCH_TOOL_ROUNDS', pick(7, 1)),
   /** tools/list requests per server per round (first page). */
   listRequests: pick(1000, 50),
   heapRepeats: pick(2, 1),

@@ -78,7 +78,8 @@ export async function streamCompare(targets, count, rounds, log) {
   const results = []
   for (let round = 1; round <= rounds; round++) {
     const entry = {}
-    for (const [id, target] of Object.entries(targets)) entry[id] = await throughputRun(target, count)
+    const order = Object.entries(targets)
+    for (const [id, target] of round % 2 === 1 ? order : order.reverse()) entry[id] = await throughputRun(target, count)
     log(
       `  stream ${round}/${rounds}: ` +
         Object.entries(entry)
