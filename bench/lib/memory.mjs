@@ -16,8 +16,11 @@
  *   receive, with the time until the last did. Then all are closed, and the step waits until
  *   workerd's CPU falls quiet (the streams' timers stopped) before the last heap reading.
  *
- * The heap after a full collection, before and after each part, shows what stays behind.
+ * The heap after a full collection, before and after each part, shows what stays behind. Each part
+ * opens its own connections (an undici Agent per part), so none reuses a keep-alive connection
+ * the server may be closing.
  */
+import { Agent, fetch } from 'undici'
 import { importTs } from './bundle.mjs'
 import { startInspected } from './heap.mjs'
 import { mcpRequest, send } from './mcp.mjs'
@@ -48,6 +51,7 @@ function sampler(inspected) {
 
 async function concurrentStreams(inspected, client, { calls, chunks, delayMs, size = 0, allAtOnce = true }) {
   const { target } = inspected
+  const dispatcher = new Agent({ connections: null })
   let opened = 0
   let allOpen
   const everyoneOpen = new Promise((resolve) => {
@@ -60,7 +64,7 @@ async function concurrentStreams(inspected, client, { calls, chunks, delayMs, si
       { name: 'stream', arguments: { count: chunks, delayMs, size } },
       { name: 'stream', capabilities: { partialResults: {} }, meta: { partialResultToken: token } },
     )
-    const response = await fetch(target.endpoint, request)
+    const response = await fetch(target.endpoint, { ...request, dispatcher })
     const call = client.readToolCall(response, { partialResultToken: token })
     let received = 0
     let gaps = 0
@@ -89,6 +93,7 @@ async function concurrentStreams(inspected, client, { calls, chunks, delayMs, si
   }
   const results = await Promise.all(running)
   const peak = await stop()
+  await dispatcher.close()
   const broken = results.filter(
     (result) =>
       result.received !== chunks ||
@@ -117,6 +122,7 @@ async function concurrentStreams(inspected, client, { calls, chunks, delayMs, si
 
 async function listenStreams(inspected, client, { listeners, idleMs }) {
   const { target } = inspected
+  const dispatcher = new Agent({ connections: null })
   const controllers = []
   const streams = []
   for (let index = 0; index < listeners; index++) {
@@ -125,7 +131,7 @@ async function listenStreams(inspected, client, { listeners, idleMs }) {
     const request = mcpRequest('subscriptions/listen', { notifications: { toolsListChanged: true } }, { id: `listen-${index}` })
     streams.push(
       (async () => {
-        const response = await fetch(target.endpoint, { ...request, signal: controller.signal })
+        const response = await fetch(target.endpoint, { ...request, dispatcher, signal: controller.signal })
         const events = client.readSse(response.body)[Symbol.asyncIterator]()
         const next = async () => JSON.parse((await events.next()).value.data)
         const ack = await next()
@@ -158,6 +164,7 @@ async function listenStreams(inspected, client, { listeners, idleMs }) {
   for (const controller of controllers) controller.abort()
   await Promise.allSettled(opened.map(({ events }) => events.return?.()))
   const quietAfterMs = await quiet(target, idleCpuMsPerSecond / 20)
+  await dispatcher.destroy()
   return {
     quietAfterMs,
     listeners,
