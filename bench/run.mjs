@@ -1,34 +1,42 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: mcp-edge against the official SDK v2 and a bare Hono floor, in one go on this
- * machine (README). Builds the Workers with wrangler, runs each in its own workerd through
- * Miniflare on 127.0.0.1, loads them with autocannon, measures the mcp-edge-only figures, checks
- * the targets, profiles the Workers when a CPU or throughput target is missed, and writes
+ * `npm run bench`: mcp-edge against the official SDK v2 and bare floors, in one go on this machine
+ * (bench/README.md). Builds the Workers with wrangler, runs each in its own workerd through
+ * Miniflare on 127.0.0.1, and measures, side by side in alternating rounds: start-up, `tools/call`
+ * in both eras, servers with many tools, a stream of partial results beside a bare SSE writer; then
+ * the mcp-edge-only figures, the heap after start-up and memory under load (through the
+ * inspector, in steps of their own), checks the targets, profiles what missed one, and writes
  * results.md and results.json. Every workerd started here is disposed before exit.
  */
 import { BENCH_DIR, TMP } from './lib/env.mjs'
 import { build } from './lib/build.mjs'
-import { compareLoad, compareStartup, WORKERS } from './lib/compare.mjs'
+import { alternateStartup } from './lib/compare.mjs'
 import { config } from './lib/config.mjs'
+import { floorLoad } from './lib/floor.mjs'
+import { heapAfterStartup } from './lib/heap.mjs'
+import { appendHistory } from './lib/history.mjs'
 import { machineInfo } from './lib/machine.mjs'
+import { manyToolsLoad, TOOL_VARIANTS } from './lib/many-tools.mjs'
 import { verifyAdd } from './lib/mcp.mjs'
+import { fanoutLatency } from './lib/fanout.mjs'
+import { memoryUnderLoad } from './lib/memory.mjs'
 import { buildOauth } from './lib/oauth-bundle.mjs'
-import { nodeLoop, profileInWorkerd } from './lib/profile.mjs'
+import { profileMissed } from './lib/profile.mjs'
 import { toMarkdown, writeResults } from './lib/report.mjs'
 import { stateInNode, stateInWorkerd } from './lib/state.mjs'
-import { firstChunkLatency, partialLatency, streamThroughput } from './lib/streaming.mjs'
-import { fanoutLatency } from './lib/fanout.mjs'
+import { firstChunkLatency, partialLatency, streamCompare } from './lib/streaming.mjs'
 import { evaluateTargets } from './lib/targets.mjs'
 import { taskEngines } from './lib/task-engines.mjs'
 import { logThroughput, taskLatencies } from './lib/tasks.mjs'
+import { BUILT_WORKERS, VARIANTS } from './lib/variants.mjs'
 import { startWorker } from './lib/workerd.mjs'
 
 const started = performance.now()
 const log = (line) => console.error(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`)
 const running = new Set()
 
-async function start(worker, scriptPath) {
-  const target = await startWorker(worker, scriptPath)
+async function start(variant, scriptPath) {
+  const target = await startWorker(variant, scriptPath)
   running.add(target)
   return target
 }
@@ -46,6 +54,17 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => void stopAll().finally(() => process.exit(130)))
 }
 
+/** Start every variant, run `fn` on the targets, stop them all. */
+async function withWorkers(variants, scriptOf, fn) {
+  const targets = {}
+  try {
+    for (const variant of variants) targets[variant] = await start(variant, scriptOf(variant))
+    return await fn(targets)
+  } finally {
+    for (const target of Object.values(targets)) await stop(target)
+  }
+}
+
 async function main() {
   const results = {
     machine: machineInfo(),
@@ -55,56 +74,68 @@ async function main() {
 
   log('building (wrangler deploy --dry-run --outdir), minified and unminified')
   results.bundles = {}
-  for (const worker of [...WORKERS, 'extras', 'engines']) {
-    results.bundles[worker] = { min: build(worker), raw: build(worker, { minify: false }) }
-  }
+  for (const worker of BUILT_WORKERS) results.bundles[worker] = { min: build(worker), raw: build(worker, { minify: false }) }
   results.bundles.oauth = buildOauth() // size only, beside the default template's
+  const scriptOf = (variant, kind = 'min') => results.bundles[VARIANTS[variant].worker][kind].scriptPath
 
-  log(`start-up: ${config.startupRepeats} fresh workerd per Worker`)
-  results.startup = await compareStartup(results.bundles, config.startupRepeats, log)
+  const startupVariants = ['hono', 'hono-do', 'edge', 'sdk', ...TOOL_VARIANTS, 'tools-200-eager']
+  log(`start-up: ${config.startupRepeats} fresh workerd per Worker, alternated (${startupVariants.join(', ')})`)
+  results.startup = { rounds: await alternateStartup(startupVariants, scriptOf, config.startupRepeats, log) }
 
-  log(`load: ${config.rounds} rounds × ${config.requests} requests, ${config.connections} connections`)
-  const targets = {}
-  for (const worker of WORKERS) targets[worker] = await start(worker, results.bundles[worker].min.scriptPath)
-  results.load = await compareLoad(targets, config, log)
-  for (const worker of WORKERS) await stop(targets[worker])
+  log(`floor: ${config.rounds} rounds × ${config.requests} tools/call add, ${config.connections} connections, both eras`)
+  results.floor = await withWorkers(['edge', 'sdk', 'hono'], scriptOf, (targets) => floorLoad(targets, config, log))
 
-  log('mcp-edge only: streaming, tasks, sealed state')
-  const extras = await start('extras', results.bundles.extras.min.scriptPath)
-  await verifyAdd(extras.endpoint)
-  results.streaming = {
-    throughput: await streamThroughput(extras, config.streamChunks),
-    latency: await partialLatency(extras, config.pacedChunks, config.pacedDelayMs),
-    firstChunk: await firstChunkLatency(extras, config.firstChunkCalls),
-  }
-  results.tasks = {
-    ...(await taskLatencies(extras, config.taskCalls)),
-    log: await logThroughput(extras, config.logChunks, config.logRepeats),
-  }
-  results.state = { workerd: await stateInWorkerd(extras, config.stateWorkerdIterations, config.stateWorkerdRepeats) }
-  await stop(extras)
+  log(`many tools: ${config.toolRounds} rounds of tools/call and tools/list on ${TOOL_VARIANTS.join(', ')}`)
+  results.manyTools = await withWorkers(TOOL_VARIANTS, scriptOf, (targets) => manyToolsLoad(targets, config, log))
+
+  log(`streaming: ${config.streamRounds} rounds × ${config.streamChunks} partial results, mcp-edge and a bare SSE writer`)
+  results.streaming = await withWorkers(['extras', 'sse-bare'], scriptOf, async (targets) => ({
+    rounds: await streamCompare(
+      { edge: targets.extras, bare: targets['sse-bare'] },
+      config.streamChunks,
+      config.streamRounds,
+      log,
+    ),
+    latency: await partialLatency(targets.extras, config.pacedChunks, config.pacedDelayMs),
+    firstChunk: await firstChunkLatency(targets.extras, config.firstChunkCalls),
+  }))
+
+  log('mcp-edge only: tasks, sealed state')
+  await withWorkers(['extras'], scriptOf, async ({ extras }) => {
+    await verifyAdd(extras.endpoint)
+    results.tasks = {
+      ...(await taskLatencies(extras, config.taskCalls)),
+      log: await logThroughput(extras, config.logChunks, config.logRepeats),
+    }
+    results.state = { workerd: await stateInWorkerd(extras, config.stateWorkerdIterations, config.stateWorkerdRepeats) }
+  })
   results.state.node = await stateInNode(config.stateNodeIterations)
   results.fanout = await fanoutLatency(config, log)
 
   log('durable tasks: creation and first read vs a bare Durable Object, one step vs a Workflow')
-  results.engines = await taskEngines(results.bundles.engines.min.scriptPath, config)
+  results.engines = await taskEngines(scriptOf('engines'), config)
+
+  const heapVariants = ['hono', 'edge', 'sdk', ...TOOL_VARIANTS, 'tools-200-eager']
+  log(`heap after start-up, through the inspector (${heapVariants.join(', ')})`)
+  results.heap = await heapAfterStartup(heapVariants, scriptOf, config.heapRepeats, log)
+
+  log(`memory under load, through the inspector: ${config.memoryCalls} streaming calls, ${config.listeners} listen streams`)
+  results.memory = await memoryUnderLoad(scriptOf('extras'), config, log)
 
   results.targets = evaluateTargets(results)
-  const missed = results.targets.some((t) => !t.met && t.id !== 'bundleGzip')
-  if (config.profile === '1' || (config.profile !== '0' && missed && !config.quick)) {
-    log(`profiling the Workers in workerd (${config.profileRequests} requests each) and timing them in Node`)
-    const load = { requests: config.profileRequests, connections: config.connections }
-    results.profile = { workerd: {} }
-    for (const worker of WORKERS) {
-      results.profile.workerd[worker] = await profileInWorkerd(worker, results.bundles[worker].raw.scriptPath, load)
-    }
-    results.profile.node = await nodeLoop(WORKERS, config.nodeLoopIterations, config.nodeLoopRepeats)
+  const missed = results.targets.filter((t) => !t.met && t.profile)
+  if (config.profile === '1' || (config.profile !== '0' && missed.length > 0 && !config.quick)) {
+    log(
+      `profiling in workerd for ${config.profile === '1' ? 'every target' : `the missed targets (${missed.map((t) => t.id).join(', ')})`}`,
+    )
+    results.profile = await profileMissed(config.profile === '1' ? results.targets : missed, scriptOf, config)
   }
 
   results.runtimeSeconds = (performance.now() - started) / 1000
+  const out = config.out ?? (config.quick ? TMP : BENCH_DIR)
+  results.history = appendHistory(out, results)
   const markdown = toMarkdown(results)
   console.log(markdown)
-  const out = config.out ?? (config.quick ? TMP : BENCH_DIR)
   writeResults(out, results, markdown)
   log(`wrote ${out}/results.md and results.json in ${results.runtimeSeconds.toFixed(0)} s`)
 }

@@ -1,66 +1,71 @@
 /**
- * The three-Worker comparison: mcp-edge (the template), the SDK Worker and the Hono floor,
- * alternated A, B, C, A, B, C, … so that machine drift hits all three alike. Figures are medians
- * over rounds; ratios are medians of the per-round ratios (each round's Workers ran back to back).
+ * Side-by-side runs, alternated so that machine drift hits every lane alike: round 1 runs lanes A,
+ * B, C, round 2 runs C, B, A, round 3 A, B, C again (so no lane always runs first or last). A lane is one kind of request to one running Worker
+ * (the same Worker may serve two lanes, e.g. its 2026-07-28 and its 2025-era `tools/call`).
+ * Figures are medians over rounds; a ratio is the median of the per-round ratios (each round's
+ * lanes ran back to back), which is what every verdict uses.
  */
 import { runLoad } from './load.mjs'
-import { ADD_CALL, verifyAdd } from './mcp.mjs'
-import { median } from './stats.mjs'
 import { measureStartup } from './startup.mjs'
+import { median } from './stats.mjs'
 
-export const WORKERS = ['edge', 'sdk', 'hono']
-const FLOOR = 'hono'
-const SDK = 'sdk'
-
-/** Median of each metric over rounds, plus the median per-round ratio to the floor and the SDK. */
-export function summarize(rounds, metrics) {
-  const out = {}
-  for (const worker of WORKERS) {
-    out[worker] = {}
-    for (const metric of metrics) {
-      const values = rounds.map((round) => round[worker][metric])
-      out[worker][metric] = {
-        median: median(values),
-        vsFloor: median(rounds.map((round) => round[worker][metric] / round[FLOOR][metric])),
-        vsSdk: median(rounds.map((round) => round[worker][metric] / round[SDK][metric])),
-      }
-    }
-  }
-  return out
+/** Median over rounds of `metric` for each lane. */
+export function medians(rounds, metric) {
+  const ids = Object.keys(rounds[0] ?? {})
+  return Object.fromEntries(ids.map((id) => [id, median(rounds.map((round) => round[id][metric]))]))
 }
 
-export async function compareLoad(targets, { connections, rounds, requests, warmupRequests }, log) {
-  // Every response under load must be byte-identical to this verified answer.
-  const expected = {}
-  for (const worker of WORKERS) {
-    expected[worker] = await verifyAdd(targets[worker].endpoint)
-    await runLoad(targets[worker], ADD_CALL, { connections, amount: warmupRequests, expectBody: expected[worker] })
+/** Median over rounds of the per-round ratio `a / b` of `metric`. */
+export function ratio(rounds, metric, a, b) {
+  return median(rounds.map((round) => round[a][metric] / round[b][metric]))
+}
+
+/** The smallest and largest per-round ratio (the spread behind a median). */
+export function ratioRange(rounds, metric, a, b) {
+  const values = rounds.map((round) => round[a][metric] / round[b][metric])
+  return [Math.min(...values), Math.max(...values)]
+}
+
+/** The order of a round: forwards in odd rounds, backwards in even ones. */
+const inTurn = (items, round) => (round % 2 === 1 ? items : [...items].reverse())
+
+/**
+ * Load lanes in alternating rounds. A lane: `{ id, target, request, expectBody, requests? }`;
+ * every response under load must equal `expectBody` (the verified answer), byte for byte.
+ */
+export async function alternateLoad(lanes, { connections, rounds, requests, warmupRequests }, log) {
+  for (const lane of lanes) {
+    const amount = Math.max(connections, Math.ceil((warmupRequests * (lane.requests ?? requests)) / requests))
+    await runLoad(lane.target, lane.request, { connections, amount, expectBody: lane.expectBody })
   }
   const results = []
   for (let round = 1; round <= rounds; round++) {
     const entry = {}
-    for (const worker of WORKERS) {
-      entry[worker] = await runLoad(targets[worker], ADD_CALL, { connections, amount: requests, expectBody: expected[worker] })
+    for (const lane of inTurn(lanes, round)) {
+      entry[lane.id] = await runLoad(lane.target, lane.request, {
+        connections,
+        amount: lane.requests ?? requests,
+        expectBody: lane.expectBody,
+      })
     }
-    for (const worker of WORKERS) entry[worker].cpuOverFloorUs = entry[worker].cpuUsPerRequest - entry[FLOOR].cpuUsPerRequest
     log(
       `  round ${round}/${rounds}: ` +
-        WORKERS.map((w) => `${w} ${entry[w].rps.toFixed(0)} req/s ${entry[w].cpuUsPerRequest.toFixed(0)} µs CPU`).join(', '),
+        lanes.map(({ id }) => `${id} ${entry[id].rps.toFixed(0)} req/s ${entry[id].cpuUsPerRequest.toFixed(0)} µs`).join(', '),
     )
     results.push(entry)
   }
-  return { rounds: results, summary: summarize(results, ['rps', 'p50Ms', 'p99Ms', 'cpuUsPerRequest', 'cpuOverFloorUs']) }
+  return results
 }
 
-export async function compareStartup(builds, repeats, log) {
-  // A throwaway round: the first start of each kind of Worker in this process is slower.
-  for (const worker of WORKERS) await measureStartup(worker, builds[worker].min.scriptPath)
+/** Fresh-workerd start-ups of each variant, alternated, after one untimed start of each (Miniflare's first use is slower). */
+export async function alternateStartup(variants, scriptOf, repeats, log) {
+  for (const variant of variants) await measureStartup(variant, scriptOf(variant))
   const results = []
   for (let repeat = 1; repeat <= repeats; repeat++) {
     const entry = {}
-    for (const worker of WORKERS) entry[worker] = await measureStartup(worker, builds[worker].min.scriptPath)
-    log(`  start-up ${repeat}/${repeats}: ${WORKERS.map((w) => `${w} ${entry[w].totalMs.toFixed(0)} ms`).join(', ')}`)
+    for (const variant of inTurn(variants, repeat)) entry[variant] = await measureStartup(variant, scriptOf(variant))
+    log(`  start-up ${repeat}/${repeats}: ${variants.map((v) => `${v} ${entry[v].cpuMs.toFixed(1)} ms CPU`).join(', ')}`)
     results.push(entry)
   }
-  return { repeats: results, summary: summarize(results, ['totalMs', 'readyMs', 'firstCallMs', 'cpuMs']) }
+  return results
 }

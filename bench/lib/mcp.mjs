@@ -1,6 +1,7 @@
 /**
  * The requests the bench sends: valid 2026-07-28 MCP requests with the standard headers and the
- * required `_meta` keys, and checks of their answers.
+ * required `_meta` keys, the same calls as a 2025-era client sends them (after `initialize`, with
+ * the session id the server minted, if any), and checks of their answers.
  */
 export const PROTOCOL_VERSION = '2026-07-28'
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
@@ -25,9 +26,64 @@ export function mcpRequest(method, params, { id = 1, name, capabilities = {}, me
 /** The load request: `tools/call` of `add` with a = 2, b = 3. */
 export const ADD_CALL = mcpRequest('tools/call', { name: 'add', arguments: { a: 2, b: 3 } }, { name: 'add' })
 
+/** The many-tools load request: tool 0 of bench/workers/catalog.ts, with nested arguments, and its answer. */
+export const CATALOG_ARGUMENTS = {
+  query: 'acme',
+  filters: { status: 'open', tags: ['vip', 'renewal'], owner: { id: 'u-17', team: 'emea' }, range: { from: 10, to: 90 } },
+  limit: 5,
+  fields: ['id', 'name', 'updatedAt'],
+}
+export const CATALOG_TOOL = 'crm_search_000'
+export const CATALOG_ANSWER = 'crm_search_000: 5 open results for "acme" (vip, renewal; owner u-17)'
+export const CATALOG_CALL = mcpRequest('tools/call', { name: CATALOG_TOOL, arguments: CATALOG_ARGUMENTS }, { name: CATALOG_TOOL })
+
+/** The 2025-era revision the legacy rows speak. */
+export const LEGACY_VERSION = '2025-11-25'
+
+/** A 2025-era request: no `_meta`, the negotiated version header and the session id (when the server minted one). */
+export function legacyRequest(method, params, sessionId, { id = 1 } = {}) {
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': LEGACY_VERSION,
+  }
+  if (sessionId) headers['mcp-session-id'] = sessionId
+  return { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) }
+}
+
+/** `initialize` as a 2025-era client sends it; returns the session id the server minted, or null (stateless). */
+export async function legacyConnect(endpoint) {
+  const { headers, ...init } = legacyRequest('initialize', {
+    protocolVersion: LEGACY_VERSION,
+    capabilities: {},
+    clientInfo: { name: 'mcp-edge-bench', version: '0.0.1' },
+  })
+  delete headers['mcp-protocol-version']
+  const response = await fetch(endpoint, { ...init, headers })
+  const { status, json } = await parse(response)
+  if (status !== 200 || json?.result?.protocolVersion !== LEGACY_VERSION) {
+    throw new Error(`${endpoint} answered initialize wrongly: HTTP ${status} ${JSON.stringify(json)}`)
+  }
+  const sessionId = response.headers.get('mcp-session-id')
+  const initialized = await fetch(endpoint, legacyRequest('notifications/initialized', undefined, sessionId))
+  await initialized.arrayBuffer()
+  // 202 is what the 2025 transport asks; the SDK's stateless fallback answers 200.
+  if (initialized.status !== 202 && initialized.status !== 200)
+    throw new Error(`${endpoint} answered notifications/initialized with HTTP ${initialized.status}`)
+  return sessionId
+}
+
+/** The 2025-era `tools/call add` for a session (or none). */
+export function legacyAddCall(sessionId) {
+  return legacyRequest('tools/call', { name: 'add', arguments: { a: 2, b: 3 } }, sessionId)
+}
+
 /** POST a request; returns the JSON-RPC response (also when it came as SSE: its last message). */
 export async function send(endpoint, request) {
-  const response = await fetch(endpoint, request)
+  return parse(await fetch(endpoint, request))
+}
+
+async function parse(response) {
   const text = await response.text()
   const type = response.headers.get('content-type') ?? ''
   const json = type.includes('text/event-stream') ? lastSseMessage(text) : JSON.parse(text)
@@ -42,12 +98,17 @@ function lastSseMessage(text) {
   return JSON.parse(data.at(-1) ?? 'null')
 }
 
-/** Throws unless `add` answered 200 with the text "5"; returns the response body. */
-export async function verifyAdd(endpoint) {
-  const { status, text: body, json } = await send(endpoint, ADD_CALL)
+/** Throws unless the call answered 200 with `expected` as its text; returns the response body (what load runs must match). */
+export async function verifyCall(endpoint, request = ADD_CALL, expected = '5') {
+  const { status, text: body, json } = await send(endpoint, request)
   const text = json?.result?.content?.[0]?.text
-  if (status !== 200 || text !== '5') {
-    throw new Error(`${endpoint} answered add(2, 3) wrongly: HTTP ${status} ${JSON.stringify(json)}`)
+  if (status !== 200 || text !== expected || json?.result?.isError) {
+    throw new Error(
+      `${endpoint} answered ${JSON.parse(request.body).params.name} wrongly: HTTP ${status} ${JSON.stringify(json)}`,
+    )
   }
   return body
 }
+
+/** Throws unless `add` answered 200 with the text "5"; returns the response body. */
+export const verifyAdd = (endpoint) => verifyCall(endpoint)

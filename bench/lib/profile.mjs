@@ -1,152 +1,131 @@
 /**
- * Where the time goes, for when a CPU or throughput target is missed. Profiling only: no figure
- * in the comparison comes from here.
+ * Where the time goes, written for each missed target (or all, with BENCH_PROFILE=1). Profiling
+ * only: no figure in the comparisons comes from here.
  *
- * - In workerd: the template, built like the measured one but unminified (so the profile keeps
+ * - In workerd: the Worker, built like the measured one but unminified (so the profile keeps
  *   function names), runs in a workerd with the inspector on; V8's sampling profiler (100 µs)
- *   records the Worker's isolate while autocannon sends the same `tools/call add` load.
- *   Samples are mapped to source lines through wrangler's source map. Per src/ function: self
- *   time, and self time plus the non-src code it calls (Hono, zod, Web APIs, natives), i.e.
- *   every sample charged to its nearest src/ frame.
- * - In Node: each Worker module (the template src/worker.ts, the SDK and Hono Workers) bundled
- *   with a `cloudflare:workers` shim and its `fetch` called in a loop (profile-driver.mjs): µs per
- *   call on the same V8 without workerd and Miniflare around it.
+ *   records the Worker's isolate while the same workload runs (the `tools/call` load, or a
+ *   stream of partial results), after one unprofiled warm-up run. Read by profile-analyse.mjs.
+ * - Start-up in Node: workerd starts a Worker before an inspector can attach, so the start-up
+ *   profile is Node's (`node --cpu-prof`): the Worker module bundled with a `cloudflare:workers`
+ *   shim, imported (module evaluation, registration) and called once (profile-driver.mjs).
+ * - The floor also in Node: each Worker module called in a loop, µs per call on the same V8
+ *   without workerd and Miniflare around it.
  */
 import { spawnSync } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
-import { SourceMap } from 'node:module'
-import { createServer } from 'node:net'
-import { basename, dirname, join, relative, resolve } from 'node:path'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { unstable_getMiniflareWorkerOptions } from 'wrangler'
 import { configPath } from './build.mjs'
 import { bundle } from './bundle.mjs'
-import { connectCdp } from './cdp.mjs'
-import { BENCH_DIR, ROOT, TMP } from './env.mjs'
+import { BENCH_DIR, TMP } from './env.mjs'
+import { startInspected } from './heap.mjs'
 import { runLoad } from './load.mjs'
-import { ADD_CALL, verifyAdd } from './mcp.mjs'
+import { ADD_CALL, legacyAddCall, legacyConnect, verifyCall } from './mcp.mjs'
+import { analyse } from './profile-analyse.mjs'
 import { median } from './stats.mjs'
-import { startWorker } from './workerd.mjs'
+import { streamWorkload } from './streaming.mjs'
+import { VARIANTS } from './variants.mjs'
 
-const TOP = 15
-
-/** Where a profile frame's code lives: repo-relative source file and line, or a runtime bucket. */
-function locator(scriptPath) {
-  const map = new SourceMap(JSON.parse(readFileSync(`${scriptPath}.map`, 'utf8')))
-  const script = basename(scriptPath)
-  return ({ functionName, url, lineNumber, columnNumber }) => {
-    if (url === script) {
-      const entry = map.findEntry(lineNumber, columnNumber)
-      if (!entry.originalSource) return { file: '(bundler helpers, e.g. __name)', line: 0 }
-      return { file: relative(ROOT, resolve(dirname(scriptPath), entry.originalSource)), line: entry.originalLine + 1 }
-    }
-    if (functionName.startsWith('(')) return { file: functionName, line: 0 }
-    return { file: url === '' ? '(native)' : url, line: 0 }
+/** The workloads each kind of target is profiled with: [profile name, variant, workload]. */
+function plans({ profileRequests, connections, streamChunks }) {
+  const load = (request) => async (target) => {
+    await runLoad(target, request ?? VARIANTS[target.variant].call.request, { connections, amount: profileRequests })
+    return profileRequests
   }
-}
-
-function areaOf(file) {
-  if (file.startsWith('src/')) return 'mcp-edge src/'
-  const pkg = /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)
-  return pkg ? pkg[1] : file
-}
-
-/** Self time per function and area, and time charged to the nearest src/ frame, in ms. */
-export function analyse(profile, scriptPath) {
-  const locate = locator(scriptPath)
-  const parents = new Map()
-  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id)
-  const nodes = new Map()
-  for (const node of profile.nodes) {
-    const { file, line } = locate(node.callFrame)
-    const name = node.callFrame.functionName || '(anonymous)'
-    const atRoot = profile.nodes.find((other) => other.id === parents.get(node.id))?.callFrame.functionName === '(root)'
-    let key = file.startsWith('(') ? name : `${name} ${file}:${line}`
-    // Native code straight under the root: workerd's own work on the isolate's thread.
-    if (file === '(native)' && name === '(anonymous)' && atRoot) key = '(workerd, outside any JS function)'
-    nodes.set(node.id, { key, file, parent: parents.get(node.id) })
-  }
-  const nearestSrc = (id) => {
-    for (let node = nodes.get(id); node; node = nodes.get(node.parent)) if (node.file.startsWith('src/')) return node.key
-    return undefined
-  }
-  const self = new Map()
-  const charged = new Map()
-  const areas = new Map()
-  const add = (map, key, ms) => map.set(key, (map.get(key) ?? 0) + ms)
-  let totalMs = 0
-  for (let i = 0; i < profile.samples.length; i++) {
-    const node = nodes.get(profile.samples[i])
-    if (node.file === '(idle)') continue
-    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000
-    totalMs += ms
-    add(self, node.key, ms)
-    add(areas, areaOf(node.file), ms)
-    const owner = nearestSrc(profile.samples[i])
-    if (owner) add(charged, owner, ms)
-  }
-  const ranked = (map, filter = () => true) =>
-    [...map]
-      .filter(([key]) => filter(key))
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, TOP)
-      .map(([key, ms]) => ({ function: key, ms, share: ms / totalMs }))
+  const legacyLoad = async (target) => load(legacyAddCall(await legacyConnect(target.endpoint)))(target)
+  const stream = (target) => streamWorkload(target, streamChunks)
   return {
-    totalMs,
-    areas: ranked(areas),
-    srcSelf: ranked(self, (key) => key.includes(' src/')),
-    srcCharged: ranked(charged),
-    all: ranked(self),
+    floor: [
+      ['mcp-edge tools/call', 'edge', load(ADD_CALL)],
+      ['mcp-edge tools/call, 2025-era client', 'edge', legacyLoad],
+      ['SDK v2 tools/call', 'sdk', load(ADD_CALL)],
+      ['Hono floor tools/call', 'hono', load(ADD_CALL)],
+    ],
+    stream: [
+      ['mcp-edge partial results', 'extras', stream],
+      ['bare SSE writer', 'sse-bare', stream],
+    ],
+    tools: [
+      ['mcp-edge tools/call, 200 tools', 'tools-200', load()],
+      ['mcp-edge tools/call, 5 tools', 'tools-5', load()],
+    ],
   }
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-    server.on('error', reject)
-  })
-}
-
-/** CPU profile of a Worker's (unminified) build in workerd under the bench's load. */
-export async function profileInWorkerd(worker, scriptPath, { requests, connections }) {
-  const port = await freePort()
-  const target = await startWorker(worker, scriptPath, { inspectorPort: port })
+/** CPU profile of one variant's isolate while `workload(target)` runs; the workload returns its units (requests, chunks). */
+async function profileInWorkerd(name, variant, scriptPath, workload) {
+  const inspected = await startInspected(variant, scriptPath)
   try {
-    await verifyAdd(target.endpoint)
-    await runLoad(target, ADD_CALL, { connections, amount: requests })
-    const cdp = await connectCdp(`ws://127.0.0.1:${port}/${target.name}`)
-    await cdp.send('Profiler.enable')
-    await cdp.send('Profiler.setSamplingInterval', { interval: 100 })
-    await cdp.send('Profiler.start')
-    await runLoad(target, ADD_CALL, { connections, amount: requests })
-    const { profile } = await cdp.send('Profiler.stop')
-    cdp.close()
-    const file = join(TMP, `${worker}-workerd.cpuprofile`)
+    const { call } = VARIANTS[variant]
+    if (call) await verifyCall(inspected.target.endpoint, call.request, call.answer)
+    await workload(inspected.target)
+    await inspected.cdp.send('Profiler.enable')
+    await inspected.cdp.send('Profiler.setSamplingInterval', { interval: 100 })
+    await inspected.cdp.send('Profiler.start')
+    const units = await workload(inspected.target)
+    const { profile } = await inspected.cdp.send('Profiler.stop')
+    const file = join(TMP, `${variant}-${name.replace(/\W+/g, '-')}.cpuprofile`)
     writeFileSync(file, JSON.stringify(profile))
-    return { requests, connections, file, ...analyse(profile, scriptPath) }
+    return { name, variant, units, file, ...analyse(profile, scriptPath) }
   } finally {
-    await target.dispose()
+    await inspected.dispose()
   }
 }
 
-/** µs per `tools/call add` of each Worker module called in a loop in Node (median of alternated repeats). */
-export async function nodeLoop(workers, iterations, repeats) {
-  const bundles = {}
-  const runs = Object.fromEntries(workers.map((worker) => [worker, []]))
-  for (const worker of workers) {
-    const { main } = unstable_getMiniflareWorkerOptions(configPath(worker))
-    bundles[worker] = await bundle(main, `loop-${worker}`, { shimCloudflare: true })
-  }
+async function nodeBundle(variant) {
+  const { main } = unstable_getMiniflareWorkerOptions(configPath(VARIANTS[variant].worker))
+  return bundle(main, `node-${variant}`, { shimCloudflare: true })
+}
+
+function driver(variant, path, mode, iterations, nodeArgs = []) {
+  const args = [...nodeArgs, join(BENCH_DIR, 'lib/profile-driver.mjs'), path, variant, mode, String(iterations)]
+  const { TOOL_COUNT = '', TOOL_EAGER = '' } = VARIANTS[variant].bindings ?? {}
+  const env = { ...process.env, BENCH_TOOL_COUNT: TOOL_COUNT, BENCH_TOOL_EAGER: TOOL_EAGER }
+  const run = spawnSync(process.execPath, args, { encoding: 'utf8', env })
+  if (run.status !== 0) throw new Error(`Node ${mode} of ${variant} failed: ${run.stderr}`)
+  return JSON.parse(run.stdout.trim().split('\n').at(-1))
+}
+
+/** Node CPU profile of importing a Worker module and answering its first call. */
+async function profileStartupInNode(name, variant) {
+  const path = await nodeBundle(variant)
+  const dir = join(TMP, `startup-${variant}`)
+  const { startupMs } = driver(variant, path, 'startup', 1, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=50'])
+  const file = join(
+    dir,
+    readdirSync(dir).find((entry) => entry.endsWith('.cpuprofile')),
+  )
+  return { name, variant, units: 1, file, startupMs, ...analyse(JSON.parse(readFileSync(file, 'utf8')), path) }
+}
+
+/** µs per `tools/call` of each variant's module called in a loop in Node (median of alternated repeats). */
+async function nodeLoop(variants, iterations, repeats) {
+  const paths = {}
+  for (const variant of variants) paths[variant] = await nodeBundle(variant)
+  const runs = Object.fromEntries(variants.map((variant) => [variant, []]))
   for (let i = 0; i < repeats; i++) {
-    for (const worker of workers) {
-      const driver = [join(BENCH_DIR, 'lib/profile-driver.mjs'), bundles[worker], String(iterations)]
-      const run = spawnSync(process.execPath, driver, { encoding: 'utf8' })
-      if (run.status !== 0) throw new Error(`Node loop of ${worker} failed: ${run.stderr}`)
-      runs[worker].push(JSON.parse(run.stdout.trim().split('\n').at(-1)).usPerCall)
-    }
+    for (const variant of variants) runs[variant].push(driver(variant, paths[variant], 'loop', iterations).usPerCall)
   }
-  const usPerCall = Object.fromEntries(workers.map((worker) => [worker, median(runs[worker])]))
-  return { iterations, repeats, usPerCall }
+  return { iterations, repeats, usPerCall: Object.fromEntries(variants.map((variant) => [variant, median(runs[variant])])) }
+}
+
+/** Profiles for the given targets, one set per kind of target. */
+export async function profileMissed(targets, scriptOf, config) {
+  const kinds = [...new Set(targets.map((target) => target.profile).filter(Boolean))]
+  const all = plans(config)
+  const out = { workerd: [], startup: [] }
+  for (const kind of kinds) {
+    if (kind === 'startup') {
+      for (const variant of ['edge', 'hono', 'tools-200', 'tools-5']) {
+        out.startup.push(await profileStartupInNode(`${VARIANTS[variant].label}: import and first call`, variant))
+      }
+      continue
+    }
+    for (const [name, variant, workload] of all[kind]) {
+      out.workerd.push(await profileInWorkerd(name, variant, scriptOf(variant, 'raw'), workload))
+    }
+    if (kind === 'floor') out.node = await nodeLoop(['edge', 'sdk', 'hono'], config.nodeLoopIterations, config.nodeLoopRepeats)
+  }
+  return out
 }

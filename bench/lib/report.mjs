@@ -1,164 +1,123 @@
 /**
  * Renders a run as Markdown (printed to the terminal and written to results.md) and writes the
- * raw figures to results.json.
+ * raw figures to results.json: the targets with their spread, then each side-by-side comparison
+ * (the floor in both eras, start-up, bundles, many tools, streaming), memory, the mcp-edge-only
+ * figures, task engines and the profiles.
  */
 import { oauthBundleLine } from './oauth-bundle.mjs'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { medians, ratio, ratioRange } from './compare.mjs'
+import { spread } from './history.mjs'
+import { kib, memorySection, n, profileSection, range, stateAndTasks, table, x } from './report-parts.mjs'
 import { taskEnginesMarkdown } from './task-engines.mjs'
-
-const KIB = 1024
-const n = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '–')
-const x = (value) => (Number.isFinite(value) ? `${value.toFixed(2)}×` : '–')
-const table = (head, rows) =>
-  [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join(
-    '\n',
-  )
-
-/** One row of the comparison table from a summary metric (median + per-round ratios). */
-function summaryRow(label, summary, metric, digits) {
-  const { edge, sdk, hono } = summary
-  return [
-    label,
-    n(edge[metric].median, digits),
-    x(edge[metric].vsFloor),
-    x(edge[metric].vsSdk),
-    n(sdk[metric].median, digits),
-    x(sdk[metric].vsFloor),
-    n(hono[metric].median, digits),
-  ]
-}
-
-/** A row from one figure per Worker (bundle sizes): ratios straight from the three figures. */
-function plainRow(label, values, digits) {
-  const { edge, sdk, hono } = values
-  return [label, n(edge, digits), x(edge / hono), x(edge / sdk), n(sdk, digits), x(sdk / hono), n(hono, digits)]
-}
-
-function comparison(results) {
-  const { load, startup, bundles, config } = results
-  const size = (kind, key) => Object.fromEntries(['edge', 'sdk', 'hono'].map((w) => [w, bundles[w][kind][key] / KIB]))
-  const rows = [
-    summaryRow(`requests/s (c=${config.connections})`, load.summary, 'rps', 0),
-    summaryRow('latency p50 (ms)', load.summary, 'p50Ms', 2),
-    summaryRow('latency p99 (ms)', load.summary, 'p99Ms', 2),
-    summaryRow('workerd CPU per tools/call (µs)', load.summary, 'cpuUsPerRequest', 0),
-    summaryRow('  of which above the floor (µs)', load.summary, 'cpuOverFloorUs', 0),
-    plainRow('bundle, minified (KiB)', size('min', 'rawBytes'), 2),
-    plainRow('bundle, minified, gzip (KiB)', size('min', 'gzipBytes'), 2),
-    plainRow('bundle, unminified (KiB)', size('raw', 'rawBytes'), 2),
-    plainRow('bundle, unminified, gzip (KiB)', size('raw', 'gzipBytes'), 2),
-    summaryRow('start-up: new Miniflare → first tools/call answer (ms)', startup.summary, 'totalMs', 0),
-    summaryRow('  of which Miniflare ready (ms)', startup.summary, 'readyMs', 0),
-    summaryRow('  of which first tools/call (ms)', startup.summary, 'firstCallMs', 1),
-    summaryRow('start-up: workerd CPU, spawn → first answer (ms)', startup.summary, 'cpuMs', 0),
-  ]
-  return table(['', 'mcp-edge', '×floor', '×SDK', 'SDK v2', '×floor', 'Hono floor'], rows)
-}
+import { referenceOf, SDK_TOOL_COUNTS, TOOL_COUNTS, VARIANTS } from './variants.mjs'
 
 /** Other processes using more than this share of the machine during a run disturb the figures. */
 const DISTURBED_SHARE = 0.1
-const othersShare = (round) => Math.max(...['edge', 'sdk', 'hono'].map((w) => round[w].othersShare))
+const othersShare = (round) => Math.max(...Object.values(round).map((run) => run.othersShare))
+const value = (t, v) => `${v.toFixed(t.unit === '×' ? 3 : 2)}${t.unit}`
 
-function rounds(load) {
-  const rows = load.rounds.map((round, i) => [
+function targetsTable(targets, history) {
+  const rows = targets.map((t) => {
+    const recent = spread(history, t.id)
+    return [
+      t.name,
+      `${t.atMost ? '≤' : '≥'} ${t.limit}${t.unit}`,
+      value(t, t.measured),
+      t.range ? range(t.range) : '',
+      recent && recent.runs > 1 ? `${value(t, recent.min)} – ${value(t, recent.max)} (${recent.runs} runs)` : '',
+      t.met ? 'met' : `**missed** by ${(t.missedBy * 100).toFixed(1)}%: ${t.gap}`,
+    ]
+  })
+  return table(['target', 'limit', 'measured', 'per-round range', 'recent runs', 'verdict'], rows)
+}
+
+const LANES = {
+  edge: 'mcp-edge, 2026-07-28 client',
+  'edge-legacy': 'mcp-edge, 2025-era client (session id)',
+  sdk: 'SDK v2, 2026-07-28 client',
+  'sdk-legacy': 'SDK v2, 2025-era client (stateless)',
+  hono: 'Hono floor',
+}
+
+function floorSection({ floor, config }) {
+  const m = (metric) => medians(floor.rounds, metric)
+  const [rps, p50, p99, cpu] = [m('rps'), m('p50Ms'), m('p99Ms'), m('cpuUsPerRequest')]
+  const sdkOf = (id) => (id.endsWith('legacy') ? 'sdk-legacy' : 'sdk')
+  const rows = Object.entries(LANES).map(([id, label]) => [
+    label,
+    n(rps[id]),
+    n(p50[id], 2),
+    n(p99[id], 2),
+    n(cpu[id]),
+    x(ratio(floor.rounds, 'cpuUsPerRequest', id, 'hono')),
+    range(ratioRange(floor.rounds, 'cpuUsPerRequest', id, 'hono')),
+    id.startsWith('edge') ? x(ratio(floor.rounds, 'cpuUsPerRequest', id, sdkOf(id))) : '',
+    id.startsWith('edge') ? x(ratio(floor.rounds, 'rps', id, sdkOf(id))) : '',
+  ])
+  const roundRows = floor.rounds.map((round, i) => [
     String(i + 1),
-    ...['edge', 'sdk', 'hono'].flatMap((w) => [n(round[w].rps), n(round[w].cpuUsPerRequest), n(round[w].p99Ms, 1)]),
+    ...Object.keys(LANES).map((id) => `${n(round[id].rps)} / ${n(round[id].cpuUsPerRequest)}`),
     `${(othersShare(round) * 100).toFixed(0)}%${othersShare(round) > DISTURBED_SHARE ? ' ⚠' : ''}`,
   ])
-  const head = [
-    'round',
-    'edge req/s',
-    'edge µs CPU',
-    'edge p99',
-    'SDK req/s',
-    'SDK µs CPU',
-    'SDK p99',
-    'floor req/s',
-    'floor µs CPU',
-  ]
   return [
-    table([...head, 'floor p99', 'other processes'], rows),
+    '## The floor: `tools/call add`, both eras',
+    '',
+    'The same `add` tool on mcp-edge (the template Worker), the SDK v2 Worker and a bare Hono Worker that parses the body and ' +
+      'returns the fixed result, each in its own workerd (Miniflare API, 127.0.0.1, no inspector, `minify = true`). The ' +
+      '2025-era client sent `initialize` once per Worker, then the same call without `_meta`, with `MCP-Protocol-Version: ' +
+      `2025-11-25\` and the session id the server minted (${Object.entries(floor.sessions)
+        .map(([id, minted]) => `${id}: ${minted ? 'a sealed session id' : 'none, stateless'}`)
+        .join('; ')}). ` +
+      `${config.rounds} rounds × ${config.requests} requests per lane at ${config.connections} connections, lanes alternated per round; ` +
+      'every response equal, byte for byte, to the verified answer. CPU is workerd’s (every thread, /proc schedstat) over the run ÷ requests, ' +
+      "Miniflare's entry worker included (the floor pays it too). Ratios are medians of per-round ratios.",
+    '',
+    table(['lane', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/call', '×floor', 'per-round ×floor', '×SDK (CPU)', '×SDK (req/s)'], rows),
+    '',
+    table(['round', ...Object.keys(LANES).map((id) => `${id} req/s / µs`), 'other processes'], roundRows),
     '',
     '"other processes": the largest share of the machine (all cores) that processes other than workerd and the ' +
-      `bench used during one of the round's three runs; ⚠ above ${DISTURBED_SHARE * 100}%.`,
+      `bench used during one of the round's runs; ⚠ above ${DISTURBED_SHARE * 100}%.`,
   ].join('\n')
 }
 
-function disturbance(load) {
-  const disturbed = load.rounds.filter((round) => othersShare(round) > DISTURBED_SHARE).length
-  if (disturbed === 0) return 'No round was disturbed by other processes (see "Rounds").'
-  return (
-    `**${disturbed} of ${load.rounds.length} rounds ran while other processes used more than ` +
-    `${DISTURBED_SHARE * 100}% of the machine** (see "Rounds"); on two cores that moves the figures: rerun on an idle machine.`
-  )
-}
-
-function targetsTable(targets) {
-  const rows = targets.map((t) => [
-    t.name,
-    `${t.atMost ? '≤' : '≥'} ${t.limit}${t.unit}`,
-    `${t.measured.toFixed(t.unit === '×' ? 3 : 2)}${t.unit}`,
-    t.met ? 'met' : `**missed** by ${(t.missedBy * 100).toFixed(1)}%: ${t.gap}`,
+function startupSection({ startup, bundles }) {
+  const rounds = startup.rounds
+  const variants = Object.keys(rounds[0])
+  const m = (metric) => medians(rounds, metric)
+  const [total, ready, first, cpu] = [m('totalMs'), m('readyMs'), m('firstCallMs'), m('cpuMs')]
+  const rows = variants.map((variant) => [
+    VARIANTS[variant].label,
+    n(total[variant]),
+    n(ready[variant]),
+    n(first[variant], 1),
+    n(cpu[variant], 1),
+    variant === referenceOf(variant) ? '' : `${x(ratio(rounds, 'cpuMs', variant, referenceOf(variant)))} ${referenceOf(variant)}`,
+    range(ratioRange(rounds, 'cpuMs', variant, referenceOf(variant))),
   ])
-  return table(['target', 'limit', 'measured', 'verdict'], rows)
-}
-
-function extras({ state, streaming, tasks, bundles }) {
-  const stateRows = ['hmac.seal', 'hmac.open', 'aes.seal', 'aes.open'].map((key) => [
-    key.replace('hmac', 'HMAC-SHA-256').replace('aes', 'AES-GCM').replace('.', ' '),
-    n(state.workerd[key].usPerOp, 1),
-    n(state.workerd[key].cpuUsPerOp, 1),
-    n(state.node[key].usPerOp, 1),
+  const bundleRows = Object.entries(bundles).map(([worker, { min, raw }]) => [
+    worker,
+    kib(min.rawBytes, 2),
+    kib(min.gzipBytes, 2),
+    kib(raw.rawBytes, 2),
+    kib(raw.gzipBytes, 2),
   ])
-  const { throughput, latency, firstChunk } = streaming
-  const otherRows = [
-    [
-      'partial results, one SSE stream: throughput',
-      `${n(throughput.chunksPerSecond)} chunks/s`,
-      `${throughput.chunks} chunks in ${n(throughput.ms)} ms, ${n(throughput.cpuUsPerChunk, 1)} µs workerd CPU/chunk, 0 gaps`,
-    ],
-    [
-      '`ctx.partial` → chunk at the reader',
-      `p50 ${n(latency.p50Ms, 2)} ms, p99 ${n(latency.p99Ms, 2)} ms`,
-      `${latency.chunks} chunks ${latency.delayMs} ms apart; workerd clock has 1 ms steps`,
-    ],
-    [
-      'request start → first chunk',
-      `p50 ${n(firstChunk.p50Ms, 2)} ms, p99 ${n(firstChunk.p99Ms, 2)} ms`,
-      `${firstChunk.calls} one-chunk calls`,
-    ],
-    [
-      'task creation (tools/call → CreateTaskResult)',
-      `p50 ${n(tasks.creation.p50Ms, 2)} ms, p99 ${n(tasks.creation.p99Ms, 2)} ms`,
-      `${tasks.creation.calls} calls, SQLite Durable Object written first`,
-    ],
-    [
-      'tasks/get',
-      `p50 ${n(tasks.get.p50Ms, 2)} ms, p99 ${n(tasks.get.p99Ms, 2)} ms`,
-      `${tasks.get.calls} calls on one completed task`,
-    ],
-    [
-      'partial-log append, one task',
-      `${n(tasks.log.chunksPerSecond)} chunks/s`,
-      `${tasks.log.count} chunks, creation → completed seen by tasks/get (median of ${tasks.log.repeats}); log read back, ${tasks.log.verified} seqs verified; an empty task takes ${n(tasks.log.emptyTaskMs, 1)} ms`,
-    ],
-  ]
   return [
-    '### Sealed requestState (µs per operation)',
+    '## Start-up and bundles',
     '',
-    table(['operation', 'in workerd, wall', 'in workerd, CPU', 'in Node 20 WebCrypto'], stateRows),
+    `A fresh workerd per start (new Miniflare → first correct answer), ${rounds.length} rounds alternated after one untimed start ` +
+      'of each; CPU is workerd’s from spawn to that answer (Miniflare’s own services included, which the floor pays too).',
     '',
-    `workerd: /bench/state runs N operations in one request, timed from outside as (N ops − 0 ops) / N; ` +
-      `N = ${state.workerd['hmac.seal'].iterations}, median of ${state.workerd['hmac.seal'].repeats}. ` +
-      `Node: ${state.node['hmac.seal'].iterations} sequential operations.`,
+    table(['Worker', 'total ms', 'Miniflare ready ms', 'first call ms', 'workerd CPU ms', 'CPU ×', 'per-round ×'], rows),
     '',
-    '### Partial results and tasks (extras Worker, 127.0.0.1)',
+    `Declaring the template's five Durable Object bindings costs the floor ${x(ratio(rounds, 'cpuMs', 'hono-do', 'hono'))} at start-up ` +
+      `before any code of the template runs; the template costs ${x(ratio(rounds, 'cpuMs', 'edge', 'hono-do'))} that floor.`,
     '',
-    table(['figure', 'value', 'how'], otherRows),
+    'Bundles as `wrangler deploy --dry-run --outdir` builds them (gzip: zlib level 6, as wrangler prints):',
     '',
-    `The extras Worker (bench/workers/extras.js) bundles to ${n(bundles.extras.min.rawBytes / KIB, 2)} KiB, ` +
-      `${n(bundles.extras.min.gzipBytes / KIB, 2)} KiB gzip.`,
+    table(['Worker', 'minified KiB', 'minified gzip KiB', 'unminified KiB', 'unminified gzip KiB'], bundleRows),
     '',
     oauthBundleLine(bundles),
   ].join('\n')
@@ -200,65 +159,100 @@ function fanoutSection(fanout) {
   ].join('\n')
 }
 
-function profileSection(profile) {
-  if (!profile) return ''
-  const { workerd, node } = profile
-  const { edge, sdk, hono } = workerd
-  const perRequest = (worker, ms) => (ms * 1000) / workerd[worker].requests
-  const rows = (worker, list) =>
-    list.map((item) => [`\`${item.function}\``, n(perRequest(worker, item.ms), 1), `${(item.share * 100).toFixed(1)}%`])
-  const head = (first) => [first, 'µs/request (profiled)', 'share of sampled CPU']
-  const totals = {
-    edge: perRequest('edge', edge.totalMs),
-    sdk: perRequest('sdk', sdk.totalMs),
-    hono: perRequest('hono', hono.totalMs),
-  }
-  const areaNames = [...new Set(['edge', 'sdk', 'hono'].flatMap((w) => workerd[w].areas.map((a) => a.function)))]
-  const areaMs = (worker, area) => workerd[worker].areas.find((a) => a.function === area)?.ms ?? 0
-  const areaRows = areaNames.map((area) => [area, ...['edge', 'sdk', 'hono'].map((w) => n(perRequest(w, areaMs(w, area)), 1))])
+function manyToolsSection({ manyTools, startup, heap, config }) {
+  const { rounds, pages } = manyTools
+  const cpu = medians(rounds, 'cpuUsPerRequest')
+  const rps = medians(rounds, 'rps')
+  const startupCpu = medians(startup.rounds, 'cpuMs')
+  const rows = [...TOOL_COUNTS.map((c) => `tools-${c}`), ...SDK_TOOL_COUNTS.map((c) => `sdk-tools-${c}`)].map((variant) => {
+    const base = referenceOf(variant)
+    const first = pages[variant][0]
+    return [
+      VARIANTS[variant].label,
+      n(cpu[`call:${variant}`]),
+      x(ratio(rounds, 'cpuUsPerRequest', `call:${variant}`, `call:${base}`)),
+      n(rps[`call:${variant}`]),
+      n(cpu[`list:${variant}`]),
+      `${first.tools} tools, ${kib(first.bytes, 1)} KiB`,
+      String(pages[variant].length),
+      n(startupCpu[variant], 1),
+      kib(heap[variant].heapBytes),
+      kib(heap[variant].heapBytes - heap.hono.heapBytes),
+      kib(heap[variant].listedHeapBytes),
+    ]
+  })
   return [
-    '## Where the time goes: CPU profiles in workerd',
+    '## Many tools',
     '',
-    "V8's sampling profiler (100 µs) on each Worker's isolate, through the inspector, while autocannon sent " +
-      `${edge.requests} \`tools/call add\` requests (${edge.connections} connections) to its unminified build. ` +
-      'Profiling only, never used for the figures above. The profiler slows the isolate, so compare shares and ' +
-      "Workers with each other rather than with the CPU figures above; the isolate excludes Miniflare's entry worker. " +
-      `Profiles (open in Chrome DevTools): ${edge.file}, ${sdk.file}, ${hono.file}.`,
+    'The catalog of bench/workers/catalog.ts (nested objects, arrays of objects, enums, bounds, defaults, a description on ' +
+      'every property; zod/mini), registered at start-up in mcp-edge and in the SDK v2 per-request factory. `tools/call` of ' +
+      'tool 0 with nested arguments, and `tools/list` (first page), alternated per round ' +
+      `(${config.toolRounds} rounds; SDK lanes get fewer requests per round, they are slower). Heap: the isolate’s, after ` +
+      `the first answer and a full collection (inspector, a step of its own), beside the Hono floor’s ${kib(heap.hono.heapBytes)} KiB ` +
+      `and the template's ${kib(heap.edge.heapBytes)} KiB; then after reading every tools/list page.`,
     '',
     table(
-      ['', 'mcp-edge', '×floor', '×SDK', 'SDK v2', '×floor', 'Hono floor'],
-      [plainRow('sampled isolate CPU per request (µs, profiled)', totals, 0)],
+      [
+        'server',
+        'tools/call CPU µs',
+        '× 5 tools',
+        'tools/call req/s',
+        'tools/list CPU µs (page 1)',
+        'page 1',
+        'pages',
+        'start-up CPU ms',
+        'heap KiB',
+        'over floor KiB',
+        'heap after listing KiB',
+      ],
+      rows,
     ),
     '',
-    '#### Sampled CPU by area (µs/request, profiled)',
+    `The same 200 tools with their schemas built at start-up (the tools given as zod objects rather than functions): start-up ` +
+      `${n(startupCpu['tools-200-eager'], 1)} ms CPU (${x(ratio(startup.rounds, 'cpuMs', 'tools-200-eager', 'tools-5'))} the 5-tool server), ` +
+      `heap ${kib(heap['tools-200-eager'].heapBytes)} KiB (${kib(heap['tools-200-eager'].heapBytes - heap.hono.heapBytes)} KiB over the floor).`,
+  ].join('\n')
+}
+
+function streamingSection({ streaming, config }) {
+  const { rounds } = streaming
+  const rate = medians(rounds, 'chunksPerSecond')
+  const cpu = medians(rounds, 'cpuUsPerChunk')
+  const rows = [
+    [
+      'mcp-edge (`await ctx.partial`)',
+      n(rate.edge),
+      n(cpu.edge, 1),
+      x(ratio(rounds, 'chunksPerSecond', 'edge', 'bare')),
+      x(ratio(rounds, 'cpuUsPerChunk', 'edge', 'bare')),
+    ],
+    ['bare SSE writer (`await writer.write`)', n(rate.bare), n(cpu.bare, 1), '', ''],
+  ]
+  const roundRows = rounds.map((round, i) => [
+    String(i + 1),
+    `${n(round.edge.chunksPerSecond)} / ${n(round.edge.cpuUsPerChunk, 1)}`,
+    `${n(round.bare.chunksPerSecond)} / ${n(round.bare.cpuUsPerChunk, 1)}`,
+    `${kib(round.edge.peakBufferedBytes, 1)} KiB`,
+  ])
+  return [
+    '## Streaming: one SSE stream of partial results',
     '',
-    table(['area', 'mcp-edge', 'SDK v2', 'Hono floor'], areaRows),
+    `${config.streamChunks} \`notifications/tools/partial_result\` (text \`chunk i\`, structuredContent \`{ i, t }\`) on one stream, from ` +
+      'mcp-edge’s extras Worker (a tool that awaits every `ctx.partial`) and from a bare Worker that writes the same notifications ' +
+      `as SSE lines by hand (bench/workers/sse-bare.ts), alternated over ${rounds.length} rounds, both read by mcp-edge’s client helper. ` +
+      'Every chunk arrived, in seq order, with its own boundary and no gap; the tool’s stats showed nothing merged or dropped. ' +
+      'mcp-edge’s transport sends everything queued when the reader pulls in one write (up to 64 KiB, no message held back); ' +
+      'the bare writer awaits one write per notification.',
     '',
-    '#### mcp-edge: top src/ functions by self time',
+    table(['writer', 'chunks/s', 'workerd CPU µs/chunk', '× bare (rate)', '× bare (CPU)'], rows),
     '',
-    table(head('function (source line)'), rows('edge', edge.srcSelf)),
-    '',
-    '#### mcp-edge: top src/ functions, charged with the non-src code they call (Web APIs, Hono, zod, natives)',
-    '',
-    table(head('function (source line)'), rows('edge', edge.srcCharged)),
-    '',
-    '#### mcp-edge: top functions overall by self time',
-    '',
-    table(head('function'), rows('edge', edge.all)),
-    '',
-    '#### Hono floor: top functions overall by self time (what every Worker pays)',
-    '',
-    table(head('function'), rows('hono', hono.all.slice(0, 10))),
-    '',
-    'Node, without workerd and Miniflare around the Worker: each Worker module (bundled with a ' +
-      `\`cloudflare:workers\` shim) called in a loop of ${node.iterations} \`tools/call add\` (median of ${node.repeats}): ` +
-      `mcp-edge ${n(node.usPerCall.edge)} µs/call, SDK ${n(node.usPerCall.sdk)} µs/call, Hono floor ${n(node.usPerCall.hono)} µs/call ` +
-      `(mcp-edge ${x(node.usPerCall.edge / node.usPerCall.hono)} the floor, ${x(node.usPerCall.edge / node.usPerCall.sdk)} the SDK).`,
+    table(['round', 'mcp-edge chunks/s / µs', 'bare chunks/s / µs', 'mcp-edge queue peak'], roundRows),
   ].join('\n')
 }
 
 export function toMarkdown(results) {
   const { machine: m, config: c } = results
+  const disturbed = results.floor.rounds.filter((round) => othersShare(round) > DISTURBED_SHARE).length
   return [
     '# mcp-edge benchmark',
     '',
@@ -267,29 +261,31 @@ export function toMarkdown(results) {
       `mcp-edge ${m.commit}${m.srcModified ? ' with uncommitted changes in src/' : ''}`,
     '',
     `Run: \`${c.command}\`${c.quick ? ' (QUICK: tiny counts, figures are not meaningful)' : ''}, ${n(results.runtimeSeconds)} s. ` +
-      `Load: ${c.rounds} rounds × ${c.requests} requests per Worker at ${c.connections} connections, ` +
-      `after ${c.warmupRequests} warm-up requests each; Workers alternated A, B, C per round. ${disturbance(results.load)}`,
+      (disturbed === 0
+        ? 'No floor round was disturbed by other processes.'
+        : `**${disturbed} of ${results.floor.rounds.length} floor rounds ran while other processes used more than ` +
+          `${DISTURBED_SHARE * 100}% of the machine**; on two cores that moves absolute figures (ratios of alternated rounds move less).`),
     '',
     '## Targets',
     '',
-    targetsTable(results.targets),
+    'Ratios are medians of per-round ratios of alternated rounds; "per-round range" is their smallest and largest; ' +
+      '"recent runs" the smallest and largest measured value over the runs kept in history.json.',
     '',
-    '## mcp-edge vs the SDK v2 Worker vs a bare Hono floor',
+    targetsTable(results.targets, results.history),
     '',
-    'Same `add` tool at `/mcp`, each in its own workerd (Miniflare API, 127.0.0.1, no inspector), built by ' +
-      '`wrangler deploy --dry-run --outdir` with `minify = true`. Medians over rounds; ×floor and ×SDK are medians ' +
-      'of per-round ratios; every response was checked byte for byte against the verified answer. CPU is workerd utime + stime (/proc/<pid>/stat, 10 ms ticks) over the run ÷ requests; ' +
-      "it includes Miniflare's entry worker in the same process, which the floor pays too.",
+    floorSection(results),
     '',
-    comparison(results),
+    startupSection(results),
     '',
-    '### Rounds',
+    manyToolsSection(results),
     '',
-    rounds(results.load),
+    streamingSection(results),
+    '',
+    memorySection(results),
     '',
     '## mcp-edge only',
     '',
-    extras(results),
+    stateAndTasks(results),
     '',
     taskEnginesMarkdown(results.engines),
     fanoutSection(results.fanout),

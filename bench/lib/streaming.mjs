@@ -1,8 +1,11 @@
 /**
- * Partial results on one stream (mcp-edge only), read with mcp-edge's own client helper
- * (src/client readToolCall) on 127.0.0.1:
- * - throughput: `count` chunks as fast as the stream takes them → chunks/s (request start to
- *   final response) and workerd CPU per chunk;
+ * Partial results on one stream, read with mcp-edge's own client helper (src/client
+ * readToolCall) on 127.0.0.1:
+ * - throughput, beside a bare Worker writing the same notifications as SSE lines
+ *   (bench/workers/sse-bare.ts), alternated per round: `count` chunks from a tool that awaits
+ *   every `ctx.partial` → chunks/s (request start to final response) and workerd CPU per chunk.
+ *   Every chunk must arrive, in seq order, with its own boundary (`chunk i`), and no gap; the
+ *   tool's own stats must show nothing merged or dropped;
  * - latency: chunks paced by a timer, each stamped with workerd's Date.now() when `ctx.partial`
  *   is called, compared with this process's wall clock on arrival (same host clock; workerd's
  *   clock has 1 ms steps);
@@ -31,24 +34,61 @@ async function streamCall(target, args, onChunk) {
   const call = client.readToolCall(response, { partialResultToken: token })
   let chunks = 0
   let gaps = 0
+  let misplaced = 0
   let step = await call.next()
   for (; !step.done; step = await call.next()) {
     if (step.value.type === 'partial') {
+      if (step.value.seq !== chunks || step.value.content[0]?.text !== `chunk ${chunks}`) misplaced++
       chunks++
       onChunk?.(step.value, performance.now() - started)
     } else if (step.value.type === 'gap') gaps++
   }
   if (!step.value?.result) throw new Error(`stream call failed: ${JSON.stringify(step.value)}`)
-  return { chunks, gaps, ms: performance.now() - started }
+  return { chunks, gaps, misplaced, ms: performance.now() - started, result: step.value.result }
 }
 
-export async function streamThroughput(target, count) {
-  await streamCall(target, { count: Math.min(count, 500) }) // warm-up
+/** One throughput run: every chunk in place, nothing merged or dropped (mcp-edge reports its own stats). */
+async function throughputRun(target, count) {
   const cpuBefore = cpuMs(target.pid)
   const run = await streamCall(target, { count })
   const cpu = cpuMs(target.pid) - cpuBefore
-  if (run.chunks !== count || run.gaps > 0) throw new Error(`stream: ${run.chunks}/${count} chunks, ${run.gaps} gaps`)
-  return { chunks: run.chunks, ms: run.ms, chunksPerSecond: (run.chunks * 1000) / run.ms, cpuUsPerChunk: (cpu * 1000) / count }
+  const stats = target.variant === 'extras' ? JSON.parse(run.result.content[0].text) : undefined
+  if (run.chunks !== count || run.gaps > 0 || run.misplaced > 0 || (stats && (stats.dropped > 0 || stats.coalesced > 0))) {
+    throw new Error(
+      `${target.variant} stream: ${run.chunks}/${count} chunks, ${run.gaps} gaps, ${run.misplaced} out of place, stats ${JSON.stringify(stats)}`,
+    )
+  }
+  return {
+    chunks: run.chunks,
+    ms: run.ms,
+    chunksPerSecond: (run.chunks * 1000) / run.ms,
+    cpuUsPerChunk: (cpu * 1000) / count,
+    ...(stats ? { coalesced: stats.coalesced, dropped: stats.dropped, peakBufferedBytes: stats.peakBufferedBytes } : {}),
+  }
+}
+
+/** One stream of `count` chunks (a profiling workload); returns the chunks. */
+export async function streamWorkload(target, count) {
+  return (await throughputRun(target, count)).chunks
+}
+
+/** `targets`: the extras Worker (mcp-edge's `stream` tool) and the bare SSE writer, alternated per round. */
+export async function streamCompare(targets, count, rounds, log) {
+  for (const target of Object.values(targets)) await throughputRun(target, Math.min(count, 2000)) // warm-up
+  const results = []
+  for (let round = 1; round <= rounds; round++) {
+    const entry = {}
+    const order = Object.entries(targets)
+    for (const [id, target] of round % 2 === 1 ? order : order.reverse()) entry[id] = await throughputRun(target, count)
+    log(
+      `  stream ${round}/${rounds}: ` +
+        Object.entries(entry)
+          .map(([id, run]) => `${id} ${run.chunksPerSecond.toFixed(0)} chunks/s ${run.cpuUsPerChunk.toFixed(1)} µs`)
+          .join(', '),
+    )
+    results.push(entry)
+  }
+  return results
 }
 
 export async function partialLatency(target, count, delayMs) {

@@ -11,27 +11,23 @@ import { dirname } from 'node:path'
 import { Log, LogLevel, Miniflare } from 'miniflare'
 import { unstable_getMiniflareWorkerOptions } from 'wrangler'
 import { configPath } from './build.mjs'
-import { TEST_STATE_KEYS } from './keys.mjs'
 import { isAlive, workerdChildren } from './proc.mjs'
-
-const EXTRA_BINDINGS = {
-  edge: { MCP_STATE_KEYS: TEST_STATE_KEYS },
-  extras: { MCP_STATE_KEYS: TEST_STATE_KEYS },
-  engines: { MCP_STATE_KEYS: TEST_STATE_KEYS },
-}
+import { VARIANTS } from './variants.mjs'
 
 /**
- * Start `worker` (a name under bench/workers/) from its built script. `inspectorPort` is for
- * profile.mjs only: no measured figure is ever taken with the inspector on. `persistTo` keeps
- * Durable Objects and Workflows on disk there instead of in memory (task-engines.mjs).
+ * Start a variant (bench/lib/variants.mjs: a Worker under bench/workers/ and its bindings) from
+ * the Worker's built script. `inspectorPort` is for the profiles and the heap figures only: no CPU
+ * or throughput figure is ever taken with the inspector on. `persistTo` keeps Durable Objects and
+ * Workflows on disk there instead of in memory (task-engines.mjs).
  */
-export async function startWorker(worker, scriptPath, { inspectorPort, persistTo } = {}) {
+export async function startWorker(variant, scriptPath, { inspectorPort, persistTo } = {}) {
+  const { worker, bindings } = VARIANTS[variant]
   const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath(worker))
   const before = new Set(workerdChildren())
   const mf = new Miniflare({
     ...workerOptions,
     name: `bench-${worker}`,
-    bindings: { ...workerOptions.bindings, ...EXTRA_BINDINGS[worker] },
+    bindings: { ...workerOptions.bindings, ...bindings },
     modules: true,
     modulesRoot: dirname(scriptPath),
     scriptPath,
@@ -51,6 +47,7 @@ export async function startWorker(worker, scriptPath, { inspectorPort, persistTo
   const pid = pids[0]
   return {
     worker,
+    variant,
     pid,
     name: `core:user:bench-${worker}`,
     origin: url.origin,

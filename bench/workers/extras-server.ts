@@ -3,9 +3,11 @@
  * Built with the public API; bench/workers/extras.js wires it to Durable Objects.
  *
  * - `stream`: `count` partial results as fast as the stream takes them (or one every `delayMs`),
- *   each with the emit time (workerd's `Date.now()`) in its structuredContent.
+ *   each with the emit time (workerd's `Date.now()`) in its structuredContent, padded with `size`
+ *   characters.
  * - `task_noop`: always a task, finishes at once (task creation and tasks/get latency).
  * - `task_partials`: always a task, appends `count` partial results to its log as fast as it can.
+ * - `notify_tools`: tells this isolate's listen streams that the tool list changed.
  */
 import * as z from 'zod/mini'
 import { createMcpServer } from '../../src/index.ts'
@@ -21,14 +23,15 @@ server.tool('add', { description: 'Add two numbers', input: z.object({ a: z.numb
 server.tool(
   'stream',
   {
-    description: 'Streams count timestamped partial results',
-    input: z.object({ count, delayMs: z._default(count, 0) }),
+    description: 'Streams count timestamped partial results (each padded with size characters)',
+    input: z.object({ count, delayMs: z._default(count, 0), size: z._default(count, 0) }),
     streaming: true,
   },
-  async ({ count, delayMs }, ctx) => {
+  async ({ count, delayMs, size }, ctx) => {
+    const pad = size > 0 ? ` ${'x'.repeat(size)}` : ''
     for (let i = 0; i < count && !ctx.signal.aborted; i++) {
       if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs))
-      await ctx.partial({ content: [{ type: 'text', text: `chunk ${i}` }], structuredContent: { i, t: Date.now() } })
+      await ctx.partial({ content: [{ type: 'text', text: `chunk ${i}${pad}` }], structuredContent: { i, t: Date.now() } })
     }
     return { content: [{ type: 'text', text: JSON.stringify(ctx.partialStats()) }] }
   },
@@ -48,3 +51,8 @@ server.tool(
     return { content: [{ type: 'text', text: `appended ${count}` }] }
   },
 )
+
+server.tool('notify_tools', { description: 'Tell listen streams the tool list changed', input: z.object({}) }, () => {
+  server.notifyListChanged('tools')
+  return { content: [{ type: 'text', text: 'notified' }] }
+})

@@ -103,7 +103,8 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
     if (header !== null && !isLegacyVersion(header)) throw unsupportedVersion(header, SERVED)
     const token = headers.get(HEADER.sessionId)
     if (token === null) return { version: header ?? HEADERLESS_VERSION, capabilities: {}, info: undefined, session: undefined }
-    const session = await sessionsFor(lane.services.requestState)?.open(token, serverOf(lane), principalOf(lane))
+    const opened = sessionsFor(lane.services.requestState)?.open(token, serverOf(lane), principalOf(lane))
+    const session = opened instanceof Promise ? await opened : opened
     if (!session) throw new McpError('sessionNotFound')
     if (header !== null && header !== session.protocolVersion) {
       throw new McpError(

@@ -27,9 +27,13 @@ export function rejection(error: McpError, id: RequestId | undefined, extra?: Re
   return jsonResponse(errorResponse(id, error.toJSON()), error.status, extra)
 }
 
-function newRun<Env>(lane: Lane<Env>): Run {
+/** A run's stream queue, which calls `onFirstMessage` at its first message, and its cancellation. */
+function newRun<Env>(lane: Lane<Env>, onFirstMessage: () => void): Run {
   // With the enable_request_signal flag, workerd aborts request.signal when the client goes away.
-  return { outbox: new Outbox(lane.respond.stream), cancel: new LazyAbort(lane.request.signal ?? undefined) }
+  return {
+    outbox: new Outbox(lane.respond.stream, onFirstMessage),
+    cancel: new LazyAbort(lane.request.signal ?? undefined),
+  }
 }
 
 /**
@@ -39,9 +43,14 @@ function newRun<Env>(lane: Lane<Env>): Run {
  * return respond(lane, (run) => server.handle(message, meta, handleOptions(lane, run)))
  */
 export async function respond<Env>(lane: Lane<Env>, handle: (run: Run) => Promise<Handled>): Promise<Response> {
-  const run = newRun(lane)
-  const done = handle(run)
-  const first = await Promise.race([done, run.outbox.firstMessage])
+  let run!: Run
+  let done!: Promise<Handled>
+  // The handler's answer, or `undefined` as soon as it pushes a message (then the answer streams).
+  const first = await new Promise<Handled | undefined>((resolve, reject) => {
+    run = newRun(lane, () => resolve(undefined))
+    done = handle(run)
+    done.then(resolve, reject)
+  })
   if (first !== undefined) {
     run.outbox.close()
     return jsonResponse(first.message, first.status, lane.challenge(first.message, first.status))
@@ -61,19 +70,23 @@ export async function respondBatch<Env>(
   lane: Lane<Env>,
   handles: ((run: Run) => Promise<Handled | undefined>)[],
 ): Promise<Response> {
-  const run = newRun(lane)
+  let run!: Run
   let streaming = false
   // Responses done before the stream opened, in request order (a JSON array keeps the batch's order).
   const ready: (JsonRpcResponse | undefined)[] = []
-  const all = Promise.all(
-    handles.map(async (handle, index) => {
-      const handled = await handle(run)
-      if (!handled) return
-      if (streaming) run.outbox.push(handled.message)
-      else ready[index] = handled.message
-    }),
-  )
-  const first = await Promise.race([all.then(() => 'done' as const), run.outbox.firstMessage.then(() => 'stream' as const)])
+  let all!: Promise<unknown>
+  const first = await new Promise<'done' | 'stream'>((resolve, reject) => {
+    run = newRun(lane, () => resolve('stream'))
+    all = Promise.all(
+      handles.map(async (handle, index) => {
+        const handled = await handle(run)
+        if (!handled) return
+        if (streaming) run.outbox.push(handled.message)
+        else ready[index] = handled.message
+      }),
+    )
+    all.then(() => resolve('done'), reject)
+  })
   const inOrder = () => ready.filter((message): message is JsonRpcResponse => message !== undefined)
   if (first === 'done') {
     run.outbox.close()

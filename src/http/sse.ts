@@ -5,6 +5,7 @@
  */
 
 const encoder = new TextEncoder()
+const LINE_BREAK = /[\r\n]/
 
 /** `:` comment line that keeps proxies from closing an idle stream (streamable-http keep-alive). */
 export const KEEPALIVE = encoder.encode(':\n\n')
@@ -16,8 +17,9 @@ export const KEEPALIVE = encoder.encode(':\n\n')
  * formatEvent(JSON.stringify(message))          // 'event: message\ndata: {...}\n\n'
  */
 export function formatEvent(data: string, event = 'message'): string {
-  if (/[\r\n]/.test(event)) throw new Error('SSE event names must not contain line breaks')
-  return `event: ${event}\ndata: ${data.split(/\r\n|\r|\n/).join('\ndata: ')}\n\n`
+  if (LINE_BREAK.test(event)) throw new Error('SSE event names must not contain line breaks')
+  const lines = LINE_BREAK.test(data) ? data.split(/\r\n|\r|\n/).join('\ndata: ') : data
+  return `event: ${event}\ndata: ${lines}\n\n`
 }
 
 export function encodeEvent(data: string, event?: string): Uint8Array {

@@ -7,7 +7,11 @@
  */
 import type { JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import type { Outbox } from '../server/outbox.ts'
-import { encodeEvent, KEEPALIVE } from './sse.ts'
+import { encodeEvent, formatEvent, KEEPALIVE } from './sse.ts'
+
+const encoder = new TextEncoder()
+/** Most text one write carries when several messages are queued (a bound on what leaves the queue at once). */
+const BATCH_CHARS = 64 * 1024
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream',
@@ -36,7 +40,15 @@ export function sseResponse(
           return
         }
         if (next !== undefined) {
-          controller.enqueue(encodeEvent(JSON.stringify(next)))
+          // What else is queued now leaves in the same write (up to BATCH_CHARS): fewer, larger
+          // chunks for the runtime to move, and no wait added to any message.
+          let text = formatEvent(JSON.stringify(next))
+          while (text.length < BATCH_CHARS) {
+            const more = outbox.poll()
+            if (more === undefined) break
+            text += formatEvent(JSON.stringify(more))
+          }
+          controller.enqueue(encoder.encode(text))
           return
         }
         // Outbox closed and drained: the handler is done; its response is the last event.

@@ -13,7 +13,8 @@ import type { RequestStateCodec } from './request-state.ts'
 import type { EventDelivery } from './events.ts'
 import type { Limits } from './limits.ts'
 import type { ListenHub } from './listen-hub.ts'
-import type { PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './registry.ts'
+import type { PromptEntry, ResourceEntry, TemplateEntry } from './registry.ts'
+import type { ToolEntry } from './tool-entry.ts'
 import type { TaskLimits } from './task-limits.ts'
 import type { CacheHint } from './types.ts'
 import type { NonceLedger, TaskBackend } from './task-types.ts'
@@ -57,6 +58,12 @@ export type Listed = 'tools' | 'resources' | 'templates' | 'prompts'
  * registries (read only) and the few operations they call. `McpServer` implements it; defining it
  * here, with the method table, keeps the imports one way (server.ts → methods → this file).
  */
+/** What a list method reads of an entry: its wire definition and the scopes it needs. */
+export interface ListedEntry {
+  readonly definition: unknown
+  readonly scopes: readonly string[]
+}
+
 export interface ServerCore<Env = unknown> {
   readonly info: { name: string; version: string; title?: string; description?: string; websiteUrl?: string }
   readonly instructions: string | undefined
@@ -71,8 +78,8 @@ export interface ServerCore<Env = unknown> {
   readonly resources: ReadonlyMap<string, ResourceEntry<Env>>
   readonly templates: ReadonlyMap<string, TemplateEntry<Env>>
   readonly prompts: ReadonlyMap<string, PromptEntry<Env>>
-  /** The wire definitions of one registry, in registration order. */
-  listed(kind: Listed): readonly unknown[]
+  /** The entries of one registry in registration order (their definitions are built when read). */
+  listed(kind: Listed): readonly ListedEntry[]
   /** Whether a server capability is on offer: advertised exactly when its methods work. */
   offers(capability: string, options: HandleOptions<Env>): boolean
   /** Add `resultType` and `serverInfo` to a 2026-07-28 result. */

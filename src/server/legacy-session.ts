@@ -91,21 +91,26 @@ export class LegacySessions {
 
   /**
    * The session behind `token` if it is authentic, current, minted by `server` and `principal`'s;
-   * else `undefined`.
+   * else `undefined`. A cached id answers at once (no promise); one seen first is verified.
    */
-  async open(token: string, server: string, principal: string | null): Promise<LegacySession | undefined> {
-    let session = this.#cache.get(token)
+  open(token: string, server: string, principal: string | null): LegacySession | undefined | Promise<LegacySession | undefined> {
+    const session = this.#cache.get(token)
+    return session ? this.#current(session, server, principal) : this.#verify(token, server, principal)
+  }
+
+  async #verify(token: string, server: string, principal: string | null): Promise<LegacySession | undefined> {
+    const claims = await this.#codec.openClaims('s', token)
+    const session = typeof claims === 'string' ? undefined : readSession(claims)
     if (!session) {
-      const claims = await this.#codec.openClaims('s', token)
-      session = typeof claims === 'string' ? undefined : readSession(claims)
-      if (!session) {
-        console.warn(`[mcp-edge] session id rejected: ${typeof claims === 'string' ? claims : 'wrong shape'}`)
-        return undefined
-      }
-      if (this.#cache.size >= CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value as string)
-      this.#cache.set(token, session)
+      console.warn(`[mcp-edge] session id rejected: ${typeof claims === 'string' ? claims : 'wrong shape'}`)
+      return undefined
     }
-    if (session.expiresAt <= this.#now() || session.server !== server || session.principal !== principal) return undefined
-    return session
+    if (this.#cache.size >= CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value as string)
+    this.#cache.set(token, session)
+    return this.#current(session, server, principal)
+  }
+
+  #current(session: LegacySession, server: string, principal: string | null): LegacySession | undefined {
+    return session.expiresAt <= this.#now() || session.server !== server || session.principal !== principal ? undefined : session
   }
 }

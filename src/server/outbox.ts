@@ -1,18 +1,22 @@
 /**
  * The bounded queue between a running handler and its response stream. The handler pushes
- * notifications (progress, log, partial results) synchronously; the transport pulls them at the
- * reader's pace. A slow or stalled reader never grows memory without bound:
+ * notifications (progress, log, partial results); the transport pulls them at the reader's pace.
+ * A slow or stalled reader never grows memory without bound, and a polite producer loses nothing:
  *
- * - past `maxQueuedChunks` pending entries, progress for a token keeps only the newest pending
- *   value (progress only increases);
- * - past `maxQueuedChunks` pending partials, a text-only chunk merges into the pending text chunk
- *   before it (SEP-2998: hosts MAY coalesce; delivery is best-effort);
- * - past `maxBufferedBytes`, the oldest pending partial or log messages are dropped, and counted
- *   (one message larger than the whole budget still goes out, alone).
+ * - Backpressure first. `pushPartial` returns a promise that resolves once the queue has room
+ *   (under half its byte budget and under `maxQueuedChunks` entries). A producer that awaits it
+ *   never has a chunk merged or dropped: its chunk boundaries arrive as sent.
+ * - A chunk pushed while the same token's previous wait is still pending comes from a producer
+ *   that does not wait. Only such chunks are merged (a plain-text chunk joins the pending plain-text
+ *   chunk of that producer before it; SEP-2998: hosts MAY coalesce) or dropped (past
+ *   `maxBufferedBytes`, the oldest of them first, with droppable log messages; delivery is
+ *   best-effort).
+ * - `seq` is assigned when a chunk enters the queue. A merged chunk shares the seq of the chunk it
+ *   joined, since nothing of it is missing; a dropped chunk takes its seq with it, so the receiver
+ *   sees the gap (SEP-2998 §2: seq lets receivers detect dropped chunks).
+ * - Progress under pressure keeps only the newest pending value of a token (progress only rises).
  *
- * Partial results get their `seq` when they leave the queue, so `seq` rises by one per chunk
- * actually sent, whatever was merged or dropped on the way. Once closed (the reader went away),
- * pushes are dropped quietly.
+ * Once closed (the reader went away), pushes are dropped quietly.
  */
 import { NOTIFICATION } from '../protocol/constants.ts'
 import { notification } from '../protocol/jsonrpc.ts'
@@ -23,11 +27,12 @@ export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024
 export const DEFAULT_MAX_QUEUED_CHUNKS = 256
 /** Rough JSON-RPC envelope size of one notification, for accounting. */
 const ENVELOPE_BYTES = 96
+const RESOLVED = Promise.resolve()
 
 export interface OutboxOptions {
-  /** Upper bound on bytes held for the reader (default 1 MiB). */
+  /** Upper bound on bytes held for the reader (default 1 MiB); waiting producers are held at half of it. */
   maxBufferedBytes?: number
-  /** Pending partial chunks before adjacent text chunks are merged (default 256). */
+  /** Pending messages at which producers wait for room (default 256). */
   maxQueuedChunks?: number
 }
 
@@ -40,12 +45,21 @@ export interface PartialChunk {
 export interface OutboxStats {
   /** Partial chunks handed to `pushPartial`. */
   emitted: number
-  /** Partial chunks sent to the reader (what `seq` counts). */
+  /** Partial-result notifications sent to the reader. */
   sent: number
+  /** Chunks merged into a pending chunk (they share its seq). */
   coalesced: number
+  /** Partial-result notifications dropped unsent, each with its own seq (the receiver sees the gap). */
   dropped: number
+  /** Droppable log and listen messages dropped unsent. */
+  droppedMessages: number
   bufferedBytes: number
   peakBufferedBytes: number
+}
+
+/** Stats of a stream that carried nothing. */
+export function emptyStats(): OutboxStats {
+  return { emitted: 0, sent: 0, coalesced: 0, dropped: 0, droppedMessages: 0, bufferedBytes: 0, peakBufferedBytes: 0 }
 }
 
 /**
@@ -56,35 +70,47 @@ export type StreamMessage = JsonRpcNotification | JsonRpcOutgoingRequest | JsonR
 
 type Entry =
   | { kind: 'message'; message: StreamMessage; bytes: number; droppable: boolean; progressToken?: unknown }
-  | { kind: 'partial'; token: string | number; extra: Record<string, unknown>; chunk: PartialChunk; bytes: number }
+  | {
+      kind: 'partial'
+      token: string | number
+      seq: number
+      extra: Record<string, unknown>
+      chunk: PartialChunk
+      bytes: number
+      /** Pushed while its producer's previous wait was pending: may be merged into or dropped. */
+      droppable: boolean
+    }
+
+/** Per token: the next seq, and the wait its producer was given while the queue was full. */
+interface Producer {
+  seq: number
+  wait: Promise<void> | undefined
+}
 
 export class Outbox {
   readonly #maxBytes: number
   readonly #maxChunks: number
   readonly #queue: Entry[] = []
-  readonly #seq = new Map<string | number, number>()
-  #partials = 0
+  /** Per token of partial results; made at the first one (most requests stream nothing). */
+  #producers: Map<string | number, Producer> | undefined
+  #waiters: (() => void)[] = []
   #closed = false
   #wake: (() => void) | undefined
-  #drained: (() => void) | undefined
   #first: (() => void) | undefined
-  readonly stats: OutboxStats = { emitted: 0, sent: 0, coalesced: 0, dropped: 0, bufferedBytes: 0, peakBufferedBytes: 0 }
-  /** Resolves (with nothing) when the first message is pushed: the moment a transport must open its stream. */
-  readonly firstMessage: Promise<undefined>
+  readonly stats: OutboxStats = emptyStats()
 
-  constructor(options: OutboxOptions = {}) {
+  /** `onFirstMessage` runs at the first push: the moment a transport must open its stream. */
+  constructor(options: OutboxOptions = {}, onFirstMessage?: () => void) {
     this.#maxBytes = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES
     this.#maxChunks = options.maxQueuedChunks ?? DEFAULT_MAX_QUEUED_CHUNKS
-    this.firstMessage = new Promise((resolve) => {
-      this.#first = () => resolve(undefined)
-    })
+    this.#first = onFirstMessage
   }
 
   get closed(): boolean {
     return this.#closed
   }
 
-  /** Queue a message. Progress replaces a pending progress of the same token. */
+  /** Queue a message. Under pressure, progress replaces a pending progress of the same token. */
   push(message: StreamMessage, options: { droppable?: boolean } = {}): void {
     if (this.#closed) return
     const body = 'method' in message ? message.params : 'result' in message ? message.result : message.error
@@ -93,8 +119,7 @@ export class Outbox {
       'method' in message && message.method === NOTIFICATION.progress
         ? (message.params as { progressToken?: unknown }).progressToken
         : undefined
-    // Under pressure only: a newer progress value replaces a pending one, so order is kept
-    // whenever the reader keeps up.
+    // Only under pressure, so every value goes out, in order, whenever the reader keeps up.
     if (progressToken !== undefined && this.#queue.length >= this.#maxChunks) {
       const index = this.#queue.findIndex((entry) => entry.kind === 'message' && entry.progressToken === progressToken)
       if (index >= 0) this.#remove(index)
@@ -103,43 +128,32 @@ export class Outbox {
   }
 
   /**
-   * Queue a partial result for `token`. `extra` goes into the notification params as is
-   * (`taskId` in task mode).
+   * Queue a partial result for `token`; `extra` goes into the notification params as is (`taskId`
+   * in task mode). Resolves once the queue has room: await it and nothing is merged or dropped.
    */
-  pushPartial(token: string | number, chunk: PartialChunk, extra: Record<string, unknown> = {}): void {
-    if (this.#closed) return
+  pushPartial(token: string | number, chunk: PartialChunk, extra: Record<string, unknown> = {}): Promise<void> {
+    if (this.#closed) return RESOLVED
     this.stats.emitted++
-    const structured = chunk.structuredContent === undefined ? 0 : JSON.stringify(chunk.structuredContent).length
-    const bytes = ENVELOPE_BYTES + contentBytes(chunk.content) + structured
-    const last = this.#queue.at(-1)
-    // Merge only while the merged chunk stays small, so merging can never beat the byte budget.
-    const small = last !== undefined && last.bytes + bytes - ENVELOPE_BYTES <= this.#maxBytes / 4
-    if (this.#partials >= this.#maxChunks && small && last?.kind === 'partial' && last.token === token) {
-      const merged = mergeText(last.chunk, chunk)
-      if (merged) {
-        this.stats.bufferedBytes -= last.bytes
-        last.chunk = merged
-        last.bytes += bytes - ENVELOPE_BYTES
-        this.stats.bufferedBytes += last.bytes
-        this.stats.coalesced++
-        this.#trim()
-        this.#track()
-        return
-      }
+    this.#producers ??= new Map()
+    let producer = this.#producers.get(token)
+    if (!producer) {
+      producer = { seq: 0, wait: undefined }
+      this.#producers.set(token, producer)
     }
-    this.#add({ kind: 'partial', token, extra, chunk, bytes })
-  }
-
-  /** Resolves once the queue holds less than half its byte budget: lossless backpressure. */
-  ready(): Promise<void> {
-    if (this.#closed || this.stats.bufferedBytes < this.#maxBytes / 2) return Promise.resolve()
-    return new Promise((resolve) => {
-      const previous = this.#drained
-      this.#drained = () => {
-        previous?.()
+    const bytes = ENVELOPE_BYTES + chunkBytes(chunk)
+    const impatient = producer.wait !== undefined
+    if (!impatient || !this.#merge(token, chunk, bytes)) {
+      this.#add({ kind: 'partial', token, seq: producer.seq++, extra, chunk, bytes, droppable: impatient })
+    }
+    if (!this.#full()) return RESOLVED
+    producer.wait ??= new Promise<void>((resolve) => {
+      const waiting = producer
+      this.#waiters.push(() => {
+        waiting.wait = undefined
         resolve()
-      }
+      })
     })
+    return producer.wait
   }
 
   /** The next message for the reader, or `undefined` once closed and empty. */
@@ -168,6 +182,11 @@ export class Outbox {
     })
   }
 
+  /** The next message if one is queued now, without waiting. */
+  poll(): StreamMessage | undefined {
+    return this.#queue.length > 0 ? this.#take() : undefined
+  }
+
   /** Take everything queued now, without waiting. */
   drain(): StreamMessage[] {
     const out: StreamMessage[] = []
@@ -185,14 +204,33 @@ export class Outbox {
   /** Close and forget everything pending (the reader is gone). */
   discard(): void {
     this.#queue.length = 0
-    this.#partials = 0
     this.stats.bufferedBytes = 0
     this.close()
   }
 
+  #full(): boolean {
+    return this.stats.bufferedBytes >= this.#maxBytes / 2 || this.#queue.length >= this.#maxChunks
+  }
+
+  /** Merge a waiting-for-room producer's chunk into its pending chunk before it, if both are plain text. */
+  #merge(token: string | number, chunk: PartialChunk, bytes: number): boolean {
+    const last = this.#queue.at(-1)
+    if (last?.kind !== 'partial' || !last.droppable || last.token !== token) return false
+    // Only while the merged chunk stays small, so merging can never beat the byte budget.
+    if (last.bytes + bytes - ENVELOPE_BYTES > this.#maxBytes / 4) return false
+    const merged = mergeText(last.chunk, chunk)
+    if (!merged) return false
+    last.chunk = merged
+    last.bytes += bytes - ENVELOPE_BYTES
+    this.stats.bufferedBytes += bytes - ENVELOPE_BYTES
+    this.stats.coalesced++
+    this.#trim()
+    this.#track()
+    return true
+  }
+
   #add(entry: Entry): void {
     this.#queue.push(entry)
-    if (entry.kind === 'partial') this.#partials++
     this.stats.bufferedBytes += entry.bytes
     this.#trim()
     this.#track()
@@ -204,32 +242,30 @@ export class Outbox {
   #take(): StreamMessage {
     const entry = this.#queue.shift() as Entry
     this.stats.bufferedBytes -= entry.bytes
-    if (this.stats.bufferedBytes < this.#maxBytes / 2) this.#release()
+    if (this.#waiters.length > 0 && !this.#full()) this.#release()
     if (entry.kind === 'message') return entry.message
-    this.#partials--
-    const seq = this.#seq.get(entry.token) ?? 0
-    this.#seq.set(entry.token, seq + 1)
     this.stats.sent++
-    return notification(NOTIFICATION.partialResult, partialParams(entry.token, seq, entry.chunk, entry.extra))
+    return notification(NOTIFICATION.partialResult, partialParams(entry.token, entry.seq, entry.chunk, entry.extra))
   }
 
-  /** Over budget: drop the oldest droppable entries (partials, logs), never the newest one. */
+  /** Over budget: drop the oldest droppable entries (chunks of producers that did not wait, logs). */
   #trim(): void {
     let index = 0
-    while (this.stats.bufferedBytes > this.#maxBytes && index < this.#queue.length - 1) {
+    while (this.stats.bufferedBytes > this.#maxBytes && index < this.#queue.length) {
       const entry = this.#queue[index] as Entry
-      if (entry.kind === 'partial' || entry.droppable) {
-        this.#remove(index)
-        this.stats.dropped++
-      } else index++
+      if (!entry.droppable) {
+        index++
+        continue
+      }
+      this.#remove(index)
+      if (entry.kind === 'partial') this.stats.dropped++
+      else this.stats.droppedMessages++
     }
   }
 
   #remove(index: number): void {
     const [entry] = this.#queue.splice(index, 1)
-    if (!entry) return
-    this.stats.bufferedBytes -= entry.bytes
-    if (entry.kind === 'partial') this.#partials--
+    if (entry) this.stats.bufferedBytes -= entry.bytes
   }
 
   #track(): void {
@@ -243,9 +279,9 @@ export class Outbox {
   }
 
   #release(): void {
-    const drained = this.#drained
-    this.#drained = undefined
-    drained?.()
+    const waiters = this.#waiters
+    this.#waiters = []
+    for (const resolve of waiters) resolve()
   }
 }
 
@@ -262,9 +298,9 @@ export function partialParams(
   return params
 }
 
-function contentBytes(content: readonly ContentBlock[]): number {
-  let total = 0
-  for (const block of content) {
+function chunkBytes(chunk: PartialChunk): number {
+  let total = chunk.structuredContent === undefined ? 0 : JSON.stringify(chunk.structuredContent).length
+  for (const block of chunk.content) {
     if (block.type === 'text') total += block.text.length
     else if (block.type === 'image' || block.type === 'audio') total += block.data.length
     else total += JSON.stringify(block).length

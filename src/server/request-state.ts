@@ -64,15 +64,18 @@ interface Payload {
 }
 
 interface RingKey {
-  kid: string
-  hmac: Promise<CryptoKey>
-  aes: Promise<CryptoKey>
+  readonly kid: string
+  readonly hmac: Promise<CryptoKey>
+  readonly aes: Promise<CryptoKey>
 }
 
 /** Keys, newest first. */
 export interface KeyRing {
   readonly keys: readonly RingKey[]
 }
+
+/** Key rings already made in this isolate, by secret. */
+const rings = new Map<string, KeyRing>()
 
 const SETUP_HINT =
   'Generate one with: echo "k1:$(openssl rand -base64 32)" | npx wrangler secret put MCP_STATE_KEYS ' +
@@ -88,6 +91,10 @@ const SETUP_HINT =
  */
 export function createKeyRing(secret: string | undefined, name = 'MCP_STATE_KEYS'): KeyRing {
   if (secret === undefined || secret.trim() === '') throw new Error(`${name} is not set. ${SETUP_HINT}`)
+  // The same secret gives the same keys: imported once per isolate (the template reads it at
+  // start-up to fail fast, and again for its services).
+  const known = rings.get(secret)
+  if (known) return known
   const keys: RingKey[] = []
   for (const entry of secret.split(/[,\s]+/).filter(Boolean)) {
     const colon = entry.indexOf(':')
@@ -103,16 +110,26 @@ export function createKeyRing(secret: string | undefined, name = 'MCP_STATE_KEYS
     keys.push(importKey(kid, bytes))
   }
   if (keys.length === 0) throw new Error(`${name} holds no keys. ${SETUP_HINT}`)
-  return { keys }
+  const ring = { keys }
+  rings.set(secret, ring)
+  return ring
 }
 
 function importKey(kid: string, bytes: Uint8Array<ArrayBuffer>): RingKey {
   const hmac = crypto.subtle.importKey('raw', bytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
-  // A separate AES key derived from the secret, so one secret never serves two algorithms.
-  const aes = hmac
-    .then((key) => crypto.subtle.sign('HMAC', key, encoder.encode('mcp-edge/requestState/aes-gcm/v1')))
-    .then((raw) => crypto.subtle.importKey('raw', raw, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']))
-  return { kid, hmac, aes }
+  let aes: Promise<CryptoKey> | undefined
+  return {
+    kid,
+    hmac,
+    // A separate AES key derived from the secret, so one secret never serves two algorithms;
+    // derived when first used (states are sealed with AES-GCM only when `encrypt` is set).
+    get aes() {
+      aes ??= hmac
+        .then((key) => crypto.subtle.sign('HMAC', key, encoder.encode('mcp-edge/requestState/aes-gcm/v1')))
+        .then((raw) => crypto.subtle.importKey('raw', raw, { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']))
+      return aes
+    },
+  }
 }
 
 export interface RequestStateOptions {

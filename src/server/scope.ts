@@ -13,6 +13,7 @@ import type { ContentBlock, RequestMeta } from '../protocol/types.ts'
 import { supports } from './capabilities.ts'
 import type { InputResponses, InputSpecs } from './input.ts'
 import type { InputRound } from './input-round.ts'
+import { emptyStats } from './outbox.ts'
 import type { Outbox, OutboxStats, PartialChunk } from './outbox.ts'
 import type { CapabilityPath, Principal, ToolContext } from './types.ts'
 
@@ -29,8 +30,7 @@ export interface PartialSink {
   stats(): OutboxStats
 }
 
-const EMPTY_STATS: OutboxStats = { emitted: 0, sent: 0, coalesced: 0, dropped: 0, bufferedBytes: 0, peakBufferedBytes: 0 }
-const NO_PARTIALS: PartialSink = { push: () => Promise.resolve(), stats: () => ({ ...EMPTY_STATS }) }
+const NO_PARTIALS: PartialSink = { push: () => Promise.resolve(), stats: emptyStats }
 
 export interface ScopeInit<Env> {
   requestId: RequestId
@@ -54,10 +54,7 @@ export interface ScopeInit<Env> {
 /** A partial-result sink on the request's own stream (SEP-2998 §1 gate applied by the caller). */
 export function streamPartials(outbox: Outbox, token: string | number): PartialSink {
   return {
-    push(chunk) {
-      outbox.pushPartial(token, chunk)
-      return outbox.ready()
-    },
+    push: (chunk) => outbox.pushPartial(token, chunk),
     stats: () => ({ ...outbox.stats }),
   }
 }

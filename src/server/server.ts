@@ -21,16 +21,18 @@ import { isLegacyVersion, legacyError, legacyStatus, shapeLegacyResult } from '.
 import { readLogLevel } from '../protocol/meta.ts'
 import type { RequestMeta } from '../protocol/types.ts'
 import { missingCapabilities, supports } from './capabilities.ts'
-import type { Call, HandleOptions, Listed, MethodEntry, MethodTable, ServerCore } from './dispatch.ts'
+import type { Call, HandleOptions, Listed, ListedEntry, MethodEntry, MethodTable, ServerCore } from './dispatch.ts'
 import { toErrorObject } from './errors.ts'
 import { Limits } from './limits.ts'
 import type { EventDelivery, ListKind, McpEvent, NotifyOptions } from './events.ts'
 import { ListenHub } from './listen-hub.ts'
 import { createMethodTable } from './methods/index.ts'
-import { buildPromptEntry, buildResourceEntry, buildTemplateEntry, buildToolEntry } from './registry.ts'
-import type { PromptEntry, ResourceEntry, TemplateEntry, ToolEntry } from './registry.ts'
 import type { HeaderParam } from '../protocol/header-values.ts'
-import type { JsonSchemaConverter, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
+import { buildPromptEntry, buildResourceEntry, buildTemplateEntry } from './registry.ts'
+import type { PromptEntry, ResourceEntry, TemplateEntry } from './registry.ts'
+import type { JsonSchemaConverter, ObjectSchema } from './schema.ts'
+import { buildToolEntry } from './tool-entry.ts'
+import type { ToolEntry } from './tool-entry.ts'
 import { taskLimits } from './task-limits.ts'
 import type { TaskLimits } from './task-limits.ts'
 import type {
@@ -43,7 +45,9 @@ import type {
   ResourceTemplateOptions,
   ServerOptions,
   ToolHandler,
+  ToolInput,
   ToolOptions,
+  ToolOutput,
 } from './types.ts'
 
 export const DEFAULT_PAGE_SIZE = 50
@@ -77,8 +81,8 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
   readonly #methods: MethodTable = createMethodTable()
   /** The `jsonSchema` option: zod → JSON Schema of tools and prompts (built-in converter if unset). */
   readonly #jsonSchema: JsonSchemaConverter | undefined
-  /** Wire definitions per registry, built on first list and dropped on every registration. */
-  readonly #listed = new Map<Listed, unknown[]>()
+  /** Each registry's entries in list order, kept from the first list until the next registration. */
+  readonly #listed = new Map<Listed, ListedEntry[]>()
 
   constructor(options: ServerOptions) {
     const { instructions, pageSize, listCache, listenTimeoutMs, taskLimits: tasks, limits, events, jsonSchema, ...info } = options
@@ -93,8 +97,11 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
     this.events = events
   }
 
-  /** Register a tool. Arguments are parsed with `options.input`; its JSON Schema is built now. */
-  tool<In extends ObjectSchema | JsonSchemaInput, Out extends Schema | undefined = undefined, Prep = undefined>(
+  /**
+   * Register a tool. Arguments are parsed with `options.input`; its JSON Schema is built now, or on
+   * first use when `input` (or `output`) is a function that builds the schema.
+   */
+  tool<In extends ToolInput, Out extends ToolOutput | undefined = undefined, Prep = undefined>(
     name: string,
     options: ToolOptions<In, Out, Prep, Env>,
     handler: ToolHandler<In, Env, Prep>,
@@ -102,7 +109,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
     if (this.tools.has(name)) throw new Error(`Tool "${name}" is already registered`)
     const entry = buildToolEntry<Env>(
       name,
-      options as unknown as ToolOptions<ObjectSchema | JsonSchemaInput, Schema | undefined, unknown, Env>,
+      options as unknown as ToolOptions<ToolInput, ToolOutput | undefined, unknown, Env>,
       handler as unknown as ToolEntry<Env>['handler'],
       this.#jsonSchema,
     )
@@ -206,14 +213,14 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
     this.hub.publish({ type: 'listChanged', list: kind })
   }
 
-  /** The wire definitions of one registry, in registration order (the list methods page through it). */
-  listed(kind: Listed): readonly unknown[] {
-    let list = this.#listed.get(kind)
-    if (!list) {
-      list = [...this[kind].values()].map((entry) => entry.definition)
-      this.#listed.set(kind, list)
+  /** The entries of one registry in registration order (the list methods page through it). */
+  listed(kind: Listed): readonly ListedEntry[] {
+    let entries = this.#listed.get(kind)
+    if (!entries) {
+      entries = [...this[kind].values()]
+      this.#listed.set(kind, entries)
     }
-    return list
+    return entries
   }
 
   /** The `Mcp-Param-*` headers a tool's arguments must be mirrored in (empty for unknown tools). */

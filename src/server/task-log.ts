@@ -6,6 +6,7 @@
  * only after they are stored (the `write` callback does both), so a seq a reader saw is one the
  * log keeps.
  */
+import { emptyStats } from './outbox.ts'
 import type { OutboxStats } from './outbox.ts'
 import type { LogItem } from './task-store.ts'
 
@@ -22,7 +23,7 @@ export class TaskLog {
   readonly #onError: (error: unknown) => void
   readonly #buffer: PendingLogItem[] = []
   #timer: ReturnType<typeof setTimeout> | undefined
-  readonly stats: OutboxStats = { emitted: 0, sent: 0, coalesced: 0, dropped: 0, bufferedBytes: 0, peakBufferedBytes: 0 }
+  readonly stats: OutboxStats = emptyStats()
 
   /** `write` stores one batch, in order, and may throw; a timed flush reports that to `onError`. */
   constructor(write: (items: PendingLogItem[]) => void, onError: (error: unknown) => void) {

@@ -6,7 +6,7 @@
 import { McpError } from '../protocol/errors.ts'
 import { isObject } from '../protocol/jsonrpc.ts'
 import type { CallToolResult, ContentBlock } from '../protocol/types.ts'
-import type { ToolEntry } from './registry.ts'
+import type { ToolEntry } from './tool-entry.ts'
 import { parseWith } from './schema.ts'
 
 /** The arguments, parsed; or the `isError` result that tells the model what is wrong. */

@@ -98,20 +98,31 @@ export interface ToolContext<Env = unknown, Prep = unknown> extends RequestConte
 
 export type Awaitable<T> = T | Promise<T>
 
-/** Handler arguments: inferred from a zod input, a plain record for a raw JSON Schema input. */
-export type ToolArgs<In> = In extends ObjectSchema ? Infer<In> : Record<string, unknown>
+/** A tool's input: a zod object or `{ jsonSchema }`, or a function that builds one on first use. */
+export type ToolInput = ObjectSchema | JsonSchemaInput | (() => ObjectSchema | JsonSchemaInput)
+/** A tool's output schema, or a function that builds it on first use. */
+export type ToolOutput = Schema | (() => Schema)
+
+/** Handler arguments: inferred from a zod input (or the one its function builds), a plain record for raw JSON Schema. */
+export type ToolArgs<In> = In extends () => infer Built ? ArgsOf<Built> : ArgsOf<In>
+type ArgsOf<In> = In extends ObjectSchema ? Infer<In> : Record<string, unknown>
 
 export type ToolHandler<In, Env, Prep = unknown> = (args: ToolArgs<In>, ctx: ToolContext<Env, Prep>) => Awaitable<CallToolResult>
 
 /** When a tool call becomes a task (Tasks extension). */
 export type TaskMode = 'never' | 'optional' | 'always'
 
-export interface ToolOptions<In extends ObjectSchema | JsonSchemaInput, Out extends Schema | undefined, Prep, Env = unknown> {
+export interface ToolOptions<In extends ToolInput, Out extends ToolOutput | undefined, Prep, Env = unknown> {
   title?: string
   description?: string
-  /** A zod object (arguments are parsed with it), or `{ jsonSchema }` advertised as given. */
+  /**
+   * A zod object (arguments are parsed with it), or `{ jsonSchema }` advertised as given; its JSON
+   * Schema is built and checked now. Or a function returning either: called, and the JSON Schema
+   * built, on the tool's first use (list or call), so a server with many tools pays nothing for
+   * them at start-up.
+   */
   input: In
-  /** With an output schema, `structuredContent` is checked against it and mirrored as text. */
+  /** With an output schema, `structuredContent` is checked against it and mirrored as text. A function: built on first use. */
   output?: Out
   annotations?: ToolAnnotations
   icons?: Icon[]

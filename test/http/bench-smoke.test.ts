@@ -1,7 +1,7 @@
 /**
  * Keeps `npm run bench` from rotting: the whole benchmark with tiny counts (BENCH_QUICK=1),
- * which still builds the three Workers, checks every answer and measures every figure. It
- * asserts that the run completes and reports each section, never a timing.
+ * which still builds every Worker, checks every answer and measures every figure (the inspector
+ * steps included). It asserts that the run completes and reports each section, never a timing.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
@@ -27,11 +27,36 @@ describe('npm run bench (quick)', () => {
     const code = await new Promise((done) => child.on('exit', done))
     expect(code, output.slice(-2000)).toBe(0)
     const results = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'))
-    for (const section of ['machine', 'bundles', 'startup', 'load', 'streaming', 'tasks', 'state', 'engines', 'fanout']) {
+    const sections = [
+      'machine',
+      'bundles',
+      'startup',
+      'floor',
+      'manyTools',
+      'streaming',
+      'tasks',
+      'state',
+      'engines',
+      'heap',
+      'memory',
+      'fanout',
+    ]
+    for (const section of [...sections, 'targets', 'history']) {
       expect(results, section).toHaveProperty(section)
     }
     expect(results.bundles.oauth.min.gzipBytes).toBeGreaterThan(results.bundles.edge.min.gzipBytes)
-    expect(readFileSync(join(out, 'results.md'), 'utf8')).toContain('## Targets')
-    expect(readFileSync(join(out, 'results.md'), 'utf8')).toContain('The template in OAuth mode')
+    const markdown = readFileSync(join(out, 'results.md'), 'utf8')
+    for (const heading of [
+      '## Targets',
+      '## The floor',
+      '## Start-up and bundles',
+      '## Many tools',
+      '## Streaming',
+      '## Memory under load',
+      '### Notification fan-out',
+      'The template in OAuth mode',
+    ]) {
+      expect(markdown).toContain(heading)
+    }
   }, 240_000)
 })

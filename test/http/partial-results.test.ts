@@ -3,7 +3,9 @@
  * over real HTTP against the fixture Worker under wrangler dev. Test names start with the check
  * id that test/conformance/sep-2998.yaml maps each MUST/SHOULD sentence of the SEP to.
  */
-import { connect } from 'node:net'
+import { request as httpRequest } from 'node:http'
+import type { IncomingMessage } from 'node:http'
+import { Readable } from 'node:stream'
 import { describe, expect, inject, it } from 'vitest'
 import { readToolCall, type ToolCallEvent } from '../../src/client/partial-results.ts'
 import { buildRequest, rpc } from '../support/mcp.ts'
@@ -32,6 +34,66 @@ const partials = (notifications: Array<{ method: string; params: any }>) =>
     .map((notification) => notification.params)
 
 const chunkText = (i: number, size = 8) => `${String(i).padStart(size, '0')}|`
+
+/** The default maxBufferedBytes of a response stream. */
+const LIMIT = 1024 * 1024
+
+function floodRequest(args: Record<string, unknown>, token: string): Request {
+  return buildRequest(
+    url(),
+    'tools/call',
+    { name: 'stream_flood', arguments: args },
+    { capabilities: PARTIAL, meta: { partialResultToken: token } },
+  )
+}
+
+/** What a stream_flood run reported, once `ready` holds (the fixture records it; there is no event to await). */
+async function floodStatus(key: string, ready: (stats: any) => boolean): Promise<any> {
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    const { message } = await rpc(fetch, url(), 'tools/call', { name: 'flood_status', arguments: { key } })
+    const stats = JSON.parse(message.result?.content?.[0]?.text)
+    if (stats !== null && ready(stats)) return stats
+    if (Date.now() > deadline) throw new Error(`stream_flood ${key}: ${JSON.stringify(stats)}`)
+    await new Promise((done) => setTimeout(done, 100))
+  }
+}
+
+/**
+ * Send a request over node:http and read none of its response until `resume()`: the reader is
+ * truly stalled (node stops reading the socket, so TCP pushes back on the server).
+ */
+async function stalledCall(request: Request): Promise<{ resume(): Response }> {
+  const body = Buffer.from(await request.text())
+  const target = new URL(request.url)
+  const headers = { ...Object.fromEntries(request.headers), 'content-length': String(body.length) }
+  const response = await new Promise<IncomingMessage>((resolve, reject) => {
+    const outgoing = httpRequest(
+      { host: target.hostname, port: target.port, path: target.pathname, method: 'POST', headers },
+      resolve,
+    )
+    outgoing.on('error', reject)
+    outgoing.end(body)
+  })
+  response.pause()
+  expect(response.headers['content-type']).toBe('text/event-stream')
+  return {
+    resume: () => new Response(Readable.toWeb(response) as ReadableStream, { headers: { 'content-type': 'text/event-stream' } }),
+  }
+}
+
+/** Read a tools/call response with the client helper: chunks, gaps and the final response. */
+async function readCall(response: Response, token: string) {
+  const partials: Array<{ seq: number; content: unknown[] }> = []
+  const gaps: Array<{ from: number; to: number }> = []
+  const call = readToolCall(response, { partialResultToken: token })
+  let step = await call.next()
+  for (; !step.done; step = await call.next()) {
+    if (step.value.type === 'partial') partials.push(step.value)
+    else if (step.value.type === 'gap') gaps.push(step.value)
+  }
+  return { partials, gaps, final: step.value as { result: any } }
+}
 
 describe('SEP-2998 partial results (own conformance scenarios)', () => {
   it('sep-2998-capability-gate: nothing is streamed unless the call declared partialResults and carried a token', async () => {
@@ -185,42 +247,56 @@ describe('partial results under load', () => {
     }
   }, 120_000)
 
-  it('sep-2998-backpressure: keeps the server’s buffer for a stalled reader under its limit while the tool keeps emitting', async () => {
-    const LIMIT = 1024 * 1024 // the default maxBufferedBytes of a response stream
+  it('sep-2998-backpressure: a tool that awaits each chunk is held for a stalled reader, then every chunk arrives as sent', async () => {
+    const key = `patient-${Date.now()}`
+    const size = 16 * 1024
+    // 1500 × 16 KiB ≈ 23 MiB fill every socket and proxy buffer; then 20,000 tiny chunks, so the
+    // stream's queue reaches its chunk-count limit long before half its byte budget.
+    const smallFrom = 1500
+    const chunks = smallFrom + 20_000
+    const call = await stalledCall(floodRequest({ key, chunks, size, wait: true, smallFrom }, 'patient'))
+    // The tool is held: its stream's queue is full (maxQueuedChunks, 256, pending) and it awaits room.
+    const held = await floodStatus(key, (stats) => stats.emitted - stats.sent >= 256 || stats.bufferedBytes >= LIMIT / 2)
+    expect(held.finished).toBe(false)
+    expect(held.emitted).toBeLessThan(chunks)
+    const { partials: received, gaps, final } = await readCall(call.resume(), 'patient')
+    expect(gaps).toEqual([])
+    expect(received.map((event) => event.seq)).toEqual([...Array(chunks).keys()])
+    const text = (i: number) => `${String(i).padStart(8, '0')}|${i >= smallFrom ? '' : 'x'.repeat(size)}`
+    expect(received.every((event, i) => (event.content[0] as { text: string }).text === text(i))).toBe(true)
+    const stats = final.result.structuredContent.stats
+    expect(stats).toMatchObject({ emitted: chunks, coalesced: 0, dropped: 0 })
+    // At most half the budget plus the one chunk pushed with room left.
+    expect(stats.peakBufferedBytes).toBeLessThan(LIMIT / 2 + size + 200)
+  }, 120_000)
+
+  it('sep-2998-client-gaps: a tool that never waits gets merged and dropped chunks for a stalled reader; the client reports exactly the dropped seqs as gaps', async () => {
     const key = `flood-${Date.now()}`
     const chunks = 6000
     const size = 16 * 1024 // 6000 × 16 KiB ≈ 94 MiB emitted, far beyond every socket and proxy buffer
-    const request = buildRequest(
-      url(),
-      'tools/call',
-      { name: 'stream_flood', arguments: { key, chunks, size } },
-      { capabilities: PARTIAL, meta: { partialResultToken: 'flood' } },
-    )
-    const body = await request.text()
-    const { port } = new URL(url())
-    // A raw socket that reads nothing until the tool is done: the reader is truly stalled.
-    const socket = connect(Number(port), '127.0.0.1')
-    socket.pause()
-    const head = [...request.headers].map(([name, value]) => `${name}: ${value}`).join('\r\n')
-    socket.write(
-      `POST /mcp HTTP/1.1\r\n${head}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    )
-    let stats: any = null
-    const deadline = Date.now() + 60_000
-    while (stats === null && Date.now() < deadline) {
-      await new Promise((done) => setTimeout(done, 200))
-      const { message } = await rpc(fetch, url(), 'tools/call', { name: 'flood_status', arguments: { key } })
-      stats = JSON.parse(message.result?.content?.[0]?.text)
-    }
-    expect(stats).not.toBeNull()
-    expect(stats.emitted).toBe(chunks)
-    expect(stats.peakBufferedBytes).toBeLessThanOrEqual(LIMIT)
-    expect(stats.dropped + stats.coalesced).toBeGreaterThan(0)
+    const call = await stalledCall(floodRequest({ key, chunks, size }, 'flood'))
+    const done = await floodStatus(key, (stats) => stats.finished)
+    expect(done.emitted).toBe(chunks)
+    expect(done.peakBufferedBytes).toBeLessThanOrEqual(LIMIT)
+    expect(done.dropped).toBeGreaterThan(0)
+    expect(done.coalesced).toBeGreaterThan(0)
     // The stream then drains to a complete final result.
-    socket.resume()
-    let raw = ''
-    socket.setEncoding('utf8')
-    for await (const chunk of socket) raw += chunk
-    expect(raw).toContain('"result":{"content":[{"type":"text","text":"emitted 6000 chunks"}]')
+    const { partials: received, gaps, final } = await readCall(call.resume(), 'flood')
+    expect(final.result.content).toEqual([{ type: 'text', text: `emitted ${chunks} chunks` }])
+    const missing = gaps.reduce((total, gap) => total + gap.to - gap.from + 1, 0)
+    expect(missing).toBe(done.dropped)
+    expect(received.length + done.dropped).toBe((received.at(-1)?.seq ?? -1) + 1)
+    // A merged chunk holds whole, consecutive chunks in order; what was dropped is simply absent.
+    const indexes = received.flatMap((event) => {
+      const pieces = (event.content[0] as { text: string }).text.match(new RegExp(`\\d{8}\\|x{${size}}`, 'g')) ?? []
+      expect(pieces.join('')).toBe((event.content[0] as { text: string }).text)
+      const numbers = pieces.map((text) => Number(text.slice(0, 8)))
+      expect(numbers).toEqual(numbers.map((_, i) => (numbers[0] as number) + i))
+      return numbers
+    })
+    expect(indexes).toEqual(indexes.toSorted((a, b) => a - b))
+    expect(new Set(indexes).size).toBe(indexes.length)
+    expect(indexes.length).toBeLessThan(chunks)
+    expect(indexes.at(-1)).toBe(chunks - 1)
   }, 120_000)
 })

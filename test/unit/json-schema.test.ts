@@ -402,10 +402,12 @@ describe('createMcpServer: schemas at registration', () => {
     const server = createMcpServer({ name: 's', version: '1' })
     const input = configError(() => server.tool('when', { input: z.object({ at: z.date() }) }, ok))
     expect(input.message).toBe(
-      `zod type "date" at /properties/at has no JSON Schema in mcp-edge's built-in converter: ${FIX.input}`,
+      `Tool "when", input schema: zod type "date" at /properties/at has no JSON Schema in mcp-edge's built-in converter: ${FIX.input}`,
     )
     const output = configError(() => server.tool('big', { input: z.object({}), output: z.object({ n: z.bigint() }) }, ok))
-    expect(output.message).toBe(`zod type "bigint" at /properties/n has no JSON Schema in mcp-edge's ${FIX.output}`)
+    expect(output.message).toBe(
+      `Tool "big", output schema: zod type "bigint" at /properties/n has no JSON Schema in mcp-edge's ${FIX.output}`,
+    )
     const prompt = configError(() => server.prompt('p', { args: z.object({ s: z.set(z.string()) }) }, () => ({ messages: [] })))
     expect(prompt.message).toContain('zod type "set" at /properties/s')
     expect(server.tools.size + server.prompts.size).toBe(0)

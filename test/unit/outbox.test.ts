@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { notification } from '../../src/protocol/jsonrpc.ts'
 import type { JsonRpcNotification } from '../../src/protocol/jsonrpc.ts'
 import type { ContentBlock } from '../../src/protocol/types.ts'
+import { PartialResultReader } from '../../src/client/partial-results.ts'
 import { Outbox } from '../../src/server/outbox.ts'
 import type { StreamMessage } from '../../src/server/outbox.ts'
 
@@ -22,7 +23,7 @@ describe('Outbox: order and progress', () => {
     const outbox = new Outbox()
     outbox.push(log('a'))
     outbox.push(log('b'))
-    outbox.pushPartial('t', text('c'))
+    void outbox.pushPartial('t', text('c'))
     outbox.push(log('d'))
     expect(
       outbox.drain().map((message) => params(message).data ?? (params(message).content as { text: string }[])[0]?.text),
@@ -67,20 +68,22 @@ describe('Outbox: order and progress', () => {
     expect(outbox.drain().map((message) => params(message).progress)).toEqual([2])
   })
 
-  it('resolves firstMessage at the first push', async () => {
-    const outbox = new Outbox()
-    expect(await settled(outbox.firstMessage)).toBe(false)
-    outbox.pushPartial('t', text('x'))
-    expect(await settled(outbox.firstMessage)).toBe(true)
+  it('calls onFirstMessage at the first push, once', () => {
+    let calls = 0
+    const outbox = new Outbox({}, () => calls++)
+    expect(calls).toBe(0)
+    void outbox.pushPartial('t', text('x'))
+    outbox.push(log('y'))
+    expect(calls).toBe(1)
   })
 })
 
 describe('Outbox: partial results', () => {
   it('builds notifications/tools/partial_result with seq from 0, per token', () => {
     const outbox = new Outbox()
-    outbox.pushPartial('a', text('one'))
-    outbox.pushPartial('b', { content: [{ type: 'text', text: 'uno' }], structuredContent: { n: 1 }, final: false })
-    outbox.pushPartial('a', text('two'), { taskId: 'task-1' })
+    void outbox.pushPartial('a', text('one'))
+    void outbox.pushPartial('b', { content: [{ type: 'text', text: 'uno' }], structuredContent: { n: 1 }, final: false })
+    void outbox.pushPartial('a', text('two'), { taskId: 'task-1' })
     expect(outbox.drain()).toEqual([
       {
         jsonrpc: '2.0',
@@ -106,44 +109,70 @@ describe('Outbox: partial results', () => {
     ])
   })
 
-  it('assigns seq when a chunk is sent, so dropped chunks leave no hole', () => {
-    const outbox = new Outbox({ maxBufferedBytes: 600, maxQueuedChunks: 1000 })
-    for (let i = 0; i < 20; i++) outbox.pushPartial('t', text(`chunk-${i}`))
-    expect(outbox.stats.dropped).toBeGreaterThan(0)
-    const sent = outbox.drain()
-    expect(sent.map((message) => params(message).seq)).toEqual(sent.map((_, index) => index))
-    expect(outbox.stats.sent).toBe(sent.length)
-    expect(outbox.stats.emitted).toBe(20)
-    expect(outbox.stats.sent + outbox.stats.dropped).toBe(20)
+  it('gives every chunk of a producer that awaits its own seq and boundary, past maxQueuedChunks and half the budget', async () => {
+    const outbox = new Outbox({ maxBufferedBytes: 2000, maxQueuedChunks: 4 })
+    const producer = (async () => {
+      for (let i = 0; i < 200; i++) await outbox.pushPartial('t', text(`line ${i}\n`))
+      outbox.close()
+    })()
+    const received: Array<[unknown, unknown]> = []
+    for (let message = await outbox.next(); message !== undefined; message = await outbox.next()) {
+      received.push([params(message).seq, (params(message).content as { text: string }[])[0]?.text])
+    }
+    await producer
+    expect(received).toEqual([...Array(200).keys()].map((i) => [i, `line ${i}\n`]))
+    expect(outbox.stats).toMatchObject({ emitted: 200, sent: 200, coalesced: 0, dropped: 0 })
   })
 
-  it('past maxQueuedChunks, merges a text chunk into the pending text chunk before it', () => {
+  it('merges the text chunks a producer pushes while its wait is pending into one chunk with one seq', () => {
     const outbox = new Outbox({ maxQueuedChunks: 2 })
-    for (const piece of ['a', 'b', 'c', 'd']) outbox.pushPartial('t', text(piece))
+    const waits = ['a', 'b', 'c', 'd'].map((piece) => outbox.pushPartial('t', text(piece)))
+    // a and b were pushed with room in the queue; c and d while the producer's wait (from b) was pending.
+    expect(waits[1]).toBe(waits[3])
     const sent = outbox.drain()
     expect(sent.map((message) => [params(message).seq, params(message).content])).toEqual([
       [0, [{ type: 'text', text: 'a' }]],
-      [1, [{ type: 'text', text: 'bcd' }]],
+      [1, [{ type: 'text', text: 'b' }]],
+      [2, [{ type: 'text', text: 'cd' }]],
     ])
-    expect(outbox.stats).toMatchObject({ emitted: 4, sent: 2, coalesced: 2, dropped: 0 })
+    expect(outbox.stats).toMatchObject({ emitted: 4, sent: 3, coalesced: 1, dropped: 0 })
   })
 
-  it('does not merge below the threshold', () => {
+  it('does not merge while there is room', () => {
     const outbox = new Outbox({ maxQueuedChunks: 10 })
-    for (const piece of ['a', 'b', 'c', 'd']) outbox.pushPartial('t', text(piece))
+    for (const piece of ['a', 'b', 'c', 'd']) void outbox.pushPartial('t', text(piece))
     expect(outbox.drain()).toHaveLength(4)
     expect(outbox.stats.coalesced).toBe(0)
   })
 
+  it('gives a dropped chunk its seq, so a receiver sees exactly the dropped chunks as gaps', () => {
+    const outbox = new Outbox({ maxBufferedBytes: 600, maxQueuedChunks: 1000 })
+    for (let i = 0; i < 40; i++) void outbox.pushPartial('t', text(`chunk-${i}`))
+    expect(outbox.stats.dropped).toBeGreaterThan(0)
+    expect(outbox.stats.coalesced).toBeGreaterThan(0)
+    const sent = outbox.drain()
+    const seqs = sent.map((message) => params(message).seq as number)
+    expect(seqs).toEqual(seqs.toSorted((a, b) => a - b))
+    expect(outbox.stats.sent).toBe(sent.length)
+    // Every seq handed out was either sent or dropped, and the newest chunk was sent.
+    expect(outbox.stats.sent + outbox.stats.dropped).toBe((seqs.at(-1) as number) + 1)
+    expect(outbox.stats.emitted).toBe(outbox.stats.sent + outbox.stats.dropped + outbox.stats.coalesced)
+    const reader = new PartialResultReader('t')
+    const events = [...sent.flatMap((message) => reader.accept(params(message))), ...reader.finish()]
+    const missing = events.reduce((total, event) => total + (event.type === 'gap' ? event.to - event.from + 1 : 0), 0)
+    expect(missing).toBe(outbox.stats.dropped)
+    expect(events.filter((event) => event.type === 'partial')).toHaveLength(sent.length)
+  })
+
   it('never merges chunks with structuredContent, non-text content or a final flag into the pending chunk', () => {
     const outbox = new Outbox({ maxQueuedChunks: 1 })
-    outbox.pushPartial('t', text('a'))
-    outbox.pushPartial('t', { content: [{ type: 'text', text: 'b' }], structuredContent: { rows: 1 } })
-    outbox.pushPartial('t', text('c')) // the pending chunk has structuredContent: not merged into it
-    outbox.pushPartial('t', { content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] })
-    outbox.pushPartial('t', text('d')) // the pending chunk is an image: not merged into it
-    outbox.pushPartial('t', { content: [{ type: 'text', text: 'e' }], final: true })
-    outbox.pushPartial('t', text('f')) // the pending chunk is final: not merged into it
+    void outbox.pushPartial('t', text('a'))
+    void outbox.pushPartial('t', { content: [{ type: 'text', text: 'b' }], structuredContent: { rows: 1 } })
+    void outbox.pushPartial('t', text('c')) // the pending chunk has structuredContent: not merged into it
+    void outbox.pushPartial('t', { content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] })
+    void outbox.pushPartial('t', text('d')) // the pending chunk is an image: not merged into it
+    void outbox.pushPartial('t', { content: [{ type: 'text', text: 'e' }], final: true })
+    void outbox.pushPartial('t', text('f')) // the pending chunk is final: not merged into it
     const contents = outbox.drain().map((message) => params(message).content)
     expect(contents).toEqual([
       [{ type: 'text', text: 'a' }],
@@ -157,18 +186,20 @@ describe('Outbox: partial results', () => {
 
   it('carries the final flag of a merged chunk', () => {
     const outbox = new Outbox({ maxQueuedChunks: 1 })
-    outbox.pushPartial('t', text('a'))
-    outbox.pushPartial('t', { content: [{ type: 'text', text: 'b' }], final: true })
+    void outbox.pushPartial('t', text('a'))
+    void outbox.pushPartial('t', text('b'))
+    void outbox.pushPartial('t', { content: [{ type: 'text', text: 'c' }], final: true })
     expect(outbox.drain().map((message) => params(message))).toEqual([
-      { partialResultToken: 't', seq: 0, content: [{ type: 'text', text: 'ab' }], final: true },
+      { partialResultToken: 't', seq: 0, content: [{ type: 'text', text: 'a' }] },
+      { partialResultToken: 't', seq: 1, content: [{ type: 'text', text: 'bc' }], final: true },
     ])
   })
 
   it('never merges chunks of different tokens', () => {
     const outbox = new Outbox({ maxQueuedChunks: 1 })
-    outbox.pushPartial('a', text('1'))
-    outbox.pushPartial('b', text('2'))
-    outbox.pushPartial('a', text('3'))
+    void outbox.pushPartial('a', text('1'))
+    void outbox.pushPartial('b', text('2'))
+    void outbox.pushPartial('a', text('3'))
     expect(outbox.drain().map((message) => [params(message).partialResultToken, params(message).seq])).toEqual([
       ['a', 0],
       ['b', 0],
@@ -180,19 +211,23 @@ describe('Outbox: partial results', () => {
 describe('Outbox: byte budget', () => {
   it('never holds more than maxBufferedBytes for a producer that never waits, and keeps the newest chunks in order', () => {
     const outbox = new Outbox({ maxBufferedBytes: 2000, maxQueuedChunks: 1000 })
-    for (let i = 0; i < 500; i++) outbox.pushPartial('t', text(`[${i}]`.padEnd(50, '.')))
+    for (let i = 0; i < 500; i++) void outbox.pushPartial('t', text(`[${i}]`.padEnd(50, '.')))
     expect(outbox.stats.peakBufferedBytes).toBeLessThanOrEqual(2000)
     expect(outbox.stats.bufferedBytes).toBeLessThanOrEqual(2000)
     expect(outbox.stats.dropped).toBeGreaterThan(0)
-    const indexes = outbox.drain().map((message) => Number(/\[(\d+)\]/.exec(JSON.stringify(params(message).content))?.[1]))
+    const sent = outbox.drain()
+    const indexes = sent.flatMap((message) =>
+      [...JSON.stringify(params(message).content).matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])),
+    )
     expect(indexes.at(-1)).toBe(499)
     expect(indexes).toEqual(indexes.toSorted((a, b) => a - b))
-    expect(indexes.length + outbox.stats.dropped).toBe(500)
+    expect(new Set(indexes).size).toBe(indexes.length)
+    expect(outbox.stats.emitted).toBe(outbox.stats.sent + outbox.stats.dropped + outbox.stats.coalesced)
   })
 
   it('stays within budget while coalescing, and what is sent is still in order', () => {
     const outbox = new Outbox({ maxBufferedBytes: 2000, maxQueuedChunks: 4 })
-    for (let i = 0; i < 2000; i++) outbox.pushPartial('t', text(`[${i}]`))
+    for (let i = 0; i < 2000; i++) void outbox.pushPartial('t', text(`[${i}]`))
     expect(outbox.stats.peakBufferedBytes).toBeLessThanOrEqual(2000)
     expect(outbox.stats.coalesced).toBeGreaterThan(0)
     expect(outbox.stats.dropped).toBeGreaterThan(0)
@@ -203,64 +238,87 @@ describe('Outbox: byte budget', () => {
     expect(indexes.at(-1)).toBe(1999)
     expect(indexes).toEqual(indexes.toSorted((a, b) => a - b))
     expect(new Set(indexes).size).toBe(indexes.length)
-    expect(sent.map((message) => params(message).seq)).toEqual(sent.map((_, index) => index))
+    const seqs = sent.map((message) => params(message).seq as number)
+    expect(seqs).toEqual(seqs.toSorted((a, b) => a - b))
+    expect(outbox.stats.sent + outbox.stats.dropped).toBe((seqs.at(-1) as number) + 1)
+  })
+
+  it('holds a producer that awaits at half the budget plus its one chunk, and drops nothing of it', async () => {
+    const outbox = new Outbox({ maxBufferedBytes: 4000, maxQueuedChunks: 1000 })
+    const producer = (async () => {
+      for (let i = 0; i < 100; i++) await outbox.pushPartial('t', text('x'.repeat(300)))
+      outbox.close()
+    })()
+    let count = 0
+    for (let message = await outbox.next(); message !== undefined; message = await outbox.next()) count++
+    await producer
+    expect(count).toBe(100)
+    expect(outbox.stats.peakBufferedBytes).toBeLessThan(2000 + 396)
+    expect(outbox.stats).toMatchObject({ dropped: 0, coalesced: 0 })
   })
 
   it('drops droppable log messages when over budget, and counts them', () => {
     const outbox = new Outbox({ maxBufferedBytes: 1000 })
     for (let i = 0; i < 30; i++) outbox.push(log(`line ${i}`.padEnd(100, '.')), { droppable: true })
-    expect(outbox.stats.dropped).toBeGreaterThan(0)
+    expect(outbox.stats.droppedMessages).toBeGreaterThan(0)
+    expect(outbox.stats.dropped).toBe(0)
     expect(outbox.stats.peakBufferedBytes).toBeLessThanOrEqual(1000)
     const kept = outbox.drain()
-    expect(kept.length + outbox.stats.dropped).toBe(30)
+    expect(kept.length + outbox.stats.droppedMessages).toBe(30)
     expect(String(params(kept.at(-1)).data)).toMatch(/^line 29\./)
   })
 
-  it('never drops a message that is not droppable', () => {
+  it('never drops a message that is not droppable, nor the chunk pushed with room', () => {
     const outbox = new Outbox({ maxBufferedBytes: 300 })
     outbox.push(log('important'.padEnd(400, '!')))
-    for (let i = 0; i < 10; i++) outbox.pushPartial('t', text('x'.repeat(100)))
+    for (let i = 0; i < 10; i++) void outbox.pushPartial('t', text('x'.repeat(100)))
     const sent = outbox.drain()
     expect((sent[0] as JsonRpcNotification | undefined)?.method).toBe('notifications/message')
+    expect(sent.map((message) => params(message).seq)).toEqual([undefined, 0])
     expect(outbox.stats.dropped).toBe(9)
   })
 })
 
 describe('Outbox: backpressure', () => {
-  it('ready() resolves at once while under half the budget', async () => {
+  it('pushPartial resolves at once while the queue has room', async () => {
     const outbox = new Outbox({ maxBufferedBytes: 1000 })
-    outbox.pushPartial('t', text('x'))
-    expect(await settled(outbox.ready())).toBe(true)
+    expect(await settled(outbox.pushPartial('t', text('x')))).toBe(true)
   })
 
-  it('ready() waits while at least half the budget is held, and resolves once the reader drains below it', async () => {
+  it('waits while at least half the budget is held, and resolves once the reader drains below it', async () => {
     const outbox = new Outbox({ maxBufferedBytes: 1000, maxQueuedChunks: 1000 })
-    while (outbox.stats.bufferedBytes < 500) outbox.pushPartial('t', text('y'.repeat(50)))
-    const ready = outbox.ready()
-    expect(await settled(ready)).toBe(false)
+    let wait = outbox.pushPartial('t', text('y'.repeat(50)))
+    while (outbox.stats.bufferedBytes < 500) wait = outbox.pushPartial('t', text('y'.repeat(50)))
+    expect(await settled(wait)).toBe(false)
     await outbox.next()
     while (outbox.stats.bufferedBytes >= 500) await outbox.next()
-    expect(await settled(ready)).toBe(true)
+    expect(await settled(wait)).toBe(true)
   })
 
-  it('ready() resolves when the outbox is closed or discarded', async () => {
+  it('waits at maxQueuedChunks pending entries, whatever their size', async () => {
+    const outbox = new Outbox({ maxQueuedChunks: 3 })
+    const waits = [1, 2, 3].map((i) => outbox.pushPartial('t', text(String(i))))
+    expect(await settled(waits[1] as Promise<void>)).toBe(true)
+    expect(await settled(waits[2] as Promise<void>)).toBe(false)
+    await outbox.next()
+    expect(await settled(waits[2] as Promise<void>)).toBe(true)
+  })
+
+  it('resolves a pending wait when the outbox is closed or discarded', async () => {
     for (const end of ['close', 'discard'] as const) {
       const outbox = new Outbox({ maxBufferedBytes: 400 })
-      for (let i = 0; i < 3; i++) outbox.pushPartial('t', text('z'.repeat(60)))
-      const ready = outbox.ready()
-      expect(await settled(ready)).toBe(false)
+      let wait = Promise.resolve()
+      for (let i = 0; i < 3; i++) wait = outbox.pushPartial('t', text('z'.repeat(60)))
+      expect(await settled(wait)).toBe(false)
       outbox[end]()
-      expect(await settled(ready)).toBe(true)
+      expect(await settled(wait)).toBe(true)
     }
   })
 
-  it('loses nothing when the producer awaits ready()', async () => {
+  it('loses nothing when the producer awaits', async () => {
     const outbox = new Outbox({ maxBufferedBytes: 2000, maxQueuedChunks: 1000 })
     const producer = (async () => {
-      for (let i = 0; i < 300; i++) {
-        outbox.pushPartial('t', text(`[${i}]`.padEnd(60, '.')))
-        await outbox.ready()
-      }
+      for (let i = 0; i < 300; i++) await outbox.pushPartial('t', text(`[${i}]`.padEnd(60, '.')))
       outbox.close()
     })()
     const received: string[] = []
@@ -306,7 +364,7 @@ describe('Outbox: close and discard', () => {
   it('discard() forgets what is pending', async () => {
     const outbox = new Outbox()
     outbox.push(log('a'))
-    outbox.pushPartial('t', text('b'))
+    void outbox.pushPartial('t', text('b'))
     outbox.discard()
     expect(outbox.closed).toBe(true)
     expect(outbox.stats.bufferedBytes).toBe(0)

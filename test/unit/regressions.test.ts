@@ -40,16 +40,16 @@ describe('regressions', () => {
   })
   it('B3 outbox merge keeps annotations of the incoming chunk', () => {
     const o = new Outbox({ maxQueuedChunks: 1 })
-    o.pushPartial('t', { content: [{ type: 'text', text: 'a' }] })
-    o.pushPartial('t', { content: [{ type: 'text', text: 'b', annotations: { audience: ['user'] } }] })
+    void o.pushPartial('t', { content: [{ type: 'text', text: 'a' }] })
+    void o.pushPartial('t', { content: [{ type: 'text', text: 'b', annotations: { audience: ['user'] } }] })
     const sent = o.drain().flatMap((m) => (m as { params: { content: unknown[] } }).params.content)
     expect(sent).toContainEqual({ type: 'text', text: 'b', annotations: { audience: ['user'] } })
   })
   it('B4 outbox budget with chunks each under the budget', () => {
     const o = new Outbox({ maxQueuedChunks: 2, maxBufferedBytes: 1000 })
-    o.pushPartial('t', { content: [{ type: 'text', text: '' }] })
-    o.pushPartial('t', { content: [{ type: 'text', text: 'x'.repeat(700) }] })
-    o.pushPartial('t', { content: [{ type: 'text', text: 'y'.repeat(800) }] })
+    void o.pushPartial('t', { content: [{ type: 'text', text: '' }] })
+    void o.pushPartial('t', { content: [{ type: 'text', text: 'x'.repeat(700) }] })
+    void o.pushPartial('t', { content: [{ type: 'text', text: 'y'.repeat(800) }] })
     expect(o.stats.peakBufferedBytes).toBeLessThanOrEqual(1000)
   })
   it('B5 x-mcp-header under items fails at registration', () => {
@@ -87,7 +87,7 @@ describe('regressions found in review', () => {
   it('counts structuredContent in the byte budget of a stream', () => {
     const outbox = new Outbox({ maxBufferedBytes: 100_000 })
     const big = { rows: 'r'.repeat(10_000) }
-    for (let i = 0; i < 200; i++) outbox.pushPartial('t', { content: [], structuredContent: big })
+    for (let i = 0; i < 200; i++) void outbox.pushPartial('t', { content: [], structuredContent: big })
     expect(outbox.stats.peakBufferedBytes).toBeLessThanOrEqual(100_000)
     expect(outbox.stats.dropped).toBeGreaterThan(150)
   })

@@ -290,6 +290,16 @@ describe('createKeyRing', () => {
   it('names the secret it was given', () => {
     expect(configError(() => createKeyRing(undefined, 'MY_KEYS')).message).toMatch(/^MY_KEYS is not set\. /)
   })
+
+  it('imports a secret’s keys once per isolate: the same secret gives the same ring, a bad one throws every time', async () => {
+    const secret = `kd:${key(9)}`
+    const ring = createKeyRing(secret)
+    expect(createKeyRing(secret)).toBe(ring)
+    expect(createKeyRing(`${secret},${KEY_A}`)).not.toBe(ring)
+    for (let i = 0; i < 2; i++) expect(configError(() => createKeyRing(`kd:${key(9, 8)}`)).message).toMatch(/has 8 bytes/)
+    const token = await new RequestStateCodec(ring, { encrypt: true }).seal(binding, body)
+    expect((await new RequestStateCodec(createKeyRing(secret), { encrypt: true }).open(token, binding)).round).toBe(body.round)
+  })
 })
 
 describe('canonicalJson and digestArguments', () => {

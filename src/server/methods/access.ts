@@ -7,6 +7,7 @@
  */
 import { McpError } from '../../protocol/errors.ts'
 import type { Listed, ServerCore } from '../dispatch.ts'
+import { paginate } from '../pagination.ts'
 import type { CacheHint, Principal } from '../types.ts'
 
 /** The scopes of `needed` that `principal` lacks. */
@@ -40,20 +41,26 @@ export function mayRead(server: ServerCore<unknown>, principal: Principal | unde
   return missingScopes(principal, readScopes(server, uri)).length === 0
 }
 
-/** The definitions of one registry this principal may use, and the cache hint of its list. */
-export function visible(
+/**
+ * One page of the definitions of a registry that this principal may use, and the cache hint of
+ * its list (the list methods). Only the page's definitions are read, so a tool whose schemas are
+ * built on first use is built here.
+ */
+export function listPage(
   server: ServerCore<unknown>,
   kind: Listed,
+  cursor: unknown,
   principal: Principal | undefined,
-): {
-  items: readonly unknown[]
-  cache: CacheHint
-} {
+): { items: unknown[]; nextCursor?: string; cache: CacheHint } {
   const all = server.listed(kind)
-  const entries = [...(server[kind] as ReadonlyMap<string, { scopes: readonly string[] }>).values()]
+  let entries = all
+  let cache = server.listCache
   // A list that can differ by caller is private (caching.mdx: never shared across authorizations).
-  if (!entries.some((entry) => entry.scopes.length > 0)) return { items: all, cache: server.listCache }
-  const cache: CacheHint = { ttlMs: server.listCache.ttlMs, cacheScope: 'private' }
-  if (principal?.scopes === undefined) return { items: all, cache }
-  return { items: all.filter((_item, index) => missingScopes(principal, entries[index]?.scopes ?? []).length === 0), cache }
+  if (all.some((entry) => entry.scopes.length > 0)) {
+    cache = { ttlMs: server.listCache.ttlMs, cacheScope: 'private' }
+    if (principal?.scopes !== undefined) entries = all.filter((entry) => missingScopes(principal, entry.scopes).length === 0)
+  }
+  const page = paginate(entries, cursor, server.pageSize)
+  const items = page.items.map((entry) => entry.definition)
+  return page.nextCursor ? { items, nextCursor: page.nextCursor, cache } : { items, cache }
 }

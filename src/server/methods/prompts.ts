@@ -4,18 +4,16 @@
  */
 import { McpError } from '../../protocol/errors.ts'
 import type { MethodEntry } from '../dispatch.ts'
-import { paginate } from '../pagination.ts'
 import { asArguments, parseWith } from '../schema.ts'
-import { requireScopes, visible } from './access.ts'
+import { listPage, requireScopes } from './access.ts'
 import { runWithInput } from './context.ts'
 
 export const promptsList: MethodEntry = {
   capability: 'prompts',
   inputRequired: false,
   async run({ server, params, options }) {
-    const { items, cache } = visible(server, 'prompts', options.principal)
-    const page = paginate(items, params.cursor, server.pageSize)
-    return { prompts: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...cache }
+    const { items, nextCursor, cache } = listPage(server, 'prompts', params.cursor, options.principal)
+    return { prompts: items, ...(nextCursor ? { nextCursor } : {}), ...cache }
   },
 }
 

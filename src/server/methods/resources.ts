@@ -6,9 +6,8 @@
 import { McpError } from '../../protocol/errors.ts'
 import type { ReadResourceResult } from '../../protocol/types.ts'
 import type { MethodEntry } from '../dispatch.ts'
-import { paginate } from '../pagination.ts'
 import type { CacheHint } from '../types.ts'
-import { requireScopes, visible } from './access.ts'
+import { listPage, requireScopes } from './access.ts'
 import { runWithInput } from './context.ts'
 
 /** Reads default to no caching, privately: content may depend on who asks. */
@@ -18,9 +17,8 @@ export const resourcesList: MethodEntry = {
   capability: 'resources',
   inputRequired: false,
   async run({ server, params, options }) {
-    const { items, cache } = visible(server, 'resources', options.principal)
-    const page = paginate(items, params.cursor, server.pageSize)
-    return { resources: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...cache }
+    const { items, nextCursor, cache } = listPage(server, 'resources', params.cursor, options.principal)
+    return { resources: items, ...(nextCursor ? { nextCursor } : {}), ...cache }
   },
 }
 
@@ -28,9 +26,8 @@ export const resourceTemplatesList: MethodEntry = {
   capability: 'resources',
   inputRequired: false,
   async run({ server, params, options }) {
-    const { items, cache } = visible(server, 'templates', options.principal)
-    const page = paginate(items, params.cursor, server.pageSize)
-    return { resourceTemplates: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...cache }
+    const { items, nextCursor, cache } = listPage(server, 'templates', params.cursor, options.principal)
+    return { resourceTemplates: items, ...(nextCursor ? { nextCursor } : {}), ...cache }
   },
 }
 

@@ -11,8 +11,7 @@ import type { CallToolResult } from '../../protocol/types.ts'
 import { missingCapabilities, supports } from '../capabilities.ts'
 import type { Call, MethodEntry } from '../dispatch.ts'
 import { ToolError } from '../errors.ts'
-import { paginate } from '../pagination.ts'
-import type { ToolEntry } from '../registry.ts'
+import type { ToolEntry } from '../tool-entry.ts'
 import { asArguments } from '../schema.ts'
 import { streamPartials } from '../scope.ts'
 import type { RequestScope } from '../scope.ts'
@@ -21,16 +20,15 @@ import type { Task, TaskBackend } from '../tasks.ts'
 import type { TaskSlot } from '../limits.ts'
 import { subjectOf } from '../principal.ts'
 import { finishResult, parseArguments, toolError } from '../tool-result.ts'
-import { requireScopes, visible } from './access.ts'
+import { listPage, requireScopes } from './access.ts'
 import { runWithInput } from './context.ts'
 
 export const toolsList: MethodEntry = {
   capability: 'tools',
   inputRequired: false,
   async run({ server, params, options }) {
-    const { items, cache } = visible(server, 'tools', options.principal)
-    const page = paginate(items, params.cursor, server.pageSize)
-    return { tools: page.items, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), ...cache }
+    const { items, nextCursor, cache } = listPage(server, 'tools', params.cursor, options.principal)
+    return { tools: items, ...(nextCursor ? { nextCursor } : {}), ...cache }
   },
 }
 

@@ -1,0 +1,35 @@
+/**
+ * The spread of recent runs: each run appends its targets' measured values to history.json next
+ * to results.json (full runs: bench/; quick runs: a temp dir), keeping the last KEEP runs. The
+ * report shows, per target, the smallest and largest value over them, so one lucky or disturbed
+ * run is seen for what it is.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+const KEEP = 10
+
+/** Append this run to `<dir>/history.json`; returns the kept runs, oldest first (this one last). */
+export function appendHistory(dir, { machine, targets, floor, config }) {
+  const file = join(dir, 'history.json')
+  const runs = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : []
+  runs.push({
+    date: machine.date,
+    commit: machine.commit,
+    srcModified: machine.srcModified,
+    quick: config.quick,
+    disturbedRounds: floor.rounds.filter((round) => Object.values(round).some((run) => run.othersShare > 0.1)).length,
+    rounds: floor.rounds.length,
+    targets: Object.fromEntries(targets.map((target) => [target.id, target.measured])),
+  })
+  const kept = runs.slice(-KEEP)
+  mkdirSync(dir, { recursive: true })
+  writeFileSync(file, `${JSON.stringify(kept, null, 2)}\n`)
+  return kept
+}
+
+/** Smallest and largest value of a target over the runs that measured it. */
+export function spread(runs, id) {
+  const values = runs.map((run) => run.targets[id]).filter((value) => Number.isFinite(value))
+  return values.length === 0 ? undefined : { min: Math.min(...values), max: Math.max(...values), runs: values.length }
+}

@@ -1,0 +1,83 @@
+/**
+ * Reading a V8 CPU profile (workerd's inspector or `node --cpu-prof`): samples mapped to source
+ * lines through the bundle's source map; per src/ function, self time, and self time plus the
+ * non-src code it calls (Hono, zod, Web APIs, natives), i.e. every sample charged to its nearest
+ * src/ frame; and the time by area (src/, each package, workerd's own work).
+ */
+import { readFileSync } from 'node:fs'
+import { SourceMap } from 'node:module'
+import { basename, dirname, relative, resolve } from 'node:path'
+import { ROOT } from './env.mjs'
+
+const TOP = 15
+
+/** Where a profile frame's code lives: repo-relative source file and line, or a runtime bucket. */
+function locator(scriptPath) {
+  const map = new SourceMap(JSON.parse(readFileSync(`${scriptPath}.map`, 'utf8')))
+  const script = basename(scriptPath)
+  return ({ functionName, url, lineNumber, columnNumber }) => {
+    // workerd names the script by its file name, Node by its file URL.
+    if (url === script || url.endsWith(`/${script}`)) {
+      const entry = map.findEntry(lineNumber, columnNumber)
+      if (!entry.originalSource) return { file: '(bundler helpers, e.g. __name)', line: 0 }
+      return { file: relative(ROOT, resolve(dirname(scriptPath), entry.originalSource)), line: entry.originalLine + 1 }
+    }
+    if (functionName.startsWith('(')) return { file: functionName, line: 0 }
+    return { file: url === '' ? '(native)' : url, line: 0 }
+  }
+}
+
+function areaOf(file) {
+  if (file.startsWith('src/')) return 'mcp-edge src/'
+  const pkg = /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)
+  return pkg ? pkg[1] : file
+}
+
+/** Self time per function and area, and time charged to the nearest src/ frame, in ms. */
+export function analyse(profile, scriptPath) {
+  const locate = locator(scriptPath)
+  const parents = new Map()
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id)
+  const nodes = new Map()
+  for (const node of profile.nodes) {
+    const { file, line } = locate(node.callFrame)
+    const name = node.callFrame.functionName || '(anonymous)'
+    const atRoot = profile.nodes.find((other) => other.id === parents.get(node.id))?.callFrame.functionName === '(root)'
+    let key = file.startsWith('(') ? name : `${name} ${file}:${line}`
+    // Native code straight under the root: workerd's own work on the isolate's thread.
+    if (file === '(native)' && name === '(anonymous)' && atRoot) key = '(workerd, outside any JS function)'
+    nodes.set(node.id, { key, file, parent: parents.get(node.id) })
+  }
+  const nearestSrc = (id) => {
+    for (let node = nodes.get(id); node; node = nodes.get(node.parent)) if (node.file.startsWith('src/')) return node.key
+    return undefined
+  }
+  const self = new Map()
+  const charged = new Map()
+  const areas = new Map()
+  const add = (map, key, ms) => map.set(key, (map.get(key) ?? 0) + ms)
+  let totalMs = 0
+  for (let i = 0; i < profile.samples.length; i++) {
+    const node = nodes.get(profile.samples[i])
+    if (node.file === '(idle)') continue
+    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000
+    totalMs += ms
+    add(self, node.key, ms)
+    add(areas, areaOf(node.file), ms)
+    const owner = nearestSrc(profile.samples[i])
+    if (owner) add(charged, owner, ms)
+  }
+  const ranked = (map, filter = () => true) =>
+    [...map]
+      .filter(([key]) => filter(key))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, TOP)
+      .map(([key, ms]) => ({ function: key, ms, share: ms / totalMs }))
+  return {
+    totalMs,
+    areas: ranked(areas),
+    srcSelf: ranked(self, (key) => key.includes(' src/')),
+    srcCharged: ranked(charged),
+    all: ranked(self),
+  }
+}

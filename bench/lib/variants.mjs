@@ -1,0 +1,56 @@
+/**
+ * The Workers the bench starts, by the name the report uses: which built Worker
+ * (bench/workers/<worker>.toml), the bindings of that instance, and the call its start-up and
+ * load runs check (`add(2, 3)` → "5", or tool 0 of the many-tools catalog).
+ */
+import { TEST_STATE_KEYS } from './keys.mjs'
+import { ADD_CALL, CATALOG_ANSWER, CATALOG_CALL } from './mcp.mjs'
+
+const add = { request: ADD_CALL, answer: '5' }
+const catalogCall = { request: CATALOG_CALL, answer: CATALOG_ANSWER }
+const STATE = { MCP_STATE_KEYS: TEST_STATE_KEYS }
+
+export const TOOL_COUNTS = [5, 50, 200]
+export const SDK_TOOL_COUNTS = [5, 200]
+
+export const VARIANTS = {
+  hono: { worker: 'hono', label: 'Hono floor', call: add },
+  'hono-do': { worker: 'hono-do', label: 'Hono floor + 5 Durable Object bindings', call: add },
+  edge: { worker: 'edge', label: 'mcp-edge', bindings: STATE, call: add },
+  sdk: { worker: 'sdk', label: 'SDK v2', call: add },
+  ...Object.fromEntries(
+    TOOL_COUNTS.map((count) => [
+      `tools-${count}`,
+      { worker: 'tools', label: `mcp-edge, ${count} tools`, bindings: { TOOL_COUNT: String(count) }, call: catalogCall },
+    ]),
+  ),
+  'tools-200-eager': {
+    worker: 'tools',
+    label: 'mcp-edge, 200 tools, schemas built at start-up',
+    bindings: { TOOL_COUNT: '200', TOOL_EAGER: '1' },
+    call: catalogCall,
+  },
+  ...Object.fromEntries(
+    SDK_TOOL_COUNTS.map((count) => [
+      `sdk-tools-${count}`,
+      { worker: 'sdk-tools', label: `SDK v2, ${count} tools`, bindings: { TOOL_COUNT: String(count) }, call: catalogCall },
+    ]),
+  ),
+  'sse-bare': { worker: 'sse-bare', label: 'bare SSE writer' },
+  extras: { worker: 'extras', label: 'mcp-edge extras', bindings: STATE, call: add },
+  engines: { worker: 'engines', label: 'task engines', bindings: STATE },
+}
+
+/** Every Worker the bench builds. */
+export const BUILT_WORKERS = [...new Set(Object.values(VARIANTS).map((variant) => variant.worker))]
+
+/** How many catalog tools a variant serves (undefined for the others). */
+export const toolCount = (variant) =>
+  VARIANTS[variant].bindings?.TOOL_COUNT ? Number(VARIANTS[variant].bindings.TOOL_COUNT) : undefined
+
+/** What a variant's start-up and calls are compared with: the 5-tool server of its runtime, or the floor. */
+export function referenceOf(variant) {
+  if (variant.startsWith('sdk-tools')) return 'sdk-tools-5'
+  if (variant.startsWith('tools')) return 'tools-5'
+  return 'hono'
+}
