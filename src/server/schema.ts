@@ -39,30 +39,6 @@ export function toJsonSchema(schema: Schema, io: 'input' | 'output', convert: Js
 }
 
 /**
- * Whether a schema may carry metadata `key` anywhere inside (zod keeps `.meta()` in its global
- * registry, keyed by schema instance): a walk over the schema graph, much cheaper than a JSON
- * Schema conversion. What it cannot see through (a function in a definition: `z.lazy`, a
- * transform) counts as "may".
- *
- * @example
- * if (mayHaveMeta(input, 'x-mcp-header')) checkNow(toJsonSchema(input, 'input'))
- */
-export function mayHaveMeta(schema: Schema, key: string): boolean {
-  const seen = new Set<object>()
-  const visit = (node: unknown): boolean => {
-    if (typeof node === 'function') return true
-    if (typeof node !== 'object' || node === null || seen.has(node)) return false
-    seen.add(node)
-    if (Array.isArray(node)) return node.some(visit)
-    if (!('_zod' in node)) return Object.values(node).some(visit) // a shape, a default value
-    const def = (node as Schema)._zod.def as unknown as Record<string, unknown>
-    if ('check' in def) return false // a check (minLength, refine, …): holds no schemas
-    return z.globalRegistry.get(node as Schema)?.[key] !== undefined || Object.values(def).some(visit)
-  }
-  return visit(schema)
-}
-
-/**
  * Parse a value with a user schema; a failure becomes a readable one-line summary.
  *
  * @example

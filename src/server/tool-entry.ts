@@ -8,7 +8,7 @@
 import { findHeaderParams } from '../protocol/header-values.ts'
 import type { HeaderParam } from '../protocol/header-values.ts'
 import type { CallToolResult, Tool } from '../protocol/types.ts'
-import { mayHaveMeta, toJsonSchema } from './schema.ts'
+import { toJsonSchema } from './schema.ts'
 import type { JsonSchema, JsonSchemaConverter, JsonSchemaInput, ObjectSchema, Schema } from './schema.ts'
 import type {
   Awaitable,
@@ -51,8 +51,6 @@ export interface ToolEntry<Env = unknown> {
 function isJsonSchemaInput(value: unknown): value is JsonSchemaInput {
   return typeof value === 'object' && value !== null && 'jsonSchema' in value
 }
-
-const HEADER_ANNOTATION = 'x-mcp-header'
 
 /** A tool's schemas once resolved (functions called). */
 interface ToolSchemas {
@@ -109,37 +107,27 @@ export function buildToolEntry<Env>(
     throw new Error(`Tool name "${name}" must be 1–128 characters from A-Z a-z 0-9 _ . - (server/tools "Tool names")`)
   }
   let schemas: ToolSchemas | undefined
-  let definition: Tool | undefined
-  let headerParams: HeaderParam[] | undefined
+  let wire: { definition: Tool; headerParams: HeaderParam[] } | undefined
   const resolved = () => {
     schemas ??= resolveSchemas(options)
     return schemas
   }
-  const wire = () => {
-    definition ??= toolDefinition(name, options, resolved(), convert)
-    return definition
-  }
-  const headers = () => {
-    if (!headerParams) {
-      const { input } = resolved()
-      // Before the definition is built, only an annotated schema needs it to find its header params.
-      const needed = definition !== undefined || isJsonSchemaInput(input) || mayHaveMeta(input, HEADER_ANNOTATION)
-      headerParams = needed ? findHeaderParams(name, wire().inputSchema) : []
+  const built = () => {
+    if (!wire) {
+      const definition = toolDefinition(name, options, resolved(), convert)
+      wire = { definition, headerParams: findHeaderParams(name, definition.inputSchema) }
     }
-    return headerParams
+    return wire
   }
   // Schemas given as values are converted and checked now, so a schema with no JSON Schema, a
   // non-object input or a bad header annotation fails at start-up (and `wrangler deploy` refuses
   // the script) instead of breaking tools/list later. Schemas given as functions wait for first use.
-  if (typeof options.input !== 'function' && typeof options.output !== 'function') {
-    wire()
-    headers()
-  }
+  if (typeof options.input !== 'function' && typeof options.output !== 'function') built()
   const task = typeof options.task === 'object' ? options.task : { mode: options.task ?? 'never' }
   return {
     name,
     get definition() {
-      return wire()
+      return built().definition
     },
     get input() {
       const { input } = resolved()
@@ -149,7 +137,7 @@ export function buildToolEntry<Env>(
       return resolved().output
     },
     get headerParams() {
-      return headers()
+      return built().headerParams
     },
     streaming: isStreaming(options),
     assemble: typeof options.streaming === 'object' && options.streaming.assemble === true,
