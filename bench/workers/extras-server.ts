@@ -12,7 +12,8 @@
 import * as z from 'zod/mini'
 import { createMcpServer } from '../../src/index.ts'
 
-export const server = createMcpServer({ name: 'bench-extras', version: '0.0.1' })
+// Notifications on the in-isolate path (listen streams poll their inbox): the memory step's listeners.
+export const server = createMcpServer({ name: 'bench-extras', version: '0.0.1', events: 'isolate' })
 
 const count = z.int().check(z.minimum(0), z.maximum(1_000_000))
 
@@ -52,7 +53,7 @@ server.tool(
   },
 )
 
-server.tool('notify_tools', { description: 'Tell listen streams the tool list changed', input: z.object({}) }, () => {
-  server.notifyListChanged('tools')
+server.tool('notify_tools', { description: 'Tell listen streams the tool list changed', input: z.object({}) }, async () => {
+  await server.notifyListChanged('tools')
   return { content: [{ type: 'text', text: 'notified' }] }
 })

@@ -248,12 +248,17 @@ export class Outbox {
     return notification(NOTIFICATION.partialResult, partialParams(entry.token, entry.seq, entry.chunk, entry.extra))
   }
 
-  /** Over budget: drop the oldest droppable entries (chunks of producers that did not wait, logs). */
+  /**
+   * Over budget: drop the oldest droppable entries (chunks of producers that did not wait, logs,
+   * listen notifications). The newest message stays, so one larger than the budget (a task's
+   * result on a listen stream) still goes out; a dropped chunk leaves its seq as the gap.
+   */
   #trim(): void {
     let index = 0
+    const newest = this.#queue.at(-1)
     while (this.stats.bufferedBytes > this.#maxBytes && index < this.#queue.length) {
       const entry = this.#queue[index] as Entry
-      if (!entry.droppable) {
+      if (!entry.droppable || (entry.kind === 'message' && entry === newest)) {
         index++
         continue
       }

@@ -268,6 +268,14 @@ describe('Outbox: byte budget', () => {
     expect(String(params(kept.at(-1)).data)).toMatch(/^line 29\./)
   })
 
+  it('keeps the newest message even when it alone is over the budget, dropping older droppable ones', () => {
+    const outbox = new Outbox({ maxBufferedBytes: 300 })
+    outbox.push(log('old'), { droppable: true })
+    outbox.push(log('big'.padEnd(1000, '!')), { droppable: true })
+    expect(outbox.drain().map((message) => String(params(message).data).slice(0, 3))).toEqual(['big'])
+    expect(outbox.stats.droppedMessages).toBe(1)
+  })
+
   it('never drops a message that is not droppable, nor the chunk pushed with room', () => {
     const outbox = new Outbox({ maxBufferedBytes: 300 })
     outbox.push(log('important'.padEnd(400, '!')))
