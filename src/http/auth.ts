@@ -12,7 +12,7 @@ import { HEADER } from '../protocol/constants.ts'
 import { McpError } from '../protocol/errors.ts'
 import type { JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import type { Awaitable, Principal } from '../server/types.ts'
-import { isLoopbackAddress, isLoopbackHost } from './guards.ts'
+import { isLoopbackAddress, isLoopbackHost, urlHost } from './guards.ts'
 
 /** The 401 of a server without configured authentication, and its start-up warning. */
 export const NOT_CONFIGURED_MESSAGE =
@@ -79,13 +79,11 @@ export class AuthChallenge extends McpError {
 export function isLocalRequest(request: Request): boolean {
   const host = request.headers.get(HEADER.host)
   const address = request.headers.get('cf-connecting-ip')
-  let urlHost: string
-  try {
-    urlHost = new URL(request.url).host
-  } catch {
-    return false
-  }
-  return isLoopbackHost(urlHost) && (host === null || isLoopbackHost(host)) && (address === null || isLoopbackAddress(address))
+  return (
+    isLoopbackHost(urlHost(request.url)) &&
+    (host === null || isLoopbackHost(host)) &&
+    (address === null || isLoopbackAddress(address))
+  )
 }
 
 /**

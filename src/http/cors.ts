@@ -8,7 +8,7 @@
  */
 import type { MiddlewareHandler } from 'hono'
 import { cors } from 'hono/cors'
-import { isLoopbackHost } from './guards.ts'
+import { isLoopbackOrigin } from './guards.ts'
 
 /** Request headers an MCP client sends (besides `Mcp-Param-*`, which are allowed by pattern). */
 export const MCP_REQUEST_HEADERS = [
@@ -27,14 +27,6 @@ export const MCP_EXPOSED_HEADERS = ['WWW-Authenticate', 'MCP-Protocol-Version', 
 
 const PARAM_HEADER = /^mcp-param-[a-z0-9-]{1,64}$/i
 
-function isLoopbackOrigin(origin: string): boolean {
-  try {
-    return isLoopbackHost(new URL(origin).host)
-  } catch {
-    return false
-  }
-}
-
 /**
  * @example
  * app.use('/mcp/*', mcpCors(['https://app.example.com']))
@@ -49,7 +41,10 @@ export function mcpCors(allowedOrigins: readonly string[] = []): MiddlewareHandl
   }
   const plain = cors({ ...base, allowHeaders: [...MCP_REQUEST_HEADERS] })
   return (c, next) => {
-    if (c.req.method !== 'OPTIONS') return plain(c, next)
+    if (c.req.method !== 'OPTIONS') {
+      // CORS answers a browser, which always names its Origin: without one there is nothing to add.
+      return c.req.header('origin') === undefined ? next() : plain(c, next)
+    }
     // Mcp-Param-* names depend on the tool; allow exactly the well-formed ones asked for.
     const asked = (c.req.header('access-control-request-headers') ?? '').split(',').map((name) => name.trim())
     const params = asked.filter((name) => PARAM_HEADER.test(name))

@@ -38,17 +38,38 @@ export function isLoopbackAddress(address: string): boolean {
   return ip === '::1' || IPV4_LOOPBACK.test(ip) || IPV4_LOOPBACK.test(ip.replace(/^::ffff:/, ''))
 }
 
+/**
+ * The host of an absolute URL as the runtime serializes it (`request.url`: already parsed and
+ * canonical), read without parsing it again.
+ *
+ * @example
+ * urlHost('http://127.0.0.1:8787/mcp?x=1') // '127.0.0.1:8787'
+ */
+export function urlHost(url: string): string {
+  const start = url.indexOf('//') + 2
+  let end = url.length
+  for (const stop of ['/', '?', '#']) {
+    const at = url.indexOf(stop, start)
+    if (at >= 0 && at < end) end = at
+  }
+  const authority = url.slice(start, end)
+  return authority.slice(authority.lastIndexOf('@') + 1)
+}
+
+/** An `Origin` whose host is loopback (`http://localhost:5173`); `null` and malformed ones are not. */
+export function isLoopbackOrigin(origin: string): boolean {
+  try {
+    return isLoopbackHost(new URL(origin).host)
+  } catch {
+    return false
+  }
+}
+
 export function checkOrigin(headers: Headers, options: GuardOptions): void {
   const origin = headers.get(HEADER.origin)
   if (origin !== null) {
     const allowed = options.allowedOrigins ?? []
-    let loopback = false
-    try {
-      loopback = isLoopbackHost(new URL(origin).host)
-    } catch {
-      loopback = false
-    }
-    if (!loopback && !allowed.includes('*') && !allowed.includes(origin)) {
+    if (!isLoopbackOrigin(origin) && !allowed.includes('*') && !allowed.includes(origin)) {
       throw new McpError('forbidden', `Forbidden: origin ${origin} is not allowed`)
     }
   }

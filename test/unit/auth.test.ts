@@ -12,7 +12,8 @@ import { jwk } from 'hono/jwk'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { readSse } from '../../src/client/sse.ts'
 import * as z from 'zod'
-import { NOT_CONFIGURED_MESSAGE } from '../../src/http/auth.ts'
+import { isLocalRequest, NOT_CONFIGURED_MESSAGE } from '../../src/http/auth.ts'
+import { urlHost } from '../../src/http/guards.ts'
 import { createMcpHandler } from '../../src/http/handler.ts'
 import type { McpHttpOptions } from '../../src/http/handler.ts'
 import { mcp } from '../../src/http/hono.ts'
@@ -120,6 +121,19 @@ describe('fail closed without configured authentication', () => {
     const guarded = createMcpHandler(scopedServer(), { requirePrincipal: true })
     expect((await guarded(post('http://127.0.0.1/mcp', 'tools/list'), {})).status).toBe(401)
     expect((await guarded(post('http://127.0.0.1/mcp', 'tools/list'), {}, undefined, { subject: 'a' })).status).toBe(200)
+  })
+
+  it('reads the URL host as the URL parser does: ports, IPv6, look-alike names, userinfo', async () => {
+    const local = ['http://127.0.0.1:8787/mcp', 'http://[::1]:8787/mcp?x=/y', 'http://app.localhost/mcp#z']
+    const remote = ['http://127.0.0.1.evil.example/mcp', 'http://localhost.evil.example/mcp?h=127.0.0.1']
+    for (const url of [...local, ...remote]) {
+      expect(urlHost(url)).toBe(new URL(url).host)
+      expect(isLocalRequest(new Request(url)), url).toBe(local.includes(url))
+    }
+    // A Request cannot carry credentials, but a URL can: the host is what follows them.
+    for (const url of ['http://evil.example@127.0.0.1:8787/mcp', 'http://127.0.0.1@evil.example/mcp']) {
+      expect(urlHost(url)).toBe(new URL(url).host)
+    }
   })
 
   it('serves anyone with allowAnonymous', async () => {
@@ -357,6 +371,12 @@ describe('CORS through hono/cors', () => {
       'http://localhost:6274',
     )
     expect((await preflight('https://evil.example', 'content-type')).headers.get('access-control-allow-origin')).toBeNull()
+  })
+
+  it('adds no CORS headers to a request that names no Origin (not a browser)', async () => {
+    const response = await app.request(post('https://mcp.example.com/mcp', 'tools/list'))
+    expect(response.status).toBe(401)
+    expect([...response.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([])
   })
 
   it('exposes WWW-Authenticate on answers, 401 included', async () => {
