@@ -288,6 +288,7 @@ export function toMarkdown(results) {
     stateAndTasks(results),
     '',
     taskEnginesMarkdown(results.engines),
+    '',
     fanoutSection(results.fanout),
     '',
     profileSection(results.profile),

@@ -44,10 +44,18 @@ export function mcp<Bindings extends object, Variables extends object = McpVaria
   options: McpHttpOptions<Bindings> = {},
 ): Hono<{ Bindings: Bindings; Variables: Variables }> {
   const handle = createMcpHandler(server, options)
+  const cors = mcpCors(options.allowedOrigins)
+  const serve = (c: Context) =>
+    handle(c.req.raw, c.env, executionContextOf(c), principalOf(c as unknown as Context<{ Variables: McpVariables }>))
   const app = new Hono<{ Bindings: Bindings; Variables: Variables }>()
-  app.use('*', mcpCors(options.allowedOrigins))
-  app.all('/', (c) =>
-    handle(c.req.raw, c.env, executionContextOf(c), principalOf(c as unknown as Context<{ Variables: McpVariables }>)),
-  )
+  // One handler, not middleware plus handler: Hono then skips composing a chain per request. A
+  // request that names no Origin is no browser's, so it needs no CORS headers at all.
+  app.all('/', async (c) => {
+    if (c.req.method !== 'OPTIONS' && c.req.header('origin') === undefined) return serve(c)
+    const preflight = await cors(c, async () => {
+      c.res = await serve(c)
+    })
+    return preflight ?? c.res
+  })
   return app
 }
