@@ -222,8 +222,10 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
           // notifications/cancelled) leaves the others running; closing the stream ends them all.
           return await handle(lane, incoming.message, who, { outbox: run.outbox, cancel: new LazyAbort(run.cancel.signal) })
         } catch (error) {
-          if (!isMcpError(error)) throw error
-          return { message: errorResponse(readableId(item), error.toJSON()), status: 200 }
+          // As for a single request (handler.ts): anything unexpected is -32603, logged, not leaked.
+          if (!isMcpError(error)) console.error('[mcp-edge] batch item failed:', error)
+          const failure = isMcpError(error) ? error : new McpError('internalError')
+          return { message: errorResponse(readableId(item), failure.toJSON()), status: 200 }
         }
       })
       return respondBatch(lane, handles)

@@ -27,6 +27,8 @@ export function rejection(error: McpError, id: RequestId | undefined, extra?: Re
   return jsonResponse(errorResponse(id, error.toJSON()), error.status, extra)
 }
 
+const close = (run: Run) => () => run.outbox.close()
+
 /** A run's stream queue, which calls `onFirstMessage` at its first message, and its cancellation. */
 function newRun<Env>(lane: Lane<Env>, onFirstMessage: () => void): Run {
   // With the enable_request_signal flag, workerd aborts request.signal when the client goes away.
@@ -56,7 +58,8 @@ export async function respond<Env>(lane: Lane<Env>, handle: (run: Run) => Promis
     return jsonResponse(first.message, first.status, lane.challenge(first.message, first.status))
   }
   const final = done.then(({ message }) => [message])
-  void final.then(() => run.outbox.close())
+  // Closed however the run ends, so the stream always ends too (a failed run errors the stream).
+  void final.then(close(run), close(run))
   return sseResponse(run.outbox, final, run.cancel, lane.respond.keepaliveMs)
 }
 
@@ -96,6 +99,7 @@ export async function respondBatch<Env>(
   streaming = true
   for (const message of inOrder()) run.outbox.push(message)
   const final = all.then(() => [])
-  void final.then(() => run.outbox.close())
+  // Closed however the run ends, so the stream always ends too (a failed run errors the stream).
+  void final.then(close(run), close(run))
   return sseResponse(run.outbox, final, run.cancel, lane.respond.keepaliveMs)
 }

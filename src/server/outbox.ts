@@ -17,6 +17,10 @@
  * - Progress under pressure keeps only the newest pending value of a token (progress only rises).
  *
  * Once closed (the reader went away), pushes are dropped quietly.
+ *
+ * Past 300 lines on purpose: the queue, its accounting (bytes, seq, waits) and its drop and merge
+ * rules hold one invariant together (bytes within the budget, no seq lost unseen), and read best
+ * side by side; the helpers at the end are the partial-result wire shape and sizes.
  */
 import { NOTIFICATION } from '../protocol/constants.ts'
 import { notification } from '../protocol/jsonrpc.ts'
@@ -168,18 +172,25 @@ export class Outbox {
   }
 
   /** Like `next`, but gives up after `ms` (for keepalives) and returns `null`. */
-  nextWithin(ms: number): Promise<StreamMessage | undefined | null> {
-    if (this.#queue.length > 0 || this.#closed) return this.next()
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#wake = undefined
-        resolve(null)
-      }, ms)
-      this.#wake = () => {
-        clearTimeout(timer)
-        resolve(this.#queue.length > 0 ? this.#take() : undefined)
+  async nextWithin(ms: number): Promise<StreamMessage | undefined | null> {
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      this.#wakeReader()
+    }, ms)
+    try {
+      // A wake with nothing queued (what woke it was dropped at once) waits on, until the timeout.
+      while (this.#queue.length === 0) {
+        if (this.#closed) return undefined
+        if (timedOut) return null
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve
+        })
       }
-    })
+      return this.#take()
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   /** The next message if one is queued now, without waiting. */
@@ -266,6 +277,8 @@ export class Outbox {
       if (entry.kind === 'partial') this.stats.dropped++
       else this.stats.droppedMessages++
     }
+    // What was dropped may have made room for producers waiting on it.
+    if (this.#waiters.length > 0 && !this.#full()) this.#release()
   }
 
   #remove(index: number): void {

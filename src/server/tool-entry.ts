@@ -73,9 +73,7 @@ function toolDefinition<Env>(
   { input, output }: ToolSchemas,
   convert: JsonSchemaConverter | undefined,
 ): Tool {
-  const inputSchema = isJsonSchemaInput(input) ? input.jsonSchema : toolJsonSchema(name, input, 'input', convert)
-  if (inputSchema.type !== 'object') throw new Error(`Tool "${name}": the input schema must have type "object"`)
-  const definition: Tool = { name, inputSchema: inputSchema as Tool['inputSchema'] }
+  const definition: Tool = { name, inputSchema: inputJsonSchema(name, input, convert) as Tool['inputSchema'] }
   if (options.title !== undefined) definition.title = options.title
   if (options.description !== undefined) definition.description = options.description
   if (output !== undefined) definition.outputSchema = toolJsonSchema(name, output, 'output', convert)
@@ -84,6 +82,13 @@ function toolDefinition<Env>(
   if (options.icons !== undefined) definition.icons = options.icons
   if (options._meta !== undefined) definition._meta = options._meta
   return definition
+}
+
+/** A tool's input as JSON Schema, which must describe an object. */
+function inputJsonSchema(name: string, input: ObjectSchema | JsonSchemaInput, convert?: JsonSchemaConverter): JsonSchema {
+  const schema = isJsonSchemaInput(input) ? input.jsonSchema : toolJsonSchema(name, input, 'input', convert)
+  if (schema.type !== 'object') throw new Error(`Tool "${name}": the input schema must have type "object"`)
+  return schema
 }
 
 /** A tool's schema as JSON Schema; what zod cannot express fails naming the tool. */
@@ -122,7 +127,11 @@ export function buildToolEntry<Env>(
   // Schemas given as values are converted and checked now, so a schema with no JSON Schema, a
   // non-object input or a bad header annotation fails at start-up (and `wrangler deploy` refuses
   // the script) instead of breaking tools/list later. Schemas given as functions wait for first use.
-  if (typeof options.input !== 'function' && typeof options.output !== 'function') built()
+  const { input, output } = options
+  if (typeof input !== 'function' && typeof output !== 'function') built()
+  // One half a function, the other a value: the value is checked now, the definition waits.
+  else if (typeof input !== 'function') findHeaderParams(name, inputJsonSchema(name, input, convert))
+  else if (output !== undefined && typeof output !== 'function') toolJsonSchema(name, output, 'output', convert)
   const task = typeof options.task === 'object' ? options.task : { mode: options.task ?? 'never' }
   return {
     name,

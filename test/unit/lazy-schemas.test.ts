@@ -148,4 +148,21 @@ describe('schemas given as functions', () => {
       expect.stringMatching(/^Error: Tool "when", input schema: zod type "date"/),
     ])
   })
+
+  it('checks a half given as a value at registration when the other half is a function', () => {
+    const server = createMcpServer({ name: 'mixed', version: '1' })
+    const ok = () => ({ content: [] })
+    const later = () => z.object({})
+    expect(() => server.tool('dated', { input: z.object({ at: z.date() }), output: later }, ok)).toThrow(
+      /^Tool "dated", input schema: zod type "date"/,
+    )
+    const header = z.object({ p: z.array(z.string().check(z.meta({ 'x-mcp-header': 'P' }))) })
+    expect(() => server.tool('header', { input: header, output: later }, ok)).toThrow(/x-mcp-header/)
+    expect(() => server.tool('big', { input: later, output: z.object({ n: z.bigint() }) }, ok)).toThrow(
+      /^Tool "big", output schema: zod type "bigint"/,
+    )
+    expect(server.tools.size).toBe(0)
+    server.tool('fine', { input: z.object({ n: z.number() }), output: later }, ok)
+    expect(server.tools.get('fine')?.definition.inputSchema.properties).toEqual({ n: { type: 'number' } })
+  })
 })

@@ -3,6 +3,7 @@ import { notification } from '../../src/protocol/jsonrpc.ts'
 import type { JsonRpcNotification } from '../../src/protocol/jsonrpc.ts'
 import type { ContentBlock } from '../../src/protocol/types.ts'
 import { PartialResultReader } from '../../src/client/partial-results.ts'
+import { sseResponse } from '../../src/http/stream.ts'
 import { Outbox } from '../../src/server/outbox.ts'
 import type { StreamMessage } from '../../src/server/outbox.ts'
 
@@ -417,5 +418,49 @@ describe('Outbox: nextWithin', () => {
     outbox.close()
     expect(await waiting).toBeUndefined()
     expect(await outbox.nextWithin(1000)).toBeUndefined()
+  })
+})
+
+describe('Outbox: a chunk larger than the budget, dropped as it arrives', () => {
+  /** A chunk of `bytes` accounted bytes (the 96-byte envelope, then structuredContent's JSON). */
+  const sized = (bytes: number, tag = 'x') => ({ content: [], structuredContent: { s: tag.repeat(bytes - 96 - 8) } })
+
+  /** A producer's wait pending, then a chunk over the budget drops everything droppable, itself included. */
+  function emptiedByTrim() {
+    const outbox = new Outbox({ maxBufferedBytes: 1000, maxQueuedChunks: 1000 })
+    void outbox.pushPartial('t', sized(108))
+    const wait = outbox.pushPartial('t', sized(392)) // half the budget: the producer is told to wait
+    void outbox.pushPartial('t', sized(250)) // it did not: droppable
+    void outbox.pushPartial('t', sized(250))
+    outbox.poll()
+    outbox.poll()
+    void outbox.pushPartial('t', sized(1100))
+    return { outbox, wait }
+  }
+
+  it('releases the waiting producer once the drop left room', async () => {
+    const { outbox, wait } = emptiedByTrim()
+    expect(outbox.stats).toMatchObject({ bufferedBytes: 0, dropped: 3 })
+    expect(await settled(wait)).toBe(true)
+  })
+
+  it('streams on after it: an SSE reader gets the later chunks, and a producer that awaits is not held', async () => {
+    const { outbox } = emptiedByTrim()
+    const stream = sseResponse(outbox, new Promise(() => {}), { abort() {} }, 60_000).body as ReadableStream<Uint8Array>
+    const reader = stream.getReader()
+    const received: string[] = []
+    const reading = (async () => {
+      for (let part = await reader.read(); !part.done; part = await reader.read())
+        received.push(new TextDecoder().decode(part.value))
+    })()
+    // A producer that awaits each chunk: each wait ends once the reader has taken enough.
+    for (const chunk of [sized(1100, 'B'), sized(600, 'C')]) {
+      const wait = outbox.pushPartial('t', chunk)
+      await vi.waitFor(async () => expect(await settled(wait)).toBe(true))
+    }
+    await vi.waitFor(() => expect(received.join('')).toContain('CCCC'))
+    expect(received.join('')).toContain('BBBB')
+    await reader.cancel()
+    await reading
   })
 })

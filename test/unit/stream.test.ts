@@ -49,3 +49,28 @@ describe('sseResponse', () => {
     await reader.cancel()
   })
 })
+
+describe('respond', () => {
+  it('ends the stream when the run fails after it began streaming, instead of sending keepalives forever', async () => {
+    const { respond } = await import('../../src/http/respond.ts')
+    const lane = {
+      request: new Request('http://127.0.0.1/mcp', { method: 'POST' }),
+      env: {},
+      principal: undefined,
+      services: {},
+      respond: { stream: undefined, keepaliveMs: 60_000 },
+      endpoint: '/mcp',
+      waitUntil: undefined,
+      challenge: () => undefined,
+    }
+    const response = await respond(lane, async (run) => {
+      run.outbox.push(log('started'))
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      throw new Error('a bug in the run')
+    })
+    expect(response.headers.get('content-type')).toBe('text/event-stream')
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+    expect(decoder.decode((await reader.read()).value)).toContain('started')
+    await expect(reader.read()).rejects.toThrow('a bug in the run')
+  })
+})
