@@ -39,20 +39,23 @@ export function isLoopbackAddress(address: string): boolean {
 }
 
 /**
- * The host of an absolute URL as the runtime serializes it (`request.url`: already parsed and
- * canonical), read without parsing it again.
+ * Where the path of `request.url` starts. The runtime hands URLs over parsed and canonical, and a
+ * canonical http(s) URL always has a path (at least `/`) right after its authority, so the first
+ * `/` after `//` is it. Only for `request.url`; anything else goes through `new URL`.
+ */
+export function pathStart(url: string): number {
+  const at = url.indexOf('/', url.indexOf('//') + 2)
+  return at < 0 ? url.length : at
+}
+
+/**
+ * The host of `request.url` (with its port), read without parsing it again.
  *
  * @example
  * urlHost('http://127.0.0.1:8787/mcp?x=1') // '127.0.0.1:8787'
  */
 export function urlHost(url: string): string {
-  const start = url.indexOf('//') + 2
-  let end = url.length
-  for (const stop of ['/', '?', '#']) {
-    const at = url.indexOf(stop, start)
-    if (at >= 0 && at < end) end = at
-  }
-  const authority = url.slice(start, end)
+  const authority = url.slice(url.indexOf('//') + 2, pathStart(url))
   return authority.slice(authority.lastIndexOf('@') + 1)
 }
 

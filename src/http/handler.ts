@@ -11,24 +11,25 @@
  * (406) → authentication (401) → content type (415) → size (413) → JSON (-32700) → the lane.
  */
 import { HEADER, META, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
-import { isMcpError, McpError, unsupportedVersion } from '../protocol/errors.ts'
+import { McpError, unsupportedVersion } from '../protocol/errors.ts'
 import { isObject, readableId } from '../protocol/jsonrpc.ts'
 import type { RequestId } from '../protocol/jsonrpc.ts'
 import type { McpServices } from '../server/dispatch.ts'
+import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_QUEUED_CHUNKS } from '../server/outbox.ts'
 import type { OutboxOptions } from '../server/outbox.ts'
-import { parseJsonBody } from '../server/limits.ts'
+import { parseJsonBody, positive } from '../server/limits.ts'
 import type { McpServer } from '../server/server.ts'
 import type { Principal } from '../server/types.ts'
 import { createAuthenticator } from './auth.ts'
 import type { AuthOptions } from './auth.ts'
 import { DEFAULT_MAX_BODY_BYTES, readBody } from './body.ts'
-import { checkAccept, checkContentType, checkOrigin } from './guards.ts'
+import { checkAccept, checkContentType, checkOrigin, pathStart } from './guards.ts'
 import type { GuardOptions } from './guards.ts'
 import type { Lane } from './lane.ts'
 import { createLegacyLane } from './legacy.ts'
 import type { LegacyOptions } from './legacy.ts'
 import { serveModern } from './modern.ts'
-import { rejection } from './respond.ts'
+import { failure, rejection } from './respond.ts'
 
 export type { McpServices }
 
@@ -78,7 +79,11 @@ function refuseLegacy(body: unknown, headers: Headers): McpError {
  */
 export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOptions<Env> = {}) {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
-  const respondOptions = { stream: options.stream, keepaliveMs: options.keepaliveMs ?? KEEPALIVE_INTERVAL_MS }
+  const stream = {
+    maxBufferedBytes: positive(options.stream?.maxBufferedBytes, DEFAULT_MAX_BUFFERED_BYTES, 'stream.maxBufferedBytes'),
+    maxQueuedChunks: positive(options.stream?.maxQueuedChunks, DEFAULT_MAX_QUEUED_CHUNKS, 'stream.maxQueuedChunks'),
+  }
+  const respondOptions = { stream, keepaliveMs: options.keepaliveMs ?? KEEPALIVE_INTERVAL_MS }
   const legacy = options.legacy === 'reject' ? undefined : createLegacyLane(server, options.legacy)
   // Built once per isolate and env. A configuration error (a missing secret or binding) is kept
   // too: it is logged once, with its instructions, and every request gets a plain 500.
@@ -152,9 +157,8 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
       if (isObject(body) && 'method' in body && 'id' in body) throw refuseLegacy(body, request.headers)
       return await serveModern(server, lane, body)
     } catch (error) {
-      if (isMcpError(error)) return rejection(error, id, auth.headersFor(error, env))
-      console.error('[mcp-edge] request failed:', error)
-      return rejection(new McpError('internalError'), id)
+      const failed = failure(error)
+      return rejection(failed, id, auth.headersFor(failed, env))
     }
   }
 }
@@ -165,8 +169,8 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
  * state must survive a key rotation or a deploy that leaves the endpoint where it is.
  */
 function endpointPath(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2)
-  if (start < 0) return '/'
+  const start = pathStart(url)
+  if (start === url.length) return '/'
   const end = url.indexOf('?', start)
   return end < 0 ? url.slice(start) : url.slice(start, end)
 }

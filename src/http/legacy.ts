@@ -20,7 +20,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '../protocol/constants.ts'
 import type { LegacyVersion, LogLevel } from '../protocol/constants.ts'
-import { isMcpError, McpError, unsupportedVersion } from '../protocol/errors.ts'
+import { McpError, unsupportedVersion } from '../protocol/errors.ts'
 import { classifyMessage, errorResponse, isObject, readableId } from '../protocol/jsonrpc.ts'
 import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import { isLegacyVersion, negotiateLegacyVersion } from '../protocol/legacy.ts'
@@ -37,7 +37,7 @@ import type { RequestStateCodec } from '../server/request-state.ts'
 import type { Handled, McpServer } from '../server/server.ts'
 import { handleOptions } from './lane.ts'
 import type { Lane, Run } from './lane.ts'
-import { jsonResponse, respond, respondBatch } from './respond.ts'
+import { failure, jsonResponse, respond, respondBatch } from './respond.ts'
 import { subjectOf } from '../server/principal.ts'
 
 export interface LegacyOptions {
@@ -196,7 +196,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
         return new Response(null, { status: 202 })
       }
       const message = incoming.message
-      return respond(lane, (run) => handle(lane, message, who, run))
+      return respond(lane, message.id, (run) => handle(lane, message, who, run))
     },
 
     /** A JSON-RPC batch: 2025-03-26 only (later revisions removed batching). */
@@ -222,10 +222,8 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
           // notifications/cancelled) leaves the others running; closing the stream ends them all.
           return await handle(lane, incoming.message, who, { outbox: run.outbox, cancel: new LazyAbort(run.cancel.signal) })
         } catch (error) {
-          // As for a single request (handler.ts): anything unexpected is -32603, logged, not leaked.
-          if (!isMcpError(error)) console.error('[mcp-edge] batch item failed:', error)
-          const failure = isMcpError(error) ? error : new McpError('internalError')
-          return { message: errorResponse(readableId(item), failure.toJSON()), status: 200 }
+          // As for a single request: anything unexpected is -32603, logged, not leaked.
+          return { message: errorResponse(readableId(item), failure(error, 'batch item').toJSON()), status: 200 }
         }
       })
       return respondBatch(lane, handles)

@@ -28,5 +28,5 @@ export async function serveModern<Env>(server: McpServer<Env>, lane: Lane<Env>, 
   if (message.method === METHOD.toolsCall && typeof params.name === 'string') {
     validateParamHeaders(headers, server.headerParams(params.name), params.arguments)
   }
-  return respond(lane, (run) => server.handle(message, meta, handleOptions(lane, run)))
+  return respond(lane, message.id, (run) => server.handle(message, meta, handleOptions(lane, run)))
 }

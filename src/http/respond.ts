@@ -4,7 +4,7 @@
  * batch is answered the same way with all its responses (a JSON array, or every response as its
  * own event). Rejections before a run are id-less or id-echoing JSON-RPC errors.
  */
-import type { McpError } from '../protocol/errors.ts'
+import { isMcpError, McpError } from '../protocol/errors.ts'
 import { errorResponse } from '../protocol/jsonrpc.ts'
 import type { JsonRpcResponse, RequestId } from '../protocol/jsonrpc.ts'
 import { LazyAbort } from '../server/cancellation.ts'
@@ -27,7 +27,12 @@ export function rejection(error: McpError, id: RequestId | undefined, extra?: Re
   return jsonResponse(errorResponse(id, error.toJSON()), error.status, extra)
 }
 
-const close = (run: Run) => () => run.outbox.close()
+/** What a request that threw is answered with: its McpError, or -32603 for anything else, logged and not leaked. */
+export function failure(error: unknown, what = 'request'): McpError {
+  if (isMcpError(error)) return error
+  console.error(`[mcp-edge] ${what} failed:`, error)
+  return new McpError('internalError')
+}
 
 /** A run's stream queue, which calls `onFirstMessage` at its first message, and its cancellation. */
 function newRun<Env>(lane: Lane<Env>, onFirstMessage: () => void): Run {
@@ -39,12 +44,13 @@ function newRun<Env>(lane: Lane<Env>, onFirstMessage: () => void): Run {
 }
 
 /**
- * Run one request and answer it.
+ * Run one request and answer it. A run that fails before anything streamed rejects (the handler
+ * answers it); one that fails while streaming ends its stream with the error response for `id`.
  *
  * @example
- * return respond(lane, (run) => server.handle(message, meta, handleOptions(lane, run)))
+ * return respond(lane, message.id, (run) => server.handle(message, meta, handleOptions(lane, run)))
  */
-export async function respond<Env>(lane: Lane<Env>, handle: (run: Run) => Promise<Handled>): Promise<Response> {
+export async function respond<Env>(lane: Lane<Env>, id: RequestId, handle: (run: Run) => Promise<Handled>): Promise<Response> {
   let run!: Run
   let done!: Promise<Handled>
   // The handler's answer, or `undefined` as soon as it pushes a message (then the answer streams).
@@ -57,9 +63,11 @@ export async function respond<Env>(lane: Lane<Env>, handle: (run: Run) => Promis
     run.outbox.close()
     return jsonResponse(first.message, first.status, lane.challenge(first.message, first.status))
   }
-  const final = done.then(({ message }) => [message])
-  // Closed however the run ends, so the stream always ends too (a failed run errors the stream).
-  void final.then(close(run), close(run))
+  const final = done.then(
+    ({ message }) => [message],
+    (error) => [errorResponse(id, failure(error).toJSON())],
+  )
+  void final.then(() => run.outbox.close())
   return sseResponse(run.outbox, final, run.cancel, lane.respond.keepaliveMs)
 }
 
@@ -98,8 +106,14 @@ export async function respondBatch<Env>(
   }
   streaming = true
   for (const message of inOrder()) run.outbox.push(message)
-  const final = all.then(() => [])
-  // Closed however the run ends, so the stream always ends too (a failed run errors the stream).
-  void final.then(close(run), close(run))
+  // Each item answers its own failure (legacy.ts); should one still throw, the stream ends all the same.
+  const final = all.then(
+    () => [],
+    (error) => {
+      failure(error, 'batch')
+      return []
+    },
+  )
+  void final.then(() => run.outbox.close())
   return sseResponse(run.outbox, final, run.cancel, lane.respond.keepaliveMs)
 }

@@ -72,12 +72,11 @@ interface TaskCount {
   pending: number
 }
 
-function positive(value: number | undefined, fallback: number, name: string): number {
+/** An option that must be a positive integer, or unset for its default: anything else fails at start-up, naming it. */
+export function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback
   if (!Number.isInteger(value) || value < 1) {
-    throw new Error(
-      `limits.${name} must be a positive integer (got ${String(value)}); leave it unset for the default ${fallback}`,
-    )
+    throw new Error(`${name} must be a positive integer (got ${String(value)}); leave it unset for the default ${fallback}`)
   }
   return value
 }
@@ -90,8 +89,8 @@ export class Limits {
   readonly #now: () => number
 
   constructor(options: LimitOptions = {}, now: () => number = Date.now) {
-    this.listenStreams = positive(options.listenStreams, DEFAULT_MAX_LISTEN_STREAMS, 'listenStreams')
-    this.liveTasks = positive(options.liveTasks, DEFAULT_MAX_LIVE_TASKS, 'liveTasks')
+    this.listenStreams = positive(options.listenStreams, DEFAULT_MAX_LISTEN_STREAMS, 'limits.listenStreams')
+    this.liveTasks = positive(options.liveTasks, DEFAULT_MAX_LIVE_TASKS, 'limits.liveTasks')
     this.#now = now
   }
 

@@ -9,8 +9,9 @@
  * - A chunk pushed while the same token's previous wait is still pending comes from a producer
  *   that does not wait. Only such chunks are merged (a plain-text chunk joins the pending plain-text
  *   chunk of that producer before it; SEP-2998: hosts MAY coalesce) or dropped (past
- *   `maxBufferedBytes`, the oldest of them first, with droppable log messages; delivery is
- *   best-effort).
+ *   `maxBufferedBytes`, the oldest of them first, with droppable log and listen messages; delivery
+ *   is best-effort). The newest message is never dropped, so one larger than the budget (a task's
+ *   result on a listen stream) still goes out, and a waiting reader takes a message as it is pushed.
  * - `seq` is assigned when a chunk enters the queue. A merged chunk shares the seq of the chunk it
  *   joined, since nothing of it is missing; a dropped chunk takes its seq with it, so the receiver
  *   sees the gap (SEP-2998 §2: seq lets receivers detect dropped chunks).
@@ -161,36 +162,41 @@ export class Outbox {
   }
 
   /** The next message for the reader, or `undefined` once closed and empty. */
-  async next(): Promise<StreamMessage | undefined> {
-    while (this.#queue.length === 0) {
-      if (this.#closed) return undefined
-      await new Promise<void>((resolve) => {
-        this.#wake = resolve
-      })
-    }
-    return this.#take()
+  next(): Promise<StreamMessage | undefined> {
+    return this.#next(undefined) as Promise<StreamMessage | undefined>
   }
 
   /** Like `next`, but gives up after `ms` (for keepalives) and returns `null`. */
-  async nextWithin(ms: number): Promise<StreamMessage | undefined | null> {
-    let timedOut = false
-    const timer = setTimeout(() => {
-      timedOut = true
-      this.#wakeReader()
-    }, ms)
-    try {
-      // A wake with nothing queued (what woke it was dropped at once) waits on, until the timeout.
-      while (this.#queue.length === 0) {
-        if (this.#closed) return undefined
-        if (timedOut) return null
-        await new Promise<void>((resolve) => {
-          this.#wake = resolve
-        })
+  nextWithin(ms: number): Promise<StreamMessage | undefined | null> {
+    return this.#next(ms)
+  }
+
+  /**
+   * A waiting reader takes its message inside the push that wakes it, so nothing pushed after it
+   * in the same turn can drop it first. A wake with nothing queued (what woke it was dropped at
+   * once) waits on.
+   */
+  #next(ms: number | undefined): Promise<StreamMessage | undefined | null> {
+    if (this.#queue.length > 0) return Promise.resolve(this.#take())
+    if (this.#closed) return Promise.resolve(undefined)
+    return new Promise((resolve) => {
+      const timer =
+        ms === undefined
+          ? undefined
+          : setTimeout(() => {
+              this.#wake = undefined
+              resolve(null)
+            }, ms)
+      const wake = () => {
+        if (this.#queue.length === 0 && !this.#closed) {
+          this.#wake = wake
+          return
+        }
+        if (timer !== undefined) clearTimeout(timer)
+        resolve(this.#queue.length > 0 ? this.#take() : undefined)
       }
-      return this.#take()
-    } finally {
-      clearTimeout(timer)
-    }
+      this.#wake = wake
+    })
   }
 
   /** The next message if one is queued now, without waiting. */

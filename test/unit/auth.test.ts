@@ -46,6 +46,7 @@ function post(url: string, method: string, params: Record<string, unknown> = {},
       params: {
         ...params,
         _meta: {
+          ...(params._meta as object),
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
           'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
         },
@@ -377,6 +378,29 @@ describe('CORS through hono/cors', () => {
     const response = await app.request(post('https://mcp.example.com/mcp', 'tools/list'))
     expect(response.status).toBe(401)
     expect([...response.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([])
+  })
+
+  it('streams an SSE answer to a request with an allowed Origin, with the CORS headers and Vary: Origin', async () => {
+    const server = scopedServer().tool('progress', { input: z.object({}) }, async (_args, ctx) => {
+      ctx.progress(1, 2)
+      return text('done')
+    })
+    const streaming = appWith(server, { allowedOrigins: ['https://app.example.com'] })
+    const response = await streaming.request(
+      post(
+        'https://mcp.example.com/mcp',
+        'tools/call',
+        { name: 'progress', _meta: { progressToken: 'p' } },
+        { origin: 'https://app.example.com', 'x-test-principal': JSON.stringify({ subject: 'a' }) },
+      ),
+    )
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('text/event-stream')
+    expect(response.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+    expect(response.headers.get('vary')).toContain('Origin')
+    const events = []
+    for await (const event of readSse(response.body as ReadableStream<Uint8Array>)) events.push(JSON.parse(event.data))
+    expect(events.map((event) => event.method ?? event.result?.content?.[0]?.text)).toEqual(['notifications/progress', 'done'])
   })
 
   it('exposes WWW-Authenticate on answers, 401 included', async () => {

@@ -528,6 +528,37 @@ describe('tool failures', () => {
     expect(String(logged.mock.calls[0]?.at(-1))).toContain('hunter2')
   })
 
+  it('refuses stream bounds that are not positive integers at start-up, naming the option', () => {
+    const server = createMcpServer(SERVER_INFO)
+    for (const stream of [{ maxQueuedChunks: 0 }, { maxBufferedBytes: -1 }, { maxBufferedBytes: 1.5 }]) {
+      const [name] = Object.keys(stream)
+      expect(() => createMcpHandler(server, { stream })).toThrow(`stream.${name} must be a positive integer`)
+    }
+    expect(() => createMcpHandler(server, { stream: { maxQueuedChunks: 1, maxBufferedBytes: 1024 } })).not.toThrow()
+  })
+
+  it('answers a batch item whose run failed unexpectedly with -32603, logged, and the other items as usual', async () => {
+    const { server, handle: serveBatch } = serve((server) => server.tool('echo', { input: z.object({}) }, () => text('ok')))
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    vi.spyOn(server, 'handle').mockRejectedValueOnce(new Error('boom hunter2'))
+    const call = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: {} } })
+    const response = await serveBatch(
+      new Request(ENDPOINT, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify([call(1), call(2)]),
+      }),
+    )
+    const body = await response.text()
+    expect(response.status).toBe(200)
+    const answers = JSON.parse(body) as Message[]
+    expect(answers[0]).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'Internal error' } })
+    expect(answers[1]?.id).toBe(2)
+    expect(answers[1]?.result?.content).toEqual([{ type: 'text', text: 'ok' }])
+    expect(body).not.toContain('hunter2')
+    expect(logged).toHaveBeenCalledWith('[mcp-edge] batch item failed:', expect.any(Error))
+  })
+
   it('reports arguments that fail the input schema as an isError result (SEP-1303)', async () => {
     const { last } = await read(await handle(request('tools/call', { params: { name: 'strict', arguments: { city: 3 } } })))
     expect(last.result?.isError).toBe(true)

@@ -411,6 +411,44 @@ describe('Outbox: nextWithin', () => {
     expect(outbox.drain().map((message) => params(message).data)).toEqual(['after'])
   })
 
+  it('a waiting reader takes the message that woke it, so a push later in the same turn cannot drop it', async () => {
+    for (const wait of [(outbox: Outbox) => outbox.next(), (outbox: Outbox) => outbox.nextWithin(1000)]) {
+      const outbox = new Outbox({ maxBufferedBytes: 300 })
+      const waiting = wait(outbox)
+      outbox.push(log('big'.padEnd(1000, '!')), { droppable: true })
+      outbox.push(log('after'), { droppable: true })
+      expect(String(params(await waiting).data).slice(0, 3)).toBe('big')
+      expect(outbox.drain().map((message) => params(message).data)).toEqual(['after'])
+      expect(outbox.stats.droppedMessages).toBe(0)
+    }
+  })
+
+  it('arms no timer when a message is already queued (once per SSE pull)', async () => {
+    const outbox = new Outbox()
+    outbox.push(log('ready'))
+    const armed = vi.spyOn(globalThis, 'setTimeout')
+    try {
+      expect(params(await outbox.nextWithin(1000)).data).toBe('ready')
+      expect(armed).not.toHaveBeenCalled()
+    } finally {
+      armed.mockRestore()
+    }
+  })
+
+  it('keeps waiting when what woke it was dropped as it arrived', async () => {
+    vi.useFakeTimers()
+    // A budget no chunk fits in keeps the producer waiting, so its next chunk is droppable.
+    const outbox = new Outbox({ maxBufferedBytes: 100, maxQueuedChunks: 0 })
+    void outbox.pushPartial('t', text('first'))
+    outbox.poll()
+    const waiting = outbox.nextWithin(1000)
+    void outbox.pushPartial('t', text('x'.repeat(500)))
+    expect(outbox.stats.dropped).toBe(1)
+    expect(await settled(waiting)).toBe(false)
+    outbox.push(log('then'))
+    expect(params(await waiting).data).toBe('then')
+  })
+
   it('returns undefined once closed and empty', async () => {
     vi.useFakeTimers()
     const outbox = new Outbox()

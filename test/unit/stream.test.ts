@@ -2,7 +2,9 @@
  * The SSE response over a request's outbox (src/http/stream.ts): what is queued when the reader
  * pulls leaves in one write, in order, bounded in size; nothing waits to be batched.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
+import { readSse } from '../../src/client/sse.ts'
+import type { Run } from '../../src/http/lane.ts'
 import { formatEvent } from '../../src/http/sse.ts'
 import { sseResponse } from '../../src/http/stream.ts'
 import { notification } from '../../src/protocol/jsonrpc.ts'
@@ -51,26 +53,65 @@ describe('sseResponse', () => {
 })
 
 describe('respond', () => {
-  it('ends the stream when the run fails after it began streaming, instead of sending keepalives forever', async () => {
+  const lane = {
+    request: new Request('http://127.0.0.1/mcp', { method: 'POST' }),
+    env: {},
+    principal: undefined,
+    services: {},
+    respond: { stream: undefined, keepaliveMs: 60_000 },
+    endpoint: '/mcp',
+    waitUntil: undefined,
+    challenge: () => undefined,
+  }
+  const events = async (response: Response) => {
+    const out: { id?: unknown; method?: string; error?: { code: number; message: string } }[] = []
+    for await (const event of readSse(response.body as ReadableStream<Uint8Array>)) out.push(JSON.parse(event.data))
+    return out
+  }
+
+  it('ends a stream whose run fails after it began streaming with -32603 for its id, logged and not leaked', async () => {
     const { respond } = await import('../../src/http/respond.ts')
-    const lane = {
-      request: new Request('http://127.0.0.1/mcp', { method: 'POST' }),
-      env: {},
-      principal: undefined,
-      services: {},
-      respond: { stream: undefined, keepaliveMs: 60_000 },
-      endpoint: '/mcp',
-      waitUntil: undefined,
-      challenge: () => undefined,
-    }
-    const response = await respond(lane, async (run) => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    let failNow!: () => void
+    const response = await respond(lane, 7, async (run: Run) => {
       run.outbox.push(log('started'))
-      await new Promise((resolve) => setTimeout(resolve, 5))
+      await new Promise<void>((resolve) => {
+        failNow = resolve
+      })
       throw new Error('a bug in the run')
     })
     expect(response.headers.get('content-type')).toBe('text/event-stream')
-    const reader = (response.body as ReadableStream<Uint8Array>).getReader()
-    expect(decoder.decode((await reader.read()).value)).toContain('started')
-    await expect(reader.read()).rejects.toThrow('a bug in the run')
+    const reading = events(response)
+    failNow()
+    const received = await reading
+    expect(received.map((message) => message.method ?? message.id)).toEqual(['notifications/message', 7])
+    expect(received[1]?.error).toEqual({ code: -32603, message: 'Internal error' })
+    expect(JSON.stringify(received)).not.toContain('a bug')
+    expect(logged).toHaveBeenCalledWith('[mcp-edge] request failed:', expect.any(Error))
+    logged.mockRestore()
+  })
+
+  it('ends a batch stream however its items end', async () => {
+    const { respondBatch } = await import('../../src/http/respond.ts')
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    let failNow!: () => void
+    const response = await respondBatch(lane, [
+      async (run: Run) => {
+        run.outbox.push(log('started'))
+        return undefined
+      },
+      async () => {
+        await new Promise<void>((resolve) => {
+          failNow = resolve
+        })
+        throw new Error('unexpected')
+      },
+    ])
+    expect(response.headers.get('content-type')).toBe('text/event-stream')
+    const reading = events(response)
+    failNow()
+    expect((await reading).map((message) => message.method)).toEqual(['notifications/message'])
+    expect(logged).toHaveBeenCalledWith('[mcp-edge] batch failed:', expect.any(Error))
+    logged.mockRestore()
   })
 })
