@@ -4,11 +4,22 @@
  * cancellation of that request"), and long silences on a stream are filled with SSE comments.
  */
 import { describe, expect, inject, it } from 'vitest'
+import { legacyConnect, legacyStream } from '../support/legacy.ts'
 import { buildRequest, openStream, rpc } from '../support/mcp.ts'
 
 const url = () => inject('fixtureUrl')
 const text = async (name: string, args: Record<string, unknown>) =>
   (await rpc(fetch, url(), 'tools/call', { name, arguments: args })).message.result?.content?.[0]?.text
+
+/** Poll abort_status until wait_for_abort saw its signal (or 5 s pass). */
+async function abortSeen(key: string): Promise<string> {
+  let status = 'false'
+  for (let attempt = 0; attempt < 100 && status === 'false'; attempt++) {
+    await new Promise((done) => setTimeout(done, 50))
+    status = await text('abort_status', { key })
+  }
+  return status
+}
 
 describe('Streamable HTTP over a real connection', () => {
   it('aborts the handler’s ctx.signal when the client closes the stream', async () => {
@@ -21,12 +32,21 @@ describe('Streamable HTTP over a real connection', () => {
     expect((await stream.next()).method).toBe('notifications/progress')
     expect(await text('abort_status', { key })).toBe('false')
     controller.abort()
-    let status = 'false'
-    for (let attempt = 0; attempt < 100 && status === 'false'; attempt++) {
-      await new Promise((done) => setTimeout(done, 50))
-      status = await text('abort_status', { key })
-    }
-    expect(status).toBe('true')
+    expect(await abortSeen(key)).toBe('true')
+  })
+
+  it('aborts it the same way for a 2025-era client', async () => {
+    const key = `abort-legacy-${Date.now()}`
+    const client = await legacyConnect(fetch, url())
+    const stream = await legacyStream(fetch, url(), client, 'tools/call', {
+      name: 'wait_for_abort',
+      arguments: { key },
+      _meta: { progressToken: 'wait' },
+    })
+    expect((await stream.next()).method).toBe('notifications/progress')
+    expect(await text('abort_status', { key })).toBe('false')
+    await stream.close()
+    expect(await abortSeen(key)).toBe('true')
   })
 
   it('sends keepalive comments while a stream is silent, then the result', async () => {
