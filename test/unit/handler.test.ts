@@ -299,6 +299,31 @@ describe('transport guards through the handler', () => {
     expect((await handle(request('tools/list', { headers: { host: 'mcp.example.com' } }))).status).toBe(200)
   })
 
+  it('refuses it the same way for a 2025-era initialize, and serves that client on a listed Host', async () => {
+    const initialize = (host: string) =>
+      handle(
+        new Request(ENDPOINT, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host },
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+          }),
+        }),
+      )
+    const refused = await initialize('evil.example')
+    expect(refused.status).toBe(403)
+    expect(await refused.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Forbidden: host evil.example is not allowed' },
+    })
+    const served = await initialize('mcp.example.com')
+    expect(served.status).toBe(200)
+    expect(((await served.json()) as Message).result?.protocolVersion).toBe('2025-11-25')
+  })
+
   it('refuses a foreign Origin with 403', async () => {
     const response = await handle(request('tools/list', { headers: { host: 'mcp.example.com', origin: 'https://evil.example' } }))
     expect(response.status).toBe(403)
