@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issuerKey, type LocalIssuer, startIssuer } from '../support/issuer.ts'
-import { rpc } from '../support/mcp.ts'
+import { buildRequest, rpc } from '../support/mcp.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
 let issuer: LocalIssuer
@@ -147,5 +147,48 @@ describe('JWT resource server (RFC 9728, RFC 8707, RFC 6750)', () => {
     expect(refused.headers.get('retry-after')).toBe('60')
     expect(refused.message.error).toEqual({ code: -32600, message: 'Too many requests: rate limit reached, retry later' })
     expect((await add(bearer(await token({ sub: 'calm' })))).status).toBe(200)
+  })
+})
+
+describe('Hono jwk middleware in front of mcp(): the principal from the verified claims', () => {
+  const honoEndpoint = () => `http://127.0.0.1:${worker.port}/hono/mcp`
+  const as = async (scope: string) => bearer(await token({ sub: 'carol', scope }))
+  const call = async (method: string, params: Record<string, unknown>, scope: string) =>
+    rpc(fetch, honoEndpoint(), method, params, await as(scope))
+
+  it('refuses a request without a token, or with a token for another audience, before mcp() runs', async () => {
+    expect((await fetch(buildRequest(honoEndpoint(), 'tools/list', {}))).status).toBe(401)
+    const foreign = await token({ aud: 'https://other.example/mcp' })
+    expect((await fetch(buildRequest(honoEndpoint(), 'tools/list', {}, bearer(foreign)))).status).toBe(401)
+  })
+
+  it('hands mcp() the subject and scopes of the token the middleware verified', async () => {
+    const { message } = await call('tools/call', { name: 'whoami', arguments: {} }, 'mcp notes:admin')
+    expect(JSON.parse(message.result.content[0].text)).toEqual({ subject: 'carol', scopes: ['mcp', 'notes:admin'] })
+  })
+
+  it('lists only the resources and prompts the scopes allow, privately cached', async () => {
+    const names = (result: { resources?: { name: string }[]; prompts?: { name: string }[] }) =>
+      (result.resources ?? result.prompts ?? []).map((item) => item.name)
+    const plain = await call('resources/list', {}, 'mcp')
+    expect(names(plain.message.result)).toEqual(['public'])
+    expect(plain.message.result.cacheScope).toBe('private')
+    expect(names((await call('resources/list', {}, 'mcp notes:admin')).message.result)).toEqual(['public', 'secret'])
+    expect(names((await call('prompts/list', {}, 'mcp')).message.result)).toEqual([])
+    expect(names((await call('prompts/list', {}, 'mcp notes:write')).message.result)).toEqual(['summarize'])
+  })
+
+  it('answers a read or a prompt without its scope 403 insufficient_scope naming it, and serves it with the scope', async () => {
+    const secret = await call('resources/read', { uri: 'notes://secret' }, 'mcp')
+    expect(secret.status).toBe(403)
+    expect(secret.headers.get('www-authenticate')).toContain('error="insufficient_scope"')
+    expect(secret.message.error).toMatchObject({ code: -32600, data: { requiredScopes: ['notes:admin'] } })
+    expect((await call('resources/read', { uri: 'notes://secret' }, 'mcp notes:admin')).message.result.contents).toEqual([
+      { uri: 'notes://secret', text: 'secret' },
+    ])
+    const prompt = await call('prompts/get', { name: 'summarize' }, 'mcp')
+    expect(prompt.status).toBe(403)
+    expect(prompt.message.error).toMatchObject({ data: { requiredScopes: ['notes:write'] } })
+    expect((await call('prompts/get', { name: 'summarize' }, 'mcp notes:write')).message.result.messages).toEqual([])
   })
 })
