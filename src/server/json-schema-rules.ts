@@ -166,11 +166,6 @@ export function compact(node: Json, nodes: Set<unknown>): void {
   node.type = types.length === 1 ? types[0] : types
 }
 
-/** Set a key even when it is `__proto__`. */
-export function put(target: Json, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
-}
-
 /** A member's constraint on keys it does not declare: a non-empty catchall schema, or nothing. */
 function undeclared(member: Json): Json | null {
   const extra = member.additionalProperties
@@ -189,22 +184,23 @@ function foldObjects(members: unknown[]): Json | null {
   for (const member of objects) {
     if (member.type !== 'object' || Object.keys(member).some((key) => !FOLDABLE.includes(key))) return null
   }
-  const properties: Json = {}
+  const properties = new Map<string, unknown>()
   const required = new Set<unknown>()
   for (const object of objects) {
     for (const key in object.properties as Json) {
-      if (Object.hasOwn(properties, key)) continue
+      if (properties.has(key)) continue
       // Every member constrains the key: by declaring it, or through its catchall.
       const parts: unknown[] = []
       for (const other of objects) {
         const part = (other.properties as Json | undefined)?.[key] ?? undeclared(other)
         if (part !== null && part !== undefined) addUnique(parts, part)
       }
-      put(properties, key, parts.length === 1 ? parts[0] : (foldObjects(parts) ?? { allOf: parts }))
+      properties.set(key, parts.length === 1 ? parts[0] : (foldObjects(parts) ?? { allOf: parts }))
     }
     for (const key of (object.required as unknown[] | undefined) ?? []) required.add(key)
   }
-  const folded: Json = { type: 'object', properties }
+  // Object.fromEntries sets `__proto__` as a key like any other.
+  const folded: Json = { type: 'object', properties: Object.fromEntries(properties) }
   if (required.size > 0) folded.required = [...required]
   // An undeclared key is rejected only when every member rejects it.
   const constraints: unknown[] = []

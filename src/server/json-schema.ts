@@ -16,7 +16,7 @@
  * zod type, each a few lines, sharing the walk's state.
  */
 import * as z from 'zod/mini'
-import { bounds, compact, defOf, fold, numericKey, optin, pipeSide, put, transforms } from './json-schema-rules.ts'
+import { bounds, compact, defOf, fold, numericKey, optin, pipeSide, transforms } from './json-schema-rules.ts'
 import type { Json, Zod } from './json-schema-rules.ts'
 
 const DIALECT = 'https://json-schema.org/draft/2020-12/schema'
@@ -161,8 +161,8 @@ export function zodToJsonSchema(root: Zod, io: 'input' | 'output'): Json {
         if (Object.getOwnPropertySymbols(shape).length > 0) fail('a symbol key')
         const keys = Object.keys(shape)
         own.type = type
-        own.properties = {}
-        for (const key of keys) put(own.properties as Json, key, sub(shape[key]!, `properties/${key}`))
+        // Object.fromEntries sets `__proto__` as a key like any other.
+        own.properties = Object.fromEntries(keys.map((key) => [key, sub(shape[key]!, `properties/${key}`)]))
         const required = keys.filter((key) => (io === 'input' ? optin(shape[key]!) : shape[key]!._zod.optout) === undefined)
         if (required.length > 0) own.required = required
         // Without a catchall zod strips unknown keys, so only its output is closed.
@@ -176,8 +176,7 @@ export function zodToJsonSchema(root: Zod, io: 'input' | 'output'): Json {
         const { patterns } = bounds(def.keyType, fail)
         if (def.mode === 'loose' && patterns.size > 0) {
           const value = sub(def.valueType, 'patternProperties')
-          own.patternProperties = {}
-          for (const pattern of patterns) put(own.patternProperties as Json, pattern.source, value)
+          own.patternProperties = Object.fromEntries([...patterns].map((pattern) => [pattern.source, value]))
         } else {
           own.propertyNames = sub(def.keyType, 'propertyNames')
           recordKeys.push([own.propertyNames as Json, at])
