@@ -88,9 +88,9 @@ export function zodToJsonSchema(root: Zod, io: 'input' | 'output'): Json {
         const { minimum, maximum, exclusiveMinimum: above, exclusiveMaximum: below } = found
         own.type = found.int ? 'integer' : type
         // Of an inclusive and an exclusive bound the tighter is kept, the exclusive one on a tie.
-        if (above !== undefined && above >= (minimum ?? Number.NEGATIVE_INFINITY)) own.exclusiveMinimum = above
+        if (above !== undefined && above >= (minimum ?? above)) own.exclusiveMinimum = above
         else if (minimum !== undefined) own.minimum = minimum
-        if (below !== undefined && below <= (maximum ?? Number.POSITIVE_INFINITY)) own.exclusiveMaximum = below
+        if (below !== undefined && below <= (maximum ?? below)) own.exclusiveMaximum = below
         else if (maximum !== undefined) own.maximum = maximum
         const divisors = new Set<number>()
         for (const divisor of found.divisors) {
