@@ -20,7 +20,6 @@ import { STORED_PART_BYTES } from '../server/task-limits.ts'
 import type { LogItem, StoredStep, TaskRecord, TaskStore } from '../server/task-store.ts'
 
 const encoder = new TextEncoder()
-const decoder = new TextDecoder()
 const ANSWER = 'answer:'
 /** Every answer name sorts between ANSWER and this (':' + 1 is ';'). */
 const AFTER_ANSWERS = 'answer;'
@@ -33,15 +32,10 @@ function split(json: string): Uint8Array[] {
   return parts
 }
 
+/** The text of a value's parts (a streaming decoder keeps a character split across parts whole). */
 function join(parts: ArrayBuffer[]): string {
-  if (parts.length === 1) return decoder.decode(parts[0])
-  const bytes = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0))
-  let at = 0
-  for (const part of parts) {
-    bytes.set(new Uint8Array(part), at)
-    at += part.byteLength
-  }
-  return decoder.decode(bytes)
+  const decoder = new TextDecoder()
+  return parts.map((part) => decoder.decode(part, { stream: true })).join('') + decoder.decode()
 }
 
 export class SqliteTaskStore implements TaskStore {
@@ -69,11 +63,15 @@ export class SqliteTaskStore implements TaskStore {
     }
   }
 
-  #readValue(name: string): string | undefined {
-    const parts = this.#sql
+  #valueParts(name: string): ArrayBuffer[] {
+    return this.#sql
       .exec<{ data: ArrayBuffer }>('SELECT data FROM value WHERE name = ? ORDER BY part', name)
       .toArray()
       .map((row) => row.data)
+  }
+
+  #readValue(name: string): string | undefined {
+    const parts = this.#valueParts(name)
     return parts.length > 0 ? join(parts) : undefined
   }
 
@@ -85,11 +83,12 @@ export class SqliteTaskStore implements TaskStore {
 
   create(record: TaskRecord, call: string): void {
     this.#storage.transactionSync(() => {
-      this.#sql.exec(`CREATE TABLE IF NOT EXISTS task (id INTEGER PRIMARY KEY CHECK (id = 0), record TEXT NOT NULL);
-        CREATE TABLE IF NOT EXISTS value (name TEXT NOT NULL, part INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (name, part));
-        CREATE TABLE IF NOT EXISTS step (idx INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, log_end INTEGER NOT NULL,
-          parts INTEGER NOT NULL, data BLOB NOT NULL);
-        CREATE TABLE IF NOT EXISTS partial_log (seq INTEGER PRIMARY KEY, params TEXT NOT NULL);`)
+      this.#sql.exec(
+        'CREATE TABLE IF NOT EXISTS task (id INTEGER PRIMARY KEY CHECK (id = 0), record TEXT NOT NULL);' +
+          'CREATE TABLE IF NOT EXISTS value (name TEXT NOT NULL, part INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (name, part));' +
+          'CREATE TABLE IF NOT EXISTS step (idx INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, log_end INTEGER NOT NULL, parts INTEGER NOT NULL, data BLOB NOT NULL);' +
+          'CREATE TABLE IF NOT EXISTS partial_log (seq INTEGER PRIMARY KEY, params TEXT NOT NULL);',
+      )
       this.save(record)
       this.#writeValue('call', split(call))
     })
@@ -147,13 +146,8 @@ export class SqliteTaskStore implements TaskStore {
       )
       .toArray()
       .map((row) => {
-        const rest =
-          row.parts > 1
-            ? this.#sql
-                .exec<{ data: ArrayBuffer }>('SELECT data FROM value WHERE name = ? ORDER BY part', `step:${row.idx}`)
-                .toArray()
-            : []
-        return { name: row.name, index: row.idx, logEnd: row.log_end, json: join([row.data, ...rest.map((part) => part.data)]) }
+        const rest = row.parts > 1 ? this.#valueParts(`step:${row.idx}`) : []
+        return { name: row.name, index: row.idx, logEnd: row.log_end, json: join([row.data, ...rest]) }
       })
   }
 

@@ -9,8 +9,6 @@ import { McpError } from '../protocol/errors.ts'
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 
-const decoder = new TextDecoder()
-
 /**
  * @example
  * const text = await readBody(request, 1_000_000) // throws McpError('payloadTooLarge')
@@ -24,26 +22,20 @@ export async function readBody(request: Request, maxBytes: number): Promise<stri
   }
   if (request.body === null) return ''
   const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
+  // A streaming decoder keeps a character split across chunks whole.
+  const decoder = new TextDecoder()
+  let text = ''
   let size = 0
   for (;;) {
     const { done, value } = await reader.read()
-    if (done) break
+    if (done) return text + decoder.decode()
     size += value.byteLength
     if (size > maxBytes) {
       await reader.cancel().catch(() => {})
       throw tooLarge(maxBytes)
     }
-    chunks.push(value)
+    text += decoder.decode(value, { stream: true })
   }
-  if (chunks.length === 1) return decoder.decode(chunks[0])
-  const joined = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    joined.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return decoder.decode(joined)
 }
 
 function tooLarge(maxBytes: number): McpError {

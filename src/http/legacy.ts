@@ -24,6 +24,7 @@ import { McpError, unsupportedVersion } from '../protocol/errors.ts'
 import { classifyMessage, errorResponse, isObject, readableId } from '../protocol/jsonrpc.ts'
 import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import { isLegacyVersion, negotiateLegacyVersion } from '../protocol/legacy.ts'
+import { isToken } from '../protocol/meta.ts'
 import type { ClientCapabilities, Implementation, RequestMeta } from '../protocol/types.ts'
 import { LazyAbort } from '../server/cancellation.ts'
 import type { HandleOptions } from '../server/dispatch.ts'
@@ -133,8 +134,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
     const raw = isObject(given) ? given : {}
     const meta: RequestMeta = { protocolVersion: who.version, clientCapabilities: who.capabilities, raw, logLevel }
     if (who.info) meta.clientInfo = who.info
-    const token = raw.progressToken
-    if (typeof token === 'string' || (typeof token === 'number' && Number.isFinite(token))) meta.progressToken = token
+    if (isToken(raw.progressToken)) meta.progressToken = raw.progressToken
     const key = who.session && `${who.session.nonce}:${JSON.stringify(message.id)}`
     if (key) {
       new Promise<void>((resolve) => inFlight.set(key, resolve)).then(() => run.cancel.abort())

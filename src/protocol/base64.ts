@@ -1,14 +1,9 @@
 /**
- * Strict base64 and base64url codecs over bytes. `atob` is forgiving (it accepts missing padding),
- * which the header sentinel rules forbid, so decoding is written out here: a malformed input
- * returns `undefined` instead of a best guess.
+ * Strict base64 and base64url codecs over bytes. `atob` is forgiving (it accepts missing padding,
+ * whitespace and spare bits set), which the header sentinel rules forbid, so the input's form is
+ * checked first and the decoded bytes must encode back to it: a malformed input returns
+ * `undefined` instead of a best guess.
  */
-
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
-const LOOKUP = new Int16Array(128).fill(-1)
-for (let i = 0; i < ALPHABET.length; i++) LOOKUP[ALPHABET.charCodeAt(i)] = i
-LOOKUP['-'.charCodeAt(0)] = 62
-LOOKUP['_'.charCodeAt(0)] = 63
 
 const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
 const BASE64URL = /^[A-Za-z0-9_-]*$/
@@ -25,29 +20,18 @@ export function encodeBase64Url(bytes: Uint8Array): string {
 
 /** Decode padded standard base64; `undefined` unless the input is canonical (length % 4 == 0). */
 export function decodeBase64(text: string): Uint8Array<ArrayBuffer> | undefined {
-  if (!STRICT_BASE64.test(text)) return undefined
-  return decodeChars(text.replace(/=+$/, ''))
+  return STRICT_BASE64.test(text) ? decodeCanonical(text) : undefined
 }
 
 /** Decode unpadded base64url (the form `encodeBase64Url` writes). */
 export function decodeBase64Url(text: string): Uint8Array<ArrayBuffer> | undefined {
   if (!BASE64URL.test(text) || text.length % 4 === 1) return undefined
-  return decodeChars(text)
+  const padded = text.replace(/-/g, '+').replace(/_/g, '/') + '=='.slice(0, (4 - (text.length % 4)) % 4)
+  return decodeCanonical(padded)
 }
 
-/** Decode; `undefined` when leftover bits are set (a non-canonical spelling of the same bytes). */
-function decodeChars(text: string): Uint8Array<ArrayBuffer> | undefined {
-  const out = new Uint8Array(Math.floor((text.length * 3) / 4))
-  let buffer = 0
-  let bits = 0
-  let index = 0
-  for (let i = 0; i < text.length; i++) {
-    buffer = (buffer << 6) | (LOOKUP[text.charCodeAt(i)] as number)
-    bits += 6
-    if (bits >= 8) {
-      bits -= 8
-      out[index++] = (buffer >> bits) & 0xff
-    }
-  }
-  return (buffer & ((1 << bits) - 1)) === 0 ? out : undefined
+/** Decode well-formed padded base64; `undefined` when spare bits are set (a second spelling of the same bytes). */
+function decodeCanonical(base64: string): Uint8Array<ArrayBuffer> | undefined {
+  const binary = atob(base64)
+  return btoa(binary) === base64 ? Uint8Array.from(binary, (char) => char.charCodeAt(0)) : undefined
 }

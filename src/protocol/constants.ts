@@ -82,19 +82,18 @@ export const LEGACY_METHOD = {
   unsubscribe: 'resources/unsubscribe',
 } as const
 
-/** Client notifications of the 2025 revisions. */
+/** Client notifications of the 2025 revisions the server acts on (the others, `initialized` among them, need nothing). */
 export const CLIENT_NOTIFICATION = {
-  initialized: 'notifications/initialized',
   cancelled: 'notifications/cancelled',
 } as const
 
-/** Notifications the server sends. */
+/**
+ * Notifications the server sends, besides `notifications/{tools,prompts,resources}/list_changed`,
+ * which events.ts spells from the list's name.
+ */
 export const NOTIFICATION = {
   progress: 'notifications/progress',
   message: 'notifications/message',
-  toolsListChanged: 'notifications/tools/list_changed',
-  promptsListChanged: 'notifications/prompts/list_changed',
-  resourcesListChanged: 'notifications/resources/list_changed',
   resourceUpdated: 'notifications/resources/updated',
   subscriptionsAcknowledged: 'notifications/subscriptions/acknowledged',
   partialResult: 'notifications/tools/partial_result',

@@ -36,42 +36,26 @@ export function negotiateLegacyVersion(requested: unknown): LegacyVersion {
   return isLegacyVersion(requested) ? requested : LEGACY_PROTOCOL_VERSIONS[0]
 }
 
-/** Fields each object kind has in each revision (newer revisions only add). */
+/**
+ * Fields each object kind has: those of 2025-03-26, then those 2025-06-18 added, then those
+ * 2025-11-25 added (newer revisions only add).
+ */
 const FIELDS = {
-  tool: {
-    base: ['name', 'description', 'inputSchema', 'annotations'],
-    '2025-06-18': ['title', 'outputSchema', '_meta'],
-    '2025-11-25': ['icons'],
-  },
-  toolAnnotations: { base: ['title', 'readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] },
-  resource: {
-    base: ['uri', 'name', 'description', 'mimeType', 'size', 'annotations'],
-    '2025-06-18': ['title', '_meta'],
-    '2025-11-25': ['icons'],
-  },
-  template: {
-    base: ['uriTemplate', 'name', 'description', 'mimeType', 'annotations'],
-    '2025-06-18': ['title', '_meta'],
-    '2025-11-25': ['icons'],
-  },
-  prompt: { base: ['name', 'description', 'arguments'], '2025-06-18': ['title', '_meta'], '2025-11-25': ['icons'] },
-  argument: { base: ['name', 'description', 'required'], '2025-06-18': ['title'] },
-  annotations: { base: ['audience', 'priority'], '2025-06-18': ['lastModified'] },
-  text: { base: ['type', 'text', 'annotations'], '2025-06-18': ['_meta'] },
-  image: { base: ['type', 'data', 'mimeType', 'annotations'], '2025-06-18': ['_meta'] },
-  audio: { base: ['type', 'data', 'mimeType', 'annotations'], '2025-06-18': ['_meta'] },
-  embedded: { base: ['type', 'resource', 'annotations'], '2025-06-18': ['_meta'] },
-  link: {
-    base: [],
-    '2025-06-18': ['type', 'uri', 'name', 'title', 'description', 'mimeType', 'size', 'annotations', '_meta'],
-    '2025-11-25': ['icons'],
-  },
-  contents: { base: ['uri', 'mimeType', 'text', 'blob'], '2025-06-18': ['_meta'] },
-  implementation: { base: ['name', 'version'], '2025-06-18': ['title'], '2025-11-25': ['description', 'websiteUrl', 'icons'] },
-} as const satisfies Record<
-  string,
-  { base: readonly string[]; '2025-06-18'?: readonly string[]; '2025-11-25'?: readonly string[] }
->
+  tool: ['name description inputSchema annotations', 'title outputSchema _meta', 'icons'],
+  toolAnnotations: ['title readOnlyHint destructiveHint idempotentHint openWorldHint'],
+  resource: ['uri name description mimeType size annotations', 'title _meta', 'icons'],
+  template: ['uriTemplate name description mimeType annotations', 'title _meta', 'icons'],
+  prompt: ['name description arguments', 'title _meta', 'icons'],
+  argument: ['name description required', 'title'],
+  annotations: ['audience priority', 'lastModified'],
+  text: ['type text annotations', '_meta'],
+  image: ['type data mimeType annotations', '_meta'],
+  audio: ['type data mimeType annotations', '_meta'],
+  embedded: ['type resource annotations', '_meta'],
+  link: ['', 'type uri name title description mimeType size annotations _meta', 'icons'],
+  contents: ['uri mimeType text blob', '_meta'],
+  implementation: ['name version', 'title', 'description websiteUrl icons'],
+} as const satisfies Record<string, readonly string[]>
 
 type Kind = keyof typeof FIELDS
 
@@ -81,12 +65,9 @@ function fieldsOf(kind: Kind, version: LegacyVersion): ReadonlySet<string> {
   const key = `${kind}@${version}`
   let set = allowed.get(key)
   if (!set) {
-    const table = FIELDS[kind] as { base: readonly string[]; '2025-06-18'?: readonly string[]; '2025-11-25'?: readonly string[] }
-    set = new Set([
-      ...table.base,
-      ...(version !== '2025-03-26' ? (table['2025-06-18'] ?? []) : []),
-      ...(version === '2025-11-25' ? (table['2025-11-25'] ?? []) : []),
-    ])
+    // The revisions up to `version` (LEGACY_PROTOCOL_VERSIONS lists the newest first).
+    const revisions = LEGACY_PROTOCOL_VERSIONS.length - LEGACY_PROTOCOL_VERSIONS.indexOf(version)
+    set = new Set(FIELDS[kind].slice(0, revisions).join(' ').split(' ').filter(Boolean))
     allowed.set(key, set)
   }
   return set

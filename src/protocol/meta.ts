@@ -50,6 +50,7 @@ export function readLogLevel(meta: RequestMeta): LogLevel | undefined {
   return level as LogLevel
 }
 
-function isToken(value: unknown): value is string | number {
+/** A progress or partial-result token: a string or a finite number. */
+export function isToken(value: unknown): value is string | number {
   return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))
 }

@@ -110,7 +110,6 @@ export function tag(subscriptionId: RequestId): Record<string, unknown> {
 /** The notification a listener sends for `event`, tagged with its subscription id. */
 export function eventNotification(event: McpEvent, subscriptionId: RequestId): JsonRpcNotification {
   const _meta = tag(subscriptionId)
-  // notifications/{tools,prompts,resources}/list_changed (NOTIFICATION in constants.ts)
   if (event.type === 'listChanged') return notification(`notifications/${event.list}/list_changed`, { _meta })
   if (event.type === 'resourceUpdated') return notification(NOTIFICATION.resourceUpdated, { uri: event.uri, _meta })
   const meta = event.params._meta as Record<string, unknown> | undefined

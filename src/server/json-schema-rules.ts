@@ -1,8 +1,8 @@
 /**
  * The rules of zod's JSON Schema output that `json-schema.ts` applies around each node: what a
  * schema's checks say (bounds, formats, patterns), a field's optionality, whether a transform runs
- * inside, `anyOf` of bare types as a `type` list, and intersections of objects folded into one
- * object. Pure functions over zod's public fields (`_zod.def`, `.optin`, `.traits`) and JSON.
+ * inside, and `anyOf` of bare types as a `type` list. Pure functions over zod's public fields
+ * (`_zod.def`, `.optin`, `.traits`) and JSON.
  */
 import type * as z from 'zod/mini'
 
@@ -72,7 +72,6 @@ const RANGES: Record<string, [number, number]> = {
   float32: [-3.4028234663852886e38, 3.4028234663852886e38],
   float64: [-Number.MAX_VALUE, Number.MAX_VALUE],
 }
-const FOLDABLE = ['type', 'properties', 'required', 'additionalProperties']
 
 export const defOf = (schema: Zod) => schema._zod.def as unknown as Def
 export const isNode = (value: unknown): value is Json => typeof value === 'object' && value !== null
@@ -164,79 +163,6 @@ export function compact(node: Json, nodes: Set<unknown>): void {
   }
   delete node.anyOf
   node.type = types.length === 1 ? types[0] : types
-}
-
-/** Set a key even when it is `__proto__`. */
-export function put(target: Json, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
-}
-
-/** A member's constraint on keys it does not declare: a non-empty catchall schema, or nothing. */
-function undeclared(member: Json): Json | null {
-  const extra = member.additionalProperties
-  return isNode(extra) && Object.keys(extra).length > 0 ? extra : null
-}
-
-/** Add `value` unless an equal one (same JSON, as zod compares) is there. */
-function addUnique(list: unknown[], value: unknown): void {
-  if (!list.some((seen) => JSON.stringify(seen) === JSON.stringify(value))) list.push(value)
-}
-
-/** Object members folded into the one object they describe together, or null when one cannot fold. */
-function foldObjects(members: unknown[]): Json | null {
-  const objects = members.filter(isNode)
-  if (objects.length < members.length) return null
-  for (const member of objects) {
-    if (member.type !== 'object' || Object.keys(member).some((key) => !FOLDABLE.includes(key))) return null
-  }
-  const properties: Json = {}
-  const required = new Set<unknown>()
-  for (const object of objects) {
-    for (const key in object.properties as Json) {
-      if (Object.hasOwn(properties, key)) continue
-      // Every member constrains the key: by declaring it, or through its catchall.
-      const parts: unknown[] = []
-      for (const other of objects) {
-        const part = (other.properties as Json | undefined)?.[key] ?? undeclared(other)
-        if (part !== null && part !== undefined) addUnique(parts, part)
-      }
-      put(properties, key, parts.length === 1 ? parts[0] : (foldObjects(parts) ?? { allOf: parts }))
-    }
-    for (const key of (object.required as unknown[] | undefined) ?? []) required.add(key)
-  }
-  const folded: Json = { type: 'object', properties }
-  if (required.size > 0) folded.required = [...required]
-  // An undeclared key is rejected only when every member rejects it.
-  const constraints: unknown[] = []
-  for (const object of objects) {
-    const constraint = undeclared(object)
-    if (constraint) addUnique(constraints, constraint)
-  }
-  if (objects.every((object) => object.additionalProperties === false)) folded.additionalProperties = false
-  else if (constraints.length > 0)
-    folded.additionalProperties = constraints.length === 1 ? constraints[0] : { allOf: constraints }
-  return folded
-}
-
-/**
- * Pool an intersection's object members into one object, as zod's parser pools their keys (two
- * closed objects in `allOf` would reject each other's keys). Distributes over one union member.
- */
-export function fold(node: Json): void {
-  const allOf = node.allOf as Json[]
-  if (allOf.length < 2 || FOLDABLE.some((key) => key in node)) return
-  const union = allOf.find((member) => Array.isArray(member.oneOf) || Array.isArray(member.anyOf))
-  let folded: Json | null = null
-  if (!union) folded = foldObjects(allOf)
-  else if (Object.keys(union).length === 1) {
-    const keyword = Array.isArray(union.oneOf) ? 'oneOf' : 'anyOf'
-    const rest = allOf.filter((member) => member !== union)
-    const branches = (union[keyword] as unknown[]).map((branch) => foldObjects([...rest, branch]))
-    if (branches.every(Boolean)) folded = { [keyword]: branches }
-  }
-  if (!folded) return
-  delete node.allOf
-  Object.assign(node, folded)
 }
 
 /** A record key zod would re-express as a numeric string (not done here). */

@@ -7,16 +7,18 @@
  *
  * As in zod: a wrapper (optional, default, pipe…) is its inner schema with its own keywords on top;
  * metadata from `z.globalRegistry` (parents' included, as the registry returns it) overrides the
- * generated keywords; once every node is built, `anyOf` of bare types becomes a `type` list and
- * intersections of objects fold (json-schema-rules.ts), in zod's order. Anything else
- * (dates, bigints, maps, sets, files, functions, promises, lazy or recursive schemas, transforms on
- * the described side, template literals, custom, NaN, void, undefined, never, metadata `id`,
- * base64 formats, numeric record keys) throws with the fix: `{ jsonSchema }` for the tool, or zod's
- * full generator through the server's `jsonSchema` option. One function past 150 lines: a case per
- * zod type, each a few lines, sharing the walk's state.
+ * generated keywords; once every node is built, `anyOf` of bare types becomes a `type` list
+ * (json-schema-rules.ts), as zod does. Anything else (intersections, dates, bigints, maps, sets,
+ * files, functions, promises, lazy or recursive schemas, transforms on the described side, template
+ * literals, custom, NaN, void, undefined, never, metadata `id`, base64 formats, numeric record
+ * keys) throws with the fix: `{ jsonSchema }` for the tool, or zod's full generator through the
+ * server's `jsonSchema` option. Intersections are left to zod for size: zod folds intersected
+ * objects into one (pooling their keys, catchalls and closedness, distributing over a union), about
+ * 0.56 KiB gzip of rules that few tool schemas need. One function past 150 lines: a case per zod
+ * type, each a few lines, sharing the walk's state.
  */
 import * as z from 'zod/mini'
-import { bounds, compact, defOf, fold, numericKey, optin, pipeSide, put, transforms } from './json-schema-rules.ts'
+import { bounds, compact, defOf, numericKey, optin, pipeSide, transforms } from './json-schema-rules.ts'
 import type { Json, Zod } from './json-schema-rules.ts'
 
 const DIALECT = 'https://json-schema.org/draft/2020-12/schema'
@@ -52,10 +54,7 @@ export function zodToJsonSchema(root: Zod, io: 'input' | 'output'): Json {
   // One node per schema instance, as zod shares them; `path` catches recursion.
   const done = new Map<Zod, Json>()
   const path: Zod[] = []
-  /** Members a bare intersection node lends an enclosing intersection (zod flattens nested ones). */
-  const spliced = new WeakMap<Json, unknown[]>()
-  /** Intersections' `allOf` lists, innermost first, and record keys with where they are. */
-  const intersections: unknown[][] = []
+  /** Record keys, with where they are. */
   const recordKeys: [Json, string][] = []
 
   const convert = (schema: Zod, at: string): Json => {
@@ -88,9 +87,9 @@ export function zodToJsonSchema(root: Zod, io: 'input' | 'output'): Json {
         const { minimum, maximum, exclusiveMinimum: above, exclusiveMaximum: below } = found
         own.type = found.int ? 'integer' : type
         // Of an inclusive and an exclusive bound the tighter is kept, the exclusive one on a tie.
-        if (above !== undefined && above >= (minimum ?? Number.NEGATIVE_INFINITY)) own.exclusiveMinimum = above
+        if (above !== undefined && above >= (minimum ?? above)) own.exclusiveMinimum = above
         else if (minimum !== undefined) own.minimum = minimum
-        if (below !== undefined && below <= (maximum ?? Number.POSITIVE_INFINITY)) own.exclusiveMaximum = below
+        if (below !== undefined && below <= (maximum ?? below)) own.exclusiveMaximum = below
         else if (maximum !== undefined) own.maximum = maximum
         const divisors = new Set<number>()
         for (const divisor of found.divisors) {
@@ -161,8 +160,8 @@ export function zodToJsonSchema(root: Zod, io: 'input' | 'output'): Json {
         if (Object.getOwnPropertySymbols(shape).length > 0) fail('a symbol key')
         const keys = Object.keys(shape)
         own.type = type
-        own.properties = {}
-        for (const key of keys) put(own.properties as Json, key, sub(shape[key]!, `properties/${key}`))
+        // Object.fromEntries sets `__proto__` as a key like any other.
+        own.properties = Object.fromEntries(keys.map((key) => [key, sub(shape[key]!, `properties/${key}`)]))
         const required = keys.filter((key) => (io === 'input' ? optin(shape[key]!) : shape[key]!._zod.optout) === undefined)
         if (required.length > 0) own.required = required
         // Without a catchall zod strips unknown keys, so only its output is closed.
@@ -176,8 +175,7 @@ export function zodToJsonSchema(root: Zod, io: 'input' | 'output'): Json {
         const { patterns } = bounds(def.keyType, fail)
         if (def.mode === 'loose' && patterns.size > 0) {
           const value = sub(def.valueType, 'patternProperties')
-          own.patternProperties = {}
-          for (const pattern of patterns) put(own.patternProperties as Json, pattern.source, value)
+          own.patternProperties = Object.fromEntries([...patterns].map((pattern) => [pattern.source, value]))
         } else {
           own.propertyNames = sub(def.keyType, 'propertyNames')
           recordKeys.push([own.propertyNames as Json, at])
@@ -195,12 +193,6 @@ export function zodToJsonSchema(root: Zod, io: 'input' | 'output'): Json {
         // Exclusive unions (discriminated, z.xor) match exactly one branch.
         own[def.inclusive === false ? 'oneOf' : 'anyOf'] = def.options.map((option, index) => sub(option, `anyOf/${index}`))
         break
-      case 'intersection': {
-        const sides = [sub(def.left, 'allOf/0'), sub(def.right, 'allOf/1')]
-        own.allOf = sides.flatMap((side) => spliced.get(side) ?? [side])
-        intersections.push(own.allOf as unknown[])
-        break
-      }
       case 'nullable':
         own.anyOf = [sub(def.innerType, 'anyOf/0'), { type: 'null' }]
         break
@@ -247,10 +239,8 @@ export function zodToJsonSchema(root: Zod, io: 'input' | 'output'): Json {
       if ('_prefault' in own) own.default ??= own._prefault
     }
     delete own._prefault
-    const lends = Object.keys(own).length === 1 && Array.isArray(own.allOf) ? own.allOf : undefined
     // The wrapper's own keywords first and winning, then the inner node's, as zod orders them.
     const node = inner ? Object.assign(own, inner, { ...own }) : own
-    if (lends) spliced.set(node, lends)
     path.pop()
     done.set(schema, node)
     return node
@@ -261,7 +251,5 @@ export function zodToJsonSchema(root: Zod, io: 'input' | 'output'): Json {
   const nodes = new Set<unknown>(done.values())
   for (const each of nodes) compact(each as Json, nodes)
   for (const [names, at] of recordKeys) if (numericKey(names)) unsupported('a numeric record key', at, io)
-  // A wrapper holds its intersection's very list, and folds as one too.
-  for (const allOf of intersections) for (const each of done.values()) if (each.allOf === allOf) fold(each)
   return JSON.parse(JSON.stringify({ $schema: DIALECT, ...node }))
 }

@@ -279,16 +279,12 @@ export class RequestStateCodec {
   }
 }
 
+/** The fields `open` uses as they are; the bound ones (`m`, `t`, `a`, `p`, `srv`) must equal the binding's. */
 function isPayload(value: unknown): value is Payload {
   return (
     isObject(value) &&
     typeof value.iat === 'number' &&
     typeof value.exp === 'number' &&
-    typeof value.m === 'string' &&
-    typeof value.t === 'string' &&
-    typeof value.a === 'string' &&
-    (typeof value.p === 'string' || value.p === null) &&
-    typeof value.srv === 'string' &&
     typeof value.n === 'string' &&
     typeof value.r === 'number' &&
     isObject(value.ans) &&

@@ -39,8 +39,9 @@ export interface ScopeInit<Env> {
   env: Env
   principal: Principal | undefined
   cancel: { readonly signal: AbortSignal }
-  outbox: Outbox | undefined
-  logLevel: LogLevel | undefined
+  /** The request's stream (none in a task: progress and logs are not sent there). */
+  outbox?: Outbox | undefined
+  logLevel?: LogLevel | undefined
   input: InputRound
   state: Record<string, unknown>
   round: number

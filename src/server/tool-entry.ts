@@ -132,7 +132,9 @@ export function buildToolEntry<Env>(
   // One half a function, the other a value: the value is checked now, the definition waits.
   else if (typeof input !== 'function') findHeaderParams(name, inputJsonSchema(name, input, convert))
   else if (output !== undefined && typeof output !== 'function') toolJsonSchema(name, output, 'output', convert)
-  const task = typeof options.task === 'object' ? options.task : { mode: options.task ?? 'never' }
+  const given: Partial<TaskPolicy> & { mode: TaskMode } =
+    typeof options.task === 'object' ? options.task : { mode: options.task ?? 'never' }
+  const { mode, ttlMs = DEFAULT_TASK_TTL_MS, pollIntervalMs = DEFAULT_TASK_POLL_MS } = given
   return {
     name,
     get definition() {
@@ -150,11 +152,7 @@ export function buildToolEntry<Env>(
     },
     streaming: isStreaming(options),
     assemble: typeof options.streaming === 'object' && options.streaming.assemble === true,
-    task: {
-      mode: task.mode,
-      ttlMs: 'ttlMs' in task && task.ttlMs !== undefined ? task.ttlMs : DEFAULT_TASK_TTL_MS,
-      pollIntervalMs: 'pollIntervalMs' in task && task.pollIntervalMs !== undefined ? task.pollIntervalMs : DEFAULT_TASK_POLL_MS,
-    },
+    task: { mode, ttlMs, pollIntervalMs },
     // Abuse-resistant default: a destructive tool's confirmation cannot be replayed (opt out with false).
     singleUseState: options.singleUseState ?? options.annotations?.destructiveHint === true,
     scopes: options.scopes ?? [],

@@ -20,14 +20,15 @@ export interface UriTemplate {
 
 const EXPRESSION = /\{([+#./;?&]?)([^}]+)\}/g
 
-/** Per operator: the text before the first value, between values, and what a value may contain. */
-const OPERATORS: Record<string, { first: string; separator: string; value: string; named: boolean }> = {
-  '': { first: '', separator: ',', value: '[^/?#,]+', named: false },
-  '+': { first: '', separator: ',', value: '[^?#,]+', named: false },
-  '#': { first: '#', separator: ',', value: '[^?#,]+', named: false },
-  '.': { first: '.', separator: '.', value: '[^/?#.,]+', named: false },
-  '/': { first: '/', separator: '/', value: '[^/?#,]+', named: false },
-  ';': { first: ';', separator: ';', value: '[^/?#;,]*', named: true },
+/** Per operator: the text before the first value, the text between values, and what a value may contain. */
+const OPERATORS: Record<string, [first: string, separator: string, value: string]> = {
+  '': ['', ',', '[^/?#,]+'],
+  '+': ['', ',', '[^?#,]+'],
+  '#': ['#', ',', '[^?#,]+'],
+  '.': ['.', '.', '[^/?#.,]+'],
+  '/': ['/', '/', '[^/?#,]+'],
+  // Path-style parameters are named: `;x=1;y=2`.
+  ';': [';', ';', '[^/?#;,]*'],
 }
 
 function escapeRegExp(text: string): string {
@@ -73,12 +74,12 @@ export function compileUriTemplate(template: string): UriTemplate {
       groups.push({ name: names.join(','), query: true, reserved: false })
       continue
     }
-    const rule = OPERATORS[operator] as (typeof OPERATORS)[string]
+    const [first, separator, rule] = OPERATORS[operator] as (typeof OPERATORS)[string]
     // A lone reserved variable may contain its own separator (`{+path}` matches `a/b,c`).
-    const value = names.length === 1 && (operator === '+' || operator === '#') ? '[^?#]+' : rule.value
+    const value = names.length === 1 && (operator === '+' || operator === '#') ? '[^?#]+' : rule
     names.forEach((name, index) => {
-      const lead = escapeRegExp(index === 0 ? rule.first : rule.separator)
-      const label = rule.named ? `${escapeRegExp(name)}=?` : ''
+      const lead = escapeRegExp(index === 0 ? first : separator)
+      const label = operator === ';' ? `${escapeRegExp(name)}=?` : ''
       const part = `${lead}${label}(${value})`
       pattern += index === 0 ? part : `(?:${part})?`
       groups.push({ name, query: false, reserved: operator === '+' || operator === '#' })

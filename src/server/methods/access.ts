@@ -6,9 +6,9 @@
  * secret, a local caller) is not limited by scopes.
  */
 import { McpError } from '../../protocol/errors.ts'
-import type { Listed, ServerCore } from '../dispatch.ts'
+import type { Listed, MethodEntry, ServerCore } from '../dispatch.ts'
 import { paginate } from '../pagination.ts'
-import type { CacheHint, Principal } from '../types.ts'
+import type { Principal } from '../types.ts'
 
 /** The scopes of `needed` that `principal` lacks. */
 export function missingScopes(principal: Principal | undefined, needed: readonly string[]): string[] {
@@ -42,25 +42,26 @@ export function mayRead(server: ServerCore<unknown>, principal: Principal | unde
 }
 
 /**
- * One page of the definitions of a registry that this principal may use, and the cache hint of
- * its list (the list methods). Only the page's definitions are read, so a tool whose schemas are
- * built on first use is built here.
+ * A list method (`tools/list`, `prompts/list`…): one page of the definitions of a registry that
+ * this principal may use, as `field`, with the list's cache hint. Only the page's definitions are
+ * read, so a tool whose schemas are built on first use is built here.
  */
-export function listPage(
-  server: ServerCore<unknown>,
-  kind: Listed,
-  cursor: unknown,
-  principal: Principal | undefined,
-): { items: unknown[]; nextCursor?: string; cache: CacheHint } {
-  const all = server.listed(kind)
-  let entries = all
-  let cache = server.listCache
-  // A list that can differ by caller is private (caching.mdx: never shared across authorizations).
-  if (all.some((entry) => entry.scopes.length > 0)) {
-    cache = { ttlMs: server.listCache.ttlMs, cacheScope: 'private' }
-    if (principal?.scopes !== undefined) entries = all.filter((entry) => missingScopes(principal, entry.scopes).length === 0)
+export function listMethod(capability: 'tools' | 'resources' | 'prompts', kind: Listed, field: string): MethodEntry {
+  return {
+    capability,
+    inputRequired: false,
+    async run({ server, params, options }) {
+      const all = server.listed(kind)
+      let entries = all
+      let cache = server.listCache
+      // A list that can differ by caller is private (caching.mdx: never shared across authorizations).
+      if (all.some((entry) => entry.scopes.length > 0)) {
+        cache = { ttlMs: server.listCache.ttlMs, cacheScope: 'private' }
+        const principal = options.principal
+        if (principal?.scopes !== undefined) entries = all.filter((entry) => missingScopes(principal, entry.scopes).length === 0)
+      }
+      const { items, nextCursor } = paginate(entries, params.cursor, server.pageSize)
+      return { [field]: items.map((entry) => entry.definition), ...(nextCursor ? { nextCursor } : {}), ...cache }
+    },
   }
-  const page = paginate(entries, cursor, server.pageSize)
-  const items = page.items.map((entry) => entry.definition)
-  return page.nextCursor ? { items, nextCursor: page.nextCursor, cache } : { items, cache }
 }

@@ -5,17 +5,10 @@
 import { McpError } from '../../protocol/errors.ts'
 import type { MethodEntry } from '../dispatch.ts'
 import { asArguments, parseWith } from '../schema.ts'
-import { listPage, requireScopes } from './access.ts'
+import { listMethod, requireScopes } from './access.ts'
 import { runWithInput } from './context.ts'
 
-export const promptsList: MethodEntry = {
-  capability: 'prompts',
-  inputRequired: false,
-  async run({ server, params, options }) {
-    const { items, nextCursor, cache } = listPage(server, 'prompts', params.cursor, options.principal)
-    return { prompts: items, ...(nextCursor ? { nextCursor } : {}), ...cache }
-  },
-}
+export const promptsList = listMethod('prompts', 'prompts', 'prompts')
 
 export const promptsGet: MethodEntry = {
   capability: 'prompts',

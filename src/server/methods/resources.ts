@@ -7,29 +7,15 @@ import { McpError } from '../../protocol/errors.ts'
 import type { ReadResourceResult } from '../../protocol/types.ts'
 import type { MethodEntry } from '../dispatch.ts'
 import type { CacheHint } from '../types.ts'
-import { listPage, requireScopes } from './access.ts'
+import { listMethod, requireScopes } from './access.ts'
 import { runWithInput } from './context.ts'
 
 /** Reads default to no caching, privately: content may depend on who asks. */
 export const DEFAULT_READ_CACHE: CacheHint = { ttlMs: 0, cacheScope: 'private' }
 
-export const resourcesList: MethodEntry = {
-  capability: 'resources',
-  inputRequired: false,
-  async run({ server, params, options }) {
-    const { items, nextCursor, cache } = listPage(server, 'resources', params.cursor, options.principal)
-    return { resources: items, ...(nextCursor ? { nextCursor } : {}), ...cache }
-  },
-}
+export const resourcesList = listMethod('resources', 'resources', 'resources')
 
-export const resourceTemplatesList: MethodEntry = {
-  capability: 'resources',
-  inputRequired: false,
-  async run({ server, params, options }) {
-    const { items, nextCursor, cache } = listPage(server, 'templates', params.cursor, options.principal)
-    return { resourceTemplates: items, ...(nextCursor ? { nextCursor } : {}), ...cache }
-  },
-}
+export const resourceTemplatesList = listMethod('resources', 'templates', 'resourceTemplates')
 
 function notFound(uri: string): McpError {
   return new McpError('invalidParams', 'Resource not found', { uri })

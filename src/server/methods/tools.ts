@@ -20,17 +20,10 @@ import type { Task, TaskBackend } from '../tasks.ts'
 import type { TaskSlot } from '../limits.ts'
 import { subjectOf } from '../principal.ts'
 import { finishResult, parseArguments, toolError } from '../tool-result.ts'
-import { listPage, requireScopes } from './access.ts'
+import { listMethod, requireScopes } from './access.ts'
 import { runWithInput } from './context.ts'
 
-export const toolsList: MethodEntry = {
-  capability: 'tools',
-  inputRequired: false,
-  async run({ server, params, options }) {
-    const { items, nextCursor, cache } = listPage(server, 'tools', params.cursor, options.principal)
-    return { tools: items, ...(nextCursor ? { nextCursor } : {}), ...cache }
-  },
-}
+export const toolsList = listMethod('tools', 'tools', 'tools')
 
 /**
  * Tasks extension: should this call become a task? A required one needs the extension (-32021).
