@@ -204,13 +204,6 @@ export class Outbox {
     return this.#queue.length > 0 ? this.#take() : undefined
   }
 
-  /** Take everything queued now, without waiting. */
-  drain(): StreamMessage[] {
-    const out: StreamMessage[] = []
-    while (this.#queue.length > 0) out.push(this.#take())
-    return out
-  }
-
   /** No more pushes will be accepted; pending messages can still be taken. */
   close(): void {
     this.#closed = true

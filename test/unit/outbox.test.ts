@@ -5,6 +5,7 @@ import type { ContentBlock } from '../../src/protocol/types.ts'
 import { PartialResultReader } from '../../src/client/partial-results.ts'
 import { sseResponse } from '../../src/http/stream.ts'
 import { Outbox } from '../../src/server/outbox.ts'
+import { drain } from './support.ts'
 import type { StreamMessage } from '../../src/server/outbox.ts'
 
 const log = (data: string) => notification('notifications/message', { level: 'info', data })
@@ -27,7 +28,7 @@ describe('Outbox: order and progress', () => {
     void outbox.pushPartial('t', text('c'))
     outbox.push(log('d'))
     expect(
-      outbox.drain().map((message) => params(message).data ?? (params(message).content as { text: string }[])[0]?.text),
+      drain(outbox).map((message) => params(message).data ?? (params(message).content as { text: string }[])[0]?.text),
     ).toEqual(['a', 'b', 'c', 'd'])
   })
 
@@ -36,7 +37,7 @@ describe('Outbox: order and progress', () => {
     outbox.push(progress('A', 1))
     outbox.push(log('x'))
     outbox.push(progress('A', 2))
-    expect(outbox.drain().map((message) => params(message).progress ?? params(message).data)).toEqual([1, 'x', 2])
+    expect(drain(outbox).map((message) => params(message).progress ?? params(message).data)).toEqual([1, 'x', 2])
   })
 
   it('under pressure, keeps only the newest pending progress of a token, per token', () => {
@@ -47,13 +48,11 @@ describe('Outbox: order and progress', () => {
     outbox.push(progress('A', 2))
     outbox.push(progress('A', 3))
     expect(
-      outbox
-        .drain()
-        .map((message) => [
-          (message as JsonRpcNotification).method,
-          params(message).progressToken ?? null,
-          params(message).progress ?? null,
-        ]),
+      drain(outbox).map((message) => [
+        (message as JsonRpcNotification).method,
+        params(message).progressToken ?? null,
+        params(message).progress ?? null,
+      ]),
     ).toEqual([
       ['notifications/message', null, null],
       ['notifications/progress', 'B', 1],
@@ -64,9 +63,9 @@ describe('Outbox: order and progress', () => {
   it('does not replace progress that was already sent', () => {
     const outbox = new Outbox()
     outbox.push(progress('A', 1))
-    expect(params(outbox.drain()[0]).progress).toBe(1)
+    expect(params(drain(outbox)[0]).progress).toBe(1)
     outbox.push(progress('A', 2))
-    expect(outbox.drain().map((message) => params(message).progress)).toEqual([2])
+    expect(drain(outbox).map((message) => params(message).progress)).toEqual([2])
   })
 
   it('calls onFirstMessage at the first push, once', () => {
@@ -85,7 +84,7 @@ describe('Outbox: partial results', () => {
     void outbox.pushPartial('a', text('one'))
     void outbox.pushPartial('b', { content: [{ type: 'text', text: 'uno' }], structuredContent: { n: 1 }, final: false })
     void outbox.pushPartial('a', text('two'), { taskId: 'task-1' })
-    expect(outbox.drain()).toEqual([
+    expect(drain(outbox)).toEqual([
       {
         jsonrpc: '2.0',
         method: 'notifications/tools/partial_result',
@@ -130,7 +129,7 @@ describe('Outbox: partial results', () => {
     const waits = ['a', 'b', 'c', 'd'].map((piece) => outbox.pushPartial('t', text(piece)))
     // a and b were pushed with room in the queue; c and d while the producer's wait (from b) was pending.
     expect(waits[1]).toBe(waits[3])
-    const sent = outbox.drain()
+    const sent = drain(outbox)
     expect(sent.map((message) => [params(message).seq, params(message).content])).toEqual([
       [0, [{ type: 'text', text: 'a' }]],
       [1, [{ type: 'text', text: 'b' }]],
@@ -142,7 +141,7 @@ describe('Outbox: partial results', () => {
   it('does not merge while there is room', () => {
     const outbox = new Outbox({ maxQueuedChunks: 10 })
     for (const piece of ['a', 'b', 'c', 'd']) void outbox.pushPartial('t', text(piece))
-    expect(outbox.drain()).toHaveLength(4)
+    expect(drain(outbox)).toHaveLength(4)
     expect(outbox.stats.coalesced).toBe(0)
   })
 
@@ -151,7 +150,7 @@ describe('Outbox: partial results', () => {
     for (let i = 0; i < 40; i++) void outbox.pushPartial('t', text(`chunk-${i}`))
     expect(outbox.stats.dropped).toBeGreaterThan(0)
     expect(outbox.stats.coalesced).toBeGreaterThan(0)
-    const sent = outbox.drain()
+    const sent = drain(outbox)
     const seqs = sent.map((message) => params(message).seq as number)
     expect(seqs).toEqual(seqs.toSorted((a, b) => a - b))
     expect(outbox.stats.sent).toBe(sent.length)
@@ -174,7 +173,7 @@ describe('Outbox: partial results', () => {
     void outbox.pushPartial('t', text('d')) // the pending chunk is an image: not merged into it
     void outbox.pushPartial('t', { content: [{ type: 'text', text: 'e' }], final: true })
     void outbox.pushPartial('t', text('f')) // the pending chunk is final: not merged into it
-    const contents = outbox.drain().map((message) => params(message).content)
+    const contents = drain(outbox).map((message) => params(message).content)
     expect(contents).toEqual([
       [{ type: 'text', text: 'a' }],
       [{ type: 'text', text: 'b' }],
@@ -190,7 +189,7 @@ describe('Outbox: partial results', () => {
     void outbox.pushPartial('t', text('a'))
     void outbox.pushPartial('t', text('b'))
     void outbox.pushPartial('t', { content: [{ type: 'text', text: 'c' }], final: true })
-    expect(outbox.drain().map((message) => params(message))).toEqual([
+    expect(drain(outbox).map((message) => params(message))).toEqual([
       { partialResultToken: 't', seq: 0, content: [{ type: 'text', text: 'a' }] },
       { partialResultToken: 't', seq: 1, content: [{ type: 'text', text: 'bc' }], final: true },
     ])
@@ -201,7 +200,7 @@ describe('Outbox: partial results', () => {
     void outbox.pushPartial('a', text('1'))
     void outbox.pushPartial('b', text('2'))
     void outbox.pushPartial('a', text('3'))
-    expect(outbox.drain().map((message) => [params(message).partialResultToken, params(message).seq])).toEqual([
+    expect(drain(outbox).map((message) => [params(message).partialResultToken, params(message).seq])).toEqual([
       ['a', 0],
       ['b', 0],
       ['a', 1],
@@ -216,7 +215,7 @@ describe('Outbox: byte budget', () => {
     expect(outbox.stats.peakBufferedBytes).toBeLessThanOrEqual(2000)
     expect(outbox.stats.bufferedBytes).toBeLessThanOrEqual(2000)
     expect(outbox.stats.dropped).toBeGreaterThan(0)
-    const sent = outbox.drain()
+    const sent = drain(outbox)
     const indexes = sent.flatMap((message) =>
       [...JSON.stringify(params(message).content).matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])),
     )
@@ -232,7 +231,7 @@ describe('Outbox: byte budget', () => {
     expect(outbox.stats.peakBufferedBytes).toBeLessThanOrEqual(2000)
     expect(outbox.stats.coalesced).toBeGreaterThan(0)
     expect(outbox.stats.dropped).toBeGreaterThan(0)
-    const sent = outbox.drain()
+    const sent = drain(outbox)
     const indexes = sent.flatMap((message) =>
       [...JSON.stringify(params(message).content).matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1])),
     )
@@ -264,7 +263,7 @@ describe('Outbox: byte budget', () => {
     expect(outbox.stats.droppedMessages).toBeGreaterThan(0)
     expect(outbox.stats.dropped).toBe(0)
     expect(outbox.stats.peakBufferedBytes).toBeLessThanOrEqual(1000)
-    const kept = outbox.drain()
+    const kept = drain(outbox)
     expect(kept.length + outbox.stats.droppedMessages).toBe(30)
     expect(String(params(kept.at(-1)).data)).toMatch(/^line 29\./)
   })
@@ -273,7 +272,7 @@ describe('Outbox: byte budget', () => {
     const outbox = new Outbox({ maxBufferedBytes: 300 })
     outbox.push(log('old'), { droppable: true })
     outbox.push(log('big'.padEnd(1000, '!')), { droppable: true })
-    expect(outbox.drain().map((message) => String(params(message).data).slice(0, 3))).toEqual(['big'])
+    expect(drain(outbox).map((message) => String(params(message).data).slice(0, 3))).toEqual(['big'])
     expect(outbox.stats.droppedMessages).toBe(1)
   })
 
@@ -281,7 +280,7 @@ describe('Outbox: byte budget', () => {
     const outbox = new Outbox({ maxBufferedBytes: 300 })
     outbox.push(log('important'.padEnd(400, '!')))
     for (let i = 0; i < 10; i++) void outbox.pushPartial('t', text('x'.repeat(100)))
-    const sent = outbox.drain()
+    const sent = drain(outbox)
     expect((sent[0] as JsonRpcNotification | undefined)?.method).toBe('notifications/message')
     expect(sent.map((message) => params(message).seq)).toEqual([undefined, 0])
     expect(outbox.stats.dropped).toBe(9)
@@ -378,7 +377,7 @@ describe('Outbox: close and discard', () => {
     expect(outbox.closed).toBe(true)
     expect(outbox.stats.bufferedBytes).toBe(0)
     expect(await outbox.next()).toBeUndefined()
-    expect(outbox.drain()).toEqual([])
+    expect(drain(outbox)).toEqual([])
   })
 })
 
@@ -408,7 +407,7 @@ describe('Outbox: nextWithin', () => {
     // The timer was cleared: advancing past it changes nothing and nothing is consumed.
     outbox.push(log('after'))
     await vi.advanceTimersByTimeAsync(2000)
-    expect(outbox.drain().map((message) => params(message).data)).toEqual(['after'])
+    expect(drain(outbox).map((message) => params(message).data)).toEqual(['after'])
   })
 
   it('a waiting reader takes the message that woke it, so a push later in the same turn cannot drop it', async () => {
@@ -418,7 +417,7 @@ describe('Outbox: nextWithin', () => {
       outbox.push(log('big'.padEnd(1000, '!')), { droppable: true })
       outbox.push(log('after'), { droppable: true })
       expect(String(params(await waiting).data).slice(0, 3)).toBe('big')
-      expect(outbox.drain().map((message) => params(message).data)).toEqual(['after'])
+      expect(drain(outbox).map((message) => params(message).data)).toEqual(['after'])
       expect(outbox.stats.droppedMessages).toBe(0)
     }
   })

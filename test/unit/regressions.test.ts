@@ -8,6 +8,7 @@ import { Listener, ListenHub, MAX_INBOX } from '../../src/server/listen-hub.ts'
 import { Outbox } from '../../src/server/outbox.ts'
 import { createMcpServer } from '../../src/server/server.ts'
 import { compileUriTemplate } from '../../src/server/uri-template.ts'
+import { drain } from './support.ts'
 
 const enc = new TextEncoder()
 async function sse(parts: string[]) {
@@ -42,7 +43,7 @@ describe('regressions', () => {
     const o = new Outbox({ maxQueuedChunks: 1 })
     void o.pushPartial('t', { content: [{ type: 'text', text: 'a' }] })
     void o.pushPartial('t', { content: [{ type: 'text', text: 'b', annotations: { audience: ['user'] } }] })
-    const sent = o.drain().flatMap((m) => (m as { params: { content: unknown[] } }).params.content)
+    const sent = drain(o).flatMap((m) => (m as { params: { content: unknown[] } }).params.content)
     expect(sent).toContainEqual({ type: 'text', text: 'b', annotations: { audience: ['user'] } })
   })
   it('B4 outbox budget with chunks each under the budget', () => {

@@ -1,9 +1,17 @@
 /**
  * Small helpers shared by the unit tests: catching the `McpError` a call must throw, so a test can
- * assert its kind, code, HTTP status and message exactly.
+ * assert its kind, code, HTTP status and message exactly; taking what an outbox holds.
  */
 import { expect } from 'vitest'
 import { McpError } from '../../src/protocol/errors.ts'
+import type { Outbox, StreamMessage } from '../../src/server/outbox.ts'
+
+/** Everything `outbox` holds now, taken as a reader would, without waiting. */
+export function drain(outbox: Outbox): StreamMessage[] {
+  const out: StreamMessage[] = []
+  for (let message = outbox.poll(); message !== undefined; message = outbox.poll()) out.push(message)
+  return out
+}
 
 /** The McpError `fn` throws; fails the test when it throws nothing or something else. */
 export function caught(fn: () => unknown): McpError {
