@@ -1,7 +1,7 @@
 /**
  * Strict base64 and base64url codecs over bytes. `atob` is forgiving (it accepts missing padding,
  * whitespace and spare bits set), which the header sentinel rules forbid, so the input's form is
- * checked first and the decoded bytes must encode back to it: a malformed input returns
+ * checked first and its last quantum must encode back to itself: a malformed input returns
  * `undefined` instead of a best guess.
  */
 
@@ -30,8 +30,15 @@ export function decodeBase64Url(text: string): Uint8Array<ArrayBuffer> | undefin
   return decodeCanonical(padded)
 }
 
-/** Decode well-formed padded base64; `undefined` when spare bits are set (a second spelling of the same bytes). */
+/**
+ * Decode well-formed padded base64; `undefined` when spare bits are set (a second spelling of the
+ * same bytes). Only the last quantum can hold spare bits, so only it is encoded back.
+ */
 function decodeCanonical(base64: string): Uint8Array<ArrayBuffer> | undefined {
+  const tail = base64.slice(-4)
+  if (btoa(atob(tail)) !== tail) return undefined
   const binary = atob(base64)
-  return btoa(binary) === base64 ? Uint8Array.from(binary, (char) => char.charCodeAt(0)) : undefined
+  const bytes = new Uint8Array(binary.length)
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
+  return bytes
 }

@@ -62,6 +62,8 @@ describe('the playground page in local dev', () => {
     expect(await b.getAttribute('aria-invalid')).toBe('true')
     const errorId = (await b.getAttribute('aria-describedby')) as string
     expect(await page.locator(`#${errorId}`).textContent()).toBe('Required.')
+    // Both arguments are required, and each label says so (a mark that screen readers skip).
+    expect(await card.locator('label .required[aria-hidden=true]').allTextContents()).toEqual([' *', ' *'])
     expect(await card.locator('.run').count()).toBe(0)
     await b.fill('3')
     await card.getByRole('button', { name: 'Call add' }).click()
