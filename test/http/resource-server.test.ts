@@ -125,6 +125,30 @@ describe('JWT resource server (RFC 9728, RFC 8707, RFC 6750)', () => {
     expect(stepped.message.result.resultType).toBe('input_required')
   })
 
+  it('refuses a sealed state at another endpoint of the same server sharing its keys, and opens it where it was sealed', async () => {
+    const auth = bearer(await token({ scope: 'mcp records:write' }))
+    const call = (url: string, extra: Record<string, unknown> = {}) =>
+      rpc(
+        fetch,
+        url,
+        'tools/call',
+        { name: 'delete_record', arguments: { id: 'r9' }, ...extra },
+        {
+          ...auth,
+          capabilities: { elicitation: {} },
+        },
+      )
+    const asked = await call(resource)
+    expect(asked.message.result.resultType).toBe('input_required')
+    const retry = {
+      requestState: asked.message.result.requestState,
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+    }
+    const elsewhere = await call(`http://127.0.0.1:${worker.port}/again/mcp`, retry)
+    expect(elsewhere.message.error).toEqual({ code: -32602, message: 'Invalid params: invalid requestState' })
+    expect((await call(resource, retry)).message.result.content).toEqual([{ type: 'text', text: 'Record r9 deleted.' }])
+  })
+
   it('follows key rotation: a token from a newly published key is accepted after one JWKS refetch', async () => {
     await add(bearer(await token({ sub: 'carol' })))
     const before = issuer.fetches
