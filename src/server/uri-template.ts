@@ -27,8 +27,8 @@ const OPERATORS: Record<string, [first: string, separator: string, value: string
   '#': ['#', ',', '[^?#,]+'],
   '.': ['.', '.', '[^/?#.,]+'],
   '/': ['/', '/', '[^/?#,]+'],
-  // Path-style parameters are named: `;x=1;y=2`.
-  ';': [';', ';', '[^/?#;,]*'],
+  // Path-style parameters are named: `;x=1;y=2` (a value never holds `=`).
+  ';': [';', ';', '[^/?#;,=]*'],
 }
 
 function escapeRegExp(text: string): string {
@@ -79,7 +79,8 @@ export function compileUriTemplate(template: string): UriTemplate {
     const value = names.length === 1 && (operator === '+' || operator === '#') ? '[^?#]+' : rule
     names.forEach((name, index) => {
       const lead = escapeRegExp(index === 0 ? first : separator)
-      const label = operator === ';' ? `${escapeRegExp(name)}=?` : ''
+      // The whole name, then `=` and the value, or nothing for an empty one (`;x`): `;xy=1` is not x.
+      const label = operator === ';' ? `${escapeRegExp(name)}(?![\\w%])=?` : ''
       const part = `${lead}${label}(${value})`
       pattern += index === 0 ? part : `(?:${part})?`
       groups.push({ name, query: false, reserved: operator === '+' || operator === '#' })

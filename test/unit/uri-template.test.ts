@@ -136,6 +136,19 @@ describe('compileUriTemplate', () => {
       expect(compileUriTemplate('doc://guide{#section}').match('doc://guide#install/linux')).toEqual({ section: 'install/linux' })
     })
 
+    it('reads a path parameter only under its own whole name, with a value free of =', () => {
+      const one = compileUriTemplate('map://point{;id}')
+      expect(one.match('map://point;id=5')).toEqual({ id: '5' })
+      expect(one.match('map://point;id')).toEqual({ id: '' })
+      // Not id: another name that starts with it, or a value run into the name.
+      expect(one.match('map://point;idx=5')).toBeUndefined()
+      expect(one.match('map://point;id5')).toBeUndefined()
+      expect(one.match('map://point;id=a=b')).toBeUndefined()
+      const two = compileUriTemplate('map://point{;x,y}')
+      expect(two.match('map://point;x=1;y=2')).toEqual({ x: '1', y: '2' })
+      expect(two.match('map://point;x=1;yy=2')).toBeUndefined()
+    })
+
     it('matches a single {;x} parameter', () => {
       expect(compileUriTemplate('map://point{;x}').match('map://point;x=12')).toEqual({ x: '12' })
     })
