@@ -16,9 +16,8 @@
  * next alarm (Cloudflare re-delivers an interrupted alarm) or access, and runs again; the task
  * fails only after `maxLostRuns` lost runs in a row without progress, saying so.
  *
- * Longer than most files on purpose: it is one state machine, and its transitions share the
- * record, the live run and the watchers; split apart, the invariants above would be spread over
- * files. The run itself is in tasks.ts (`runTaskCall`) and task-replay.ts, the log's batching in
+ * Over 400 lines on purpose: it is one state machine, and its transitions share the record, the
+ * live run and the watchers; split apart, the invariants above would be spread over files. The run itself is in tasks.ts (`runTaskCall`) and task-replay.ts, the log's batching in
  * task-log.ts.
  */
 import { NOTIFICATION } from '../protocol/constants.ts'
