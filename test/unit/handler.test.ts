@@ -381,7 +381,36 @@ describe('authentication', () => {
 })
 
 describe('body size limit', () => {
-  const { handle } = serve((server) => server.tool('a', { input: z.object({}) }, () => text('a')), {}, { maxBodyBytes: 1024 })
+  const { handle } = serve(
+    (server) =>
+      server
+        .tool('a', { input: z.object({}) }, () => text('a'))
+        .tool('echo', { input: z.object({ s: z.string() }) }, ({ s }) => text(s)),
+    {},
+    { maxBodyBytes: 1024 },
+  )
+
+  it('reads a chunked body fed one byte at a time, characters split across chunks kept whole', async () => {
+    const word = 'é€😀 naïve'
+    const bytes = new Uint8Array(await request('tools/call', { params: { name: 'echo', arguments: { s: word } } }).arrayBuffer())
+    let next = 0
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (next === bytes.length) controller.close()
+        else controller.enqueue(bytes.slice(next, ++next))
+      },
+    })
+    const req = new Request(ENDPOINT, {
+      method: 'POST',
+      headers: request('tools/call', { params: { name: 'echo' } }).headers,
+      body,
+      duplex: 'half',
+    } as RequestInit)
+    expect(req.headers.get('content-length')).toBeNull()
+    const { status, last } = await read(await handle(req))
+    expect(status).toBe(200)
+    expect(last.result?.content).toEqual([{ type: 'text', text: word }])
+  })
 
   it('refuses an endless chunked body with 413 and stops reading it', async () => {
     let pulled = 0
@@ -553,13 +582,20 @@ describe('tool failures', () => {
     expect(String(logged.mock.calls[0]?.at(-1))).toContain('hunter2')
   })
 
-  it('refuses stream bounds that are not positive integers at start-up, naming the option', () => {
+  it('refuses stream bounds and keepalive intervals that are not positive integers at start-up, naming the option', () => {
     const server = createMcpServer(SERVER_INFO)
     for (const stream of [{ maxQueuedChunks: 0 }, { maxBufferedBytes: -1 }, { maxBufferedBytes: 1.5 }]) {
       const [name] = Object.keys(stream)
       expect(() => createMcpHandler(server, { stream })).toThrow(`stream.${name} must be a positive integer`)
     }
     expect(() => createMcpHandler(server, { stream: { maxQueuedChunks: 1, maxBufferedBytes: 1024 } })).not.toThrow()
+    // A keepalive of 0 or NaN would time out on every pull: an idle stream would spin sending comments.
+    for (const keepaliveMs of [0, -1, Number.NaN, 2.5]) {
+      expect(() => createMcpHandler(server, { keepaliveMs })).toThrow(
+        `keepaliveMs must be a positive integer (got ${keepaliveMs}); leave it unset for the default 15000`,
+      )
+    }
+    expect(() => createMcpHandler(server, { keepaliveMs: 1000 })).not.toThrow()
   })
 
   it('answers a batch item whose run failed unexpectedly with -32603, logged, and the other items as usual', async () => {

@@ -152,7 +152,7 @@ const CORPUS: Record<string, Recipe> = {
   'loose object': obj({ a: S() }, 'loose'),
   'object with catchall': obj({ a: S() }, 'plain', N()),
   'nested objects': obj({ inner: obj({ deep: obj({ x: B }, 'strict') }), list: { k: 'array', of: obj({ y: S() }), checks: [] } }),
-  'object with odd keys': obj({ __proto__: S(), constructor: N(), 'x-y': B }),
+  'object with odd keys': obj({ ['__proto__']: S(), constructor: N(), 'x-y': B }),
   record: { k: 'record', key: S(), value: N(), mode: 'plain' },
   'record with checked keys': { k: 'record', key: S(['min', 1], ['regex', 0]), value: B, mode: 'plain' },
   'record with enum keys': { k: 'record', key: { k: 'enum', values: ['a', 'b'] }, value: N(), mode: 'plain' },
