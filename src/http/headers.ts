@@ -83,7 +83,7 @@ export function validateParamHeaders(headers: Headers, params: readonly HeaderPa
     const decoded = decodeHeaderValue(raw)
     if (decoded === undefined) throw mismatch(`${label} header value is not valid`)
     if (!sameValue(decoded, value, param.type)) {
-      throw mismatch(`${label} header value '${decoded}' does not match body value '${String(value)}'`)
+      throw mismatch(`${label} header value '${decoded}' does not match body value '${value}'`)
     }
   }
 }

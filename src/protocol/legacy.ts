@@ -111,7 +111,7 @@ const CONTENT_KIND: Record<string, Kind> = {
 export function shapeContent(block: Json, version: LegacyVersion): Json {
   const type = block.type
   if (type === 'resource_link' && version === '2025-03-26') {
-    return { type: 'text', text: `${String(block.name ?? block.uri)}: ${String(block.uri)}` }
+    return { type: 'text', text: `${block.name ?? block.uri}: ${block.uri}` }
   }
   const kind = CONTENT_KIND[type as string] ?? 'text'
   const out = pick(block, kind, version)

@@ -76,7 +76,7 @@ interface TaskCount {
 export function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback
   if (!Number.isInteger(value) || value < 1) {
-    throw new Error(`${name} must be a positive integer (got ${String(value)}); leave it unset for the default ${fallback}`)
+    throw new Error(`${name} must be a positive integer (got ${value}); leave it unset for the default ${fallback}`)
   }
   return value
 }
