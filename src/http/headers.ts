@@ -64,7 +64,8 @@ export function validateStandardHeaders(headers: Headers, request: JsonRpcReques
 
 function sameValue(header: string, value: unknown, type: HeaderParam['type']): boolean {
   if (type === 'string') return header === value
-  if (type === 'boolean') return header === String(value)
+  // JSON: a boolean reads true or false; a string or an object in the body is no boolean.
+  if (type === 'boolean') return header === JSON.stringify(value)
   // Integers compare numerically (SEP-2243), written in decimal.
   return /^-?\d+$/.test(header) && typeof value === 'number' && Number(header) === value
 }
@@ -83,7 +84,8 @@ export function validateParamHeaders(headers: Headers, params: readonly HeaderPa
     const decoded = decodeHeaderValue(raw)
     if (decoded === undefined) throw mismatch(`${label} header value is not valid`)
     if (!sameValue(decoded, value, param.type)) {
-      throw mismatch(`${label} header value '${decoded}' does not match body value '${value}'`)
+      // JSON shows what the body held, strings quoted (an object such as {"toString":1} is no template value).
+      throw mismatch(`${label} header value '${decoded}' does not match body value ${JSON.stringify(value)}`)
     }
   }
 }

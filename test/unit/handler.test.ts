@@ -659,7 +659,7 @@ describe('Mcp-Param headers through the handler', () => {
       ),
     )
     expect(different.last.error?.message).toBe(
-      "Header mismatch: Mcp-Param-Region header value 'us' does not match body value 'eu'",
+      `Header mismatch: Mcp-Param-Region header value 'us' does not match body value "eu"`,
     )
   })
 })

@@ -201,7 +201,7 @@ describe('validateParamHeaders', () => {
   it('compares strings exactly', () => {
     expectMismatch(
       () => validateParamHeaders(paramHeaders({ ...all, Region: 'US-WEST1' }), PARAMS, args),
-      "Header mismatch: Mcp-Param-Region header value 'US-WEST1' does not match body value 'us-west1'",
+      `Header mismatch: Mcp-Param-Region header value 'US-WEST1' does not match body value "us-west1"`,
     )
   })
 
@@ -211,13 +211,24 @@ describe('validateParamHeaders', () => {
     for (const bad of ['43', '4.2e1', '42.0', '0x2a', '+42']) {
       expectMismatch(
         () => validateParamHeaders(paramHeaders({ ...all, Count: bad }), PARAMS, args),
-        `Header mismatch: Mcp-Param-Count header value '${bad}' does not match body value '42'`,
+        `Header mismatch: Mcp-Param-Count header value '${bad}' does not match body value 42`,
       )
     }
     // A string in the body is not the integer the header claims.
     expectMismatch(
       () => validateParamHeaders(paramHeaders({ Count: '42' }), PARAMS, { count: '42' }),
-      "Header mismatch: Mcp-Param-Count header value '42' does not match body value '42'",
+      `Header mismatch: Mcp-Param-Count header value '42' does not match body value "42"`,
+    )
+  })
+
+  it('refuses an object where the header claims a value, showing it as JSON (one that cannot become a string included)', () => {
+    expectMismatch(
+      () => validateParamHeaders(paramHeaders({ ...all, Region: 'x' }), PARAMS, { ...args, region: { toString: 1 } }),
+      `Header mismatch: Mcp-Param-Region header value 'x' does not match body value {"toString":1}`,
+    )
+    expectMismatch(
+      () => validateParamHeaders(paramHeaders({ ...all, Count: '1' }), PARAMS, { ...args, count: [1] }),
+      "Header mismatch: Mcp-Param-Count header value '1' does not match body value [1]",
     )
   })
 
@@ -226,9 +237,18 @@ describe('validateParamHeaders', () => {
     for (const bad of ['TRUE', 'True', '1', 'yes', 'false']) {
       expectMismatch(
         () => validateParamHeaders(paramHeaders({ ...all, 'Dry-Run': bad }), PARAMS, args),
-        `Header mismatch: Mcp-Param-Dry-Run header value '${bad}' does not match body value 'true'`,
+        `Header mismatch: Mcp-Param-Dry-Run header value '${bad}' does not match body value true`,
       )
     }
+    // A string in the body is not the boolean the header claims, nor is an object (one that cannot become a string included).
+    expectMismatch(
+      () => validateParamHeaders(paramHeaders({ 'Dry-Run': 'true' }), PARAMS, { dryRun: 'true' }),
+      `Header mismatch: Mcp-Param-Dry-Run header value 'true' does not match body value "true"`,
+    )
+    expectMismatch(
+      () => validateParamHeaders(paramHeaders({ 'Dry-Run': 'true' }), PARAMS, { dryRun: { toString: 1 } }),
+      `Header mismatch: Mcp-Param-Dry-Run header value 'true' does not match body value {"toString":1}`,
+    )
   })
 
   it('requires the header when the argument is present', () => {
