@@ -53,17 +53,17 @@ export interface HandleOptions<Env = unknown> extends McpServices {
 
 export type Listed = 'tools' | 'resources' | 'templates' | 'prompts'
 
-/**
- * What the methods, the task engine and the capability code see of the server: its settings, its
- * registries (read only) and the few operations they call. `McpServer` implements it; defining it
- * here, with the method table, keeps the imports one way (server.ts → methods → this file).
- */
 /** What a list method reads of an entry: its wire definition and the scopes it needs. */
 export interface ListedEntry {
   readonly definition: unknown
   readonly scopes: readonly string[]
 }
 
+/**
+ * What the methods, the task engine and the capability code see of the server: its settings, its
+ * registries (read only) and the few operations they call. `McpServer` implements it; defining it
+ * here, with the method table, keeps the imports one way (server.ts → methods → this file).
+ */
 export interface ServerCore<Env = unknown> {
   readonly info: { name: string; version: string; title?: string; description?: string; websiteUrl?: string }
   readonly instructions: string | undefined

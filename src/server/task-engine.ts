@@ -17,8 +17,8 @@
  * fails only after `maxLostRuns` lost runs in a row without progress, saying so.
  *
  * Over 400 lines on purpose: it is one state machine, and its transitions share the record, the
- * live run and the watchers; split apart, the invariants above would be spread over files. The run itself is in tasks.ts (`runTaskCall`) and task-replay.ts, the log's batching in
- * task-log.ts.
+ * live run and the watchers; split apart, the invariants above would be spread over files. The run
+ * itself is in tasks.ts (`runTaskCall`) and task-replay.ts, the log's batching in task-log.ts.
  */
 import { NOTIFICATION } from '../protocol/constants.ts'
 import { McpError } from '../protocol/errors.ts'
