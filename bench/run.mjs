@@ -17,7 +17,7 @@ import { heapAfterStartup } from './lib/heap.mjs'
 import { appendHistory } from './lib/history.mjs'
 import { machineInfo } from './lib/machine.mjs'
 import { manyToolsLoad, TOOL_VARIANTS } from './lib/many-tools.mjs'
-import { verifyAdd } from './lib/mcp.mjs'
+import { verifyCall } from './lib/mcp.mjs'
 import { fanoutLatency } from './lib/fanout.mjs'
 import { memoryUnderLoad } from './lib/memory.mjs'
 import { buildOauth } from './lib/oauth-bundle.mjs'
@@ -102,7 +102,7 @@ async function main() {
 
   log('mcp-edge only: tasks, sealed state')
   await withWorkers(['extras'], scriptOf, async ({ extras }) => {
-    await verifyAdd(extras.endpoint)
+    await verifyCall(extras.endpoint)
     results.tasks = {
       ...(await taskLatencies(extras, config.taskCalls)),
       log: await logThroughput(extras, config.logChunks, config.logRepeats),

@@ -27,7 +27,7 @@ export function ratioRange(rounds, metric, a, b) {
 }
 
 /** The order of a round: forwards in odd rounds, backwards in even ones. */
-const inTurn = (items, round) => (round % 2 === 1 ? items : [...items].reverse())
+export const inTurn = (items, round) => (round % 2 === 1 ? items : [...items].reverse())
 
 /**
  * Load lanes in alternating rounds. A lane: `{ id, target, request, expectBody, requests? }`;

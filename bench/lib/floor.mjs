@@ -7,8 +7,6 @@
 import { alternateLoad } from './compare.mjs'
 import { ADD_CALL, legacyAddCall, legacyConnect, verifyCall } from './mcp.mjs'
 
-export const FLOOR_LANES = ['edge', 'edge-legacy', 'sdk', 'sdk-legacy', 'hono']
-
 /** `targets`: running `edge`, `sdk` and `hono` Workers. */
 export async function floorLoad(targets, config, log) {
   const lanes = []
@@ -20,7 +18,6 @@ export async function floorLoad(targets, config, log) {
     lanes.push({ id: `${worker}-legacy`, target, request: legacyAddCall(sessionId), sessionId: sessionId !== null })
   }
   for (const lane of lanes) lane.expectBody = await verifyCall(lane.target.endpoint, lane.request)
-  lanes.sort((a, b) => FLOOR_LANES.indexOf(a.id) - FLOOR_LANES.indexOf(b.id))
   const rounds = await alternateLoad(lanes, config, log)
   const sessions = Object.fromEntries(lanes.filter((lane) => 'sessionId' in lane).map((lane) => [lane.id, lane.sessionId]))
   return { rounds, sessions }

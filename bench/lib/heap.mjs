@@ -13,7 +13,7 @@ import { median } from './stats.mjs'
 import { toolCount, VARIANTS } from './variants.mjs'
 import { startWorker } from './workerd.mjs'
 
-export function freePort() {
+function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
       const { port } = server.address()

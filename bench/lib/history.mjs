@@ -9,6 +9,13 @@ import { join } from 'node:path'
 
 const KEEP = 10
 
+/** Other processes using more than this share of the machine during a run disturb the figures. */
+export const DISTURBED_SHARE = 0.1
+/** The largest share of the machine other processes used during one of a round's runs. */
+export const othersShare = (round) => Math.max(...Object.values(round).map((run) => run.othersShare))
+/** Rounds of the floor during which other processes disturbed the figures. */
+export const disturbedRounds = (rounds) => rounds.filter((round) => othersShare(round) > DISTURBED_SHARE).length
+
 /** Append this run to `<dir>/history.json`; returns the kept runs, oldest first (this one last). */
 export function appendHistory(dir, { machine, targets, floor, config }) {
   const file = join(dir, 'history.json')
@@ -18,7 +25,7 @@ export function appendHistory(dir, { machine, targets, floor, config }) {
     commit: machine.commit,
     srcModified: machine.srcModified,
     quick: config.quick,
-    disturbedRounds: floor.rounds.filter((round) => Object.values(round).some((run) => run.othersShare > 0.1)).length,
+    disturbedRounds: disturbedRounds(floor.rounds),
     rounds: floor.rounds.length,
     targets: Object.fromEntries(targets.map((target) => [target.id, target.measured])),
   })

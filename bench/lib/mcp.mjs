@@ -111,4 +111,3 @@ export async function verifyCall(endpoint, request = ADD_CALL, expected = '5') {
 }
 
 /** Throws unless `add` answered 200 with the text "5"; returns the response body. */
-export const verifyAdd = (endpoint) => verifyCall(endpoint)

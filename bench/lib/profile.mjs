@@ -80,8 +80,7 @@ async function nodeBundle(variant) {
 
 function driver(variant, path, mode, iterations, nodeArgs = []) {
   const args = [...nodeArgs, join(BENCH_DIR, 'lib/profile-driver.mjs'), path, variant, mode, String(iterations)]
-  const { TOOL_COUNT = '', TOOL_EAGER = '' } = VARIANTS[variant].bindings ?? {}
-  const env = { ...process.env, BENCH_TOOL_COUNT: TOOL_COUNT, BENCH_TOOL_EAGER: TOOL_EAGER }
+  const env = { ...process.env, BENCH_BINDINGS: JSON.stringify(VARIANTS[variant].bindings ?? {}) }
   const run = spawnSync(process.execPath, args, { encoding: 'utf8', env })
   if (run.status !== 0) throw new Error(`Node ${mode} of ${variant} failed: ${run.stderr}`)
   return JSON.parse(run.stdout.trim().split('\n').at(-1))

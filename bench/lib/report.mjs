@@ -8,14 +8,12 @@ import { oauthBundleLine } from './oauth-bundle.mjs'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { medians, ratio, ratioRange } from './compare.mjs'
-import { spread } from './history.mjs'
+import { DISTURBED_SHARE, disturbedRounds, othersShare, spread } from './history.mjs'
 import { kib, memorySection, n, profileSection, range, stateAndTasks, table, x } from './report-parts.mjs'
 import { taskEnginesMarkdown } from './task-engines.mjs'
-import { referenceOf, SDK_TOOL_COUNTS, TOOL_COUNTS, VARIANTS } from './variants.mjs'
+import { TOOL_VARIANTS } from './many-tools.mjs'
+import { referenceOf, VARIANTS } from './variants.mjs'
 
-/** Other processes using more than this share of the machine during a run disturb the figures. */
-const DISTURBED_SHARE = 0.1
-const othersShare = (round) => Math.max(...Object.values(round).map((run) => run.othersShare))
 const value = (t, v) => `${v.toFixed(t.unit === '×' ? 3 : 2)}${t.unit}`
 
 function targetsTable(targets, history) {
@@ -164,7 +162,7 @@ function manyToolsSection({ manyTools, startup, heap, config }) {
   const cpu = medians(rounds, 'cpuUsPerRequest')
   const rps = medians(rounds, 'rps')
   const startupCpu = medians(startup.rounds, 'cpuMs')
-  const rows = [...TOOL_COUNTS.map((c) => `tools-${c}`), ...SDK_TOOL_COUNTS.map((c) => `sdk-tools-${c}`)].map((variant) => {
+  const rows = TOOL_VARIANTS.map((variant) => {
     const base = referenceOf(variant)
     const first = pages[variant][0]
     return [
@@ -252,7 +250,7 @@ function streamingSection({ streaming, config }) {
 
 export function toMarkdown(results) {
   const { machine: m, config: c } = results
-  const disturbed = results.floor.rounds.filter((round) => othersShare(round) > DISTURBED_SHARE).length
+  const disturbed = disturbedRounds(results.floor.rounds)
   return [
     '# mcp-edge benchmark',
     '',

@@ -16,7 +16,6 @@ export async function measureStartup(variant, scriptPath) {
   const target = await startWorker(variant, scriptPath)
   try {
     const ready = performance.now()
-    const readyCpuMs = cpuMs(target.pid)
     await verifyCall(target.endpoint, call.request, call.answer)
     const answered = performance.now()
     return {
@@ -24,7 +23,6 @@ export async function measureStartup(variant, scriptPath) {
       readyMs: ready - started,
       firstCallMs: answered - ready,
       cpuMs: cpuMs(target.pid),
-      readyCpuMs,
     }
   } finally {
     await target.dispose()

@@ -12,6 +12,7 @@
  * - time to first chunk: from request start to the first chunk of a one-chunk call.
  */
 import { importTs } from './bundle.mjs'
+import { inTurn } from './compare.mjs'
 import { mcpRequest } from './mcp.mjs'
 import { cpuMs } from './proc.mjs'
 import { median, percentile } from './stats.mjs'
@@ -78,8 +79,7 @@ export async function streamCompare(targets, count, rounds, log) {
   const results = []
   for (let round = 1; round <= rounds; round++) {
     const entry = {}
-    const order = Object.entries(targets)
-    for (const [id, target] of round % 2 === 1 ? order : order.reverse()) entry[id] = await throughputRun(target, count)
+    for (const [id, target] of inTurn(Object.entries(targets), round)) entry[id] = await throughputRun(target, count)
     log(
       `  stream ${round}/${rounds}: ` +
         Object.entries(entry)

@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http'
 import { Readable } from 'node:stream'
 import { describe, expect, inject, it } from 'vitest'
 import { readToolCall, type ToolCallEvent } from '../../src/client/partial-results.ts'
+import { DEFAULT_MAX_BUFFERED_BYTES } from '../../src/server/outbox.ts'
 import { buildRequest, rpc } from '../support/mcp.ts'
 import { schemaErrors } from '../support/schema.ts'
 
@@ -36,7 +37,7 @@ const partials = (notifications: Array<{ method: string; params: any }>) =>
 const chunkText = (i: number, size = 8) => `${String(i).padStart(size, '0')}|`
 
 /** The default maxBufferedBytes of a response stream. */
-const LIMIT = 1024 * 1024
+const LIMIT = DEFAULT_MAX_BUFFERED_BYTES
 
 function floodRequest(args: Record<string, unknown>, token: string): Request {
   return buildRequest(

@@ -8,33 +8,9 @@ import { describe, expect, it } from 'vitest'
 import * as z from 'zod/mini'
 import { createMcpHandler } from '../../src/http/handler.ts'
 import { createMcpServer } from '../../src/server/server.ts'
+import { buildRequest } from '../support/mcp.ts'
 
-const VERSION = '2026-07-28'
-let nextId = 1
-
-function post(method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}): Request {
-  const body = {
-    jsonrpc: '2.0',
-    id: nextId++,
-    method,
-    params: {
-      ...params,
-      _meta: { 'io.modelcontextprotocol/protocolVersion': VERSION, 'io.modelcontextprotocol/clientCapabilities': {} },
-    },
-  }
-  return new Request('http://127.0.0.1/mcp', {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': VERSION,
-      'mcp-method': method,
-      ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
-      ...headers,
-    },
-    body: JSON.stringify(body),
-  })
-}
+const post = (method: string, params: Record<string, unknown> = {}) => buildRequest('http://127.0.0.1/mcp', method, params)
 
 /** A server of `count` tools whose input schemas are functions, counting the builds per tool. */
 function lazyServer(count: number, pageSize = 50) {
