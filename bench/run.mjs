@@ -3,10 +3,11 @@
  * `npm run bench`: mcp-edge against the official SDK v2 and bare floors, in one go on this machine
  * (bench/README.md). Builds the Workers with wrangler, runs each in its own workerd through
  * Miniflare on 127.0.0.1, and measures, side by side in alternating rounds: start-up, `tools/call`
- * in both eras, servers with many tools, a stream of partial results beside a bare SSE writer; then
- * the mcp-edge-only figures, the heap after start-up and memory under load (through the
- * inspector, in steps of their own), checks the targets, profiles what missed one, and writes
- * results.md and results.json. Every workerd started here is disposed before exit.
+ * in both eras (over HTTP, and in a loop inside one isolate), servers with many tools, a stream of
+ * partial results beside a bare SSE writer; then the mcp-edge-only figures, the heap after
+ * start-up and memory under load (through the inspector, in steps of their own), checks the
+ * targets, profiles what missed one, and writes results.md and results.json. Every workerd
+ * started here is disposed before exit.
  */
 import { BENCH_DIR, TMP } from './lib/env.mjs'
 import { build } from './lib/build.mjs'
@@ -14,6 +15,7 @@ import { alternateStartup } from './lib/compare.mjs'
 import { config } from './lib/config.mjs'
 import { floorLoad } from './lib/floor.mjs'
 import { heapAfterStartup } from './lib/heap.mjs'
+import { isolateLoop } from './lib/isolate-loop.mjs'
 import { appendHistory } from './lib/history.mjs'
 import { machineInfo } from './lib/machine.mjs'
 import { manyToolsLoad, TOOL_VARIANTS } from './lib/many-tools.mjs'
@@ -84,6 +86,10 @@ async function main() {
 
   log(`floor: ${config.rounds} rounds × ${config.requests} tools/call add, ${config.connections} connections, both eras`)
   results.floor = await withWorkers(['edge', 'sdk', 'hono'], scriptOf, (targets) => floorLoad(targets, config, log))
+  log(`in-isolate: ${config.isolateRounds} rounds × ${config.isolateCalls} tools/call add, template and floor in one isolate`)
+  results.floor.isolate = await withWorkers(['isolate-loop'], scriptOf, (targets) =>
+    isolateLoop(targets['isolate-loop'], config, log),
+  )
 
   log(`many tools: ${config.toolRounds} rounds of tools/call and tools/list on ${TOOL_VARIANTS.join(', ')}`)
   results.manyTools = await withWorkers(TOOL_VARIANTS, scriptOf, (targets) => manyToolsLoad(targets, config, log))

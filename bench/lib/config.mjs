@@ -12,6 +12,9 @@ export const config = {
   rounds: int('BENCH_ROUNDS', pick(15, 2)),
   requests: int('BENCH_REQUESTS', pick(2500, 200)),
   warmupRequests: pick(3000, 50),
+  /** The in-isolate loop (isolate-loop.mjs): calls per lane and round, and rounds. */
+  isolateCalls: int('BENCH_ISOLATE_CALLS', pick(2000, 100)),
+  isolateRounds: int('BENCH_ISOLATE_ROUNDS', pick(25, 2)),
   startupRepeats: int('BENCH_STARTUPS', pick(7, 1)),
   /** Rounds of the many-tools load (tools/call and tools/list on five servers). */
   toolRounds: int('BENCH_TOOL_ROUNDS', pick(7, 1)),
@@ -43,8 +46,6 @@ export const config = {
   fanoutListeners: pick([100, 1000], [10, 40]),
   fanoutRounds: int('BENCH_FANOUT_ROUNDS', pick(30, 3)),
   profileRequests: pick(5000, 300),
-  nodeLoopIterations: pick(5000, 300),
-  nodeLoopRepeats: pick(3, 1),
   /** 1: always profile; 0: never; unset: when a CPU or throughput target is missed (full runs). */
   profile: process.env.BENCH_PROFILE,
   /** Where results.md and results.json go: bench/ for full runs, the temp dir for quick ones. */

@@ -1,19 +1,16 @@
 /**
  * Child process of profile.mjs: imports a Worker module bundled for Node and calls its `fetch`
- * with the variant's call (bench/lib/variants.mjs), as workerd would (request, env, ctx).
+ * with the variant's call (bench/lib/variants.mjs), as workerd would (request, env, ctx), once:
+ * the import (module evaluation, registration) and the first call; prints their wall time. Run
+ * it under `node --cpu-prof` for the start-up profile.
  *
- * - `loop`: a sequential loop after a warm-up; prints the wall time per call as JSON.
- * - `startup`: the import (module evaluation, registration) and the first call, once; prints
- *   their wall time. Run it under `node --cpu-prof` for the start-up profile.
- *
- * usage: node profile-driver.mjs <bundle.mjs> <variant> <loop|startup> <iterations>
+ * usage: node profile-driver.mjs <bundle.mjs> <variant>
  */
 import { pathToFileURL } from 'node:url'
 import { TEST_STATE_KEYS } from './keys.mjs'
 import { VARIANTS } from './variants.mjs'
 
-const [bundlePath, variant, mode, iterationsArg] = process.argv.slice(2)
-const iterations = Number(iterationsArg)
+const [bundlePath, variant] = process.argv.slice(2)
 const { call } = VARIANTS[variant]
 // Durable Object bindings are only wrapped on this path, never called.
 const env = { MCP_STATE_KEYS: TEST_STATE_KEYS, MCP_TASKS: {}, MCP_NONCES: {}, MCP_INPUT_RELAY: {}, ...VARIANTS[variant].bindings }
@@ -22,19 +19,8 @@ const ctx = { waitUntil() {}, passThroughOnException() {} }
 const started = performance.now()
 const worker = (await import(pathToFileURL(bundlePath).href)).default
 
-async function once() {
-  const response = await worker.fetch(new Request('http://127.0.0.1/mcp', call.request), env, ctx)
-  const text = await response.text()
-  if (response.status !== 200 || !text.includes(JSON.stringify(call.answer)))
-    throw new Error(`bad answer: ${response.status} ${text}`)
-}
-
-if (mode === 'startup') {
-  await once()
-  console.log(JSON.stringify({ startupMs: performance.now() - started }))
-} else {
-  for (let i = 0; i < Math.ceil(iterations / 5); i++) await once() // warm-up
-  const loopStarted = performance.now()
-  for (let i = 0; i < iterations; i++) await once()
-  console.log(JSON.stringify({ usPerCall: ((performance.now() - loopStarted) * 1000) / iterations }))
-}
+const response = await worker.fetch(new Request('http://127.0.0.1/mcp', call.request), env, ctx)
+const text = await response.text()
+if (response.status !== 200 || !text.includes(JSON.stringify(call.answer)))
+  throw new Error(`bad answer: ${response.status} ${text}`)
+console.log(JSON.stringify({ startupMs: performance.now() - started }))

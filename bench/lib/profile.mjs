@@ -9,8 +9,6 @@
  * - Start-up in Node: workerd starts a Worker before an inspector can attach, so the start-up
  *   profile is Node's (`node --cpu-prof`): the Worker module bundled with a `cloudflare:workers`
  *   shim, imported (module evaluation, registration) and called once (profile-driver.mjs).
- * - The floor also in Node: each Worker module called in a loop, µs per call on the same V8
- *   without workerd and Miniflare around it.
  */
 import { spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -23,7 +21,6 @@ import { startInspected } from './heap.mjs'
 import { runLoad } from './load.mjs'
 import { ADD_CALL, legacyAddCall, legacyConnect, verifyCall } from './mcp.mjs'
 import { analyse } from './profile-analyse.mjs'
-import { median } from './stats.mjs'
 import { streamWorkload } from './streaming.mjs'
 import { VARIANTS } from './variants.mjs'
 
@@ -78,11 +75,11 @@ async function nodeBundle(variant) {
   return bundle(main, `node-${variant}`, { shimCloudflare: true })
 }
 
-function driver(variant, path, mode, iterations, nodeArgs = []) {
-  const args = [...nodeArgs, join(BENCH_DIR, 'lib/profile-driver.mjs'), path, variant, mode, String(iterations)]
+function driver(variant, path, nodeArgs) {
+  const args = [...nodeArgs, join(BENCH_DIR, 'lib/profile-driver.mjs'), path, variant]
   const env = { ...process.env, BENCH_BINDINGS: JSON.stringify(VARIANTS[variant].bindings ?? {}) }
   const run = spawnSync(process.execPath, args, { encoding: 'utf8', env })
-  if (run.status !== 0) throw new Error(`Node ${mode} of ${variant} failed: ${run.stderr}`)
+  if (run.status !== 0) throw new Error(`Node start-up of ${variant} failed: ${run.stderr}`)
   return JSON.parse(run.stdout.trim().split('\n').at(-1))
 }
 
@@ -90,23 +87,12 @@ function driver(variant, path, mode, iterations, nodeArgs = []) {
 async function profileStartupInNode(name, variant) {
   const path = await nodeBundle(variant)
   const dir = join(TMP, `startup-${variant}`)
-  const { startupMs } = driver(variant, path, 'startup', 1, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=50'])
+  const { startupMs } = driver(variant, path, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=50'])
   const file = join(
     dir,
     readdirSync(dir).find((entry) => entry.endsWith('.cpuprofile')),
   )
   return { name, variant, units: 1, file, startupMs, ...analyse(JSON.parse(readFileSync(file, 'utf8')), path) }
-}
-
-/** µs per `tools/call` of each variant's module called in a loop in Node (median of alternated repeats). */
-async function nodeLoop(variants, iterations, repeats) {
-  const paths = {}
-  for (const variant of variants) paths[variant] = await nodeBundle(variant)
-  const runs = Object.fromEntries(variants.map((variant) => [variant, []]))
-  for (let i = 0; i < repeats; i++) {
-    for (const variant of variants) runs[variant].push(driver(variant, paths[variant], 'loop', iterations).usPerCall)
-  }
-  return { iterations, repeats, usPerCall: Object.fromEntries(variants.map((variant) => [variant, median(runs[variant])])) }
 }
 
 /** Profiles for the given targets, one set per kind of target. */
@@ -124,7 +110,6 @@ export async function profileMissed(targets, scriptOf, config) {
     for (const [name, variant, workload] of all[kind]) {
       out.workerd.push(await profileInWorkerd(name, variant, scriptOf(variant, 'raw'), workload))
     }
-    if (kind === 'floor') out.node = await nodeLoop(['edge', 'sdk', 'hono'], config.nodeLoopIterations, config.nodeLoopRepeats)
   }
   return out
 }

@@ -141,14 +141,5 @@ export function profileSection(profile) {
       'Workers with each other, not with the figures above. Units: requests or chunks.',
   ]
   for (const item of [...profile.workerd, ...profile.startup]) parts.push('', profileTable(item))
-  if (profile.node) {
-    const u = profile.node.usPerCall
-    parts.push(
-      '',
-      `Node, without workerd and Miniflare: each Worker module called in a loop of ${profile.node.iterations} \`tools/call add\` ` +
-        `(median of ${profile.node.repeats}): mcp-edge ${n(u.edge)} µs, SDK ${n(u.sdk)} µs, Hono floor ${n(u.hono)} µs ` +
-        `(mcp-edge ${x(u.edge / u.hono)} the floor).`,
-    )
-  }
   return parts.join('\n')
 }

@@ -78,7 +78,36 @@ function floorSection({ floor, config }) {
     '',
     '"other processes": the largest share of the machine (all cores) that processes other than workerd and the ' +
       `bench used during one of the round's runs; ⚠ above ${DISTURBED_SHARE * 100}%.`,
+    ...isolateLoopPart(floor.isolate, cpu.hono),
   ].join('\n')
+}
+
+/** The in-isolate loop (isolate-loop.mjs), and what its gap to the floor would make of the floor's CPU over HTTP. */
+function isolateLoopPart(isolate, floorHttpUs) {
+  if (!isolate) return []
+  const { calls, rounds } = isolate
+  const js = medians(rounds, 'cpuUsPerCall')
+  const rows = ['hono', 'edge', 'edge-legacy'].map((id) => [
+    LANES[id],
+    n(js[id], 1),
+    id === 'hono' ? '' : n(js[id] - js.hono, 1),
+    id === 'hono' ? '' : x(ratio(rounds, 'cpuUsPerCall', id, 'hono')),
+    id === 'hono' ? '' : range(ratioRange(rounds, 'cpuUsPerCall', id, 'hono')),
+    id === 'hono' ? '' : x((floorHttpUs + js[id] - js.hono) / floorHttpUs),
+  ])
+  return [
+    '',
+    '### The same call inside one isolate, without HTTP',
+    '',
+    `The template and the Hono floor in one isolate (\`workers/isolate-loop.js\`), each handed ${calls} \`tools/call add\` ` +
+      'requests one after another inside one request (`app.fetch(request, env, ctx)`, the Request built and the answer read ' +
+      `as workerd would), ${rounds.length} rounds, lanes alternated; CPU is workerd’s over the loop ÷ calls. What is left is the ` +
+      'JavaScript of a call, which the HTTP figures above carry under workerd’s own per-request work and its noise. The ' +
+      'last column adds the gap to the floor’s CPU over HTTP: the ratio the floor comparison would show if workerd’s own work ' +
+      'were the same for both Workers.',
+    '',
+    table(['lane', 'JS µs/call', 'over the floor µs', '×floor', 'per-round ×floor', 'floor over HTTP + gap'], rows),
+  ]
 }
 
 function startupSection({ startup, bundles }) {

@@ -39,6 +39,7 @@ export const VARIANTS = {
   'sse-bare': { worker: 'sse-bare', label: 'bare SSE writer' },
   extras: { worker: 'extras', label: 'mcp-edge extras', bindings: STATE, call: add },
   engines: { worker: 'engines', label: 'task engines', bindings: STATE },
+  'isolate-loop': { worker: 'isolate-loop', label: 'template and Hono floor in one isolate', bindings: STATE },
 }
 
 /** Every Worker the bench builds. */

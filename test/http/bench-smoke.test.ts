@@ -45,10 +45,17 @@ describe('npm run bench (quick)', () => {
       expect(results, section).toHaveProperty(section)
     }
     expect(results.bundles.oauth.min.gzipBytes).toBeGreaterThan(results.bundles.edge.min.gzipBytes)
+    // The in-isolate loop ran every lane in every round (its answers were checked in the Worker).
+    expect(results.floor.isolate.rounds.length).toBeGreaterThan(0)
+    for (const round of results.floor.isolate.rounds) {
+      expect(Object.keys(round).sort()).toEqual(['edge', 'edge-legacy', 'hono'])
+      for (const lane of Object.values(round)) expect((lane as { cpuUsPerCall: number }).cpuUsPerCall).toBeGreaterThan(0)
+    }
     const markdown = readFileSync(join(out, 'results.md'), 'utf8')
     for (const heading of [
       '## Targets',
       '## The floor',
+      '### The same call inside one isolate, without HTTP',
       '## Start-up and bundles',
       '## Many tools',
       '## Streaming',
