@@ -12,6 +12,7 @@
 import { env as workerEnv } from 'cloudflare:workers'
 import { eventTopics } from '../server/events.ts'
 import type { EventHub, McpEvent, Subscription } from '../server/events.ts'
+import { positive } from '../server/limits.ts'
 import { SUBSCRIPTION_HEADER } from './event-hub.ts'
 import type { EventHubRpc } from './event-hub.ts'
 
@@ -48,9 +49,7 @@ function byShard(topics: Iterable<string>, shards: number): Map<number, string[]
  * await server.notifyResourceUpdated('notes://all')
  */
 export function cloudflareEventHub(options: EventHubOptions): EventHub {
-  const shards = options.shards ?? 1
-  if (!Number.isInteger(shards) || shards < 1)
-    throw new Error(`cloudflareEventHub: shards must be a positive integer, not ${shards}`)
+  const shards = positive(options.shards, 1, 'cloudflareEventHub: shards')
   const bindings = workerEnv as unknown as Record<string, unknown>
   if (!bindings[options.binding]) {
     throw new Error(`Binding ${options.binding} is missing: bind the McpEventHub class in wrangler.toml (see README)`)

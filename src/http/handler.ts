@@ -83,7 +83,8 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
     maxBufferedBytes: positive(options.stream?.maxBufferedBytes, DEFAULT_MAX_BUFFERED_BYTES, 'stream.maxBufferedBytes'),
     maxQueuedChunks: positive(options.stream?.maxQueuedChunks, DEFAULT_MAX_QUEUED_CHUNKS, 'stream.maxQueuedChunks'),
   }
-  const respondOptions = { stream, keepaliveMs: positive(options.keepaliveMs, KEEPALIVE_INTERVAL_MS, 'keepaliveMs') }
+  // A timer takes at most 2^31 - 1 ms; a longer delay would fire at once, on every pull.
+  const respondOptions = { stream, keepaliveMs: positive(options.keepaliveMs, KEEPALIVE_INTERVAL_MS, 'keepaliveMs', 2 ** 31 - 1) }
   const legacy = options.legacy === 'reject' ? undefined : createLegacyLane(server, options.legacy)
   // Built once per isolate and env. A configuration error (a missing secret or binding) is kept
   // too: it is logged once, with its instructions, and every request gets a plain 500.

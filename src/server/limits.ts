@@ -72,11 +72,15 @@ interface TaskCount {
   pending: number
 }
 
-/** An option that must be a positive integer, or unset for its default: anything else fails at start-up, naming it. */
-export function positive(value: number | undefined, fallback: number, name: string): number {
+/**
+ * An option that must be a positive integer up to `max`, or unset for its default: anything else
+ * fails at start-up, naming it.
+ */
+export function positive(value: number | undefined, fallback: number, name: string, max = Infinity): number {
   if (value === undefined) return fallback
-  if (!Number.isInteger(value) || value < 1) {
-    throw new Error(`${name} must be a positive integer (got ${value}); leave it unset for the default ${fallback}`)
+  if (!Number.isInteger(value) || value < 1 || value > max) {
+    const upTo = max < Infinity ? ` up to ${max}` : ''
+    throw new Error(`${name} must be a positive integer${upTo}, or unset (got ${value})`)
   }
   return value
 }

@@ -582,7 +582,7 @@ describe('tool failures', () => {
     expect(String(logged.mock.calls[0]?.at(-1))).toContain('hunter2')
   })
 
-  it('refuses stream bounds and keepalive intervals that are not positive integers at start-up, naming the option', () => {
+  it('refuses stream bounds that are not positive integers, and keepalive intervals outside 1 ms to 2^31 - 1 ms, at start-up, naming the option', () => {
     const server = createMcpServer(SERVER_INFO)
     for (const stream of [{ maxQueuedChunks: 0 }, { maxBufferedBytes: -1 }, { maxBufferedBytes: 1.5 }]) {
       const [name] = Object.keys(stream)
@@ -590,12 +590,14 @@ describe('tool failures', () => {
     }
     expect(() => createMcpHandler(server, { stream: { maxQueuedChunks: 1, maxBufferedBytes: 1024 } })).not.toThrow()
     // A keepalive of 0 or NaN would time out on every pull: an idle stream would spin sending comments.
-    for (const keepaliveMs of [0, -1, Number.NaN, 2.5]) {
+    // A timer longer than 2^31 - 1 ms fires at once (the web's timer rule), so that would spin too.
+    for (const keepaliveMs of [0, -1, Number.NaN, 2.5, 2 ** 31, Number.MAX_SAFE_INTEGER]) {
       expect(() => createMcpHandler(server, { keepaliveMs })).toThrow(
-        `keepaliveMs must be a positive integer (got ${keepaliveMs}); leave it unset for the default 15000`,
+        `keepaliveMs must be a positive integer up to 2147483647, or unset (got ${keepaliveMs})`,
       )
     }
     expect(() => createMcpHandler(server, { keepaliveMs: 1000 })).not.toThrow()
+    expect(() => createMcpHandler(server, { keepaliveMs: 2 ** 31 - 1 })).not.toThrow()
   })
 
   it('answers a batch item whose run failed unexpectedly with -32603, logged, and the other items as usual', async () => {
