@@ -87,9 +87,7 @@ async function main() {
   log(`floor: ${config.rounds} rounds × ${config.requests} tools/call add, ${config.connections} connections, both eras`)
   results.floor = await withWorkers(['edge', 'sdk', 'hono'], scriptOf, (targets) => floorLoad(targets, config, log))
   log(`in-isolate: ${config.isolateRounds} rounds × ${config.isolateCalls} tools/call add, template and floor in one isolate`)
-  results.floor.isolate = await withWorkers(['isolate-loop'], scriptOf, (targets) =>
-    isolateLoop(targets['isolate-loop'], config, log),
-  )
+  results.floor.isolate = await withWorkers(['isolate-loop'], scriptOf, (targets) => isolateLoop(targets['isolate-loop'], config))
 
   log(`many tools: ${config.toolRounds} rounds of tools/call and tools/list on ${TOOL_VARIANTS.join(', ')}`)
   results.manyTools = await withWorkers(TOOL_VARIANTS, scriptOf, (targets) => manyToolsLoad(targets, config, log))

@@ -12,8 +12,9 @@ export const config = {
   rounds: int('BENCH_ROUNDS', pick(15, 2)),
   requests: int('BENCH_REQUESTS', pick(2500, 200)),
   warmupRequests: pick(3000, 50),
-  /** The in-isolate loop (isolate-loop.mjs): calls per lane and round, and rounds. */
+  /** The in-isolate loop (isolate-loop.mjs): calls per lane and round, in slices, and rounds. */
   isolateCalls: int('BENCH_ISOLATE_CALLS', pick(2000, 100)),
+  isolateSlices: pick(5, 2),
   isolateRounds: int('BENCH_ISOLATE_ROUNDS', pick(25, 2)),
   startupRepeats: int('BENCH_STARTUPS', pick(7, 1)),
   /** Rounds of the many-tools load (tools/call and tools/list on five servers). */

@@ -27,8 +27,6 @@ import { mcpRequest, send } from './mcp.mjs'
 import { cpuMs } from './proc.mjs'
 import { percentile } from './stats.mjs'
 
-/** The default per-stream budget (src/server/outbox.ts DEFAULT_MAX_BUFFERED_BYTES). */
-const STREAM_BUDGET_BYTES = 1024 * 1024
 const SAMPLE_MS = 100
 
 /** Samples heap (live) and RSS every SAMPLE_MS until stopped; keeps the peaks. */
@@ -49,7 +47,7 @@ function sampler(inspected) {
   }
 }
 
-async function concurrentStreams(inspected, client, { calls, chunks, delayMs, size = 0, allAtOnce = true }) {
+async function concurrentStreams(inspected, client, { calls, chunks, delayMs, budgetBytes, size = 0, allAtOnce = true }) {
   const { target } = inspected
   const dispatcher = new Agent({ connections: null })
   let opened = 0
@@ -101,7 +99,7 @@ async function concurrentStreams(inspected, client, { calls, chunks, delayMs, si
       !result.stats ||
       result.stats.dropped > 0 ||
       result.stats.coalesced > 0 ||
-      result.stats.peakBufferedBytes > STREAM_BUDGET_BYTES,
+      result.stats.peakBufferedBytes > budgetBytes,
   )
   if (broken.length > 0) throw new Error(`${broken.length}/${calls} streams broke: ${JSON.stringify(broken[0])}`)
   return {
@@ -116,7 +114,7 @@ async function concurrentStreams(inspected, client, { calls, chunks, delayMs, si
     peakRssBytes: peak.rssBytes,
     ms: performance.now() - started,
     maxStreamPeakBytes: Math.max(...results.map((result) => result.stats.peakBufferedBytes)),
-    budgetBytes: STREAM_BUDGET_BYTES,
+    budgetBytes,
   }
 }
 
@@ -198,6 +196,8 @@ export async function memoryUnderLoad(
   log,
 ) {
   const client = await importTs('src/client/index.ts', 'client')
+  // The extras Worker keeps the default per-stream budget.
+  const { DEFAULT_MAX_BUFFERED_BYTES: budgetBytes } = await importTs('src/server/outbox.ts', 'outbox')
   const inspected = await startInspected('extras', scriptPath)
   try {
     const baselineHeapBytes = await inspected.heapBytes()
@@ -207,6 +207,7 @@ export async function memoryUnderLoad(
       calls: memoryCalls,
       chunks: memoryChunks,
       delayMs: memoryDelayMs,
+      budgetBytes,
     })
     const afterStreamsHeapBytes = await inspected.heapBytes()
     log(`  ${memoryCalls} concurrent streaming calls, each a burst of ${burstChunks} chunks of ${burstBytes} bytes`)
@@ -215,6 +216,7 @@ export async function memoryUnderLoad(
       chunks: burstChunks,
       delayMs: 0,
       size: burstBytes,
+      budgetBytes,
       allAtOnce: false,
     })
     const afterBurstHeapBytes = await inspected.heapBytes()

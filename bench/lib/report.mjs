@@ -78,14 +78,14 @@ function floorSection({ floor, config }) {
     '',
     '"other processes": the largest share of the machine (all cores) that processes other than workerd and the ' +
       `bench used during one of the round's runs; ⚠ above ${DISTURBED_SHARE * 100}%.`,
-    ...isolateLoopPart(floor.isolate, cpu.hono),
+    ...isolateLoopPart(floor.isolate),
   ].join('\n')
 }
 
-/** The in-isolate loop (isolate-loop.mjs), and what its gap to the floor would make of the floor's CPU over HTTP. */
-function isolateLoopPart(isolate, floorHttpUs) {
+/** The in-isolate loop (isolate-loop.mjs): the JavaScript of a call, beside the floor's. */
+function isolateLoopPart(isolate) {
   if (!isolate) return []
-  const { calls, rounds } = isolate
+  const { calls, slices, rounds } = isolate
   const js = medians(rounds, 'cpuUsPerCall')
   const rows = ['hono', 'edge', 'edge-legacy'].map((id) => [
     LANES[id],
@@ -93,20 +93,18 @@ function isolateLoopPart(isolate, floorHttpUs) {
     id === 'hono' ? '' : n(js[id] - js.hono, 1),
     id === 'hono' ? '' : x(ratio(rounds, 'cpuUsPerCall', id, 'hono')),
     id === 'hono' ? '' : range(ratioRange(rounds, 'cpuUsPerCall', id, 'hono')),
-    id === 'hono' ? '' : x((floorHttpUs + js[id] - js.hono) / floorHttpUs),
   ])
   return [
     '',
     '### The same call inside one isolate, without HTTP',
     '',
     `The template and the Hono floor in one isolate (\`workers/isolate-loop.js\`), each handed ${calls} \`tools/call add\` ` +
-      'requests one after another inside one request (`app.fetch(request, env, ctx)`, the Request built and the answer read ' +
-      `as workerd would), ${rounds.length} rounds, lanes alternated; CPU is workerd’s over the loop ÷ calls. What is left is the ` +
-      'JavaScript of a call, which the HTTP figures above carry under workerd’s own per-request work and its noise. The ' +
-      'last column adds the gap to the floor’s CPU over HTTP: the ratio the floor comparison would show if workerd’s own work ' +
-      'were the same for both Workers.',
+      'requests per round one after another inside a request (`app.fetch(request, env, ctx)`, the Request built and the ' +
+      `answer read as workerd would, every answer checked), in ${slices} slices interleaved with the other lanes; a lane's ` +
+      `figure for a round is its median slice; ${rounds.length} rounds. CPU is workerd’s over a slice ÷ calls: the ` +
+      'JavaScript of a call, without the HTTP parsing, sockets and I/O that workerd adds to every request above.',
     '',
-    table(['lane', 'JS µs/call', 'over the floor µs', '×floor', 'per-round ×floor', 'floor over HTTP + gap'], rows),
+    table(['lane', 'JS µs/call', 'over the floor µs', '×floor', 'per-round ×floor'], rows),
   ]
 }
 
