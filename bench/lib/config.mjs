@@ -11,9 +11,14 @@ export const config = {
   connections: int('BENCH_CONNECTIONS', 10),
   rounds: int('BENCH_ROUNDS', pick(15, 2)),
   requests: int('BENCH_REQUESTS', pick(2500, 200)),
-  warmupRequests: pick(3000, 50),
-  /** The in-isolate loop (isolate-loop.mjs): calls per lane and round, in slices, and rounds. */
+  /**
+   * Requests per lane before the timed rounds. mcp-edge's CPU per call settles only after about
+   * 10,000 (bench/README.md, "Reading the figures"); the floor's and the SDK's sooner.
+   */
+  warmupRequests: pick(12_000, 50),
+  /** The in-isolate loop (isolate-loop.mjs): calls per lane and round, in slices, rounds, and warm-up calls per lane. */
   isolateCalls: int('BENCH_ISOLATE_CALLS', pick(2000, 100)),
+  isolateWarmup: pick(20_000, 100),
   isolateSlices: pick(5, 2),
   isolateRounds: int('BENCH_ISOLATE_ROUNDS', pick(25, 2)),
   startupRepeats: int('BENCH_STARTUPS', pick(7, 1)),

@@ -24,7 +24,7 @@ async function post(target, app, calls, loop) {
 }
 
 /** `target`: the running isolate-loop Worker. */
-export async function isolateLoop(target, { isolateCalls: calls, isolateSlices: slices, isolateRounds: rounds }) {
+export async function isolateLoop(target, { isolateCalls: calls, isolateSlices: slices, isolateRounds: rounds, isolateWarmup }) {
   const sessionId = await legacyConnect(target.endpoint)
   const lanes = [
     { id: 'hono', app: 'hono', request: ADD_CALL },
@@ -43,7 +43,7 @@ export async function isolateLoop(target, { isolateCalls: calls, isolateSlices: 
       throw new Error(`${lane.id} answered wrongly in the loop: ${lane.loop.expect}`)
     }
   }
-  for (const lane of lanes) await post(target, lane.app, calls, lane.loop) // warm-up
+  for (const lane of lanes) await post(target, lane.app, isolateWarmup, lane.loop)
   // A round interleaves the lanes in slices and takes each lane's median slice, so that a garbage
   // collection (tens of ms, charged to whichever slice it lands in) moves no round.
   const perSlice = Math.ceil(calls / slices)
