@@ -31,7 +31,7 @@ import { evaluateTargets } from './lib/targets.mjs'
 import { taskEngines } from './lib/task-engines.mjs'
 import { logThroughput, taskLatencies } from './lib/tasks.mjs'
 import { BUILT_WORKERS, VARIANTS } from './lib/variants.mjs'
-import { startWorker } from './lib/workerd.mjs'
+import { startWorker, startWorkers } from './lib/workerd.mjs'
 
 const started = performance.now()
 const log = (line) => console.error(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`)
@@ -86,8 +86,16 @@ async function main() {
 
   log(`floor: ${config.rounds} rounds × ${config.requests} tools/call add, ${config.connections} connections, both eras`)
   results.floor = await withWorkers(['edge', 'sdk', 'hono'], scriptOf, (targets) => floorLoad(targets, config, log))
-  log(`in-isolate: ${config.isolateRounds} rounds × ${config.isolateCalls} tools/call add, template and floor in one isolate`)
-  results.floor.isolate = await withWorkers(['isolate-loop'], scriptOf, (targets) => isolateLoop(targets['isolate-loop'], config))
+  log(
+    `in-isolate: ${config.isolateRounds} rounds × ${config.isolateCalls} tools/call add in a loop, template and floor in one workerd`,
+  )
+  const loops = await startWorkers(['loop-hono', 'loop-edge'], scriptOf)
+  running.add(loops)
+  try {
+    results.floor.isolate = await isolateLoop(loops, config)
+  } finally {
+    await stop(loops)
+  }
 
   log(`many tools: ${config.toolRounds} rounds of tools/call and tools/list on ${TOOL_VARIANTS.join(', ')}`)
   results.manyTools = await withWorkers(TOOL_VARIANTS, scriptOf, (targets) => manyToolsLoad(targets, config, log))

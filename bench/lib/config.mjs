@@ -12,11 +12,11 @@ export const config = {
   rounds: int('BENCH_ROUNDS', pick(15, 2)),
   requests: int('BENCH_REQUESTS', pick(2500, 200)),
   /**
-   * Requests per lane before the timed rounds. mcp-edge's CPU per call settles only after about
-   * 10,000 (bench/README.md, "Reading the figures"); the floor's and the SDK's sooner.
+   * Requests per lane before the timed rounds. With 3,000, mcp-edge's first rounds still ran
+   * slower than its later ones, and in some runs the SDK's (bench/README.md, "Reading the figures").
    */
   warmupRequests: pick(12_000, 50),
-  /** The in-isolate loop (isolate-loop.mjs): calls per lane and round, in slices, rounds, and warm-up calls per lane. */
+  /** The in-isolate loop (isolate-loop.mjs): calls per lane and round, in slices, rounds, and warm-up calls per lane (as many as 10 rounds). */
   isolateCalls: int('BENCH_ISOLATE_CALLS', pick(2000, 100)),
   isolateWarmup: pick(20_000, 100),
   isolateSlices: pick(5, 2),

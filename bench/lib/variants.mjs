@@ -39,7 +39,8 @@ export const VARIANTS = {
   'sse-bare': { worker: 'sse-bare', label: 'bare SSE writer' },
   extras: { worker: 'extras', label: 'mcp-edge extras', bindings: STATE, call: add },
   engines: { worker: 'engines', label: 'task engines', bindings: STATE },
-  'isolate-loop': { worker: 'isolate-loop', label: 'template and Hono floor in one isolate', bindings: STATE },
+  'loop-edge': { worker: 'loop-edge', label: 'mcp-edge, in-isolate loop', bindings: STATE },
+  'loop-hono': { worker: 'loop-hono', label: 'Hono floor, in-isolate loop' },
 }
 
 /** Every Worker the bench builds. */

@@ -1,5 +1,6 @@
 /**
- * Runs one built Worker in its own workerd through Miniflare's API: 127.0.0.1, a random port, no
+ * Runs one built Worker in its own workerd (or, for the in-isolate loop, a few Workers in one
+ * workerd, each its own isolate) through Miniflare's API: 127.0.0.1, a random port, no
  * inspector (no inspectorPort, so workerd gets no --inspector-addr), no Request.cf fetch, and
  * in-memory Durable Object storage. Bindings and Durable Objects come from the Worker's
  * wrangler.toml (wrangler's own translation), plus the extra bindings given here.
@@ -21,30 +22,13 @@ import { VARIANTS } from './variants.mjs'
  * Workflows on disk there instead of in memory (task-engines.mjs).
  */
 export async function startWorker(variant, scriptPath, { inspectorPort, persistTo } = {}) {
-  const { worker, bindings } = VARIANTS[variant]
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath(worker))
-  const before = new Set(workerdChildren())
-  const mf = new Miniflare({
-    ...workerOptions,
-    name: `bench-${worker}`,
-    bindings: { ...workerOptions.bindings, ...bindings },
-    modules: true,
-    modulesRoot: dirname(scriptPath),
-    scriptPath,
-    host: '127.0.0.1',
-    port: 0,
-    cf: false,
-    log: new Log(LogLevel.WARN),
+  const { worker } = VARIANTS[variant]
+  const { mf, pid } = await spawn({
+    ...workerOptionsOf(variant, scriptPath),
     ...(inspectorPort ? { inspectorPort, inspectorHost: '127.0.0.1' } : {}),
     ...(persistTo ? { durableObjectsPersist: `${persistTo}/do`, workflowsPersist: `${persistTo}/workflows` } : {}),
   })
   const url = await mf.ready
-  const pids = workerdChildren().filter((pid) => !before.has(pid))
-  if (pids.length !== 1) {
-    await mf.dispose()
-    throw new Error(`expected one new workerd child, found ${pids.length}`)
-  }
-  const pid = pids[0]
   return {
     worker,
     variant,
@@ -57,4 +41,57 @@ export async function startWorker(variant, scriptPath, { inspectorPort, persistT
       if (isAlive(pid)) process.kill(pid, 'SIGKILL')
     },
   }
+}
+
+/**
+ * Start several variants as Workers of one workerd, each its own isolate on its own socket
+ * (`unsafeDirectSockets`), so that one process's CPU can be read while one of them works.
+ * Returns the pid, a target per variant (`origin`, `endpoint`) and `dispose()`.
+ */
+export async function startWorkers(variants, scriptOf) {
+  const workers = variants.map((variant) => ({
+    ...workerOptionsOf(variant, scriptOf(variant)),
+    unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
+  }))
+  const { mf, pid } = await spawn({ workers })
+  const targets = {}
+  for (const [i, variant] of variants.entries()) {
+    const url = await mf.unsafeGetDirectURL(workers[i].name)
+    targets[variant] = { variant, origin: url.origin, endpoint: new URL('/mcp', url).href }
+  }
+  return {
+    pid,
+    targets,
+    async dispose() {
+      await mf.dispose()
+      if (isAlive(pid)) process.kill(pid, 'SIGKILL')
+    },
+  }
+}
+
+/** Miniflare options of one variant: its wrangler.toml as wrangler translates it, its bindings, its built script. */
+function workerOptionsOf(variant, scriptPath) {
+  const { worker, bindings } = VARIANTS[variant]
+  const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath(worker))
+  return {
+    ...workerOptions,
+    name: `bench-${worker}`,
+    bindings: { ...workerOptions.bindings, ...bindings },
+    modules: true,
+    modulesRoot: dirname(scriptPath),
+    scriptPath,
+  }
+}
+
+/** A new workerd on 127.0.0.1 (no Request.cf fetch), and its pid: the one new child of this process. */
+async function spawn(options) {
+  const before = new Set(workerdChildren())
+  const mf = new Miniflare({ ...options, host: '127.0.0.1', port: 0, cf: false, log: new Log(LogLevel.WARN) })
+  await mf.ready
+  const pids = workerdChildren().filter((pid) => !before.has(pid))
+  if (pids.length !== 1) {
+    await mf.dispose()
+    throw new Error(`expected one new workerd child, found ${pids.length}`)
+  }
+  return { mf, pid: pids[0] }
 }
