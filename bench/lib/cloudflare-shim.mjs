@@ -2,8 +2,8 @@
  * Stand-in for `cloudflare:workers` when a Worker module runs in Node for profiling
  * (bench/lib/profile.mjs): the env the bench Workers read at start-up (the template's keys and the
  * event hub binding `cloudflareEventHub` checks for, the variant's bindings, such as the many-tools
- * Workers' TOOL_COUNT, passed by profile.mjs as BENCH_BINDINGS) and bare Durable Object and Workflow base classes. Durable
- * Objects are never called on the profiled paths.
+ * Workers' TOOL_COUNT, passed by profile.mjs as BENCH_BINDINGS) and bare Durable Object and
+ * Workflow base classes. Durable Objects are never called on the profiled paths.
  */
 import { TEST_STATE_KEYS } from './keys.mjs'
 

@@ -55,8 +55,10 @@ export async function isolateLoop(group, { isolateCalls: calls, isolateSlices: s
   for (const lane of lanes) await post(lane.target, isolateWarmup, lane.loop)
   // What a loop request costs besides its calls (the HTTP request, parsing the posted JSON).
   const empty = []
-  for (let i = 0; i < EMPTY_LOOPS; i++)
-    empty.push(await timedPost(pid, lanes[i % lanes.length].target, 0, lanes[i % lanes.length].loop))
+  for (let i = 0; i < EMPTY_LOOPS; i++) {
+    const lane = lanes[i % lanes.length]
+    empty.push(await timedPost(pid, lane.target, 0, lane.loop))
+  }
   const emptyUs = median(empty)
   // A round interleaves the lanes in slices and takes each lane's median slice, so that a garbage
   // collection (tens of ms, charged to whichever slice it lands in) moves no round.

@@ -109,5 +109,3 @@ export async function verifyCall(endpoint, request = ADD_CALL, expected = '5') {
   }
   return body
 }
-
-/** Throws unless `add` answered 200 with the text "5"; returns the response body. */
