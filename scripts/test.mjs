@@ -14,6 +14,7 @@ const env = {
 }
 let passed = 0
 let failed = 0
+let skipped = 0
 
 function step(name, command, args) {
   console.log(`\n> ${name}: ${command} ${args.join(' ')}`)
@@ -44,11 +45,13 @@ try {
   const summary = JSON.parse(readFileSync(report, 'utf8'))
   passed += summary.numPassedTests
   failed += summary.numFailedTests
+  skipped = summary.numPendingTests + summary.numTodoTests
   if (vitest.status !== 0 && summary.numFailedTests === 0) failed++ // a suite-level failure (setup, import error)
 } catch {
   failed++
   console.log(`✗ vitest produced no report (exit ${vitest.status})`)
 }
 
+if (skipped > 0) console.log(`\n${skipped} skipped (see the Vitest report above)`)
 console.log(`\n${passed} passed, ${failed} failed`)
 process.exit(failed === 0 ? 0 : 1)

@@ -4,11 +4,12 @@
  * version option (its default is the 2025 era), MCP Inspector's CLI (default era), and mcp-remote
  * driven over stdio as a desktop host drives it. Each connects, lists tools, calls `add`, reads a
  * resource and gets a prompt; those with an elicitation handler complete `delete_record` through
- * it (Inspector's CLI cannot answer elicitation).
+ * it (Inspector's CLI cannot answer elicitation). The Python SDK's client runs too, both ways, where
+ * `.venv-python` holds it (the last describe).
  */
 import { spawn } from 'node:child_process'
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -187,5 +188,44 @@ describe('mcp-remote, driven over stdio as a desktop host', () => {
     expect(result.result.content).toEqual([{ type: 'text', text: 'Record r-3 deleted (cleanup).' }])
     expect(asked).toHaveLength(1)
     expect(asked[0]).toMatchObject({ message: 'Delete record r-3? This cannot be undone.' })
+  })
+})
+
+/**
+ * The official Python SDK (PyPI `mcp`, pinned in .ci/run), when `.venv-python` holds it: `.ci/run`
+ * installs it where pip can reach it; elsewhere these tests are skipped (README "Tests").
+ */
+const PYTHON = join(ROOT, '.venv-python/bin/python')
+describe.skipIf(!existsSync(PYTHON))('Python SDK (mcp 2.x), when .venv-python has it', () => {
+  function python(how: 'session' | 'client'): Promise<any> {
+    const child = spawn(PYTHON, [join(ROOT, 'test/support/python-client.py'), inject('templateUrl'), how], { env: childEnv() })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
+    return new Promise((done, fail) =>
+      child.on('exit', (code) => (code === 0 ? done(JSON.parse(stdout)) : fail(new Error(`python exited ${code}: ${stderr}`)))),
+    )
+  }
+  const seen = {
+    tools: TOOLS,
+    add: ['5'],
+    resource: { uri: 'info://server', mimeType: 'text/plain' },
+    prompt: 'Summarize this:\n\nMCP',
+    delete: ['Record r-1 deleted (cleanup).'],
+    asked: ['Delete record r-1? This cannot be undone.'],
+    weather: { city: 'Oslo', tempC: 23, conditions: 'cloudy' },
+  }
+
+  it('ClientSession.initialize(): lists tools, calls add, reads a resource, gets a prompt, completes delete_record through its elicitation callback', async () => {
+    expect(await python('session')).toEqual({ protocolVersion: '2025-11-25', ...seen })
+  })
+
+  it('Client at its defaults (probes server/discover): the same over 2026-07-28, delete_record through input_required rounds', async () => {
+    expect(await python('client')).toEqual({ protocolVersion: '2026-07-28', ...seen })
   })
 })

@@ -1,0 +1,61 @@
+"""The official Python SDK's client (PyPI `mcp`) against an MCP endpoint, for test/http/clients.test.ts.
+
+Usage: python python-client.py <url> session|client
+
+- `session`: `ClientSession` over `streamable_http_client`, opened with `initialize()` (the
+  2025-era handshake, as hosts built on the session API connect).
+- `client`: `Client(url)` at its defaults (`mode="auto"` probes `server/discover`).
+
+Either way it lists tools, calls `add`, reads `info://server`, gets the `summarize` prompt, calls
+`delete_record` (confirmed through the elicitation callback) and `get_weather` (structured
+content), and prints what it saw as one line of JSON. Anything that fails raises (exit status 1).
+"""
+
+import asyncio
+import json
+import sys
+
+from mcp import types
+from mcp.client import Client, ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+asked = []
+
+
+async def on_elicit(context, params):
+    asked.append(params.message)
+    return types.ElicitResult(action="accept", content={"confirm": True, "reason": "cleanup"})
+
+
+def texts(result):
+    return [block.text for block in result.content]
+
+
+async def exercise(peer, protocol_version):
+    weather = await peer.call_tool("get_weather", {"city": "Oslo"})
+    prompt = await peer.get_prompt("summarize", {"text": "MCP"})
+    resource = await peer.read_resource("info://server")
+    return {
+        "protocolVersion": protocol_version,
+        "tools": [tool.name for tool in (await peer.list_tools()).tools],
+        "add": texts(await peer.call_tool("add", {"a": 2, "b": 3})),
+        "resource": {"uri": str(resource.contents[0].uri), "mimeType": resource.contents[0].mime_type},
+        "prompt": prompt.messages[0].content.text,
+        "delete": texts(await peer.call_tool("delete_record", {"id": "r-1"})),
+        "asked": asked,
+        "weather": weather.structured_content,
+    }
+
+
+async def main(url, how):
+    if how == "session":
+        async with streamable_http_client(url) as (read, write, *_):
+            async with ClientSession(read, write, elicitation_callback=on_elicit) as session:
+                initialized = await session.initialize()
+                print(json.dumps(await exercise(session, initialized.protocol_version)))
+    else:
+        async with Client(url, elicitation_callback=on_elicit) as client:
+            print(json.dumps(await exercise(client, client.protocol_version)))
+
+
+asyncio.run(main(sys.argv[1], sys.argv[2]))
