@@ -15,9 +15,10 @@ export function configPath(worker) {
   return join(BENCH_DIR, 'workers', `${worker}.toml`)
 }
 
-export function build(worker, { minify = true } = {}) {
+/** `config`: another wrangler config to build instead of the Worker's own (ab.mjs: the template at a git ref). */
+export function build(worker, { minify = true, config = configPath(worker) } = {}) {
   const outdir = join(TMP, 'build', `${worker}-${minify ? 'min' : 'raw'}`)
-  const args = [WRANGLER, 'deploy', '--dry-run', '--outdir', outdir, '-c', configPath(worker)]
+  const args = [WRANGLER, 'deploy', '--dry-run', '--outdir', outdir, '-c', config]
   if (!minify) args.push('--minify=false')
   const run = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
   if (run.status !== 0) throw new Error(`wrangler build of ${worker} failed:\n${run.stdout}\n${run.stderr}`)

@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench:ab -- [ref] [--legacy]`: what a change costs per `tools/call`, over HTTP. The
+ * template Worker as this working tree has it (`tree`) and as git `ref` had it (`ref`, default
+ * HEAD, so an uncommitted change is measured against the last commit), each in its own workerd,
+ * beside the Hono floor, in alternating rounds of the floor step's load (bench/README.md, "A/B").
+ * `--legacy` adds the 2025-era call (with a session id) on both. Prints each lane's CPU per call,
+ * its ratio to the floor and `tree / ref`: medians of per-round ratios, with their range.
+ *
+ * The ref's `src/` is taken with `git archive` and built against this tree's node_modules and
+ * `workers/edge.toml` (bindings, Durable Objects), so only the source differs.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ROOT, TMP } from './lib/env.mjs'
+import { build, configPath } from './lib/build.mjs'
+import { alternateLoad, medians, ratio, ratioRange } from './lib/compare.mjs'
+import { config } from './lib/config.mjs'
+import { ADD_CALL, legacyAddCall, legacyConnect, verifyCall } from './lib/mcp.mjs'
+import { startWorker } from './lib/workerd.mjs'
+
+const args = process.argv.slice(2)
+const ref = args.find((arg) => !arg.startsWith('--')) ?? 'HEAD'
+const legacy = args.includes('--legacy')
+const log = (line) => console.error(`[bench:ab] ${line}`)
+
+/** The template at `ref`, built like the tree's (workers/edge.toml with `main` at the ref's src). */
+function buildRef() {
+  const dir = join(TMP, 'ab-ref')
+  mkdirSync(dir, { recursive: true })
+  const commit = execFileSync('git', ['rev-parse', '--short', `${ref}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim()
+  execFileSync('sh', ['-c', `git archive ${commit} src | tar -x -C ${JSON.stringify(dir)}`], { cwd: ROOT })
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
+  const toml = readFileSync(configPath('edge'), 'utf8').replace(/^main = .*$/m, 'main = "src/worker.ts"')
+  writeFileSync(join(dir, 'wrangler.toml'), toml)
+  return { commit, ...build('edge-ref', { config: join(dir, 'wrangler.toml') }) }
+}
+
+const targets = {}
+async function stopAll() {
+  await Promise.allSettled(Object.values(targets).map((target) => target.dispose()))
+}
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => void stopAll().finally(() => process.exit(130)))
+
+try {
+  const old = buildRef()
+  const tree = build('edge')
+  log(`ref ${ref} (${old.commit}): ${old.gzipBytes} bytes gzip; tree: ${tree.gzipBytes} bytes gzip`)
+  targets.hono = await startWorker('hono', build('hono').scriptPath)
+  targets.ref = await startWorker('edge', old.scriptPath)
+  targets.tree = await startWorker('edge', tree.scriptPath)
+  const lanes = []
+  for (const [id, target] of Object.entries(targets)) {
+    lanes.push({ id, target, request: ADD_CALL })
+    if (legacy && id !== 'hono')
+      lanes.push({ id: `${id}-legacy`, target, request: legacyAddCall(await legacyConnect(target.endpoint)) })
+  }
+  for (const lane of lanes) lane.expectBody = await verifyCall(lane.target.endpoint, lane.request)
+  log(`${lanes.length} lanes, ${config.rounds} rounds × ${config.requests} requests after ${config.warmupRequests} each`)
+  const rounds = await alternateLoad(lanes, config, log)
+  const cpu = medians(rounds, 'cpuUsPerRequest')
+  const range = (a, b) =>
+    ratioRange(rounds, 'cpuUsPerRequest', a, b)
+      .map((value) => value.toFixed(2))
+      .join('–')
+  const times = (a, b) => `${ratio(rounds, 'cpuUsPerRequest', a, b).toFixed(3)}× (per round ${range(a, b)})`
+  console.log(`\n| lane | CPU µs/call | ×floor |\n| --- | --- | --- |`)
+  for (const { id } of lanes) console.log(`| ${id} | ${cpu[id].toFixed(1)} | ${id === 'hono' ? '' : times(id, 'hono')} |`)
+  console.log(`\ntree / ref (${old.commit}): ${times('tree', 'ref')}`)
+  if (legacy) console.log(`tree / ref, 2025-era call: ${times('tree-legacy', 'ref-legacy')}`)
+} finally {
+  await stopAll()
+}
