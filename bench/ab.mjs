@@ -1,14 +1,17 @@
 #!/usr/bin/env node
 /**
- * `npm run bench:ab -- [ref] [--legacy]`: what a change costs per `tools/call`, over HTTP. The
+ * `npm run bench:ab -- [ref] [--legacy] [--swap]`: what a change costs per `tools/call`, over HTTP. The
  * template Worker as this working tree has it (`tree`) and as git `ref` had it (`ref`, default
  * HEAD, so an uncommitted change is measured against the last commit), each in its own workerd,
  * beside the Hono floor, in alternating rounds of the floor step's load (bench/README.md, "A/B").
- * `--legacy` adds the 2025-era call (with a session id) on both. Prints each lane's CPU per call,
- * its ratio to the floor and `tree / ref`: medians of per-round ratios, with their range.
+ * `--legacy` adds the 2025-era call (with a session id) on both. Workers start in the order floor,
+ * ref, tree, or floor, tree, ref with `--swap` (identical workerds differ a little by start order;
+ * bench/README.md). Prints each lane's CPU per call, its ratio to the floor and `tree / ref`:
+ * medians of per-round ratios, with their range.
  *
  * The ref's `src/` is taken with `git archive` and built against this tree's node_modules and
- * `workers/edge.toml` (bindings, Durable Objects), so only the source differs.
+ * `workers/edge.toml` (bindings, Durable Objects), so only the source differs; a ref must export
+ * the Durable Object classes edge.toml binds (every commit since 4e79678).
  */
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -21,8 +24,12 @@ import { ADD_CALL, legacyAddCall, legacyConnect, verifyCall } from './lib/mcp.mj
 import { startWorker } from './lib/workerd.mjs'
 
 const args = process.argv.slice(2)
+const flags = args.filter((arg) => arg.startsWith('--'))
+const unknown = flags.filter((flag) => flag !== '--legacy' && flag !== '--swap')
+if (unknown.length > 0) throw new Error(`bench:ab: unknown option ${unknown.join(', ')} (known: --legacy, --swap)`)
 const ref = args.find((arg) => !arg.startsWith('--')) ?? 'HEAD'
-const legacy = args.includes('--legacy')
+const legacy = flags.includes('--legacy')
+const swap = flags.includes('--swap')
 const log = (line) => console.error(`[bench:ab] ${line}`)
 
 /** The template at `ref`, built like the tree's (workers/edge.toml with `main` at the ref's src). */
@@ -30,10 +37,14 @@ function buildRef() {
   const dir = join(TMP, 'ab-ref')
   mkdirSync(dir, { recursive: true })
   const commit = execFileSync('git', ['rev-parse', '--short', `${ref}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim()
-  execFileSync('sh', ['-c', `git archive ${commit} src | tar -x -C ${JSON.stringify(dir)}`], { cwd: ROOT })
+  const archive = join(TMP, 'ab-ref.tar')
+  execFileSync('git', ['archive', '-o', archive, commit, 'src'], { cwd: ROOT })
+  execFileSync('tar', ['-xf', archive, '-C', dir])
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
-  const toml = readFileSync(configPath('edge'), 'utf8').replace(/^main = .*$/m, 'main = "src/worker.ts"')
-  writeFileSync(join(dir, 'wrangler.toml'), toml)
+  const main = /^main = .*$/m
+  const toml = readFileSync(configPath('edge'), 'utf8')
+  if (!main.test(toml)) throw new Error(`bench:ab: no \`main = …\` line in ${configPath('edge')}`)
+  writeFileSync(join(dir, 'wrangler.toml'), toml.replace(main, 'main = "src/worker.ts"'))
   return { commit, ...build('edge-ref', { config: join(dir, 'wrangler.toml') }) }
 }
 
@@ -41,15 +52,16 @@ const targets = {}
 async function stopAll() {
   await Promise.allSettled(Object.values(targets).map((target) => target.dispose()))
 }
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => void stopAll().finally(() => process.exit(130)))
+process.on('SIGINT', () => void stopAll().finally(() => process.exit(130)))
+process.on('SIGTERM', () => void stopAll().finally(() => process.exit(143)))
 
 try {
   const old = buildRef()
   const tree = build('edge')
   log(`ref ${ref} (${old.commit}): ${old.gzipBytes} bytes gzip; tree: ${tree.gzipBytes} bytes gzip`)
   targets.hono = await startWorker('hono', build('hono').scriptPath)
-  targets.ref = await startWorker('edge', old.scriptPath)
-  targets.tree = await startWorker('edge', tree.scriptPath)
+  const built = { ref: old, tree }
+  for (const id of swap ? ['tree', 'ref'] : ['ref', 'tree']) targets[id] = await startWorker('edge', built[id].scriptPath)
   const lanes = []
   for (const [id, target] of Object.entries(targets)) {
     lanes.push({ id, target, request: ADD_CALL })

@@ -14,7 +14,7 @@ const env = {
 }
 let passed = 0
 let failed = 0
-let skipped = 0
+let skipped = []
 
 function step(name, command, args) {
   console.log(`\n> ${name}: ${command} ${args.join(' ')}`)
@@ -45,13 +45,15 @@ try {
   const summary = JSON.parse(readFileSync(report, 'utf8'))
   passed += summary.numPassedTests
   failed += summary.numFailedTests
-  skipped = summary.numPendingTests + summary.numTodoTests
+  skipped = summary.testResults.flatMap((file) =>
+    file.assertionResults.filter((test) => test.status === 'skipped').map((test) => test.fullName),
+  )
   if (vitest.status !== 0 && summary.numFailedTests === 0) failed++ // a suite-level failure (setup, import error)
 } catch {
   failed++
   console.log(`✗ vitest produced no report (exit ${vitest.status})`)
 }
 
-if (skipped > 0) console.log(`\n${skipped} skipped (see the Vitest report above)`)
+if (skipped.length > 0) console.log(`\n${skipped.length} skipped:\n${skipped.map((name) => `  - ${name}`).join('\n')}`)
 console.log(`\n${passed} passed, ${failed} failed`)
 process.exit(failed === 0 ? 0 : 1)

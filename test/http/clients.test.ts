@@ -193,12 +193,14 @@ describe('mcp-remote, driven over stdio as a desktop host', () => {
 
 /**
  * The official Python SDK (PyPI `mcp`, pinned in .ci/run), when `.venv-python` holds it: `.ci/run`
- * installs it where pip can reach it; elsewhere these tests are skipped (README "Tests").
+ * installs it where pip can reach it; elsewhere these tests are skipped (README "Connect a client").
  */
 const PYTHON = join(ROOT, '.venv-python/bin/python')
 describe.skipIf(!existsSync(PYTHON))('Python SDK (mcp 2.x), when .venv-python has it', () => {
+  /** Run the client; killed after 50 s (the test's own limit is 60 s). */
   function python(how: 'session' | 'client'): Promise<any> {
-    const child = spawn(PYTHON, [join(ROOT, 'test/support/python-client.py'), inject('templateUrl'), how], { env: childEnv() })
+    const script = join(ROOT, 'test/support/python-client.py')
+    const child = spawn(PYTHON, [script, inject('templateUrl'), how], { env: childEnv(), timeout: 50_000 })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (chunk) => {
@@ -207,9 +209,18 @@ describe.skipIf(!existsSync(PYTHON))('Python SDK (mcp 2.x), when .venv-python ha
     child.stderr.on('data', (chunk) => {
       stderr += chunk
     })
-    return new Promise((done, fail) =>
-      child.on('exit', (code) => (code === 0 ? done(JSON.parse(stdout)) : fail(new Error(`python exited ${code}: ${stderr}`)))),
-    )
+    return new Promise((done, fail) => {
+      child.on('error', fail)
+      // 'close': after stdout has been read to its end.
+      child.on('close', (code, signal) => {
+        if (code !== 0) return fail(new Error(`python exited with ${signal ?? code}: ${stderr}`))
+        try {
+          done(JSON.parse(stdout))
+        } catch {
+          fail(new Error(`python printed no JSON: ${stdout}${stderr}`))
+        }
+      })
+    })
   }
   const seen = {
     tools: TOOLS,
