@@ -20,7 +20,7 @@ import { ROOT, TMP } from './lib/env.mjs'
 import { build, configPath } from './lib/build.mjs'
 import { alternateLoad, medians, ratio, ratioRange } from './lib/compare.mjs'
 import { config } from './lib/config.mjs'
-import { ADD_CALL, legacyAddCall, legacyConnect, verifyCall } from './lib/mcp.mjs'
+import { floorLanes } from './lib/floor.mjs'
 import { startWorker } from './lib/workerd.mjs'
 
 const args = process.argv.slice(2)
@@ -62,13 +62,7 @@ try {
   targets.hono = await startWorker('hono', build('hono').scriptPath)
   const built = { ref: old, tree }
   for (const id of swap ? ['tree', 'ref'] : ['ref', 'tree']) targets[id] = await startWorker('edge', built[id].scriptPath)
-  const lanes = []
-  for (const [id, target] of Object.entries(targets)) {
-    lanes.push({ id, target, request: ADD_CALL })
-    if (legacy && id !== 'hono')
-      lanes.push({ id: `${id}-legacy`, target, request: legacyAddCall(await legacyConnect(target.endpoint)) })
-  }
-  for (const lane of lanes) lane.expectBody = await verifyCall(lane.target.endpoint, lane.request)
+  const lanes = await floorLanes(targets, { legacy })
   log(`${lanes.length} lanes, ${config.rounds} rounds × ${config.requests} requests after ${config.warmupRequests} each`)
   const rounds = await alternateLoad(lanes, config, log)
   const cpu = medians(rounds, 'cpuUsPerRequest')

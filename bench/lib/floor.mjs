@@ -7,17 +7,26 @@
 import { alternateLoad } from './compare.mjs'
 import { ADD_CALL, legacyAddCall, legacyConnect, verifyCall } from './mcp.mjs'
 
-/** `targets`: running `edge`, `sdk` and `hono` Workers. */
-export async function floorLoad(targets, config, log) {
+/**
+ * The `tools/call add` lanes of running Workers, by id, each answer verified: a 2026-07-28 lane on
+ * each, and a 2025-era lane (after one `initialize`) on each but the floor when `legacy` is set.
+ */
+export async function floorLanes(targets, { legacy = true } = {}) {
   const lanes = []
-  for (const worker of ['edge', 'sdk', 'hono']) {
-    const target = targets[worker]
-    lanes.push({ id: worker, target, request: ADD_CALL })
-    if (worker === 'hono') continue
+  for (const [id, target] of Object.entries(targets)) {
+    lanes.push({ id, target, request: ADD_CALL })
+    if (!legacy || id === 'hono') continue
     const sessionId = await legacyConnect(target.endpoint)
-    lanes.push({ id: `${worker}-legacy`, target, request: legacyAddCall(sessionId), sessionId: sessionId !== null })
+    lanes.push({ id: `${id}-legacy`, target, request: legacyAddCall(sessionId), sessionId: sessionId !== null })
   }
   for (const lane of lanes) lane.expectBody = await verifyCall(lane.target.endpoint, lane.request)
+  return lanes
+}
+
+/** `targets`: running `edge`, `sdk` and `hono` Workers. */
+export async function floorLoad(targets, config, log) {
+  const { edge, sdk, hono } = targets
+  const lanes = await floorLanes({ edge, sdk, hono })
   const rounds = await alternateLoad(lanes, config, log)
   const sessions = Object.fromEntries(lanes.filter((lane) => 'sessionId' in lane).map((lane) => [lane.id, lane.sessionId]))
   return { rounds, sessions }

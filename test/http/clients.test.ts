@@ -30,6 +30,27 @@ function childEnv(): NodeJS.ProcessEnv {
   return env
 }
 
+/** Run a client process to its end ('close': after its output has been read whole). */
+function run(
+  command: string,
+  args: string[],
+  timeout?: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  const child = spawn(command, args, { env: childEnv(), timeout })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk
+  })
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk
+  })
+  return new Promise((done, fail) => {
+    child.on('error', fail)
+    child.on('close', (code, signal) => done({ code, signal, stdout, stderr }))
+  })
+}
+
 describe('@modelcontextprotocol/sdk 1.x client (defaults)', () => {
   let client: Client
   let transport: StreamableHTTPClientTransport
@@ -109,16 +130,14 @@ describe('MCP Inspector CLI (default era)', () => {
   const BIN = join(ROOT, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js')
 
   async function inspect(...args: string[]): Promise<{ code: number | null; result: any; stderr: string }> {
-    const child = spawn(process.execPath, [BIN, '--cli', inject('templateUrl'), ...args, '--format', 'json'], { env: childEnv() })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    const code = await new Promise<number | null>((done) => child.on('exit', done))
+    const { code, stdout, stderr } = await run(process.execPath, [
+      BIN,
+      '--cli',
+      inject('templateUrl'),
+      ...args,
+      '--format',
+      'json',
+    ])
     return { code, result: stdout.trim() ? JSON.parse(stdout).result : undefined, stderr }
   }
 
@@ -198,29 +217,15 @@ describe('mcp-remote, driven over stdio as a desktop host', () => {
 const PYTHON = join(ROOT, '.venv-python/bin/python')
 describe.skipIf(!existsSync(PYTHON))('Python SDK (mcp 2.x), when .venv-python has it', () => {
   /** Run the client; killed after 50 s (the test's own limit is 60 s). */
-  function python(how: 'session' | 'client'): Promise<any> {
+  async function python(how: 'session' | 'client'): Promise<any> {
     const script = join(ROOT, 'test/support/python-client.py')
-    const child = spawn(PYTHON, [script, inject('templateUrl'), how], { env: childEnv(), timeout: 50_000 })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    return new Promise((done, fail) => {
-      child.on('error', fail)
-      // 'close': after stdout has been read to its end.
-      child.on('close', (code, signal) => {
-        if (code !== 0) return fail(new Error(`python exited with ${signal ?? code}: ${stderr}`))
-        try {
-          done(JSON.parse(stdout))
-        } catch {
-          fail(new Error(`python printed no JSON: ${stdout}${stderr}`))
-        }
-      })
-    })
+    const { code, signal, stdout, stderr } = await run(PYTHON, [script, inject('templateUrl'), how], 50_000)
+    if (code !== 0) throw new Error(`python exited with ${signal ?? code}: ${stderr}`)
+    try {
+      return JSON.parse(stdout)
+    } catch {
+      throw new Error(`python printed no JSON: ${stdout}${stderr}`)
+    }
   }
   const seen = {
     tools: TOOLS,
