@@ -80,7 +80,7 @@ async function main() {
   results.bundles.oauth = buildOauth() // size only, beside the default template's
   const scriptOf = (variant, kind = 'min') => results.bundles[VARIANTS[variant].worker][kind].scriptPath
 
-  const startupVariants = ['hono', 'hono-do', 'edge', 'sdk', ...TOOL_VARIANTS, 'tools-200-eager']
+  const startupVariants = ['hono', 'hono-do', 'edge', 'edge-token', 'sdk', ...TOOL_VARIANTS, 'tools-200-eager']
   log(`start-up: ${config.startupRepeats} fresh workerd per Worker, alternated (${startupVariants.join(', ')})`)
   results.startup = { rounds: await alternateStartup(startupVariants, scriptOf, config.startupRepeats, log) }
 

@@ -1,18 +1,15 @@
 /**
  * esbuild (the copy wrangler uses) for the Node side of the bench: Node 20 cannot import
  * TypeScript, so TS modules from src/ and bench/workers/ are bundled into TMP first. Output is
- * unminified, with a source map that profile.mjs uses to attribute samples to source lines.
- * `cloudflare:workers` can be replaced by a shim for running a Worker module in Node.
+ * unminified, with a source map.
  */
 import { isAbsolute, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
 import { ROOT, TMP } from './env.mjs'
 
-const SHIM = join(ROOT, 'bench/lib/cloudflare-shim.mjs')
-
 /** Bundle `entry` (absolute, or relative to the repo root) into TMP; returns the output path. */
-export async function bundle(entry, name, { shimCloudflare = false } = {}) {
+export async function bundle(entry, name) {
   const outfile = join(TMP, 'node', `${name}.mjs`)
   await build({
     entryPoints: [isAbsolute(entry) ? entry : join(ROOT, entry)],
@@ -24,7 +21,6 @@ export async function bundle(entry, name, { shimCloudflare = false } = {}) {
     target: 'es2022',
     conditions: ['workerd', 'worker', 'browser'],
     mainFields: ['module', 'main'],
-    alias: shimCloudflare ? { 'cloudflare:workers': SHIM } : {},
     sourcemap: 'external',
     sourcesContent: false,
     logLevel: 'error',

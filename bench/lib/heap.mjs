@@ -23,10 +23,10 @@ function freePort() {
   })
 }
 
-/** A Worker started with the inspector on, and a CDP session to its isolate. */
-export async function startInspected(variant, scriptPath) {
+/** A Worker started with the inspector on, and a CDP session to its isolate (`deferred`: workerd.mjs). */
+export async function startInspected(variant, scriptPath, { deferred = false } = {}) {
   const port = await freePort()
-  const target = await startWorker(variant, scriptPath, { inspectorPort: port })
+  const target = await startWorker(variant, scriptPath, { inspectorPort: port, deferred })
   try {
     const cdp = await connectCdp(`ws://127.0.0.1:${port}/${target.name}`)
     await cdp.send('HeapProfiler.enable')

@@ -10,6 +10,7 @@ import { basename, dirname, relative, resolve } from 'node:path'
 import { ROOT } from './env.mjs'
 
 const TOP = 15
+const TOP_LEVEL = "(the module's top-level code)"
 
 /** Where a profile frame's code lives: repo-relative source file and line, or a runtime bucket. */
 function locator(scriptPath) {
@@ -18,6 +19,8 @@ function locator(scriptPath) {
   return ({ functionName, url, lineNumber, columnNumber }) => {
     // workerd names the script by its file name, Node by its file URL.
     if (url === script || url.endsWith(`/${script}`)) {
+      // The module's own top-level code (a start-up profile: evaluating the module) has no line.
+      if (lineNumber < 0) return { file: TOP_LEVEL, line: 0 }
       const entry = map.findEntry(lineNumber, columnNumber)
       if (!entry.originalSource) return { file: '(bundler helpers, e.g. __name)', line: 0 }
       return { file: relative(ROOT, resolve(dirname(scriptPath), entry.originalSource)), line: entry.originalLine + 1 }
@@ -33,6 +36,25 @@ function areaOf(file) {
   return pkg ? pkg[1] : file
 }
 
+/**
+ * Several profiles of the same script as one: nodes renumbered, samples and their time deltas
+ * one after another. Each profile's first delta (from its start to its first sample) is dropped,
+ * since `analyse` charges a delta to the sample before it, which would be another profile's.
+ */
+export function mergeProfiles(profiles) {
+  const merged = { nodes: [], samples: [], timeDeltas: [], startTime: 0, endTime: 0 }
+  let offset = 0
+  for (const profile of profiles) {
+    const shift = (id) => id + offset
+    for (const node of profile.nodes) merged.nodes.push({ ...node, id: shift(node.id), children: node.children?.map(shift) })
+    merged.samples.push(...profile.samples.map(shift))
+    merged.timeDeltas.push(0, ...profile.timeDeltas.slice(1))
+    merged.endTime += profile.endTime - profile.startTime
+    offset += Math.max(...profile.nodes.map((node) => node.id))
+  }
+  return merged
+}
+
 /** Self time per function and area, and time charged to the nearest src/ frame, in ms. */
 export function analyse(profile, scriptPath) {
   const locate = locator(scriptPath)
@@ -43,7 +65,7 @@ export function analyse(profile, scriptPath) {
     const { file, line } = locate(node.callFrame)
     const name = node.callFrame.functionName || '(anonymous)'
     const atRoot = profile.nodes.find((other) => other.id === parents.get(node.id))?.callFrame.functionName === '(root)'
-    let key = file.startsWith('(') ? name : `${name} ${file}:${line}`
+    let key = file === TOP_LEVEL ? file : file.startsWith('(') ? name : `${name} ${file}:${line}`
     // Native code straight under the root: workerd's own work on the isolate's thread.
     if (file === '(native)' && name === '(anonymous)' && atRoot) key = '(workerd, outside any JS function)'
     nodes.set(node.id, { key, file, parent: parents.get(node.id) })

@@ -111,12 +111,13 @@ export function memorySection({ memory: m }) {
 
 function profileTable(profile) {
   const per = (ms) => n((ms * 1000) / profile.units, 1)
+  const unit = profile.unit ?? 'unit'
   const rows = (list) => list.map((item) => [`\`${item.function}\``, per(item.ms), `${(item.share * 100).toFixed(1)}%`])
-  const head = (first) => [first, `µs per ${profile.units === 1 ? 'run' : 'unit'}`, 'share']
+  const head = (first) => [first, `µs per ${unit}`, 'share']
   return [
-    `### ${profile.name} (${profile.units} ${profile.units === 1 ? 'run' : 'units'}; ${profile.file})`,
+    `### ${profile.name} (${profile.units} ${unit}s; ${profile.file})`,
     '',
-    `Sampled CPU: ${per(profile.totalMs)} µs per ${profile.units === 1 ? 'run' : 'unit'}${profile.startupMs ? ` (wall ${n(profile.startupMs, 1)} ms)` : ''}. By area: ` +
+    `Sampled CPU: ${per(profile.totalMs)} µs per ${unit}${profile.startupMs ? ` (wall ${n(profile.startupMs, 1)} ms, median)` : ''}. By area: ` +
       profile.areas
         .slice(0, 6)
         .map((area) => `${area.function} ${per(area.ms)}`)
@@ -136,9 +137,12 @@ export function profileSection(profile) {
     '## Where the time goes (profiles of the missed targets)',
     '',
     "V8's sampling profiler on each Worker's isolate (workerd, through the inspector, unminified build) while the " +
-      "same workload ran, after an unprofiled warm-up; start-up profiles are Node's (`--cpu-prof`, 50 µs) of importing the " +
-      'Worker module and answering one call. Profiling only: the profiler slows the isolate, so compare shares and ' +
-      'Workers with each other, not with the figures above. Units: requests or chunks.',
+      'same workload ran, after an unprofiled warm-up. Start-up profiles are workerd’s too (50 µs): the Worker is served ' +
+      'from a second isolate that imports its module on the first request, so the profile holds the module’s evaluation ' +
+      "and the first call, not workerd's compiling the script or setting up the isolate and its Durable Objects. A console " +
+      'call is much dearer with the inspector on (the message goes to it), so the local-only row’s one warning weighs ' +
+      'more there than it does without; the token row has none. Profiling only: the profiler slows the isolate, so compare ' +
+      'shares and Workers with each other, not with the figures above. Units: requests or chunks.',
   ]
   for (const item of [...profile.workerd, ...profile.startup]) parts.push('', profileTable(item))
   return parts.join('\n')

@@ -142,7 +142,10 @@ function startupSection({ startup, bundles }) {
     table(['Worker', 'total ms', 'Miniflare ready ms', 'first call ms', 'workerd CPU ms', 'CPU ×', 'per-round ×'], rows),
     '',
     `Declaring the template's five Durable Object bindings costs the floor ${x(ratio(rounds, 'cpuMs', 'hono-do', 'hono'))} at start-up ` +
-      `before any code of the template runs; the template costs ${x(ratio(rounds, 'cpuMs', 'edge', 'hono-do'))} that floor.`,
+      `before any code of the template runs; the template costs ${x(ratio(rounds, 'cpuMs', 'edge', 'hono-do'))} that floor. ` +
+      "The template's row is `npm run dev`'s configuration: no authentication, so it serves local callers only and its " +
+      "first call logs the warning that says so (an isolate's first console call is the dearest). With `MCP_BEARER_TOKEN` " +
+      `set, as a deploy has it, it costs ${x(ratio(rounds, 'cpuMs', 'edge-token', 'edge'))} that (its first call checks the token instead).`,
     '',
     'Bundles as `wrangler deploy --dry-run --outdir` builds them (gzip: zlib level 6, as wrangler prints):',
     '',

@@ -3,12 +3,13 @@
  * (bench/workers/<worker>.toml), the bindings of that instance, and the call its start-up and
  * load runs check (`add(2, 3)` → "5", or tool 0 of the many-tools catalog).
  */
-import { TEST_STATE_KEYS } from './keys.mjs'
+import { BENCH_BEARER_TOKEN, TEST_STATE_KEYS } from './keys.mjs'
 import { ADD_CALL, CATALOG_ANSWER, CATALOG_CALL } from './mcp.mjs'
 
 const add = { request: ADD_CALL, answer: '5' }
 const catalogCall = { request: CATALOG_CALL, answer: CATALOG_ANSWER }
 const STATE = { MCP_STATE_KEYS: TEST_STATE_KEYS }
+const withToken = { ...ADD_CALL, headers: { ...ADD_CALL.headers, authorization: `Bearer ${BENCH_BEARER_TOKEN}` } }
 
 export const TOOL_COUNTS = [5, 50, 200]
 export const SDK_TOOL_COUNTS = [5, 200]
@@ -17,6 +18,14 @@ export const VARIANTS = {
   hono: { worker: 'hono', label: 'Hono floor', call: add },
   'hono-do': { worker: 'hono-do', label: 'Hono floor + 5 Durable Object bindings', call: add },
   edge: { worker: 'edge', label: 'mcp-edge', bindings: STATE, call: add },
+  // The template as deployed: with MCP_BEARER_TOKEN set it authenticates every call and has no
+  // local-only mode, so its first call logs no warning (\`edge\` is \`npm run dev\`'s configuration).
+  'edge-token': {
+    worker: 'edge',
+    label: 'mcp-edge, MCP_BEARER_TOKEN set',
+    bindings: { ...STATE, MCP_BEARER_TOKEN: BENCH_BEARER_TOKEN },
+    call: { request: withToken, answer: '5' },
+  },
   sdk: { worker: 'sdk', label: 'SDK v2', call: add },
   ...Object.fromEntries(
     TOOL_COUNTS.map((count) => [

@@ -8,7 +8,7 @@
  * Miniflare keeps workerd's pid private; it spawns workerd as a direct child of this process, so
  * the new child that appears across `new Miniflare()` is ours (instances are started one at a time).
  */
-import { dirname } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { Log, LogLevel, Miniflare } from 'miniflare'
 import { unstable_getMiniflareWorkerOptions } from 'wrangler'
 import { configPath } from './build.mjs'
@@ -19,21 +19,23 @@ import { VARIANTS } from './variants.mjs'
  * Start a variant (bench/lib/variants.mjs: a Worker under bench/workers/ and its bindings) from
  * the Worker's built script. `inspectorPort` is for the profiles and the heap figures only: no CPU
  * or throughput figure is ever taken with the inspector on. `persistTo` keeps Durable Objects and
- * Workflows on disk there instead of in memory (task-engines.mjs).
+ * Workflows on disk there instead of in memory (task-engines.mjs). `deferred` (the start-up
+ * profiles) serves the Worker from a second isolate that imports its module on the first request.
  */
-export async function startWorker(variant, scriptPath, { inspectorPort, persistTo } = {}) {
+export async function startWorker(variant, scriptPath, { inspectorPort, persistTo, deferred = false } = {}) {
   const { worker } = VARIANTS[variant]
+  const options = workerOptionsOf(variant, scriptPath)
   const { mf, pid } = await spawn({
-    ...workerOptionsOf(variant, scriptPath),
+    ...(deferred ? { workers: [options, deferredOptionsOf(options)] } : options),
     ...(inspectorPort ? { inspectorPort, inspectorHost: '127.0.0.1' } : {}),
     ...(persistTo ? { durableObjectsPersist: `${persistTo}/do`, workflowsPersist: `${persistTo}/workflows` } : {}),
   })
-  const url = await mf.ready
+  const url = deferred ? await mf.unsafeGetDirectURL(`${options.name}-deferred`) : await mf.ready
   return {
     worker,
     variant,
     pid,
-    name: `core:user:bench-${worker}`,
+    name: `core:user:${options.name}${deferred ? '-deferred' : ''}`,
     origin: url.origin,
     endpoint: new URL('/mcp', url).href,
     async dispose() {
@@ -80,6 +82,39 @@ function workerOptionsOf(variant, scriptPath) {
     modules: true,
     modulesRoot: dirname(scriptPath),
     scriptPath,
+  }
+}
+
+/**
+ * The same Worker with its module's evaluation moved to its first request, so that an inspector
+ * attached after start-up sees it: an entry module imports the script when the first request
+ * arrives, in an isolate of its own. Its Durable Object bindings point at the Worker's classes in
+ * the first isolate (`scriptName`); its other bindings are the Worker's.
+ */
+function deferredOptionsOf(options) {
+  const entry = join(options.modulesRoot, 'deferred-entry.js')
+  const durableObjects = Object.fromEntries(
+    Object.entries(options.durableObjects ?? {}).map(([binding, object]) => [
+      binding,
+      { className: object.className ?? object, scriptName: options.name },
+    ]),
+  )
+  return {
+    name: `${options.name}-deferred`,
+    compatibilityDate: options.compatibilityDate,
+    compatibilityFlags: options.compatibilityFlags,
+    bindings: options.bindings,
+    durableObjects,
+    modulesRoot: options.modulesRoot,
+    modules: [
+      {
+        type: 'ESModule',
+        path: entry,
+        contents: `let app\nexport default { async fetch(request, env, ctx) { app ??= (await import('./${basename(options.scriptPath)}')).default\n  return app.fetch(request, env, ctx) } }\n`,
+      },
+      { type: 'ESModule', path: options.scriptPath },
+    ],
+    unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * Keeps `npm run bench` from rotting: the whole benchmark with tiny counts (BENCH_QUICK=1),
  * which still builds every Worker, checks every answer and measures every figure (the inspector
- * steps included). It asserts that the run completes and reports each section, never a timing.
+ * steps included), and profiles every kind of target (BENCH_PROFILE=1) as a full run profiles a
+ * missed one. It asserts that the run completes and reports each section, never a timing.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
@@ -14,7 +15,7 @@ describe('npm run bench (quick)', () => {
     const out = mkdtempSync(join(tmpdir(), 'mcp-edge-bench-smoke-'))
     const child = spawn(process.execPath, ['bench/run.mjs'], {
       cwd: resolve(import.meta.dirname, '../..'),
-      env: { ...process.env, BENCH_QUICK: '1', BENCH_OUT: out, BENCH_PROFILE: '0', WRANGLER_SEND_METRICS: 'false' },
+      env: { ...process.env, BENCH_QUICK: '1', BENCH_OUT: out, BENCH_PROFILE: '1', WRANGLER_SEND_METRICS: 'false' },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let output = ''
@@ -51,6 +52,14 @@ describe('npm run bench (quick)', () => {
       expect(Object.keys(round).sort()).toEqual(['edge', 'edge-legacy', 'hono'])
       for (const lane of Object.values(round)) expect((lane as { cpuUsPerCall: number }).cpuUsPerCall).toBeGreaterThan(0)
     }
+    // Start-up profiles come from workerd (the module imported on the first request): every
+    // profiled Worker has samples, and the template's own functions are among them.
+    const startup = results.profile.startup as { variant: string; totalMs: number; srcCharged: { function: string }[] }[]
+    expect(startup.map((profile) => profile.variant)).toEqual(['edge', 'edge-token', 'hono', 'tools-200', 'tools-5'])
+    for (const profile of startup) expect(profile.totalMs, profile.variant).toBeGreaterThan(0)
+    const template = startup.find((profile) => profile.variant === 'edge-token')
+    expect(template?.srcCharged.some((item) => item.function.includes(' src/server/'))).toBe(true)
+    expect(results.profile.workerd.length).toBeGreaterThan(0)
     const markdown = readFileSync(join(out, 'results.md'), 'utf8')
     for (const heading of [
       '## Targets',
@@ -62,8 +71,10 @@ describe('npm run bench (quick)', () => {
       '## Memory under load',
       '### Notification fan-out',
       'The template in OAuth mode',
+      '## Where the time goes',
+      '### mcp-edge, MCP_BEARER_TOKEN set: module and first call',
     ]) {
       expect(markdown).toContain(heading)
     }
-  }, 240_000)
+  }, 360_000)
 })
