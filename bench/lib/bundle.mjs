@@ -1,7 +1,6 @@
 /**
  * esbuild (the copy wrangler uses) for the Node side of the bench: Node 20 cannot import
- * TypeScript, so TS modules from src/ and bench/workers/ are bundled into TMP first. Output is
- * unminified, with a source map.
+ * TypeScript, so TS modules from src/ and bench/workers/ are bundled into TMP first (unminified).
  */
 import { isAbsolute, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -21,8 +20,6 @@ export async function bundle(entry, name) {
     target: 'es2022',
     conditions: ['workerd', 'worker', 'browser'],
     mainFields: ['module', 'main'],
-    sourcemap: 'external',
-    sourcesContent: false,
     logLevel: 'error',
   })
   return outfile

@@ -52,6 +52,8 @@ export const config = {
   fanoutListeners: pick([100, 1000], [10, 40]),
   fanoutRounds: int('BENCH_FANOUT_ROUNDS', pick(30, 3)),
   profileRequests: pick(5000, 300),
+  /** Fresh starts merged into each start-up profile (one start holds only a hundred or so samples). */
+  profileStarts: pick(5, 2),
   /** 1: always profile; 0: never; unset: when a CPU or throughput target is missed (full runs). */
   profile: process.env.BENCH_PROFILE,
   /** Where results.md and results.json go: bench/ for full runs, the temp dir for quick ones. */

@@ -1,6 +1,6 @@
 /**
- * Reading a V8 CPU profile (workerd's inspector or `node --cpu-prof`): samples mapped to source
- * lines through the bundle's source map; per src/ function, self time, and self time plus the
+ * Reading a V8 CPU profile from workerd's inspector: samples mapped to source lines through the
+ * bundle's source map; per src/ function, self time, and self time plus the
  * non-src code it calls (Hono, zod, Web APIs, natives), i.e. every sample charged to its nearest
  * src/ frame; and the time by area (src/, each package, workerd's own work).
  */
@@ -17,8 +17,8 @@ function locator(scriptPath) {
   const map = new SourceMap(JSON.parse(readFileSync(`${scriptPath}.map`, 'utf8')))
   const script = basename(scriptPath)
   return ({ functionName, url, lineNumber, columnNumber }) => {
-    // workerd names the script by its file name, Node by its file URL.
-    if (url === script || url.endsWith(`/${script}`)) {
+    // workerd names the script by its file name.
+    if (url === script) {
       // The module's own top-level code (a start-up profile: evaluating the module) has no line.
       if (lineNumber < 0) return { file: TOP_LEVEL, line: 0 }
       const entry = map.findEntry(lineNumber, columnNumber)
@@ -37,22 +37,43 @@ function areaOf(file) {
 }
 
 /**
- * Several profiles of the same script as one: nodes renumbered, samples and their time deltas
- * one after another. Each profile's first delta (from its start to its first sample) is dropped,
- * since `analyse` charges a delta to the sample before it, which would be another profile's.
+ * Several profiles of the same script as one, under one root (as a profile viewer expects): nodes
+ * renumbered, samples and their time deltas one after another. Each profile's first delta (from
+ * its start to its first sample) is dropped, since `analyse` charges a delta to the sample before
+ * it, which would be another profile's.
  */
 export function mergeProfiles(profiles) {
-  const merged = { nodes: [], samples: [], timeDeltas: [], startTime: 0, endTime: 0 }
-  let offset = 0
+  const root = { id: 1, callFrame: ROOT_FRAME, hitCount: 0, children: [] }
+  const merged = { nodes: [root], samples: [], timeDeltas: [], startTime: 0, endTime: 0 }
+  let offset = 1
   for (const profile of profiles) {
     const shift = (id) => id + offset
     for (const node of profile.nodes) merged.nodes.push({ ...node, id: shift(node.id), children: node.children?.map(shift) })
+    root.children.push(shift(profile.nodes[0].id))
     merged.samples.push(...profile.samples.map(shift))
-    merged.timeDeltas.push(0, ...profile.timeDeltas.slice(1))
+    merged.timeDeltas.push(...profile.timeDeltas.map((delta, i) => (i === 0 ? 0 : delta)))
     merged.endTime += profile.endTime - profile.startTime
     offset += Math.max(...profile.nodes.map((node) => node.id))
   }
   return merged
+}
+
+const ROOT_FRAME = { functionName: '(root)', scriptId: '0', url: '', lineNumber: -1, columnNumber: -1 }
+
+/**
+ * Whether the sampler saw a start from its beginning: its first sample with code on it is outside
+ * the Worker's script (V8's own work, or the entry module that imports the script), not already
+ * inside the script's evaluation, which happens when the sampler starts late.
+ */
+export function sampledFromTheStart(profile, scriptPath) {
+  const script = basename(scriptPath)
+  const nodes = new Map(profile.nodes.map((node) => [node.id, node]))
+  const parents = new Map()
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id)
+  const first = profile.samples.find((id) => !['(idle)', '(root)'].includes(nodes.get(id).callFrame.functionName))
+  if (first === undefined) return false
+  for (let id = first; id !== undefined; id = parents.get(id)) if (nodes.get(id).callFrame.url === script) return false
+  return true
 }
 
 /** Self time per function and area, and time charged to the nearest src/ frame, in ms. */

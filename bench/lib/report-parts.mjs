@@ -115,7 +115,7 @@ function profileTable(profile) {
   const rows = (list) => list.map((item) => [`\`${item.function}\``, per(item.ms), `${(item.share * 100).toFixed(1)}%`])
   const head = (first) => [first, `µs per ${unit}`, 'share']
   return [
-    `### ${profile.name} (${profile.units} ${unit}s; ${profile.file})`,
+    `### ${profile.name} (${profile.units} ${unit}s${profile.made ? ` of ${profile.made} made` : ''}; ${profile.file})`,
     '',
     `Sampled CPU: ${per(profile.totalMs)} µs per ${unit}${profile.startupMs ? ` (wall ${n(profile.startupMs, 1)} ms, median)` : ''}. By area: ` +
       profile.areas
@@ -139,10 +139,11 @@ export function profileSection(profile) {
     "V8's sampling profiler on each Worker's isolate (workerd, through the inspector, unminified build) while the " +
       'same workload ran, after an unprofiled warm-up. Start-up profiles are workerd’s too (50 µs): the Worker is served ' +
       'from a second isolate that imports its module on the first request, so the profile holds the module’s evaluation ' +
-      "and the first call, not workerd's compiling the script or setting up the isolate and its Durable Objects. A console " +
+      "and the first call, not workerd's compiling the script or setting up the isolate and its Durable Objects; a start " +
+      'the sampler joined late (its first sample already inside the module) is not kept, and another is made. A console ' +
       'call is much dearer with the inspector on (the message goes to it), so the local-only row’s one warning weighs ' +
       'more there than it does without; the token row has none. Profiling only: the profiler slows the isolate, so compare ' +
-      'shares and Workers with each other, not with the figures above. Units: requests or chunks.',
+      'shares and Workers with each other, not with the figures above. Units: requests, chunks or starts.',
   ]
   for (const item of [...profile.workerd, ...profile.startup]) parts.push('', profileTable(item))
   return parts.join('\n')

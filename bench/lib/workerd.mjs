@@ -30,18 +30,24 @@ export async function startWorker(variant, scriptPath, { inspectorPort, persistT
     ...(inspectorPort ? { inspectorPort, inspectorHost: '127.0.0.1' } : {}),
     ...(persistTo ? { durableObjectsPersist: `${persistTo}/do`, workflowsPersist: `${persistTo}/workflows` } : {}),
   })
-  const url = deferred ? await mf.unsafeGetDirectURL(`${options.name}-deferred`) : await mf.ready
-  return {
-    worker,
-    variant,
-    pid,
-    name: `core:user:${options.name}${deferred ? '-deferred' : ''}`,
-    origin: url.origin,
-    endpoint: new URL('/mcp', url).href,
-    async dispose() {
-      await mf.dispose()
-      if (isAlive(pid)) process.kill(pid, 'SIGKILL')
-    },
+  const dispose = async () => {
+    await mf.dispose()
+    if (isAlive(pid)) process.kill(pid, 'SIGKILL')
+  }
+  try {
+    const url = deferred ? await mf.unsafeGetDirectURL(`${options.name}-deferred`) : await mf.ready
+    return {
+      worker,
+      variant,
+      pid,
+      name: `core:user:${options.name}${deferred ? '-deferred' : ''}`,
+      origin: url.origin,
+      endpoint: new URL('/mcp', url).href,
+      dispose,
+    }
+  } catch (error) {
+    await dispose()
+    throw error
   }
 }
 
@@ -92,11 +98,17 @@ function workerOptionsOf(variant, scriptPath) {
  * the first isolate (`scriptName`); its other bindings are the Worker's.
  */
 function deferredOptionsOf(options) {
+  // Bindings this copies: plain ones and Durable Objects. A Worker with others (KV, R2, D1, a
+  // Workflow, a service…) would be served without them, so it is refused rather than half-served.
+  const uncarried = Object.entries(options).filter(([key, value]) => !DEFERRED_CARRIES.has(key) && !isEmpty(value))
+  if (uncarried.length > 0) {
+    throw new Error(`a deferred start does not carry ${uncarried.map(([key]) => key).join(', ')} of ${options.name}`)
+  }
   const entry = join(options.modulesRoot, 'deferred-entry.js')
   const durableObjects = Object.fromEntries(
     Object.entries(options.durableObjects ?? {}).map(([binding, object]) => [
       binding,
-      { className: object.className ?? object, scriptName: options.name },
+      { className: object.className ?? object, scriptName: object.scriptName ?? options.name },
     ]),
   )
   return {
@@ -118,11 +130,34 @@ function deferredOptionsOf(options) {
   }
 }
 
+/** The Miniflare options of a Worker that `deferredOptionsOf` carries over, or that carry no binding. */
+const DEFERRED_CARRIES = new Set([
+  'name',
+  'bindings',
+  'durableObjects',
+  'compatibilityDate',
+  'compatibilityFlags',
+  'modules',
+  'modulesRoot',
+  'modulesRules',
+  'scriptPath',
+])
+
+/** Nothing, or only empty lists and objects (wrangler gives `email: { send_email: [] }` to every Worker). */
+const isEmpty = (value) =>
+  value === undefined ||
+  (Array.isArray(value) ? value.length === 0 : typeof value === 'object' && value !== null && Object.values(value).every(isEmpty))
+
 /** A new workerd on 127.0.0.1 (no Request.cf fetch), and its pid: the one new child of this process. */
 async function spawn(options) {
   const before = new Set(workerdChildren())
   const mf = new Miniflare({ ...options, host: '127.0.0.1', port: 0, cf: false, log: new Log(LogLevel.WARN) })
-  await mf.ready
+  try {
+    await mf.ready
+  } catch (error) {
+    await mf.dispose().catch(() => {})
+    throw error
+  }
   const pids = workerdChildren().filter((pid) => !before.has(pid))
   if (pids.length !== 1) {
     await mf.dispose()
