@@ -1,13 +1,15 @@
 #!/usr/bin/env node
 /**
- * `npm run bench:ab -- [ref] [--legacy] [--swap]`: what a change costs per `tools/call`, over HTTP. The
+ * `npm run bench:ab -- [ref] [--legacy] [--swap] [--startup]`: what a change costs per `tools/call`, over HTTP. The
  * template Worker as this working tree has it (`tree`) and as git `ref` had it (`ref`, default
  * HEAD, so an uncommitted change is measured against the last commit), each in its own workerd,
  * beside the Hono floor, in alternating rounds of the floor step's load (bench/README.md, "A/B").
  * `--legacy` adds the 2025-era call (with a session id) on both. Workers start in the order floor,
  * ref, tree, or floor, tree, ref with `--swap` (identical workerds differ a little by start order;
  * bench/README.md). Prints each lane's CPU per call, its ratio to the floor and `tree / ref`:
- * medians of per-round ratios, with their range.
+ * medians of per-round ratios, with their range. `--startup` measures start-up instead: fresh
+ * workerds of the floor, ref and tree, alternated (`BENCH_STARTUPS` rounds, default 15), workerd's
+ * CPU from spawn to the first answer.
  *
  * The ref's `src/` is taken with `git archive` and built against this tree's node_modules and
  * `workers/edge.toml` (bindings, Durable Objects), so only the source differs; a ref must export
@@ -18,18 +20,20 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, TMP } from './lib/env.mjs'
 import { build, configPath } from './lib/build.mjs'
-import { alternateLoad, medians, ratio, ratioRange } from './lib/compare.mjs'
+import { alternateLoad, alternateStartup, medians, ratio, ratioRange } from './lib/compare.mjs'
 import { config } from './lib/config.mjs'
 import { floorLanes } from './lib/floor.mjs'
 import { startWorker } from './lib/workerd.mjs'
 
 const args = process.argv.slice(2)
 const flags = args.filter((arg) => arg.startsWith('--'))
-const unknown = flags.filter((flag) => flag !== '--legacy' && flag !== '--swap')
-if (unknown.length > 0) throw new Error(`bench:ab: unknown option ${unknown.join(', ')} (known: --legacy, --swap)`)
+const KNOWN = ['--legacy', '--swap', '--startup']
+const unknown = flags.filter((flag) => !KNOWN.includes(flag))
+if (unknown.length > 0) throw new Error(`bench:ab: unknown option ${unknown.join(', ')} (known: ${KNOWN.join(', ')})`)
 const ref = args.find((arg) => !arg.startsWith('--')) ?? 'HEAD'
 const legacy = flags.includes('--legacy')
 const swap = flags.includes('--swap')
+const startup = flags.includes('--startup')
 const log = (line) => console.error(`[bench:ab] ${line}`)
 
 /** The template at `ref`, built like the tree's (workers/edge.toml with `main` at the ref's src). */
@@ -55,26 +59,56 @@ async function stopAll() {
 process.on('SIGINT', () => void stopAll().finally(() => process.exit(130)))
 process.on('SIGTERM', () => void stopAll().finally(() => process.exit(143)))
 
-try {
-  const old = buildRef()
-  const tree = build('edge')
-  log(`ref ${ref} (${old.commit}): ${old.gzipBytes} bytes gzip; tree: ${tree.gzipBytes} bytes gzip`)
+/** `a / b` of `metric` as the median of per-round ratios, with their range. */
+function times(rounds, metric, a, b) {
+  const range = ratioRange(rounds, metric, a, b)
+    .map((value) => value.toFixed(2))
+    .join('–')
+  return `${ratio(rounds, metric, a, b).toFixed(3)}× (per round ${range})`
+}
+
+/** Start-up of the floor, the ref and the tree, each in fresh workerds, alternated. */
+async function compareStartup(built) {
+  const ids = swap ? ['hono', 'tree', 'ref'] : ['hono', 'ref', 'tree']
+  const repeats = Number(process.env.BENCH_STARTUPS ?? 15)
+  log(`start-up: ${repeats} rounds of a fresh workerd each (${ids.join(', ')})`)
+  const scripts = { ...built, hono: build('hono') }
+  const rounds = await alternateStartup(
+    ids,
+    (id) => scripts[id].scriptPath,
+    repeats,
+    log,
+    (id) => (id === 'hono' ? 'hono' : 'edge'),
+  )
+  const cpu = medians(rounds, 'cpuMs')
+  console.log(`\n| Worker | workerd CPU ms, spawn → first answer | ×floor |\n| --- | --- | --- |`)
+  for (const id of ids)
+    console.log(`| ${id} | ${cpu[id].toFixed(1)} | ${id === 'hono' ? '' : times(rounds, 'cpuMs', id, 'hono')} |`)
+  console.log(`\ntree / ref (${built.ref.commit}), start-up: ${times(rounds, 'cpuMs', 'tree', 'ref')}`)
+}
+
+/** CPU per `tools/call` of the ref and the tree beside the floor, each in its own workerd, in alternating rounds. */
+async function compareCalls(built) {
   targets.hono = await startWorker('hono', build('hono').scriptPath)
-  const built = { ref: old, tree }
   for (const id of swap ? ['tree', 'ref'] : ['ref', 'tree']) targets[id] = await startWorker('edge', built[id].scriptPath)
   const lanes = await floorLanes(targets, { legacy })
   log(`${lanes.length} lanes, ${config.rounds} rounds × ${config.requests} requests after ${config.warmupRequests} each`)
   const rounds = await alternateLoad(lanes, config, log)
   const cpu = medians(rounds, 'cpuUsPerRequest')
-  const range = (a, b) =>
-    ratioRange(rounds, 'cpuUsPerRequest', a, b)
-      .map((value) => value.toFixed(2))
-      .join('–')
-  const times = (a, b) => `${ratio(rounds, 'cpuUsPerRequest', a, b).toFixed(3)}× (per round ${range(a, b)})`
+  const perCall = (a, b) => times(rounds, 'cpuUsPerRequest', a, b)
   console.log(`\n| lane | CPU µs/call | ×floor |\n| --- | --- | --- |`)
-  for (const { id } of lanes) console.log(`| ${id} | ${cpu[id].toFixed(1)} | ${id === 'hono' ? '' : times(id, 'hono')} |`)
-  console.log(`\ntree / ref (${old.commit}): ${times('tree', 'ref')}`)
-  if (legacy) console.log(`tree / ref, 2025-era call: ${times('tree-legacy', 'ref-legacy')}`)
+  for (const { id } of lanes) console.log(`| ${id} | ${cpu[id].toFixed(1)} | ${id === 'hono' ? '' : perCall(id, 'hono')} |`)
+  console.log(`\ntree / ref (${built.ref.commit}): ${perCall('tree', 'ref')}`)
+  if (legacy) console.log(`tree / ref, 2025-era call: ${perCall('tree-legacy', 'ref-legacy')}`)
+}
+
+try {
+  const old = buildRef()
+  const tree = build('edge')
+  log(`ref ${ref} (${old.commit}): ${old.gzipBytes} bytes gzip; tree: ${tree.gzipBytes} bytes gzip`)
+  const built = { ref: old, tree }
+  if (startup) await compareStartup(built)
+  else await compareCalls(built)
 } finally {
   await stopAll()
 }

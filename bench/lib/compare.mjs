@@ -57,14 +57,18 @@ export async function alternateLoad(lanes, { connections, rounds, requests, warm
   return results
 }
 
-/** Fresh-workerd start-ups of each variant, alternated, after one untimed start of each (Miniflare's first use is slower). */
-export async function alternateStartup(variants, scriptOf, repeats, log) {
-  for (const variant of variants) await measureStartup(variant, scriptOf(variant))
+/**
+ * Fresh-workerd start-ups of each lane, alternated, after one untimed start of each (Miniflare's
+ * first use is slower). A lane is a variant, or (`variantOf`) another script of one (ab.mjs).
+ */
+export async function alternateStartup(ids, scriptOf, repeats, log, variantOf = (id) => id) {
+  const start = (id) => measureStartup(variantOf(id), scriptOf(id))
+  for (const id of ids) await start(id)
   const results = []
   for (let repeat = 1; repeat <= repeats; repeat++) {
     const entry = {}
-    for (const variant of inTurn(variants, repeat)) entry[variant] = await measureStartup(variant, scriptOf(variant))
-    log(`  start-up ${repeat}/${repeats}: ${variants.map((v) => `${v} ${entry[v].cpuMs.toFixed(1)} ms CPU`).join(', ')}`)
+    for (const id of inTurn(ids, repeat)) entry[id] = await start(id)
+    log(`  start-up ${repeat}/${repeats}: ${ids.map((id) => `${id} ${entry[id].cpuMs.toFixed(1)} ms CPU`).join(', ')}`)
     results.push(entry)
   }
   return results
