@@ -46,8 +46,8 @@ const cap = (value: string | undefined) => (value ? Number(value) : undefined)
 export const server = createMcpServer<Env>({
   name: 'mcp-edge-template',
   version: '0.1.0',
-  instructions:
-    'Example tools: add, get_weather, delete_record (asks first), write_story (streams), generate_report (a task), draft_article (a task that asks), add_note.',
+  // What a client shows its model about this server as a whole; tools/list describes each tool.
+  instructions: 'Example tools, one for each thing mcp-edge adds.',
   limits: { listenStreams: cap(config.MCP_MAX_LISTEN_STREAMS), liveTasks: cap(config.MCP_MAX_LIVE_TASKS) },
   // List changes and resource updates reach listen streams in every isolate through McpEventHub.
   events: cloudflareEventHub({ binding: 'MCP_EVENTS' }),

@@ -40,6 +40,11 @@ import { subjectOf } from './principal.ts'
 
 /** After an unfinished task expires and fails, it stays readable this long, then is deleted. */
 export const EXPIRED_RETENTION_MS = 60_000
+/**
+ * How long a working task between runs may wait for its alarm, set to fire at once, before a read
+ * of the task sets it again (deliveries were seen lost under `wrangler dev` after a restart).
+ */
+export const ALARM_GRACE_MS = 3_000
 
 /** A live watcher of the task: status notifications, and partial results when it asked for them. */
 export interface Watcher {
@@ -87,6 +92,8 @@ export class TaskEngine<Env> {
   /** The completed task's result, parsed from storage once. */
   #result: object | undefined
   #run: LiveRun | undefined
+  /** When this instance last set the alarm to run the task at once (never, since it started). */
+  #wokenAt = Number.NEGATIVE_INFINITY
   readonly #log = new TaskLog(
     (items) => this.#writeLog(items),
     (error) => this.#invalidate(error),
@@ -131,7 +138,7 @@ export class TaskEngine<Env> {
       this.#store.create(record, json)
       this.#record = record
       this.#loaded = true
-      await this.#store.setAlarm(now)
+      await this.#wake()
       return { task: summary(record) }
     })
   }
@@ -168,7 +175,7 @@ export class TaskEngine<Env> {
       const done = Object.keys(remaining).length === 0
       const patch = done ? { status: 'working' as const, inputRequests: undefined } : { inputRequests: remaining }
       this.#commit(patch, true, (next) => this.#store.saveAnswers(next, answers))
-      if (done) await this.#store.setAlarm(this.#now())
+      if (done) await this.#wake()
       return true
     })
   }
@@ -207,9 +214,9 @@ export class TaskEngine<Env> {
       if (!record) return
       if (record.purgeAt !== undefined && this.#now() >= record.purgeAt) return this.#purge()
       this.#expireIfDue()
-      if (this.#isLost()) this.#lost()
-      if (this.#record?.status === 'working' && !this.#run && (await this.#runOnce()) === 'yield') {
-        return this.#store.setAlarm(this.#now())
+      if (this.#idle()?.running) this.#lost()
+      if (this.#idle() && (await this.#runOnce()) === 'yield') {
+        return this.#wake()
       }
       const next = this.#record
       if (next) await this.#store.setAlarm(Math.max(next.purgeAt ?? next.expiresAt, this.#now()))
@@ -249,20 +256,33 @@ export class TaskEngine<Env> {
 
   /**
    * The record, if it exists and belongs to `principal`. Reading it also settles what time or a
-   * restart decided: an overdue task fails, and a lost run is counted and its task woken.
+   * restart decided: an overdue task fails, and a lost run is counted and its task woken. A task
+   * between runs whose alarm has not come within ALARM_GRACE_MS of this instance setting it (or
+   * at all since the instance started) is woken again: a delivery the runtime lost then costs a
+   * polling client that long, not the task.
    */
   async #owned(principal: string | null): Promise<TaskRecord | undefined> {
     const record = this.#load()
     if (!record || record.principal !== principal) return undefined
     this.#expireIfDue()
-    if (this.#isLost() && this.#lost()) await this.#store.setAlarm(this.#now())
+    const idle = this.#idle()
+    if (idle && (idle.running ? this.#lost() : this.#now() - this.#wokenAt > ALARM_GRACE_MS)) await this.#wake()
     return this.#record
   }
 
-  /** A started run that this instance does not hold was lost (an object has one live instance). */
-  #isLost(): boolean {
+  /** Set the alarm to run the task at once. */
+  #wake(): Promise<void> {
+    this.#wokenAt = this.#now()
+    return this.#store.setAlarm(this.#wokenAt)
+  }
+
+  /**
+   * A working task that no run of this instance holds: between runs, or, when it is marked
+   * running, its run was lost (an object has one live instance; only a working task runs).
+   */
+  #idle(): TaskRecord | undefined {
     const record = this.#record
-    return record !== undefined && !isTerminal(record.status) && record.running && !this.#run
+    return record?.status === 'working' && !this.#run ? record : undefined
   }
 
   /** Count a lost run; true when the task may run again, false when it failed for good. */

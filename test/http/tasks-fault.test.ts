@@ -124,7 +124,8 @@ describe('durable tasks across crashes of wrangler dev', () => {
     const task = (await until([taskId])).get(taskId)
     const undisturbedId = await create('step_task', { steps, delayMs: 0 })
     const undisturbed = (await until([undisturbedId])).get(undisturbedId)
-    expect(task.status).toBe('completed')
+    expect(task.status, JSON.stringify(task)).toBe('completed')
+    expect(undisturbed.status, JSON.stringify(undisturbed)).toBe('completed')
     expect(task.result.content).toEqual(undisturbed.result.content)
     const items = task._meta[LOG].items as Array<{ seq: number; taskId: string; content: Array<{ text: string }> }>
     expect(items.map((item) => [item.seq, item.content[0]?.text])).toEqual(

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import { createMcpServer, input, ToolError } from '../../src/index.ts'
 import type { TaskLimits } from '../../src/server/task-limits.ts'
-import { EXPIRED_RETENTION_MS, TaskEngine } from '../../src/server/task-engine.ts'
+import { ALARM_GRACE_MS, EXPIRED_RETENTION_MS, TaskEngine } from '../../src/server/task-engine.ts'
 import type { Watcher } from '../../src/server/task-engine.ts'
 import { LOG_BATCH_SIZE } from '../../src/server/task-log.ts'
 import type { TaskCall } from '../../src/server/tasks.ts'
@@ -303,6 +303,53 @@ describe('TaskEngine: restarts, steps and replays', () => {
       lostRuns: 2,
       statusMessage: "The task's run was interrupted 3 times in a row without progress (restarts, evictions or platform limits)",
     })
+  })
+})
+
+describe('TaskEngine: an alarm the runtime lost', () => {
+  // Seen under `wrangler dev` after a restart: a working task between runs whose alarm never came
+  // stayed working for good, though its client kept polling (tasks-fault.test.ts (a), at times).
+  it('is set again by a read once ALARM_GRACE_MS has passed since it was set, and the task then runs', async () => {
+    const store = new MemoryTaskStore()
+    clock.now = 1_000
+    const tasks = await created(store, 't-lost-alarm', call('quick'))
+    expect(store.alarm).toBe(1_000)
+    store.alarm = undefined
+    clock.now = 1_000 + ALARM_GRACE_MS
+    expect((await tasks.get('alice'))?.task.status).toBe('working')
+    expect(store.alarm).toBeUndefined()
+    clock.now += 1
+    await tasks.get('alice')
+    expect(store.alarm).toBe(clock.now)
+    await tasks.alarm()
+    expect((await tasks.get('alice'))?.task).toMatchObject({ status: 'completed', result: text('done') })
+  })
+
+  it('is set again at the first read after a restart, before any grace has passed', async () => {
+    const store = new MemoryTaskStore()
+    clock.now = 1_000
+    await created(store, 't-restart-alarm', call('quick'))
+    store.alarm = undefined
+    await engine(store).get('alice')
+    expect(store.alarm).toBe(1_000)
+  })
+
+  it('is not set by reads while a run is live, past the grace, nor for a task that ended', async () => {
+    const stuck = stepServer('s').tool('stuck', { input: z.object({}), task: 'always' }, async (_a, ctx) => hold(ctx.signal))
+    const store = new MemoryTaskStore()
+    clock.now = 1_000
+    const tasks = await created(store, 't-live-run', call('stuck', {}), stuck)
+    const running = tasks.alarm()
+    store.alarm = undefined
+    clock.now += 2 * ALARM_GRACE_MS
+    expect((await tasks.get('alice'))?.task.status).toBe('working')
+    expect(store.alarm).toBeUndefined()
+    expect(await tasks.cancel('alice')).toBe(true)
+    await running
+    store.alarm = undefined
+    clock.now += 2 * ALARM_GRACE_MS
+    expect((await tasks.get('alice'))?.task.status).toBe('cancelled')
+    expect(store.alarm).toBeUndefined()
   })
 })
 
