@@ -47,7 +47,7 @@ export const server = createMcpServer<Env>({
   name: 'mcp-edge-template',
   version: '0.1.0',
   // What a client shows its model about this server as a whole; tools/list describes each tool.
-  instructions: 'Example tools, one for each thing mcp-edge adds.',
+  instructions: 'One example tool for each thing mcp-edge adds.',
   limits: { listenStreams: cap(config.MCP_MAX_LISTEN_STREAMS), liveTasks: cap(config.MCP_MAX_LIVE_TASKS) },
   // List changes and resource updates reach listen streams in every isolate through McpEventHub.
   events: cloudflareEventHub({ binding: 'MCP_EVENTS' }),

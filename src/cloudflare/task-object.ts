@@ -9,6 +9,7 @@
  * unfinished task, deletes a finished one) and then at purge time. Cloudflare delivers alarms at
  * least once and re-delivers one whose invocation was lost, so a run lost to a restart is picked
  * up by the next alarm (or by the next request to the object) and runs again over what is stored.
+ * A read of a task between runs whose alarm is overdue (task-engine.ts, ALARM_GRACE_MS) sets it again.
  */
 import { DurableObject } from 'cloudflare:workers'
 import { NOTIFICATION } from '../protocol/constants.ts'

@@ -270,10 +270,11 @@ export class TaskEngine<Env> {
     return this.#record
   }
 
-  /** Set the alarm to run the task at once. */
-  #wake(): Promise<void> {
-    this.#wokenAt = this.#now()
-    return this.#store.setAlarm(this.#wokenAt)
+  /** Set the alarm to run the task at once (and, once that is stored, remember when). */
+  async #wake(): Promise<void> {
+    const at = this.#now()
+    await this.#store.setAlarm(at)
+    this.#wokenAt = at
   }
 
   /**
