@@ -11,6 +11,15 @@ import { ROOT } from './env.mjs'
 
 const TOP = 15
 const TOP_LEVEL = "(the module's top-level code)"
+const ROOT_FRAME = { functionName: '(root)', scriptId: '0', url: '', lineNumber: -1, columnNumber: -1 }
+
+/** A profile's nodes by id, and each node's parent id. */
+function treeOf(profile) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]))
+  const parents = new Map()
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id)
+  return { byId, parents }
+}
 
 /** Where a profile frame's code lives: repo-relative source file and line, or a runtime bucket. */
 function locator(scriptPath) {
@@ -58,8 +67,6 @@ export function mergeProfiles(profiles) {
   return merged
 }
 
-const ROOT_FRAME = { functionName: '(root)', scriptId: '0', url: '', lineNumber: -1, columnNumber: -1 }
-
 /**
  * Whether the sampler saw a start from its beginning: its first sample with code on it is outside
  * the Worker's script (V8's own work, or the entry module that imports the script), not already
@@ -67,25 +74,22 @@ const ROOT_FRAME = { functionName: '(root)', scriptId: '0', url: '', lineNumber:
  */
 export function sampledFromTheStart(profile, scriptPath) {
   const script = basename(scriptPath)
-  const nodes = new Map(profile.nodes.map((node) => [node.id, node]))
-  const parents = new Map()
-  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id)
-  const first = profile.samples.find((id) => !['(idle)', '(root)'].includes(nodes.get(id).callFrame.functionName))
+  const { byId, parents } = treeOf(profile)
+  const first = profile.samples.find((id) => !['(idle)', '(root)'].includes(byId.get(id).callFrame.functionName))
   if (first === undefined) return false
-  for (let id = first; id !== undefined; id = parents.get(id)) if (nodes.get(id).callFrame.url === script) return false
+  for (let id = first; id !== undefined; id = parents.get(id)) if (byId.get(id).callFrame.url === script) return false
   return true
 }
 
 /** Self time per function and area, and time charged to the nearest src/ frame, in ms. */
 export function analyse(profile, scriptPath) {
   const locate = locator(scriptPath)
-  const parents = new Map()
-  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id)
+  const { byId, parents } = treeOf(profile)
   const nodes = new Map()
   for (const node of profile.nodes) {
     const { file, line } = locate(node.callFrame)
     const name = node.callFrame.functionName || '(anonymous)'
-    const atRoot = profile.nodes.find((other) => other.id === parents.get(node.id))?.callFrame.functionName === '(root)'
+    const atRoot = byId.get(parents.get(node.id))?.callFrame.functionName === '(root)'
     let key = file === TOP_LEVEL ? file : file.startsWith('(') ? name : `${name} ${file}:${line}`
     // Native code straight under the root: workerd's own work on the isolate's thread.
     if (file === '(native)' && name === '(anonymous)' && atRoot) key = '(workerd, outside any JS function)'

@@ -19,7 +19,7 @@ export const VARIANTS = {
   'hono-do': { worker: 'hono-do', label: 'Hono floor + 5 Durable Object bindings', call: add },
   edge: { worker: 'edge', label: 'mcp-edge', bindings: STATE, call: add },
   // The template as deployed: with MCP_BEARER_TOKEN set it authenticates every call and has no
-  // local-only mode, so its first call logs no warning (\`edge\` is \`npm run dev\`'s configuration).
+  // local-only mode, so its first call logs no warning (`edge` is `npm run dev`'s configuration).
   'edge-token': {
     worker: 'edge',
     label: 'mcp-edge, MCP_BEARER_TOKEN set',

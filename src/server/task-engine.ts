@@ -14,7 +14,8 @@
  * are stored by `tasks/update`, which wakes the alarm), or between steps, to continue in the next
  * alarm. A run that no live instance holds any more (restart, eviction, deploy) is noticed by the
  * next alarm (Cloudflare re-delivers an interrupted alarm) or access, and runs again; the task
- * fails only after `maxLostRuns` lost runs in a row without progress, saying so.
+ * fails only after `maxLostRuns` lost runs in a row without progress, saying so. A task between
+ * runs whose alarm is overdue (ALARM_GRACE_MS) is woken again by the next read.
  *
  * Over 400 lines on purpose: it is one state machine, and its transitions share the record, the
  * live run and the watchers; split apart, the invariants above would be spread over files. The run
