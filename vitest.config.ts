@@ -1,4 +1,4 @@
-import { cloudflareTest } from '@cloudflare/vitest-pool-workers'
+import { cloudflareTest } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
 
 // Three layers (STYLE "Tests"): pure unit tests in Node; tests inside workerd against the
@@ -9,7 +9,7 @@ export default defineConfig({
     projects: [
       { test: { name: 'unit', environment: 'node', include: ['test/unit/**/*.test.ts'] } },
       {
-        plugins: [cloudflareTest({ wrangler: { configPath: './test/fixture/wrangler.toml' } })],
+        plugins: [cloudflareTest({ wrangler: { configPath: './test/fixture/wrangler.jsonc' } })],
         test: { name: 'workers', include: ['test/workers/**/*.test.ts'], testTimeout: 30_000 },
       },
       {

@@ -12,8 +12,8 @@
  * CPU from spawn to the first answer.
  *
  * The ref's `src/` is taken with `git archive` and built against this tree's node_modules and
- * `workers/edge.toml` (bindings, Durable Objects), so only the source differs; a ref must export
- * the Durable Object classes edge.toml binds (every commit since 4e79678).
+ * `workers/edge/wrangler.jsonc` (bindings, Durable Objects), so only the source differs; a ref must
+ * export the Durable Object classes that config binds (every commit since 4e79678).
  */
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
@@ -36,7 +36,7 @@ const swap = flags.includes('--swap')
 const startup = flags.includes('--startup')
 const log = (line) => console.error(`[bench:ab] ${line}`)
 
-/** The template at `ref`, built like the tree's (workers/edge.toml with `main` at the ref's src). */
+/** The template at `ref`, built like the tree's (workers/edge/wrangler.jsonc with `main` at the ref's src). */
 function buildRef() {
   const dir = join(TMP, 'ab-ref')
   mkdirSync(dir, { recursive: true })
@@ -45,11 +45,11 @@ function buildRef() {
   execFileSync('git', ['archive', '-o', archive, commit, 'src'], { cwd: ROOT })
   execFileSync('tar', ['-xf', archive, '-C', dir])
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
-  const main = /^main = .*$/m
-  const toml = readFileSync(configPath('edge'), 'utf8')
-  if (!main.test(toml)) throw new Error(`bench:ab: no \`main = …\` line in ${configPath('edge')}`)
-  writeFileSync(join(dir, 'wrangler.toml'), toml.replace(main, 'main = "src/worker.ts"'))
-  return { commit, ...build('edge-ref', { config: join(dir, 'wrangler.toml') }) }
+  const main = /"main": "[^"]*"/
+  const jsonc = readFileSync(configPath('edge'), 'utf8')
+  if (!main.test(jsonc)) throw new Error(`bench:ab: no \`"main": …\` line in ${configPath('edge')}`)
+  writeFileSync(join(dir, 'wrangler.jsonc'), jsonc.replace(main, '"main": "src/worker.ts"'))
+  return { commit, ...build('edge-ref', { config: join(dir, 'wrangler.jsonc') }) }
 }
 
 const targets = {}

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Builds the playground page (playground/src) into playground/dist/playground/, the Workers Static
- * Assets directory of wrangler.toml and wrangler.oauth.toml: index.html and style.css copied,
+ * Assets directory of wrangler.jsonc and oauth/wrangler.jsonc: index.html and style.css copied,
  * main.ts bundled by the esbuild that wrangler brings (browser ESM, minified). Wrangler runs it
  * before `wrangler dev` and `wrangler deploy` (`[build] command`). Several `wrangler dev` may start
  * at once (tests): each file is written whole through a rename, and only when its content changed,

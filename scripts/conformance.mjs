@@ -4,7 +4,6 @@
 // http://127.0.0.1:8788/mcp. Runs every scenario the revision requires (2026-07-28 unless
 // `--requirements` names another), plus the ones the requirements file lists as not scored
 // (pending, added after release, the Tasks extension), against test/conformance/expected-failures.yml.
-// On Node 20 the suite needs fs.globSync; scripts/conformance/register.mjs supplies it.
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
@@ -12,8 +11,6 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const url = process.argv[2] ?? 'http://127.0.0.1:8788/mcp'
 const rest = process.argv.slice(3)
 const args = [
-  '--import',
-  './scripts/conformance/register.mjs',
   'node_modules/@modelcontextprotocol/conformance/dist/index.js',
   'server',
   '--url',

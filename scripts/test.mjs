@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-// `npm test`: typecheck, lint, then every Vitest project (unit, inside workerd, over HTTP with
+// `npm test`: typecheck, generated types current, lint, then every Vitest project (unit, inside workerd, over HTTP with
 // wrangler dev, interop, conformance). Vitest's global setup starts and stops the servers.
 // Ends with one plain line, `N passed, N failed`, which CI reads.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { PROGRAMS } from './typecheck.mjs'
 
 const env = {
   ...process.env,
@@ -26,9 +27,8 @@ function step(name, command, args) {
   }
 }
 
-step('typecheck (Workers)', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json'])
-step('typecheck (Node)', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.node.json'])
-step('typecheck (playground page)', 'npx', ['tsc', '--noEmit', '-p', 'playground/tsconfig.json'])
+for (const [name, project] of PROGRAMS) step(`typecheck (${name})`, 'npx', ['tsc', '-p', project])
+step('generated types are current (wrangler types --check)', process.execPath, ['scripts/types.mjs', '--check'])
 step('lint and format', 'npx', ['biome', 'ci', '.'])
 
 const report = join(mkdtempSync(join(tmpdir(), 'mcp-edge-vitest-')), 'report.json')
@@ -43,12 +43,19 @@ const vitest = spawnSync(
 )
 try {
   const summary = JSON.parse(readFileSync(report, 'utf8'))
+  // A file that failed outside its tests (its setup threw, it did not import) reports its tests as
+  // skipped: count each such file as a failure, so it cannot pass for a skip.
+  const brokenFiles = summary.testResults.filter(
+    (file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'),
+  )
+  const vitestFailed = summary.numFailedTests + brokenFiles.length
   passed += summary.numPassedTests
-  failed += summary.numFailedTests
+  failed += vitestFailed
+  for (const file of brokenFiles) console.log(`✗ ${file.name} failed outside its tests: ${file.message ?? ''}`)
   skipped = summary.testResults.flatMap((file) =>
     file.assertionResults.filter((test) => test.status === 'skipped').map((test) => test.fullName),
   )
-  if (vitest.status !== 0 && summary.numFailedTests === 0) failed++ // a suite-level failure (setup, import error)
+  if (vitest.status !== 0 && vitestFailed === 0) failed++ // a failure outside any file (global setup)
 } catch {
   failed++
   console.log(`✗ vitest produced no report (exit ${vitest.status})`)

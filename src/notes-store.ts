@@ -35,6 +35,11 @@ export class NotesStore extends DurableObject<Record<string, unknown>> {
   }
 }
 
+/** The binding the notes need: every Worker that serves the template's tools binds NotesStore as NOTES. */
+export interface NotesEnv {
+  NOTES: DurableObjectNamespace<NotesStore>
+}
+
 /**
  * The notes object of a Worker env.
  *

@@ -1,5 +1,5 @@
 /**
- * The template in OAuth mode (`npm run dev:oauth`, wrangler.oauth.toml): the same MCP server as
+ * The template in OAuth mode (`npm run dev:oauth`, oauth/wrangler.jsonc): the same MCP server as
  * src/worker.ts, behind its own OAuth 2.1 authorization server built with
  * `@cloudflare/workers-oauth-provider`. The provider wraps the Worker: it publishes the RFC 9728
  * and RFC 8414 metadata, registers clients dynamically (RFC 7591), runs PKCE S256, issues tokens
@@ -17,35 +17,39 @@ import { env } from 'cloudflare:workers'
 import { Hono } from 'hono'
 import { cloudflareServices } from './cloudflare/index.ts'
 import { mcp } from './index.ts'
-import type { McpServer, McpVariables } from './index.ts'
+import type { McpVariables } from './index.ts'
 import { consent } from './oauth-consent.ts'
 import type { ConsentEnv } from './oauth-consent.ts'
 import { playground } from './playground-gate.ts'
-import { server as templateServer } from './worker.ts'
-import type { Env as TemplateEnv } from './worker.ts'
+import { server } from './worker.ts'
 
 export { McpEventHub, McpInputRelay, McpNonceLedger, McpTaskObject, NotesStore } from './worker.ts'
 
-export interface Env extends TemplateEnv, ConsentEnv {
-  MCP_PUBLIC_URL: string
-  OAUTH_KV: KVNamespace
+/**
+ * What oauth/wrangler.jsonc cannot declare, beside its generated Env (oauth/worker-configuration.d.ts):
+ * the provider's helpers, which it puts on the env of every request it passes on, and the
+ * optional secrets (the consent page's passphrase, ConsentEnv).
+ */
+interface OAuthExtras extends ConsentEnv {
   /** Access token lifetime in seconds (default one hour; KV allows no less than 60). */
   OAUTH_ACCESS_TOKEN_TTL?: string
+}
+declare global {
+  interface Env extends OAuthExtras {}
+  namespace Cloudflare {
+    interface Env extends OAuthExtras {}
+  }
 }
 
 /** Scopes this server can grant: `mcp` is the baseline every client asks for first. */
 export const SCOPES = ['mcp', 'records:write']
 
-const config = env as unknown as Env
-const base = (config.MCP_PUBLIC_URL ?? '').replace(/\/+$/, '')
+const base = (env.MCP_PUBLIC_URL ?? '').replace(/\/+$/, '')
 if (!/^https?:\/\/[^/]+$/.test(base)) {
   throw new Error(
-    'MCP_PUBLIC_URL must be this Worker\'s public origin, such as "https://mcp.example.com" (set it under [vars] in wrangler.oauth.toml)',
+    'MCP_PUBLIC_URL must be this Worker\'s public origin, such as "https://mcp.example.com" (set it under vars in oauth/wrangler.jsonc)',
   )
 }
-
-// The template's handlers read only the template's bindings, which this env has too.
-const server = templateServer as unknown as McpServer<Env>
 
 /** The protected API: the provider verified the token; its props and scopes become the principal. */
 const api = new Hono<{ Bindings: Env; Variables: McpVariables }>()
@@ -90,5 +94,5 @@ export default new OAuthProvider<Env>({
     bearer_methods_supported: ['header'],
     resource_name: 'mcp-edge template',
   },
-  accessTokenTTL: Number(config.OAUTH_ACCESS_TOKEN_TTL ?? 3600),
+  accessTokenTTL: Number(env.OAUTH_ACCESS_TOKEN_TTL ?? 3600),
 })

@@ -21,34 +21,40 @@ import { cloudflareEventHub, cloudflareServices, createDurableObjects } from './
 import { createKeyRing, createMcpServer, input, mcp, ToolError } from './index.ts'
 import type { Principal } from './index.ts'
 import { MAX_NOTE_LENGTH, notesOf } from './notes-store.ts'
-import type { NotesStore } from './notes-store.ts'
+import type { NotesEnv } from './notes-store.ts'
 import { playground } from './playground-gate.ts'
-import type { PlaygroundEnv } from './playground-gate.ts'
 
-export interface Env extends PlaygroundEnv {
-  MCP_STATE_KEYS: string
+/**
+ * Secrets this Worker reads that may be unset. Every binding and var is generated from
+ * wrangler.jsonc into worker-configuration.d.ts (`npm run types`); a config cannot declare an
+ * optional secret, so these are the only env entries typed by hand.
+ */
+interface OptionalSecrets {
+  /** When set, requests need `Authorization: Bearer <token>`. */
   MCP_BEARER_TOKEN?: string
   /** Optional caps per caller and isolate (defaults 1,000 and 100). */
   MCP_MAX_LISTEN_STREAMS?: string
   MCP_MAX_LIVE_TASKS?: string
-  MCP_TASKS: DurableObjectNamespace
-  MCP_NONCES: DurableObjectNamespace
-  MCP_INPUT_RELAY: DurableObjectNamespace
-  MCP_EVENTS: DurableObjectNamespace
-  NOTES: DurableObjectNamespace<NotesStore>
+}
+declare global {
+  interface Env extends OptionalSecrets {}
+  namespace Cloudflare {
+    interface Env extends OptionalSecrets {}
+  }
 }
 
-const config = env as unknown as Env
 // Fail at start-up, with instructions, when the requestState keys are missing or too short.
-createKeyRing(config.MCP_STATE_KEYS)
+createKeyRing(env.MCP_STATE_KEYS)
 const cap = (value: string | undefined) => (value ? Number(value) : undefined)
 
-export const server = createMcpServer<Env>({
+// Typed by what its tools read, so the other Workers built on it (the OAuth mode, the JWT
+// fixture) can serve it with their own Env; each of them binds NOTES too.
+export const server = createMcpServer<NotesEnv>({
   name: 'mcp-edge-template',
   version: '0.1.0',
   // What a client shows its model about this server as a whole; tools/list describes each tool.
   instructions: 'One example tool for each thing mcp-edge adds.',
-  limits: { listenStreams: cap(config.MCP_MAX_LISTEN_STREAMS), liveTasks: cap(config.MCP_MAX_LIVE_TASKS) },
+  limits: { listenStreams: cap(env.MCP_MAX_LISTEN_STREAMS), liveTasks: cap(env.MCP_MAX_LIVE_TASKS) },
   // List changes and resource updates reach listen streams in every isolate through McpEventHub.
   events: cloudflareEventHub({ binding: 'MCP_EVENTS' }),
 })
@@ -225,7 +231,7 @@ server.prompt('summarize', { description: 'Summarize a text', args: z.object({ t
 const encoder = new TextEncoder()
 
 /** Bearer authentication with MCP_BEARER_TOKEN (a shared secret: one principal, no scopes). */
-async function authenticate(request: Request, env: Env): Promise<Principal | undefined> {
+async function authenticate(request: Request): Promise<Principal | undefined> {
   if (!env.MCP_BEARER_TOKEN) return undefined
   const presented = request.headers.get('authorization')?.match(/^Bearer (.+)$/)?.[1] ?? ''
   const [a, b] = await Promise.all(
@@ -245,7 +251,7 @@ app.route(
   mcp(server, {
     // Without MCP_BEARER_TOKEN no authentication is configured: mcp() then serves local requests
     // only (`npm run dev`), answers anyone else 401, and logs a warning at start-up.
-    authenticate: config.MCP_BEARER_TOKEN ? authenticate : undefined,
+    authenticate: env.MCP_BEARER_TOKEN ? authenticate : undefined,
     services: cloudflareServices({
       stateKeys: 'MCP_STATE_KEYS',
       tasks: 'MCP_TASKS',

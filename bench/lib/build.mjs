@@ -12,7 +12,7 @@ import { BENCH_DIR, ROOT, TMP } from './env.mjs'
 const WRANGLER = join(ROOT, 'node_modules/wrangler/bin/wrangler.js')
 
 export function configPath(worker) {
-  return join(BENCH_DIR, 'workers', `${worker}.toml`)
+  return join(BENCH_DIR, 'workers', worker, 'wrangler.jsonc')
 }
 
 /** `config`: another wrangler config to build instead of the Worker's own (ab.mjs: the template at a git ref). */

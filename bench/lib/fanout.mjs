@@ -1,5 +1,5 @@
 /**
- * Notification fan-out (mcp-edge only), on the fan-out Worker (bench/workers/fanout.js) run as two
+ * Notification fan-out (mcp-edge only), on the fan-out Worker (bench/workers/fanout/worker.js) run as two
  * isolates in one workerd (scripts/lib/pair.mjs, what `npm run dev:pair` runs):
  *
  * - across isolates: N listen streams (`subscriptions/listen` on `bench://fanout`), half on each
@@ -127,7 +127,7 @@ async function measure(endpoints, pid, listeners, rounds) {
 async function withPair(mode, run) {
   const before = new Set(workerdChildren())
   const pair = await startPair({
-    config: join(BENCH_DIR, 'workers/fanout.toml'),
+    config: join(BENCH_DIR, 'workers/fanout/wrangler.jsonc'),
     port: 0,
     persistTo: mkdtempSync(join(TMP, `fanout-${mode}-`)),
     vars: { FANOUT_MODE: mode },

@@ -1,6 +1,6 @@
 /**
  * The JavaScript of one `tools/call add` without the HTTP around it: the template and the Hono
- * floor as two Workers of one workerd (workers/loop-edge.js, workers/loop-hono.js; each its own
+ * floor as two Workers of one workerd (workers/loop-edge/worker.js, workers/loop-hono/worker.js; each its own
  * isolate), each handed requests in a loop inside one request, timed by the process's CPU over the
  * loop less the cost of an empty loop request. Three lanes, alternated: the floor, a 2026-07-28
  * client and a 2025-era client (with the sealed session id its `initialize` minted). Workerd's own

@@ -1,6 +1,6 @@
 /**
  * The OAuth template mode's bundle (src/worker-oauth.ts with @cloudflare/workers-oauth-provider,
- * bench/workers/oauth.toml), reported beside the default template's. Size only: it is not loaded.
+ * bench/workers/oauth/wrangler.jsonc), reported beside the default template's. Size only: it is not loaded.
  */
 import { build } from './build.mjs'
 

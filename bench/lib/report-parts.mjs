@@ -61,7 +61,7 @@ export function stateAndTasks({ state, streaming, tasks, bundles }) {
     '',
     table(['figure', 'value', 'how'], otherRows),
     '',
-    `The extras Worker (bench/workers/extras.js) bundles to ${kib(bundles.extras.min.rawBytes, 2)} KiB, ` +
+    `The extras Worker (bench/workers/extras/worker.js) bundles to ${kib(bundles.extras.min.rawBytes, 2)} KiB, ` +
       `${kib(bundles.extras.min.gzipBytes, 2)} KiB gzip.`,
   ].join('\n')
 }

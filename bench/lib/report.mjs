@@ -98,8 +98,8 @@ function isolateLoopPart(isolate) {
     '',
     '### The same call inside one isolate, without HTTP',
     '',
-    `The template and the Hono floor as two Workers of one workerd, each its own isolate (\`workers/loop-edge.js\`, ` +
-      `\`workers/loop-hono.js\`), each handed ${calls} \`tools/call add\` requests per round one after another inside a ` +
+    `The template and the Hono floor as two Workers of one workerd, each its own isolate (\`workers/loop-edge/worker.js\`, ` +
+      `\`workers/loop-hono/worker.js\`), each handed ${calls} \`tools/call add\` requests per round one after another inside a ` +
       'request (`app.fetch(request, env, ctx)`, the Request built and the answer read as workerd would, every answer ' +
       `checked), in ${slices} slices interleaved with the other lanes; a lane's figure for a round is its median slice; ` +
       `${rounds.length} rounds. CPU is workerd’s over a slice, less an empty loop request’s (${n(isolate.emptyUs)} µs), ÷ ` +
@@ -271,7 +271,7 @@ function streamingSection({ streaming, config }) {
     '',
     `${config.streamChunks} \`notifications/tools/partial_result\` (text \`chunk i\`, structuredContent \`{ i, t }\`) on one stream, from ` +
       'mcp-edge’s extras Worker (a tool that awaits every `ctx.partial`) and from a bare Worker that writes the same notifications ' +
-      `as SSE lines by hand (bench/workers/sse-bare.ts), alternated over ${rounds.length} rounds, both read by mcp-edge’s client helper. ` +
+      `as SSE lines by hand (bench/workers/sse-bare/worker.ts), alternated over ${rounds.length} rounds, both read by mcp-edge’s client helper. ` +
       'Every chunk arrived, in seq order, with its own boundary and no gap; the tool’s stats showed nothing merged or dropped. ' +
       'mcp-edge’s transport sends everything queued when the reader pulls in one write (up to 64 KiB, no message held back); ' +
       'the bare writer awaits one write per notification.',

@@ -18,7 +18,7 @@ const CASES = [
 ]
 
 export async function stateInNode(iterations) {
-  const { prepareState, runStateOps } = await importTs('bench/workers/state-ops.ts', 'state-ops')
+  const { prepareState, runStateOps } = await importTs('bench/workers/extras/state-ops.ts', 'state-ops')
   const out = {}
   for (const [mode, op] of CASES) {
     const state = await prepareState(TEST_STATE_KEYS, mode)

@@ -2,7 +2,7 @@
  * Partial results on one stream, read with mcp-edge's own client helper (src/client
  * readToolCall) on 127.0.0.1:
  * - throughput, beside a bare Worker writing the same notifications as SSE lines
- *   (bench/workers/sse-bare.ts), alternated per round: `count` chunks from a tool that awaits
+ *   (bench/workers/sse-bare/worker.ts), alternated per round: `count` chunks from a tool that awaits
  *   every `ctx.partial` → chunks/s (request start to final response) and workerd CPU per chunk.
  *   Every chunk must arrive, in seq order, with its own boundary (`chunk i`), and no gap; the
  *   tool's own stats must show nothing merged or dropped;

@@ -1,5 +1,5 @@
 /**
- * Durable tasks against the alternatives, on the engines Worker (bench/workers/engines.js), its
+ * Durable tasks against the alternatives, on the engines Worker (bench/workers/engines/worker.js), its
  * Durable Objects and Workflows kept on disk in a temp dir:
  *
  * - creation and the first read: `tools/call` of an always-task tool → CreateTaskResult, then the

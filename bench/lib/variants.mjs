@@ -1,6 +1,6 @@
 /**
  * The Workers the bench starts, by the name the report uses: which built Worker
- * (bench/workers/<worker>.toml), the bindings of that instance, and the call its start-up and
+ * (bench/workers/<worker>/wrangler.jsonc), the bindings of that instance, and the call its start-up and
  * load runs check (`add(2, 3)` → "5", or tool 0 of the many-tools catalog).
  */
 import { BENCH_BEARER_TOKEN, TEST_STATE_KEYS } from './keys.mjs'

@@ -3,13 +3,13 @@
  * workerd, each its own isolate) through Miniflare's API: 127.0.0.1, a random port, no
  * inspector (no inspectorPort, so workerd gets no --inspector-addr), no Request.cf fetch, and
  * in-memory Durable Object storage. Bindings and Durable Objects come from the Worker's
- * wrangler.toml (wrangler's own translation), plus the extra bindings given here.
+ * wrangler.jsonc (wrangler's own translation), plus the extra bindings given here.
  *
  * Miniflare keeps workerd's pid private; it spawns workerd as a direct child of this process, so
  * the new child that appears across `new Miniflare()` is ours (instances are started one at a time).
  */
 import { basename, dirname, join } from 'node:path'
-import { Log, LogLevel, Miniflare } from 'miniflare'
+import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare'
 import { unstable_getMiniflareWorkerOptions } from 'wrangler'
 import { configPath } from './build.mjs'
 import { isAlive, workerdChildren } from './proc.mjs'
@@ -28,7 +28,8 @@ export async function startWorker(variant, scriptPath, { inspectorPort, persistT
   const { mf, pid } = await spawn({
     ...(deferred ? { workers: [options, deferredOptionsOf(options)] } : options),
     ...(inspectorPort ? { inspectorPort, inspectorHost: '127.0.0.1' } : {}),
-    ...(persistTo ? { durableObjectsPersist: `${persistTo}/do`, workflowsPersist: `${persistTo}/workflows` } : {}),
+    // Durable Objects and Workflows on disk under persistTo (Miniflare 5 keeps every resource under one root).
+    ...(persistTo ? { resourcePersistencePath: persistTo } : {}),
   })
   const dispose = async () => {
     await mf.dispose()
@@ -77,10 +78,11 @@ export async function startWorkers(variants, scriptOf) {
   }
 }
 
-/** Miniflare options of one variant: its wrangler.toml as wrangler translates it, its bindings, its built script. */
+/** Miniflare options of one variant: its wrangler.jsonc as wrangler translates it, its bindings, its built script. */
 function workerOptionsOf(variant, scriptPath) {
   const { worker, bindings } = VARIANTS[variant]
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath(worker))
+  // The built script is one ES module: module rules (which Miniflare 5 no longer takes) have nothing to do.
+  const { modulesRules: _rules, ...workerOptions } = unstable_getMiniflareWorkerOptions(configPath(worker)).workerOptions
   return {
     ...workerOptions,
     name: `bench-${worker}`,
@@ -139,8 +141,8 @@ const DEFERRED_CARRIES = new Set([
   'compatibilityFlags',
   'modules',
   'modulesRoot',
-  'modulesRules',
   'scriptPath',
+  'rootPath',
 ])
 
 /** Nothing, or only empty lists and objects (wrangler gives `email: { send_email: [] }` to every Worker). */
@@ -151,7 +153,10 @@ const isEmpty = (value) =>
 /** A new workerd on 127.0.0.1 (no Request.cf fetch), and its pid: the one new child of this process. */
 async function spawn(options) {
   const before = new Set(workerdChildren())
-  const mf = new Miniflare({ ...options, host: '127.0.0.1', port: 0, cf: false, log: new Log(LogLevel.WARN) })
+  // Options in Miniflare 4's shape, as wrangler gives them; Miniflare 5 converts them.
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({ ...options, host: '127.0.0.1', port: 0, cf: false, log: new Log(LogLevel.WARN) }),
+  )
   try {
     await mf.ready
   } catch (error) {

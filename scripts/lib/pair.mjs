@@ -21,7 +21,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Log, LogLevel, Miniflare } from 'miniflare'
+import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare'
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from 'wrangler'
 
 export const ROOT = resolve(fileURLToPath(import.meta.url), '../../..')
@@ -47,23 +47,24 @@ class PairLog extends Log {
 }
 
 /**
- * Start the pair. `config` is a wrangler.toml path (relative to the repository root or
+ * Start the pair. `config` is a wrangler.jsonc path (relative to the repository root or
  * absolute); `persistTo` defaults to `.wrangler/state` beside it, like `wrangler dev`;
  * `vars` are extra bindings (`--var`). Resolves once both sockets accept connections.
  *
  * @example
- * const pair = await startPair({ config: 'wrangler.toml', port: 0, persistTo: '/tmp/state' })
+ * const pair = await startPair({ config: 'wrangler.jsonc', port: 0, persistTo: '/tmp/state' })
  * await fetch(`${pair.urls[1]}/mcp`, ...)
  * await pair.dispose()
  */
-export async function startPair({ config = 'wrangler.toml', port = 8787, persistTo, vars = {}, logLevel = 'info' } = {}) {
+export async function startPair({ config = 'wrangler.jsonc', port = 8787, persistTo, vars = {}, logLevel = 'info' } = {}) {
   const configPath = isAbsolute(config) ? config : join(ROOT, config)
   const { name } = unstable_readConfig({ config: configPath })
   if (!name) throw new Error(`${configPath} has no name; dev:pair names the Durable Objects after it`)
   const state = persistTo ?? join(configPath, '..', '.wrangler/state')
   const outdir = mkdtempSync(join(tmpdir(), 'mcp-edge-pair-build-'))
   const scriptPath = bundle(configPath, outdir)
-  const { workerOptions } = unstable_getMiniflareWorkerOptions(configPath)
+  // The bundle is one ES module: module rules (which Miniflare 5 no longer takes) have nothing to do.
+  const { modulesRules: _rules, ...workerOptions } = unstable_getMiniflareWorkerOptions(configPath).workerOptions
   const durableObjects = workerOptions.durableObjects ?? {}
   const shared = {
     ...workerOptions,
@@ -74,29 +75,33 @@ export async function startPair({ config = 'wrangler.toml', port = 8787, persist
   }
   const names = [name, `${name}-b`]
   const socket = (offset) => [{ host: '127.0.0.1', port: port === 0 ? 0 : port + offset }]
-  const mf = new Miniflare({
-    // Miniflare's own entry socket (unused here) stays on loopback too.
-    host: '127.0.0.1',
-    port: 0,
-    cf: false,
-    defaultPersistRoot: join(state, 'v3'),
-    log: new PairLog(LOG_LEVELS[logLevel] ?? LogLevel.INFO),
-    workers: [
-      { ...shared, name: names[0], unsafeDirectSockets: socket(0) },
-      {
-        ...shared,
-        name: names[1],
-        // The same namespaces, owned by the first Worker: one object per name across both isolates.
-        durableObjects: Object.fromEntries(
-          Object.entries(durableObjects).map(([binding, target]) => [
-            binding,
-            typeof target === 'string' ? { className: target, scriptName: names[0] } : { ...target, scriptName: names[0] },
-          ]),
-        ),
-        unsafeDirectSockets: socket(1),
-      },
-    ],
-  })
+  // wrangler hands out Worker options in Miniflare 4's shape; Miniflare 5 converts them.
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      // Miniflare's own entry socket (unused here) stays on loopback too.
+      host: '127.0.0.1',
+      port: 0,
+      cf: false,
+      // Where `wrangler dev --persist-to <state>` keeps it (Miniflare 4 called it defaultPersistRoot).
+      resourcePersistencePath: join(state, 'v3'),
+      log: new PairLog(LOG_LEVELS[logLevel] ?? LogLevel.INFO),
+      workers: [
+        { ...shared, name: names[0], unsafeDirectSockets: socket(0) },
+        {
+          ...shared,
+          name: names[1],
+          // The same namespaces, owned by the first Worker: one object per name across both isolates.
+          durableObjects: Object.fromEntries(
+            Object.entries(durableObjects).map(([binding, target]) => [
+              binding,
+              typeof target === 'string' ? { className: target, scriptName: names[0] } : { ...target, scriptName: names[0] },
+            ]),
+          ),
+          unsafeDirectSockets: socket(1),
+        },
+      ],
+    }),
+  )
   try {
     await mf.ready
     const urls = []

@@ -41,7 +41,7 @@ export function cloudflareServices<Env>(config: CloudflareServicesConfig): (env:
     const bindings = env as Record<string, unknown>
     const binding = (name: string) => {
       const value = bindings[name]
-      if (!value) throw new Error(`Binding ${name} is missing: add it to wrangler.toml (see README, "Configuration")`)
+      if (!value) throw new Error(`Binding ${name} is missing: add it to wrangler.jsonc (see README, "Configuration")`)
       return value as DurableObjectNamespace
     }
     const services: McpServices = {}

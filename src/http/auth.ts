@@ -45,7 +45,7 @@ export interface AuthOptions<Env> {
   requirePrincipal?: boolean
   /**
    * Per-principal rate limiting through Cloudflare's Rate Limiting binding (`[[ratelimits]]` in
-   * wrangler.toml): return the binding. Keyed by the principal's subject (anonymous callers by
+   * wrangler.jsonc): return the binding. Keyed by the principal's subject (anonymous callers by
    * their address); a refused request is 429 with `Retry-After`, before the body is read.
    */
   rateLimit?: (env: Env) => RateLimiter | undefined

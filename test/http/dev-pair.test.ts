@@ -48,7 +48,7 @@ describe('npm run dev:pair', () => {
   let pair: PairServer
 
   beforeAll(async () => {
-    pair = await startPair({ config: 'test/fixture/wrangler.toml' })
+    pair = await startPair({ config: 'test/fixture/wrangler.jsonc' })
   })
 
   afterAll(async () => {
@@ -78,7 +78,7 @@ describe('npm run dev:pair', () => {
     await settled(b, taskId)
     const { persistTo } = pair
     await pair.kill()
-    pair = await startPair({ config: 'test/fixture/wrangler.toml', persistTo })
+    pair = await startPair({ config: 'test/fixture/wrangler.jsonc', persistTo })
     for (const url of pair.urls) {
       const read = await rpc(fetch, url, 'tasks/get', { taskId }, { capabilities: TASKS })
       expect(read.message.result).toMatchObject({

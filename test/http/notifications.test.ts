@@ -22,7 +22,7 @@ let fixture: PairServer
 beforeAll(async () => {
   ;[template, fixture] = (await startTogether([
     () => startPair(),
-    () => startPair({ config: 'test/fixture/wrangler.toml' }),
+    () => startPair({ config: 'test/fixture/wrangler.jsonc' }),
   ])) as [PairServer, PairServer]
 }, 180_000)
 

@@ -1,5 +1,5 @@
 /**
- * The OAuth template mode (src/worker-oauth.ts, wrangler.oauth.toml) under `wrangler dev`, driven
+ * The OAuth template mode (src/worker-oauth.ts, oauth/wrangler.jsonc) under `wrangler dev`, driven
  * by the official MCP client's OAuth support (@modelcontextprotocol/client, pinned) with a
  * scripted user instead of a browser: 401 → RFC 9728 and RFC 8414 discovery → dynamic client
  * registration → PKCE S256 authorization → consent page → code exchange → tools/call. Then the
@@ -47,7 +47,7 @@ const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}`
 
 beforeAll(async () => {
   worker = await startWrangler({
-    config: 'wrangler.oauth.toml',
+    config: 'oauth/wrangler.jsonc',
     vars: (port) => ({ MCP_PUBLIC_URL: `http://127.0.0.1:${port}`, OAUTH_ACCESS_TOKEN_TTL: String(TOKEN_TTL_S) }),
   })
   origin = `http://127.0.0.1:${worker.port}`
@@ -191,7 +191,7 @@ describe('OAuth template mode with the official MCP client', () => {
     await worker.stop()
     // Same storage, same port, but the resource is now http://localhost:<port>/mcp.
     worker = await startWrangler({
-      config: 'wrangler.oauth.toml',
+      config: 'oauth/wrangler.jsonc',
       port,
       persistTo,
       vars: { MCP_PUBLIC_URL: `http://localhost:${port}`, OAUTH_ACCESS_TOKEN_TTL: String(TOKEN_TTL_S) },

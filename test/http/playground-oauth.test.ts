@@ -1,5 +1,5 @@
 /**
- * The playground in the template's OAuth mode (wrangler.oauth.toml under `wrangler dev`), signing
+ * The playground in the template's OAuth mode (oauth/wrangler.jsonc under `wrangler dev`), signing
  * in as a user does in a real browser (headless Chromium): the page's first request is refused
  * 401 with the resource metadata, the page offers to sign in, registers itself, sends the browser
  * to the consent page with PKCE, the user allows, and back on the playground the code becomes a
@@ -17,7 +17,7 @@ let origin: string
 
 beforeAll(async () => {
   ;[worker, browser] = await Promise.all([
-    startWrangler({ config: 'wrangler.oauth.toml', vars: (port) => ({ MCP_PUBLIC_URL: `http://127.0.0.1:${port}` }) }),
+    startWrangler({ config: 'oauth/wrangler.jsonc', vars: (port) => ({ MCP_PUBLIC_URL: `http://127.0.0.1:${port}` }) }),
     launchBrowser('playground-oauth'),
   ])
   origin = `http://127.0.0.1:${worker.port}`

@@ -227,7 +227,7 @@ describe('the gate, and a server that needs a bearer token', () => {
   let guarded: WranglerServer
 
   beforeAll(async () => {
-    guarded = await startWrangler({ config: 'wrangler.toml', vars: { PLAYGROUND: 'off', MCP_BEARER_TOKEN: TOKEN } })
+    guarded = await startWrangler({ config: 'wrangler.jsonc', vars: { PLAYGROUND: 'off', MCP_BEARER_TOKEN: TOKEN } })
   }, 120_000)
 
   afterAll(async () => {

@@ -121,10 +121,10 @@ describe('key rotation and expiry (dedicated wrangler dev instances)', () => {
 
   beforeAll(async () => {
     ;[onlyA, rotated, onlyB, shortLived] = (await startAll([
-      { config: 'test/fixture/wrangler.toml', vars: { MCP_STATE_KEYS: KEY_A } },
-      { config: 'test/fixture/wrangler.toml', vars: { MCP_STATE_KEYS: `${KEY_B},${KEY_A}` } },
-      { config: 'test/fixture/wrangler.toml', vars: { MCP_STATE_KEYS: KEY_B } },
-      { config: 'test/fixture/wrangler.toml', vars: { FIXTURE_STATE_TTL_MS: '1000' } },
+      { config: 'test/fixture/wrangler.jsonc', vars: { MCP_STATE_KEYS: KEY_A } },
+      { config: 'test/fixture/wrangler.jsonc', vars: { MCP_STATE_KEYS: `${KEY_B},${KEY_A}` } },
+      { config: 'test/fixture/wrangler.jsonc', vars: { MCP_STATE_KEYS: KEY_B } },
+      { config: 'test/fixture/wrangler.jsonc', vars: { FIXTURE_STATE_TTL_MS: '1000' } },
     ])) as [WranglerServer, WranglerServer, WranglerServer, WranglerServer]
   }, 180_000)
 

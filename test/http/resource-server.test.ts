@@ -17,7 +17,7 @@ let metadataUrl: string
 beforeAll(async () => {
   issuer = await startIssuer()
   worker = await startWrangler({
-    config: 'test/fixture/jwt/wrangler.toml',
+    config: 'test/fixture/jwt/wrangler.jsonc',
     vars: (port) => ({
       MCP_RESOURCE: `http://127.0.0.1:${port}/mcp`,
       JWT_ISSUER: issuer.url,

@@ -140,7 +140,7 @@ describe('abuse-resistant defaults', () => {
 describe('per-caller caps (MCP_MAX_LISTEN_STREAMS=2, MCP_MAX_LIVE_TASKS=2)', () => {
   let capped: WranglerServer
   beforeAll(async () => {
-    capped = await startWrangler({ config: 'wrangler.toml', vars: { MCP_MAX_LISTEN_STREAMS: '2', MCP_MAX_LIVE_TASKS: '2' } })
+    capped = await startWrangler({ config: 'wrangler.jsonc', vars: { MCP_MAX_LISTEN_STREAMS: '2', MCP_MAX_LIVE_TASKS: '2' } })
   }, 120_000)
   afterAll(async () => {
     await capped?.stop()

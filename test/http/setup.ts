@@ -17,7 +17,7 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [fixture, template] = (await startAll([{ config: 'test/fixture/wrangler.toml' }, { config: 'wrangler.toml' }])) as [
+  const [fixture, template] = (await startAll([{ config: 'test/fixture/wrangler.jsonc' }, { config: 'wrangler.jsonc' }])) as [
     WranglerServer,
     WranglerServer,
   ]

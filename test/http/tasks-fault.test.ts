@@ -62,7 +62,7 @@ describe('durable tasks across crashes of wrangler dev', () => {
 
   const start = async (prefix = 'part') => {
     server = await startWrangler({
-      config: 'test/fixture/wrangler.toml',
+      config: 'test/fixture/wrangler.jsonc',
       persistTo,
       vars: { FIXTURE_TASK_LIMITS: LIMITS, FIXTURE_STEP_PREFIX: prefix },
     })

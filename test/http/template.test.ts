@@ -146,7 +146,7 @@ describe('template Worker configuration', () => {
   let locked: WranglerServer
 
   beforeAll(async () => {
-    locked = await startWrangler({ config: 'wrangler.toml', vars: { MCP_BEARER_TOKEN: 's3cret-token' } })
+    locked = await startWrangler({ config: 'wrangler.jsonc', vars: { MCP_BEARER_TOKEN: 's3cret-token' } })
   }, 120_000)
 
   afterAll(async () => {
@@ -197,7 +197,7 @@ describe('template Worker configuration', () => {
 
   it('fails at start-up with instructions when MCP_STATE_KEYS is missing or short', async () => {
     for (const keys of ['', 'k1:c2hvcnQ=']) {
-      const error = await startWrangler({ config: 'wrangler.toml', vars: { MCP_STATE_KEYS: keys } }).then(
+      const error = await startWrangler({ config: 'wrangler.jsonc', vars: { MCP_STATE_KEYS: keys } }).then(
         async (server) => {
           await server.stop()
           return undefined

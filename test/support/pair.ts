@@ -29,7 +29,7 @@ export interface PairServer {
 }
 
 export interface PairOptions {
-  /** wrangler.toml path, relative to the repository root (default: the template's). */
+  /** wrangler.jsonc path, relative to the repository root (default: the template's). */
   config?: string
   persistTo?: string
   vars?: Record<string, string>
@@ -37,7 +37,7 @@ export interface PairOptions {
 
 /**
  * @example
- * const pair = await startPair({ config: 'wrangler.toml' })
+ * const pair = await startPair({ config: 'wrangler.jsonc' })
  * await fetch(pair.urls[1], ...)
  * await pair.stop()
  */

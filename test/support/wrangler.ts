@@ -24,7 +24,7 @@ export interface WranglerServer {
 }
 
 export interface WranglerOptions {
-  /** wrangler.toml path, relative to the repository root. */
+  /** wrangler.jsonc path, relative to the repository root. */
   config: string
   persistTo?: string
   port?: number
@@ -80,7 +80,7 @@ async function waitReady(url: string, child: ChildProcess, logFile: string, time
 
 /**
  * @example
- * const fixture = await startWrangler({ config: 'test/fixture/wrangler.toml' })
+ * const fixture = await startWrangler({ config: 'test/fixture/wrangler.jsonc' })
  * await fetch(fixture.url, ...)
  * await fixture.stop()
  */

@@ -21,7 +21,6 @@ import { SUBSCRIPTION_HEADER } from '../../src/cloudflare/event-hub.ts'
 import { cloudflareEventHub, shardOf } from '../../src/cloudflare/events.ts'
 import type { McpEvent } from '../../src/server/events.ts'
 import worker from '../fixture/worker.ts'
-import type { Env as FixtureEnv } from '../fixture/worker.ts'
 import { buildRequest, openStream, rpc } from '../support/mcp.ts'
 
 const URL = 'http://127.0.0.1/mcp'
@@ -190,7 +189,7 @@ describe('a large task result through the hub', () => {
 describe('publishing outside a request', () => {
   it('reaches listen streams from a scheduled handler and from a queue consumer', async () => {
     const stream = await listen({ resourceSubscriptions: ['test://scheduled', 'test://queued'] }, 'alice')
-    const fixtureEnv = env as unknown as FixtureEnv
+    const fixtureEnv = env as Env
     try {
       const cron = createExecutionContext()
       await worker.scheduled!(createScheduledController({ cron: '*/5 * * * *', scheduledTime: Date.now() }), fixtureEnv, cron)
@@ -255,7 +254,7 @@ describe('cloudflareEventHub', () => {
 
   it('fails at once, with instructions, when the binding is missing or shards is not a positive integer', () => {
     expect(() => cloudflareEventHub({ binding: 'NO_SUCH_BINDING' })).toThrow(
-      'Binding NO_SUCH_BINDING is missing: bind the McpEventHub class in wrangler.toml',
+      'Binding NO_SUCH_BINDING is missing: bind the McpEventHub class in wrangler.jsonc',
     )
     expect(() => cloudflareEventHub({ binding: 'MCP_EVENTS', shards: 0 })).toThrow('shards must be a positive integer')
   })

@@ -8,9 +8,9 @@
  * live in extras-server.ts and state-ops.ts.
  */
 import { Hono } from 'hono'
-import { cloudflareServices, createDurableObjects } from '../../src/cloudflare/index.ts'
-import { mcp } from '../../src/index.ts'
-import { server } from './extras-server.ts'
+import { cloudflareServices, createDurableObjects } from '../../../src/cloudflare/index.ts'
+import { mcp } from '../../../src/index.ts'
+import { server } from './server.ts'
 import { prepareState, runStateOps } from './state-ops.ts'
 
 export const { McpTaskObject, McpNonceLedger } = createDurableObjects(server)

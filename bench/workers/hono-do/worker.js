@@ -6,7 +6,7 @@
  * JavaScript for the reason given in extras.js (`cloudflare:workers` under Node's types).
  */
 import { DurableObject } from 'cloudflare:workers'
-import app from './hono.ts'
+import app from '../hono/worker.ts'
 
 export class McpTaskObject extends DurableObject {}
 export class McpNonceLedger extends DurableObject {}

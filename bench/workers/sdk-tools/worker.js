@@ -7,7 +7,7 @@
  */
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server'
 import { env } from 'cloudflare:workers'
-import { catalog } from './catalog.ts'
+import { catalog } from '../catalog.ts'
 
 const tools = catalog(Number(env.TOOL_COUNT)).map((tool) => ({ ...tool, input: tool.input() }))
 

@@ -9,8 +9,8 @@
  */
 import { env } from 'cloudflare:workers'
 import { Hono } from 'hono/tiny'
-import { createMcpServer, mcp } from '../../src/index.ts'
-import { catalog } from './catalog.ts'
+import { createMcpServer, mcp } from '../../../src/index.ts'
+import { catalog } from '../catalog.ts'
 
 const server = createMcpServer({ name: 'bench-tools', version: '0.0.1' })
 for (const tool of catalog(Number(env.TOOL_COUNT))) {
