@@ -1,14 +1,27 @@
+import { fileURLToPath } from 'node:url'
 import { cloudflareTest } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
 
+// The library's sources, under the names users import: the unit and workerd projects test the
+// sources themselves (no build needed, one copy of every module); the HTTP project runs Workers
+// under `wrangler dev`, which bundles the built package as a user's project would.
+const source = (path: string) => fileURLToPath(new URL(`./packages/mcp-edge/src/${path}`, import.meta.url))
+const alias = [
+  { find: /^mcp-edge$/, replacement: source('index.ts') },
+  { find: /^mcp-edge\/client$/, replacement: source('client/index.ts') },
+  { find: /^mcp-edge\/cloudflare$/, replacement: source('cloudflare/index.ts') },
+]
+
 // Three layers (STYLE "Tests"): pure unit tests in Node; tests inside workerd against the
 // fixture Worker and its Durable Objects; black-box tests over real HTTP against `wrangler dev`,
-// which the http project's global setup starts and stops.
+// which the http project's global setup starts and stops. Each template's own tests (in workerd,
+// against the built package) run as a project too.
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', environment: 'node', include: ['test/unit/**/*.test.ts'] } },
+      { resolve: { alias }, test: { name: 'unit', environment: 'node', include: ['test/unit/**/*.test.ts'] } },
       {
+        resolve: { alias },
         plugins: [cloudflareTest({ wrangler: { configPath: './test/fixture/wrangler.jsonc' } })],
         test: { name: 'workers', include: ['test/workers/**/*.test.ts'], testTimeout: 30_000 },
       },
@@ -23,6 +36,7 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
+      'templates/*/vitest.config.ts',
     ],
   },
 })

@@ -11,7 +11,7 @@
  * workerds of the floor, ref and tree, alternated (`BENCH_STARTUPS` rounds, default 15), workerd's
  * CPU from spawn to the first answer.
  *
- * The ref's `src/` is taken with `git archive` and built against this tree's node_modules and
+ * The ref's sources are taken with `git archive` and built against this tree's node_modules and
  * `workers/edge/wrangler.jsonc` (bindings, Durable Objects), so only the source differs; a ref must
  * export the Durable Object classes that config binds (every commit since 4e79678).
  */
@@ -36,19 +36,35 @@ const swap = flags.includes('--swap')
 const startup = flags.includes('--startup')
 const log = (line) => console.error(`[bench:ab] ${line}`)
 
-/** The template at `ref`, built like the tree's (workers/edge/wrangler.jsonc with `main` at the ref's src). */
+/**
+ * The demo at `ref`, built like the tree's (workers/edge/wrangler.jsonc with `main` at the ref's
+ * Worker). Since the workspace split (packages/, apps/, templates/) the demo imports `mcp-edge`:
+ * wrangler's `alias` points that at the ref's own library sources, so only the source differs;
+ * an older ref has everything under src/.
+ */
 function buildRef() {
   const dir = join(TMP, 'ab-ref')
   mkdirSync(dir, { recursive: true })
   const commit = execFileSync('git', ['rev-parse', '--short', `${ref}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim()
+  const has = (path) =>
+    execFileSync('git', ['ls-tree', '--name-only', commit, path], { cwd: ROOT, encoding: 'utf8' }).trim() !== ''
+  const split = has('packages/mcp-edge')
+  const folders = split ? ['packages/mcp-edge/src', 'apps/demo/src', 'templates'] : ['src']
   const archive = join(TMP, 'ab-ref.tar')
-  execFileSync('git', ['archive', '-o', archive, commit, 'src'], { cwd: ROOT })
+  execFileSync('git', ['archive', '-o', archive, commit, ...folders], { cwd: ROOT })
   execFileSync('tar', ['-xf', archive, '-C', dir])
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
   const main = /"main": "[^"]*"/
   const jsonc = readFileSync(configPath('edge'), 'utf8')
   if (!main.test(jsonc)) throw new Error(`bench:ab: no \`"main": …\` line in ${configPath('edge')}`)
-  writeFileSync(join(dir, 'wrangler.jsonc'), jsonc.replace(main, '"main": "src/worker.ts"'))
+  const library = (entry) => `./packages/mcp-edge/src/${entry}`
+  const alias = split
+    ? `"alias": { "mcp-edge/client": "${library('client/index.ts')}", "mcp-edge/cloudflare": "${library('cloudflare/index.ts')}", "mcp-edge": "${library('index.ts')}" },\n  `
+    : ''
+  writeFileSync(
+    join(dir, 'wrangler.jsonc'),
+    jsonc.replace(main, `${alias}"main": "${split ? 'apps/demo/src/worker.ts' : 'src/worker.ts'}"`),
+  )
   return { commit, ...build('edge-ref', { config: join(dir, 'wrangler.jsonc') }) }
 }
 

@@ -22,7 +22,7 @@ import { manyToolsLoad, TOOL_VARIANTS } from './lib/many-tools.mjs'
 import { verifyCall } from './lib/mcp.mjs'
 import { fanoutLatency } from './lib/fanout.mjs'
 import { memoryUnderLoad } from './lib/memory.mjs'
-import { buildOauth } from './lib/oauth-bundle.mjs'
+import { buildMoreBundles } from './lib/more-bundles.mjs'
 import { profileMissed } from './lib/profile.mjs'
 import { toMarkdown, writeResults } from './lib/report.mjs'
 import { stateInNode, stateInWorkerd } from './lib/state.mjs'
@@ -77,7 +77,7 @@ async function main() {
   log('building (wrangler deploy --dry-run --outdir), minified and unminified')
   results.bundles = {}
   for (const worker of BUILT_WORKERS) results.bundles[worker] = { min: build(worker), raw: build(worker, { minify: false }) }
-  results.bundles.oauth = buildOauth() // size only, beside the default template's
+  Object.assign(results.bundles, buildMoreBundles()) // size only: the OAuth mode and the templates
   const scriptOf = (variant, kind = 'min') => results.bundles[VARIANTS[variant].worker][kind].scriptPath
 
   const startupVariants = ['hono', 'hono-do', 'edge', 'edge-token', 'sdk', ...TOOL_VARIANTS, 'tools-200-eager']

@@ -5,7 +5,7 @@
  * change made through one isolate must reach listeners on the other, as it must across the many
  * isolates Cloudflare runs; `wrangler dev` runs only one. See scripts/lib/pair.mjs for how.
  *
- *   node scripts/dev-pair.mjs [--config wrangler.jsonc] [--port 8787] [--persist-to DIR]
+ *   node scripts/dev-pair.mjs [--config apps/demo/wrangler.jsonc] [--port 8787] [--persist-to DIR]
  *                             [--var NAME:VALUE]... [--log-level info]
  *
  * `--port 0` picks two free ports. State persists in DIR (default `.wrangler/state`, the same
@@ -19,7 +19,7 @@ import { startPair } from './lib/pair.mjs'
 
 const { values } = parseArgs({
   options: {
-    config: { type: 'string', short: 'c', default: 'wrangler.jsonc' },
+    config: { type: 'string', short: 'c', default: 'apps/demo/wrangler.jsonc' },
     port: { type: 'string', default: process.env.PORT ?? '8787' },
     'persist-to': { type: 'string' },
     var: { type: 'string', multiple: true, default: [] },

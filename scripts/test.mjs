@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// `npm test`: typecheck, generated types current, lint, then every Vitest project (unit, inside workerd, over HTTP with
-// wrangler dev, interop, conformance). Vitest's global setup starts and stops the servers.
+// `npm test`: build the library, typecheck every program, check that the generated types and the
+// API reference are current, lint, run every Vitest project (unit, inside workerd, over HTTP with
+// wrangler dev, interop, conformance, each template's own tests), then the pack check. Vitest's
+// global setup starts and stops the servers.
 // Ends with one plain line, `N passed, N failed`, which CI reads.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
@@ -27,8 +29,11 @@ function step(name, command, args) {
   }
 }
 
+// The library first: the demo, the fixtures' Workers and the templates use it as users do, built.
+step('build the mcp-edge package', 'npm', ['run', 'build'])
 for (const [name, project] of PROGRAMS) step(`typecheck (${name})`, 'npx', ['tsc', '-p', project])
 step('generated types are current (wrangler types --check)', process.execPath, ['scripts/types.mjs', '--check'])
+step('the API reference is current (docs/reference.md)', process.execPath, ['tools/reference/generate.mjs', '--check'])
 step('lint and format', 'npx', ['biome', 'ci', '.'])
 
 const report = join(mkdtempSync(join(tmpdir(), 'mcp-edge-vitest-')), 'report.json')
@@ -60,6 +65,9 @@ try {
   failed++
   console.log(`✗ vitest produced no report (exit ${vitest.status})`)
 }
+
+// What users install, as they install it: tarballs, scaffolds outside the repository, real clients.
+step('pack check (npm pack, create-mcp-edge scaffolds, their tests, real clients)', process.execPath, ['scripts/pack-check.mjs'])
 
 if (skipped.length > 0) console.log(`\n${skipped.length} skipped:\n${skipped.map((name) => `  - ${name}`).join('\n')}`)
 console.log(`\n${passed} passed, ${failed} failed`)

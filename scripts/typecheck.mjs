@@ -1,19 +1,24 @@
 #!/usr/bin/env node
 /**
  * `npm run typecheck`: every TypeScript program of the repository, one `tsc -p` each. Each Worker
- * is its own program because each has its own generated Env (tsconfig.base.json says why).
- * Exits non-zero if any fails; `npm test` runs the same list (scripts/test.mjs imports it).
+ * is its own program because each has its own generated Env (tsconfig.base.json says why). The
+ * demo, the JWT fixture and the templates import `mcp-edge` as users do, from its built
+ * declarations (`npm run build` first). Exits non-zero if any fails; `npm test` runs the same list.
  */
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 
 export const PROGRAMS = [
-  ['the template Worker and the library', 'tsconfig.json'],
-  ['the OAuth mode', 'oauth/tsconfig.json'],
+  ['the library', 'packages/mcp-edge/tsconfig.json'],
+  ['the demo Worker', 'apps/demo/tsconfig.json'],
+  ['the demo in OAuth mode', 'apps/demo/oauth/tsconfig.json'],
+  ['the playground page', 'apps/demo/playground/tsconfig.json'],
   ['the conformance fixture and the workerd tests', 'test/fixture/tsconfig.json'],
   ['the JWT fixture', 'test/fixture/jwt/tsconfig.json'],
+  ['the minimal template', 'templates/minimal/tsconfig.json'],
+  ['the durable template', 'templates/durable/tsconfig.json'],
+  ['the oauth template', 'templates/oauth/tsconfig.json'],
   ['Node: tests, bench, scripts', 'tsconfig.node.json'],
-  ['the playground page', 'playground/tsconfig.json'],
 ]
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -15,11 +15,16 @@ export function configPath(worker) {
   return join(BENCH_DIR, 'workers', worker, 'wrangler.jsonc')
 }
 
-/** `config`: another wrangler config to build instead of the Worker's own (ab.mjs: the template at a git ref). */
+/**
+ * `config`: another wrangler config to build instead of the Worker's own (ab.mjs: the template at
+ * a git ref; the templates). `minify`: true keeps the config's own setting (every bench Worker's
+ * is on), false turns it off, 'force' turns it on.
+ */
 export function build(worker, { minify = true, config = configPath(worker) } = {}) {
   const outdir = join(TMP, 'build', `${worker}-${minify ? 'min' : 'raw'}`)
   const args = [WRANGLER, 'deploy', '--dry-run', '--outdir', outdir, '-c', config]
   if (!minify) args.push('--minify=false')
+  if (minify === 'force') args.push('--minify')
   const run = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
   if (run.status !== 0) throw new Error(`wrangler build of ${worker} failed:\n${run.stdout}\n${run.stderr}`)
   const file = readdirSync(outdir).find((name) => name.endsWith('.js'))

@@ -1,6 +1,7 @@
 /**
- * esbuild (the copy wrangler uses) for the Node side of the bench: Node 20 cannot import
- * TypeScript, so TS modules from src/ and bench/workers/ are bundled into TMP first (unminified).
+ * esbuild (the copy wrangler uses) for the Node side of the bench: TS modules of bench/workers/
+ * (and the built package's modules) are bundled into TMP first (unminified), with the Workers'
+ * export conditions.
  */
 import { isAbsolute, join } from 'node:path'
 import { pathToFileURL } from 'node:url'

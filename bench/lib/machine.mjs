@@ -1,11 +1,17 @@
 /** What the figures were measured on: CPU, cores, the versions of everything in the path, the commit. */
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { ROOT } from './env.mjs'
 
 const version = (pkg) => JSON.parse(readFileSync(join(ROOT, 'node_modules', pkg, 'package.json'), 'utf8')).version
+/** The workerd the bench runs: miniflare's own (the Workers test pool pins another one beside it). */
+const workerdVersion = () =>
+  JSON.parse(
+    readFileSync(createRequire(join(ROOT, 'node_modules/miniflare/package.json')).resolve('workerd/package.json'), 'utf8'),
+  ).version
 
 const git = (...args) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim()
 
@@ -15,7 +21,7 @@ export function machineInfo() {
     cpu: /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1] ?? 'unknown',
     cores: availableParallelism(),
     node: process.version,
-    workerd: version('workerd'),
+    workerd: workerdVersion(),
     miniflare: version('miniflare'),
     wrangler: version('wrangler'),
     hono: version('hono'),
@@ -24,6 +30,6 @@ export function machineInfo() {
     autocannon: version('autocannon'),
     date: new Date().toISOString(),
     commit: git('rev-parse', '--short', 'HEAD'),
-    srcModified: git('status', '--porcelain', '--', 'src').length > 0,
+    srcModified: git('status', '--porcelain', '--', 'packages/mcp-edge/src', 'apps/demo/src', 'templates').length > 0,
   }
 }

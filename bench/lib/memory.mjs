@@ -195,9 +195,9 @@ export async function memoryUnderLoad(
   { memoryCalls, memoryChunks, memoryDelayMs, burstChunks, burstBytes, listeners, listenIdleMs },
   log,
 ) {
-  const client = await importTs('src/client/index.ts', 'client')
+  const client = await importTs('packages/mcp-edge/dist/client/index.js', 'client')
   // The extras Worker keeps the default per-stream budget.
-  const { DEFAULT_MAX_BUFFERED_BYTES: budgetBytes } = await importTs('src/server/outbox.ts', 'outbox')
+  const { DEFAULT_MAX_BUFFERED_BYTES: budgetBytes } = await importTs('packages/mcp-edge/dist/server/outbox.js', 'outbox')
   const inspected = await startInspected('extras', scriptPath)
   try {
     const baselineHeapBytes = await inspected.heapBytes()

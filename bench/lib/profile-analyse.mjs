@@ -1,13 +1,16 @@
 /**
  * Reading a V8 CPU profile from workerd's inspector: samples mapped to source lines through the
- * bundle's source map; per src/ function, self time, and self time plus the
+ * bundle's source map; per mcp-edge function, self time, and self time plus the
  * non-src code it calls (Hono, zod, Web APIs, natives), i.e. every sample charged to its nearest
- * src/ frame; and the time by area (src/, each package, workerd's own work).
+ * mcp-edge frame; and the time by area (mcp-edge, each other package, workerd's own work).
  */
 import { readFileSync } from 'node:fs'
 import { SourceMap } from 'node:module'
 import { basename, dirname, relative, resolve } from 'node:path'
 import { ROOT } from './env.mjs'
+
+/** The library as the Workers bundle it: the built package (node_modules/mcp-edge is a link to it). */
+export const LIBRARY = 'packages/mcp-edge/'
 
 const TOP = 15
 const TOP_LEVEL = "(the module's top-level code)"
@@ -40,7 +43,7 @@ function locator(scriptPath) {
 }
 
 function areaOf(file) {
-  if (file.startsWith('src/')) return 'mcp-edge src/'
+  if (file.startsWith(LIBRARY)) return 'mcp-edge'
   const pkg = /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file)
   return pkg ? pkg[1] : file
 }
@@ -96,7 +99,7 @@ export function analyse(profile, scriptPath) {
     nodes.set(node.id, { key, file, parent: parents.get(node.id) })
   }
   const nearestSrc = (id) => {
-    for (let node = nodes.get(id); node; node = nodes.get(node.parent)) if (node.file.startsWith('src/')) return node.key
+    for (let node = nodes.get(id); node; node = nodes.get(node.parent)) if (node.file.startsWith(LIBRARY)) return node.key
     return undefined
   }
   const self = new Map()
@@ -123,7 +126,7 @@ export function analyse(profile, scriptPath) {
   return {
     totalMs,
     areas: ranked(areas),
-    srcSelf: ranked(self, (key) => key.includes(' src/')),
+    srcSelf: ranked(self, (key) => key.includes(` ${LIBRARY}`)),
     srcCharged: ranked(charged),
     all: ranked(self),
   }

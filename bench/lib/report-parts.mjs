@@ -125,7 +125,7 @@ function profileTable(profile) {
       '.',
     '',
     ...(profile.srcCharged.length > 0
-      ? [table(head('top src/ functions, charged with what they call'), rows(profile.srcCharged.slice(0, 10))), '']
+      ? [table(head('top mcp-edge functions, charged with what they call'), rows(profile.srcCharged.slice(0, 10))), '']
       : []),
     table(head('top functions by self time'), rows(profile.all.slice(0, 10))),
   ].join('\n')

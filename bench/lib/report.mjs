@@ -4,7 +4,7 @@
  * (the floor in both eras, start-up, bundles, many tools, streaming), memory, the mcp-edge-only
  * figures, task engines and the profiles.
  */
-import { oauthBundleLine } from './oauth-bundle.mjs'
+import { moreBundlesLine } from './more-bundles.mjs'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { medians, ratio, ratioRange } from './compare.mjs'
@@ -151,7 +151,7 @@ function startupSection({ startup, bundles }) {
     '',
     table(['Worker', 'minified KiB', 'minified gzip KiB', 'unminified KiB', 'unminified gzip KiB'], bundleRows),
     '',
-    oauthBundleLine(bundles),
+    moreBundlesLine(bundles),
   ].join('\n')
 }
 
@@ -290,7 +290,7 @@ export function toMarkdown(results) {
     '',
     `${m.date} · ${m.cpu}, ${m.cores} cores · Node ${m.node} · workerd ${m.workerd} (miniflare ${m.miniflare}) · ` +
       `wrangler ${m.wrangler} · hono ${m.hono} · zod ${m.zod} · @modelcontextprotocol/server ${m.sdk} · autocannon ${m.autocannon} · ` +
-      `mcp-edge ${m.commit}${m.srcModified ? ' with uncommitted changes in src/' : ''}`,
+      `mcp-edge ${m.commit}${m.srcModified ? ' with uncommitted changes to its sources' : ''}`,
     '',
     `Run: \`${c.command}\`${c.quick ? ' (QUICK: tiny counts, figures are not meaningful)' : ''}, ${n(results.runtimeSeconds)} s. ` +
       (disturbed === 0

@@ -23,7 +23,7 @@ let client
 const wallNow = () => performance.timeOrigin + performance.now()
 
 async function streamCall(target, args, onChunk) {
-  client ??= await importTs('src/client/index.ts', 'client')
+  client ??= await importTs('packages/mcp-edge/dist/client/index.js', 'client')
   const token = `bench-${Math.random().toString(36).slice(2)}`
   const request = mcpRequest(
     'tools/call',

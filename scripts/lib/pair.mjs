@@ -52,11 +52,17 @@ class PairLog extends Log {
  * `vars` are extra bindings (`--var`). Resolves once both sockets accept connections.
  *
  * @example
- * const pair = await startPair({ config: 'wrangler.jsonc', port: 0, persistTo: '/tmp/state' })
+ * const pair = await startPair({ config: 'apps/demo/wrangler.jsonc', port: 0, persistTo: '/tmp/state' })
  * await fetch(`${pair.urls[1]}/mcp`, ...)
  * await pair.dispose()
  */
-export async function startPair({ config = 'wrangler.jsonc', port = 8787, persistTo, vars = {}, logLevel = 'info' } = {}) {
+export async function startPair({
+  config = 'apps/demo/wrangler.jsonc',
+  port = 8787,
+  persistTo,
+  vars = {},
+  logLevel = 'info',
+} = {}) {
   const configPath = isAbsolute(config) ? config : join(ROOT, config)
   const { name } = unstable_readConfig({ config: configPath })
   if (!name) throw new Error(`${configPath} has no name; dev:pair names the Durable Objects after it`)

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { answer, legacyConnect, legacyRequest, legacyRpc, legacyStream } from '../support/legacy.ts'
 import type { LegacyClient } from '../support/legacy.ts'
-import { readSse } from '../../src/client/sse.ts'
+import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
 import { rawPost, readResponse, rpc } from '../support/mcp.ts'
 import type { ContractTarget } from './protocol.ts'
 

@@ -5,7 +5,7 @@
  * response (a listen stream is read to its acknowledgement and closed). Returns whether the
  * request was refused, so the caller can check that it stored nothing.
  */
-import { readSse } from '../../src/client/sse.ts'
+import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
 import type { FuzzCase } from './cases.ts'
 
 /** Spec error codes (JSON-RPC, -32020..-32022). -32603 is left out on purpose. */

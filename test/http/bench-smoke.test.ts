@@ -71,7 +71,7 @@ describe('npm run bench (quick)', () => {
       ).toContain("(the module's top-level code)")
     }
     const template = startup.find((profile) => profile.variant === 'edge-token')
-    expect(template?.srcCharged.some((item) => item.function.includes(' src/server/'))).toBe(true)
+    expect(template?.srcCharged.some((item) => item.function.includes(' packages/mcp-edge/dist/server/'))).toBe(true)
     expect(results.profile.workerd.length).toBeGreaterThan(0)
     const markdown = readFileSync(join(out, 'results.md'), 'utf8')
     for (const heading of [
@@ -83,7 +83,8 @@ describe('npm run bench (quick)', () => {
       '## Streaming',
       '## Memory under load',
       '### Notification fan-out',
-      'The template in OAuth mode',
+      'The demo in OAuth mode',
+      'The templates: minimal',
       '## Where the time goes',
       '### mcp-edge, MCP_BEARER_TOKEN set: module and first call',
     ]) {

@@ -13,7 +13,7 @@ describe('the 2025-era lane on two isolates', () => {
   let pair: PairServer
 
   beforeAll(async () => {
-    pair = await startPair({ config: 'wrangler.jsonc' })
+    pair = await startPair({ config: 'apps/demo/wrangler.jsonc' })
   })
   afterAll(() => pair?.stop())
 

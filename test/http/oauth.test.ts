@@ -47,7 +47,7 @@ const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}`
 
 beforeAll(async () => {
   worker = await startWrangler({
-    config: 'oauth/wrangler.jsonc',
+    config: 'apps/demo/oauth/wrangler.jsonc',
     vars: (port) => ({ MCP_PUBLIC_URL: `http://127.0.0.1:${port}`, OAUTH_ACCESS_TOKEN_TTL: String(TOKEN_TTL_S) }),
   })
   origin = `http://127.0.0.1:${worker.port}`
@@ -191,7 +191,7 @@ describe('OAuth template mode with the official MCP client', () => {
     await worker.stop()
     // Same storage, same port, but the resource is now http://localhost:<port>/mcp.
     worker = await startWrangler({
-      config: 'oauth/wrangler.jsonc',
+      config: 'apps/demo/oauth/wrangler.jsonc',
       port,
       persistTo,
       vars: { MCP_PUBLIC_URL: `http://localhost:${port}`, OAUTH_ACCESS_TOKEN_TTL: String(TOKEN_TTL_S) },

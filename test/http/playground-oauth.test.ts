@@ -17,7 +17,7 @@ let origin: string
 
 beforeAll(async () => {
   ;[worker, browser] = await Promise.all([
-    startWrangler({ config: 'oauth/wrangler.jsonc', vars: (port) => ({ MCP_PUBLIC_URL: `http://127.0.0.1:${port}` }) }),
+    startWrangler({ config: 'apps/demo/oauth/wrangler.jsonc', vars: (port) => ({ MCP_PUBLIC_URL: `http://127.0.0.1:${port}` }) }),
     launchBrowser('playground-oauth'),
   ])
   origin = `http://127.0.0.1:${worker.port}`

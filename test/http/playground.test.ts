@@ -14,8 +14,8 @@
  */
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { McpClient } from '../../src/client/index.ts'
-import { TASKS_EXTENSION } from '../../src/protocol/constants.ts'
+import { McpClient } from 'mcp-edge/client'
+import { TASKS_EXTENSION } from '../../packages/mcp-edge/src/protocol/constants.ts'
 import { launchBrowser } from '../support/browser.ts'
 import type { Browser } from '../support/browser.ts'
 import { callTool, everyControlLabelled, field, openPlayground, seqsIn, toolCard } from '../support/playground.ts'
@@ -227,7 +227,7 @@ describe('the gate, and a server that needs a bearer token', () => {
   let guarded: WranglerServer
 
   beforeAll(async () => {
-    guarded = await startWrangler({ config: 'wrangler.jsonc', vars: { PLAYGROUND: 'off', MCP_BEARER_TOKEN: TOKEN } })
+    guarded = await startWrangler({ config: 'apps/demo/wrangler.jsonc', vars: { PLAYGROUND: 'off', MCP_BEARER_TOKEN: TOKEN } })
   }, 120_000)
 
   afterAll(async () => {

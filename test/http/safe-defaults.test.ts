@@ -140,7 +140,10 @@ describe('abuse-resistant defaults', () => {
 describe('per-caller caps (MCP_MAX_LISTEN_STREAMS=2, MCP_MAX_LIVE_TASKS=2)', () => {
   let capped: WranglerServer
   beforeAll(async () => {
-    capped = await startWrangler({ config: 'wrangler.jsonc', vars: { MCP_MAX_LISTEN_STREAMS: '2', MCP_MAX_LIVE_TASKS: '2' } })
+    capped = await startWrangler({
+      config: 'apps/demo/wrangler.jsonc',
+      vars: { MCP_MAX_LISTEN_STREAMS: '2', MCP_MAX_LIVE_TASKS: '2' },
+    })
   }, 120_000)
   afterAll(async () => {
     await capped?.stop()

@@ -17,10 +17,10 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const [fixture, template] = (await startAll([{ config: 'test/fixture/wrangler.jsonc' }, { config: 'wrangler.jsonc' }])) as [
-    WranglerServer,
-    WranglerServer,
-  ]
+  const [fixture, template] = (await startAll([
+    { config: 'test/fixture/wrangler.jsonc' },
+    { config: 'apps/demo/wrangler.jsonc' },
+  ])) as [WranglerServer, WranglerServer]
   project.provide('fixtureUrl', fixture.url)
   project.provide('fixtureLog', fixture.logFile)
   project.provide('templateUrl', template.url)

@@ -4,7 +4,7 @@
  * HTTP or `SELF.fetch` inside workerd). Raw on purpose: the contract checks exact codes, statuses
  * and shapes that a client library would hide.
  */
-import { readSse } from '../../src/client/sse.ts'
+import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
 import { type Fetcher, readResponse, type RpcResult } from './mcp.ts'
 
 export interface LegacyClient {

@@ -2,8 +2,8 @@
  * Building and sending MCP requests in tests, over any fetch (real HTTP, or `SELF.fetch` inside
  * workerd). Responses are read whole: JSON, or every SSE event up to the end of the stream.
  */
-import { readSse } from '../../src/client/sse.ts'
-import { NAME_FIELD } from '../../src/protocol/header-values.ts'
+import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
+import { NAME_FIELD } from '../../packages/mcp-edge/src/protocol/header-values.ts'
 
 export type Fetcher = (request: Request) => Promise<Response>
 

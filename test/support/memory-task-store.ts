@@ -6,7 +6,7 @@
  *   nothing (each write is all or nothing, like a SQLite transaction);
  * - the log refuses to write a seq twice and counts the attempts (`rewrites`).
  */
-import type { LogItem, StoredStep, TaskRecord, TaskStore } from '../../src/server/task-store.ts'
+import type { LogItem, StoredStep, TaskRecord, TaskStore } from '../../packages/mcp-edge/src/server/tasks/store.ts'
 
 export class MemoryTaskStore {
   record: string | undefined

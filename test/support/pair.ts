@@ -37,7 +37,7 @@ export interface PairOptions {
 
 /**
  * @example
- * const pair = await startPair({ config: 'wrangler.jsonc' })
+ * const pair = await startPair({ config: 'apps/demo/wrangler.jsonc' })
  * await fetch(pair.urls[1], ...)
  * await pair.stop()
  */

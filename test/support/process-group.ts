@@ -40,7 +40,7 @@ export function groupSignaller(child: ChildProcess): (name: NodeJS.Signals) => P
  * error is thrown, so nothing outlives a failed setup.
  *
  * @example
- * const [a, b] = await startTogether([() => startPair(), () => startWrangler({ config: 'wrangler.jsonc' })])
+ * const [a, b] = await startTogether([() => startPair(), () => startWrangler({ config: 'apps/demo/wrangler.jsonc' })])
  */
 export async function startTogether<T extends { stop(): Promise<void> }>(starts: Array<() => Promise<T>>): Promise<T[]> {
   const started = await Promise.allSettled(starts.map((start) => start()))

@@ -69,7 +69,9 @@ async function waitReady(url: string, child: ChildProcess, logFile: string, time
         body: DISCOVER,
         signal: AbortSignal.timeout(2000),
       })
-      if (response.status === 200 || response.status === 401) return
+      // Up: an answer, a refusal, or a misconfigured server's 500 that says what to fix.
+      const misconfigured = response.status === 500 && (await response.text()).includes('Server misconfigured')
+      if (response.status === 200 || response.status === 401 || misconfigured) return
     } catch {
       // not listening yet
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { decodeBase64, decodeBase64Url, encodeBase64, encodeBase64Url } from '../../src/protocol/base64.ts'
+import { decodeBase64, decodeBase64Url, encodeBase64, encodeBase64Url } from '../../packages/mcp-edge/src/protocol/base64.ts'
 
 const utf8 = new TextEncoder()
 const text = (bytes: Uint8Array | undefined) => (bytes === undefined ? undefined : new TextDecoder().decode(bytes))

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { capabilityObject, mergeCapabilities, supports } from '../../src/server/capabilities.ts'
+import { capabilityObject, mergeCapabilities, supports } from '../../packages/mcp-edge/src/server/capabilities.ts'
 
 const TASKS = 'extensions.io.modelcontextprotocol/tasks' as const
 

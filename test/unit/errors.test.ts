@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { ERROR_KINDS, isMcpError, McpError } from '../../src/protocol/errors.ts'
-import type { ErrorKind } from '../../src/protocol/errors.ts'
+import { ERROR_KINDS, isMcpError, McpError } from '../../packages/mcp-edge/src/protocol/errors.ts'
+import type { ErrorKind } from '../../packages/mcp-edge/src/protocol/errors.ts'
 
 describe('the error table', () => {
   it('gives each kind its JSON-RPC code and HTTP status (spec §2.3, §3.4, §4)', () => {

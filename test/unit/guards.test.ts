@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { checkAccept, checkContentType, checkOrigin, isLoopbackHost } from '../../src/http/guards.ts'
-import type { McpError } from '../../src/protocol/errors.ts'
+import { checkAccept, checkContentType, checkOrigin, isLoopbackHost } from '../../packages/mcp-edge/src/http/guards.ts'
+import type { McpError } from '../../packages/mcp-edge/src/protocol/errors.ts'
 import { caught } from './support.ts'
 
 function expectStatus(error: McpError, status: number, message: string): void {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { decodeHeaderValue, validateParamHeaders, validateStandardHeaders } from '../../src/http/headers.ts'
-import type { JsonRpcRequest } from '../../src/protocol/jsonrpc.ts'
-import type { RequestMeta } from '../../src/protocol/types.ts'
-import type { HeaderParam } from '../../src/protocol/header-values.ts'
+import { decodeHeaderValue, validateParamHeaders, validateStandardHeaders } from '../../packages/mcp-edge/src/http/headers.ts'
+import type { JsonRpcRequest } from '../../packages/mcp-edge/src/protocol/jsonrpc.ts'
+import type { RequestMeta } from '../../packages/mcp-edge/src/protocol/types.ts'
+import type { HeaderParam } from '../../packages/mcp-edge/src/protocol/header-values.ts'
 import { caught } from './support.ts'
 
 const sentinel = (value: string) => `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`

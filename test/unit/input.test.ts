@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
-import type { ClientCapabilities } from '../../src/protocol/types.ts'
-import { input } from '../../src/server/input.ts'
-import { InputRequired, InputRound, readInputResponses } from '../../src/server/input-round.ts'
+import type { ClientCapabilities } from '../../packages/mcp-edge/src/protocol/types.ts'
+import { input } from '../../packages/mcp-edge/src/server/input/input.ts'
+import { InputRequired, InputRound, readInputResponses } from '../../packages/mcp-edge/src/server/input/input-round.ts'
 import { caught, configError, rejected } from './support.ts'
 
 const nameForm = () => input.form('What is your name?', z.object({ name: z.string().trim().min(1), age: z.int().optional() }))

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { classifyMessage, errorResponse, notification, readableId, resultResponse } from '../../src/protocol/jsonrpc.ts'
+import {
+  classifyMessage,
+  errorResponse,
+  notification,
+  readableId,
+  resultResponse,
+} from '../../packages/mcp-edge/src/protocol/jsonrpc.ts'
 import { caught } from './support.ts'
 
 function expectInvalidRequest(value: unknown, message: string): void {

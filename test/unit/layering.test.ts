@@ -7,7 +7,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
-const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src')
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../packages/mcp-edge/src')
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(join(SRC, folder), { recursive: true, encoding: 'utf8' })
@@ -45,7 +45,7 @@ describe('layering', () => {
     expect(sourceFiles('server').some((file) => specifiers(readFileSync(file, 'utf8')).includes('zod/mini'))).toBe(true)
   })
 
-  it('keeps hono, cloudflare:* and node:* out of src/protocol and src/server', () => {
+  it('keeps hono, cloudflare:* and node:* out of protocol/ and server/', () => {
     const files = [...sourceFiles('protocol'), ...sourceFiles('server')]
     expect(files.length).toBeGreaterThan(20)
     const offending = files.flatMap((file) =>
@@ -99,8 +99,9 @@ describe('layering', () => {
 
 describe('public surface', () => {
   it('exports exactly these names from mcp-edge', async () => {
-    expect(Object.keys(await import('../../src/index.ts')).sort()).toEqual([
+    expect(Object.keys(await import('../../packages/mcp-edge/src/index.ts')).sort()).toEqual([
       'AuthChallenge',
+      'ConfigurationError',
       'ERROR_KINDS',
       'InputRequired',
       'LOG_LEVELS',
@@ -115,6 +116,7 @@ describe('public surface', () => {
       'TASK_PARTIALS_FILTER',
       'TaskSuspended',
       'ToolError',
+      'bearerToken',
       'createKeyRing',
       'createMcpHandler',
       'createMcpServer',
@@ -130,12 +132,13 @@ describe('public surface', () => {
   })
 
   it('exports exactly these names from mcp-edge/client', async () => {
-    expect(Object.keys(await import('../../src/client/index.ts')).sort()).toEqual([
+    expect(Object.keys(await import('../../packages/mcp-edge/src/client/index.ts')).sort()).toEqual([
       'McpClient',
       'McpClientError',
       'PartialResultReader',
       'TooManyInputRounds',
       'createMcpRequest',
+      'findHeaderParams',
       'paramHeaders',
       'readSse',
       'readToolCall',

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod/mini'
-import { createMcpHandler } from '../../src/http/handler.ts'
-import { createMcpServer } from '../../src/server/server.ts'
+import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
+import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import { buildRequest } from '../support/mcp.ts'
 
 const post = (method: string, params: Record<string, unknown> = {}) => buildRequest('http://127.0.0.1/mcp', method, params)

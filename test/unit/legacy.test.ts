@@ -3,7 +3,7 @@
  * mapping, sealed session ids, and the exchange book that pairs answers with the call that asked.
  */
 import { describe, expect, it, vi } from 'vitest'
-import { classifyMessage } from '../../src/protocol/jsonrpc.ts'
+import { classifyMessage } from '../../packages/mcp-edge/src/protocol/jsonrpc.ts'
 import {
   legacyCapabilities,
   legacyError,
@@ -12,10 +12,15 @@ import {
   shapeContent,
   shapeLegacyInputRequest,
   shapeLegacyResult,
-} from '../../src/protocol/legacy.ts'
-import { ExchangeBook, memoryInputRelay, outgoingId, parseOutgoingId } from '../../src/server/input-relay.ts'
-import { LegacySessions } from '../../src/server/legacy-session.ts'
-import { createKeyRing, RequestStateCodec } from '../../src/server/request-state.ts'
+} from '../../packages/mcp-edge/src/protocol/legacy.ts'
+import {
+  ExchangeBook,
+  memoryInputRelay,
+  outgoingId,
+  parseOutgoingId,
+} from '../../packages/mcp-edge/src/server/input/input-relay.ts'
+import { LegacySessions } from '../../packages/mcp-edge/src/server/legacy/session.ts'
+import { createKeyRing, RequestStateCodec } from '../../packages/mcp-edge/src/server/request-state.ts'
 import { caught } from './support.ts'
 
 const KEY = `k1:${Buffer.alloc(32, 7).toString('base64')}`

@@ -4,9 +4,9 @@
  * tasks it counts only when a caller is at the cap.
  */
 import { describe, expect, it } from 'vitest'
-import { createMcpHandler } from '../../src/http/handler.ts'
-import { Limits, parseJsonBody } from '../../src/server/limits.ts'
-import { createMcpServer } from '../../src/server/server.ts'
+import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
+import { Limits, parseJsonBody } from '../../packages/mcp-edge/src/server/limits.ts'
+import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`
 

@@ -5,10 +5,10 @@
  * and the end once every task is terminal. The task backend is a map here; the hub is the test.
  */
 import { describe, expect, it } from 'vitest'
-import type { McpEvent } from '../../src/server/events.ts'
-import { HubTasks } from '../../src/server/listen-tasks.ts'
-import { createMcpServer } from '../../src/server/server.ts'
-import type { DetailedTask, TaskBackend } from '../../src/server/tasks.ts'
+import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
+import { HubTasks } from '../../packages/mcp-edge/src/server/events/listen-tasks.ts'
+import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
+import type { DetailedTask, TaskBackend } from '../../packages/mcp-edge/src/server/tasks/tasks.ts'
 
 function backend(tasks: Record<string, DetailedTask>): TaskBackend {
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { LOG_LEVELS } from '../../src/protocol/constants.ts'
-import { readLogLevel, readRequestMeta } from '../../src/protocol/meta.ts'
+import { LOG_LEVELS } from '../../packages/mcp-edge/src/protocol/constants.ts'
+import { readLogLevel, readRequestMeta } from '../../packages/mcp-edge/src/protocol/meta.ts'
 import { caught } from './support.ts'
 
 const VERSION = 'io.modelcontextprotocol/protocolVersion'

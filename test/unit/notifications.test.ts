@@ -6,13 +6,19 @@
  */
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
-import { createMcpHandler } from '../../src/http/handler.ts'
-import { eventNotification, eventTopics, filterTopics, matches, visibleTo } from '../../src/server/events.ts'
-import type { McpEvent } from '../../src/server/events.ts'
-import { MAX_SUBSCRIPTION_BYTES } from '../../src/server/methods/listen.ts'
-import { serverCapabilities } from '../../src/server/server-capabilities.ts'
-import { createMcpServer } from '../../src/server/server.ts'
-import type { EventDelivery } from '../../src/server/events.ts'
+import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
+import {
+  eventNotification,
+  eventTopics,
+  filterTopics,
+  matches,
+  visibleTo,
+} from '../../packages/mcp-edge/src/server/events/events.ts'
+import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
+import { MAX_SUBSCRIPTION_BYTES } from '../../packages/mcp-edge/src/server/methods/listen.ts'
+import { serverCapabilities } from '../../packages/mcp-edge/src/server/server-capabilities.ts'
+import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
+import type { EventDelivery } from '../../packages/mcp-edge/src/server/events/events.ts'
 import { buildRequest, openStream, rpc } from '../support/mcp.ts'
 
 const URL = 'http://127.0.0.1/mcp'

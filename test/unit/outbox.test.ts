@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { notification } from '../../src/protocol/jsonrpc.ts'
-import type { JsonRpcNotification } from '../../src/protocol/jsonrpc.ts'
-import type { ContentBlock } from '../../src/protocol/types.ts'
-import { PartialResultReader } from '../../src/client/partial-results.ts'
-import { sseResponse } from '../../src/http/stream.ts'
-import { Outbox } from '../../src/server/outbox.ts'
+import { notification } from '../../packages/mcp-edge/src/protocol/jsonrpc.ts'
+import type { JsonRpcNotification } from '../../packages/mcp-edge/src/protocol/jsonrpc.ts'
+import type { ContentBlock } from '../../packages/mcp-edge/src/protocol/types.ts'
+import { PartialResultReader } from '../../packages/mcp-edge/src/client/partial-results.ts'
+import { sseResponse } from '../../packages/mcp-edge/src/http/stream.ts'
+import { Outbox } from '../../packages/mcp-edge/src/server/outbox.ts'
 import { drain } from './support.ts'
-import type { StreamMessage } from '../../src/server/outbox.ts'
+import type { StreamMessage } from '../../packages/mcp-edge/src/server/outbox.ts'
 
 const log = (data: string) => notification('notifications/message', { level: 'info', data })
 const progress = (token: string, value: number) =>

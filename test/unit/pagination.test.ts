@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { encodeBase64Url } from '../../src/protocol/base64.ts'
-import { paginate } from '../../src/server/pagination.ts'
+import { encodeBase64Url } from '../../packages/mcp-edge/src/protocol/base64.ts'
+import { paginate } from '../../packages/mcp-edge/src/server/pagination.ts'
 import { caught } from './support.ts'
 
 const items = (count: number) => Array.from({ length: count }, (_, index) => `item-${index}`)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { PartialResultReader, readToolCall } from '../../src/client/partial-results.ts'
-import type { ToolCallEvent } from '../../src/client/partial-results.ts'
-import { formatEvent } from '../../src/http/sse.ts'
+import { PartialResultReader, readToolCall } from '../../packages/mcp-edge/src/client/partial-results.ts'
+import type { ToolCallEvent } from '../../packages/mcp-edge/src/client/partial-results.ts'
+import { formatEvent } from '../../packages/mcp-edge/src/http/sse.ts'
 
 const TOKEN = 'prt-1'
 const chunk = (seq: number, extra: Record<string, unknown> = {}) => ({

@@ -3,11 +3,11 @@
 // misplaced x-mcp-header, unbounded listen inboxes).
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
-import { readSse } from '../../src/client/sse.ts'
-import { Listener, ListenHub, MAX_INBOX } from '../../src/server/listen-hub.ts'
-import { Outbox } from '../../src/server/outbox.ts'
-import { createMcpServer } from '../../src/server/server.ts'
-import { compileUriTemplate } from '../../src/server/uri-template.ts'
+import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
+import { Listener, ListenHub, MAX_INBOX } from '../../packages/mcp-edge/src/server/events/listen-hub.ts'
+import { Outbox } from '../../packages/mcp-edge/src/server/outbox.ts'
+import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
+import { compileUriTemplate } from '../../packages/mcp-edge/src/server/uri-template.ts'
 import { drain } from './support.ts'
 
 const enc = new TextEncoder()
@@ -95,9 +95,9 @@ describe('regressions found in review', () => {
 })
 
 describe('configuration errors, found in review', () => {
-  it('answers 500 with a generic error when the env-dependent services cannot be built, and builds them once', async () => {
-    const { createMcpHandler } = await import('../../src/http/handler.ts')
-    const { createKeyRing } = await import('../../src/server/request-state.ts')
+  it('answers 500 saying what to set when the env-dependent services cannot be built, and builds them once', async () => {
+    const { createMcpHandler } = await import('../../packages/mcp-edge/src/http/handler.ts')
+    const { createKeyRing } = await import('../../packages/mcp-edge/src/server/request-state.ts')
     let builds = 0
     const handle = createMcpHandler(createMcpServer<{ KEYS?: string }>({ name: 's', version: '1' }), {
       services: (env: { KEYS?: string }) => {
@@ -112,9 +112,29 @@ describe('configuration errors, found in review', () => {
       expect(response.status).toBe(500)
       expect(await response.json()).toEqual({
         jsonrpc: '2.0',
-        error: { code: -32603, message: 'Server misconfigured: see the server logs' },
+        error: {
+          code: -32603,
+          message: expect.stringMatching(
+            /^Server misconfigured: MCP_STATE_KEYS is not set\. Generate one with: .*wrangler secret put MCP_STATE_KEYS/,
+          ),
+        },
       })
     }
     expect(builds).toBe(1)
+  })
+
+  it('keeps any other failure to build the services generic (500), with no message of its own', async () => {
+    const { createMcpHandler } = await import('../../packages/mcp-edge/src/http/handler.ts')
+    const handle = createMcpHandler(createMcpServer({ name: 's', version: '1' }), {
+      services: () => {
+        throw new Error('secret detail')
+      },
+    })
+    const response = await handle(new Request('http://127.0.0.1/mcp', { method: 'POST', body: '{}' }), {})
+    expect(response.status).toBe(500)
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32603, message: 'Server misconfigured: see the server logs' },
+    })
   })
 })

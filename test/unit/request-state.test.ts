@@ -5,8 +5,8 @@ import {
   digestArguments,
   MAX_STATE_CHARS,
   RequestStateCodec,
-} from '../../src/server/request-state.ts'
-import type { RequestStateOptions, StateBinding, StateBody } from '../../src/server/request-state.ts'
+} from '../../packages/mcp-edge/src/server/request-state.ts'
+import type { RequestStateOptions, StateBinding, StateBody } from '../../packages/mcp-edge/src/server/request-state.ts'
 import { configError, rejected } from './support.ts'
 
 const key = (fill: number, length = 32) => Buffer.alloc(length, fill).toString('base64')

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
-import { findHeaderParams } from '../../src/protocol/header-values.ts'
-import { asArguments, parseWith } from '../../src/server/schema.ts'
-import { createMcpServer } from '../../src/server/server.ts'
+import { findHeaderParams } from '../../packages/mcp-edge/src/protocol/header-values.ts'
+import { asArguments, parseWith } from '../../packages/mcp-edge/src/server/schema/schema.ts'
+import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import { caught, configError } from './support.ts'
 
 const object = (properties: Record<string, unknown>) => ({ type: 'object', properties })

@@ -2,7 +2,7 @@
  * SEP-2998 client obligations, checked on the exported client helper (mcp-edge/client).
  */
 import { describe, expect, it } from 'vitest'
-import { PartialResultReader } from '../../src/client/partial-results.ts'
+import { PartialResultReader } from '../../packages/mcp-edge/src/client/partial-results.ts'
 
 const chunk = (seq: number, token: string | number = 'prt') => ({
   partialResultToken: token,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { readSse } from '../../src/client/sse.ts'
-import type { SseEvent } from '../../src/client/sse.ts'
-import { encodeEvent, formatEvent, KEEPALIVE } from '../../src/http/sse.ts'
+import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
+import type { SseEvent } from '../../packages/mcp-edge/src/client/sse.ts'
+import { encodeEvent, formatEvent, KEEPALIVE } from '../../packages/mcp-edge/src/http/sse.ts'
 
 const encoder = new TextEncoder()
 

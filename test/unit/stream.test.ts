@@ -3,12 +3,12 @@
  * pulls leaves in one write, in order, bounded in size; nothing waits to be batched.
  */
 import { describe, expect, it, vi } from 'vitest'
-import { readSse } from '../../src/client/sse.ts'
-import type { Run } from '../../src/http/lane.ts'
-import { formatEvent } from '../../src/http/sse.ts'
-import { sseResponse } from '../../src/http/stream.ts'
-import { notification } from '../../src/protocol/jsonrpc.ts'
-import { Outbox } from '../../src/server/outbox.ts'
+import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
+import type { Run } from '../../packages/mcp-edge/src/http/lane.ts'
+import { formatEvent } from '../../packages/mcp-edge/src/http/sse.ts'
+import { sseResponse } from '../../packages/mcp-edge/src/http/stream.ts'
+import { notification } from '../../packages/mcp-edge/src/protocol/jsonrpc.ts'
+import { Outbox } from '../../packages/mcp-edge/src/server/outbox.ts'
 
 const log = (data: string) => notification('notifications/message', { level: 'info', data })
 const decoder = new TextDecoder()
@@ -70,7 +70,7 @@ describe('respond', () => {
   }
 
   it('ends a stream whose run fails after it began streaming with -32603 for its id, logged and not leaked', async () => {
-    const { respond } = await import('../../src/http/respond.ts')
+    const { respond } = await import('../../packages/mcp-edge/src/http/respond.ts')
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
     let failNow!: () => void
     const response = await respond(lane, 7, async (run: Run) => {
@@ -92,7 +92,7 @@ describe('respond', () => {
   })
 
   it('ends a batch stream however its items end', async () => {
-    const { respondBatch } = await import('../../src/http/respond.ts')
+    const { respondBatch } = await import('../../packages/mcp-edge/src/http/respond.ts')
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
     let failNow!: () => void
     const response = await respondBatch(lane, [

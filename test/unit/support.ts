@@ -3,8 +3,8 @@
  * assert its kind, code, HTTP status and message exactly; taking what an outbox holds.
  */
 import { expect } from 'vitest'
-import { McpError } from '../../src/protocol/errors.ts'
-import type { Outbox, StreamMessage } from '../../src/server/outbox.ts'
+import { McpError } from '../../packages/mcp-edge/src/protocol/errors.ts'
+import type { Outbox, StreamMessage } from '../../packages/mcp-edge/src/server/outbox.ts'
 
 /** Everything `outbox` holds now, taken as a reader would, without waiting. */
 export function drain(outbox: Outbox): StreamMessage[] {

@@ -15,9 +15,9 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
-import { createMcpServer, input } from '../../src/index.ts'
-import { TaskEngine } from '../../src/server/task-engine.ts'
-import type { TaskCall } from '../../src/server/tasks.ts'
+import { createMcpServer, input } from '../../packages/mcp-edge/src/index.ts'
+import { TaskEngine } from '../../packages/mcp-edge/src/server/tasks/engine.ts'
+import type { TaskCall } from '../../packages/mcp-edge/src/server/tasks/tasks.ts'
 import { MemoryTaskStore } from '../support/memory-task-store.ts'
 
 const CHUNKS = ['start', 'a1', 'a2', 'b1', 'c1']

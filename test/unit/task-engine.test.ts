@@ -8,12 +8,12 @@
  */
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
-import { createMcpServer, input, ToolError } from '../../src/index.ts'
-import type { TaskLimits } from '../../src/server/task-limits.ts'
-import { ALARM_GRACE_MS, EXPIRED_RETENTION_MS, TaskEngine } from '../../src/server/task-engine.ts'
-import type { Watcher } from '../../src/server/task-engine.ts'
-import { LOG_BATCH_SIZE } from '../../src/server/task-log.ts'
-import type { TaskCall } from '../../src/server/tasks.ts'
+import { createMcpServer, input, ToolError } from '../../packages/mcp-edge/src/index.ts'
+import type { TaskLimits } from '../../packages/mcp-edge/src/server/tasks/limits.ts'
+import { ALARM_GRACE_MS, EXPIRED_RETENTION_MS, TaskEngine } from '../../packages/mcp-edge/src/server/tasks/engine.ts'
+import type { Watcher } from '../../packages/mcp-edge/src/server/tasks/engine.ts'
+import { LOG_BATCH_SIZE } from '../../packages/mcp-edge/src/server/tasks/log.ts'
+import type { TaskCall } from '../../packages/mcp-edge/src/server/tasks/tasks.ts'
 import { MemoryTaskStore } from '../support/memory-task-store.ts'
 
 /** Side effects of steps, by `<tag>:<step>`, and promises that resolve when one first happens. */

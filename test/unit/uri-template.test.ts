@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { compileUriTemplate } from '../../src/server/uri-template.ts'
+import { compileUriTemplate } from '../../packages/mcp-edge/src/server/uri-template.ts'
 
 describe('compileUriTemplate', () => {
   it('lists the variables of every expression', () => {

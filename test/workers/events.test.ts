@@ -17,9 +17,9 @@ import {
   waitOnExecutionContext,
 } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
-import { SUBSCRIPTION_HEADER } from '../../src/cloudflare/event-hub.ts'
-import { cloudflareEventHub, shardOf } from '../../src/cloudflare/events.ts'
-import type { McpEvent } from '../../src/server/events.ts'
+import { SUBSCRIPTION_HEADER } from '../../packages/mcp-edge/src/cloudflare/event-hub.ts'
+import { cloudflareEventHub, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
+import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 import worker from '../fixture/worker.ts'
 import { buildRequest, openStream, rpc } from '../support/mcp.ts'
 

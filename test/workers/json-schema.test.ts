@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
-import { zodToJsonSchema } from '../../src/server/json-schema.ts'
-import type { McpServer } from '../../src/index.ts'
-import { server as template } from '../../src/worker.ts'
+import { zodToJsonSchema } from '../../packages/mcp-edge/src/server/schema/json-schema.ts'
+import type { McpServer } from 'mcp-edge'
+import { server as template } from '../../apps/demo/src/worker.ts'
 import { server as fixture } from '../fixture/worker.ts'
 
 const referee = (schema: z.core.$ZodType, io: 'input' | 'output') => z.toJSONSchema(schema, { target: 'draft-2020-12', io })

@@ -4,7 +4,7 @@
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
-import { durableNonces } from '../../src/cloudflare/nonce-ledger.ts'
+import { durableNonces } from '../../packages/mcp-edge/src/cloudflare/nonce-ledger.ts'
 
 describe('McpNonceLedger', () => {
   it('redeems a nonce once and refuses every replay', async () => {

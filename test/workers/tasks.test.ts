@@ -7,8 +7,8 @@
  */
 import { env, runDurableObjectAlarm, runInDurableObject, SELF } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
-import { SqliteTaskStore } from '../../src/cloudflare/sqlite-task-store.ts'
-import type { TaskObjectRpc } from '../../src/cloudflare/task-object.ts'
+import { SqliteTaskStore } from '../../packages/mcp-edge/src/cloudflare/sqlite-task-store.ts'
+import type { TaskObjectRpc } from '../../packages/mcp-edge/src/cloudflare/task-object.ts'
 import { buildRequest, openStream, rpc } from '../support/mcp.ts'
 
 const URL = 'http://127.0.0.1/mcp'

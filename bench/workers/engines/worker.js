@@ -14,8 +14,8 @@
 import { DurableObject, WorkflowEntrypoint } from 'cloudflare:workers'
 import { Hono } from 'hono'
 import * as z from 'zod/mini'
-import { cloudflareServices, createTaskObjectClass } from '../../../src/cloudflare/index.ts'
-import { createMcpServer, mcp } from '../../../src/index.ts'
+import { cloudflareServices, createTaskObjectClass } from 'mcp-edge/cloudflare'
+import { createMcpServer, mcp } from 'mcp-edge'
 
 const count = z.int().check(z.minimum(0), z.maximum(100_000))
 const server = createMcpServer({ name: 'bench-engines', version: '0.0.1' })

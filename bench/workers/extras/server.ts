@@ -10,7 +10,7 @@
  * - `notify_tools`: tells this isolate's listen streams that the tool list changed.
  */
 import * as z from 'zod/mini'
-import { createMcpServer } from '../../../src/index.ts'
+import { createMcpServer } from 'mcp-edge'
 
 // Notifications on the in-isolate path (listen streams poll their inbox): the memory step's listeners.
 export const server = createMcpServer({ name: 'bench-extras', version: '0.0.1', events: 'isolate' })

@@ -4,8 +4,8 @@
  * code runs). A representative multi-round-trip state: round 2 of a confirmation, bound to a tool
  * call of principal "local".
  */
-import { createKeyRing, RequestStateCodec } from '../../../src/server/request-state.ts'
-import type { StateBinding, StateBody } from '../../../src/server/request-state.ts'
+import { createKeyRing, RequestStateCodec } from 'mcp-edge'
+import type { StateBinding, StateBody } from 'mcp-edge'
 
 export type StateMode = 'hmac' | 'aes'
 export type StateOp = 'seal' | 'open'

@@ -8,8 +8,8 @@
  * live in extras-server.ts and state-ops.ts.
  */
 import { Hono } from 'hono'
-import { cloudflareServices, createDurableObjects } from '../../../src/cloudflare/index.ts'
-import { mcp } from '../../../src/index.ts'
+import { cloudflareServices, createDurableObjects } from 'mcp-edge/cloudflare'
+import { mcp } from 'mcp-edge'
 import { server } from './server.ts'
 import { prepareState, runStateOps } from './state-ops.ts'
 

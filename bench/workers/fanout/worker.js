@@ -7,8 +7,8 @@
 import { env } from 'cloudflare:workers'
 import { Hono } from 'hono'
 import * as z from 'zod/mini'
-import { cloudflareEventHub, createDurableObjects } from '../../../src/cloudflare/index.ts'
-import { createMcpServer, mcp } from '../../../src/index.ts'
+import { cloudflareEventHub, createDurableObjects } from 'mcp-edge/cloudflare'
+import { createMcpServer, mcp } from 'mcp-edge'
 
 const events = env.FANOUT_MODE === 'isolate' ? 'isolate' : cloudflareEventHub({ binding: 'MCP_EVENTS' })
 const server = createMcpServer({ name: 'bench-fanout', version: '0.0.1', events })

@@ -9,7 +9,7 @@
  */
 import { env } from 'cloudflare:workers'
 import { Hono } from 'hono/tiny'
-import { createMcpServer, mcp } from '../../../src/index.ts'
+import { createMcpServer, mcp } from 'mcp-edge'
 import { catalog } from '../catalog.ts'
 
 const server = createMcpServer({ name: 'bench-tools', version: '0.0.1' })

@@ -1,0 +1,53 @@
+/**
+ * The demo in OAuth mode (`npm run dev:oauth`, oauth/wrangler.jsonc): the same MCP server as
+ * src/worker.ts, behind the OAuth template's authorization server (templates/oauth/src/provider.ts,
+ * its consent page in consent.ts). Tools that declare `scopes` (delete_record: records:write) are
+ * filtered and step-up challenged by the token's scopes.
+ *
+ * Configuration: MCP_PUBLIC_URL (var: this Worker's public origin, the resource's base),
+ * MCP_STATE_KEYS (secret), MCP_OAUTH_PASSPHRASE (secret: sign-in), OAUTH_KV (KV namespace:
+ * clients, grants and tokens, stored hashed and encrypted).
+ */
+import { env } from 'cloudflare:workers'
+import { cloudflareServices } from 'mcp-edge/cloudflare'
+import type { ConsentEnv } from '../../../templates/oauth/src/consent.ts'
+import { createOAuthWorker } from '../../../templates/oauth/src/provider.ts'
+import { playground } from './playground-gate.ts'
+import { server } from './worker.ts'
+
+export { McpEventHub, McpInputRelay, McpNonceLedger, McpTaskObject, NotesStore } from './worker.ts'
+
+/**
+ * What oauth/wrangler.jsonc cannot declare, beside its generated Env (oauth/worker-configuration.d.ts):
+ * the provider's helpers, which it puts on the env of every request it passes on, and the
+ * optional secrets (the consent page's passphrase, ConsentEnv).
+ */
+interface OAuthExtras extends ConsentEnv {
+  /** Access token lifetime in seconds (default one hour; KV allows no less than 60). */
+  OAUTH_ACCESS_TOKEN_TTL?: string
+}
+declare global {
+  interface Env extends OAuthExtras {}
+  namespace Cloudflare {
+    interface Env extends OAuthExtras {}
+  }
+}
+
+/** Scopes this server can grant: `mcp` is the baseline every client asks for first. */
+export const SCOPES: [string, ...string[]] = ['mcp', 'records:write']
+
+export default createOAuthWorker({
+  server,
+  publicUrl: env.MCP_PUBLIC_URL,
+  scopes: SCOPES,
+  resourceName: 'mcp-edge template',
+  accessTokenTtl: Number(env.OAUTH_ACCESS_TOKEN_TTL ?? 3600),
+  services: cloudflareServices({
+    stateKeys: 'MCP_STATE_KEYS',
+    tasks: 'MCP_TASKS',
+    nonces: 'MCP_NONCES',
+    inputRelay: 'MCP_INPUT_RELAY',
+  }),
+  // The playground page, when PLAYGROUND is "on" (.dev.vars), beside the consent page.
+  site: (app) => app.get('/playground/*', playground),
+})

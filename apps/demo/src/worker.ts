@@ -1,0 +1,159 @@
+/**
+ * The mcp-edge demo Worker (the playground's server, and the one the repository's tests drive).
+ * To start your own server, use a template (`npm create mcp-edge`) instead. A Hono app with one MCP endpoint at
+ * /mcp and example tools for each thing mcp-edge adds: a plain tool with structured output, a
+ * tool that asks for confirmation before acting (multi-round-trip, sealed requestState), a tool
+ * that streams partial results, a long-running tool that becomes a task built from resumable
+ * steps and streams into the task's log, a task that asks the user mid-task, and a shared notes
+ * resource whose subscribers hear every change, in every isolate (through the event hub Durable
+ * Object). The endpoint serves 2026-07-28 clients and, on the same URL, 2025-era clients
+ * (`initialize`); the same handlers serve both (a 2025 client's confirmation arrives through its
+ * elicitation handler).
+ *
+ * The tools it shares with the durable template (add_note, delete_record, write_story,
+ * generate_report) are the template's own (templates/durable/src/tools.ts).
+ *
+ * Configuration (see README): MCP_STATE_KEYS (secret, required; .dev.vars has a dev key; without
+ * it each request says how to set it), MCP_BEARER_TOKEN (secret: when set, requests need
+ * `Authorization: Bearer <token>`; without it the server fails closed and serves local requests
+ * only). `src/worker-oauth.ts` serves the same tools behind its own OAuth authorization server
+ * (`npm run dev:oauth`).
+ */
+import { env } from 'cloudflare:workers'
+import { Hono } from 'hono/tiny'
+import * as z from 'zod/mini'
+import { cloudflareEventHub, cloudflareServices, createDurableObjects } from 'mcp-edge/cloudflare'
+import { bearerToken, createMcpServer, input, mcp } from 'mcp-edge'
+import type { NotesEnv } from '../../../templates/durable/src/notes.ts'
+import { addNote, deleteRecord, generateReport, sleep, writeStory } from '../../../templates/durable/src/tools.ts'
+import { playground } from './playground-gate.ts'
+
+/**
+ * Secrets this Worker reads that may be unset. Every binding and var is generated from
+ * wrangler.jsonc into worker-configuration.d.ts (`npm run types`); a config cannot declare an
+ * optional secret, so these are the only env entries typed by hand.
+ */
+interface OptionalSecrets {
+  /** When set, requests need `Authorization: Bearer <token>`. */
+  MCP_BEARER_TOKEN?: string
+  /** Optional caps per caller and isolate (defaults 1,000 and 100). */
+  MCP_MAX_LISTEN_STREAMS?: string
+  MCP_MAX_LIVE_TASKS?: string
+}
+declare global {
+  interface Env extends OptionalSecrets {}
+  namespace Cloudflare {
+    interface Env extends OptionalSecrets {}
+  }
+}
+
+const cap = (value: string | undefined) => (value ? Number(value) : undefined)
+
+// Typed by what its tools read, so the other Workers built on it (the OAuth mode, the JWT
+// fixture) can serve it with their own Env; each of them binds NOTES too.
+export const server = createMcpServer<NotesEnv>({
+  name: 'mcp-edge-template',
+  version: '0.1.0',
+  // What a client shows its model about this server as a whole; tools/list describes each tool.
+  instructions: 'One example tool for each thing mcp-edge adds.',
+  limits: { listenStreams: cap(env.MCP_MAX_LISTEN_STREAMS), liveTasks: cap(env.MCP_MAX_LIVE_TASKS) },
+  // List changes and resource updates reach listen streams in every isolate through McpEventHub.
+  events: cloudflareEventHub({ binding: 'MCP_EVENTS' }),
+})
+
+server.tool(
+  'add',
+  { description: 'Add two numbers', input: z.object({ a: z.number(), b: z.number() }), annotations: { readOnlyHint: true } },
+  ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
+)
+
+server.tool(
+  'get_weather',
+  {
+    description: 'Current weather for a city (made up, deterministic)',
+    input: z.object({ city: z.string().check(z.minLength(1)) }),
+    output: z.object({ city: z.string(), tempC: z.number(), conditions: z.string() }),
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  ({ city }) => {
+    const seed = [...city].reduce((sum, char) => sum + char.charCodeAt(0), 0)
+    const weather = { city, tempC: (seed % 35) - 5, conditions: ['sunny', 'cloudy', 'rainy', 'windy'][seed % 4] as string }
+    return {
+      content: [{ type: 'text', text: `${weather.conditions}, ${weather.tempC} °C in ${city}` }],
+      structuredContent: weather,
+    }
+  },
+)
+
+deleteRecord(server)
+
+writeStory(server)
+
+generateReport(server)
+
+// A task that asks the user mid-task: it drafts an outline (a step), asks for approval (the task
+// waits in input_required; the answer is stored by tasks/update, so it survives restarts), then
+// writes the article (a second step). The outline is never drafted twice.
+server.tool(
+  'draft_article',
+  {
+    description: 'Draft an article: outline, your approval, then the text (a task; asks for approval mid-task)',
+    input: z.object({ topic: z.string().check(z.minLength(1)) }),
+    task: 'always',
+    requires: ['elicitation.form'],
+  },
+  async ({ topic }, ctx) => {
+    const outline = await ctx.step('outline', async () => {
+      await sleep(200, ctx.signal)
+      return [`Why ${topic} matters`, `How ${topic} works`, `What to do next`]
+    })
+    const { approval } = await ctx.ask({
+      approval: input.form(
+        `Write the article on this outline?\n${outline.map((title, i) => `${i + 1}. ${title}`).join('\n')}`,
+        z.object({ approve: z.boolean(), note: z.optional(z.string()) }),
+      ),
+    })
+    if (approval.action !== 'accept' || !approval.content.approve) {
+      return { content: [{ type: 'text', text: 'The outline was not approved; nothing was written.' }] }
+    }
+    const note = approval.content.note
+    const article = await ctx.step('write', async () => {
+      await sleep(200, ctx.signal)
+      return outline.map((title) => `## ${title}\n${note ? `(${note}) ` : ''}A paragraph about ${topic}.`).join('\n\n')
+    })
+    return { content: [{ type: 'text', text: article }] }
+  },
+)
+
+addNote(server)
+
+server.resource('info://server', { name: 'server-info', description: 'About this server', mimeType: 'text/plain' }, (uri) => ({
+  contents: [{ uri, mimeType: 'text/plain', text: 'An MCP server on Cloudflare Workers, built with mcp-edge.' }],
+}))
+
+server.prompt('summarize', { description: 'Summarize a text', args: z.object({ text: z.string() }) }, ({ text }) => ({
+  messages: [{ role: 'user', content: { type: 'text', text: `Summarize this:\n\n${text}` } }],
+}))
+
+export const { McpTaskObject, McpNonceLedger, McpInputRelay, McpEventHub } = createDurableObjects(server)
+export { NotesStore } from '../../../templates/durable/src/notes.ts'
+
+const app = new Hono<{ Bindings: Env }>()
+// The playground page in local development (`PLAYGROUND=on` in .dev.vars): static assets, not this bundle.
+app.get('/playground/*', playground)
+app.route(
+  '/mcp',
+  mcp(server, {
+    // Without MCP_BEARER_TOKEN no authentication is configured: mcp() then serves local requests
+    // only (`npm run dev`), answers anyone else 401, and logs a warning at start-up.
+    authenticate: bearerToken(env.MCP_BEARER_TOKEN),
+    services: cloudflareServices({
+      stateKeys: 'MCP_STATE_KEYS',
+      tasks: 'MCP_TASKS',
+      nonces: 'MCP_NONCES',
+      inputRelay: 'MCP_INPUT_RELAY',
+    }),
+  }),
+)
+
+export default app

@@ -1,0 +1,42 @@
+/**
+ * Bundles reported for their size only (not loaded): the demo in OAuth mode
+ * (bench/workers/oauth/wrangler.jsonc) and each template as its own wrangler.jsonc builds it
+ * (templates/<name>), beside the demo's. Minified, as the bench's Workers are; a template's own
+ * config does not minify, so its deployed size (unminified) is given too.
+ */
+import { join } from 'node:path'
+import { build } from './build.mjs'
+import { ROOT } from './env.mjs'
+
+const KIB = 1024
+export const TEMPLATES = ['minimal', 'durable', 'oauth']
+
+export function buildMoreBundles() {
+  const bundles = { oauth: { min: build('oauth'), raw: build('oauth', { minify: false }) } }
+  for (const template of TEMPLATES) {
+    const config = join(ROOT, 'templates', template, 'wrangler.jsonc')
+    bundles[`template-${template}`] = {
+      min: build(`template-${template}`, { config, minify: 'force' }),
+      raw: build(`template-${template}`, { config, minify: false }),
+    }
+  }
+  return bundles
+}
+
+/** Sentences for results.md. */
+export function moreBundlesLine(bundles) {
+  if (!bundles.oauth) return ''
+  const kib = (bytes) => (bytes / KIB).toFixed(2)
+  const templates = TEMPLATES.filter((name) => bundles[`template-${name}`])
+    .map((name) => {
+      const { min, raw } = bundles[`template-${name}`]
+      return `${name} ${kib(min.gzipBytes)} KiB gzip minified (${kib(raw.gzipBytes)} KiB as its config deploys it, unminified)`
+    })
+    .join('; ')
+  return (
+    `The demo in OAuth mode (apps/demo/src/worker-oauth.ts, its own authorization server) bundles to ` +
+    `${kib(bundles.oauth.min.rawBytes)} KiB, ${kib(bundles.oauth.min.gzipBytes)} KiB gzip minified ` +
+    `(${kib(bundles.oauth.raw.gzipBytes)} KiB gzip unminified), beside the demo's ` +
+    `${kib(bundles.edge.min.gzipBytes)} KiB gzip. The templates: ${templates}.`
+  )
+}

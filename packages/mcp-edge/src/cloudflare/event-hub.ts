@@ -1,0 +1,113 @@
+/**
+ * The event hub Durable Object: every open `subscriptions/listen` stream, in every isolate, holds
+ * one WebSocket to it (one per shard its topics fall in), and whoever has the binding publishes to
+ * it by RPC. The hub sends each event to the sockets whose topics match and whose principal may see
+ * it (src/server/events.ts decides both), once per socket.
+ *
+ * Cheap when idle: sockets are accepted with the WebSocket Hibernation API, so a hub with no
+ * events to send can be evicted from memory while its listeners stay connected (no duration
+ * charge); listeners never send anything, so they never wake it.
+ *
+ * Storage layout: none. The runtime keeps, across hibernation, each socket's tags and attachment:
+ * its topics are its tags (`getWebSockets(topic)` finds the listeners of a topic without an index
+ * of our own), and `{ topics, principal }` is its attachment. A socket with more than
+ * `MAX_TAGS` topics, or one longer than `MAX_TAG_LENGTH` (the runtime's limits), is tagged `*` and
+ * matched by its attachment instead (workerd caps an attachment at 16 KiB; the listen method caps
+ * a filter at 12 KiB). No alarm.
+ *
+ * Limits it lives within (Durable Objects): one object is single-threaded, with a soft limit of
+ * about 1,000 requests per second; a publish is one request and costs one `send` per matching
+ * listener. Spread topics over several objects with `cloudflareEventHub({ shards })` when one
+ * object would be too busy. A restart or deploy closes every socket; listeners then end their
+ * listen streams, and clients listen again.
+ */
+import { DurableObject } from 'cloudflare:workers'
+import { eventTopics, matches } from '../server/events/events.ts'
+import type { McpEvent, Subscription } from '../server/events/events.ts'
+
+/** The request header carrying a listener's subscription (URI-encoded JSON). */
+export const SUBSCRIPTION_HEADER = 'x-subscription'
+
+/** The runtime's limits on a hibernatable WebSocket's tags. */
+export const MAX_TAGS = 10
+export const MAX_TAG_LENGTH = 256
+/** The tag of sockets matched by their attachment. */
+const ANY = '*'
+
+interface Attachment {
+  topics: string[]
+  principal: string | null
+}
+
+/** The subscription of a listener; only Workers holding the binding can connect, so a bad one is a bug. */
+function readAttachment(header: string | null): Attachment | undefined {
+  try {
+    const { topics, principal } = JSON.parse(decodeURIComponent(header ?? '')) as Attachment
+    return Array.isArray(topics) ? { topics, principal: principal ?? null } : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The RPC surface of a hub, as publishers call it. */
+export interface EventHubRpc {
+  /** Send `event` to matching listeners; `id` (when the event went to several hubs) lets a listener drop copies. Returns how many sockets got it. */
+  publish(event: McpEvent, id?: string): number
+}
+
+export class McpEventHub extends DurableObject<Record<string, unknown>> implements EventHubRpc {
+  /** Attachments already read since the last wake-up. */
+  readonly #subscriptions = new WeakMap<WebSocket, Subscription>()
+
+  override async fetch(request: Request): Promise<Response> {
+    const attachment = readAttachment(request.headers.get(SUBSCRIPTION_HEADER))
+    if (!attachment || request.headers.get('upgrade') !== 'websocket') return new Response(null, { status: 400 })
+    const { topics } = attachment
+    const tagged = topics.length <= MAX_TAGS && topics.every((topic) => topic.length <= MAX_TAG_LENGTH)
+    const { 0: client, 1: socket } = new WebSocketPair()
+    try {
+      socket.serializeAttachment(attachment)
+    } catch {
+      return new Response(null, { status: 400 }) // over the runtime's 16 KiB: a principal of kilobytes
+    }
+    this.ctx.acceptWebSocket(socket, tagged ? topics : [ANY])
+    return new Response(null, { status: 101, webSocket: client })
+  }
+
+  publish(event: McpEvent, id?: string): number {
+    const message = JSON.stringify(id === undefined ? { event } : { id, event })
+    const sent = new Set<WebSocket>()
+    const topics = eventTopics(event)
+    for (const tag of [...topics, ANY]) {
+      for (const socket of this.ctx.getWebSockets(tag)) {
+        if (sent.has(socket) || !matches(this.#subscription(socket), event, topics)) continue
+        sent.add(socket)
+        try {
+          socket.send(message)
+        } catch {
+          // closing: the runtime drops it
+        }
+      }
+    }
+    return sent.size
+  }
+
+  override webSocketMessage(): void {
+    // Listeners send nothing; anything they do send is ignored.
+  }
+
+  override webSocketClose(): void {
+    // workerd requires the handler; the close is answered by the runtime itself
+    // (web_socket_auto_reply_to_close, on from compatibility date 2026-04-07).
+  }
+
+  #subscription(socket: WebSocket): Subscription {
+    let subscription = this.#subscriptions.get(socket)
+    if (!subscription) {
+      const { topics, principal } = socket.deserializeAttachment() as Attachment
+      subscription = { topics: new Set(topics), principal }
+      this.#subscriptions.set(socket, subscription)
+    }
+    return subscription
+  }
+}

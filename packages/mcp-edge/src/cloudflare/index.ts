@@ -1,0 +1,79 @@
+/**
+ * mcp-edge on Cloudflare: the Durable Object classes (task objects, the nonce ledger, the input
+ * relay of 2025-era clients, the event hub), the services that bind them and the state keys from
+ * the Worker environment, and the event hub that carries notifications to every isolate.
+ *
+ * @example
+ * export const { McpTaskObject, McpNonceLedger, McpInputRelay, McpEventHub } = createDurableObjects(server)
+ * app.route('/mcp', mcp(server, { services: cloudflareServices({ stateKeys: 'MCP_STATE_KEYS', tasks: 'MCP_TASKS' }) }))
+ */
+import type { McpServices } from '../server/dispatch.ts'
+import { ConfigurationError } from '../server/errors.ts'
+import { createKeyRing, RequestStateCodec } from '../server/request-state.ts'
+import type { RequestStateOptions } from '../server/request-state.ts'
+import type { McpServer } from '../server/server.ts'
+import { durableInputRelay, McpInputRelay } from './input-relay.ts'
+import { McpEventHub } from './event-hub.ts'
+import { cloudflareEventHub } from './events.ts'
+import { durableNonces, McpNonceLedger } from './nonce-ledger.ts'
+import { durableTasks } from './task-backend.ts'
+import { createTaskObjectClass } from './task-object.ts'
+
+export interface CloudflareServicesConfig {
+  /** Name of the secret holding the requestState key ring (for example `MCP_STATE_KEYS`). */
+  stateKeys?: string
+  /** Options of the requestState codec (expiry, AES-GCM). */
+  requestState?: RequestStateOptions
+  /** Name of the Durable Object binding of the task objects. */
+  tasks?: string
+  /** Name of the Durable Object binding of the nonce ledger. */
+  nonces?: string
+  /**
+   * Name of the Durable Object binding of the input relay, which routes a 2025-era client's
+   * answers to server-to-client requests to the isolate holding the call. Without it the relay
+   * works within one isolate only.
+   */
+  inputRelay?: string
+}
+
+/** Build `McpServices` from the Worker env by binding name. Missing bindings fail loudly. */
+export function cloudflareServices<Env>(config: CloudflareServicesConfig): (env: Env) => McpServices {
+  return (env) => {
+    const bindings = env as Record<string, unknown>
+    const binding = (name: string) => {
+      const value = bindings[name]
+      if (!value) throw new ConfigurationError(`Binding ${name} is missing: add it to wrangler.jsonc (docs/deploy.md)`)
+      return value as DurableObjectNamespace
+    }
+    const services: McpServices = {}
+    if (config.stateKeys) {
+      const ring = createKeyRing(bindings[config.stateKeys] as string | undefined, config.stateKeys)
+      services.requestState = new RequestStateCodec(ring, config.requestState)
+    }
+    if (config.tasks) services.tasks = durableTasks(binding(config.tasks))
+    if (config.nonces)
+      services.nonces = durableNonces(binding(config.nonces) as unknown as DurableObjectNamespace<McpNonceLedger>)
+    if (config.inputRelay)
+      services.inputRelay = durableInputRelay(binding(config.inputRelay) as unknown as DurableObjectNamespace<McpInputRelay>)
+    return services
+  }
+}
+
+/** The Durable Object classes of a server, to export from the Worker module. */
+export function createDurableObjects<Env>(server: McpServer<Env>) {
+  return { McpTaskObject: createTaskObjectClass(server), McpNonceLedger, McpInputRelay, McpEventHub }
+}
+
+export {
+  cloudflareEventHub,
+  createTaskObjectClass,
+  durableInputRelay,
+  durableNonces,
+  durableTasks,
+  McpEventHub,
+  McpInputRelay,
+  McpNonceLedger,
+}
+export type { EventHubRpc } from './event-hub.ts'
+export type { EventHubOptions } from './events.ts'
+export type { TaskObjectRpc } from './task-object.ts'

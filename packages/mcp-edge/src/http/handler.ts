@@ -1,0 +1,182 @@
+/**
+ * Streamable HTTP for one MCP endpoint, on Web `Request`/`Response` (streamable-http.mdx), serving
+ * both eras from the same URL. The checks every request passes are the same for both; then the era
+ * is decided per request (DESIGN "Two eras, one registry"): a body whose `_meta` carries
+ * `io.modelcontextprotocol/protocolVersion` (or a request naming a 2026 revision in its header) is
+ * the stateless 2026-07-28 lane (`modern.ts`); anything else is a 2025-era client on the legacy
+ * lane (`legacy.ts`), or, with `legacy: 'reject'`, gets -32022 naming the revision served. Every
+ * protocol decision is made in `src/server/` or `src/protocol/`; this file only translates.
+ *
+ * Order of checks (DESIGN "One request, end to end"): method (405) → Origin/Host (403) → Accept
+ * (406) → authentication (401) → content type (415) → size (413) → JSON (-32700) → the lane.
+ */
+import { HEADER, META, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import { McpError, unsupportedVersion } from '../protocol/errors.ts'
+import { isObject, readableId } from '../protocol/jsonrpc.ts'
+import type { RequestId } from '../protocol/jsonrpc.ts'
+import type { McpServices } from '../server/dispatch.ts'
+import { ConfigurationError } from '../server/errors.ts'
+import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_QUEUED_CHUNKS } from '../server/outbox.ts'
+import type { OutboxOptions } from '../server/outbox.ts'
+import { parseJsonBody, positive } from '../server/limits.ts'
+import type { McpServer } from '../server/server.ts'
+import type { Principal } from '../server/types.ts'
+import { createAuthenticator } from './auth.ts'
+import type { AuthOptions } from './auth.ts'
+import { DEFAULT_MAX_BODY_BYTES, readBody } from './body.ts'
+import { checkAccept, checkContentType, checkOrigin, pathStart } from './guards.ts'
+import type { GuardOptions } from './guards.ts'
+import type { Lane } from './lane.ts'
+import { createLegacyLane } from './legacy.ts'
+import type { LegacyOptions } from './legacy.ts'
+import { serveModern } from './modern.ts'
+import { failure, rejection } from './respond.ts'
+
+export type { McpServices }
+
+export interface McpHttpOptions<Env> extends GuardOptions, AuthOptions<Env> {
+  /** Largest accepted request body (default 4 MiB); bigger ones get 413 without being buffered. */
+  maxBodyBytes?: number
+  /** Interval of SSE keepalive comments (default 15 s). */
+  keepaliveMs?: number
+  /** Bounds of each response stream's queue (slow readers, partial results). */
+  stream?: OutboxOptions
+  /** Deepest nesting of arrays and objects a request body may have (default 64); deeper is -32600. */
+  maxJsonDepth?: number
+  /** Builds the env-dependent services once per isolate and env object. */
+  services?: (env: Env) => McpServices
+  /**
+   * 2025-era clients (`initialize`): served on the same endpoint by default (options of that lane),
+   * or `'reject'` for a 2026-07-28-only endpoint, which answers them -32022.
+   */
+  legacy?: LegacyOptions | 'reject'
+}
+
+export const KEEPALIVE_INTERVAL_MS = 15_000
+
+/** The stateless lane: the body says its revision in `_meta`, or the header names a 2026 revision. */
+function isModern(body: unknown, headers: Headers): boolean {
+  if (isObject(body) && isObject(body.params) && isObject(body.params._meta) && META.protocolVersion in body.params._meta) {
+    return true
+  }
+  return SUPPORTED_PROTOCOL_VERSIONS.includes(headers.get(HEADER.protocolVersion) ?? '')
+}
+
+/** -32022 for a 2025-era request on a 2026-07-28-only endpoint, naming what is served. */
+function refuseLegacy(body: unknown, headers: Headers): McpError {
+  const params = isObject(body) && isObject(body.params) ? body.params : {}
+  const requested = String(params.protocolVersion ?? headers.get(HEADER.protocolVersion) ?? '2025-03-26')
+  const served = SUPPORTED_PROTOCOL_VERSIONS.join(', ')
+  const message = `Unsupported protocol version: ${requested}. This server speaks ${served} only (no initialize handshake; send _meta["${META.protocolVersion}"] on every request)`
+  return unsupportedVersion(requested, SUPPORTED_PROTOCOL_VERSIONS, message)
+}
+
+/**
+ * Create a fetch-style handler for an MCP endpoint.
+ *
+ * @example
+ * const handle = createMcpHandler(server, { allowedOrigins: ['https://app.example.com'] })
+ * export default { fetch: (request, env, ctx) => handle(request, env, ctx) }
+ */
+export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOptions<Env> = {}) {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const stream = {
+    maxBufferedBytes: positive(options.stream?.maxBufferedBytes, DEFAULT_MAX_BUFFERED_BYTES, 'stream.maxBufferedBytes'),
+    maxQueuedChunks: positive(options.stream?.maxQueuedChunks, DEFAULT_MAX_QUEUED_CHUNKS, 'stream.maxQueuedChunks'),
+  }
+  // A timer takes at most 2^31 - 1 ms; a longer delay would fire at once, on every pull.
+  const respondOptions = { stream, keepaliveMs: positive(options.keepaliveMs, KEEPALIVE_INTERVAL_MS, 'keepaliveMs', 2 ** 31 - 1) }
+  const legacy = options.legacy === 'reject' ? undefined : createLegacyLane(server, options.legacy)
+  // Built once per isolate and env. A configuration error (a missing secret or binding) is kept
+  // too: it is logged once, and every request gets a 500 that says what to fix.
+  const services = new WeakMap<object, McpServices | Error>()
+  const servicesFor = (env: Env): McpServices | Error => {
+    if (!options.services) return {}
+    const key = (env ?? services) as object
+    let found = services.get(key)
+    if (!found) {
+      try {
+        found = options.services(env)
+      } catch (error) {
+        found = error instanceof Error ? error : new Error(String(error))
+        console.error(`[mcp-edge] server misconfigured: ${found.message}`)
+      }
+      services.set(key, found)
+    }
+    return found
+  }
+  // mcp-edge auth hook (issue 11): principal resolution, fail-closed locality, challenges.
+  const auth = createAuthenticator(options)
+
+  /**
+   * Serve one request. `executionCtx` gives handlers `ctx.waitUntil`; `given` is a principal that
+   * Hono middleware already established (`mcp()` passes it).
+   */
+  return async function handle(
+    request: Request,
+    env: Env,
+    executionCtx?: { waitUntil(promise: Promise<unknown>): void },
+    given?: Principal,
+  ): Promise<Response> {
+    const configured = servicesFor(env)
+    if (configured instanceof Error) {
+      // A ConfigurationError says what to set and how, and holds no secret: every request says it.
+      const detail = configured instanceof ConfigurationError ? `Server misconfigured: ${configured.message}` : undefined
+      return rejection(new McpError('misconfigured', detail), undefined)
+    }
+    if (request.method !== 'POST') {
+      // streamable-http: no GET stream and no sessions to delete, in either era (2025: "405
+      // Method Not Allowed, indicating that the server does not offer an SSE stream" / "does not
+      // allow clients to terminate sessions").
+      return rejection(new McpError('methodNotAllowed'), undefined, { allow: 'POST' })
+    }
+    let id: RequestId | undefined
+    try {
+      checkOrigin(request.headers, options)
+      checkAccept(request.headers)
+      // Auth hook (issue 11): throws 401 (AuthChallenge) before the body is read.
+      const principal = await auth.resolve(request, env, given)
+      checkContentType(request.headers)
+      const text = await readBody(request, maxBodyBytes)
+      // JSON hook (issue 11): -32700, or -32600 past the nesting limit, before JSON.parse recurses.
+      const body = parseJsonBody(text, options.maxJsonDepth)
+      id = readableId(body)
+      const lane: Lane<Env> = {
+        request,
+        env,
+        principal,
+        services: configured,
+        respond: respondOptions,
+        endpoint: endpointPath(request.url),
+        waitUntil: executionCtx ? (promise) => executionCtx.waitUntil(promise) : undefined,
+        challenge: (message, status) => auth.headersForResponse(message, status, env),
+      }
+      if (Array.isArray(body)) {
+        // streamable-http: one message per POST; only 2025-03-26 had batches.
+        if (!legacy || isModern(body, request.headers)) {
+          throw new McpError('invalidRequest', 'Invalid Request: batches are not supported')
+        }
+        return await legacy.serveBatch(lane, body)
+      }
+      if (isModern(body, request.headers)) return await serveModern(server, lane, body)
+      if (legacy) return await legacy.serve(lane, body)
+      if (isObject(body) && 'method' in body && 'id' in body) throw refuseLegacy(body, request.headers)
+      return await serveModern(server, lane, body)
+    } catch (error) {
+      const failed = failure(error)
+      return rejection(failed, id, auth.headersFor(failed, env))
+    }
+  }
+}
+
+/**
+ * The endpoint's path (`/mcp`), which sealed states are bound to with the server's name. The host
+ * is left out: one Worker answers on several hostnames (workers.dev, custom domains), and a
+ * state must survive a key rotation or a deploy that leaves the endpoint where it is.
+ */
+function endpointPath(url: string): string {
+  const start = pathStart(url)
+  if (start === url.length) return '/'
+  const end = url.indexOf('?', start)
+  return end < 0 ? url.slice(start) : url.slice(start, end)
+}

@@ -1,0 +1,52 @@
+/**
+ * mcp-edge: a stateless 2026-07-28 MCP server runtime for Cloudflare Workers, built on Hono.
+ * The public surface; a test snapshots this list so a change to it is deliberate.
+ */
+export {
+  LOG_LEVELS,
+  META,
+  PARTIAL_LOG_META,
+  PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  TASK_PARTIALS_FILTER,
+  TASKS_EXTENSION,
+} from './protocol/constants.ts'
+export type { LogLevel } from './protocol/constants.ts'
+export { ERROR_KINDS, McpError } from './protocol/errors.ts'
+export type { ErrorKind, JsonRpcErrorObject } from './protocol/errors.ts'
+export type * from './protocol/types.ts'
+
+export { createMcpServer, McpServer } from './server/server.ts'
+export type { EventDelivery, EventHub, ListKind, McpEvent, NotifyOptions, Subscription } from './server/events/events.ts'
+export { ConfigurationError, ToolError } from './server/errors.ts'
+export { input } from './server/input/input.ts'
+export type { ElicitResponse, InputRequest, InputSpec, Root, SamplingRequest, SamplingResponse } from './server/input/input.ts'
+export { InputRequired } from './server/input/input-round.ts'
+export { createKeyRing, RequestStateCodec } from './server/request-state.ts'
+export type { RequestStateOptions, StateBinding, StateBody } from './server/request-state.ts'
+export type { OutboxOptions, OutboxStats, PartialChunk } from './server/outbox.ts'
+export type { JsonSchemaInput } from './server/schema/schema.ts'
+export type { TaskLimits } from './server/tasks/limits.ts'
+export { TaskSuspended } from './server/tasks/replay.ts'
+export type {
+  DetailedTask,
+  NonceLedger,
+  PartialLogPage,
+  PartialLogQuery,
+  Task,
+  TaskBackend,
+  TaskCall,
+  TaskStatus,
+} from './server/tasks/tasks.ts'
+export type * from './server/types.ts'
+
+export { createMcpHandler } from './http/handler.ts'
+export type { McpHttpOptions, McpServices } from './http/handler.ts'
+export { mcp } from './http/hono.ts'
+export type { McpVariables } from './http/hono.ts'
+export { AuthChallenge, isLocalRequest, principalFromClaims } from './http/auth.ts'
+export { bearerToken } from './http/bearer.ts'
+export type { AuthOptions, RateLimiter, ResourceServer } from './http/auth.ts'
+export { mcpCors } from './http/cors.ts'
+export { jwtResourceServer, metadataUrlOf, protectedResourceMetadata } from './http/resource-server.ts'
+export type { JwtResourceServer, JwtResourceServerOptions } from './http/resource-server.ts'

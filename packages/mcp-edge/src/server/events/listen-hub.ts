@@ -1,0 +1,81 @@
+/**
+ * Listeners: each open `subscriptions/listen` stream (basic/patterns/subscriptions) is a
+ * `Listener` with its subscription (topics and principal) and a bounded inbox. Events are offered
+ * to it from one of two places:
+ *
+ * - the in-isolate `ListenHub` (servers declared single-isolate, and this isolate's own registry
+ *   changes): the change happens while serving some other request, and Workers forbid one request
+ *   from touching another's I/O (its response stream), so the hub only appends to the inbox and
+ *   each listen request drains its own inbox on its own timer (`LISTEN_POLL_MS`);
+ * - the listener's own path from an `EventHub` (cross-isolate): events arrive in the listen
+ *   request itself, which moves them to its stream at once.
+ *
+ * Inboxes are bounded: an event equal to one still pending (same list, same URI) is not queued
+ * twice, and past `MAX_INBOX` the oldest entries go (a slow listener loses old notifications,
+ * never the isolate's memory). Nothing is kept once a stream closes ("No subscription state
+ * survives reconnection").
+ */
+import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
+import type { RequestId, SubscriptionFilter } from '../../protocol/types.ts'
+import { eventKey, eventNotification, filterTopics, matches } from './events.ts'
+import type { McpEvent, Subscription } from './events.ts'
+
+export const LISTEN_POLL_MS = 50
+export const MAX_INBOX = 256
+
+export class Listener implements Subscription {
+  readonly subscriptionId: RequestId
+  readonly topics: ReadonlySet<string>
+  readonly principal: string | null
+  /** Notifications waiting for the listen request to pick them up, with their dedupe keys. */
+  readonly #inbox: Array<{ key: string | undefined; message: JsonRpcNotification }> = []
+
+  readonly #allows: (event: McpEvent) => boolean
+
+  /** `allows`: a last word on each event for this listener (the resource scopes its principal holds). */
+  constructor(
+    subscriptionId: RequestId,
+    filter: SubscriptionFilter,
+    principal: string | null,
+    allows: (event: McpEvent) => boolean = () => true,
+  ) {
+    this.subscriptionId = subscriptionId
+    this.topics = new Set(filterTopics(filter))
+    this.principal = principal
+    this.#allows = allows
+  }
+
+  get pending(): number {
+    return this.#inbox.length
+  }
+
+  /** Queue `event` if this listener asked for it and may see it. */
+  offer(event: McpEvent): void {
+    if (!matches(this, event) || !this.#allows(event)) return
+    const key = eventKey(event)
+    if (key !== undefined && this.#inbox.some((entry) => entry.key === key)) return
+    this.#inbox.push({ key, message: eventNotification(event, this.subscriptionId) })
+    if (this.#inbox.length > MAX_INBOX) this.#inbox.shift()
+  }
+
+  /** Take up to `limit` pending notifications, oldest first. */
+  take(limit = MAX_INBOX): JsonRpcNotification[] {
+    return this.#inbox.splice(0, limit).map((entry) => entry.message)
+  }
+}
+
+/** The listeners of this isolate. */
+export class ListenHub {
+  readonly #listeners = new Set<Listener>()
+
+  /** Register `listener` until the returned function is called. */
+  add(listener: Listener): () => void {
+    this.#listeners.add(listener)
+    return () => this.#listeners.delete(listener)
+  }
+
+  /** Offer `event` to every listener of this isolate. */
+  publish(event: McpEvent): void {
+    for (const listener of this.#listeners) listener.offer(event)
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * A listen stream's tasks when their statuses come through the event hub (the stream asked for no
+ * partial results, which only a task's own stream carries). It keeps the Tasks semantics a task's
+ * own stream has: the owned tasks' current state first, then every later change once, and the
+ * watch ends when each task is terminal.
+ *
+ * - Events that reach the hub while the current state is being read wait, and only those newer
+ *   than what was read go on, so a stream never shows `working` after `completed`.
+ * - Hub events leave the result out (it may be megabytes; a WebSocket message is at most 1 MiB):
+ *   a `completed` status is read back whole, with `tasks/get`, in the listen request itself.
+ */
+import { NOTIFICATION } from '../../protocol/constants.ts'
+import { notification } from '../../protocol/jsonrpc.ts'
+import type { JsonRpcNotification, RequestId } from '../../protocol/jsonrpc.ts'
+import { tag } from './events.ts'
+import type { McpEvent } from './events.ts'
+import { isTerminal } from '../tasks/tasks.ts'
+import type { TaskBackend, TaskStatus, TaskWatch } from '../tasks/tasks.ts'
+
+type TaskEvent = Extract<McpEvent, { type: 'task' }>
+
+interface Seen {
+  status: unknown
+  lastUpdatedAt: unknown
+}
+
+/** Whether `event` says something newer than `seen` (same instant and status: nothing new). */
+function newer(event: TaskEvent, seen: Seen | undefined): boolean {
+  if (!seen) return true
+  const at = String(event.params.lastUpdatedAt)
+  const before = String(seen.lastUpdatedAt)
+  return at > before || (at === before && event.params.status !== seen.status)
+}
+
+export class HubTasks {
+  readonly #tasks: TaskBackend
+  readonly #principal: string | null
+  readonly #forward: (event: McpEvent) => void
+  /** Events held while the current state is read; `undefined` once it was. */
+  #held: TaskEvent[] | undefined = []
+  readonly #seen = new Map<string, Seen>()
+  readonly #open = new Set<string>()
+  #ended: (() => void) | undefined
+
+  /** `forward` takes each event on to the listener's stream. */
+  constructor(tasks: TaskBackend, principal: string | null, forward: (event: McpEvent) => void) {
+    this.#tasks = tasks
+    this.#principal = principal
+    this.#forward = forward
+  }
+
+  /** A task event from the hub. */
+  see(event: TaskEvent): void {
+    if (this.#held) this.#held.push(event)
+    else void this.#pass(event)
+  }
+
+  /**
+   * Read the current state of `taskIds`, send that of each owned task (`send`), then let the
+   * waiting events through. Resolves with the owned ids and when they have all ended.
+   */
+  async start(
+    taskIds: readonly string[],
+    subscriptionId: RequestId,
+    send: (message: JsonRpcNotification) => void,
+  ): Promise<TaskWatch> {
+    const unique = [...new Set(taskIds)]
+    const found = await Promise.all(unique.map((taskId) => this.#tasks.get(taskId, this.#principal)))
+    const owned: string[] = []
+    found.forEach((entry, index) => {
+      if (!entry) return
+      const taskId = unique[index] as string
+      owned.push(taskId)
+      this.#seen.set(taskId, { status: entry.task.status, lastUpdatedAt: entry.task.lastUpdatedAt })
+      if (!isTerminal(entry.task.status)) this.#open.add(taskId)
+      send(notification(NOTIFICATION.tasks, { ...entry.task, _meta: tag(subscriptionId) }))
+    })
+    const ended = new Promise<void>((resolve) => {
+      this.#ended = resolve
+    })
+    for (const event of this.#held ?? []) void this.#pass(event)
+    this.#held = undefined
+    this.#check()
+    return { taskIds: owned, ended }
+  }
+
+  async #pass(event: TaskEvent): Promise<void> {
+    if (!this.#open.has(event.taskId) || !newer(event, this.#seen.get(event.taskId))) return
+    this.#seen.set(event.taskId, { status: event.params.status, lastUpdatedAt: event.params.lastUpdatedAt })
+    const status = event.params.status as TaskStatus
+    let params = event.params
+    if (status === 'completed' && !('result' in params)) {
+      const found = await this.#tasks.get(event.taskId, this.#principal).catch(() => undefined)
+      if (found) params = { ...found.task, _meta: params._meta }
+    }
+    this.#forward({ ...event, params })
+    // Only now: the stream may end once the last task's terminal status is on it.
+    if (isTerminal(status)) this.#open.delete(event.taskId)
+    this.#check()
+  }
+
+  #check(): void {
+    if (this.#open.size === 0) this.#ended?.()
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * `ctx.ask` for a 2025-era client: the questions of one round go out as real server-to-client
+ * requests on the call's own SSE stream (2025 streamable-http: the server MAY send requests on the
+ * stream before the response), shaped for the negotiated revision; the call waits for the
+ * client's answers through the input relay, then the handler runs again with them (the same
+ * replay as a multi-round-trip retry). An answer that is a JSON-RPC error fails the call.
+ */
+import type { LegacyVersion } from '../../protocol/constants.ts'
+import { McpError } from '../../protocol/errors.ts'
+import { shapeLegacyInputRequest } from '../../protocol/legacy.ts'
+import type { InputRequest } from '../input/input.ts'
+import { outgoingId } from '../input/input-relay.ts'
+import type { InputRelay } from '../input/input-relay.ts'
+import type { Outbox } from '../outbox.ts'
+
+/** How long a call waits for the client's answers by default (5 minutes). */
+export const DEFAULT_INPUT_TIMEOUT_MS = 5 * 60 * 1000
+
+export interface LegacyAskOptions {
+  relay: InputRelay
+  outbox: Outbox
+  version: LegacyVersion
+  principal: string | null
+  timeoutMs: number
+  /** Aborts when the call's stream closes; read only when the handler really asks. */
+  cancel: { readonly signal: AbortSignal }
+}
+
+/** Answers for every key of one round, from the client. */
+export type AskClient = (requests: Record<string, InputRequest>) => Promise<Record<string, unknown>>
+
+/**
+ * @example
+ * const ask = createLegacyAsk({ relay, outbox, version: '2025-11-25', principal: null, timeoutMs, cancel })
+ * const answers = await ask({ confirm: { method: 'elicitation/create', params } })
+ */
+export function createLegacyAsk(options: LegacyAskOptions): AskClient {
+  return async (requests) => {
+    const { relay, outbox, version } = options
+    const keys = Object.keys(requests)
+    const exchangeId = await relay.open(options.principal, keys.length, options.timeoutMs)
+    const waiting = relay.wait(exchangeId, options.cancel.signal)
+    keys.forEach((key, index) => {
+      const { method, params } = requests[key] as InputRequest
+      const id = outgoingId(exchangeId, index)
+      outbox.push({ jsonrpc: '2.0', id, method, params: shapeLegacyInputRequest(version, method, params, id) })
+    })
+    const answers = await waiting
+    return Object.fromEntries(
+      keys.map((key, index) => {
+        const answer = answers[index]
+        if (answer === undefined || 'error' in answer) {
+          const method = (requests[key] as InputRequest).method
+          const reason = answer ? `${answer.error.code} ${answer.error.message}` : 'no answer'
+          throw new McpError('internalError', `The client answered ${method} with an error (${reason})`)
+        }
+        return [key, answer.result]
+      }),
+    )
+  }
+}

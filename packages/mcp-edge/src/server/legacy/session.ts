@@ -1,0 +1,116 @@
+/**
+ * The 2025-era session, carried by the client instead of stored: `initialize` mints a sealed
+ * `Mcp-Session-Id` (same key ring and codec as `requestState`, its own purpose prefix) holding what
+ * the handshake negotiated: the revision, the client's capabilities and info, and the principal,
+ * bound to the server's identity (name and endpoint) like sealed states.
+ * Any isolate can open it, so a later `tools/call` knows that this client declared elicitation
+ * without a lookup. Opened ids are cached per isolate (a hit costs no crypto); expiry and the
+ * principal are checked on every use.
+ *
+ * What it deliberately cannot do: be revoked (DELETE answers 405, as the 2025 transport allows)
+ * or change after `initialize` (so `logging/setLevel` cannot travel in it).
+ */
+import type { LegacyVersion } from '../../protocol/constants.ts'
+import { isObject } from '../../protocol/jsonrpc.ts'
+import { isLegacyVersion } from '../../protocol/legacy.ts'
+import type { ClientCapabilities, Implementation } from '../../protocol/types.ts'
+import { encodeBase64Url } from '../../protocol/base64.ts'
+import type { RequestStateCodec } from '../request-state.ts'
+
+/** How long a minted session id opens (default 24 hours); after that the client initializes again. */
+export const DEFAULT_SESSION_TTL_MS = 24 * 60 * 60 * 1000
+const CACHE_SIZE = 1024
+
+export interface LegacySession {
+  /** The server that minted it (name and endpoint, as sealed states bind it). */
+  server: string
+  protocolVersion: LegacyVersion
+  clientCapabilities: ClientCapabilities
+  clientInfo?: Implementation
+  principal: string | null
+  /** Unique per `initialize`: scopes request ids (for `notifications/cancelled`) to this client. */
+  nonce: string
+  expiresAt: number
+}
+
+export interface SessionOptions {
+  ttlMs?: number
+  now?: () => number
+}
+
+function readSession(claims: Record<string, unknown>): LegacySession | undefined {
+  const { srv, v, c, i, p, n, exp } = claims
+  if (typeof srv !== 'string' || !isLegacyVersion(v) || !isObject(c) || typeof n !== 'string' || typeof exp !== 'number') {
+    return undefined
+  }
+  if (p !== null && typeof p !== 'string') return undefined
+  const session: LegacySession = {
+    server: srv,
+    protocolVersion: v,
+    clientCapabilities: c as ClientCapabilities,
+    principal: p,
+    nonce: n,
+    expiresAt: exp,
+  }
+  if (isObject(i)) session.clientInfo = i as unknown as Implementation
+  return session
+}
+
+export class LegacySessions {
+  readonly #codec: RequestStateCodec
+  readonly #ttlMs: number
+  readonly #now: () => number
+  readonly #cache = new Map<string, LegacySession>()
+
+  constructor(codec: RequestStateCodec, options: SessionOptions = {}) {
+    this.#codec = codec
+    this.#ttlMs = options.ttlMs ?? DEFAULT_SESSION_TTL_MS
+    this.#now = options.now ?? Date.now
+  }
+
+  /**
+   * Seal what `initialize` negotiated into a session id.
+   *
+   * @example
+   * const id = await sessions.mint({ server: 'weather /mcp', protocolVersion: '2025-11-25', clientCapabilities: {}, principal: null })
+   */
+  mint(
+    init: Pick<LegacySession, 'server' | 'protocolVersion' | 'clientCapabilities' | 'clientInfo' | 'principal'>,
+  ): Promise<string> {
+    const info = init.clientInfo ? { name: init.clientInfo.name, version: init.clientInfo.version } : undefined
+    return this.#codec.sealClaims('s', {
+      srv: init.server,
+      v: init.protocolVersion,
+      c: init.clientCapabilities,
+      ...(info ? { i: info } : {}),
+      p: init.principal,
+      n: encodeBase64Url(crypto.getRandomValues(new Uint8Array(12))),
+      exp: this.#now() + this.#ttlMs,
+    })
+  }
+
+  /**
+   * The session behind `token` if it is authentic, current, minted by `server` and `principal`'s;
+   * else `undefined`. A cached id answers at once (no promise); one seen first is verified.
+   */
+  open(token: string, server: string, principal: string | null): LegacySession | undefined | Promise<LegacySession | undefined> {
+    const session = this.#cache.get(token)
+    return session ? this.#current(session, server, principal) : this.#verify(token, server, principal)
+  }
+
+  async #verify(token: string, server: string, principal: string | null): Promise<LegacySession | undefined> {
+    const claims = await this.#codec.openClaims('s', token)
+    const session = typeof claims === 'string' ? undefined : readSession(claims)
+    if (!session) {
+      console.warn(`[mcp-edge] session id rejected: ${typeof claims === 'string' ? claims : 'wrong shape'}`)
+      return undefined
+    }
+    if (this.#cache.size >= CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value as string)
+    this.#cache.set(token, session)
+    return this.#current(session, server, principal)
+  }
+
+  #current(session: LegacySession, server: string, principal: string | null): LegacySession | undefined {
+    return session.expiresAt <= this.#now() || session.server !== server || session.principal !== principal ? undefined : session
+  }
+}

@@ -1,0 +1,122 @@
+/**
+ * Building a handler's context for a call, and the multi-round-trip wrapper shared by the three
+ * methods that may answer `input_required` (mrtr.mdx table: tools/call, prompts/get,
+ * resources/read). The wrapper verifies an echoed `requestState` before anything runs, redeems
+ * single-use states, runs the body, and turns open questions into an `InputRequiredResult` with a
+ * freshly sealed state.
+ */
+import { McpError } from '../../protocol/errors.ts'
+import type { Call } from '../dispatch.ts'
+import { InputRequired, InputRound, readInputResponses } from '../input/input-round.ts'
+import { digestArguments } from '../request-state.ts'
+import type { OpenedState, StateBinding } from '../request-state.ts'
+import { RequestScope } from '../scope.ts'
+import { subjectOf } from '../principal.ts'
+
+/**
+ * A handler context for a call. Without `input` it is for methods that never ask for input
+ * (lists, completion, listen), whose `ask` refuses.
+ */
+export function plainScope(call: Call, input?: InputRound, state: Record<string, unknown> = {}, round = 1): RequestScope {
+  return new RequestScope({
+    requestId: call.request.id,
+    method: call.request.method,
+    meta: call.meta,
+    env: call.options.env,
+    principal: call.options.principal,
+    waitUntil: call.options.waitUntil,
+    cancel: call.options.cancel,
+    outbox: call.options.outbox,
+    logLevel: call.logLevel,
+    input: input ?? new InputRound('', {}, {}, call.meta.clientCapabilities),
+    state,
+    round,
+  })
+}
+
+export interface InputTarget {
+  /** Tool or prompt name, or resource URI: what the sealed state is bound to. */
+  target: string
+  args: unknown
+  singleUse: boolean
+}
+
+/**
+ * Run `body` with a context whose `ask` can collect input across rounds.
+ *
+ * @example
+ * return runWithInput(call, { target: name, args, singleUse: false }, (scope) => handler(args, scope))
+ */
+export async function runWithInput(
+  call: Call,
+  target: InputTarget,
+  body: (scope: RequestScope) => Promise<object>,
+): Promise<object> {
+  const { options, request } = call
+  // A 2025-era client is asked directly (askClient); `inputResponses` and `requestState` are
+  // 2026-07-28 retry parameters, so its requests' fields of those names mean nothing here.
+  const params = options.askClient ? {} : call.params
+  const responses = readInputResponses(params.inputResponses)
+  const codec = options.requestState
+  let digest: string | undefined
+  const binding = async (): Promise<StateBinding> => {
+    digest ??= await digestArguments(target.args)
+    return {
+      method: request.method,
+      target: target.target,
+      argsDigest: digest,
+      principal: subjectOf(options.principal),
+      // Two servers sharing keys cannot swap states; the version is left out so a deploy keeps them.
+      server: `${call.server.info.name} ${options.endpoint ?? ''}`,
+    }
+  }
+
+  let opened: OpenedState | undefined
+  if (params.requestState !== undefined) {
+    if (!codec) {
+      console.warn('[mcp-edge] requestState rejected: no requestState keys are configured on this server')
+      throw new McpError('invalidParams', 'Invalid params: invalid requestState')
+    }
+    opened = await codec.open(params.requestState, await binding())
+    if (target.singleUse) {
+      if (!options.nonces) throw new Error(`"${target.target}" needs single-use state, but no nonce ledger is configured`)
+      if (!(await options.nonces.redeem(opened.nonce, opened.expiresAt))) {
+        throw codec.reject(`replayed state for ${target.target}`)
+      }
+    }
+  }
+
+  let answers = opened?.answers ?? {}
+  let state = opened?.state
+  let number = opened?.round
+  for (;;) {
+    const round = new InputRound(request.method, answers, responses, call.meta.clientCapabilities)
+    const scope = plainScope(call, round, state, number)
+    let result: object | undefined
+    try {
+      result = await body(scope)
+    } catch (error) {
+      if (!(error instanceof InputRequired) && round.pending === undefined) throw error
+    }
+    if (round.pending === undefined) return result as object
+    if (options.askClient) {
+      // 2025-era lane: ask the client directly, then run the handler again with every answer so
+      // far, exactly as a retry would (the state stays in memory; nothing is sealed).
+      answers = { ...answers, ...round.used, ...(await options.askClient(round.pending)) }
+      state = scope.state
+      number = scope.round + 1
+      continue
+    }
+    if (!codec) {
+      throw new Error(
+        'A handler asked for input, but no requestState keys are configured: pass requestState to mcp() (see README, "Multi-round-trip requests")',
+      )
+    }
+    const requestState = await codec.seal(await binding(), {
+      round: scope.round + 1,
+      answers: { ...answers, ...round.used },
+      state: scope.state,
+    })
+    return { resultType: 'input_required', inputRequests: round.pending, requestState }
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * `subscriptions/listen` (basic/patterns/subscriptions): the response is a long-lived stream whose
+ * first message acknowledges the honoured subset of the filter; every later notification carries
+ * the listen request's id as `subscriptionId`. Only types the client asked for, and only events
+ * its principal may see, are sent. The stream ends when the client closes it, gracefully with the
+ * listen result after `listenTimeoutMs`, as soon as nothing is left on its filter (no list changes
+ * or resources asked for, and every watched task terminal or deleted), or (with an event hub)
+ * when its hub connection drops, so the client knows to listen again.
+ *
+ * List changes and resource updates are honoured only when the server delivers them (an event
+ * hub or a declared single isolate; see server-capabilities.ts). With the Tasks extension,
+ * `taskIds` adds `notifications/tasks` (each task's current state first), and mcp-edge's
+ * `dev.mcp-edge/partialResults: true` the tasks' partial results, for a listener that declared
+ * `partialResults`. Task statuses ride the event hub when there is one; partial results come on
+ * the task's own stream, which then carries its statuses too.
+ */
+import { NOTIFICATION, TASK_PARTIALS_FILTER, TASKS_EXTENSION } from '../../protocol/constants.ts'
+import { McpError } from '../../protocol/errors.ts'
+import { isObject, notification } from '../../protocol/jsonrpc.ts'
+import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
+import type { SubscriptionFilter } from '../../protocol/types.ts'
+import { missingCapabilities, supports } from '../capabilities.ts'
+import type { Call, MethodEntry } from '../dispatch.ts'
+import { filterTopics, tag } from '../events/events.ts'
+import type { McpEvent } from '../events/events.ts'
+import { Listener } from '../events/listen-hub.ts'
+import { Relay } from '../events/listen-relay.ts'
+import { HubTasks } from '../events/listen-tasks.ts'
+import { mayRead } from './access.ts'
+import { subjectOf } from '../principal.ts'
+
+/** One listen stream watches at most this many tasks. */
+export const MAX_WATCHED_TASKS = 100
+/**
+ * The topics of one listen stream (its resource URIs and task ids, prefixed), as JSON. They
+ * travel with its hub connection, with its principal, as a WebSocket attachment (which workerd
+ * caps at 16 KiB); the same bound holds on every path so a filter never works in one deployment
+ * and fails in another.
+ */
+export const MAX_SUBSCRIPTION_BYTES = 12 * 1024
+
+function readFilter(value: unknown): SubscriptionFilter {
+  if (!isObject(value)) throw new McpError('invalidParams', 'Invalid params: notifications (a subscription filter) is required')
+  if (Array.isArray(value.taskIds) && value.taskIds.length > MAX_WATCHED_TASKS) {
+    throw new McpError('invalidParams', `Invalid params: at most ${MAX_WATCHED_TASKS} taskIds per subscription`)
+  }
+  for (const key of ['resourceSubscriptions', 'taskIds'] as const) {
+    const list = value[key]
+    if (list !== undefined && (!Array.isArray(list) || list.some((item) => typeof item !== 'string'))) {
+      throw new McpError('invalidParams', `Invalid params: notifications.${key} must be an array of strings`)
+    }
+  }
+  const filter = value as SubscriptionFilter
+  if (JSON.stringify(filterTopics(filter)).length > MAX_SUBSCRIPTION_BYTES) {
+    throw new McpError(
+      'invalidParams',
+      `Invalid params: resourceSubscriptions and taskIds exceed ${MAX_SUBSCRIPTION_BYTES} bytes`,
+    )
+  }
+  return filter
+}
+
+function honour(call: Call, filter: SubscriptionFilter): SubscriptionFilter {
+  const { server, options } = call
+  const out: SubscriptionFilter = {}
+  // Advertised only when delivered (server-capabilities.ts), so honoured only then.
+  if (server.events === undefined) return out
+  for (const list of ['tools', 'prompts', 'resources'] as const) {
+    if (filter[`${list}ListChanged`] === true && server.offers(list, options)) out[`${list}ListChanged`] = true
+  }
+  if (filter.resourceSubscriptions && server.offers('resources', options)) {
+    // A resource the principal may not read is not subscribed either (its scopes, as resources/read).
+    out.resourceSubscriptions = filter.resourceSubscriptions.filter((uri) => mayRead(server, options.principal, uri))
+  }
+  return out
+}
+
+export const listen: MethodEntry = {
+  era: 'modern',
+  inputRequired: false,
+  async run(call) {
+    const { server, params, request, options, meta } = call
+    const filter = readFilter(params.notifications)
+    const outbox = options.outbox
+    if (!outbox) throw new Error('subscriptions/listen needs a streaming transport')
+    if (filter.taskIds !== undefined && !supports(meta.clientCapabilities, `extensions.${TASKS_EXTENSION}`)) {
+      throw missingCapabilities([`extensions.${TASKS_EXTENSION}`], 'A subscription to taskIds')
+    }
+    const honoured = honour(call, filter)
+    const hub = typeof server.events === 'object' ? server.events : undefined
+    const principal = subjectOf(options.principal)
+    const watched = filter.taskIds !== undefined && options.tasks ? filter.taskIds : undefined
+    // Partial results: asked for in the filter, and declared by the listener itself (SEP-2998 §1).
+    const partials = filter[TASK_PARTIALS_FILTER] === true && supports(meta.clientCapabilities, 'partialResults')
+    const statusesViaHub = hub !== undefined && watched !== undefined && !partials
+    // Updates below a subscribed prefix are checked one by one: only resources this principal may read.
+    const allows = (event: McpEvent) => event.type !== 'resourceUpdated' || mayRead(server, options.principal, event.uri)
+    const listener = new Listener(request.id, statusesViaHub ? { ...honoured, taskIds: watched } : honoured, principal, allows)
+    // Per-principal cap on open listen streams in this isolate: 429 at the cap.
+    const release = server.limits.openListen(principal)
+    const stop = new AbortController()
+    options.cancel.signal.addEventListener('abort', () => stop.abort())
+    let held: JsonRpcNotification[] | undefined = []
+    const send = (message: JsonRpcNotification) => (held ? held.push(message) : outbox.push(message, { droppable: true }))
+    const tagged = (message: JsonRpcNotification) => {
+      const given = message.params as Record<string, unknown>
+      send(notification(message.method, { ...given, _meta: { ...(given._meta as object), ...tag(request.id) } }))
+    }
+    try {
+      // The hub path opens first: whatever reaches the hub from now on is not missed. Without a
+      // hub, a listener with something to hear looks at this isolate's inbox on a timer.
+      const relay = new Relay(listener, outbox, !hub && listener.topics.size > 0)
+      const hubTasks =
+        statusesViaHub && options.tasks ? new HubTasks(options.tasks, principal, (event) => relay.deliver(event)) : undefined
+      const deliver = (event: McpEvent) => (event.type === 'task' && hubTasks ? hubTasks.see(event) : relay.deliver(event))
+      const hubPath = hub && listener.topics.size > 0 ? await hub.listen(listener, deliver, stop.signal) : undefined
+      let tasksEnded: Promise<void> | undefined
+      if (watched && options.tasks) {
+        const watch = hubTasks
+          ? await hubTasks.start(watched, request.id, send)
+          : await options.tasks.watch(watched, principal, { partials, signal: stop.signal }, tagged)
+        honoured.taskIds = watch.taskIds
+        if (partials) honoured[TASK_PARTIALS_FILTER] = true
+        if (watch.taskIds.length > 0) tasksEnded = watch.ended
+      }
+      // subscriptions.mdx: the acknowledgement is the first message of the subscription.
+      outbox.push(notification(NOTIFICATION.subscriptionsAcknowledged, { notifications: honoured, _meta: tag(request.id) }))
+      for (const message of held) outbox.push(message, { droppable: true })
+      held = undefined
+      // Nothing is left on the filter once no list or resource is asked for and the tasks ended.
+      const others = honoured.toolsListChanged || honoured.promptsListChanged || honoured.resourcesListChanged
+      if (!others && !honoured.resourceSubscriptions?.length) {
+        if (tasksEnded) void tasksEnded.then(() => stop.abort())
+        else stop.abort()
+      }
+      // With a hub, everything comes through it; without one, from this isolate's listeners.
+      const remove = hub ? undefined : server.hub.add(listener)
+      try {
+        await relay.run(stop.signal, Date.now() + server.listenTimeoutMs, hubPath?.closed)
+      } finally {
+        remove?.()
+      }
+    } finally {
+      stop.abort()
+      release()
+    }
+    return { _meta: tag(request.id) }
+  },
+}

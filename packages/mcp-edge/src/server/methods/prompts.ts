@@ -1,0 +1,42 @@
+/**
+ * `prompts/list` and `prompts/get` (server/prompts.mdx). Unknown prompt and missing required
+ * arguments are -32602; arguments are strings and are parsed with the prompt's zod object.
+ */
+import { McpError } from '../../protocol/errors.ts'
+import type { MethodEntry } from '../dispatch.ts'
+import { asArguments, parseWith } from '../schema/schema.ts'
+import { listMethod, requireScopes } from './access.ts'
+import { runWithInput } from './context.ts'
+
+export const promptsList = listMethod('prompts', 'prompts', 'prompts')
+
+export const promptsGet: MethodEntry = {
+  capability: 'prompts',
+  inputRequired: true,
+  async run(call) {
+    const { server, params } = call
+    const name = params.name
+    if (typeof name !== 'string') throw new McpError('invalidParams', 'Invalid params: name must be a string')
+    const prompt = server.prompts.get(name)
+    if (!prompt) throw new McpError('invalidParams', `Unknown prompt: ${name}`)
+    requireScopes(call.options.principal, prompt.scopes, `Prompt "${name}"`)
+    const args = asArguments(params.arguments, 'arguments')
+    const nonString = Object.entries(args).find(([, value]) => typeof value !== 'string')
+    if (nonString) throw new McpError('invalidParams', `Invalid params: argument "${nonString[0]}" must be a string`)
+    const missing = prompt.required.filter((key) => args[key] === undefined)
+    if (missing.length > 0) {
+      throw new McpError('invalidParams', `Missing required argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`)
+    }
+    let parsed: unknown = {}
+    if (prompt.args) {
+      const result = parseWith(prompt.args, args)
+      if (!result.ok) throw new McpError('invalidParams', `Invalid arguments for prompt ${name}: ${result.message}`)
+      parsed = result.value
+    }
+    return runWithInput(call, { target: name, args, singleUse: false }, async (scope) => {
+      const result = await prompt.handler(parsed as never, scope)
+      if (!Array.isArray(result?.messages)) throw new Error(`Prompt "${name}" must return { messages: [...] }`)
+      return result
+    })
+  },
+}

@@ -1,0 +1,105 @@
+/**
+ * `tools/list` and `tools/call` (server/tools.mdx). A call: unknown tool → -32602; arguments that
+ * fail the schema → an `isError` result naming the problem (SEP-1303); with an output schema, the
+ * structured content is checked and mirrored as text. Task-capable tools become tasks when the
+ * request declared the Tasks extension; partial results stream when it declared `partialResults`.
+ */
+import { TASKS_EXTENSION } from '../../protocol/constants.ts'
+import { McpError } from '../../protocol/errors.ts'
+import { isLegacyVersion } from '../../protocol/legacy.ts'
+import type { CallToolResult } from '../../protocol/types.ts'
+import { missingCapabilities, supports } from '../capabilities.ts'
+import type { Call, MethodEntry } from '../dispatch.ts'
+import { ToolError } from '../errors.ts'
+import type { ToolEntry } from '../tool-entry.ts'
+import { asArguments } from '../schema/schema.ts'
+import { streamPartials } from '../scope.ts'
+import type { RequestScope } from '../scope.ts'
+import { createTask, isTerminal } from '../tasks/tasks.ts'
+import type { Task, TaskBackend } from '../tasks/tasks.ts'
+import type { TaskSlot } from '../limits.ts'
+import { subjectOf } from '../principal.ts'
+import { finishResult, parseArguments, toolError } from '../tool-result.ts'
+import { listMethod, requireScopes } from './access.ts'
+import { runWithInput } from './context.ts'
+
+export const toolsList = listMethod('tools', 'tools', 'tools')
+
+/**
+ * Tasks extension: should this call become a task? A required one needs the extension (-32021).
+ * A 2025-era client has no tasks of this extension: every task tool runs inline for it.
+ */
+function wantsTask(tool: ToolEntry, call: Call): boolean {
+  if (tool.task.mode === 'never' || isLegacyVersion(call.meta.protocolVersion)) return false
+  const declared = supports(call.meta.clientCapabilities, `extensions.${TASKS_EXTENSION}`)
+  if (tool.task.mode === 'always' && !declared)
+    throw missingCapabilities([`extensions.${TASKS_EXTENSION}`], `Tool "${tool.name}" (a task)`)
+  if (declared && !call.options.tasks) {
+    // Without a backend the extension is not advertised; an optional tool simply runs inline.
+    if (tool.task.mode === 'optional') return false
+    throw new Error(`Tool "${tool.name}" runs only as a task, but no task backend is configured (mcp options.services)`)
+  }
+  return declared
+}
+
+async function invoke(tool: ToolEntry, args: unknown, scope: RequestScope, call: Call): Promise<CallToolResult> {
+  const { meta, options } = call
+  const token = meta.partialResultToken
+  if (token !== undefined && options.outbox && supports(meta.clientCapabilities, 'partialResults')) {
+    scope.setPartials(streamPartials(options.outbox, token))
+  }
+  // A 2025-era client never gets partial results (their capability is a 2026 draft), so the
+  // final result of a streaming tool always carries what was streamed.
+  if (tool.assemble || (tool.streaming && isLegacyVersion(meta.protocolVersion))) scope.assembled = []
+  try {
+    const result = await tool.handler(args as never, scope)
+    return finishResult(tool, result, scope.assembled)
+  } catch (error) {
+    if (error instanceof ToolError) return toolError(error.message)
+    throw error
+  }
+}
+
+export const toolsCall: MethodEntry = {
+  capability: 'tools',
+  inputRequired: true,
+  async run(call) {
+    const { server, params } = call
+    const name = params.name
+    if (typeof name !== 'string') throw new McpError('invalidParams', 'Invalid params: name must be a string')
+    const tool = server.tools.get(name)
+    if (!tool) throw new McpError('invalidParams', `Unknown tool: ${name}`)
+    requireScopes(call.options.principal, tool.scopes, `Tool "${name}"`)
+    const args = asArguments(params.arguments, 'arguments')
+    const missing = tool.requires.filter((path) => !supports(call.meta.clientCapabilities, path))
+    if (missing.length > 0) throw missingCapabilities(missing, `Tool "${name}"`)
+    const asTask = wantsTask(tool, call)
+    // Per-principal cap on live tasks in this isolate: the slot is reserved before anything is
+    // redeemed or created, so a 429 spends no single-use confirmation.
+    const slot = asTask ? await reserveTaskSlot(call) : undefined
+    try {
+      return await runWithInput(call, { target: name, args, singleUse: tool.singleUseState }, async (scope) => {
+        const parsed = parseArguments(tool, args)
+        if (!parsed.ok) return parsed.result
+        if (tool.prepare) scope.prepared = await tool.prepare(parsed.value as never, scope)
+        if (slot) {
+          const task = (await createTask(call, tool, parsed.value, scope.prepared)) as Task
+          slot.commit(task.taskId, Date.parse(task.createdAt) + (task.ttlMs ?? server.taskLimits.maxLifeMs))
+          return task
+        }
+        return invoke(tool, parsed.value, scope, call)
+      })
+    } finally {
+      slot?.release()
+    }
+  },
+}
+
+function reserveTaskSlot(call: Call): Promise<TaskSlot> {
+  const subject = subjectOf(call.options.principal)
+  const backend = call.options.tasks as TaskBackend
+  return call.server.limits.reserveTask(subject, async (taskId) => {
+    const found = await backend.get(taskId, subject)
+    return found !== undefined && !isTerminal(found.task.status)
+  })
+}

@@ -1,0 +1,110 @@
+/**
+ * Registered resources, resource templates and prompts as the runtime keeps them (tools:
+ * tool-entry.ts): each definition's wire JSON is computed once, so a request only looks things up.
+ * Registration errors are configuration errors and throw at start-up.
+ */
+import type { Prompt, PromptArgument, Resource, ResourceTemplate } from '../protocol/types.ts'
+import { toJsonSchema } from './schema/schema.ts'
+import type { JsonSchema, JsonSchemaConverter, ObjectSchema } from './schema/schema.ts'
+import type {
+  CacheHint,
+  Completer,
+  PromptHandler,
+  PromptOptions,
+  ResourceHandler,
+  ResourceOptions,
+  ResourceTemplateHandler,
+  ResourceTemplateOptions,
+} from './types.ts'
+import { compileUriTemplate } from './uri-template.ts'
+import type { UriTemplate } from './uri-template.ts'
+
+export interface ResourceEntry<Env = unknown> {
+  definition: Resource
+  scopes: readonly string[]
+  cache: CacheHint | undefined
+  handler: ResourceHandler<Env>
+}
+
+export interface TemplateEntry<Env = unknown> {
+  definition: ResourceTemplate
+  template: UriTemplate
+  scopes: readonly string[]
+  cache: CacheHint | undefined
+  complete: Record<string, Completer<Env>>
+  handler: ResourceTemplateHandler<Env>
+}
+
+export interface PromptEntry<Env = unknown> {
+  definition: Prompt
+  args: ObjectSchema | undefined
+  scopes: readonly string[]
+  required: string[]
+  complete: Record<string, Completer<Env>>
+  handler: PromptHandler<ObjectSchema | undefined, Env>
+}
+
+export function buildResourceEntry<Env>(
+  uri: string,
+  options: ResourceOptions,
+  handler: ResourceHandler<Env>,
+): ResourceEntry<Env> {
+  const { cache, scopes, ...rest } = options
+  return { definition: { uri, ...rest }, scopes: scopes ?? [], cache, handler }
+}
+
+export function buildTemplateEntry<Env>(
+  uriTemplate: string,
+  options: ResourceTemplateOptions<Env>,
+  handler: ResourceTemplateHandler<Env>,
+): TemplateEntry<Env> {
+  const { cache, complete, scopes, ...rest } = options
+  return {
+    definition: { uriTemplate, ...rest },
+    template: compileUriTemplate(uriTemplate),
+    scopes: scopes ?? [],
+    cache,
+    complete: complete ?? {},
+    handler,
+  }
+}
+
+export function buildPromptEntry<Env>(
+  name: string,
+  options: PromptOptions<ObjectSchema | undefined>,
+  handler: PromptEntry<Env>['handler'],
+  convert?: JsonSchemaConverter,
+): PromptEntry<Env> {
+  const { definition, required } = promptDefinition(name, options, convert)
+  return {
+    definition,
+    required,
+    args: options.args,
+    scopes: options.scopes ?? [],
+    complete: (options.complete ?? {}) as Record<string, Completer<Env>>,
+    handler,
+  }
+}
+
+function promptDefinition(
+  name: string,
+  options: PromptOptions<ObjectSchema | undefined>,
+  convert: JsonSchemaConverter | undefined,
+): { definition: Prompt; required: string[] } {
+  const definition: Prompt = { name }
+  if (options.title !== undefined) definition.title = options.title
+  if (options.description !== undefined) definition.description = options.description
+  if (options.icons !== undefined) definition.icons = options.icons
+  if (options._meta !== undefined) definition._meta = options._meta
+  if (options.args === undefined) return { definition, required: [] }
+  const schema = toJsonSchema(options.args, 'input', convert)
+  const required = (schema.required as string[] | undefined) ?? []
+  definition.arguments = Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>).map(([key, property]) => {
+    const argument: PromptArgument = { name: key }
+    if (typeof property.title === 'string') argument.title = property.title
+    if (typeof property.description === 'string') argument.description = property.description
+    argument.required = required.includes(key)
+    return argument
+  })
+  return { definition, required }
+}

@@ -1,0 +1,66 @@
+/**
+ * Schemas at the edge of user code: zod (classic or mini, any v4 schema) in, JSON Schema 2020-12
+ * out, converted once, when first needed, and never per request. (The `x-mcp-header` annotations
+ * of a tool's input schema are found and checked in src/protocol/header-values.ts.)
+ */
+import * as z from 'zod/mini'
+import { McpError } from '../../protocol/errors.ts'
+import { isObject } from '../../protocol/jsonrpc.ts'
+import { zodToJsonSchema } from './json-schema.ts'
+
+/** Any zod v4 schema (classic `zod` or `zod/mini`). */
+export type Schema = z.core.$ZodType
+/** A zod object schema, the only shape tool arguments may take. */
+export type ObjectSchema = z.core.$ZodObject
+export type Infer<S extends Schema> = z.core.output<S>
+
+export type JsonSchema = Record<string, unknown>
+
+/** A tool input given as raw JSON Schema instead of zod: advertised as is, checked to be an object. */
+export interface JsonSchemaInput {
+  jsonSchema: JsonSchema & { type: 'object' }
+}
+
+/**
+ * Turns a zod schema into the JSON Schema advertised for it (`io`: what it accepts or produces).
+ * The server's `jsonSchema` option plugs one in; see README "API".
+ */
+export type JsonSchemaConverter = (schema: Schema, io: 'input' | 'output') => JsonSchema
+
+/**
+ * JSON Schema 2020-12 of a zod schema: the plugged converter's, or the built-in one's (the subset
+ * of zod that tools use, identical to zod's own output; json-schema.ts).
+ *
+ * @example
+ * toJsonSchema(z.object({ city: z.string() }), 'input') // { $schema, type: 'object', properties, required }
+ */
+export function toJsonSchema(schema: Schema, io: 'input' | 'output', convert: JsonSchemaConverter = zodToJsonSchema): JsonSchema {
+  return convert(schema, io)
+}
+
+/**
+ * Parse a value with a user schema; a failure becomes a readable one-line summary.
+ *
+ * @example
+ * const parsed = parseWith(z.object({ city: z.string() }), args)
+ * if (!parsed.ok) return toolError(parsed.message)
+ */
+export function parseWith<S extends Schema>(
+  schema: S,
+  value: unknown,
+): { ok: true; value: Infer<S> } | { ok: false; message: string } {
+  const result = z.safeParse(schema, value)
+  if (result.success) return { ok: true, value: result.data }
+  return { ok: false, message: summarizeIssues(result.error.issues) }
+}
+
+export function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues.map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ')
+}
+
+/** Throw -32602 unless `value` is a JSON object (tool arguments, prompt arguments). */
+export function asArguments(value: unknown, what: string): Record<string, unknown> {
+  if (value === undefined) return {}
+  if (!isObject(value)) throw new McpError('invalidParams', `Invalid params: ${what} must be an object`)
+  return value
+}

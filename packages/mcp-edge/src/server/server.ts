@@ -1,0 +1,316 @@
+/**
+ * The server builder: register tools, resources, resource templates and prompts, then hand the
+ * server to a transport (`mcp()` for Hono). Runtime-agnostic; it takes a parsed request and
+ * returns a JSON-RPC response, pushing any notifications to the request's outbox.
+ *
+ * About 300 lines on purpose: `McpServer` is the public surface users hold (registration, the
+ * notify calls, `handle`), and each of its methods is a few lines over the modules that do the
+ * work (registry.ts, methods/, events.ts); split across files, the surface would be harder to read.
+ *
+ * @example
+ * const server = createMcpServer({ name: 'weather', version: '1.0.0' })
+ * server.tool('get_weather', { description: 'Current weather', input: z.object({ city: z.string() }) },
+ *   async ({ city }) => ({ content: [{ type: 'text', text: `Sunny in ${city}` }] }))
+ */
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import type { LegacyVersion } from '../protocol/constants.ts'
+import { ERROR_KINDS, isMcpError, McpError, unsupportedVersion } from '../protocol/errors.ts'
+import { errorResponse, resultResponse } from '../protocol/jsonrpc.ts'
+import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
+import { isLegacyVersion, legacyError, legacyStatus, shapeLegacyResult } from '../protocol/legacy.ts'
+import { readLogLevel } from '../protocol/meta.ts'
+import type { RequestMeta } from '../protocol/types.ts'
+import { missingCapabilities, supports } from './capabilities.ts'
+import type { Call, HandleOptions, Listed, ListedEntry, MethodEntry, MethodTable, ServerCore } from './dispatch.ts'
+import { toErrorObject } from './errors.ts'
+import { Limits } from './limits.ts'
+import type { EventDelivery, ListKind, McpEvent, NotifyOptions } from './events/events.ts'
+import { ListenHub } from './events/listen-hub.ts'
+import { createMethodTable } from './methods/index.ts'
+import type { HeaderParam } from '../protocol/header-values.ts'
+import { buildPromptEntry, buildResourceEntry, buildTemplateEntry } from './registry.ts'
+import type { PromptEntry, ResourceEntry, TemplateEntry } from './registry.ts'
+import type { JsonSchemaConverter, ObjectSchema } from './schema/schema.ts'
+import { buildToolEntry } from './tool-entry.ts'
+import type { ToolEntry } from './tool-entry.ts'
+import { taskLimits } from './tasks/limits.ts'
+import type { TaskLimits } from './tasks/limits.ts'
+import type {
+  CacheHint,
+  PromptHandler,
+  PromptOptions,
+  ResourceHandler,
+  ResourceOptions,
+  ResourceTemplateHandler,
+  ResourceTemplateOptions,
+  ServerOptions,
+  ToolHandler,
+  ToolInput,
+  ToolOptions,
+  ToolOutput,
+} from './types.ts'
+
+export const DEFAULT_PAGE_SIZE = 50
+export const DEFAULT_LIST_CACHE: CacheHint = { ttlMs: 5 * 60 * 1000, cacheScope: 'public' }
+/** A listen stream ends gracefully after this long; the client may open a new one. */
+export const DEFAULT_LISTEN_TIMEOUT_MS = 10 * 60 * 1000
+
+/** A response and the HTTP status it should ride on when sent as plain JSON. */
+export interface Handled {
+  message: JsonRpcResponse
+  status: number
+}
+
+export class McpServer<Env = unknown> implements ServerCore<Env> {
+  readonly info: { name: string; version: string; title?: string; description?: string; websiteUrl?: string }
+  readonly instructions: string | undefined
+  readonly pageSize: number
+  readonly listCache: CacheHint
+  readonly listenTimeoutMs: number
+  readonly taskLimits: TaskLimits
+  /** Where notifications go: an event hub (every isolate), `'isolate'`, or nowhere (not advertised). */
+  readonly events: EventDelivery | undefined
+  readonly tools = new Map<string, ToolEntry<Env>>()
+  readonly resources = new Map<string, ResourceEntry<Env>>()
+  readonly templates = new Map<string, TemplateEntry<Env>>()
+  readonly prompts = new Map<string, PromptEntry<Env>>()
+  /** The listen streams of this isolate (single-isolate delivery, and this isolate's registry changes). */
+  readonly hub = new ListenHub()
+  /** Per-principal caps of this isolate (issue 11): listen streams, live tasks. */
+  readonly limits: Limits
+  readonly #methods: MethodTable = createMethodTable()
+  /** The `jsonSchema` option: zod → JSON Schema of tools and prompts (built-in converter if unset). */
+  readonly #jsonSchema: JsonSchemaConverter | undefined
+  /** Each registry's entries in list order, kept from the first list until the next registration. */
+  readonly #listed = new Map<Listed, ListedEntry[]>()
+
+  constructor(options: ServerOptions) {
+    const { instructions, pageSize, listCache, listenTimeoutMs, taskLimits: tasks, limits, events, jsonSchema, ...info } = options
+    this.#jsonSchema = jsonSchema
+    this.limits = new Limits(limits)
+    this.info = info
+    this.instructions = instructions
+    this.pageSize = pageSize ?? DEFAULT_PAGE_SIZE
+    this.listCache = listCache ?? DEFAULT_LIST_CACHE
+    this.listenTimeoutMs = listenTimeoutMs ?? DEFAULT_LISTEN_TIMEOUT_MS
+    this.taskLimits = taskLimits(tasks)
+    this.events = events
+  }
+
+  /**
+   * Register a tool. Arguments are parsed with `options.input`; its JSON Schema is built now, or on
+   * first use when `input` (or `output`) is a function that builds the schema.
+   */
+  tool<In extends ToolInput, Out extends ToolOutput | undefined = undefined, Prep = undefined>(
+    name: string,
+    options: ToolOptions<In, Out, Prep, Env>,
+    handler: ToolHandler<In, Env, Prep>,
+  ): this {
+    if (this.tools.has(name)) throw new Error(`Tool "${name}" is already registered`)
+    const entry = buildToolEntry<Env>(
+      name,
+      options as unknown as ToolOptions<ToolInput, ToolOutput | undefined, unknown, Env>,
+      handler as unknown as ToolEntry<Env>['handler'],
+      this.#jsonSchema,
+    )
+    this.tools.set(name, entry)
+    this.#listed.clear()
+    this.#registryChanged('tools')
+    return this
+  }
+
+  /** A resource at a fixed URI. */
+  resource(uri: string, options: ResourceOptions, handler: ResourceHandler<Env>): this {
+    if (this.resources.has(uri)) throw new Error(`Resource "${uri}" is already registered`)
+    this.resources.set(uri, buildResourceEntry(uri, options, handler))
+    this.#listed.clear()
+    this.#registryChanged('resources')
+    return this
+  }
+
+  /** Resources matching an RFC 6570 template, such as `file:///{path}`. */
+  resourceTemplate(uriTemplate: string, options: ResourceTemplateOptions<Env>, handler: ResourceTemplateHandler<Env>): this {
+    if (this.templates.has(uriTemplate)) throw new Error(`Resource template "${uriTemplate}" is already registered`)
+    this.templates.set(uriTemplate, buildTemplateEntry(uriTemplate, options, handler))
+    this.#listed.clear()
+    this.#registryChanged('resources')
+    return this
+  }
+
+  prompt<Args extends ObjectSchema | undefined = undefined>(
+    name: string,
+    options: PromptOptions<Args>,
+    handler: PromptHandler<Args, Env>,
+  ): this {
+    if (this.prompts.has(name)) throw new Error(`Prompt "${name}" is already registered`)
+    this.prompts.set(name, buildPromptEntry<Env>(name, options, handler as PromptEntry<Env>['handler'], this.#jsonSchema))
+    this.#listed.clear()
+    this.#registryChanged('prompts')
+    return this
+  }
+
+  /** Remove a tool; open listen streams hear `notifications/tools/list_changed`. */
+  removeTool(name: string): boolean {
+    const removed = this.tools.delete(name)
+    if (removed) {
+      this.#listed.clear()
+      this.#registryChanged('tools')
+    }
+    return removed
+  }
+
+  /**
+   * Tell listen streams that a list changed, in every isolate when an event hub is configured.
+   * Works the same from a request, a task, a `scheduled` or `queue` handler; await it (or hand
+   * it to `waitUntil`) so the Worker does not end before the hub has it.
+   *
+   * @example
+   * await server.notifyListChanged('tools')
+   */
+  notifyListChanged(kind: ListKind, options?: NotifyOptions): Promise<void> {
+    return this.publish({ type: 'listChanged', list: kind, audience: options?.audience })
+  }
+
+  /**
+   * Tell listen streams subscribed to `uri` (or a parent of it) that it changed.
+   *
+   * @example
+   * await server.notifyResourceUpdated('notes://all')
+   * await server.notifyResourceUpdated('notes://alice', { audience: ['alice'] }) // only alice's listeners
+   */
+  notifyResourceUpdated(uri: string, options?: NotifyOptions): Promise<void> {
+    return this.publish({ type: 'resourceUpdated', uri, audience: options?.audience })
+  }
+
+  /** Send an event through the configured delivery; without one, nobody listens for it. */
+  async publish(event: McpEvent): Promise<void> {
+    if (this.events === undefined) return
+    if (this.events === 'isolate') this.hub.publish(event)
+    else await this.events.publish(event)
+  }
+
+  /**
+   * A task's status changed (the task engine's hook). Only an event hub carries it; without one,
+   * a listener hears it from the task's own watch stream.
+   */
+  taskChanged(taskId: string, principal: string | null, params: Record<string, unknown>): void {
+    if (this.events === undefined || this.events === 'isolate') return
+    const audience = principal === null ? undefined : [principal]
+    // The result stays out (it may be megabytes; a hub message is at most 1 MiB): a listener
+    // reads a completed task back whole (listen-tasks.ts).
+    const { result: _result, ...status } = params
+    this.events.publish({ type: 'task', taskId, params: status, audience }).catch((error: unknown) => {
+      console.error('[mcp-edge] task event lost:', error)
+    })
+  }
+
+  /**
+   * This isolate's registry changed, which other isolates know nothing of (register at module
+   * scope, so every isolate has the same definitions). Announced on the in-isolate path only
+   * (`events: 'isolate'`); through a hub, `notifyListChanged` says when every isolate changed.
+   */
+  #registryChanged(kind: ListKind): void {
+    this.hub.publish({ type: 'listChanged', list: kind })
+  }
+
+  /** The entries of one registry in registration order (the list methods page through it). */
+  listed(kind: Listed): readonly ListedEntry[] {
+    let entries = this.#listed.get(kind)
+    if (!entries) {
+      entries = [...this[kind].values()]
+      this.#listed.set(kind, entries)
+    }
+    return entries
+  }
+
+  /** The `Mcp-Param-*` headers a tool's arguments must be mirrored in (empty for unknown tools). */
+  headerParams(toolName: string): readonly HeaderParam[] {
+    return this.tools.get(toolName)?.headerParams ?? []
+  }
+
+  /**
+   * Serve one request whose `_meta` was already read (for a 2025-era request, built by the
+   * transport from the session: its revision is then a legacy one). Never throws: protocol
+   * failures become JSON-RPC errors (with the request id), unexpected ones -32603 with nothing
+   * leaked. Results and errors leave in the shapes of the request's revision.
+   */
+  async handle(request: JsonRpcRequest, meta: RequestMeta, options: HandleOptions<Env>): Promise<Handled> {
+    const legacy = isLegacyVersion(meta.protocolVersion)
+    try {
+      if (!legacy && !SUPPORTED_PROTOCOL_VERSIONS.includes(meta.protocolVersion))
+        throw unsupportedVersion(meta.protocolVersion, SUPPORTED_PROTOCOL_VERSIONS)
+      const entry = this.#methods.get(request.method)
+      const era = legacy ? 'legacy' : 'modern'
+      if (!entry || (entry.era !== undefined && entry.era !== era) || !this.#offered(entry, options)) {
+        throw new McpError('methodNotFound', `Method not found: ${request.method}`)
+      }
+      if (entry.requires !== undefined && !supports(meta.clientCapabilities, entry.requires)) {
+        throw missingCapabilities([entry.requires], request.method)
+      }
+      const call: Call<Env> = {
+        server: this,
+        request,
+        params: (request.params ?? {}) as Record<string, unknown>,
+        meta,
+        logLevel: meta.logLevel ?? readLogLevel(meta),
+        options,
+      }
+      const result = await entry.run(call as unknown as Call)
+      // mrtr.mdx: "Servers MUST NOT send InputRequiredResult responses on any other client requests."
+      if (!entry.inputRequired && (result as { resultType?: string }).resultType === 'input_required') {
+        throw new Error(`${request.method} may not answer input_required`)
+      }
+      const shaped = legacy
+        ? shapeLegacyResult(meta.protocolVersion as LegacyVersion, request.method, result)
+        : this.decorate(result)
+      return { message: resultResponse(request.id, shaped), status: 200 }
+    } catch (error) {
+      const object = toErrorObject(error, request.method)
+      const status = isMcpError(error) ? error.status : ERROR_KINDS.internalError.status
+      if (legacy) return { message: errorResponse(request.id, legacyError(object)), status: legacyStatus(status) }
+      return { message: errorResponse(request.id, object), status }
+    }
+  }
+
+  #offered(entry: MethodEntry, options: HandleOptions<Env>): boolean {
+    return entry.capability === undefined || this.offers(entry.capability, options)
+  }
+
+  /** Add `resultType` (default `complete`) and `serverInfo` to a result (basic/index.mdx). */
+  decorate(result: object): object {
+    const withMeta = result as { resultType?: string; _meta?: Record<string, unknown> }
+    return {
+      ...result,
+      resultType: withMeta.resultType ?? 'complete',
+      _meta: { ...withMeta._meta, 'io.modelcontextprotocol/serverInfo': this.info },
+    }
+  }
+
+  /** Whether a server capability is on offer: advertised exactly when its methods work. */
+  offers(capability: string, options: HandleOptions<Env>): boolean {
+    switch (capability) {
+      case 'tools':
+        return this.tools.size > 0
+      case 'prompts':
+        return this.prompts.size > 0
+      case 'resources':
+        return this.resources.size > 0 || this.templates.size > 0
+      case 'completions':
+        return this.prompts.size > 0 || this.templates.size > 0
+      case 'tasks':
+        return options.tasks !== undefined
+      default:
+        return true
+    }
+  }
+}
+
+/**
+ * Create a server.
+ *
+ * @example
+ * const server = createMcpServer<Env>({ name: 'weather', version: '1.0.0', instructions: 'Weather tools' })
+ */
+export function createMcpServer<Env = unknown>(options: ServerOptions): McpServer<Env> {
+  return new McpServer<Env>(options)
+}

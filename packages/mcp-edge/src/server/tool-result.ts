@@ -1,0 +1,55 @@
+/**
+ * Shaping what a tool returns: argument failures as `isError` results (SEP-1303), the final
+ * result checked against the output schema and mirrored as text, and text the tool streamed
+ * assembled into the final content. Shared by direct calls and task runs.
+ */
+import { McpError } from '../protocol/errors.ts'
+import { isObject } from '../protocol/jsonrpc.ts'
+import type { CallToolResult, ContentBlock } from '../protocol/types.ts'
+import type { ToolEntry } from './tool-entry.ts'
+import { parseWith } from './schema/schema.ts'
+
+/** The arguments, parsed; or the `isError` result that tells the model what is wrong. */
+export function parseArguments(
+  tool: ToolEntry,
+  args: Record<string, unknown>,
+): { ok: true; value: unknown } | { ok: false; result: CallToolResult } {
+  if (!tool.input) return { ok: true, value: args }
+  const parsed = parseWith(tool.input, args)
+  if (parsed.ok) return parsed
+  return { ok: false, result: toolError(`Invalid arguments for tool ${tool.name}: ${parsed.message}`) }
+}
+
+export function toolError(text: string): CallToolResult {
+  return { content: [{ type: 'text', text }], isError: true }
+}
+
+/** Validate and complete a tool's result: assembled stream text, output schema, text mirror. */
+export function finishResult(tool: ToolEntry, result: CallToolResult, assembled: ContentBlock[] | undefined): CallToolResult {
+  if (!isObject(result) || !Array.isArray(result.content)) {
+    throw new Error(`Tool "${tool.name}" returned something that is not a CallToolResult`)
+  }
+  let content = assembled ? [...mergeText(assembled), ...result.content] : result.content
+  if (tool.output && result.isError !== true) {
+    const checked = parseWith(tool.output, result.structuredContent)
+    if (!checked.ok) {
+      throw new McpError('internalError', `Tool ${tool.name} returned structuredContent that does not match its outputSchema`)
+    }
+    // server/tools.mdx: a tool that returns structured content SHOULD also return it as text.
+    if (!content.some((block) => block.type === 'text')) {
+      content = [...content, { type: 'text', text: JSON.stringify(result.structuredContent) }]
+    }
+  }
+  return content === result.content ? result : { ...result, content }
+}
+
+function mergeText(blocks: ContentBlock[]): ContentBlock[] {
+  const out: ContentBlock[] = []
+  for (const block of blocks) {
+    const last = out.at(-1)
+    if (block.type === 'text' && last?.type === 'text' && last.annotations === undefined && block.annotations === undefined) {
+      out[out.length - 1] = { type: 'text', text: last.text + block.text }
+    } else out.push(block)
+  }
+  return out
+}

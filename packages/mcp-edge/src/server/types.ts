@@ -1,0 +1,245 @@
+/**
+ * The public types of the server builder: definitions users register and the context their
+ * handlers receive. Runtime-free; `Env` is whatever the host passes (the Worker `env` on
+ * Cloudflare).
+ */
+import type { LogLevel } from '../protocol/constants.ts'
+import type { RequestId } from '../protocol/jsonrpc.ts'
+import type {
+  CacheScope,
+  CallToolResult,
+  ClientCapabilities,
+  CompleteResult,
+  ContentBlock,
+  GetPromptResult,
+  Icon,
+  MetaObject,
+  ReadResourceResult,
+  RequestMeta,
+  ToolAnnotations,
+} from '../protocol/types.ts'
+import type { EventDelivery } from './events/events.ts'
+import type { CapabilityPath } from './capabilities.ts'
+import type { InputResponses, InputSpecs } from './input/input.ts'
+import type { OutboxStats, PartialChunk } from './outbox.ts'
+import type { Infer, JsonSchemaConverter, JsonSchemaInput, ObjectSchema, Schema } from './schema/schema.ts'
+import type { TaskLimits } from './tasks/limits.ts'
+
+/** Who is calling, as established by the `authenticate` option. */
+export interface Principal {
+  /** Stable identifier of the caller (token subject, user id). Sealed state and tasks bind to it. */
+  subject: string
+  /**
+   * OAuth scopes the caller holds. Tools, resources and prompts that declare `scopes` need all of
+   * theirs; without this field (a bearer secret, a local caller) scopes limit nothing.
+   */
+  scopes?: readonly string[]
+  [claim: string]: unknown
+}
+
+export interface CacheHint {
+  ttlMs: number
+  cacheScope: CacheScope
+}
+
+/** Everything a handler may use while serving one request. */
+export interface RequestContext<Env = unknown> {
+  readonly requestId: RequestId
+  readonly method: string
+  /** Aborted when the client goes away (closing the SSE stream is cancellation) or the task is cancelled. */
+  readonly signal: AbortSignal
+  readonly env: Env
+  readonly principal: Principal | undefined
+  /** The request's `_meta` as read: protocol version, client capabilities, client info, tokens. */
+  readonly meta: RequestMeta
+  /** True when this request's client capabilities declare `path` (for example `'elicitation.url'`). */
+  supports(path: CapabilityPath): boolean
+  /** `notifications/progress` on this request's stream; a no-op without a `progressToken` (and in tasks). */
+  progress(progress: number, total?: number, message?: string): void
+  /** `notifications/message` on this request's stream, at or above the request's log level only. */
+  log(level: LogLevel, data: unknown, logger?: string): void
+  /**
+   * Ask the client for input (multi-round-trip requests). Resolves with every answer once all
+   * are in; otherwise the runtime answers `input_required` and the handler runs again, from the
+   * top, when the client retries with the answers. Only on `tools/call`, `prompts/get` and
+   * `resources/read`.
+   */
+  ask<const Specs extends InputSpecs>(requests: Specs): Promise<InputResponses<Specs>>
+  /** Application state carried to the next round, sealed inside `requestState`. */
+  readonly state: Record<string, unknown>
+  /** 1 on the first call, +1 per retry with input responses. */
+  readonly round: number
+  /** Keep the Worker alive for `promise` after the response (the Worker's `executionCtx.waitUntil`). */
+  waitUntil(promise: Promise<unknown>): void
+}
+
+export interface ToolContext<Env = unknown, Prep = unknown> extends RequestContext<Env> {
+  /** What the tool's `prepare` step returned (undefined without one). */
+  readonly prepared: Prep
+  /**
+   * Stream a partial result (SEP-2998). A no-op unless this request declared `partialResults`
+   * and carried a `partialResultToken`. The promise resolves when the stream has room again:
+   * awaiting it keeps every chunk (as long as each is under half the stream's byte budget);
+   * ignoring it lets the runtime merge or drop chunks for a slow reader.
+   */
+  partial(chunk: PartialChunk | string): Promise<void>
+  /** Counters of this call's partial-result stream. */
+  partialStats(): OutboxStats
+  /** Set when the call runs as a task (Tasks extension). */
+  readonly task: { readonly id: string } | undefined
+  /**
+   * A checkpoint. In a task, `fn`'s JSON result is stored in the task's object before the step
+   * returns, and when the handler runs again (after a restart, after input, in the next alarm)
+   * a completed step returns its stored value without running; names must be unique in a call
+   * and are matched, with their order, against what is stored. Outside tasks, `fn` just runs.
+   */
+  step<T>(name: string, fn: () => T | Promise<T>): Promise<T>
+}
+
+export type Awaitable<T> = T | Promise<T>
+
+/** A tool's input: a zod object or `{ jsonSchema }`, or a function that builds one on first use. */
+export type ToolInput = ObjectSchema | JsonSchemaInput | (() => ObjectSchema | JsonSchemaInput)
+/** A tool's output schema, or a function that builds it on first use. */
+export type ToolOutput = Schema | (() => Schema)
+
+/** Handler arguments: inferred from a zod input (or the one its function builds), a plain record for raw JSON Schema. */
+export type ToolArgs<In> = In extends () => infer Built ? ArgsOf<Built> : ArgsOf<In>
+type ArgsOf<In> = In extends ObjectSchema ? Infer<In> : Record<string, unknown>
+
+export type ToolHandler<In, Env, Prep = unknown> = (args: ToolArgs<In>, ctx: ToolContext<Env, Prep>) => Awaitable<CallToolResult>
+
+/** When a tool call becomes a task (Tasks extension). */
+export type TaskMode = 'never' | 'optional' | 'always'
+
+export interface ToolOptions<In extends ToolInput, Out extends ToolOutput | undefined, Prep, Env = unknown> {
+  title?: string
+  description?: string
+  /**
+   * A zod object (arguments are parsed with it), or `{ jsonSchema }` advertised as given; its JSON
+   * Schema is built and checked now. Or a function returning either: called, and the JSON Schema
+   * built, on the tool's first use (list or call), so a server with many tools pays nothing for
+   * them at start-up.
+   */
+  input: In
+  /** With an output schema, `structuredContent` is checked against it and mirrored as text. A function: built on first use. */
+  output?: Out
+  annotations?: ToolAnnotations
+  icons?: Icon[]
+  _meta?: MetaObject
+  /** The tool streams partial results: advertises `annotations.streamingHint`. */
+  streaming?: boolean | { assemble?: boolean }
+  /**
+   * Task support (Tasks extension). `optional`: a task when this request declared the extension,
+   * a plain call otherwise; `always`: only as a task (-32021 for clients without it).
+   */
+  task?: TaskMode | { mode: TaskMode; ttlMs?: number | null; pollIntervalMs?: number }
+  /** Client capabilities the tool cannot run without; missing ones get -32021 before it runs. */
+  requires?: CapabilityPath[]
+  /**
+   * Require that each sealed `requestState` of this tool is redeemed once only. Default: on for
+   * tools annotated `destructiveHint: true` (set `false` to opt out), off otherwise.
+   */
+  singleUseState?: boolean
+  /** OAuth scopes a caller needs (all of them): others do not see the tool and get 403 on a call. */
+  scopes?: string[]
+  /**
+   * Runs in the request before the tool starts (and before a task is created): may ask the client
+   * for input with `ctx.ask` (Tasks §"MRTR before task creation"). Its JSON result reaches the
+   * handler as `ctx.prepared`.
+   */
+  prepare?: (args: ToolArgs<In>, ctx: RequestContext<Env>) => Awaitable<Prep>
+}
+
+export interface ResourceOptions {
+  name: string
+  title?: string
+  description?: string
+  mimeType?: string
+  size?: number
+  icons?: Icon[]
+  _meta?: MetaObject
+  cache?: CacheHint
+  /** OAuth scopes a caller needs to list and read it (403 `insufficient_scope` otherwise). */
+  scopes?: string[]
+}
+
+export type ResourceHandler<Env> = (uri: string, ctx: RequestContext<Env>) => Awaitable<ReadResourceResult>
+
+export type Completer<Env> = (
+  value: string,
+  ctx: RequestContext<Env> & { arguments: Record<string, string> },
+) => Awaitable<string[] | CompleteResult['completion']>
+
+export interface ResourceTemplateOptions<Env> extends Omit<ResourceOptions, 'size'> {
+  /** Completion for template variables. */
+  complete?: Record<string, Completer<Env>>
+}
+
+export type ResourceTemplateHandler<Env> = (
+  uri: string,
+  variables: Record<string, string>,
+  ctx: RequestContext<Env>,
+) => Awaitable<ReadResourceResult | undefined>
+
+export interface PromptOptions<Args extends ObjectSchema | undefined> {
+  title?: string
+  description?: string
+  /** Prompt arguments as a zod object of strings; required ones are checked before the handler. */
+  args?: Args
+  icons?: Icon[]
+  _meta?: MetaObject
+  complete?: Record<string, Completer<unknown>>
+  /** OAuth scopes a caller needs to list and get it (403 `insufficient_scope` otherwise). */
+  scopes?: string[]
+}
+
+export type PromptHandler<Args extends ObjectSchema | undefined, Env> = (
+  args: Args extends ObjectSchema ? Infer<Args> : Record<string, never>,
+  ctx: RequestContext<Env>,
+) => Awaitable<GetPromptResult>
+
+export interface ServerInfo {
+  name: string
+  version: string
+  title?: string
+  description?: string
+  websiteUrl?: string
+  instructions?: string
+}
+
+/** Per-principal caps in one isolate (`src/server/limits.ts`); reaching one is 429. */
+export interface LimitOptions {
+  /** Concurrent listen streams per principal in one isolate (default 1,000). */
+  listenStreams?: number
+  /** Live (non-terminal) tasks per principal created through one isolate (default 100). */
+  liveTasks?: number
+}
+
+export interface ServerOptions extends ServerInfo {
+  /** Items per page of the list methods (default 50). */
+  pageSize?: number
+  /** Cache hint of `server/discover` and the list results (default 5 minutes, public). */
+  listCache?: CacheHint
+  /** A `subscriptions/listen` stream ends gracefully after this long (default 10 minutes). */
+  listenTimeoutMs?: number
+  /** Limits of tasks' runs and storage (README "Tasks"; defaults in task-limits.ts). */
+  taskLimits?: Partial<TaskLimits>
+  /** Per-principal caps in one isolate: listen streams (default 1,000) and live tasks (default 100). */
+  limits?: LimitOptions
+  /**
+   * How list changes and resource updates reach `subscriptions/listen` streams: an event hub
+   * (`cloudflareEventHub(...)`, every isolate), or `'isolate'` when this server is known to run
+   * in one isolate (a single process, a test). Without it `listChanged` and `subscribe` are not
+   * advertised: in a Worker, a change made in one isolate would not reach listeners in others.
+   */
+  events?: EventDelivery
+  /**
+   * Builds the JSON Schema of tool inputs, outputs and prompt arguments. The built-in converter
+   * covers the zod types tools use (README "API"); plug zod's full generator for the rest:
+   * `(schema, io) => z.toJSONSchema(schema, { target: 'draft-2020-12', io })`.
+   */
+  jsonSchema?: JsonSchemaConverter
+}
+
+export type { CapabilityPath, ClientCapabilities, ContentBlock }

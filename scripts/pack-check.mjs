@@ -1,0 +1,279 @@
+#!/usr/bin/env node
+/**
+ * `npm run pack:check` (a step of `npm test`): what a user installs, checked the way a user gets
+ * it. Builds; lints the packages (publint --strict, @arethetypeswrong/cli --profile esm-only);
+ * packs mcp-edge and create-mcp-edge with `npm pack`; checks that the library's tarball holds only
+ * what users need; scaffolds each template from the tarballs into a folder outside the repository
+ * (`npx <create tarball> <dir> --template <t> --mcp-edge <library tarball>`, which installs from
+ * the npm registry through the shared npm cache); runs each project's own `npm test` and
+ * `npm run check`; serves minimal and durable with `npm run dev` and drives them with the official
+ * MCP client (in durable, a task reaches completed); and compiles a consumer against the built
+ * declarations with TypeScript 5.9 and `skipLibCheck: false`: the first ```ts block of the
+ * library's README as the only file of an empty project, then every other ```ts block of the
+ * README and docs/ the same way. Prints each stage's seconds; exits non-zero on any failure.
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { basename, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = resolve(fileURLToPath(import.meta.url), '../..')
+const LIBRARY = join(ROOT, 'packages/mcp-edge')
+const TEMPLATES = ['minimal', 'durable', 'oauth']
+const SERVED = ['minimal', 'durable']
+/** The TypeScript a consumer on the oldest supported release compiles with. */
+const CONSUMER_TS = '5.9.3'
+const WORK = mkdtempSync(join(tmpdir(), 'mcp-edge-pack-'))
+const ENV = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: 'false',
+  npm_config_prefer_offline: 'true',
+  npm_config_fund: 'false',
+  npm_config_audit: 'false',
+}
+const started = Date.now()
+let failures = 0
+
+function stage(name, fn) {
+  const begin = Date.now()
+  console.log(`\n[pack-check] ${name}`)
+  return Promise.resolve()
+    .then(fn)
+    .then(
+      () => console.log(`[pack-check] ✓ ${name} (${((Date.now() - begin) / 1000).toFixed(1)} s)`),
+      (error) => {
+        failures++
+        console.log(`[pack-check] ✗ ${name} (${((Date.now() - begin) / 1000).toFixed(1)} s): ${error.message}`)
+      },
+    )
+}
+
+/** Run a command to completion; throws with its output when it fails. */
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { cwd: ROOT, env: ENV, encoding: 'utf8', ...options })
+  if (result.status !== 0) {
+    const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim().split('\n').slice(-40).join('\n')
+    throw new Error(`${command} ${args.join(' ')} exited ${result.status ?? result.signal}\n${output}`)
+  }
+  return result.stdout
+}
+
+const freePort = () =>
+  new Promise((done, fail) => {
+    const server = createServer()
+    server.on('error', fail)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      server.close(() => done(port))
+    })
+  })
+
+/** `npm run dev` of a scaffolded project on a free port; resolves once /mcp answers. */
+async function serve(dir) {
+  const port = await freePort()
+  const child = spawn('npm', ['run', 'dev'], { cwd: dir, env: { ...ENV, PORT: String(port) }, detached: true, stdio: 'ignore' })
+  const failed = new Promise((_, fail) => child.on('error', fail))
+  failed.catch(() => {})
+  const url = `http://127.0.0.1:${port}/mcp`
+  const stop = () => {
+    try {
+      process.kill(-child.pid, 'SIGTERM')
+    } catch {
+      // gone already
+    }
+  }
+  const deadline = Date.now() + 60_000
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`npm run dev in ${dir} exited ${child.exitCode}`)
+    await Promise.race([failed, Promise.resolve()])
+    const answered = await fetch(url, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }).then(
+      () => true,
+      () => false,
+    )
+    if (answered) return { url, stop }
+    await new Promise((done) => setTimeout(done, 300))
+  }
+  stop()
+  throw new Error(`npm run dev in ${dir} did not answer within 60 s`)
+}
+
+/** The official client (2026-07-28): discover, list, call; for durable, a task polled to completed. */
+async function drive(template, url) {
+  const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client')
+  const client = new Client({ name: 'pack-check', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+  try {
+    await client.discover()
+    const { tools } = await client.listTools()
+    const first = tools[0]?.name
+    const args = template === 'minimal' ? { a: 2, b: 3 } : { text: 'from the pack check' }
+    const result = await client.callTool({ name: first, arguments: args })
+    const text = result.content?.[0]?.text ?? ''
+    if (template === 'minimal' && text !== '5') throw new Error(`add answered ${JSON.stringify(result)}`)
+    if (template === 'durable' && !/^Note \d+ added/.test(text)) throw new Error(`add_note answered ${JSON.stringify(result)}`)
+    if (template === 'durable') await taskCompletes(url)
+    return `${tools.length} tool(s), ${first} → ${JSON.stringify(text)}`
+  } finally {
+    await client.close()
+  }
+}
+
+/** generate_report as a task (the client declares the Tasks extension), then tasks/get until it settles. */
+async function taskCompletes(url) {
+  const { McpClient } = await import(join(WORK, 'consumer/node_modules/mcp-edge/dist/client/index.js'))
+  const client = new McpClient({ url, capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } })
+  const handle = await client.callTool('generate_report', { subject: 'packaging', sections: 2 })
+  if (handle.resultType !== 'task') throw new Error(`generate_report did not answer a task: ${JSON.stringify(handle)}`)
+  for (let poll = 0; poll < 150; poll++) {
+    const task = await client.request('tasks/get', { taskId: handle.taskId })
+    if (task.status === 'completed') return
+    if (task.status !== 'working') throw new Error(`the task ended ${task.status}: ${JSON.stringify(task)}`)
+    await new Promise((done) => setTimeout(done, 200))
+  }
+  throw new Error('the task did not complete within 30 s')
+}
+
+/** The ```ts blocks of a Markdown file. */
+const tsBlocks = (markdown) => [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1])
+
+const tarballs = {}
+
+await stage('build and lint the packages (publint --strict, attw --profile esm-only)', () => {
+  run('npm', ['run', 'build'])
+  for (const pkg of ['packages/mcp-edge', 'packages/create-mcp-edge']) run('npx', ['publint', '--strict', pkg])
+})
+
+await stage('npm pack -w mcp-edge -w create-mcp-edge', () => {
+  const packed = JSON.parse(run('npm', ['pack', '-w', 'mcp-edge', '-w', 'create-mcp-edge', '--json', '--pack-destination', WORK]))
+  for (const entry of packed)
+    tarballs[entry.name] = { path: join(WORK, entry.filename), files: entry.files.map((file) => file.path) }
+  const library = tarballs['mcp-edge']
+  const stray = library.files.filter(
+    (file) => !/^(dist\/.+\.(js|d\.ts)|docs\/.+\.md|README\.md|LICENSE|package\.json)$/.test(file),
+  )
+  if (stray.length > 0) throw new Error(`the mcp-edge tarball holds what users do not need: ${stray.join(', ')}`)
+  const create = tarballs['create-mcp-edge']
+  for (const template of TEMPLATES) {
+    if (!create.files.includes(`templates/${template}/wrangler.jsonc`))
+      throw new Error(`create-mcp-edge lacks templates/${template}`)
+  }
+  console.log(`  mcp-edge: ${library.files.length} files; create-mcp-edge: ${create.files.length} files`)
+  run('npx', ['attw', library.path, '--profile', 'esm-only'])
+})
+
+await stage(
+  `compile a consumer of the tarball (TypeScript ${CONSUMER_TS}, skipLibCheck: false): README and docs ts blocks`,
+  () => {
+    const dir = join(WORK, 'consumer')
+    mkdirSync(join(dir, 'blocks'), { recursive: true })
+    const { version } = JSON.parse(readFileSync(join(LIBRARY, 'package.json'), 'utf8'))
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        name: 'consumer',
+        private: true,
+        type: 'module',
+        dependencies: { 'mcp-edge': `file:${tarballs['mcp-edge'].path}` },
+      }),
+    )
+    // The peers and the types a Workers project has; vitest for the docs' test examples.
+    const peers = ['hono@^4', 'zod@^4', '@cloudflare/workers-types', `typescript@${CONSUMER_TS}`, 'vitest@5']
+    run('npm', ['install', '--no-save', ...peers], { cwd: dir })
+    run('npm', ['install'], { cwd: dir })
+    const compile = (files) => {
+      writeFileSync(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            target: 'es2022',
+            module: 'esnext',
+            moduleResolution: 'bundler',
+            lib: ['es2022'],
+            types: ['@cloudflare/workers-types'],
+            strict: true,
+            skipLibCheck: false,
+            noEmit: true,
+          },
+          files,
+        }),
+      )
+      run(join(dir, 'node_modules/.bin/tsc'), ['-p', dir], { cwd: dir })
+    }
+    // The README inside the tarball: its first ts block alone, as the issue's user would paste it.
+    const readme = readFileSync(join(dir, 'node_modules/mcp-edge/README.md'), 'utf8')
+    const [first, ...rest] = tsBlocks(readme)
+    if (!first) throw new Error('the README in the tarball has no ```ts block')
+    writeFileSync(join(dir, 'blocks/readme-1.ts'), first)
+    compile(['blocks/readme-1.ts'])
+    // Then every other block of the README and of docs/ (each a module of its own).
+    const files = rest.map((block, i) => ['readme', i + 2, block])
+    const docs = join(dir, 'node_modules/mcp-edge/docs')
+    for (const file of existsSync(docs) ? readdirSync(docs).filter((name) => name.endsWith('.md')) : []) {
+      for (const [i, block] of tsBlocks(readFileSync(join(docs, file), 'utf8')).entries()) {
+        files.push([file.replace(/\.md$/, ''), i + 1, block])
+      }
+    }
+    // What `wrangler types` gives a project whose Worker is README block 1: its main module, which
+    // types `exports` from cloudflare:workers (the docs' tests call `exports.default.fetch`).
+    writeFileSync(
+      join(dir, 'worker-configuration.d.ts'),
+      'declare namespace Cloudflare {\n  interface GlobalProps {\n    mainModule: typeof import("./blocks/readme-1")\n  }\n}\n',
+    )
+    const names = files.map(([name, index, block]) => {
+      const path = `blocks/${name}-${index}.ts`
+      writeFileSync(join(dir, path), block)
+      return path
+    })
+    if (names.length > 0) compile(['worker-configuration.d.ts', 'blocks/readme-1.ts', ...names])
+    console.log(`  mcp-edge ${version}: README block 1 alone, then ${names.length} more block(s) from the README and docs/`)
+  },
+)
+
+for (const template of TEMPLATES) {
+  const dir = join(WORK, 'projects', `my-${template}-server`)
+  await stage(`scaffold ${template} from the tarballs, then its npm test and npm run check`, () => {
+    mkdirSync(join(WORK, 'projects'), { recursive: true })
+    // As a user would type it, beside the tarballs: `npx ./create-mcp-edge-<v>.tgz …` (npx takes a
+    // relative path as a package to run; an absolute one as a command).
+    const local = (name) => `./${basename(tarballs[name].path)}`
+    run(
+      'npx',
+      [
+        '--yes',
+        local('create-mcp-edge'),
+        `projects/my-${template}-server`,
+        '--template',
+        template,
+        '--mcp-edge',
+        local('mcp-edge'),
+      ],
+      {
+        cwd: WORK,
+      },
+    )
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+    if (pkg.name !== `my-${template}-server`) throw new Error(`the package is named ${pkg.name}`)
+    if (!existsSync(join(dir, '.gitignore'))) throw new Error('no .gitignore in the scaffold')
+    run('npm', ['test'], { cwd: dir })
+    run('npm', ['run', 'check'], { cwd: dir })
+  })
+  if (SERVED.includes(template)) {
+    await stage(`serve ${template} (npm run dev) and drive it with the official MCP client`, async () => {
+      const server = await serve(dir)
+      try {
+        console.log(`  ${await drive(template, server.url)}`)
+      } finally {
+        server.stop()
+      }
+    })
+  }
+}
+
+if (failures === 0) rmSync(WORK, { recursive: true, force: true })
+else console.log(`\n[pack-check] left ${WORK} for a look`)
+console.log(
+  `\n[pack-check] ${failures === 0 ? 'passed' : `${failures} stage(s) failed`} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
+)
+process.exit(failures === 0 ? 0 : 1)

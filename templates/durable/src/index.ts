@@ -1,0 +1,50 @@
+/**
+ * An MCP server on Cloudflare Workers with what mcp-edge adds beyond plain tools (src/tools.ts): a
+ * confirmation before a destructive act (multi-round-trip, sealed state), a tool that streams
+ * partial results, a long task built from steps that survive restarts (a Durable Object per
+ * task), and notes whose changes reach listening clients on every isolate (an event hub Durable
+ * Object). One endpoint, /mcp, serves MCP 2026-07-28 clients and 2025-era ones alike.
+ *
+ * Secrets (README.md): MCP_STATE_KEYS seals multi-round-trip state and 2025 session ids (`npm
+ * create` wrote a development key into .dev.vars; without one, each request says how to set it).
+ * MCP_BEARER_TOKEN: with it a request needs `Authorization: Bearer <token>`; without it the
+ * server fails closed and answers local requests only.
+ */
+import { env } from 'cloudflare:workers'
+import { Hono } from 'hono'
+import { bearerToken, createMcpServer, mcp } from 'mcp-edge'
+import { cloudflareEventHub, cloudflareServices, createDurableObjects } from 'mcp-edge/cloudflare'
+import { addNote, deleteRecord, generateReport, writeStory } from './tools'
+
+export const server = createMcpServer<Env>({
+  name: 'mcp-edge-durable',
+  version: '0.1.0',
+  // Notifications (list changes, resource updates) reach listeners on every isolate through McpEventHub.
+  events: cloudflareEventHub({ binding: 'MCP_EVENTS' }),
+})
+
+addNote(server) // first: a plain tool any client can call
+deleteRecord(server)
+writeStory(server)
+generateReport(server)
+
+// The Durable Object classes wrangler.jsonc binds: tasks, single-use confirmations, 2025-era
+// clients' answers, the event hub, and the notes.
+export const { McpTaskObject, McpNonceLedger, McpInputRelay, McpEventHub } = createDurableObjects(server)
+export { NotesStore } from './notes'
+
+const app = new Hono<{ Bindings: Env }>()
+app.route(
+  '/mcp',
+  mcp(server, {
+    authenticate: bearerToken(env.MCP_BEARER_TOKEN),
+    services: cloudflareServices({
+      stateKeys: 'MCP_STATE_KEYS',
+      tasks: 'MCP_TASKS',
+      nonces: 'MCP_NONCES',
+      inputRelay: 'MCP_INPUT_RELAY',
+    }),
+  }),
+)
+
+export default app

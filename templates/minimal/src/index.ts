@@ -1,0 +1,31 @@
+/**
+ * An MCP server on Cloudflare Workers, built with mcp-edge. One endpoint, /mcp, serves clients of
+ * MCP 2026-07-28 and of the 2025 revisions (`initialize`) alike, with no state between requests.
+ *
+ * Make it yours: rename the server, then replace `add` with your own tools (README.md).
+ *
+ * Authentication: with the MCP_BEARER_TOKEN secret set, a request needs
+ * `Authorization: Bearer <token>`. Without it the server fails closed: it answers local requests
+ * only (`npm run dev`), and anyone else gets 401 saying how to configure it.
+ */
+import { env } from 'cloudflare:workers'
+import { Hono } from 'hono'
+import { bearerToken, createMcpServer, mcp } from 'mcp-edge'
+import * as z from 'zod'
+
+export const server = createMcpServer({ name: 'mcp-edge-minimal', version: '0.1.0' })
+
+server.tool(
+  'add',
+  {
+    description: 'Add two numbers',
+    input: z.object({ a: z.number(), b: z.number() }),
+    annotations: { readOnlyHint: true },
+  },
+  ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
+)
+
+const app = new Hono<{ Bindings: Env }>()
+app.route('/mcp', mcp(server, { authenticate: bearerToken(env.MCP_BEARER_TOKEN) }))
+
+export default app

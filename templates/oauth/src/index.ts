@@ -1,0 +1,48 @@
+/**
+ * An MCP server on Cloudflare Workers behind its own OAuth 2.1 authorization server: clients
+ * (Claude, VS Code, MCP Inspector, mcp-remote) register themselves, send the user to /authorize
+ * to consent (src/consent.ts), and call /mcp with the token they get. The MCP principal, what a
+ * tool sees as `ctx.principal`, is whoever consented. Both MCP eras on one endpoint.
+ *
+ * Configuration (README.md): MCP_PUBLIC_URL (var: this Worker's public origin), OAUTH_KV (KV
+ * namespace: clients, grants and tokens, stored hashed and encrypted), MCP_OAUTH_PASSPHRASE
+ * (secret: who may consent; without it only a browser on this machine may).
+ */
+import { env } from 'cloudflare:workers'
+import { createMcpServer } from 'mcp-edge'
+import * as z from 'zod'
+import type { ConsentEnv } from './consent'
+import { createOAuthWorker } from './provider'
+
+/** What wrangler.jsonc cannot declare: the helpers the provider puts on each request's env. */
+declare global {
+  interface Env extends Pick<ConsentEnv, 'OAUTH_PROVIDER'> {}
+}
+
+export const server = createMcpServer<Env>({ name: 'mcp-edge-oauth', version: '0.1.0' })
+
+server.tool(
+  'whoami',
+  { description: 'Who the server thinks you are: the principal and the scopes of your token', input: z.object({}) },
+  (_args, ctx) => ({
+    content: [{ type: 'text', text: `You are ${ctx.principal?.subject ?? 'nobody'}.` }],
+    structuredContent: { subject: ctx.principal?.subject ?? null, scopes: [...(ctx.principal?.scopes ?? [])] },
+  }),
+)
+
+server.tool(
+  'add',
+  {
+    description: 'Add two numbers',
+    input: z.object({ a: z.number(), b: z.number() }),
+    annotations: { readOnlyHint: true },
+  },
+  ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
+)
+
+export default createOAuthWorker({
+  server,
+  publicUrl: env.MCP_PUBLIC_URL,
+  scopes: ['mcp'],
+  resourceName: 'mcp-edge-oauth',
+})

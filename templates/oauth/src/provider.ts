@@ -1,0 +1,87 @@
+/**
+ * The OAuth 2.1 authorization server in front of the MCP endpoint, built with
+ * `@cloudflare/workers-oauth-provider`: it publishes the RFC 9728 and RFC 8414 metadata, registers
+ * clients dynamically (RFC 7591), runs PKCE S256, issues tokens bound to this resource (RFC 8707),
+ * and lets a request reach /mcp only with a valid token for it. The MCP principal is what the
+ * consent page stored with the grant (its props) and the token's scopes, so tools that declare
+ * `scopes` are filtered and step-up challenged by mcp(). The repository's demo uses it too.
+ */
+import { OAuthProvider } from '@cloudflare/workers-oauth-provider'
+import type { OAuthResourceAuth } from '@cloudflare/workers-oauth-provider'
+import { Hono } from 'hono'
+import { mcp } from 'mcp-edge'
+import type { McpHttpOptions, McpServer, McpVariables } from 'mcp-edge'
+import { consent } from './consent'
+
+export interface OAuthWorkerOptions<E extends object> {
+  server: McpServer<E>
+  /** This Worker's public origin (MCP_PUBLIC_URL): the resource is `<origin>/mcp`. */
+  publicUrl: string
+  /** Scopes clients may be granted; the first is the baseline every token needs. */
+  scopes: [string, ...string[]]
+  /** Shown to users by clients that read RFC 9728 metadata. */
+  resourceName: string
+  /** Access token lifetime in seconds (default one hour; KV allows no less than 60). */
+  accessTokenTtl?: number
+  /** mcp()'s services (sealed state, tasks…), as in a Worker without OAuth. */
+  services?: McpHttpOptions<E>['services']
+  /** More routes beside the consent page (the demo's playground). */
+  site?: (app: Hono<{ Bindings: E }>) => void
+}
+
+/**
+ * The Worker's default export: the provider, wrapping /mcp and the consent page at /authorize.
+ *
+ * @example
+ * export default createOAuthWorker({ server, publicUrl: env.MCP_PUBLIC_URL, scopes: ['mcp'], resourceName: 'My server' })
+ */
+export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<E>): ExportedHandler<E> {
+  const base = options.publicUrl.replace(/\/+$/, '')
+  if (!/^https?:\/\/[^/]+$/.test(base)) {
+    throw new Error(
+      `MCP_PUBLIC_URL must be this Worker's public origin, such as "https://mcp.example.com" (got "${options.publicUrl}")`,
+    )
+  }
+  const baseline = options.scopes[0]
+
+  // The protected API: the provider verified the token; its props and scopes become the principal.
+  const api = new Hono<{ Bindings: E; Variables: McpVariables }>()
+  api.use('/mcp/*', async (c, next) => {
+    const context = c.executionCtx as ExecutionContext & { props?: { subject?: string }; auth?: OAuthResourceAuth }
+    const subject = context.props?.subject
+    if (subject) c.set('principal', { subject, scopes: context.auth?.scope ?? [], clientId: context.auth?.clientId })
+    await next()
+  })
+  api.route(
+    '/mcp',
+    mcp(options.server, {
+      requirePrincipal: true,
+      resourceMetadataUrl: `${base}/.well-known/oauth-protected-resource/mcp`,
+      requiredScopes: [baseline],
+      services: options.services,
+    }),
+  )
+
+  // Everything that is not the API: the consent page, and whatever else the Worker serves.
+  const site = new Hono<{ Bindings: E }>()
+  options.site?.(site)
+  site.route('/', consent as unknown as Hono<{ Bindings: E }>)
+
+  return new OAuthProvider<E>({
+    apiRoute: '/mcp',
+    apiHandler: api as unknown as ExportedHandler<E> & Pick<Required<ExportedHandler<E>>, 'fetch'>,
+    defaultHandler: site as unknown as ExportedHandler<E>,
+    authorizeEndpoint: '/authorize',
+    tokenEndpoint: '/oauth/token',
+    clientRegistrationEndpoint: '/oauth/register',
+    scopesSupported: options.scopes,
+    requiredScopes: [baseline],
+    resourceMetadata: {
+      resource: `${base}/mcp`,
+      authorization_servers: [base],
+      bearer_methods_supported: ['header'],
+      resource_name: options.resourceName,
+    },
+    accessTokenTTL: options.accessTokenTtl ?? 3600,
+  }) as unknown as ExportedHandler<E>
+}

@@ -1,0 +1,95 @@
+/**
+ * The server's own tests, inside workerd (@cloudflare/vitest-plugin): a client registers,
+ * a local browser consents at /authorize, the code becomes a token (PKCE S256, bound to /mcp),
+ * and every tool is called with it; without a token /mcp is 401 with the RFC 9728 challenge.
+ * Everything goes to the Worker in-process through `exports.default.fetch`.
+ */
+import { exports } from 'cloudflare:workers'
+import { McpClient, McpClientError } from 'mcp-edge/client'
+import { describe, expect, it } from 'vitest'
+
+const ORIGIN = 'http://127.0.0.1:8787'
+const REDIRECT = 'http://127.0.0.1:9999/callback'
+const call = (path: string, init?: RequestInit) => exports.default.fetch(new Request(`${ORIGIN}${path}`, init))
+const base64url = (bytes: ArrayBuffer | Uint8Array) =>
+  btoa(String.fromCharCode(...new Uint8Array(bytes)))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '')
+
+/** Register a client, consent as `user`, and trade the code for an access token. */
+async function signIn(user: string): Promise<string> {
+  const registered = await call('/oauth/register', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'test', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+  })
+  const { client_id } = (await registered.json()) as { client_id: string }
+  const verifier = base64url(crypto.getRandomValues(new Uint8Array(32)))
+  const challenge = base64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)))
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    scope: 'mcp',
+    state: 'xyz',
+    resource: `${ORIGIN}/mcp`,
+  })
+  const page = await call(`/authorize?${query}`)
+  expect(page.status).toBe(200)
+  const handle = /name="handle" value="([^"]+)"/.exec(await page.text())?.[1] ?? ''
+  const cookie = page.headers
+    .getSetCookie()
+    .map((line) => line.split(';')[0])
+    .join('; ')
+  const form = new URLSearchParams({ handle, user, decision: 'approve', scope: 'mcp' })
+  const approved = await call('/authorize', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: ORIGIN },
+    body: form,
+    redirect: 'manual',
+  })
+  expect(approved.status).toBe(302)
+  const back = new URL(approved.headers.get('location') ?? '')
+  expect(back.searchParams.get('state')).toBe('xyz')
+  const token = await call('/oauth/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code') ?? '',
+      redirect_uri: REDIRECT,
+      client_id,
+      code_verifier: verifier,
+      resource: `${ORIGIN}/mcp`,
+    }),
+  })
+  expect(token.status).toBe(200)
+  return ((await token.json()) as { access_token: string }).access_token
+}
+
+describe('the MCP server behind OAuth', () => {
+  it('signs a person in, and every tool answers with that person as the principal', async () => {
+    const token = await signIn('ada')
+    const client = new McpClient({ url: `${ORIGIN}/mcp`, token: () => token, fetch: (request) => exports.default.fetch(request) })
+    const { tools } = (await client.request('tools/list', {})) as { tools: { name: string }[] }
+    expect(tools.map((tool) => tool.name)).toEqual(['whoami', 'add'])
+    expect(await client.callTool('whoami', {})).toMatchObject({ structuredContent: { subject: 'ada', scopes: ['mcp'] } })
+    expect((await client.callTool('add', { a: 2, b: 3 })).content).toEqual([{ type: 'text', text: '5' }])
+  })
+
+  it('refuses /mcp without a token (401 with a Bearer challenge), from elsewhere and locally alike', async () => {
+    for (const url of ['https://mcp.example.com/mcp', `${ORIGIN}/mcp`]) {
+      const client = new McpClient({ url, fetch: (request) => exports.default.fetch(request) })
+      const error = await client.request('tools/list', {}).catch((caught: unknown) => caught)
+      expect(error, url).toBeInstanceOf(McpClientError)
+      expect((error as McpClientError).status, url).toBe(401)
+      expect((error as McpClientError).challenge, url).toMatch(/^Bearer /)
+    }
+    // Clients find the authorization server from the protected resource's metadata (RFC 9728).
+    const metadata = await call('/.well-known/oauth-protected-resource/mcp')
+    expect(await metadata.json()).toMatchObject({ resource: `${ORIGIN}/mcp`, authorization_servers: [ORIGIN] })
+  })
+})
