@@ -4,8 +4,9 @@
  * version option (its default is the 2025 era), MCP Inspector's CLI (default era), and mcp-remote
  * driven over stdio as a desktop host drives it. Each connects, lists tools, calls `add`, reads a
  * resource and gets a prompt; those with an elicitation handler complete `delete_record` through
- * it (Inspector's CLI cannot answer elicitation). The Python SDK's client runs too, both ways, where
- * `.venv-python` holds it (the last describe).
+ * it (Inspector's CLI cannot answer elicitation). The AI SDK's MCP client (`@ai-sdk/mcp`) connects,
+ * lists, calls and turns the tools into AI SDK tools. The Python SDK's client runs too, both ways,
+ * where `.venv-python` holds it (the last describe).
  */
 import { spawn } from 'node:child_process'
 import type { ChildProcessWithoutNullStreams } from 'node:child_process'
@@ -13,6 +14,8 @@ import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
+import { createMCPClient } from '@ai-sdk/mcp'
+import type { MCPClient } from '@ai-sdk/mcp'
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -123,6 +126,29 @@ describe('@modelcontextprotocol/client 2.x (no version option: the 2025 era)', (
     const result = await client.callTool({ name: 'delete_record', arguments: { id: 'r-2' } })
     expect(result.content).toEqual([{ type: 'text', text: 'Record r-2 deleted (cleanup).' }])
     expect(asked).toHaveLength(1)
+  })
+})
+
+describe('@ai-sdk/mcp (the AI SDK, defaults)', () => {
+  let client: MCPClient
+  beforeAll(async () => {
+    client = await createMCPClient({ transport: { type: 'http', url: inject('templateUrl') } })
+  })
+  afterAll(() => client?.close())
+
+  it('connects, lists tools, calls add, reads a resource and gets a prompt', async () => {
+    expect(client.initializeResult.serverInfo).toEqual({ name: 'mcp-edge-template', version: '0.1.0' })
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(TOOLS)
+    expect((await client.callTool({ name: 'add', arguments: { a: 6, b: 7 } })).content).toEqual([{ type: 'text', text: '13' }])
+    expect((await client.readResource({ uri: 'info://server' })).contents[0]?.uri).toBe('info://server')
+    expect((await client.getPrompt({ name: 'summarize', arguments: { text: 'x' } })).messages).toHaveLength(1)
+  })
+
+  it('gives the tools to a model as AI SDK tools, which call the server', async () => {
+    const tools = await client.tools()
+    expect(Object.keys(tools)).toEqual(TOOLS)
+    const weather = await tools.get_weather?.execute?.({ city: 'Lisbon' }, { toolCallId: 't1', messages: [], context: {} })
+    expect(weather).toMatchObject({ structuredContent: { city: 'Lisbon', tempC: expect.any(Number) } })
   })
 })
 
