@@ -22,7 +22,13 @@ export default defineConfig({
       { resolve: { alias }, test: { name: 'unit', environment: 'node', include: ['test/unit/**/*.test.ts'] } },
       {
         resolve: { alias },
-        plugins: [cloudflareTest({ wrangler: { configPath: './test/fixture/wrangler.jsonc' } })],
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: './test/fixture/wrangler.jsonc' },
+            // The fixture keeps its spans in memory for test/workers/telemetry.test.ts.
+            miniflare: { bindings: { FIXTURE_TRACE: 'record' } },
+          }),
+        ],
         test: { name: 'workers', include: ['test/workers/**/*.test.ts'], testTimeout: 30_000 },
       },
       {

@@ -73,7 +73,7 @@ describe('fail closed: the template without authentication', () => {
   })
 
   it('logged a warning at its first request', () => {
-    expect(readFileSync(inject('templateLog'), 'utf8')).toContain('[mcp-edge] Unauthorized: no authentication is configured')
+    expect(readFileSync(inject('templateLog'), 'utf8')).toContain('"msg":"Unauthorized: no authentication is configured')
   })
 })
 

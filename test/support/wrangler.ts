@@ -30,6 +30,8 @@ export interface WranglerOptions {
   port?: number
   /** Extra `--var NAME:VALUE` bindings; a function gets the port first (for URLs naming it). */
   vars?: Record<string, string> | ((port: number) => Record<string, string>)
+  /** wrangler's `--log-level` (default `warn`; `info` shows the Worker's console.log lines). */
+  logLevel?: 'warn' | 'info' | 'log'
 }
 
 export function freePort(): Promise<number> {
@@ -124,7 +126,7 @@ async function startOnce(options: WranglerOptions): Promise<WranglerServer> {
     persistTo,
     '--show-interactive-dev-session=false',
     '--log-level',
-    'warn',
+    options.logLevel ?? 'warn',
   ]
   const vars = typeof options.vars === 'function' ? options.vars(port) : (options.vars ?? {})
   for (const [name, value] of Object.entries(vars)) args.push('--var', `${name}:${value}`)

@@ -23,6 +23,7 @@ import { createKeyRing, RequestStateCodec } from '../../packages/mcp-edge/src/se
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import type { McpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import type { Principal } from '../../packages/mcp-edge/src/server/types.ts'
+import { records } from '../support/logs.ts'
 
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] })
 let nextId = 1
@@ -110,7 +111,7 @@ describe('fail closed without configured authentication', () => {
     expect(warn).not.toHaveBeenCalled()
     await fresh(post('http://127.0.0.1/mcp', 'tools/list'), {})
     await fresh(post('http://127.0.0.1/mcp', 'tools/list'), {})
-    expect(warn.mock.calls).toEqual([[`[mcp-edge] ${NOT_CONFIGURED_MESSAGE}`]])
+    expect(records(warn)).toEqual([{ level: 'warn', time: expect.any(String), msg: NOT_CONFIGURED_MESSAGE }])
     warn.mockClear()
     for (const options of [{ authenticate: () => ({ subject: 'a' }) }, { allowAnonymous: true }, { requirePrincipal: true }]) {
       await createMcpHandler(scopedServer(), options)(post('http://127.0.0.1/mcp', 'tools/list'), {})

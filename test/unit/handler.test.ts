@@ -14,6 +14,7 @@ import { createKeyRing, RequestStateCodec } from '../../packages/mcp-edge/src/se
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import type { McpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import type { ServerOptions } from '../../packages/mcp-edge/src/server/types.ts'
+import { records, recordsNamed } from '../support/logs.ts'
 
 const ENDPOINT = 'http://127.0.0.1:8787/mcp'
 const VERSION = '2026-07-28'
@@ -578,8 +579,23 @@ describe('tool failures', () => {
     expect(response.status).toBe(200)
     expect(JSON.parse(body)).toEqual({ jsonrpc: '2.0', id: 'x', error: { code: -32603, message: 'Internal error' } })
     expect(body).not.toContain('hunter2')
-    expect(logged).toHaveBeenCalledTimes(1)
-    expect(String(logged.mock.calls[0]?.at(-1))).toContain('hunter2')
+    // Two error lines: the failure with its stack, for the operator, and the request's own line.
+    const [failure, line] = records(logged)
+    expect(failure).toMatchObject({
+      level: 'error',
+      msg: 'request failed',
+      method: 'tools/call',
+      error: 'Error: db password is hunter2',
+    })
+    expect(line).toMatchObject({
+      level: 'error',
+      msg: 'mcp request',
+      method: 'tools/call',
+      target: 'crashes',
+      error_code: -32603,
+    })
+    expect(JSON.stringify(line)).not.toContain('hunter2')
+    expect(logged).toHaveBeenCalledTimes(2)
   })
 
   it('refuses stream bounds that are not positive integers, and keepalive intervals outside 1 ms to 2^31 - 1 ms, at start-up, naming the option', () => {
@@ -619,7 +635,9 @@ describe('tool failures', () => {
     expect(answers[1]?.id).toBe(2)
     expect(answers[1]?.result?.content).toEqual([{ type: 'text', text: 'ok' }])
     expect(body).not.toContain('hunter2')
-    expect(logged).toHaveBeenCalledWith('[mcp-edge] batch item failed:', expect.any(Error))
+    expect(recordsNamed(logged, 'request failed')).toEqual([
+      expect.objectContaining({ method: 'batch item', error: 'Error: boom hunter2' }),
+    ])
   })
 
   it('reports arguments that fail the input schema as an isError result (SEP-1303)', async () => {

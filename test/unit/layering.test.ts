@@ -100,14 +100,17 @@ describe('layering', () => {
 describe('public surface', () => {
   it('exports exactly these names from mcp-edge', async () => {
     expect(Object.keys(await import('../../packages/mcp-edge/src/index.ts')).sort()).toEqual([
+      'ATTR',
       'AuthChallenge',
       'ConfigurationError',
+      'DURATION_BUCKETS_S',
       'ERROR_KINDS',
       'InputRequired',
       'LOG_LEVELS',
       'META',
       'McpError',
       'McpServer',
+      'OPERATION_DURATION',
       'PARTIAL_LOG_META',
       'PROTOCOL_VERSION',
       'RequestStateCodec',
@@ -118,16 +121,24 @@ describe('public surface', () => {
       'ToolError',
       'bearerToken',
       'createKeyRing',
+      'createLog',
       'createMcpHandler',
       'createMcpServer',
+      'createTelemetry',
+      'extractContext',
+      'formatTraceparent',
       'input',
       'isLocalRequest',
       'jwtResourceServer',
       'mcp',
       'mcpCors',
       'metadataUrlOf',
+      'otlpExporter',
+      'otlpFromEnv',
+      'parseTraceparent',
       'principalFromClaims',
       'protectedResourceMetadata',
+      'recordingExporter',
     ])
   })
 

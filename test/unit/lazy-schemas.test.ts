@@ -90,7 +90,7 @@ describe('schemas given as functions', () => {
     } finally {
       console.error = original
     }
-    expect(String((errors[0] as unknown[])[1])).toMatch(/x-mcp-header is allowed only on properties/)
+    expect(JSON.parse(String((errors[0] as unknown[])[0])).error).toMatch(/x-mcp-header is allowed only on properties/)
     expect((await call('good')).result.content).toEqual([{ type: 'text', text: 'ok' }])
   })
 
@@ -119,7 +119,8 @@ describe('schemas given as functions', () => {
     } finally {
       console.error = original
     }
-    expect(errors.map((args) => String(args[1]))).toEqual([
+    const failures = errors.map((args) => JSON.parse(String(args[0]))).filter((record) => record.msg === 'request failed')
+    expect(failures.map((record) => record.error)).toEqual([
       expect.stringMatching(/^Error: Tool "when", input schema: zod type "date"/),
       expect.stringMatching(/^Error: Tool "when", input schema: zod type "date"/),
     ])

@@ -9,6 +9,7 @@ import { formatEvent } from '../../packages/mcp-edge/src/http/sse.ts'
 import { sseResponse } from '../../packages/mcp-edge/src/http/stream.ts'
 import { notification } from '../../packages/mcp-edge/src/protocol/jsonrpc.ts'
 import { Outbox } from '../../packages/mcp-edge/src/server/outbox.ts'
+import { records } from '../support/logs.ts'
 
 const log = (data: string) => notification('notifications/message', { level: 'info', data })
 const decoder = new TextDecoder()
@@ -87,7 +88,9 @@ describe('respond', () => {
     expect(received.map((message) => message.method ?? message.id)).toEqual(['notifications/message', 7])
     expect(received[1]?.error).toEqual({ code: -32603, message: 'Internal error' })
     expect(JSON.stringify(received)).not.toContain('a bug')
-    expect(logged).toHaveBeenCalledWith('[mcp-edge] request failed:', expect.any(Error))
+    expect(records(logged)).toEqual([
+      expect.objectContaining({ level: 'error', msg: 'request failed', error: 'Error: a bug in the run' }),
+    ])
     logged.mockRestore()
   })
 
@@ -111,7 +114,9 @@ describe('respond', () => {
     const reading = events(response)
     failNow()
     expect((await reading).map((message) => message.method)).toEqual(['notifications/message'])
-    expect(logged).toHaveBeenCalledWith('[mcp-edge] batch failed:', expect.any(Error))
+    expect(records(logged)).toEqual([
+      expect.objectContaining({ level: 'error', msg: 'request failed', method: 'batch', error: 'Error: unexpected' }),
+    ])
     logged.mockRestore()
   })
 })

@@ -39,6 +39,29 @@ export type {
   TaskStatus,
 } from './server/tasks/tasks.ts'
 export type * from './server/types.ts'
+export { ATTR, DURATION_BUCKETS_S, OPERATION_DURATION } from './server/telemetry/conventions.ts'
+export type { Outcome } from './server/telemetry/conventions.ts'
+export { createLog } from './server/telemetry/log.ts'
+export type { Log, LogLevelName } from './server/telemetry/log.ts'
+export type { McpHooks, RecordOptions, RequestEnd, RequestInfo, TraceContextMode } from './server/telemetry/observe.ts'
+export { otlpExporter, otlpFromEnv } from './server/telemetry/otlp.ts'
+export type { OtlpExporterOptions, OtlpFromEnvOptions } from './server/telemetry/otlp.ts'
+export { recordingExporter } from './server/telemetry/recording.ts'
+export type { RecordingExporter } from './server/telemetry/recording.ts'
+export type { TelemetryConfig } from './server/telemetry/setup.ts'
+export { extractContext, formatTraceparent, parseTraceparent } from './server/telemetry/trace-context.ts'
+export type { SpanContext } from './server/telemetry/trace-context.ts'
+export { createTelemetry } from './server/telemetry/tracer.ts'
+export type {
+  Attributes,
+  FinishedSpan,
+  NativeTracing,
+  OperationPoint,
+  SpanKind,
+  Telemetry,
+  TelemetryExporter,
+  TelemetrySpan,
+} from './server/telemetry/tracer.ts'
 
 export { createMcpHandler } from './http/handler.ts'
 export type { McpHttpOptions, McpServices } from './http/handler.ts'

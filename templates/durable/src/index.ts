@@ -11,8 +11,8 @@
  * server fails closed and answers local requests only.
  */
 import { env } from 'cloudflare:workers'
-import { Hono } from 'hono'
-import { bearerToken, createMcpServer, mcp } from 'mcp-edge'
+import { Hono } from 'hono/tiny'
+import { bearerToken, createMcpServer, mcp, otlpFromEnv } from 'mcp-edge'
 import { cloudflareEventHub, cloudflareServices, createDurableObjects } from 'mcp-edge/cloudflare'
 import { addNote, deleteRecord, generateReport, writeStory } from './tools'
 
@@ -21,6 +21,9 @@ export const server = createMcpServer<Env>({
   version: '0.1.0',
   // Notifications (list changes, resource updates) reach listeners on every isolate through McpEventHub.
   events: cloudflareEventHub({ binding: 'MCP_EVENTS' }),
+  // Traces and metrics over OTLP once OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/observability.md);
+  // without it, one JSON log line per message.
+  telemetry: { tracer: otlpFromEnv },
 })
 
 addNote(server) // first: a plain tool any client can call

@@ -9,11 +9,17 @@
  * only (`npm run dev`), and anyone else gets 401 saying how to configure it.
  */
 import { env } from 'cloudflare:workers'
-import { Hono } from 'hono'
-import { bearerToken, createMcpServer, mcp } from 'mcp-edge'
-import * as z from 'zod'
+import { Hono } from 'hono/tiny'
+import { bearerToken, createMcpServer, mcp, otlpFromEnv } from 'mcp-edge'
+import * as z from 'zod/mini'
 
-export const server = createMcpServer({ name: 'mcp-edge-minimal', version: '0.1.0' })
+export const server = createMcpServer({
+  name: 'mcp-edge-minimal',
+  version: '0.1.0',
+  // Traces and metrics over OTLP once OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/observability.md);
+  // without it, one JSON log line per message.
+  telemetry: { tracer: otlpFromEnv },
+})
 
 server.tool(
   'add',

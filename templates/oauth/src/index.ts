@@ -9,8 +9,8 @@
  * (secret: who may consent; without it only a browser on this machine may).
  */
 import { env } from 'cloudflare:workers'
-import { createMcpServer } from 'mcp-edge'
-import * as z from 'zod'
+import { createMcpServer, otlpFromEnv } from 'mcp-edge'
+import * as z from 'zod/mini'
 import type { ConsentEnv } from './consent'
 import { createOAuthWorker } from './provider'
 
@@ -19,7 +19,13 @@ declare global {
   interface Env extends Pick<ConsentEnv, 'OAUTH_PROVIDER'> {}
 }
 
-export const server = createMcpServer<Env>({ name: 'mcp-edge-oauth', version: '0.1.0' })
+export const server = createMcpServer<Env>({
+  name: 'mcp-edge-oauth',
+  version: '0.1.0',
+  // Traces and metrics over OTLP once OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/observability.md);
+  // without it, one JSON log line per message.
+  telemetry: { tracer: otlpFromEnv },
+})
 
 server.tool(
   'whoami',

@@ -18,6 +18,7 @@ import { cloudflareEventHub } from './events.ts'
 import { durableNonces, McpNonceLedger } from './nonce-ledger.ts'
 import { durableTasks } from './task-backend.ts'
 import { createTaskObjectClass } from './task-object.ts'
+import { workersTracing } from './tracing.ts'
 
 export interface CloudflareServicesConfig {
   /** Name of the secret holding the requestState key ring (for example `MCP_STATE_KEYS`). */
@@ -73,6 +74,7 @@ export {
   McpEventHub,
   McpInputRelay,
   McpNonceLedger,
+  workersTracing,
 }
 export type { EventHubRpc } from './event-hub.ts'
 export type { EventHubOptions } from './events.ts'

@@ -13,6 +13,7 @@ import { McpError } from '../protocol/errors.ts'
 import type { JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import type { Awaitable, Principal } from '../server/types.ts'
 import { isLoopbackAddress, isLoopbackHost, urlHost } from './guards.ts'
+import { libraryLog } from '../server/telemetry/log.ts'
 
 /** The 401 of a server without configured authentication, and its start-up warning. */
 export const NOT_CONFIGURED_MESSAGE =
@@ -123,7 +124,10 @@ export interface Authenticator<Env> {
  * const auth = createAuthenticator({ authenticate: (request) => lookUp(request) })
  * const principal = await auth.resolve(request, env)
  */
-export function createAuthenticator<Env>(options: AuthOptions<Env>, warn = console.warn): Authenticator<Env> {
+export function createAuthenticator<Env>(
+  options: AuthOptions<Env>,
+  warn: (message: string) => void = (message) => libraryLog.warn(message),
+): Authenticator<Env> {
   const { authenticate, resourceServer, allowAnonymous, requirePrincipal } = options
   if (authenticate && resourceServer) throw new Error('mcp(): set either authenticate or resourceServer, not both')
   // Warned once, at the isolate's first request (a Worker has no other start-up moment that a
@@ -141,7 +145,7 @@ export function createAuthenticator<Env>(options: AuthOptions<Env>, warn = conso
     }
     if (unwarned) {
       unwarned = false
-      warn(`[mcp-edge] ${NOT_CONFIGURED_MESSAGE}`)
+      warn(NOT_CONFIGURED_MESSAGE)
     }
     if (allowAnonymous || isLocalRequest(request)) return undefined
     throw new AuthChallenge(NOT_CONFIGURED_MESSAGE)

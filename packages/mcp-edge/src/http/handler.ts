@@ -31,6 +31,10 @@ import { createLegacyLane } from './legacy.ts'
 import type { LegacyOptions } from './legacy.ts'
 import { serveModern } from './modern.ts'
 import { failure, rejection } from './respond.ts'
+import type { Observer } from '../server/telemetry/observe.ts'
+import { extractContext } from '../server/telemetry/trace-context.ts'
+import type { SpanContext } from '../server/telemetry/trace-context.ts'
+import { libraryLog } from '../server/telemetry/log.ts'
 
 export type { McpServices }
 
@@ -99,7 +103,7 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
         found = options.services(env)
       } catch (error) {
         found = error instanceof Error ? error : new Error(String(error))
-        console.error(`[mcp-edge] server misconfigured: ${found.message}`)
+        libraryLog.error('server misconfigured', { error: found.message })
       }
       services.set(key, found)
     }
@@ -107,6 +111,16 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
   }
   // mcp-edge auth hook (issue 11): principal resolution, fail-closed locality, challenges.
   const auth = createAuthenticator(options)
+  // The server's telemetry for this env (built once per env); a bad OTEL_* setting is a
+  // configuration error, answered like a missing secret.
+  const observerFor = (env: Env): Observer | undefined | ConfigurationError => {
+    try {
+      return server.observers.for(env)
+    } catch (error) {
+      if (error instanceof ConfigurationError) return error
+      throw error
+    }
+  }
 
   /**
    * Serve one request. `executionCtx` gives handlers `ctx.waitUntil`; `given` is a principal that
@@ -119,6 +133,9 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
     given?: Principal,
   ): Promise<Response> {
     const configured = servicesFor(env)
+    const observer = observerFor(env)
+    if (observer instanceof Error)
+      return rejection(new McpError('misconfigured', `Server misconfigured: ${observer.message}`), undefined)
     if (configured instanceof Error) {
       // A ConfigurationError says what to set and how, and holds no secret: every request says it.
       const detail = configured instanceof ConfigurationError ? `Server misconfigured: ${configured.message}` : undefined
@@ -150,6 +167,8 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
         endpoint: endpointPath(request.url),
         waitUntil: executionCtx ? (promise) => executionCtx.waitUntil(promise) : undefined,
         challenge: (message, status) => auth.headersForResponse(message, status, env),
+        observer,
+        transport: observer && transportContext(request.headers),
       }
       if (Array.isArray(body)) {
         // streamable-http: one message per POST; only 2025-03-26 had batches.
@@ -167,6 +186,12 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
       return rejection(failed, id, auth.headersFor(failed, env))
     }
   }
+}
+
+/** The HTTP request's own trace context: a link of each message's span (or its parent, without `_meta`'s). */
+function transportContext(headers: Headers): SpanContext | undefined {
+  const traceparent = headers.get('traceparent')
+  return traceparent === null ? undefined : extractContext({ traceparent, tracestate: headers.get('tracestate') })
 }
 
 /**

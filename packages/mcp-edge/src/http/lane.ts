@@ -8,6 +8,9 @@ import type { LazyAbort } from '../server/cancellation.ts'
 import type { HandleOptions, McpServices } from '../server/dispatch.ts'
 import type { Outbox, OutboxOptions } from '../server/outbox.ts'
 import type { Principal } from '../server/types.ts'
+import { subjectOf } from '../server/principal.ts'
+import type { MessageScope, Observer } from '../server/telemetry/observe.ts'
+import type { SpanContext } from '../server/telemetry/trace-context.ts'
 
 export interface RespondOptions {
   stream: OutboxOptions | undefined
@@ -31,10 +34,26 @@ export interface Lane<Env> {
   waitUntil: ((promise: Promise<unknown>) => void) | undefined
   /** Headers a server-made refusal needs: `WWW-Authenticate` (403 insufficient_scope), `Retry-After` (429). */
   challenge(message: JsonRpcResponse, status: number): Record<string, string> | undefined
+  /** The server's observer for this env (spans, the metric, log lines, hooks), when anything observes. */
+  observer?: Observer | undefined
+  /** The HTTP request's own trace context (`traceparent` header), read only when tracing. */
+  transport?: SpanContext | undefined
 }
 
-/** The options of one run of the server, for either lane. */
-export function handleOptions<Env>(lane: Lane<Env>, run: Run): HandleOptions<Env> {
+/** The options of one run of the server, for either lane (`session`: a 2025 session's public id). */
+export function handleOptions<Env>(
+  lane: Lane<Env>,
+  run: Run,
+  era: MessageScope['era'] = 'modern',
+  session?: string,
+): HandleOptions<Env> {
+  const scope: MessageScope | undefined = lane.observer && {
+    era,
+    sessionId: session,
+    transport: lane.transport,
+    principal: subjectOf(lane.principal),
+    waitUntil: lane.waitUntil,
+  }
   return {
     env: lane.env,
     principal: lane.principal,
@@ -42,5 +61,6 @@ export function handleOptions<Env>(lane: Lane<Env>, run: Run): HandleOptions<Env
     ...run,
     waitUntil: lane.waitUntil,
     endpoint: lane.endpoint,
+    observe: lane.observer && scope ? { observer: lane.observer, scope } : undefined,
   }
 }

@@ -126,7 +126,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
       timeoutMs,
       cancel: run.cancel,
     })
-    return { ...handleOptions(lane, run), askClient }
+    return { ...handleOptions(lane, run, 'legacy', who.session?.nonce), askClient }
   }
 
   function handle(lane: Lane<Env>, message: JsonRpcRequest, who: Client, run: Run): Promise<Handled> {
@@ -150,7 +150,11 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
     const info = isObject(requested.clientInfo) ? (requested.clientInfo as unknown as Implementation) : undefined
     const meta: RequestMeta = { protocolVersion: version, clientCapabilities: capabilities, raw: {} }
     // initialize sends nothing before its result: a run with an unused outbox and signal.
-    const handled = await server.handle(message, meta, handleOptions(lane, { outbox: new Outbox(), cancel: new LazyAbort() }))
+    const handled = await server.handle(
+      message,
+      meta,
+      handleOptions(lane, { outbox: new Outbox(), cancel: new LazyAbort() }, 'legacy'),
+    )
     const minter = sessionsFor(lane.services.requestState)
     if (!('result' in handled.message) || !minter) {
       return jsonResponse(handled.message, handled.status, lane.challenge(handled.message, handled.status))

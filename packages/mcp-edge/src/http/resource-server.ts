@@ -15,6 +15,7 @@ import { McpError } from '../protocol/errors.ts'
 import type { Principal } from '../server/types.ts'
 import { AuthChallenge, principalFromClaims } from './auth.ts'
 import type { ResourceServer } from './auth.ts'
+import { errorFields, libraryLog } from '../server/telemetry/log.ts'
 
 export interface JwtResourceServerOptions {
   /** This endpoint's canonical URI (`https://mcp.example.com/mcp`): the audience tokens must carry. */
@@ -120,10 +121,10 @@ export function jwtResourceServer<Env>(
         return principal
       } catch (error) {
         if (isTokenError(error)) {
-          console.warn(`[mcp-edge] bearer token refused: ${(error as Error).message}`)
+          libraryLog.warn('bearer token refused', { reason: (error as Error).message })
           throw new AuthChallenge('Unauthorized: invalid token', 'invalid_token')
         }
-        console.error('[mcp-edge] token verification failed (is the JWKS reachable?):', error)
+        libraryLog.error('token verification failed (is the JWKS reachable?)', errorFields(error))
         throw new McpError('misconfigured')
       }
     },

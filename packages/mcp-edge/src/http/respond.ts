@@ -12,6 +12,7 @@ import { Outbox } from '../server/outbox.ts'
 import type { Handled } from '../server/server.ts'
 import type { Lane, Run } from './lane.ts'
 import { sseResponse } from './stream.ts'
+import { errorFields, libraryLog } from '../server/telemetry/log.ts'
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
 
@@ -30,7 +31,7 @@ export function rejection(error: McpError, id: RequestId | undefined, extra?: Re
 /** What a request that threw is answered with: its McpError, or -32603 for anything else, logged and not leaked. */
 export function failure(error: unknown, what = 'request'): McpError {
   if (isMcpError(error)) return error
-  console.error(`[mcp-edge] ${what} failed:`, error)
+  libraryLog.error('request failed', { method: what, ...errorFields(error) })
   return new McpError('internalError')
 }
 

@@ -19,6 +19,8 @@ import type { TaskLimits } from './tasks/limits.ts'
 import type { CacheHint } from './types.ts'
 import type { NonceLedger, TaskBackend } from './tasks/types.ts'
 import type { CapabilityPath, Principal } from './types.ts'
+import type { MessageScope, Observer } from './telemetry/observe.ts'
+import type { TelemetrySpan } from './telemetry/tracer.ts'
 
 /** Services that depend on the Worker environment (secrets, bindings), built once per isolate. */
 export interface McpServices {
@@ -49,6 +51,8 @@ export interface HandleOptions<Env = unknown> extends McpServices {
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined
   /** The endpoint's path (`/mcp`): sealed states are bound to it and the server's name. */
   endpoint?: string | undefined
+  /** This message's observer and where it came from (telemetry.ts); absent when nothing observes. */
+  observe?: { observer: Observer; scope: MessageScope } | undefined
 }
 
 export type Listed = 'tools' | 'resources' | 'templates' | 'prompts'
@@ -96,6 +100,8 @@ export interface Call<Env = unknown> {
   meta: RequestMeta
   logLevel: LogLevel | undefined
   options: HandleOptions<Env>
+  /** The message's span, when it is traced: methods add what only they know (the input round). */
+  span?: TelemetrySpan | undefined
 }
 
 export interface MethodEntry {

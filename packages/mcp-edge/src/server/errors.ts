@@ -5,10 +5,11 @@
  */
 import { ERROR_KINDS, isMcpError } from '../protocol/errors.ts'
 import type { JsonRpcErrorObject } from '../protocol/errors.ts'
+import { errorFields, libraryLog } from './telemetry/log.ts'
 
 export function toErrorObject(error: unknown, context: string): JsonRpcErrorObject {
   if (isMcpError(error)) return error.toJSON()
-  console.error(`[mcp-edge] ${context} failed:`, error)
+  libraryLog.error('request failed', { method: context, ...errorFields(error) })
   return { code: ERROR_KINDS.internalError.code, message: ERROR_KINDS.internalError.message }
 }
 

@@ -15,6 +15,7 @@ import { decodeBase64, decodeBase64Url, encodeBase64Url } from '../protocol/base
 import { McpError } from '../protocol/errors.ts'
 import { isObject } from '../protocol/jsonrpc.ts'
 import { ConfigurationError } from './errors.ts'
+import { libraryLog } from './telemetry/log.ts'
 
 export const DEFAULT_STATE_TTL_MS = 5 * 60 * 1000
 export const MIN_KEY_BYTES = 32
@@ -141,7 +142,7 @@ export interface RequestStateOptions {
   ttlMs?: number
   /** Encrypt with AES-GCM instead of only authenticating. */
   encrypt?: boolean
-  /** Receives the reason a state was refused (default: `console.warn`). */
+  /** Receives the reason a state was refused (default: a warning in the log). */
   onReject?: (reason: string) => void
   now?: () => number
 }
@@ -157,7 +158,7 @@ export class RequestStateCodec {
     this.#ring = ring
     this.#ttlMs = options.ttlMs ?? DEFAULT_STATE_TTL_MS
     this.#encrypt = options.encrypt ?? false
-    this.#onReject = options.onReject ?? ((reason) => console.warn(`[mcp-edge] requestState rejected: ${reason}`))
+    this.#onReject = options.onReject ?? ((reason) => libraryLog.warn('requestState rejected', { reason }))
     this.#now = options.now ?? Date.now
   }
 

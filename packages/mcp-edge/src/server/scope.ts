@@ -16,6 +16,7 @@ import type { InputRound } from './input/input-round.ts'
 import { emptyStats } from './outbox.ts'
 import type { Outbox, OutboxStats, PartialChunk } from './outbox.ts'
 import type { CapabilityPath, Principal, ToolContext } from './types.ts'
+import { errorFields, libraryLog } from './telemetry/log.ts'
 
 /** How `ctx.step` runs: directly in a plain call; checkpointed in a task (task-replay.ts). */
 export interface StepRunner {
@@ -101,7 +102,7 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
   }
 
   waitUntil(promise: Promise<unknown>): void {
-    const settled = promise.catch((error) => console.error('[mcp-edge] ctx.waitUntil work failed:', error))
+    const settled = promise.catch((error) => libraryLog.error('ctx.waitUntil work failed', errorFields(error)))
     this.#waitUntil?.(settled)
   }
 

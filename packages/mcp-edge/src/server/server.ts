@@ -34,6 +34,8 @@ import type { JsonSchemaConverter, ObjectSchema } from './schema/schema.ts'
 import { buildToolEntry } from './tool-entry.ts'
 import type { ToolEntry } from './tool-entry.ts'
 import { taskLimits } from './tasks/limits.ts'
+import { createObserverCache } from './telemetry/setup.ts'
+import type { ObserverCache } from './telemetry/setup.ts'
 import type { TaskLimits } from './tasks/limits.ts'
 import type {
   CacheHint,
@@ -49,6 +51,7 @@ import type {
   ToolOptions,
   ToolOutput,
 } from './types.ts'
+import { errorFields, libraryLog } from './telemetry/log.ts'
 
 export const DEFAULT_PAGE_SIZE = 50
 export const DEFAULT_LIST_CACHE: CacheHint = { ttlMs: 5 * 60 * 1000, cacheScope: 'public' }
@@ -83,9 +86,22 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
   readonly #jsonSchema: JsonSchemaConverter | undefined
   /** Each registry's entries in list order, kept from the first list until the next registration. */
   readonly #listed = new Map<Listed, ListedEntry[]>()
+  /** The telemetry of each Worker env (spans, the duration metric, log lines, hooks), built at first use. */
+  readonly observers: ObserverCache
 
   constructor(options: ServerOptions) {
-    const { instructions, pageSize, listCache, listenTimeoutMs, taskLimits: tasks, limits, events, jsonSchema, ...info } = options
+    const {
+      instructions,
+      pageSize,
+      listCache,
+      listenTimeoutMs,
+      taskLimits: tasks,
+      limits,
+      events,
+      jsonSchema,
+      telemetry,
+      ...info
+    } = options
     this.#jsonSchema = jsonSchema
     this.limits = new Limits(limits)
     this.info = info
@@ -95,6 +111,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
     this.listenTimeoutMs = listenTimeoutMs ?? DEFAULT_LISTEN_TIMEOUT_MS
     this.taskLimits = taskLimits(tasks)
     this.events = events
+    this.observers = createObserverCache(telemetry, info)
   }
 
   /**
@@ -200,7 +217,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
     // reads a completed task back whole (listen-tasks.ts).
     const { result: _result, ...status } = params
     this.events.publish({ type: 'task', taskId, params: status, audience }).catch((error: unknown) => {
-      console.error('[mcp-edge] task event lost:', error)
+      libraryLog.error('task event lost', errorFields(error))
     })
   }
 
@@ -236,6 +253,15 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
    */
   async handle(request: JsonRpcRequest, meta: RequestMeta, options: HandleOptions<Env>): Promise<Handled> {
     const legacy = isLegacyVersion(meta.protocolVersion)
+    const observe = options.observe
+    const operation = observe?.observer.start(
+      observe.scope,
+      request.method,
+      (request.params ?? {}) as Record<string, unknown>,
+      request.id,
+      meta,
+    )
+    const ended = () => ({ cancelled: options.cancel.signal.aborted, partial: options.outbox?.stats })
     try {
       if (!legacy && !SUPPORTED_PROTOCOL_VERSIONS.includes(meta.protocolVersion))
         throw unsupportedVersion(meta.protocolVersion, SUPPORTED_PROTOCOL_VERSIONS)
@@ -254,6 +280,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
         meta,
         logLevel: meta.logLevel ?? readLogLevel(meta),
         options,
+        span: operation?.span,
       }
       const result = await entry.run(call as unknown as Call)
       // mrtr.mdx: "Servers MUST NOT send InputRequiredResult responses on any other client requests."
@@ -263,9 +290,11 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
       const shaped = legacy
         ? shapeLegacyResult(meta.protocolVersion as LegacyVersion, request.method, result)
         : this.decorate(result)
+      operation?.end({ result }, ended())
       return { message: resultResponse(request.id, shaped), status: 200 }
     } catch (error) {
       const object = toErrorObject(error, request.method)
+      operation?.end({ error: object }, ended())
       const status = isMcpError(error) ? error.status : ERROR_KINDS.internalError.status
       if (legacy) return { message: errorResponse(request.id, legacyError(object)), status: legacyStatus(status) }
       return { message: errorResponse(request.id, object), status }

@@ -24,6 +24,7 @@ import type { InputResponses, InputSpecs } from './input/input.ts'
 import type { OutboxStats, PartialChunk } from './outbox.ts'
 import type { Infer, JsonSchemaConverter, JsonSchemaInput, ObjectSchema, Schema } from './schema/schema.ts'
 import type { TaskLimits } from './tasks/limits.ts'
+import type { TelemetryConfig } from './telemetry/setup.ts'
 
 /** Who is calling, as established by the `authenticate` option. */
 export interface Principal {
@@ -240,6 +241,12 @@ export interface ServerOptions extends ServerInfo {
    * `(schema, io) => z.toJSONSchema(schema, { target: 'draft-2020-12', io })`.
    */
   jsonSchema?: JsonSchemaConverter
+  /**
+   * Spans, the operation duration metric, the one log line per message, hooks (docs/observability.md).
+   * Default: a log line per message at `info`, no spans or metrics; `{ tracer: otlpFromEnv }`
+   * exports them over OTLP once the Worker has OTEL_EXPORTER_OTLP_ENDPOINT.
+   */
+  telemetry?: TelemetryConfig
 }
 
 export type { CapabilityPath, ClientCapabilities, ContentBlock }

@@ -16,6 +16,7 @@ import { isLegacyVersion } from '../../protocol/legacy.ts'
 import type { ClientCapabilities, Implementation } from '../../protocol/types.ts'
 import { encodeBase64Url } from '../../protocol/base64.ts'
 import type { RequestStateCodec } from '../request-state.ts'
+import { libraryLog } from '../telemetry/log.ts'
 
 /** How long a minted session id opens (default 24 hours); after that the client initializes again. */
 export const DEFAULT_SESSION_TTL_MS = 24 * 60 * 60 * 1000
@@ -102,7 +103,7 @@ export class LegacySessions {
     const claims = await this.#codec.openClaims('s', token)
     const session = typeof claims === 'string' ? undefined : readSession(claims)
     if (!session) {
-      console.warn(`[mcp-edge] session id rejected: ${typeof claims === 'string' ? claims : 'wrong shape'}`)
+      libraryLog.warn('session id rejected', { reason: typeof claims === 'string' ? claims : 'wrong shape' })
       return undefined
     }
     if (this.#cache.size >= CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value as string)

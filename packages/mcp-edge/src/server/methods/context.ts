@@ -12,6 +12,8 @@ import { digestArguments } from '../request-state.ts'
 import type { OpenedState, StateBinding } from '../request-state.ts'
 import { RequestScope } from '../scope.ts'
 import { subjectOf } from '../principal.ts'
+import { ATTR } from '../telemetry/conventions.ts'
+import { libraryLog } from '../telemetry/log.ts'
 
 /**
  * A handler context for a call. Without `input` it is for methods that never ask for input
@@ -74,7 +76,7 @@ export async function runWithInput(
   let opened: OpenedState | undefined
   if (params.requestState !== undefined) {
     if (!codec) {
-      console.warn('[mcp-edge] requestState rejected: no requestState keys are configured on this server')
+      libraryLog.warn('requestState rejected', { reason: 'no requestState keys are configured on this server' })
       throw new McpError('invalidParams', 'Invalid params: invalid requestState')
     }
     opened = await codec.open(params.requestState, await binding())
@@ -92,6 +94,7 @@ export async function runWithInput(
   for (;;) {
     const round = new InputRound(request.method, answers, responses, call.meta.clientCapabilities)
     const scope = plainScope(call, round, state, number)
+    call.span?.setAttribute(ATTR.inputRound, scope.round)
     let result: object | undefined
     try {
       result = await body(scope)

@@ -38,6 +38,7 @@ import type { TaskRecord, TaskStore } from './store.ts'
 import { isTerminal, runTaskCall } from './tasks.ts'
 import type { DetailedTask, PartialLogPage, PartialLogQuery, RunEnd, Task, TaskCall } from './tasks.ts'
 import { subjectOf } from '../principal.ts'
+import { errorFields, libraryLog } from '../telemetry/log.ts'
 
 /** After an unfinished task expires and fails, it stays readable this long, then is deleted. */
 export const EXPIRED_RETENTION_MS = 60_000
@@ -402,7 +403,7 @@ export class TaskEngine<Env> {
     } catch (error) {
       // Not JSON, or the store refused it; nothing changed (storage first), so say so instead. The
       // runtime's own message stays in the logs (STYLE: errors never leak internals).
-      console.error(`[mcp-edge] task ${this.#record?.taskId ?? ''} result not stored:`, error)
+      libraryLog.error('task result not stored', { task_id: this.#record?.taskId, ...errorFields(error) })
       problem = "The task's result could not be stored"
     }
     this.#fail(problem)

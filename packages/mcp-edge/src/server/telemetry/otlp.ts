@@ -1,0 +1,278 @@
+/**
+ * The portable exporter: OTLP/HTTP with JSON bodies (OTLP specification, "OTLP/HTTP" and
+ * "JSON Protobuf Encoding"): finished spans POSTed to `<endpoint>/v1/traces`, the operation
+ * duration histogram to `<endpoint>/v1/metrics`, `Content-Type: application/json`, ids as
+ * lowercase hex, enums as integers (span kind SERVER = 2, status ERROR = 2), 64-bit integers as
+ * decimal strings, attributes as AnyValue objects. Buffered per isolate and sent by `flush()`,
+ * which the HTTP handler gives to `waitUntil` after each response; the histogram is sent with
+ * DELTA temporality (what was observed since the last flush). A collector that is down costs a
+ * failed fetch in the background, never a request; the buffer is bounded.
+ *
+ * Configured the standard way (OpenTelemetry's environment variables, as Worker vars or
+ * secrets): OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS (`key=value,…`),
+ * OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER_ARG (head sampling ratio).
+ */
+import { ConfigurationError } from '../errors.ts'
+import { DURATION_BUCKETS_S, OPERATION_DURATION } from './conventions.ts'
+import { libraryLog } from './log.ts'
+import type { Log } from './log.ts'
+import { createTelemetry } from './tracer.ts'
+import type {
+  AttributeValue,
+  Attributes,
+  FinishedSpan,
+  NativeTracing,
+  OperationPoint,
+  SpanKind,
+  Telemetry,
+  TelemetryExporter,
+} from './tracer.ts'
+
+export interface OtlpExporterOptions {
+  /** The collector's base URL (`http://127.0.0.1:4318`); `/v1/traces` and `/v1/metrics` are added. */
+  endpoint: string
+  headers?: Record<string, string>
+  /** Resource attributes: `service.name` at least. */
+  resource: Attributes
+  /** Spans kept between flushes at most (default 512); older ones are dropped first. */
+  maxBufferedSpans?: number
+  /** How long one export may take before it is abandoned (default 10 s, OTLP's default). */
+  timeoutMs?: number
+  fetch?: (request: Request) => Promise<Response>
+  log?: Log
+  now?: () => number
+}
+
+const KIND: Record<SpanKind, number> = { internal: 1, server: 2, client: 3, producer: 4, consumer: 5 }
+const DELTA = 1
+const SCOPE = { name: 'mcp-edge', version: '0.1.0' }
+const nanos = (ms: number) => `${Math.round(ms)}000000`
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])
+
+/** An attribute value as OTLP's AnyValue. */
+function anyValue(value: AttributeValue): Record<string, unknown> {
+  if (typeof value === 'string') return { stringValue: value }
+  if (typeof value === 'boolean') return { boolValue: value }
+  if (typeof value === 'number') return Number.isInteger(value) ? { intValue: String(value) } : { doubleValue: value }
+  return { arrayValue: { values: value.map((item) => ({ stringValue: item })) } }
+}
+
+const keyValues = (attributes: Attributes) =>
+  Object.entries(attributes)
+    .filter((entry): entry is [string, AttributeValue] => entry[1] !== undefined)
+    .map(([key, value]) => ({ key, value: anyValue(value) }))
+
+function otlpSpan(span: FinishedSpan) {
+  return {
+    traceId: span.context.traceId,
+    spanId: span.context.spanId,
+    ...(span.parentSpanId ? { parentSpanId: span.parentSpanId } : {}),
+    ...(span.context.traceState ? { traceState: span.context.traceState } : {}),
+    flags: span.context.traceFlags,
+    name: span.name,
+    kind: KIND[span.kind],
+    startTimeUnixNano: nanos(span.startMs),
+    endTimeUnixNano: nanos(span.endMs),
+    attributes: keyValues(span.attributes),
+    events: span.events.map((event) => ({
+      timeUnixNano: nanos(event.timeMs),
+      name: event.name,
+      attributes: keyValues(event.attributes),
+    })),
+    links: span.links.map((link) => ({
+      traceId: link.context.traceId,
+      spanId: link.context.spanId,
+      ...(link.context.traceState ? { traceState: link.context.traceState } : {}),
+      attributes: keyValues(link.attributes ?? {}),
+    })),
+    status: span.status.code === 'error' ? { code: 2, ...(span.status.message ? { message: span.status.message } : {}) } : {},
+  }
+}
+
+/** Histogram points of one attribute set, since the last flush. */
+interface Series {
+  attributes: Attributes
+  count: number
+  sum: number
+  min: number
+  max: number
+  buckets: number[]
+}
+
+/**
+ * An exporter to an OTLP/HTTP collector.
+ *
+ * @example
+ * const exporter = otlpExporter({ endpoint: 'http://127.0.0.1:4318', resource: { 'service.name': 'weather' } })
+ */
+export function otlpExporter(options: OtlpExporterOptions): TelemetryExporter {
+  const base = checkEndpoint(options.endpoint)
+  const send = options.fetch ?? ((request: Request) => fetch(request))
+  const log = options.log ?? libraryLog
+  const now = options.now ?? Date.now
+  const max = options.maxBufferedSpans ?? 512
+  const timeoutMs = options.timeoutMs ?? 10_000
+  const headers = { 'content-type': 'application/json', ...options.headers }
+  const resource = { attributes: keyValues(options.resource) }
+  let spans: FinishedSpan[] = []
+  let series = new Map<string, Series>()
+  let since = now()
+  let warned = false
+
+  const post = async (path: string, body: unknown) => {
+    try {
+      const response = await send(
+        new Request(`${base}${path}`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(body),
+          signal: AbortSignal.timeout(timeoutMs),
+        }),
+      )
+      if (!response.ok && !warned) {
+        warned = true
+        log.warn('telemetry export refused', { endpoint: base, path, status: response.status })
+      }
+      await response.body?.cancel()
+    } catch (error) {
+      if (!warned) {
+        warned = true
+        log.warn('telemetry export failed', { endpoint: base, path, error: String(error) })
+      }
+    }
+  }
+
+  return {
+    exportSpan(span) {
+      spans.push(span)
+      if (spans.length > max) spans = spans.slice(-max)
+    },
+    recordOperation({ seconds, attributes }: OperationPoint) {
+      const key = JSON.stringify(attributes)
+      let found = series.get(key)
+      if (!found) {
+        found = {
+          attributes,
+          count: 0,
+          sum: 0,
+          min: seconds,
+          max: seconds,
+          buckets: new Array(DURATION_BUCKETS_S.length + 1).fill(0),
+        }
+        series.set(key, found)
+      }
+      found.count++
+      found.sum += seconds
+      found.min = Math.min(found.min, seconds)
+      found.max = Math.max(found.max, seconds)
+      const bucket = DURATION_BUCKETS_S.findIndex((bound) => seconds <= bound)
+      const index = bucket === -1 ? DURATION_BUCKETS_S.length : bucket
+      found.buckets[index] = (found.buckets[index] ?? 0) + 1
+    },
+    async flush() {
+      const batch = spans
+      const points = [...series.values()]
+      const start = since
+      spans = []
+      series = new Map()
+      since = now()
+      const sends: Promise<void>[] = []
+      if (batch.length > 0) {
+        sends.push(
+          post('/v1/traces', { resourceSpans: [{ resource, scopeSpans: [{ scope: SCOPE, spans: batch.map(otlpSpan) }] }] }),
+        )
+      }
+      if (points.length > 0) {
+        const dataPoints = points.map((point) => ({
+          attributes: keyValues(point.attributes),
+          startTimeUnixNano: nanos(start),
+          timeUnixNano: nanos(since),
+          count: String(point.count),
+          sum: point.sum,
+          min: point.min,
+          max: point.max,
+          bucketCounts: point.buckets.map(String),
+          explicitBounds: [...DURATION_BUCKETS_S],
+        }))
+        const metric = {
+          name: OPERATION_DURATION,
+          description: 'MCP request or notification duration as observed on the receiver',
+          unit: 's',
+          histogram: { aggregationTemporality: DELTA, dataPoints },
+        }
+        sends.push(post('/v1/metrics', { resourceMetrics: [{ resource, scopeMetrics: [{ scope: SCOPE, metrics: [metric] }] }] }))
+      }
+      await Promise.all(sends)
+    },
+  }
+}
+
+/** The endpoint without a trailing slash: https, or http on loopback only (a local collector). */
+function checkEndpoint(endpoint: string): string {
+  let url: URL
+  try {
+    url = new URL(endpoint)
+  } catch {
+    throw new ConfigurationError(
+      `OTEL_EXPORTER_OTLP_ENDPOINT is not a URL: set it to your collector, such as https://otlp.example.com`,
+    )
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK.has(url.hostname))) {
+    throw new ConfigurationError(`OTEL_EXPORTER_OTLP_ENDPOINT must be https (http only on 127.0.0.1 or localhost): ${url.origin}`)
+  }
+  return endpoint.replace(/\/+$/, '')
+}
+
+/** `key=value,key2=value2` (values URL-encoded), as OTEL_EXPORTER_OTLP_HEADERS has them. */
+export function parseOtlpHeaders(value: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const pair of (value ?? '').split(',')) {
+    const equals = pair.indexOf('=')
+    if (equals < 1) continue
+    const name = pair.slice(0, equals).trim().toLowerCase()
+    try {
+      headers[name] = decodeURIComponent(pair.slice(equals + 1).trim())
+    } catch {
+      // a malformed value is left out rather than sent half-decoded
+    }
+  }
+  return headers
+}
+
+export interface OtlpFromEnvOptions {
+  /** `service.name` when OTEL_SERVICE_NAME is not set (the server's name). */
+  serviceName: string
+  serviceVersion?: string
+  /** The runtime's tracing to mirror spans into (`workersTracing()` from mcp-edge/cloudflare). */
+  native?: NativeTracing | undefined
+  fetch?: (request: Request) => Promise<Response>
+}
+
+/**
+ * Telemetry from OpenTelemetry's environment variables, or `undefined` when no endpoint is set
+ * (and no native tracing is given): then nothing is traced.
+ *
+ * @example
+ * const telemetry = otlpFromEnv(env, { serviceName: 'weather' })
+ */
+export function otlpFromEnv(env: unknown, options: OtlpFromEnvOptions): Telemetry | undefined {
+  const vars = (env ?? {}) as Record<string, unknown>
+  const text = (name: string) => (typeof vars[name] === 'string' && vars[name] !== '' ? (vars[name] as string) : undefined)
+  const endpoint = text('OTEL_EXPORTER_OTLP_ENDPOINT')
+  if (!endpoint && !options.native) return undefined
+  const ratio = text('OTEL_TRACES_SAMPLER_ARG')
+  const sampleRatio = ratio === undefined ? 1 : Number(ratio)
+  if (!(sampleRatio >= 0 && sampleRatio <= 1)) {
+    throw new ConfigurationError(`OTEL_TRACES_SAMPLER_ARG must be a ratio from 0 to 1, not "${ratio}"`)
+  }
+  const resource: Attributes = {
+    'service.name': text('OTEL_SERVICE_NAME') ?? options.serviceName,
+    'service.version': options.serviceVersion,
+    'telemetry.sdk.name': 'mcp-edge',
+    'telemetry.sdk.language': 'webjs',
+  }
+  const exporters = endpoint
+    ? [otlpExporter({ endpoint, headers: parseOtlpHeaders(text('OTEL_EXPORTER_OTLP_HEADERS')), resource, fetch: options.fetch })]
+    : []
+  return createTelemetry({ exporters, native: options.native, sampleRatio })
+}

@@ -1,0 +1,63 @@
+/**
+ * A server's telemetry setting (`createMcpServer({ telemetry })`) turned into one observer per
+ * Worker env, built at the env's first message and kept: the tracer (`tracer`, for example
+ * `otlpFromEnv`: OTLP from OpenTelemetry's environment variables), the log level, the
+ * trace-context mode, hooks and opt-in recording. With the defaults, that is the one log line per
+ * message and nothing else; the exporters' code is in a bundle only when `tracer` names it.
+ */
+import { createLog } from './log.ts'
+import type { Log } from './log.ts'
+import { createObserver } from './observe.ts'
+import type { ObserveOptions, Observer } from './observe.ts'
+import { createTelemetry } from './tracer.ts'
+import type { NativeTracing, Telemetry } from './tracer.ts'
+
+export interface TelemetryConfig extends Omit<ObserveOptions, 'telemetry'> {
+  /**
+   * The spans and the duration histogram for a Worker env, or none (`undefined`, the default).
+   * `otlpFromEnv`: OTLP/HTTP to OTEL_EXPORTER_OTLP_ENDPOINT when that var or secret is set.
+   */
+  tracer?: (env: unknown, service: TracedService) => Telemetry | undefined
+  /** Mirror spans into the runtime's own tracing (Workers: `workersTracing()` from mcp-edge/cloudflare). */
+  native?: NativeTracing | undefined
+}
+
+/** What a tracer is told about the server it traces. */
+export interface TracedService {
+  serviceName: string
+  serviceVersion: string
+  native?: NativeTracing | undefined
+}
+
+/** What the server keeps: the observer of an env, built once. */
+export interface ObserverCache {
+  for(env: unknown): Observer | undefined
+  /** The telemetry of an env (for the task engine's spans), when it traces. */
+  telemetry(env: unknown): Telemetry | undefined
+  readonly log: Log
+}
+
+const NO_ENV = {}
+
+export function createObserverCache(config: TelemetryConfig = {}, service: { name: string; version: string }): ObserverCache {
+  const { tracer, native, ...observe } = config
+  const log = observe.log ?? createLog(observe.logs === 'off' || observe.logs === undefined ? 'info' : observe.logs)
+  const built = new WeakMap<object, { observer: Observer | undefined; telemetry: Telemetry | undefined }>()
+  const build = (env: unknown) => {
+    const key = typeof env === 'object' && env !== null ? env : NO_ENV
+    let found = built.get(key)
+    if (!found) {
+      const telemetry = tracer
+        ? tracer(env, { serviceName: service.name, serviceVersion: service.version, native })
+        : native && createTelemetry({ native })
+      found = { telemetry, observer: createObserver({ ...observe, telemetry, log }) }
+      built.set(key, found)
+    }
+    return found
+  }
+  return {
+    log,
+    for: (env) => build(env).observer,
+    telemetry: (env) => build(env).telemetry,
+  }
+}

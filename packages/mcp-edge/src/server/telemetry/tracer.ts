@@ -1,0 +1,204 @@
+/**
+ * The tracer port: spans and one histogram, named by the OpenTelemetry MCP conventions
+ * (conventions.ts), with backends behind small interfaces: exporters that receive finished spans
+ * and metric points (OTLP/HTTP, otlp.ts; in memory for tests, recording.ts) and, optionally, the
+ * runtime's own tracing (Workers' `tracing`, mirrored span by span). Head sampling happens when
+ * a trace starts here; a span of an unsampled trace records nothing and costs one context.
+ * Without telemetry configured none of this is built: the request path checks one `undefined`.
+ */
+import { randomId, SAMPLED } from './trace-context.ts'
+import type { SpanContext } from './trace-context.ts'
+
+export type AttributeValue = string | number | boolean | readonly string[]
+export type Attributes = Record<string, AttributeValue | undefined>
+
+/** OTLP's span kinds, by name. */
+export type SpanKind = 'internal' | 'server' | 'client' | 'producer' | 'consumer'
+
+export interface SpanLink {
+  context: SpanContext
+  attributes?: Attributes
+}
+
+export interface StartSpanOptions {
+  kind: SpanKind
+  /** The parent: a remote context (a client's, from `_meta`) or one of our spans. */
+  parent?: SpanContext | undefined
+  links?: SpanLink[] | undefined
+  attributes?: Attributes | undefined
+}
+
+/** What instrumented code holds while an operation runs. */
+export interface TelemetrySpan {
+  readonly context: SpanContext
+  /** False for an unsampled span: attributes and events are dropped. */
+  readonly recording: boolean
+  setAttribute(key: string, value: AttributeValue | undefined): void
+  addEvent(name: string, attributes?: Attributes): void
+  addLink(link: SpanLink): void
+  /** The operation failed: `error.type`, and status ERROR with `message`. */
+  fail(errorType: string, message?: string): void
+  end(): void
+}
+
+/** A span as exporters receive it: times in milliseconds since the epoch (Date.now()). */
+export interface FinishedSpan {
+  name: string
+  kind: SpanKind
+  context: SpanContext
+  parentSpanId: string | undefined
+  startMs: number
+  endMs: number
+  attributes: Attributes
+  events: { name: string; timeMs: number; attributes: Attributes }[]
+  links: SpanLink[]
+  status: { code: 'unset' | 'error'; message?: string | undefined }
+}
+
+/** One observation of `mcp.server.operation.duration`. */
+export interface OperationPoint {
+  seconds: number
+  attributes: Attributes
+}
+
+export interface TelemetryExporter {
+  exportSpan(span: FinishedSpan): void
+  recordOperation(point: OperationPoint): void
+  /** Send what is buffered; the HTTP handler passes it to `waitUntil` after each response. */
+  flush(): Promise<void>
+}
+
+/** A runtime's own span API (Workers' `tracing`), as far as mirroring needs it. */
+export interface NativeTracing {
+  startSpan(name: string): {
+    setAttribute(key: string, value: boolean | number | string): unknown
+    setStatus(status: { code: 'unset' | 'ok' | 'error'; message?: string }): unknown
+    end(): void
+  }
+}
+
+export interface TelemetryOptions {
+  /** Where finished spans and metric points go. */
+  exporters?: TelemetryExporter[]
+  /** Mirror every sampled span into the runtime's own tracing (Workers: `tracing` from cloudflare:workers). */
+  native?: NativeTracing | undefined
+  /** Head sampling of traces that start here, 0 to 1 (default 1). A remote parent's sampled flag decides for its trace. */
+  sampleRatio?: number
+  /** The clock (tests). */
+  now?: () => number
+}
+
+export interface Telemetry {
+  startSpan(name: string, options: StartSpanOptions): TelemetrySpan
+  recordOperation(point: OperationPoint): void
+  flush(): Promise<void>
+}
+
+const NOOP = () => {}
+
+/**
+ * Build the port from its backends.
+ *
+ * @example
+ * const telemetry = createTelemetry({ exporters: [otlpExporter({ endpoint: 'http://127.0.0.1:4318', resource })] })
+ */
+export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
+  const exporters = options.exporters ?? []
+  const now = options.now ?? Date.now
+  const ratio = options.sampleRatio ?? 1
+  if (!(ratio >= 0 && ratio <= 1)) throw new Error(`telemetry: sampleRatio must be between 0 and 1, not ${ratio}`)
+  const sampled = (traceId: string) => ratio >= 1 || (ratio > 0 && Number.parseInt(traceId.slice(-8), 16) / 0x100000000 < ratio)
+
+  return {
+    startSpan(name, start) {
+      const parent = start.parent
+      const traceId = parent?.traceId ?? randomId(16)
+      const record = parent ? (parent.traceFlags & SAMPLED) === SAMPLED : sampled(traceId)
+      const context: SpanContext = { traceId, spanId: randomId(8), traceFlags: record ? SAMPLED : 0 }
+      if (parent?.traceState !== undefined) context.traceState = parent.traceState
+      if (!record) return unsampled(context)
+      return new RecordingSpan(name, start, context, exporters, options.native, now)
+    },
+    recordOperation(point) {
+      for (const exporter of exporters) exporter.recordOperation(point)
+    },
+    async flush() {
+      await Promise.all(exporters.map((exporter) => exporter.flush()))
+    },
+  }
+}
+
+/** A span of an unsampled trace: it carries its context on, and nothing else. */
+function unsampled(context: SpanContext): TelemetrySpan {
+  return { context, recording: false, setAttribute: NOOP, addEvent: NOOP, addLink: NOOP, fail: NOOP, end: NOOP }
+}
+
+class RecordingSpan implements TelemetrySpan {
+  readonly context: SpanContext
+  readonly recording = true
+  readonly #finished: FinishedSpan
+  readonly #exporters: TelemetryExporter[]
+  readonly #native: ReturnType<NativeTracing['startSpan']> | undefined
+  readonly #now: () => number
+  #ended = false
+
+  constructor(
+    name: string,
+    start: StartSpanOptions,
+    context: SpanContext,
+    exporters: TelemetryExporter[],
+    native: NativeTracing | undefined,
+    now: () => number,
+  ) {
+    this.context = context
+    this.#exporters = exporters
+    this.#now = now
+    this.#finished = {
+      name,
+      kind: start.kind,
+      context,
+      parentSpanId: start.parent?.spanId,
+      startMs: now(),
+      endMs: 0,
+      attributes: { ...start.attributes },
+      events: [],
+      links: start.links ? [...start.links] : [],
+      status: { code: 'unset' },
+    }
+    this.#native = native?.startSpan(name)
+    if (this.#native && start.attributes) for (const [key, value] of Object.entries(start.attributes)) this.#mirror(key, value)
+  }
+
+  setAttribute(key: string, value: AttributeValue | undefined): void {
+    if (this.#ended || value === undefined) return
+    this.#finished.attributes[key] = value
+    this.#mirror(key, value)
+  }
+
+  addEvent(name: string, attributes: Attributes = {}): void {
+    if (!this.#ended) this.#finished.events.push({ name, timeMs: this.#now(), attributes })
+  }
+
+  addLink(link: SpanLink): void {
+    if (!this.#ended) this.#finished.links.push(link)
+  }
+
+  fail(errorType: string, message?: string): void {
+    this.setAttribute('error.type', errorType)
+    this.#finished.status = { code: 'error', message }
+    this.#native?.setStatus({ code: 'error', ...(message === undefined ? {} : { message }) })
+  }
+
+  end(): void {
+    if (this.#ended) return
+    this.#ended = true
+    this.#finished.endMs = this.#now()
+    this.#native?.end()
+    for (const exporter of this.#exporters) exporter.exportSpan(this.#finished)
+  }
+
+  #mirror(key: string, value: AttributeValue | undefined): void {
+    if (!this.#native || value === undefined) return
+    this.#native.setAttribute(key, typeof value === 'object' ? value.join(',') : value)
+  }
+}

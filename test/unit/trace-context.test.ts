@@ -1,0 +1,80 @@
+/**
+ * W3C Trace Context as mcp-edge reads it (server/telemetry/trace-context.ts): strict, and a
+ * malformed value is ignored, never an error.
+ */
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import {
+  extractContext,
+  formatTraceparent,
+  parseTraceparent,
+  parseTracestate,
+  randomId,
+} from '../../packages/mcp-edge/src/server/telemetry/trace-context.ts'
+
+const VALID = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
+
+describe('traceparent', () => {
+  it('reads version 00, and a later version with more fields after the flags', () => {
+    expect(parseTraceparent(VALID)).toEqual({
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      spanId: '00f067aa0ba902b7',
+      traceFlags: 1,
+      remote: true,
+    })
+    expect(parseTraceparent(`cc${VALID.slice(2)}-what-the-future-holds`)?.traceFlags).toBe(1)
+    expect(formatTraceparent(parseTraceparent(VALID)!)).toBe(VALID)
+  })
+
+  it.each([
+    ['version ff', `ff${VALID.slice(2)}`],
+    ['version 00 with more fields', `${VALID}-extra`],
+    ['a later version without a dash after the flags', `01${VALID.slice(2)}x`],
+    ['uppercase hex', VALID.toUpperCase()],
+    ['an all-zero trace id', `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`],
+    ['an all-zero span id', `00-4bf92f3577b34da6a3ce929d0e0e4736-${'0'.repeat(16)}-01`],
+    ['a short trace id', '00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01'],
+    ['wrong separators', VALID.replaceAll('-', '_')],
+    ['non-hex flags', `${VALID.slice(0, 53)}zz`],
+    ['an empty string', ''],
+    ['a number', 42],
+    ['something very long', `01${VALID.slice(2)}-${'a'.repeat(600)}`],
+  ])('ignores %s', (_name, value) => {
+    expect(parseTraceparent(value)).toBeUndefined()
+  })
+
+  it('never throws, whatever it is given (10,000 generated values)', () => {
+    const hexChars = fc.constantFrom(...'0123456789abcdefABCDEF-x'.split(''))
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: hexChars, maxLength: 80 }), fc.anything()), (value) => {
+        const parsed = parseTraceparent(value)
+        if (parsed) expect(formatTraceparent(parsed)).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/)
+      }),
+      { numRuns: 10_000 },
+    )
+  })
+})
+
+describe('tracestate', () => {
+  it('keeps a well-formed list, and drops all of it when one member is malformed or a key repeats', () => {
+    expect(parseTracestate('rojo=00f067aa0ba902b7,congo=t61rcWkgMzE')).toBe('rojo=00f067aa0ba902b7,congo=t61rcWkgMzE')
+    expect(parseTracestate('vendor@tenant=x')).toBe('vendor@tenant=x')
+    expect(parseTracestate('rojo=1,Congo=2')).toBeUndefined()
+    expect(parseTracestate('rojo=1,rojo=2')).toBeUndefined()
+    expect(parseTracestate('rojo=a=b')).toBeUndefined()
+    expect(parseTracestate(Array.from({ length: 33 }, (_, i) => `k${i}=v`).join(','))).toBeUndefined()
+  })
+
+  it('is read only beside a valid traceparent', () => {
+    expect(extractContext({ traceparent: VALID, tracestate: 'rojo=1' })?.traceState).toBe('rojo=1')
+    expect(extractContext({ traceparent: 'nonsense', tracestate: 'rojo=1' })).toBeUndefined()
+    expect(extractContext(undefined)).toBeUndefined()
+  })
+})
+
+describe('ids', () => {
+  it('are lowercase hex of the right length', () => {
+    expect(randomId(16)).toMatch(/^[0-9a-f]{32}$/)
+    expect(randomId(8)).toMatch(/^[0-9a-f]{16}$/)
+  })
+})
