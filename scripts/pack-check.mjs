@@ -18,6 +18,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { basename, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { startCollector } from '../test/support/otlp-collector.ts'
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..')
 const LIBRARY = join(ROOT, 'packages/mcp-edge')
@@ -71,9 +72,14 @@ const freePort = () =>
   })
 
 /** `npm run dev` of a scaffolded project on a free port; resolves once /mcp answers. */
-async function serve(dir) {
+async function serve(dir, env = {}) {
   const port = await freePort()
-  const child = spawn('npm', ['run', 'dev'], { cwd: dir, env: { ...ENV, PORT: String(port) }, detached: true, stdio: 'ignore' })
+  const child = spawn('npm', ['run', 'dev'], {
+    cwd: dir,
+    env: { ...ENV, ...env, PORT: String(port) },
+    detached: true,
+    stdio: 'ignore',
+  })
   const failed = new Promise((_, fail) => child.on('error', fail))
   failed.catch(() => {})
   const url = `http://127.0.0.1:${port}/mcp`
@@ -92,7 +98,7 @@ async function serve(dir) {
       () => true,
       () => false,
     )
-    if (answered) return { url, stop }
+    if (answered) return { url, port, stop }
     await new Promise((done) => setTimeout(done, 300))
   }
   stop()
@@ -151,7 +157,7 @@ await stage('npm pack -w mcp-edge -w create-mcp-edge', () => {
     tarballs[entry.name] = { path: join(WORK, entry.filename), files: entry.files.map((file) => file.path) }
   const library = tarballs['mcp-edge']
   const stray = library.files.filter(
-    (file) => !/^(dist\/.+\.(js|d\.ts)|docs\/.+\.md|README\.md|LICENSE|package\.json)$/.test(file),
+    (file) => !/^(dist\/.+\.(js|d\.ts)|bin\/mcp-edge\.mjs|docs\/.+\.md|README\.md|LICENSE|package\.json)$/.test(file),
   )
   if (stray.length > 0) throw new Error(`the mcp-edge tarball holds what users do not need: ${stray.join(', ')}`)
   const create = tarballs['create-mcp-edge']
@@ -261,11 +267,23 @@ for (const template of TEMPLATES) {
   })
   if (SERVED.includes(template)) {
     await stage(`serve ${template} (npm run dev) and drive it with the official MCP client`, async () => {
-      const server = await serve(dir)
+      // minimal: OTEL_EXPORTER_OTLP_ENDPOINT in the shell reaches the Worker through `npm run dev`.
+      const collector = template === 'minimal' ? await startCollector() : undefined
+      const server = await serve(dir, collector ? { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint } : {})
       try {
         console.log(`  ${await drive(template, server.url)}`)
+        if (collector) {
+          const spans = await collector.waitFor((all) => all.some((span) => span.name === 'tools/call add'))
+          console.log(`  OTLP: ${spans.map((span) => span.name).join(', ')} (service ${spans[0]?.service})`)
+          const printed = run('npm', ['run', '--silent', 'spans', '--', '--port', String(server.port)], { cwd: dir })
+          if (!/tools\/call add +complete/.test(printed)) throw new Error(`npm run spans printed:\n${printed}`)
+          console.log(
+            `  npm run spans: ${printed.trim().split('\n').length} span(s), the last: ${printed.trim().split('\n').at(-1)}`,
+          )
+        }
       } finally {
         server.stop()
+        await collector?.close()
       }
     })
   }

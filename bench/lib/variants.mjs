@@ -27,6 +27,13 @@ export const VARIANTS = {
     call: { request: withToken, answer: '5' },
   },
   sdk: { worker: 'sdk', label: 'SDK v2', call: add },
+  // bench/telemetry.mjs: one Worker, its telemetry by binding (workers/telemetry/worker.js).
+  ...Object.fromEntries(
+    ['off', 'logs', 'native', 'otlp'].map((mode) => [
+      `telemetry-${mode}`,
+      { worker: 'telemetry', label: `telemetry ${mode}`, bindings: { TELEMETRY: mode }, call: add },
+    ]),
+  ),
   ...Object.fromEntries(
     TOOL_COUNTS.map((count) => [
       `tools-${count}`,

@@ -18,13 +18,14 @@ import { VARIANTS } from './variants.mjs'
 /**
  * Start a variant (bench/lib/variants.mjs: a Worker under bench/workers/ and its bindings) from
  * the Worker's built script. `inspectorPort` is for the profiles and the heap figures only: no CPU
- * or throughput figure is ever taken with the inspector on. `persistTo` keeps Durable Objects and
+ * or throughput figure is ever taken with the inspector on. `bindings` adds to the variant's
+ * (values known only at run time). `persistTo` keeps Durable Objects and
  * Workflows on disk there instead of in memory (task-engines.mjs). `deferred` (the start-up
  * profiles) serves the Worker from a second isolate that imports its module on the first request.
  */
-export async function startWorker(variant, scriptPath, { inspectorPort, persistTo, deferred = false } = {}) {
+export async function startWorker(variant, scriptPath, { inspectorPort, persistTo, deferred = false, bindings } = {}) {
   const { worker } = VARIANTS[variant]
-  const options = workerOptionsOf(variant, scriptPath)
+  const options = workerOptionsOf(variant, scriptPath, bindings)
   const { mf, pid } = await spawn({
     ...(deferred ? { workers: [options, deferredOptionsOf(options)] } : options),
     ...(inspectorPort ? { inspectorPort, inspectorHost: '127.0.0.1' } : {}),
@@ -79,14 +80,14 @@ export async function startWorkers(variants, scriptOf) {
 }
 
 /** Miniflare options of one variant: its wrangler.jsonc as wrangler translates it, its bindings, its built script. */
-function workerOptionsOf(variant, scriptPath) {
+function workerOptionsOf(variant, scriptPath, extra = {}) {
   const { worker, bindings } = VARIANTS[variant]
   // The built script is one ES module: module rules (which Miniflare 5 no longer takes) have nothing to do.
   const { modulesRules: _rules, ...workerOptions } = unstable_getMiniflareWorkerOptions(configPath(worker)).workerOptions
   return {
     ...workerOptions,
     name: `bench-${worker}`,
-    bindings: { ...workerOptions.bindings, ...bindings },
+    bindings: { ...workerOptions.bindings, ...bindings, ...extra },
     modules: true,
     modulesRoot: dirname(scriptPath),
     scriptPath,

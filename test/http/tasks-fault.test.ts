@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { rpc } from '../support/mcp.ts'
+import { type Collector, startCollector } from '../support/otlp-collector.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
@@ -59,12 +60,14 @@ describe('durable tasks across crashes of wrangler dev', () => {
   const sink = startSink()
   let sinkUrl = ''
   let server: WranglerServer | undefined
+  // Spans go to a collector of this test: a task's runs must link to its creating call across kills.
+  let collector: Collector
 
   const start = async (prefix = 'part') => {
     server = await startWrangler({
       config: 'test/fixture/wrangler.jsonc',
       persistTo,
-      vars: { FIXTURE_TASK_LIMITS: LIMITS, FIXTURE_STEP_PREFIX: prefix },
+      vars: { FIXTURE_TASK_LIMITS: LIMITS, FIXTURE_STEP_PREFIX: prefix, OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint },
     })
   }
   /** SIGKILL the process group, then start again on the same state. */
@@ -76,7 +79,7 @@ describe('durable tasks across crashes of wrangler dev', () => {
   }
   const url = () => (server as WranglerServer).url
 
-  const create = async (name: string, args: Record<string, unknown>) => {
+  const create = async (name: string, args: Record<string, unknown>, meta: Record<string, unknown> = {}) => {
     const { message } = await rpc(
       fetch,
       url(),
@@ -84,7 +87,7 @@ describe('durable tasks across crashes of wrangler dev', () => {
       { name, arguments: args },
       {
         capabilities: CAPABILITIES,
-        meta: { partialResultToken: `fault-${name}` },
+        meta: { partialResultToken: `fault-${name}`, ...meta },
       },
     )
     expect(message.result?.status, JSON.stringify(message)).toBe('working')
@@ -105,6 +108,7 @@ describe('durable tasks across crashes of wrangler dev', () => {
   }
 
   beforeAll(async () => {
+    collector = await startCollector()
     await new Promise<void>((resolve) => sink.server.listen(0, '127.0.0.1', resolve))
     const address = sink.server.address()
     sinkUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/`
@@ -114,11 +118,17 @@ describe('durable tasks across crashes of wrangler dev', () => {
   afterAll(async () => {
     await server?.stop()
     await new Promise((done) => sink.server.close(done))
+    await collector?.close()
   })
 
   it('(a) a kill mid-run: the task completes with the result of an undisturbed run, its log contiguous from 0 without duplicates', async () => {
     const steps = 12
-    const taskId = await create('step_task', { steps, delayMs: 150, sink: sinkUrl })
+    const trace = 'a11ce0000000000000000000000000a1'
+    const taskId = await create(
+      'step_task',
+      { steps, delayMs: 150, sink: sinkUrl },
+      { traceparent: `00-${trace}-00000000000000a1-01` },
+    )
     await sink.until(() => sink.count(taskId, 'part-5') > 0)
     await crashAndRestart()
     const task = (await until([taskId])).get(taskId)
@@ -136,6 +146,31 @@ describe('durable tasks across crashes of wrangler dev', () => {
     const runs = [...Array(steps).keys()].map((i) => sink.count(taskId, `part-${i}`))
     expect(runs.every((count) => count >= 1)).toBe(true)
     expect(runs.reduce((sum, count) => sum + count, 0)).toBeLessThanOrEqual(steps + 1)
+    // The trace: every run span (the last of them ran after the kill, in a new process) links to
+    // the creating call's span, in the client's trace, read back from the task's storage. (That
+    // span itself may be lost: the kill can come before its isolate's batch was sent.)
+    const spans = await collector.waitFor((all) =>
+      all.some(
+        (span) =>
+          span.name === 'task.run step_task' &&
+          span.attributes['mcp_edge.task.id'] === taskId &&
+          span.attributes['mcp_edge.task.status'] === 'completed',
+      ),
+    )
+    const taskRuns = spans.filter((span) => span.name === 'task.run step_task' && span.attributes['mcp_edge.task.id'] === taskId)
+    expect(taskRuns.length).toBeGreaterThanOrEqual(2)
+    const creatorId = taskRuns[0]?.links[0]?.spanId
+    expect(creatorId).toMatch(/^[0-9a-f]{16}$/)
+    expect(creatorId).not.toBe('00000000000000a1') // the server's span, not the client's
+    for (const run of taskRuns) expect(run.links).toEqual([expect.objectContaining({ traceId: trace, spanId: creatorId })])
+    // Each step's span is sent when it ends; those of the steps after the kill all arrive (one sent
+    // just before the kill may be lost with the process).
+    const stepSpans = new Set(
+      spans
+        .filter((span) => span.attributes['mcp_edge.task.id'] === taskId && span.name.startsWith('task.step '))
+        .map((span) => span.name),
+    )
+    for (let i = 6; i < steps; i++) expect(stepSpans).toContain(`task.step part-${i}`)
   }, 180_000)
 
   it('(b) a kill while input_required: after the restart, tasks/update answers it and it completes', async () => {

@@ -46,6 +46,7 @@ function setup(options: Setup = {}) {
   const otlp = otlpExporter({
     endpoint: 'http://127.0.0.1:4318',
     resource: { 'service.name': 'unit' },
+    flushDelayMs: 0, // each response's flush sends (batching: its own test)
     fetch: async (request) => {
       posts.push({ url: request.url, body: await request.text() })
       return new Response(null, { status: 200 })
@@ -261,6 +262,35 @@ describe('the duration metric and OTLP/HTTP', () => {
     expect(point.count).toBe('1')
     expect(point.bucketCounts).toHaveLength(15)
     expect(point.bucketCounts.reduce((sum: number, count: string) => sum + Number(count), 0)).toBe(1)
+  })
+
+  it('sends in batches: the flushes of one second share one POST, and a full batch goes at once', async () => {
+    const posts: number[] = []
+    const otlp = otlpExporter({
+      endpoint: 'http://127.0.0.1:4318',
+      resource: {},
+      flushDelayMs: 50,
+      maxBatchSpans: 3,
+      fetch: async (request) => {
+        if (request.url.endsWith('/v1/traces'))
+          posts.push(JSON.parse(await request.text()).resourceSpans[0].scopeSpans[0].spans.length)
+        return new Response(null, { status: 200 })
+      },
+    })
+    const telemetry = createTelemetry({ exporters: [otlp] })
+    const span = () => telemetry.startSpan('s', { kind: 'server' }).end()
+    span()
+    const first = telemetry.flush()
+    span()
+    const second = telemetry.flush()
+    expect(posts).toEqual([]) // nothing sent before the delay
+    await Promise.all([first, second])
+    expect(posts).toEqual([2])
+    span()
+    span()
+    span()
+    await telemetry.flush() // a full batch: sent without waiting
+    expect(posts).toEqual([2, 3])
   })
 
   it('refuses a plain-http collector that is not on loopback, saying how to fix it', () => {

@@ -137,3 +137,80 @@ describe('spans of the 2025-era lane', () => {
     expect(only().attributes['error.type']).toBe('tool_error')
   })
 })
+
+describe('spans of a task, in its Durable Object', () => {
+  const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
+  const settle = async (taskId: string) => {
+    for (let poll = 0; poll < 200; poll++) {
+      const { message } = await rpc(fetcher, URL_, 'tasks/get', { taskId }, { capabilities: TASKS })
+      if (['completed', 'failed', 'cancelled'].includes(message.result?.status)) return message.result
+      await new Promise((done) => setTimeout(done, 25))
+    }
+    throw new Error(`task ${taskId} did not settle`)
+  }
+
+  it('each run is a CONSUMER span linked to the creating call, each step a child of its run', async () => {
+    const { message } = await rpc(
+      fetcher,
+      URL_,
+      'tools/call',
+      { name: 'step_task', arguments: { steps: 3 } },
+      { capabilities: TASKS, meta: { traceparent } },
+    )
+    const taskId = message.result?.taskId as string
+    expect((await settle(taskId)).status).toBe('completed')
+    const creating = recording.spans.find((span) => span.name === 'tools/call step_task')!
+    expect(creating.parentSpanId).toBe(CLIENT.span)
+    expect(creating.attributes).toMatchObject({ 'mcp_edge.result_type': 'task', 'mcp_edge.task.id': taskId })
+
+    const runs = recording.spans.filter((span) => span.name === 'task.run step_task')
+    expect(runs.length).toBeGreaterThanOrEqual(1)
+    for (const run of runs) {
+      expect(run.kind).toBe('consumer')
+      expect(run.parentSpanId).toBeUndefined()
+      expect(run.links.map((link) => link.context)).toEqual([
+        expect.objectContaining({ traceId: CLIENT.trace, spanId: creating.context.spanId }),
+      ])
+      expect(run.attributes).toMatchObject({ 'mcp_edge.task.id': taskId, 'gen_ai.tool.name': 'step_task' })
+    }
+    expect(runs.at(-1)?.attributes['mcp_edge.task.status']).toBe('completed')
+    const steps = recording.spans.filter((span) => span.name.startsWith('task.step '))
+    expect(steps.map((span) => span.name).sort()).toEqual(['task.step part-0', 'task.step part-1', 'task.step part-2'])
+    const runIds = new Set(runs.map((run) => run.context.spanId))
+    for (const step of steps) {
+      expect(runIds.has(step.parentSpanId as string)).toBe(true)
+      expect(step.context.traceId).toBe(runs.find((run) => run.context.spanId === step.parentSpanId)?.context.traceId)
+    }
+  })
+
+  it('a task that fails: its run span says failed, with the error code, and the error status', async () => {
+    const { message } = await rpc(
+      fetcher,
+      URL_,
+      'tools/call',
+      { name: 'protocol_error_job', arguments: {} },
+      { capabilities: TASKS },
+    )
+    const taskId = message.result?.taskId as string
+    expect((await settle(taskId)).status).toBe('failed')
+    const run = recording.spans.find((span) => span.name === 'task.run protocol_error_job')!
+    expect(run.links).toEqual([
+      expect.objectContaining({ context: expect.objectContaining({ spanId: expect.stringMatching(/^[0-9a-f]{16}$/) }) }),
+    ])
+    expect(run.attributes).toMatchObject({ 'mcp_edge.task.status': 'failed', 'error.type': '-32603' })
+    expect(run.status).toEqual({ code: 'error', message: 'The job hit an internal error' })
+  })
+})
+
+describe("the runtime's own tracing", () => {
+  it('is found in this workerd (tracing.startSpan), so workersTracing() mirrors spans into it', async () => {
+    const { workersTracing } = await import('mcp-edge/cloudflare')
+    const native = workersTracing()
+    expect(typeof native?.startSpan).toBe('function')
+    const span = native?.startSpan('probe')
+    expect(() => {
+      span?.setAttribute('mcp.method.name', 'tools/call')
+      span?.end()
+    }).not.toThrow()
+  })
+})

@@ -22,7 +22,7 @@
 import { env } from 'cloudflare:workers'
 import { Hono } from 'hono/tiny'
 import * as z from 'zod/mini'
-import { cloudflareEventHub, cloudflareServices, createDurableObjects } from 'mcp-edge/cloudflare'
+import { cloudflareEventHub, cloudflareServices, createDurableObjects, workersTracing } from 'mcp-edge/cloudflare'
 import { bearerToken, createMcpServer, input, mcp, otlpFromEnv } from 'mcp-edge'
 import type { NotesEnv } from '../../../templates/durable/src/notes.ts'
 import { addNote, deleteRecord, generateReport, sleep, writeStory } from '../../../templates/durable/src/tools.ts'
@@ -60,7 +60,7 @@ export const server = createMcpServer<NotesEnv>({
   // List changes and resource updates reach listen streams in every isolate through McpEventHub.
   events: cloudflareEventHub({ binding: 'MCP_EVENTS' }),
   // A log line per message; traces and metrics over OTLP once OTEL_EXPORTER_OTLP_ENDPOINT is set.
-  telemetry: { tracer: otlpFromEnv },
+  telemetry: { tracer: otlpFromEnv, native: workersTracing() },
 })
 
 server.tool(

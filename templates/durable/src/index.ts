@@ -13,7 +13,7 @@
 import { env } from 'cloudflare:workers'
 import { Hono } from 'hono/tiny'
 import { bearerToken, createMcpServer, mcp, otlpFromEnv } from 'mcp-edge'
-import { cloudflareEventHub, cloudflareServices, createDurableObjects } from 'mcp-edge/cloudflare'
+import { cloudflareEventHub, cloudflareServices, createDurableObjects, workersTracing } from 'mcp-edge/cloudflare'
 import { addNote, deleteRecord, generateReport, writeStory } from './tools'
 
 export const server = createMcpServer<Env>({
@@ -21,9 +21,9 @@ export const server = createMcpServer<Env>({
   version: '0.1.0',
   // Notifications (list changes, resource updates) reach listeners on every isolate through McpEventHub.
   events: cloudflareEventHub({ binding: 'MCP_EVENTS' }),
-  // Traces and metrics over OTLP once OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/observability.md);
-  // without it, one JSON log line per message.
-  telemetry: { tracer: otlpFromEnv },
+  // One JSON log line per message; MCP spans among the platform's in Workers traces (and in
+  // `npm run spans` locally); traces and metrics over OTLP once OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  telemetry: { tracer: otlpFromEnv, native: workersTracing() },
 })
 
 addNote(server) // first: a plain tool any client can call

@@ -11,14 +11,15 @@
 import { env } from 'cloudflare:workers'
 import { Hono } from 'hono/tiny'
 import { bearerToken, createMcpServer, mcp, otlpFromEnv } from 'mcp-edge'
+import { workersTracing } from 'mcp-edge/cloudflare'
 import * as z from 'zod/mini'
 
 export const server = createMcpServer({
   name: 'mcp-edge-minimal',
   version: '0.1.0',
-  // Traces and metrics over OTLP once OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/observability.md);
-  // without it, one JSON log line per message.
-  telemetry: { tracer: otlpFromEnv },
+  // One JSON log line per message; MCP spans among the platform's in Workers traces (and in
+  // `npm run spans` locally); traces and metrics over OTLP once OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  telemetry: { tracer: otlpFromEnv, native: workersTracing() },
 })
 
 server.tool(

@@ -10,6 +10,7 @@
  */
 import { env } from 'cloudflare:workers'
 import { createMcpServer, otlpFromEnv } from 'mcp-edge'
+import { workersTracing } from 'mcp-edge/cloudflare'
 import * as z from 'zod/mini'
 import type { ConsentEnv } from './consent'
 import { createOAuthWorker } from './provider'
@@ -22,9 +23,9 @@ declare global {
 export const server = createMcpServer<Env>({
   name: 'mcp-edge-oauth',
   version: '0.1.0',
-  // Traces and metrics over OTLP once OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/observability.md);
-  // without it, one JSON log line per message.
-  telemetry: { tracer: otlpFromEnv },
+  // One JSON log line per message; MCP spans among the platform's in Workers traces (and in
+  // `npm run spans` locally); traces and metrics over OTLP once OTEL_EXPORTER_OTLP_ENDPOINT is set.
+  telemetry: { tracer: otlpFromEnv, native: workersTracing() },
 })
 
 server.tool(

@@ -20,6 +20,7 @@ import type { CacheHint } from './types.ts'
 import type { NonceLedger, TaskBackend } from './tasks/types.ts'
 import type { CapabilityPath, Principal } from './types.ts'
 import type { MessageScope, Observer } from './telemetry/observe.ts'
+import type { ObserverCache } from './telemetry/setup.ts'
 import type { TelemetrySpan } from './telemetry/tracer.ts'
 
 /** Services that depend on the Worker environment (secrets, bindings), built once per isolate. */
@@ -90,6 +91,8 @@ export interface ServerCore<Env = unknown> {
   decorate(result: object): object
   /** A task's status changed: to the event hub, when there is one. */
   taskChanged(taskId: string, principal: string | null, params: Record<string, unknown>): void
+  /** Telemetry, per Worker env (telemetry/setup.ts). */
+  readonly observers: ObserverCache
 }
 
 /** One request on its way through a method. */

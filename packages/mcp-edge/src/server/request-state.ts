@@ -43,6 +43,8 @@ export interface StateBody {
   answers: Record<string, unknown>
   /** The handler's own state (`ctx.state`). */
   state: Record<string, unknown>
+  /** The span of the round that sealed this state, as a W3C traceparent: the next round's span links to it. */
+  trace?: string | undefined
 }
 
 export interface OpenedState extends StateBody {
@@ -63,6 +65,7 @@ interface Payload {
   r: number
   ans: Record<string, unknown>
   s: Record<string, unknown>
+  tp?: string
 }
 
 interface RingKey {
@@ -178,6 +181,7 @@ export class RequestStateCodec {
       ans: body.answers,
       s: body.state,
     }
+    if (body.trace !== undefined) payload.tp = body.trace
     return this.#seal('', payload)
   }
 
@@ -229,7 +233,15 @@ export class RequestStateCodec {
     if (payload.a !== binding.argsDigest) return this.#fail('minted for different arguments')
     if (payload.p !== binding.principal) return this.#fail('minted for a different principal')
     if (payload.srv !== binding.server) return this.#fail(`minted by server ${payload.srv}, used on ${binding.server}`)
-    return { round: payload.r, answers: payload.ans, state: payload.s, nonce: payload.n, expiresAt: payload.exp }
+    const opened: OpenedState = {
+      round: payload.r,
+      answers: payload.ans,
+      state: payload.s,
+      nonce: payload.n,
+      expiresAt: payload.exp,
+    }
+    if (typeof payload.tp === 'string') opened.trace = payload.tp
+    return opened
   }
 
   /** The authenticated JSON inside a token of `purpose`, or the reason it was refused. */

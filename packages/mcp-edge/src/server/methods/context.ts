@@ -14,6 +14,7 @@ import { RequestScope } from '../scope.ts'
 import { subjectOf } from '../principal.ts'
 import { ATTR } from '../telemetry/conventions.ts'
 import { libraryLog } from '../telemetry/log.ts'
+import { formatTraceparent, parseTraceparent } from '../telemetry/trace-context.ts'
 
 /**
  * A handler context for a call. Without `input` it is for methods that never ask for input
@@ -88,6 +89,9 @@ export async function runWithInput(
     }
   }
 
+  // The rounds of one call are linked: each round's span to the span of the round before it.
+  const previous = parseTraceparent(opened?.trace)
+  if (previous) call.span?.addLink({ context: previous, attributes: { [ATTR.linkKind]: 'previous_round' } })
   let answers = opened?.answers ?? {}
   let state = opened?.state
   let number = opened?.round
@@ -119,6 +123,7 @@ export async function runWithInput(
       round: scope.round + 1,
       answers: { ...answers, ...round.used },
       state: scope.state,
+      trace: call.span && formatTraceparent(call.span.context),
     })
     return { resultType: 'input_required', inputRequests: round.pending, requestState }
   }

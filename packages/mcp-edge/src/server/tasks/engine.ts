@@ -39,6 +39,7 @@ import { isTerminal, runTaskCall } from './tasks.ts'
 import type { DetailedTask, PartialLogPage, PartialLogQuery, RunEnd, Task, TaskCall } from './tasks.ts'
 import { subjectOf } from '../principal.ts'
 import { errorFields, libraryLog } from '../telemetry/log.ts'
+import type { ObservedRun } from '../telemetry/task-run.ts'
 
 /** After an unfinished task expires and fails, it stays readable this long, then is deleted. */
 export const EXPIRED_RETENTION_MS = 60_000
@@ -323,6 +324,26 @@ export class TaskEngine<Env> {
   async #runOnce(): Promise<RunEnd['kind']> {
     const record = this.#record as TaskRecord
     this.#commit({ running: true, runs: record.runs + 1 }, false)
+    const call = JSON.parse(this.#store.call()) as TaskCall
+    const observed = this.#server.observers.taskRun(this.#env, {
+      taskId: record.taskId,
+      tool: call.tool,
+      run: record.runs + 1,
+      traceparent: call.traceparent,
+    })
+    try {
+      const kind = await this.#runTraced(call, observed)
+      const now = this.#record
+      observed?.end(kind === 'yield' || !now ? 'working' : now.status, now?.error)
+      return kind
+    } catch (error) {
+      observed?.end('error')
+      throw error
+    }
+  }
+
+  async #runTraced(call: TaskCall, observed: ObservedRun | undefined): Promise<RunEnd['kind']> {
+    const record = this.#record as TaskRecord
     const run: LiveRun = { abort: new AbortController() }
     this.#run = run
     // The alarm is busy with this run, so the ttl is kept by a timer while it lasts.
@@ -338,7 +359,7 @@ export class TaskEngine<Env> {
     )
     let end: RunEnd
     try {
-      end = await this.#execute(run)
+      end = await this.#execute(run, call, observed)
     } finally {
       clearTimeout(expiry)
       if (this.#run === run) this.#run = undefined
@@ -357,9 +378,8 @@ export class TaskEngine<Env> {
     return end.kind
   }
 
-  #execute(run: LiveRun): Promise<RunEnd> {
+  #execute(run: LiveRun, call: TaskCall, observed: ObservedRun | undefined): Promise<RunEnd> {
     const record = this.#record as TaskRecord
-    const call = JSON.parse(this.#store.call()) as TaskCall
     const answers = Object.fromEntries(Object.entries(this.#store.answers()).map(([key, json]) => [key, JSON.parse(json)]))
     const token = call.partialResultToken ?? record.taskId
     const host: ReplayHost = {
@@ -386,6 +406,7 @@ export class TaskEngine<Env> {
         this.#broadcastLog(items)
       },
       stats: () => ({ ...this.#log.stats }),
+      startStep: observed && ((name, index) => observed.step(name, index)),
     }
     const replay = new TaskReplay(host, this.#store.steps(), this.#store.logEnd())
     return runTaskCall(this.#server, call, this.#env, { taskId: record.taskId, signal: run.abort.signal, answers, replay })

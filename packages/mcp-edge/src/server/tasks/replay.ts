@@ -46,6 +46,8 @@ export interface ReplayHost {
   /** Store a completed step, with the log up to it. */
   completeStep(step: StoredStep): void
   stats(): OutboxStats
+  /** A step starts running (not when replayed); what it returns is called when the step ends, with what it threw. */
+  startStep?: ((name: string, index: number) => (thrown?: unknown) => void) | undefined
 }
 
 export class TaskReplay implements StepRunner {
@@ -107,7 +109,15 @@ export class TaskReplay implements StepRunner {
       throw new McpError('internalError', `A task may complete at most ${limits.maxSteps} steps`)
     this.#newSteps++
     const from = this.assembled?.length ?? 0
-    const value = await fn()
+    const ended = this.#host.startStep?.(name, index)
+    let value: T
+    try {
+      value = await fn()
+    } catch (error) {
+      ended?.(error)
+      throw error
+    }
+    ended?.()
     const content = this.assembled?.slice(from) ?? []
     const json = serialize(name, content.length > 0 ? { value, content } : { value })
     if (!fitsIn(json, limits.maxStepBytes)) {

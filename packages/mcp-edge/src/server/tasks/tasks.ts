@@ -14,6 +14,7 @@ import type { InputRequest } from '../input/input.ts'
 import { InputRound } from '../input/input-round.ts'
 import type { ToolEntry } from '../tool-entry.ts'
 import { RequestScope } from '../scope.ts'
+import { formatTraceparent } from '../telemetry/trace-context.ts'
 import type { ServerCore } from '../dispatch.ts'
 import type { TaskReplay } from './replay.ts'
 import { finishResult, toolError } from '../tool-result.ts'
@@ -49,6 +50,7 @@ export async function createTask(call: Call, tool: ToolEntry, args: unknown, pre
   if (meta.clientInfo) stored.clientInfo = meta.clientInfo
   if (options.principal) stored.principal = options.principal
   if (meta.partialResultToken !== undefined) stored.partialResultToken = meta.partialResultToken
+  if (call.span) stored.traceparent = formatTraceparent(call.span.context)
   const task = await backend.create(stored)
   return { ...task, resultType: 'task' }
 }

@@ -47,6 +47,8 @@ export interface TaskCall {
   /** The creating request declared `partialResults`: keep the task's partial-result log. */
   partialLog: boolean
   partialResultToken?: string | number
+  /** The creating `tools/call` span, as a W3C traceparent: each run's span links to it. */
+  traceparent?: string
 }
 
 /** mcp-edge's `_meta` extension on `tasks/get` for reading the partial log (README). */

@@ -37,6 +37,11 @@ export const ATTR = {
   resultType: 'mcp_edge.result_type',
   inputRound: 'mcp_edge.input.round',
   taskId: 'mcp_edge.task.id',
+  taskRun: 'mcp_edge.task.run',
+  taskStep: 'mcp_edge.task.step',
+  taskStatus: 'mcp_edge.task.status',
+  /** On a link: what the linked span is (`previous_round`, …). */
+  linkKind: 'mcp_edge.link',
   partialChunks: 'mcp_edge.partial.chunks',
   partialBytes: 'mcp_edge.partial.bytes',
   partialDropped: 'mcp_edge.partial.dropped',

@@ -3,9 +3,11 @@
  * "JSON Protobuf Encoding"): finished spans POSTed to `<endpoint>/v1/traces`, the operation
  * duration histogram to `<endpoint>/v1/metrics`, `Content-Type: application/json`, ids as
  * lowercase hex, enums as integers (span kind SERVER = 2, status ERROR = 2), 64-bit integers as
- * decimal strings, attributes as AnyValue objects. Buffered per isolate and sent by `flush()`,
- * which the HTTP handler gives to `waitUntil` after each response; the histogram is sent with
- * DELTA temporality (what was observed since the last flush). A collector that is down costs a
+ * decimal strings, attributes as AnyValue objects. Buffered per isolate and sent in batches:
+ * `flush()` (which the HTTP handler gives to `waitUntil` after each response) resolves when the
+ * next batch has been sent, `flushDelayMs` after the first span or point of that batch (at once
+ * when it holds `maxBatchSpans`), so a busy isolate sends one POST per second, not one per
+ * request. The histogram is sent with DELTA temporality (what was observed since the last send). A collector that is down costs a
  * failed fetch in the background, never a request; the buffer is bounded.
  *
  * Configured the standard way (OpenTelemetry's environment variables, as Worker vars or
@@ -38,6 +40,10 @@ export interface OtlpExporterOptions {
   maxBufferedSpans?: number
   /** How long one export may take before it is abandoned (default 10 s, OTLP's default). */
   timeoutMs?: number
+  /** How long a batch collects before it is sent (default 1000 ms; 0 sends at each flush). */
+  flushDelayMs?: number
+  /** A batch of this many spans is sent at once (default 128). */
+  maxBatchSpans?: number
   fetch?: (request: Request) => Promise<Response>
   log?: Log
   now?: () => number
@@ -112,12 +118,16 @@ export function otlpExporter(options: OtlpExporterOptions): TelemetryExporter {
   const now = options.now ?? Date.now
   const max = options.maxBufferedSpans ?? 512
   const timeoutMs = options.timeoutMs ?? 10_000
+  const delayMs = options.flushDelayMs ?? 1000
+  const batchSize = options.maxBatchSpans ?? 128
   const headers = { 'content-type': 'application/json', ...options.headers }
   const resource = { attributes: keyValues(options.resource) }
   let spans: FinishedSpan[] = []
   let series = new Map<string, Series>()
   let since = now()
   let warned = false
+  /** The send the buffered data will go out with, once one is scheduled. */
+  let scheduled: Promise<void> | undefined
 
   const post = async (path: string, body: unknown) => {
     try {
@@ -140,6 +150,44 @@ export function otlpExporter(options: OtlpExporterOptions): TelemetryExporter {
         log.warn('telemetry export failed', { endpoint: base, path, error: String(error) })
       }
     }
+  }
+
+  /** Send what is buffered, as one POST of spans and one of points. */
+  const sendNow = async (): Promise<void> => {
+    scheduled = undefined
+    const batch = spans
+    const points = [...series.values()]
+    const start = since
+    spans = []
+    series = new Map()
+    since = now()
+    const sends: Promise<void>[] = []
+    if (batch.length > 0) {
+      sends.push(
+        post('/v1/traces', { resourceSpans: [{ resource, scopeSpans: [{ scope: SCOPE, spans: batch.map(otlpSpan) }] }] }),
+      )
+    }
+    if (points.length > 0) {
+      const dataPoints = points.map((point) => ({
+        attributes: keyValues(point.attributes),
+        startTimeUnixNano: nanos(start),
+        timeUnixNano: nanos(since),
+        count: String(point.count),
+        sum: point.sum,
+        min: point.min,
+        max: point.max,
+        bucketCounts: point.buckets.map(String),
+        explicitBounds: [...DURATION_BUCKETS_S],
+      }))
+      const metric = {
+        name: OPERATION_DURATION,
+        description: 'MCP request or notification duration as observed on the receiver',
+        unit: 's',
+        histogram: { aggregationTemporality: DELTA, dataPoints },
+      }
+      sends.push(post('/v1/metrics', { resourceMetrics: [{ resource, scopeMetrics: [{ scope: SCOPE, metrics: [metric] }] }] }))
+    }
+    await Promise.all(sends)
   }
 
   return {
@@ -169,40 +217,10 @@ export function otlpExporter(options: OtlpExporterOptions): TelemetryExporter {
       const index = bucket === -1 ? DURATION_BUCKETS_S.length : bucket
       found.buckets[index] = (found.buckets[index] ?? 0) + 1
     },
-    async flush() {
-      const batch = spans
-      const points = [...series.values()]
-      const start = since
-      spans = []
-      series = new Map()
-      since = now()
-      const sends: Promise<void>[] = []
-      if (batch.length > 0) {
-        sends.push(
-          post('/v1/traces', { resourceSpans: [{ resource, scopeSpans: [{ scope: SCOPE, spans: batch.map(otlpSpan) }] }] }),
-        )
-      }
-      if (points.length > 0) {
-        const dataPoints = points.map((point) => ({
-          attributes: keyValues(point.attributes),
-          startTimeUnixNano: nanos(start),
-          timeUnixNano: nanos(since),
-          count: String(point.count),
-          sum: point.sum,
-          min: point.min,
-          max: point.max,
-          bucketCounts: point.buckets.map(String),
-          explicitBounds: [...DURATION_BUCKETS_S],
-        }))
-        const metric = {
-          name: OPERATION_DURATION,
-          description: 'MCP request or notification duration as observed on the receiver',
-          unit: 's',
-          histogram: { aggregationTemporality: DELTA, dataPoints },
-        }
-        sends.push(post('/v1/metrics', { resourceMetrics: [{ resource, scopeMetrics: [{ scope: SCOPE, metrics: [metric] }] }] }))
-      }
-      await Promise.all(sends)
+    flush() {
+      if (delayMs <= 0 || spans.length >= batchSize) return sendNow()
+      scheduled ??= new Promise<void>((resolve) => setTimeout(resolve, delayMs)).then(sendNow)
+      return scheduled
     },
   }
 }

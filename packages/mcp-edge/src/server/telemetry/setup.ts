@@ -9,6 +9,8 @@ import { createLog } from './log.ts'
 import type { Log } from './log.ts'
 import { createObserver } from './observe.ts'
 import type { ObserveOptions, Observer } from './observe.ts'
+import { observeRun } from './task-run.ts'
+import type { ObservedRun, RunInfo } from './task-run.ts'
 import { createTelemetry } from './tracer.ts'
 import type { NativeTracing, Telemetry } from './tracer.ts'
 
@@ -32,8 +34,8 @@ export interface TracedService {
 /** What the server keeps: the observer of an env, built once. */
 export interface ObserverCache {
   for(env: unknown): Observer | undefined
-  /** The telemetry of an env (for the task engine's spans), when it traces. */
-  telemetry(env: unknown): Telemetry | undefined
+  /** A task's run in its Durable Object: its span, its steps' spans and its log line; `undefined` when nothing observes. */
+  taskRun(env: unknown, info: RunInfo): ObservedRun | undefined
   readonly log: Log
 }
 
@@ -58,6 +60,6 @@ export function createObserverCache(config: TelemetryConfig = {}, service: { nam
   return {
     log,
     for: (env) => build(env).observer,
-    telemetry: (env) => build(env).telemetry,
+    taskRun: (env, info) => observeRun(build(env).telemetry, observe.logs === 'off' ? undefined : log, info),
   }
 }

@@ -95,6 +95,8 @@ export interface Telemetry {
 }
 
 const NOOP = () => {}
+/** On a mirrored span: the trace id of the span as OTLP exporters send it. */
+const ATTR_TRACE_ID = 'mcp_edge.trace_id'
 
 /**
  * Build the port from its backends.
@@ -166,7 +168,11 @@ class RecordingSpan implements TelemetrySpan {
       status: { code: 'unset' },
     }
     this.#native = native?.startSpan(name)
-    if (this.#native && start.attributes) for (const [key, value] of Object.entries(start.attributes)) this.#mirror(key, value)
+    if (this.#native) {
+      // The runtime names its own trace; this one (the client's, when it sent one) finds the OTLP trace.
+      this.#native.setAttribute(ATTR_TRACE_ID, context.traceId)
+      for (const [key, value] of Object.entries(start.attributes ?? {})) this.#mirror(key, value)
+    }
   }
 
   setAttribute(key: string, value: AttributeValue | undefined): void {
