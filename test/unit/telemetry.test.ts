@@ -293,6 +293,58 @@ describe('the duration metric and OTLP/HTTP', () => {
     expect(posts).toEqual([2, 3])
   })
 
+  it('hands each batch to waitUntil once, from the request that started it', async () => {
+    const spansPosted: number[] = []
+    const otlp = otlpExporter({
+      endpoint: 'http://127.0.0.1:4318',
+      resource: {},
+      flushDelayMs: 50,
+      fetch: async (request) => {
+        if (request.url.endsWith('/v1/traces'))
+          spansPosted.push(JSON.parse(await request.text()).resourceSpans[0].scopeSpans[0].spans.length)
+        return new Response(null, { status: 200 })
+      },
+    })
+    const server = createMcpServer({
+      name: 'unit',
+      version: '1.0.0',
+      telemetry: { tracer: () => createTelemetry({ exporters: [otlp] }), logs: 'off' },
+    })
+    server.tool('add', { input: z.object({ a: z.number(), b: z.number() }) }, ({ a, b }) => ({
+      content: [{ type: 'text', text: String(a + b) }],
+    }))
+    const handle = createMcpHandler(server)
+    const waits: Promise<unknown>[] = []
+    const env = {} // one isolate's env: the same object for every request, as workerd passes it
+    for (let i = 0; i < 3; i++) {
+      const request = new Request(ENDPOINT, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'add',
+          'mcp-protocol-version': '2026-07-28',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: i,
+          method: 'tools/call',
+          params: {
+            name: 'add',
+            arguments: { a: 1, b: i },
+            _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+          },
+        }),
+      })
+      const response = await handle(request, env, { waitUntil: (promise) => void waits.push(promise) })
+      expect(response.status, await response.clone().text()).toBe(200)
+    }
+    expect(waits).toHaveLength(1)
+    await Promise.all(waits)
+    expect(spansPosted).toEqual([3])
+  })
+
   it('refuses a plain-http collector that is not on loopback, saying how to fix it', () => {
     expect(() => otlpExporter({ endpoint: 'http://collector.example.com:4318', resource: {} })).toThrow(
       /OTEL_EXPORTER_OTLP_ENDPOINT must be https \(http only on 127\.0\.0\.1 or localhost\)/,

@@ -120,6 +120,8 @@ export function createObserver(options: ObserveOptions): Observer | undefined {
   const lines = level !== 'off'
   if (!telemetry && !hooks && !lines) return undefined
   const mode = options.traceContext ?? 'parent'
+  /** The last flush given to waitUntil. */
+  let handed: Promise<void> | undefined
 
   return {
     log,
@@ -176,9 +178,14 @@ export function createObserver(options: ObserveOptions): Observer | undefined {
               seconds: durationMs / 1000,
               attributes: metricAttributes(method, target, meta, errorType),
             })
+            // One waitUntil per batch: the request that started it keeps it alive; the others
+            // only add to it (a waitUntil per request would hold every request's context open).
             const flushing = telemetry.flush()
-            if (scope.waitUntil) scope.waitUntil(flushing)
-            else flushing.catch(() => {})
+            if (flushing !== handed) {
+              handed = flushing
+              if (scope.waitUntil) scope.waitUntil(flushing)
+              else flushing.catch(() => {})
+            }
           }
           if (lines) requestLine(log, scope, method, target, meta, outcome, durationMs, span, extra.partial)
           if (info) {

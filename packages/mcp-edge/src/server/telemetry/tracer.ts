@@ -64,7 +64,10 @@ export interface OperationPoint {
 export interface TelemetryExporter {
   exportSpan(span: FinishedSpan): void
   recordOperation(point: OperationPoint): void
-  /** Send what is buffered; the HTTP handler passes it to `waitUntil` after each response. */
+  /**
+   * Send what is buffered, now or with the next batch; the HTTP handler passes it to `waitUntil`
+   * after a response. Returns the same promise for as long as the same send is pending.
+   */
   flush(): Promise<void>
 }
 
@@ -97,6 +100,24 @@ export interface Telemetry {
 const NOOP = () => {}
 /** On a mirrored span: the trace id of the span as OTLP exporters send it. */
 const ATTR_TRACE_ID = 'mcp_edge.trace_id'
+/**
+ * What a mirrored span carries besides its name and `mcp_edge.trace_id`: what tells one MCP span
+ * from another and how it ended. Each attribute is a call into the runtime, so the rest (the
+ * protocol version, the client, the network attributes…) stays with the OTLP span.
+ */
+const MIRRORED = new Set([
+  // Names as in conventions.ts ATTR (which imports this module's types, so they are spelled here).
+  'mcp.method.name',
+  'gen_ai.tool.name',
+  'gen_ai.prompt.name',
+  'mcp.resource.uri',
+  'mcp.session.id',
+  'error.type',
+  'mcp_edge.result_type',
+  'mcp_edge.input.round',
+  'mcp_edge.task.id',
+  'mcp_edge.task.status',
+])
 
 /**
  * Build the port from its backends.
@@ -109,6 +130,7 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
   const now = options.now ?? Date.now
   const ratio = options.sampleRatio ?? 1
   if (!(ratio >= 0 && ratio <= 1)) throw new Error(`telemetry: sampleRatio must be between 0 and 1, not ${ratio}`)
+  let flushing: { sends: Promise<void>[]; all: Promise<void> } | undefined
   const sampled = (traceId: string) => ratio >= 1 || (ratio > 0 && Number.parseInt(traceId.slice(-8), 16) / 0x100000000 < ratio)
 
   return {
@@ -124,8 +146,14 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
     recordOperation(point) {
       for (const exporter of exporters) exporter.recordOperation(point)
     },
-    async flush() {
-      await Promise.all(exporters.map((exporter) => exporter.flush()))
+    flush() {
+      // The same promise while the exporters' pending sends are the same ones, so that a caller
+      // hands each batch to waitUntil once, not once per request that added to it.
+      const sends = exporters.map((exporter) => exporter.flush())
+      if (!flushing || sends.some((send, i) => send !== flushing?.sends[i])) {
+        flushing = { sends, all: Promise.all(sends).then(NOOP) }
+      }
+      return flushing.all
     },
   }
 }
@@ -204,7 +232,7 @@ class RecordingSpan implements TelemetrySpan {
   }
 
   #mirror(key: string, value: AttributeValue | undefined): void {
-    if (!this.#native || value === undefined) return
+    if (!this.#native || value === undefined || !MIRRORED.has(key)) return
     this.#native.setAttribute(key, typeof value === 'object' ? value.join(',') : value)
   }
 }
