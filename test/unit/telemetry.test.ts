@@ -345,6 +345,54 @@ describe('the duration metric and OTLP/HTTP', () => {
     expect(spansPosted).toEqual([3])
   })
 
+  it('records a call whose client went away as error.type cancelled', async () => {
+    const recording = recordingExporter()
+    const server = createMcpServer({
+      name: 'unit',
+      version: '1.0.0',
+      telemetry: { tracer: () => createTelemetry({ exporters: [recording] }), logs: 'off' },
+    })
+    let started!: () => void
+    const running = new Promise<void>((resolve) => {
+      started = resolve
+    })
+    server.tool('wait', { input: z.object({}) }, async (_args, ctx) => {
+      started()
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve))
+      return { content: [{ type: 'text', text: 'stopped' }] }
+    })
+    const client = new AbortController()
+    const request = new Request(ENDPOINT, {
+      method: 'POST',
+      signal: client.signal,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'wait',
+        'mcp-protocol-version': '2026-07-28',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'wait',
+          arguments: {},
+          _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+        },
+      }),
+    })
+    const answered = createMcpHandler(server)(request, {})
+    await running
+    client.abort()
+    await answered.then((response) => response.text()).catch(() => undefined)
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(recording.spans.map((span) => [span.name, span.attributes['error.type'], span.status.code])).toEqual([
+      ['tools/call wait', 'cancelled', 'error'],
+    ])
+  })
+
   it('refuses a plain-http collector that is not on loopback, saying how to fix it', () => {
     expect(() => otlpExporter({ endpoint: 'http://collector.example.com:4318', resource: {} })).toThrow(
       /OTEL_EXPORTER_OTLP_ENDPOINT must be https \(http only on 127\.0\.0\.1 or localhost\)/,

@@ -100,6 +100,23 @@ describe('spans of the 2026-07-28 lane', () => {
   })
 })
 
+describe('spans of a streaming call', () => {
+  it("count the partial results sent on the call's stream, and those dropped", async () => {
+    const { message, notifications } = await rpc(
+      fetcher,
+      URL_,
+      'tools/call',
+      { name: 'stream_text', arguments: { chunks: 5 } },
+      { capabilities: { partialResults: {} }, meta: { traceparent, partialResultToken: 'spans' } },
+    )
+    expect(message.result?.resultType).toBe('complete')
+    expect(
+      notifications.filter((notification: { method: string }) => notification.method === 'notifications/tools/partial_result'),
+    ).toHaveLength(5)
+    expect(only().attributes).toMatchObject({ 'mcp_edge.partial.chunks': 5, 'mcp_edge.partial.dropped': 0 })
+  })
+})
+
 describe('spans of the 2025-era lane', () => {
   it('initialize, then each method: named spans with the session id (its public nonce), never the sealed id', async () => {
     const client = await legacyConnect(fetcher, URL_)

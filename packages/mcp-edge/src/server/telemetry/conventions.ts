@@ -43,7 +43,6 @@ export const ATTR = {
   /** On a link: what the linked span is (`previous_round`, …). */
   linkKind: 'mcp_edge.link',
   partialChunks: 'mcp_edge.partial.chunks',
-  partialBytes: 'mcp_edge.partial.bytes',
   partialDropped: 'mcp_edge.partial.dropped',
   toolArguments: 'gen_ai.tool.call.arguments',
   toolResult: 'gen_ai.tool.call.result',

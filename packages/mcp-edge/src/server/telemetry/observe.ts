@@ -92,10 +92,12 @@ export interface Operation {
   end(answer: { result: object } | { error: JsonRpcErrorObject }, extra?: { cancelled?: boolean; partial?: PartialStats }): void
 }
 
+/** A call's partial results so far (the outbox's counters). */
 export interface PartialStats {
-  sent: number
+  /** Chunks the handler emitted. */
+  emitted: number
+  /** Chunks dropped unsent for a slow reader. */
   dropped: number
-  bytes?: number
 }
 
 export interface Observer {
@@ -160,8 +162,10 @@ export function createObserver(options: ObserveOptions): Observer | undefined {
           if (span && telemetry) {
             if (outcome.kind === 'ok') span.setAttribute(ATTR.resultType, outcome.resultType)
             if (outcome.kind === 'error') span.setAttribute(ATTR.statusCode, String(outcome.error.code))
-            if (extra.partial && extra.partial.sent + extra.partial.dropped > 0) {
-              span.setAttribute(ATTR.partialChunks, extra.partial.sent)
+            // As of the result: the chunks the tool emitted, and those dropped by then for a slow
+            // reader (the stream may still be sending the rest; its end is not this span's).
+            if (extra.partial && extra.partial.emitted > 0) {
+              span.setAttribute(ATTR.partialChunks, extra.partial.emitted)
               span.setAttribute(ATTR.partialDropped, extra.partial.dropped)
             }
             if (record?.toolResults && method === 'tools/call' && 'result' in answer) {
@@ -267,7 +271,7 @@ function requestLine(
     outcome: outcome.kind === 'ok' ? outcome.resultType : outcome.kind,
     error_code: outcome.kind === 'error' ? outcome.error.code : undefined,
     duration_ms: durationMs,
-    chunks: partial && partial.sent + partial.dropped > 0 ? partial.sent : undefined,
+    chunks: partial?.emitted ? partial.emitted : undefined,
     dropped: partial?.dropped ? partial.dropped : undefined,
   })
 }
