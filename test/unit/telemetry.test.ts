@@ -20,7 +20,9 @@ import type {
   RequestEnd,
   TraceContextMode,
 } from '../../packages/mcp-edge/src/server/telemetry/observe.ts'
-import { otlpExporter } from '../../packages/mcp-edge/src/server/telemetry/otlp.ts'
+import { otlpExporter, otlpFromEnv } from '../../packages/mcp-edge/src/server/telemetry/otlp.ts'
+import { TaskEngine } from '../../packages/mcp-edge/src/server/tasks/engine.ts'
+import { MemoryTaskStore } from '../support/memory-task-store.ts'
 import { recordingExporter } from '../../packages/mcp-edge/src/server/telemetry/recording.ts'
 import { createTelemetry } from '../../packages/mcp-edge/src/server/telemetry/tracer.ts'
 
@@ -493,5 +495,114 @@ describe('privacy', () => {
     expect(new TextEncoder().encode(String(span?.attributes['gen_ai.tool.call.result'])).length).toBeLessThanOrEqual(40)
     await recorded.send('prompts/get', { name: 'greet', arguments: { name: CANARY } })
     expect(everything(recorded)).not.toContain(CANARY) // prompt arguments were not opted in
+  })
+})
+
+describe('telemetry never breaks the work it observes', () => {
+  const lines: string[] = []
+  const log = createLog('debug', (_level, line) => lines.push(line))
+  const msgs = () => lines.map((line) => JSON.parse(line).msg as string)
+  const broken = {
+    exportSpan() {
+      throw new Error('exporter bug')
+    },
+    recordOperation() {},
+    flush: async () => {},
+  }
+  const addServer = (telemetry: Parameters<typeof createMcpServer>[0]['telemetry']) =>
+    createMcpServer({ name: 'unit', version: '1.0.0', telemetry }).tool(
+      'add',
+      { input: z.object({ a: z.number(), b: z.number() }), task: 'optional' },
+      ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
+    )
+  const post = (name: string) =>
+    new Request(ENDPOINT, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-method': 'tools/call',
+        'mcp-name': name,
+        'mcp-protocol-version': '2026-07-28',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name,
+          arguments: { a: 2, b: 3 },
+          _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+        },
+      }),
+    })
+  afterEach(() => {
+    lines.length = 0
+  })
+
+  it('answers when an exporter throws, and says so once', async () => {
+    const onRequestEnd = vi.fn()
+    const handle = createMcpHandler(
+      addServer({ tracer: () => createTelemetry({ exporters: [broken] }), log, hooks: { onRequestEnd } }),
+    )
+    const env = {}
+    for (let i = 0; i < 2; i++) {
+      const body = (await (await handle(post('add'), env)).json()) as { result?: { content: unknown } }
+      expect(body.result?.content).toEqual([{ type: 'text', text: '5' }])
+    }
+    expect(msgs().filter((msg) => msg.startsWith('telemetry failed'))).toHaveLength(1)
+    expect(onRequestEnd).not.toHaveBeenCalled() // the failed end stopped there, and did not run twice
+  })
+
+  it('serves without traces when OTEL_* is wrong, saying so once per env', async () => {
+    const handle = createMcpHandler(addServer({ tracer: otlpFromEnv, log }))
+    const env = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_TRACES_SAMPLER_ARG: 'lots' }
+    for (let i = 0; i < 2; i++) expect((await handle(post('add'), env)).status).toBe(200)
+    const said = lines.map((line) => JSON.parse(line)).filter((record) => record.msg.startsWith('telemetry not configured'))
+    expect(said).toEqual([expect.objectContaining({ level: 'error', error: expect.stringContaining('OTEL_TRACES_SAMPLER_ARG') })])
+  })
+
+  it('names a tool that is not registered _OTHER, in the span and the metric (a client chooses that name)', async () => {
+    const recording = recordingExporter()
+    const handle = createMcpHandler(addServer({ tracer: () => createTelemetry({ exporters: [recording] }), logs: 'off' }))
+    await handle(post('x'.repeat(500)), {})
+    await handle(post('add'), {})
+    expect(recording.spans.map((span) => [span.name, span.attributes['gen_ai.tool.name']])).toEqual([
+      ['tools/call _OTHER', '_OTHER'],
+      ['tools/call add', 'add'],
+    ])
+    expect(recording.points.map((point) => point.attributes['gen_ai.tool.name'])).toEqual(['_OTHER', 'add'])
+  })
+
+  it("runs a task to completion when its spans' exporter throws, each step once", async () => {
+    let ran = 0
+    const server = createMcpServer({
+      name: 'unit',
+      version: '1.0.0',
+      telemetry: { tracer: () => createTelemetry({ exporters: [broken] }), log },
+    }).tool('two_steps', { input: z.object({}), task: 'always' }, async (_args, ctx) => {
+      for (const name of ['one', 'two']) await ctx.step(name, () => ++ran)
+      return { content: [{ type: 'text', text: 'done' }] }
+    })
+    const store = new MemoryTaskStore()
+    const tasks = new TaskEngine(server, {}, store.connect())
+    await tasks.create('t1', {
+      tool: 'two_steps',
+      arguments: {},
+      prepared: undefined,
+      protocolVersion: '2026-07-28',
+      clientCapabilities: {},
+      ttlMs: 10_000,
+      pollIntervalMs: 100,
+      partialLog: false,
+      traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+    })
+    await tasks.alarm()
+    expect((await tasks.get(null))?.task).toMatchObject({
+      status: 'completed',
+      result: { content: [{ type: 'text', text: 'done' }] },
+    })
+    expect(ran).toBe(2)
+    expect(msgs().filter((msg) => msg.startsWith('telemetry failed'))).toHaveLength(1)
   })
 })

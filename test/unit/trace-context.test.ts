@@ -20,7 +20,6 @@ describe('traceparent', () => {
       traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
       spanId: '00f067aa0ba902b7',
       traceFlags: 1,
-      remote: true,
     })
     expect(parseTraceparent(`cc${VALID.slice(2)}-what-the-future-holds`)?.traceFlags).toBe(1)
     expect(formatTraceparent(parseTraceparent(VALID)!)).toBe(VALID)

@@ -47,7 +47,12 @@ async function query(origin, sql, params) {
 
 /** One line per span: when, how long, what, how it ended, and where to find its trace. */
 function line(span) {
-  const attributes = JSON.parse(span.attributes ?? '{}')
+  let attributes = {}
+  try {
+    attributes = JSON.parse(span.attributes ?? '{}') ?? {}
+  } catch {
+    // a span whose attributes are not JSON: shown without them
+  }
   const outcome =
     attributes['error.type'] ?? attributes['mcp_edge.result_type'] ?? attributes['mcp_edge.task.status'] ?? span.outcome ?? ''
   const ms = span.duration_ms === null ? 'running' : `${span.duration_ms} ms`
@@ -57,15 +62,20 @@ function line(span) {
 }
 
 async function spans(args) {
-  const { values } = parseArgs({
-    args,
-    options: {
-      port: { type: 'string', default: process.env.PORT ?? '8787' },
-      last: { type: 'string', default: '20' },
-      trace: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  })
+  let values
+  try {
+    ;({ values } = parseArgs({
+      args,
+      options: {
+        port: { type: 'string', default: process.env.PORT ?? '8787' },
+        last: { type: 'string', default: '20' },
+        trace: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }))
+  } catch (error) {
+    fail(`${error.message}\n\n${USAGE}`)
+  }
   if (values.help) return console.log(USAGE)
   const last = Number(values.last)
   if (!Number.isInteger(last) || last < 1 || last > 10_000) fail('--last takes a whole number from 1 to 10000')

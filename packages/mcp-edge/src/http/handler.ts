@@ -31,7 +31,6 @@ import { createLegacyLane } from './legacy.ts'
 import type { LegacyOptions } from './legacy.ts'
 import { serveModern } from './modern.ts'
 import { failure, rejection } from './respond.ts'
-import type { Observer } from '../server/telemetry/observe.ts'
 import { extractContext } from '../server/telemetry/trace-context.ts'
 import type { SpanContext } from '../server/telemetry/trace-context.ts'
 import { libraryLog } from '../server/telemetry/log.ts'
@@ -111,16 +110,6 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
   }
   // mcp-edge auth hook (issue 11): principal resolution, fail-closed locality, challenges.
   const auth = createAuthenticator(options)
-  // The server's telemetry for this env (built once per env); a bad OTEL_* setting is a
-  // configuration error, answered like a missing secret.
-  const observerFor = (env: Env): Observer | undefined | ConfigurationError => {
-    try {
-      return server.observers.for(env)
-    } catch (error) {
-      if (error instanceof ConfigurationError) return error
-      throw error
-    }
-  }
 
   /**
    * Serve one request. `executionCtx` gives handlers `ctx.waitUntil`; `given` is a principal that
@@ -133,9 +122,8 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
     given?: Principal,
   ): Promise<Response> {
     const configured = servicesFor(env)
-    const observer = observerFor(env)
-    if (observer instanceof Error)
-      return rejection(new McpError('misconfigured', `Server misconfigured: ${observer.message}`), undefined)
+    // The server's telemetry for this env, built once; a bad OTEL_* setting is logged, never an error here.
+    const observer = server.observers.for(env)
     if (configured instanceof Error) {
       // A ConfigurationError says what to set and how, and holds no secret: every request says it.
       const detail = configured instanceof ConfigurationError ? `Server misconfigured: ${configured.message}` : undefined

@@ -36,7 +36,7 @@ export interface Lane<Env> {
   challenge(message: JsonRpcResponse, status: number): Record<string, string> | undefined
   /** The server's observer for this env (spans, the metric, log lines, hooks), when anything observes. */
   observer?: Observer | undefined
-  /** The HTTP request's own trace context (`traceparent` header), read only when tracing. */
+  /** The HTTP request's own trace context (`traceparent` header), read when anything observes. */
   transport?: SpanContext | undefined
 }
 

@@ -39,8 +39,8 @@ export interface McpServices {
 export interface HandleOptions<Env = unknown> extends McpServices {
   env: Env
   principal?: Principal | undefined
-  /** Its `signal` aborts when the client goes away (an AbortController, or a `LazyAbort`). */
-  cancel: { readonly signal: AbortSignal }
+  /** Its `signal` aborts when the client goes away (an AbortController, or a `LazyAbort`, whose `aborted` reads it without making a signal). */
+  cancel: { readonly signal: AbortSignal; readonly aborted?: boolean }
   /** The request's own notification stream. */
   outbox?: Outbox | undefined
   /**

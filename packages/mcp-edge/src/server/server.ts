@@ -88,6 +88,9 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
   readonly #listed = new Map<Listed, ListedEntry[]>()
   /** The telemetry of each Worker env (spans, the duration metric, log lines, hooks), built at first use. */
   readonly observers: ObserverCache
+  /** Whether a tool or prompt name is registered (telemetry names the others `_OTHER`). */
+  readonly #known = (method: string, name: string) =>
+    method === 'tools/call' ? this.tools.has(name) : method === 'prompts/get' ? this.prompts.has(name) : true
 
   constructor(options: ServerOptions) {
     const {
@@ -260,8 +263,9 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
       (request.params ?? {}) as Record<string, unknown>,
       request.id,
       meta,
+      this.#known,
     )
-    const ended = () => ({ cancelled: options.cancel.signal.aborted, partial: options.outbox?.stats })
+    const ended = () => ({ cancelled: options.cancel.aborted ?? options.cancel.signal.aborted, partial: options.outbox?.stats })
     try {
       if (!legacy && !SUPPORTED_PROTOCOL_VERSIONS.includes(meta.protocolVersion))
         throw unsupportedVersion(meta.protocolVersion, SUPPORTED_PROTOCOL_VERSIONS)

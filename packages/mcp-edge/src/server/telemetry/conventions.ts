@@ -30,7 +30,6 @@ export const ATTR = {
   statusCode: 'rpc.response.status_code',
   networkTransport: 'network.transport',
   networkProtocol: 'network.protocol.name',
-  clientAddress: 'client.address',
   clientName: 'mcp_edge.client.name',
   clientVersion: 'mcp_edge.client.version',
   era: 'mcp_edge.era',
@@ -65,6 +64,8 @@ export const spanName = (method: string, target: string | undefined) => (target 
 /** The attributes a request message carries from the start. */
 export function requestAttributes(
   method: string,
+  /** The tool or prompt (`targetOf`, `_OTHER` when not registered). */
+  target: string | undefined,
   params: Record<string, unknown>,
   id: string | number | null | undefined,
   meta: RequestMeta,
@@ -78,9 +79,9 @@ export function requestAttributes(
   if (id !== null && id !== undefined) attributes[ATTR.requestId] = String(id)
   if (method === 'tools/call') {
     attributes[ATTR.operationName] = 'execute_tool'
-    if (typeof params.name === 'string') attributes[ATTR.toolName] = params.name
-  } else if (method === 'prompts/get' && typeof params.name === 'string') {
-    attributes[ATTR.promptName] = params.name
+    if (target !== undefined) attributes[ATTR.toolName] = target
+  } else if (method === 'prompts/get' && target !== undefined) {
+    attributes[ATTR.promptName] = target
   } else if (method.startsWith('resources/') && typeof params.uri === 'string') {
     attributes[ATTR.resourceUri] = params.uri
   }

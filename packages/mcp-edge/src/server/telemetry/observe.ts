@@ -12,7 +12,7 @@ import type { JsonRpcErrorObject } from '../../protocol/errors.ts'
 import type { Implementation, RequestMeta } from '../../protocol/types.ts'
 import { ATTR, errorTypeOf, outcomeOf, requestAttributes, spanName, targetOf } from './conventions.ts'
 import type { Outcome } from './conventions.ts'
-import { createLog } from './log.ts'
+import { createLog, errorFields } from './log.ts'
 import type { Log, LogLevelName } from './log.ts'
 import { extractContext } from './trace-context.ts'
 import type { SpanContext } from './trace-context.ts'
@@ -101,17 +101,26 @@ export interface PartialStats {
 }
 
 export interface Observer {
+  /**
+   * A message begins. Never throws, and its `end` never throws and counts once: telemetry that
+   * fails (a user's exporter, redact hook or the runtime's tracing) is logged, never the
+   * request's failure. `known` says whether a tool or prompt name is registered: names that are
+   * not become `_OTHER` in span names, metrics and log lines (a client chooses them).
+   */
   start(
     scope: MessageScope,
     method: string,
     params: Record<string, unknown>,
     id: string | number | null,
     meta: RequestMeta,
-  ): Operation
+    known: (method: string, name: string) => boolean,
+  ): Operation | undefined
   readonly log: Log
 }
 
 const DEFAULT_MAX_BYTES = 1024
+/** OpenTelemetry's name for a value outside the known set. */
+const OTHER = '_OTHER'
 const TRUNCATED = '…[truncated]'
 
 /** Build the observer once per handler; `undefined` when there is nothing to observe. */
@@ -124,81 +133,118 @@ export function createObserver(options: ObserveOptions): Observer | undefined {
   const mode = options.traceContext ?? 'parent'
   /** The last flush given to waitUntil. */
   let handed: Promise<void> | undefined
+  let warned = false
+  const failed = (error: unknown) => {
+    if (warned) return
+    warned = true
+    log.error('telemetry failed; the request went on without it', errorFields(error))
+  }
+
+  const open = (
+    scope: MessageScope,
+    method: string,
+    params: Record<string, unknown>,
+    id: string | number | null,
+    meta: RequestMeta,
+    known: (method: string, name: string) => boolean,
+  ): Operation => {
+    const started = Date.now()
+    const named = targetOf(method, params)
+    const target = named === undefined || known(method, named) ? named : OTHER
+    let span: TelemetrySpan | undefined
+    if (telemetry) {
+      const client = mode === 'ignore' ? undefined : extractContext(meta.raw as Record<string, unknown>)
+      const transport = mode === 'ignore' ? undefined : scope.transport
+      // conventions: the _meta context is the parent; the transport's (HTTP) context a link.
+      const parent = mode === 'parent' ? (client ?? transport) : undefined
+      const links = [client && mode === 'link' ? client : undefined, transport && transport !== parent ? transport : undefined]
+        .filter((context): context is SpanContext => context !== undefined)
+        .map((context) => ({ context }))
+      const attributes = requestAttributes(method, target, params, id, meta)
+      attributes[ATTR.era] = scope.era
+      if (scope.sessionId) attributes[ATTR.sessionId] = scope.sessionId
+      if (record) recordInputs(attributes, method, params, record)
+      span = telemetry.startSpan(spanName(method, target), { kind: 'server', parent, links, attributes })
+    }
+    const info = hooks ? requestInfo(scope, method, target, meta, span) : undefined
+    if (info)
+      call(
+        log,
+        () => (method === 'tools/call' ? hooks?.onToolCall : undefined)?.(info),
+        () => hooks?.onRequest?.(info),
+      )
+
+    return {
+      span,
+      end(answer, extra = {}) {
+        const outcome = outcomeOf(answer, extra.cancelled === true)
+        const errorType = errorTypeOf(outcome)
+        const durationMs = Date.now() - started
+        if (span && telemetry) {
+          if (outcome.kind === 'ok') span.setAttribute(ATTR.resultType, outcome.resultType)
+          if (outcome.kind === 'error') span.setAttribute(ATTR.statusCode, String(outcome.error.code))
+          // As of the result: the chunks the tool emitted, and those dropped by then for a slow
+          // reader (the stream may still be sending the rest; its end is not this span's).
+          if (extra.partial && extra.partial.emitted > 0) {
+            span.setAttribute(ATTR.partialChunks, extra.partial.emitted)
+            span.setAttribute(ATTR.partialDropped, extra.partial.dropped)
+          }
+          if (record?.toolResults && method === 'tools/call' && 'result' in answer) {
+            span.setAttribute(ATTR.toolResult, recorded('toolResults', answer.result, record))
+          }
+          const taskId =
+            outcome.kind === 'ok' && outcome.resultType === 'task'
+              ? (answer as { result: { taskId?: unknown } }).result.taskId
+              : undefined
+          if (typeof taskId === 'string') span.setAttribute(ATTR.taskId, taskId)
+          if (errorType) span.fail(errorType, outcome.kind === 'error' ? outcome.error.message : undefined)
+          span.end()
+          telemetry.recordOperation({
+            seconds: durationMs / 1000,
+            attributes: metricAttributes(method, target, meta, errorType),
+          })
+          // One waitUntil per batch: the request that started it keeps it alive; the others
+          // only add to it (a waitUntil per request would hold every request's context open).
+          const flushing = telemetry.flush()
+          if (flushing !== handed) {
+            handed = flushing
+            if (scope.waitUntil) scope.waitUntil(flushing)
+            else flushing.catch(() => {})
+          }
+        }
+        if (lines) requestLine(log, scope, method, target, meta, outcome, durationMs, span, extra.partial)
+        if (info) {
+          const end: RequestEnd = { ...info, outcome, durationMs }
+          call(
+            log,
+            () => (method === 'tools/call' ? hooks?.onToolCallEnd : undefined)?.(end),
+            () => hooks?.onRequestEnd?.(end),
+          )
+        }
+      },
+    }
+  }
 
   return {
     log,
-    start(scope, method, params, id, meta) {
-      const started = Date.now()
-      const target = targetOf(method, params)
-      let span: TelemetrySpan | undefined
-      if (telemetry) {
-        const client = mode === 'ignore' ? undefined : extractContext(meta.raw as Record<string, unknown>)
-        const transport = mode === 'ignore' ? undefined : scope.transport
-        // conventions: the _meta context is the parent; the transport's (HTTP) context a link.
-        const parent = mode === 'parent' ? (client ?? transport) : undefined
-        const links = [client && mode === 'link' ? client : undefined, transport && transport !== parent ? transport : undefined]
-          .filter((context): context is SpanContext => context !== undefined)
-          .map((context) => ({ context }))
-        const attributes = requestAttributes(method, params, id, meta)
-        attributes[ATTR.era] = scope.era
-        if (scope.sessionId) attributes[ATTR.sessionId] = scope.sessionId
-        if (record) recordInputs(attributes, method, params, record)
-        span = telemetry.startSpan(spanName(method, target), { kind: 'server', parent, links, attributes })
+    start(scope, method, params, id, meta, known) {
+      let operation: Operation
+      try {
+        operation = open(scope, method, params, id, meta, known)
+      } catch (error) {
+        failed(error)
+        return undefined
       }
-      const info = hooks ? requestInfo(scope, method, target, meta, span) : undefined
-      if (info)
-        call(
-          log,
-          () => (method === 'tools/call' ? hooks?.onToolCall : undefined)?.(info),
-          () => hooks?.onRequest?.(info),
-        )
-
+      let ended = false
       return {
-        span,
-        end(answer, extra = {}) {
-          const outcome = outcomeOf(answer, extra.cancelled === true)
-          const errorType = errorTypeOf(outcome)
-          const durationMs = Date.now() - started
-          if (span && telemetry) {
-            if (outcome.kind === 'ok') span.setAttribute(ATTR.resultType, outcome.resultType)
-            if (outcome.kind === 'error') span.setAttribute(ATTR.statusCode, String(outcome.error.code))
-            // As of the result: the chunks the tool emitted, and those dropped by then for a slow
-            // reader (the stream may still be sending the rest; its end is not this span's).
-            if (extra.partial && extra.partial.emitted > 0) {
-              span.setAttribute(ATTR.partialChunks, extra.partial.emitted)
-              span.setAttribute(ATTR.partialDropped, extra.partial.dropped)
-            }
-            if (record?.toolResults && method === 'tools/call' && 'result' in answer) {
-              span.setAttribute(ATTR.toolResult, recorded('toolResults', answer.result, record))
-            }
-            const taskId =
-              outcome.kind === 'ok' && outcome.resultType === 'task'
-                ? (answer as { result: { taskId?: unknown } }).result.taskId
-                : undefined
-            if (typeof taskId === 'string') span.setAttribute(ATTR.taskId, taskId)
-            if (errorType) span.fail(errorType, outcome.kind === 'error' ? outcome.error.message : undefined)
-            span.end()
-            telemetry.recordOperation({
-              seconds: durationMs / 1000,
-              attributes: metricAttributes(method, target, meta, errorType),
-            })
-            // One waitUntil per batch: the request that started it keeps it alive; the others
-            // only add to it (a waitUntil per request would hold every request's context open).
-            const flushing = telemetry.flush()
-            if (flushing !== handed) {
-              handed = flushing
-              if (scope.waitUntil) scope.waitUntil(flushing)
-              else flushing.catch(() => {})
-            }
-          }
-          if (lines) requestLine(log, scope, method, target, meta, outcome, durationMs, span, extra.partial)
-          if (info) {
-            const end: RequestEnd = { ...info, outcome, durationMs }
-            call(
-              log,
-              () => (method === 'tools/call' ? hooks?.onToolCallEnd : undefined)?.(end),
-              () => hooks?.onRequestEnd?.(end),
-            )
+        span: operation.span,
+        end(answer, extra) {
+          if (ended) return
+          ended = true
+          try {
+            operation.end(answer, extra)
+          } catch (error) {
+            failed(error)
           }
         },
       }

@@ -4,10 +4,10 @@
  * duration histogram to `<endpoint>/v1/metrics`, `Content-Type: application/json`, ids as
  * lowercase hex, enums as integers (span kind SERVER = 2, status ERROR = 2), 64-bit integers as
  * decimal strings, attributes as AnyValue objects. Buffered per isolate and sent in batches:
- * `flush()` (which the HTTP handler gives to `waitUntil` after each response) resolves when the
- * next batch has been sent, `flushDelayMs` after the first span or point of that batch (at once
- * when it holds `maxBatchSpans`), so a busy isolate sends one POST per second, not one per
- * request. The histogram is sent with DELTA temporality (what was observed since the last send). A collector that is down costs a
+ * `flush()` resolves when the next batch has been sent, `flushDelayMs` after the first span or
+ * point of that batch (at once when it holds `maxBatchSpans`), so a busy isolate sends one POST
+ * per second, not one per request; it returns the same promise for the whole batch, which the
+ * HTTP handler gives to `waitUntil` once, from the request that started the batch. The histogram is sent with DELTA temporality (what was observed since the last send). A collector that is down costs a
  * failed fetch in the background, never a request; the buffer is bounded.
  *
  * Configured the standard way (OpenTelemetry's environment variables, as Worker vars or
@@ -59,7 +59,7 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]'])
 function anyValue(value: AttributeValue): Record<string, unknown> {
   if (typeof value === 'string') return { stringValue: value }
   if (typeof value === 'boolean') return { boolValue: value }
-  if (typeof value === 'number') return Number.isInteger(value) ? { intValue: String(value) } : { doubleValue: value }
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? { intValue: String(value) } : { doubleValue: value }
   return { arrayValue: { values: value.map((item) => ({ stringValue: item })) } }
 }
 
@@ -162,30 +162,35 @@ export function otlpExporter(options: OtlpExporterOptions): TelemetryExporter {
     series = new Map()
     since = now()
     const sends: Promise<void>[] = []
-    if (batch.length > 0) {
-      sends.push(
-        post('/v1/traces', { resourceSpans: [{ resource, scopeSpans: [{ scope: SCOPE, spans: batch.map(otlpSpan) }] }] }),
-      )
-    }
-    if (points.length > 0) {
-      const dataPoints = points.map((point) => ({
-        attributes: keyValues(point.attributes),
-        startTimeUnixNano: nanos(start),
-        timeUnixNano: nanos(since),
-        count: String(point.count),
-        sum: point.sum,
-        min: point.min,
-        max: point.max,
-        bucketCounts: point.buckets.map(String),
-        explicitBounds: [...DURATION_BUCKETS_S],
-      }))
-      const metric = {
-        name: OPERATION_DURATION,
-        description: 'MCP request or notification duration as observed on the receiver',
-        unit: 's',
-        histogram: { aggregationTemporality: DELTA, dataPoints },
+    try {
+      if (batch.length > 0) {
+        sends.push(
+          post('/v1/traces', { resourceSpans: [{ resource, scopeSpans: [{ scope: SCOPE, spans: batch.map(otlpSpan) }] }] }),
+        )
       }
-      sends.push(post('/v1/metrics', { resourceMetrics: [{ resource, scopeMetrics: [{ scope: SCOPE, metrics: [metric] }] }] }))
+      if (points.length > 0) {
+        const dataPoints = points.map((point) => ({
+          attributes: keyValues(point.attributes),
+          startTimeUnixNano: nanos(start),
+          timeUnixNano: nanos(since),
+          count: String(point.count),
+          sum: point.sum,
+          min: point.min,
+          max: point.max,
+          bucketCounts: point.buckets.map(String),
+          explicitBounds: [...DURATION_BUCKETS_S],
+        }))
+        const metric = {
+          name: OPERATION_DURATION,
+          description: 'MCP request or notification duration as observed on the receiver',
+          unit: 's',
+          histogram: { aggregationTemporality: DELTA, dataPoints },
+        }
+        sends.push(post('/v1/metrics', { resourceMetrics: [{ resource, scopeMetrics: [{ scope: SCOPE, metrics: [metric] }] }] }))
+      }
+    } catch (error) {
+      // Encoding failed (an attribute no exporter expects): this batch is lost, the next is not.
+      log.warn('telemetry batch dropped', { spans: batch.length, error: String(error) })
     }
     await Promise.all(sends)
   }

@@ -5,7 +5,7 @@
  * trace-context mode, hooks and opt-in recording. With the defaults, that is the one log line per
  * message and nothing else; the exporters' code is in a bundle only when `tracer` names it.
  */
-import { createLog } from './log.ts'
+import { createLog, errorFields } from './log.ts'
 import type { Log } from './log.ts'
 import { createObserver } from './observe.ts'
 import type { ObserveOptions, Observer } from './observe.ts'
@@ -49,9 +49,15 @@ export function createObserverCache(config: TelemetryConfig = {}, service: { nam
     const key = typeof env === 'object' && env !== null ? env : NO_ENV
     let found = built.get(key)
     if (!found) {
-      const telemetry = tracer
-        ? tracer(env, { serviceName: service.name, serviceVersion: service.version, native })
-        : native && createTelemetry({ native })
+      let telemetry: Telemetry | undefined
+      try {
+        telemetry = tracer
+          ? tracer(env, { serviceName: service.name, serviceVersion: service.version, native })
+          : native && createTelemetry({ native })
+      } catch (error) {
+        // A bad OTEL_* setting costs the traces, never the server: said once per env, then served.
+        log.error('telemetry not configured; serving without traces', errorFields(error))
+      }
       found = { telemetry, observer: createObserver({ ...observe, telemetry, log }) }
       built.set(key, found)
     }
@@ -60,6 +66,13 @@ export function createObserverCache(config: TelemetryConfig = {}, service: { nam
   return {
     log,
     for: (env) => build(env).observer,
-    taskRun: (env, info) => observeRun(build(env).telemetry, observe.logs === 'off' ? undefined : log, info),
+    taskRun: (env, info) => {
+      try {
+        return observeRun(build(env).telemetry, observe.logs === 'off' ? undefined : log, info)
+      } catch (error) {
+        log.error('telemetry failed; the task ran without it', errorFields(error))
+        return undefined
+      }
+    },
   }
 }

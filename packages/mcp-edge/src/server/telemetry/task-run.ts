@@ -22,6 +22,7 @@ export interface RunInfo {
 /** The task's status when the run ended (`working`: it continues in the next alarm), or `error` for a run that broke. */
 export type RunStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled' | 'error'
 
+/** Neither method nor what `step` returns ever throws: telemetry never changes how a task runs. */
 export interface ObservedRun {
   /** A step starts running; call what this returns when it ends, with what it threw, if anything. */
   step(name: string, index: number): (thrown?: unknown) => void
@@ -47,7 +48,7 @@ export function observeRun(telemetry: Telemetry | undefined, log: Log | undefine
       [ATTR.taskRun]: info.run,
     },
   })
-  return {
+  const observed: ObservedRun = {
     step(name, index) {
       if (!telemetry || !span?.recording) return NOOP
       const step = telemetry.startSpan(`task.step ${name}`, {
@@ -82,5 +83,24 @@ export function observeRun(telemetry: Telemetry | undefined, log: Log | undefine
         duration_ms: Date.now() - started,
       })
     },
+  }
+  // Guarded: a failure in telemetry (a user's exporter, the runtime's tracing) is logged once.
+  let warned = false
+  const guard =
+    <A extends unknown[], R>(fn: (...args: A) => R, fallback: R) =>
+    (...args: A): R => {
+      try {
+        return fn(...args)
+      } catch (error) {
+        if (!warned) {
+          warned = true
+          log?.error('telemetry failed; the task ran on without it', { task_id: info.taskId, error: String(error) })
+        }
+        return fallback
+      }
+    }
+  return {
+    step: guard((name: string, index: number) => guard(observed.step(name, index), undefined), NOOP),
+    end: guard(observed.end, undefined),
   }
 }

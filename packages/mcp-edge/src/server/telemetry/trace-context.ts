@@ -13,8 +13,6 @@ export interface SpanContext {
   traceFlags: number
   /** Vendor state, passed on as it came (`tracestate`). */
   traceState?: string
-  /** True when the context came from outside this process (a parent, not a span of ours). */
-  remote?: boolean
 }
 
 export const SAMPLED = 0x01
@@ -36,7 +34,7 @@ const STATE_VALUE = /^[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3
  *
  * @example
  * parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')
- * // { traceId: '4bf9…4736', spanId: '00f0…02b7', traceFlags: 1, remote: true }
+ * // { traceId: '4bf9…4736', spanId: '00f0…02b7', traceFlags: 1 }
  */
 export function parseTraceparent(value: unknown): SpanContext | undefined {
   if (typeof value !== 'string' || value.length < 55 || value.length > MAX_TRACEPARENT) return undefined
@@ -49,7 +47,7 @@ export function parseTraceparent(value: unknown): SpanContext | undefined {
   const flags = value.slice(53, 55)
   if (!HEX.test(traceId) || !HEX.test(spanId) || !HEX.test(flags)) return undefined
   if (traceId === ZERO_TRACE || spanId === ZERO_SPAN) return undefined
-  return { traceId, spanId, traceFlags: Number.parseInt(flags, 16), remote: true }
+  return { traceId, spanId, traceFlags: Number.parseInt(flags, 16) }
 }
 
 /** A `tracestate` kept whole when every member is well formed, else dropped (the spec's choice). */

@@ -218,6 +218,7 @@ class RecordingSpan implements TelemetrySpan {
   }
 
   fail(errorType: string, message?: string): void {
+    if (this.#ended) return
     this.setAttribute('error.type', errorType)
     this.#finished.status = { code: 'error', message }
     this.#native?.setStatus({ code: 'error', ...(message === undefined ? {} : { message }) })
