@@ -72,12 +72,12 @@ describe('spans of the 2026-07-28 lane', () => {
     },
   )
 
-  it('a JSON-RPC error: error.type is its code, the status ERROR with its message', async () => {
+  it('a JSON-RPC error: error.type is its code, the status ERROR with its message (an unregistered name is _OTHER)', async () => {
     const { message } = await rpc(fetcher, URL_, 'tools/call', { name: 'no_such_tool', arguments: {} }, { meta: { traceparent } })
     expect(message.error?.code).toBe(-32602)
     expect(only()).toMatchObject({
-      name: 'tools/call no_such_tool',
-      attributes: { 'error.type': '-32602', 'rpc.response.status_code': '-32602' },
+      name: 'tools/call _OTHER',
+      attributes: { 'error.type': '-32602', 'rpc.response.status_code': '-32602', 'gen_ai.tool.name': '_OTHER' },
       status: { code: 'error', message: message.error?.message },
     })
   })
