@@ -15,7 +15,7 @@ const alias = [
 // Three layers (STYLE "Tests"): pure unit tests in Node; tests inside workerd against the
 // fixture Worker and its Durable Objects; black-box tests over real HTTP against `wrangler dev`,
 // which the http project's global setup starts and stops. Each template's own tests (in workerd,
-// against the built package) run as a project too.
+// against the built package) run as a project too, and the benchmark's smoke run as the last.
 export default defineConfig({
   test: {
     projects: [
@@ -42,6 +42,10 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
+      // `npm run bench` with tiny counts: minutes of wrangler builds and workerd processes, so
+      // scripts/test.mjs runs it after the others, alone (beside them, on two cores, it ran past
+      // its timeout and slowed every other file).
+      { test: { name: 'bench', environment: 'node', include: ['test/bench/**/*.test.ts'], testTimeout: 600_000 } },
       'templates/*/vitest.config.ts',
     ],
   },

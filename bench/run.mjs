@@ -10,7 +10,7 @@
  * started here is disposed before exit.
  */
 import { BENCH_DIR, TMP } from './lib/env.mjs'
-import { build } from './lib/build.mjs'
+import { buildAll } from './lib/build.mjs'
 import { alternateStartup } from './lib/compare.mjs'
 import { config } from './lib/config.mjs'
 import { floorLoad } from './lib/floor.mjs'
@@ -22,7 +22,7 @@ import { manyToolsLoad, TOOL_VARIANTS } from './lib/many-tools.mjs'
 import { verifyCall } from './lib/mcp.mjs'
 import { fanoutLatency } from './lib/fanout.mjs'
 import { memoryUnderLoad } from './lib/memory.mjs'
-import { buildMoreBundles } from './lib/more-bundles.mjs'
+import { moreBundleJobs } from './lib/more-bundles.mjs'
 import { profileMissed } from './lib/profile.mjs'
 import { toMarkdown, writeResults } from './lib/report.mjs'
 import { stateInNode, stateInWorkerd } from './lib/state.mjs'
@@ -75,9 +75,12 @@ async function main() {
   if (config.quick) results.config.command = `BENCH_QUICK=1 ${results.config.command}`
 
   log('building (wrangler deploy --dry-run --outdir), minified and unminified')
+  // The measured Workers, then the ones measured for their size only (OAuth mode, the templates).
+  const jobs = [...BUILT_WORKERS.flatMap((worker) => [[worker], [worker, { minify: false }]]), ...moreBundleJobs()]
   results.bundles = {}
-  for (const worker of BUILT_WORKERS) results.bundles[worker] = { min: build(worker), raw: build(worker, { minify: false }) }
-  Object.assign(results.bundles, buildMoreBundles()) // size only: the OAuth mode and the templates
+  for (const bundle of await buildAll(jobs)) {
+    results.bundles[bundle.worker] = { ...results.bundles[bundle.worker], [bundle.minify ? 'min' : 'raw']: bundle }
+  }
   const scriptOf = (variant, kind = 'min') => results.bundles[VARIANTS[variant].worker][kind].scriptPath
 
   const startupVariants = ['hono', 'hono-do', 'edge', 'edge-token', 'sdk', ...TOOL_VARIANTS, 'tools-200-eager']

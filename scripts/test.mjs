@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: build the library, typecheck every program, check that the generated types and the
 // API reference are current, lint, run every Vitest project (unit, inside workerd, over HTTP with
-// wrangler dev, interop, conformance, each template's own tests), then the pack check. Vitest's
-// global setup starts and stops the servers.
+// wrangler dev, interop, conformance, each template's own tests; then the benchmark's smoke run
+// alone), then the pack check. Vitest's global setup starts and stops the servers.
 // Ends with one plain line, `N passed, N failed`, which CI reads.
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
@@ -17,7 +17,7 @@ const env = {
 }
 let passed = 0
 let failed = 0
-let skipped = []
+const skipped = []
 
 function step(name, command, args) {
   console.log(`\n> ${name}: ${command} ${args.join(' ')}`)
@@ -36,34 +36,40 @@ step('generated types are current (wrangler types --check)', process.execPath, [
 step('the API reference is current (docs/reference.md)', process.execPath, ['tools/reference/generate.mjs', '--check'])
 step('lint and format', 'npx', ['biome', 'ci', '.'])
 
-const report = join(mkdtempSync(join(tmpdir(), 'mcp-edge-vitest-')), 'report.json')
-console.log('\n> vitest run (unit, workers, http)')
-const vitest = spawnSync(
-  'npx',
-  ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...process.argv.slice(2)],
-  {
-    stdio: 'inherit',
-    env,
-  },
-)
-try {
-  const summary = JSON.parse(readFileSync(report, 'utf8'))
-  // A file that failed outside its tests (its setup threw, it did not import) reports its tests as
-  // skipped: count each such file as a failure, so it cannot pass for a skip.
-  const brokenFiles = summary.testResults.filter(
-    (file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'),
+// Every project but the benchmark's smoke run, then that one alone (vitest.config.ts says why).
+const args = process.argv.slice(2)
+vitest('vitest run (unit, workers, http, templates)', ['--project', '!bench', ...args])
+vitest('vitest run (bench: npm run bench with tiny counts, alone)', ['--project', 'bench', '--passWithNoTests', ...args])
+
+function vitest(name, vitestArgs) {
+  const report = join(mkdtempSync(join(tmpdir(), 'mcp-edge-vitest-')), 'report.json')
+  console.log(`\n> ${name}`)
+  const run = spawnSync(
+    'npx',
+    ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...vitestArgs],
+    { stdio: 'inherit', env },
   )
-  const vitestFailed = summary.numFailedTests + brokenFiles.length
-  passed += summary.numPassedTests
-  failed += vitestFailed
-  for (const file of brokenFiles) console.log(`✗ ${file.name} failed outside its tests: ${file.message ?? ''}`)
-  skipped = summary.testResults.flatMap((file) =>
-    file.assertionResults.filter((test) => test.status === 'skipped').map((test) => test.fullName),
-  )
-  if (vitest.status !== 0 && vitestFailed === 0) failed++ // a failure outside any file (global setup)
-} catch {
-  failed++
-  console.log(`✗ vitest produced no report (exit ${vitest.status})`)
+  try {
+    const summary = JSON.parse(readFileSync(report, 'utf8'))
+    // A file that failed outside its tests (its setup threw, it did not import) reports its tests as
+    // skipped: count each such file as a failure, so it cannot pass for a skip.
+    const brokenFiles = summary.testResults.filter(
+      (file) => file.status === 'failed' && !file.assertionResults.some((test) => test.status === 'failed'),
+    )
+    const vitestFailed = summary.numFailedTests + brokenFiles.length
+    passed += summary.numPassedTests
+    failed += vitestFailed
+    for (const file of brokenFiles) console.log(`✗ ${file.name} failed outside its tests: ${file.message ?? ''}`)
+    skipped.push(
+      ...summary.testResults.flatMap((file) =>
+        file.assertionResults.filter((test) => test.status === 'skipped').map((test) => test.fullName),
+      ),
+    )
+    if (run.status !== 0 && vitestFailed === 0) failed++ // a failure outside any file (global setup)
+  } catch {
+    failed++
+    console.log(`✗ vitest produced no report (exit ${run.status})`)
+  }
 }
 
 // What users install, as they install it: tarballs, scaffolds outside the repository, real clients.

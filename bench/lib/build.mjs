@@ -3,8 +3,9 @@
  * measures the bundle: raw bytes and gzip bytes (zlib level 6, the figure wrangler prints as
  * "Total Upload … / gzip …"). `minify: false` overrides the `minify = true` of the config.
  */
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { BENCH_DIR, ROOT, TMP } from './env.mjs'
@@ -20,13 +21,49 @@ export function configPath(worker) {
  * a git ref; the templates). `minify`: true keeps the config's own setting (every bench Worker's
  * is on), false turns it off, 'force' turns it on.
  */
-export function build(worker, { minify = true, config = configPath(worker) } = {}) {
+export function build(worker, options = {}) {
+  const { args, outdir } = buildCommand(worker, options)
+  const run = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  if (run.status !== 0) throw new Error(`wrangler build of ${worker} failed:\n${run.stdout}\n${run.stderr}`)
+  return measure(worker, options, outdir)
+}
+
+/**
+ * Several builds at once, as many as the machine has cores (each is a wrangler process, mostly
+ * its start-up and esbuild): `jobs` is [worker, options] pairs; the results come back in order.
+ */
+export async function buildAll(jobs) {
+  const results = new Array(jobs.length)
+  let next = 0
+  const lane = async () => {
+    while (next < jobs.length) {
+      const index = next++
+      const [worker, options = {}] = jobs[index]
+      const { args, outdir } = buildCommand(worker, options)
+      await new Promise((done, fail) => {
+        const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+        let output = ''
+        child.stdout.on('data', (chunk) => (output += chunk))
+        child.stderr.on('data', (chunk) => (output += chunk))
+        child.on('error', fail)
+        child.on('exit', (code) => (code === 0 ? done() : fail(new Error(`wrangler build of ${worker} failed:\n${output}`))))
+      })
+      results[index] = measure(worker, options, outdir)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(availableParallelism(), jobs.length) }, lane))
+  return results
+}
+
+function buildCommand(worker, { minify = true, config = configPath(worker) }) {
   const outdir = join(TMP, 'build', `${worker}-${minify ? 'min' : 'raw'}`)
   const args = [WRANGLER, 'deploy', '--dry-run', '--outdir', outdir, '-c', config]
   if (!minify) args.push('--minify=false')
   if (minify === 'force') args.push('--minify')
-  const run = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
-  if (run.status !== 0) throw new Error(`wrangler build of ${worker} failed:\n${run.stdout}\n${run.stderr}`)
+  return { args, outdir }
+}
+
+function measure(worker, { minify = true }, outdir) {
   const file = readdirSync(outdir).find((name) => name.endsWith('.js'))
   if (!file) throw new Error(`wrangler wrote no .js into ${outdir}`)
   const scriptPath = join(outdir, file)

@@ -5,22 +5,19 @@
  * config does not minify, so its deployed size (unminified) is given too.
  */
 import { join } from 'node:path'
-import { build } from './build.mjs'
 import { ROOT } from './env.mjs'
 
 const KIB = 1024
 export const TEMPLATES = ['minimal', 'durable', 'oauth']
 
-export function buildMoreBundles() {
-  const bundles = { oauth: { min: build('oauth'), raw: build('oauth', { minify: false }) } }
+/** Their builds, as jobs for buildAll (build.mjs): minified and unminified each. */
+export function moreBundleJobs() {
+  const jobs = [['oauth'], ['oauth', { minify: false }]]
   for (const template of TEMPLATES) {
     const config = join(ROOT, 'templates', template, 'wrangler.jsonc')
-    bundles[`template-${template}`] = {
-      min: build(`template-${template}`, { config, minify: 'force' }),
-      raw: build(`template-${template}`, { config, minify: false }),
-    }
+    jobs.push([`template-${template}`, { config, minify: 'force' }], [`template-${template}`, { config, minify: false }])
   }
-  return bundles
+  return jobs
 }
 
 /** Sentences for results.md. */

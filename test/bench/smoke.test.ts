@@ -90,5 +90,5 @@ describe('npm run bench (quick)', () => {
     ]) {
       expect(markdown).toContain(heading)
     }
-  }, 360_000)
+  })
 })
