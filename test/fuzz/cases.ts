@@ -36,6 +36,23 @@ export const headerText = fc.stringMatching(/^[\x21-\x7e]([\x20-\x7e]{0,38}[\x21
 /** A JSON value with bounded size and depth (deep nesting has its own generator). */
 export const jsonValue = fc.jsonValue({ maxDepth: 4, depthSize: 'small' })
 
+/** Hex of about `length` characters, either case (strict parsing takes only exactly `length`, lowercase). */
+const hex = (length: number) =>
+  fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), minLength: length - 1, maxLength: length + 1 })
+
+/**
+ * W3C `traceparent` values (SEP-414 `_meta`, the HTTP header), valid and nearly so: versions,
+ * lengths, case, all-zero ids and flags. Whatever they are, a request's answer is the same.
+ */
+export const traceparentText = fc.oneof(
+  fc
+    .tuple(fc.constantFrom('00', '01', 'ff', 'zz'), hex(32), hex(16), fc.constantFrom('00', '01', 'ff', '0x'))
+    .map((parts) => parts.join('-')),
+  fc.constant('00-00000000000000000000000000000000-0000000000000000-01'),
+  fc.constant('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra'),
+  headerText,
+)
+
 /** Arrays nested `depth` deep: exercises the JSON depth limit on both sides of it. */
 export const deepJson = fc.integer({ min: 50, max: 200 }).map((depth) => `${'['.repeat(depth)}${']'.repeat(depth)}`)
 

@@ -7,7 +7,7 @@
  * tool that asks the client fails at once instead of waiting for an answer.
  */
 import fc from 'fast-check'
-import { type Era, type FuzzCase, type FuzzContext, headerText, jsonValue, uriSegment } from './cases.ts'
+import { type Era, type FuzzCase, type FuzzContext, headerText, jsonValue, traceparentText, uriSegment } from './cases.ts'
 
 const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26']
 const METHODS = [
@@ -81,7 +81,10 @@ const paramsByMethod: Record<string, fc.Arbitrary<unknown>> = {
         fc.record({ name: fc.string(), key: fc.string(), amount: fc.integer(), city: fc.string() }, { requiredKeys: [] }),
         jsonValue,
       ),
-      _meta: fc.record({ progressToken: fc.oneof(fc.string(), fc.integer(), jsonValue) }, { requiredKeys: [] }),
+      _meta: fc.record(
+        { progressToken: fc.oneof(fc.string(), fc.integer(), jsonValue), traceparent: fc.oneof(traceparentText, jsonValue) },
+        { requiredKeys: [] },
+      ),
       requestState: fc.string(),
       inputResponses: jsonValue,
     },

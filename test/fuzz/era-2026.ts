@@ -5,7 +5,17 @@
  * resources and prompts, so a case reaches the handlers as often as it stops at a gate.
  */
 import fc from 'fast-check'
-import { deepJson, type Era, type FuzzCase, type FuzzContext, headerText, jsonValue, mutatedState, uriSegment } from './cases.ts'
+import {
+  deepJson,
+  type Era,
+  type FuzzCase,
+  type FuzzContext,
+  headerText,
+  jsonValue,
+  mutatedState,
+  traceparentText,
+  uriSegment,
+} from './cases.ts'
 
 const VERSION = '2026-07-28'
 const METHODS = [
@@ -58,6 +68,9 @@ const meta = fc.record(
     progressToken: fc.oneof(fc.string(), fc.integer(), jsonValue),
     partialResultToken: fc.oneof(fc.string(), fc.integer(), jsonValue),
     'dev.mcp-edge/partialLog': fc.oneof(fc.record({ from: fc.integer(), limit: fc.integer() }), jsonValue),
+    traceparent: fc.oneof(traceparentText, jsonValue),
+    tracestate: fc.oneof(headerText, jsonValue),
+    baggage: fc.oneof(headerText, jsonValue),
   },
   { requiredKeys: [] },
 )
@@ -229,11 +242,13 @@ function headersFor(method: unknown, body: Record<string, unknown> | undefined) 
       {
         drop: fc.subarray(names, { maxLength: 2 }),
         change: fc.dictionary(fc.constantFrom(...names, 'authorization', 'mcp-param-count'), headerText, { maxKeys: 2 }),
+        traceparent: traceparentText,
       },
       { requiredKeys: [] },
     )
-    .map(({ drop = [], change = {} }) => {
-      const headers = { ...base, ...change }
+    .map(({ drop = [], change = {}, traceparent }) => {
+      const headers: Record<string, string> = { ...base, ...change }
+      if (traceparent !== undefined) headers.traceparent = traceparent
       for (const name of drop) delete headers[name]
       return headers
     })

@@ -4,13 +4,33 @@
  * plus the pending ones and the ten Tasks extension scenarios; 2025-11-25 (the legacy lane, an
  * `initialize` client): every required server scenario plus the unscored ones. Both are judged
  * against the committed expected-failures file (empty). Each scenario becomes one test here,
- * failing on any FAILURE or WARNING check it reported.
+ * failing on any FAILURE or WARNING check it reported. The fixture here exports its spans to a
+ * local OTLP collector: after both runs, every span the suite caused is checked (named as
+ * docs/observability.md says, no orphans).
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Collector, startCollector } from '../support/otlp-collector.ts'
+import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
+
+let collector: Collector
+let fixture: WranglerServer
+
+beforeAll(async () => {
+  collector = await startCollector()
+  fixture = await startWrangler({
+    config: 'test/fixture/wrangler.jsonc',
+    vars: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint },
+  })
+}, 120_000)
+
+afterAll(async () => {
+  await fixture?.stop()
+  await collector?.close()
+})
 
 const REQUIRED = [
   'server-stateless',
@@ -124,7 +144,7 @@ interface Run {
 async function runSuite(args: string[]): Promise<Run> {
   const outDir = mkdtempSync(join(tmpdir(), 'mcp-edge-conformance-'))
   const root = resolve(import.meta.dirname, '../..')
-  const child = spawn(process.execPath, ['scripts/conformance.mjs', inject('fixtureUrl'), '-o', outDir, ...args], { cwd: root })
+  const child = spawn(process.execPath, ['scripts/conformance.mjs', fixture.url, '-o', outDir, ...args], { cwd: root })
   let output = ''
   child.stdout.on('data', (chunk) => {
     output += chunk
@@ -202,4 +222,49 @@ describe('official conformance suite (0.2.0-alpha.12, --requirements 2025-11-25,
       } else expect(reported.length > 0 && reported.every((check) => check.status === 'SUCCESS')).toBe(true)
     })
   }
+})
+
+/** Every span name docs/observability.md gives: a method (and its target), `_OTHER`, or what mcp-edge adds. */
+const SPAN_NAME =
+  /^(?:(?:[a-z]+\/[a-zA-Z_/]+|initialize|ping|_OTHER)(?: [\w.-]+)?|(?:publish|deliver) notifications\/[a-z_/]+|task\.run [\w-]+|task\.step [\w.-]+|answer [a-z]+\/[a-zA-Z]+)$/
+
+describe('the spans of both conformance runs', () => {
+  it('are all named as documented, with their kind and attributes, and none is an orphan', async () => {
+    // The last batches: wait until nothing new has arrived for 1.5 s.
+    for (let seen = -1; seen !== collector.spans().length; ) {
+      seen = collector.spans().length
+      await new Promise((done) => setTimeout(done, 1500))
+    }
+    const spans = collector.spans()
+    expect(spans.length).toBeGreaterThan(100)
+    const ids = new Set(spans.map((span) => span.spanId))
+    const orphans = spans.filter((span) => span.parentSpanId && !ids.has(span.parentSpanId))
+    expect(orphans.map((span) => `${span.name} (parent ${span.parentSpanId})`)).toEqual([])
+    expect(spans.filter((span) => !SPAN_NAME.test(span.name)).map((span) => span.name)).toEqual([])
+    for (const span of spans) {
+      expect(span.traceId, span.name).toMatch(/^[0-9a-f]{32}$/)
+      expect(span.attributes['mcp.method.name'] ?? span.name.startsWith('task.'), span.name).toBeTruthy()
+    }
+    const server = spans.filter((span) => span.kind === 2)
+    for (const span of server)
+      expect(span.attributes['mcp.protocol.version'] ?? span.name.startsWith('answer '), span.name).toBeTruthy()
+    // Both eras, and what mcp-edge adds: rounds, tasks and their runs, the 2025 lane's questions.
+    const names = new Set(spans.map((span) => span.name))
+    for (const name of [
+      'initialize',
+      'server/discover',
+      'tools/list',
+      'tools/call test_simple_text',
+      'task.run test_tool_with_task',
+      'answer elicitation/create',
+      'publish notifications/tools/list_changed',
+      'deliver notifications/tools/list_changed',
+      '_OTHER',
+    ]) {
+      expect(names, name).toContain(name)
+    }
+    expect(new Set(server.map((span) => span.attributes['mcp_edge.era']))).toEqual(new Set(['modern', 'legacy']))
+    expect(spans.some((span) => span.attributes['mcp_edge.result_type'] === 'input_required')).toBe(true)
+    expect(spans.some((span) => span.kind === 3 && span.name === 'elicitation/create')).toBe(true)
+  })
 })

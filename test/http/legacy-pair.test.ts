@@ -3,19 +3,30 @@
  * their Durable Objects): a session id sealed by one isolate opens on the other, and a client's
  * answer to a server-to-client request, posted to the other isolate, reaches the call waiting in
  * the first through the `McpInputRelay` Durable Object. Nothing about the session or the pending
- * request is shared in memory: each isolate has its own module state.
+ * request is shared in memory: each isolate has its own module state. Both isolates export their
+ * spans to one OTLP collector: the question, its answer and an event's delivery are each one
+ * trace across the two.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { answer, legacyConnect, legacyRpc, legacyStream } from '../support/legacy.ts'
+import { buildRequest, openStream, rpc } from '../support/mcp.ts'
+import { type Collector, startCollector } from '../support/otlp-collector.ts'
 import { type PairServer, startPair } from '../support/pair.ts'
+
+const CLIENT = { trace: '4bf92f3577b34da6a3ce929d0e0e4736', span: '00f067aa0ba902b7' }
 
 describe('the 2025-era lane on two isolates', () => {
   let pair: PairServer
+  let collector: Collector
 
   beforeAll(async () => {
-    pair = await startPair({ config: 'apps/demo/wrangler.jsonc' })
+    collector = await startCollector()
+    pair = await startPair({ config: 'apps/demo/wrangler.jsonc', vars: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint } })
   })
-  afterAll(() => pair?.stop())
+  afterAll(async () => {
+    await pair?.stop()
+    await collector?.close()
+  })
 
   it('opens a session sealed by one isolate on the other, and refuses a changed one there too', async () => {
     const [a, b] = pair.urls
@@ -29,7 +40,11 @@ describe('the 2025-era lane on two isolates', () => {
   it('finishes a call on one isolate with the answer posted to the other', async () => {
     const [a, b] = pair.urls
     const client = await legacyConnect(fetch, a, { capabilities: { elicitation: {} } })
-    const stream = await legacyStream(fetch, a, client, 'tools/call', { name: 'delete_record', arguments: { id: 'r-9' } })
+    const stream = await legacyStream(fetch, a, client, 'tools/call', {
+      name: 'delete_record',
+      arguments: { id: 'r-9' },
+      _meta: { traceparent: `00-${CLIENT.trace}-${CLIENT.span}-01` },
+    })
     const asked = await stream.next()
     expect(asked).toMatchObject({
       method: 'elicitation/create',
@@ -41,5 +56,40 @@ describe('the 2025-era lane on two isolates', () => {
     expect(final.result.content).toEqual([{ type: 'text', text: 'Record r-9 deleted (pair).' }])
     // Answered once: the same answer again, on either isolate, is refused.
     for (const url of [a, b]) expect((await answer(fetch, url, client, asked.id, { action: 'decline' })).status).toBe(400)
+
+    // One trace: the call on a, its question (a CLIENT span), and the answer taken on b under it.
+    const spans = await collector.waitFor((all) => all.some((span) => span.name === 'answer elicitation/create'))
+    const call = spans.find((span) => span.name === 'tools/call delete_record' && span.traceId === CLIENT.trace)
+    const question = spans.find((span) => span.name === 'elicitation/create' && span.traceId === CLIENT.trace)
+    const taken = spans.find((span) => span.name === 'answer elicitation/create' && span.traceId === CLIENT.trace)
+    expect(call?.parentSpanId).toBe(CLIENT.span)
+    expect(question).toMatchObject({ kind: 3, parentSpanId: call?.spanId, attributes: { 'jsonrpc.request.id': asked.id } })
+    expect(taken).toMatchObject({ kind: 2, parentSpanId: question?.spanId, attributes: { 'jsonrpc.request.id': asked.id } })
+    expect(taken?.attributes['mcp.session.id']).toBe(call?.attributes['mcp.session.id'])
+    // The refused second answers took nothing: no span of theirs.
+    expect(spans.filter((span) => span.name === 'answer elicitation/create' && span.traceId === CLIENT.trace)).toHaveLength(1)
+  })
+
+  it('traces an event from its publish on one isolate to its delivery on a listen stream of the other', async () => {
+    const [a, b] = pair.urls
+    const stream = await openStream(
+      fetch,
+      buildRequest(a, 'subscriptions/listen', { notifications: { resourceSubscriptions: ['notes://all'] } }),
+    )
+    try {
+      expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged')
+      await rpc(fetch, b, 'tools/call', { name: 'add_note', arguments: { text: 'traced' } })
+      expect(await stream.next()).toMatchObject({ method: 'notifications/resources/updated', params: { uri: 'notes://all' } })
+    } finally {
+      await stream.close()
+    }
+    const spans = await collector.waitFor((all) => all.some((span) => span.name === 'deliver notifications/resources/updated'))
+    const deliver = spans.find((span) => span.name === 'deliver notifications/resources/updated')
+    const publish = spans.find(
+      (span) => span.name === 'publish notifications/resources/updated' && span.spanId === deliver?.parentSpanId,
+    )
+    expect(publish).toMatchObject({ kind: 4, traceId: deliver?.traceId, attributes: { 'mcp.resource.uri': 'notes://all' } })
+    expect(publish?.attributes['mcp_edge.event.listeners']).toBeGreaterThanOrEqual(1)
+    expect(deliver).toMatchObject({ kind: 5, attributes: { 'mcp.resource.uri': 'notes://all' } })
   })
 })

@@ -36,8 +36,10 @@ const REQUEST_LINE = z.strictObject({
   outcome: z.enum(['complete', 'input_required', 'task', 'error', 'tool_error', 'cancelled']),
   error_code: z.optional(z.int()),
   duration_ms: z.int().nonnegative(),
-  chunks: z.optional(z.int()),
-  dropped: z.optional(z.int()),
+  chunks: z.optional(z.int().positive()),
+  chunk_bytes: z.optional(z.int().nonnegative()),
+  max_gap_ms: z.optional(z.int().nonnegative()),
+  dropped: z.optional(z.int().positive()),
 })
 
 describe('telemetry of the demo under wrangler dev, exported to a local OTLP collector', () => {

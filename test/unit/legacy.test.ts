@@ -217,12 +217,23 @@ describe('the exchange book', () => {
     book.open('e', 'alice', 2, 10_000)
     expect(book.answer('e', 0, 'bob', { result: 1 })).toBe(false)
     expect(book.answer('e', 2, 'alice', { result: 1 })).toBe(false)
-    expect(book.answer('e', 0, 'alice', { result: 1 })).toBe(true)
+    expect(book.answer('e', 0, 'alice', { result: 1 })).toEqual({ asked: undefined })
     expect(book.answer('e', 0, 'alice', { result: 2 })).toBe(false)
     const waiting = book.wait('e')
-    expect(book.answer('e', 1, 'alice', { error: { code: -1, message: 'no' } })).toBe(true)
+    expect(book.answer('e', 1, 'alice', { error: { code: -1, message: 'no' } })).toEqual({ asked: undefined })
     expect(await waiting).toEqual([{ result: 1 }, { error: { code: -1, message: 'no' } }])
     expect(book.answer('e', 1, 'alice', { result: 3 })).toBe(false)
+  })
+
+  it("gives each answer back its request's trace, kept with the exchange (the answer's span)", () => {
+    const book = new ExchangeBook()
+    const traces = [
+      { method: 'elicitation/create', traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+      { method: 'roots/list', traceparent: '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01' },
+    ]
+    book.open('e', null, 2, 10_000, traces)
+    expect(book.answer('e', 1, null, { result: {} })).toEqual({ asked: traces[1] })
+    expect(book.answer('e', 0, null, { result: {} })).toEqual({ asked: traces[0] })
   })
 
   it('fails the wait at the timeout and refuses later answers', async () => {

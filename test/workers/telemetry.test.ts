@@ -7,8 +7,8 @@
 import { SELF } from 'cloudflare:test'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { recording } from '../fixture/worker.ts'
-import { legacyConnect, legacyRpc } from '../support/legacy.ts'
-import { rpc } from '../support/mcp.ts'
+import { answer, legacyConnect, legacyRequest, legacyRpc, legacyStream } from '../support/legacy.ts'
+import { buildRequest, openStream, rpc } from '../support/mcp.ts'
 
 const URL_ = 'http://127.0.0.1/mcp'
 const fetcher = (request: Request) => SELF.fetch(request)
@@ -82,6 +82,15 @@ describe('spans of the 2026-07-28 lane', () => {
     })
   })
 
+  it('a method the server does not have: named _OTHER (a client chooses it), error.type -32601', async () => {
+    const { message } = await rpc(fetcher, URL_, 'made/up', {}, { meta: { traceparent } })
+    expect(message.error?.code).toBe(-32601)
+    expect(only()).toMatchObject({ name: '_OTHER', attributes: { 'mcp.method.name': '_OTHER', 'error.type': '-32601' } })
+    // Only the error's message (recorded as the status, docs/observability.md) says which it was.
+    expect(Object.values(only().attributes)).not.toContain('made/up')
+    expect(recording.points.at(-1)?.attributes['mcp.method.name']).toBe('_OTHER')
+  })
+
   it('a tool error: error.type tool_error', async () => {
     await rpc(fetcher, URL_, 'tools/call', { name: 'test_error_handling', arguments: {} })
     expect(only().attributes['error.type']).toBe('tool_error')
@@ -101,19 +110,96 @@ describe('spans of the 2026-07-28 lane', () => {
 })
 
 describe('spans of a streaming call', () => {
-  it("count the partial results sent on the call's stream, and those dropped", async () => {
+  it("count the partial results sent on the call's stream, their bytes, the longest gap, and those dropped", async () => {
     const { message, notifications } = await rpc(
       fetcher,
       URL_,
       'tools/call',
-      { name: 'stream_text', arguments: { chunks: 5 } },
+      { name: 'stream_text', arguments: { chunks: 5, delayMs: 40 } },
       { capabilities: { partialResults: {} }, meta: { traceparent, partialResultToken: 'spans' } },
     )
     expect(message.result?.resultType).toBe('complete')
     expect(
       notifications.filter((notification: { method: string }) => notification.method === 'notifications/tools/partial_result'),
     ).toHaveLength(5)
-    expect(only().attributes).toMatchObject({ 'mcp_edge.partial.chunks': 5, 'mcp_edge.partial.dropped': 0 })
+    // Five chunks of `0000000i|`: 9 characters each.
+    expect(only().attributes).toMatchObject({
+      'mcp_edge.partial.chunks': 5,
+      'mcp_edge.partial.bytes': 45,
+      'mcp_edge.partial.dropped': 0,
+    })
+    expect(only().attributes['mcp_edge.partial.max_gap_ms']).toBeGreaterThanOrEqual(35)
+  })
+
+  it('record no partial attributes for a call that streamed nothing', async () => {
+    await rpc(fetcher, URL_, 'tools/call', { name: 'stream_text', arguments: { chunks: 0 } }, { meta: { traceparent } })
+    expect(Object.keys(only().attributes).filter((key) => key.startsWith('mcp_edge.partial.'))).toEqual([])
+  })
+})
+
+describe('spans of events', () => {
+  it('a publish is a PRODUCER span; its delivery on a listen stream a CONSUMER child of it, linked to the listen span', async () => {
+    const uri = `test://spans-${crypto.randomUUID()}`
+    const stream = await openStream(
+      fetcher,
+      buildRequest(
+        URL_,
+        'subscriptions/listen',
+        { notifications: { resourceSubscriptions: [uri] } },
+        { headers: { authorization: 'Bearer alice' } },
+      ),
+    )
+    expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged')
+    await rpc(fetcher, URL_, 'tools/call', { name: 'notify_resource', arguments: { uri } })
+    const notification = await stream.next()
+    await stream.close()
+    expect(notification).toMatchObject({ method: 'notifications/resources/updated', params: { uri } })
+    // The publisher's context rides the event to the listener, never to the client.
+    expect(JSON.stringify(notification)).not.toContain('traceparent')
+
+    const publish = recording.spans.find((span) => span.name === 'publish notifications/resources/updated')!
+    expect(publish).toMatchObject({
+      kind: 'producer',
+      parentSpanId: undefined,
+      attributes: expect.objectContaining({
+        'mcp.method.name': 'notifications/resources/updated',
+        'mcp.resource.uri': uri,
+        'mcp_edge.event.type': 'resourceUpdated',
+        'mcp_edge.event.listeners': 1,
+      }),
+    })
+    const deliver = recording.spans.find((span) => span.name === 'deliver notifications/resources/updated')!
+    expect(deliver).toMatchObject({
+      kind: 'consumer',
+      parentSpanId: publish.context.spanId,
+      attributes: expect.objectContaining({ 'mcp.resource.uri': uri, 'mcp_edge.subscription.id': expect.any(String) }),
+    })
+    expect(deliver.context.traceId).toBe(publish.context.traceId)
+    expect(deliver.startMs).toBeLessThanOrEqual(deliver.endMs)
+    // The listen request's span ends with its stream; the delivery links to it.
+    for (let wait = 0; wait < 100 && !recording.spans.some((span) => span.name === 'subscriptions/listen'); wait++) {
+      await new Promise((done) => setTimeout(done, 20))
+    }
+    const listen = recording.spans.find((span) => span.name === 'subscriptions/listen')!
+    expect(deliver.links).toEqual([{ context: listen.context, attributes: { 'mcp_edge.link': 'listen' } }])
+  })
+
+  it('a task status published through the hub is a publish span too', async () => {
+    const { message } = await rpc(
+      fetcher,
+      URL_,
+      'tools/call',
+      { name: 'step_task', arguments: { steps: 1 } },
+      { capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } },
+    )
+    const taskId = message.result?.taskId as string
+    const published = () =>
+      recording.spans.filter(
+        (span) => span.name === 'publish notifications/tasks' && span.attributes['mcp_edge.task.id'] === taskId,
+      )
+    for (let wait = 0; wait < 200 && published().length === 0; wait++) await new Promise((done) => setTimeout(done, 20))
+    expect(published().length).toBeGreaterThan(0)
+    for (const span of published()) expect(span).toMatchObject({ kind: 'producer', parentSpanId: undefined })
   })
 })
 
@@ -153,6 +239,54 @@ describe('spans of the 2025-era lane', () => {
     await legacyRpc(fetcher, URL_, client, 'tools/call', { name: 'test_error_handling', arguments: {} })
     expect(only().attributes['error.type']).toBe('tool_error')
   })
+
+  it('a call that asks its client: a CLIENT span per question under the call, the answer a SERVER span under it', async () => {
+    const client = await legacyConnect(fetcher, URL_, { capabilities: { elicitation: {} } })
+    recording.clear()
+    const call = await legacyStream(fetcher, URL_, client, 'tools/call', {
+      name: 'test_streaming_elicitation',
+      arguments: {},
+      _meta: { traceparent },
+    })
+    const asked = await call.next()
+    expect(asked.method).toBe('elicitation/create')
+    expect(JSON.stringify(asked)).not.toContain(CLIENT.trace)
+    expect((await answer(fetcher, URL_, client, asked.id, { action: 'accept', content: { name: 'Ada' } })).status).toBe(202)
+    expect((await call.next()).result?.content).toEqual([{ type: 'text', text: 'Hello, Ada!' }])
+    await call.close()
+
+    const span = (name: string) => recording.spans.find((found) => found.name === name)!
+    const tool = span('tools/call test_streaming_elicitation')
+    const question = span('elicitation/create')
+    const taken = span('answer elicitation/create')
+    expect(tool.parentSpanId).toBe(CLIENT.span)
+    expect(question).toMatchObject({ kind: 'client', parentSpanId: tool.context.spanId })
+    expect(question.attributes).toMatchObject({ 'mcp.method.name': 'elicitation/create', 'jsonrpc.request.id': asked.id })
+    expect(question.startMs).toBeLessThanOrEqual(taken.startMs)
+    expect(taken).toMatchObject({ kind: 'server', parentSpanId: question.context.spanId })
+    expect(taken.attributes).toMatchObject({ 'mcp_edge.era': 'legacy', 'mcp.session.id': tool.attributes['mcp.session.id'] })
+    for (const one of [question, taken]) expect(one.context.traceId).toBe(CLIENT.trace)
+  })
+
+  it('a question the client answers with an error: both spans say so', async () => {
+    const client = await legacyConnect(fetcher, URL_, { capabilities: { elicitation: {} } })
+    recording.clear()
+    const call = await legacyStream(fetcher, URL_, client, 'tools/call', { name: 'test_streaming_elicitation', arguments: {} })
+    const asked = await call.next()
+    const refused = await fetcher(
+      legacyRequest(URL_, client, { jsonrpc: '2.0', id: asked.id, error: { code: -32600, message: 'no forms here' } }),
+    )
+    expect(refused.status).toBe(202)
+    // The call fails: its client could not answer (ask.ts).
+    expect((await call.next()).error).toMatchObject({ code: -32603, message: expect.stringContaining('-32600 no forms here') })
+    await call.close()
+    const question = recording.spans.find((found) => found.name === 'elicitation/create')!
+    const taken = recording.spans.find((found) => found.name === 'answer elicitation/create')!
+    for (const one of [question, taken]) {
+      expect(one.attributes['error.type']).toBe('-32600')
+      expect(one.status).toEqual({ code: 'error', message: 'no forms here' })
+    }
+  })
 })
 
 describe('spans of a task, in its Durable Object', () => {
@@ -172,7 +306,7 @@ describe('spans of a task, in its Durable Object', () => {
       URL_,
       'tools/call',
       { name: 'step_task', arguments: { steps: 3 } },
-      { capabilities: TASKS, meta: { traceparent } },
+      { capabilities: { ...TASKS, partialResults: {} }, meta: { traceparent } },
     )
     const taskId = message.result?.taskId as string
     expect((await settle(taskId)).status).toBe('completed')
@@ -191,6 +325,10 @@ describe('spans of a task, in its Durable Object', () => {
       expect(run.attributes).toMatchObject({ 'mcp_edge.task.id': taskId, 'gen_ai.tool.name': 'step_task' })
     }
     expect(runs.at(-1)?.attributes['mcp_edge.task.status']).toBe('completed')
+    // One partial result per step (the client declared partialResults), logged by whichever run executed the step.
+    const sum = (key: string) => runs.reduce((total, run) => total + Number(run.attributes[key] ?? 0), 0)
+    expect(sum('mcp_edge.partial.chunks')).toBe(3)
+    expect(sum('mcp_edge.partial.bytes')).toBeGreaterThan(3 * 'part 0\n'.length)
     const steps = recording.spans.filter((span) => span.name.startsWith('task.step '))
     expect(steps.map((span) => span.name).sort()).toEqual(['task.step part-0', 'task.step part-1', 'task.step part-2'])
     const runIds = new Set(runs.map((run) => run.context.spanId))

@@ -85,7 +85,8 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
     async publish(event: McpEvent) {
       const targets = [...byShard(eventTopics(event), shards).keys()]
       const id = targets.length > 1 ? crypto.randomUUID() : undefined
-      await Promise.all(targets.map((shard) => (hub(shard) as unknown as EventHubRpc).publish(event, id)))
+      const reached = await Promise.all(targets.map((shard) => (hub(shard) as unknown as EventHubRpc).publish(event, id)))
+      return reached.reduce((sum, count) => sum + count, 0)
     },
 
     async listen(subscription: Subscription, deliver: (event: McpEvent) => void, signal: AbortSignal) {

@@ -13,6 +13,7 @@ import { createKeyRing, RequestStateCodec } from '../server/request-state.ts'
 import type { RequestStateOptions } from '../server/request-state.ts'
 import type { McpServer } from '../server/server.ts'
 import { durableInputRelay, McpInputRelay } from './input-relay.ts'
+import { analyticsEngine, analyticsEngineExporter } from './analytics.ts'
 import { McpEventHub } from './event-hub.ts'
 import { cloudflareEventHub } from './events.ts'
 import { durableNonces, McpNonceLedger } from './nonce-ledger.ts'
@@ -66,6 +67,8 @@ export function createDurableObjects<Env>(server: McpServer<Env>) {
 }
 
 export {
+  analyticsEngine,
+  analyticsEngineExporter,
   cloudflareEventHub,
   createTaskObjectClass,
   durableInputRelay,
@@ -76,6 +79,7 @@ export {
   McpNonceLedger,
   workersTracing,
 }
+export type { AnalyticsEngineOptions, DataPointWriter } from './analytics.ts'
 export type { EventHubRpc } from './event-hub.ts'
 export type { EventHubOptions } from './events.ts'
 export type { TaskObjectRpc } from './task-object.ts'

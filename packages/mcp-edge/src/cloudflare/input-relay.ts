@@ -11,13 +11,13 @@ import { DurableObject } from 'cloudflare:workers'
 import { isMcpError, McpError } from '../protocol/errors.ts'
 import type { ErrorKind } from '../protocol/errors.ts'
 import { ExchangeBook } from '../server/input/input-relay.ts'
-import type { ClientAnswer, InputRelay } from '../server/input/input-relay.ts'
+import type { AnswerTaken, AskedTrace, ClientAnswer, InputRelay } from '../server/input/input-relay.ts'
 
 export class McpInputRelay extends DurableObject<Record<string, unknown>> {
   readonly #book = new ExchangeBook()
 
-  open(exchangeId: string, principal: string | null, count: number, timeoutMs: number): void {
-    this.#book.open(exchangeId, principal, count, timeoutMs)
+  open(exchangeId: string, principal: string | null, count: number, timeoutMs: number, traces?: readonly AskedTrace[]): void {
+    this.#book.open(exchangeId, principal, count, timeoutMs, traces)
   }
 
   /** The answers, or why there are none: errors lose their kind crossing RPC, so it is returned. */
@@ -31,7 +31,7 @@ export class McpInputRelay extends DurableObject<Record<string, unknown>> {
     }
   }
 
-  answer(exchangeId: string, index: number, principal: string | null, answer: ClientAnswer): boolean {
+  answer(exchangeId: string, index: number, principal: string | null, answer: ClientAnswer): AnswerTaken | false {
     return this.#book.answer(exchangeId, index, principal, answer)
   }
 
@@ -49,9 +49,9 @@ export class McpInputRelay extends DurableObject<Record<string, unknown>> {
 export function durableInputRelay(namespace: DurableObjectNamespace<McpInputRelay>): InputRelay {
   const stub = (exchangeId: string) => namespace.get(namespace.idFromName(exchangeId))
   return {
-    async open(principal, count, timeoutMs) {
+    async open(principal, count, timeoutMs, traces) {
       const exchangeId = crypto.randomUUID()
-      await stub(exchangeId).open(exchangeId, principal, count, timeoutMs)
+      await stub(exchangeId).open(exchangeId, principal, count, timeoutMs, traces)
       return exchangeId
     },
     async wait(exchangeId, signal) {

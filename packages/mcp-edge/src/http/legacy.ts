@@ -40,6 +40,7 @@ import { handleOptions } from './lane.ts'
 import type { Lane, Run } from './lane.ts'
 import { failure, jsonResponse, respond, respondBatch } from './respond.ts'
 import { subjectOf } from '../server/principal.ts'
+import { traceAnswer } from '../server/telemetry/input.ts'
 
 export interface LegacyOptions {
   /** How long a sealed session id opens (default 24 hours); then the client initializes again. */
@@ -170,12 +171,22 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
   }
 
   /** A client's JSON-RPC response: an answer to one of our requests (202), or nothing we asked (400). */
-  async function answer(lane: Lane<Env>, response: JsonRpcResponse): Promise<void> {
+  async function answer(lane: Lane<Env>, response: JsonRpcResponse, who: Client): Promise<void> {
     const target = parseOutgoingId(response.id)
-    const taken =
-      target !== undefined &&
-      (await relayFor(lane).answer(target.exchangeId, target.index, principalOf(lane), toClientAnswer(response as never)))
+    const given = toClientAnswer(response as never)
+    const taken = target !== undefined && (await relayFor(lane).answer(target.exchangeId, target.index, principalOf(lane), given))
     if (!taken) throw new McpError('unknownAnswer')
+    const telemetry = lane.observer && server.observers.telemetry(lane.env)
+    if (!telemetry || !taken.asked) return
+    traceAnswer(
+      telemetry,
+      taken.asked,
+      { id: String(response.id), answer: given, sessionId: who.session?.nonce },
+      server.observers.log,
+    )
+    const flushing = telemetry.flush()
+    if (lane.waitUntil) lane.waitUntil(flushing)
+    else flushing.catch(() => {})
   }
 
   function notify(who: Client, method: string, notified: Record<string, unknown>): void {
@@ -196,7 +207,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
         return new Response(null, { status: 202 })
       }
       if (incoming.kind === 'response') {
-        await answer(lane, incoming.message)
+        await answer(lane, incoming.message, who)
         return new Response(null, { status: 202 })
       }
       const message = incoming.message
@@ -218,7 +229,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
         try {
           const incoming = classifyMessage(item, { responses: true })
           if (incoming.kind === 'notification') return void notify(who, incoming.message.method, params(incoming.message))
-          if (incoming.kind === 'response') return void (await answer(lane, incoming.message).catch(() => {}))
+          if (incoming.kind === 'response') return void (await answer(lane, incoming.message, who).catch(() => {}))
           if (incoming.message.method === LEGACY_METHOD.initialize) {
             throw new McpError('invalidRequest', 'Invalid Request: initialize must not be part of a batch')
           }

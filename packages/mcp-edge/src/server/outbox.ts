@@ -50,6 +50,12 @@ export interface PartialChunk {
 export interface OutboxStats {
   /** Partial chunks handed to `pushPartial`. */
   emitted: number
+  /** Their size: text and data characters of their content, JSON of the rest (`chunkBytes`). */
+  emittedBytes: number
+  /** The longest time between two emitted chunks, in ms (on Workers the clock moves on I/O). */
+  maxGapMs: number
+  /** When the last chunk was emitted (`Date.now()`), 0 before the first. */
+  lastEmittedAt: number
   /** Partial-result notifications sent to the reader. */
   sent: number
   /** Chunks merged into a pending chunk (they share its seq). */
@@ -64,7 +70,27 @@ export interface OutboxStats {
 
 /** Stats of a stream that carried nothing. */
 export function emptyStats(): OutboxStats {
-  return { emitted: 0, sent: 0, coalesced: 0, dropped: 0, droppedMessages: 0, bufferedBytes: 0, peakBufferedBytes: 0 }
+  return {
+    emitted: 0,
+    emittedBytes: 0,
+    maxGapMs: 0,
+    lastEmittedAt: 0,
+    sent: 0,
+    coalesced: 0,
+    dropped: 0,
+    droppedMessages: 0,
+    bufferedBytes: 0,
+    peakBufferedBytes: 0,
+  }
+}
+
+/** Count one emitted chunk of `bytes`: its number, size and the time since the one before. */
+export function countEmitted(stats: OutboxStats, bytes: number): void {
+  const now = Date.now()
+  if (stats.emitted > 0) stats.maxGapMs = Math.max(stats.maxGapMs, now - stats.lastEmittedAt)
+  stats.lastEmittedAt = now
+  stats.emitted++
+  stats.emittedBytes += bytes
 }
 
 /**
@@ -138,14 +164,15 @@ export class Outbox {
    */
   pushPartial(token: string | number, chunk: PartialChunk, extra: Record<string, unknown> = {}): Promise<void> {
     if (this.#closed) return RESOLVED
-    this.stats.emitted++
+    const size = chunkBytes(chunk)
+    countEmitted(this.stats, size)
     this.#producers ??= new Map()
     let producer = this.#producers.get(token)
     if (!producer) {
       producer = { seq: 0, wait: undefined }
       this.#producers.set(token, producer)
     }
-    const bytes = ENVELOPE_BYTES + chunkBytes(chunk)
+    const bytes = ENVELOPE_BYTES + size
     const impatient = producer.wait !== undefined
     if (!impatient || !this.#merge(token, chunk, bytes)) {
       this.#add({ kind: 'partial', token, seq: producer.seq++, extra, chunk, bytes, droppable: impatient })

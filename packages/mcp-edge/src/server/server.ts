@@ -34,6 +34,7 @@ import type { JsonSchemaConverter, ObjectSchema } from './schema/schema.ts'
 import { buildToolEntry } from './tool-entry.ts'
 import type { ToolEntry } from './tool-entry.ts'
 import { taskLimits } from './tasks/limits.ts'
+import { startPublish } from './telemetry/events.ts'
 import { createObserverCache } from './telemetry/setup.ts'
 import type { ObserverCache } from './telemetry/setup.ts'
 import type { TaskLimits } from './tasks/limits.ts'
@@ -88,9 +89,11 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
   readonly #listed = new Map<Listed, ListedEntry[]>()
   /** The telemetry of each Worker env (spans, the duration metric, log lines, hooks), built at first use. */
   readonly observers: ObserverCache
-  /** Whether a tool or prompt name is registered (telemetry names the others `_OTHER`). */
-  readonly #known = (method: string, name: string) =>
-    method === 'tools/call' ? this.tools.has(name) : method === 'prompts/get' ? this.prompts.has(name) : true
+  /** Whether a method, or a tool or prompt name, is known (telemetry names the others `_OTHER`). */
+  readonly #known = (method: string, name?: string) => {
+    if (name === undefined) return this.#methods.has(method)
+    return method === 'tools/call' ? this.tools.has(name) : method === 'prompts/get' ? this.prompts.has(name) : true
+  }
 
   constructor(options: ServerOptions) {
     const {
@@ -205,8 +208,15 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
   /** Send an event through the configured delivery; without one, nobody listens for it. */
   async publish(event: McpEvent): Promise<void> {
     if (this.events === undefined) return
-    if (this.events === 'isolate') this.hub.publish(event)
-    else await this.events.publish(event)
+    const publishing = startPublish(this.observers.latest(), event, this.observers.log)
+    const sent = publishing?.event ?? event
+    try {
+      const listeners = this.events === 'isolate' ? this.hub.publish(sent) : await this.events.publish(sent)
+      publishing?.end({ listeners: typeof listeners === 'number' ? listeners : undefined })
+    } catch (error) {
+      publishing?.end({ error })
+      throw error
+    }
   }
 
   /**
@@ -219,7 +229,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
     // The result stays out (it may be megabytes; a hub message is at most 1 MiB): a listener
     // reads a completed task back whole (listen-tasks.ts).
     const { result: _result, ...status } = params
-    this.events.publish({ type: 'task', taskId, params: status, audience }).catch((error: unknown) => {
+    this.publish({ type: 'task', taskId, params: status, audience }).catch((error: unknown) => {
       libraryLog.error('task event lost', errorFields(error))
     })
   }

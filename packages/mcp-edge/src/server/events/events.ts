@@ -20,12 +20,14 @@ export type ListKind = 'tools' | 'prompts' | 'resources'
 
 /**
  * One notification for every listener it concerns. `audience`, when present, lists the principal
- * subjects that may see it; a listener without a principal never does.
+ * subjects that may see it; a listener without a principal never does. `traceparent`: the span
+ * that published it, when traced (telemetry/events.ts); never sent to clients.
  */
-export type McpEvent =
-  | { type: 'listChanged'; list: ListKind; audience?: readonly string[] | undefined }
-  | { type: 'resourceUpdated'; uri: string; audience?: readonly string[] | undefined }
-  | { type: 'task'; taskId: string; params: Record<string, unknown>; audience?: readonly string[] | undefined }
+export type McpEvent = (
+  | { type: 'listChanged'; list: ListKind }
+  | { type: 'resourceUpdated'; uri: string }
+  | { type: 'task'; taskId: string; params: Record<string, unknown> }
+) & { audience?: readonly string[] | undefined; traceparent?: string | undefined }
 
 /** Options of `server.notifyListChanged` and `server.notifyResourceUpdated`. */
 export interface NotifyOptions {
@@ -44,8 +46,11 @@ export interface Subscription {
  * isolate); an `EventHub` reaches listeners in every isolate (see `cloudflareEventHub`).
  */
 export interface EventHub {
-  /** Deliver `event` to every matching listener, wherever it is. Resolves once the hub has it. */
-  publish(event: McpEvent): Promise<void>
+  /**
+   * Deliver `event` to every matching listener, wherever it is. Resolves once the hub has it; to
+   * the number of listeners it reached, when the hub can tell (a span records a number).
+   */
+  publish(event: McpEvent): Promise<unknown>
   /**
    * Open this listener's own path from the hub (workerd forbids a request from reading I/O
    * another request opened). Resolves once the hub has registered the listener; `deliver` runs

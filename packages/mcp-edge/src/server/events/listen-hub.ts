@@ -27,22 +27,28 @@ export class Listener implements Subscription {
   readonly subscriptionId: RequestId
   readonly topics: ReadonlySet<string>
   readonly principal: string | null
-  /** Notifications waiting for the listen request to pick them up, with their dedupe keys. */
-  readonly #inbox: Array<{ key: string | undefined; message: JsonRpcNotification }> = []
+  /** Notifications waiting for the listen request to pick them up, with their dedupe keys and events. */
+  readonly #inbox: Array<{ key: string | undefined; message: JsonRpcNotification; event: McpEvent; at: number }> = []
 
   readonly #allows: (event: McpEvent) => boolean
+  readonly #sent: ((event: McpEvent, queuedAt: number) => void) | undefined
 
-  /** `allows`: a last word on each event for this listener (the resource scopes its principal holds). */
+  /**
+   * `allows`: a last word on each event for this listener (the resource scopes its principal
+   * holds). `sent`: told of each event taken to be sent, with when it was queued (its span).
+   */
   constructor(
     subscriptionId: RequestId,
     filter: SubscriptionFilter,
     principal: string | null,
     allows: (event: McpEvent) => boolean = () => true,
+    sent?: (event: McpEvent, queuedAt: number) => void,
   ) {
     this.subscriptionId = subscriptionId
     this.topics = new Set(filterTopics(filter))
     this.principal = principal
     this.#allows = allows
+    this.#sent = sent
   }
 
   get pending(): number {
@@ -54,13 +60,16 @@ export class Listener implements Subscription {
     if (!matches(this, event) || !this.#allows(event)) return
     const key = eventKey(event)
     if (key !== undefined && this.#inbox.some((entry) => entry.key === key)) return
-    this.#inbox.push({ key, message: eventNotification(event, this.subscriptionId) })
+    this.#inbox.push({ key, message: eventNotification(event, this.subscriptionId), event, at: this.#sent ? Date.now() : 0 })
     if (this.#inbox.length > MAX_INBOX) this.#inbox.shift()
   }
 
   /** Take up to `limit` pending notifications, oldest first. */
   take(limit = MAX_INBOX): JsonRpcNotification[] {
-    return this.#inbox.splice(0, limit).map((entry) => entry.message)
+    return this.#inbox.splice(0, limit).map((entry) => {
+      this.#sent?.(entry.event, entry.at)
+      return entry.message
+    })
   }
 }
 
@@ -74,8 +83,9 @@ export class ListenHub {
     return () => this.#listeners.delete(listener)
   }
 
-  /** Offer `event` to every listener of this isolate. */
-  publish(event: McpEvent): void {
+  /** Offer `event` to every listener of this isolate; returns how many there are. */
+  publish(event: McpEvent): number {
     for (const listener of this.#listeners) listener.offer(event)
+    return this.#listeners.size
   }
 }

@@ -15,13 +15,27 @@ import type { JsonRpcErrorObject } from '../../protocol/errors.ts'
 /** What the client sent back for one request: its `result`, or its `error`. */
 export type ClientAnswer = { result: unknown } | { error: JsonRpcErrorObject }
 
+/** A traced request's method and span context, kept with its exchange for the answer's span. */
+export interface AskedTrace {
+  method: string
+  traceparent: string
+}
+
+/** An answer was taken: with its request's trace, when the asking call was traced. */
+export interface AnswerTaken {
+  asked?: AskedTrace | undefined
+}
+
 export interface InputRelay {
-  /** Start an exchange of `count` requests for `principal`; answers are taken until `timeoutMs`. */
-  open(principal: string | null, count: number, timeoutMs: number): Promise<string>
+  /**
+   * Start an exchange of `count` requests for `principal`; answers are taken until `timeoutMs`.
+   * `traces`, per request, come back with its answer (telemetry/input.ts).
+   */
+  open(principal: string | null, count: number, timeoutMs: number, traces?: readonly AskedTrace[]): Promise<string>
   /** All answers, in request order; rejects with -32001 at the timeout, or when `signal` aborts. */
   wait(exchangeId: string, signal: AbortSignal): Promise<ClientAnswer[]>
   /** Take one answer; `false` for an unknown, expired, already answered or foreign request. */
-  answer(exchangeId: string, index: number, principal: string | null, answer: ClientAnswer): Promise<boolean>
+  answer(exchangeId: string, index: number, principal: string | null, answer: ClientAnswer): Promise<AnswerTaken | false>
 }
 
 /** `<exchangeId>.<index>`: the id of an outgoing request. */
@@ -39,6 +53,7 @@ export function parseOutgoingId(id: unknown): { exchangeId: string; index: numbe
 
 interface Exchange {
   principal: string | null
+  traces: readonly AskedTrace[] | undefined
   answers: (ClientAnswer | undefined)[]
   missing: number
   timer: ReturnType<typeof setTimeout>
@@ -54,9 +69,10 @@ function timedOut(): McpError {
 export class ExchangeBook {
   readonly #exchanges = new Map<string, Exchange>()
 
-  open(exchangeId: string, principal: string | null, count: number, timeoutMs: number): void {
+  open(exchangeId: string, principal: string | null, count: number, timeoutMs: number, traces?: readonly AskedTrace[]): void {
     const exchange: Exchange = {
       principal,
+      traces,
       answers: new Array(count).fill(undefined),
       missing: count,
       timer: setTimeout(() => this.#fail(exchangeId, timedOut()), timeoutMs),
@@ -73,14 +89,14 @@ export class ExchangeBook {
     })
   }
 
-  answer(exchangeId: string, index: number, principal: string | null, answer: ClientAnswer): boolean {
+  answer(exchangeId: string, index: number, principal: string | null, answer: ClientAnswer): AnswerTaken | false {
     const exchange = this.#exchanges.get(exchangeId)
     if (!exchange || exchange.principal !== principal || !Number.isInteger(index)) return false
     if (index < 0 || index >= exchange.answers.length || exchange.answers[index] !== undefined) return false
     exchange.answers[index] = answer
     exchange.missing--
     if (exchange.missing === 0 && exchange.settle) exchange.settle.resolve(this.#close(exchangeId, exchange))
-    return true
+    return { asked: exchange.traces?.[index] }
   }
 
   /** The asking call went away: later answers are refused. */
@@ -112,9 +128,9 @@ export class ExchangeBook {
 export function memoryInputRelay(): InputRelay {
   const book = new ExchangeBook()
   return {
-    async open(principal, count, timeoutMs) {
+    async open(principal, count, timeoutMs, traces) {
       const exchangeId = crypto.randomUUID()
-      book.open(exchangeId, principal, count, timeoutMs)
+      book.open(exchangeId, principal, count, timeoutMs, traces)
       return exchangeId
     },
     wait(exchangeId, signal) {

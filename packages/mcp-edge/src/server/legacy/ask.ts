@@ -10,8 +10,10 @@ import { McpError } from '../../protocol/errors.ts'
 import { shapeLegacyInputRequest } from '../../protocol/legacy.ts'
 import type { InputRequest } from '../input/input.ts'
 import { outgoingId } from '../input/input-relay.ts'
-import type { InputRelay } from '../input/input-relay.ts'
+import type { ClientAnswer, InputRelay } from '../input/input-relay.ts'
 import type { Outbox } from '../outbox.ts'
+import { startAsk } from '../telemetry/input.ts'
+import type { TracedAsk } from '../telemetry/input.ts'
 
 /** How long a call waits for the client's answers by default (5 minutes). */
 export const DEFAULT_INPUT_TIMEOUT_MS = 5 * 60 * 1000
@@ -26,8 +28,8 @@ export interface LegacyAskOptions {
   cancel: { readonly signal: AbortSignal }
 }
 
-/** Answers for every key of one round, from the client. */
-export type AskClient = (requests: Record<string, InputRequest>) => Promise<Record<string, unknown>>
+/** Answers for every key of one round, from the client; `traced`: the call's span, when traced. */
+export type AskClient = (requests: Record<string, InputRequest>, traced?: TracedAsk) => Promise<Record<string, unknown>>
 
 /**
  * @example
@@ -35,17 +37,29 @@ export type AskClient = (requests: Record<string, InputRequest>) => Promise<Reco
  * const answers = await ask({ confirm: { method: 'elicitation/create', params } })
  */
 export function createLegacyAsk(options: LegacyAskOptions): AskClient {
-  return async (requests) => {
+  return async (requests, traced) => {
     const { relay, outbox, version } = options
     const keys = Object.keys(requests)
-    const exchangeId = await relay.open(options.principal, keys.length, options.timeoutMs)
-    const waiting = relay.wait(exchangeId, options.cancel.signal)
-    keys.forEach((key, index) => {
-      const { method, params } = requests[key] as InputRequest
-      const id = outgoingId(exchangeId, index)
-      outbox.push({ jsonrpc: '2.0', id, method, params: shapeLegacyInputRequest(version, method, params, id) })
-    })
-    const answers = await waiting
+    const spans = startAsk(
+      traced,
+      keys.map((key) => (requests[key] as InputRequest).method),
+    )
+    let answers: ClientAnswer[]
+    try {
+      const exchangeId = await relay.open(options.principal, keys.length, options.timeoutMs, spans?.traces)
+      spans?.opened(exchangeId)
+      const waiting = relay.wait(exchangeId, options.cancel.signal)
+      keys.forEach((key, index) => {
+        const { method, params } = requests[key] as InputRequest
+        const id = outgoingId(exchangeId, index)
+        outbox.push({ jsonrpc: '2.0', id, method, params: shapeLegacyInputRequest(version, method, params, id) })
+      })
+      answers = await waiting
+    } catch (error) {
+      spans?.end({ error, cancelled: options.cancel.signal.aborted })
+      throw error
+    }
+    spans?.end({ answers })
     return Object.fromEntries(
       keys.map((key, index) => {
         const answer = answers[index]

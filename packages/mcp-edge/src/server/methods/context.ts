@@ -109,7 +109,9 @@ export async function runWithInput(
     if (options.askClient) {
       // 2025-era lane: ask the client directly, then run the handler again with every answer so
       // far, exactly as a retry would (the state stays in memory; nothing is sealed).
-      answers = { ...answers, ...round.used, ...(await options.askClient(round.pending)) }
+      const telemetry = call.span && call.server.observers.telemetry(options.env)
+      const traced = telemetry && call.span && { telemetry, parent: call.span, log: call.server.observers.log }
+      answers = { ...answers, ...round.used, ...(await options.askClient(round.pending, traced)) }
       state = scope.state
       number = scope.round + 1
       continue

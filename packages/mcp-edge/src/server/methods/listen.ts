@@ -26,6 +26,7 @@ import type { McpEvent } from '../events/events.ts'
 import { Listener } from '../events/listen-hub.ts'
 import { Relay } from '../events/listen-relay.ts'
 import { HubTasks } from '../events/listen-tasks.ts'
+import { traceDeliveries } from '../telemetry/events.ts'
 import { mayRead } from './access.ts'
 import { subjectOf } from '../principal.ts'
 
@@ -95,7 +96,9 @@ export const listen: MethodEntry = {
     const statusesViaHub = hub !== undefined && watched !== undefined && !partials
     // Updates below a subscribed prefix are checked one by one: only resources this principal may read.
     const allows = (event: McpEvent) => event.type !== 'resourceUpdated' || mayRead(server, options.principal, event.uri)
-    const listener = new Listener(request.id, statusesViaHub ? { ...honoured, taskIds: watched } : honoured, principal, allows)
+    const sent = traceDeliveries(server.observers.telemetry(options.env), call.span, request.id, server.observers.log)
+    const topics = statusesViaHub ? { ...honoured, taskIds: watched } : honoured
+    const listener = new Listener(request.id, topics, principal, allows, sent)
     // Per-principal cap on open listen streams in this isolate: 429 at the cap.
     const release = server.limits.openListen(principal)
     const stop = new AbortController()

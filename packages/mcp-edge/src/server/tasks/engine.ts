@@ -331,13 +331,15 @@ export class TaskEngine<Env> {
       run: record.runs + 1,
       traceparent: call.traceparent,
     })
+    const { emitted, emittedBytes } = this.#log.stats
+    const partials = () => ({ chunks: this.#log.stats.emitted - emitted, bytes: this.#log.stats.emittedBytes - emittedBytes })
     try {
       const kind = await this.#runTraced(call, observed)
       const now = this.#record
-      observed?.end(kind === 'yield' || !now ? 'working' : now.status, now?.error)
+      observed?.end(kind === 'yield' || !now ? 'working' : now.status, now?.error, partials())
       return kind
     } catch (error) {
-      observed?.end('error')
+      observed?.end('error', undefined, partials())
       throw error
     }
   }

@@ -6,7 +6,7 @@
  * only after they are stored (the `write` callback does both), so a seq a reader saw is one the
  * log keeps.
  */
-import { emptyStats } from '../outbox.ts'
+import { countEmitted, emptyStats } from '../outbox.ts'
 import type { OutboxStats } from '../outbox.ts'
 import type { LogItem } from './store.ts'
 
@@ -32,7 +32,7 @@ export class TaskLog {
   }
 
   append(item: PendingLogItem): void {
-    this.stats.emitted++
+    countEmitted(this.stats, item.json.length)
     this.stats.sent++
     this.#buffer.push(item)
     if (this.#buffer.length >= LOG_BATCH_SIZE) this.flush()

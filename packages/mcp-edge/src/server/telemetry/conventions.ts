@@ -41,7 +41,12 @@ export const ATTR = {
   taskStatus: 'mcp_edge.task.status',
   /** On a link: what the linked span is (`previous_round`, …). */
   linkKind: 'mcp_edge.link',
+  eventType: 'mcp_edge.event.type',
+  eventListeners: 'mcp_edge.event.listeners',
+  subscriptionId: 'mcp_edge.subscription.id',
   partialChunks: 'mcp_edge.partial.chunks',
+  partialBytes: 'mcp_edge.partial.bytes',
+  partialMaxGap: 'mcp_edge.partial.max_gap_ms',
   partialDropped: 'mcp_edge.partial.dropped',
   toolArguments: 'gen_ai.tool.call.arguments',
   toolResult: 'gen_ai.tool.call.result',

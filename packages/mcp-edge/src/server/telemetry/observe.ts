@@ -96,7 +96,11 @@ export interface Operation {
 export interface PartialStats {
   /** Chunks the handler emitted. */
   emitted: number
-  /** Chunks dropped unsent for a slow reader. */
+  /** Their size (text and data characters of their content, JSON of the rest). */
+  emittedBytes: number
+  /** The longest time between two of them, in ms. */
+  maxGapMs: number
+  /** Chunks dropped unsent for a slow reader (each leaves a gap in the seq the client sees). */
   dropped: number
 }
 
@@ -104,8 +108,9 @@ export interface Observer {
   /**
    * A message begins. Never throws, and its `end` never throws and counts once: telemetry that
    * fails (a user's exporter, redact hook or the runtime's tracing) is logged, never the
-   * request's failure. `known` says whether a tool or prompt name is registered: names that are
-   * not become `_OTHER` in span names, metrics and log lines (a client chooses them).
+   * request's failure. `known` says whether a method (alone), or a tool or prompt name, is
+   * registered: names that are not become `_OTHER` in span names, metrics and log lines (a client
+   * chooses them).
    */
   start(
     scope: MessageScope,
@@ -113,7 +118,7 @@ export interface Observer {
     params: Record<string, unknown>,
     id: string | number | null,
     meta: RequestMeta,
-    known: (method: string, name: string) => boolean,
+    known: (method: string, name?: string) => boolean,
   ): Operation | undefined
   readonly log: Log
 }
@@ -142,13 +147,15 @@ export function createObserver(options: ObserveOptions): Observer | undefined {
 
   const open = (
     scope: MessageScope,
-    method: string,
+    given: string,
     params: Record<string, unknown>,
     id: string | number | null,
     meta: RequestMeta,
-    known: (method: string, name: string) => boolean,
+    known: (method: string, name?: string) => boolean,
   ): Operation => {
     const started = Date.now()
+    // A method name is the client's to choose too: one the server does not have is `_OTHER`.
+    const method = known(given) ? given : OTHER
     const named = targetOf(method, params)
     const target = named === undefined || known(method, named) ? named : OTHER
     let span: TelemetrySpan | undefined
@@ -187,6 +194,8 @@ export function createObserver(options: ObserveOptions): Observer | undefined {
           // reader (the stream may still be sending the rest; its end is not this span's).
           if (extra.partial && extra.partial.emitted > 0) {
             span.setAttribute(ATTR.partialChunks, extra.partial.emitted)
+            span.setAttribute(ATTR.partialBytes, extra.partial.emittedBytes)
+            span.setAttribute(ATTR.partialMaxGap, extra.partial.maxGapMs)
             span.setAttribute(ATTR.partialDropped, extra.partial.dropped)
           }
           if (record?.toolResults && method === 'tools/call' && 'result' in answer) {
@@ -318,6 +327,8 @@ function requestLine(
     error_code: outcome.kind === 'error' ? outcome.error.code : undefined,
     duration_ms: durationMs,
     chunks: partial?.emitted ? partial.emitted : undefined,
+    chunk_bytes: partial?.emitted ? partial.emittedBytes : undefined,
+    max_gap_ms: partial?.emitted ? partial.maxGapMs : undefined,
     dropped: partial?.dropped ? partial.dropped : undefined,
   })
 }
@@ -346,14 +357,17 @@ const utf8 = new TextEncoder()
 /** `text` cut to at most `max` UTF-8 bytes, the marker included, never inside a character. */
 function capped(text: string, max: number): string {
   if (utf8.encode(text).length <= max) return text
-  const room = max - utf8.encode(TRUNCATED).length
+  return `${utf8Prefix(text, max - utf8.encode(TRUNCATED).length)}${TRUNCATED}`
+}
+
+/** The longest start of `text` of at most `max` UTF-8 bytes, never cut inside a character. */
+export function utf8Prefix(text: string, max: number): string {
   let bytes = 0
   let end = 0
   for (const char of text) {
-    const size = utf8.encode(char).length
-    if (bytes + size > room) break
-    bytes += size
+    bytes += utf8.encode(char).length
+    if (bytes > max) break
     end += char.length
   }
-  return `${text.slice(0, end)}${TRUNCATED}`
+  return text.slice(0, end)
 }

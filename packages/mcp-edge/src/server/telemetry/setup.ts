@@ -12,7 +12,7 @@ import type { ObserveOptions, Observer } from './observe.ts'
 import { observeRun } from './task-run.ts'
 import type { ObservedRun, RunInfo } from './task-run.ts'
 import { createTelemetry } from './tracer.ts'
-import type { NativeTracing, Telemetry } from './tracer.ts'
+import type { NativeTracing, Telemetry, TelemetryExporter } from './tracer.ts'
 
 export interface TelemetryConfig extends Omit<ObserveOptions, 'telemetry'> {
   /**
@@ -22,6 +22,11 @@ export interface TelemetryConfig extends Omit<ObserveOptions, 'telemetry'> {
   tracer?: (env: unknown, service: TracedService) => Telemetry | undefined
   /** Mirror spans into the runtime's own tracing (Workers: `workersTracing()` from mcp-edge/cloudflare). */
   native?: NativeTracing | undefined
+  /**
+   * Also write `mcp.server.operation.duration` here, with or without a tracer (Workers:
+   * `analyticsEngine({ binding })` from mcp-edge/cloudflare, one data point per message).
+   */
+  metrics?: ((env: unknown) => TelemetryExporter | undefined) | undefined
 }
 
 /** What a tracer is told about the server it traces. */
@@ -36,19 +41,28 @@ export interface ObserverCache {
   for(env: unknown): Observer | undefined
   /** A task's run in its Durable Object: its span, its steps' spans and its log line; `undefined` when nothing observes. */
   taskRun(env: unknown, info: RunInfo): ObservedRun | undefined
+  /** The spans of an env (events: publish and delivery); `undefined` when not traced. */
+  telemetry(env: unknown): Telemetry | undefined
+  /**
+   * The spans of the env this isolate served last: for what is called without one (a publish
+   * from a tool or a `scheduled` handler). Until the isolate has served a message, none.
+   */
+  latest(): Telemetry | undefined
   readonly log: Log
 }
 
 const NO_ENV = {}
 
 export function createObserverCache(config: TelemetryConfig = {}, service: { name: string; version: string }): ObserverCache {
-  const { tracer, native, ...observe } = config
+  const { tracer, native, metrics, ...observe } = config
   const log = observe.log ?? createLog(observe.logs === 'off' || observe.logs === undefined ? 'info' : observe.logs)
   const built = new WeakMap<object, { observer: Observer | undefined; telemetry: Telemetry | undefined }>()
+  let latest: Telemetry | undefined
   const build = (env: unknown) => {
     const key = typeof env === 'object' && env !== null ? env : NO_ENV
     let found = built.get(key)
-    if (!found) {
+    if (found) latest = found.telemetry
+    else {
       let telemetry: Telemetry | undefined
       try {
         telemetry = tracer
@@ -58,14 +72,23 @@ export function createObserverCache(config: TelemetryConfig = {}, service: { nam
         // A bad OTEL_* setting costs the traces, never the server: said once per env, then served.
         log.error('telemetry not configured; serving without traces', errorFields(error))
       }
+      try {
+        const points = metrics?.(env)
+        if (points) telemetry = withMetrics(telemetry, points)
+      } catch (error) {
+        log.error('metrics not configured; serving without them', errorFields(error))
+      }
       found = { telemetry, observer: createObserver({ ...observe, telemetry, log }) }
       built.set(key, found)
+      latest = telemetry
     }
     return found
   }
   return {
     log,
     for: (env) => build(env).observer,
+    telemetry: (env) => build(env).telemetry,
+    latest: () => latest,
     taskRun: (env, info) => {
       try {
         return observeRun(build(env).telemetry, observe.logs === 'off' ? undefined : log, info)
@@ -74,5 +97,21 @@ export function createObserverCache(config: TelemetryConfig = {}, service: { nam
         return undefined
       }
     },
+  }
+}
+
+/**
+ * `telemetry` with one more place for its duration points. Without a tracer, spans are not
+ * sampled (nothing would receive them), unless a client's sampled context asks for them.
+ */
+function withMetrics(telemetry: Telemetry | undefined, metrics: TelemetryExporter): Telemetry {
+  if (!telemetry) return createTelemetry({ exporters: [metrics], sampleRatio: 0 })
+  return {
+    startSpan: (name, options) => telemetry.startSpan(name, options),
+    recordOperation(point) {
+      telemetry.recordOperation(point)
+      metrics.recordOperation(point)
+    },
+    flush: () => telemetry.flush(),
   }
 }

@@ -26,7 +26,13 @@ export type RunStatus = 'working' | 'input_required' | 'completed' | 'failed' | 
 export interface ObservedRun {
   /** A step starts running; call what this returns when it ends, with what it threw, if anything. */
   step(name: string, index: number): (thrown?: unknown) => void
-  end(status: RunStatus, error?: { code: number; message: string } | undefined): void
+  end(status: RunStatus, error?: { code: number; message: string } | undefined, partial?: RunPartials): void
+}
+
+/** The partial results a run logged: how many, and their stored JSON's size. */
+export interface RunPartials {
+  chunks: number
+  bytes: number
 }
 
 const NOOP = () => {}
@@ -64,9 +70,14 @@ export function observeRun(telemetry: Telemetry | undefined, log: Log | undefine
         telemetry.flush().catch(NOOP)
       }
     },
-    end(status, error) {
+    end(status, error, partial) {
+      const chunks = partial && partial.chunks > 0 ? partial : undefined
       if (telemetry && span) {
         span.setAttribute(ATTR.taskStatus, status)
+        if (chunks) {
+          span.setAttribute(ATTR.partialChunks, chunks.chunks)
+          span.setAttribute(ATTR.partialBytes, chunks.bytes)
+        }
         if (error) span.fail(String(error.code), error.message)
         else if (status === 'error') span.fail('_OTHER')
         span.end()
@@ -81,6 +92,8 @@ export function observeRun(telemetry: Telemetry | undefined, log: Log | undefine
         status,
         error_code: error?.code,
         duration_ms: Date.now() - started,
+        chunks: chunks?.chunks,
+        chunk_bytes: chunks?.bytes,
       })
     },
   }

@@ -26,6 +26,8 @@ export interface StartSpanOptions {
   parent?: SpanContext | undefined
   links?: SpanLink[] | undefined
   attributes?: Attributes | undefined
+  /** When it started, if before now (ms since the epoch). */
+  startMs?: number | undefined
 }
 
 /** What instrumented code holds while an operation runs. */
@@ -188,7 +190,7 @@ class RecordingSpan implements TelemetrySpan {
       kind: start.kind,
       context,
       parentSpanId: start.parent?.spanId,
-      startMs: now(),
+      startMs: start.startMs ?? now(),
       endMs: 0,
       attributes: { ...start.attributes },
       events: [],
