@@ -13,7 +13,9 @@
  * - `native`: plus each span mirrored into Workers' tracing;
  * - `otlp`: the templates' setting with OTEL_EXPORTER_OTLP_ENDPOINT pointing at a sink on
  *   127.0.0.1 (answers 200, counts what it got): every request sampled, spans and the histogram
- *   exported after each response (`waitUntil`); the export's CPU is workerd's, so it is counted.
+ *   exported after each response (`waitUntil`); the export's CPU is workerd's, so it is counted;
+ * - `traced`: the OTLP export alone, every request sampled, without the log line or the mirror
+ *   (what tracing itself costs).
  *
  * Then each template's bundle, gzip minified, as it is and with its `telemetry:` line removed (what
  * the OTLP exporter and the native mirror add; the per-message observer is in both).
@@ -92,7 +94,7 @@ function templateBytes(template) {
   return sizes
 }
 
-const LANES = ['hono', 'ref', 'off', 'off-again', 'logs', 'native', 'otlp']
+const LANES = ['hono', 'ref', 'off', 'off-again', 'logs', 'native', 'otlp', 'traced']
 const targets = {}
 let sink
 async function stopAll() {
@@ -115,8 +117,8 @@ try {
   sink = await startSink()
   targets.hono = await startWorker('hono', build('hono').scriptPath)
   targets.ref = await startWorker('telemetry-off', built.ref.scriptPath)
-  for (const mode of ['off', 'logs', 'native', 'otlp']) {
-    const bindings = mode === 'otlp' ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint } : {}
+  for (const mode of ['off', 'logs', 'native', 'otlp', 'traced']) {
+    const bindings = mode === 'otlp' || mode === 'traced' ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint } : {}
     targets[mode] = await startWorker(`telemetry-${mode}`, built.tree.scriptPath, { bindings })
   }
   targets['off-again'] = await startWorker('telemetry-off', built.tree.scriptPath)
@@ -137,6 +139,7 @@ try {
   console.log(`\nnoise (off-again / off, identical workerds): ${times(rounds, 'off-again', 'off')}`)
   console.log(`off / ref (${built.ref.commit}, before telemetry): ${times(rounds, 'off', 'ref')}`)
   console.log(`otlp / off (every request sampled and exported): ${times(rounds, 'otlp', 'off')}`)
+  console.log(`traced / off (the OTLP export alone, every request sampled): ${times(rounds, 'traced', 'off')}`)
   console.log(`OTLP sink: ${sink.got.requests} requests, ${(sink.got.bytes / KIB / KIB).toFixed(1)} MiB`)
   console.log(`\n| template | gzip KiB minified | without its telemetry line | the line adds |\n| --- | --- | --- | --- |`)
   for (const template of TEMPLATES) {

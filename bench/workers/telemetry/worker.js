@@ -3,7 +3,7 @@
  * TELEMETRY binding. `off`: no log line, no tracer (nothing is built per request); `logs`: the
  * default (one JSON line per message); `native`: plus spans mirrored into Workers' tracing;
  * `otlp`: the templates' setting with OTEL_EXPORTER_OTLP_ENDPOINT set, every request sampled and
- * exported. Namespace imports, so that the same file also builds against a library from before
+ * exported; `traced`: the OTLP export alone (no log line, no mirror). Namespace imports, so that the same file also builds against a library from before
  * telemetry (the `ref` lane), where those names are undefined.
  */
 import { Hono } from 'hono'
@@ -16,6 +16,7 @@ const TELEMETRY = {
   logs: () => ({}),
   native: () => ({ native: cloudflare.workersTracing?.() }),
   otlp: () => ({ tracer: edge.otlpFromEnv, native: cloudflare.workersTracing?.() }),
+  traced: () => ({ logs: 'off', tracer: edge.otlpFromEnv }),
 }
 
 let app
