@@ -79,12 +79,14 @@ export function formatTraceparent(context: SpanContext): string {
   return `00-${context.traceId}-${context.spanId}-${(context.traceFlags & 0xff).toString(16).padStart(2, '0')}`
 }
 
-const hex = (bytes: Uint8Array) => Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')
+/** Each byte's two lowercase hex digits. */
+const BYTE_HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'))
 
 /** A random id of `bytes` bytes, lowercase hex, never all zeros. */
 export function randomId(bytes: 8 | 16): string {
   for (;;) {
-    const id = hex(crypto.getRandomValues(new Uint8Array(bytes)))
+    let id = ''
+    for (const byte of crypto.getRandomValues(new Uint8Array(bytes))) id += BYTE_HEX[byte]
     if (id !== (bytes === 16 ? ZERO_TRACE : ZERO_SPAN)) return id
   }
 }

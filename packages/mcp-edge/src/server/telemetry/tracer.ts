@@ -25,6 +25,7 @@ export interface StartSpanOptions {
   /** The parent: a remote context (a client's, from `_meta`) or one of our spans. */
   parent?: SpanContext | undefined
   links?: SpanLink[] | undefined
+  /** The span keeps this object and adds to it: pass one of its own. */
   attributes?: Attributes | undefined
   /** When it started, if before now (ms since the epoch). */
   startMs?: number | undefined
@@ -151,6 +152,7 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
     flush() {
       // The same promise while the exporters' pending sends are the same ones, so that a caller
       // hands each batch to waitUntil once, not once per request that added to it.
+      if (exporters.length === 1) return (exporters[0] as TelemetryExporter).flush()
       const sends = exporters.map((exporter) => exporter.flush())
       if (!flushing || sends.some((send, i) => send !== flushing?.sends[i])) {
         flushing = { sends, all: Promise.all(sends).then(NOOP) }
@@ -192,7 +194,7 @@ class RecordingSpan implements TelemetrySpan {
       parentSpanId: start.parent?.spanId,
       startMs: start.startMs ?? now(),
       endMs: 0,
-      attributes: { ...start.attributes },
+      attributes: start.attributes ?? {},
       events: [],
       links: start.links ? [...start.links] : [],
       status: { code: 'unset' },
