@@ -186,7 +186,12 @@ export function otlpExporter(options: OtlpExporterOptions): TelemetryExporter {
     try {
       if (batch.length > 0) {
         const spansJson = batch.map(spanJson).join(',')
-        sends.push(post('/v1/traces', `{"resourceSpans":[{"resource":${resourceJson},"scopeSpans":[{"scope":${scopeJson},"spans":[${spansJson}]}]}]}`))
+        sends.push(
+          post(
+            '/v1/traces',
+            `{"resourceSpans":[{"resource":${resourceJson},"scopeSpans":[{"scope":${scopeJson},"spans":[${spansJson}]}]}]}`,
+          ),
+        )
       }
       if (points.length > 0) {
         const dataPoints = points.map((point) => ({
