@@ -16,7 +16,7 @@ import { createLog, errorFields } from './log.ts'
 import type { Log, LogLevelName } from './log.ts'
 import { extractContext } from './trace-context.ts'
 import type { SpanContext } from './trace-context.ts'
-import type { Attributes, Telemetry, TelemetrySpan } from './tracer.ts'
+import type { Attributes, SpanLink, Telemetry, TelemetrySpan } from './tracer.ts'
 
 /** What to do with a client's trace context (SEP-414 `_meta`, or the HTTP `traceparent` header). */
 export type TraceContextMode = 'parent' | 'link' | 'ignore'
@@ -164,9 +164,9 @@ export function createObserver(options: ObserveOptions): Observer | undefined {
       const transport = mode === 'ignore' ? undefined : scope.transport
       // conventions: the _meta context is the parent; the transport's (HTTP) context a link.
       const parent = mode === 'parent' ? (client ?? transport) : undefined
-      const links = [client && mode === 'link' ? client : undefined, transport && transport !== parent ? transport : undefined]
-        .filter((context): context is SpanContext => context !== undefined)
-        .map((context) => ({ context }))
+      let links: SpanLink[] | undefined
+      if (client && mode === 'link') links = [{ context: client }]
+      if (transport && transport !== parent) (links ??= []).push({ context: transport })
       const attributes = requestAttributes(method, target, params, id, meta)
       attributes[ATTR.era] = scope.era
       if (scope.sessionId) attributes[ATTR.sessionId] = scope.sessionId

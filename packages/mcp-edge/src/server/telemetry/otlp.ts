@@ -108,9 +108,16 @@ function attributesJson(attributes: Attributes): string {
   for (const key in attributes) {
     const value = attributes[key]
     if (value === undefined) continue
-    json += `${json ? ',' : ''}{"key":${JSON.stringify(key)},"value":${JSON.stringify(anyValue(value))}}`
+    json += `${json ? ',' : ''}{"key":${JSON.stringify(key)},"value":${anyValueJson(value)}}`
   }
   return `[${json}]`
+}
+
+/** `anyValue` as JSON text, without the object (this runs for every attribute of every span). */
+function anyValueJson(value: AttributeValue): string {
+  if (typeof value === 'string') return `{"stringValue":${JSON.stringify(value)}}`
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return `{"intValue":"${value}"}`
+  return JSON.stringify(anyValue(value))
 }
 
 /** Histogram points of one attribute set, since the last flush. */
