@@ -110,15 +110,19 @@ describe('shaping for a revision', () => {
     expect(shapeLegacyResult('2025-03-26', 'resources/read', read)).toEqual({ contents: [{ uri: 'u:', text: 't' }] })
   })
 
-  it('offers no listChanged, subscribe or extensions, and an Implementation of the revision’s shape', () => {
+  it('offers no listChanged, subscribe or Tasks extension (others it does), and an Implementation of the revision’s shape', () => {
     expect(
       legacyCapabilities({
         tools: { listChanged: true },
         resources: { subscribe: true, listChanged: true },
         logging: {},
-        extensions: { x: {} },
+        extensions: { 'io.modelcontextprotocol/tasks': {} },
       }),
     ).toEqual({ tools: {}, resources: {}, logging: {} })
+    expect(legacyCapabilities({ tools: {}, extensions: { 'io.modelcontextprotocol/tasks': {}, x: { y: 1 } } })).toEqual({
+      tools: {},
+      extensions: { x: { y: 1 } },
+    })
     const info = { name: 's', version: '1', title: 'S', description: 'd', websiteUrl: 'https://s' }
     expect(legacyImplementation(info, '2025-03-26')).toEqual({ name: 's', version: '1' })
     expect(legacyImplementation(info, '2025-06-18')).toEqual({ name: 's', version: '1', title: 'S' })

@@ -11,7 +11,7 @@
  * annotation title on 2025-03-26 tools, and a `resource_link` becomes a text block there.
  * Pure: no I/O.
  */
-import { LEGACY_PROTOCOL_VERSIONS, META } from './constants.ts'
+import { LEGACY_PROTOCOL_VERSIONS, META, TASKS_EXTENSION } from './constants.ts'
 import type { LegacyVersion } from './constants.ts'
 import type { JsonRpcErrorObject } from './errors.ts'
 import { ERROR_KINDS } from './errors.ts'
@@ -236,12 +236,15 @@ export function legacyError(error: JsonRpcErrorObject): JsonRpcErrorObject {
  * The capabilities a 2025-era client is offered. This lane has no standalone GET stream, so
  * nothing could announce a list change or a resource update to it: `listChanged` and `subscribe`
  * are not advertised (a server advertises only what it delivers), and the Tasks extension belongs
- * to 2026-07-28.
+ * to 2026-07-28. Other extensions (MCP Apps, a server's own) are offered under `extensions`, where
+ * 2025 hosts of those extensions read them (the 2025 schemas allow the extra key).
  */
 export function legacyCapabilities(capabilities: ServerCapabilities): Json {
   const out: Json = {}
   for (const key of ['logging', 'completions', 'tools', 'prompts', 'resources'] as const) {
     if (capabilities[key] !== undefined) out[key] = {}
   }
+  const { [TASKS_EXTENSION]: _tasks, ...extensions } = capabilities.extensions ?? {}
+  if (Object.keys(extensions).length > 0) out.extensions = extensions
   return out
 }

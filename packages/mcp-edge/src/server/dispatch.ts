@@ -5,7 +5,7 @@
  */
 import type { LogLevel } from '../protocol/constants.ts'
 import type { JsonRpcRequest } from '../protocol/jsonrpc.ts'
-import type { RequestMeta, ServerCapabilities } from '../protocol/types.ts'
+import type { Icon, JsonObject, RequestMeta, ServerCapabilities } from '../protocol/types.ts'
 import type { InputRelay } from './input/input-relay.ts'
 import type { AskClient } from './legacy/ask.ts'
 import type { Outbox } from './outbox.ts'
@@ -70,7 +70,9 @@ export interface ListedEntry {
  * here, with the method table, keeps the imports one way (server.ts → methods → this file).
  */
 export interface ServerCore<Env = unknown> {
-  readonly info: { name: string; version: string; title?: string; description?: string; websiteUrl?: string }
+  readonly info: { name: string; version: string; title?: string; description?: string; websiteUrl?: string; icons?: Icon[] }
+  /** Extensions the server declares beyond those it derives (Tasks, Apps). */
+  readonly extensions: Readonly<Record<string, JsonObject>>
   readonly instructions: string | undefined
   readonly pageSize: number
   readonly listCache: CacheHint

@@ -7,7 +7,8 @@
  * isolate).
  */
 import { TASKS_EXTENSION } from '../protocol/constants.ts'
-import type { ServerCapabilities } from '../protocol/types.ts'
+import type { JsonObject, ServerCapabilities } from '../protocol/types.ts'
+import { APPS_EXTENSION } from './apps.ts'
 import type { HandleOptions } from './dispatch.ts'
 import type { ServerCore } from './dispatch.ts'
 
@@ -22,6 +23,9 @@ export function serverCapabilities<Env>(server: ServerCore<Env>, options: Handle
   if (server.offers('prompts', options)) capabilities.prompts = notifies ? { listChanged: true } : {}
   if (server.offers('resources', options)) capabilities.resources = notifies ? { subscribe: true, listChanged: true } : {}
   if (server.offers('completions', options)) capabilities.completions = {}
-  if (server.offers('tasks', options)) capabilities.extensions = { [TASKS_EXTENSION]: {} }
+  const extensions: Record<string, JsonObject> = { ...server.extensions }
+  if (server.offers('tasks', options)) extensions[TASKS_EXTENSION] = {}
+  if (server.offers('apps', options)) extensions[APPS_EXTENSION] = {}
+  if (Object.keys(extensions).length > 0) capabilities.extensions = extensions
   return capabilities
 }

@@ -19,7 +19,7 @@ import { errorResponse, resultResponse } from '../protocol/jsonrpc.ts'
 import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import { isLegacyVersion, legacyError, legacyStatus, shapeLegacyResult } from '../protocol/legacy.ts'
 import { readLogLevel } from '../protocol/meta.ts'
-import type { RequestMeta } from '../protocol/types.ts'
+import type { Icon, JsonObject, RequestMeta } from '../protocol/types.ts'
 import { missingCapabilities, supports } from './capabilities.ts'
 import type { Call, HandleOptions, Listed, ListedEntry, MethodEntry, MethodTable, ServerCore } from './dispatch.ts'
 import { toErrorObject } from './errors.ts'
@@ -34,6 +34,8 @@ import type { JsonSchemaConverter, ObjectSchema } from './schema/schema.ts'
 import { buildToolEntry } from './tool-entry.ts'
 import type { ToolEntry } from './tool-entry.ts'
 import { taskLimits } from './tasks/limits.ts'
+import { viewResource } from './apps.ts'
+import type { ViewOptions } from './apps.ts'
 import { startPublish } from './telemetry/events.ts'
 import { createObserverCache } from './telemetry/setup.ts'
 import type { ObserverCache } from './telemetry/setup.ts'
@@ -66,7 +68,8 @@ export interface Handled {
 }
 
 export class McpServer<Env = unknown> implements ServerCore<Env> {
-  readonly info: { name: string; version: string; title?: string; description?: string; websiteUrl?: string }
+  readonly info: { name: string; version: string; title?: string; description?: string; websiteUrl?: string; icons?: Icon[] }
+  readonly extensions: Readonly<Record<string, JsonObject>>
   readonly instructions: string | undefined
   readonly pageSize: number
   readonly listCache: CacheHint
@@ -87,6 +90,8 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
   readonly #jsonSchema: JsonSchemaConverter | undefined
   /** Each registry's entries in list order, kept from the first list until the next registration. */
   readonly #listed = new Map<Listed, ListedEntry[]>()
+  /** How many views (MCP Apps) are registered: the extension is declared once there is one. */
+  #views = 0
   /** The telemetry of each Worker env (spans, the duration metric, log lines, hooks), built at first use. */
   readonly observers: ObserverCache
   /** Whether a method, or a tool or prompt name, is known (telemetry names the others `_OTHER`). */
@@ -106,6 +111,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
       events,
       jsonSchema,
       telemetry,
+      extensions,
       ...info
     } = options
     this.#jsonSchema = jsonSchema
@@ -118,6 +124,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
     this.taskLimits = taskLimits(tasks)
     this.events = events
     this.observers = createObserverCache(telemetry, info)
+    this.extensions = { ...extensions }
   }
 
   /**
@@ -139,6 +146,26 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
     this.tools.set(name, entry)
     this.#listed.clear()
     this.#registryChanged('tools')
+    return this
+  }
+
+  /**
+   * A view (MCP Apps): a `ui://` resource of HTML that hosts with the extension render for the
+   * tools that name it (`view` in the tool's options). Listed and read with the MIME type
+   * `text/html;profile=mcp-app` and its `_meta.ui` (CSP, permissions, domain, border); the server
+   * declares `io.modelcontextprotocol/ui` once it has one.
+   *
+   * @example
+   * server.view('ui://notes/board.html', { name: 'Notes board', html: BOARD_HTML })
+   * server.tool('show_notes', { input: z.object({}), view: 'ui://notes/board.html' }, async () => ({
+   *   content: [{ type: 'text', text: 'Two notes: milk, eggs' }],
+   *   structuredContent: { notes: ['milk', 'eggs'] },
+   * }))
+   */
+  view(uri: string, options: ViewOptions<Env>): this {
+    const { options: listing, handler } = viewResource(uri, options)
+    this.resource(uri, listing, handler)
+    this.#views++
     return this
   }
 
@@ -342,6 +369,8 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
         return this.prompts.size > 0 || this.templates.size > 0
       case 'tasks':
         return options.tasks !== undefined
+      case 'apps':
+        return this.#views > 0
       default:
         return true
     }

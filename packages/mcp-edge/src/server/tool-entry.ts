@@ -5,6 +5,7 @@
  * server with many tools pays nothing for those at start-up and only for the tools an isolate
  * lists or calls.
  */
+import { toolViewMeta } from './apps.ts'
 import { findHeaderParams } from '../protocol/header-values.ts'
 import type { HeaderParam } from '../protocol/header-values.ts'
 import type { CallToolResult, Tool } from '../protocol/types.ts'
@@ -81,6 +82,7 @@ function toolDefinition<Env>(
   if (annotations !== undefined) definition.annotations = annotations
   if (options.icons !== undefined) definition.icons = options.icons
   if (options._meta !== undefined) definition._meta = options._meta
+  if (options.view !== undefined) definition._meta = toolViewMeta(options.view, options._meta, name)
   return definition
 }
 

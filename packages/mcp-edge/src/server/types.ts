@@ -13,11 +13,13 @@ import type {
   ContentBlock,
   GetPromptResult,
   Icon,
+  JsonObject,
   MetaObject,
   ReadResourceResult,
   RequestMeta,
   ToolAnnotations,
 } from '../protocol/types.ts'
+import type { ToolView } from './apps.ts'
 import type { EventDelivery } from './events/events.ts'
 import type { CapabilityPath } from './capabilities.ts'
 import type { InputResponses, InputSpecs } from './input/input.ts'
@@ -128,6 +130,12 @@ export interface ToolOptions<In extends ToolInput, Out extends ToolOutput | unde
   annotations?: ToolAnnotations
   icons?: Icon[]
   _meta?: MetaObject
+  /**
+   * Its view (MCP Apps): a `ui://` resource registered with `server.view`, which hosts with the
+   * extension render with the tool's result. Sets `_meta.ui.resourceUri` (and the flat
+   * `ui/resourceUri`); `visibility: ['app']` keeps the tool from the model, for the view's own calls.
+   */
+  view?: ToolView
   /** The tool streams partial results: advertises `annotations.streamingHint`. */
   streaming?: boolean | { assemble?: boolean }
   /**
@@ -206,6 +214,8 @@ export interface ServerInfo {
   title?: string
   description?: string
   websiteUrl?: string
+  /** Icons clients show for the server (at least one `src`: an https or data: URL). */
+  icons?: Icon[]
   instructions?: string
 }
 
@@ -241,6 +251,12 @@ export interface ServerOptions extends ServerInfo {
    * `(schema, io) => z.toJSONSchema(schema, { target: 'draft-2020-12', io })`.
    */
   jsonSchema?: JsonSchemaConverter
+  /**
+   * Extensions this server declares in its capabilities, by id, with their settings. Tasks
+   * (`io.modelcontextprotocol/tasks`) and Apps (`io.modelcontextprotocol/ui`) are declared by
+   * mcp-edge itself when the server offers them.
+   */
+  extensions?: Record<string, JsonObject>
   /**
    * Spans, the operation duration metric, the one log line per message, hooks (docs/observability.md).
    * Default: a log line per message at `info`, no spans or metrics; `{ tracer: otlpFromEnv }`
