@@ -24,6 +24,14 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const TOOLS = ['add', 'get_weather', 'delete_record', 'write_story', 'generate_report', 'draft_article', 'add_note']
+/** The demo's identity (apps/demo/src/worker.ts), as a 2025-11-25 or 2026-07-28 client receives it. */
+const IDENTITY = {
+  name: 'mcp-edge-template',
+  version: '0.1.0',
+  title: 'mcp-edge demo',
+  websiteUrl: 'https://github.com/mcp-edge/mcp-edge',
+  icons: [{ src: expect.stringMatching(/^data:image\/svg\+xml;base64,/), mimeType: 'image/svg+xml', sizes: ['any'] }],
+}
 const CONFIRM = { action: 'accept', content: { confirm: true, reason: 'cleanup' } } as const
 
 /** A child's environment: its own HOME, no proxy (Inspector's undici cannot load one on Node 20). */
@@ -73,7 +81,7 @@ describe('@modelcontextprotocol/sdk 1.x client (defaults)', () => {
   it('connects through initialize and keeps the sealed session', () => {
     expect(transport.protocolVersion).toBe('2025-11-25')
     expect(transport.sessionId).toMatch(/^s1\./)
-    expect(client.getServerVersion()).toEqual({ name: 'mcp-edge-template', version: '0.1.0' })
+    expect(client.getServerVersion()).toEqual(IDENTITY)
   })
 
   it('lists tools, calls add, reads a resource and gets a prompt', async () => {
@@ -137,7 +145,7 @@ describe('@ai-sdk/mcp (the AI SDK, defaults)', () => {
   afterAll(() => client?.close())
 
   it('connects, lists tools, calls add, reads a resource and gets a prompt', async () => {
-    expect(client.initializeResult.serverInfo).toEqual({ name: 'mcp-edge-template', version: '0.1.0' })
+    expect(client.initializeResult.serverInfo).toEqual(IDENTITY)
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(TOOLS)
     expect((await client.callTool({ name: 'add', arguments: { a: 6, b: 7 } })).content).toEqual([{ type: 'text', text: '13' }])
     expect((await client.readResource({ uri: 'info://server' })).contents[0]?.uri).toBe('info://server')

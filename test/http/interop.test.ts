@@ -29,7 +29,8 @@ describe('official MCP client against the template Worker', () => {
 
   it('negotiates the stateless revision and reads the server identity from discover', async () => {
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28')
-    expect(client.getServerVersion()).toEqual({ name: 'mcp-edge-template', version: '0.1.0' })
+    expect(client.getServerVersion()).toMatchObject({ name: 'mcp-edge-template', version: '0.1.0', title: 'mcp-edge demo' })
+    expect(client.getServerVersion()?.icons?.[0]?.src).toMatch(/^data:image\/svg\+xml;base64,/)
     const discovered = await client.discover()
     expect(discovered.capabilities).toMatchObject({ tools: { listChanged: true }, prompts: {}, resources: {} })
     expect(discovered.capabilities.extensions).toEqual({ 'io.modelcontextprotocol/tasks': {} })

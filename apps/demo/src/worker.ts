@@ -51,9 +51,16 @@ const cap = (value: string | undefined) => (value ? Number(value) : undefined)
 
 // Typed by what its tools read, so the other Workers built on it (the OAuth mode, the JWT
 // fixture) can serve it with their own Env; each of them binds NOTES too.
+/** The server's icon: an orange tile with a white peak, as an SVG data: URL. */
+const ICON =
+  'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCA0OCA0OCI+PHJlY3Qgd2lkdGg9IjQ4IiBoZWlnaHQ9IjQ4IiByeD0iMTAiIGZpbGw9IiNmNjgyMWYiLz48cGF0aCBkPSJNMTMgMzUgMjQgMTNsMTEgMjJ6IiBmaWxsPSIjZmZmIi8+PC9zdmc+'
+
 export const server = createMcpServer<NotesEnv>({
   name: 'mcp-edge-template',
   version: '0.1.0',
+  title: 'mcp-edge demo',
+  websiteUrl: 'https://github.com/mcp-edge/mcp-edge',
+  icons: [{ src: ICON, mimeType: 'image/svg+xml', sizes: ['any'] }],
   // What a client shows its model about this server as a whole; tools/list describes each tool.
   instructions: 'One example tool for each thing mcp-edge adds.',
   limits: { listenStreams: cap(env.MCP_MAX_LISTEN_STREAMS), liveTasks: cap(env.MCP_MAX_LIVE_TASKS) },

@@ -16,9 +16,17 @@ import { bearerToken, createMcpServer, mcp, otlpFromEnv } from 'mcp-edge'
 import { cloudflareEventHub, cloudflareServices, createDurableObjects, workersTracing } from 'mcp-edge/cloudflare'
 import { addNote, deleteRecord, generateReport, writeStory } from './tools'
 
+/** The server's icon: an orange tile with a white peak, as an SVG data: URL. */
+const ICON =
+  'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCA0OCA0OCI+PHJlY3Qgd2lkdGg9IjQ4IiBoZWlnaHQ9IjQ4IiByeD0iMTAiIGZpbGw9IiNmNjgyMWYiLz48cGF0aCBkPSJNMTMgMzUgMjQgMTNsMTEgMjJ6IiBmaWxsPSIjZmZmIi8+PC9zdmc+'
+
 export const server = createMcpServer<Env>({
   name: 'mcp-edge-durable',
   version: '0.1.0',
+  // How clients show the server: make these yours (an icon is an https: or data: URL).
+  title: 'mcp-edge durable',
+  websiteUrl: 'https://github.com/mcp-edge/mcp-edge',
+  icons: [{ src: ICON, mimeType: 'image/svg+xml', sizes: ['any'] }],
   // Notifications (list changes, resource updates) reach listeners on every isolate through McpEventHub.
   events: cloudflareEventHub({ binding: 'MCP_EVENTS' }),
   // One JSON log line per message; MCP spans among the platform's in Workers traces (and in

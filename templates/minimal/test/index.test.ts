@@ -17,6 +17,16 @@ describe('the MCP server', () => {
     expect(tools[0]?.name).toBe('add')
   })
 
+  it('says who it is: name, title, website and icon, as clients show them', async () => {
+    const { _meta } = (await local.request('server/discover', {})) as { _meta: Record<string, Record<string, unknown>> }
+    expect(_meta['io.modelcontextprotocol/serverInfo']).toMatchObject({
+      name: 'mcp-edge-minimal',
+      title: expect.any(String),
+      websiteUrl: expect.stringMatching(/^https:\/\//),
+      icons: [expect.objectContaining({ src: expect.stringMatching(/^(https:|data:image\/)/) })],
+    })
+  })
+
   it('adds two numbers', async () => {
     const result = await local.callTool('add', { a: 2, b: 3 })
     expect(result.content).toEqual([{ type: 'text', text: '5' }])

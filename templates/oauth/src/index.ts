@@ -20,9 +20,17 @@ declare global {
   interface Env extends Pick<ConsentEnv, 'OAUTH_PROVIDER'> {}
 }
 
+/** The server's icon: an orange tile with a white peak, as an SVG data: URL. */
+const ICON =
+  'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCA0OCA0OCI+PHJlY3Qgd2lkdGg9IjQ4IiBoZWlnaHQ9IjQ4IiByeD0iMTAiIGZpbGw9IiNmNjgyMWYiLz48cGF0aCBkPSJNMTMgMzUgMjQgMTNsMTEgMjJ6IiBmaWxsPSIjZmZmIi8+PC9zdmc+'
+
 export const server = createMcpServer<Env>({
   name: 'mcp-edge-oauth',
   version: '0.1.0',
+  // How clients show the server: make these yours (an icon is an https: or data: URL).
+  title: 'mcp-edge OAuth',
+  websiteUrl: 'https://github.com/mcp-edge/mcp-edge',
+  icons: [{ src: ICON, mimeType: 'image/svg+xml', sizes: ['any'] }],
   // One JSON log line per message; MCP spans among the platform's in Workers traces (and in
   // `npm run spans` locally); traces and metrics over OTLP once OTEL_EXPORTER_OTLP_ENDPOINT is set.
   telemetry: { tracer: otlpFromEnv, native: workersTracing() },
