@@ -164,9 +164,10 @@ export function createObserver(options: ObserveOptions): Observer | undefined {
       const transport = mode === 'ignore' ? undefined : scope.transport
       // conventions: the _meta context is the parent; the transport's (HTTP) context a link.
       const parent = mode === 'parent' ? (client ?? transport) : undefined
-      let links: SpanLink[] | undefined
-      if (client && mode === 'link') links = [{ context: client }]
-      if (transport && transport !== parent) (links ??= []).push({ context: transport })
+      const linked = client && mode === 'link' ? client : undefined
+      const other = transport && transport !== parent ? transport : undefined
+      const links: SpanLink[] | undefined =
+        linked || other ? [linked, other].filter((context) => context !== undefined).map((context) => ({ context })) : undefined
       const attributes = requestAttributes(method, target, params, id, meta)
       attributes[ATTR.era] = scope.era
       if (scope.sessionId) attributes[ATTR.sessionId] = scope.sessionId
