@@ -100,6 +100,8 @@ describe('layering', () => {
 describe('public surface', () => {
   it('exports exactly these names from mcp-edge', async () => {
     expect(Object.keys(await import('../../packages/mcp-edge/src/index.ts')).sort()).toEqual([
+      'APPS_EXTENSION',
+      'APP_MIME_TYPE',
       'ATTR',
       'AuthChallenge',
       'ConfigurationError',
@@ -139,6 +141,7 @@ describe('public surface', () => {
       'principalFromClaims',
       'protectedResourceMetadata',
       'recordingExporter',
+      'rendersViews',
     ])
   })
 

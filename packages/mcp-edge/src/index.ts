@@ -18,7 +18,7 @@ export type * from './protocol/types.ts'
 
 export { createMcpServer, McpServer } from './server/server.ts'
 export { APP_MIME_TYPE, APPS_EXTENSION, rendersViews } from './server/apps.ts'
-export type { ToolView, ViewCsp, ViewOptions, ViewPermissions } from './server/apps.ts'
+export type { ViewCsp, ViewOptions, ViewPermissions } from './server/apps.ts'
 export type { EventDelivery, EventHub, ListKind, McpEvent, NotifyOptions, Subscription } from './server/events/events.ts'
 export { ConfigurationError, ToolError } from './server/errors.ts'
 export { input } from './server/input/input.ts'

@@ -13,7 +13,7 @@
  */
 import type { ClientCapabilities, Icon, MetaObject, ReadResourceResult } from '../protocol/types.ts'
 import { isObject } from '../protocol/jsonrpc.ts'
-import type { CacheHint, RequestContext, ResourceHandler, ResourceOptions } from './types.ts'
+import type { CacheHint, RequestContext, ResourceHandler, ResourceOptions, ToolView } from './types.ts'
 
 export const APPS_EXTENSION = 'io.modelcontextprotocol/ui'
 /** The MIME type of a view (exactly this, on the listing and on the read). */
@@ -64,9 +64,6 @@ export interface ViewOptions<Env> {
   /** OAuth scopes a caller needs to list and read it, as for any resource. */
   scopes?: string[]
 }
-
-/** A tool's view: its `ui://` URI, and who may call the tool (`model`, `app`; default both). */
-export type ToolView = string | { uri: string; visibility?: ('model' | 'app')[] }
 
 /** A view URI is a `ui://` URI. */
 export function checkViewUri(uri: string, what: string): void {

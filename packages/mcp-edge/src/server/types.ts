@@ -19,7 +19,6 @@ import type {
   RequestMeta,
   ToolAnnotations,
 } from '../protocol/types.ts'
-import type { ToolView } from './apps.ts'
 import type { EventDelivery } from './events/events.ts'
 import type { CapabilityPath } from './capabilities.ts'
 import type { InputResponses, InputSpecs } from './input/input.ts'
@@ -111,6 +110,9 @@ export type ToolArgs<In> = In extends () => infer Built ? ArgsOf<Built> : ArgsOf
 type ArgsOf<In> = In extends ObjectSchema ? Infer<In> : Record<string, unknown>
 
 export type ToolHandler<In, Env, Prep = unknown> = (args: ToolArgs<In>, ctx: ToolContext<Env, Prep>) => Awaitable<CallToolResult>
+
+/** A tool's view (MCP Apps): its `ui://` URI, and who may call the tool (`model`, `app`; default both). */
+export type ToolView = string | { uri: string; visibility?: ('model' | 'app')[] }
 
 /** When a tool call becomes a task (Tasks extension). */
 export type TaskMode = 'never' | 'optional' | 'always'
