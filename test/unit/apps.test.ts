@@ -176,6 +176,9 @@ describe('MCP Apps: views and the tools that name them', () => {
     expect(discovered.result.capabilities.extensions).toEqual({ [APPS_EXTENSION]: {}, 'com.example/audit': { level: 1 } })
     const without = serve({}, false)
     expect((await without.send('server/discover')).result.capabilities.extensions).toBeUndefined()
+    // A server's own settings of the Apps extension stay; Tasks is declared only with a task backend.
+    const own = serve({ extensions: { [APPS_EXTENSION]: { note: 'mine' }, 'io.modelcontextprotocol/tasks': {} } })
+    expect((await own.send('server/discover')).result.capabilities.extensions).toEqual({ [APPS_EXTENSION]: { note: 'mine' } })
   })
 
   it('declares it in a 2025 initialize result too, where ext-apps hosts read it: valid by the published 2025-11-25 schema', async () => {

@@ -82,6 +82,15 @@ describe('regressions', () => {
     expect(inbox.filter((message) => message.method === 'notifications/tools/list_changed')).toHaveLength(1)
     expect(inbox.at(-1)?.method).toBe('notifications/tools/list_changed')
   })
+  it('an in-isolate publish counts the listeners that took the event, not every listener (its span says so)', () => {
+    const hub = new ListenHub()
+    hub.add(new Listener('a', { resourceSubscriptions: ['file:///data'] }, null))
+    hub.add(new Listener('b', { toolsListChanged: true }, null))
+    hub.add(new Listener('c', { resourceSubscriptions: ['file:///data'] }, 'alice'))
+    expect(hub.publish({ type: 'resourceUpdated', uri: 'file:///data/1' })).toBe(2)
+    expect(hub.publish({ type: 'resourceUpdated', uri: 'file:///data/2', audience: ['alice'] })).toBe(1)
+    expect(hub.publish({ type: 'listChanged', list: 'prompts' })).toBe(0)
+  })
 })
 
 describe('regressions found in review', () => {

@@ -17,7 +17,11 @@ import { createLog } from '../../packages/mcp-edge/src/server/telemetry/log.ts'
 const ENDPOINT = 'http://127.0.0.1/mcp'
 const LONG = `tool_${'x'.repeat(120)}`
 
-function serve(workerEnv: unknown, log = createLog('error', () => {})) {
+/** Lines the server logged: a point the binding refused would be `telemetry failed`. */
+let lines: string[] = []
+
+function serve(workerEnv: unknown, log = createLog('info', (_level, line) => lines.push(line))) {
+  lines = []
   const server = createMcpServer({
     name: 'analytics',
     version: '1.0.0',
@@ -86,6 +90,9 @@ describe('analyticsEngine: one data point per message', () => {
       expect(point.doubles).toHaveLength(1)
       expect(point.doubles[0]).toBeGreaterThanOrEqual(0)
     }
+    // Every write returned: the real binding took each point, nothing was logged as failed.
+    expect(written.mock.results.map((result) => result.type)).toEqual(Array(5).fill('return'))
+    expect(lines).toEqual([])
   })
 
   it('writes straight into the binding as configured, and the request is served', async () => {
@@ -93,6 +100,7 @@ describe('analyticsEngine: one data point per message', () => {
     expect((await send('tools/call', { name: 'add', arguments: { a: 2, b: 3 } })).result).toMatchObject({
       content: [{ type: 'text', text: '5' }],
     })
+    expect(lines).toEqual([])
   })
 
   it('without its binding: says how to add it, once, and serves without metrics', async () => {

@@ -47,7 +47,12 @@ export function analyticsEngine(options: AnalyticsEngineOptions): (env: unknown)
   }
 }
 
-/** An exporter writing one data point per operation to `dataset`. */
+/**
+ * An exporter writing one data point per operation to `dataset`.
+ *
+ * @example
+ * createTelemetry({ exporters: [analyticsEngineExporter(env.MCP_METRICS)] })
+ */
 export function analyticsEngineExporter(dataset: DataPointWriter): TelemetryExporter {
   return {
     exportSpan() {},

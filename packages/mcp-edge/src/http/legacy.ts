@@ -176,17 +176,11 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
     const given = toClientAnswer(response as never)
     const taken = target !== undefined && (await relayFor(lane).answer(target.exchangeId, target.index, principalOf(lane), given))
     if (!taken) throw new McpError('unknownAnswer')
-    const telemetry = lane.observer && server.observers.telemetry(lane.env)
-    if (!telemetry || !taken.asked) return
-    traceAnswer(
-      telemetry,
-      taken.asked,
-      { id: String(response.id), answer: given, sessionId: who.session?.nonce },
-      server.observers.log,
-    )
-    const flushing = telemetry.flush()
-    if (lane.waitUntil) lane.waitUntil(flushing)
-    else flushing.catch(() => {})
+    const asked = taken === true ? undefined : taken.asked
+    const telemetry = asked && lane.observer ? server.observers.telemetry(lane.env) : undefined
+    const answered = { id: String(response.id), answer: given, sessionId: who.session?.nonce }
+    const sending = traceAnswer(telemetry, asked, answered, server.observers.log)
+    if (sending) lane.waitUntil?.(sending)
   }
 
   function notify(who: Client, method: string, notified: Record<string, unknown>): void {

@@ -23,9 +23,10 @@ export function serverCapabilities<Env>(server: ServerCore<Env>, options: Handle
   if (server.offers('prompts', options)) capabilities.prompts = notifies ? { listChanged: true } : {}
   if (server.offers('resources', options)) capabilities.resources = notifies ? { subscribe: true, listChanged: true } : {}
   if (server.offers('completions', options)) capabilities.completions = {}
-  const extensions: Record<string, JsonObject> = { ...server.extensions }
+  // A server's own declarations, but Tasks only when tasks are served (it needs a backend).
+  const { [TASKS_EXTENSION]: _tasks, ...extensions }: Record<string, JsonObject> = server.extensions
   if (server.offers('tasks', options)) extensions[TASKS_EXTENSION] = {}
-  if (server.offers('apps', options)) extensions[APPS_EXTENSION] = {}
+  if (server.offers('apps', options)) extensions[APPS_EXTENSION] ??= {}
   if (Object.keys(extensions).length > 0) capabilities.extensions = extensions
   return capabilities
 }

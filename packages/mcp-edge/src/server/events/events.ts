@@ -50,7 +50,8 @@ export interface EventHub {
    * Deliver `event` to every matching listener, wherever it is. Resolves once the hub has it; to
    * the number of listeners it reached, when the hub can tell (a span records a number).
    */
-  publish(event: McpEvent): Promise<unknown>
+  // biome-ignore lint/suspicious/noConfusingVoidType: hubs written as Promise<void> still fit
+  publish(event: McpEvent): Promise<number | undefined | void>
   /**
    * Open this listener's own path from the hub (workerd forbids a request from reading I/O
    * another request opened). Resolves once the hub has registered the listener; `deliver` runs

@@ -55,13 +55,14 @@ export class Listener implements Subscription {
     return this.#inbox.length
   }
 
-  /** Queue `event` if this listener asked for it and may see it. */
-  offer(event: McpEvent): void {
-    if (!matches(this, event) || !this.#allows(event)) return
+  /** Queue `event` if this listener asked for it and may see it; whether it did (or had it pending). */
+  offer(event: McpEvent): boolean {
+    if (!matches(this, event) || !this.#allows(event)) return false
     const key = eventKey(event)
-    if (key !== undefined && this.#inbox.some((entry) => entry.key === key)) return
+    if (key !== undefined && this.#inbox.some((entry) => entry.key === key)) return true
     this.#inbox.push({ key, message: eventNotification(event, this.subscriptionId), event, at: this.#sent ? Date.now() : 0 })
     if (this.#inbox.length > MAX_INBOX) this.#inbox.shift()
+    return true
   }
 
   /** Take up to `limit` pending notifications, oldest first. */
@@ -83,9 +84,10 @@ export class ListenHub {
     return () => this.#listeners.delete(listener)
   }
 
-  /** Offer `event` to every listener of this isolate; returns how many there are. */
+  /** Offer `event` to every listener of this isolate; returns how many took it. */
   publish(event: McpEvent): number {
-    for (const listener of this.#listeners) listener.offer(event)
-    return this.#listeners.size
+    let reached = 0
+    for (const listener of this.#listeners) if (listener.offer(event)) reached++
+    return reached
   }
 }

@@ -34,8 +34,11 @@ export interface InputRelay {
   open(principal: string | null, count: number, timeoutMs: number, traces?: readonly AskedTrace[]): Promise<string>
   /** All answers, in request order; rejects with -32001 at the timeout, or when `signal` aborts. */
   wait(exchangeId: string, signal: AbortSignal): Promise<ClientAnswer[]>
-  /** Take one answer; `false` for an unknown, expired, already answered or foreign request. */
-  answer(exchangeId: string, index: number, principal: string | null, answer: ClientAnswer): Promise<AnswerTaken | false>
+  /**
+   * Take one answer; `false` for an unknown, expired, already answered or foreign request. With
+   * the asked request's trace when there is one (`true` is taken, without a trace).
+   */
+  answer(exchangeId: string, index: number, principal: string | null, answer: ClientAnswer): Promise<AnswerTaken | boolean>
 }
 
 /** `<exchangeId>.<index>`: the id of an outgoing request. */

@@ -63,8 +63,9 @@ export function startAsk(traced: TracedAsk | undefined, methods: readonly string
         try {
           spans.forEach((span, index) => {
             if ('answers' in outcome) {
+              // The client's error: its code only (its message is the client's text, not recorded).
               const answer = outcome.answers[index]
-              if (answer && 'error' in answer) span.fail(String(answer.error.code), answer.error.message)
+              if (answer && 'error' in answer) span.fail(String(answer.error.code))
             } else if (outcome.cancelled) span.fail(CANCELLED)
             else if (isMcpError(outcome.error)) span.fail(String(outcome.error.code), outcome.error.message)
             else span.fail('_OTHER')
@@ -84,16 +85,17 @@ export function startAsk(traced: TracedAsk | undefined, methods: readonly string
 
 /**
  * The client's answer reached this isolate and was taken: its SERVER span, a child of the
- * question's span (wherever that was). Nothing when the question was not traced here.
+ * question's span (wherever that was). Returns the send to keep alive (`waitUntil`), or nothing
+ * when the question was not traced here.
  */
 export function traceAnswer(
   telemetry: Telemetry | undefined,
   asked: AskedTrace | undefined,
   answer: { id: string; answer: ClientAnswer; sessionId: string | undefined },
   log: Log,
-): void {
+): Promise<void> | undefined {
   const parent = parseTraceparent(asked?.traceparent)
-  if (!telemetry || !asked || !parent) return
+  if (!telemetry || !asked || !parent) return undefined
   try {
     const span = telemetry.startSpan(`answer ${asked.method}`, {
       kind: 'server',
@@ -101,9 +103,13 @@ export function traceAnswer(
       attributes: { [ATTR.method]: asked.method, [ATTR.requestId]: answer.id, [ATTR.era]: 'legacy' },
     })
     if (answer.sessionId !== undefined) span.setAttribute(ATTR.sessionId, answer.sessionId)
-    if ('error' in answer.answer) span.fail(String(answer.answer.error.code), answer.answer.error.message)
+    if ('error' in answer.answer) span.fail(String(answer.answer.error.code))
     span.end()
+    const flushing = telemetry.flush()
+    flushing.catch(NOOP)
+    return flushing
   } catch (error) {
     failed(log, error)
+    return undefined
   }
 }

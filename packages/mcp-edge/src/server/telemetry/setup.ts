@@ -106,12 +106,21 @@ export function createObserverCache(config: TelemetryConfig = {}, service: { nam
  */
 function withMetrics(telemetry: Telemetry | undefined, metrics: TelemetryExporter): Telemetry {
   if (!telemetry) return createTelemetry({ exporters: [metrics], sampleRatio: 0 })
+  /** The pending sends of both, and their union: the same promise while they are the same. */
+  let last: { traces: Promise<void>; points: Promise<void>; both: Promise<void> } | undefined
   return {
     startSpan: (name, options) => telemetry.startSpan(name, options),
     recordOperation(point) {
       telemetry.recordOperation(point)
       metrics.recordOperation(point)
     },
-    flush: () => telemetry.flush(),
+    flush() {
+      const traces = telemetry.flush()
+      const points = metrics.flush()
+      if (last?.traces !== traces || last.points !== points) {
+        last = { traces, points, both: Promise.all([traces, points]).then(() => {}) }
+      }
+      return last.both
+    },
   }
 }
