@@ -18,6 +18,7 @@ import { principalFromClaims } from './auth.ts'
 import { mcpCors } from './cors.ts'
 import { createMcpHandler } from './handler.ts'
 import type { McpHttpOptions } from './handler.ts'
+import { SERVER_CARD_PATH, serverCardRoute } from './server-card.ts'
 
 /** Context variables `mcp()` reads: set one of them in your auth middleware. */
 export interface McpVariables {
@@ -50,6 +51,11 @@ export function mcp<Bindings, Variables extends object = McpVariables>(
   // `& object`: Hono's bindings are an object; a server created without a type argument
   // (`createMcpServer({...})`, env `unknown`) mounts as it is.
   const app = new Hono<{ Bindings: Bindings & object; Variables: Variables }>()
+  // The Server Card, public like any discovery document: before the endpoint's own checks.
+  if (options.serverCard) {
+    const card = serverCardRoute(server.info, options.serverCard)
+    app.all(SERVER_CARD_PATH, (c) => card(c.req.raw))
+  }
   // One handler, not middleware plus handler: Hono then skips composing a chain per request. A
   // request that names no Origin is no browser's, so it needs no CORS headers at all.
   app.all('/', async (c) => {
