@@ -10,6 +10,7 @@
  * carries an id so a listener hears it once.
  */
 import { env as workerEnv } from 'cloudflare:workers'
+import { fnv1a } from '../protocol/hash.ts'
 import { eventTopics } from '../server/events/events.ts'
 import type { EventHub, McpEvent, Subscription } from '../server/events/events.ts'
 import { positive } from '../server/limits.ts'
@@ -26,11 +27,9 @@ export interface EventHubOptions {
 /** Ids of recent multi-shard events a listener remembers, to drop their copies. */
 const RECENT_IDS = 64
 
-/** FNV-1a: a stable, cheap spread of topics over shards. */
+/** A stable, cheap spread of topics over shards (FNV-1a). */
 export function shardOf(topic: string, shards: number): number {
-  let hash = 0x811c9dc5
-  for (let i = 0; i < topic.length; i++) hash = Math.imul(hash ^ topic.charCodeAt(i), 0x01000193)
-  return (hash >>> 0) % shards
+  return fnv1a(topic) % shards
 }
 
 function byShard(topics: Iterable<string>, shards: number): Map<number, string[]> {

@@ -10,6 +10,7 @@
  * URL is the request's, less `/server-card`.
  */
 import { LEGACY_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import { fnv1a } from '../protocol/hash.ts'
 import type { Icon } from '../protocol/types.ts'
 
 export const SERVER_CARD_SCHEMA = 'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json'
@@ -87,18 +88,11 @@ export function serverCardRoute(info: Identity, options: ServerCardOptions): (re
         },
       ]
       const body = JSON.stringify({ ...fixed, remotes })
-      card = { body, etag: `"${fnv(body)}"` }
+      card = { body, etag: `"${fnv1a(body).toString(16)}"` }
       if (built.size < 8) built.set(endpoint, card)
     }
     const headers = { ...HEADERS, 'content-type': SERVER_CARD_TYPE, etag: card.etag }
     if (request.headers.get('if-none-match') === card.etag) return new Response(null, { status: 304, headers })
     return new Response(request.method === 'HEAD' ? null : card.body, { headers })
   }
-}
-
-/** FNV-1a of the card, hex: a cheap, stable ETag. */
-function fnv(text: string): string {
-  let hash = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
-  return (hash >>> 0).toString(16)
 }
