@@ -61,15 +61,21 @@ async function connect(): Promise<void> {
   byId('contents').replaceChildren()
   byId('server').textContent = ''
   status.textContent = `Connecting to ${endpoint.value}…`
+  // A newer connect (the user pressed Connect while this one was under way) owns the page: this
+  // one, when it answers late, must not write over it.
+  const superseded = () => current !== session
   try {
     const discover = await session.client.request('server/discover', {}, { capabilities: session.capabilities() })
+    if (superseded()) return
     const info = ((discover._meta ?? {}) as JsonObject)['io.modelcontextprotocol/serverInfo'] as JsonObject | undefined
     byId('server').textContent = `Server: ${info?.name ?? 'unknown'} ${info?.version ?? ''}. ${discover.instructions ?? ''}`
     signInBox.hidden = true
     const counts = await render(session, (discover.capabilities ?? {}) as JsonObject)
+    if (superseded()) return
     status.textContent = `Connected: ${counts}.`
     document.body.dataset.ready = 'true'
   } catch (error) {
+    if (superseded()) return
     status.textContent = `Could not connect: ${describe(error)}`
     onError(error)
   }
@@ -92,6 +98,7 @@ async function render(session: Session, capabilities: JsonObject): Promise<strin
       continue
     }
     const items = await listAll(session, method, key)
+    if (current !== session) return '' // a newer connect owns the page
     const built = items.map(build).filter((card): card is HTMLElement => card !== undefined)
     cards.replaceChildren(...(built.length ? built : [h('p', { class: 'muted' }, 'None.')]))
     counts.push(`${built.length} ${byId(id).querySelector('h2')?.textContent?.toLowerCase()}`)
