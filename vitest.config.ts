@@ -25,8 +25,9 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             wrangler: { configPath: './test/fixture/wrangler.jsonc' },
-            // The fixture keeps its spans in memory for test/workers/telemetry.test.ts.
-            miniflare: { bindings: { FIXTURE_TRACE: 'record' } },
+            // The fixture keeps its spans in memory for test/workers/telemetry.test.ts; the oauth
+            // template, which test/workers/registry.test.ts imports, needs its public origin.
+            miniflare: { bindings: { FIXTURE_TRACE: 'record', MCP_PUBLIC_URL: 'https://oauth.example.com' } },
           }),
         ],
         test: { name: 'workers', include: ['test/workers/**/*.test.ts'], testTimeout: 30_000 },

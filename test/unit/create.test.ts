@@ -48,6 +48,8 @@ describe('create-mcp-edge', () => {
       expect(readFileSync(join(dir, 'wrangler.jsonc'), 'utf8')).toMatch(new RegExp(`^\\s*"name": "my-${template}",$`, 'm'))
       expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toContain('.dev.vars')
       expect(existsSync(join(dir, '.dev.vars.example'))).toBe(true)
+      // The registry listing comes along, in step with the package.
+      expect(json(join(dir, 'server.json')).version).toBe(json(join(dir, 'package.json')).version)
       for (const made of ['node_modules', '.wrangler', 'dist', '_gitignore'])
         expect(existsSync(join(dir, made)), made).toBe(false)
       // No bearer token: a local client connects without one.

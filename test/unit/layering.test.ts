@@ -121,6 +121,7 @@ describe('public surface', () => {
       'TASK_PARTIALS_FILTER',
       'TaskSuspended',
       'ToolError',
+      'aiCatalog',
       'bearerToken',
       'createKeyRing',
       'createLog',
@@ -141,6 +142,7 @@ describe('public surface', () => {
       'principalFromClaims',
       'protectedResourceMetadata',
       'recordingExporter',
+      'registryServerJson',
       'rendersViews',
     ])
   })

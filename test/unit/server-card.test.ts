@@ -13,8 +13,9 @@ import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import { bearerToken } from '../../packages/mcp-edge/src/http/bearer.ts'
 import { mcp } from '../../packages/mcp-edge/src/http/hono.ts'
-import { SERVER_CARD_TYPE } from '../../packages/mcp-edge/src/http/server-card.ts'
+import { SERVER_CARD_TYPE } from '../../packages/mcp-edge/src/http/discovery/server-card.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
+import { expectDiscoveryHeaders } from './support.ts'
 
 const schema = JSON.parse(readFileSync(resolve(import.meta.dirname, '../conformance/server-card/schema.json'), 'utf8'))
 const validate = new Ajv2020({ strict: false, allErrors: true })
@@ -76,28 +77,8 @@ describe('the Server Card', () => {
     expect(validate?.(card), JSON.stringify(validate?.errors)).toBe(true)
   })
 
-  it('sends the draft CORS and caching headers, answers a preflight, and 304 for its ETag', async () => {
-    const hono = app()
-    const url = 'https://notes.example.com/mcp/server-card'
-    const first = await hono.request(url)
-    expect(Object.fromEntries(first.headers)).toMatchObject({
-      'access-control-allow-origin': '*',
-      'access-control-allow-methods': 'GET',
-      'access-control-allow-headers': 'Content-Type, If-None-Match',
-      'access-control-expose-headers': 'ETag',
-      'cache-control': 'public, max-age=3600',
-    })
-    const etag = first.headers.get('etag') as string
-    expect(etag).toMatch(/^"[0-9a-f]+"$/)
-    const again = await hono.request(url, { headers: { 'if-none-match': etag } })
-    expect(again.status).toBe(304)
-    expect(await again.text()).toBe('')
-    const preflight = await hono.request(url, { method: 'OPTIONS', headers: { origin: 'https://elsewhere.example' } })
-    expect(preflight.status).toBe(204)
-    expect(preflight.headers.get('access-control-allow-origin')).toBe('*')
-    const posted = await hono.request(url, { method: 'POST', body: '{}' })
-    expect(posted.status).toBe(405)
-    expect(posted.headers.get('allow')).toBe('GET, HEAD, OPTIONS')
+  it('sends the draft CORS and caching headers, answers a preflight and HEAD, and 304 for its ETag', async () => {
+    await expectDiscoveryHeaders(app(), 'https://notes.example.com/mcp/server-card')
   })
 
   it('is public while the endpoint is not', async () => {
@@ -114,7 +95,7 @@ describe('the Server Card', () => {
   it('refuses options that would make an invalid card, at mcp(), saying what to set', () => {
     const server = createMcpServer({ name: 'notes', version: '1.0.0' })
     expect(() => mcp(server, { serverCard: { name: 'notes', description: 'Notes' } })).toThrow(
-      'serverCard.name must be reverse-DNS with one slash, such as com.example/weather, not "notes"',
+      'serverCard: name must be reverse-DNS with one slash, such as com.example/weather, not "notes"',
     )
     expect(() => mcp(server, { serverCard: { name: 'com.example/notes' } })).toThrow(
       'serverCard: a description of 1 to 100 characters is required',

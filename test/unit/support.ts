@@ -1,7 +1,9 @@
 /**
  * Small helpers shared by the unit tests: catching the `McpError` a call must throw, so a test can
- * assert its kind, code, HTTP status and message exactly; taking what an outbox holds.
+ * assert its kind, code, HTTP status and message exactly; taking what an outbox holds; what every
+ * public discovery document (Server Card, AI Catalog) answers besides itself.
  */
+import type { Hono } from 'hono'
 import { expect } from 'vitest'
 import { McpError } from '../../packages/mcp-edge/src/protocol/errors.ts'
 import type { Outbox, StreamMessage } from '../../packages/mcp-edge/src/server/outbox.ts'
@@ -48,4 +50,36 @@ export function configError(fn: () => unknown): Error {
   expect(thrown).toBeInstanceOf(Error)
   expect(thrown).not.toBeInstanceOf(McpError)
   return thrown as Error
+}
+
+/**
+ * What `app` answers at the discovery document `url` besides the document: the Server Card draft's
+ * CORS and caching headers, an ETag and 304 for it, HEAD without a body, the CORS preflight, and
+ * 405 naming the methods it takes.
+ */
+export async function expectDiscoveryHeaders(app: Pick<Hono, 'request'>, url: string): Promise<void> {
+  const first = await app.request(url)
+  expect(Object.fromEntries(first.headers)).toMatchObject({
+    'access-control-allow-origin': '*',
+    'access-control-allow-methods': 'GET',
+    'access-control-allow-headers': 'Content-Type, If-None-Match',
+    'access-control-expose-headers': 'ETag',
+    'cache-control': 'public, max-age=3600',
+  })
+  const etag = first.headers.get('etag') as string
+  expect(etag).toMatch(/^"[0-9a-f]+"$/)
+  const again = await app.request(url, { headers: { 'if-none-match': etag } })
+  expect(again.status).toBe(304)
+  expect(again.headers.get('etag')).toBe(etag)
+  expect(await again.text()).toBe('')
+  const head = await app.request(url, { method: 'HEAD' })
+  expect(head.status).toBe(200)
+  expect(head.headers.get('etag')).toBe(etag)
+  expect(await head.text()).toBe('')
+  const preflight = await app.request(url, { method: 'OPTIONS', headers: { origin: 'https://elsewhere.example' } })
+  expect(preflight.status).toBe(204)
+  expect(preflight.headers.get('access-control-allow-origin')).toBe('*')
+  const posted = await app.request(url, { method: 'POST', body: '{}' })
+  expect(posted.status).toBe(405)
+  expect(posted.headers.get('allow')).toBe('GET, HEAD, OPTIONS')
 }

@@ -69,7 +69,16 @@ export { createMcpHandler } from './http/handler.ts'
 export type { McpHttpOptions, McpServices } from './http/handler.ts'
 export { mcp } from './http/hono.ts'
 export type { McpVariables } from './http/hono.ts'
-export type { ServerCardOptions } from './http/server-card.ts'
+export type { ServerCardOptions } from './http/discovery/server-card.ts'
+export { registryServerJson } from './http/discovery/server-json.ts'
+export type {
+  RegistryHeader,
+  RegistryServerJson,
+  RegistryServerJsonOptions,
+  ServerListingOptions,
+} from './http/discovery/server-json.ts'
+export { aiCatalog } from './http/discovery/ai-catalog.ts'
+export type { AiCatalogCard, AiCatalogOptions } from './http/discovery/ai-catalog.ts'
 export { AuthChallenge, isLocalRequest, principalFromClaims } from './http/auth.ts'
 export { bearerToken } from './http/bearer.ts'
 export type { AuthOptions, RateLimiter, ResourceServer } from './http/auth.ts'

@@ -25,6 +25,7 @@ export const server = createMcpServer<Env>({
   version: '0.1.0',
   // How clients show the server: make these yours (an icon is an https: or data: URL).
   title: 'mcp-edge durable',
+  description: 'An MCP server on Cloudflare Workers: a confirmation, a streaming tool, a durable task, shared notes',
   websiteUrl: 'https://github.com/mcp-edge/mcp-edge',
   icons: [{ src: ICON, mimeType: 'image/svg+xml', sizes: ['any'] }],
   // Notifications (list changes, resource updates) reach listeners on every isolate through McpEventHub.

@@ -23,6 +23,7 @@ export const server = createMcpServer({
   version: '0.1.0',
   // How clients show the server: make these yours (an icon is an https: or data: URL).
   title: 'mcp-edge minimal',
+  description: 'An MCP server on Cloudflare Workers, built with mcp-edge: one tool, no Durable Objects',
   websiteUrl: 'https://github.com/mcp-edge/mcp-edge',
   icons: [{ src: ICON, mimeType: 'image/svg+xml', sizes: ['any'] }],
   // One JSON log line per message; MCP spans among the platform's in Workers traces (and in

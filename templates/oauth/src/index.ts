@@ -29,6 +29,7 @@ export const server = createMcpServer<Env>({
   version: '0.1.0',
   // How clients show the server: make these yours (an icon is an https: or data: URL).
   title: 'mcp-edge OAuth',
+  description: 'An MCP server on Cloudflare Workers behind its own OAuth 2.1 authorization server',
   websiteUrl: 'https://github.com/mcp-edge/mcp-edge',
   icons: [{ src: ICON, mimeType: 'image/svg+xml', sizes: ['any'] }],
   // One JSON log line per message; MCP spans among the platform's in Workers traces (and in

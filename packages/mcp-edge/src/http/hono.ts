@@ -18,7 +18,7 @@ import { principalFromClaims } from './auth.ts'
 import { mcpCors } from './cors.ts'
 import { createMcpHandler } from './handler.ts'
 import type { McpHttpOptions } from './handler.ts'
-import { SERVER_CARD_PATH, serverCardRoute } from './server-card.ts'
+import { SERVER_CARD_PATH, serverCardRoute } from './discovery/server-card.ts'
 
 /** Context variables `mcp()` reads: set one of them in your auth middleware. */
 export interface McpVariables {
