@@ -31,6 +31,8 @@ function step(name, command, args) {
 
 // The library first: the demo, the fixtures' Workers and the templates use it as users do, built.
 step('build the mcp-edge package', 'npm', ['run', 'build'])
+// The durable template's view (a static asset its own tests read); `wrangler dev` builds the demo's.
+step("build the durable template's view", process.execPath, ['templates/durable/view/build.mjs'])
 for (const [name, project] of PROGRAMS) step(`typecheck (${name})`, 'npx', ['tsc', '-p', project])
 step('generated types are current (wrangler types --check)', process.execPath, ['scripts/types.mjs', '--check'])
 step('the API reference is current (docs/reference.md)', process.execPath, ['tools/reference/generate.mjs', '--check'])

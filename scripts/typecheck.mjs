@@ -17,6 +17,7 @@ export const PROGRAMS = [
   ['the JWT fixture', 'test/fixture/jwt/tsconfig.json'],
   ['the minimal template', 'templates/minimal/tsconfig.json'],
   ['the durable template', 'templates/durable/tsconfig.json'],
+  ["the durable template's view", 'templates/durable/view/tsconfig.json'],
   ['the oauth template', 'templates/oauth/tsconfig.json'],
   ['Node: tests, bench, scripts', 'tsconfig.node.json'],
 ]

@@ -2,7 +2,7 @@
 /**
  * Before `npm pack`: copy the repository's templates/ into this package, so its tarball carries
  * them (offline, versioned with the library). Leaves out what a project makes for itself
- * (node_modules, .wrangler, dist, .dev.vars) and stores `.gitignore` as `_gitignore`, since npm
+ * (node_modules, .wrangler, dist, assets, .dev.vars) and stores `.gitignore` as `_gitignore`, since npm
  * drops `.gitignore` files from tarballs; index.mjs restores it. `--clean` (postpack) removes the
  * copy again, so a clone's create-mcp-edge always scaffolds from the live templates/.
  */
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url'
 const here = dirname(fileURLToPath(import.meta.url))
 const source = join(here, '../../templates')
 const target = join(here, 'templates')
-const SKIP = new Set(['node_modules', '.wrangler', 'dist', '.dev.vars'])
+const SKIP = new Set(['node_modules', '.wrangler', 'dist', 'assets', '.dev.vars'])
 
 rmSync(target, { recursive: true, force: true })
 if (process.argv.includes('--clean')) process.exit(0)

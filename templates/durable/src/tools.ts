@@ -75,17 +75,43 @@ export function deleteRecord<E>(server: McpServer<E>): void {
   )
 }
 
+/** The story view's URI: view/story.ts, built into assets/views/story.html (`npm run build:view`). */
+export const STORY_VIEW = 'ui://stories/story.html'
+
+/** The static assets binding (wrangler.jsonc `assets`) the story view is read from. */
+export interface ViewsEnv {
+  ASSETS?: Fetcher
+}
+
 /**
  * Partial results (SEP-2998): chunks stream to clients that declared `partialResults`; the final
  * result always carries the whole text, assembled by the runtime from what was streamed.
+ *
+ * With a view (MCP Apps): a host that renders views shows the story in view/story.ts, sentence
+ * by sentence when it forwards partial results, with a button that saves it through `add_note`.
+ * Other clients get the same text as content. The view's HTML is a static asset (130 KiB
+ * gzipped, mostly ext-apps' `App`), outside the Worker's bundle, read when a host asks for it.
  */
-export function writeStory<E>(server: McpServer<E>): void {
+export function writeStory<E extends ViewsEnv>(server: McpServer<E>): void {
+  server.view(STORY_VIEW, {
+    name: 'story',
+    title: 'Story',
+    description: 'The story as it is written, with a button that saves it as a note',
+    html: async (ctx) => {
+      const response = await ctx.env.ASSETS?.fetch('https://assets.local/views/story.html')
+      if (!response?.ok) throw new Error('The story view is not built or not bound: run `npm run build:view`')
+      return response.text()
+    },
+    prefersBorder: true,
+  })
+
   server.tool(
     'write_story',
     {
       description: 'Write a short story, streaming it sentence by sentence',
       input: z.object({ topic: z.string(), sentences: z._default(z.int().check(z.minimum(1), z.maximum(200)), 8) }),
       streaming: { assemble: true },
+      view: STORY_VIEW,
     },
     async ({ topic, sentences }, ctx) => {
       for (let i = 1; i <= sentences && !ctx.signal.aborted; i++) {

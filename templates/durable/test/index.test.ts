@@ -7,6 +7,7 @@
 import { exports } from 'cloudflare:workers'
 import { TASKS_EXTENSION } from 'mcp-edge'
 import { McpClient, McpClientError } from 'mcp-edge/client'
+import { STORY_VIEW } from '../src/tools'
 import type { JsonObject } from 'mcp-edge/client'
 import { describe, expect, it } from 'vitest'
 
@@ -42,6 +43,24 @@ describe('the MCP server', () => {
     )
     expect(chunks).toHaveLength(3)
     expect(text(result)).toBe(chunks.join(''))
+  })
+
+  it('write_story comes with its view: a ui:// resource a host renders, read from the static assets', async () => {
+    const plain = client()
+    const { tools } = (await plain.request('tools/list', {})) as { tools: { name: string; _meta?: JsonObject }[] }
+    const story = tools.find((tool) => tool.name === 'write_story')
+    expect(story?._meta).toEqual({ ui: { resourceUri: STORY_VIEW }, 'ui/resourceUri': STORY_VIEW })
+    const read = (await plain.request('resources/read', { uri: STORY_VIEW })) as {
+      contents: { uri: string; mimeType: string; text: string }[]
+    }
+    expect(read.contents).toHaveLength(1)
+    expect(read.contents[0]).toMatchObject({ uri: STORY_VIEW, mimeType: 'text/html;profile=mcp-app' })
+    // The built document: the shell with the bundled script in place of its placeholder.
+    expect(read.contents[0]?.text).toMatch(/^<!doctype html>/)
+    expect(read.contents[0]?.text).toContain('ui/notifications/tool-result-partial')
+    expect(read.contents[0]?.text).not.toContain('/* VIEW_SCRIPT */')
+    // The asset is for resources/read only: the Worker serves no file of its own.
+    expect((await exports.default.fetch('http://127.0.0.1/views/story.html')).status).toBe(404)
   })
 
   it('generate_report runs as a task that a client polls to completed', async () => {
