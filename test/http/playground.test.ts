@@ -49,7 +49,11 @@ describe('the playground page in local dev', () => {
     expect(
       await sentences.evaluate((input: HTMLInputElement) => [input.type, input.step, input.min, input.max, input.value]),
     ).toEqual(['number', '1', '1', '200', '8'])
-    expect(await page.locator('#resources article .uri').allTextContents()).toEqual(['notes://all', 'info://server'])
+    expect(await page.locator('#resources article .uri').allTextContents()).toEqual([
+      'ui://stories/story.html',
+      'notes://all',
+      'info://server',
+    ])
     expect(await page.locator('#prompts article h3').allTextContents()).toEqual(['summarize'])
     expect(await page.locator('#server').textContent()).toContain('mcp-edge-template 0.1.0')
     await browser.shot(page, 'catalog')

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative, resolve } from 'node:path'
 import { chromium } from 'playwright-core'
-import type { BrowserContext, Page } from 'playwright-core'
+import type { BrowserContext, Locator, Page } from 'playwright-core'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 export const CHROMIUM = '/usr/bin/chromium'
@@ -26,8 +26,8 @@ const FLAGS = [
 
 export interface Browser {
   context: BrowserContext
-  /** Take a full-page screenshot named `name`.png; returns its path. */
-  shot(page: Page, name: string): Promise<string>
+  /** Take a full-page screenshot named `name`.png (or of `element` alone); returns its path. */
+  shot(page: Page, name: string, element?: Locator): Promise<string>
   /** Every screenshot taken, relative to the repository root. */
   shots: string[]
   close(): Promise<void>
@@ -50,9 +50,10 @@ export async function launchBrowser(name = 'playground'): Promise<Browser> {
   return {
     context,
     shots,
-    async shot(page, name) {
+    async shot(page, name, element) {
       const path = join(folder, `${String(shots.length + 1).padStart(2, '0')}-${name}.png`)
-      await page.screenshot({ path, fullPage: true })
+      if (element) await element.screenshot({ path })
+      else await page.screenshot({ path, fullPage: true })
       shots.push(relative(ROOT, path))
       return path
     },

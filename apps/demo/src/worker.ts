@@ -11,7 +11,8 @@
  * elicitation handler).
  *
  * The tools it shares with the durable template (add_note, delete_record, write_story,
- * generate_report) are the template's own (templates/durable/src/tools.ts).
+ * generate_report) are the template's own (templates/durable/src/tools.ts), and so is write_story's
+ * view (MCP Apps), which the playground renders (playground/build.mjs builds it into the assets).
  *
  * Configuration (see README): MCP_STATE_KEYS (secret, required; .dev.vars has a dev key; without
  * it each request says how to set it), MCP_BEARER_TOKEN (secret: when set, requests need
@@ -26,6 +27,7 @@ import { cloudflareEventHub, cloudflareServices, createDurableObjects, workersTr
 import { bearerToken, createMcpServer, input, mcp, otlpFromEnv } from 'mcp-edge'
 import type { NotesEnv } from '../../../templates/durable/src/notes.ts'
 import { addNote, deleteRecord, generateReport, sleep, writeStory } from '../../../templates/durable/src/tools.ts'
+import type { ViewsEnv } from '../../../templates/durable/src/tools.ts'
 import { playground } from './playground-gate.ts'
 
 /**
@@ -49,13 +51,14 @@ declare global {
 
 const cap = (value: string | undefined) => (value ? Number(value) : undefined)
 
-// Typed by what its tools read, so the other Workers built on it (the OAuth mode, the JWT
-// fixture) can serve it with their own Env; each of them binds NOTES too.
 /** The server's icon: an orange tile with a white peak, as an SVG data: URL. */
 const ICON =
   'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciIHZpZXdCb3g9IjAgMCA0OCA0OCI+PHJlY3Qgd2lkdGg9IjQ4IiBoZWlnaHQ9IjQ4IiByeD0iMTAiIGZpbGw9IiNmNjgyMWYiLz48cGF0aCBkPSJNMTMgMzUgMjQgMTNsMTEgMjJ6IiBmaWxsPSIjZmZmIi8+PC9zdmc+'
 
-export const server = createMcpServer<NotesEnv>({
+// Typed by what its tools read, so the other Workers built on it (the OAuth mode, the JWT
+// fixture) can serve it with their own Env; each of them binds NOTES too (and ASSETS, where
+// write_story's view is read from, except the JWT fixture, whose tests do not read it).
+export const server = createMcpServer<NotesEnv & ViewsEnv>({
   name: 'mcp-edge-template',
   version: '0.1.0',
   title: 'mcp-edge demo',

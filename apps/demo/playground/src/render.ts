@@ -5,6 +5,7 @@
  * (annotations) as badges.
  * Everything a server sends is set as text or as a `data:` URL built here; links only for http(s).
  */
+import { APP_MIME_TYPE } from 'mcp-edge'
 import type { GapEvent, PartialChunkEvent } from 'mcp-edge/client'
 import { h, pretty } from './dom.ts'
 
@@ -24,9 +25,15 @@ function blob(mimeType: unknown, data: unknown, alt: string): HTMLElement {
 function resourceContents(contents: JsonObject): HTMLElement {
   const uri = String(contents.uri ?? '')
   const body =
-    typeof contents.text === 'string'
-      ? h('pre', { class: 'text' }, formatText(contents.text, contents.mimeType))
-      : blob(contents.mimeType, contents.blob, uri)
+    contents.mimeType === APP_MIME_TYPE && typeof contents.text === 'string'
+      ? h(
+          'p',
+          { class: 'muted' },
+          `A view (MCP Apps): ${Math.ceil(contents.text.length / 1024)} KiB of HTML, rendered under each call of a tool that names it.`,
+        )
+      : typeof contents.text === 'string'
+        ? h('pre', { class: 'text' }, formatText(contents.text, contents.mimeType))
+        : blob(contents.mimeType, contents.blob, uri)
   return h('div', { class: 'resource' }, h('p', { class: 'uri' }, uri, contents.mimeType ? ` (${contents.mimeType})` : ''), body)
 }
 

@@ -13,6 +13,7 @@ import { chunkItem, errorBox, toolResult } from './render.ts'
 import type { JsonObject } from './schema-form.ts'
 import type { Session } from './session.ts'
 import { followTask } from './task.ts'
+import { mountView } from './view.ts'
 
 let runs = 0
 
@@ -45,6 +46,8 @@ export async function runTool(session: Session, tool: JsonObject, args: JsonObje
     cancel,
   )
   into.prepend(run)
+  // A tool with a view (MCP Apps): rendered under the call, fed its input, partials and result.
+  const view = mountView(session, tool, args, run)
   const started = performance.now()
   let received = 0
 
@@ -52,7 +55,10 @@ export async function runTool(session: Session, tool: JsonObject, args: JsonObje
     if (event.type === 'partial' || event.type === 'gap') {
       chunks.hidden = false
       chunks.appendChild(chunkItem(event, round > 0 ? `round ${round}` : undefined))
-      if (event.type === 'partial') status.textContent = `Streaming: ${++received} partial result(s) so far`
+      if (event.type === 'partial') {
+        status.textContent = `Streaming: ${++received} partial result(s) so far`
+        view?.partial(event)
+      }
       return
     }
     const params = event.params
@@ -90,15 +96,18 @@ export async function runTool(session: Session, tool: JsonObject, args: JsonObje
     }
     status.textContent = `Completed in ${Math.round(performance.now() - started)} ms${received ? ` after ${received} partial result(s)` : ''}`
     outcome.appendChild(toolResult(result))
+    view?.result(result)
     run.dataset.state = 'complete'
   } catch (error) {
     if (controller.signal.aborted) {
       status.textContent = `Cancelled: the stream was closed after ${received} partial result(s); the server stops the call`
       run.dataset.state = 'cancelled'
+      view?.cancelled('the user cancelled the call')
     } else {
       status.textContent = `${name} failed`
       outcome.appendChild(errorBox(error))
       run.dataset.state = 'error'
+      view?.result({ content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true })
       session.onError(error)
     }
   } finally {
