@@ -1,6 +1,6 @@
 /**
  * The template's door to the playground page (playground/, README "Playground"): the page is a
- * Workers Static Asset, built by `scripts/build-playground.mjs` and never part of this script's
+ * Workers Static Asset, built by `playground/build.mjs` and never part of this script's
  * bundle. `run_worker_first = true` sends every request here first, so an asset is served only
  * when this says so: with `PLAYGROUND = "on"`, which `.dev.vars` sets for `wrangler dev` and a
  * deploy does not carry. Otherwise the page does not exist (404), even though its files were

@@ -1,5 +1,5 @@
 /**
- * The playground page's entry (built into app.js by scripts/build-playground.mjs): finishes a
+ * The playground page's entry (built into app.js by playground/build.mjs): finishes a
  * sign-in when the consent page sent the browser back, then "connects" (2026-07-28 is stateless:
  * `server/discover`, then every list the server advertises) and renders the cards. A 401 or 403
  * opens the help that fits: the bearer token field, or signing in (again, with more scope) when
