@@ -6,7 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { BENCH_DIR, ROOT, TMP } from './env.mjs'
 
@@ -22,8 +22,8 @@ export function configPath(worker) {
  * is on), false turns it off, 'force' turns it on.
  */
 export function build(worker, options = {}) {
-  const { args, outdir } = buildCommand(worker, options)
-  const run = spawnSync(process.execPath, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  const { args, outdir, cwd } = buildCommand(worker, options)
+  const run = spawnSync(process.execPath, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
   if (run.status !== 0) throw new Error(`wrangler build of ${worker} failed:\n${run.stdout}\n${run.stderr}`)
   return measure(worker, options, outdir)
 }
@@ -39,9 +39,9 @@ export async function buildAll(jobs) {
     while (next < jobs.length) {
       const index = next++
       const [worker, options = {}] = jobs[index]
-      const { args, outdir } = buildCommand(worker, options)
+      const { args, outdir, cwd } = buildCommand(worker, options)
       await new Promise((done, fail) => {
-        const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+        const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
         let output = ''
         child.stdout.on('data', (chunk) => (output += chunk))
         child.stderr.on('data', (chunk) => (output += chunk))
@@ -57,10 +57,13 @@ export async function buildAll(jobs) {
 
 function buildCommand(worker, { minify = true, config = configPath(worker) }) {
   const outdir = join(TMP, 'build', `${worker}-${minify ? 'min' : 'raw'}`)
-  const args = [WRANGLER, 'deploy', '--dry-run', '--outdir', outdir, '-c', config]
+  const path = resolve(ROOT, config)
+  const args = [WRANGLER, 'deploy', '--dry-run', '--outdir', outdir, '-c', path]
   if (!minify) args.push('--minify=false')
   if (minify === 'force') args.push('--minify')
-  return { args, outdir }
+  // In the config's folder: wrangler runs a config's build command (the durable template's view
+  // build, `node view/build.mjs`) where it was started, not where the config is.
+  return { args, outdir, cwd: dirname(path) }
 }
 
 function measure(worker, { minify = true }, outdir) {

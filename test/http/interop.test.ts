@@ -33,7 +33,8 @@ describe('official MCP client against the template Worker', () => {
     expect(client.getServerVersion()?.icons?.[0]?.src).toMatch(/^data:image\/svg\+xml;base64,/)
     const discovered = await client.discover()
     expect(discovered.capabilities).toMatchObject({ tools: { listChanged: true }, prompts: {}, resources: {} })
-    expect(discovered.capabilities.extensions).toEqual({ 'io.modelcontextprotocol/tasks': {} })
+    // Tasks, and MCP Apps since write_story has a view.
+    expect(discovered.capabilities.extensions).toEqual({ 'io.modelcontextprotocol/tasks': {}, 'io.modelcontextprotocol/ui': {} })
   })
 
   it('lists the tools with their JSON Schemas', async () => {
