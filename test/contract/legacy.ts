@@ -495,14 +495,65 @@ export function legacyContract(target: () => ContractTarget): void {
       }
     })
 
-    it('answers GET and DELETE with a session id with 405 (no standalone stream, no revocable sessions)', async () => {
+    it('answers GET with 405 (no standalone stream), naming POST and DELETE as allowed', async () => {
       const client = await connect()
-      for (const method of ['GET', 'DELETE']) {
-        const response = await target().fetch(
-          new Request(url(), { method, headers: { host: '127.0.0.1', 'mcp-session-id': client.sessionId ?? '' } }),
-        )
-        expect(response.status).toBe(405)
+      const response = await target().fetch(
+        new Request(url(), { method: 'GET', headers: { host: '127.0.0.1', 'mcp-session-id': client.sessionId ?? '' } }),
+      )
+      expect([response.status, response.headers.get('allow')]).toEqual([405, 'POST, DELETE'])
+    })
+  })
+
+  describe('ending a session (DELETE) and its log level (with the session ledger)', () => {
+    const remove = (sessionId: string | null | undefined, headers: Record<string, string> = {}) =>
+      target().fetch(
+        new Request(url(), {
+          method: 'DELETE',
+          headers: { host: '127.0.0.1', ...(sessionId ? { 'mcp-session-id': sessionId } : {}), ...headers },
+        }),
+      )
+
+    it('ends a session on DELETE (204): then every request with its id is 404, a second DELETE too', async () => {
+      const client = await connect()
+      const other = await connect()
+      expect((await call(client, 'ping')).status).toBe(200)
+      const ended = await remove(client.sessionId)
+      expect([ended.status, await ended.text()]).toEqual([204, ''])
+      for (const method of ['ping', 'tools/list']) {
+        const after = await call(client, method)
+        expect([after.status, after.message.error?.code]).toEqual([404, -32600])
       }
+      expect((await remove(client.sessionId)).status).toBe(404)
+      // Only that session ended.
+      expect((await call(other, 'ping')).message.result).toEqual({})
+    })
+
+    it('refuses a DELETE that cannot end anything, and ends nothing: tampered or unknown ids, a foreign Origin, no id', async () => {
+      const client = await connect()
+      const id = client.sessionId as string
+      const tampered = `${id.slice(0, -4)}${id.slice(-4) === 'AAAA' ? 'BBBB' : 'AAAA'}`
+      expect((await remove(tampered)).status).toBe(404)
+      expect((await remove('not-a-session')).status).toBe(404)
+      expect((await remove(id, { origin: 'https://evil.example' })).status).toBe(403)
+      const bare = await remove(undefined)
+      expect([bare.status, bare.headers.get('allow')]).toEqual([405, 'POST, DELETE'])
+      // A protocol version header that is not the session's: -32600, and the session lives on.
+      expect((await remove(id, { 'mcp-protocol-version': '2025-03-26' })).status).toBe(400)
+      expect((await call(client, 'ping')).message.result).toEqual({})
+    })
+
+    it('keeps logging/setLevel for the session: later calls log from that level; another session from info', async () => {
+      const client = await connect()
+      expect((await call(client, 'logging/setLevel', { level: 'error' })).message.result).toEqual({})
+      const levels = async (who: LegacyClient) =>
+        (await call(who, 'tools/call', { name: 'log_levels', arguments: {} })).notifications.map((note) => note.params.level)
+      expect(await levels(client)).toEqual(['error', 'critical', 'alert', 'emergency'])
+      expect((await call(client, 'logging/setLevel', { level: 'debug' })).message.result).toEqual({})
+      expect(await levels(client)).toEqual(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'])
+      expect((await levels(await connect()))[0]).toBe('info')
+      // An unknown level is -32602 and changes nothing.
+      expect((await call(client, 'logging/setLevel', { level: 'loud' })).message.error?.code).toBe(-32602)
+      expect((await levels(client))[0]).toBe('debug')
     })
   })
 

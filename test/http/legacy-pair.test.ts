@@ -2,7 +2,8 @@
  * The 2025-era lane across two isolates (`npm run dev:pair`, the template as two Workers sharing
  * their Durable Objects): a session id sealed by one isolate opens on the other, and a client's
  * answer to a server-to-client request, posted to the other isolate, reaches the call waiting in
- * the first through the `McpInputRelay` Durable Object. Nothing about the session or the pending
+ * the first through the `McpInputRelay` Durable Object, and a session ended on one isolate (DELETE)
+ * is refused on the other within 0.5 s (the `McpSessionLedger` Durable Object). Nothing about the session or the pending
  * request is shared in memory: each isolate has its own module state. Both isolates export their
  * spans to one OTLP collector: the question, its answer and an event's delivery are each one
  * trace across the two.
@@ -35,6 +36,20 @@ describe('the 2025-era lane on two isolates', () => {
     expect(listed.message.result.tools.map((tool: { name: string }) => tool.name)).toContain('delete_record')
     const changed = { ...client, sessionId: `${client.sessionId}x` }
     expect((await legacyRpc(fetch, b, changed, 'tools/list')).status).toBe(404)
+  })
+
+  it('ends a session on DELETE: 404 at once on the isolate that answered, and on the other 0.5 s after', async () => {
+    const [a, b] = pair.urls
+    const client = await legacyConnect(fetch, a)
+    // b has read the session's facts (not ended) and keeps them for up to 400 ms.
+    expect((await legacyRpc(fetch, b, client, 'ping')).message.result).toEqual({})
+    const ended = await fetch(a, { method: 'DELETE', headers: { 'mcp-session-id': client.sessionId as string } })
+    const answeredAt = Date.now()
+    expect(ended.status).toBe(204)
+    expect((await legacyRpc(fetch, a, client, 'ping')).status).toBe(404)
+    await new Promise((done) => setTimeout(done, Math.max(0, answeredAt + 500 - Date.now())))
+    expect((await legacyRpc(fetch, b, client, 'ping')).status).toBe(404)
+    expect((await fetch(b, { method: 'DELETE', headers: { 'mcp-session-id': client.sessionId as string } })).status).toBe(404)
   })
 
   it('finishes a call on one isolate with the answer posted to the other', async () => {

@@ -15,7 +15,7 @@ import { createOAuthWorker } from '../../../templates/oauth/src/provider.ts'
 import { playground } from './playground-gate.ts'
 import { server } from './worker.ts'
 
-export { McpEventHub, McpInputRelay, McpNonceLedger, McpTaskObject, NotesStore } from './worker.ts'
+export { McpEventHub, McpInputRelay, McpNonceLedger, McpSessionLedger, McpTaskObject, NotesStore } from './worker.ts'
 
 /**
  * What oauth/wrangler.jsonc cannot declare, beside its generated Env (oauth/worker-configuration.d.ts):
@@ -47,6 +47,7 @@ export default createOAuthWorker({
     tasks: 'MCP_TASKS',
     nonces: 'MCP_NONCES',
     inputRelay: 'MCP_INPUT_RELAY',
+    sessions: 'MCP_SESSIONS',
   }),
   // The playground page, when PLAYGROUND is "on" (.dev.vars), beside the consent page.
   site: (app) => app.get('/playground/*', playground),

@@ -147,7 +147,7 @@ server.prompt('summarize', { description: 'Summarize a text', args: z.object({ t
   messages: [{ role: 'user', content: { type: 'text', text: `Summarize this:\n\n${text}` } }],
 }))
 
-export const { McpTaskObject, McpNonceLedger, McpInputRelay, McpEventHub } = createDurableObjects(server)
+export const { McpTaskObject, McpNonceLedger, McpInputRelay, McpEventHub, McpSessionLedger } = createDurableObjects(server)
 export { NotesStore } from '../../../templates/durable/src/notes.ts'
 
 const app = new Hono<{ Bindings: Env }>()
@@ -164,6 +164,7 @@ app.route(
       tasks: 'MCP_TASKS',
       nonces: 'MCP_NONCES',
       inputRelay: 'MCP_INPUT_RELAY',
+      sessions: 'MCP_SESSIONS',
     }),
   }),
 )

@@ -5,6 +5,13 @@
 import template from '../../../apps/demo/src/worker.ts'
 import { withLoop } from '../loop.js'
 
-export { McpEventHub, McpInputRelay, McpNonceLedger, McpTaskObject, NotesStore } from '../../../apps/demo/src/worker.ts'
+export {
+  McpEventHub,
+  McpInputRelay,
+  McpNonceLedger,
+  McpSessionLedger,
+  McpTaskObject,
+  NotesStore,
+} from '../../../apps/demo/src/worker.ts'
 
 export default withLoop(template)

@@ -26,6 +26,7 @@ export type { ElicitResponse, InputRequest, InputSpec, Root, SamplingRequest, Sa
 export { InputRequired } from './server/input/input-round.ts'
 export { createKeyRing, RequestStateCodec } from './server/request-state.ts'
 export type { RequestStateOptions, StateBinding, StateBody } from './server/request-state.ts'
+export type { SessionFacts, SessionKey, SessionLedger } from './server/legacy/session-ledger.ts'
 export type { OutboxOptions, OutboxStats, PartialChunk } from './server/outbox.ts'
 export type { JsonSchemaInput } from './server/schema/schema.ts'
 export type { TaskLimits } from './server/tasks/limits.ts'

@@ -40,9 +40,9 @@ deleteRecord(server)
 writeStory(server)
 generateReport(server)
 
-// The Durable Object classes wrangler.jsonc binds: tasks, single-use confirmations, 2025-era
+// The Durable Object classes wrangler.jsonc binds: tasks, single-use confirmations, 2025-era sessions and
 // clients' answers, the event hub, and the notes.
-export const { McpTaskObject, McpNonceLedger, McpInputRelay, McpEventHub } = createDurableObjects(server)
+export const { McpTaskObject, McpNonceLedger, McpInputRelay, McpEventHub, McpSessionLedger } = createDurableObjects(server)
 export { NotesStore } from './notes'
 
 const app = new Hono<{ Bindings: Env }>()
@@ -55,6 +55,7 @@ app.route(
       tasks: 'MCP_TASKS',
       nonces: 'MCP_NONCES',
       inputRelay: 'MCP_INPUT_RELAY',
+      sessions: 'MCP_SESSIONS',
     }),
   }),
 )

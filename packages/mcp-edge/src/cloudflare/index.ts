@@ -1,6 +1,6 @@
 /**
  * mcp-edge on Cloudflare: the Durable Object classes (task objects, the nonce ledger, the input
- * relay of 2025-era clients, the event hub), the services that bind them and the state keys from
+ * relay and the session ledger of 2025-era clients, the event hub), the services that bind them and the state keys from
  * the Worker environment, and the event hub that carries notifications to every isolate.
  *
  * @example
@@ -17,6 +17,7 @@ import { analyticsEngine, analyticsEngineExporter } from './analytics.ts'
 import { McpEventHub } from './event-hub.ts'
 import { cloudflareEventHub } from './events.ts'
 import { durableNonces, McpNonceLedger } from './nonce-ledger.ts'
+import { durableSessions, McpSessionLedger } from './session-ledger.ts'
 import { durableTasks } from './task-backend.ts'
 import { createTaskObjectClass } from './task-object.ts'
 import { workersTracing } from './tracing.ts'
@@ -36,6 +37,11 @@ export interface CloudflareServicesConfig {
    * works within one isolate only.
    */
   inputRelay?: string
+  /**
+   * Name of the Durable Object binding of the session ledger: 2025-era sessions end on DELETE and
+   * keep their `logging/setLevel`, on every isolate. Without it DELETE is 405.
+   */
+  sessions?: string
 }
 
 /** Build `McpServices` from the Worker env by binding name. Missing bindings fail loudly. */
@@ -57,13 +63,15 @@ export function cloudflareServices<Env>(config: CloudflareServicesConfig): (env:
       services.nonces = durableNonces(binding(config.nonces) as unknown as DurableObjectNamespace<McpNonceLedger>)
     if (config.inputRelay)
       services.inputRelay = durableInputRelay(binding(config.inputRelay) as unknown as DurableObjectNamespace<McpInputRelay>)
+    if (config.sessions)
+      services.sessions = durableSessions(binding(config.sessions) as unknown as DurableObjectNamespace<McpSessionLedger>)
     return services
   }
 }
 
 /** The Durable Object classes of a server, to export from the Worker module. */
 export function createDurableObjects<Env>(server: McpServer<Env>) {
-  return { McpTaskObject: createTaskObjectClass(server), McpNonceLedger, McpInputRelay, McpEventHub }
+  return { McpTaskObject: createTaskObjectClass(server), McpNonceLedger, McpInputRelay, McpEventHub, McpSessionLedger }
 }
 
 export {
@@ -73,10 +81,12 @@ export {
   createTaskObjectClass,
   durableInputRelay,
   durableNonces,
+  durableSessions,
   durableTasks,
   McpEventHub,
   McpInputRelay,
   McpNonceLedger,
+  McpSessionLedger,
   workersTracing,
 }
 export type { AnalyticsEngineOptions, DataPointWriter } from './analytics.ts'

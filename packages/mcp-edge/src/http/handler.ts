@@ -8,7 +8,8 @@
  * protocol decision is made in `src/server/` or `src/protocol/`; this file only translates.
  *
  * Order of checks (DESIGN "One request, end to end"): method (405) → Origin/Host (403) → Accept
- * (406) → authentication (401) → content type (415) → size (413) → JSON (-32700) → the lane.
+ * (406) → authentication (401) → content type (415) → size (413) → JSON (-32700) → the lane. A
+ * DELETE that ends a 2025 session: Origin/Host (403) → authentication (401) → the session (404).
  */
 import { HEADER, META, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { McpError, unsupportedVersion } from '../protocol/errors.ts'
@@ -135,11 +136,34 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
       const detail = configured instanceof ConfigurationError ? `Server misconfigured: ${configured.message}` : undefined
       return rejection(new McpError('misconfigured', detail), undefined)
     }
+    const laneOf = (principal: Principal | undefined): Lane<Env> => ({
+      request,
+      env,
+      principal,
+      services: configured,
+      respond: respondOptions,
+      endpoint: endpointPath(request.url),
+      waitUntil: executionCtx ? (promise) => executionCtx.waitUntil(promise) : undefined,
+      challenge: (message, status) => auth.headersForResponse(message, status, env),
+      observer,
+      transport: observer && transportContext(request.headers),
+    })
+    // 2025 sessions end on DELETE where a session ledger keeps that they did (legacy.ts).
+    const ends = legacy?.ends(configured) === true
+    if (legacy && ends && request.method === 'DELETE' && request.headers.has(HEADER.sessionId)) {
+      try {
+        checkOrigin(request.headers, options)
+        return await legacy.terminate(laneOf(await auth.resolve(request, env, given)))
+      } catch (error) {
+        const failed = failure(error)
+        return rejection(failed, undefined, auth.headersFor(failed, env))
+      }
+    }
     if (request.method !== 'POST') {
-      // streamable-http: no GET stream and no sessions to delete, in either era (2025: "405
-      // Method Not Allowed, indicating that the server does not offer an SSE stream" / "does not
-      // allow clients to terminate sessions").
-      return rejection(new McpError('methodNotAllowed'), undefined, { allow: 'POST' })
+      // streamable-http: no GET stream, in either era (2025: "405 Method Not Allowed, indicating
+      // that the server does not offer an SSE stream"), and without a session ledger no sessions
+      // to delete ("does not allow clients to terminate sessions").
+      return rejection(new McpError('methodNotAllowed'), undefined, { allow: ends ? 'POST, DELETE' : 'POST' })
     }
     let id: RequestId | undefined
     try {
@@ -152,18 +176,7 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
       // JSON hook (issue 11): -32700, or -32600 past the nesting limit, before JSON.parse recurses.
       const body = parseJsonBody(text, options.maxJsonDepth)
       id = readableId(body)
-      const lane: Lane<Env> = {
-        request,
-        env,
-        principal,
-        services: configured,
-        respond: respondOptions,
-        endpoint: endpointPath(request.url),
-        waitUntil: executionCtx ? (promise) => executionCtx.waitUntil(promise) : undefined,
-        challenge: (message, status) => auth.headersForResponse(message, status, env),
-        observer,
-        transport: observer && transportContext(request.headers),
-      }
+      const lane = laneOf(principal)
       if (Array.isArray(body)) {
         // streamable-http: one message per POST; only 2025-03-26 had batches.
         if (!legacy || isModern(body, request.headers)) {

@@ -8,6 +8,11 @@
  * client's answers arrive as POSTed JSON-RPC responses (202) and reach the waiting call through
  * the input relay, in whichever isolate it runs.
  *
+ * Sessions end when the client asks (DELETE, 204; from then on the id gets 404) and keep the level
+ * of `logging/setLevel`, when a session ledger is configured (`services.sessions`): each request
+ * of a session reads its facts, from this isolate's cache while younger than 400 ms
+ * (server/legacy/session-ledger.ts). Without a ledger DELETE is 405 and the level is not kept.
+ *
  * Cancellation: closing the call's stream cancels it anywhere. `notifications/cancelled` cancels a
  * call only when it lands in the isolate running that call and carries the same session id: a
  * request id alone is unique only per client, and without a session nothing says which client.
@@ -33,6 +38,8 @@ import type { InputRelay } from '../server/input/input-relay.ts'
 import { createLegacyAsk, DEFAULT_INPUT_TIMEOUT_MS } from '../server/legacy/ask.ts'
 import { LegacySessions } from '../server/legacy/session.ts'
 import type { LegacySession } from '../server/legacy/session.ts'
+import { SessionFactsCache } from '../server/legacy/session-ledger.ts'
+import type { SessionFacts, SessionKey } from '../server/legacy/session-ledger.ts'
 import { Outbox } from '../server/outbox.ts'
 import type { RequestStateCodec } from '../server/request-state.ts'
 import type { Handled, McpServer } from '../server/server.ts'
@@ -47,7 +54,7 @@ export interface LegacyOptions {
   sessionTtlMs?: number
   /** How long a call waits for the client's answer to a server-to-client request (default 5 minutes). */
   inputTimeoutMs?: number
-  /** The level 2025-era calls log at (default `info`): `logging/setLevel` cannot reach later requests. */
+  /** The level 2025-era calls log at (default `info`), until a session's `logging/setLevel` (kept with a session ledger). */
   logLevel?: LogLevel
   /** Messages in one 2025-03-26 batch (default 32); a larger batch is -32600. */
   maxBatchItems?: number
@@ -66,7 +73,16 @@ interface Client {
   capabilities: ClientCapabilities
   info: Implementation | undefined
   session: LegacySession | undefined
+  /** What the session ledger knows of the session (with a ledger). */
+  facts?: SessionFacts | undefined
 }
+
+const keyOf = (session: LegacySession): SessionKey => ({
+  nonce: session.nonce,
+  principal: session.principal,
+  issuedAt: session.issuedAt,
+  expiresAt: session.expiresAt,
+})
 
 function params(message: { params?: unknown }): Record<string, unknown> {
   return isObject(message.params) ? message.params : {}
@@ -83,6 +99,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
   const timeoutMs = options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS
   const logLevel = options.logLevel ?? 'info'
   const maxBatch = options.maxBatchItems ?? DEFAULT_MAX_BATCH_ITEMS
+  const recent = new SessionFactsCache()
 
   const sessionsFor = (codec: RequestStateCodec | undefined): LegacySessions | undefined => {
     if (!codec) return undefined
@@ -114,7 +131,19 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
         `Invalid Request: MCP-Protocol-Version ${header} is not the session's ${session.protocolVersion}`,
       )
     }
-    return { version: session.protocolVersion, capabilities: session.clientCapabilities, info: session.clientInfo, session }
+    const who: Client = {
+      version: session.protocolVersion,
+      capabilities: session.clientCapabilities,
+      info: session.clientInfo,
+      session,
+    }
+    const ledger = lane.services.sessions
+    if (ledger) {
+      const read = recent.get(ledger, keyOf(session))
+      who.facts = read instanceof Promise ? await read : read
+      if (who.facts.revoked) throw new McpError('sessionNotFound')
+    }
+    return who
   }
 
   /** The run's options, with `ctx.ask` sending real requests to this client. */
@@ -127,13 +156,29 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
       timeoutMs,
       cancel: run.cancel,
     })
-    return { ...handleOptions(lane, run, 'legacy', who.session?.nonce), askClient }
+    const ledger = lane.services.sessions
+    const session = who.session
+    const legacySession =
+      ledger && session
+        ? {
+            async setLogLevel(level: LogLevel) {
+              await ledger.setLogLevel(keyOf(session), level)
+              recent.put(session.nonce, { revoked: false, logLevel: level })
+            },
+          }
+        : undefined
+    return { ...handleOptions(lane, run, 'legacy', session?.nonce), askClient, legacySession }
   }
 
   function handle(lane: Lane<Env>, message: JsonRpcRequest, who: Client, run: Run): Promise<Handled> {
     const given = params(message)._meta
     const raw = isObject(given) ? given : {}
-    const meta: RequestMeta = { protocolVersion: who.version, clientCapabilities: who.capabilities, raw, logLevel }
+    const meta: RequestMeta = {
+      protocolVersion: who.version,
+      clientCapabilities: who.capabilities,
+      raw,
+      logLevel: who.facts?.logLevel ?? logLevel,
+    }
     if (who.info) meta.clientInfo = who.info
     if (isToken(raw.progressToken)) meta.progressToken = raw.progressToken
     const key = who.session && `${who.session.nonce}:${JSON.stringify(message.id)}`
@@ -189,6 +234,19 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
   }
 
   return {
+    /** Whether DELETE ends sessions here: a session ledger and session ids are configured. */
+    ends: (services: Lane<Env>['services']) => services.sessions !== undefined && services.requestState !== undefined,
+
+    /** DELETE with a session id: end the session (204); an id that does not open is 404 and ends nothing. */
+    async terminate(lane: Lane<Env>): Promise<Response> {
+      const who = await client(lane)
+      const ledger = lane.services.sessions
+      if (!who.session || !ledger) throw new McpError('sessionNotFound')
+      await ledger.revoke(keyOf(who.session))
+      recent.put(who.session.nonce, { revoked: true })
+      return new Response(null, { status: 204 })
+    },
+
     /** Serve one 2025-era message. */
     async serve(lane: Lane<Env>, body: unknown): Promise<Response> {
       const incoming = classifyMessage(body, { responses: true })

@@ -35,7 +35,11 @@ export const ERROR_KINDS = {
   insufficientScope: { code: -32600, status: 403, message: 'Forbidden: insufficient scope' },
   /** A per-principal or per-isolate cap, or the rate limit, was reached; retry later. */
   tooManyRequests: { code: -32600, status: 429, message: 'Too many requests' },
-  methodNotAllowed: { code: -32600, status: 405, message: 'Method not allowed: the MCP endpoint accepts POST only' },
+  methodNotAllowed: {
+    code: -32600,
+    status: 405,
+    message: 'Method not allowed: see the Allow header for what this MCP endpoint accepts',
+  },
   notAcceptable: {
     code: -32600,
     status: 406,

@@ -8,6 +8,7 @@ import type { JsonRpcRequest } from '../protocol/jsonrpc.ts'
 import type { Icon, JsonObject, RequestMeta, ServerCapabilities } from '../protocol/types.ts'
 import type { InputRelay } from './input/input-relay.ts'
 import type { AskClient } from './legacy/ask.ts'
+import type { SessionLedger } from './legacy/session-ledger.ts'
 import type { Outbox } from './outbox.ts'
 import type { RequestStateCodec } from './request-state.ts'
 import type { EventDelivery } from './events/events.ts'
@@ -33,6 +34,11 @@ export interface McpServices {
   tasks?: TaskBackend | undefined
   /** Where 2025-era clients' answers to server-to-client requests find their call (default: this isolate only). */
   inputRelay?: InputRelay | undefined
+  /**
+   * Where 2025-era sessions' changes live (ended by DELETE, the level of `logging/setLevel`);
+   * without it DELETE answers 405 and `logging/setLevel` is accepted but not kept.
+   */
+  sessions?: SessionLedger | undefined
 }
 
 /** What the host (the HTTP adapter, a task object) supplies for one request. */
@@ -48,6 +54,8 @@ export interface HandleOptions<Env = unknown> extends McpServices {
    * requests on the call's stream). Without it, `ctx.ask` answers `input_required`.
    */
   askClient?: AskClient | undefined
+  /** The 2025-era session of this request, where `logging/setLevel` keeps its level (with a session ledger). */
+  legacySession?: { setLogLevel(level: LogLevel): Promise<void> } | undefined
   /** The host's `waitUntil` (a Worker's `executionCtx`), offered to handlers as `ctx.waitUntil`. */
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined
   /** The endpoint's path (`/mcp`): sealed states are bound to it and the server's name. */

@@ -7,8 +7,8 @@
  * without a lookup. Opened ids are cached per isolate (a hit costs no crypto); expiry and the
  * principal are checked on every use.
  *
- * What it deliberately cannot do: be revoked (DELETE answers 405, as the 2025 transport allows)
- * or change after `initialize` (so `logging/setLevel` cannot travel in it).
+ * What it cannot do is change after `initialize`: that a session ended (DELETE) and the level
+ * `logging/setLevel` chose live in a `SessionLedger` (session-ledger.ts), when one is configured.
  */
 import type { LegacyVersion } from '../../protocol/constants.ts'
 import { isObject } from '../../protocol/jsonrpc.ts'
@@ -31,6 +31,8 @@ export interface LegacySession {
   principal: string | null
   /** Unique per `initialize`: scopes request ids (for `notifications/cancelled`) to this client. */
   nonce: string
+  /** When it was minted (ids minted before `iat` was sealed: their expiry less the default life). */
+  issuedAt: number
   expiresAt: number
 }
 
@@ -40,7 +42,7 @@ export interface SessionOptions {
 }
 
 function readSession(claims: Record<string, unknown>): LegacySession | undefined {
-  const { srv, v, c, i, p, n, exp } = claims
+  const { srv, v, c, i, p, n, iat, exp } = claims
   if (typeof srv !== 'string' || !isLegacyVersion(v) || !isObject(c) || typeof n !== 'string' || typeof exp !== 'number') {
     return undefined
   }
@@ -51,6 +53,7 @@ function readSession(claims: Record<string, unknown>): LegacySession | undefined
     clientCapabilities: c as ClientCapabilities,
     principal: p,
     nonce: n,
+    issuedAt: typeof iat === 'number' ? iat : exp - DEFAULT_SESSION_TTL_MS,
     expiresAt: exp,
   }
   if (isObject(i)) session.clientInfo = i as unknown as Implementation
@@ -79,6 +82,7 @@ export class LegacySessions {
     init: Pick<LegacySession, 'server' | 'protocolVersion' | 'clientCapabilities' | 'clientInfo' | 'principal'>,
   ): Promise<string> {
     const info = init.clientInfo ? { name: init.clientInfo.name, version: init.clientInfo.version } : undefined
+    const now = this.#now()
     return this.#codec.sealClaims('s', {
       srv: init.server,
       v: init.protocolVersion,
@@ -86,7 +90,8 @@ export class LegacySessions {
       ...(info ? { i: info } : {}),
       p: init.principal,
       n: encodeBase64Url(crypto.getRandomValues(new Uint8Array(12))),
-      exp: this.#now() + this.#ttlMs,
+      iat: now,
+      exp: now + this.#ttlMs,
     })
   }
 

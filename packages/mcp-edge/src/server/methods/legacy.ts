@@ -2,15 +2,16 @@
  * The requests only 2025-era clients send (the legacy lane): `initialize`, `ping`,
  * `logging/setLevel`, `resources/subscribe` and `resources/unsubscribe`. `initialize` answers from
  * the same registry as `server/discover`; the HTTP layer seals what it negotiated into the session
- * id. The rest are accepted and answered `{}`: a stateless server keeps nothing between requests,
- * so the level of `logging/setLevel` does not reach later calls (they log at the lane's
- * configured level) and a subscription delivers no updates (`subscribe` is not advertised).
+ * id. `logging/setLevel` keeps the session's level in the session ledger when one is configured
+ * (later calls of the session log from it, on every isolate); without one it is accepted and later
+ * calls log at the lane's configured level. `resources/subscribe` and `unsubscribe` are accepted
+ * and deliver no updates (`subscribe` is not advertised).
  */
 import { LOG_LEVELS } from '../../protocol/constants.ts'
 import { McpError } from '../../protocol/errors.ts'
 import { isObject } from '../../protocol/jsonrpc.ts'
 import { legacyCapabilities, legacyImplementation } from '../../protocol/legacy.ts'
-import type { LegacyVersion } from '../../protocol/constants.ts'
+import type { LegacyVersion, LogLevel } from '../../protocol/constants.ts'
 import type { MethodEntry } from '../dispatch.ts'
 import { serverCapabilities } from '../server-capabilities.ts'
 
@@ -45,9 +46,10 @@ export const setLevel: MethodEntry = {
   era: 'legacy',
   capability: 'logging',
   inputRequired: false,
-  async run({ params }) {
+  async run({ params, options }) {
     if (!(LOG_LEVELS as readonly unknown[]).includes(params.level))
       throw invalid(`unknown log level ${JSON.stringify(params.level)}`)
+    await options.legacySession?.setLogLevel(params.level as LogLevel)
     return {}
   },
 }

@@ -1,0 +1,68 @@
+/**
+ * The ledger of 2025-era sessions, a real SQLite Durable Object (cloudflare/session-ledger.ts): a
+ * session it never heard of is unchanged; a level and an end are kept; revoking a principal ends
+ * the sessions it minted until then and no later one, nor anybody else's; the alarm forgets rows
+ * once their sessions have expired.
+ */
+import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test'
+import { describe, expect, it } from 'vitest'
+import { durableSessions } from '../../packages/mcp-edge/src/cloudflare/session-ledger.ts'
+import type { SessionKey } from '../../packages/mcp-edge/src/server/legacy/session-ledger.ts'
+
+const hour = 3_600_000
+const key = (nonce: string, principal: string | null, issuedAt = Date.now()): SessionKey => ({
+  nonce,
+  principal,
+  issuedAt,
+  expiresAt: issuedAt + hour,
+})
+
+describe('McpSessionLedger', () => {
+  it('keeps a session’s level and its end, and nothing for a session that never changed', async () => {
+    const ledger = durableSessions(env.MCP_SESSIONS)
+    const session = key('kept-1', 'carol')
+    expect(await ledger.read(session)).toEqual({ revoked: false })
+    await ledger.setLogLevel(session, 'warning')
+    expect(await ledger.read(session)).toEqual({ revoked: false, logLevel: 'warning' })
+    await ledger.revoke(session)
+    expect(await ledger.read(session)).toEqual({ revoked: true, logLevel: 'warning' })
+    expect(await ledger.read(key('kept-2', 'carol'))).toEqual({ revoked: false })
+    const anonymous = key('anon-1', null)
+    await ledger.revoke(anonymous)
+    expect(await ledger.read(anonymous)).toEqual({ revoked: true })
+  })
+
+  it('revokes every session a principal holds, not those minted later or anybody else’s', async () => {
+    const ledger = durableSessions(env.MCP_SESSIONS)
+    const before = key('alice-old', 'alice', Date.now() - 1000)
+    const bobs = key('bob-1', 'bob', Date.now() - 1000)
+    await ledger.revokePrincipal('alice')
+    expect(await ledger.read(before)).toEqual({ revoked: true })
+    expect(await ledger.read(key('alice-new', 'alice', Date.now() + 1000))).toEqual({ revoked: false })
+    expect(await ledger.read(bobs)).toEqual({ revoked: false })
+  })
+
+  it('arms its alarm at the earliest expiry and forgets expired sessions and cut-offs', async () => {
+    const stub = env.MCP_SESSIONS.get(env.MCP_SESSIONS.idFromName('sessions:p:dave'))
+    const soon = Date.now() + 100
+    await stub.revoke('dave-soon', soon)
+    await stub.setLogLevel('dave-later', 'error', soon + hour)
+    await stub.revokePrincipal('dave', Date.now(), soon + 2 * hour)
+    const rows = () =>
+      runInDurableObject(stub, (_instance, state) => [
+        ...state.storage.sql
+          .exec<{ nonce: string }>('SELECT nonce FROM sessions ORDER BY nonce')
+          .toArray()
+          .map((row) => row.nonce),
+        ...state.storage.sql
+          .exec<{ principal: string }>('SELECT principal FROM principals')
+          .toArray()
+          .map((row) => row.principal),
+      ])
+    expect(await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())).toBe(soon)
+    await new Promise((done) => setTimeout(done, 150))
+    expect(await runDurableObjectAlarm(stub)).toBe(true)
+    expect(await rows()).toEqual(['dave-later', 'dave'])
+    expect(await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())).toBe(soon + hour)
+  })
+})
