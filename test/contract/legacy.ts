@@ -542,6 +542,16 @@ export function legacyContract(target: () => ContractTarget): void {
       expect((await call(client, 'ping')).message.result).toEqual({})
     })
 
+    it('lets only the session’s principal end it: another principal, or nobody, gets 404 and ends nothing', async () => {
+      const alice = await connect({ principal: 'alice' })
+      const id = alice.sessionId as string
+      expect((await remove(id, { authorization: 'Bearer bob' })).status).toBe(404)
+      expect((await remove(id)).status).toBe(404)
+      expect((await call(alice, 'ping')).message.result).toEqual({})
+      expect((await remove(id, { authorization: 'Bearer alice' })).status).toBe(204)
+      expect((await call(alice, 'ping')).status).toBe(404)
+    })
+
     it('keeps logging/setLevel for the session: later calls log from that level; another session from info', async () => {
       const client = await connect()
       expect((await call(client, 'logging/setLevel', { level: 'error' })).message.result).toEqual({})

@@ -21,6 +21,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { legacyRpc } from '../support/legacy.ts'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const TOOLS = ['add', 'get_weather', 'delete_record', 'write_story', 'generate_report', 'draft_article', 'add_note']
@@ -104,6 +105,15 @@ describe('@modelcontextprotocol/sdk 1.x client (defaults)', () => {
   it('validates structured content against the output schema (draft 2020-12 dialect)', async () => {
     const weather = await client.callTool({ name: 'get_weather', arguments: { city: 'Oslo' } })
     expect(weather.structuredContent).toMatchObject({ city: 'Oslo' })
+  })
+
+  // Last: it ends the session the tests above share.
+  it('ends its session with terminateSession() (DELETE, 204): the old id then gets 404', async () => {
+    const ended = transport.sessionId as string
+    await transport.terminateSession()
+    expect(transport.sessionId).toBeUndefined() // (the SDK forgets it on 405 too: the 404 below is the proof)
+    const after = await legacyRpc(fetch, inject('templateUrl'), { version: '2025-11-25', sessionId: ended }, 'tools/list')
+    expect(after.status).toBe(404)
   })
 })
 

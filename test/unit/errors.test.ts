@@ -17,6 +17,7 @@ describe('the error table', () => {
       unsupportedVersion: [-32022, 400],
       sessionNotFound: [-32600, 404],
       inputTimeout: [-32603, 200],
+      sessionsUnavailable: [-32603, 503],
       unknownAnswer: [-32600, 400],
       unauthorized: [-32600, 401],
       forbidden: [-32600, 403],

@@ -2,8 +2,8 @@
  * One isolate's cache of 2025 sessions' facts (server/legacy/session-ledger.ts): a fresh read
  * answers at once without the ledger; after 400 ms (counted from when the read started) the
  * ledger is read again; concurrent misses share one read, but never one that started too long
- * ago; what this isolate writes is seen at once; a failed read is not kept; the oldest of too many
- * sessions is dropped. Time is a counter the tests move.
+ * ago; what this isolate writes is seen at once, and an end it knows of is never undone; a failed
+ * read is not kept; the oldest of too many sessions is dropped. Time is a counter the tests move.
  */
 import { describe, expect, it } from 'vitest'
 import { SESSION_FACTS_TTL_MS, SessionFactsCache } from '../../packages/mcp-edge/src/server/legacy/session-ledger.ts'
@@ -28,7 +28,7 @@ function ledger(facts: Record<string, SessionFacts> = {}) {
         ),
       )
     },
-    setLogLevel: async () => {},
+    setLogLevel: async () => ({ revoked: false }),
     revoke: async () => {},
     revokePrincipal: async () => {},
   } satisfies SessionLedger & Record<string, unknown>
@@ -79,6 +79,15 @@ describe('SessionFactsCache', () => {
     await read // the older read, answering late, does not overwrite the write
     expect(cache.get(store, key())).toEqual({ revoked: true })
     expect(store.reads).toBe(1)
+  })
+
+  it('never lets later facts undo an end this isolate knows of (a level written while the session ended)', () => {
+    const cache = new SessionFactsCache(() => 0)
+    const store = ledger()
+    cache.put('n1', { revoked: true })
+    cache.put('n1', { revoked: false, logLevel: 'debug' })
+    expect(cache.get(store, key())).toEqual({ revoked: true })
+    expect(store.reads).toBe(0)
   })
 
   it('does not keep a failed read: the next request reads again (and fails closed while the ledger is down)', async () => {

@@ -1,15 +1,17 @@
 /**
- * The ledger of 2025-era sessions (server/legacy/session-ledger.ts) on Durable Objects: one object
- * per principal, so revoking all of a principal's sessions is one write beside theirs; sessions
- * without a principal are spread over 4,096 objects by their nonce. A session that never changes
- * costs no write; reads come from each isolate's cache, at most one per session per isolate per
- * 400 ms.
+ * The ledger of 2025-era sessions (server/legacy/session-ledger.ts) on Durable Objects. A session's
+ * own facts (ended, its level) live in one of 4,096 objects chosen by its nonce, so no object is
+ * hot however many sessions share a principal (every bearer-token client is one principal); a
+ * principal's cut-off (every session it minted until then is ended) lives in an object of its
+ * own. A read asks both at once. A session that never changes costs no write; reads come from
+ * each isolate's cache, at most one per session per isolate per 400 ms.
  *
- * Storage layout (SQLite-backed object):
+ * Storage layout (SQLite-backed object; each object uses the table its name is for):
  *   sessions(nonce TEXT PRIMARY KEY, revoked INTEGER, log_level TEXT, expires_at INTEGER)
- *     one row per session that was ended or set a log level; gone when the session expires
+ *     one row per session that was ended or set a level; gone when the session expires
  *   principals(principal TEXT PRIMARY KEY, revoked_before INTEGER, expires_at INTEGER)
- *     sessions of the principal minted at or before `revoked_before` are ended; the row is kept
+ *     sessions of the principal minted at or before `revoked_before` (the object's clock when
+ *     asked; a session minted in that same millisecond is ended too) are ended; the row is kept
  *     while such a session could still open
  * Alarm: at the earliest `expires_at`; it deletes every expired row and re-arms for the next one.
  */
@@ -29,23 +31,25 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
       CREATE INDEX IF NOT EXISTS principals_expiry ON principals (expires_at);`)
   }
 
-  read(nonce: string, principal: string | null, issuedAt: number): SessionFacts {
-    const sql = this.ctx.storage.sql
-    const row = sql
+  /** The session's own facts (its principal's cut-off is another object's). */
+  read(nonce: string): SessionFacts {
+    const row = this.ctx.storage.sql
       .exec<{ revoked: number; log_level: LogLevel | null }>('SELECT revoked, log_level FROM sessions WHERE nonce = ?', nonce)
       .toArray()[0]
-    const cut =
-      principal === null
-        ? undefined
-        : sql
-            .exec<{ revoked_before: number }>('SELECT revoked_before FROM principals WHERE principal = ?', principal)
-            .toArray()[0]
-    const facts: SessionFacts = { revoked: row?.revoked === 1 || (cut !== undefined && issuedAt <= cut.revoked_before) }
+    const facts: SessionFacts = { revoked: row?.revoked === 1 }
     if (row?.log_level) facts.logLevel = row.log_level
     return facts
   }
 
-  async setLogLevel(nonce: string, level: LogLevel, expiresAt: number): Promise<void> {
+  /** When `principal`'s sessions were last all ended, if ever (and still remembered). */
+  cut(principal: string): number | null {
+    const row = this.ctx.storage.sql
+      .exec<{ revoked_before: number }>('SELECT revoked_before FROM principals WHERE principal = ?', principal)
+      .toArray()[0]
+    return row?.revoked_before ?? null
+  }
+
+  async setLogLevel(nonce: string, level: LogLevel, expiresAt: number): Promise<SessionFacts> {
     this.ctx.storage.sql.exec(
       `INSERT INTO sessions (nonce, log_level, expires_at) VALUES (?, ?, ?)
         ON CONFLICT (nonce) DO UPDATE SET log_level = excluded.log_level`,
@@ -54,6 +58,7 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
       expiresAt,
     )
     await this.#expireAt(expiresAt)
+    return this.read(nonce)
   }
 
   async revoke(nonce: string, expiresAt: number): Promise<void> {
@@ -66,16 +71,18 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
     await this.#expireAt(expiresAt)
   }
 
-  async revokePrincipal(principal: string, before: number, expiresAt: number): Promise<void> {
+  /** End every session `principal` minted until now; remembered for `ttlMs`, the longest a session lives. */
+  async revokePrincipal(principal: string, ttlMs: number): Promise<void> {
+    const now = Date.now()
     this.ctx.storage.sql.exec(
       `INSERT INTO principals (principal, revoked_before, expires_at) VALUES (?, ?, ?)
         ON CONFLICT (principal) DO UPDATE SET revoked_before = MAX(revoked_before, excluded.revoked_before),
           expires_at = MAX(expires_at, excluded.expires_at)`,
       principal,
-      before,
-      expiresAt,
+      now,
+      now + ttlMs,
     )
-    await this.#expireAt(expiresAt)
+    await this.#expireAt(now + ttlMs)
   }
 
   override async alarm(): Promise<void> {
@@ -97,9 +104,10 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
   }
 }
 
-/** The object holding a session's facts: its principal's, or one of 4,096 by nonce. */
-const objectName = (key: Pick<SessionKey, 'nonce' | 'principal'>) =>
-  key.principal === null ? `sessions:a:${key.nonce.slice(0, 2)}` : `sessions:p:${key.principal}`
+export interface DurableSessionsOptions {
+  /** The lane's `sessionTtlMs`, if you changed it (default 24 hours): how long a principal's cut-off is kept. */
+  sessionTtlMs?: number
+}
 
 /**
  * A `SessionLedger` over a namespace of `McpSessionLedger` objects.
@@ -108,15 +116,23 @@ const objectName = (key: Pick<SessionKey, 'nonce' | 'principal'>) =>
  * // End every 2025-era session of a user whose grant was revoked:
  * await durableSessions(env.MCP_SESSIONS).revokePrincipal('alice')
  */
-export function durableSessions(namespace: DurableObjectNamespace<McpSessionLedger>): SessionLedger {
-  const of = (key: Pick<SessionKey, 'nonce' | 'principal'>) => namespace.get(namespace.idFromName(objectName(key)))
+export function durableSessions(
+  namespace: DurableObjectNamespace<McpSessionLedger>,
+  options: DurableSessionsOptions = {},
+): SessionLedger {
+  const ttlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS
+  const object = (name: string) => namespace.get(namespace.idFromName(name))
+  const sessionOf = (key: SessionKey) => object(`sessions:n:${key.nonce.slice(0, 2)}`)
+  const principalOf = (principal: string) => object(`sessions:p:${principal}`)
+  /** The session's facts with its principal's cut-off applied. */
+  const withCut = async (key: SessionKey, own: Promise<SessionFacts>): Promise<SessionFacts> => {
+    const [facts, cut] = await Promise.all([own, key.principal === null ? null : principalOf(key.principal).cut(key.principal)])
+    return cut !== null && key.issuedAt <= cut ? { ...facts, revoked: true } : facts
+  }
   return {
-    read: (key) => of(key).read(key.nonce, key.principal, key.issuedAt),
-    setLogLevel: (key, level) => of(key).setLogLevel(key.nonce, level, key.expiresAt),
-    revoke: (key) => of(key).revoke(key.nonce, key.expiresAt),
-    revokePrincipal(principal, options = {}) {
-      const now = Date.now()
-      return of({ nonce: '', principal }).revokePrincipal(principal, now, now + (options.ttlMs ?? DEFAULT_SESSION_TTL_MS))
-    },
+    read: (key) => withCut(key, sessionOf(key).read(key.nonce)),
+    setLogLevel: (key, level) => withCut(key, sessionOf(key).setLogLevel(key.nonce, level, key.expiresAt)),
+    revoke: (key) => sessionOf(key).revoke(key.nonce, key.expiresAt),
+    revokePrincipal: (principal, given = {}) => principalOf(principal).revokePrincipal(principal, given.ttlMs ?? ttlMs),
   }
 }

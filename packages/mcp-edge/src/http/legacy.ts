@@ -48,6 +48,7 @@ import type { Lane, Run } from './lane.ts'
 import { failure, jsonResponse, respond, respondBatch } from './respond.ts'
 import { subjectOf } from '../server/principal.ts'
 import { traceAnswer } from '../server/telemetry/input.ts'
+import { libraryLog } from '../server/telemetry/log.ts'
 
 export interface LegacyOptions {
   /** How long a sealed session id opens (default 24 hours); then the client initializes again. */
@@ -75,6 +76,16 @@ interface Client {
   session: LegacySession | undefined
   /** What the session ledger knows of the session (with a ledger). */
   facts?: SessionFacts | undefined
+}
+
+/** A ledger call, or 503 when the ledger cannot be reached: nothing is served on a session that may have ended. */
+async function reachable<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call
+  } catch (error) {
+    libraryLog.error('session ledger unreachable', { error: error instanceof Error ? error.message : String(error) })
+    throw new McpError('sessionsUnavailable')
+  }
 }
 
 const keyOf = (session: LegacySession): SessionKey => ({
@@ -140,7 +151,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
     const ledger = lane.services.sessions
     if (ledger) {
       const read = recent.get(ledger, keyOf(session))
-      who.facts = read instanceof Promise ? await read : read
+      who.facts = read instanceof Promise ? await reachable(read) : read
       if (who.facts.revoked) throw new McpError('sessionNotFound')
     }
     return who
@@ -162,8 +173,12 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
       ledger && session
         ? {
             async setLogLevel(level: LogLevel) {
-              await ledger.setLogLevel(keyOf(session), level)
-              recent.put(session.nonce, { revoked: false, logLevel: level })
+              if (who.facts?.logLevel === level) return
+              const startedAt = Date.now()
+              const facts = await reachable(ledger.setLogLevel(keyOf(session), level))
+              recent.put(session.nonce, facts, startedAt)
+              // Ended while this request ran (a DELETE elsewhere): the level is kept, but not for anyone.
+              if (facts.revoked) throw new McpError('sessionNotFound')
             },
           }
         : undefined
@@ -242,8 +257,11 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
       const who = await client(lane)
       const ledger = lane.services.sessions
       if (!who.session || !ledger) throw new McpError('sessionNotFound')
-      await ledger.revoke(keyOf(who.session))
+      await reachable(ledger.revoke(keyOf(who.session)))
       recent.put(who.session.nonce, { revoked: true })
+      // Its calls running in this isolate end now (elsewhere they end with their streams).
+      const prefix = `${who.session.nonce}:`
+      for (const [key, cancel] of inFlight) if (key.startsWith(prefix)) cancel()
       return new Response(null, { status: 204 })
     },
 

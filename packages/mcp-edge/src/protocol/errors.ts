@@ -25,6 +25,12 @@ export const ERROR_KINDS = {
   // -32000..-32019 range is used: the spec says new implementations SHOULD NOT.
   sessionNotFound: { code: -32600, status: 404, message: 'Session not found: send initialize again' },
   inputTimeout: { code: -32603, status: 200, message: "Request timed out waiting for the client's answer" },
+  /** The session ledger could not be reached: the request is not served on a session that may have ended. */
+  sessionsUnavailable: {
+    code: -32603,
+    status: 503,
+    message: 'Service unavailable: the session ledger could not be reached; retry',
+  },
   /** A JSON-RPC response for a server-to-client request that is unknown, expired, answered or another's. */
   unknownAnswer: { code: -32600, status: 400, message: 'Invalid Request: no pending request has this id' },
   // HTTP-level rejections that happen before a JSON-RPC message exists. Their bodies are id-less

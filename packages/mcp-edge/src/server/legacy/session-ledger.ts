@@ -7,9 +7,11 @@
  * 400 ms and every other request a map lookup.
  *
  * The guarantee, by construction: a change made through this isolate is seen here at once (written
- * through); elsewhere, a cached read is used only while it is younger than 400 ms counted from when
- * the read *started*. A read started after the change saw it, so any isolate sees a revocation
- * within 400 ms of its commit, and of the DELETE's answer, which follows the commit.
+ * through, with the facts the ledger answered after the write, so a level set while the session
+ * was ended never revives it); elsewhere, a cached read is used only while it is younger than
+ * 400 ms counted from when the read (or write) *started*. A read started after the change saw it,
+ * so any isolate sees a revocation within 400 ms of its commit, and of the DELETE's answer, which
+ * follows the commit.
  */
 import type { LogLevel } from '../../protocol/constants.ts'
 
@@ -39,7 +41,8 @@ export interface SessionKey {
 /** Where sessions' changing facts live, shared by every isolate. */
 export interface SessionLedger {
   read(key: SessionKey): Promise<SessionFacts>
-  setLogLevel(key: SessionKey, level: LogLevel): Promise<void>
+  /** Keep the session's level; answers its facts as they are after the write (an ended session stays ended). */
+  setLogLevel(key: SessionKey, level: LogLevel): Promise<SessionFacts>
   /** End one session: from now on its id gets 404. */
   revoke(key: SessionKey): Promise<void>
   /**
@@ -48,9 +51,6 @@ export interface SessionLedger {
    */
   revokePrincipal(principal: string, options?: { ttlMs?: number }): Promise<void>
 }
-
-/** Facts of a session the ledger has never heard of. */
-export const UNCHANGED_SESSION: SessionFacts = { revoked: false }
 
 interface Cached {
   facts: SessionFacts | Promise<SessionFacts>
@@ -88,9 +88,15 @@ export class SessionFactsCache {
     return reading
   }
 
-  /** What this isolate just wrote: seen by its next request at once. */
-  put(nonce: string, facts: SessionFacts): void {
-    this.#set(nonce, { facts, readAt: this.#now() })
+  /**
+   * What this isolate just learned by writing, as the ledger answered it, trusted from `readAt`
+   * (when the write began): seen by its next request at once. An end this isolate knows of is
+   * never replaced by facts that say otherwise (a level written while the session was ended).
+   */
+  put(nonce: string, facts: SessionFacts, readAt = this.#now()): void {
+    const known = this.#entries.get(nonce)?.facts
+    if (known && !(known instanceof Promise) && known.revoked && !facts.revoked) return
+    this.#set(nonce, { facts, readAt })
   }
 
   #set(nonce: string, entry: Cached): void {
