@@ -23,7 +23,7 @@ const HERE = dirname(fileURLToPath(import.meta.url))
 /** The templates in this package's tarball (prepack.mjs puts them there), or the repository's own when run from a clone. */
 const TEMPLATE_ROOT = existsSync(join(HERE, 'templates')) ? join(HERE, 'templates') : join(HERE, '../../templates')
 /** What a project makes for itself, never copied (a clone's templates may have them). */
-const SKIP = new Set(['node_modules', '.wrangler', 'dist', '.dev.vars'])
+const SKIP = new Set(['node_modules', '.wrangler', 'dist', 'assets', '.dev.vars'])
 const TEMPLATES = {
   minimal: 'one tool, no Durable Objects, an optional bearer token',
   durable: 'a confirmation (MRTR), a streaming tool, a durable task, notes heard on every isolate',

@@ -5,8 +5,9 @@
  * inside which it runs with an opaque origin; AppBridge sends it the call's input, each partial
  * result as `ui/notifications/tool-result-partial` while the call streams, then the result; the
  * view calls `add_note` through the page's client and the server stores the note; the view's size
- * changes resize its frame; a request its CSP does not allow is blocked; a cancelled call and Close
- * reach it. Screenshots: screenshots/playground-view/, listed at the end.
+ * changes resize its frame; a request its CSP does not allow is blocked; a view that navigates
+ * away is stopped; a cancelled call and Close (answered) reach it. Screenshots:
+ * screenshots/playground-view/, listed at the end.
  */
 import type { Frame, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
@@ -143,6 +144,15 @@ describe('the playground hosts MCP Apps views', () => {
       return { fetched, violations }
     }, `${origin()}/mcp`)
     expect(outcome).toEqual({ fetched: 'TypeError', violations: [`connect-src ${origin()}/mcp`] })
+  })
+
+  it('stops a view that navigates its frame away: what loads there gets nothing', async () => {
+    const { sandbox, view } = await newestView(page.locator('#tool-write_story'))
+    await view.evaluate(() => {
+      setTimeout(() => location.assign('about:blank'), 0)
+    })
+    await sandbox.locator('body', { hasText: 'The view navigated away from its document, so it was stopped.' }).waitFor()
+    expect(await sandbox.locator('iframe').count()).toBe(0)
   })
 
   it('tells the view when the call is cancelled', async () => {

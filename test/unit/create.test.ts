@@ -50,7 +50,7 @@ describe('create-mcp-edge', () => {
       expect(existsSync(join(dir, '.dev.vars.example'))).toBe(true)
       // The registry listing comes along, in step with the package.
       expect(json(join(dir, 'server.json')).version).toBe(json(join(dir, 'package.json')).version)
-      for (const made of ['node_modules', '.wrangler', 'dist', '_gitignore'])
+      for (const made of ['node_modules', '.wrangler', 'dist', 'assets', '_gitignore'])
         expect(existsSync(join(dir, made)), made).toBe(false)
       // No bearer token: a local client connects without one.
       expect(devVars(dir)).not.toMatch(/^MCP_BEARER_TOKEN="[^"]+"$/m)

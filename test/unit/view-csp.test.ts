@@ -1,11 +1,12 @@
 /**
  * The playground's view policy (apps/demo/playground/src/csp.ts): the MCP Apps defaults when a
  * view declares nothing, widened only by declared origins, and never by anything that is not an
- * origin (a directive smuggled into a domain, a keyword, a scheme alone). The browser test
+ * origin (a directive smuggled into a domain, a keyword, a scheme alone); and the policy placed
+ * before anything of the view's document, whatever shape that document has. The browser test
  * (test/http/playground-view.test.ts) shows Chromium enforcing it.
  */
 import { describe, expect, it } from 'vitest'
-import { viewPolicy } from '../../apps/demo/playground/src/csp.ts'
+import { viewPolicy, withPolicy } from '../../apps/demo/playground/src/csp.ts'
 
 const directives = (policy: string) => Object.fromEntries(policy.split('; ').map((part) => [part.split(' ')[0], part]))
 
@@ -22,6 +23,7 @@ describe('viewPolicy', () => {
         "connect-src 'none'",
         "frame-src 'none'",
         "base-uri 'self'",
+        "form-action 'none'",
         "object-src 'none'",
       ].join('; '),
     )
@@ -50,5 +52,25 @@ describe('viewPolicy', () => {
     })
     expect(directives(policy)['connect-src']).toBe("connect-src 'none'")
     expect(policy).not.toContain('unsafe-eval')
+  })
+
+  it('puts the policy before anything of the view, whatever the view’s head looks like', () => {
+    const policy = viewPolicy()
+    const meta = `<!doctype html><meta http-equiv="Content-Security-Policy" content="${policy}">`
+    for (const view of [
+      '<!doctype html><html><head><title>v</title></head><body></body></html>',
+      '<body><header>no head at all</header><script>fetch("https://x.example")</script></body>',
+      '<script>alert(1)</script><head></head>',
+      '<!-- <head> --><html><head></head></html>',
+      'plain text',
+    ]) {
+      expect(withPolicy(view, policy)).toBe(`${meta}${view}`)
+    }
+  })
+
+  it('escapes the policy for its attribute', () => {
+    expect(withPolicy('', 'a "b" & c')).toBe(
+      '<!doctype html><meta http-equiv="Content-Security-Policy" content="a &quot;b&quot; &amp; c">',
+    )
   })
 })

@@ -1,7 +1,8 @@
 /**
  * The Content-Security-Policy of a view in the playground (MCP Apps): the extension's defaults
  * (the document's own inline scripts and styles, images and media from data: URLs, no network,
- * no frames), widened only by the origins the view's resource declares in `_meta.ui.csp`.
+ * no frames, no form submissions), widened only by the origins the view's resource declares in
+ * `_meta.ui.csp`; and how it is put into the view's document.
  */
 
 export interface ViewCsp {
@@ -31,8 +32,19 @@ export function viewPolicy(csp: ViewCsp = {}): string {
     `connect-src ${connect || "'none'"}`,
     `frame-src ${frames || "'none'"}`,
     `base-uri ${base || "'self'"}`,
+    "form-action 'none'",
     "object-src 'none'",
   ]
     .map((directive) => directive.trim())
     .join('; ')
+}
+
+/**
+ * The view's document under `policy`: a doctype and the policy's `<meta>` come first, before
+ * anything of the view, so the parser puts the meta in the document's head (a policy `<meta>`
+ * elsewhere is ignored) and it covers every script the view has, wherever its own `<head>` is or
+ * is not; the view's own doctype and `<html>`/`<head>` tags after them change nothing.
+ */
+export function withPolicy(html: string, policy: string): string {
+  return `<!doctype html><meta http-equiv="Content-Security-Policy" content="${policy.replaceAll('&', '&amp;').replaceAll('"', '&quot;')}">${html}`
 }

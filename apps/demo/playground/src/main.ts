@@ -99,6 +99,7 @@ async function render(session: Session, capabilities: JsonObject): Promise<strin
     }
     const items = await listAll(session, method, key)
     if (current !== session) return '' // a newer connect owns the page
+    if (id === 'tools') for (const tool of items) session.tools.set(String(tool.name), tool)
     const built = items.map(build).filter((card): card is HTMLElement => card !== undefined)
     cards.replaceChildren(...(built.length ? built : [h('p', { class: 'muted' }, 'None.')]))
     counts.push(`${built.length} ${byId(id).querySelector('h2')?.textContent?.toLowerCase()}`)

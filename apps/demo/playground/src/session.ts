@@ -17,6 +17,8 @@ export interface Session {
   capabilities(options?: { tasks?: boolean }): JsonObject
   /** A failed request: authentication problems open the sign-in help. */
   onError(error: unknown): void
+  /** The server's tools as last listed, by name (views may call only those visible to them). */
+  tools: Map<string, JsonObject>
 }
 
 export function createSession(endpoint: string, useTasks: () => boolean, onError: (error: unknown) => void): Session {
@@ -36,5 +38,6 @@ export function createSession(endpoint: string, useTasks: () => boolean, onError
       },
     }),
     onError,
+    tools: new Map(),
   }
 }

@@ -5,14 +5,21 @@
  * with an opaque origin under the CSP its resource declares. `AppBridge` from
  * @modelcontextprotocol/ext-apps speaks the extension's protocol with it: the tool's input once
  * the view is initialized, then its result (or cancellation); `tools/call` from the view goes
- * through the page's client to the server; the view's size changes resize its frame; Close tears
- * it down (`ui/resource-teardown`) before removing it.
+ * through the page's client to the server (not to tools kept for the model); the view's size
+ * changes resize its frame; Close tears it down (`ui/resource-teardown`, 2 s at most) before
+ * removing it. A view's document is read once per connection.
  *
  * Beyond the extension: each partial result (SEP-2998) of the call is forwarded as it arrives,
  * in order, as `ui/notifications/tool-result-partial` with the chunk's `seq`, `content`,
  * `structuredContent` and `final` (docs/apps.md). A view that does not know it ignores it.
  */
-import { AppBridge, getToolUiResourceUri, PostMessageTransport } from '@modelcontextprotocol/ext-apps/app-bridge'
+import {
+  AppBridge,
+  buildAllowAttribute,
+  getToolUiResourceUri,
+  isToolVisibilityModelOnly,
+  PostMessageTransport,
+} from '@modelcontextprotocol/ext-apps/app-bridge'
 import type { McpUiResourcePermissions } from '@modelcontextprotocol/ext-apps/app-bridge'
 import { APP_MIME_TYPE } from 'mcp-edge'
 import type { PartialChunkEvent } from 'mcp-edge/client'
@@ -28,6 +35,34 @@ type CallToolResult = Parameters<AppBridge['sendToolResult']>[0]
 
 /** The tallest a view's frame grows to follow its content. */
 const MAX_HEIGHT = 800
+/** How long Close waits for the view to answer `ui/resource-teardown` before removing it anyway. */
+const TEARDOWN_TIMEOUT_MS = 2000
+
+/** Views already read, per connection: a view is one document, read once, whatever the calls. */
+const read = new WeakMap<Session, Map<string, Promise<JsonObject>>>()
+
+/** The view's resource contents (`text/html;profile=mcp-app` text), read once per connection. */
+function viewContents(session: Session, uri: string): Promise<JsonObject> {
+  let views = read.get(session)
+  if (!views) {
+    views = new Map()
+    read.set(session, views)
+  }
+  let contents = views.get(uri)
+  if (!contents) {
+    contents = session.client.request('resources/read', { uri }, { capabilities: session.capabilities() }).then((result) => {
+      const found = (result.contents as JsonObject[] | undefined)?.find((item) => item.uri === uri)
+      if (typeof found?.text !== 'string' || found.mimeType !== APP_MIME_TYPE) {
+        throw new Error(`${uri} is not a view (${APP_MIME_TYPE} text)`)
+      }
+      return found
+    })
+    // A failed read is tried again by the next call.
+    contents.catch(() => views?.delete(uri))
+    views.set(uri, contents)
+  }
+  return contents
+}
 
 export interface ViewHost {
   partial(chunk: PartialChunkEvent): void
@@ -74,32 +109,32 @@ export function mountView(session: Session, tool: JsonObject, args: JsonObject, 
   let chain = new Promise<AppBridge>((resolve) => {
     initialized = resolve
   })
+  let closed = false
   const report = (error: unknown) => {
     status.textContent = `The view failed: ${error instanceof Error ? error.message : String(error)}`
     box.dataset.state = 'error'
   }
   const send = (deliver: (bridge: AppBridge) => Promise<unknown>) => {
     chain = chain.then(async (bridge) => {
-      await deliver(bridge).catch(report)
+      if (!closed) await deliver(bridge).catch(report)
       return bridge
     })
   }
 
-  async function start(): Promise<void> {
+  async function start(uri: string): Promise<void> {
     const origin = sandboxOrigin()
     if (!origin)
       throw new Error('views render when the playground is opened on 127.0.0.1 or localhost (they need a second origin)')
-    const read = await session.client.request('resources/read', { uri }, { capabilities: session.capabilities() })
-    const content = (read.contents as JsonObject[] | undefined)?.find((item) => item.uri === uri)
-    if (typeof content?.text !== 'string' || content.mimeType !== APP_MIME_TYPE) {
-      throw new Error(`${uri} is not a view (${APP_MIME_TYPE} text)`)
-    }
+    const content = await viewContents(session, uri)
     const ui = ((content._meta as JsonObject | undefined)?.ui ?? {}) as JsonObject
+    const permissions = ui.permissions as McpUiResourcePermissions | undefined
     const frame = h('iframe', {
       title: `View of ${String(tool.name)}`,
       class: ui.prefersBorder === false ? 'view-frame borderless' : 'view-frame',
       // The sandbox page itself needs its origin to relay; the view inside it gets none.
       sandbox: 'allow-scripts allow-same-origin',
+      // What the view may use, delegated through the sandbox's frame to the view's.
+      allow: buildAllowAttribute(permissions) || undefined,
       src: `${origin}/playground/sandbox.html`,
     })
     const close = h('button', { type: 'button', class: 'secondary', onclick: () => void teardown() }, 'Close view')
@@ -115,9 +150,9 @@ export function mountView(session: Session, tool: JsonObject, args: JsonObject, 
       void bridge
         .sendSandboxResourceReady({
           html: content.text as string,
-          sandbox: 'allow-scripts allow-forms',
+          sandbox: 'allow-scripts',
           csp: ui.csp as JsonObject | undefined,
-          permissions: ui.permissions as McpUiResourcePermissions | undefined,
+          permissions,
         })
         .catch(report)
     })
@@ -134,6 +169,12 @@ export function mountView(session: Session, tool: JsonObject, args: JsonObject, 
       const line = h('li', {}, `The view called ${name}…`)
       calls.hidden = false
       calls.append(line)
+      // A tool the server keeps for the model (`_meta.ui.visibility` without "app") is not the view's to call.
+      const target = session.tools.get(name)
+      if (target && isToolVisibilityModelOnly(target)) {
+        line.textContent = `The view called ${name}: refused (the tool is not visible to views)`
+        return { content: [{ type: 'text', text: `${name} is not available to views` }], isError: true }
+      }
       const result = callResult(
         await session.client.callTool(name, input ?? {}, { capabilities: session.capabilities({ tasks: false }) }),
       )
@@ -146,20 +187,29 @@ export function mountView(session: Session, tool: JsonObject, args: JsonObject, 
 
     async function teardown(): Promise<void> {
       close.disabled = true
-      try {
-        await bridge.teardownResource({})
-      } finally {
-        await bridge.close()
-        frame.remove()
-        close.remove()
-        status.textContent = `The view ${uri} was closed.`
-        box.dataset.state = 'closed'
-      }
+      closed = true
+      const answered = await Promise.race([
+        bridge.teardownResource({}).then(
+          () => true,
+          () => false,
+        ),
+        new Promise<false>((done) => setTimeout(() => done(false), TEARDOWN_TIMEOUT_MS)),
+      ])
+      await bridge.close()
+      frame.remove()
+      close.remove()
+      status.textContent = answered
+        ? `The view ${uri} was closed.`
+        : `The view ${uri} did not answer its teardown; it was removed.`
+      box.dataset.state = answered ? 'closed' : 'removed'
     }
 
-    await bridge.connect(new PostMessageTransport(frame.contentWindow as Window, frame.contentWindow as Window))
+    // Messages go to the sandbox's origin only (a frame that navigated elsewhere gets none).
+    const window = frame.contentWindow as Window
+    const toSandbox = { postMessage: (message: unknown) => window.postMessage(message, origin) } as unknown as Window
+    await bridge.connect(new PostMessageTransport(toSandbox, window))
   }
-  start().catch(report)
+  start(uri).catch(report)
 
   return {
     partial: ({ seq, content, structuredContent, final }) =>
