@@ -5,7 +5,7 @@
  * HTTP status, where a tool was addressed checking that it did not run.
  */
 import { describe, expect, it } from 'vitest'
-import { answer, legacyConnect, legacyRequest, legacyRpc, legacyStream } from '../support/legacy.ts'
+import { answer, legacyConnect, legacyGet, legacyRequest, legacyRpc, legacyStream } from '../support/legacy.ts'
 import type { LegacyClient } from '../support/legacy.ts'
 import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
 import { rawPost, readResponse, rpc } from '../support/mcp.ts'
@@ -43,11 +43,17 @@ export function legacyContract(target: () => ContractTarget): void {
       }
     })
 
-    it('answers initialize from the registry, offering only what this lane delivers', async () => {
+    it('answers initialize from the registry, offering only what this lane delivers (list changes and subscriptions: a session stream)', async () => {
       const { initialize } = await connect()
       expect(initialize.message.result).toEqual({
         protocolVersion: '2025-11-25',
-        capabilities: { logging: {}, completions: {}, prompts: {}, resources: {}, tools: {} },
+        capabilities: {
+          logging: {},
+          completions: {},
+          prompts: { listChanged: true },
+          resources: { subscribe: true, listChanged: true },
+          tools: { listChanged: true },
+        },
         serverInfo: { name: 'mcp-edge-conformance-fixture', version: '1.0.0' },
         instructions: 'Fixture server for the MCP conformance suite.',
       })
@@ -72,7 +78,7 @@ export function legacyContract(target: () => ContractTarget): void {
       }
     })
 
-    it('accepts resources/subscribe and unsubscribe without advertising subscribe', async () => {
+    it('answers resources/subscribe and unsubscribe with {}, and one without a uri with -32602', async () => {
       const client = await connect()
       for (const method of ['resources/subscribe', 'resources/unsubscribe']) {
         expect((await call(client, method, { uri: 'test://watched-resource' })).message.result).toEqual({})
@@ -495,12 +501,112 @@ export function legacyContract(target: () => ContractTarget): void {
       }
     })
 
-    it('answers GET with 405 (no standalone stream), naming POST and DELETE as allowed', async () => {
+    it('answers a GET without a session id with 405, naming POST, DELETE and GET (a session’s) as allowed', async () => {
+      const response = await target().fetch(new Request(url(), { method: 'GET', headers: { host: '127.0.0.1' } }))
+      expect([response.status, response.headers.get('allow')]).toEqual([405, 'POST, DELETE, GET'])
+    })
+  })
+
+  describe('a session’s GET stream (event hub and session ledger)', () => {
+    const get = (client: Partial<LegacyClient>, extra?: Record<string, string>) => legacyGet(target().fetch, url(), client, extra)
+    const publish = (uri: string) => rpc(target().fetch, url(), 'tools/call', { name: 'notify_resource', arguments: { uri } })
+
+    it('opens with the retry and, for 2025-11-25, a priming event (an id, empty data); 2025-06-18 gets the retry only', async () => {
+      const newest = await get(await connect())
+      expect([newest.response.status, newest.response.headers.get('content-type')]).toEqual([200, 'text/event-stream'])
+      expect(await newest.raw()).toMatch(/^retry: 1000\nid: [\w-]+\.0\ndata: \n\n/)
+      newest.close()
+      const older = await get(await connect({ version: '2025-06-18' }))
+      expect(await older.raw()).toMatch(/^retry: 1000\n\n/)
+      older.close()
+    })
+
+    it('delivers updates of the URIs the session subscribed to (in 2025 shapes), not of others, and stops after unsubscribe', async () => {
       const client = await connect()
-      const response = await target().fetch(
-        new Request(url(), { method: 'GET', headers: { host: '127.0.0.1', 'mcp-session-id': client.sessionId ?? '' } }),
-      )
-      expect([response.status, response.headers.get('allow')]).toEqual([405, 'POST, DELETE'])
+      const stream = await get(client)
+      await stream.raw()
+      // Subscribed after the stream opened: the stream reads the session's subscriptions per update.
+      expect((await call(client, 'resources/subscribe', { uri: 'test://watched-a' })).message.result).toEqual({})
+      await publish('test://other')
+      await publish('test://watched-a')
+      expect(await stream.next()).toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/resources/updated',
+        params: { uri: 'test://watched-a' },
+      })
+      expect((await call(client, 'resources/unsubscribe', { uri: 'test://watched-a' })).message.result).toEqual({})
+      await publish('test://watched-a')
+      // Order shows absence: the next thing the stream carries is a later subscription's update.
+      expect((await call(client, 'resources/subscribe', { uri: 'test://watched-b' })).message.result).toEqual({})
+      await publish('test://watched-b')
+      expect((await stream.next()).params).toEqual({ uri: 'test://watched-b' })
+      stream.close()
+    })
+
+    it('announces list changes, without _meta', async () => {
+      const client = await connect()
+      const stream = await get(client)
+      await stream.raw()
+      await rpc(target().fetch, url(), 'tools/call', { name: 'test_trigger_tool_change', arguments: {} })
+      expect(await stream.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: {} })
+      await rpc(target().fetch, url(), 'tools/call', { name: 'test_trigger_prompt_change', arguments: {} })
+      expect((await stream.next()).method).toBe('notifications/prompts/list_changed')
+      stream.close()
+    })
+
+    it('keeps the subscriptions for the session: a new stream of the same session hears them', async () => {
+      const client = await connect()
+      expect((await call(client, 'resources/subscribe', { uri: 'test://kept' })).message.result).toEqual({})
+      const first = await get(client)
+      await first.raw()
+      first.close()
+      const again = await get(client)
+      await again.raw()
+      await publish('test://kept')
+      expect((await again.next()).params).toEqual({ uri: 'test://kept' })
+      again.close()
+    })
+
+    // One request ends another's stream by resolving a promise: workerd runs its continuation in
+    // the stream's own request, which the Workers test pool does not (as for notifications/cancelled).
+    it.skipIf(!target().crossRequestContinuations)(
+      'ends the older stream when the session opens another (one stream per session), and ends on DELETE',
+      async () => {
+        const client = await connect()
+        const first = await get(client)
+        await first.raw()
+        const second = await get(client)
+        await second.raw()
+        expect(await first.endsWithin(5000)).toBe(true)
+        const ended = await target().fetch(
+          new Request(url(), { method: 'DELETE', headers: { host: '127.0.0.1', 'mcp-session-id': client.sessionId as string } }),
+        )
+        expect(ended.status).toBe(204)
+        expect(await second.endsWithin(5000)).toBe(true)
+        expect((await get(client)).response.status).toBe(404)
+      },
+    )
+
+    it('refuses a GET without Accept: text/event-stream (406), with an unknown session (404), from a foreign Origin (403)', async () => {
+      const client = await connect()
+      expect((await get(client, { accept: 'application/json' })).response.status).toBe(406)
+      expect((await get({ ...client, sessionId: 'not-a-session' })).response.status).toBe(404)
+      expect((await get(client, { origin: 'https://evil.example' })).response.status).toBe(403)
+    })
+
+    it('refuses a subscription past 64 resources with -32602, keeping the 64', async () => {
+      const client = await connect()
+      for (let i = 0; i < 64; i++) {
+        expect((await call(client, 'resources/subscribe', { uri: `test://many/${i}` })).message.result).toEqual({})
+      }
+      const over = await call(client, 'resources/subscribe', { uri: 'test://many/64' })
+      expect(over.message.error?.code).toBe(-32602)
+      const stream = await get(client)
+      await stream.raw()
+      await publish('test://many/64')
+      await publish('test://many/63')
+      expect((await stream.next()).params).toEqual({ uri: 'test://many/63' })
+      stream.close()
     })
   })
 
@@ -536,7 +642,7 @@ export function legacyContract(target: () => ContractTarget): void {
       expect((await remove('not-a-session')).status).toBe(404)
       expect((await remove(id, { origin: 'https://evil.example' })).status).toBe(403)
       const bare = await remove(undefined)
-      expect([bare.status, bare.headers.get('allow')]).toEqual([405, 'POST, DELETE'])
+      expect([bare.status, bare.headers.get('allow')]).toEqual([405, 'POST, DELETE, GET'])
       // A protocol version header that is not the session's: -32600, and the session lives on.
       expect((await remove(id, { 'mcp-protocol-version': '2025-03-26' })).status).toBe(400)
       expect((await call(client, 'ping')).message.result).toEqual({})

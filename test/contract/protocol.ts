@@ -50,11 +50,11 @@ export function protocolContract(target: () => ContractTarget): void {
   }
 
   describe('transport rejections', () => {
-    it('answers GET, and DELETE without a 2025 session id, with 405 and Allow: POST, DELETE (2025 sessions end on DELETE)', async () => {
+    it('answers GET and DELETE without a 2025 session id with 405 and Allow: POST, DELETE, GET (a 2025 session’s)', async () => {
       for (const method of ['GET', 'DELETE']) {
         const response = await target().fetch(new Request(target().url, { method, headers: { host: '127.0.0.1' } }))
         expect(response.status).toBe(405)
-        expect(response.headers.get('allow')).toBe('POST, DELETE')
+        expect(response.headers.get('allow')).toBe('POST, DELETE, GET')
         expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32600)
       }
     })

@@ -3,11 +3,15 @@
  * their Durable Objects): a session id sealed by one isolate opens on the other, and a client's
  * answer to a server-to-client request, posted to the other isolate, reaches the call waiting in
  * the first through the `McpInputRelay` Durable Object, and a session ended on one isolate (DELETE)
- * is refused on the other within 0.5 s (the `McpSessionLedger` Durable Object). Nothing about the session or the pending
+ * is refused on the other within 0.5 s (the `McpSessionLedger` Durable Object); the SDK 1.x
+ * client, subscribed on one isolate through its own GET stream, hears a note added on the other. Nothing about the session or the pending
  * request is shared in memory: each isolate has its own module state. Both isolates export their
  * spans to one OTLP collector: the question, its answer and an event's delivery are each one
  * trace across the two.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { answer, legacyConnect, legacyRpc, legacyStream } from '../support/legacy.ts'
 import { buildRequest, openStream, rpc } from '../support/mcp.ts'
@@ -50,6 +54,30 @@ describe('the 2025-era lane on two isolates', () => {
     await new Promise((done) => setTimeout(done, Math.max(0, answeredAt + 500 - Date.now())))
     expect((await legacyRpc(fetch, b, client, 'ping')).status).toBe(404)
     expect((await fetch(b, { method: 'DELETE', headers: { 'mcp-session-id': client.sessionId as string } })).status).toBe(404)
+  })
+
+  it('tells an SDK 1.x client at its defaults, subscribed on one isolate, of a note added on the other', async () => {
+    const [a, b] = pair.urls
+    const client = new Client({ name: 'sdk-1x', version: '1.0.0' })
+    const heard: string[] = []
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+      heard.push(notification.params.uri)
+    })
+    const transport = new StreamableHTTPClientTransport(new URL(a))
+    await client.connect(transport)
+    try {
+      expect(client.getServerCapabilities()?.resources).toEqual({ subscribe: true, listChanged: true })
+      await client.subscribeResource({ uri: 'notes://all' })
+      // The client opens its GET stream on its own time: add notes on b until one is heard on a.
+      for (let tries = 0; heard.length === 0 && tries < 40; tries++) {
+        await rpc(fetch, b, 'tools/call', { name: 'add_note', arguments: { text: `from b ${tries}` } })
+        await new Promise((done) => setTimeout(done, 250))
+      }
+      expect(heard[0]).toBe('notes://all')
+    } finally {
+      await transport.terminateSession()
+      await client.close()
+    }
   })
 
   it('finishes a call on one isolate with the answer posted to the other', async () => {

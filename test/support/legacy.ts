@@ -121,3 +121,67 @@ export async function legacyStream(
     },
   }
 }
+
+/**
+ * A 2025 session's GET stream: its raw text so far (`raw()`, for the `retry` and priming lines),
+ * and its messages one by one (`next()`, skipping events without data, as clients do).
+ */
+export async function legacyGet(
+  fetcher: Fetcher,
+  url: string,
+  client: Partial<LegacyClient>,
+  extra: Record<string, string> = {},
+) {
+  const controller = new AbortController()
+  const headers = legacyHeaders(client, { accept: 'text/event-stream', 'content-type': null, ...extra })
+  const response = await fetcher(new Request(url, { method: 'GET', headers, signal: controller.signal }))
+  const reader = response.body?.getReader()
+  const decoder = new TextDecoder()
+  let text = ''
+  let read = 0
+  const more = async () => {
+    const chunk = await reader?.read()
+    if (!chunk || chunk.done) return false
+    text += decoder.decode(chunk.value, { stream: true })
+    return true
+  }
+  return {
+    response,
+    /** Read until the stream holds `pattern`; its whole text so far. */
+    async raw(pattern: RegExp = /\n\n/): Promise<string> {
+      while (!pattern.test(text)) if (!(await more())) break
+      return text
+    },
+    /** The next event with data, parsed. */
+    async next(): Promise<{ method?: string; params?: any }> {
+      for (;;) {
+        const end = text.indexOf('\n\n', read)
+        if (end < 0) {
+          if (!(await more())) throw new Error('stream ended')
+          continue
+        }
+        const block = text.slice(read, end)
+        read = end + 2
+        const data = block
+          .split('\n')
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5).trimStart())
+          .join('\n')
+        if (data !== '') return JSON.parse(data)
+      }
+    },
+    /** Whether the stream ended (the server closed it) within `ms`. */
+    async endsWithin(ms: number): Promise<boolean> {
+      const timer = new Promise<'open'>((done) => setTimeout(() => done('open'), ms))
+      for (;;) {
+        const next = await Promise.race([more(), timer])
+        if (next === 'open') return false
+        if (next === false) return true
+      }
+    },
+    close(): void {
+      controller.abort()
+      reader?.cancel().catch(() => {})
+    },
+  }
+}

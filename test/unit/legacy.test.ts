@@ -110,7 +110,19 @@ describe('shaping for a revision', () => {
     expect(shapeLegacyResult('2025-03-26', 'resources/read', read)).toEqual({ contents: [{ uri: 'u:', text: 't' }] })
   })
 
-  it('offers no listChanged, subscribe or Tasks extension (others it does), and an Implementation of the revision’s shape', () => {
+  it('offers listChanged and subscribe only with session streams, for what the server offers', () => {
+    const offered = { tools: {}, prompts: {}, resources: {}, logging: {} }
+    expect(legacyCapabilities(offered, { streams: true })).toEqual({
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      logging: {},
+    })
+    expect(legacyCapabilities({ tools: {} }, { streams: true })).toEqual({ tools: { listChanged: true } })
+    expect(legacyCapabilities(offered, { streams: false })).toEqual(offered)
+  })
+
+  it('offers no listChanged, subscribe or Tasks extension without streams (others it does), and an Implementation of the revision’s shape', () => {
     expect(
       legacyCapabilities({
         tools: { listChanged: true },

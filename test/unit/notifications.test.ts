@@ -36,13 +36,20 @@ function serve(events: EventDelivery | undefined, listenTimeoutMs = 60_000) {
 }
 
 describe('topics and matching', () => {
-  it('routes a resource update under its URI and each of its /-prefixes', () => {
+  it('routes a resource update under its URI, each of its /-prefixes, and resources:all', () => {
     expect(eventTopics({ type: 'resourceUpdated', uri: 'file:///data/a.txt' })).toEqual([
       'resource:file:///data/a.txt',
       'resource:file:',
       'resource:file:/',
       'resource:file://',
       'resource:file:///data',
+      'resources:all',
+    ])
+    // No filter subscribes to resources:all (a URI "all" is resource:all, a URI "*" resource:*).
+    expect(filterTopics({ resourceSubscriptions: ['all', '*', 'resources:all'] })).toEqual([
+      'resource:all',
+      'resource:*',
+      'resource:resources:all',
     ])
     expect(eventTopics({ type: 'listChanged', list: 'prompts' })).toEqual(['list:prompts'])
     expect(eventTopics({ type: 'task', taskId: 't1', params: {} })).toEqual(['task:t1'])

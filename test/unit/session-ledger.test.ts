@@ -29,6 +29,7 @@ function ledger(facts: Record<string, SessionFacts> = {}) {
       )
     },
     setLogLevel: async () => ({ revoked: false }),
+    subscribe: async () => ({ revoked: false }),
     revoke: async () => {},
     revokePrincipal: async () => {},
   } satisfies SessionLedger & Record<string, unknown>

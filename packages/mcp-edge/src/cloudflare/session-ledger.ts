@@ -1,6 +1,6 @@
 /**
  * The ledger of 2025-era sessions (server/legacy/session-ledger.ts) on Durable Objects. A session's
- * own facts (ended, its level) live in one of 4,096 objects chosen by its nonce, so no object is
+ * own facts (ended, its level, its subscriptions) live in one of 4,096 objects chosen by its nonce, so no object is
  * hot however many sessions share a principal (every bearer-token client is one principal); a
  * principal's cut-off (every session it minted until then is ended) lives in an object of its
  * own. A read asks both at once. A session that never changes costs no write; reads come from
@@ -9,6 +9,8 @@
  * Storage layout (SQLite-backed object; each object uses the table its name is for):
  *   sessions(nonce TEXT PRIMARY KEY, revoked INTEGER, log_level TEXT, expires_at INTEGER)
  *     one row per session that was ended or set a level; gone when the session expires
+ *   subscriptions(nonce TEXT, uri TEXT, expires_at INTEGER, PRIMARY KEY (nonce, uri))
+ *     the resources a session subscribed to, at most 64 per session; gone with the session
  *   principals(principal TEXT PRIMARY KEY, revoked_before INTEGER, expires_at INTEGER)
  *     sessions of the principal minted at or before `revoked_before` (the object's clock when
  *     asked; a session minted in that same millisecond is ended too) are ended; the row is kept
@@ -18,6 +20,7 @@
 import { DurableObject } from 'cloudflare:workers'
 import type { LogLevel } from '../protocol/constants.ts'
 import { DEFAULT_SESSION_TTL_MS } from '../server/legacy/session.ts'
+import { MAX_SESSION_SUBSCRIPTIONS } from '../server/legacy/session-ledger.ts'
 import type { SessionFacts, SessionKey, SessionLedger } from '../server/legacy/session-ledger.ts'
 
 export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
@@ -26,6 +29,9 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS sessions (nonce TEXT PRIMARY KEY, revoked INTEGER NOT NULL DEFAULT 0,
         log_level TEXT, expires_at INTEGER NOT NULL);
       CREATE INDEX IF NOT EXISTS sessions_expiry ON sessions (expires_at);
+      CREATE TABLE IF NOT EXISTS subscriptions (nonce TEXT NOT NULL, uri TEXT NOT NULL, expires_at INTEGER NOT NULL,
+        PRIMARY KEY (nonce, uri));
+      CREATE INDEX IF NOT EXISTS subscriptions_expiry ON subscriptions (expires_at);
       CREATE TABLE IF NOT EXISTS principals (principal TEXT PRIMARY KEY, revoked_before INTEGER NOT NULL,
         expires_at INTEGER NOT NULL);
       CREATE INDEX IF NOT EXISTS principals_expiry ON principals (expires_at);`)
@@ -38,7 +44,31 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
       .toArray()[0]
     const facts: SessionFacts = { revoked: row?.revoked === 1 }
     if (row?.log_level) facts.logLevel = row.log_level
+    const uris = this.ctx.storage.sql
+      .exec<{ uri: string }>('SELECT uri FROM subscriptions WHERE nonce = ? ORDER BY uri', nonce)
+      .toArray()
+      .map((subscription) => subscription.uri)
+    if (uris.length > 0) facts.subscriptions = uris
     return facts
+  }
+
+  /** Subscribe `nonce` to `uri` (not past the bound), or unsubscribe it; its facts after. */
+  async subscribe(nonce: string, uri: string, subscribed: boolean, expiresAt: number): Promise<SessionFacts> {
+    const sql = this.ctx.storage.sql
+    if (!subscribed) sql.exec('DELETE FROM subscriptions WHERE nonce = ? AND uri = ?', nonce, uri)
+    else {
+      const count = sql.exec<{ count: number }>('SELECT COUNT(*) AS count FROM subscriptions WHERE nonce = ?', nonce).one().count
+      if (count < MAX_SESSION_SUBSCRIPTIONS) {
+        sql.exec(
+          'INSERT INTO subscriptions (nonce, uri, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+          nonce,
+          uri,
+          expiresAt,
+        )
+        await this.#expireAt(expiresAt)
+      }
+    }
+    return this.read(nonce)
   }
 
   /** When `principal`'s sessions were last all ended, if ever (and still remembered). */
@@ -88,11 +118,11 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
   override async alarm(): Promise<void> {
     const sql = this.ctx.storage.sql
     const now = Date.now()
-    sql.exec('DELETE FROM sessions WHERE expires_at <= ?', now)
-    sql.exec('DELETE FROM principals WHERE expires_at <= ?', now)
+    for (const table of ['sessions', 'subscriptions', 'principals']) sql.exec(`DELETE FROM ${table} WHERE expires_at <= ?`, now)
     const next = sql
       .exec<{ next: number | null }>(
-        'SELECT MIN(at) AS next FROM (SELECT MIN(expires_at) AS at FROM sessions UNION ALL SELECT MIN(expires_at) FROM principals)',
+        `SELECT MIN(at) AS next FROM (SELECT MIN(expires_at) AS at FROM sessions
+          UNION ALL SELECT MIN(expires_at) FROM subscriptions UNION ALL SELECT MIN(expires_at) FROM principals)`,
       )
       .one().next
     if (next !== null) await this.ctx.storage.setAlarm(next)
@@ -132,6 +162,7 @@ export function durableSessions(
   return {
     read: (key) => withCut(key, sessionOf(key).read(key.nonce)),
     setLogLevel: (key, level) => withCut(key, sessionOf(key).setLogLevel(key.nonce, level, key.expiresAt)),
+    subscribe: (key, uri, subscribed) => withCut(key, sessionOf(key).subscribe(key.nonce, uri, subscribed, key.expiresAt)),
     revoke: (key) => sessionOf(key).revoke(key.nonce, key.expiresAt),
     revokePrincipal: (principal, given = {}) => principalOf(principal).revokePrincipal(principal, given.ttlMs ?? ttlMs),
   }

@@ -104,6 +104,14 @@ export function checkAccept(headers: Headers): void {
   }
 }
 
+/** A GET for a stream: `Accept` must list `text/event-stream` (406 otherwise). */
+export function checkStreamAccept(headers: Headers): void {
+  const accept = headers.get(HEADER.accept)
+  if (accept === null || !covers(accept, 'text/event-stream')) {
+    throw new McpError('notAcceptable', 'Not Acceptable: a stream needs Accept: text/event-stream')
+  }
+}
+
 export function checkContentType(headers: Headers): void {
   const type = headers.get(HEADER.contentType)
   if (type === null || (type.split(';')[0] ?? '').trim().toLowerCase() !== 'application/json') {

@@ -9,7 +9,8 @@
  *
  * Order of checks (DESIGN "One request, end to end"): method (405) → Origin/Host (403) → Accept
  * (406) → authentication (401) → content type (415) → size (413) → JSON (-32700) → the lane. A
- * DELETE that ends a 2025 session: Origin/Host (403) → authentication (401) → the session (404).
+ * DELETE that ends a 2025 session, or a GET for its stream: Origin/Host (403) → Accept (406, a GET
+ * only) → authentication (401) → the session (404).
  */
 import { HEADER, META, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { McpError, unsupportedVersion } from '../protocol/errors.ts'
@@ -25,7 +26,7 @@ import type { Principal } from '../server/types.ts'
 import { createAuthenticator } from './auth.ts'
 import type { AuthOptions } from './auth.ts'
 import { DEFAULT_MAX_BODY_BYTES, readBody } from './body.ts'
-import { checkAccept, checkContentType, checkOrigin, pathStart } from './guards.ts'
+import { checkAccept, checkContentType, checkOrigin, checkStreamAccept, pathStart } from './guards.ts'
 import type { GuardOptions } from './guards.ts'
 import type { Lane } from './lane.ts'
 import { createLegacyLane } from './legacy.ts'
@@ -148,22 +149,29 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
       observer,
       transport: observer && transportContext(request.headers),
     })
-    // 2025 sessions end on DELETE where a session ledger keeps that they did (legacy.ts).
+    // 2025 sessions end on DELETE where a session ledger keeps that they did, and have a GET
+    // stream where an event hub feeds it too (legacy.ts).
     const ends = legacy?.ends(configured) === true
-    if (legacy && ends && request.method === 'DELETE' && request.headers.has(HEADER.sessionId)) {
+    const streams = legacy?.streams(configured) === true
+    const session = request.headers.has(HEADER.sessionId)
+    if (legacy && session && ((ends && request.method === 'DELETE') || (streams && request.method === 'GET'))) {
       try {
         checkOrigin(request.headers, options)
-        return await legacy.terminate(laneOf(await auth.resolve(request, env, given)))
+        if (request.method === 'GET') checkStreamAccept(request.headers)
+        const lane = laneOf(await auth.resolve(request, env, given))
+        return await (request.method === 'GET' ? legacy.stream(lane) : legacy.terminate(lane))
       } catch (error) {
         const failed = failure(error)
         return rejection(failed, undefined, auth.headersFor(failed, env))
       }
     }
     if (request.method !== 'POST') {
-      // streamable-http: no GET stream, in either era (2025: "405 Method Not Allowed, indicating
-      // that the server does not offer an SSE stream"), and without a session ledger no sessions
-      // to delete ("does not allow clients to terminate sessions").
-      return rejection(new McpError('methodNotAllowed'), undefined, { allow: ends ? 'POST, DELETE' : 'POST' })
+      // streamable-http: no GET stream in the 2026 era, and in the 2025 one only a session's
+      // (2025: "405 Method Not Allowed, indicating that the server does not offer an SSE
+      // stream"); without a session ledger no sessions to delete ("does not allow clients to
+      // terminate sessions").
+      const allow = ['POST', ...(ends ? ['DELETE'] : []), ...(streams ? ['GET'] : [])].join(', ')
+      return rejection(new McpError('methodNotAllowed'), undefined, { allow })
     }
     let id: RequestId | undefined
     try {

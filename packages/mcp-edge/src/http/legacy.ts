@@ -9,9 +9,11 @@
  * the input relay, in whichever isolate it runs.
  *
  * Sessions end when the client asks (DELETE, 204; from then on the id gets 404) and keep the level
- * of `logging/setLevel`, when a session ledger is configured (`services.sessions`): each request
- * of a session reads its facts, from this isolate's cache while younger than 400 ms
- * (server/legacy/session-ledger.ts). Without a ledger DELETE is 405 and the level is not kept.
+ * of `logging/setLevel` and their subscriptions, when a session ledger is configured
+ * (`services.sessions`): each request of a session reads its facts, from this isolate's cache
+ * while younger than 400 ms (server/legacy/session-ledger.ts). With an event hub too, a GET with
+ * the session id opens the session's stream (server/legacy/session-stream.ts). Without a ledger
+ * DELETE and GET are 405 and nothing is kept.
  *
  * Cancellation: closing the call's stream cancels it anywhere. `notifications/cancelled` cancels a
  * call only when it lands in the isolate running that call and carries the same session id: a
@@ -38,14 +40,16 @@ import type { InputRelay } from '../server/input/input-relay.ts'
 import { createLegacyAsk, DEFAULT_INPUT_TIMEOUT_MS } from '../server/legacy/ask.ts'
 import { LegacySessions } from '../server/legacy/session.ts'
 import type { LegacySession } from '../server/legacy/session.ts'
-import { SessionFactsCache } from '../server/legacy/session-ledger.ts'
+import { MAX_SESSION_SUBSCRIPTIONS, SessionFactsCache } from '../server/legacy/session-ledger.ts'
 import type { SessionFacts, SessionKey } from '../server/legacy/session-ledger.ts'
 import { Outbox } from '../server/outbox.ts'
 import type { RequestStateCodec } from '../server/request-state.ts'
 import type { Handled, McpServer } from '../server/server.ts'
 import { handleOptions } from './lane.ts'
 import type { Lane, Run } from './lane.ts'
-import { failure, jsonResponse, respond, respondBatch } from './respond.ts'
+import { failure, jsonResponse, newRun, respond, respondBatch } from './respond.ts'
+import { sseResponse } from './stream.ts'
+import { openSessionStream } from '../server/legacy/session-stream.ts'
 import { subjectOf } from '../server/principal.ts'
 import { traceAnswer } from '../server/telemetry/input.ts'
 import { libraryLog } from '../server/telemetry/log.ts'
@@ -62,6 +66,8 @@ export interface LegacyOptions {
 }
 
 export const DEFAULT_MAX_BATCH_ITEMS = 32
+/** How long a 2025 client waits before reconnecting its GET stream (the SSE `retry`). */
+export const STREAM_RETRY_MS = 1000
 
 /** The revision a request without a version header and session speaks (2025-06-18 transport). */
 const HEADERLESS_VERSION: LegacyVersion = '2025-03-26'
@@ -111,6 +117,20 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
   const logLevel = options.logLevel ?? 'info'
   const maxBatch = options.maxBatchItems ?? DEFAULT_MAX_BATCH_ITEMS
   const recent = new SessionFactsCache()
+  // This isolate's open GET stream of each session: a newer one ends the older (no message goes
+  // to two streams), and so does the session's end. As for notifications/cancelled, another
+  // request only resolves a promise; the stream ends in its own request.
+  const streams = new Map<string, () => void>()
+
+  /** What a write through this isolate answered, cached from when it began; 404 if the session ended meanwhile. */
+  async function learn(session: LegacySession, write: Promise<SessionFacts>): Promise<SessionFacts> {
+    const startedAt = Date.now()
+    const facts = await reachable(write)
+    recent.put(session.nonce, facts, startedAt)
+    // Ended while this request ran (a DELETE elsewhere): what it wrote is kept, but for nobody.
+    if (facts.revoked) throw new McpError('sessionNotFound')
+    return facts
+  }
 
   const sessionsFor = (codec: RequestStateCodec | undefined): LegacySessions | undefined => {
     if (!codec) return undefined
@@ -174,11 +194,16 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
         ? {
             async setLogLevel(level: LogLevel) {
               if (who.facts?.logLevel === level) return
-              const startedAt = Date.now()
-              const facts = await reachable(ledger.setLogLevel(keyOf(session), level))
-              recent.put(session.nonce, facts, startedAt)
-              // Ended while this request ran (a DELETE elsewhere): the level is kept, but not for anyone.
-              if (facts.revoked) throw new McpError('sessionNotFound')
+              await learn(session, ledger.setLogLevel(keyOf(session), level))
+            },
+            async subscribe(uri: string, subscribed: boolean) {
+              const facts = await learn(session, ledger.subscribe(keyOf(session), uri, subscribed))
+              if (subscribed && !facts.subscriptions?.includes(uri)) {
+                throw new McpError(
+                  'invalidParams',
+                  `Invalid params: a session subscribes to at most ${MAX_SESSION_SUBSCRIPTIONS} resources at once`,
+                )
+              }
             },
           }
         : undefined
@@ -259,10 +284,65 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
       if (!who.session || !ledger) throw new McpError('sessionNotFound')
       await reachable(ledger.revoke(keyOf(who.session)))
       recent.put(who.session.nonce, { revoked: true })
-      // Its calls running in this isolate end now (elsewhere they end with their streams).
-      const prefix = `${who.session.nonce}:`
-      for (const [key, cancel] of inFlight) if (key.startsWith(prefix)) cancel()
+      // Its GET stream in this isolate ends now (elsewhere at its next event, or at its planned close).
+      streams.get(who.session.nonce)?.()
       return new Response(null, { status: 204 })
+    },
+
+    /** Whether a session's GET opens its stream here: a session ledger, session ids and an event hub. */
+    streams: (services: Lane<Env>['services']) =>
+      services.sessions !== undefined && services.requestState !== undefined && typeof server.events === 'object',
+
+    /** GET with a session id: the session's stream (session-stream.ts), primed and with its retry, as SSE. */
+    async stream(lane: Lane<Env>): Promise<Response> {
+      const who = await client(lane)
+      const { session } = who
+      const ledger = lane.services.sessions
+      const hub = typeof server.events === 'object' ? server.events : undefined
+      if (!session || !ledger || !hub) throw new McpError('sessionNotFound')
+      // Per-principal cap on open streams in this isolate, shared with listen streams: 429 at the cap.
+      const release = server.limits.openListen(principalOf(lane))
+      streams.get(session.nonce)?.()
+      const ended = new AbortController()
+      let endStream!: () => void
+      void new Promise<void>((resolve) => {
+        endStream = resolve
+      }).then(() => ended.abort())
+      streams.set(session.nonce, endStream)
+      const run = newRun(lane)
+      run.cancel.signal.addEventListener('abort', () => ended.abort(), { once: true })
+      const closed = () => {
+        release()
+        if (streams.get(session.nonce) === endStream) streams.delete(session.nonce)
+        run.outbox.close()
+      }
+      let opened: { done: Promise<void> }
+      try {
+        // The hub has the stream before the client hears it opened: nothing published after is missed.
+        opened = await openSessionStream({
+          server,
+          hub,
+          options: handleOptions(lane, run, 'legacy', session.nonce),
+          facts: () => recent.get(ledger, keyOf(session)),
+          current: () => streams.get(session.nonce) === endStream,
+          outbox: run.outbox,
+          signal: ended.signal,
+        })
+      } catch (error) {
+        closed()
+        throw error
+      }
+      const final = opened.done
+        .catch((error: unknown) => {
+          libraryLog.warn('session stream ended', { error: error instanceof Error ? error.message : String(error) })
+        })
+        .then(() => {
+          closed()
+          return []
+        })
+      // SEP-1699 (2025-11-25): an event id with empty data first; every revision gets the retry.
+      const prelude = `retry: ${STREAM_RETRY_MS}\n${who.version === '2025-11-25' ? `id: ${session.nonce}.0\ndata: \n` : ''}\n`
+      return sseResponse(run.outbox, final, run.cancel, lane.respond.keepaliveMs, prelude)
     },
 
     /** Serve one 2025-era message. */

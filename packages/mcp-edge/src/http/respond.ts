@@ -36,7 +36,7 @@ export function failure(error: unknown, what = 'request'): McpError {
 }
 
 /** A run's stream queue, which calls `onFirstMessage` at its first message, and its cancellation. */
-function newRun<Env>(lane: Lane<Env>, onFirstMessage: () => void): Run {
+export function newRun<Env>(lane: Lane<Env>, onFirstMessage: () => void = () => {}): Run {
   // With the enable_request_signal flag, workerd aborts request.signal when the client goes away.
   return {
     outbox: new Outbox(lane.respond.stream, onFirstMessage),

@@ -21,16 +21,21 @@ export const SSE_HEADERS = {
 
 /**
  * @param final the response (or, for a 2025-03-26 batch, the responses) that end the stream.
+ * @param prelude SSE text sent first (a 2025 session stream's `retry` and priming event).
  */
 export function sseResponse(
   outbox: Outbox,
   final: Promise<readonly JsonRpcResponse[]>,
   abort: { abort(): void },
   keepaliveMs: number,
+  prelude?: string,
 ): Response {
   let finished = false
   const body = new ReadableStream<Uint8Array>(
     {
+      start(controller) {
+        if (prelude) controller.enqueue(encoder.encode(prelude))
+      },
       async pull(controller) {
         if (finished) return
         const next = await outbox.nextWithin(keepaliveMs)

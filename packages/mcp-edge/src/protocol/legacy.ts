@@ -233,16 +233,21 @@ export function legacyError(error: JsonRpcErrorObject): JsonRpcErrorObject {
 }
 
 /**
- * The capabilities a 2025-era client is offered. This lane has no standalone GET stream, so
- * nothing could announce a list change or a resource update to it: `listChanged` and `subscribe`
- * are not advertised (a server advertises only what it delivers), and the Tasks extension belongs
- * to 2026-07-28. Other extensions (MCP Apps, a server's own) are offered under `extensions`, where
+ * The capabilities a 2025-era client is offered. `listChanged` and `subscribe` are advertised only
+ * when `streams`: each session then has a GET stream fed by the event hub, with its subscriptions
+ * kept in the session ledger; otherwise nothing could announce a list change or a resource update
+ * to it (a server advertises only what it delivers). The Tasks extension belongs to 2026-07-28. Other extensions (MCP Apps, a server's own) are offered under `extensions`, where
  * 2025 hosts of those extensions read them (the 2025 schemas allow the extra key).
  */
-export function legacyCapabilities(capabilities: ServerCapabilities): Json {
+export function legacyCapabilities(capabilities: ServerCapabilities, options: { streams?: boolean } = {}): Json {
   const out: Json = {}
   for (const key of ['logging', 'completions', 'tools', 'prompts', 'resources'] as const) {
     if (capabilities[key] !== undefined) out[key] = {}
+  }
+  // With a GET stream per session (a session ledger and an event hub), what it delivers.
+  if (options.streams) {
+    for (const key of ['tools', 'prompts'] as const) if (out[key]) out[key] = { listChanged: true }
+    if (out.resources) out.resources = { subscribe: true, listChanged: true }
   }
   const { [TASKS_EXTENSION]: _tasks, ...extensions } = capabilities.extensions ?? {}
   if (Object.keys(extensions).length > 0) out.extensions = extensions

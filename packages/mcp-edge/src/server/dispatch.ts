@@ -54,8 +54,13 @@ export interface HandleOptions<Env = unknown> extends McpServices {
    * requests on the call's stream). Without it, `ctx.ask` answers `input_required`.
    */
   askClient?: AskClient | undefined
-  /** The 2025-era session of this request, where `logging/setLevel` keeps its level (with a session ledger). */
-  legacySession?: { setLogLevel(level: LogLevel): Promise<void> } | undefined
+  /**
+   * The 2025-era session of this request, where `logging/setLevel` keeps its level and
+   * `resources/subscribe` its subscriptions (with a session ledger).
+   */
+  legacySession?:
+    | { setLogLevel(level: LogLevel): Promise<void>; subscribe(uri: string, subscribed: boolean): Promise<void> }
+    | undefined
   /** The host's `waitUntil` (a Worker's `executionCtx`), offered to handlers as `ctx.waitUntil`. */
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined
   /** The endpoint's path (`/mcp`): sealed states are bound to it and the server's name. */

@@ -7,7 +7,9 @@
  *
  * Topics: `list:tools`, `list:prompts`, `list:resources`, `resource:<uri>`, `task:<taskId>`. A
  * listener subscribed to `resource:<uri>` hears updates of that URI and of every URI below it
- * (`<uri>/…`), so an update is routed under its own URI and each of its `/`-prefixes.
+ * (`<uri>/…`), so an update is routed under its own URI and each of its `/`-prefixes, and under
+ * `resources:all`, which a 2025-era session's stream takes to filter by the session's own
+ * subscriptions as they change (no filter yields that topic: `resource:` prefixes every URI).
  *
  * Not here: transport (the hub's WebSockets live in src/cloudflare) and delivery (listen-hub.ts).
  */
@@ -62,6 +64,9 @@ export interface EventHub {
 
 export type EventDelivery = EventHub | 'isolate'
 
+/** The topic every resource update is routed under, besides its URI's (module header). */
+export const ALL_RESOURCES = 'resources:all'
+
 /** The topics a (honoured) filter subscribes to. */
 export function filterTopics(filter: SubscriptionFilter): string[] {
   const topics: string[] = []
@@ -78,7 +83,7 @@ export function filterTopics(filter: SubscriptionFilter): string[] {
  *
  * @example
  * eventTopics({ type: 'resourceUpdated', uri: 'notes://all/1' })
- * // ['resource:notes://all/1', 'resource:notes:', 'resource:notes:/', 'resource:notes://all']
+ * // ['resource:notes://all/1', 'resource:notes:', 'resource:notes:/', 'resource:notes://all', 'resources:all']
  */
 export function eventTopics(event: McpEvent): string[] {
   if (event.type === 'listChanged') return [`list:${event.list}`]
@@ -87,6 +92,7 @@ export function eventTopics(event: McpEvent): string[] {
   for (let slash = event.uri.indexOf('/'); slash >= 0; slash = event.uri.indexOf('/', slash + 1)) {
     topics.push(`resource:${event.uri.slice(0, slash)}`)
   }
+  topics.push(ALL_RESOURCES)
   return topics
 }
 

@@ -32,23 +32,28 @@ export class Listener implements Subscription {
 
   readonly #allows: (event: McpEvent) => boolean
   readonly #sent: ((event: McpEvent, queuedAt: number) => void) | undefined
+  readonly #shape: (event: McpEvent, subscriptionId: RequestId) => JsonRpcNotification
 
   /**
-   * `allows`: a last word on each event for this listener (the resource scopes its principal
-   * holds). `sent`: told of each event taken to be sent, with when it was queued (its span).
+   * `filter`: what it asked for, or its topics themselves. `allows`: a last word on each event for
+   * this listener (the resource scopes its principal holds). `sent`: told of each event taken to
+   * be sent, with when it was queued (its span). `shape`: the notification an event becomes
+   * (default: a listen stream's, tagged with its subscription id).
    */
   constructor(
     subscriptionId: RequestId,
-    filter: SubscriptionFilter,
+    filter: SubscriptionFilter | ReadonlySet<string>,
     principal: string | null,
     allows: (event: McpEvent) => boolean = () => true,
     sent?: (event: McpEvent, queuedAt: number) => void,
+    shape: (event: McpEvent, subscriptionId: RequestId) => JsonRpcNotification = eventNotification,
   ) {
     this.subscriptionId = subscriptionId
-    this.topics = new Set(filterTopics(filter))
+    this.topics = filter instanceof Set ? filter : new Set(filterTopics(filter as SubscriptionFilter))
     this.principal = principal
     this.#allows = allows
     this.#sent = sent
+    this.#shape = shape
   }
 
   get pending(): number {
@@ -60,7 +65,7 @@ export class Listener implements Subscription {
     if (!matches(this, event) || !this.#allows(event)) return false
     const key = eventKey(event)
     if (key !== undefined && this.#inbox.some((entry) => entry.key === key)) return true
-    this.#inbox.push({ key, message: eventNotification(event, this.subscriptionId), event, at: this.#sent ? Date.now() : 0 })
+    this.#inbox.push({ key, message: this.#shape(event, this.subscriptionId), event, at: this.#sent ? Date.now() : 0 })
     if (this.#inbox.length > MAX_INBOX) this.#inbox.shift()
     return true
   }

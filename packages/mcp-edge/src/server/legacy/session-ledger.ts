@@ -1,7 +1,7 @@
 /**
  * What a 2025-era session's sealed id cannot carry, because it changes after `initialize`: that
- * the session ended (DELETE, or every session of a principal revoked) and the level
- * `logging/setLevel` chose. A `SessionLedger` keeps those facts where every isolate reads them
+ * the session ended (DELETE, or every session of a principal revoked), the level
+ * `logging/setLevel` chose, and the resources it subscribed to (`resources/subscribe`). A `SessionLedger` keeps those facts where every isolate reads them
  * (on Cloudflare, the `McpSessionLedger` Durable Object); `SessionFactsCache` keeps each isolate's
  * reads for `SESSION_FACTS_TTL_MS`, so a busy session costs one ledger read per isolate per
  * 400 ms and every other request a map lookup.
@@ -19,6 +19,8 @@ import type { LogLevel } from '../../protocol/constants.ts'
 export const SESSION_FACTS_TTL_MS = 400
 /** Sessions whose facts one isolate keeps (the oldest read is dropped first). */
 const MAX_CACHED_SESSIONS = 4096
+/** Resources one session may subscribe to at once. */
+export const MAX_SESSION_SUBSCRIPTIONS = 64
 
 /** What the ledger knows of a session beyond its sealed id. */
 export interface SessionFacts {
@@ -26,6 +28,8 @@ export interface SessionFacts {
   revoked: boolean
   /** Its `logging/setLevel`, if it sent one. */
   logLevel?: LogLevel | undefined
+  /** The URIs it subscribed to (`resources/subscribe`), when any. */
+  subscriptions?: readonly string[] | undefined
 }
 
 /** A session as the ledger finds it: by its nonce, under its principal, within its life. */
@@ -43,6 +47,11 @@ export interface SessionLedger {
   read(key: SessionKey): Promise<SessionFacts>
   /** Keep the session's level; answers its facts as they are after the write (an ended session stays ended). */
   setLogLevel(key: SessionKey, level: LogLevel): Promise<SessionFacts>
+  /**
+   * Subscribe the session to `uri`, or unsubscribe it; answers its facts after the write. A
+   * subscription past `MAX_SESSION_SUBSCRIPTIONS` is not kept (its URI is then missing).
+   */
+  subscribe(key: SessionKey, uri: string, subscribed: boolean): Promise<SessionFacts>
   /** End one session: from now on its id gets 404. */
   revoke(key: SessionKey): Promise<void>
   /**

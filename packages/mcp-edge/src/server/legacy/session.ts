@@ -7,8 +7,9 @@
  * without a lookup. Opened ids are cached per isolate (a hit costs no crypto); expiry and the
  * principal are checked on every use.
  *
- * What it cannot do is change after `initialize`: that a session ended (DELETE) and the level
- * `logging/setLevel` chose live in a `SessionLedger` (session-ledger.ts), when one is configured.
+ * What it cannot do is change after `initialize`: that a session ended (DELETE), the level
+ * `logging/setLevel` chose and its subscriptions live in a `SessionLedger` (session-ledger.ts),
+ * when one is configured.
  */
 import type { LegacyVersion } from '../../protocol/constants.ts'
 import { isObject } from '../../protocol/jsonrpc.ts'

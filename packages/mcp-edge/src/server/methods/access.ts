@@ -29,7 +29,7 @@ export function requireScopes(principal: Principal | undefined, needed: readonly
 }
 
 /** The scopes reading `uri` takes: its fixed resource's, else the first matching template's. */
-export function readScopes(server: ServerCore<unknown>, uri: string): readonly string[] {
+export function readScopes<Env>(server: ServerCore<Env>, uri: string): readonly string[] {
   const fixed = server.resources.get(uri)
   if (fixed) return fixed.scopes
   for (const entry of server.templates.values()) if (entry.template.match(uri)) return entry.scopes
@@ -37,7 +37,7 @@ export function readScopes(server: ServerCore<unknown>, uri: string): readonly s
 }
 
 /** Whether `principal` may read `uri`, so hear of its updates too. */
-export function mayRead(server: ServerCore<unknown>, principal: Principal | undefined, uri: string): boolean {
+export function mayRead<Env>(server: ServerCore<Env>, principal: Principal | undefined, uri: string): boolean {
   return missingScopes(principal, readScopes(server, uri)).length === 0
 }
 

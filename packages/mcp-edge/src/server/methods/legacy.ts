@@ -2,18 +2,20 @@
  * The requests only 2025-era clients send (the legacy lane): `initialize`, `ping`,
  * `logging/setLevel`, `resources/subscribe` and `resources/unsubscribe`. `initialize` answers from
  * the same registry as `server/discover`; the HTTP layer seals what it negotiated into the session
- * id. `logging/setLevel` keeps the session's level in the session ledger when one is configured
- * (later calls of the session log from it, on every isolate); without one it is accepted and later
- * calls log at the lane's configured level. `resources/subscribe` and `unsubscribe` are accepted
- * and deliver no updates (`subscribe` is not advertised).
+ * id. With a session ledger (and an event hub, for subscriptions), `logging/setLevel` keeps the
+ * session's level (later calls of the session log from it, on every isolate) and
+ * `resources/subscribe`/`unsubscribe` the session's subscriptions, which its GET stream delivers;
+ * then `initialize` advertises `subscribe` and `listChanged`. Without, they are accepted and kept
+ * nowhere: later calls log at the lane's configured level, and nothing is delivered.
  */
-import { LOG_LEVELS } from '../../protocol/constants.ts'
+import { LEGACY_METHOD, LOG_LEVELS } from '../../protocol/constants.ts'
 import { McpError } from '../../protocol/errors.ts'
 import { isObject } from '../../protocol/jsonrpc.ts'
 import { legacyCapabilities, legacyImplementation } from '../../protocol/legacy.ts'
 import type { LegacyVersion, LogLevel } from '../../protocol/constants.ts'
 import type { MethodEntry } from '../dispatch.ts'
 import { serverCapabilities } from '../server-capabilities.ts'
+import { mayRead } from './access.ts'
 
 function invalid(message: string): McpError {
   return new McpError('invalidParams', `Invalid params: ${message}`)
@@ -32,7 +34,9 @@ export const initialize: MethodEntry = {
     const version = meta.protocolVersion as LegacyVersion
     const result: Record<string, unknown> = {
       protocolVersion: version,
-      capabilities: legacyCapabilities(serverCapabilities(server, call.options)),
+      capabilities: legacyCapabilities(serverCapabilities(server, call.options), {
+        streams: call.options.sessions !== undefined && typeof server.events === 'object',
+      }),
       serverInfo: legacyImplementation(server.info, version),
     }
     if (server.instructions !== undefined) result.instructions = server.instructions
@@ -54,13 +58,20 @@ export const setLevel: MethodEntry = {
   },
 }
 
-/** `resources/subscribe` and `resources/unsubscribe`: accepted, nothing to deliver (module header). */
+/** `resources/subscribe` and `resources/unsubscribe`: kept for the session's GET stream, with a ledger (module header). */
 export const subscription: MethodEntry = {
   era: 'legacy',
   capability: 'resources',
   inputRequired: false,
-  async run({ params }) {
-    if (typeof params.uri !== 'string' || params.uri === '') throw invalid('uri must be a string')
+  async run({ params, request, server, options }) {
+    const uri = params.uri
+    if (typeof uri !== 'string' || uri === '') throw invalid('uri must be a string')
+    const session = options.legacySession
+    if (!session || typeof server.events !== 'object') return {}
+    const subscribing = request.method === LEGACY_METHOD.subscribe
+    // A resource this principal may not read is not subscribed to either (its scopes, as resources/read).
+    if (subscribing && !mayRead(server, options.principal, uri)) throw invalid(`${uri} is not readable here`)
+    await session.subscribe(uri, subscribing)
     return {}
   },
 }

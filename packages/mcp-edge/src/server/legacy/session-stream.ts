@@ -1,0 +1,99 @@
+/**
+ * A 2025-era session's standalone stream (the GET of 2025 streamable-http): the list changes the
+ * server offers and updates of the resources the session subscribed to, from the event hub, in the
+ * 2025 shapes (`notifications/tools/list_changed`, `notifications/resources/updated { uri }`: no
+ * `_meta`). It listens to every resource update (`ALL_RESOURCES`) and keeps those of the URIs the
+ * session subscribes to now, read from the session ledger through the isolate's cache for each
+ * update: a `resources/subscribe` on any isolate reaches the open stream within 400 ms, and
+ * survives the stream's reconnects (the subscriptions are the session's, not the stream's).
+ *
+ * What it does not carry: log messages (every log of mcp-edge belongs to a request and goes on its
+ * stream), responses, and anything published before it opened (the hub keeps no history, so a
+ * `Last-Event-ID` replays nothing). It ends at `listenTimeoutMs` (the client reconnects), when the
+ * client goes, when the hub connection drops, or when the session is found ended.
+ */
+import { NOTIFICATION } from '../../protocol/constants.ts'
+import { notification } from '../../protocol/jsonrpc.ts'
+import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
+import type { HandleOptions, ServerCore } from '../dispatch.ts'
+import { ALL_RESOURCES } from '../events/events.ts'
+import type { EventHub, McpEvent } from '../events/events.ts'
+import { Listener } from '../events/listen-hub.ts'
+import { Relay } from '../events/listen-relay.ts'
+import { mayRead } from '../methods/access.ts'
+import type { Outbox } from '../outbox.ts'
+import { subjectOf } from '../principal.ts'
+import type { SessionFacts } from './session-ledger.ts'
+
+/** An event as a 2025-era client receives it on its stream. */
+export function legacyEventNotification(event: McpEvent): JsonRpcNotification {
+  if (event.type === 'listChanged') return notification(`notifications/${event.list}/list_changed`, {})
+  if (event.type === 'resourceUpdated') return notification(NOTIFICATION.resourceUpdated, { uri: event.uri })
+  throw new Error('task events do not reach a 2025-era session stream')
+}
+
+export interface SessionStream<Env> {
+  server: ServerCore<Env>
+  hub: EventHub
+  /** The request's options (its principal, its services): what it may list and read. */
+  options: HandleOptions<Env>
+  /** The session's facts now (the isolate's cache of the ledger). */
+  facts: () => SessionFacts | Promise<SessionFacts>
+  /** Whether this is still the session's stream in this isolate (a newer GET replaces it). */
+  current: () => boolean
+  outbox: Outbox
+  signal: AbortSignal
+}
+
+/**
+ * Open the session's path from the hub, then relay its notifications to `outbox` until the stream
+ * ends (module header). Resolves once the hub has registered the stream, so whatever is published
+ * from then on reaches it; `done` settles when it ends.
+ */
+export async function openSessionStream<Env>({
+  server,
+  hub,
+  options,
+  facts,
+  current,
+  outbox,
+  signal,
+}: SessionStream<Env>): Promise<{ done: Promise<void> }> {
+  const topics = new Set<string>()
+  for (const list of ['tools', 'prompts', 'resources'] as const) if (server.offers(list, options)) topics.add(`list:${list}`)
+  if (server.offers('resources', options)) topics.add(ALL_RESOURCES)
+  // A resource this principal may not read is not announced to it (its scopes, as resources/read).
+  const allows = (event: McpEvent) => event.type !== 'resourceUpdated' || mayRead(server, options.principal, event.uri)
+  const listener = new Listener('session', topics, subjectOf(options.principal), allows, undefined, legacyEventNotification)
+  const stop = new AbortController()
+  const end = () => stop.abort()
+  if (signal.aborted) end()
+  signal.addEventListener('abort', end, { once: true })
+  const relay = new Relay(listener, outbox, false)
+  const deliver = (event: McpEvent) => {
+    // A replaced stream sends nothing more, even before it has ended: no message goes to two streams.
+    if (!current()) return end()
+    if (event.type === 'task') return
+    if (event.type === 'listChanged') return void relay.deliver(event)
+    // An update goes out if the session subscribes to its URI now, and the session still lives.
+    const decide = (now: SessionFacts) => {
+      if (now.revoked) end()
+      else if (now.subscriptions?.includes(event.uri)) relay.deliver(event)
+    }
+    const now = facts()
+    if (now instanceof Promise) now.then(decide, end)
+    else decide(now)
+  }
+  try {
+    const path = await hub.listen(listener, deliver, stop.signal)
+    const done = relay.run(stop.signal, Date.now() + server.listenTimeoutMs, path.closed).finally(() => {
+      end()
+      signal.removeEventListener('abort', end)
+    })
+    return { done }
+  } catch (error) {
+    end()
+    signal.removeEventListener('abort', end)
+    throw error
+  }
+}
