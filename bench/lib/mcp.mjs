@@ -80,8 +80,12 @@ export function legacyAddCall(sessionId) {
 
 /** POST a request; returns the JSON-RPC response (also when it came as SSE: its last message). */
 export async function send(endpoint, request) {
-  return parse(await fetch(endpoint, request))
+  // A Worker that never answers (a start whose inspector stalled) fails the step, not the whole bench.
+  return parse(await fetch(endpoint, { ...request, signal: request.signal ?? AbortSignal.timeout(SEND_TIMEOUT_MS) }))
 }
+
+/** How long one request of the bench's own (not a load's) may take. */
+const SEND_TIMEOUT_MS = 60_000
 
 async function parse(response) {
   const text = await response.text()

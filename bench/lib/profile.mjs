@@ -98,7 +98,7 @@ async function profileOneStart(variant, scriptPath) {
  * workerd CPU profile of evaluating a Worker's module and answering its first call, merged over
  * `runs` fresh starts. The sampler sometimes begins late, inside the module's evaluation (or not
  * at all, for a start as short as the floor's): here about one start in two. Such a start is not
- * kept, and another is made, up to five times `runs` in all. The report says how many were kept of
+ * kept, nor one whose inspector stopped answering, and another is made, up to five times `runs` in all. The report says how many were kept of
  * how many made.
  */
 async function profileStartup(name, variant, scriptPath, runs) {
@@ -106,8 +106,9 @@ async function profileStartup(name, variant, scriptPath, runs) {
   let made = 0
   while (kept.length < runs && made < runs * 5) {
     made++
-    const start = await profileOneStart(variant, scriptPath)
-    if (sampledFromTheStart(start.profile, scriptPath)) kept.push(start)
+    // A start whose inspector did not answer is not kept either (another is made).
+    const start = await profileOneStart(variant, scriptPath).catch(() => undefined)
+    if (start && sampledFromTheStart(start.profile, scriptPath)) kept.push(start)
   }
   if (kept.length === 0) throw new Error(`no start of ${variant} was sampled from its beginning in ${made} tries`)
   const profile = mergeProfiles(kept.map((start) => start.profile))
