@@ -38,12 +38,13 @@ export async function runTool(session: Session, tool: JsonObject, args: JsonObje
     { class: 'run', 'aria-label': `Call ${number}: ${name}`, 'data-run': name, 'data-state': 'running' },
     h('h4', {}, `Call ${number}: ${name}`, h('code', { class: 'args' }, ` ${JSON.stringify(args)}`)),
     status,
+    // Above what streams in, so it stays where it is while partial results arrive.
+    cancel,
     h('div', { class: 'progress' }, progress, progressText),
     chunks,
     log,
     asks,
     outcome,
-    cancel,
   )
   into.prepend(run)
   // A tool with a view (MCP Apps): rendered under the call, fed its input, partials and result.
