@@ -27,7 +27,7 @@ describe('links to the templates', () => {
       expect(readme).toContain(c3Command(template))
       expect(readme).toContain(`npm create mcp-edge@latest my-mcp-server -- --template ${template}`)
       // A README a person finishes (STYLE "Library and templates"); durable's, with the most to explain, is the longest.
-      expect(readme.split('\n').length).toBeLessThanOrEqual(100)
+      expect(readme.split('\n').length).toBeLessThanOrEqual(80)
     },
   )
 
