@@ -594,6 +594,12 @@ export function legacyContract(target: () => ContractTarget): void {
       expect((await get(client, { origin: 'https://evil.example' })).response.status).toBe(403)
     })
 
+    it('refuses a subscription to a URI over 2,048 characters with -32602', async () => {
+      const client = await connect()
+      const long = await call(client, 'resources/subscribe', { uri: `test://${'x'.repeat(2048)}` })
+      expect(long.message.error?.code).toBe(-32602)
+    })
+
     it('refuses a subscription past 64 resources with -32602, keeping the 64', async () => {
       const client = await connect()
       for (let i = 0; i < 64; i++) {

@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { answer, legacyConnect, legacyRpc, legacyStream } from '../support/legacy.ts'
+import { answer, legacyConnect, legacyGet, legacyRpc, legacyStream } from '../support/legacy.ts'
 import { buildRequest, openStream, rpc } from '../support/mcp.ts'
 import { type Collector, startCollector } from '../support/otlp-collector.ts'
 import { type PairServer, startPair } from '../support/pair.ts'
@@ -56,28 +56,56 @@ describe('the 2025-era lane on two isolates', () => {
     expect((await fetch(b, { method: 'DELETE', headers: { 'mcp-session-id': client.sessionId as string } })).status).toBe(404)
   })
 
-  it('tells an SDK 1.x client at its defaults, subscribed on one isolate, of a note added on the other', async () => {
+  it('tells an SDK 1.x client at its defaults, whose subscription was made on the other isolate, of a note added there', async () => {
     const [a, b] = pair.urls
     const client = new Client({ name: 'sdk-1x', version: '1.0.0' })
-    const heard: string[] = []
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
-      heard.push(notification.params.uri)
+    const heard = new Promise<string>((resolve) => {
+      client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => resolve(notification.params.uri))
     })
-    const transport = new StreamableHTTPClientTransport(new URL(a))
+    // The client opens its GET stream by itself after initializing: its 200 is seen through fetch.
+    let streamOpen!: () => void
+    const opened = new Promise<void>((resolve) => {
+      streamOpen = resolve
+    })
+    const transport = new StreamableHTTPClientTransport(new URL(a), {
+      fetch: async (url, init) => {
+        const response = await fetch(url, init)
+        if (init?.method === 'GET' && response.status === 200) streamOpen()
+        return response
+      },
+    })
     await client.connect(transport)
     try {
       expect(client.getServerCapabilities()?.resources).toEqual({ subscribe: true, listChanged: true })
-      await client.subscribeResource({ uri: 'notes://all' })
-      // The client opens its GET stream on its own time: add notes on b until one is heard on a.
-      for (let tries = 0; heard.length === 0 && tries < 40; tries++) {
-        await rpc(fetch, b, 'tools/call', { name: 'add_note', arguments: { text: `from b ${tries}` } })
-        await new Promise((done) => setTimeout(done, 250))
-      }
-      expect(heard[0]).toBe('notes://all')
+      await opened
+      // Subscribed through b: a's stream reads the session's subscriptions from the ledger, within
+      // 400 ms of the answer (its cached read began before).
+      const session = { version: transport.protocolVersion as string, sessionId: transport.sessionId as string }
+      expect((await legacyRpc(fetch, b, session, 'resources/subscribe', { uri: 'notes://all' })).message.result).toEqual({})
+      await new Promise((done) => setTimeout(done, 500))
+      await rpc(fetch, b, 'tools/call', { name: 'add_note', arguments: { text: 'from b' } })
+      expect(await heard).toBe('notes://all')
     } finally {
       await transport.terminateSession()
       await client.close()
     }
+  })
+
+  it('sends a session’s notifications to its newest stream only, across isolates: the older stops', async () => {
+    const [a, b] = pair.urls
+    const client = await legacyConnect(fetch, a)
+    expect((await legacyRpc(fetch, a, client, 'resources/subscribe', { uri: 'notes://all' })).message.result).toEqual({})
+    const older = await legacyGet(fetch, a, client)
+    await older.raw()
+    const newer = await legacyGet(fetch, b, client)
+    await newer.raw()
+    // a trusts its read of the session for 400 ms: past that, it sees b's stream is the newest.
+    await new Promise((done) => setTimeout(done, 500))
+    await rpc(fetch, b, 'tools/call', { name: 'add_note', arguments: { text: 'once' } })
+    expect((await newer.next()).params).toEqual({ uri: 'notes://all' })
+    expect(await older.endsWithin(3000)).toBe(true)
+    expect(older.messages()).toEqual([])
+    newer.close()
   })
 
   it('finishes a call on one isolate with the answer posted to the other', async () => {
@@ -101,7 +129,11 @@ describe('the 2025-era lane on two isolates', () => {
     for (const url of [a, b]) expect((await answer(fetch, url, client, asked.id, { action: 'decline' })).status).toBe(400)
 
     // One trace: the call on a, its question (a CLIENT span), and the answer taken on b under it.
-    const spans = await collector.waitFor((all) => all.some((span) => span.name === 'answer elicitation/create'))
+    // Each isolate exports its spans on its own schedule: wait for all three.
+    const names = ['tools/call delete_record', 'elicitation/create', 'answer elicitation/create']
+    const spans = await collector.waitFor((all) =>
+      names.every((name) => all.some((span) => span.name === name && span.traceId === CLIENT.trace)),
+    )
     const call = spans.find((span) => span.name === 'tools/call delete_record' && span.traceId === CLIENT.trace)
     const question = spans.find((span) => span.name === 'elicitation/create' && span.traceId === CLIENT.trace)
     const taken = spans.find((span) => span.name === 'answer elicitation/create' && span.traceId === CLIENT.trace)

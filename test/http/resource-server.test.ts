@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issuerKey, type LocalIssuer, startIssuer } from '../support/issuer.ts'
+import { legacyConnect, legacyRpc } from '../support/legacy.ts'
 import { buildRequest, rpc } from '../support/mcp.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
@@ -200,6 +201,18 @@ describe('Hono jwk middleware in front of mcp(): the principal from the verified
     expect(names((await call('resources/list', {}, 'mcp notes:admin')).message.result)).toEqual(['public', 'secret'])
     expect(names((await call('prompts/list', {}, 'mcp')).message.result)).toEqual([])
     expect(names((await call('prompts/list', {}, 'mcp notes:write')).message.result)).toEqual(['summarize'])
+  })
+
+  it('answers a 2025 session’s subscription to a resource without its scope 403 insufficient_scope, and keeps it with the scope', async () => {
+    const subscribe = async (scope: string) => {
+      const client = await legacyConnect(fetch, honoEndpoint(), { principal: (await as(scope)).headers.authorization.slice(7) })
+      return legacyRpc(fetch, honoEndpoint(), client, 'resources/subscribe', { uri: 'notes://secret' })
+    }
+    const refused = await subscribe('mcp')
+    expect(refused.status).toBe(403)
+    expect(refused.headers.get('www-authenticate')).toContain('error="insufficient_scope"')
+    expect(refused.message.error).toMatchObject({ code: -32600, data: { requiredScopes: ['notes:admin'] } })
+    expect((await subscribe('mcp notes:admin')).message.result).toEqual({})
   })
 
   it('answers a read or a prompt without its scope 403 insufficient_scope naming it, and serves it with the scope', async () => {

@@ -170,6 +170,20 @@ export async function legacyGet(
         if (data !== '') return JSON.parse(data)
       }
     },
+    /** The messages (events with data) it has received so far, unread or not. */
+    messages(): unknown[] {
+      return text
+        .split('\n\n')
+        .map((block) =>
+          block
+            .split('\n')
+            .filter((line) => line.startsWith('data:'))
+            .map((line) => line.slice(5).trimStart())
+            .join('\n'),
+        )
+        .filter((data) => data !== '')
+        .map((data) => JSON.parse(data))
+    },
     /** Whether the stream ended (the server closed it) within `ms`. */
     async endsWithin(ms: number): Promise<boolean> {
       const timer = new Promise<'open'>((done) => setTimeout(() => done('open'), ms))

@@ -1,8 +1,8 @@
 /**
  * One isolate's cache of 2025 sessions' facts (server/legacy/session-ledger.ts): a fresh read
  * answers at once without the ledger; after 400 ms (counted from when the read started) the
- * ledger is read again; concurrent misses share one read, but never one that started too long
- * ago; what this isolate writes is seen at once, and an end it knows of is never undone; a failed
+ * ledger is read again; each request that misses reads for itself, and what began last is kept;
+ * what this isolate writes is seen at once, and an end it knows of is never undone; a failed
  * read is not kept; the oldest of too many sessions is dropped. Time is a counter the tests move.
  */
 import { describe, expect, it } from 'vitest'
@@ -30,6 +30,7 @@ function ledger(facts: Record<string, SessionFacts> = {}) {
     },
     setLogLevel: async () => ({ revoked: false }),
     subscribe: async () => ({ revoked: false }),
+    openStream: async () => ({ revoked: false }),
     revoke: async () => {},
     revokePrincipal: async () => {},
   } satisfies SessionLedger & Record<string, unknown>
@@ -57,17 +58,33 @@ describe('SessionFactsCache', () => {
     expect(store.reads).toBe(2)
   })
 
-  it('shares one read among concurrent requests, but not a read that started 400 ms ago or more', async () => {
+  it('gives each request that misses a read of its own (Workers tie a pending call to its request), and keeps the newest', async () => {
+    let now = 0
+    const cache = new SessionFactsCache(() => now)
+    const store = ledger({ n1: { revoked: false, logLevel: 'error' } })
+    const reads = [cache.get(store, key()), cache.get(store, key())]
+    expect(store.reads).toBe(2)
+    store.release()
+    expect(await Promise.all(reads)).toEqual([
+      { revoked: false, logLevel: 'error' },
+      { revoked: false, logLevel: 'error' },
+    ])
+    // Once answered, the others are served from it until it is 400 ms old.
+    now += SESSION_FACTS_TTL_MS - 1
+    expect(cache.get(store, key())).toEqual({ revoked: false, logLevel: 'error' })
+    expect(store.reads).toBe(2)
+  })
+
+  it('keeps what began last: a write made after a read began is not undone when the read answers', async () => {
     let now = 0
     const cache = new SessionFactsCache(() => now)
     const store = ledger()
-    const reads = [cache.get(store, key()), cache.get(store, key()), cache.get(store, key())]
-    expect(store.reads).toBe(1)
-    now += SESSION_FACTS_TTL_MS // the read is still in flight, but it may predate a revocation
-    const late = cache.get(store, key())
-    expect(store.reads).toBe(2)
+    const read = cache.get(store, key()) // began at 0, answers { revoked: false }
+    now = 10
+    cache.put('n1', { revoked: false, logLevel: 'debug' }, 5)
     store.release()
-    await Promise.all([...reads, late])
+    await read
+    expect(cache.get(store, key())).toEqual({ revoked: false, logLevel: 'debug' })
   })
 
   it('sees what this isolate wrote at once (a revocation, a level), whatever it had read', async () => {

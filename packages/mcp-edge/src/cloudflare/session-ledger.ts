@@ -1,14 +1,18 @@
 /**
- * The ledger of 2025-era sessions (server/legacy/session-ledger.ts) on Durable Objects. A session's
- * own facts (ended, its level, its subscriptions) live in one of 4,096 objects chosen by its nonce, so no object is
- * hot however many sessions share a principal (every bearer-token client is one principal); a
- * principal's cut-off (every session it minted until then is ended) lives in an object of its
- * own. A read asks both at once. A session that never changes costs no write; reads come from
- * each isolate's cache, at most one per session per isolate per 400 ms.
+ * The ledger of 2025-era sessions (server/legacy/session-ledger.ts) on Durable Objects. A
+ * session's own facts (ended, its level, its subscriptions, its newest stream) live in one of
+ * 4,096 objects chosen by its nonce, so no object is hot however many sessions share a principal
+ * (every bearer-token client is one principal); a principal's cut-off (every session it minted
+ * until then is ended) lives in an object of its own, which each isolate reads at most once per
+ * 400 ms (so a principal's revocation reaches every isolate within 0.9 s: two such reads). A read
+ * asks both at once. A session that never changes costs no write; reads come from each isolate's
+ * cache, about one per session per isolate per 400 ms.
  *
  * Storage layout (SQLite-backed object; each object uses the table its name is for):
  *   sessions(nonce TEXT PRIMARY KEY, revoked INTEGER, log_level TEXT, expires_at INTEGER)
  *     one row per session that was ended or set a level; gone when the session expires
+ *   streams(nonce TEXT PRIMARY KEY, stream TEXT, expires_at INTEGER)
+ *     the session's newest GET stream, written when one opens
  *   subscriptions(nonce TEXT, uri TEXT, expires_at INTEGER, PRIMARY KEY (nonce, uri))
  *     the resources a session subscribed to, at most 64 per session; gone with the session
  *   principals(principal TEXT PRIMARY KEY, revoked_before INTEGER, expires_at INTEGER)
@@ -20,7 +24,7 @@
 import { DurableObject } from 'cloudflare:workers'
 import type { LogLevel } from '../protocol/constants.ts'
 import { DEFAULT_SESSION_TTL_MS } from '../server/legacy/session.ts'
-import { MAX_SESSION_SUBSCRIPTIONS } from '../server/legacy/session-ledger.ts'
+import { MAX_SESSION_SUBSCRIPTIONS, SESSION_FACTS_TTL_MS } from '../server/legacy/session-ledger.ts'
 import type { SessionFacts, SessionKey, SessionLedger } from '../server/legacy/session-ledger.ts'
 
 export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
@@ -29,6 +33,8 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS sessions (nonce TEXT PRIMARY KEY, revoked INTEGER NOT NULL DEFAULT 0,
         log_level TEXT, expires_at INTEGER NOT NULL);
       CREATE INDEX IF NOT EXISTS sessions_expiry ON sessions (expires_at);
+      CREATE TABLE IF NOT EXISTS streams (nonce TEXT PRIMARY KEY, stream TEXT NOT NULL, expires_at INTEGER NOT NULL);
+      CREATE INDEX IF NOT EXISTS streams_expiry ON streams (expires_at);
       CREATE TABLE IF NOT EXISTS subscriptions (nonce TEXT NOT NULL, uri TEXT NOT NULL, expires_at INTEGER NOT NULL,
         PRIMARY KEY (nonce, uri));
       CREATE INDEX IF NOT EXISTS subscriptions_expiry ON subscriptions (expires_at);
@@ -49,7 +55,24 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
       .toArray()
       .map((subscription) => subscription.uri)
     if (uris.length > 0) facts.subscriptions = uris
+    const stream = this.ctx.storage.sql
+      .exec<{ stream: string }>('SELECT stream FROM streams WHERE nonce = ?', nonce)
+      .toArray()[0]?.stream
+    if (stream) facts.stream = stream
     return facts
+  }
+
+  /** Record `stream` as the session's GET stream; its facts after. */
+  async openStream(nonce: string, stream: string, expiresAt: number): Promise<SessionFacts> {
+    this.ctx.storage.sql.exec(
+      `INSERT INTO streams (nonce, stream, expires_at) VALUES (?, ?, ?)
+        ON CONFLICT (nonce) DO UPDATE SET stream = excluded.stream`,
+      nonce,
+      stream,
+      expiresAt,
+    )
+    await this.#expireAt(expiresAt)
+    return this.read(nonce)
   }
 
   /** Subscribe `nonce` to `uri` (not past the bound), or unsubscribe it; its facts after. */
@@ -118,13 +141,10 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
   override async alarm(): Promise<void> {
     const sql = this.ctx.storage.sql
     const now = Date.now()
-    for (const table of ['sessions', 'subscriptions', 'principals']) sql.exec(`DELETE FROM ${table} WHERE expires_at <= ?`, now)
-    const next = sql
-      .exec<{ next: number | null }>(
-        `SELECT MIN(at) AS next FROM (SELECT MIN(expires_at) AS at FROM sessions
-          UNION ALL SELECT MIN(expires_at) FROM subscriptions UNION ALL SELECT MIN(expires_at) FROM principals)`,
-      )
-      .one().next
+    const tables = ['sessions', 'streams', 'subscriptions', 'principals']
+    for (const table of tables) sql.exec(`DELETE FROM ${table} WHERE expires_at <= ?`, now)
+    const earliest = tables.map((table) => `SELECT MIN(expires_at) AS at FROM ${table}`).join(' UNION ALL ')
+    const next = sql.exec<{ next: number | null }>(`SELECT MIN(at) AS next FROM (${earliest})`).one().next
     if (next !== null) await this.ctx.storage.setAlarm(next)
   }
 
@@ -133,6 +153,9 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
     if (alarm === null || alarm > at) await this.ctx.storage.setAlarm(at)
   }
 }
+
+/** Principals whose cut-off one isolate keeps. */
+const MAX_CACHED_CUTS = 1024
 
 export interface DurableSessionsOptions {
   /** The lane's `sessionTtlMs`, if you changed it (default 24 hours): how long a principal's cut-off is kept. */
@@ -154,15 +177,32 @@ export function durableSessions(
   const object = (name: string) => namespace.get(namespace.idFromName(name))
   const sessionOf = (key: SessionKey) => object(`sessions:n:${key.nonce.slice(0, 2)}`)
   const principalOf = (principal: string) => object(`sessions:p:${principal}`)
+  // Each principal's cut-off as this isolate last read it, trusted as long as a session's facts
+  // (400 ms from when the read began): every bearer-token client is one principal, whose object
+  // would otherwise be read on every miss of every session.
+  const cuts = new Map<string, { cut: number | null; readAt: number }>()
+  const cutOf = async (principal: string): Promise<number | null> => {
+    const now = Date.now()
+    const known = cuts.get(principal)
+    if (known && now - known.readAt < SESSION_FACTS_TTL_MS) return known.cut
+    const cut = await principalOf(principal).cut(principal)
+    if ((cuts.get(principal)?.readAt ?? -1) < now) {
+      cuts.delete(principal)
+      if (cuts.size >= MAX_CACHED_CUTS) cuts.delete(cuts.keys().next().value as string)
+      cuts.set(principal, { cut, readAt: now })
+    }
+    return cut
+  }
   /** The session's facts with its principal's cut-off applied. */
   const withCut = async (key: SessionKey, own: Promise<SessionFacts>): Promise<SessionFacts> => {
-    const [facts, cut] = await Promise.all([own, key.principal === null ? null : principalOf(key.principal).cut(key.principal)])
+    const [facts, cut] = await Promise.all([own, key.principal === null ? null : cutOf(key.principal)])
     return cut !== null && key.issuedAt <= cut ? { ...facts, revoked: true } : facts
   }
   return {
     read: (key) => withCut(key, sessionOf(key).read(key.nonce)),
     setLogLevel: (key, level) => withCut(key, sessionOf(key).setLogLevel(key.nonce, level, key.expiresAt)),
     subscribe: (key, uri, subscribed) => withCut(key, sessionOf(key).subscribe(key.nonce, uri, subscribed, key.expiresAt)),
+    openStream: (key, stream) => withCut(key, sessionOf(key).openStream(key.nonce, stream, key.expiresAt)),
     revoke: (key) => sessionOf(key).revoke(key.nonce, key.expiresAt),
     revokePrincipal: (principal, given = {}) => principalOf(principal).revokePrincipal(principal, given.ttlMs ?? ttlMs),
   }

@@ -40,8 +40,8 @@ import type { InputRelay } from '../server/input/input-relay.ts'
 import { createLegacyAsk, DEFAULT_INPUT_TIMEOUT_MS } from '../server/legacy/ask.ts'
 import { LegacySessions } from '../server/legacy/session.ts'
 import type { LegacySession } from '../server/legacy/session.ts'
-import { MAX_SESSION_SUBSCRIPTIONS, SessionFactsCache } from '../server/legacy/session-ledger.ts'
-import type { SessionFacts, SessionKey } from '../server/legacy/session-ledger.ts'
+import { reachable, SessionFactsCache, sessionKey } from '../server/legacy/session-ledger.ts'
+import type { SessionFacts } from '../server/legacy/session-ledger.ts'
 import { Outbox } from '../server/outbox.ts'
 import type { RequestStateCodec } from '../server/request-state.ts'
 import type { Handled, McpServer } from '../server/server.ts'
@@ -49,7 +49,8 @@ import { handleOptions } from './lane.ts'
 import type { Lane, Run } from './lane.ts'
 import { failure, jsonResponse, newRun, respond, respondBatch } from './respond.ts'
 import { sseResponse } from './stream.ts'
-import { openSessionStream } from '../server/legacy/session-stream.ts'
+import { openSessionStream, streamPrelude, subscriptionsFull } from '../server/legacy/session-stream.ts'
+import { encodeBase64Url } from '../protocol/base64.ts'
 import { subjectOf } from '../server/principal.ts'
 import { traceAnswer } from '../server/telemetry/input.ts'
 import { libraryLog } from '../server/telemetry/log.ts'
@@ -66,8 +67,6 @@ export interface LegacyOptions {
 }
 
 export const DEFAULT_MAX_BATCH_ITEMS = 32
-/** How long a 2025 client waits before reconnecting its GET stream (the SSE `retry`). */
-export const STREAM_RETRY_MS = 1000
 
 /** The revision a request without a version header and session speaks (2025-06-18 transport). */
 const HEADERLESS_VERSION: LegacyVersion = '2025-03-26'
@@ -83,23 +82,6 @@ interface Client {
   /** What the session ledger knows of the session (with a ledger). */
   facts?: SessionFacts | undefined
 }
-
-/** A ledger call, or 503 when the ledger cannot be reached: nothing is served on a session that may have ended. */
-async function reachable<T>(call: Promise<T>): Promise<T> {
-  try {
-    return await call
-  } catch (error) {
-    libraryLog.error('session ledger unreachable', { error: error instanceof Error ? error.message : String(error) })
-    throw new McpError('sessionsUnavailable')
-  }
-}
-
-const keyOf = (session: LegacySession): SessionKey => ({
-  nonce: session.nonce,
-  principal: session.principal,
-  issuedAt: session.issuedAt,
-  expiresAt: session.expiresAt,
-})
 
 function params(message: { params?: unknown }): Record<string, unknown> {
   return isObject(message.params) ? message.params : {}
@@ -170,7 +152,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
     }
     const ledger = lane.services.sessions
     if (ledger) {
-      const read = recent.get(ledger, keyOf(session))
+      const read = recent.get(ledger, sessionKey(session))
       who.facts = read instanceof Promise ? await reachable(read) : read
       if (who.facts.revoked) throw new McpError('sessionNotFound')
     }
@@ -194,16 +176,11 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
         ? {
             async setLogLevel(level: LogLevel) {
               if (who.facts?.logLevel === level) return
-              await learn(session, ledger.setLogLevel(keyOf(session), level))
+              await learn(session, ledger.setLogLevel(sessionKey(session), level))
             },
             async subscribe(uri: string, subscribed: boolean) {
-              const facts = await learn(session, ledger.subscribe(keyOf(session), uri, subscribed))
-              if (subscribed && !facts.subscriptions?.includes(uri)) {
-                throw new McpError(
-                  'invalidParams',
-                  `Invalid params: a session subscribes to at most ${MAX_SESSION_SUBSCRIPTIONS} resources at once`,
-                )
-              }
+              const facts = await learn(session, ledger.subscribe(sessionKey(session), uri, subscribed))
+              if (subscribed && !facts.subscriptions?.includes(uri)) throw subscriptionsFull()
             },
           }
         : undefined
@@ -282,9 +259,12 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
       const who = await client(lane)
       const ledger = lane.services.sessions
       if (!who.session || !ledger) throw new McpError('sessionNotFound')
-      await reachable(ledger.revoke(keyOf(who.session)))
+      await reachable(ledger.revoke(sessionKey(who.session)))
       recent.put(who.session.nonce, { revoked: true })
-      // Its GET stream in this isolate ends now (elsewhere at its next event, or at its planned close).
+      // Its calls and its GET stream in this isolate end now (elsewhere: calls with their own
+      // streams, the GET stream at its next event or its planned close).
+      const prefix = `${who.session.nonce}:`
+      for (const [key, cancel] of inFlight) if (key.startsWith(prefix)) cancel()
       streams.get(who.session.nonce)?.()
       return new Response(null, { status: 204 })
     },
@@ -300,9 +280,10 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
       const ledger = lane.services.sessions
       const hub = typeof server.events === 'object' ? server.events : undefined
       if (!session || !ledger || !hub) throw new McpError('sessionNotFound')
-      // Per-principal cap on open streams in this isolate, shared with listen streams: 429 at the cap.
-      const release = server.limits.openListen(principalOf(lane))
+      // The session's older stream here ends; then the per-principal cap on open streams in this
+      // isolate, shared with listen streams: 429 at the cap.
       streams.get(session.nonce)?.()
+      const release = server.limits.openListen(principalOf(lane))
       const ended = new AbortController()
       let endStream!: () => void
       void new Promise<void>((resolve) => {
@@ -316,15 +297,19 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
         if (streams.get(session.nonce) === endStream) streams.delete(session.nonce)
         run.outbox.close()
       }
+      const id = encodeBase64Url(crypto.getRandomValues(new Uint8Array(9)))
       let opened: { done: Promise<void> }
       try {
+        // The ledger names this stream the session's newest (any older one, anywhere, stops).
+        await learn(session, ledger.openStream(sessionKey(session), id))
         // The hub has the stream before the client hears it opened: nothing published after is missed.
         opened = await openSessionStream({
           server,
           hub,
           options: handleOptions(lane, run, 'legacy', session.nonce),
-          facts: () => recent.get(ledger, keyOf(session)),
+          facts: () => recent.get(ledger, sessionKey(session)),
           current: () => streams.get(session.nonce) === endStream,
+          id,
           outbox: run.outbox,
           signal: ended.signal,
         })
@@ -340,9 +325,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
           closed()
           return []
         })
-      // SEP-1699 (2025-11-25): an event id with empty data first; every revision gets the retry.
-      const prelude = `retry: ${STREAM_RETRY_MS}\n${who.version === '2025-11-25' ? `id: ${session.nonce}.0\ndata: \n` : ''}\n`
-      return sseResponse(run.outbox, final, run.cancel, lane.respond.keepaliveMs, prelude)
+      return sseResponse(run.outbox, final, run.cancel, lane.respond.keepaliveMs, streamPrelude(who.version, id))
     },
 
     /** Serve one 2025-era message. */

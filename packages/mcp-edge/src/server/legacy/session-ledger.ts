@@ -3,8 +3,8 @@
  * the session ended (DELETE, or every session of a principal revoked), the level
  * `logging/setLevel` chose, and the resources it subscribed to (`resources/subscribe`). A `SessionLedger` keeps those facts where every isolate reads them
  * (on Cloudflare, the `McpSessionLedger` Durable Object); `SessionFactsCache` keeps each isolate's
- * reads for `SESSION_FACTS_TTL_MS`, so a busy session costs one ledger read per isolate per
- * 400 ms and every other request a map lookup.
+ * reads for `SESSION_FACTS_TTL_MS`, so a busy session costs about one ledger read per isolate per
+ * 400 ms (requests that miss at the same moment each read) and every other request a map lookup.
  *
  * The guarantee, by construction: a change made through this isolate is seen here at once (written
  * through, with the facts the ledger answered after the write, so a level set while the session
@@ -14,6 +14,9 @@
  * follows the commit.
  */
 import type { LogLevel } from '../../protocol/constants.ts'
+import { McpError } from '../../protocol/errors.ts'
+import { libraryLog } from '../telemetry/log.ts'
+import type { LegacySession } from './session.ts'
 
 /** How long a read of a session's facts is trusted in one isolate. */
 export const SESSION_FACTS_TTL_MS = 400
@@ -21,6 +24,8 @@ export const SESSION_FACTS_TTL_MS = 400
 const MAX_CACHED_SESSIONS = 4096
 /** Resources one session may subscribe to at once. */
 export const MAX_SESSION_SUBSCRIPTIONS = 64
+/** The longest URI a session may subscribe to (characters). */
+export const MAX_SUBSCRIBED_URI = 2048
 
 /** What the ledger knows of a session beyond its sealed id. */
 export interface SessionFacts {
@@ -30,6 +35,8 @@ export interface SessionFacts {
   logLevel?: LogLevel | undefined
   /** The URIs it subscribed to (`resources/subscribe`), when any. */
   subscriptions?: readonly string[] | undefined
+  /** Its GET stream, the newest opened on any isolate (an older one sends nothing more). */
+  stream?: string | undefined
 }
 
 /** A session as the ledger finds it: by its nonce, under its principal, within its life. */
@@ -52,6 +59,8 @@ export interface SessionLedger {
    * subscription past `MAX_SESSION_SUBSCRIPTIONS` is not kept (its URI is then missing).
    */
   subscribe(key: SessionKey, uri: string, subscribed: boolean): Promise<SessionFacts>
+  /** Record `stream` as the session's GET stream (replacing any other); answers its facts after. */
+  openStream(key: SessionKey, stream: string): Promise<SessionFacts>
   /** End one session: from now on its id gets 404. */
   revoke(key: SessionKey): Promise<void>
   /**
@@ -62,8 +71,8 @@ export interface SessionLedger {
 }
 
 interface Cached {
-  facts: SessionFacts | Promise<SessionFacts>
-  /** When the read began: the facts hold until then + the TTL. */
+  facts: SessionFacts
+  /** When the read (or write) began: the facts hold until then + the TTL. */
   readAt: number
 }
 
@@ -76,35 +85,30 @@ export class SessionFactsCache {
     this.#now = now
   }
 
-  /** The session's facts: at once from a fresh read, else one ledger read shared by concurrent requests. */
+  /**
+   * The session's facts: at once from a fresh read, else a ledger read of this request's own (a
+   * read is never shared between requests: Workers tie a pending call to the request that made
+   * it, and another request must not wait on it), which then serves the others.
+   */
   get(ledger: SessionLedger, key: SessionKey): SessionFacts | Promise<SessionFacts> {
     const now = this.#now()
     const cached = this.#entries.get(key.nonce)
     if (cached && now - cached.readAt < SESSION_FACTS_TTL_MS) return cached.facts
-    const reading = ledger.read(key).then(
-      (facts) => {
-        // Kept as plain facts once read, unless a newer read or a local change replaced it.
-        if (this.#entries.get(key.nonce) === entry) entry.facts = facts
-        return facts
-      },
-      (error: unknown) => {
-        if (this.#entries.get(key.nonce) === entry) this.#entries.delete(key.nonce)
-        throw error
-      },
-    )
-    const entry: Cached = { facts: reading, readAt: now }
-    this.#set(key.nonce, entry)
-    return reading
+    return ledger.read(key).then((facts) => {
+      this.put(key.nonce, facts, now)
+      return facts
+    })
   }
 
   /**
-   * What this isolate just learned by writing, as the ledger answered it, trusted from `readAt`
-   * (when the write began): seen by its next request at once. An end this isolate knows of is
-   * never replaced by facts that say otherwise (a level written while the session was ended).
+   * What this isolate learned, by a read or a write, trusted from `readAt` (when it began): kept
+   * unless what is cached began later, and never replacing an end this isolate knows of (a
+   * session does not come back).
    */
   put(nonce: string, facts: SessionFacts, readAt = this.#now()): void {
-    const known = this.#entries.get(nonce)?.facts
-    if (known && !(known instanceof Promise) && known.revoked && !facts.revoked) return
+    const known = this.#entries.get(nonce)
+    if (known?.facts.revoked && !facts.revoked) return
+    if (known && known.readAt > readAt && !facts.revoked) return
     this.#set(nonce, { facts, readAt })
   }
 
@@ -112,5 +116,23 @@ export class SessionFactsCache {
     this.#entries.delete(nonce)
     if (this.#entries.size >= MAX_CACHED_SESSIONS) this.#entries.delete(this.#entries.keys().next().value as string)
     this.#entries.set(nonce, entry)
+  }
+}
+
+/** A session's key in the ledger. */
+export const sessionKey = (session: LegacySession): SessionKey => ({
+  nonce: session.nonce,
+  principal: session.principal,
+  issuedAt: session.issuedAt,
+  expiresAt: session.expiresAt,
+})
+
+/** A ledger call, or 503 when the ledger cannot be reached: nothing is served on a session that may have ended. */
+export async function reachable<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call
+  } catch (error) {
+    libraryLog.error('session ledger unreachable', { error: error instanceof Error ? error.message : String(error) })
+    throw new McpError('sessionsUnavailable')
   }
 }

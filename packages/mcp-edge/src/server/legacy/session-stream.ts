@@ -5,7 +5,9 @@
  * `_meta`). It listens to every resource update (`ALL_RESOURCES`) and keeps those of the URIs the
  * session subscribes to now, read from the session ledger through the isolate's cache for each
  * update: a `resources/subscribe` on any isolate reaches the open stream within 400 ms, and
- * survives the stream's reconnects (the subscriptions are the session's, not the stream's).
+ * survives the stream's reconnects (the subscriptions are the session's, not the stream's). The
+ * ledger also records the session's newest stream: an older one, on any isolate, sends nothing
+ * more once it reads that (within 400 ms), nor once the session ended.
  *
  * What it does not carry: log messages (every log of mcp-edge belongs to a request and goes on its
  * stream), responses, and anything published before it opened (the hub keeps no history, so a
@@ -13,6 +15,7 @@
  * client goes, when the hub connection drops, or when the session is found ended.
  */
 import { NOTIFICATION } from '../../protocol/constants.ts'
+import { McpError } from '../../protocol/errors.ts'
 import { notification } from '../../protocol/jsonrpc.ts'
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
 import type { HandleOptions, ServerCore } from '../dispatch.ts'
@@ -23,7 +26,27 @@ import { Relay } from '../events/listen-relay.ts'
 import { mayRead } from '../methods/access.ts'
 import type { Outbox } from '../outbox.ts'
 import { subjectOf } from '../principal.ts'
+import { MAX_SESSION_SUBSCRIPTIONS } from './session-ledger.ts'
 import type { SessionFacts } from './session-ledger.ts'
+
+/** How long a 2025 client waits before reconnecting its GET stream (the SSE `retry`). */
+export const STREAM_RETRY_MS = 1000
+
+/**
+ * What a session stream sends first: the `retry`, and for 2025-11-25 (SEP-1699) a priming event,
+ * an id of this stream's with empty data.
+ */
+export function streamPrelude(version: string, id: string): string {
+  return `retry: ${STREAM_RETRY_MS}\n${version === '2025-11-25' ? `id: ${id}.0\ndata: \n` : ''}\n`
+}
+
+/** A subscription past the bound: -32602, and the session keeps the ones it has. */
+export function subscriptionsFull(): McpError {
+  return new McpError(
+    'invalidParams',
+    `Invalid params: a session subscribes to at most ${MAX_SESSION_SUBSCRIPTIONS} resources at once`,
+  )
+}
 
 /** An event as a 2025-era client receives it on its stream. */
 export function legacyEventNotification(event: McpEvent): JsonRpcNotification {
@@ -41,6 +64,8 @@ export interface SessionStream<Env> {
   facts: () => SessionFacts | Promise<SessionFacts>
   /** Whether this is still the session's stream in this isolate (a newer GET replaces it). */
   current: () => boolean
+  /** This stream's id, as the ledger records the session's newest stream (`SessionFacts.stream`). */
+  id: string
   outbox: Outbox
   signal: AbortSignal
 }
@@ -56,6 +81,7 @@ export async function openSessionStream<Env>({
   options,
   facts,
   current,
+  id,
   outbox,
   signal,
 }: SessionStream<Env>): Promise<{ done: Promise<void> }> {
@@ -70,17 +96,27 @@ export async function openSessionStream<Env>({
   if (signal.aborted) end()
   signal.addEventListener('abort', end, { once: true })
   const relay = new Relay(listener, outbox, false)
-  const deliver = (event: McpEvent) => {
-    // A replaced stream sends nothing more, even before it has ended: no message goes to two streams.
-    if (!current()) return end()
-    if (event.type === 'task') return
-    if (event.type === 'listChanged') return void relay.deliver(event)
-    // An update goes out if the session subscribes to its URI now, and the session still lives.
-    const decide = (now: SessionFacts) => {
-      if (now.revoked) end()
-      else if (now.subscriptions?.includes(event.uri)) relay.deliver(event)
-    }
+  // The session's facts for each event: the isolate's cache, or one read of this stream's own at a
+  // time (events arriving meanwhile wait for it).
+  let reading: Promise<SessionFacts> | undefined
+  const known = (): SessionFacts | Promise<SessionFacts> => {
+    if (reading) return reading
     const now = facts()
+    if (!(now instanceof Promise)) return now
+    reading = now.finally(() => {
+      reading = undefined
+    })
+    return reading
+  }
+  const deliver = (event: McpEvent) => {
+    if (event.type === 'task') return
+    // Nothing goes out once the session ended or a newer stream of it opened, here or on another
+    // isolate: no message goes to two streams. An update goes out if the session subscribes to its URI now.
+    const decide = (now: SessionFacts) => {
+      if (now.revoked || !current() || (now.stream !== undefined && now.stream !== id)) return end()
+      if (event.type === 'listChanged' || now.subscriptions?.includes(event.uri)) relay.deliver(event)
+    }
+    const now = known()
     if (now instanceof Promise) now.then(decide, end)
     else decide(now)
   }

@@ -5,17 +5,25 @@
  * id. With a session ledger (and an event hub, for subscriptions), `logging/setLevel` keeps the
  * session's level (later calls of the session log from it, on every isolate) and
  * `resources/subscribe`/`unsubscribe` the session's subscriptions, which its GET stream delivers;
- * then `initialize` advertises `subscribe` and `listChanged`. Without, they are accepted and kept
- * nowhere: later calls log at the lane's configured level, and nothing is delivered.
+ * then `initialize` advertises `subscribe` and `listChanged`. A subscription needs the scopes that
+ * reading the resource needs (403 `insufficient_scope`, as `resources/read`). Without a ledger they
+ * are accepted and kept nowhere: later calls log at the lane's configured level, and nothing is
+ * delivered.
  */
 import { LEGACY_METHOD, LOG_LEVELS } from '../../protocol/constants.ts'
 import { McpError } from '../../protocol/errors.ts'
 import { isObject } from '../../protocol/jsonrpc.ts'
 import { legacyCapabilities, legacyImplementation } from '../../protocol/legacy.ts'
 import type { LegacyVersion, LogLevel } from '../../protocol/constants.ts'
-import type { MethodEntry } from '../dispatch.ts'
+import type { Call, MethodEntry } from '../dispatch.ts'
+import { MAX_SUBSCRIBED_URI } from '../legacy/session-ledger.ts'
 import { serverCapabilities } from '../server-capabilities.ts'
-import { mayRead } from './access.ts'
+import { readScopes, requireScopes } from './access.ts'
+
+/** Whether 2025 sessions get a GET stream here: session ids (state keys), a session ledger and an event hub. */
+function servesStreams({ server, options }: Call): boolean {
+  return options.requestState !== undefined && options.sessions !== undefined && typeof server.events === 'object'
+}
 
 function invalid(message: string): McpError {
   return new McpError('invalidParams', `Invalid params: ${message}`)
@@ -34,9 +42,7 @@ export const initialize: MethodEntry = {
     const version = meta.protocolVersion as LegacyVersion
     const result: Record<string, unknown> = {
       protocolVersion: version,
-      capabilities: legacyCapabilities(serverCapabilities(server, call.options), {
-        streams: call.options.sessions !== undefined && typeof server.events === 'object',
-      }),
+      capabilities: legacyCapabilities(serverCapabilities(server, call.options), { streams: servesStreams(call) }),
       serverInfo: legacyImplementation(server.info, version),
     }
     if (server.instructions !== undefined) result.instructions = server.instructions
@@ -68,9 +74,10 @@ export const subscription: MethodEntry = {
     if (typeof uri !== 'string' || uri === '') throw invalid('uri must be a string')
     const session = options.legacySession
     if (!session || typeof server.events !== 'object') return {}
+    if (uri.length > MAX_SUBSCRIBED_URI) throw invalid(`uri is longer than ${MAX_SUBSCRIBED_URI} characters`)
     const subscribing = request.method === LEGACY_METHOD.subscribe
-    // A resource this principal may not read is not subscribed to either (its scopes, as resources/read).
-    if (subscribing && !mayRead(server, options.principal, uri)) throw invalid(`${uri} is not readable here`)
+    // A resource this principal may not read is not subscribed to either: 403 with its scopes, as resources/read.
+    if (subscribing) requireScopes(options.principal, readScopes(server, uri), `Subscribing to ${uri}`)
     await session.subscribe(uri, subscribing)
     return {}
   },
