@@ -9,6 +9,10 @@
  * spans to one OTLP collector: the question, its answer and an event's delivery are each one
  * trace across the two.
  */
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { createInterface } from 'node:readline'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
@@ -19,6 +23,8 @@ import { type Collector, startCollector } from '../support/otlp-collector.ts'
 import { type PairServer, startPair } from '../support/pair.ts'
 
 const CLIENT = { trace: '4bf92f3577b34da6a3ce929d0e0e4736', span: '00f067aa0ba902b7' }
+const ROOT = resolve(import.meta.dirname, '../..')
+const PYTHON = join(ROOT, '.venv-python/bin/python')
 
 describe('the 2025-era lane on two isolates', () => {
   let pair: PairServer
@@ -90,6 +96,35 @@ describe('the 2025-era lane on two isolates', () => {
       await client.close()
     }
   })
+
+  // The official Python SDK (PyPI `mcp`), when .venv-python has it (.ci/run installs it).
+  it.skipIf(!existsSync(PYTHON))(
+    'tells the Python SDK’s ClientSession at its defaults, subscribed on one isolate, of a note added on the other',
+    async () => {
+      const [a, b] = pair.urls
+      const child = spawn(PYTHON, [join(ROOT, 'test/support/python-client.py'), a, 'subscribe'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
+      let stderr = ''
+      child.stderr.on('data', (chunk) => {
+        stderr += chunk
+      })
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
+      const line = async () => {
+        const next = await lines.next()
+        if (next.done) throw new Error(`python ended early: ${stderr}`)
+        return JSON.parse(next.value)
+      }
+      try {
+        // Printed once its own GET stream is open (the SDK logs it).
+        expect(await line()).toEqual({ ready: true, subscribe: true })
+        await rpc(fetch, b, 'tools/call', { name: 'add_note', arguments: { text: 'for python' } })
+        expect(await line()).toEqual({ updated: 'notes://all' })
+      } finally {
+        child.kill()
+      }
+    },
+  )
 
   it('sends a session’s notifications to its newest stream only, across isolates: the older stops', async () => {
     const [a, b] = pair.urls

@@ -1,6 +1,6 @@
 """The official Python SDK's client (PyPI `mcp`) against an MCP endpoint, for test/http/clients.test.ts.
 
-Usage: python python-client.py <url> session|client
+Usage: python python-client.py <url> session|client|subscribe
 
 - `session`: `ClientSession` over `streamable_http_client`, opened with `initialize()` (the
   2025-era handshake, as hosts built on the session API connect).
@@ -9,10 +9,15 @@ Usage: python python-client.py <url> session|client
 Either way it lists tools, calls `add`, reads `info://server`, gets the `summarize` prompt, calls
 `delete_record` (confirmed through the elicitation callback) and `get_weather` (structured
 content), and prints what it saw as one line of JSON. Anything that fails raises (exit status 1).
+
+- `subscribe`: `ClientSession` at its defaults subscribes to `notes://all`, waits until its own GET
+  stream is open (the SDK logs it), prints `{"ready": ..., "subscribe": <advertised>}`, then waits
+  (30 s at most) for `notifications/resources/updated` and prints `{"updated": <uri>}`.
 """
 
 import asyncio
 import json
+import logging
 import sys
 
 from mcp import types
@@ -47,8 +52,38 @@ async def exercise(peer, protocol_version):
     }
 
 
+async def subscribe(url):
+    loop = asyncio.get_running_loop()
+    opened = asyncio.Event()
+    heard = loop.create_future()
+
+    class StreamOpened(logging.Handler):
+        def emit(self, record):
+            if record.getMessage() == "GET SSE connection established":
+                loop.call_soon_threadsafe(opened.set)
+
+    transport_log = logging.getLogger("mcp.client.streamable_http")
+    transport_log.setLevel(logging.DEBUG)
+    transport_log.addHandler(StreamOpened())
+
+    async def on_message(message):
+        if isinstance(message, types.ResourceUpdatedNotification) and not heard.done():
+            heard.set_result(str(message.params.uri))
+
+    async with streamable_http_client(url) as (read, write, *_):
+        async with ClientSession(read, write, message_handler=on_message) as session:
+            initialized = await session.initialize()
+            await session.subscribe_resource("notes://all")
+            await asyncio.wait_for(opened.wait(), 20)
+            resources = initialized.capabilities.resources
+            print(json.dumps({"ready": True, "subscribe": bool(resources and resources.subscribe)}), flush=True)
+            print(json.dumps({"updated": await asyncio.wait_for(heard, 30)}), flush=True)
+
+
 async def main(url, how):
-    if how == "session":
+    if how == "subscribe":
+        await subscribe(url)
+    elif how == "session":
         async with streamable_http_client(url) as (read, write, *_):
             async with ClientSession(read, write, elicitation_callback=on_elicit) as session:
                 initialized = await session.initialize()
