@@ -14,10 +14,10 @@ import { createKeyRing, RequestStateCodec } from '../../packages/mcp-edge/src/se
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import type { ServerOptions } from '../../packages/mcp-edge/src/server/types.ts'
 import { legacySchemaErrors } from '../support/schema-2025.ts'
+import { buildRequest } from '../support/mcp.ts'
 import { schemaErrors } from '../support/schema.ts'
 
 const ENDPOINT = 'http://127.0.0.1:8787/mcp'
-const VERSION = '2026-07-28'
 const VIEW = 'ui://notes/board.html'
 const HTML = '<!doctype html><html><body><div id="board"></div></body></html>'
 const APPS = { extensions: { [APPS_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } } }
@@ -53,32 +53,7 @@ function serve(options: Partial<ServerOptions> = {}, withView = true) {
   const requestState = new RequestStateCodec(createKeyRing(KEYS))
   const handle = createMcpHandler(server, { services: () => ({ requestState }) })
   const send = async (method: string, params: Record<string, unknown> = {}, capabilities: Record<string, unknown> = {}) => {
-    const name = method === 'resources/read' ? params.uri : params.name
-    const response = await handle(
-      new Request(ENDPOINT, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': VERSION,
-          'mcp-method': method,
-          ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method,
-          params: {
-            ...params,
-            _meta: {
-              'io.modelcontextprotocol/protocolVersion': VERSION,
-              'io.modelcontextprotocol/clientCapabilities': capabilities,
-            },
-          },
-        }),
-      }),
-      undefined,
-    )
+    const response = await handle(buildRequest(ENDPOINT, method, params, { capabilities }), undefined)
     return (await response.json()) as { result: Record<string, any>; error?: { code: number } }
   }
   /** A 2025 client: `initialize` with `capabilities`, then calls in its session. */
@@ -144,28 +119,9 @@ describe('MCP Apps: views and the tools that name them', () => {
   it('reads a view whose HTML comes per request (Workers Static Assets)', async () => {
     const server = createMcpServer({ name: 'apps', version: '1.0.0' })
     server.view(VIEW, { name: 'Board', html: async (ctx) => `<!doctype html><p>${String((ctx.env as { who: string }).who)}</p>` })
-    const response = await createMcpHandler(server)(
-      new Request(ENDPOINT, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': VERSION,
-          'mcp-method': 'resources/read',
-          'mcp-name': VIEW,
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'resources/read',
-          params: {
-            uri: VIEW,
-            _meta: { 'io.modelcontextprotocol/protocolVersion': VERSION, 'io.modelcontextprotocol/clientCapabilities': {} },
-          },
-        }),
-      }),
-      { who: 'assets' },
-    )
+    const response = await createMcpHandler(server)(buildRequest(ENDPOINT, 'resources/read', { uri: VIEW }), {
+      who: 'assets',
+    })
     const { result } = (await response.json()) as { result: { contents: { text: string; mimeType: string }[] } }
     expect(result.contents[0]).toMatchObject({ mimeType: APP_MIME_TYPE, text: '<!doctype html><p>assets</p>' })
   })

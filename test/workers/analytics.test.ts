@@ -13,6 +13,7 @@ import { analyticsEngine } from 'mcp-edge/cloudflare'
 import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
 import { MAX_INDEX_BYTES } from '../../packages/mcp-edge/src/cloudflare/analytics.ts'
 import { createLog } from '../../packages/mcp-edge/src/server/telemetry/log.ts'
+import { buildRequest } from '../support/mcp.ts'
 
 const ENDPOINT = 'http://127.0.0.1/mcp'
 const LONG = `tool_${'x'.repeat(120)}`
@@ -34,28 +35,7 @@ function serve(workerEnv: unknown, log = createLog('info', (_level, line) => lin
   }
   const handle = createMcpHandler(server)
   return async (method: string, params: Record<string, unknown>) => {
-    const response = await handle(
-      new Request(ENDPOINT, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-method': method,
-          ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
-          'mcp-protocol-version': '2026-07-28',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method,
-          params: {
-            ...params,
-            _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
-          },
-        }),
-      }),
-      workerEnv,
-    )
+    const response = await handle(buildRequest(ENDPOINT, method, params), workerEnv)
     return response.json() as Promise<{ result?: unknown; error?: { code: number } }>
   }
 }

@@ -63,16 +63,14 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
   }
 
   /** Record `stream` as the session's GET stream; its facts after. */
-  async openStream(nonce: string, stream: string, expiresAt: number): Promise<SessionFacts> {
-    this.ctx.storage.sql.exec(
+  openStream(nonce: string, stream: string, expiresAt: number): Promise<SessionFacts> {
+    return this.#write(
+      nonce,
+      expiresAt,
       `INSERT INTO streams (nonce, stream, expires_at) VALUES (?, ?, ?)
         ON CONFLICT (nonce) DO UPDATE SET stream = excluded.stream`,
-      nonce,
       stream,
-      expiresAt,
     )
-    await this.#expireAt(expiresAt)
-    return this.read(nonce)
   }
 
   /** Subscribe `nonce` to `uri` (not past the bound), or unsubscribe it; its facts after. */
@@ -102,16 +100,14 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
     return row?.revoked_before ?? null
   }
 
-  async setLogLevel(nonce: string, level: LogLevel, expiresAt: number): Promise<SessionFacts> {
-    this.ctx.storage.sql.exec(
+  setLogLevel(nonce: string, level: LogLevel, expiresAt: number): Promise<SessionFacts> {
+    return this.#write(
+      nonce,
+      expiresAt,
       `INSERT INTO sessions (nonce, log_level, expires_at) VALUES (?, ?, ?)
         ON CONFLICT (nonce) DO UPDATE SET log_level = excluded.log_level`,
-      nonce,
       level,
-      expiresAt,
     )
-    await this.#expireAt(expiresAt)
-    return this.read(nonce)
   }
 
   async revoke(nonce: string, expiresAt: number): Promise<void> {
@@ -146,6 +142,13 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
     const earliest = tables.map((table) => `SELECT MIN(expires_at) AS at FROM ${table}`).join(' UNION ALL ')
     const next = sql.exec<{ next: number | null }>(`SELECT MIN(at) AS next FROM (${earliest})`).one().next
     if (next !== null) await this.ctx.storage.setAlarm(next)
+  }
+
+  /** One upsert of a session's row (`nonce`, `value`, `expiresAt`), the alarm kept for its expiry; its facts after. */
+  async #write(nonce: string, expiresAt: number, upsert: string, value: string): Promise<SessionFacts> {
+    this.ctx.storage.sql.exec(upsert, nonce, value, expiresAt)
+    await this.#expireAt(expiresAt)
+    return this.read(nonce)
   }
 
   async #expireAt(at: number): Promise<void> {
