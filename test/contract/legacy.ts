@@ -554,6 +554,25 @@ export function legacyContract(target: () => ContractTarget): void {
       stream.close()
     })
 
+    it('carries server.notifyLog messages at the session’s level: the lane’s info, or what logging/setLevel set', async () => {
+      const quiet = await connect()
+      expect((await call(quiet, 'logging/setLevel', { level: 'error' })).message.result).toEqual({})
+      const streams = [await get(await connect()), await get(quiet)]
+      for (const stream of streams) await stream.raw()
+      const log = (levels: string[]) =>
+        rpc(target().fetch, url(), 'tools/call', { name: 'notify_log', arguments: { levels, logger: 'probe' } })
+      // Order shows absence: what a stream carries next is the first message its level admits.
+      await log(['debug', 'warning', 'error'])
+      const heard = [await streams[0]?.next(), await streams[1]?.next()]
+      expect(heard[0]).toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level: 'warning', logger: 'probe', data: { said: 'warning' } },
+      })
+      expect(heard[1]?.params).toEqual({ level: 'error', logger: 'probe', data: { said: 'error' } })
+      for (const stream of streams) stream.close()
+    })
+
     it('keeps the subscriptions for the session: a new stream of the same session hears them', async () => {
       const client = await connect()
       expect((await call(client, 'resources/subscribe', { uri: 'test://kept' })).message.result).toEqual({})
@@ -586,6 +605,33 @@ export function legacyContract(target: () => ContractTarget): void {
         expect((await get(client)).response.status).toBe(404)
       },
     )
+
+    it('opens a 2025-11-25 call’s stream with a priming event of its own (p:…) and the retry; 2025-06-18’s with neither', async () => {
+      const body = { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'test_reconnection', arguments: {} } }
+      const text = async (client: LegacyClient) => {
+        const response = await target().fetch(legacyRequest(url(), client, body))
+        expect(response.headers.get('content-type')).toBe('text/event-stream')
+        return response.text()
+      }
+      const newest = await text(await connect())
+      expect(newest).toMatch(/^retry: 1000\nid: p:[\w-]+\.0\ndata: \n\n/)
+      expect(newest).toContain('Reconnection probe done')
+      expect(await text(await connect({ version: '2025-06-18' }))).toMatch(/^event: message\ndata: /)
+    })
+
+    it('answers a GET resuming a call’s stream with 405 (calls are not resumed); one resuming its own stream opens anew', async () => {
+      const client = await connect()
+      const resumed = await get(client, { 'last-event-id': 'p:AAAAAAAAAAAA.0' })
+      expect([resumed.response.status, resumed.response.headers.get('allow')]).toEqual([405, 'POST, GET, DELETE'])
+      expect(JSON.parse(await resumed.raw(/\}\s*$/)).error.code).toBe(-32600)
+      const first = await get(client)
+      const id = /^id: ([\w-]+\.0)$/m.exec(await first.raw())?.[1] as string
+      first.close()
+      const again = await get(client, { 'last-event-id': id })
+      expect(again.response.status).toBe(200)
+      expect(await again.raw()).toMatch(/^retry: 1000\nid: [\w-]+\.0\ndata: \n\n/)
+      again.close()
+    })
 
     it('refuses a GET without Accept: text/event-stream (406), with an unknown session (404), from a foreign Origin (403)', async () => {
       const client = await connect()

@@ -5,7 +5,7 @@
  * response (a listen stream is read to its acknowledgement and closed). Returns whether the
  * request was refused, so the caller can check that it stored nothing.
  */
-import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
+import { sseData } from '../support/mcp.ts'
 import type { FuzzCase } from './cases.ts'
 
 /** Spec error codes (JSON-RPC, -32020..-32022). -32603 is left out on purpose. */
@@ -50,9 +50,9 @@ export async function judge(fuzzCase: FuzzCase, response: Response): Promise<Ver
   }
   const type = response.headers.get('content-type') ?? ''
   if (type.startsWith('text/event-stream') && response.body) {
-    const events = readSse(response.body)
-    for await (const event of events) {
-      const message = JSON.parse(event.data) as { id?: unknown; method?: string }
+    const events = sseData(response.body)
+    for await (const data of events) {
+      const message = JSON.parse(data) as { id?: unknown; method?: string }
       if (message.method === 'notifications/subscriptions/acknowledged') {
         await events.return(undefined)
         return { refused: false, status }

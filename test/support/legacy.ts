@@ -4,8 +4,7 @@
  * HTTP or `SELF.fetch` inside workerd). Raw on purpose: the contract checks exact codes, statuses
  * and shapes that a client library would hide.
  */
-import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
-import { type Fetcher, readResponse, type RpcResult } from './mcp.ts'
+import { type Fetcher, readResponse, type RpcResult, sseData } from './mcp.ts'
 
 export interface LegacyClient {
   version: string
@@ -106,14 +105,14 @@ export async function legacyStream(
   const controller = new AbortController()
   const response = await fetcher(legacyRequest(url, client, { jsonrpc: '2.0', id, method, params }, {}, controller.signal))
   if (!response.body) throw new Error(`no body (HTTP ${response.status})`)
-  const events = readSse(response.body)
+  const events = sseData(response.body)
   return {
     id,
     response,
     async next(): Promise<{ id?: unknown; method?: string; params?: any; result?: any; error?: any }> {
       const { done, value } = await events.next()
       if (done) throw new Error('stream ended')
-      return JSON.parse(value.data)
+      return JSON.parse(value)
     },
     async close(): Promise<void> {
       controller.abort()

@@ -82,13 +82,18 @@ export interface RpcResult {
   sse: boolean
 }
 
+/** The data of each SSE event that carries a message: a priming event (SEP-1699: an id, empty data) carries none, and clients skip it. */
+export async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  for await (const event of readSse(body)) if (event.data !== '') yield event.data
+}
+
 export async function readResponse(response: Response): Promise<RpcResult> {
   const sse = (response.headers.get('content-type') ?? '').includes('text/event-stream')
   const notifications: RpcResult['notifications'] = []
   let message: RpcResult['message'] = {} as RpcResult['message']
   if (sse && response.body) {
-    for await (const event of readSse(response.body)) {
-      const parsed = JSON.parse(event.data) as Record<string, unknown>
+    for await (const data of sseData(response.body)) {
+      const parsed = JSON.parse(data) as Record<string, unknown>
       if (typeof parsed.method === 'string') notifications.push(parsed as RpcResult['notifications'][number])
       else message = parsed as RpcResult['message']
     }
@@ -125,13 +130,13 @@ export interface MessageStream {
 export async function openStream(fetcher: Fetcher, request: Request): Promise<MessageStream> {
   const response = await fetcher(request)
   if (!response.body) throw new Error(`no body (HTTP ${response.status})`)
-  const events = readSse(response.body)
+  const events = sseData(response.body)
   return {
     response,
     async next() {
       const { done, value } = await events.next()
       if (done) throw new Error('stream ended')
-      return JSON.parse(value.data)
+      return JSON.parse(value)
     },
     async close() {
       await events.return(undefined)

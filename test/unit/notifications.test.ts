@@ -11,6 +11,7 @@ import {
   eventNotification,
   eventTopics,
   filterTopics,
+  MAX_LOG_EVENT_BYTES,
   matches,
   visibleTo,
 } from '../../packages/mcp-edge/src/server/events/events.ts'
@@ -148,6 +149,30 @@ describe('in-isolate delivery', () => {
       expect((await bob.next()).params?.uri).toBe('notes://all/public')
     } finally {
       await Promise.all([alice.close(), bob.close()])
+    }
+  })
+})
+
+describe('server.notifyLog', () => {
+  it('refuses an unknown level (TypeError) and data over 64 KiB of JSON (RangeError), publishing nothing', async () => {
+    const { server, fetch } = serve('isolate')
+    const listen = await openStream(
+      fetch,
+      buildRequest(URL, 'subscriptions/listen', {
+        notifications: { toolsListChanged: true, resourceSubscriptions: ['notes://all'] },
+      }),
+    )
+    try {
+      await listen.next()
+      expect(() => server.notifyLog('loud' as never, 'x')).toThrow(TypeError)
+      expect(() => server.notifyLog('info', 'x'.repeat(MAX_LOG_EVENT_BYTES))).toThrow(RangeError)
+      // At the bound it goes, and a 2026 listen stream never hears a log message (only 2025
+      // session streams take the topic): the next thing it carries is the list change after it.
+      await server.notifyLog('info', 'x'.repeat(MAX_LOG_EVENT_BYTES - 2))
+      await server.notifyListChanged('tools')
+      expect((await listen.next()).method).toBe('notifications/tools/list_changed')
+    } finally {
+      await listen.close()
     }
   })
 })

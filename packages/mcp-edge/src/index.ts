@@ -19,7 +19,15 @@ export type * from './protocol/types.ts'
 export { createMcpServer, McpServer } from './server/server.ts'
 export { APP_MIME_TYPE, APPS_EXTENSION, rendersViews } from './server/apps.ts'
 export type { ViewCsp, ViewOptions, ViewPermissions } from './server/apps.ts'
-export type { EventDelivery, EventHub, ListKind, McpEvent, NotifyOptions, Subscription } from './server/events/events.ts'
+export type {
+  EventDelivery,
+  EventHub,
+  ListKind,
+  McpEvent,
+  NotifyLogOptions,
+  NotifyOptions,
+  Subscription,
+} from './server/events/events.ts'
 export { ConfigurationError, ToolError } from './server/errors.ts'
 export { input } from './server/input/input.ts'
 export type { ElicitResponse, InputRequest, InputSpec, Root, SamplingRequest, SamplingResponse } from './server/input/input.ts'

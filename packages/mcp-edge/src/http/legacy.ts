@@ -47,9 +47,15 @@ import type { RequestStateCodec } from '../server/request-state.ts'
 import type { Handled, McpServer } from '../server/server.ts'
 import { handleOptions } from './lane.ts'
 import type { Lane, Run } from './lane.ts'
-import { failure, jsonResponse, newRun, respond, respondBatch } from './respond.ts'
+import { failure, jsonResponse, newRun, rejection, respond, respondBatch } from './respond.ts'
 import { sseResponse } from './stream.ts'
-import { openSessionStream, streamPrelude, subscriptionsFull } from '../server/legacy/session-stream.ts'
+import {
+  CALL_STREAM,
+  callStreamPrelude,
+  openSessionStream,
+  streamPrelude,
+  subscriptionsFull,
+} from '../server/legacy/session-stream.ts'
 import { encodeBase64Url } from '../protocol/base64.ts'
 import { subjectOf } from '../server/principal.ts'
 import { traceAnswer } from '../server/telemetry/input.ts'
@@ -280,6 +286,12 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
       const ledger = lane.services.sessions
       const hub = typeof server.events === 'object' ? server.events : undefined
       if (!session || !ledger || !hub) throw new McpError('sessionNotFound')
+      // A call's stream is not resumed (its call ended with it): the 2025 transport's 405.
+      if (lane.request.headers.get(HEADER.lastEventId)?.startsWith(CALL_STREAM)) {
+        const detail =
+          'Method not allowed: a call’s stream is not resumed; GET without its Last-Event-ID opens the session’s stream'
+        return rejection(new McpError('methodNotAllowed', detail), undefined, { allow: 'POST, GET, DELETE' })
+      }
       // The session's older stream here ends; then the per-principal cap on open streams in this
       // isolate, shared with listen streams: 429 at the cap.
       streams.get(session.nonce)?.()
@@ -307,6 +319,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
           server,
           hub,
           options: handleOptions(lane, run, 'legacy', session.nonce),
+          logLevel,
           facts: () => recent.get(ledger, sessionKey(session)),
           current: () => streams.get(session.nonce) === endStream,
           id,
@@ -344,7 +357,8 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
         return new Response(null, { status: 202 })
       }
       const message = incoming.message
-      return respond(lane, message.id, (run) => handle(lane, message, who, run))
+      const prelude = who.version === '2025-11-25' ? callStreamPrelude : undefined
+      return respond(lane, message.id, (run) => handle(lane, message, who, run), prelude)
     },
 
     /** A JSON-RPC batch: 2025-03-26 only (later revisions removed batching). */

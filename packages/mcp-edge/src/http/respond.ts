@@ -47,11 +47,17 @@ export function newRun<Env>(lane: Lane<Env>, onFirstMessage: () => void = () => 
 /**
  * Run one request and answer it. A run that fails before anything streamed rejects (the handler
  * answers it); one that fails while streaming ends its stream with the error response for `id`.
+ * `prelude`: the SSE text a stream opens with, should the answer stream (a 2025-11-25 priming event).
  *
  * @example
  * return respond(lane, message.id, (run) => server.handle(message, meta, handleOptions(lane, run)))
  */
-export async function respond<Env>(lane: Lane<Env>, id: RequestId, handle: (run: Run) => Promise<Handled>): Promise<Response> {
+export async function respond<Env>(
+  lane: Lane<Env>,
+  id: RequestId,
+  handle: (run: Run) => Promise<Handled>,
+  prelude?: () => string,
+): Promise<Response> {
   let run!: Run
   let done!: Promise<Handled>
   // The handler's answer, or `undefined` as soon as it pushes a message (then the answer streams).
@@ -69,7 +75,7 @@ export async function respond<Env>(lane: Lane<Env>, id: RequestId, handle: (run:
     (error) => [errorResponse(id, failure(error).toJSON())],
   )
   void final.then(() => run.outbox.close())
-  return sseResponse(run.outbox, final, run.cancel, lane.respond.keepaliveMs)
+  return sseResponse(run.outbox, final, run.cancel, lane.respond.keepaliveMs, prelude?.())
 }
 
 /**

@@ -52,6 +52,8 @@ export const HEADER = {
   host: 'host',
   /** 2025-era transport: the session id minted by `initialize` (sealed, never stored). */
   sessionId: 'mcp-session-id',
+  /** 2025-era transport: the last event a client saw on the stream it resumes. */
+  lastEventId: 'last-event-id',
 } as const
 
 /** Client requests of the 2026-07-28 revision plus the Tasks extension. */

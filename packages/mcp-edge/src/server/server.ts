@@ -14,7 +14,7 @@
  *   async ({ city }) => ({ content: [{ type: 'text', text: `Sunny in ${city}` }] }))
  */
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
-import type { LegacyVersion } from '../protocol/constants.ts'
+import type { LegacyVersion, LogLevel } from '../protocol/constants.ts'
 import { ERROR_KINDS, isMcpError, McpError, unsupportedVersion } from '../protocol/errors.ts'
 import { errorResponse, resultResponse } from '../protocol/jsonrpc.ts'
 import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
@@ -25,7 +25,8 @@ import { missingCapabilities, supports } from './capabilities.ts'
 import type { Call, HandleOptions, Listed, ListedEntry, MethodEntry, MethodTable, ServerCore } from './dispatch.ts'
 import { toErrorObject } from './errors.ts'
 import { Limits } from './limits.ts'
-import type { EventDelivery, ListKind, McpEvent, NotifyOptions } from './events/events.ts'
+import { logEvent } from './events/events.ts'
+import type { EventDelivery, ListKind, McpEvent, NotifyLogOptions, NotifyOptions } from './events/events.ts'
 import { ListenHub } from './events/listen-hub.ts'
 import { createMethodTable } from './methods/index.ts'
 import type { HeaderParam } from '../protocol/header-values.ts'
@@ -231,6 +232,16 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
    */
   notifyResourceUpdated(uri: string, options?: NotifyOptions): Promise<void> {
     return this.publish({ type: 'resourceUpdated', uri, audience: options?.audience })
+  }
+
+  /**
+   * Send `notifications/message` to every 2025-era session stream whose level admits it (its
+   * `logging/setLevel`, else the lane's `logLevel`), through the event hub; 2026-07-28 clients get
+   * logs only on their requests' streams (`ctx.log`). `data`: JSON of at most 64 KiB, no secrets.
+   * @example await server.notifyLog('warning', { message: 'the import failed' }, { logger: 'import' })
+   */
+  notifyLog(level: LogLevel, data: unknown, options?: NotifyLogOptions): Promise<void> {
+    return this.publish(logEvent(level, data, options))
   }
 
   /** Send an event through the configured delivery; without one, nobody listens for it. */

@@ -1,11 +1,12 @@
 /**
  * Notifications as events that can travel between isolates: the list changes, resource updates
- * and task status changes a `subscriptions/listen` stream may hear, who may see each one, and
- * the topics that route them. The in-isolate `ListenHub`, the Cloudflare `McpEventHub` Durable
+ * and task status changes a `subscriptions/listen` stream may hear, the log messages only a
+ * 2025-era session's stream hears, who may see each one, and the topics that route them. The in-isolate `ListenHub`, the Cloudflare `McpEventHub` Durable
  * Object and each listener all match with the same functions here, so a filter means the same
  * thing on every path.
  *
- * Topics: `list:tools`, `list:prompts`, `list:resources`, `resource:<uri>`, `task:<taskId>`. A
+ * Topics: `list:tools`, `list:prompts`, `list:resources`, `resource:<uri>`, `task:<taskId>`, `log`
+ * (no filter yields it: the 2026 revision sends no `notifications/message` on listen streams). A
  * listener subscribed to `resource:<uri>` hears updates of that URI and of every URI below it
  * (`<uri>/…`), so an update is routed under its own URI and each of its `/`-prefixes, and under
  * `resources:all`, which a 2025-era session's stream takes to filter by the session's own
@@ -13,8 +14,9 @@
  *
  * Not here: transport (the hub's WebSockets live in src/cloudflare) and delivery (listen-hub.ts).
  */
-import { NOTIFICATION, META } from '../../protocol/constants.ts'
+import { LOG_LEVELS, NOTIFICATION, META } from '../../protocol/constants.ts'
 import { notification } from '../../protocol/jsonrpc.ts'
+import type { LogLevel } from '../../protocol/constants.ts'
 import type { JsonRpcNotification, RequestId } from '../../protocol/jsonrpc.ts'
 import type { SubscriptionFilter } from '../../protocol/types.ts'
 
@@ -29,12 +31,31 @@ export type McpEvent = (
   | { type: 'listChanged'; list: ListKind }
   | { type: 'resourceUpdated'; uri: string }
   | { type: 'task'; taskId: string; params: Record<string, unknown> }
+  | { type: 'log'; level: LogLevel; data: unknown; logger?: string | undefined }
 ) & { audience?: readonly string[] | undefined; traceparent?: string | undefined }
 
 /** Options of `server.notifyListChanged` and `server.notifyResourceUpdated`. */
 export interface NotifyOptions {
   /** Only listeners authenticated as these principal subjects hear it (default: every listener). */
   audience?: readonly string[]
+}
+
+/** Options of `server.notifyLog`. */
+export interface NotifyLogOptions extends NotifyOptions {
+  /** The `logger` field of the message: which part of the server speaks. */
+  logger?: string
+}
+
+/** The most JSON a log message's `data` may be: it goes to every session's stream that admits it. */
+export const MAX_LOG_EVENT_BYTES = 64 * 1024
+
+/** The event of `server.notifyLog`; a TypeError for an unknown level, a RangeError past `MAX_LOG_EVENT_BYTES`. */
+export function logEvent(level: LogLevel, data: unknown, options?: NotifyLogOptions): McpEvent {
+  if (!(LOG_LEVELS as readonly unknown[]).includes(level)) throw new TypeError(`notifyLog: unknown level ${String(level)}`)
+  const size = new TextEncoder().encode(JSON.stringify(data) ?? '').byteLength
+  if (size > MAX_LOG_EVENT_BYTES)
+    throw new RangeError(`notifyLog: data is ${size} bytes of JSON, more than ${MAX_LOG_EVENT_BYTES}`)
+  return { type: 'log', level, data, logger: options?.logger, audience: options?.audience }
 }
 
 /** What a listener asked for, in topics, and who it is. */
@@ -66,6 +87,8 @@ export type EventDelivery = EventHub | 'isolate'
 
 /** The topic every resource update is routed under, besides its URI's (module header). */
 export const ALL_RESOURCES = 'resources:all'
+/** The topic of log messages (module header). */
+export const LOG_TOPIC = 'log'
 
 /** The topics a (honoured) filter subscribes to. */
 export function filterTopics(filter: SubscriptionFilter): string[] {
@@ -88,6 +111,7 @@ export function filterTopics(filter: SubscriptionFilter): string[] {
 export function eventTopics(event: McpEvent): string[] {
   if (event.type === 'listChanged') return [`list:${event.list}`]
   if (event.type === 'task') return [`task:${event.taskId}`]
+  if (event.type === 'log') return [LOG_TOPIC]
   const topics = [`resource:${event.uri}`]
   for (let slash = event.uri.indexOf('/'); slash >= 0; slash = event.uri.indexOf('/', slash + 1)) {
     topics.push(`resource:${event.uri.slice(0, slash)}`)
@@ -108,10 +132,10 @@ export function matches(subscription: Subscription, event: McpEvent, topics = ev
 
 /**
  * A key shared by events that say the same thing (a pending one makes a new one redundant), or
- * `undefined` when each event matters (task status changes).
+ * `undefined` when each event matters (task status changes, log messages).
  */
 export function eventKey(event: McpEvent): string | undefined {
-  return event.type === 'task' ? undefined : eventTopics(event)[0]
+  return event.type === 'task' || event.type === 'log' ? undefined : eventTopics(event)[0]
 }
 
 /** The `_meta` that ties a notification to its listen request (subscriptions.mdx). */
@@ -124,6 +148,7 @@ export function eventNotification(event: McpEvent, subscriptionId: RequestId): J
   const _meta = tag(subscriptionId)
   if (event.type === 'listChanged') return notification(`notifications/${event.list}/list_changed`, { _meta })
   if (event.type === 'resourceUpdated') return notification(NOTIFICATION.resourceUpdated, { uri: event.uri, _meta })
+  if (event.type === 'log') throw new Error('log messages do not reach a listen stream')
   const meta = event.params._meta as Record<string, unknown> | undefined
   return notification(NOTIFICATION.tasks, { ...event.params, _meta: { ...meta, ..._meta } })
 }

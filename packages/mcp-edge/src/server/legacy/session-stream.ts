@@ -9,17 +9,20 @@
  * ledger also records the session's newest stream: an older one, on any isolate, sends nothing
  * more once it reads that (within 400 ms), nor once the session ended.
  *
- * What it does not carry: log messages (every log of mcp-edge belongs to a request and goes on its
- * stream), responses, and anything published before it opened (the hub keeps no history, so a
- * `Last-Event-ID` replays nothing). It ends at `listenTimeoutMs` (the client reconnects), when the
+ * It also carries `notifications/message` from `server.notifyLog` at the session's level (its
+ * `logging/setLevel`, else the lane's `logLevel`), read the same way; a request's own logs stay on
+ * the request's stream. What it does not carry: responses, and anything published before it
+ * opened (the hub keeps no history, so a `Last-Event-ID` replays nothing). It ends at `listenTimeoutMs` (the client reconnects), when the
  * client goes, when the hub connection drops, or when the session is found ended.
  */
-import { NOTIFICATION } from '../../protocol/constants.ts'
+import { LOG_LEVELS, NOTIFICATION } from '../../protocol/constants.ts'
+import type { LogLevel } from '../../protocol/constants.ts'
+import { encodeBase64Url } from '../../protocol/base64.ts'
 import { McpError } from '../../protocol/errors.ts'
 import { notification } from '../../protocol/jsonrpc.ts'
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
 import type { HandleOptions, ServerCore } from '../dispatch.ts'
-import { ALL_RESOURCES } from '../events/events.ts'
+import { ALL_RESOURCES, LOG_TOPIC } from '../events/events.ts'
 import type { EventHub, McpEvent } from '../events/events.ts'
 import { Listener } from '../events/listen-hub.ts'
 import { Relay } from '../events/listen-relay.ts'
@@ -32,12 +35,24 @@ import type { SessionFacts } from './session-ledger.ts'
 /** How long a 2025 client waits before reconnecting its GET stream (the SSE `retry`). */
 export const STREAM_RETRY_MS = 1000
 
+/** Where the id of a call's (POST) stream starts; a GET stream's never does (base64url). */
+export const CALL_STREAM = 'p:'
+
 /**
  * What a session stream sends first: the `retry`, and for 2025-11-25 (SEP-1699) a priming event,
  * an id of this stream's with empty data.
  */
 export function streamPrelude(version: string, id: string): string {
   return `retry: ${STREAM_RETRY_MS}\n${version === '2025-11-25' ? `id: ${id}.0\ndata: \n` : ''}\n`
+}
+
+/**
+ * What a 2025-11-25 call's stream (its POST answered as SSE) opens with: its own priming event
+ * and `retry`, as SEP-1699 asks. The call is never cut off mid-way to be polled for, so nothing
+ * resumes from that id: a GET naming it gets 405 (legacy-clients.md).
+ */
+export function callStreamPrelude(): string {
+  return streamPrelude('2025-11-25', `${CALL_STREAM}${encodeBase64Url(crypto.getRandomValues(new Uint8Array(9)))}`)
 }
 
 /** A subscription past the bound: -32602, and the session keeps the ones it has. */
@@ -52,6 +67,11 @@ export function subscriptionsFull(): McpError {
 export function legacyEventNotification(event: McpEvent): JsonRpcNotification {
   if (event.type === 'listChanged') return notification(`notifications/${event.list}/list_changed`, {})
   if (event.type === 'resourceUpdated') return notification(NOTIFICATION.resourceUpdated, { uri: event.uri })
+  if (event.type === 'log') {
+    const params: Record<string, unknown> = { level: event.level, data: event.data }
+    if (event.logger !== undefined) params.logger = event.logger
+    return notification(NOTIFICATION.message, params)
+  }
   throw new Error('task events do not reach a 2025-era session stream')
 }
 
@@ -60,6 +80,8 @@ export interface SessionStream<Env> {
   hub: EventHub
   /** The request's options (its principal, its services): what it may list and read. */
   options: HandleOptions<Env>
+  /** The level a session that never set one logs at (the lane's `logLevel`). */
+  logLevel: LogLevel
   /** The session's facts now (the isolate's cache of the ledger). */
   facts: () => SessionFacts | Promise<SessionFacts>
   /** Whether this is still the session's stream in this isolate (a newer GET replaces it). */
@@ -79,6 +101,7 @@ export async function openSessionStream<Env>({
   server,
   hub,
   options,
+  logLevel,
   facts,
   current,
   id,
@@ -88,6 +111,7 @@ export async function openSessionStream<Env>({
   const topics = new Set<string>()
   for (const list of ['tools', 'prompts', 'resources'] as const) if (server.offers(list, options)) topics.add(`list:${list}`)
   if (server.offers('resources', options)) topics.add(ALL_RESOURCES)
+  topics.add(LOG_TOPIC)
   // A resource this principal may not read is not announced to it (its scopes, as resources/read).
   const allows = (event: McpEvent) => event.type !== 'resourceUpdated' || mayRead(server, options.principal, event.uri)
   const listener = new Listener('session', topics, subjectOf(options.principal), allows, undefined, legacyEventNotification)
@@ -108,13 +132,18 @@ export async function openSessionStream<Env>({
     })
     return reading
   }
+  const admits = (now: SessionFacts, level: LogLevel) => LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(now.logLevel ?? logLevel)
   const deliver = (event: McpEvent) => {
     if (event.type === 'task') return
     // Nothing goes out once the session ended or a newer stream of it opened, here or on another
-    // isolate: no message goes to two streams. An update goes out if the session subscribes to its URI now.
+    // isolate: no message goes to two streams. An update goes out if the session subscribes to its
+    // URI now, a log message if the session's level admits it now.
     const decide = (now: SessionFacts) => {
       if (now.revoked || !current() || (now.stream !== undefined && now.stream !== id)) return end()
-      if (event.type === 'listChanged' || now.subscriptions?.includes(event.uri)) relay.deliver(event)
+      if (
+        event.type === 'log' ? admits(now, event.level) : event.type === 'listChanged' || now.subscriptions?.includes(event.uri)
+      )
+        relay.deliver(event)
     }
     const now = known()
     if (now instanceof Promise) now.then(decide, end)

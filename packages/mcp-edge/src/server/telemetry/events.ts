@@ -23,6 +23,7 @@ const NOOP = () => {}
 /** The notification an event becomes. */
 export function eventMethod(event: McpEvent): string {
   if (event.type === 'listChanged') return `notifications/${event.list}/list_changed`
+  if (event.type === 'log') return NOTIFICATION.message
   return event.type === 'resourceUpdated' ? NOTIFICATION.resourceUpdated : NOTIFICATION.tasks
 }
 
