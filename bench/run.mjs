@@ -4,10 +4,11 @@
  * (bench/README.md). Builds the Workers with wrangler, runs each in its own workerd through
  * Miniflare on 127.0.0.1, and measures, side by side in alternating rounds: start-up, `tools/call`
  * in both eras (over HTTP, and in a loop inside one isolate), servers with many tools, a stream of
- * partial results beside a bare SSE writer; then the mcp-edge-only figures, the heap after
- * start-up and memory under load (through the inspector, in steps of their own), checks the
- * targets, profiles what missed one, and writes results.md and results.json. Every workerd
- * started here is disposed before exit.
+ * partial results beside a bare SSE writer; then the mcp-edge-only figures (notification fan-out
+ * to listen streams and to 2025 sessions' GET streams among them), the heap after start-up and
+ * memory under load (through the inspector, in steps of their own), checks the targets, profiles
+ * what missed one, and writes results.md and results.json. `--only fanout` builds the fan-out
+ * Worker and runs that step alone. Every workerd started here is disposed before exit.
  */
 import { BENCH_DIR, TMP } from './lib/env.mjs'
 import { buildAll } from './lib/build.mjs'
@@ -21,6 +22,8 @@ import { machineInfo } from './lib/machine.mjs'
 import { manyToolsLoad, TOOL_VARIANTS } from './lib/many-tools.mjs'
 import { verifyCall } from './lib/mcp.mjs'
 import { fanoutLatency } from './lib/fanout.mjs'
+import { legacyFanout, legacyStreamHeap } from './lib/fanout-2025.mjs'
+import { fanoutSection } from './lib/report-fanout.mjs'
 import { memoryUnderLoad } from './lib/memory.mjs'
 import { moreBundleJobs } from './lib/more-bundles.mjs'
 import { profileMissed } from './lib/profile.mjs'
@@ -67,7 +70,35 @@ async function withWorkers(variants, scriptOf, fn) {
   }
 }
 
+/** Fan-out to listen streams and to 2025 sessions' GET streams, and the heap of idle session streams (inspector on). */
+async function fanoutStep(scriptOf) {
+  const fanout = await fanoutLatency(config, log)
+  fanout.legacy = await legacyFanout(config, log)
+  fanout.legacy.heap = await legacyStreamHeap(scriptOf('fanout'), config, log)
+  return fanout
+}
+
+/** `--only fanout`: the fan-out step alone; its section is printed, results.json goes to the temp dir (or BENCH_OUT). */
+async function onlyFanout() {
+  const [bundle] = await buildAll([['fanout']])
+  const results = {
+    machine: machineInfo(),
+    config: { ...config, command: `node bench/run.mjs --only fanout${config.quick ? ' --quick' : ''}` },
+  }
+  results.fanout = await fanoutStep(() => bundle.scriptPath)
+  results.runtimeSeconds = (performance.now() - started) / 1000
+  const out = config.out ?? TMP
+  const markdown = fanoutSection(results.fanout)
+  console.log(markdown)
+  writeResults(out, results, markdown)
+  log(`wrote ${out}/results.md and results.json in ${results.runtimeSeconds.toFixed(0)} s`)
+}
+
 async function main() {
+  if (config.only !== undefined) {
+    if (config.only !== 'fanout') throw new Error(`--only takes one step name: fanout (got ${config.only})`)
+    return onlyFanout()
+  }
   const results = {
     machine: machineInfo(),
     config: { ...config, command: process.env.npm_lifecycle_event === 'bench' ? 'npm run bench' : `node bench/run.mjs` },
@@ -125,7 +156,7 @@ async function main() {
     results.state = { workerd: await stateInWorkerd(extras, config.stateWorkerdIterations, config.stateWorkerdRepeats) }
   })
   results.state.node = await stateInNode(config.stateNodeIterations)
-  results.fanout = await fanoutLatency(config, log)
+  results.fanout = await fanoutStep(scriptOf)
 
   log('durable tasks: creation and first read vs a bare Durable Object, one step vs a Workflow')
   results.engines = await taskEngines(scriptOf('engines'), config)

@@ -3,6 +3,7 @@
  * that finishes in well under a minute; single figures can be overridden by env (README).
  */
 const quick = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick')
+const onlyAt = process.argv.indexOf('--only')
 const int = (name, fallback) => (process.env[name] ? Number.parseInt(process.env[name], 10) : fallback)
 const pick = (full, small) => (quick ? small : full)
 
@@ -51,11 +52,25 @@ export const config = {
   stateWorkerdRepeats: pick(3, 1),
   fanoutListeners: pick([100, 1000], [10, 40]),
   fanoutRounds: int('BENCH_FANOUT_ROUNDS', pick(30, 3)),
+  /** 2025-11-25 sessions with a GET stream each, over both isolates (fanout-2025.mjs). */
+  fanoutSessions: int('BENCH_FANOUT_SESSIONS', pick(1000, 50)),
+  /** How long the pair idles with the sessions' streams (one keepalive interval, 15 s), and without them a third of that. */
+  idleWindowMs: pick(15_000, 600),
+  /**
+   * How long to wait after the last request before an idle reading: workerd evicts an idle Durable
+   * Object (the ledger objects; the hub hibernates) about 10 s after its last use, at a CPU cost
+   * that lasts until about 11 s.
+   */
+  idleSettleMs: pick(12_000, 200),
+  /** Idle session streams in the inspected isolate (heap per stream). */
+  heapStreams: int('BENCH_HEAP_STREAMS', pick(500, 20)),
   profileRequests: pick(5000, 300),
   /** Fresh starts merged into each start-up profile (one start holds only a hundred or so samples). */
   profileStarts: pick(5, 2),
   /** 1: always profile; 0: never; unset: when a CPU or throughput target is missed (full runs). */
   profile: process.env.BENCH_PROFILE,
+  /** `--only fanout` (or BENCH_ONLY=fanout): build the fan-out Worker and run the fan-out step alone. */
+  only: onlyAt >= 0 ? process.argv[onlyAt + 1] : process.env.BENCH_ONLY || undefined,
   /** Where results.md and results.json go: bench/ for full runs, the temp dir for quick ones. */
   out: process.env.BENCH_OUT,
 }

@@ -12,24 +12,26 @@
  * is taken on this process's clock. p50/p99 are over rounds. CPU is workerd's utime + stime over
  * all rounds (the whole process: both isolates, the hub, the calls, and for the in-isolate path its
  * polling) ÷ notifications delivered. Streams are read raw (a substring count), so the reader
- * costs little; it still shares the machine with workerd.
+ * costs little; it still shares the machine with workerd. The 2025-era sessions' streams reuse the
+ * rounds and the pair (fanout-2025.mjs).
  */
 import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
 import { startPair } from '../../scripts/lib/pair.mjs'
 import { BENCH_DIR, TMP } from './env.mjs'
+import { TEST_STATE_KEYS } from './keys.mjs'
 import { mcpRequest, send } from './mcp.mjs'
 import { cpuMs, isAlive, workerdChildren } from './proc.mjs'
 import { percentile } from './stats.mjs'
 
-const URI = 'bench://fanout'
+export const URI = 'bench://fanout'
 const ACK = 'notifications/subscriptions/acknowledged'
-const UPDATE = 'notifications/resources/updated'
-const OPEN_BATCH = 100
+export const UPDATE = 'notifications/resources/updated'
+export const OPEN_BATCH = 100
 const ROUND_TIMEOUT_MS = 30_000
 
 /** Count `marker` in a stream's text as it arrives, across chunk boundaries. */
-function counter(marker) {
+export function counter(marker) {
   let tail = ''
   return (text) => {
     const all = tail + text
@@ -68,69 +70,98 @@ async function openListener(endpoint, id, onUpdate) {
   return { close: () => reader.cancel().catch(() => {}) }
 }
 
-/** One configuration: `listeners` streams over `endpoints` (round-robin), `rounds` touches. */
-async function measure(endpoints, pid, listeners, rounds) {
+/** Open `count` streams, OPEN_BATCH at a time (`open(i)` opens stream i); returns them in order. */
+export async function inBatches(count, open) {
+  const opened = []
+  for (let start = 0; start < count; start += OPEN_BATCH) {
+    const batch = Array.from({ length: Math.min(OPEN_BATCH, count - start) }, (_, i) => start + i)
+    opened.push(...(await Promise.all(batch.map(open))))
+  }
+  return opened
+}
+
+/**
+ * Rounds of one `touch` on `endpoint`, each awaiting `expected` arrivals (reported through
+ * `onUpdate`). `paceMs`: a round starts at least that long after the previous one started.
+ */
+export function fanoutRounds(endpoint, expected, paceMs = 0) {
   let arrivals = []
   let roundDone = () => {}
-  const onUpdate = (at) => {
-    arrivals.push(at)
-    if (arrivals.length === listeners) roundDone()
-  }
-  const opened = []
-  try {
-    for (let start = 0; start < listeners; start += OPEN_BATCH) {
-      const batch = Array.from({ length: Math.min(OPEN_BATCH, listeners - start) }, (_, i) => start + i)
-      opened.push(...(await Promise.all(batch.map((i) => openListener(endpoints[i % endpoints.length], `l${i}`, onUpdate)))))
-    }
-    const touch = mcpRequest('tools/call', { name: 'touch', arguments: { uri: URI } }, { name: 'touch' })
-    const first = []
-    const last = []
-    const answered = []
-    const round = async () => {
-      arrivals = []
-      const all = new Promise((resolve, reject) => {
-        roundDone = resolve
-        setTimeout(() => reject(new Error(`fan-out: ${arrivals.length}/${listeners} notified`)), ROUND_TIMEOUT_MS)
-      })
-      const sent = performance.now()
-      const { json } = await send(endpoints[0], touch)
+  let lastStart = -Infinity
+  const touch = mcpRequest('tools/call', { name: 'touch', arguments: { uri: URI } }, { name: 'touch' })
+  const round = async () => {
+    const wait = lastStart + paceMs - performance.now()
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+    arrivals = []
+    let timer
+    const all = new Promise((resolve, reject) => {
+      roundDone = resolve
+      timer = setTimeout(() => reject(new Error(`fan-out: ${arrivals.length}/${expected} notified`)), ROUND_TIMEOUT_MS)
+    })
+    const sent = performance.now()
+    lastStart = sent
+    try {
+      const { json } = await send(endpoint, touch)
       const answered = performance.now() - sent
       if (json?.result?.content?.[0]?.text !== 'touched') throw new Error(`touch failed: ${JSON.stringify(json)}`)
       await all
       return { first: Math.min(...arrivals) - sent, last: Math.max(...arrivals) - sent, answered }
+    } finally {
+      clearTimeout(timer)
     }
-    await round() // warm-up
-    const cpuBefore = cpuMs(pid)
-    for (let i = 0; i < rounds; i++) {
-      const figures = await round()
-      first.push(figures.first)
-      last.push(figures.last)
-      answered.push(figures.answered)
-    }
-    const cpu = cpuMs(pid) - cpuBefore
-    return {
-      listeners,
-      isolates: endpoints.length,
-      rounds,
-      firstP50Ms: percentile(first, 50),
-      firstP99Ms: percentile(first, 99),
-      lastP50Ms: percentile(last, 50),
-      lastP99Ms: percentile(last, 99),
-      callP50Ms: percentile(answered, 50),
-      cpuUsPerNotification: (cpu * 1000) / (rounds * listeners),
-    }
+  }
+  return {
+    onUpdate(at) {
+      arrivals.push(at)
+      if (arrivals.length === expected) roundDone()
+    },
+    /** One warm-up round, then `rounds` timed ones: first and last arrival p50/p99, CPU per notification. */
+    async measure(pid, rounds) {
+      await round()
+      const first = []
+      const last = []
+      const answered = []
+      const cpuBefore = cpuMs(pid)
+      for (let i = 0; i < rounds; i++) {
+        const figures = await round()
+        first.push(figures.first)
+        last.push(figures.last)
+        answered.push(figures.answered)
+      }
+      const cpu = cpuMs(pid) - cpuBefore
+      return {
+        rounds,
+        firstP50Ms: percentile(first, 50),
+        firstP99Ms: percentile(first, 99),
+        lastP50Ms: percentile(last, 50),
+        lastP99Ms: percentile(last, 99),
+        callP50Ms: percentile(answered, 50),
+        cpuUsPerNotification: (cpu * 1000) / (rounds * expected),
+      }
+    },
+  }
+}
+
+/** One configuration: `listeners` streams over `endpoints` (round-robin), `rounds` touches. */
+async function measure(endpoints, pid, listeners, rounds) {
+  const fanout = fanoutRounds(endpoints[0], listeners)
+  let opened = []
+  try {
+    opened = await inBatches(listeners, (i) => openListener(endpoints[i % endpoints.length], `l${i}`, fanout.onUpdate))
+    return { listeners, isolates: endpoints.length, ...(await fanout.measure(pid, rounds)) }
   } finally {
     await Promise.all(opened.map((listener) => listener.close()))
   }
 }
 
-async function withPair(mode, run) {
+/** The fan-out Worker as two isolates of one fresh workerd (state on disk in a temp dir); `run(endpoints, pid)`. */
+export async function withPair(mode, run) {
   const before = new Set(workerdChildren())
   const pair = await startPair({
     config: join(BENCH_DIR, 'workers/fanout/wrangler.jsonc'),
     port: 0,
     persistTo: mkdtempSync(join(TMP, `fanout-${mode}-`)),
-    vars: { FANOUT_MODE: mode },
+    vars: { FANOUT_MODE: mode, MCP_STATE_KEYS: TEST_STATE_KEYS },
     logLevel: 'warn',
   })
   const pids = workerdChildren().filter((pid) => !before.has(pid))
@@ -152,17 +183,15 @@ async function withPair(mode, run) {
  * only at its next write, so the streams of one count would still be open (and counted against
  * the per-caller cap of 1,000) while the next count opens its own.
  */
-export async function fanoutLatency({ fanoutListeners, fanoutRounds }, log) {
+export async function fanoutLatency({ fanoutListeners, fanoutRounds: rounds }, log) {
   const results = { hub: [], isolate: [] }
   for (const listeners of fanoutListeners) {
-    log(`fan-out through the hub: ${listeners} listen streams over 2 isolates, ${fanoutRounds} rounds`)
-    results.hub.push(await withPair('hub', (endpoints, pid) => measure(endpoints, pid, listeners, fanoutRounds)))
+    log(`fan-out through the hub: ${listeners} listen streams over 2 isolates, ${rounds} rounds`)
+    results.hub.push(await withPair('hub', (endpoints, pid) => measure(endpoints, pid, listeners, rounds)))
   }
   for (const listeners of fanoutListeners) {
-    log(`fan-out in one isolate: ${listeners} listen streams, ${fanoutRounds} rounds`)
-    results.isolate.push(
-      await withPair('isolate', (endpoints, pid) => measure(endpoints.slice(0, 1), pid, listeners, fanoutRounds)),
-    )
+    log(`fan-out in one isolate: ${listeners} listen streams, ${rounds} rounds`)
+    results.isolate.push(await withPair('isolate', (endpoints, pid) => measure(endpoints.slice(0, 1), pid, listeners, rounds)))
   }
   return results
 }

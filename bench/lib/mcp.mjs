@@ -40,7 +40,10 @@ export const CATALOG_CALL = mcpRequest('tools/call', { name: CATALOG_TOOL, argum
 /** The 2025-era revision the legacy rows speak. */
 export const LEGACY_VERSION = '2025-11-25'
 
-/** A 2025-era request: no `_meta`, the negotiated version header and the session id (when the server minted one). */
+/**
+ * A 2025-era request: no `_meta`, the negotiated version header and the session id (when the
+ * server minted one). `id: null` makes it a notification (no id).
+ */
 export function legacyRequest(method, params, sessionId, { id = 1 } = {}) {
   const headers = {
     'content-type': 'application/json',
@@ -48,7 +51,8 @@ export function legacyRequest(method, params, sessionId, { id = 1 } = {}) {
     'mcp-protocol-version': LEGACY_VERSION,
   }
   if (sessionId) headers['mcp-session-id'] = sessionId
-  return { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) }
+  const message = id === null ? { jsonrpc: '2.0', method, params } : { jsonrpc: '2.0', id, method, params }
+  return { method: 'POST', headers, body: JSON.stringify(message) }
 }
 
 /** `initialize` as a 2025-era client sends it; returns the session id the server minted, or null (stateless). */
@@ -65,7 +69,7 @@ export async function legacyConnect(endpoint) {
     throw new Error(`${endpoint} answered initialize wrongly: HTTP ${status} ${JSON.stringify(json)}`)
   }
   const sessionId = response.headers.get('mcp-session-id')
-  const initialized = await fetch(endpoint, legacyRequest('notifications/initialized', undefined, sessionId))
+  const initialized = await fetch(endpoint, legacyRequest('notifications/initialized', undefined, sessionId, { id: null }))
   await initialized.arrayBuffer()
   // 202 is what the 2025 transport asks; the SDK's stateless fallback answers 200.
   if (initialized.status !== 202 && initialized.status !== 200)

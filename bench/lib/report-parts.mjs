@@ -6,7 +6,7 @@ const KIB = 1024
 export const n = (value, digits = 0) => (Number.isFinite(value) ? value.toFixed(digits) : '–')
 export const x = (value) => (Number.isFinite(value) ? `${value.toFixed(2)}×` : '–')
 export const kib = (bytes, digits = 0) => n(bytes / KIB, digits)
-const mib = (bytes) => n(bytes / KIB / KIB, 1)
+export const mib = (bytes) => n(bytes / KIB / KIB, 1)
 export const range = ([low, high]) => (Number.isFinite(low) ? `${low.toFixed(2)}–${high.toFixed(2)}` : '–')
 export const table = (head, rows) =>
   [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map((row) => `| ${row.join(' | ')} |`)].join(

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { medians, ratio, ratioRange } from './compare.mjs'
 import { DISTURBED_SHARE, disturbedRounds, othersShare, spread } from './history.mjs'
 import { kib, memorySection, n, profileSection, range, stateAndTasks, table, x } from './report-parts.mjs'
+import { fanoutSection } from './report-fanout.mjs'
 import { taskEnginesMarkdown } from './task-engines.mjs'
 import { TOOL_VARIANTS } from './many-tools.mjs'
 import { referenceOf, VARIANTS } from './variants.mjs'
@@ -152,42 +153,6 @@ function startupSection({ startup, bundles }) {
     table(['Worker', 'minified KiB', 'minified gzip KiB', 'unminified KiB', 'unminified gzip KiB'], bundleRows),
     '',
     moreBundlesLine(bundles),
-  ].join('\n')
-}
-
-function fanoutSection(fanout) {
-  if (!fanout) return ''
-  const rows = ['hub', 'isolate'].flatMap((path) =>
-    fanout[path].map((f) => [
-      path === 'hub' ? `across ${f.isolates} isolates, McpEventHub` : 'in one isolate (`events: "isolate"`)',
-      String(f.listeners),
-      `${n(f.firstP50Ms, 2)} / ${n(f.firstP99Ms, 2)}`,
-      `${n(f.lastP50Ms, 2)} / ${n(f.lastP99Ms, 2)}`,
-      n(f.callP50Ms, 2),
-      n(f.cpuUsPerNotification, 1),
-    ]),
-  )
-  const rounds = fanout.hub[0]?.rounds
-  return [
-    '### Notification fan-out (fan-out Worker as two isolates, 127.0.0.1)',
-    '',
-    table(
-      [
-        'path',
-        'listen streams',
-        'call → first stream, p50 / p99 (ms)',
-        'call → last stream, p50 / p99 (ms)',
-        'call answered, p50 (ms)',
-        'workerd CPU per notification (µs)',
-      ],
-      rows,
-    ),
-    '',
-    `Per round one \`tools/call touch\` publishes \`notifications/resources/updated\`; times run from sending the call to ` +
-      `the notification arriving at the first and the last stream, and to the call's own answer (through the hub it ` +
-      `returns once the hub has sent to every stream), on this process's clock (${rounds} rounds after one warm-up). ` +
-      'CPU is the whole workerd process (both isolates, the hub, the calls; for the in-isolate path also the 50 ms polling of ' +
-      'every stream) over the rounds ÷ notifications delivered. The streams are read by this process on the same cores.',
   ].join('\n')
 }
 

@@ -55,6 +55,9 @@ export const VARIANTS = {
   'sse-bare': { worker: 'sse-bare', label: 'bare SSE writer' },
   extras: { worker: 'extras', label: 'mcp-edge extras', bindings: STATE, call: add },
   engines: { worker: 'engines', label: 'task engines', bindings: STATE },
+  // One isolate of the fan-out Worker, for the heap of 2025 session streams (fanout-2025.mjs); its
+  // fan-out figures run it as a pair (scripts/lib/pair.mjs), which builds it again.
+  fanout: { worker: 'fanout', label: 'notification fan-out', bindings: STATE },
   'loop-edge': { worker: 'loop-edge', label: 'mcp-edge, in-isolate loop', bindings: STATE },
   'loop-hono': { worker: 'loop-hono', label: 'Hono floor, in-isolate loop' },
 }

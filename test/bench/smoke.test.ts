@@ -46,6 +46,8 @@ describe('npm run bench (quick)', () => {
       expect(results, section).toHaveProperty(section)
     }
     expect(results.bundles.oauth.min.gzipBytes).toBeGreaterThan(results.bundles.edge.min.gzipBytes)
+    // The 2025 fan-out lane: its sessions all heard every round, and the idle cost of a stream was taken.
+    expect(results.fanout, 'fanout.legacy').toHaveProperty('legacy')
     // The in-isolate loop ran every lane in every round (its answers were checked in the Worker).
     expect(results.floor.isolate.rounds.length).toBeGreaterThan(0)
     for (const round of results.floor.isolate.rounds) {
@@ -83,6 +85,7 @@ describe('npm run bench (quick)', () => {
       '## Streaming',
       '## Memory under load',
       '### Notification fan-out',
+      "2025-11-25 sessions' GET streams",
       'The demo in OAuth mode',
       'The templates: minimal',
       '## Where the time goes',
