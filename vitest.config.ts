@@ -10,6 +10,7 @@ const alias = [
   { find: /^mcp-edge$/, replacement: source('index.ts') },
   { find: /^mcp-edge\/client$/, replacement: source('client/index.ts') },
   { find: /^mcp-edge\/cloudflare$/, replacement: source('cloudflare/index.ts') },
+  { find: /^mcp-edge\/oauth$/, replacement: source('oauth/index.ts') },
 ]
 
 // Three layers (STYLE "Tests"): pure unit tests in Node; tests inside workerd against the

@@ -45,8 +45,8 @@ describe('layering', () => {
     expect(sourceFiles('server').some((file) => specifiers(readFileSync(file, 'utf8')).includes('zod/mini'))).toBe(true)
   })
 
-  it('keeps hono, cloudflare:* and node:* out of protocol/ and server/', () => {
-    const files = [...sourceFiles('protocol'), ...sourceFiles('server')]
+  it('keeps hono, cloudflare:* and node:* out of protocol/, server/ and oauth/', () => {
+    const files = [...sourceFiles('protocol'), ...sourceFiles('server'), ...sourceFiles('oauth')]
     expect(files.length).toBeGreaterThan(20)
     const offending = files.flatMap((file) =>
       specifiers(readFileSync(file, 'utf8'))
@@ -57,7 +57,11 @@ describe('layering', () => {
   })
 
   it('lets each layer import only itself and the layers above it', () => {
-    const allowed: Record<string, readonly string[]> = { protocol: ['protocol'], server: ['protocol', 'server'] }
+    const allowed: Record<string, readonly string[]> = {
+      protocol: ['protocol'],
+      server: ['protocol', 'server'],
+      oauth: ['protocol', 'oauth'],
+    }
     const offending: string[] = []
     for (const [layer, layers] of Object.entries(allowed)) {
       for (const file of sourceFiles(layer)) {
@@ -69,6 +73,24 @@ describe('layering', () => {
       }
     }
     expect(offending).toEqual([])
+  })
+
+  it('keeps the upstream sign-in client (oauth/) a subpath of its own: no other layer imports it', () => {
+    const offending = sourceFiles('.')
+      .filter((file) => !relative(SRC, file).startsWith('oauth'))
+      .flatMap((file) =>
+        specifiers(readFileSync(file, 'utf8'))
+          .filter(
+            (specifier) => specifier.startsWith('.') && relative(SRC, resolve(dirname(file), specifier)).startsWith('oauth'),
+          )
+          .map((specifier) => `${relative(SRC, file)} imports ${specifier}`),
+      )
+    expect(offending).toEqual([])
+    // Its only dependency is jose: the authorization server it serves is the template's choice.
+    const packages = sourceFiles('oauth').flatMap((file) =>
+      specifiers(readFileSync(file, 'utf8')).filter((specifier) => !specifier.startsWith('.')),
+    )
+    expect(new Set(packages)).toEqual(new Set(['jose']))
   })
 
   it('has no import cycle anywhere in src, type imports included (STYLE "imports run one way")', () => {
@@ -159,6 +181,17 @@ describe('public surface', () => {
       'readSse',
       'readToolCall',
       'resolveInput',
+    ])
+  })
+
+  it('exports exactly these names from mcp-edge/oauth', async () => {
+    expect(Object.keys(await import('../../packages/mcp-edge/src/oauth/index.ts')).sort()).toEqual([
+      'UpstreamError',
+      'githubProvider',
+      'oidcProvider',
+      'randomToken',
+      's256',
+      'upstreamFromConfig',
     ])
   })
 })

@@ -17,6 +17,7 @@ const ENTRIES = [
   ['mcp-edge', 'dist/index.d.ts'],
   ['mcp-edge/cloudflare', 'dist/cloudflare/index.d.ts'],
   ['mcp-edge/client', 'dist/client/index.d.ts'],
+  ['mcp-edge/oauth', 'dist/oauth/index.d.ts'],
 ]
 
 const program = ts.createProgram(

@@ -1,35 +1,58 @@
 /**
- * The OAuth template's `/authorize` page (src/provider.ts): a minimal sign-in and consent
- * form on top of `@cloudflare/workers-oauth-provider`'s helpers. GET validates the request and
- * shows who asks, where the tokens go and which scopes; POST approves (storing the signed-in
- * name as the grant's props, which become the MCP principal) or declines.
+ * The OAuth template's `/authorize` page (src/provider.ts), on top of
+ * `@cloudflare/workers-oauth-provider`'s helpers. GET validates the request and shows which client
+ * asks, where the code will go and which scopes (a request without `scope` gets the baseline).
+ * POST, from this site only, approves or declines.
  *
- * Sign-in is deliberately small: a name, and the passphrase in the MCP_OAUTH_PASSPHRASE secret.
- * Without that secret only a local browser may approve (the same rule as the fail-closed
- * endpoint), so a deploy without it hands out no tokens. Replace it with your identity provider
- * (the library's docs/upstream-sign-in.md) for real users.
+ * Who signs in (src/upstream.ts): with OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, the
+ * person's identity provider. Consent for this client comes first, then the provider, reached from
+ * the approving POST by a redirect (the MCP authorization spec's confused-deputy rule); its answer
+ * comes back to /oauth/callback (src/callback.ts). Without them, a name and the passphrase in the
+ * MCP_OAUTH_PASSPHRASE secret, for local development: without that secret only a local browser
+ * may approve (the fail-closed endpoint's rule), so such a deploy hands out no tokens.
  */
-import { AuthorizationError, CimdFetchError } from '@cloudflare/workers-oauth-provider'
+import { AuthorizationError, authorizationErrorRedirect, CimdFetchError } from '@cloudflare/workers-oauth-provider'
 import type { ConsentDescription, OAuthHelpers } from '@cloudflare/workers-oauth-provider'
 import { Hono } from 'hono'
 import { isLocalRequest } from 'mcp-edge'
+import { randomToken, s256, UpstreamError } from 'mcp-edge/oauth'
+import { finishSignIn } from './callback'
+import type { SignInState } from './callback'
+import { SignInNotConfigured, upstreamFromEnv } from './upstream'
+import type { UpstreamEnv } from './upstream'
 
-export interface ConsentEnv {
+export interface ConsentEnv extends UpstreamEnv {
   OAUTH_PROVIDER: OAuthHelpers
+  /** Without a provider: what a person types to sign in (local development). */
   MCP_OAUTH_PASSPHRASE?: string
+}
+
+export interface SignInOptions {
+  /** This Worker's public origin (MCP_PUBLIC_URL). */
+  base: string
+  /** The scope a request without `scope` is offered. */
+  baseline: string
 }
 
 const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
 const NAME = /^[\p{L}\p{N} ._@-]{1,64}$/u
 const encoder = new TextEncoder()
 
-function page(details: ConsentDescription, handle: string, passphrase: boolean): string {
+/** How the person signs in after approving: at their provider, or here with a name (and passphrase). */
+type SignInBy = { provider: string } | { passphrase: boolean }
+
+function page(details: ConsentDescription, handle: string, scopes: string[], by: SignInBy): string {
   const client = escapeHtml(details.clientName)
-  const scopes = details.scope
+  const boxes = scopes
     .map(
       (scope) => `<label><input type="checkbox" name="scope" value="${escapeHtml(scope)}" checked> ${escapeHtml(scope)}</label>`,
     )
     .join('<br>')
+  const signIn =
+    'provider' in by
+      ? `<p>Next you sign in at <strong>${escapeHtml(new URL(by.provider).host)}</strong>.</p>`
+      : `<p><label>Your name <input name="user" required pattern="[^:]{1,64}"></label></p>
+  ${by.passphrase ? '<p><label>Passphrase <input type="password" name="passphrase" required></label></p>' : ''}`
   return `<!doctype html>
 <meta charset="utf-8">
 <title>Authorize ${client}</title>
@@ -39,9 +62,8 @@ Access will be sent to <strong>${escapeHtml(details.redirectHost)}</strong>.</p>
 ${details.redirectIsLoopback ? '<p><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>' : ''}
 <form method="post">
   <input type="hidden" name="handle" value="${escapeHtml(handle)}">
-  <p><label>Your name <input name="user" required pattern="[^:]{1,64}"></label></p>
-  ${passphrase ? '<p><label>Passphrase <input type="password" name="passphrase" required></label></p>' : ''}
-  <p>${scopes}</p>
+  ${signIn}
+  <p>${boxes}</p>
   <p><button name="decision" value="approve">Allow</button> <button name="decision" value="deny" formnovalidate>Deny</button></p>
 </form>`
 }
@@ -51,55 +73,109 @@ async function sameSecret(given: string, expected: string): Promise<boolean> {
   return crypto.subtle.timingSafeEqual(a as ArrayBuffer, b as ArrayBuffer)
 }
 
-const plain = (message: string, status: number) =>
+export const plain = (message: string, status: number) =>
   new Response(message, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } })
 
-/** Sign-in is possible: a passphrase is configured, or the browser is on this machine. */
+const NOT_CONFIGURED =
+  'Sign-in is not configured: set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, or MCP_OAUTH_PASSPHRASE.'
+
+/** Without a provider, sign-in is possible with a passphrase configured, or from a browser on this machine. */
 function canSignIn(request: Request, env: ConsentEnv): boolean {
   return Boolean(env.MCP_OAUTH_PASSPHRASE) || isLocalRequest(request)
 }
 
-export const consent = new Hono<{ Bindings: ConsentEnv }>()
+/**
+ * A form posted from another page, even one on this host at another port (the same site, so its
+ * cookies go along): refused. Browsers send Origin with every POST.
+ */
+function fromThisSite(request: Request): boolean {
+  const origin = request.headers.get('origin')
+  return origin === null || origin === new URL(request.url).origin
+}
 
-consent.get('/authorize', async (c) => {
-  if (!canSignIn(c.req.raw, c.env)) return plain('Sign-in is not configured: set the MCP_OAUTH_PASSPHRASE secret.', 403)
-  const oauth = c.env.OAUTH_PROVIDER
-  const request = await oauth.parseAuthRequest(c.req.raw)
-  const details = await oauth.describeConsent(request) // first: a failed lookup leaves nothing stored
-  const transaction = await oauth.beginConsent(request)
-  transaction.headers.set('content-type', 'text/html; charset=utf-8')
-  return new Response(page(details, transaction.handle, Boolean(c.env.MCP_OAUTH_PASSPHRASE)), { headers: transaction.headers })
-})
+/**
+ * The consent page and the provider's callback, mounted beside the authorization server.
+ *
+ * @example
+ * site.route('/', signInRoutes({ base: 'https://mcp.example.com', baseline: 'mcp' }))
+ */
+export function signInRoutes(options: SignInOptions): Hono<{ Bindings: ConsentEnv }> {
+  const routes = new Hono<{ Bindings: ConsentEnv }>()
+  const redirectUri = `${options.base}/oauth/callback`
 
-consent.post('/authorize', async (c) => {
-  if (!canSignIn(c.req.raw, c.env)) return plain('Sign-in is not configured: set the MCP_OAUTH_PASSPHRASE secret.', 403)
-  const oauth = c.env.OAUTH_PROVIDER
-  const form = await c.req.raw.formData()
-  const handle = String(form.get('handle') ?? '')
-  if (form.get('decision') !== 'approve') {
-    const denied = await oauth.denyConsent(c.req.raw, handle)
-    return new Response(null, { status: 302, headers: denied.headers })
-  }
-  const user = String(form.get('user') ?? '').trim()
-  if (!NAME.test(user)) return plain('Enter a name of 1 to 64 letters, digits, spaces or . _ @ -', 400)
-  const secret = c.env.MCP_OAUTH_PASSPHRASE
-  if (secret && !(await sameSecret(String(form.get('passphrase') ?? ''), secret))) return plain('Wrong passphrase.', 403)
-  const approved = await oauth.approveConsent(c.req.raw, handle, { scope: form.getAll('scope').map(String) })
-  const { redirectTo } = await oauth.completeAuthorization({
-    request: approved.request, // from storage, not from the form
-    userId: encodeURIComponent(user),
-    metadata: {},
-    scope: approved.request.scope,
-    props: { subject: user },
+  routes.get('/authorize', async (c) => {
+    const upstream = upstreamFromEnv(c.env)
+    if (!upstream && !canSignIn(c.req.raw, c.env)) return plain(NOT_CONFIGURED, 403)
+    const oauth = c.env.OAUTH_PROVIDER
+    const request = await oauth.parseAuthRequest(c.req.raw)
+    const details = await oauth.describeConsent(request) // first: a failed lookup leaves nothing stored
+    const transaction = await oauth.beginConsent(request)
+    transaction.headers.set('content-type', 'text/html; charset=utf-8')
+    const scopes = details.scope.length > 0 ? details.scope : [options.baseline]
+    const by = upstream ? { provider: upstream.issuer } : { passphrase: Boolean(c.env.MCP_OAUTH_PASSPHRASE) }
+    return new Response(page(details, transaction.handle, scopes, by), { headers: transaction.headers })
   })
-  approved.headers.set('location', redirectTo)
-  return new Response(null, { status: 302, headers: approved.headers })
-})
 
-consent.onError((error) => {
-  // Redirect only to a client and redirect URI the library validated; render everything else here.
-  if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302)
-  if (error instanceof AuthorizationError) return plain(error.description, 400)
-  if (error instanceof CimdFetchError) return plain('This app could not be verified.', 400)
-  throw error
-})
+  routes.post('/authorize', async (c) => {
+    if (!fromThisSite(c.req.raw)) return plain('This form can only be sent from this site.', 403)
+    const upstream = upstreamFromEnv(c.env)
+    if (!upstream && !canSignIn(c.req.raw, c.env)) return plain(NOT_CONFIGURED, 403)
+    const oauth = c.env.OAUTH_PROVIDER
+    const form = await c.req.raw.formData()
+    const handle = String(form.get('handle') ?? '')
+    if (form.get('decision') !== 'approve') {
+      const denied = await oauth.denyConsent(c.req.raw, handle)
+      return new Response(null, { status: 302, headers: denied.headers })
+    }
+    const scope = form.getAll('scope').map(String)
+    if (upstream) {
+      // Approved: now, and only now, the provider. Its state, our PKCE verifier and nonce are kept
+      // by the library, encrypted, bound to this browser, for ten minutes and one use.
+      const approved = await oauth.approveConsent(c.req.raw, handle, { scope })
+      const data: SignInState = { verifier: randomToken(), nonce: randomToken() }
+      const { state, headers } = await oauth.beginUpstream(approved.request, { data, headers: approved.headers })
+      try {
+        const codeChallenge = await s256(data.verifier)
+        headers.set('location', await upstream.authorizationUrl({ redirectUri, state, nonce: data.nonce, codeChallenge }))
+      } catch (error) {
+        if (!(error instanceof UpstreamError)) throw error
+        console.warn(JSON.stringify({ msg: 'identity provider unreachable', reason: error.reason }))
+        headers.set(
+          'location',
+          authorizationErrorRedirect(approved.request, 'temporarily_unavailable', 'The sign-in service is unavailable'),
+        )
+      }
+      return new Response(null, { status: 302, headers })
+    }
+    const user = String(form.get('user') ?? '').trim()
+    if (!NAME.test(user)) return plain('Enter a name of 1 to 64 letters, digits, spaces or . _ @ -', 400)
+    const secret = c.env.MCP_OAUTH_PASSPHRASE
+    if (secret && !(await sameSecret(String(form.get('passphrase') ?? ''), secret))) return plain('Wrong passphrase.', 403)
+    const approved = await oauth.approveConsent(c.req.raw, handle, { scope })
+    const { redirectTo } = await oauth.completeAuthorization({
+      request: approved.request, // from storage, not from the form
+      userId: encodeURIComponent(user),
+      metadata: {},
+      scope: approved.request.scope,
+      props: { subject: user },
+    })
+    approved.headers.set('location', redirectTo)
+    return new Response(null, { status: 302, headers: approved.headers })
+  })
+
+  routes.get('/oauth/callback', async (c) => {
+    const upstream = upstreamFromEnv(c.env)
+    if (!upstream) return plain('Not found', 404)
+    return finishSignIn(c.req.raw, c.env.OAUTH_PROVIDER, upstream, redirectUri)
+  })
+
+  routes.onError((error) => {
+    // Redirect only to a client and redirect URI the library validated; render everything else here.
+    if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302)
+    if (error instanceof AuthorizationError) return plain(error.description, 400)
+    if (error instanceof CimdFetchError) return plain('This app could not be verified.', 400)
+    if (error instanceof SignInNotConfigured) return plain(error.message, 500)
+    throw error
+  })
+  return routes
+}

@@ -5,8 +5,9 @@
  * tool sees as `ctx.principal`, is whoever consented. Both MCP eras on one endpoint.
  *
  * Configuration (README.md): MCP_PUBLIC_URL (var: this Worker's public origin), OAUTH_KV (KV
- * namespace: clients, grants and tokens, stored hashed and encrypted), MCP_OAUTH_PASSPHRASE
- * (secret: who may consent; without it only a browser on this machine may).
+ * namespace: clients, grants and tokens, stored hashed and encrypted), OIDC_ISSUER,
+ * OIDC_CLIENT_ID and OIDC_CLIENT_SECRET (your identity provider, src/upstream.ts), or for local
+ * development MCP_OAUTH_PASSPHRASE (secret: who may consent; without it only a local browser may).
  */
 import { env } from 'cloudflare:workers'
 import { createMcpServer, otlpFromEnv } from 'mcp-edge'
@@ -14,6 +15,7 @@ import { workersTracing } from 'mcp-edge/cloudflare'
 import * as z from 'zod/mini'
 import type { ConsentEnv } from './consent'
 import { createOAuthWorker } from './provider'
+import { whoami } from './whoami'
 
 /** What wrangler.jsonc cannot declare: the helpers the provider puts on each request's env. */
 declare global {
@@ -37,14 +39,7 @@ export const server = createMcpServer<Env>({
   telemetry: { tracer: otlpFromEnv, native: workersTracing() },
 })
 
-server.tool(
-  'whoami',
-  { description: 'Who the server thinks you are: the principal and the scopes of your token', input: z.object({}) },
-  (_args, ctx) => ({
-    content: [{ type: 'text', text: `You are ${ctx.principal?.subject ?? 'nobody'}.` }],
-    structuredContent: { subject: ctx.principal?.subject ?? null, scopes: [...(ctx.principal?.scopes ?? [])] },
-  }),
-)
+whoami(server)
 
 server.tool(
   'add',

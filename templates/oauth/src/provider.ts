@@ -2,16 +2,18 @@
  * The OAuth 2.1 authorization server in front of the MCP endpoint, built with
  * `@cloudflare/workers-oauth-provider`: it publishes the RFC 9728 and RFC 8414 metadata, registers
  * clients dynamically (RFC 7591), runs PKCE S256, issues tokens bound to this resource (RFC 8707),
- * and lets a request reach /mcp only with a valid token for it. The MCP principal is what the
- * consent page stored with the grant (its props) and the token's scopes, so tools that declare
- * `scopes` are filtered and step-up challenged by mcp(). The repository's demo uses it too.
+ * and lets a request reach /mcp only with a valid token for it. The MCP principal is who signed
+ * in (the grant's props: the identity provider's subject with its name and email, src/callback.ts,
+ * or the passphrase page's name) and the token's scopes, so tools that declare `scopes` are
+ * filtered and step-up challenged by mcp(). The repository's demo uses it too.
  */
 import { OAuthProvider } from '@cloudflare/workers-oauth-provider'
 import type { OAuthResourceAuth } from '@cloudflare/workers-oauth-provider'
 import { Hono } from 'hono'
 import { mcp } from 'mcp-edge'
 import type { McpHttpOptions, McpServer, McpVariables } from 'mcp-edge'
-import { consent } from './consent'
+import type { SignedInProps } from './callback'
+import { signInRoutes } from './consent'
 
 export interface OAuthWorkerOptions<E extends object> {
   server: McpServer<E>
@@ -47,9 +49,12 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
   // The protected API: the provider verified the token; its props and scopes become the principal.
   const api = new Hono<{ Bindings: E; Variables: McpVariables }>()
   api.use('/mcp/*', async (c, next) => {
-    const context = c.executionCtx as ExecutionContext & { props?: { subject?: string }; auth?: OAuthResourceAuth }
-    const subject = context.props?.subject
-    if (subject) c.set('principal', { subject, scopes: context.auth?.scope ?? [], clientId: context.auth?.clientId })
+    const context = c.executionCtx as ExecutionContext & { props?: Partial<SignedInProps>; auth?: OAuthResourceAuth }
+    const { subject, claims } = context.props ?? {}
+    if (subject) {
+      const principal = { subject, scopes: context.auth?.scope ?? [], clientId: context.auth?.clientId }
+      c.set('principal', claims ? { ...principal, name: claims.name, email: claims.email } : principal)
+    }
     await next()
   })
   api.route(
@@ -62,10 +67,11 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
     }),
   )
 
-  // Everything that is not the API: the consent page, and whatever else the Worker serves.
+  // Everything that is not the API: the consent page, the identity provider's callback, and
+  // whatever else the Worker serves.
   const site = new Hono<{ Bindings: E }>()
   options.site?.(site)
-  site.route('/', consent as unknown as Hono<{ Bindings: E }>)
+  site.route('/', signInRoutes({ base, baseline }) as unknown as Hono<{ Bindings: E }>)
 
   return new OAuthProvider<E>({
     apiRoute: '/mcp',

@@ -71,6 +71,25 @@ async function signIn(user: string): Promise<string> {
 }
 
 describe('the MCP server behind OAuth', () => {
+  it('offers the baseline scope to an authorization request without one', async () => {
+    const registered = await call('/oauth/register', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'no scope', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+    })
+    const { client_id } = (await registered.json()) as { client_id: string }
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      state: 'xyz',
+    })
+    const page = await call(`/authorize?${query}`)
+    expect(page.status).toBe(200)
+    expect([...(await page.text()).matchAll(/name="scope" value="([^"]+)"/g)].map((match) => match[1])).toEqual(['mcp'])
+  })
   it('signs a person in, and every tool answers with that person as the principal', async () => {
     const token = await signIn('ada')
     const client = new McpClient({ url: `${ORIGIN}/mcp`, token: () => token, fetch: (request) => exports.default.fetch(request) })

@@ -1,0 +1,231 @@
+/**
+ * Sign-in through an identity provider, end to end: the demo in OAuth mode (apps/demo/oauth under
+ * `wrangler dev`, the OAuth template's consent page and callback) with OIDC_ISSUER,
+ * OIDC_CLIENT_ID and OIDC_CLIENT_SECRET naming a real OpenID provider on loopback (oidc-provider,
+ * test/support/oidc-provider.ts), a person in headless Chromium, and the official MCP client
+ * (2.x) at its defaults: the client's authorization request → our consent page (no name, no
+ * passphrase) → the provider's login and consent → back through /oauth/callback → the client's
+ * code → its token → `tools/call whoami` answers with the provider's subject, name and email.
+ *
+ * Then the attacks that need a real browser and provider: a consent form posted from another
+ * origin, a callback whose state is unknown or used, another sign-in's code with this one's state
+ * (the provider refuses our PKCE verifier), and the provider's own token presented to /mcp. The
+ * ID-token attacks (issuer, audience, expiry, signature, alg, nonce) are in test/unit/oauth-*.
+ */
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client'
+import type { Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { launchBrowser } from '../support/browser.ts'
+import type { Browser } from '../support/browser.ts'
+import { REDIRECT_URI, ScriptedOAuthProvider } from '../support/oauth-client.ts'
+import { oidcProvider, randomToken, s256 } from '../../packages/mcp-edge/src/oauth/index.ts'
+import { signInAt, startOidcProvider } from '../support/oidc-provider.ts'
+import type { TestOidcProvider } from '../support/oidc-provider.ts'
+import { freePort, startWrangler, type WranglerServer } from '../support/wrangler.ts'
+
+let worker: WranglerServer
+let idp: TestOidcProvider
+let browser: Browser
+let origin: string
+
+beforeAll(async () => {
+  const port = await freePort()
+  origin = `http://127.0.0.1:${port}`
+  idp = await startOidcProvider({ redirectUris: [`${origin}/oauth/callback`] })
+  ;[worker, browser] = await Promise.all([
+    startWrangler({
+      config: 'apps/demo/oauth/wrangler.jsonc',
+      port,
+      vars: {
+        MCP_PUBLIC_URL: origin,
+        OIDC_ISSUER: idp.issuer,
+        OIDC_CLIENT_ID: idp.clientId,
+        OIDC_CLIENT_SECRET: idp.clientSecret,
+      },
+    }),
+    launchBrowser('oauth-oidc'),
+  ])
+}, 120_000)
+
+afterAll(async () => {
+  await Promise.all([worker?.stop(), browser?.close(), idp?.close()])
+  if (browser?.shots.length) console.log(`Sign-in screenshots:\n${browser.shots.map((path) => `  ${path}`).join('\n')}`)
+})
+
+function newClient() {
+  return new Client({ name: 'oidc-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+}
+
+/** The MCP client's first connect: refused, and the authorization URL it wants a browser to open. */
+async function authorizationRequest(provider: ScriptedOAuthProvider): Promise<StreamableHTTPClientTransport> {
+  const transport = new StreamableHTTPClientTransport(new URL(worker.url), { authProvider: provider })
+  await expect(newClient().connect(transport)).rejects.toBeInstanceOf(UnauthorizedError)
+  expect(provider.authorizationUrl).toBeDefined()
+  return transport
+}
+
+/** Where the browser was sent back to the MCP client (REDIRECT_URI, where nothing listens). */
+function clientRedirects(page: Page): URL[] {
+  const seen: URL[] = []
+  page.on('request', (request) => {
+    if (request.url().startsWith(REDIRECT_URI)) seen.push(new URL(request.url()))
+  })
+  return seen
+}
+
+/** Log in at oidc-provider's own pages (its development interactions) as `login`, and consent. */
+async function signInAtProvider(page: Page, login: string): Promise<void> {
+  await page.locator('input[name=login]').fill(login)
+  await page.locator('input[name=password]').fill('any')
+  await browser.shot(page, `provider-login-${login}`)
+  await page.locator('button[type=submit]').click()
+  await page.getByRole('button', { name: 'Continue' }).click()
+}
+
+/** The provider's authorization requests the browser made (our redirect after consent). */
+function providerRequests(page: Page): URL[] {
+  const seen: URL[] = []
+  page.on('request', (request) => {
+    const url = new URL(request.url())
+    if (url.origin === new URL(idp.issuer).origin && url.pathname.endsWith('/auth')) seen.push(url)
+  })
+  return seen
+}
+
+describe('sign-in through an OpenID provider (oidc-provider on loopback, Chromium, the official MCP client)', () => {
+  it('consents for the client, signs in at the provider, and calls tools as the provider’s subject', async () => {
+    const provider = new ScriptedOAuthProvider('oidc e2e')
+    const transport = await authorizationRequest(provider)
+    const page = await browser.context.newPage()
+    const back = clientRedirects(page)
+    const asked = providerRequests(page)
+    try {
+      await page.goto(String(provider.authorizationUrl))
+      // Our consent page first: which client, where the code goes, which scopes; nothing to type.
+      expect(await page.locator('h1').textContent()).toBe('Allow oidc e2e to use this MCP server as you?')
+      expect(await page.locator('body').textContent()).toContain(`Next you sign in at ${new URL(idp.issuer).host}.`)
+      expect(await page.locator('body').textContent()).toContain('Access will be sent to 127.0.0.1.')
+      expect(await page.locator('input[name=user], input[type=password]').count()).toBe(0)
+      await browser.shot(page, 'consent')
+      await page.getByRole('button', { name: 'Allow' }).click()
+      await page.locator('input[name=login]').waitFor()
+      // The provider was asked with PKCE S256, a state, a nonce and openid, for our callback.
+      const request = asked[0] as URL
+      expect(request.searchParams.get('code_challenge_method')).toBe('S256')
+      expect(request.searchParams.get('code_challenge')).toMatch(/^[\w-]{43}$/)
+      expect(request.searchParams.get('state')).toMatch(/.{16,}/)
+      expect(request.searchParams.get('nonce')).toMatch(/.{16,}/)
+      expect(request.searchParams.get('scope')?.split(' ')).toContain('openid')
+      expect(request.searchParams.get('redirect_uri')).toBe(`${origin}/oauth/callback`)
+      await signInAtProvider(page, 'ada')
+      await expect.poll(() => back.length, { timeout: 10_000 }).toBe(1)
+    } finally {
+      await page.close()
+    }
+    const callback = back[0] as URL
+    expect(callback.searchParams.get('error')).toBeNull()
+    await transport.finishAuth(callback.searchParams)
+    const client = newClient()
+    await client.connect(new StreamableHTTPClientTransport(new URL(worker.url), { authProvider: provider }))
+    const me = await client.callTool({ name: 'whoami', arguments: {} })
+    expect(me.structuredContent).toEqual({ subject: 'ada', name: 'User ada', email: 'ada@example.test', scopes: ['mcp'] })
+    await client.close()
+  })
+
+  it('refuses a consent form posted from another origin on this host (403), and nothing goes to the provider', async () => {
+    const provider = new ScriptedOAuthProvider('cross-site')
+    await authorizationRequest(provider)
+    const page = await browser.context.newPage()
+    const asked = providerRequests(page)
+    try {
+      await page.goto(String(provider.authorizationUrl))
+      const handle = await page.locator('input[name=handle]').inputValue()
+      // A page of another origin, same site (this host, another port: the consent cookie goes
+      // along), posts the real handle as a top-level form submission.
+      const evil = 'http://127.0.0.1:1/evil'
+      await page.route(evil, (route) =>
+        route.fulfill({
+          contentType: 'text/html',
+          body: `<form method="post" action="${origin}/authorize"><input name="handle" value="${handle}"><input name="decision" value="approve"><input name="scope" value="mcp"></form><script>document.forms[0].submit()</script>`,
+        }),
+      )
+      const posted = page.waitForResponse(
+        (response) => response.url() === `${origin}/authorize` && response.request().method() === 'POST',
+      )
+      await page.goto(evil)
+      const refused = await posted
+      expect(refused.status()).toBe(403)
+      expect(await refused.text()).toBe('This form can only be sent from this site.')
+      expect(asked).toEqual([])
+    } finally {
+      await page.close()
+    }
+  })
+
+  it('refuses a callback with an unknown state (400, rendered), another sign-in’s code (access_denied: the provider refuses our verifier), and a used state (400)', async () => {
+    // Signed out at the provider (the first test signed in there in this browser).
+    await browser.context.clearCookies()
+    const page = await browser.context.newPage()
+    const back = clientRedirects(page)
+    const asked = providerRequests(page)
+    try {
+      // Two approvals in this browser (each leaves its binding cookie here); each sign-in at the
+      // provider is played apart (signInAt), so its callback [code, state] is kept unvisited.
+      const callbacks: URL[] = []
+      for (const name of ['first', 'second']) {
+        const provider = new ScriptedOAuthProvider(name)
+        await authorizationRequest(provider)
+        await page.goto(String(provider.authorizationUrl))
+        await page.getByRole('button', { name: 'Allow' }).click()
+        await page.locator('input[name=login]').waitFor()
+        callbacks.push(await signInAt(idp, String(asked.at(-1)), 'grace'))
+      }
+      const [first, second] = callbacks as [URL, URL]
+      expect(second.origin + second.pathname).toBe(`${origin}/oauth/callback`)
+      const unknown = await page.goto(`${origin}/oauth/callback?code=x&state=${'A'.repeat(43)}`)
+      expect(unknown?.status()).toBe(400)
+      // The second sign-in's state (its cookie is here) with the first one's code: the provider
+      // sees the second's PKCE verifier, refuses, and the client gets access_denied, no code.
+      const injected = new URL(second)
+      injected.searchParams.set('code', first.searchParams.get('code') as string)
+      await page.goto(String(injected)).catch(() => {}) // the client's port answers nothing
+      await expect.poll(() => back.length).toBe(1)
+      expect(back[0]?.searchParams.get('error')).toBe('access_denied')
+      expect(back[0]?.searchParams.get('code')).toBeNull()
+      // That state is used now, even with its own code (a fresh tab: the failed redirect to the
+      // client's port is still settling in this one).
+      const again = await browser.context.newPage()
+      expect((await again.goto(String(second)))?.status()).toBe(400)
+      await again.close()
+    } finally {
+      await page.close()
+    }
+  })
+
+  it('refuses the provider’s own access token at /mcp (401 invalid_token): only tokens this server issued pass', async () => {
+    // A token the provider issued to this server's own client, as a sign-in would get it.
+    const upstream = oidcProvider({ issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret })
+    const [verifier, nonce, redirectUri] = [randomToken(), randomToken(), `${origin}/oauth/callback`]
+    const codeChallenge = await s256(verifier)
+    const back = await signInAt(
+      idp,
+      await upstream.authorizationUrl({ redirectUri, state: randomToken(), nonce, codeChallenge }),
+      'mallory',
+    )
+    const code = back.searchParams.get('code') as string
+    const { tokens } = await upstream.exchangeCode({ code, iss: back.searchParams.get('iss'), verifier, nonce, redirectUri })
+    const response = await fetch(worker.url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${tokens.accessToken}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    })
+    expect(response.status).toBe(401)
+    expect(response.headers.get('www-authenticate')).toContain('invalid_token')
+  })
+})

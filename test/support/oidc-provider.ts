@@ -1,0 +1,173 @@
+/**
+ * A real OpenID Connect provider for tests: oidc-provider 9 (the certified Node implementation)
+ * on a free 127.0.0.1 port, with one confidential client, PKCE required, refresh tokens,
+ * introspection and revocation. Its issuer is `http://localhost:<port>`, so its cookies never mix
+ * with a Worker's on 127.0.0.1. Any login signs in (oidc-provider's development interactions):
+ * the login becomes the subject, the name is `User <login>` and the email `<login>@example.test`
+ * (verified); name and email are served at userinfo only, not in the ID token.
+ *
+ * `signInAt` plays the person at the browser over plain HTTP with a cookie jar: authorize, the
+ * login form, the consent form, and the redirect back, whose URL it returns unvisited.
+ */
+import { randomBytes } from 'node:crypto'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { exportJWK, generateKeyPair } from 'jose'
+import Provider from 'oidc-provider'
+
+type Client = { clientId: string }
+
+export interface OidcProviderOptions {
+  /** Redirect URIs registered for the client (the callback of the server under test). */
+  redirectUris: string[]
+  /** Lifetime of access tokens (default 300 s). */
+  accessTokenTtlSeconds?: number
+}
+
+export interface TestOidcProvider {
+  issuer: string
+  clientId: string
+  clientSecret: string
+  provider: Provider
+  close(): Promise<void>
+}
+
+export async function startOidcProvider(options: OidcProviderOptions): Promise<TestOidcProvider> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const issuer = `http://localhost:${(server.address() as AddressInfo).port}`
+  const clientId = 'mcp-edge-test'
+  const clientSecret = randomBytes(32).toString('base64url')
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true })
+  const provider = new Provider(issuer, {
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: options.redirectUris,
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+      },
+    ],
+    jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'test-key', alg: 'RS256', use: 'sig' }] },
+    cookies: { keys: [randomBytes(32).toString('base64url')] },
+    pkce: { required: () => true },
+    features: {
+      devInteractions: { enabled: true },
+      introspection: { enabled: true },
+      // Only the client a token was issued to may revoke it (what the default does, said aloud).
+      revocation: {
+        enabled: true,
+        allowedPolicy: (_ctx: unknown, client: Client, token: Client) => token.clientId === client.clientId,
+      },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => undefined,
+        getResourceServerInfo: (_ctx: unknown, resource: string) => ({
+          audience: resource,
+          scope: 'mcp',
+          accessTokenFormat: 'opaque',
+        }),
+        useGrantedResource: () => true,
+      },
+    },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    scopes: ['openid', 'offline_access', 'email', 'profile', 'mcp'],
+    ttl: {
+      AccessToken: options.accessTokenTtlSeconds ?? 300,
+      IdToken: 300,
+      RefreshToken: 3600,
+      Interaction: 600,
+      Session: 3600,
+      Grant: 3600,
+    },
+    findAccount: (_ctx: unknown, id: string) => ({
+      accountId: id,
+      claims: () => ({ sub: id, name: `User ${id}`, email: `${id}@example.test`, email_verified: true }),
+    }),
+  })
+  server.on('request', provider.callback())
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    provider,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+/** Cookies by name, each sent where its Path covers the request (enough for one origin). */
+class CookieJar {
+  #cookies = new Map<string, { value: string; path: string }>()
+
+  store(response: Response): void {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = '', ...attributes] = line.split(';').map((part) => part.trim())
+      const name = pair.slice(0, pair.indexOf('='))
+      const value = pair.slice(pair.indexOf('=') + 1)
+      const path = attributes.find((attribute) => /^path=/i.test(attribute))?.slice(5) ?? '/'
+      const expired = attributes.some((attribute) => /^max-age=0$|^expires=thu, 01 jan 1970/i.test(attribute))
+      if (expired || value === '') this.#cookies.delete(name)
+      else this.#cookies.set(name, { value, path })
+    }
+  }
+
+  header(url: URL): string {
+    return [...this.#cookies]
+      .filter(([, cookie]) => url.pathname.startsWith(cookie.path))
+      .map(([name, cookie]) => `${name}=${cookie.value}`)
+      .join('; ')
+  }
+}
+
+/**
+ * Sign in at the provider as `login` (any password) and consent, as a person in a browser would.
+ * Returns the URL the provider redirects back to (`?code&state&iss`, or `?error`), unvisited.
+ */
+export async function signInAt(idp: TestOidcProvider, authorizationUrl: string, login: string): Promise<URL> {
+  const jar = new CookieJar()
+  let url = new URL(authorizationUrl)
+  let form: URLSearchParams | undefined
+  for (let step = 0; step < 12; step++) {
+    const init: RequestInit = { redirect: 'manual', headers: { cookie: jar.header(url) } }
+    if (form) Object.assign(init, { method: 'POST', body: form })
+    const response = await fetch(url, init)
+    jar.store(response)
+    const location = response.headers.get('location')
+    if (response.status >= 300 && response.status < 400 && location) {
+      await response.body?.cancel()
+      const next = new URL(location, url)
+      if (next.origin !== new URL(idp.issuer).origin) return next
+      url = next
+      form = undefined
+      continue
+    }
+    const page = await response.text()
+    if (response.status !== 200) throw new Error(`${url.pathname}: HTTP ${response.status}: ${page}`)
+    const action = /<form[^>]*action="([^"]+)"/.exec(page)?.[1]
+    const prompt = /name="prompt" value="([a-z]+)"/.exec(page)?.[1]
+    if (!action || !prompt) throw new Error(`${url.pathname}: no sign-in or consent form in the page: ${page}`)
+    url = new URL(action.replace(/&amp;/g, '&'), url)
+    form = new URLSearchParams(prompt === 'login' ? { prompt, login, password: 'any' } : { prompt })
+  }
+  throw new Error('the provider did not redirect back after sign-in and consent')
+}
+
+/** The provider's discovery document (for its revocation and userinfo endpoints). */
+export async function metadataOf(idp: TestOidcProvider): Promise<Record<string, string>> {
+  return (await fetch(`${idp.issuer}/.well-known/openid-configuration`)).json() as Promise<Record<string, string>>
+}
+
+/** RFC 7009 revocation at the provider, authenticated as the client. */
+export async function revokeAt(idp: TestOidcProvider, token: string, hint: 'access_token' | 'refresh_token'): Promise<void> {
+  const response = await fetch((await metadataOf(idp)).revocation_endpoint as string, {
+    method: 'POST',
+    headers: { authorization: `Basic ${btoa(`${idp.clientId}:${idp.clientSecret}`)}` },
+    body: new URLSearchParams({ token, token_type_hint: hint }),
+  })
+  if (response.status !== 200) throw new Error(`revocation: HTTP ${response.status}`)
+}
