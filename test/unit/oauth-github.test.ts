@@ -5,7 +5,7 @@
  * refusals read as refusals.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { githubProvider, randomToken, s256 } from '../../packages/mcp-edge/src/oauth/index.ts'
+import { githubProvider, randomToken, s256, upstreamFromConfig } from '../../packages/mcp-edge/src/oauth/index.ts'
 import { refusal } from '../support/upstream-refusal.ts'
 import { startGithubStandIn } from '../support/github-stand-in.ts'
 import type { GithubStandIn, GithubStandInOptions } from '../support/github-stand-in.ts'
@@ -54,6 +54,16 @@ describe('githubProvider against a GitHub stand-in', () => {
       redirectUri: REDIRECT_URI,
     }
   }
+
+  it('is what OIDC_PRESET=github selects for an issuer that is a GitHub Enterprise Server (API at /api/v3); other presets are refused', async () => {
+    const { github } = await start()
+    const config = { issuer: github.webOrigin, clientId: github.clientId, clientSecret: github.clientSecret }
+    const upstream = upstreamFromConfig({ ...config, preset: 'github' })
+    const signedIn = await upstream.exchangeCode(await authorize(upstream))
+    expect([signedIn.subject, signedIn.claims.login]).toEqual(['4242', 'ada'])
+    expect(() => upstreamFromConfig({ ...config, preset: 'gitlab' as never })).toThrow(/OIDC_PRESET/)
+    expect(() => upstreamFromConfig({ ...config, issuer: `${github.webOrigin}/ghe`, preset: 'github' })).toThrow(/no path/)
+  })
 
   it('signs in: the numeric id as subject, name, login and the primary verified email; the API called as GitHub asks', async () => {
     const { github, upstream } = await start()

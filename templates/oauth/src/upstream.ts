@@ -1,11 +1,11 @@
 /**
  * Who signs people in: their identity provider, when OIDC_ISSUER, OIDC_CLIENT_ID and
  * OIDC_CLIENT_SECRET are set (any OpenID Connect issuer by its URL; `https://github.com` is the
- * GitHub preset), else the consent page's own passphrase sign-in, which is for local development.
+ * GitHub preset, and OIDC_PRESET=github makes OIDC_ISSUER a GitHub Enterprise Server), else the consent page's own passphrase sign-in, which is for local development.
  * Register `<MCP_PUBLIC_URL>/oauth/callback` as the redirect URI at the provider.
  */
 import { upstreamFromConfig } from 'mcp-edge/oauth'
-import type { UpstreamProvider } from 'mcp-edge/oauth'
+import type { UpstreamConfig, UpstreamProvider } from 'mcp-edge/oauth'
 
 export interface UpstreamEnv {
   /** The provider's issuer URL: https, or http on 127.0.0.1 or localhost (local development). */
@@ -13,6 +13,8 @@ export interface UpstreamEnv {
   OIDC_CLIENT_ID?: string
   /** A secret: `npx wrangler secret put OIDC_CLIENT_SECRET`. */
   OIDC_CLIENT_SECRET?: string
+  /** `github` for a GitHub Enterprise Server at OIDC_ISSUER (github.com is recognised by itself). */
+  OIDC_PRESET?: string
 }
 
 /** Sign-in through a provider is half configured: the page says which setting is missing. */

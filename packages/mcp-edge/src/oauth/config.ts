@@ -1,8 +1,9 @@
 /**
  * `upstreamFromConfig`: the provider a deployment's three settings (`OIDC_ISSUER`,
  * `OIDC_CLIENT_ID`, `OIDC_CLIENT_SECRET`) describe. GitHub is not an OpenID Connect provider, so
- * its issuer selects the GitHub preset; any other issuer is discovered. Bad settings fail here,
- * at start-up, with the setting's name.
+ * its issuer selects the GitHub preset (and `preset: 'github'` selects it for a GitHub Enterprise
+ * Server, whose API is at `<issuer>/api/v3`); any other issuer is discovered. Bad settings fail
+ * here, at start-up, with the setting's name.
  */
 import { githubProvider } from './github.ts'
 import { oidcProvider } from './oidc.ts'
@@ -13,6 +14,8 @@ export interface UpstreamConfig {
   issuer: string
   clientId: string
   clientSecret: string
+  /** `'github'`: the issuer is a GitHub Enterprise Server (OIDC_PRESET); default: by the issuer. */
+  preset?: 'github' | 'oidc' | undefined
 }
 
 const GITHUB_ISSUERS = new Set(['https://github.com', 'https://github.com/'])
@@ -35,6 +38,13 @@ export function upstreamFromConfig(config: UpstreamConfig): UpstreamProvider {
       'OIDC_CLIENT_SECRET is empty: set it with `wrangler secret put OIDC_CLIENT_SECRET` (locally in .dev.vars)',
     )
   }
-  if (GITHUB_ISSUERS.has(config.issuer)) return githubProvider({ clientId: config.clientId, clientSecret: config.clientSecret })
-  return oidcProvider(config)
+  const { clientId, clientSecret } = config
+  if (GITHUB_ISSUERS.has(config.issuer)) return githubProvider({ clientId, clientSecret })
+  if (config.preset === 'github') {
+    const webOrigin = issuer.origin
+    if (issuer.pathname !== '/') throw new TypeError('OIDC_ISSUER of a GitHub Enterprise Server is its origin, with no path')
+    return githubProvider({ clientId, clientSecret, webOrigin, apiOrigin: `${webOrigin}/api/v3` })
+  }
+  if (config.preset !== undefined && config.preset !== 'oidc') throw new TypeError('OIDC_PRESET is "github", "oidc" or unset')
+  return oidcProvider({ issuer: config.issuer, clientId, clientSecret })
 }
