@@ -1,7 +1,8 @@
 /**
  * Who signs people in: their identity provider, when OIDC_ISSUER, OIDC_CLIENT_ID and
  * OIDC_CLIENT_SECRET are set (any OpenID Connect issuer by its URL; `https://github.com` is the
- * GitHub preset, and OIDC_PRESET=github makes OIDC_ISSUER a GitHub Enterprise Server), else the consent page's own passphrase sign-in, which is for local development.
+ * GitHub preset, and OIDC_PRESET=github makes OIDC_ISSUER a GitHub Enterprise Server), else the
+ * consent page's own passphrase sign-in, which is for local development.
  * Register `<MCP_PUBLIC_URL>/oauth/callback` as the redirect URI at the provider.
  */
 import { upstreamFromConfig } from 'mcp-edge/oauth'
@@ -33,10 +34,11 @@ export function upstreamFromEnv(env: UpstreamEnv): UpstreamProvider | undefined 
   const missing = SETTINGS.filter((name) => !env[name])
   if (missing.length === SETTINGS.length) return undefined
   if (missing.length > 0) throw new SignInNotConfigured(`Sign-in with a provider also needs ${missing.join(' and ')}.`)
-  const config = {
+  const config: UpstreamConfig = {
     issuer: env.OIDC_ISSUER as string,
     clientId: env.OIDC_CLIENT_ID as string,
     clientSecret: env.OIDC_CLIENT_SECRET as string,
+    preset: (env.OIDC_PRESET || undefined) as UpstreamConfig['preset'],
   }
   const key = JSON.stringify(config)
   if (cached?.key !== key) {
