@@ -12,6 +12,7 @@
  * (the provider refuses our PKCE verifier), and the provider's own token presented to /mcp. The
  * ID-token attacks (issuer, audience, expiry, signature, alg, nonce) are in test/unit/oauth-*.
  */
+import { readFileSync } from 'node:fs'
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -19,7 +20,8 @@ import { launchBrowser } from '../support/browser.ts'
 import type { Browser } from '../support/browser.ts'
 import { REDIRECT_URI, ScriptedOAuthProvider } from '../support/oauth-client.ts'
 import { oidcProvider, randomToken, s256 } from '../../packages/mcp-edge/src/oauth/index.ts'
-import { signInAt, startOidcProvider } from '../support/oidc-provider.ts'
+import { rpc } from '../support/mcp.ts'
+import { revokeAt, signInAt, startOidcProvider } from '../support/oidc-provider.ts'
 import type { TestOidcProvider } from '../support/oidc-provider.ts'
 import { freePort, startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
@@ -27,15 +29,22 @@ let worker: WranglerServer
 let idp: TestOidcProvider
 let browser: Browser
 let origin: string
+/** Every token the provider issued (opaque: the value is its id). */
+const upstreamTokens: string[] = []
 
 beforeAll(async () => {
   const port = await freePort()
   origin = `http://127.0.0.1:${port}`
   idp = await startOidcProvider({ redirectUris: [`${origin}/oauth/callback`] })
+  for (const kind of ['access_token', 'refresh_token']) {
+    idp.provider.on(`${kind}.saved`, (token) => upstreamTokens.push((token as { jti: string }).jti))
+  }
   ;[worker, browser] = await Promise.all([
     startWrangler({
       config: 'apps/demo/oauth/wrangler.jsonc',
       port,
+      // Every console line of the Worker, so the last test can show no provider token is among them.
+      logLevel: 'log',
       vars: {
         MCP_PUBLIC_URL: origin,
         OIDC_ISSUER: idp.issuer,
@@ -92,6 +101,43 @@ function providerRequests(page: Page): URL[] {
   return seen
 }
 
+/** Sign `login` in as oidc e2e's first test does, without its checks: the client's tokens and id. */
+async function signInWithBrowser(login: string) {
+  await browser.context.clearCookies() // signed out at the provider
+  const provider = new ScriptedOAuthProvider(`client of ${login}`)
+  const transport = await authorizationRequest(provider)
+  const page = await browser.context.newPage()
+  const back = clientRedirects(page)
+  try {
+    await page.goto(String(provider.authorizationUrl))
+    await page.getByRole('button', { name: 'Allow' }).click()
+    await signInAtProvider(page, login)
+    await expect.poll(() => back.length, { timeout: 10_000 }).toBe(1)
+  } finally {
+    await page.close()
+  }
+  await transport.finishAuth((back[0] as URL).searchParams)
+  const registered = provider.clientInformation() as { client_id: string } | undefined
+  return { tokens: () => provider.tokens(), clientId: registered?.client_id as string }
+}
+
+/** A form POST to our token endpoint (token, refresh, RFC 7009 revocation all live there). */
+function tokenRequest(form: Record<string, string>): Promise<Response> {
+  return fetch(`${origin}/oauth/token`, { method: 'POST', body: new URLSearchParams(form) })
+}
+
+/** `tools/call name` with a bearer token: the HTTP status and the result. */
+async function toolAs(token: string, name: string) {
+  const answer = await rpc(
+    fetch,
+    worker.url,
+    'tools/call',
+    { name, arguments: {} },
+    { headers: { authorization: `Bearer ${token}` } },
+  )
+  return { status: answer.status, structuredContent: answer.message.result?.structuredContent }
+}
+
 describe('sign-in through an OpenID provider (oidc-provider on loopback, Chromium, the official MCP client)', () => {
   it('consents for the client, signs in at the provider, and calls tools as the provider’s subject', async () => {
     const provider = new ScriptedOAuthProvider('oidc e2e')
@@ -129,7 +175,71 @@ describe('sign-in through an OpenID provider (oidc-provider on loopback, Chromiu
     await client.connect(new StreamableHTTPClientTransport(new URL(worker.url), { authProvider: provider }))
     const me = await client.callTool({ name: 'whoami', arguments: {} })
     expect(me.structuredContent).toEqual({ subject: 'ada', name: 'User ada', email: 'ada@example.test', scopes: ['mcp'] })
+    // A tool calls the provider's API as ada, with the token her sign-in left (ctx.upstream).
+    const profile = await client.callTool({ name: 'my_profile', arguments: {} })
+    expect(profile.structuredContent).toEqual({
+      issuer: idp.issuer,
+      subject: 'ada',
+      name: 'User ada',
+      email: 'ada@example.test',
+      emailVerified: true,
+    })
     await client.close()
+  })
+
+  it('refreshes the provider’s tokens when the client refreshes ours; once the provider revokes them, our grant goes too', async () => {
+    const refreshes: string[] = []
+    const issued = new Map<string, string>() // the provider's refresh tokens, by account
+    idp.provider.on('grant.success', (ctx) => {
+      const params = (ctx as { oidc: { params: Record<string, string> } }).oidc.params
+      if (params.grant_type === 'refresh_token') refreshes.push(params.grant_type)
+    })
+    idp.provider.on('refresh_token.saved', (token) => {
+      const { accountId, jti } = token as { accountId: string; jti: string }
+      issued.set(accountId, jti)
+    })
+    const signedIn = await signInWithBrowser('lin')
+    const first = signedIn.tokens()
+    // The provider's access token lasts 300 s, shorter than ours would (an hour): ours is cut to
+    // end 30 s before it, and a refresh of ours refreshes it first.
+    expect(first?.expires_in).toBeLessThanOrEqual(270)
+    const refreshed = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: first?.refresh_token as string,
+      client_id: signedIn.clientId,
+    })
+    expect(refreshed.status).toBe(200)
+    expect(refreshes).toEqual(['refresh_token'])
+    const second = (await refreshed.json()) as { access_token: string; refresh_token?: string }
+    expect((await toolAs(second.access_token, 'my_profile')).structuredContent?.subject).toBe('lin')
+    // Access revoked at the provider: our next refresh is invalid_grant, and the grant's tokens are gone.
+    await revokeAt(idp, issued.get('lin') as string, 'refresh_token')
+    const refused = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: second.refresh_token ?? (first?.refresh_token as string),
+      client_id: signedIn.clientId,
+    })
+    expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([400, 'invalid_grant'])
+    expect((await toolAs(second.access_token, 'whoami')).status).toBe(401)
+  })
+
+  it('revokes a grant through our RFC 7009 endpoint: its access token is refused at once, its refresh token too', async () => {
+    const signedIn = await signInWithBrowser('kim')
+    const tokens = signedIn.tokens()
+    expect((await toolAs(tokens?.access_token as string, 'whoami')).structuredContent?.subject).toBe('kim')
+    const revoked = await tokenRequest({
+      token: tokens?.refresh_token as string,
+      token_type_hint: 'refresh_token',
+      client_id: signedIn.clientId,
+    })
+    expect(revoked.status).toBe(200)
+    expect((await toolAs(tokens?.access_token as string, 'whoami')).status).toBe(401)
+    const refresh = await tokenRequest({
+      grant_type: 'refresh_token',
+      refresh_token: tokens?.refresh_token as string,
+      client_id: signedIn.clientId,
+    })
+    expect(((await refresh.json()) as { error: string }).error).toBe('invalid_grant')
   })
 
   it('refuses a consent form posted from another origin on this host (403), and nothing goes to the provider', async () => {
@@ -227,5 +337,12 @@ describe('sign-in through an OpenID provider (oidc-provider on loopback, Chromiu
     })
     expect(response.status).toBe(401)
     expect(response.headers.get('www-authenticate')).toContain('invalid_token')
+  })
+
+  it('never writes the provider’s tokens to the Worker’s log', () => {
+    expect(upstreamTokens.length).toBeGreaterThan(4)
+    const log = readFileSync(worker.logFile, 'utf8')
+    expect(log).toContain('mcp request') // the log is there, with the Worker's own lines
+    expect(upstreamTokens.filter((token) => log.includes(token))).toEqual([])
   })
 })

@@ -8,13 +8,13 @@
  * MCP_STATE_KEYS (secret), OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET (sign-in through an
  * identity provider; `OIDC_ISSUER=… OIDC_CLIENT_ID=… OIDC_CLIENT_SECRET=… npm run dev:oauth`) or
  * MCP_OAUTH_PASSPHRASE (secret: the local-development sign-in), OAUTH_KV (KV namespace: clients,
- * grants and tokens, stored hashed and encrypted). In this mode the server also has `whoami`.
+ * grants and tokens, stored hashed and encrypted). In this mode the server also has `whoami` and `my_profile`.
  */
 import { env } from 'cloudflare:workers'
 import { cloudflareServices } from 'mcp-edge/cloudflare'
 import type { ConsentEnv } from '../../../templates/oauth/src/consent.ts'
 import { createOAuthWorker } from '../../../templates/oauth/src/provider.ts'
-import { whoami } from '../../../templates/oauth/src/whoami.ts'
+import { identityTools } from '../../../templates/oauth/src/identity.ts'
 import { playground } from './playground-gate.ts'
 import { server } from './worker.ts'
 
@@ -36,7 +36,7 @@ declare global {
   }
 }
 
-whoami(server)
+identityTools(server)
 
 /** Scopes this server can grant: `mcp` is the baseline every client asks for first. */
 export const SCOPES: [string, ...string[]] = ['mcp', 'records:write']

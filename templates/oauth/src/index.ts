@@ -15,7 +15,7 @@ import { workersTracing } from 'mcp-edge/cloudflare'
 import * as z from 'zod/mini'
 import type { ConsentEnv } from './consent'
 import { createOAuthWorker } from './provider'
-import { whoami } from './whoami'
+import { identityTools } from './identity'
 
 /** What wrangler.jsonc cannot declare: the helpers the provider puts on each request's env. */
 declare global {
@@ -39,7 +39,7 @@ export const server = createMcpServer<Env>({
   telemetry: { tracer: otlpFromEnv, native: workersTracing() },
 })
 
-whoami(server)
+identityTools(server)
 
 server.tool(
   'add',

@@ -8,12 +8,13 @@
  * filtered and step-up challenged by mcp(). The repository's demo uses it too.
  */
 import { OAuthProvider } from '@cloudflare/workers-oauth-provider'
-import type { OAuthResourceAuth } from '@cloudflare/workers-oauth-provider'
+import type { OAuthProviderOptions, OAuthResourceAuth } from '@cloudflare/workers-oauth-provider'
 import { Hono } from 'hono'
 import { mcp } from 'mcp-edge'
 import type { McpHttpOptions, McpServer, McpVariables } from 'mcp-edge'
 import type { SignedInProps } from './callback'
 import { signInRoutes } from './consent'
+import { upstreamGrant } from './upstream-grant'
 
 export interface OAuthWorkerOptions<E extends object> {
   server: McpServer<E>
@@ -45,23 +46,32 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
     )
   }
   const baseline = options.scopes[0]
+  const metadataUrl = `${base}/.well-known/oauth-protected-resource/mcp`
+  const accessTokenTtl = options.accessTokenTtl ?? 3600
 
   // The protected API: the provider verified the token; its props and scopes become the principal.
   const api = new Hono<{ Bindings: E; Variables: McpVariables }>()
   api.use('/mcp/*', async (c, next) => {
     const context = c.executionCtx as ExecutionContext & { props?: Partial<SignedInProps>; auth?: OAuthResourceAuth }
-    const { subject, claims } = context.props ?? {}
+    const { subject, claims, issuer, upstream } = context.props ?? {}
+    if (upstream?.expiresAt !== undefined && upstream.expiresAt <= Date.now()) {
+      // The provider's token ended before ours (it lived under a minute): the client refreshes.
+      const challenge = `Bearer error="invalid_token", error_description="The sign-in expired; refresh the token", resource_metadata="${metadataUrl}"`
+      return c.json({ error: 'invalid_token' }, 401, { 'www-authenticate': challenge })
+    }
     if (subject) {
       const principal = { subject, scopes: context.auth?.scope ?? [], clientId: context.auth?.clientId }
       c.set('principal', claims ? { ...principal, name: claims.name, email: claims.email } : principal)
     }
+    // Tools reach the provider's API as the caller through ctx.upstream; the token is never on the principal.
+    if (upstream && issuer) c.set('upstream', { issuer, token: async () => upstream.accessToken })
     await next()
   })
   api.route(
     '/mcp',
     mcp(options.server, {
       requirePrincipal: true,
-      resourceMetadataUrl: `${base}/.well-known/oauth-protected-resource/mcp`,
+      resourceMetadataUrl: metadataUrl,
       requiredScopes: [baseline],
       services: options.services,
     }),
@@ -88,6 +98,8 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
       bearer_methods_supported: ['header'],
       resource_name: options.resourceName,
     },
-    accessTokenTTL: options.accessTokenTtl ?? 3600,
+    accessTokenTTL: accessTokenTtl,
+    // The identity provider's tokens: carried by ours, refreshed with ours (src/upstream-grant.ts).
+    tokenExchangeCallback: upstreamGrant(accessTokenTtl) as OAuthProviderOptions<E>['tokenExchangeCallback'],
   }) as unknown as ExportedHandler<E>
 }

@@ -94,7 +94,7 @@ describe('the MCP server behind OAuth', () => {
     const token = await signIn('ada')
     const client = new McpClient({ url: `${ORIGIN}/mcp`, token: () => token, fetch: (request) => exports.default.fetch(request) })
     const { tools } = (await client.request('tools/list', {})) as { tools: { name: string }[] }
-    expect(tools.map((tool) => tool.name)).toEqual(['whoami', 'add'])
+    expect(tools.map((tool) => tool.name)).toEqual(['whoami', 'my_profile', 'add'])
     expect(await client.callTool('whoami', {})).toMatchObject({ structuredContent: { subject: 'ada', scopes: ['mcp'] } })
     expect((await client.callTool('add', { a: 2, b: 3 })).content).toEqual([{ type: 'text', text: '5' }])
   })

@@ -22,7 +22,7 @@ import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_QUEUED_CHUNKS } from '../server
 import type { OutboxOptions } from '../server/outbox.ts'
 import { parseJsonBody, positive } from '../server/limits.ts'
 import type { McpServer } from '../server/server.ts'
-import type { Principal } from '../server/types.ts'
+import type { Principal, UpstreamAccess } from '../server/types.ts'
 import { createAuthenticator } from './auth.ts'
 import type { AuthOptions } from './auth.ts'
 import { DEFAULT_MAX_BODY_BYTES, readBody } from './body.ts'
@@ -121,13 +121,15 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
 
   /**
    * Serve one request. `executionCtx` gives handlers `ctx.waitUntil`; `given` is a principal that
-   * Hono middleware already established (`mcp()` passes it).
+   * Hono middleware already established, and `upstream` its access to the caller's identity
+   * provider (`mcp()` passes both).
    */
   return async function handle(
     request: Request,
     env: Env,
     executionCtx?: { waitUntil(promise: Promise<unknown>): void },
     given?: Principal,
+    upstream?: UpstreamAccess,
   ): Promise<Response> {
     const configured = servicesFor(env)
     // The server's telemetry for this env, built once; a bad OTEL_* setting is logged, never an error here.
@@ -141,6 +143,7 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
       request,
       env,
       principal,
+      upstream,
       services: configured,
       respond: respondOptions,
       endpoint: endpointPath(request.url),

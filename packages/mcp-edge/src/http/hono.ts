@@ -13,7 +13,7 @@
 import { Hono } from 'hono/tiny'
 import type { Context } from 'hono'
 import type { McpServer } from '../server/server.ts'
-import type { Principal } from '../server/types.ts'
+import type { Principal, UpstreamAccess } from '../server/types.ts'
 import { principalFromClaims } from './auth.ts'
 import { mcpCors } from './cors.ts'
 import { createMcpHandler } from './handler.ts'
@@ -26,6 +26,8 @@ export interface McpVariables {
   principal?: Principal
   /** Verified JWT claims (`hono/jwt`, `hono/jwk`): `sub` and `scope` become the principal. */
   jwtPayload?: unknown
+  /** The caller's identity provider, for tools calling its API as them (`ctx.upstream`). */
+  upstream?: UpstreamAccess
 }
 
 function principalOf(c: Context<{ Variables: McpVariables }>): Principal | undefined {
@@ -46,8 +48,10 @@ export function mcp<Bindings, Variables extends object = McpVariables>(
 ): Hono<{ Bindings: Bindings & object; Variables: Variables }> {
   const handle = createMcpHandler(server, options)
   const cors = mcpCors(options.allowedOrigins)
-  const serve = (c: Context) =>
-    handle(c.req.raw, c.env, executionContextOf(c), principalOf(c as unknown as Context<{ Variables: McpVariables }>))
+  const serve = (c: Context) => {
+    const variables = c as unknown as Context<{ Variables: McpVariables }>
+    return handle(c.req.raw, c.env, executionContextOf(c), principalOf(variables), variables.get('upstream'))
+  }
   // `& object`: Hono's bindings are an object; a server created without a type argument
   // (`createMcpServer({...})`, env `unknown`) mounts as it is.
   const app = new Hono<{ Bindings: Bindings & object; Variables: Variables }>()

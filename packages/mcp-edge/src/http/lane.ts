@@ -7,7 +7,7 @@ import type { JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import type { LazyAbort } from '../server/cancellation.ts'
 import type { HandleOptions, McpServices } from '../server/dispatch.ts'
 import type { Outbox, OutboxOptions } from '../server/outbox.ts'
-import type { Principal } from '../server/types.ts'
+import type { Principal, UpstreamAccess } from '../server/types.ts'
 import { subjectOf } from '../server/principal.ts'
 import type { MessageScope, Observer } from '../server/telemetry/observe.ts'
 import type { SpanContext } from '../server/telemetry/trace-context.ts'
@@ -27,6 +27,8 @@ export interface Lane<Env> {
   request: Request
   env: Env
   principal: Principal | undefined
+  /** The caller's identity provider, as the host's auth middleware gave it (`ctx.upstream`). */
+  upstream?: UpstreamAccess | undefined
   services: McpServices
   respond: RespondOptions
   /** The endpoint's path, which sealed states are bound to. */
@@ -57,6 +59,7 @@ export function handleOptions<Env>(
   return {
     env: lane.env,
     principal: lane.principal,
+    upstream: lane.upstream,
     ...lane.services,
     ...run,
     waitUntil: lane.waitUntil,

@@ -125,6 +125,10 @@ export function githubProvider(options: GithubProviderOptions): UpstreamProvider
       return { ...(await profile(api, tokens.accessToken)), tokens: withGithubScope(tokens) }
     },
 
+    profile(accessToken) {
+      return profile(api, accessToken)
+    },
+
     async refresh(refreshToken) {
       const { tokens } = await requestTokens(
         tokenEndpoint,

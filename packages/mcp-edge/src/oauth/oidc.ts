@@ -62,22 +62,27 @@ function claimsOf(source: Record<string, unknown>): UpstreamClaims {
   return claims
 }
 
-/** The ID token's claims, completed from userinfo when the scopes asked for what it lacks. */
-async function completeClaims(payload: JWTPayload, tokens: UpstreamTokens, scopes: string[], metadata: OidcMetadata) {
-  const claims = claimsOf(payload)
-  const lacking =
-    (scopes.includes('profile') && claims.name === undefined) || (scopes.includes('email') && claims.email === undefined)
-  if (!lacking || metadata.userinfoEndpoint === undefined) return claims
+/** The provider's userinfo for an access token (Core §5.3). */
+async function userinfoOf(endpoint: string, accessToken: string): Promise<Record<string, unknown>> {
   const response = await upstreamFetch(
-    metadata.userinfoEndpoint,
-    { headers: { accept: 'application/json', authorization: `Bearer ${tokens.accessToken}` } },
+    endpoint,
+    { headers: { accept: 'application/json', authorization: `Bearer ${accessToken}` } },
     'userinfo endpoint',
   )
   if (!response.ok) {
     await response.body?.cancel()
     throw new UpstreamError('userinfo_invalid', `the provider's userinfo endpoint answered ${response.status}`)
   }
-  const userinfo = await readJsonObject(response, 'userinfo_invalid', 'userinfo endpoint')
+  return readJsonObject(response, 'userinfo_invalid', 'userinfo endpoint')
+}
+
+/** The ID token's claims, completed from userinfo when the scopes asked for what it lacks. */
+async function completeClaims(payload: JWTPayload, tokens: UpstreamTokens, scopes: string[], metadata: OidcMetadata) {
+  const claims = claimsOf(payload)
+  const lacking =
+    (scopes.includes('profile') && claims.name === undefined) || (scopes.includes('email') && claims.email === undefined)
+  if (!lacking || metadata.userinfoEndpoint === undefined) return claims
+  const userinfo = await userinfoOf(metadata.userinfoEndpoint, tokens.accessToken)
   if (userinfo.sub !== payload.sub) {
     throw new UpstreamError('userinfo_invalid', 'userinfo speaks of another subject than the ID token')
   }
@@ -144,6 +149,14 @@ export function oidcProvider(options: OidcProviderOptions): UpstreamProvider {
       const payload = await verifyIdToken(body.id_token, { issuer, clientId, jwksUri: metadata.jwksUri, algorithms, nonce })
       const claims = await completeClaims(payload, tokens, scopesFor(wanted, metadata), metadata)
       return { subject: payload.sub as string, claims, tokens }
+    },
+
+    async profile(accessToken) {
+      const { userinfoEndpoint } = await discover(issuer)
+      if (userinfoEndpoint === undefined) throw new UpstreamError('userinfo_invalid', 'the provider has no userinfo endpoint')
+      const userinfo = await userinfoOf(userinfoEndpoint, accessToken)
+      if (typeof userinfo.sub !== 'string') throw new UpstreamError('userinfo_invalid', 'userinfo names no subject')
+      return { subject: userinfo.sub, claims: claimsOf(userinfo) }
     },
 
     async refresh(refreshToken) {

@@ -67,6 +67,11 @@ export interface UpstreamProvider {
   exchangeCode(response: UpstreamCallback): Promise<UpstreamSignIn>
   /** New tokens for a refresh token (the old refresh token kept when none comes back). */
   refresh(refreshToken: string): Promise<UpstreamTokens>
+  /**
+   * Who an access token speaks for, from the provider's API (OIDC userinfo, GitHub's `/user`):
+   * the simplest call of a downstream API as the signed-in person.
+   */
+  profile(accessToken: string): Promise<{ subject: string; claims: UpstreamClaims }>
 }
 
 /**

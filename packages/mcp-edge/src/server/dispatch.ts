@@ -19,7 +19,7 @@ import type { ToolEntry } from './tool-entry.ts'
 import type { TaskLimits } from './tasks/limits.ts'
 import type { CacheHint } from './types.ts'
 import type { NonceLedger, TaskBackend } from './tasks/types.ts'
-import type { CapabilityPath, Principal } from './types.ts'
+import type { CapabilityPath, Principal, UpstreamAccess } from './types.ts'
 import type { MessageScope, Observer } from './telemetry/observe.ts'
 import type { ObserverCache } from './telemetry/setup.ts'
 import type { TelemetrySpan } from './telemetry/tracer.ts'
@@ -61,6 +61,8 @@ export interface HandleOptions<Env = unknown> extends McpServices {
   legacySession?:
     | { setLogLevel(level: LogLevel): Promise<void>; subscribe(uri: string, subscribed: boolean): Promise<void> }
     | undefined
+  /** The caller's identity provider (`ctx.upstream`): the request's own, never stored with a task. */
+  upstream?: UpstreamAccess | undefined
   /** The host's `waitUntil` (a Worker's `executionCtx`), offered to handlers as `ctx.waitUntil`. */
   waitUntil?: ((promise: Promise<unknown>) => void) | undefined
   /** The endpoint's path (`/mcp`): sealed states are bound to it and the server's name. */

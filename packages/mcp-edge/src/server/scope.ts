@@ -15,7 +15,7 @@ import type { InputResponses, InputSpecs } from './input/input.ts'
 import type { InputRound } from './input/input-round.ts'
 import { emptyStats } from './outbox.ts'
 import type { Outbox, OutboxStats, PartialChunk } from './outbox.ts'
-import type { CapabilityPath, Principal, ToolContext } from './types.ts'
+import type { CapabilityPath, Principal, ToolContext, UpstreamAccess } from './types.ts'
 import { errorFields, libraryLog } from './telemetry/log.ts'
 
 /** How `ctx.step` runs: directly in a plain call; checkpointed in a task (task-replay.ts). */
@@ -39,6 +39,7 @@ export interface ScopeInit<Env> {
   meta: RequestMeta
   env: Env
   principal: Principal | undefined
+  upstream?: UpstreamAccess | undefined
   cancel: { readonly signal: AbortSignal }
   /** The request's stream (none in a task: progress and logs are not sent there). */
   outbox?: Outbox | undefined
@@ -67,6 +68,7 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
   readonly meta: RequestMeta
   readonly env: Env
   readonly principal: Principal | undefined
+  readonly upstream: UpstreamAccess | undefined
   readonly state: Record<string, unknown>
   readonly round: number
   readonly task: { readonly id: string } | undefined
@@ -89,6 +91,7 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
     this.meta = init.meta
     this.env = init.env
     this.principal = init.principal
+    this.upstream = init.upstream
     this.#cancel = init.cancel
     this.state = init.state
     this.round = init.round

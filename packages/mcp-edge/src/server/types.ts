@@ -44,6 +44,18 @@ export interface CacheHint {
   cacheScope: CacheScope
 }
 
+/**
+ * The caller's access to their identity provider's API, from their sign-in (the OAuth template
+ * keeps the provider's tokens with the grant, encrypted, and refreshes them). Never on the
+ * principal: a principal is stored with tasks and handed to telemetry; this is neither.
+ */
+export interface UpstreamAccess {
+  /** Where the caller signed in: the provider's issuer. */
+  readonly issuer: string
+  /** An access token for the provider's API as the caller, valid now. Never log it or return it. */
+  token(): Promise<string>
+}
+
 /** Everything a handler may use while serving one request. */
 export interface RequestContext<Env = unknown> {
   readonly requestId: RequestId
@@ -52,6 +64,8 @@ export interface RequestContext<Env = unknown> {
   readonly signal: AbortSignal
   readonly env: Env
   readonly principal: Principal | undefined
+  /** The caller's identity provider, as their sign-in left it (undefined without one, and in tasks). */
+  readonly upstream: UpstreamAccess | undefined
   /** The request's `_meta` as read: protocol version, client capabilities, client info, tokens. */
   readonly meta: RequestMeta
   /** True when this request's client capabilities declare `path` (for example `'elicitation.url'`). */
