@@ -4,12 +4,18 @@
  * access tokens", "Get the authenticated user", "List email addresses for the authenticated
  * user"), so the GitHub preset can be tested end to end without the network:
  * - GET `/login/oauth/authorize` redirects at once (the person "authorizes") with `code` and
- *   `state`, remembering the `code_challenge` (S256 only) and the `redirect_uri`;
+ *   `state`, remembering the `code_challenge` (S256 only) and the `redirect_uri`, as GitHub does
+ *   for an app the person has authorized before; with `authorizePage: true` it first shows a page
+ *   with "Authorize" and "Cancel" buttons (a person's first sign-in), whose form POSTs back there:
+ *   Authorize redirects with the code, Cancel with GitHub's `error=access_denied`;
  * - POST `/login/oauth/access_token` checks the client's id and secret, the redirect URI and the
  *   PKCE verifier, and, as GitHub does, answers a failure with 200 and `{ error }`;
  * - GET `/api/v3/user` and `/api/v3/user/emails` (GitHub Enterprise Server's layout) need
  *   `Authorization: Bearer <token>` and a `User-Agent`, as GitHub's API does.
  * With `expiring: true` it issues GitHub App user tokens (8 h, with a refresh token).
+ *
+ * `authorizeAt` plays the person who presses "Authorize" over plain HTTP and returns the redirect
+ * back unvisited (for tests that deliver a code where it does not belong).
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
@@ -30,6 +36,8 @@ export interface GithubStandInOptions {
   emailsStatus?: number
   /** GitHub App user tokens: `expires_in` and a refresh token. */
   expiring?: boolean
+  /** Show the "Authorize" page before redirecting (default: redirect at once, already authorized). */
+  authorizePage?: boolean
 }
 
 export interface GithubStandIn {
@@ -97,6 +105,42 @@ export async function startGithubStandIn(options: GithubStandInOptions): Promise
     return json(response, options.emailsStatus ?? 200, options.emails ?? [])
   }
 
+  /** The person authorized (or, with `decision=cancel`, did not): back to the app's redirect URI. */
+  const authorize = (params: URLSearchParams, response: ServerResponse) => {
+    const redirectUri = params.get('redirect_uri') ?? ''
+    if (params.get('client_id') !== clientId || params.get('code_challenge_method') !== 'S256') {
+      return json(response, 400, { error: 'bad authorization request' })
+    }
+    const back = new URL(redirectUri)
+    if (params.get('decision') === 'cancel') {
+      back.searchParams.set('error', 'access_denied')
+      back.searchParams.set('error_description', 'The user has denied your application access.')
+    } else {
+      const code = randomBytes(10).toString('hex')
+      codes.set(code, { challenge: params.get('code_challenge') ?? '', redirectUri })
+      back.searchParams.set('code', code)
+    }
+    back.searchParams.set('state', params.get('state') ?? '')
+    response.writeHead(302, { location: back.href })
+    return response.end()
+  }
+
+  /** The page a person sees the first time: the request's parameters ride along in the form. */
+  const authorizePage = (params: URLSearchParams, response: ServerResponse) => {
+    if (params.get('client_id') !== clientId) return json(response, 400, { error: 'bad authorization request' })
+    const html = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+    const hidden = [...params]
+      .map(([name, value]) => `<input type="hidden" name="${html(name)}" value="${html(value)}">`)
+      .join('')
+    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+    response.end(
+      `<!doctype html><title>Authorize application</title><h1>Authorize the app</h1><p>(A stand-in for GitHub, for tests.)</p>` +
+        `<p>It will be able to read your profile (${html(params.get('scope') ?? '')}).</p>` +
+        `<form method="post" action="/login/oauth/authorize">${hidden}` +
+        `<button name="decision" value="authorize">Authorize</button> <button name="decision" value="cancel">Cancel</button></form>`,
+    )
+  }
+
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://stand-in')
     requests.push({ method: request.method ?? 'GET', path: url.pathname, headers: request.headers })
@@ -106,17 +150,11 @@ export async function startGithubStandIn(options: GithubStandInOptions): Promise
     })
     request.on('end', () => {
       if (url.pathname === '/login/oauth/authorize' && request.method === 'GET') {
-        const redirectUri = url.searchParams.get('redirect_uri') ?? ''
-        if (url.searchParams.get('client_id') !== clientId || url.searchParams.get('code_challenge_method') !== 'S256') {
-          return json(response, 400, { error: 'bad authorization request' })
-        }
-        const code = randomBytes(10).toString('hex')
-        codes.set(code, { challenge: url.searchParams.get('code_challenge') ?? '', redirectUri })
-        const back = new URL(redirectUri)
-        back.searchParams.set('code', code)
-        back.searchParams.set('state', url.searchParams.get('state') ?? '')
-        response.writeHead(302, { location: back.href })
-        return response.end()
+        if (options.authorizePage) return authorizePage(url.searchParams, response)
+        return authorize(url.searchParams, response)
+      }
+      if (url.pathname === '/login/oauth/authorize' && request.method === 'POST') {
+        return authorize(new URLSearchParams(body), response)
       }
       if (url.pathname === '/login/oauth/access_token' && request.method === 'POST') {
         return exchange(new URLSearchParams(body), response)
@@ -139,4 +177,18 @@ export async function startGithubStandIn(options: GithubStandInOptions): Promise
         server.close(() => resolve())
       }),
   }
+}
+
+/**
+ * Press "Authorize" at the stand-in for the authorization request `authorizeUrl` (GitHub's
+ * authorize URL, as the app built it) and return the redirect back (`?code&state`), unvisited.
+ */
+export async function authorizeAt(authorizeUrl: string): Promise<URL> {
+  const url = new URL(authorizeUrl)
+  const form = new URLSearchParams(url.searchParams)
+  form.set('decision', 'authorize')
+  const response = await fetch(`${url.origin}${url.pathname}`, { method: 'POST', body: form, redirect: 'manual' })
+  const location = response.headers.get('location')
+  if (response.status !== 302 || !location) throw new Error(`authorize: HTTP ${response.status}: ${await response.text()}`)
+  return new URL(location)
 }
