@@ -312,6 +312,75 @@ describe('sign-in through an OpenID provider (oidc-provider on loopback, Chromiu
     }
   })
 
+  it('refuses redirect URIs the client did not register, rendering the error (never redirecting), and registrations of unsafe ones', async () => {
+    const APP = 'https://app.example/callback'
+    const registered = await fetch(`${origin}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'tricks', redirect_uris: [APP, REDIRECT_URI], token_endpoint_auth_method: 'none' }),
+    })
+    const { client_id } = (await registered.json()) as { client_id: string }
+    const challenge = await s256(randomToken())
+    const authorize = (redirectUri: string) => {
+      const query = new URLSearchParams({
+        response_type: 'code',
+        client_id,
+        redirect_uri: redirectUri,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        state: 'trick',
+      })
+      return fetch(`${origin}/authorize?${query}`, { redirect: 'manual' })
+    }
+    expect((await authorize(APP)).status).toBe(200)
+    // RFC 8252 §7.3: a loopback redirect URI may name any port (a native app picks a free one).
+    expect((await authorize('http://127.0.0.1:10/callback')).status).toBe(200)
+    for (const trick of [
+      'https://evil.example/callback',
+      'https://app.example:8443/callback', // the same host, another port
+      'http://app.example/callback', // downgraded
+      'https://app.example/callback/../evil',
+      'https://app.example/callbackx',
+      'https://app.example/callback?next=https://evil.example',
+      'https://app.example.evil.example/callback',
+      `${REDIRECT_URI}x`,
+      'javascript:alert(1)',
+    ]) {
+      const answer = await authorize(trick)
+      expect([trick, answer.status, answer.headers.get('location')]).toEqual([trick, 400, null])
+    }
+    for (const unsafe of ['javascript:alert(1)', 'data:text/html,<script>1</script>']) {
+      const refused = await fetch(`${origin}/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'unsafe', redirect_uris: [unsafe], token_endpoint_auth_method: 'none' }),
+      })
+      expect([unsafe, refused.status]).toEqual([unsafe, 400])
+    }
+  })
+
+  it('sends the code to the registered redirect URI only: a redirect_uri added to the callback changes nothing', async () => {
+    await browser.context.clearCookies()
+    const provider = new ScriptedOAuthProvider('open redirect')
+    await authorizationRequest(provider)
+    const page = await browser.context.newPage()
+    const back = clientRedirects(page)
+    const asked = providerRequests(page)
+    try {
+      await page.goto(String(provider.authorizationUrl))
+      await page.getByRole('button', { name: 'Allow' }).click()
+      await page.locator('input[name=login]').waitFor()
+      const callback = await signInAt(idp, String(asked.at(-1)), 'olga')
+      callback.searchParams.set('redirect_uri', 'https://evil.example/steal')
+      await page.goto(String(callback)).catch(() => {}) // the client's port answers nothing
+      await expect.poll(() => back.length).toBe(1)
+      expect(`${back[0]?.origin}${back[0]?.pathname}`).toBe(REDIRECT_URI)
+      expect(back[0]?.searchParams.get('code')).toMatch(/.+/)
+    } finally {
+      await page.close()
+    }
+  })
+
   it('refuses the provider’s own access token at /mcp (401 invalid_token): only tokens this server issued pass', async () => {
     // A token the provider issued to this server's own client, as a sign-in would get it.
     const upstream = oidcProvider({ issuer: idp.issuer, clientId: idp.clientId, clientSecret: idp.clientSecret })
