@@ -89,7 +89,9 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
     defaultHandler: site as unknown as ExportedHandler<E>,
     authorizeEndpoint: '/authorize',
     tokenEndpoint: '/oauth/token',
+    // Clients register themselves (RFC 7591), or name an https URL of their metadata document (CIMD).
     clientRegistrationEndpoint: '/oauth/register',
+    clientIdMetadataDocumentEnabled: true,
     scopesSupported: options.scopes,
     requiredScopes: [baseline],
     resourceMetadata: {

@@ -71,6 +71,21 @@ async function signIn(user: string): Promise<string> {
 }
 
 describe('the MCP server behind OAuth', () => {
+  it('takes clients by registration (RFC 7591) and by Client ID Metadata Document; one whose document cannot be fetched is not shown consent', async () => {
+    const metadata = (await (await call('/.well-known/oauth-authorization-server')).json()) as Record<string, unknown>
+    expect(metadata.registration_endpoint).toBe(`${ORIGIN}/oauth/register`)
+    expect(metadata.client_id_metadata_document_supported).toBe(true)
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: 'https://client.invalid/oauth/metadata.json',
+      redirect_uri: 'https://client.invalid/callback',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      state: 'xyz',
+    })
+    const page = await call(`/authorize?${query}`, { redirect: 'manual' })
+    expect([page.status, await page.text(), page.headers.get('location')]).toEqual([400, 'This app could not be verified.', null])
+  })
   it('offers the baseline scope to an authorization request without one', async () => {
     const registered = await call('/oauth/register', {
       method: 'POST',
