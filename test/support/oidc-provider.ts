@@ -1,34 +1,50 @@
 /**
  * A real OpenID Connect provider for tests: oidc-provider 9 (the certified Node implementation)
- * on a free 127.0.0.1 port, with one confidential client, PKCE required, refresh tokens,
- * introspection and revocation. Its issuer is `http://localhost:<port>`, so its cookies never mix
- * with a Worker's on 127.0.0.1. Any login signs in (oidc-provider's development interactions):
+ * on a free 127.0.0.1 port, with a confidential client that signs people in (PKCE required),
+ * refresh tokens, introspection and revocation. Its issuer is `http://localhost:<port>`, so its
+ * cookies never mix with a Worker's on 127.0.0.1. Any login signs in (oidc-provider's development interactions):
  * the login becomes the subject, the name is `User <login>` and the email `<login>@example.test`
  * (verified); name and email are served at userinfo only, not in the ID token.
  *
  * `signInAt` plays the person at the browser over plain HTTP with a cookie jar: authorize, the
  * login form, the consent form, and the redirect back, whose URL it returns unvisited.
+ * `issueTokens` goes on to the token endpoint: opaque access tokens bound to one resource (RFC
+ * 8707), as a resource server behind introspection receives them. A second confidential client,
+ * `resourceClient`, is the resource server's own: it introspects, and it may exchange tokens when
+ * the test registers an RFC 8693 grant handler (oidc-provider has none built in; that handler is
+ * test code).
  */
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { exportJWK, generateKeyPair } from 'jose'
 import Provider from 'oidc-provider'
+import type { GrantHandler } from 'oidc-provider'
 
 type Client = { clientId: string }
+
+/** RFC 8693 §2.1's grant type. */
+export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange'
+const TOKEN_EXCHANGE_PARAMS = ['subject_token', 'subject_token_type', 'audience', 'resource', 'requested_token_type', 'scope']
 
 export interface OidcProviderOptions {
   /** Redirect URIs registered for the client (the callback of the server under test). */
   redirectUris: string[]
   /** Lifetime of access tokens (default 300 s). */
   accessTokenTtlSeconds?: number
+  /** A token-exchange grant handler (test code), registered for `resourceClient` only. */
+  tokenExchange?: GrantHandler
 }
 
 export interface TestOidcProvider {
   issuer: string
   clientId: string
   clientSecret: string
+  /** The resource server's client: introspection, and token exchange when a handler is registered. */
+  resourceClient: { clientId: string; clientSecret: string }
   provider: Provider
+  /** How many requests reached `path` (`/token/introspection`) since the provider started. */
+  requests(path: string): number
   close(): Promise<void>
 }
 
@@ -38,6 +54,7 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
   const issuer = `http://localhost:${(server.address() as AddressInfo).port}`
   const clientId = 'mcp-edge-test'
   const clientSecret = randomBytes(32).toString('base64url')
+  const resourceClient = { clientId: 'mcp-edge-resource', clientSecret: randomBytes(32).toString('base64url') }
   const { privateKey } = await generateKeyPair('RS256', { extractable: true })
   const provider = new Provider(issuer, {
     clients: [
@@ -47,6 +64,13 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
         redirect_uris: options.redirectUris,
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
+      },
+      {
+        client_id: resourceClient.clientId,
+        client_secret: resourceClient.clientSecret,
+        redirect_uris: [],
+        grant_types: options.tokenExchange ? [TOKEN_EXCHANGE_GRANT] : [],
+        response_types: [],
       },
     ],
     jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'test-key', alg: 'RS256', use: 'sig' }] },
@@ -86,12 +110,21 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
       claims: () => ({ sub: id, name: `User ${id}`, email: `${id}@example.test`, email_verified: true }),
     }),
   })
-  server.on('request', provider.callback())
+  if (options.tokenExchange) provider.registerGrantType(TOKEN_EXCHANGE_GRANT, options.tokenExchange, TOKEN_EXCHANGE_PARAMS)
+  const counts = new Map<string, number>()
+  const serve = provider.callback()
+  server.on('request', (request, response) => {
+    const path = new URL(request.url ?? '/', issuer).pathname
+    counts.set(path, (counts.get(path) ?? 0) + 1)
+    serve(request, response)
+  })
   return {
     issuer,
     clientId,
     clientSecret,
+    resourceClient,
     provider,
+    requests: (path) => counts.get(path) ?? 0,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()
@@ -170,4 +203,58 @@ export async function revokeAt(idp: TestOidcProvider, token: string, hint: 'acce
     body: new URLSearchParams({ token, token_type_hint: hint }),
   })
   if (response.status !== 200) throw new Error(`revocation: HTTP ${response.status}`)
+}
+
+export interface IssuedTokens {
+  accessToken: string
+  refreshToken?: string
+  expiresIn: number
+}
+
+/**
+ * Tokens for `login` from the whole code flow (PKCE, dev sign-in and consent), the access token
+ * opaque and bound to `resource` (RFC 8707: `resource` at authorize and at the token endpoint).
+ * `redirectUri` must be registered; it is never visited. With `offline`, a refresh token too.
+ */
+export async function issueTokens(
+  idp: TestOidcProvider,
+  options: { login: string; resource: string; redirectUri: string; offline?: boolean },
+): Promise<IssuedTokens> {
+  const metadata = await metadataOf(idp)
+  const verifier = randomBytes(32).toString('base64url')
+  const challenge = createHash('sha256').update(verifier).digest('base64url')
+  const authorize = new URL(metadata.authorization_endpoint as string)
+  const params = {
+    response_type: 'code',
+    client_id: idp.clientId,
+    redirect_uri: options.redirectUri,
+    scope: options.offline ? 'openid offline_access mcp' : 'openid mcp',
+    resource: options.resource,
+    state: randomBytes(16).toString('base64url'),
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    // oidc-provider drops offline_access without a consent prompt.
+    ...(options.offline ? { prompt: 'consent' } : {}),
+  }
+  for (const [name, value] of Object.entries(params)) authorize.searchParams.set(name, value)
+  const code = (await signInAt(idp, authorize.href, options.login)).searchParams.get('code')
+  if (!code) throw new Error('the provider redirected back without a code')
+  const response = await fetch(metadata.token_endpoint as string, {
+    method: 'POST',
+    headers: { authorization: `Basic ${btoa(`${idp.clientId}:${idp.clientSecret}`)}` },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: options.redirectUri,
+      code_verifier: verifier,
+      resource: options.resource,
+    }),
+  })
+  const body = (await response.json()) as Record<string, unknown>
+  if (response.status !== 200 || typeof body.access_token !== 'string') {
+    throw new Error(`token endpoint: HTTP ${response.status} ${JSON.stringify(body.error)}`)
+  }
+  const tokens: IssuedTokens = { accessToken: body.access_token, expiresIn: body.expires_in as number }
+  if (typeof body.refresh_token === 'string') tokens.refreshToken = body.refresh_token
+  return tokens
 }

@@ -21,6 +21,7 @@ describe('the error table', () => {
       unknownAnswer: [-32600, 400],
       unauthorized: [-32600, 401],
       forbidden: [-32600, 403],
+      authUnavailable: [-32603, 503],
       insufficientScope: [-32600, 403],
       tooManyRequests: [-32600, 429],
       methodNotAllowed: [-32600, 405],

@@ -153,6 +153,7 @@ describe('public surface', () => {
       'extractContext',
       'formatTraceparent',
       'input',
+      'introspectionResourceServer',
       'isLocalRequest',
       'jwtResourceServer',
       'mcp',
@@ -187,6 +188,7 @@ describe('public surface', () => {
   it('exports exactly these names from mcp-edge/oauth', async () => {
     expect(Object.keys(await import('../../packages/mcp-edge/src/oauth/index.ts')).sort()).toEqual([
       'UpstreamError',
+      'exchangeToken',
       'githubProvider',
       'oidcProvider',
       'randomToken',

@@ -59,6 +59,8 @@ export interface RateLimiter {
 
 /** The binding's periods are 10 or 60 seconds; clients wait one period at most. */
 const RETRY_AFTER_SECONDS = '60'
+/** A token that could not be checked (introspection failed): worth trying again soon. */
+const AUTH_RETRY_AFTER_SECONDS = '5'
 
 /** A 401 with the parameters of its Bearer challenge (RFC 6750 §3: `error` only when a token was sent). */
 export class AuthChallenge extends McpError {
@@ -180,6 +182,7 @@ export function createAuthenticator<Env>(
       if (error instanceof AuthChallenge) return header(env, { error: error.error })
       if (error.kind === 'insufficientScope') return header(env, scopeParams(error.data, baseline(env)))
       if (error.kind === 'tooManyRequests') return { 'retry-after': RETRY_AFTER_SECONDS }
+      if (error.kind === 'authUnavailable') return { 'retry-after': AUTH_RETRY_AFTER_SECONDS }
       return undefined
     },
     headersForResponse(message, status, env) {

@@ -6,7 +6,9 @@
  * deploy), issuer, audience = this resource (RFC 8707), expiry and not-before. The token's `sub`
  * becomes the principal and its `scope` the principal's scopes. RFC 9728 metadata is served by
  * `protectedResourceMetadata()`, mounted at the app root because the well-known path sits outside
- * the endpoint's mount. Tokens this library did not issue itself: no introspection, no revocation.
+ * the endpoint's mount. JWTs are checked here alone, so a revoked one is good until it expires;
+ * opaque tokens, checked by asking their issuer, are `introspectionResourceServer`'s
+ * (introspection.ts), which shares the bearer reading and the metadata of this module.
  */
 import { Hono } from 'hono'
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify } from 'jose'
@@ -70,6 +72,31 @@ export interface JwtResourceServer<Env> extends ResourceServer<Env> {
   metadata(env: Env): Record<string, unknown>
 }
 
+/** The bearer token of a request (RFC 6750 §2.1), or the 401 that a missing or malformed one gets. */
+export function bearerOf(request: Request): string {
+  const header = request.headers.get('authorization')
+  if (header === null) throw new AuthChallenge('Unauthorized: a bearer token is required')
+  const token = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header)?.[1]
+  if (!token) throw new AuthChallenge('Unauthorized: malformed Authorization header', 'invalid_request')
+  return token
+}
+
+/** The RFC 9728 document of a resource whose tokens `issuer` issues. */
+export function resourceMetadata(options: {
+  resource: string
+  issuer: string
+  scopes?: string[] | undefined
+  resourceName?: string | undefined
+}): Record<string, unknown> {
+  return {
+    resource: options.resource,
+    authorization_servers: [options.issuer],
+    bearer_methods_supported: ['header'],
+    ...(options.scopes?.length ? { scopes_supported: options.scopes } : {}),
+    ...(options.resourceName ? { resource_name: options.resourceName } : {}),
+  }
+}
+
 /**
  * @example
  * const resourceServer = jwtResourceServer<Env>((env) => ({
@@ -104,10 +131,7 @@ export function jwtResourceServer<Env>(
   return {
     async authenticate(request, env): Promise<Principal> {
       const { options, keys } = configFor(env)
-      const header = request.headers.get('authorization')
-      if (header === null) throw new AuthChallenge('Unauthorized: a bearer token is required')
-      const token = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i.exec(header)?.[1]
-      if (!token) throw new AuthChallenge('Unauthorized: malformed Authorization header', 'invalid_request')
+      const token = bearerOf(request)
       try {
         const { payload } = await jwtVerify(token, keys, {
           issuer: options.issuer,
@@ -133,30 +157,27 @@ export function jwtResourceServer<Env>(
       return { resourceMetadataUrl: metadataUrlOf(options.resource), scopes: options.scopes ?? [] }
     },
     metadata(env) {
-      const { options } = configFor(env)
-      return {
-        resource: options.resource,
-        authorization_servers: [options.issuer],
-        bearer_methods_supported: ['header'],
-        ...(options.scopes?.length ? { scopes_supported: options.scopes } : {}),
-        ...(options.resourceName ? { resource_name: options.resourceName } : {}),
-      }
+      return resourceMetadata(configFor(env).options)
     },
   }
 }
 
 /**
- * The RFC 9728 well-known route of a resource server, to mount at the app root. Public and
- * readable from any origin (clients fetch it before they have a token).
+ * The RFC 9728 well-known route of a resource server (`jwtResourceServer`,
+ * `introspectionResourceServer`, or anything with `metadata(env)`), to mount at the app root.
+ * Public and readable from any origin (clients fetch it before they have a token). A path that is
+ * not this resource's goes on to the next route, so several resources' routes can be mounted.
  *
  * @example
  * app.route('/', protectedResourceMetadata(resourceServer))
  */
-export function protectedResourceMetadata<Bindings extends object>(resourceServer: JwtResourceServer<Bindings>) {
+export function protectedResourceMetadata<Bindings extends object>(resourceServer: {
+  metadata(env: Bindings): Record<string, unknown>
+}) {
   const app = new Hono<{ Bindings: Bindings }>()
-  app.get('/.well-known/oauth-protected-resource/*', (c) => {
+  app.get('/.well-known/oauth-protected-resource/*', (c, next) => {
     const document = resourceServer.metadata(c.env)
-    if (new URL(metadataUrlOf(document.resource as string)).pathname !== c.req.path) return c.notFound()
+    if (new URL(metadataUrlOf(document.resource as string)).pathname !== c.req.path) return next()
     return c.json(document, 200, { 'access-control-allow-origin': '*', 'cache-control': 'public, max-age=3600' })
   })
   return app

@@ -11,6 +11,8 @@ export type { GithubProviderOptions } from './github.ts'
 export { oidcProvider } from './oidc.ts'
 export type { OidcProviderOptions } from './oidc.ts'
 export { randomToken, s256 } from './pkce.ts'
+export { exchangeToken } from './token-exchange.ts'
+export type { TokenExchangeOptions, TokenExchangeResult } from './token-exchange.ts'
 export { UpstreamError } from './upstream.ts'
 export type {
   UpstreamAuthorizationRequest,

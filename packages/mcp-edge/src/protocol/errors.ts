@@ -37,6 +37,11 @@ export const ERROR_KINDS = {
   // JSON-RPC errors (streamable-http: "the body MAY be a JSON-RPC error with no id").
   unauthorized: { code: -32600, status: 401, message: 'Unauthorized' },
   forbidden: { code: -32600, status: 403, message: 'Forbidden' },
+  /**
+   * The authorization server could not say whether the bearer token is good (introspection timed
+   * out, failed or answered nonsense): refused, never served, and the client may retry.
+   */
+  authUnavailable: { code: -32603, status: 503, message: 'Service unavailable: the token could not be checked; retry' },
   /** A valid token without the scopes an operation needs (authorization "Scope Challenge"); step-up. */
   insufficientScope: { code: -32600, status: 403, message: 'Forbidden: insufficient scope' },
   /** A per-principal or per-isolate cap, or the rate limit, was reached; retry later. */
