@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest'
 import { answer, legacyConnect, legacyGet, legacyRequest, legacyRpc, legacyStream } from '../support/legacy.ts'
 import type { LegacyClient } from '../support/legacy.ts'
 import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
-import { rawPost, readResponse, rpc } from '../support/mcp.ts'
+import { buildRequest, rawPost, readResponse, rpc } from '../support/mcp.ts'
+
+const LOG_LEVEL = 'io.modelcontextprotocol/logLevel'
 import type { ContractTarget } from './protocol.ts'
 
 const REVISIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const
@@ -617,6 +619,13 @@ export function legacyContract(target: () => ContractTarget): void {
       expect(newest).toMatch(/^retry: 1000\nid: p:[\w-]+\.0\ndata: \n\n/)
       expect(newest).toContain('Reconnection probe done')
       expect(await text(await connect({ version: '2025-06-18' }))).toMatch(/^event: message\ndata: /)
+      // A 2026-07-28 call's stream has no event ids at all (the revision removed resumption).
+      const modern = await target().fetch(
+        buildRequest(url(), 'tools/call', { name: 'test_reconnection', arguments: {} }, { meta: { [LOG_LEVEL]: 'info' } }),
+      )
+      const modernText = await modern.text()
+      expect(modernText).toMatch(/^event: message\ndata: .*notifications\/message/)
+      expect(modernText).not.toMatch(/^(id|retry):/m)
     })
 
     it('answers a GET resuming a call’s stream with 405 (calls are not resumed); one resuming its own stream opens anew', async () => {

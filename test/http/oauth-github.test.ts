@@ -215,4 +215,38 @@ describe('sign-in with GitHub (a stand-in for a GitHub Enterprise Server on loop
       await page.close()
     }
   })
+
+  // Last: it revokes every token the stand-in issued.
+  it('ends the grant at the next refresh once the person removes the app at GitHub (an OAuth app’s tokens never expire)', async () => {
+    const provider = new ScriptedOAuthProvider('revoked at github')
+    const transport = await authorizationRequest(provider)
+    const page = await browser.context.newPage()
+    const back = clientRedirects(page)
+    try {
+      await allowAtConsent(page, provider)
+      await page.getByRole('button', { name: 'Authorize' }).click()
+      await expect.poll(() => back.length, { timeout: 10_000 }).toBe(1)
+    } finally {
+      await page.close()
+    }
+    await transport.finishAuth((back[0] as URL).searchParams)
+    const tokens = provider.tokens()
+    const clientId = (provider.clientInformation() as { client_id: string } | undefined)?.client_id as string
+    const refresh = () =>
+      fetch(`${origin}/oauth/token`, {
+        method: 'POST',
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          refresh_token: tokens?.refresh_token as string,
+          client_id: clientId,
+        }),
+      })
+    // While GitHub still takes the token, a refresh asks it (/user) and succeeds.
+    const profiles = count('GET', '/api/v3/user')
+    expect((await refresh()).status).toBe(200)
+    expect(count('GET', '/api/v3/user')).toBe(profiles + 1)
+    github.revokeAll()
+    const refused = await refresh()
+    expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([400, 'invalid_grant'])
+  })
 })

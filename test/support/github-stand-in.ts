@@ -47,6 +47,8 @@ export interface GithubStandIn {
   clientSecret: string
   /** Every request: method, path and headers. */
   requests: { method: string; path: string; headers: IncomingMessage['headers'] }[]
+  /** The person removes the app at GitHub: every token issued so far stops working. */
+  revokeAll(): void
   close(): Promise<void>
 }
 
@@ -171,6 +173,10 @@ export async function startGithubStandIn(options: GithubStandInOptions): Promise
     clientId,
     clientSecret,
     requests,
+    revokeAll() {
+      accessTokens.clear()
+      refreshTokens.clear()
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

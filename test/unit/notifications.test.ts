@@ -154,7 +154,7 @@ describe('in-isolate delivery', () => {
 })
 
 describe('server.notifyLog', () => {
-  it('refuses an unknown level (TypeError) and data over 64 KiB of JSON (RangeError), publishing nothing', async () => {
+  it('refuses an unknown level or no data (TypeError) and data over 64 KiB of JSON (RangeError), publishing nothing', async () => {
     const { server, fetch } = serve('isolate')
     const listen = await openStream(
       fetch,
@@ -165,6 +165,7 @@ describe('server.notifyLog', () => {
     try {
       await listen.next()
       expect(() => server.notifyLog('loud' as never, 'x')).toThrow(TypeError)
+      expect(() => server.notifyLog('info', undefined)).toThrow(TypeError)
       expect(() => server.notifyLog('info', 'x'.repeat(MAX_LOG_EVENT_BYTES))).toThrow(RangeError)
       // At the bound it goes, and a 2026 listen stream never hears a log message (only 2025
       // session streams take the topic): the next thing it carries is the list change after it.

@@ -99,6 +99,16 @@ describe('oidcProvider against oidc-provider', () => {
     expect(`${error.message} ${error.stack}`).not.toContain(refreshToken)
   })
 
+  it('reads the profile an access token speaks for (userinfo), and reports one the provider revoked as invalid_grant', async () => {
+    const { tokens } = await upstream.exchangeCode(await signIn('hedy'))
+    expect(await upstream.profile(tokens.accessToken)).toEqual({
+      subject: 'hedy',
+      claims: { name: 'User hedy', email: 'hedy@example.test', emailVerified: true },
+    })
+    await revokeAt(idp, tokens.accessToken, 'access_token')
+    expect(await refusal(upstream.profile(tokens.accessToken))).toMatchObject({ reason: 'invalid_grant', invalidGrant: true })
+  })
+
   it('refuses a code redeemed with another PKCE verifier (the token endpoint says invalid_grant)', async () => {
     const callback = await signIn('mallory')
     const error = await refusal(upstream.exchangeCode({ ...callback, verifier: randomToken() }))

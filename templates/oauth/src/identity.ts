@@ -44,7 +44,8 @@ export function identityTools<Env>(server: McpServer<Env>): void {
     },
     async (_args, ctx) => {
       const upstream = upstreamFromEnv(ctx.env as UpstreamEnv) // the Worker's env, whatever else it holds
-      if (!ctx.upstream || !upstream) {
+      // Only the provider that issued the token gets it.
+      if (!ctx.upstream || !upstream || ctx.upstream.issuer !== upstream.issuer) {
         return { content: [{ type: 'text', text: 'You did not sign in through an identity provider.' }], isError: true }
       }
       try {

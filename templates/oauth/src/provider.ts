@@ -14,6 +14,8 @@ import { mcp } from 'mcp-edge'
 import type { McpHttpOptions, McpServer, McpVariables } from 'mcp-edge'
 import type { SignedInProps } from './callback'
 import { signInRoutes } from './consent'
+import { upstreamFromEnv } from './upstream'
+import type { UpstreamEnv } from './upstream'
 import { upstreamGrant } from './upstream-grant'
 
 export interface OAuthWorkerOptions<E extends object> {
@@ -54,6 +56,12 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
   api.use('/mcp/*', async (c, next) => {
     const context = c.executionCtx as ExecutionContext & { props?: Partial<SignedInProps>; auth?: OAuthResourceAuth }
     const { subject, claims, issuer, upstream } = context.props ?? {}
+    // A token from another sign-in than the one configured now (another provider, or the
+    // passphrase page): its subject belongs to another namespace.
+    if (context.props && issuer !== upstreamFromEnv(c.env as UpstreamEnv)?.issuer) {
+      const challenge = `Bearer error="invalid_token", error_description="Sign in again", resource_metadata="${metadataUrl}"`
+      return c.json({ error: 'invalid_token' }, 401, { 'www-authenticate': challenge })
+    }
     if (upstream?.expiresAt !== undefined && upstream.expiresAt <= Date.now()) {
       // The provider's token ended before ours (it lived under a minute): the client refreshes.
       const challenge = `Bearer error="invalid_token", error_description="The sign-in expired; refresh the token", resource_metadata="${metadataUrl}"`

@@ -4,9 +4,11 @@
  * and every tool is called with it; without a token /mcp is 401 with the RFC 9728 challenge.
  * Everything goes to the Worker in-process through `exports.default.fetch`.
  */
-import { exports } from 'cloudflare:workers'
+import { createExecutionContext } from 'cloudflare:test'
+import { env, exports } from 'cloudflare:workers'
 import { McpClient, McpClientError } from 'mcp-edge/client'
 import { describe, expect, it } from 'vitest'
+import worker from '../src/index'
 
 const ORIGIN = 'http://127.0.0.1:8787'
 const REDIRECT = 'http://127.0.0.1:9999/callback'
@@ -112,6 +114,29 @@ describe('the MCP server behind OAuth', () => {
     expect(tools.map((tool) => tool.name)).toEqual(['whoami', 'my_profile', 'add'])
     expect(await client.callTool('whoami', {})).toMatchObject({ structuredContent: { subject: 'ada', scopes: ['mcp'] } })
     expect((await client.callTool('add', { a: 2, b: 3 })).content).toEqual([{ type: 'text', text: '5' }])
+  })
+
+  it('refuses a token from another sign-in than the one configured now: a passphrase name once a provider signs people in', async () => {
+    // The same Worker with an identity provider configured (nothing is fetched until someone signs in there).
+    const provider = { ...env, OIDC_ISSUER: 'https://idp.example', OIDC_CLIENT_ID: 'client', OIDC_CLIENT_SECRET: 'secret' }
+    const token = await signIn('12345678')
+    const handler = worker as { fetch(request: Request, settings: typeof env, ctx: ExecutionContext): Promise<Response> }
+    const fetchWith = (request: Request, settings: typeof env, ctx: ExecutionContext) => handler.fetch(request, settings, ctx)
+    const client = (settings: typeof env) =>
+      new McpClient({
+        url: `${ORIGIN}/mcp`,
+        token: () => token,
+        fetch: (request) => fetchWith(request, settings, createExecutionContext()),
+      })
+    expect(await client(env).callTool('whoami', {})).toMatchObject({ structuredContent: { subject: '12345678' } })
+    const error = await client(provider)
+      .request('tools/list', {})
+      .catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(McpClientError)
+    expect([(error as McpClientError).status, (error as McpClientError).challenge]).toEqual([
+      401,
+      expect.stringContaining('invalid_token'),
+    ])
   })
 
   it('refuses /mcp without a token (401 with a Bearer challenge), from elsewhere and locally alike', async () => {

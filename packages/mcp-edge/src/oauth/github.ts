@@ -61,6 +61,12 @@ async function primaryEmail(api: string, accessToken: string): Promise<string | 
 
 async function profile(api: string, accessToken: string): Promise<{ subject: string; claims: UpstreamClaims }> {
   const response = await apiGet(api, '/user', accessToken)
+  if (response.status === 401) {
+    await response.body?.cancel()
+    throw new UpstreamError('invalid_grant', 'GitHub no longer accepts the token (revoked, or the app was removed)', {
+      invalidGrant: true,
+    })
+  }
   const user = await jsonOf(response)
   if (typeof user !== 'object' || user === null) {
     throw new UpstreamError('profile_failed', `GitHub's /user answered ${response.status} without a user`)

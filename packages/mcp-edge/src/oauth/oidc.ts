@@ -62,13 +62,20 @@ function claimsOf(source: Record<string, unknown>): UpstreamClaims {
   return claims
 }
 
-/** The provider's userinfo for an access token (Core §5.3). */
-async function userinfoOf(endpoint: string, accessToken: string): Promise<Record<string, unknown>> {
+/**
+ * The provider's userinfo for an access token (Core §5.3). `later`: the token is one kept since a
+ * sign-in, so a 401 means the provider no longer takes it (`invalid_grant`).
+ */
+async function userinfoOf(endpoint: string, accessToken: string, later = false): Promise<Record<string, unknown>> {
   const response = await upstreamFetch(
     endpoint,
     { headers: { accept: 'application/json', authorization: `Bearer ${accessToken}` } },
     'userinfo endpoint',
   )
+  if (later && response.status === 401) {
+    await response.body?.cancel()
+    throw new UpstreamError('invalid_grant', 'the provider no longer accepts the access token', { invalidGrant: true })
+  }
   if (!response.ok) {
     await response.body?.cancel()
     throw new UpstreamError('userinfo_invalid', `the provider's userinfo endpoint answered ${response.status}`)
@@ -154,7 +161,7 @@ export function oidcProvider(options: OidcProviderOptions): UpstreamProvider {
     async profile(accessToken) {
       const { userinfoEndpoint } = await discover(issuer)
       if (userinfoEndpoint === undefined) throw new UpstreamError('userinfo_invalid', 'the provider has no userinfo endpoint')
-      const userinfo = await userinfoOf(userinfoEndpoint, accessToken)
+      const userinfo = await userinfoOf(userinfoEndpoint, accessToken, true)
       if (typeof userinfo.sub !== 'string') throw new UpstreamError('userinfo_invalid', 'userinfo names no subject')
       return { subject: userinfo.sub, claims: claimsOf(userinfo) }
     },

@@ -69,7 +69,8 @@ export interface UpstreamProvider {
   refresh(refreshToken: string): Promise<UpstreamTokens>
   /**
    * Who an access token speaks for, from the provider's API (OIDC userinfo, GitHub's `/user`):
-   * the simplest call of a downstream API as the signed-in person.
+   * the simplest call of a downstream API as the signed-in person. A token the provider no
+   * longer accepts (401) is `invalid_grant`, with `invalidGrant` true.
    */
   profile(accessToken: string): Promise<{ subject: string; claims: UpstreamClaims }>
 }

@@ -49,9 +49,10 @@ export interface NotifyLogOptions extends NotifyOptions {
 /** The most JSON a log message's `data` may be: it goes to every session's stream that admits it. */
 export const MAX_LOG_EVENT_BYTES = 64 * 1024
 
-/** The event of `server.notifyLog`; a TypeError for an unknown level, a RangeError past `MAX_LOG_EVENT_BYTES`. */
+/** The event of `server.notifyLog`; a TypeError for an unknown level or no data, a RangeError past `MAX_LOG_EVENT_BYTES`. */
 export function logEvent(level: LogLevel, data: unknown, options?: NotifyLogOptions): McpEvent {
   if (!(LOG_LEVELS as readonly unknown[]).includes(level)) throw new TypeError(`notifyLog: unknown level ${String(level)}`)
+  if (data === undefined) throw new TypeError('notifyLog: data is required (notifications/message carries it)')
   const size = new TextEncoder().encode(JSON.stringify(data) ?? '').byteLength
   if (size > MAX_LOG_EVENT_BYTES)
     throw new RangeError(`notifyLog: data is ${size} bytes of JSON, more than ${MAX_LOG_EVENT_BYTES}`)
