@@ -13,14 +13,20 @@
  * delivered with this one's state, which GitHub refuses for our PKCE verifier
  * (`bad_verification_code`, answered with 200 as GitHub does): access_denied, no code.
  */
-import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser } from '../support/browser.ts'
 import type { Browser } from '../support/browser.ts'
 import { authorizeAt, startGithubStandIn } from '../support/github-stand-in.ts'
 import type { GithubStandIn } from '../support/github-stand-in.ts'
-import { REDIRECT_URI, ScriptedOAuthProvider } from '../support/oauth-client.ts'
+import { ScriptedOAuthProvider } from '../support/oauth-client.ts'
+import {
+  authorizationRequest as authorizationRequestAt,
+  clientRedirects,
+  newOAuthClient,
+  requestsOf,
+} from '../support/oauth-browser.ts'
 import { freePort, startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
 const USER = { id: 583231, login: 'octocat', name: 'The Octocat', email: null }
@@ -59,36 +65,14 @@ afterAll(async () => {
   if (browser?.shots.length) console.log(`GitHub sign-in screenshots:\n${browser.shots.map((path) => `  ${path}`).join('\n')}`)
 })
 
-function newClient() {
-  return new Client({ name: 'github-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
-}
-
-/** The MCP client's first connect: refused, and the authorization URL it wants a browser to open. */
-async function authorizationRequest(provider: ScriptedOAuthProvider): Promise<StreamableHTTPClientTransport> {
-  const transport = new StreamableHTTPClientTransport(new URL(worker.url), { authProvider: provider })
-  await expect(newClient().connect(transport)).rejects.toBeInstanceOf(UnauthorizedError)
-  expect(provider.authorizationUrl).toBeDefined()
-  return transport
-}
-
-/** Where the browser was sent back to the MCP client (REDIRECT_URI, where nothing listens). */
-function clientRedirects(page: Page): URL[] {
-  const seen: URL[] = []
-  page.on('request', (request) => {
-    if (request.url().startsWith(REDIRECT_URI)) seen.push(new URL(request.url()))
-  })
-  return seen
-}
-
+const newClient = () => newOAuthClient('github-test')
+const authorizationRequest = (provider: ScriptedOAuthProvider) => authorizationRequestAt(worker.url, provider)
 /** The authorization requests the browser made at the stand-in (our redirect after consent). */
-function githubRequests(page: Page): URL[] {
-  const seen: URL[] = []
-  page.on('request', (request) => {
-    const url = new URL(request.url())
-    if (request.method() === 'GET' && url.origin === github.webOrigin && url.pathname === '/login/oauth/authorize') seen.push(url)
-  })
-  return seen
-}
+const githubRequests = (page: Page) =>
+  requestsOf(
+    page,
+    (url, method) => method === 'GET' && url.origin === github.webOrigin && url.pathname === '/login/oauth/authorize',
+  )
 
 /** Our consent page, allowed: the browser then waits on the stand-in's authorize page. */
 async function allowAtConsent(page: Page, provider: ScriptedOAuthProvider): Promise<void> {

@@ -31,6 +31,7 @@ import { launchBrowser } from '../support/browser.ts'
 import type { Browser } from '../support/browser.ts'
 import { listenForBrowserLaunches } from '../support/browser-stand-in.ts'
 import type { BrowserLaunches } from '../support/browser-stand-in.ts'
+import { signInAtProvider as signInWithPage, within } from '../support/oauth-browser.ts'
 import { startOidcProvider } from '../support/oidc-provider.ts'
 import type { TestOidcProvider } from '../support/oidc-provider.ts'
 import { groupSignaller } from '../support/process-group.ts'
@@ -75,23 +76,7 @@ afterAll(async () => {
     console.log(`mcp-remote sign-in screenshots:\n${browser.shots.map((path) => `  ${path}`).join('\n')}`)
 })
 
-/** `promise`, or an error naming what did not happen within `ms`. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)
-  })
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
-}
-
-/** Log in at oidc-provider's own pages (its development interactions) as `login`, and consent. */
-async function signInAtProvider(page: Page, login: string): Promise<void> {
-  await page.locator('input[name=login]').fill(login)
-  await page.locator('input[name=password]').fill('any')
-  await browser.shot(page, `provider-login-${login}`)
-  await page.locator('button[type=submit]').click()
-  await page.getByRole('button', { name: 'Continue' }).click()
-}
+const signInAtProvider = (page: Page, login: string) => signInWithPage(browser, page, login)
 
 /**
  * mcp-remote as a stdio server, the way a desktop host starts it: its environment has no display,

@@ -13,12 +13,19 @@
  * ID-token attacks (issuer, audience, expiry, signature, alg, nonce) are in test/unit/oauth-*.
  */
 import { readFileSync } from 'node:fs'
-import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser } from '../support/browser.ts'
 import type { Browser } from '../support/browser.ts'
 import { REDIRECT_URI, ScriptedOAuthProvider } from '../support/oauth-client.ts'
+import {
+  authorizationRequest as authorizationRequestAt,
+  clientRedirects,
+  newOAuthClient,
+  requestsOf,
+} from '../support/oauth-browser.ts'
+import { signInAtProvider as signInWithPage } from '../support/oauth-browser.ts'
 import { oidcProvider, randomToken, s256 } from '../../packages/mcp-edge/src/oauth/index.ts'
 import { rpc } from '../support/mcp.ts'
 import { revokeAt, signInAt, startOidcProvider } from '../support/oidc-provider.ts'
@@ -61,45 +68,12 @@ afterAll(async () => {
   if (browser?.shots.length) console.log(`Sign-in screenshots:\n${browser.shots.map((path) => `  ${path}`).join('\n')}`)
 })
 
-function newClient() {
-  return new Client({ name: 'oidc-test', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
-}
-
-/** The MCP client's first connect: refused, and the authorization URL it wants a browser to open. */
-async function authorizationRequest(provider: ScriptedOAuthProvider): Promise<StreamableHTTPClientTransport> {
-  const transport = new StreamableHTTPClientTransport(new URL(worker.url), { authProvider: provider })
-  await expect(newClient().connect(transport)).rejects.toBeInstanceOf(UnauthorizedError)
-  expect(provider.authorizationUrl).toBeDefined()
-  return transport
-}
-
-/** Where the browser was sent back to the MCP client (REDIRECT_URI, where nothing listens). */
-function clientRedirects(page: Page): URL[] {
-  const seen: URL[] = []
-  page.on('request', (request) => {
-    if (request.url().startsWith(REDIRECT_URI)) seen.push(new URL(request.url()))
-  })
-  return seen
-}
-
-/** Log in at oidc-provider's own pages (its development interactions) as `login`, and consent. */
-async function signInAtProvider(page: Page, login: string): Promise<void> {
-  await page.locator('input[name=login]').fill(login)
-  await page.locator('input[name=password]').fill('any')
-  await browser.shot(page, `provider-login-${login}`)
-  await page.locator('button[type=submit]').click()
-  await page.getByRole('button', { name: 'Continue' }).click()
-}
-
+const newClient = () => newOAuthClient('oidc-test')
+const authorizationRequest = (provider: ScriptedOAuthProvider) => authorizationRequestAt(worker.url, provider)
+const signInAtProvider = (page: Page, login: string) => signInWithPage(browser, page, login)
 /** The provider's authorization requests the browser made (our redirect after consent). */
-function providerRequests(page: Page): URL[] {
-  const seen: URL[] = []
-  page.on('request', (request) => {
-    const url = new URL(request.url())
-    if (url.origin === new URL(idp.issuer).origin && url.pathname.endsWith('/auth')) seen.push(url)
-  })
-  return seen
-}
+const providerRequests = (page: Page) =>
+  requestsOf(page, (url) => url.origin === new URL(idp.issuer).origin && url.pathname.endsWith('/auth'))
 
 /** Sign `login` in as oidc e2e's first test does, without its checks: the client's tokens and id. */
 async function signInWithBrowser(login: string) {

@@ -30,21 +30,13 @@ import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startForwarder } from '../support/forwarder.ts'
 import { rpc } from '../support/mcp.ts'
+import { within } from '../support/oauth-browser.ts'
 import { type PairServer, startPair } from '../support/pair.ts'
 import { groupSignaller } from '../support/process-group.ts'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 /** How long any one awaited event may take: each takes milliseconds, a reconnect one second. */
 const WAIT_MS = 5000
-
-/** `promise`, or an error naming what did not happen within `ms`. */
-function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)
-  })
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer))
-}
 
 /** Waiters for the next message of each method, filled by whoever receives them. */
 function inbox<T>() {
