@@ -12,7 +12,9 @@
  * (the provider refuses our PKCE verifier), and the provider's own token presented to /mcp. The
  * ID-token attacks (issuer, audience, expiry, signature, alg, nonce) are in test/unit/oauth-*.
  */
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -32,6 +34,7 @@ import { revokeAt, signInAt, startOidcProvider } from '../support/oidc-provider.
 import type { TestOidcProvider } from '../support/oidc-provider.ts'
 import { freePort, startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
+const ROOT = resolve(import.meta.dirname, '../..')
 let worker: WranglerServer
 let idp: TestOidcProvider
 let browser: Browser
@@ -74,6 +77,15 @@ const signInAtProvider = (page: Page, login: string) => signInWithPage(browser, 
 /** The provider's authorization requests the browser made (our redirect after consent). */
 const providerRequests = (page: Page) =>
   requestsOf(page, (url) => url.origin === new URL(idp.issuer).origin && url.pathname.endsWith('/auth'))
+
+/** The grants the Worker's KV holds for `login` (the provider's keys `grant:<userId>:<id>`), read as wrangler reads local state. */
+function storedGrants(login: string): string[] {
+  const wrangler = join(ROOT, 'node_modules/.bin/wrangler')
+  const args = ['kv', 'key', 'list', '--binding', 'OAUTH_KV', '--local', '--persist-to', worker.persistTo]
+  args.push('-c', 'apps/demo/oauth/wrangler.jsonc', '--prefix', `grant:${encodeURIComponent(login)}:`)
+  const listed = execFileSync(wrangler, args, { cwd: ROOT, env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } })
+  return (JSON.parse(String(listed)) as { name: string }[]).map((key) => key.name)
+}
 
 /** Sign `login` in as oidc e2e's first test does, without its checks: the client's tokens and id. */
 async function signInWithBrowser(login: string) {
@@ -149,6 +161,7 @@ describe('sign-in through an OpenID provider (oidc-provider on loopback, Chromiu
     await client.connect(new StreamableHTTPClientTransport(new URL(worker.url), { authProvider: provider }))
     const me = await client.callTool({ name: 'whoami', arguments: {} })
     expect(me.structuredContent).toEqual({ subject: 'ada', name: 'User ada', email: 'ada@example.test', scopes: ['mcp'] })
+    expect(storedGrants('ada')).toHaveLength(1) // what the attacks below must not leave
     // A tool calls the provider's API as ada, with the token her sign-in left (ctx.upstream).
     const profile = await client.callTool({ name: 'my_profile', arguments: {} })
     expect(profile.structuredContent).toEqual({
@@ -195,6 +208,7 @@ describe('sign-in through an OpenID provider (oidc-provider on loopback, Chromiu
     })
     expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([400, 'invalid_grant'])
     expect((await toolAs(second.access_token, 'whoami')).status).toBe(401)
+    expect(storedGrants('lin')).toEqual([]) // the grant itself is gone
   })
 
   it('revokes a grant through our RFC 7009 endpoint: its access token is refused at once, its refresh token too', async () => {
@@ -214,6 +228,7 @@ describe('sign-in through an OpenID provider (oidc-provider on loopback, Chromiu
       client_id: signedIn.clientId,
     })
     expect(((await refresh.json()) as { error: string }).error).toBe('invalid_grant')
+    expect(storedGrants('kim')).toEqual([])
   })
 
   it('refuses a consent form posted from another origin on this host (403), and nothing goes to the provider', async () => {
@@ -281,6 +296,8 @@ describe('sign-in through an OpenID provider (oidc-provider on loopback, Chromiu
       const again = await browser.context.newPage()
       expect((await again.goto(String(second)))?.status()).toBe(400)
       await again.close()
+      // grace never finished a sign-in: nothing was granted to her.
+      expect(storedGrants('grace')).toEqual([])
     } finally {
       await page.close()
     }
