@@ -201,7 +201,7 @@ describe('sign-in with GitHub (a stand-in for a GitHub Enterprise Server on loop
   })
 
   // Last: it revokes every token the stand-in issued.
-  it('ends the grant at the next refresh once the person removes the app at GitHub (an OAuth app’s tokens never expire)', async () => {
+  it('keeps the grant through GitHub’s rate limit (503), and ends it at the next refresh once the person removes the app at GitHub (an OAuth app’s tokens never expire)', async () => {
     const provider = new ScriptedOAuthProvider('revoked at github')
     const transport = await authorizationRequest(provider)
     const page = await browser.context.newPage()
@@ -229,6 +229,12 @@ describe('sign-in with GitHub (a stand-in for a GitHub Enterprise Server on loop
     const profiles = count('GET', '/api/v3/user')
     expect((await refresh()).status).toBe(200)
     expect(count('GET', '/api/v3/user')).toBe(profiles + 1)
+    // Rate limited at GitHub: the client is told to retry (503), and the grant stays.
+    github.rateLimit(true)
+    const limited = await refresh()
+    expect([limited.status, ((await limited.json()) as { error: string }).error]).toEqual([503, 'temporarily_unavailable'])
+    github.rateLimit(false)
+    expect((await refresh()).status).toBe(200)
     github.revokeAll()
     const refused = await refresh()
     expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([400, 'invalid_grant'])

@@ -49,6 +49,8 @@ export interface GithubStandIn {
   requests: { method: string; path: string; headers: IncomingMessage['headers'] }[]
   /** The person removes the app at GitHub: every token issued so far stops working. */
   revokeAll(): void
+  /** GitHub's rate limit: while on, the API answers 403 with no requests left, as GitHub does. */
+  rateLimit(on: boolean): void
   close(): Promise<void>
 }
 
@@ -66,6 +68,7 @@ export async function startGithubStandIn(options: GithubStandInOptions): Promise
   const accessTokens = new Set<string>()
   const refreshTokens = new Set<string>()
   const requests: GithubStandIn['requests'] = []
+  let rateLimited = false
 
   const issue = (response: ServerResponse) => {
     const access = token('ghu')
@@ -103,6 +106,10 @@ export async function startGithubStandIn(options: GithubStandInOptions): Promise
     const bearer = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1] ?? ''
     if (!request.headers['user-agent']) return json(response, 403, { message: 'Request forbidden by administrative rules.' })
     if (!accessTokens.has(bearer)) return json(response, 401, { message: 'Bad credentials' })
+    if (rateLimited) {
+      response.setHeader('x-ratelimit-remaining', '0')
+      return json(response, 403, { message: 'API rate limit exceeded' })
+    }
     if (path === '/api/v3/user') return json(response, 200, { ...options.user, avatar_url: '', type: 'User' })
     return json(response, options.emailsStatus ?? 200, options.emails ?? [])
   }
@@ -176,6 +183,9 @@ export async function startGithubStandIn(options: GithubStandInOptions): Promise
     revokeAll() {
       accessTokens.clear()
       refreshTokens.clear()
+    },
+    rateLimit(on) {
+      rateLimited = on
     },
     close: () =>
       new Promise<void>((resolve) => {

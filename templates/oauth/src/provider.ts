@@ -14,7 +14,7 @@ import { mcp } from 'mcp-edge'
 import type { McpHttpOptions, McpServer, McpVariables } from 'mcp-edge'
 import type { SignedInProps } from './callback'
 import { signInRoutes } from './consent'
-import { upstreamFromEnv } from './upstream'
+import { SignInNotConfigured, upstreamFromEnv } from './upstream'
 import type { UpstreamEnv } from './upstream'
 import { upstreamGrant } from './upstream-grant'
 
@@ -58,7 +58,14 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
     const { subject, claims, issuer, upstream } = context.props ?? {}
     // A token from another sign-in than the one configured now (another provider, or the
     // passphrase page): its subject belongs to another namespace.
-    if (context.props && issuer !== upstreamFromEnv(c.env as UpstreamEnv)?.issuer) {
+    let configured: string | undefined
+    try {
+      configured = upstreamFromEnv(c.env as UpstreamEnv)?.issuer
+    } catch (error) {
+      if (!(error instanceof SignInNotConfigured)) throw error
+      return c.json({ error: 'server_error', error_description: 'Sign-in is misconfigured' }, 500)
+    }
+    if (context.props && issuer !== configured) {
       const challenge = `Bearer error="invalid_token", error_description="Sign in again", resource_metadata="${metadataUrl}"`
       return c.json({ error: 'invalid_token' }, 401, { 'www-authenticate': challenge })
     }

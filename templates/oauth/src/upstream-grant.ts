@@ -6,7 +6,8 @@
  * client refreshes, the provider's tokens are refreshed first if they would not outlive the new
  * token (a token that never expires is checked with the provider's API instead); if the provider
  * refuses (access revoked there) the grant is revoked too, so the client signs in again; if it is
- * unreachable the client is told to retry (503). A grant from another sign-in than the one
+ * unreachable or rate limited the client is told to retry (503); any other failure is a 500 that
+ * leaves the grant. A grant from another sign-in than the one
  * configured now (another issuer, or the passphrase page) is refused. Two refreshes of one grant
  * at once may both spend the provider's refresh token; where the provider allows it once (GitHub
  * Apps, rotation with reuse detection), the loser's refusal revokes the grant: the client signs in
@@ -46,8 +47,9 @@ function lifetime(tokens: UpstreamTokens, configured: number): number {
 export function upstreamGrant(accessTokenTtl: number) {
   return async (options: TokenExchangeCallbackOptions<UpstreamEnv>): Promise<TokenExchangeCallbackResult | undefined> => {
     // Our tokens carry the provider's access token: no client may exchange one for another's.
+    // (Not invalid_grant: that would let any client holding a token end the user's grant.)
     if (options.grantType === GrantType.TOKEN_EXCHANGE)
-      throw new OAuthError('invalid_grant', { description: 'Token exchange is not offered' })
+      throw new OAuthError('unsupported_grant_type', { description: 'Token exchange is not offered' })
     const props = options.props as Partial<SignedInProps>
     const upstream = configuredUpstream(options.env)
     // A grant made by another sign-in than the one configured now (another provider, or the
@@ -76,12 +78,15 @@ export function upstreamGrant(accessTokenTtl: number) {
     } catch (error) {
       if (!(error instanceof UpstreamError)) throw error
       console.warn(JSON.stringify({ msg: 'upstream refresh refused', reason: error.reason }))
-      // The provider is down: retry later. Anything else (access revoked there, a refusal of our
-      // client): the library revokes this grant with its tokens, and the client signs in again.
+      // The provider refused the grant (access revoked there): the library revokes ours with its
+      // tokens, and the client signs in again. Down or rate limited: retry later. Anything else
+      // (our client refused, a provider answering nonsense) is the server's fault: the grant stays.
+      if (error.invalidGrant)
+        throw new OAuthError('invalid_grant', { description: 'Access was revoked at the identity provider' })
       if (error.reason === 'unavailable') {
         throw new OAuthError('temporarily_unavailable', { description: 'The identity provider is unavailable', statusCode: 503 })
       }
-      throw new OAuthError('invalid_grant', { description: 'Access was revoked at the identity provider' })
+      throw new OAuthError('server_error', { description: 'The identity provider could not be asked', statusCode: 500 })
     }
     const refreshed: SignedInProps = { ...signedIn, upstream: tokens }
     return { newProps: refreshed, accessTokenProps: forToken(refreshed), accessTokenTTL: lifetime(tokens, accessTokenTtl) }

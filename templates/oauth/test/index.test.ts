@@ -137,6 +137,16 @@ describe('the MCP server behind OAuth', () => {
       401,
       expect.stringContaining('invalid_token'),
     ])
+    // Half configured (no client id or secret): every request says so (500), none is served.
+    const half = await fetchWith(
+      new Request(`${ORIGIN}/mcp`, { method: 'POST', headers: { authorization: `Bearer ${token}` } }),
+      { ...env, OIDC_ISSUER: 'https://idp.example' },
+      createExecutionContext(),
+    )
+    expect([half.status, await half.json()]).toEqual([
+      500,
+      { error: 'server_error', error_description: 'Sign-in is misconfigured' },
+    ])
   })
 
   it('refuses /mcp without a token (401 with a Bearer challenge), from elsewhere and locally alike', async () => {

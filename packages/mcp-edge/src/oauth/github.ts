@@ -67,6 +67,11 @@ async function profile(api: string, accessToken: string): Promise<{ subject: str
       invalidGrant: true,
     })
   }
+  // GitHub's rate limit answers 403 (with no requests left): retry later, as for a 429.
+  if (response.status === 403 && response.headers.get('x-ratelimit-remaining') === '0') {
+    await response.body?.cancel()
+    throw new UpstreamError('unavailable', "GitHub's rate limit was reached")
+  }
   const user = await jsonOf(response)
   if (typeof user !== 'object' || user === null) {
     throw new UpstreamError('profile_failed', `GitHub's /user answered ${response.status} without a user`)
