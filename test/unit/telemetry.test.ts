@@ -226,6 +226,71 @@ describe('spans, by the MCP conventions', () => {
   })
 })
 
+describe("the mirror into the runtime's tracing", () => {
+  /** A runtime span API that says whether it traces this invocation, and keeps every call made to it. */
+  function runtime(isTraced: boolean | undefined) {
+    const calls: string[] = []
+    const native = {
+      startSpan(name: string) {
+        calls.push(`start ${name}`)
+        return {
+          isTraced,
+          setAttribute: (key: string, value: unknown) => calls.push(`${key}=${value}`),
+          setStatus: (status: { code: string }) => calls.push(`status ${status.code}`),
+          end: () => calls.push('end'),
+        }
+      },
+    }
+    return { native, calls }
+  }
+  const start = { kind: 'server' as const, attributes: { 'mcp.method.name': 'tools/call', 'mcp.protocol.version': '2026-07-28' } }
+
+  it('mirrors a span when the runtime traces the invocation (or does not say): the attributes that tell spans apart', () => {
+    for (const isTraced of [true, undefined]) {
+      const { native, calls } = runtime(isTraced)
+      const span = createTelemetry({ native }).startSpan('tools/call add', { ...start, attributes: { ...start.attributes } })
+      span.fail('tool_error')
+      span.end()
+      expect(span.recording).toBe(true)
+      expect(calls).toEqual([
+        'start tools/call add',
+        `mcp_edge.trace_id=${span.context.traceId}`,
+        'mcp.method.name=tools/call',
+        'error.type=tool_error',
+        'status error',
+        'end',
+      ])
+    }
+  })
+
+  it('calls nothing more when the runtime does not trace it: with no exporter the span records nothing', () => {
+    const { native, calls } = runtime(false)
+    const span = createTelemetry({ native }).startSpan('tools/call add', { ...start, attributes: { ...start.attributes } })
+    span.setAttribute('mcp_edge.result_type', 'complete')
+    span.end()
+    expect(calls).toEqual(['start tools/call add', 'end'])
+    expect(span.recording).toBe(false)
+    // It still carries a context on (the log line's trace_id, a task's link, the next round's).
+    expect(span.context.traceId).toMatch(/^[0-9a-f]{32}$/)
+    expect(span.context.spanId).toMatch(/^[0-9a-f]{16}$/)
+  })
+
+  it('still exports the span when an exporter takes it, without mirroring it', () => {
+    const { native, calls } = runtime(false)
+    const recording = recordingExporter()
+    const span = createTelemetry({ native, exporters: [recording] }).startSpan('tools/call add', {
+      ...start,
+      attributes: { ...start.attributes },
+    })
+    span.setAttribute('mcp_edge.result_type', 'complete')
+    span.end()
+    expect(calls).toEqual(['start tools/call add', 'end'])
+    expect(recording.spans.map((finished) => [finished.name, finished.attributes['mcp_edge.result_type']])).toEqual([
+      ['tools/call add', 'complete'],
+    ])
+  })
+})
+
 describe('the duration metric and OTLP/HTTP', () => {
   it('records mcp.server.operation.duration per message, by method, target, error type and version', async () => {
     const { recording, send } = setup()

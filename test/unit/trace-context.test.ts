@@ -3,7 +3,7 @@
  * malformed value is ignored, never an error.
  */
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import {
   extractContext,
   formatTraceparent,
@@ -75,5 +75,14 @@ describe('ids', () => {
   it('are lowercase hex of the right length', () => {
     expect(randomId(16)).toMatch(/^[0-9a-f]{32}$/)
     expect(randomId(8)).toMatch(/^[0-9a-f]{16}$/)
+  })
+
+  it('never repeat across many refills of the random pool, and draw it once per kilobyte', () => {
+    const draws = vi.spyOn(crypto, 'getRandomValues')
+    const ids = Array.from({ length: 3000 }, (_, i) => randomId(i % 2 === 0 ? 16 : 8))
+    expect(new Set(ids).size).toBe(ids.length)
+    // 3000 ids of 16 and 8 bytes: 36,000 bytes, 1024 a draw.
+    expect(draws.mock.calls.length).toBeGreaterThanOrEqual(35)
+    expect(draws.mock.calls.length).toBeLessThanOrEqual(37)
   })
 })

@@ -66,6 +66,7 @@ export { createTelemetry } from './server/telemetry/tracer.ts'
 export type {
   Attributes,
   FinishedSpan,
+  NativeSpan,
   NativeTracing,
   OperationPoint,
   SpanKind,

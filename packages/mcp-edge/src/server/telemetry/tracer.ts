@@ -76,11 +76,15 @@ export interface TelemetryExporter {
 
 /** A runtime's own span API (Workers' `tracing`), as far as mirroring needs it. */
 export interface NativeTracing {
-  startSpan(name: string): {
-    setAttribute(key: string, value: boolean | number | string): unknown
-    setStatus(status: { code: 'unset' | 'ok' | 'error'; message?: string }): unknown
-    end(): void
-  }
+  startSpan(name: string): NativeSpan
+}
+
+export interface NativeSpan {
+  /** False when the runtime records nothing of this invocation (not sampled, or no tracing set up). */
+  readonly isTraced?: boolean
+  setAttribute(key: string, value: boolean | number | string): unknown
+  setStatus(status: { code: 'unset' | 'ok' | 'error'; message?: string }): unknown
+  end(): void
 }
 
 export interface TelemetryOptions {
@@ -144,7 +148,16 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
       const context: SpanContext = { traceId, spanId: randomId(8), traceFlags: record ? SAMPLED : 0 }
       if (parent?.traceState !== undefined) context.traceState = parent.traceState
       if (!record) return unsampled(context)
-      return new RecordingSpan(name, start, context, exporters, options.native, now)
+      // The runtime's span, when it records this invocation (Workers: its head sampling, or no
+      // tracing configured, as under plain Miniflare): each mirrored attribute is a call into it.
+      let mirror = options.native?.startSpan(name)
+      if (mirror?.isTraced === false) {
+        mirror.end()
+        mirror = undefined
+      }
+      // Nothing would keep a span that no exporter takes and the runtime does not trace.
+      if (exporters.length === 0 && !mirror) return unsampled(context)
+      return new RecordingSpan(name, start, context, exporters, mirror, now)
     },
     recordOperation(point) {
       for (const exporter of exporters) exporter.recordOperation(point)
@@ -172,7 +185,7 @@ class RecordingSpan implements TelemetrySpan {
   readonly recording = true
   readonly #finished: FinishedSpan
   readonly #exporters: TelemetryExporter[]
-  readonly #native: ReturnType<NativeTracing['startSpan']> | undefined
+  readonly #native: NativeSpan | undefined
   readonly #now: () => number
   #ended = false
 
@@ -181,7 +194,7 @@ class RecordingSpan implements TelemetrySpan {
     start: StartSpanOptions,
     context: SpanContext,
     exporters: TelemetryExporter[],
-    native: NativeTracing | undefined,
+    native: NativeSpan | undefined,
     now: () => number,
   ) {
     this.context = context
@@ -199,10 +212,10 @@ class RecordingSpan implements TelemetrySpan {
       links: start.links ? [...start.links] : [],
       status: { code: 'unset' },
     }
-    this.#native = native?.startSpan(name)
-    if (this.#native) {
+    this.#native = native
+    if (native) {
       // The runtime names its own trace; this one (the client's, when it sent one) finds the OTLP trace.
-      this.#native.setAttribute(ATTR_TRACE_ID, context.traceId)
+      native.setAttribute(ATTR_TRACE_ID, context.traceId)
       for (const [key, value] of Object.entries(start.attributes ?? {})) this.#mirror(key, value)
     }
   }
