@@ -27,7 +27,7 @@ import { fanoutSection } from './lib/report-fanout.mjs'
 import { memoryUnderLoad } from './lib/memory.mjs'
 import { moreBundleJobs } from './lib/more-bundles.mjs'
 import { profileMissed } from './lib/profile.mjs'
-import { toMarkdown, writeResults } from './lib/report.mjs'
+import { floorSection, toMarkdown, writeResults } from './lib/report.mjs'
 import { stateInNode, stateInWorkerd } from './lib/state.mjs'
 import { firstChunkLatency, partialLatency, streamCompare } from './lib/streaming.mjs'
 import { evaluateTargets } from './lib/targets.mjs'
@@ -78,6 +78,41 @@ async function fanoutStep(scriptOf) {
   return fanout
 }
 
+/** The floor over HTTP (both eras), then the same call inside one isolate. */
+async function floorStep(scriptOf) {
+  log(`floor: ${config.rounds} rounds × ${config.requests} tools/call add, ${config.connections} connections, both eras`)
+  const floor = await withWorkers(['edge', 'sdk', 'hono'], scriptOf, (targets) => floorLoad(targets, config, log))
+  log(
+    `in-isolate: ${config.isolateRounds} rounds × ${config.isolateCalls} tools/call add in a loop, template and floor in one workerd`,
+  )
+  const loops = await startWorkers(['loop-hono', 'loop-edge'], scriptOf)
+  running.add(loops)
+  try {
+    floor.isolate = await isolateLoop(loops, config)
+  } finally {
+    await stop(loops)
+  }
+  return floor
+}
+
+/** `--only floor`: the floor step alone (its Workers built minified), printed; results.json to the temp dir (or BENCH_OUT). */
+async function onlyFloor() {
+  const variants = ['edge', 'sdk', 'hono', 'loop-hono', 'loop-edge']
+  const workers = [...new Set(variants.map((variant) => VARIANTS[variant].worker))]
+  const bundles = Object.fromEntries((await buildAll(workers.map((worker) => [worker]))).map((bundle) => [bundle.worker, bundle]))
+  const results = {
+    machine: machineInfo(),
+    config: { ...config, command: `node bench/run.mjs --only floor${config.quick ? ' --quick' : ''}` },
+  }
+  results.floor = await floorStep((variant) => bundles[VARIANTS[variant].worker].scriptPath)
+  results.runtimeSeconds = (performance.now() - started) / 1000
+  const out = config.out ?? TMP
+  const markdown = floorSection(results)
+  console.log(markdown)
+  writeResults(out, results, markdown)
+  log(`wrote ${out}/results.md and results.json in ${results.runtimeSeconds.toFixed(0)} s`)
+}
+
 /** `--only fanout`: the fan-out step alone; its section is printed, results.json goes to the temp dir (or BENCH_OUT). */
 async function onlyFanout() {
   const [bundle] = await buildAll([['fanout']])
@@ -96,8 +131,9 @@ async function onlyFanout() {
 
 async function main() {
   if (config.only !== undefined) {
-    if (config.only !== 'fanout') throw new Error(`--only takes one step name: fanout (got ${config.only})`)
-    return onlyFanout()
+    if (config.only === 'fanout') return onlyFanout()
+    if (config.only === 'floor') return onlyFloor()
+    throw new Error(`--only takes one step name: floor or fanout (got ${config.only})`)
   }
   const results = {
     machine: machineInfo(),
@@ -118,18 +154,7 @@ async function main() {
   log(`start-up: ${config.startupRepeats} fresh workerd per Worker, alternated (${startupVariants.join(', ')})`)
   results.startup = { rounds: await alternateStartup(startupVariants, scriptOf, config.startupRepeats, log) }
 
-  log(`floor: ${config.rounds} rounds × ${config.requests} tools/call add, ${config.connections} connections, both eras`)
-  results.floor = await withWorkers(['edge', 'sdk', 'hono'], scriptOf, (targets) => floorLoad(targets, config, log))
-  log(
-    `in-isolate: ${config.isolateRounds} rounds × ${config.isolateCalls} tools/call add in a loop, template and floor in one workerd`,
-  )
-  const loops = await startWorkers(['loop-hono', 'loop-edge'], scriptOf)
-  running.add(loops)
-  try {
-    results.floor.isolate = await isolateLoop(loops, config)
-  } finally {
-    await stop(loops)
-  }
+  results.floor = await floorStep(scriptOf)
 
   log(`many tools: ${config.toolRounds} rounds of tools/call and tools/list on ${TOOL_VARIANTS.join(', ')}`)
   results.manyTools = await withWorkers(TOOL_VARIANTS, scriptOf, (targets) => manyToolsLoad(targets, config, log))

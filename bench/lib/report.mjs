@@ -40,7 +40,7 @@ const LANES = {
   hono: 'Hono floor',
 }
 
-function floorSection({ floor, config }) {
+export function floorSection({ floor, config }) {
   const m = (metric) => medians(floor.rounds, metric)
   const [rps, p50, p99, cpu] = [m('rps'), m('p50Ms'), m('p99Ms'), m('cpuUsPerRequest')]
   const sdkOf = (id) => (id.endsWith('legacy') ? 'sdk-legacy' : 'sdk')
@@ -64,7 +64,8 @@ function floorSection({ floor, config }) {
     '## The floor: `tools/call add`, both eras',
     '',
     'The same `add` tool on mcp-edge (the template Worker), the SDK v2 Worker and a bare Hono Worker that parses the body and ' +
-      'returns the fixed result, each in its own workerd (Miniflare API, 127.0.0.1, no inspector, `minify = true`). The ' +
+      'returns the fixed result, each in its own workerd (Miniflare API, 127.0.0.1, no inspector, `minify = true`, ' +
+      `${config.stdout === 'pipe' ? "standard output through Miniflare's pipe" : 'standard output to a file (bench/README.md)'}). The ` +
       '2025-era client sent `initialize` once per Worker, then the same call without `_meta`, with `MCP-Protocol-Version: ' +
       `2025-11-25\` and the session id the server minted (${Object.entries(floor.sessions)
         .map(([id, minted]) => `${id}: ${minted ? 'a sealed session id' : 'none, stateless'}`)

@@ -7,11 +7,21 @@
  *
  * Miniflare keeps workerd's pid private; it spawns workerd as a direct child of this process, so
  * the new child that appears across `new Miniflare()` is ours (instances are started one at a time).
+ *
+ * workerd's standard output (its structured log lines: every console.log of a Worker) goes to a
+ * file in the temp dir, not through the pipe Miniflare reads line by line: a write into that pipe
+ * wakes the bench's Node process, and the wake-up is charged to workerd's CPU, about 40 µs a
+ * request that logs on this machine, which a deployed Worker's logs (collected with the invocation,
+ * sent out of band) never pay. `BENCH_STDOUT=pipe` keeps Miniflare's pipe (bench/README.md).
  */
+import { chmodSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { basename, dirname, join } from 'node:path'
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare'
 import { unstable_getMiniflareWorkerOptions } from 'wrangler'
 import { configPath } from './build.mjs'
+import { config } from './config.mjs'
+import { TMP } from './env.mjs'
 import { isAlive, workerdChildren } from './proc.mjs'
 import { VARIANTS } from './variants.mjs'
 
@@ -150,6 +160,21 @@ const DEFERRED_CARRIES = new Set([
 const isEmpty = (value) =>
   value === undefined ||
   (Array.isArray(value) ? value.length === 0 : typeof value === 'object' && value !== null && Object.values(value).every(isEmpty))
+
+/** Where workerd's standard output goes (unless BENCH_STDOUT=pipe). */
+export const WORKERD_STDOUT = join(TMP, 'workerd-stdout.log')
+
+/** Miniflare's workerd behind `exec`, its standard output appended to WORKERD_STDOUT (still workerd's pid). */
+function workerdWithStdoutToFile() {
+  const miniflare = createRequire(import.meta.url).resolve('miniflare')
+  const binary = createRequire(miniflare)('workerd').default
+  const wrapper = join(TMP, 'workerd-stdout-to-file.sh')
+  writeFileSync(wrapper, `#!/bin/sh\nexec '${binary}' "$@" >>'${WORKERD_STDOUT}'\n`)
+  chmodSync(wrapper, 0o755)
+  return wrapper
+}
+
+if (config.stdout === 'file') process.env.MINIFLARE_WORKERD_PATH ??= workerdWithStdoutToFile()
 
 /** A new workerd on 127.0.0.1 (no Request.cf fetch), and its pid: the one new child of this process. */
 async function spawn(options) {
