@@ -12,12 +12,15 @@
  * 8707), as a resource server behind introspection receives them. A second confidential client,
  * `resourceClient`, is the resource server's own: it introspects, and it may exchange tokens when
  * the test registers an RFC 8693 grant handler (oidc-provider has none built in; that handler is
- * test code).
+ * test code), or the sign-in client may when the handler issues ID-JAGs (test/support/id-jag.ts).
+ * With `tls` it serves https and its issuer is `https://localhost:<port>`.
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { createServer } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { exportJWK, generateKeyPair } from 'jose'
+import type { CryptoKey } from 'jose'
 import Provider from 'oidc-provider'
 import type { GrantHandler } from 'oidc-provider'
 
@@ -27,13 +30,38 @@ type Client = { clientId: string }
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange'
 const TOKEN_EXCHANGE_PARAMS = ['subject_token', 'subject_token_type', 'audience', 'resource', 'requested_token_type', 'scope']
 
+/** A key the provider signs with and publishes at its jwks_uri. */
+export interface SigningKey {
+  kid: string
+  alg: 'RS256' | 'ES256'
+  privateKey: CryptoKey
+  publicKey: CryptoKey
+}
+
+/** A fresh extractable key pair. */
+export async function signingKey(kid: string, alg: SigningKey['alg'] = 'RS256'): Promise<SigningKey> {
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true })
+  return { kid, alg, privateKey, publicKey }
+}
+
+/** Who each login is (any login signs in): the subject, `User <login>`, `<login>@example.test`. */
+export function accountClaims(id: string): Record<string, unknown> {
+  return { sub: id, name: `User ${id}`, email: `${id}@example.test`, email_verified: true }
+}
+
 export interface OidcProviderOptions {
   /** Redirect URIs registered for the client (the callback of the server under test). */
   redirectUris: string[]
   /** Lifetime of access tokens (default 300 s). */
   accessTokenTtlSeconds?: number
-  /** A token-exchange grant handler (test code), registered for `resourceClient` only. */
+  /** A token-exchange grant handler (test code), registered for `resourceClient` unless told otherwise. */
   tokenExchange?: GrantHandler
+  /** Which client may use it: the resource server's (default), or the sign-in client. */
+  tokenExchangeClient?: 'resource' | 'sign-in'
+  /** Serve https with this key and certificate (test/support/tls.ts). */
+  tls?: { key: string; cert: string }
+  /** The keys it signs with and publishes, the first for ID tokens (default: one RS256 key, `test-key`). */
+  keys?: SigningKey[]
 }
 
 export interface TestOidcProvider {
@@ -42,6 +70,8 @@ export interface TestOidcProvider {
   clientSecret: string
   /** The resource server's client: introspection, and token exchange when a handler is registered. */
   resourceClient: { clientId: string; clientSecret: string }
+  /** Its signing keys, as published at its jwks_uri. */
+  keys: SigningKey[]
   provider: Provider
   /** How many requests reached `path` (`/token/introspection`) since the provider started. */
   requests(path: string): number
@@ -49,31 +79,38 @@ export interface TestOidcProvider {
 }
 
 export async function startOidcProvider(options: OidcProviderOptions): Promise<TestOidcProvider> {
-  const server = createServer()
+  const server = options.tls ? createHttpsServer(options.tls) : createServer()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const issuer = `http://localhost:${(server.address() as AddressInfo).port}`
+  const issuer = `${options.tls ? 'https' : 'http'}://localhost:${(server.address() as AddressInfo).port}`
   const clientId = 'mcp-edge-test'
   const clientSecret = randomBytes(32).toString('base64url')
   const resourceClient = { clientId: 'mcp-edge-resource', clientSecret: randomBytes(32).toString('base64url') }
-  const { privateKey } = await generateKeyPair('RS256', { extractable: true })
+  const keys = options.keys ?? [await signingKey('test-key')]
+  const exchangeBy = options.tokenExchangeClient ?? 'resource'
+  const exchange = (client: 'resource' | 'sign-in') =>
+    options.tokenExchange && exchangeBy === client ? [TOKEN_EXCHANGE_GRANT] : []
   const provider = new Provider(issuer, {
     clients: [
       {
         client_id: clientId,
         client_secret: clientSecret,
         redirect_uris: options.redirectUris,
-        grant_types: ['authorization_code', 'refresh_token'],
+        grant_types: ['authorization_code', 'refresh_token', ...exchange('sign-in')],
         response_types: ['code'],
       },
       {
         client_id: resourceClient.clientId,
         client_secret: resourceClient.clientSecret,
         redirect_uris: [],
-        grant_types: options.tokenExchange ? [TOKEN_EXCHANGE_GRANT] : [],
+        grant_types: exchange('resource'),
         response_types: [],
       },
     ],
-    jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'test-key', alg: 'RS256', use: 'sig' }] },
+    jwks: {
+      keys: await Promise.all(
+        keys.map(async ({ privateKey, kid, alg }) => ({ ...(await exportJWK(privateKey)), kid, alg, use: 'sig' })),
+      ),
+    },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     pkce: { required: () => true },
     features: {
@@ -105,10 +142,7 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
       Session: 3600,
       Grant: 3600,
     },
-    findAccount: (_ctx: unknown, id: string) => ({
-      accountId: id,
-      claims: () => ({ sub: id, name: `User ${id}`, email: `${id}@example.test`, email_verified: true }),
-    }),
+    findAccount: (_ctx: unknown, id: string) => ({ accountId: id, claims: () => accountClaims(id) }),
   })
   if (options.tokenExchange) provider.registerGrantType(TOKEN_EXCHANGE_GRANT, options.tokenExchange, TOKEN_EXCHANGE_PARAMS)
   const counts = new Map<string, number>()
@@ -123,6 +157,7 @@ export async function startOidcProvider(options: OidcProviderOptions): Promise<T
     clientId,
     clientSecret,
     resourceClient,
+    keys,
     provider,
     requests: (path) => counts.get(path) ?? 0,
     close: () =>
@@ -208,17 +243,20 @@ export async function revokeAt(idp: TestOidcProvider, token: string, hint: 'acce
 export interface IssuedTokens {
   accessToken: string
   refreshToken?: string
+  /** The ID token (scope `openid` is always asked). */
+  idToken?: string
   expiresIn: number
 }
 
 /**
  * Tokens for `login` from the whole code flow (PKCE, dev sign-in and consent), the access token
- * opaque and bound to `resource` (RFC 8707: `resource` at authorize and at the token endpoint).
- * `redirectUri` must be registered; it is never visited. With `offline`, a refresh token too.
+ * opaque and bound to `resource` when given (RFC 8707: `resource` at authorize and at the token
+ * endpoint), and the ID token. `redirectUri` must be registered; it is never visited. With
+ * `offline`, a refresh token too.
  */
 export async function issueTokens(
   idp: TestOidcProvider,
-  options: { login: string; resource: string; redirectUri: string; offline?: boolean },
+  options: { login: string; resource?: string; redirectUri: string; offline?: boolean },
 ): Promise<IssuedTokens> {
   const metadata = await metadataOf(idp)
   const verifier = randomBytes(32).toString('base64url')
@@ -229,7 +267,7 @@ export async function issueTokens(
     client_id: idp.clientId,
     redirect_uri: options.redirectUri,
     scope: options.offline ? 'openid offline_access mcp' : 'openid mcp',
-    resource: options.resource,
+    ...(options.resource ? { resource: options.resource } : {}),
     state: randomBytes(16).toString('base64url'),
     code_challenge: challenge,
     code_challenge_method: 'S256',
@@ -247,7 +285,7 @@ export async function issueTokens(
       code,
       redirect_uri: options.redirectUri,
       code_verifier: verifier,
-      resource: options.resource,
+      ...(options.resource ? { resource: options.resource } : {}),
     }),
   })
   const body = (await response.json()) as Record<string, unknown>
@@ -256,5 +294,6 @@ export async function issueTokens(
   }
   const tokens: IssuedTokens = { accessToken: body.access_token, expiresIn: body.expires_in as number }
   if (typeof body.refresh_token === 'string') tokens.refreshToken = body.refresh_token
+  if (typeof body.id_token === 'string') tokens.idToken = body.id_token
   return tokens
 }

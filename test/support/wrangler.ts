@@ -32,6 +32,8 @@ export interface WranglerOptions {
   vars?: Record<string, string> | ((port: number) => Record<string, string>)
   /** wrangler's `--log-level` (default `warn`; `info` shows the Worker's console.log lines). */
   logLevel?: 'warn' | 'info' | 'log'
+  /** More environment for wrangler, such as NODE_EXTRA_CA_CERTS (test/support/tls.ts). */
+  env?: Record<string, string>
 }
 
 export function freePort(): Promise<number> {
@@ -134,7 +136,7 @@ async function startOnce(options: WranglerOptions): Promise<WranglerServer> {
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', out, out],
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_LOG_PATH: logDir, CI: '1' },
+    env: { ...process.env, ...options.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_LOG_PATH: logDir, CI: '1' },
   })
   const pid = child.pid as number
   const url = `http://127.0.0.1:${port}/mcp`

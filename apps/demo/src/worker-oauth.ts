@@ -7,8 +7,10 @@
  * Configuration: MCP_PUBLIC_URL (var: this Worker's public origin, the resource's base),
  * MCP_STATE_KEYS (secret), OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET (sign-in through an
  * identity provider; `OIDC_ISSUER=… OIDC_CLIENT_ID=… OIDC_CLIENT_SECRET=… npm run dev:oauth`) or
- * MCP_OAUTH_PASSPHRASE (secret: the local-development sign-in), OAUTH_KV (KV namespace: clients,
- * grants and tokens, stored hashed and encrypted). In this mode the server also has `whoami` and `my_profile`.
+ * MCP_OAUTH_PASSPHRASE (secret: the local-development sign-in), EMA_ISSUER and EMA_JWKS_URI
+ * (optional: ID-JAGs from an enterprise IdP, templates/oauth/src/enterprise.ts), OAUTH_KV (KV
+ * namespace: clients, grants and tokens, stored hashed and encrypted). In this mode the server also
+ * has `whoami` and `my_profile`.
  */
 import { env } from 'cloudflare:workers'
 import { cloudflareServices } from 'mcp-edge/cloudflare'

@@ -7,7 +7,8 @@
  * Configuration (README.md): MCP_PUBLIC_URL (var: this Worker's public origin), OAUTH_KV (KV
  * namespace: clients, grants and tokens, stored hashed and encrypted), OIDC_ISSUER,
  * OIDC_CLIENT_ID and OIDC_CLIENT_SECRET (your identity provider, src/upstream.ts), or for local
- * development MCP_OAUTH_PASSPHRASE (secret: who may consent; without it only a local browser may).
+ * development MCP_OAUTH_PASSPHRASE (secret: who may consent; without it only a local browser may);
+ * beside either, EMA_ISSUER and EMA_JWKS_URI (ID-JAGs from your company's IdP, src/enterprise.ts).
  */
 import { env } from 'cloudflare:workers'
 import { createMcpServer, otlpFromEnv } from 'mcp-edge'

@@ -4,8 +4,11 @@
  * clients dynamically (RFC 7591), runs PKCE S256, issues tokens bound to this resource (RFC 8707),
  * and lets a request reach /mcp only with a valid token for it. The MCP principal is who signed
  * in (the grant's props: the identity provider's subject with its name and email, src/callback.ts,
- * or the passphrase page's name) and the token's scopes, so tools that declare `scopes` are
- * filtered and step-up challenged by mcp(). The repository's demo uses it too.
+ * or the passphrase page's name, or an enterprise IdP's subject from an ID-JAG, src/enterprise.ts)
+ * and the token's scopes, so tools that declare `scopes` are filtered and step-up challenged by
+ * mcp(). The settings are read from each request's env: with EMA_ISSUER and EMA_JWKS_URI the token
+ * endpoint also takes ID-JAGs (jwt-bearer) and the metadata says so; the provider is rebuilt only
+ * when they change. The repository's demo uses it too.
  */
 import { OAuthProvider } from '@cloudflare/workers-oauth-provider'
 import type { OAuthProviderOptions, OAuthResourceAuth } from '@cloudflare/workers-oauth-provider'
@@ -14,6 +17,8 @@ import { mcp } from 'mcp-edge'
 import type { McpHttpOptions, McpServer, McpVariables } from 'mcp-edge'
 import type { SignedInProps } from './callback'
 import { signInRoutes } from './consent'
+import { enterpriseFromEnv, enterpriseGrant, logEnterpriseRefusal } from './enterprise'
+import type { EnterpriseEnv, EnterpriseIdp } from './enterprise'
 import { SignInNotConfigured, upstreamFromEnv } from './upstream'
 import type { UpstreamEnv } from './upstream'
 import { upstreamGrant } from './upstream-grant'
@@ -54,18 +59,20 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
   // The protected API: the provider verified the token; its props and scopes become the principal.
   const api = new Hono<{ Bindings: E; Variables: McpVariables }>()
   api.use('/mcp/*', async (c, next) => {
-    const context = c.executionCtx as ExecutionContext & { props?: Partial<SignedInProps>; auth?: OAuthResourceAuth }
-    const { subject, claims, issuer, upstream } = context.props ?? {}
-    // A token from another sign-in than the one configured now (another provider, or the
-    // passphrase page): its subject belongs to another namespace.
-    let configured: string | undefined
+    const context = c.executionCtx as ExecutionContext & { props?: GrantProps; auth?: OAuthResourceAuth }
+    const { subject, claims, issuer, upstream, enterprise } = context.props ?? {}
+    // A token from another sign-in than the ones configured now (another provider, the passphrase
+    // page, an enterprise IdP no longer trusted): its subject belongs to another namespace.
+    let signIn: string | undefined
+    let enterpriseIdp: string | undefined
     try {
-      configured = upstreamFromEnv(c.env as UpstreamEnv)?.issuer
+      signIn = upstreamFromEnv(c.env as UpstreamEnv)?.issuer
+      enterpriseIdp = enterpriseFromEnv(c.env as EnterpriseEnv)?.issuer
     } catch (error) {
       if (!(error instanceof SignInNotConfigured)) throw error
       return c.json({ error: 'server_error', error_description: 'Sign-in is misconfigured' }, 500)
     }
-    if (context.props && issuer !== configured) {
+    if (context.props && issuer !== (enterprise ? enterpriseIdp : signIn)) {
       const challenge = `Bearer error="invalid_token", error_description="Sign in again", resource_metadata="${metadataUrl}"`
       return c.json({ error: 'invalid_token' }, 401, { 'www-authenticate': challenge })
     }
@@ -98,25 +105,50 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
   options.site?.(site)
   site.route('/', signInRoutes({ base, baseline }) as unknown as Hono<{ Bindings: E }>)
 
-  return new OAuthProvider<E>({
-    apiRoute: '/mcp',
-    apiHandler: api as unknown as ExportedHandler<E> & Pick<Required<ExportedHandler<E>>, 'fetch'>,
-    defaultHandler: site as unknown as ExportedHandler<E>,
-    authorizeEndpoint: '/authorize',
-    tokenEndpoint: '/oauth/token',
-    // Clients register themselves (RFC 7591), or name an https URL of their metadata document (CIMD).
-    clientRegistrationEndpoint: '/oauth/register',
-    clientIdMetadataDocumentEnabled: true,
-    scopesSupported: options.scopes,
-    requiredScopes: [baseline],
-    resourceMetadata: {
-      resource: `${base}/mcp`,
-      authorization_servers: [base],
-      bearer_methods_supported: ['header'],
-      resource_name: options.resourceName,
+  const authorizationServer = (enterprise: EnterpriseIdp | undefined) =>
+    new OAuthProvider<E>({
+      apiRoute: '/mcp',
+      apiHandler: api as unknown as ExportedHandler<E> & Pick<Required<ExportedHandler<E>>, 'fetch'>,
+      defaultHandler: site as unknown as ExportedHandler<E>,
+      authorizeEndpoint: '/authorize',
+      tokenEndpoint: '/oauth/token',
+      // Clients register themselves (RFC 7591), or name an https URL of their metadata document (CIMD).
+      clientRegistrationEndpoint: '/oauth/register',
+      clientIdMetadataDocumentEnabled: true,
+      scopesSupported: options.scopes,
+      requiredScopes: [baseline],
+      resourceMetadata: {
+        resource: `${base}/mcp`,
+        authorization_servers: [base],
+        bearer_methods_supported: ['header'],
+        resource_name: options.resourceName,
+      },
+      accessTokenTTL: accessTokenTtl,
+      // The identity provider's tokens: carried by ours, refreshed with ours (src/upstream-grant.ts).
+      tokenExchangeCallback: upstreamGrant(accessTokenTtl) as OAuthProviderOptions<E>['tokenExchangeCallback'],
+      // Experimental in the library: ID-JAGs from one enterprise IdP (src/enterprise.ts), when configured.
+      ...(enterprise
+        ? { enterpriseManagedAuthorization: enterpriseGrant<E>(enterprise, options.scopes), onError: logEnterpriseRefusal }
+        : {}),
+    })
+
+  let built: { key: string; provider: OAuthProvider<E> } | undefined
+  return {
+    fetch(request, env, ctx) {
+      let enterprise: EnterpriseIdp | undefined
+      try {
+        enterprise = enterpriseFromEnv(env as EnterpriseEnv)
+      } catch (error) {
+        // Half configured: nothing is served, and the answer says what is missing.
+        if (!(error instanceof SignInNotConfigured)) throw error
+        return Response.json({ error: 'server_error', error_description: error.message }, { status: 500 })
+      }
+      const key = JSON.stringify(enterprise ?? null)
+      if (built?.key !== key) built = { key, provider: authorizationServer(enterprise) }
+      return built.provider.fetch(request, env, ctx)
     },
-    accessTokenTTL: accessTokenTtl,
-    // The identity provider's tokens: carried by ours, refreshed with ours (src/upstream-grant.ts).
-    tokenExchangeCallback: upstreamGrant(accessTokenTtl) as OAuthProviderOptions<E>['tokenExchangeCallback'],
-  }) as unknown as ExportedHandler<E>
+  }
 }
+
+/** What a token's grant may carry: a sign-in's props (src/callback.ts), a passphrase name's, or an ID-JAG's. */
+type GrantProps = Partial<SignedInProps> & { enterprise?: true }

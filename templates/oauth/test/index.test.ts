@@ -149,6 +149,57 @@ describe('the MCP server behind OAuth', () => {
     ])
   })
 
+  it('takes ID-JAGs (the jwt-bearer grant) only with EMA_ISSUER and EMA_JWKS_URI set, and serves nothing with half of it', async () => {
+    const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
+    const handler = worker as { fetch(request: Request, settings: typeof env, ctx: ExecutionContext): Promise<Response> }
+    const at = (settings: typeof env, path: string, init?: RequestInit) =>
+      handler.fetch(new Request(`${ORIGIN}${path}`, init), settings, createExecutionContext())
+    const metadata = async (settings: typeof env) =>
+      (await (await at(settings, '/.well-known/oauth-authorization-server')).json()) as Record<string, unknown>
+    // The same Worker trusting an enterprise IdP (its keys are fetched only when an ID-JAG comes).
+    const ema = { ...env, EMA_ISSUER: 'https://idp.example', EMA_JWKS_URI: 'https://idp.example/jwks' }
+    expect(await metadata(ema)).toMatchObject({
+      grant_types_supported: expect.arrayContaining([JWT_BEARER]),
+      authorization_grant_profiles_supported: ['urn:ietf:params:oauth:grant-profile:id-jag'],
+    })
+    const plain = await metadata(env)
+    expect([plain.grant_types_supported, plain.authorization_grant_profiles_supported]).toEqual([
+      expect.not.arrayContaining([JWT_BEARER]),
+      undefined,
+    ])
+    const registered = await call('/oauth/register', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'agent',
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'client_secret_basic',
+      }),
+    })
+    const { client_id, client_secret } = (await registered.json()) as { client_id: string; client_secret: string }
+    const refused = await at(env, '/oauth/token', {
+      method: 'POST',
+      headers: { authorization: `Basic ${btoa(`${client_id}:${client_secret}`)}` },
+      body: new URLSearchParams({ grant_type: JWT_BEARER, assertion: 'a.b.c' }),
+    })
+    expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([400, 'unsupported_grant_type'])
+    // Half configured, or configured with what the library refuses: every request says what is wrong (500).
+    for (const [settings, description] of [
+      [{ ...env, EMA_ISSUER: 'https://idp.example' }, 'Enterprise-Managed Authorization also needs EMA_JWKS_URI.'],
+      [{ ...ema, EMA_JWKS_URI: 'http://idp.example/jwks' }, 'EMA_JWKS_URI must be an https URL (got "http://idp.example/jwks").'],
+      [{ ...ema, EMA_ALGORITHMS: 'HS256' }, 'EMA_ALGORITHMS may list RS256 and ES256 (got "HS256").'],
+    ] as const) {
+      for (const path of ['/.well-known/oauth-authorization-server', '/authorize', '/mcp']) {
+        const answer = await at(settings, path)
+        expect([path, answer.status, await answer.json()]).toEqual([
+          path,
+          500,
+          { error: 'server_error', error_description: description },
+        ])
+      }
+    }
+  })
+
   it('refuses /mcp without a token (401 with a Bearer challenge), from elsewhere and locally alike', async () => {
     for (const url of ['https://mcp.example.com/mcp', `${ORIGIN}/mcp`]) {
       const client = new McpClient({ url, fetch: (request) => exports.default.fetch(request) })

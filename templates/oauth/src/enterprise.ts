@@ -1,0 +1,116 @@
+/**
+ * Enterprise-Managed Authorization (the MCP extension of that name, which
+ * `@cloudflare/workers-oauth-provider` marks experimental): a client whose user signed in at the
+ * company's identity provider asks it for an ID-JAG (an RFC 8693 token exchange there), and trades
+ * the ID-JAG for our access token at /oauth/token (the RFC 7523 jwt-bearer grant), with no consent
+ * page. On when EMA_ISSUER and EMA_JWKS_URI are set (one trusted IdP), off when neither is; half
+ * of it is a SignInNotConfigured error, and src/provider.ts then serves nothing. The library
+ * checks the ID-JAG (typ, signature against the JWKS, an allowed alg, iss, aud = our issuer,
+ * client_id = the authenticated client, resource, lifetime, a jti not seen before); here we only
+ * name the principal, pick the scopes and log why one was refused. No refresh tokens (the library
+ * issues none for this grant), no second IdP.
+ */
+import type { EmaOptions, OAuthErrorInternal } from '@cloudflare/workers-oauth-provider'
+import { createLog } from 'mcp-edge'
+import type { UpstreamClaims } from 'mcp-edge/oauth'
+import { SignInNotConfigured } from './upstream'
+
+export interface EnterpriseEnv {
+  /** The enterprise IdP's issuer, exactly as its ID-JAGs' `iss` claim spells it (https). */
+  EMA_ISSUER?: string
+  /** Its signing keys (https): the `jwks_uri` of its discovery document. */
+  EMA_JWKS_URI?: string
+  /** What its ID-JAGs are signed with: `RS256` (the default), `ES256`, or both, comma-separated. */
+  EMA_ALGORITHMS?: string
+}
+
+/** The one enterprise IdP this server trusts. */
+export interface EnterpriseIdp {
+  issuer: string
+  jwksUri: string
+  algorithms: string[]
+}
+
+/** A grant's props when an ID-JAG made it; src/provider.ts honours its tokens only while EMA_ISSUER names `issuer`. */
+export interface EnterpriseProps {
+  /** `<issuer>#<sub>`: never a passphrase name (those hold no `:`), and unlike a provider's ids. */
+  subject: string
+  /** The email the ID-JAG carried, if any. */
+  claims: UpstreamClaims
+  issuer: string
+  enterprise: true
+}
+
+/** The library verifies RS256 and ES256 only. */
+const ALGORITHMS = ['RS256', 'ES256']
+
+function isHttps(value: string): boolean {
+  return URL.canParse(value) && new URL(value).protocol === 'https:'
+}
+
+/**
+ * The trusted enterprise IdP, or `undefined` when EMA_ISSUER and EMA_JWKS_URI are both unset.
+ *
+ * @example
+ * const idp = enterpriseFromEnv(env) // undefined: no jwt-bearer grant
+ */
+export function enterpriseFromEnv(env: EnterpriseEnv): EnterpriseIdp | undefined {
+  const { EMA_ISSUER: issuer = '', EMA_JWKS_URI: jwksUri = '', EMA_ALGORITHMS: listed = '' } = env
+  if (!issuer && !jwksUri && !listed) return undefined
+  const missing = Object.entries({ EMA_ISSUER: issuer, EMA_JWKS_URI: jwksUri }).filter(([, value]) => !value)
+  if (missing.length > 0) {
+    throw new SignInNotConfigured(`Enterprise-Managed Authorization also needs ${missing.map(([name]) => name).join(' and ')}.`)
+  }
+  // The library refuses anything else (workerd fetches the keys; TLS is what makes them the IdP's).
+  for (const [name, value] of Object.entries({ EMA_ISSUER: issuer, EMA_JWKS_URI: jwksUri })) {
+    if (!isHttps(value)) throw new SignInNotConfigured(`${name} must be an https URL (got "${value}").`)
+  }
+  const algorithms = listed ? listed.split(/[\s,]+/).filter(Boolean) : ['RS256']
+  if (algorithms.length === 0 || algorithms.some((alg) => !ALGORITHMS.includes(alg))) {
+    throw new SignInNotConfigured(`EMA_ALGORITHMS may list RS256 and ES256 (got "${listed}").`)
+  }
+  return { issuer, jwksUri, algorithms }
+}
+
+/**
+ * The provider's `enterpriseManagedAuthorization` option for one IdP. Scopes: those the client
+ * asked for (its `scope`, else the ID-JAG's, already cut to the ID-JAG's by the library) that
+ * this server offers; nothing asked anywhere is the baseline (`scopes[0]`), as on the consent page;
+ * nothing offered is a refusal (invalid_grant), and nothing is stored.
+ *
+ * @example
+ * new OAuthProvider({ ..., enterpriseManagedAuthorization: enterpriseGrant(idp, ['mcp']) })
+ */
+export function enterpriseGrant<E>(idp: EnterpriseIdp, scopes: readonly [string, ...string[]]): EmaOptions<E> {
+  return {
+    trustedIssuers: async ({ iss }) =>
+      iss === idp.issuer ? { issuer: idp.issuer, jwksUri: idp.jwksUri, algorithms: idp.algorithms } : null,
+    mapClaims: async ({ claims, requestedScope }) => {
+      const asked = requestedScope.length > 0 ? requestedScope : claims.scope === undefined ? [scopes[0]] : []
+      const granted = asked.filter((scope) => scopes.includes(scope))
+      if (granted.length === 0) return null
+      const props: EnterpriseProps = {
+        subject: `${idp.issuer}#${claims.sub}`,
+        claims: typeof claims.email === 'string' ? { email: claims.email } : {},
+        issuer: idp.issuer,
+        enterprise: true,
+      }
+      // The library's token format forbids `:` in a user id; encoded, grants list by principal.
+      return { userId: encodeURIComponent(props.subject), scope: granted, metadata: { issuer: idp.issuer }, props }
+    },
+  }
+}
+
+/**
+ * The provider's `onError`: why an ID-JAG was refused (`expired`, `replayed`, `jwks_fetch_failed`…),
+ * as a log line for the operator; the client is only told `invalid_grant`. Never the assertion.
+ *
+ * @example
+ * new OAuthProvider({ ..., onError: logEnterpriseRefusal })
+ */
+export function logEnterpriseRefusal({ internal }: { internal: OAuthErrorInternal }): undefined {
+  if (internal.category === 'enterprise-managed-authorization') log.warn('ID-JAG refused', { reason: internal.reason })
+}
+
+/** One JSON line per record, as mcp-edge writes its own. */
+const log = createLog('info')
