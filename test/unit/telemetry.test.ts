@@ -275,6 +275,20 @@ describe("the mirror into the runtime's tracing", () => {
     expect(span.context.spanId).toMatch(/^[0-9a-f]{16}$/)
   })
 
+  it('asks the active span first where the runtime has one: an untraced invocation makes no runtime span at all', () => {
+    for (const [isTraced, made] of [
+      [false, []],
+      [true, ['start tools/call add', 'end']],
+    ] as const) {
+      const { native, calls } = runtime(isTraced)
+      const asking = { ...native, getActiveSpan: () => ({ isTraced }) }
+      const span = createTelemetry({ native: asking }).startSpan('tools/call add', { kind: 'server', attributes: {} })
+      span.end()
+      expect(calls.filter((call) => call === 'end' || call.startsWith('start'))).toEqual(made)
+      expect(span.recording).toBe(isTraced)
+    }
+  })
+
   it('still exports the span when an exporter takes it, without mirroring it', () => {
     const { native, calls } = runtime(false)
     const recording = recordingExporter()

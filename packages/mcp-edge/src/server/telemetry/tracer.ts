@@ -77,6 +77,8 @@ export interface TelemetryExporter {
 /** A runtime's own span API (Workers' `tracing`), as far as mirroring needs it. */
 export interface NativeTracing {
   startSpan(name: string): NativeSpan
+  /** The invocation's active span: whether the runtime traces it, asked without making a span. */
+  getActiveSpan?(): Pick<NativeSpan, 'isTraced'> | undefined
 }
 
 export interface NativeSpan {
@@ -150,7 +152,8 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
       if (!record) return unsampled(context)
       // The runtime's span, when it records this invocation (Workers: its head sampling, or no
       // tracing configured, as under plain Miniflare): each mirrored attribute is a call into it.
-      let mirror = options.native?.startSpan(name)
+      const native = options.native
+      let mirror = native && native.getActiveSpan?.()?.isTraced !== false ? native.startSpan(name) : undefined
       if (mirror?.isTraced === false) {
         mirror.end()
         mirror = undefined
