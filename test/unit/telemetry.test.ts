@@ -12,6 +12,7 @@ import { ToolError } from '../../packages/mcp-edge/src/server/errors.ts'
 import { input } from '../../packages/mcp-edge/src/server/input/input.ts'
 import { createKeyRing, RequestStateCodec } from '../../packages/mcp-edge/src/server/request-state.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
+import { startAsk } from '../../packages/mcp-edge/src/server/telemetry/input.ts'
 import { createLog } from '../../packages/mcp-edge/src/server/telemetry/log.ts'
 import type { LogLevelName } from '../../packages/mcp-edge/src/server/telemetry/log.ts'
 import type {
@@ -287,6 +288,31 @@ describe("the mirror into the runtime's tracing", () => {
       expect(calls.filter((call) => call === 'end' || call.startsWith('start'))).toEqual(made)
       expect(span.recording).toBe(isTraced)
     }
+  })
+
+  it('falls back to starting a span where the runtime has no active one', () => {
+    const { native, calls } = runtime(true)
+    const span = createTelemetry({ native: { ...native, getActiveSpan: () => undefined } }).startSpan('tools/list', {
+      kind: 'server',
+      attributes: {},
+    })
+    span.end()
+    expect([span.recording, calls[0], calls.at(-1)]).toEqual([true, 'start tools/list', 'end'])
+  })
+
+  it("hands a sampled trace on to a 2025 question though this invocation records nothing: the answer's may be traced", () => {
+    const quiet = createLog('error', () => {})
+    const { native } = runtime(false)
+    const telemetry = createTelemetry({ native })
+    const parent = telemetry.startSpan('tools/call confirm', { kind: 'server', attributes: {} })
+    expect(parent.recording).toBe(false)
+    expect(startAsk({ telemetry, parent, log: quiet }, ['elicitation/create'])?.traces).toEqual([
+      { method: 'elicitation/create', traceparent: expect.stringMatching(`^00-${parent.context.traceId}-[0-9a-f]{16}-01$`) },
+    ])
+    // A trace the head sampling left out carries nothing on.
+    const unsampled = createTelemetry({ native, sampleRatio: 0 })
+    const skipped = unsampled.startSpan('tools/call confirm', { kind: 'server', attributes: {} })
+    expect(startAsk({ telemetry: unsampled, parent: skipped, log: quiet }, ['elicitation/create'])).toBeUndefined()
   })
 
   it('still exports the span when an exporter takes it, without mirroring it', () => {

@@ -84,5 +84,6 @@ describe('ids', () => {
     // 3000 ids of 16 and 8 bytes: 36,000 bytes, 1024 a draw.
     expect(draws.mock.calls.length).toBeGreaterThanOrEqual(35)
     expect(draws.mock.calls.length).toBeLessThanOrEqual(37)
+    draws.mockRestore()
   })
 })

@@ -92,7 +92,7 @@ export interface NativeSpan {
 export interface TelemetryOptions {
   /** Where finished spans and metric points go. */
   exporters?: TelemetryExporter[]
-  /** Mirror every sampled span into the runtime's own tracing (Workers: `tracing` from cloudflare:workers). */
+  /** Mirror sampled spans into the runtime's own tracing (Workers: `tracing` from cloudflare:workers), where it traces the invocation. */
   native?: NativeTracing | undefined
   /** Head sampling of traces that start here, 0 to 1 (default 1). A remote parent's sampled flag decides for its trace. */
   sampleRatio?: number
@@ -150,8 +150,9 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
       const context: SpanContext = { traceId, spanId: randomId(8), traceFlags: record ? SAMPLED : 0 }
       if (parent?.traceState !== undefined) context.traceState = parent.traceState
       if (!record) return unsampled(context)
-      // The runtime's span, when it records this invocation (Workers: its head sampling, or no
-      // tracing configured, as under plain Miniflare): each mirrored attribute is a call into it.
+      // The runtime's span, only where the runtime traces this invocation: Workers' head sampling
+      // chose it (plain Miniflare traces none). Asked of the active span, so an untraced
+      // invocation makes no runtime span; each mirrored attribute is a call into the runtime.
       const native = options.native
       let mirror = native && native.getActiveSpan?.()?.isTraced !== false ? native.startSpan(name) : undefined
       if (mirror?.isTraced === false) {
