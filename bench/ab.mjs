@@ -23,7 +23,7 @@ import { build, configPath } from './lib/build.mjs'
 import { alternateLoad, alternateStartup, medians, ratio, ratioRange } from './lib/compare.mjs'
 import { config } from './lib/config.mjs'
 import { floorLanes } from './lib/floor.mjs'
-import { startWorker } from './lib/workerd.mjs'
+import { reportWorkerdWarnings, startWorker } from './lib/workerd.mjs'
 
 const args = process.argv.slice(2)
 const flags = args.filter((arg) => arg.startsWith('--'))
@@ -127,4 +127,5 @@ try {
   else await compareCalls(built)
 } finally {
   await stopAll()
+  reportWorkerdWarnings(log)
 }

@@ -34,7 +34,7 @@ import { evaluateTargets } from './lib/targets.mjs'
 import { taskEngines } from './lib/task-engines.mjs'
 import { logThroughput, taskLatencies } from './lib/tasks.mjs'
 import { BUILT_WORKERS, VARIANTS } from './lib/variants.mjs'
-import { startWorker, startWorkers } from './lib/workerd.mjs'
+import { reportWorkerdWarnings, startWorker, startWorkers } from './lib/workerd.mjs'
 
 const started = performance.now()
 const log = (line) => console.error(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`)
@@ -105,6 +105,7 @@ async function onlyFloor() {
     config: { ...config, command: `node bench/run.mjs --only floor${config.quick ? ' --quick' : ''}` },
   }
   results.floor = await floorStep((variant) => bundles[VARIANTS[variant].worker].scriptPath)
+  results.workerdWarnings = reportWorkerdWarnings(log)
   results.runtimeSeconds = (performance.now() - started) / 1000
   const out = config.out ?? TMP
   const markdown = floorSection(results)
@@ -121,6 +122,7 @@ async function onlyFanout() {
     config: { ...config, command: `node bench/run.mjs --only fanout${config.quick ? ' --quick' : ''}` },
   }
   results.fanout = await fanoutStep(() => bundle.scriptPath)
+  results.workerdWarnings = reportWorkerdWarnings(log)
   results.runtimeSeconds = (performance.now() - started) / 1000
   const out = config.out ?? TMP
   const markdown = fanoutSection(results.fanout)
@@ -202,6 +204,7 @@ async function main() {
     results.profile = await profileMissed(config.profile === '1' ? results.targets : missed, scriptOf, config)
   }
 
+  results.workerdWarnings = reportWorkerdWarnings(log)
   results.runtimeSeconds = (performance.now() - started) / 1000
   const out = config.out ?? (config.quick ? TMP : BENCH_DIR)
   results.history = appendHistory(out, results)

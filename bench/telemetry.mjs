@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm run bench:telemetry -- [ref]`: what observability costs per `tools/call`, over HTTP, and
- * the bytes it adds. One Worker (workers/telemetry/worker.js, one `add` tool) in seven lanes, each
+ * the bytes it adds. One Worker (workers/telemetry/worker.js, one `add` tool) in nine lanes, each
  * its own workerd, in alternating rounds of the floor step's load (bench/README.md, "A/B"):
  *
  * - `hono`: the bare Hono floor;
@@ -10,10 +10,13 @@
  * - `off` and `off-again`: telemetry off (`logs: 'off'`, no tracer): two identical workerds, whose
  *   ratio is the noise of this machine and this run, the band `off / ref` is read against;
  * - `logs`: the default, one JSON log line per message;
- * - `native`: plus each span mirrored into Workers' tracing;
+ * - `native`: plus `workersTracing()`, which mirrors a span only where the runtime traces the
+ *   invocation; plain Miniflare traces none, so this lane pays the one call that asks;
  * - `otlp`: the templates' setting with OTEL_EXPORTER_OTLP_ENDPOINT pointing at a sink on
  *   127.0.0.1 (answers 200, counts what it got): every request sampled, spans and the histogram
  *   exported after each response (`waitUntil`); the export's CPU is workerd's, so it is counted;
+ * - `mirrored`: `otlp` as an invocation the runtime traces pays it (every span made, given its
+ *   attributes and ended in the runtime: what a template deployed with `head_sampling_rate: 1` pays);
  * - `traced`: the OTLP export alone, every request sampled, without the log line or the mirror
  *   (what tracing itself costs).
  *
@@ -30,7 +33,7 @@ import { alternateLoad, medians, ratio, ratioRange } from './lib/compare.mjs'
 import { config } from './lib/config.mjs'
 import { TEMPLATES } from './lib/more-bundles.mjs'
 import { verifyCall, ADD_CALL } from './lib/mcp.mjs'
-import { startWorker } from './lib/workerd.mjs'
+import { reportWorkerdWarnings, startWorker } from './lib/workerd.mjs'
 
 const ref = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? '74b4b15'
 const log = (line) => console.error(`[bench:telemetry] ${line}`)
@@ -94,7 +97,7 @@ function templateBytes(template) {
   return sizes
 }
 
-const LANES = ['hono', 'ref', 'off', 'off-again', 'logs', 'native', 'otlp', 'traced']
+const LANES = ['hono', 'ref', 'off', 'off-again', 'logs', 'native', 'otlp', 'mirrored', 'traced']
 const targets = {}
 let sink
 async function stopAll() {
@@ -117,8 +120,8 @@ try {
   sink = await startSink()
   targets.hono = await startWorker('hono', build('hono').scriptPath)
   targets.ref = await startWorker('telemetry-off', built.ref.scriptPath)
-  for (const mode of ['off', 'logs', 'native', 'otlp', 'traced']) {
-    const bindings = mode === 'otlp' || mode === 'traced' ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint } : {}
+  for (const mode of ['off', 'logs', 'native', 'otlp', 'mirrored', 'traced']) {
+    const bindings = ['otlp', 'mirrored', 'traced'].includes(mode) ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint } : {}
     targets[mode] = await startWorker(`telemetry-${mode}`, built.tree.scriptPath, { bindings })
   }
   targets['off-again'] = await startWorker('telemetry-off', built.tree.scriptPath)
@@ -139,6 +142,7 @@ try {
   console.log(`\nnoise (off-again / off, identical workerds): ${times(rounds, 'off-again', 'off')}`)
   console.log(`off / ref (${built.ref.commit}, before telemetry): ${times(rounds, 'off', 'ref')}`)
   console.log(`otlp / off (every request sampled and exported): ${times(rounds, 'otlp', 'off')}`)
+  console.log(`mirrored / off (otlp in invocations the runtime traces): ${times(rounds, 'mirrored', 'off')}`)
   console.log(`traced / off (the OTLP export alone, every request sampled): ${times(rounds, 'traced', 'off')}`)
   console.log(`OTLP sink: ${sink.got.requests} requests, ${(sink.got.bytes / KIB / KIB).toFixed(1)} MiB`)
   console.log(`\n| template | gzip KiB minified | without its telemetry line | the line adds |\n| --- | --- | --- | --- |`)
@@ -149,4 +153,5 @@ try {
   }
 } finally {
   await stopAll()
+  reportWorkerdWarnings(log)
 }

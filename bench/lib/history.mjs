@@ -16,7 +16,7 @@ export const othersShare = (round) => Math.max(...Object.values(round).map((run)
 /** Rounds of the floor during which other processes disturbed the figures. */
 export const disturbedRounds = (rounds) => rounds.filter((round) => othersShare(round) > DISTURBED_SHARE).length
 
-/** Append this run to `<dir>/history.json`; returns the kept runs, oldest first (this one last). */
+/** Append this run to `<dir>/history.json`; returns the kept runs with the same standard output, oldest first (this one last). */
 export function appendHistory(dir, { machine, targets, floor, config }) {
   const file = join(dir, 'history.json')
   const runs = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : []
@@ -27,12 +27,16 @@ export function appendHistory(dir, { machine, targets, floor, config }) {
     quick: config.quick,
     disturbedRounds: disturbedRounds(floor.rounds),
     rounds: floor.rounds.length,
+    // Where workerd's standard output went (workerd.mjs); runs before the field had the pipe.
+    stdout: config.stdout,
     targets: Object.fromEntries(targets.map((target) => [target.id, target.measured])),
   })
   const kept = runs.slice(-KEEP)
+  const same = (run) => (run.stdout ?? 'pipe') === config.stdout
   mkdirSync(dir, { recursive: true })
   writeFileSync(file, `${JSON.stringify(kept, null, 2)}\n`)
-  return kept
+  // The spread compares like with like: runs whose workerd wrote its output the same way.
+  return kept.filter(same)
 }
 
 /** Smallest and largest value of a target over the runs that measured it. */

@@ -262,7 +262,10 @@ export function toMarkdown(results) {
       (disturbed === 0
         ? 'No floor round was disturbed by other processes.'
         : `**${disturbed} of ${results.floor.rounds.length} floor rounds ran while other processes used more than ` +
-          `${DISTURBED_SHARE * 100}% of the machine**; on two cores that moves absolute figures (ratios of alternated rounds move less).`),
+          `${DISTURBED_SHARE * 100}% of the machine**; on two cores that moves absolute figures (ratios of alternated rounds move less).`) +
+      (results.workerdWarnings?.count
+        ? ` **workerd wrote ${results.workerdWarnings.count} unexpected warnings or errors** (results.json, \`workerdWarnings\`).`
+        : ''),
     '',
     '## Targets',
     '',

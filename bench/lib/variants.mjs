@@ -29,7 +29,7 @@ export const VARIANTS = {
   sdk: { worker: 'sdk', label: 'SDK v2', call: add },
   // bench/telemetry.mjs: one Worker, its telemetry by binding (workers/telemetry/worker.js).
   ...Object.fromEntries(
-    ['off', 'logs', 'native', 'otlp', 'traced'].map((mode) => [
+    ['off', 'logs', 'native', 'otlp', 'traced', 'mirrored'].map((mode) => [
       `telemetry-${mode}`,
       { worker: 'telemetry', label: `telemetry ${mode}`, bindings: { TELEMETRY: mode }, call: add },
     ]),

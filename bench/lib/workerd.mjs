@@ -10,11 +10,13 @@
  *
  * workerd's standard output (its structured log lines: every console.log of a Worker) goes to a
  * file in the temp dir, not through the pipe Miniflare reads line by line: a write into that pipe
- * wakes the bench's Node process, and the wake-up is charged to workerd's CPU, about 40 µs a
- * request that logs on this machine, which a deployed Worker's logs (collected with the invocation,
- * sent out of band) never pay. `BENCH_STDOUT=pipe` keeps Miniflare's pipe (bench/README.md).
+ * wakes the bench's Node process, which parses and prints the line, and the wake-up is charged to
+ * workerd's CPU while the printing takes a core from the load, which a deployed Worker's logs
+ * (collected with the invocation, sent out of band) never cost (bench/README.md has the figures).
+ * The warnings and errors in it are read at the end of a run (`reportWorkerdWarnings`).
+ * `BENCH_STDOUT=pipe` keeps Miniflare's pipe.
  */
-import { chmodSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { basename, dirname, join } from 'node:path'
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare'
@@ -161,20 +163,57 @@ const isEmpty = (value) =>
   value === undefined ||
   (Array.isArray(value) ? value.length === 0 : typeof value === 'object' && value !== null && Object.values(value).every(isEmpty))
 
-/** Where workerd's standard output goes (unless BENCH_STDOUT=pipe). */
+/** Where workerd's standard output goes (unless BENCH_STDOUT=pipe); `workerdWarnings` reads it. */
 export const WORKERD_STDOUT = join(TMP, 'workerd-stdout.log')
 
-/** Miniflare's workerd behind `exec`, its standard output appended to WORKERD_STDOUT (still workerd's pid). */
+/**
+ * Miniflare's workerd (or MINIFLARE_WORKERD_PATH's) behind `exec`, its standard output appended
+ * to WORKERD_STDOUT: still workerd's pid, child of this process. Both paths go through the
+ * environment, which Miniflare hands to workerd, so no path is quoted into the script.
+ */
 function workerdWithStdoutToFile() {
   const miniflare = createRequire(import.meta.url).resolve('miniflare')
-  const binary = createRequire(miniflare)('workerd').default
+  process.env.BENCH_WORKERD_BINARY = process.env.MINIFLARE_WORKERD_PATH ?? createRequire(miniflare)('workerd').default
+  process.env.BENCH_WORKERD_STDOUT = WORKERD_STDOUT
   const wrapper = join(TMP, 'workerd-stdout-to-file.sh')
-  writeFileSync(wrapper, `#!/bin/sh\nexec '${binary}' "$@" >>'${WORKERD_STDOUT}'\n`)
+  writeFileSync(wrapper, '#!/bin/sh\nexec "$BENCH_WORKERD_BINARY" "$@" >>"$BENCH_WORKERD_STDOUT"\n')
   chmodSync(wrapper, 0o755)
   return wrapper
 }
 
-if (config.stdout === 'file') process.env.MINIFLARE_WORKERD_PATH ??= workerdWithStdoutToFile()
+if (config.stdout === 'file') process.env.MINIFLARE_WORKERD_PATH = workerdWithStdoutToFile()
+
+/** Warnings the measured Workers give on purpose: mcp-edge's local-only one, the SDK v2's about zod. */
+const EXPECTED_WARNINGS = [
+  /no authentication is configured, so this MCP server serves local requests only/,
+  /\[mcp-sdk\] Your zod version does not implement/,
+]
+
+/**
+ * The warnings and errors workerd wrote to WORKERD_STDOUT (its structured lines: a Worker's
+ * console.warn and console.error, and workerd's own), but the expected ones; then the file is
+ * removed (a full run writes a line per request, some 100 MB). Through the pipe Miniflare prints
+ * them as they come, so there is nothing to read.
+ */
+export function workerdWarnings() {
+  if (config.stdout !== 'file' || !existsSync(WORKERD_STDOUT)) return { count: 0, first: [] }
+  const text = readFileSync(WORKERD_STDOUT, 'utf8')
+  rmSync(WORKERD_STDOUT)
+  const found = []
+  for (const line of text.split('\n')) {
+    if (!/"level":"(warn|error)"/.test(line) || EXPECTED_WARNINGS.some((expected) => expected.test(line))) continue
+    found.push(line)
+  }
+  return { count: found.length, first: [...new Set(found.map((line) => line.slice(0, 300)))].slice(0, 5) }
+}
+
+/** `workerdWarnings()`, each of the first few printed through `log`. */
+export function reportWorkerdWarnings(log) {
+  const warnings = workerdWarnings()
+  if (warnings.count > 0)
+    log(`workerd wrote ${warnings.count} unexpected warnings or errors; the first: ${warnings.first.join(' | ')}`)
+  return warnings
+}
 
 /** A new workerd on 127.0.0.1 (no Request.cf fetch), and its pid: the one new child of this process. */
 async function spawn(options) {

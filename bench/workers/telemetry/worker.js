@@ -3,7 +3,8 @@
  * TELEMETRY binding. `off`: no log line, no tracer (nothing is built per request); `logs`: the
  * default (one JSON line per message); `native`: plus spans mirrored into Workers' tracing;
  * `otlp`: the templates' setting with OTEL_EXPORTER_OTLP_ENDPOINT set, every request sampled and
- * exported; `traced`: the OTLP export alone (no log line, no mirror). Namespace imports, so that the same file also builds against a library from before
+ * exported; `traced`: the OTLP export alone (no log line, no mirror); `mirrored`: `otlp` in an
+ * invocation the runtime traces (every span mirrored). Namespace imports, so that the same file also builds against a library from before
  * telemetry (the `ref` lane), where those names are undefined.
  */
 import { Hono } from 'hono'
@@ -11,12 +12,31 @@ import * as edge from 'mcp-edge'
 import * as cloudflare from 'mcp-edge/cloudflare'
 import * as z from 'zod/mini'
 
+/**
+ * Workers' tracing as a traced invocation has it: plain Miniflare traces none, so this says every
+ * invocation is traced, and each span is made, given its attributes and ended in the runtime, as
+ * a deployed template with `head_sampling_rate: 1` pays.
+ */
+const tracedRuntime = (tracing) =>
+  tracing && {
+    getActiveSpan: () => ({ isTraced: true }),
+    startSpan(name) {
+      const span = tracing.startSpan(name)
+      return {
+        setAttribute: (key, value) => span.setAttribute(key, value),
+        setStatus: (status) => span.setStatus?.(status),
+        end: () => span.end(),
+      }
+    },
+  }
+
 const TELEMETRY = {
   off: () => ({ logs: 'off' }),
   logs: () => ({}),
   native: () => ({ native: cloudflare.workersTracing?.() }),
   otlp: () => ({ tracer: edge.otlpFromEnv, native: cloudflare.workersTracing?.() }),
   traced: () => ({ logs: 'off', tracer: edge.otlpFromEnv }),
+  mirrored: () => ({ tracer: edge.otlpFromEnv, native: tracedRuntime(cloudflare.workersTracing?.()) }),
 }
 
 let app
