@@ -51,6 +51,8 @@ let rogue: EnterpriseIdp
 let worker: WranglerServer
 /** EMA on, with the JWKS URL at `jwksPort`, which the test opens and closes. */
 let gated: WranglerServer
+/** EMA on, trusting `idp` for ES256 ID-JAGs only (EMA_ALGORITHMS). */
+let es256: WranglerServer
 let jwksPort: number
 let client: Client
 /** The grants the Worker's KV holds after the last one made on purpose. */
@@ -68,20 +70,30 @@ beforeAll(async () => {
     startEnterpriseIdp(certificate, REDIRECT_URI),
   ])
   jwksPort = await freePort() // nothing listens there yet
-  const ema = (jwksUri: string) => (port: number) => ({
+  const ema = (jwksUri: string, algorithms?: string) => (port: number) => ({
     MCP_PUBLIC_URL: `http://127.0.0.1:${port}`,
     EMA_ISSUER: idp.issuer,
     EMA_JWKS_URI: jwksUri,
+    ...(algorithms ? { EMA_ALGORITHMS: algorithms } : {}),
   })
   const common = { config: CONFIG, logLevel: 'log', env: trustedBy(certificate) } as const
-  ;[worker, gated] = (await startAll([
-    { ...common, vars: ema((await metadataOf(idp)).jwks_uri as string) },
+  const jwks = (await metadataOf(idp)).jwks_uri as string
+  ;[worker, gated, es256] = (await startAll([
+    { ...common, vars: ema(jwks) },
     { ...common, vars: ema(`https://localhost:${jwksPort}/jwks`) },
-  ])) as [WranglerServer, WranglerServer]
+    { ...common, vars: ema(jwks, 'ES256') },
+  ])) as [WranglerServer, WranglerServer, WranglerServer]
 }, 120_000)
 
 afterAll(async () => {
-  await Promise.all([worker?.stop(), gated?.stop(), idp?.close(), rogue?.close(), ...opened.map((server) => server.close())])
+  await Promise.all([
+    worker?.stop(),
+    gated?.stop(),
+    es256?.stop(),
+    idp?.close(),
+    rogue?.close(),
+    ...opened.map((server) => server.close()),
+  ])
   restoreTrust?.()
 })
 
@@ -133,24 +145,30 @@ function reasons(server: WranglerServer): string[] {
 }
 
 /** `request()` is answered with the `wire` status and error, the Worker logged `reason`, and KV holds no new grant. */
-async function expectRefused(request: () => Promise<Response>, wire: [number, string], reason: string, server = worker) {
+async function expectRefused(
+  request: () => Promise<Response>,
+  wire: [number, string],
+  reason: string,
+  server = worker,
+  stored = server === worker ? known : [],
+) {
   const logged = reasons(server).length
   const response = await request()
   const body = (await response.json()) as { error: string }
   expect([response.status, body.error]).toEqual(wire)
   await expect.poll(() => reasons(server).slice(logged), { timeout: 5000 }).toEqual([reason])
-  expect(grants(server)).toEqual(server === worker ? known : [])
+  expect(grants(server)).toEqual(stored)
 }
 
-/** Claims of an ID-JAG `idp` would issue for `sub` to `client` at `worker`, alive for five minutes. */
-function claimsFor(sub: string, as: Client = client, lifetime: [number, number] = [0, 300]) {
+/** Claims of an ID-JAG `idp` would issue for `sub` to `client` at `server`, alive for five minutes. */
+function claimsFor(sub: string, as: Client = client, lifetime: [number, number] = [0, 300], server = worker) {
   const now = Math.floor(Date.now() / 1000)
   return {
     iss: idp.issuer,
     sub,
-    aud: originOf(worker),
+    aud: originOf(server),
     client_id: as.client_id,
-    resource: resourceOf(worker),
+    resource: resourceOf(server),
     scope: 'mcp',
     jti: randomUUID(),
     iat: now + lifetime[0],
@@ -283,10 +301,42 @@ describe('Enterprise-Managed Authorization: oidc-provider with our ID-JAG token-
     await expectRefused(() => redeem(worker, idJag, client), [400, 'invalid_grant'], 'invalid_alg')
   })
 
+  it('takes ES256 ID-JAGs, and only those, where EMA_ALGORITHMS says ES256', async () => {
+    const agent = await register(es256, 'es256 agent')
+    const es = await idp.sign(claimsFor('fred', agent, [0, 300], es256), { alg: 'ES256' })
+    const response = await redeem(es256, es, agent)
+    expect(response.status).toBe(200)
+    const { access_token } = (await response.json()) as { access_token: string }
+    expect((await whoami(es256, access_token)).structuredContent?.subject).toBe(`${idp.issuer}#fred`)
+    const rs = await idp.sign(claimsFor('fred', agent, [0, 300], es256))
+    expect(decodeProtectedHeader(rs).alg).toBe('RS256')
+    await expectRefused(() => redeem(es256, rs, agent), [400, 'invalid_grant'], 'invalid_alg', es256, grants(es256))
+  })
+
+  it('grants the baseline scope to an ID-JAG and a request that name none', async () => {
+    const { scope: _none, ...claims } = claimsFor('hugo')
+    const response = await redeem(worker, await idp.sign(claims), client)
+    const issued = (await response.json()) as { scope: string; access_token: string }
+    expect([response.status, issued.scope]).toEqual([200, 'mcp'])
+    expect((await whoami(worker, issued.access_token)).structuredContent?.scopes).toEqual(['mcp'])
+    known = grants(worker)
+  })
+
   it('refuses an ID-JAG issued to another client than the one authenticating (400 invalid_grant: client_id_mismatch)', async () => {
     const other = await register(worker, 'another agent')
     const idJag = await idp.idJagFor('gus', originOf(worker), resourceOf(worker)) // its client_id: `client`
     await expectRefused(() => redeem(worker, idJag, other), [400, 'invalid_grant'], 'client_id_mismatch')
+  })
+
+  it('logs the other OAuth errors too while EMA is on (a wrong client secret: 401 invalid_client)', async () => {
+    const logged = () => readFileSync(worker.logFile, 'utf8').match(/"msg":"OAuth error response"[^\n]*/g) ?? []
+    const before = logged().length
+    const response = await redeem(worker, ada.idJag, { ...client, client_secret: 'not-the-secret' })
+    expect([response.status, ((await response.json()) as { error: string }).error]).toEqual([401, 'invalid_client'])
+    await expect
+      .poll(() => logged().slice(before), { timeout: 5000 })
+      .toEqual([expect.stringMatching(/"status":401,"error":"invalid_client"/)])
+    expect(logged().join()).not.toContain('not-the-secret')
   })
 
   it('refuses a public client (401 invalid_client: the grant needs client authentication)', async () => {
@@ -378,7 +428,20 @@ describe('Enterprise-Managed Authorization: oidc-provider with our ID-JAG token-
   })
 })
 
-describe('the same Worker and KV with EMA turned off', () => {
+describe('the same Worker and KV trusting another IdP, then with EMA turned off', () => {
+  it("refuses the tokens the first IdP's ID-JAGs made once EMA trusts another (401 invalid_token: sign in again)", async () => {
+    const { port, persistTo } = worker
+    await worker.stop()
+    const vars = {
+      MCP_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      EMA_ISSUER: rogue.issuer,
+      EMA_JWKS_URI: (await metadataOf(rogue)).jwks_uri as string,
+    }
+    worker = await startWrangler({ config: CONFIG, port, persistTo, vars, env: trustedBy(certificate) })
+    const answer = await whoami(worker, ada.token)
+    expect([answer.status, answer.challenge]).toEqual([401, expect.stringContaining('error_description="Sign in again"')])
+  })
+
   it('offers no jwt-bearer grant (400 unsupported_grant_type), and refuses the tokens EMA made (401 invalid_token)', async () => {
     const idJag = await idp.idJagFor('kai', originOf(worker), resourceOf(worker))
     const { port, persistTo } = worker
@@ -393,7 +456,7 @@ describe('the same Worker and KV with EMA turned off', () => {
     const refused = await redeem(worker, idJag, client)
     expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([400, 'unsupported_grant_type'])
     const answer = await whoami(worker, ada.token)
-    expect([answer.status, answer.challenge]).toEqual([401, expect.stringContaining('error="invalid_token"')])
+    expect([answer.status, answer.challenge]).toEqual([401, expect.stringContaining('error_description="Sign in again"')])
     expect(grants(worker)).toEqual(known)
   })
 })

@@ -76,19 +76,22 @@ export function enterpriseFromEnv(env: EnterpriseEnv): EnterpriseIdp | undefined
  * The provider's `enterpriseManagedAuthorization` option for one IdP. Scopes: those the client
  * asked for (its `scope`, else the ID-JAG's, already cut to the ID-JAG's by the library) that
  * this server offers; nothing asked anywhere is the baseline (`scopes[0]`), as on the consent page;
- * nothing offered is a refusal (invalid_grant), and nothing is stored.
+ * a set without the baseline (which /mcp requires) is a refusal (invalid_grant), and nothing is
+ * stored. `base`: this server's origin (MCP_PUBLIC_URL's), the ID-JAG's audience.
  *
  * @example
- * new OAuthProvider({ ..., enterpriseManagedAuthorization: enterpriseGrant(idp, ['mcp']) })
+ * new OAuthProvider({ ..., enterpriseManagedAuthorization: enterpriseGrant(idp, ['mcp'], 'https://mcp.example.com') })
  */
-export function enterpriseGrant<E>(idp: EnterpriseIdp, scopes: readonly [string, ...string[]]): EmaOptions<E> {
+export function enterpriseGrant<E>(idp: EnterpriseIdp, scopes: readonly [string, ...string[]], base: string): EmaOptions<E> {
   return {
+    // `aud` must be this server's issuer: the origin of MCP_PUBLIC_URL, not of the request's host.
     trustedIssuers: async ({ iss }) =>
-      iss === idp.issuer ? { issuer: idp.issuer, jwksUri: idp.jwksUri, algorithms: idp.algorithms } : null,
+      iss === idp.issuer ? { issuer: idp.issuer, jwksUri: idp.jwksUri, algorithms: idp.algorithms, audience: base } : null,
     mapClaims: async ({ claims, requestedScope }) => {
       const asked = requestedScope.length > 0 ? requestedScope : claims.scope === undefined ? [scopes[0]] : []
       const granted = asked.filter((scope) => scopes.includes(scope))
-      if (granted.length === 0) return null
+      // Without the baseline, /mcp would refuse the token: refused here, before anything is stored.
+      if (!granted.includes(scopes[0])) return null
       const props: EnterpriseProps = {
         subject: `${idp.issuer}#${claims.sub}`,
         claims: typeof claims.email === 'string' ? { email: claims.email } : {},
@@ -102,14 +105,18 @@ export function enterpriseGrant<E>(idp: EnterpriseIdp, scopes: readonly [string,
 }
 
 /**
- * The provider's `onError`: why an ID-JAG was refused (`expired`, `replayed`, `jwks_fetch_failed`…),
- * as a log line for the operator; the client is only told `invalid_grant`. Never the assertion.
+ * The provider's `onError`: every OAuth error answer as one warning line, with why (for an
+ * ID-JAG: `expired`, `replayed`, `jwks_fetch_failed`…, where the client is only told
+ * `invalid_grant`), never a token, code, secret or assertion (the library's `internal` carries
+ * none). Set whether or not EMA is on, so every error is logged the same way.
  *
  * @example
- * new OAuthProvider({ ..., onError: logEnterpriseRefusal })
+ * new OAuthProvider({ ..., onError: logOAuthError })
  */
-export function logEnterpriseRefusal({ internal }: { internal: OAuthErrorInternal }): undefined {
-  if (internal.category === 'enterprise-managed-authorization') log.warn('ID-JAG refused', { reason: internal.reason })
+export function logOAuthError(error: { code: string; status: number; internal?: OAuthErrorInternal }): undefined {
+  const { code, status, internal } = error
+  const msg = internal?.category === 'enterprise-managed-authorization' ? 'ID-JAG refused' : 'OAuth error response'
+  log.warn(msg, { reason: internal?.reason, status, error: code, category: internal?.category })
 }
 
 /** One JSON line per record, as mcp-edge writes its own. */

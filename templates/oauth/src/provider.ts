@@ -17,7 +17,7 @@ import { mcp } from 'mcp-edge'
 import type { McpHttpOptions, McpServer, McpVariables } from 'mcp-edge'
 import type { SignedInProps } from './callback'
 import { signInRoutes } from './consent'
-import { enterpriseFromEnv, enterpriseGrant, logEnterpriseRefusal } from './enterprise'
+import { enterpriseFromEnv, enterpriseGrant, logOAuthError } from './enterprise'
 import type { EnterpriseEnv, EnterpriseIdp } from './enterprise'
 import { SignInNotConfigured, upstreamFromEnv } from './upstream'
 import type { UpstreamEnv } from './upstream'
@@ -127,9 +127,9 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
       // The identity provider's tokens: carried by ours, refreshed with ours (src/upstream-grant.ts).
       tokenExchangeCallback: upstreamGrant(accessTokenTtl) as OAuthProviderOptions<E>['tokenExchangeCallback'],
       // Experimental in the library: ID-JAGs from one enterprise IdP (src/enterprise.ts), when configured.
-      ...(enterprise
-        ? { enterpriseManagedAuthorization: enterpriseGrant<E>(enterprise, options.scopes), onError: logEnterpriseRefusal }
-        : {}),
+      ...(enterprise ? { enterpriseManagedAuthorization: enterpriseGrant<E>(enterprise, options.scopes, base) } : {}),
+      // Every error answer logged, with the library's internal reason (src/enterprise.ts).
+      onError: logOAuthError,
     })
 
   let built: { key: string; provider: OAuthProvider<E> } | undefined
