@@ -221,4 +221,6 @@ try {
   process.exitCode = 1
 } finally {
   await stopAll()
+  // A run that failed part-way: what workerd warned of is most wanted then (none left on success).
+  reportWorkerdWarnings(log)
 }

@@ -16,7 +16,8 @@
  *   127.0.0.1 (answers 200, counts what it got): every request sampled, spans and the histogram
  *   exported after each response (`waitUntil`); the export's CPU is workerd's, so it is counted;
  * - `mirrored`: `otlp` as an invocation the runtime traces pays it (every span made, given its
- *   attributes and ended in the runtime: what a template deployed with `head_sampling_rate: 1` pays);
+ *   attributes and ended in the runtime; plain Miniflare's spans record nothing, so it is a lower
+ *   bound of what a template deployed with `head_sampling_rate: 1` pays);
  * - `traced`: the OTLP export alone, every request sampled, without the log line or the mirror
  *   (what tracing itself costs).
  *

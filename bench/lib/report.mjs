@@ -270,7 +270,7 @@ export function toMarkdown(results) {
     '## Targets',
     '',
     'Ratios are medians of per-round ratios of alternated rounds; "per-round range" is their smallest and largest; ' +
-      '"recent runs" the smallest and largest measured value over the runs kept in history.json.',
+      '"recent runs" the smallest and largest measured value over the runs kept in history.json whose workerd output went where this run\'s did.',
     '',
     targetsTable(results.targets, results.history),
     '',

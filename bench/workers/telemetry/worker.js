@@ -15,7 +15,8 @@ import * as z from 'zod/mini'
 /**
  * Workers' tracing as a traced invocation has it: plain Miniflare traces none, so this says every
  * invocation is traced, and each span is made, given its attributes and ended in the runtime, as
- * a deployed template with `head_sampling_rate: 1` pays.
+ * a deployed template with `head_sampling_rate: 1` calls it (a lower bound of what that costs:
+ * plain Miniflare's runtime spans record nothing).
  */
 const tracedRuntime = (tracing) =>
   tracing && {
