@@ -22,6 +22,7 @@
 import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
 import type { ServerResponse } from 'node:http'
 import { join, resolve } from 'node:path'
 import { decodeJwt, decodeProtectedHeader } from 'jose'
@@ -301,6 +302,48 @@ describe('Enterprise-Managed Authorization: oidc-provider with our ID-JAG token-
     await expectRefused(() => redeem(worker, idJag, client), [400, 'invalid_grant'], 'invalid_alg')
   })
 
+  it("wants MCP_PUBLIC_URL's origin as the ID-JAG's audience, whichever host the token request came in on", async () => {
+    // Node's fetch drops a Host header it is given: node:http sends this one.
+    const viaLocalhost = (assertion: string) =>
+      new Promise<{ status: number; body: { error?: string } }>((done, fail) => {
+        const body = new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion }).toString()
+        const request = httpRequest(
+          {
+            host: '127.0.0.1',
+            port: worker.port,
+            path: '/oauth/token',
+            method: 'POST',
+            headers: {
+              host: `localhost:${worker.port}`,
+              'content-type': 'application/x-www-form-urlencoded',
+              authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`,
+            },
+          },
+          (response) => {
+            let text = ''
+            response.on('data', (chunk) => {
+              text += chunk
+            })
+            response.on('end', () => done({ status: response.statusCode ?? 0, body: JSON.parse(text) }))
+          },
+        )
+        request.on('error', fail)
+        request.end(body)
+      })
+    const ours = await viaLocalhost(await idp.sign(claimsFor('ida')))
+    expect(ours.status).toBe(200)
+    known = grants(worker)
+    const theHosts = { ...claimsFor('ida'), aud: `http://localhost:${worker.port}` }
+    await expectRefused(
+      async () => {
+        const { status, body } = await viaLocalhost(await idp.sign(theHosts))
+        return Response.json(body, { status })
+      },
+      [400, 'invalid_grant'],
+      'aud_mismatch',
+    )
+  })
+
   it('takes ES256 ID-JAGs, and only those, where EMA_ALGORITHMS says ES256', async () => {
     const agent = await register(es256, 'es256 agent')
     const es = await idp.sign(claimsFor('fred', agent, [0, 300], es256), { alg: 'ES256' })
@@ -455,6 +498,10 @@ describe('the same Worker and KV trusting another IdP, then with EMA turned off'
     expect(metadata.authorization_grant_profiles_supported).toBeUndefined()
     const refused = await redeem(worker, idJag, client)
     expect([refused.status, ((await refused.json()) as { error: string }).error]).toEqual([400, 'unsupported_grant_type'])
+    // Logged as every OAuth error is, with EMA off too.
+    await expect
+      .poll(() => readFileSync(worker.logFile, 'utf8'), { timeout: 5000 })
+      .toMatch(/"msg":"OAuth error response"[^\n]*"status":400,"error":"unsupported_grant_type"/)
     const answer = await whoami(worker, ada.token)
     expect([answer.status, answer.challenge]).toEqual([401, expect.stringContaining('error_description="Sign in again"')])
     expect(grants(worker)).toEqual(known)

@@ -83,10 +83,11 @@ export function enterpriseFromEnv(env: EnterpriseEnv): EnterpriseIdp | undefined
  * new OAuthProvider({ ..., enterpriseManagedAuthorization: enterpriseGrant(idp, ['mcp'], 'https://mcp.example.com') })
  */
 export function enterpriseGrant<E>(idp: EnterpriseIdp, scopes: readonly [string, ...string[]], base: string): EmaOptions<E> {
+  const audience = new URL(base).origin
   return {
     // `aud` must be this server's issuer: the origin of MCP_PUBLIC_URL, not of the request's host.
     trustedIssuers: async ({ iss }) =>
-      iss === idp.issuer ? { issuer: idp.issuer, jwksUri: idp.jwksUri, algorithms: idp.algorithms, audience: base } : null,
+      iss === idp.issuer ? { issuer: idp.issuer, jwksUri: idp.jwksUri, algorithms: idp.algorithms, audience } : null,
     mapClaims: async ({ claims, requestedScope }) => {
       const asked = requestedScope.length > 0 ? requestedScope : claims.scope === undefined ? [scopes[0]] : []
       const granted = asked.filter((scope) => scopes.includes(scope))
@@ -107,16 +108,22 @@ export function enterpriseGrant<E>(idp: EnterpriseIdp, scopes: readonly [string,
 /**
  * The provider's `onError`: every OAuth error answer as one warning line, with why (for an
  * ID-JAG: `expired`, `replayed`, `jwks_fetch_failed`…, where the client is only told
- * `invalid_grant`), never a token, code, secret or assertion (the library's `internal` carries
- * none). Set whether or not EMA is on, so every error is logged the same way.
+ * `invalid_grant`) and the description the client was told, never a token, code, secret or
+ * assertion (the library's `internal.detail`, which may quote a claim, is not logged). Set whether or not EMA is on, so every error is logged the same way.
  *
  * @example
  * new OAuthProvider({ ..., onError: logOAuthError })
  */
-export function logOAuthError(error: { code: string; status: number; internal?: OAuthErrorInternal }): undefined {
-  const { code, status, internal } = error
+export function logOAuthError(error: {
+  code: string
+  description: string
+  status: number
+  internal?: OAuthErrorInternal
+}): undefined {
+  const { code, description, status, internal } = error
   const msg = internal?.category === 'enterprise-managed-authorization' ? 'ID-JAG refused' : 'OAuth error response'
-  log.warn(msg, { reason: internal?.reason, status, error: code, category: internal?.category })
+  // The description is what the client was told; the reason and category are the library's names.
+  log.warn(msg, { reason: internal?.reason, status, error: code, description, category: internal?.category })
 }
 
 /** One JSON line per record, as mcp-edge writes its own. */

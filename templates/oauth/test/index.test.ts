@@ -8,6 +8,7 @@ import { createExecutionContext } from 'cloudflare:test'
 import { env, exports } from 'cloudflare:workers'
 import { McpClient, McpClientError } from 'mcp-edge/client'
 import { describe, expect, it } from 'vitest'
+import { enterpriseGrant } from '../src/enterprise'
 import worker from '../src/index'
 
 const ORIGIN = 'http://127.0.0.1:8787'
@@ -198,6 +199,27 @@ describe('the MCP server behind OAuth', () => {
         ])
       }
     }
+  })
+
+  it('grants an ID-JAG only scopes the server offers, and refuses a set without the baseline, which /mcp requires', async () => {
+    const idp = { issuer: 'https://idp.example', jwksUri: 'https://idp.example/jwks', algorithms: ['RS256'] }
+    const { mapClaims } = enterpriseGrant(idp, ['mcp', 'admin'], 'https://mcp.example.com/')
+    const claims = {
+      iss: idp.issuer,
+      sub: 'ada',
+      aud: 'https://mcp.example.com',
+      resource: '',
+      client_id: 'c',
+      jti: 'j',
+      exp: 0,
+      iat: 0,
+    }
+    const mapped = (requestedScope: string[], scope?: string) =>
+      mapClaims({ claims: { ...claims, scope }, requestedScope } as Parameters<typeof mapClaims>[0])
+    expect(await mapped(['admin'], 'admin')).toBeNull()
+    expect((await mapped(['mcp', 'admin', 'other'], 'mcp admin other'))?.scope).toEqual(['mcp', 'admin'])
+    expect((await mapped([]))?.scope).toEqual(['mcp'])
+    expect(await mapped([], 'admin')).toBeNull()
   })
 
   it('refuses /mcp without a token (401 with a Bearer challenge), from elsewhere and locally alike', async () => {
