@@ -25,6 +25,12 @@ import { readFileSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import type { ServerResponse } from 'node:http'
 import { join, resolve } from 'node:path'
+import {
+  Client as McpClientV2,
+  CrossAppAccessProvider,
+  discoverAndRequestJwtAuthGrant,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client'
 import { decodeJwt, decodeProtectedHeader } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ID_JAG_TYPE, ID_TOKEN_TYPE, JWT_BEARER_GRANT, startEnterpriseIdp } from '../support/id-jag.ts'
@@ -258,6 +264,37 @@ describe('Enterprise-Managed Authorization: oidc-provider with our ID-JAG token-
     ada = { idJag, token }
   })
 
+  it("the official MCP client's Cross-App Access at its defaults: it gets the ID-JAG from the IdP and our token by itself, then calls whoami", async () => {
+    const idToken = await idp.idTokenOf('ada')
+    const authProvider = new CrossAppAccessProvider({
+      assertion: async (context) =>
+        (
+          await discoverAndRequestJwtAuthGrant({
+            idpUrl: idp.issuer,
+            audience: context.authorizationServerUrl,
+            resource: context.resourceUrl,
+            idToken,
+            clientId: idp.clientId,
+            clientSecret: idp.clientSecret,
+            scope: context.scope,
+            fetchFn: context.fetchFn,
+          })
+        ).jwtAuthGrant,
+      clientId: client.client_id,
+      clientSecret: client.client_secret as string,
+      expectedIssuer: originOf(worker),
+    })
+    const mcpClient = new McpClientV2({ name: 'enterprise-agent', version: '1.0.0' })
+    await mcpClient.connect(new StreamableHTTPClientTransport(new URL(resourceOf(worker)), { authProvider }))
+    try {
+      const answer = await mcpClient.callTool({ name: 'whoami', arguments: {} })
+      expect(answer.structuredContent).toMatchObject({ subject: `${idp.issuer}#ada`, email: 'ada@example.test' })
+    } finally {
+      await mcpClient.close()
+    }
+    known = grants(worker)
+  })
+
   it('grants only the scopes this server offers, of those the ID-JAG carries', async () => {
     const idJag = await idp.idJagFor('eve', originOf(worker), resourceOf(worker)) // scope "mcp admin"
     expect(decodeJwt(idJag).scope).toBe('mcp admin')
@@ -266,7 +303,7 @@ describe('Enterprise-Managed Authorization: oidc-provider with our ID-JAG token-
     expect([response.status, issued.scope]).toEqual([200, 'mcp'])
     expect((await whoami(worker, issued.access_token)).structuredContent?.scopes).toEqual(['mcp'])
     known = grants(worker)
-    expect(known).toHaveLength(2)
+    expect(known).toHaveLength(3) // ada twice (by hand, then through the official client), and eve
   })
 
   it('refuses the same ID-JAG twice (400 invalid_grant: replayed)', async () => {
