@@ -22,7 +22,6 @@
 import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { request as httpRequest } from 'node:http'
 import type { ServerResponse } from 'node:http'
 import { join, resolve } from 'node:path'
 import {
@@ -35,6 +34,7 @@ import { decodeJwt, decodeProtectedHeader } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ID_JAG_TYPE, ID_TOKEN_TYPE, JWT_BEARER_GRANT, startEnterpriseIdp } from '../support/id-jag.ts'
 import type { EnterpriseIdp } from '../support/id-jag.ts'
+import { postWithHost } from '../support/host-header.ts'
 import { rpc } from '../support/mcp.ts'
 import { REDIRECT_URI } from '../support/oauth-client.ts'
 import { metadataOf } from '../support/oidc-provider.ts'
@@ -340,33 +340,18 @@ describe('Enterprise-Managed Authorization: oidc-provider with our ID-JAG token-
   })
 
   it("wants MCP_PUBLIC_URL's origin as the ID-JAG's audience, whichever host the token request came in on", async () => {
-    // Node's fetch drops a Host header it is given: node:http sends this one.
-    const viaLocalhost = (assertion: string) =>
-      new Promise<{ status: number; body: { error?: string } }>((done, fail) => {
-        const body = new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion }).toString()
-        const request = httpRequest(
-          {
-            host: '127.0.0.1',
-            port: worker.port,
-            path: '/oauth/token',
-            method: 'POST',
-            headers: {
-              host: `localhost:${worker.port}`,
-              'content-type': 'application/x-www-form-urlencoded',
-              authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`,
-            },
-          },
-          (response) => {
-            let text = ''
-            response.on('data', (chunk) => {
-              text += chunk
-            })
-            response.on('end', () => done({ status: response.statusCode ?? 0, body: JSON.parse(text) }))
-          },
-        )
-        request.on('error', fail)
-        request.end(body)
-      })
+    const viaLocalhost = async (assertion: string) => {
+      const answer = await postWithHost(
+        `${originOf(worker)}/oauth/token`,
+        `localhost:${worker.port}`,
+        new URLSearchParams({ grant_type: JWT_BEARER_GRANT, assertion }).toString(),
+        {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${btoa(`${client.client_id}:${client.client_secret}`)}`,
+        },
+      )
+      return { status: answer.status, body: JSON.parse(answer.body) as { error?: string } }
+    }
     const ours = await viaLocalhost(await idp.sign(claimsFor('ida')))
     expect(ours.status).toBe(200)
     known = grants(worker)

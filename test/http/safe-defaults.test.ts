@@ -4,31 +4,14 @@
  * a destructive tool's confirmation cannot be replayed, resource template variables never walk a
  * path, deep JSON is refused, and the per-caller caps on listen streams and live tasks hold.
  */
-import { request as httpRequest } from 'node:http'
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { postWithHost } from '../support/host-header.ts'
 import { buildRequest, rawPost, rpc } from '../support/mcp.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
 const url = () => inject('templateUrl')
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
-
-/** POST with a Host header of our choosing (fetch does not let a caller set Host). */
-function postWithHost(target: string, host: string, body: string, headers: Record<string, string>) {
-  const { hostname, port, pathname } = new URL(target)
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = httpRequest({ hostname, port, path: pathname, method: 'POST', headers: { ...headers, host } }, (res) => {
-      let text = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk) => {
-        text += chunk
-      })
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
-    })
-    req.on('error', reject)
-    req.end(body)
-  })
-}
 
 describe('fail closed: the template without authentication', () => {
   const list = buildRequest('http://x/mcp', 'tools/list')

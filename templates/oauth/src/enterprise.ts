@@ -7,11 +7,10 @@
  * of it is a SignInNotConfigured error, and src/provider.ts then serves nothing. The library
  * checks the ID-JAG (typ, signature against the JWKS, an allowed alg, iss, aud = our issuer,
  * client_id = the authenticated client, resource, lifetime, a jti not seen before); here we only
- * name the principal, pick the scopes and log why one was refused. No refresh tokens (the library
+ * name the principal and pick the scopes (src/provider.ts logs why one was refused). No refresh tokens (the library
  * issues none for this grant), no second IdP.
  */
-import type { EmaOptions, OAuthErrorInternal } from '@cloudflare/workers-oauth-provider'
-import { createLog } from 'mcp-edge'
+import type { EmaOptions } from '@cloudflare/workers-oauth-provider'
 import type { UpstreamClaims } from 'mcp-edge/oauth'
 import { SignInNotConfigured } from './upstream'
 
@@ -104,27 +103,3 @@ export function enterpriseGrant<E>(idp: EnterpriseIdp, scopes: readonly [string,
     },
   }
 }
-
-/**
- * The provider's `onError`: every OAuth error answer as one warning line, with why (for an
- * ID-JAG: `expired`, `replayed`, `jwks_fetch_failed`…, where the client is only told
- * `invalid_grant`) and the description the client was told, never a token, code, secret or
- * assertion (the library's `internal.detail`, which may quote a claim, is not logged). Set whether or not EMA is on, so every error is logged the same way.
- *
- * @example
- * new OAuthProvider({ ..., onError: logOAuthError })
- */
-export function logOAuthError(error: {
-  code: string
-  description: string
-  status: number
-  internal?: OAuthErrorInternal
-}): undefined {
-  const { code, description, status, internal } = error
-  const msg = internal?.category === 'enterprise-managed-authorization' ? 'ID-JAG refused' : 'OAuth error response'
-  // The description is what the client was told; the reason and category are the library's names.
-  log.warn(msg, { reason: internal?.reason, status, error: code, description, category: internal?.category })
-}
-
-/** One JSON line per record, as mcp-edge writes its own. */
-const log = createLog('info')

@@ -11,13 +11,13 @@
  * when they change. The repository's demo uses it too.
  */
 import { OAuthProvider } from '@cloudflare/workers-oauth-provider'
-import type { OAuthProviderOptions, OAuthResourceAuth } from '@cloudflare/workers-oauth-provider'
+import type { OAuthErrorInternal, OAuthProviderOptions, OAuthResourceAuth } from '@cloudflare/workers-oauth-provider'
 import { Hono } from 'hono'
-import { mcp } from 'mcp-edge'
+import { createLog, mcp } from 'mcp-edge'
 import type { McpHttpOptions, McpServer, McpVariables } from 'mcp-edge'
 import type { SignedInProps } from './callback'
 import { signInRoutes } from './consent'
-import { enterpriseFromEnv, enterpriseGrant, logOAuthError } from './enterprise'
+import { enterpriseFromEnv, enterpriseGrant } from './enterprise'
 import type { EnterpriseEnv, EnterpriseIdp } from './enterprise'
 import { SignInNotConfigured, upstreamFromEnv } from './upstream'
 import type { UpstreamEnv } from './upstream'
@@ -128,7 +128,7 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
       tokenExchangeCallback: upstreamGrant(accessTokenTtl) as OAuthProviderOptions<E>['tokenExchangeCallback'],
       // Experimental in the library: ID-JAGs from one enterprise IdP (src/enterprise.ts), when configured.
       ...(enterprise ? { enterpriseManagedAuthorization: enterpriseGrant<E>(enterprise, options.scopes, base) } : {}),
-      // Every error answer logged, with the library's internal reason (src/enterprise.ts).
+      // Every error answer logged, with the library's internal reason (logOAuthError, below).
       onError: logOAuthError,
     })
 
@@ -152,3 +152,28 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
 
 /** What a token's grant may carry: a sign-in's props (src/callback.ts), a passphrase name's, or an ID-JAG's. */
 type GrantProps = Partial<SignedInProps> & { enterprise?: true }
+
+/**
+ * The provider's `onError`: every OAuth error answer as one warning line, with why (for an
+ * ID-JAG: `expired`, `replayed`, `jwks_fetch_failed`…, where the client is only told
+ * `invalid_grant`) and the description the client was told, never a token, code, secret or
+ * assertion (the library's `internal.detail`, which may quote a claim, is not logged). Set
+ * whether or not EMA is on, so every error is logged the same way.
+ *
+ * @example
+ * new OAuthProvider({ ..., onError: logOAuthError })
+ */
+export function logOAuthError(error: {
+  code: string
+  description: string
+  status: number
+  internal?: OAuthErrorInternal
+}): undefined {
+  const { code, description, status, internal } = error
+  const msg = internal?.category === 'enterprise-managed-authorization' ? 'ID-JAG refused' : 'OAuth error response'
+  // The description is what the client was told; the reason and category are the library's names.
+  log.warn(msg, { reason: internal?.reason, status, error: code, description, category: internal?.category })
+}
+
+/** One JSON line per record, as mcp-edge writes its own. */
+const log = createLog('info')
