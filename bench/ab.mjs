@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench:ab -- [ref] [--legacy] [--swap] [--startup]`: what a change costs per `tools/call`, over HTTP. The
+ * `npm run bench:ab -- [ref] [--legacy] [--swap] [--startup | --isolate]`: what a change costs per `tools/call`, over HTTP. The
  * template Worker as this working tree has it (`tree`) and as git `ref` had it (`ref`, default
  * HEAD, so an uncommitted change is measured against the last commit), each in its own workerd,
  * beside the Hono floor, in alternating rounds of the floor step's load (bench/README.md, "A/B").
@@ -9,7 +9,10 @@
  * bench/README.md). Prints each lane's CPU per call, its ratio to the floor and `tree / ref`:
  * medians of per-round ratios, with their range. `--startup` measures start-up instead: fresh
  * workerds of the floor, ref and tree, alternated (`BENCH_STARTUPS` rounds, default 15), workerd's
- * CPU from spawn to the first answer.
+ * CPU from spawn to the first answer. `--isolate` measures the JavaScript of a call instead: the floor,
+ * the ref and the tree behind the bench's in-isolate loop (workers/loop.js), three Workers of one
+ * workerd, called in interleaved slices (bench/lib/isolate-loop.mjs), without the HTTP around a call
+ * and most of its noise.
  *
  * The ref's sources are taken with `git archive` and built against this tree's node_modules and
  * `workers/edge/wrangler.jsonc` (bindings, Durable Objects), so only the source differs; a ref must
@@ -17,32 +20,38 @@
  */
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { ROOT, TMP } from './lib/env.mjs'
+import { join, relative } from 'node:path'
+import { BENCH_DIR, ROOT, TMP } from './lib/env.mjs'
 import { build, configPath } from './lib/build.mjs'
 import { alternateLoad, alternateStartup, medians, ratio, ratioRange } from './lib/compare.mjs'
+import { median } from './lib/stats.mjs'
 import { config } from './lib/config.mjs'
 import { floorLanes } from './lib/floor.mjs'
-import { reportWorkerdWarnings, startWorker } from './lib/workerd.mjs'
+import { isolateLoop } from './lib/isolate-loop.mjs'
+import { ADD_CALL, legacyAddCall, legacyConnect } from './lib/mcp.mjs'
+import { reportWorkerdWarnings, startWorker, startWorkers } from './lib/workerd.mjs'
 
 const args = process.argv.slice(2)
 const flags = args.filter((arg) => arg.startsWith('--'))
-const KNOWN = ['--legacy', '--swap', '--startup']
+const KNOWN = ['--legacy', '--swap', '--startup', '--isolate']
 const unknown = flags.filter((flag) => !KNOWN.includes(flag))
 if (unknown.length > 0) throw new Error(`bench:ab: unknown option ${unknown.join(', ')} (known: ${KNOWN.join(', ')})`)
 const ref = args.find((arg) => !arg.startsWith('--')) ?? 'HEAD'
 const legacy = flags.includes('--legacy')
 const swap = flags.includes('--swap')
 const startup = flags.includes('--startup')
+const isolate = flags.includes('--isolate')
+if (startup && isolate) throw new Error('bench:ab: --startup and --isolate are two different measurements; give one')
 const log = (line) => console.error(`[bench:ab] ${line}`)
 
 /**
  * The demo at `ref`, built like the tree's (workers/edge/wrangler.jsonc with `main` at the ref's
- * Worker). Since the workspace split (packages/, apps/, templates/) the demo imports `mcp-edge`:
+ * Worker; with `--isolate`, workers/loop-edge/wrangler.jsonc with `main` at the ref's Worker behind
+ * this tree's loop). Since the workspace split (packages/, apps/, templates/) the demo imports `mcp-edge`:
  * wrangler's `alias` points that at the ref's own library sources, so only the source differs;
  * an older ref has everything under src/.
  */
-function buildRef() {
+function buildRef(worker) {
   const dir = join(TMP, 'ab-ref')
   mkdirSync(dir, { recursive: true })
   const commit = execFileSync('git', ['rev-parse', '--short', `${ref}^{commit}`], { cwd: ROOT, encoding: 'utf8' }).trim()
@@ -55,17 +64,22 @@ function buildRef() {
   execFileSync('tar', ['-xf', archive, '-C', dir])
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
   const main = /"main": "[^"]*"/
-  const jsonc = readFileSync(configPath('edge'), 'utf8')
-  if (!main.test(jsonc)) throw new Error(`bench:ab: no \`"main": …\` line in ${configPath('edge')}`)
+  const jsonc = readFileSync(configPath(worker), 'utf8')
+  if (!main.test(jsonc)) throw new Error(`bench:ab: no \`"main": …\` line in ${configPath(worker)}`)
   const library = (entry) => `./packages/mcp-edge/src/${entry}`
   const alias = split
     ? `"alias": { "mcp-edge/client": "${library('client/index.ts')}", "mcp-edge/cloudflare": "${library('cloudflare/index.ts')}", "mcp-edge": "${library('index.ts')}" },\n  `
     : ''
-  writeFileSync(
-    join(dir, 'wrangler.jsonc'),
-    jsonc.replace(main, `${alias}"main": "${split ? 'apps/demo/src/worker.ts' : 'src/worker.ts'}"`),
-  )
-  return { commit, ...build('edge-ref', { config: join(dir, 'wrangler.jsonc') }) }
+  let entry = split ? 'apps/demo/src/worker.ts' : 'src/worker.ts'
+  if (worker === 'loop-edge') {
+    // The ref's Worker (its Durable Object classes too) behind this tree's loop, as workers/loop-edge/worker.js has it.
+    const loop = relative(dir, join(BENCH_DIR, 'workers', 'loop.js'))
+    const lines = [`import template from './${entry}'`, `import { withLoop } from '${loop}'`, `export * from './${entry}'`]
+    writeFileSync(join(dir, 'loop-ref.js'), `${lines.join('\n')}\nexport default withLoop(template)\n`)
+    entry = 'loop-ref.js'
+  }
+  writeFileSync(join(dir, 'wrangler.jsonc'), jsonc.replace(main, `${alias}"main": "${entry}"`))
+  return { commit, ...build(`${worker}-ref`, { config: join(dir, 'wrangler.jsonc') }) }
 }
 
 const targets = {}
@@ -118,12 +132,54 @@ async function compareCalls(built) {
   if (legacy) console.log(`tree / ref, 2025-era call: ${perCall('tree-legacy', 'ref-legacy')}`)
 }
 
+/**
+ * The JavaScript of a call on the ref and the tree beside the floor's: three Workers of one workerd
+ * behind the in-isolate loop, lanes interleaved in slices, alternated per round (isolate-loop.mjs).
+ */
+async function compareIsolate(built) {
+  const ids = swap ? ['hono', 'tree', 'ref'] : ['hono', 'ref', 'tree']
+  const scripts = { ...built, hono: build('loop-hono') }
+  const group = await startWorkers(
+    ids,
+    (id) => scripts[id].scriptPath,
+    (id) => (id === 'hono' ? 'loop-hono' : 'loop-edge'),
+  )
+  targets.group = group
+  log(
+    `in one workerd: ${ids.join(', ')}; ${config.isolateRounds} rounds × ${config.isolateCalls} calls per lane, ${config.isolateSlices} slices`,
+  )
+  const lanesOf = async (running) => {
+    const lanes = ids.map((id) => ({ id, target: running[id], request: ADD_CALL }))
+    if (!legacy) return lanes
+    for (const id of ['ref', 'tree']) {
+      const sessionId = await legacyConnect(running[id].endpoint)
+      if (!sessionId) throw new Error(`bench:ab: the ${id} minted no session id`)
+      lanes.push({ id: `${id}-legacy`, target: running[id], request: legacyAddCall(sessionId) })
+    }
+    return lanes
+  }
+  const { rounds, emptyUs } = await isolateLoop(group, config, lanesOf)
+  const js = medians(rounds, 'cpuUsPerCall')
+  const perCall = (a, b) => times(rounds, 'cpuUsPerCall', a, b)
+  console.log(`\n| lane | JS µs/call | ×floor |\n| --- | --- | --- |`)
+  for (const id of Object.keys(js)) console.log(`| ${id} | ${js[id].toFixed(1)} | ${id === 'hono' ? '' : perCall(id, 'hono')} |`)
+  const over = (id) => median(rounds.map((round) => round[id].cpuUsPerCall - round.ref.cpuUsPerCall))
+  console.log(`\n(an empty loop request: ${emptyUs.toFixed(0)} µs, taken off every slice)`)
+  console.log(`tree / ref (${built.ref.commit}), in-isolate: ${perCall('tree', 'ref')}, tree − ref ${over('tree').toFixed(1)} µs`)
+  if (legacy) {
+    const overLegacy = median(rounds.map((round) => round['tree-legacy'].cpuUsPerCall - round['ref-legacy'].cpuUsPerCall))
+    console.log(`tree / ref, 2025-era call: ${perCall('tree-legacy', 'ref-legacy')}, tree − ref ${overLegacy.toFixed(1)} µs`)
+  }
+}
+
 try {
-  const old = buildRef()
-  const tree = build('edge')
+  const worker = isolate ? 'loop-edge' : 'edge'
+  const old = buildRef(worker)
+  const tree = build(worker)
   log(`ref ${ref} (${old.commit}): ${old.gzipBytes} bytes gzip; tree: ${tree.gzipBytes} bytes gzip`)
   const built = { ref: old, tree }
   if (startup) await compareStartup(built)
+  else if (isolate) await compareIsolate(built)
   else await compareCalls(built)
 } finally {
   await stopAll()

@@ -29,17 +29,30 @@ async function timedPost(pid, target, calls, loop) {
   return (cpuMs(pid) - before) * 1000
 }
 
-/** `group`: the loop-edge and loop-hono Workers in one workerd (workerd.mjs startWorkers). */
-export async function isolateLoop(group, { isolateCalls: calls, isolateSlices: slices, isolateRounds: rounds, isolateWarmup }) {
-  const { pid, targets } = group
+/** The bench's lanes: the floor, and the template's 2026-07-28 and 2025-era calls. */
+async function templateLanes(targets) {
   const sessionId = await legacyConnect(targets['loop-edge'].endpoint)
   if (!sessionId)
     throw new Error('the template minted no session id: the 2025-era lane would not be the one the HTTP floor measures')
-  const lanes = [
+  return [
     { id: 'hono', target: targets['loop-hono'], request: ADD_CALL },
     { id: 'edge', target: targets['loop-edge'], request: ADD_CALL },
     { id: 'edge-legacy', target: targets['loop-edge'], request: legacyAddCall(sessionId) },
   ]
+}
+
+/**
+ * `group`: Workers behind the loop in one workerd (workerd.mjs startWorkers), by default
+ * loop-edge and loop-hono. `lanesOf(targets)` gives the lanes, `{ id, target, request }` each
+ * (ab.mjs `--isolate`: the floor, the ref and the tree).
+ */
+export async function isolateLoop(
+  group,
+  { isolateCalls: calls, isolateSlices: slices, isolateRounds: rounds, isolateWarmup },
+  lanesOf = templateLanes,
+) {
+  const { pid, targets } = group
+  const lanes = await lanesOf(targets)
   for (const lane of lanes) {
     const { headers, body } = lane.request
     // The headers an HTTP client sends with this body (the Host check, the native body read).

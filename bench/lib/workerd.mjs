@@ -66,20 +66,23 @@ export async function startWorker(variant, scriptPath, { inspectorPort, persistT
 }
 
 /**
- * Start several variants as Workers of one workerd, each its own isolate on its own socket
- * (`unsafeDirectSockets`), so that one process's CPU can be read while one of them works.
- * Returns the pid, a target per variant (`origin`, `endpoint`) and `dispose()`.
+ * Start several Workers in one workerd, each its own isolate on its own socket
+ * (`unsafeDirectSockets`), so that one process's CPU can be read while one of them works. `ids`
+ * name them; `variantOf(id)` is the variant whose config and bindings each runs (by default the id
+ * itself), so one variant can run twice from two scripts (ab.mjs `--isolate`: the ref and the tree).
+ * Returns the pid, a target per id (`origin`, `endpoint`) and `dispose()`.
  */
-export async function startWorkers(variants, scriptOf) {
-  const workers = variants.map((variant) => ({
-    ...workerOptionsOf(variant, scriptOf(variant)),
+export async function startWorkers(ids, scriptOf, variantOf = (id) => id) {
+  const workers = ids.map((id) => ({
+    ...workerOptionsOf(variantOf(id), scriptOf(id)),
+    name: `bench-${id}`,
     unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
   }))
   const { mf, pid } = await spawn({ workers })
   const targets = {}
-  for (const [i, variant] of variants.entries()) {
+  for (const [i, id] of ids.entries()) {
     const url = await mf.unsafeGetDirectURL(workers[i].name)
-    targets[variant] = { variant, origin: url.origin, endpoint: new URL('/mcp', url).href }
+    targets[id] = { variant: variantOf(id), origin: url.origin, endpoint: new URL('/mcp', url).href }
   }
   return {
     pid,
