@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * `npm run bench:ab -- [ref] [--legacy] [--swap] [--startup | --isolate]`: what a change costs per `tools/call`, over HTTP. The
- * template Worker as this working tree has it (`tree`) and as git `ref` had it (`ref`, default
+ * `npm run bench:ab -- [ref] [--legacy] [--swap] [--startup | --isolate]`: what a change costs per `tools/call`
+ * (over HTTP; `--startup`: at start-up; `--isolate`: inside the isolate). The template Worker as this working tree has it (`tree`) and as git `ref` had it (`ref`, default
  * HEAD, so an uncommitted change is measured against the last commit), each in its own workerd,
  * beside the Hono floor, in alternating rounds of the floor step's load (bench/README.md, "A/B").
  * `--legacy` adds the 2025-era call (with a session id) on both. Workers start in the order floor,
@@ -15,12 +15,13 @@
  * and most of its noise.
  *
  * The ref's sources are taken with `git archive` and built against this tree's node_modules and
- * `workers/edge/wrangler.jsonc` (bindings, Durable Objects), so only the source differs; a ref must
- * export the Durable Object classes that config binds (every commit since 4e79678).
+ * `workers/edge/wrangler.jsonc` (`--isolate`: `workers/loop-edge/wrangler.jsonc`; both bind the same
+ * Durable Objects), so only the source differs; a ref must export the Durable Object classes those
+ * configs bind (every commit since 6f5ae52, which added McpSessionLedger).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { BENCH_DIR, ROOT, TMP } from './lib/env.mjs'
 import { build, configPath } from './lib/build.mjs'
 import { alternateLoad, alternateStartup, medians, ratio, ratioRange } from './lib/compare.mjs'
@@ -72,10 +73,17 @@ function buildRef(worker) {
     : ''
   let entry = split ? 'apps/demo/src/worker.ts' : 'src/worker.ts'
   if (worker === 'loop-edge') {
-    // The ref's Worker (its Durable Object classes too) behind this tree's loop, as workers/loop-edge/worker.js has it.
-    const loop = relative(dir, join(BENCH_DIR, 'workers', 'loop.js'))
-    const lines = [`import template from './${entry}'`, `import { withLoop } from '${loop}'`, `export * from './${entry}'`]
-    writeFileSync(join(dir, 'loop-ref.js'), `${lines.join('\n')}\nexport default withLoop(template)\n`)
+    // The ref's Worker behind this tree's loop, exporting what workers/loop-edge/worker.js does:
+    // the Durable Object classes the config binds, and the loop.
+    copyFileSync(join(BENCH_DIR, 'workers', 'loop.js'), join(dir, 'loop.js'))
+    const classes = [...new Set([...jsonc.matchAll(/"class_name": "(\w+)"/g)].map((match) => match[1]))]
+    const lines = [
+      `import template from './${entry}'`,
+      `import { withLoop } from './loop.js'`,
+      `export { ${classes.join(', ')} } from './${entry}'`,
+      'export default withLoop(template)',
+    ]
+    writeFileSync(join(dir, 'loop-ref.js'), `${lines.join('\n')}\n`)
     entry = 'loop-ref.js'
   }
   writeFileSync(join(dir, 'wrangler.jsonc'), jsonc.replace(main, `${alias}"main": "${entry}"`))

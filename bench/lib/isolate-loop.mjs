@@ -1,11 +1,12 @@
 /**
- * The JavaScript of one `tools/call add` without the HTTP around it: the template and the Hono
- * floor as two Workers of one workerd (workers/loop-edge/worker.js, workers/loop-hono/worker.js; each its own
- * isolate), each handed requests in a loop inside one request, timed by the process's CPU over the
- * loop less the cost of an empty loop request. Three lanes, alternated: the floor, a 2026-07-28
- * client and a 2025-era client (with the sealed session id its `initialize` minted). Workerd's own
- * per-request work (HTTP parsing, the socket, the I/O) is left out, which the floor comparison over
- * HTTP includes; so is most of its noise.
+ * The JavaScript of one `tools/call add` without the HTTP around it: Workers of one workerd behind
+ * the loop (workers/loop.js; each its own isolate), each handed requests in a loop inside one
+ * request, timed by the process's CPU over the loop less the cost of an empty loop request. The
+ * bench's lanes, alternated: the Hono floor (workers/loop-hono), a 2026-07-28 client and a 2025-era
+ * client (with the sealed session id its `initialize` minted) of the template (workers/loop-edge);
+ * `bench:ab --isolate` gives its own (the floor, the ref and the tree). Workerd's own per-request
+ * work (HTTP parsing, the socket, the I/O) is left out, which the floor comparison over HTTP
+ * includes; so is most of its noise.
  */
 import { inTurn } from './compare.mjs'
 import { ADD_CALL, legacyAddCall, legacyConnect } from './mcp.mjs'
@@ -18,7 +19,7 @@ const EMPTY_LOOPS = 21
 async function post(target, calls, loop) {
   const response = await fetch(new URL(`/bench/loop?n=${calls}`, target.origin), { method: 'POST', body: JSON.stringify(loop) })
   const text = await response.text()
-  if (!response.ok) throw new Error(`in-isolate loop of ${target.variant} failed: HTTP ${response.status} ${text}`)
+  if (!response.ok) throw new Error(`in-isolate loop of ${target.id} failed: HTTP ${response.status} ${text}`)
   return text
 }
 

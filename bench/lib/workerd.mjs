@@ -70,7 +70,7 @@ export async function startWorker(variant, scriptPath, { inspectorPort, persistT
  * (`unsafeDirectSockets`), so that one process's CPU can be read while one of them works. `ids`
  * name them; `variantOf(id)` is the variant whose config and bindings each runs (by default the id
  * itself), so one variant can run twice from two scripts (ab.mjs `--isolate`: the ref and the tree).
- * Returns the pid, a target per id (`origin`, `endpoint`) and `dispose()`.
+ * Returns the pid, a target per id (`id`, `variant`, `origin`, `endpoint`) and `dispose()`.
  */
 export async function startWorkers(ids, scriptOf, variantOf = (id) => id) {
   const workers = ids.map((id) => ({
@@ -79,19 +79,21 @@ export async function startWorkers(ids, scriptOf, variantOf = (id) => id) {
     unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }],
   }))
   const { mf, pid } = await spawn({ workers })
+  const dispose = async () => {
+    await mf.dispose()
+    if (isAlive(pid)) process.kill(pid, 'SIGKILL')
+  }
   const targets = {}
-  for (const [i, id] of ids.entries()) {
-    const url = await mf.unsafeGetDirectURL(workers[i].name)
-    targets[id] = { variant: variantOf(id), origin: url.origin, endpoint: new URL('/mcp', url).href }
+  try {
+    for (const [i, id] of ids.entries()) {
+      const url = await mf.unsafeGetDirectURL(workers[i].name)
+      targets[id] = { id, variant: variantOf(id), origin: url.origin, endpoint: new URL('/mcp', url).href }
+    }
+  } catch (error) {
+    await dispose()
+    throw error
   }
-  return {
-    pid,
-    targets,
-    async dispose() {
-      await mf.dispose()
-      if (isAlive(pid)) process.kill(pid, 'SIGKILL')
-    },
-  }
+  return { pid, targets, dispose }
 }
 
 /** Miniflare options of one variant: its wrangler.jsonc as wrangler translates it, its bindings, its built script. */

@@ -3,8 +3,8 @@ import { defineConfig } from 'vitest/config'
 
 // The tests run inside workerd, against this Worker and its Durable Objects as wrangler.jsonc
 // configures them, with a state key of their own (not your .dev.vars).
-// The first request loads the Worker's modules through Vite: one to four seconds on a laptop, more
-// on a busy CI runner, so the first test may take longer than Vitest's default five seconds.
+// The first request loads the Worker's modules through Vite: one to four seconds on an idle machine,
+// more on a busy CI runner, so the first test may take longer than Vitest's default five seconds.
 export default defineConfig({
   test: { testTimeout: 20_000 },
   plugins: [

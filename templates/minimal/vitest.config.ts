@@ -2,8 +2,8 @@ import { cloudflareTest } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
 
 // The tests run inside workerd, against this Worker as wrangler.jsonc configures it.
-// The first request loads the Worker's modules through Vite: one to four seconds on a laptop, more
-// on a busy CI runner, so the first test may take longer than Vitest's default five seconds.
+// The first request loads the Worker's modules through Vite: one to four seconds on an idle machine,
+// more on a busy CI runner, so the first test may take longer than Vitest's default five seconds.
 export default defineConfig({
   test: { testTimeout: 20_000 },
   plugins: [cloudflareTest({ wrangler: { configPath: './wrangler.jsonc' } })],
