@@ -47,21 +47,32 @@ function isHttps(value: string): boolean {
   return URL.canParse(value) && new URL(value).protocol === 'https:'
 }
 
+/** The last settings read and what they gave: each request reads them, they change only with a deploy. */
+let cached: { key: string; idp: EnterpriseIdp | undefined } | undefined
+
 /**
  * The trusted enterprise IdP, or `undefined` when EMA_ISSUER and EMA_JWKS_URI are both unset.
+ * The same settings give the same object (read once, not on every request).
  *
  * @example
  * const idp = enterpriseFromEnv(env) // undefined: no jwt-bearer grant
  */
 export function enterpriseFromEnv(env: EnterpriseEnv): EnterpriseIdp | undefined {
   const { EMA_ISSUER: issuer = '', EMA_JWKS_URI: jwksUri = '', EMA_ALGORITHMS: listed = '' } = env
+  const key = `${issuer}\n${jwksUri}\n${listed}`
+  if (cached?.key !== key) cached = { key, idp: readIdp(issuer, jwksUri, listed) }
+  return cached.idp
+}
+
+function readIdp(issuer: string, jwksUri: string, listed: string): EnterpriseIdp | undefined {
   if (!issuer && !jwksUri && !listed) return undefined
-  const missing = Object.entries({ EMA_ISSUER: issuer, EMA_JWKS_URI: jwksUri }).filter(([, value]) => !value)
+  const urls = { EMA_ISSUER: issuer, EMA_JWKS_URI: jwksUri }
+  const missing = Object.keys(urls).filter((name) => !urls[name as keyof typeof urls])
   if (missing.length > 0) {
-    throw new SignInNotConfigured(`Enterprise-Managed Authorization also needs ${missing.map(([name]) => name).join(' and ')}.`)
+    throw new SignInNotConfigured(`Enterprise-Managed Authorization also needs ${missing.join(' and ')}.`)
   }
   // The library refuses anything else (workerd fetches the keys; TLS is what makes them the IdP's).
-  for (const [name, value] of Object.entries({ EMA_ISSUER: issuer, EMA_JWKS_URI: jwksUri })) {
+  for (const [name, value] of Object.entries(urls)) {
     if (!isHttps(value)) throw new SignInNotConfigured(`${name} must be an https URL (got "${value}").`)
   }
   const algorithms = listed ? listed.split(/[\s,]+/).filter(Boolean) : ['RS256']

@@ -132,7 +132,7 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
       onError: logOAuthError,
     })
 
-  let built: { key: string; provider: OAuthProvider<E> } | undefined
+  let built: { idp: EnterpriseIdp | undefined; provider: OAuthProvider<E> } | undefined
   return {
     fetch(request, env, ctx) {
       let enterprise: EnterpriseIdp | undefined
@@ -143,8 +143,8 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
         if (!(error instanceof SignInNotConfigured)) throw error
         return Response.json({ error: 'server_error', error_description: error.message }, { status: 500 })
       }
-      const key = JSON.stringify(enterprise ?? null)
-      if (built?.key !== key) built = { key, provider: authorizationServer(enterprise) }
+      // enterpriseFromEnv gives the same object while the settings stay the same.
+      if (!built || built.idp !== enterprise) built = { idp: enterprise, provider: authorizationServer(enterprise) }
       return built.provider.fetch(request, env, ctx)
     },
   }
@@ -163,12 +163,7 @@ type GrantProps = Partial<SignedInProps> & { enterprise?: true }
  * @example
  * new OAuthProvider({ ..., onError: logOAuthError })
  */
-export function logOAuthError(error: {
-  code: string
-  description: string
-  status: number
-  internal?: OAuthErrorInternal
-}): undefined {
+function logOAuthError(error: { code: string; description: string; status: number; internal?: OAuthErrorInternal }): undefined {
   const { code, description, status, internal } = error
   const msg = internal?.category === 'enterprise-managed-authorization' ? 'ID-JAG refused' : 'OAuth error response'
   // The description is what the client was told; the reason and category are the library's names.
