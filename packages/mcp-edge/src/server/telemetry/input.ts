@@ -13,7 +13,7 @@ import type { AskedTrace, ClientAnswer } from '../input/input-relay.ts'
 import { outgoingId } from '../input/input-relay.ts'
 import { ATTR, CANCELLED } from './conventions.ts'
 import type { Log } from './log.ts'
-import { formatTraceparent, parseTraceparent, SAMPLED } from './trace-context.ts'
+import { formatTraceparent, isSampled, parseTraceparent } from './trace-context.ts'
 import type { Telemetry, TelemetrySpan } from './tracer.ts'
 
 const NOOP = () => {}
@@ -42,7 +42,7 @@ function failed(log: Log, error: unknown): void {
 export function startAsk(traced: TracedAsk | undefined, methods: readonly string[]): AskSpans | undefined {
   // The trace's sampled flag, not whether this invocation records: the answer comes in another
   // invocation, which the runtime may trace though this one was not.
-  if (!traced || (traced.parent.context.traceFlags & SAMPLED) !== SAMPLED) return undefined
+  if (!traced || !isSampled(traced.parent.context)) return undefined
   const { telemetry, parent, log } = traced
   try {
     const spans = methods.map((method) =>

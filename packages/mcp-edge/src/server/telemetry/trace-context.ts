@@ -16,6 +16,9 @@ export interface SpanContext {
 }
 
 export const SAMPLED = 0x01
+
+/** Whether the trace's `sampled` flag is set (its spans are to be kept, wherever they are made). */
+export const isSampled = (context: SpanContext): boolean => (context.traceFlags & SAMPLED) === SAMPLED
 const ZERO_TRACE = '0'.repeat(32)
 const ZERO_SPAN = '0'.repeat(16)
 const HEX = /^[0-9a-f]+$/

@@ -6,7 +6,7 @@
  * a trace starts here; a span of an unsampled trace records nothing and costs one context.
  * Without telemetry configured none of this is built: the request path checks one `undefined`.
  */
-import { randomId, SAMPLED } from './trace-context.ts'
+import { isSampled, randomId, SAMPLED } from './trace-context.ts'
 import type { SpanContext } from './trace-context.ts'
 
 export type AttributeValue = string | number | boolean | readonly string[]
@@ -34,7 +34,11 @@ export interface StartSpanOptions {
 /** What instrumented code holds while an operation runs. */
 export interface TelemetrySpan {
   readonly context: SpanContext
-  /** False for an unsampled span: attributes and events are dropped. */
+  /**
+   * False when nothing keeps this span (its trace is unsampled, or no exporter takes it and the
+   * runtime does not trace the invocation): attributes and events are dropped. Whether the trace
+   * is sampled is its context's `traceFlags` (bit 0), which a span that records nothing still carries.
+   */
   readonly recording: boolean
   setAttribute(key: string, value: AttributeValue | undefined): void
   addEvent(name: string, attributes?: Attributes): void
@@ -146,7 +150,7 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
     startSpan(name, start) {
       const parent = start.parent
       const traceId = parent?.traceId ?? randomId(16)
-      const record = parent ? (parent.traceFlags & SAMPLED) === SAMPLED : sampled(traceId)
+      const record = parent ? isSampled(parent) : sampled(traceId)
       const context: SpanContext = { traceId, spanId: randomId(8), traceFlags: record ? SAMPLED : 0 }
       if (parent?.traceState !== undefined) context.traceState = parent.traceState
       if (!record) return unsampled(context)
@@ -154,8 +158,10 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
       // chose it (plain Miniflare traces none). Asked of the active span, so an untraced
       // invocation makes no runtime span; each mirrored attribute is a call into the runtime.
       const native = options.native
-      let mirror = native && native.getActiveSpan?.()?.isTraced !== false ? native.startSpan(name) : undefined
-      if (mirror?.isTraced === false) {
+      const active = native?.getActiveSpan?.()
+      let mirror = native && active?.isTraced !== false ? native.startSpan(name) : undefined
+      // Without a definite answer from the active span, the new one's says (one more runtime call).
+      if (active?.isTraced !== true && mirror?.isTraced === false) {
         mirror.end()
         mirror = undefined
       }
