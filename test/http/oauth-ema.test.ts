@@ -19,11 +19,9 @@
  * https, and last the same Worker without EMA (unsupported_grant_type; its EMA tokens refused).
  * What the IdP would never issue (expired, ES256, another key) the test signs with its keys.
  */
-import { execFileSync } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { ServerResponse } from 'node:http'
-import { join, resolve } from 'node:path'
 import {
   Client as McpClientV2,
   CrossAppAccessProvider,
@@ -40,10 +38,9 @@ import { REDIRECT_URI } from '../support/oauth-client.ts'
 import { metadataOf } from '../support/oidc-provider.ts'
 import { selfSignedCertificate, startHttps, trustedBy, trustInThisProcess } from '../support/tls.ts'
 import type { HttpsServer, TestCertificate } from '../support/tls.ts'
-import { freePort, startAll, startWrangler } from '../support/wrangler.ts'
+import { freePort, kvKeys, startAll, startWrangler } from '../support/wrangler.ts'
 import type { WranglerServer } from '../support/wrangler.ts'
 
-const ROOT = resolve(import.meta.dirname, '../..')
 const CONFIG = 'templates/oauth/wrangler.jsonc'
 const ID_JAG_PROFILE = 'urn:ietf:params:oauth:grant-profile:id-jag'
 
@@ -137,11 +134,7 @@ function redeem(server: WranglerServer, assertion: string, as: Client, extra: Re
 
 /** The grant keys in a Worker's KV (`grant:<userId>:<id>`), read as wrangler reads local state. */
 function grants(server: WranglerServer, prefix = 'grant:'): string[] {
-  const wrangler = join(ROOT, 'node_modules/.bin/wrangler')
-  const args = ['kv', 'key', 'list', '--binding', 'OAUTH_KV', '--local', '--persist-to', server.persistTo]
-  args.push('-c', CONFIG, '--prefix', prefix)
-  const listed = execFileSync(wrangler, args, { cwd: ROOT, env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } })
-  return (JSON.parse(String(listed)) as { name: string }[]).map((key) => key.name)
+  return kvKeys(server, CONFIG, 'OAUTH_KV', prefix)
 }
 
 /** The reasons the Worker logged for refused ID-JAGs (src/enterprise.ts), oldest first. */

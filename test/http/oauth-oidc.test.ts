@@ -12,9 +12,7 @@
  * (the provider refuses our PKCE verifier), and the provider's own token presented to /mcp. The
  * ID-token attacks (issuer, audience, expiry, signature, alg, nonce) are in test/unit/oauth-*.
  */
-import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -32,9 +30,8 @@ import { oidcProvider, randomToken, s256 } from '../../packages/mcp-edge/src/oau
 import { rpc } from '../support/mcp.ts'
 import { revokeAt, signInAt, startOidcProvider } from '../support/oidc-provider.ts'
 import type { TestOidcProvider } from '../support/oidc-provider.ts'
-import { freePort, startWrangler, type WranglerServer } from '../support/wrangler.ts'
+import { freePort, kvKeys, startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
-const ROOT = resolve(import.meta.dirname, '../..')
 let worker: WranglerServer
 let idp: TestOidcProvider
 let browser: Browser
@@ -80,11 +77,7 @@ const providerRequests = (page: Page) =>
 
 /** The grants the Worker's KV holds for `login` (the provider's keys `grant:<userId>:<id>`), read as wrangler reads local state. */
 function storedGrants(login: string): string[] {
-  const wrangler = join(ROOT, 'node_modules/.bin/wrangler')
-  const args = ['kv', 'key', 'list', '--binding', 'OAUTH_KV', '--local', '--persist-to', worker.persistTo]
-  args.push('-c', 'apps/demo/oauth/wrangler.jsonc', '--prefix', `grant:${encodeURIComponent(login)}:`)
-  const listed = execFileSync(wrangler, args, { cwd: ROOT, env: { ...process.env, WRANGLER_SEND_METRICS: 'false' } })
-  return (JSON.parse(String(listed)) as { name: string }[]).map((key) => key.name)
+  return kvKeys(worker, 'apps/demo/oauth/wrangler.jsonc', 'OAUTH_KV', `grant:${encodeURIComponent(login)}:`)
 }
 
 /** Sign `login` in as oidc e2e's first test does, without its checks: the client's tokens and id. */
