@@ -29,7 +29,6 @@ import { median } from './lib/stats.mjs'
 import { config } from './lib/config.mjs'
 import { floorLanes } from './lib/floor.mjs'
 import { isolateLoop } from './lib/isolate-loop.mjs'
-import { ADD_CALL, legacyAddCall, legacyConnect } from './lib/mcp.mjs'
 import { reportWorkerdWarnings, startWorker, startWorkers } from './lib/workerd.mjs'
 
 const args = process.argv.slice(2)
@@ -156,14 +155,11 @@ async function compareIsolate(built) {
   log(
     `in one workerd: ${ids.join(', ')}; ${config.isolateRounds} rounds × ${config.isolateCalls} calls per lane, ${config.isolateSlices} slices`,
   )
+  // The floor step's lanes (floor.mjs), each 2025-era one with the session id its initialize minted.
   const lanesOf = async (running) => {
-    const lanes = ids.map((id) => ({ id, target: running[id], request: ADD_CALL }))
-    if (!legacy) return lanes
-    for (const id of ['ref', 'tree']) {
-      const sessionId = await legacyConnect(running[id].endpoint)
-      if (!sessionId) throw new Error(`bench:ab: the ${id} minted no session id`)
-      lanes.push({ id: `${id}-legacy`, target: running[id], request: legacyAddCall(sessionId) })
-    }
+    const lanes = await floorLanes(running, { legacy })
+    const sessionless = lanes.filter((lane) => lane.sessionId === false).map((lane) => lane.id)
+    if (sessionless.length > 0) throw new Error(`bench:ab: no session id minted for ${sessionless.join(', ')}`)
     return lanes
   }
   const { rounds, emptyUs } = await isolateLoop(group, config, lanesOf)
@@ -171,12 +167,12 @@ async function compareIsolate(built) {
   const perCall = (a, b) => times(rounds, 'cpuUsPerCall', a, b)
   console.log(`\n| lane | JS µs/call | ×floor |\n| --- | --- | --- |`)
   for (const id of Object.keys(js)) console.log(`| ${id} | ${js[id].toFixed(1)} | ${id === 'hono' ? '' : perCall(id, 'hono')} |`)
-  const over = (id) => median(rounds.map((round) => round[id].cpuUsPerCall - round.ref.cpuUsPerCall))
+  const over = (a, b) => median(rounds.map((round) => round[a].cpuUsPerCall - round[b].cpuUsPerCall)).toFixed(1)
   console.log(`\n(an empty loop request: ${emptyUs.toFixed(0)} µs, taken off every slice)`)
-  console.log(`tree / ref (${built.ref.commit}), in-isolate: ${perCall('tree', 'ref')}, tree − ref ${over('tree').toFixed(1)} µs`)
+  console.log(`tree / ref (${built.ref.commit}), in-isolate: ${perCall('tree', 'ref')}, tree − ref ${over('tree', 'ref')} µs`)
   if (legacy) {
-    const overLegacy = median(rounds.map((round) => round['tree-legacy'].cpuUsPerCall - round['ref-legacy'].cpuUsPerCall))
-    console.log(`tree / ref, 2025-era call: ${perCall('tree-legacy', 'ref-legacy')}, tree − ref ${overLegacy.toFixed(1)} µs`)
+    const pair = ['tree-legacy', 'ref-legacy']
+    console.log(`tree / ref, 2025-era call: ${perCall(...pair)}, tree − ref ${over(...pair)} µs`)
   }
 }
 
