@@ -73,18 +73,26 @@ export function mergeProfiles(profiles) {
 /**
  * Whether the sampler saw a start from its beginning: its first sample with code on it is outside
  * the Worker's script (V8's own work, or the entry module that imports the script), not already
- * inside the script's evaluation, which happens when the sampler starts late.
+ * inside the script's evaluation, which happens when the sampler starts late; and some later sample
+ * is under the script's top-level frame, since a sampler that starts later still, once the import
+ * is over, also sees only code outside the script first.
  */
 export function sampledFromTheStart(profile, scriptPath) {
   const script = basename(scriptPath)
   const { byId, parents } = treeOf(profile)
+  const frames = function* (id) {
+    for (let at = id; at !== undefined; at = parents.get(at)) yield byId.get(at).callFrame
+  }
+  const inScript = (id) => frames(id).some((frame) => frame.url === script)
+  const inImport = (id) => frames(id).some((frame) => frame.url === script && frame.lineNumber < 0)
   const first = profile.samples.find((id) => !['(idle)', '(root)'].includes(byId.get(id).callFrame.functionName))
-  if (first === undefined) return false
-  for (let id = first; id !== undefined; id = parents.get(id)) if (byId.get(id).callFrame.url === script) return false
-  return true
+  return first !== undefined && !inScript(first) && profile.samples.some(inImport)
 }
 
-/** Self time per function and area, and time charged to the nearest src/ frame, in ms. */
+/**
+ * Self time per function and area, time charged to the nearest src/ frame, and the time under the
+ * module's evaluation (its top-level code and all it called: a start-up profile's import), in ms.
+ */
 export function analyse(profile, scriptPath) {
   const locate = locator(scriptPath)
   const { byId, parents } = treeOf(profile)
@@ -98,6 +106,13 @@ export function analyse(profile, scriptPath) {
     if (file === '(native)' && name === '(anonymous)' && atRoot) key = '(workerd, outside any JS function)'
     nodes.set(node.id, { key, file, parent: parents.get(node.id) })
   }
+  // Whether a node runs under the module's evaluation (its top-level frame or anything it called).
+  const inModule = new Map()
+  const underTopLevel = (id) => {
+    if (id === undefined) return false
+    if (!inModule.has(id)) inModule.set(id, nodes.get(id).file === TOP_LEVEL || underTopLevel(nodes.get(id).parent))
+    return inModule.get(id)
+  }
   const nearestSrc = (id) => {
     for (let node = nodes.get(id); node; node = nodes.get(node.parent)) if (node.file.startsWith(LIBRARY)) return node.key
     return undefined
@@ -107,11 +122,13 @@ export function analyse(profile, scriptPath) {
   const areas = new Map()
   const add = (map, key, ms) => map.set(key, (map.get(key) ?? 0) + ms)
   let totalMs = 0
+  let moduleMs = 0
   for (let i = 0; i < profile.samples.length; i++) {
     const node = nodes.get(profile.samples[i])
     if (node.file === '(idle)') continue
     const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000
     totalMs += ms
+    if (underTopLevel(profile.samples[i])) moduleMs += ms
     add(self, node.key, ms)
     add(areas, areaOf(node.file), ms)
     const owner = nearestSrc(profile.samples[i])
@@ -125,6 +142,7 @@ export function analyse(profile, scriptPath) {
       .map(([key, ms]) => ({ function: key, ms, share: ms / totalMs }))
   return {
     totalMs,
+    moduleMs,
     areas: ranked(areas),
     srcSelf: ranked(self, (key) => key.includes(` ${LIBRARY}`)),
     srcCharged: ranked(charged),

@@ -96,10 +96,10 @@ async function profileOneStart(variant, scriptPath) {
 
 /**
  * workerd CPU profile of evaluating a Worker's module and answering its first call, merged over
- * `runs` fresh starts. The sampler sometimes begins late, inside the module's evaluation (or not
- * at all, for a start as short as the floor's): here about one start in two. Such a start is not
- * kept, nor one whose inspector stopped answering, and another is made, up to five times `runs` in all. The report says how many were kept of
- * how many made.
+ * `runs` fresh starts. The sampler sometimes begins late, inside the module's evaluation or after
+ * it (or not at all, for a start as short as the floor's): here about one start in two. Such a
+ * start is not kept, nor one whose inspector stopped answering, and another is made, up to five
+ * times `runs` in all. The report says how many were kept of how many made.
  */
 async function profileStartup(name, variant, scriptPath, runs) {
   const kept = []

@@ -117,7 +117,8 @@ function profileTable(profile) {
   return [
     `### ${profile.name} (${profile.units} ${unit}s${profile.made ? ` of ${profile.made} made` : ''}; ${profile.file})`,
     '',
-    `Sampled CPU: ${per(profile.totalMs)} µs per ${unit}${profile.startupMs ? ` (wall ${n(profile.startupMs, 1)} ms, median)` : ''}. By area: ` +
+    `Sampled CPU: ${per(profile.totalMs)} µs per ${unit}${profile.startupMs ? ` (wall ${n(profile.startupMs, 1)} ms, median)` : ''}` +
+      `${unit === 'start' ? `, ${per(profile.moduleMs)} of it under the module's evaluation (the import)` : ''}. By area: ` +
       profile.areas
         .slice(0, 6)
         .map((area) => `${area.function} ${per(area.ms)}`)
@@ -140,7 +141,7 @@ export function profileSection(profile) {
       'same workload ran, after an unprofiled warm-up. Start-up profiles are workerd’s too (50 µs): the Worker is served ' +
       'from a second isolate that imports its module on the first request, so the profile holds the module’s evaluation ' +
       "and the first call, not workerd's compiling the script or setting up the isolate and its Durable Objects; a start " +
-      'the sampler joined late (its first sample already inside the module) is not kept, and another is made. A console ' +
+      'the sampler joined late (its first sample already inside the module, or none in it) is not kept, and another is made. A console ' +
       'call is much dearer with the inspector on (the message goes to it), so the local-only row’s one warning weighs ' +
       'more there than it does without; the token row has none. Profiling only: the profiler slows the isolate, so compare ' +
       'shares and Workers with each other, not with the figures above. Units: requests, chunks or starts.',

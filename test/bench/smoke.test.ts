@@ -60,17 +60,16 @@ describe('npm run bench (quick)', () => {
     const startup = results.profile.startup as {
       variant: string
       totalMs: number
-      areas: { function: string }[]
+      moduleMs: number
       srcCharged: { function: string }[]
     }[]
     expect(startup.map((profile) => profile.variant)).toEqual(['edge', 'edge-token', 'hono', 'tools-200', 'tools-5'])
     for (const profile of startup) {
       expect(profile.totalMs, profile.variant).toBeGreaterThan(0)
       // The module's evaluation is in the profile, not only the call: the import happened under it.
-      expect(
-        profile.areas.map((area) => area.function),
-        profile.variant,
-      ).toContain("(the module's top-level code)")
+      // (Time under the module's top-level frame, not that frame's self time: Hono's top-level code
+      // is a few samples a start, which a quick run's two starts could miss, as CI's once did.)
+      expect(profile.moduleMs, profile.variant).toBeGreaterThan(0)
     }
     const template = startup.find((profile) => profile.variant === 'edge-token')
     expect(template?.srcCharged.some((item) => item.function.includes(' packages/mcp-edge/dist/server/'))).toBe(true)
