@@ -31,7 +31,7 @@ export default defineConfig({
             miniflare: { bindings: { FIXTURE_TRACE: 'record', MCP_PUBLIC_URL: 'https://oauth.example.com' } },
           }),
         ],
-        test: { name: 'workers', include: ['test/workers/**/*.test.ts'], testTimeout: 30_000 },
+        test: { name: 'workers', include: ['test/workers/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 },
       },
       {
         test: {

@@ -275,8 +275,13 @@ for (const template of TEMPLATES) {
         if (collector) {
           const spans = await collector.waitFor((all) => all.some((span) => span.name === 'tools/call add'))
           console.log(`  OTLP: ${spans.map((span) => span.name).join(', ')} (service ${spans[0]?.service})`)
-          const printed = run('npm', ['run', '--silent', 'spans', '--', '--port', String(server.port)], { cwd: dir })
-          if (!/tools\/call add +complete/.test(printed)) throw new Error(`npm run spans printed:\n${printed}`)
+          // wrangler's local trace store fills apart from the answers (as the OTLP batches do): ask until the call is there.
+          const spansNow = () => run('npm', ['run', '--silent', 'spans', '--', '--port', String(server.port)], { cwd: dir })
+          let printed = spansNow()
+          for (const deadline = Date.now() + 20_000; !/tools\/call add +complete/.test(printed); printed = spansNow()) {
+            if (Date.now() > deadline) throw new Error(`npm run spans printed:\n${printed}`)
+            await new Promise((done) => setTimeout(done, 500))
+          }
           console.log(
             `  npm run spans: ${printed.trim().split('\n').length} span(s), the last: ${printed.trim().split('\n').at(-1)}`,
           )

@@ -87,5 +87,5 @@ describe('npm run dev:pair', () => {
         result: { content: [{ text: 'computed kept after 0s' }] },
       })
     }
-  })
+  }, 150_000) // a restart of the pair inside the test: startPair allows 90 s
 })

@@ -498,7 +498,7 @@ describe('the same Worker and KV trusting another IdP, then with EMA turned off'
     worker = await startWrangler({ config: CONFIG, port, persistTo, vars, env: trustedBy(certificate) })
     const answer = await whoami(worker, ada.token)
     expect([answer.status, answer.challenge]).toEqual([401, expect.stringContaining('error_description="Sign in again"')])
-  })
+  }, 150_000) // restarts the Worker inside the test: startWrangler allows 90 s
 
   it('offers no jwt-bearer grant (400 unsupported_grant_type), and refuses the tokens EMA made (401 invalid_token)', async () => {
     const idJag = await idp.idJagFor('kai', originOf(worker), resourceOf(worker))
@@ -520,5 +520,5 @@ describe('the same Worker and KV trusting another IdP, then with EMA turned off'
     const answer = await whoami(worker, ada.token)
     expect([answer.status, answer.challenge]).toEqual([401, expect.stringContaining('error_description="Sign in again"')])
     expect(grants(worker)).toEqual(known)
-  })
+  }, 150_000) // restarts the Worker inside the test: startWrangler allows 90 s
 })

@@ -189,7 +189,7 @@ describe('sign-in with GitHub (a stand-in for a GitHub Enterprise Server on loop
       const injected = new URL(second)
       injected.searchParams.set('code', first.searchParams.get('code') as string)
       await page.goto(String(injected)).catch(() => {}) // the client's port answers nothing
-      await expect.poll(() => back.length).toBe(1)
+      await expect.poll(() => back.length, { timeout: 10_000 }).toBe(1)
       expect(back[0]?.searchParams.get('error')).toBe('access_denied')
       expect(back[0]?.searchParams.get('code')).toBeNull()
       // Refused at the token exchange: it was tried once, and no profile was read.

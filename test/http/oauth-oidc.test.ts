@@ -281,7 +281,7 @@ describe('sign-in through an OpenID provider (oidc-provider on loopback, Chromiu
       const injected = new URL(second)
       injected.searchParams.set('code', first.searchParams.get('code') as string)
       await page.goto(String(injected)).catch(() => {}) // the client's port answers nothing
-      await expect.poll(() => back.length).toBe(1)
+      await expect.poll(() => back.length, { timeout: 10_000 }).toBe(1)
       expect(back[0]?.searchParams.get('error')).toBe('access_denied')
       expect(back[0]?.searchParams.get('code')).toBeNull()
       // That state is used now, even with its own code (a fresh tab: the failed redirect to the
@@ -357,7 +357,7 @@ describe('sign-in through an OpenID provider (oidc-provider on loopback, Chromiu
       const callback = await signInAt(idp, String(asked.at(-1)), 'olga')
       callback.searchParams.set('redirect_uri', 'https://evil.example/steal')
       await page.goto(String(callback)).catch(() => {}) // the client's port answers nothing
-      await expect.poll(() => back.length).toBe(1)
+      await expect.poll(() => back.length, { timeout: 10_000 }).toBe(1)
       expect(`${back[0]?.origin}${back[0]?.pathname}`).toBe(REDIRECT_URI)
       expect(back[0]?.searchParams.get('code')).toMatch(/.+/)
     } finally {

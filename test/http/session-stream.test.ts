@@ -35,8 +35,8 @@ import { type PairServer, startPair } from '../support/pair.ts'
 import { groupSignaller } from '../support/process-group.ts'
 
 const ROOT = resolve(import.meta.dirname, '../..')
-/** How long any one awaited event may take: each takes milliseconds, a reconnect one second. */
-const WAIT_MS = 5000
+/** How long any one awaited event may take: each takes milliseconds, a reconnect one second; 15 s leaves a loaded machine room. */
+const WAIT_MS = 15_000
 
 /** Waiters for the next message of each method, filled by whoever receives them. */
 function inbox<T>() {

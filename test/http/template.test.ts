@@ -119,7 +119,7 @@ describe('template Worker examples', () => {
     const taskId = created.message.result.taskId as string
     const getTask = async () => (await rpc(fetch, url(), 'tasks/get', { taskId }, { capabilities })).message.result
     let task = await getTask()
-    for (let attempt = 0; attempt < 100 && task.status === 'working'; attempt++) {
+    for (const deadline = Date.now() + 20_000; task.status === 'working' && Date.now() < deadline; ) {
       await new Promise((done) => setTimeout(done, 50))
       task = await getTask()
     }
@@ -129,7 +129,7 @@ describe('template Worker examples', () => {
     )
     const answer = { approval: { action: 'accept', content: { approve: true, note: 'short' } } }
     await rpc(fetch, url(), 'tasks/update', { taskId, inputResponses: answer }, { capabilities })
-    for (let attempt = 0; attempt < 100 && task.status !== 'completed'; attempt++) {
+    for (const deadline = Date.now() + 20_000; task.status !== 'completed' && Date.now() < deadline; ) {
       await new Promise((done) => setTimeout(done, 50))
       task = await getTask()
     }

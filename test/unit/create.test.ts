@@ -36,7 +36,8 @@ const json = (path: string) => JSON.parse(readFileSync(path, 'utf8'))
 const devVars = (dir: string) => readFileSync(join(dir, '.dev.vars'), 'utf8')
 const stateKeyOf = (dir: string) => /^MCP_STATE_KEYS="dev:([^"]+)"$/m.exec(devVars(dir))?.[1]
 
-describe('create-mcp-edge', () => {
+// Each test spawns the CLI once or twice: seconds on a loaded machine, past the unit project's 5 s default.
+describe('create-mcp-edge', { timeout: 30_000 }, () => {
   it.each(['minimal', 'durable', 'oauth'])(
     'scaffolds %s: named after its folder, dotfiles restored, nothing a project makes for itself',
     (template) => {

@@ -18,7 +18,9 @@ describe('McpNonceLedger', () => {
 
   it('arms its alarm at the earliest expiry and purges what has expired', async () => {
     const stub = env.MCP_NONCES.get(env.MCP_NONCES.idFromName('nonce-shard:zz'))
-    const soon = Date.now() + 100
+    // Far enough ahead that workerd cannot fire the alarm itself before the first check, on a
+    // loaded machine too (at 100 ms it could, and re-arm it for the later entry).
+    const soon = Date.now() + 2_000
     expect(await stub.redeem('zz-soon', soon)).toBe(true)
     expect(await stub.redeem('zz-later', soon + 3_600_000)).toBe(true)
     const rows = () =>
@@ -29,7 +31,7 @@ describe('McpNonceLedger', () => {
           .map((row) => row.nonce),
       )
     expect(await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())).toBe(soon)
-    await new Promise((done) => setTimeout(done, 150))
+    await new Promise((done) => setTimeout(done, soon + 50 - Date.now()))
     expect(await runDurableObjectAlarm(stub)).toBe(true)
     expect(await rows()).toEqual(['zz-later'])
     expect(await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())).toBe(soon + 3_600_000)

@@ -48,7 +48,7 @@ async function get(taskId: string, options: Parameters<typeof call>[2] = {}) {
 }
 
 async function until(taskId: string, done: (task: any) => boolean, principal = 'alice') {
-  for (let attempt = 0; attempt < 200; attempt++) {
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline; ) {
     const { result } = await get(taskId, { principal })
     if (done(result)) return result
     await new Promise((resolve) => setTimeout(resolve, 25))

@@ -177,7 +177,10 @@ describe('spans of events', () => {
     expect(deliver.context.traceId).toBe(publish.context.traceId)
     expect(deliver.startMs).toBeLessThanOrEqual(deliver.endMs)
     // The listen request's span ends with its stream; the delivery links to it.
-    for (let wait = 0; wait < 100 && !recording.spans.some((span) => span.name === 'subscriptions/listen'); wait++) {
+    for (
+      const deadline = Date.now() + 20_000;
+      !recording.spans.some((span) => span.name === 'subscriptions/listen') && Date.now() < deadline;
+    ) {
       await new Promise((done) => setTimeout(done, 20))
     }
     const listen = recording.spans.find((span) => span.name === 'subscriptions/listen')!
@@ -197,7 +200,9 @@ describe('spans of events', () => {
       recording.spans.filter(
         (span) => span.name === 'publish notifications/tasks' && span.attributes['mcp_edge.task.id'] === taskId,
       )
-    for (let wait = 0; wait < 200 && published().length === 0; wait++) await new Promise((done) => setTimeout(done, 20))
+    for (const deadline = Date.now() + 20_000; published().length === 0 && Date.now() < deadline; ) {
+      await new Promise((done) => setTimeout(done, 20))
+    }
     expect(published().length).toBeGreaterThan(0)
     for (const span of published()) expect(span).toMatchObject({ kind: 'producer', parentSpanId: undefined })
   })
