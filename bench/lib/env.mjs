@@ -5,11 +5,9 @@
  */
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 
-export const BENCH_DIR = dirname(dirname(fileURLToPath(import.meta.url)))
-export const ROOT = dirname(BENCH_DIR)
+export { BENCH_DIR, ROOT } from './paths.mjs'
 export const TMP = mkdtempSync(join(tmpdir(), 'mcp-edge-bench-'))
 
 process.env.WRANGLER_SEND_METRICS = 'false'

@@ -7,13 +7,19 @@
 import { readFileSync } from 'node:fs'
 import { SourceMap } from 'node:module'
 import { basename, dirname, relative, resolve } from 'node:path'
-import { ROOT } from './env.mjs'
+import { ROOT } from './paths.mjs'
 
 /** The library as the Workers bundle it: the built package (node_modules/mcp-edge is a link to it). */
 export const LIBRARY = 'packages/mcp-edge/'
 
 const TOP = 15
 const TOP_LEVEL = "(the module's top-level code)"
+/**
+ * Ticks that tell nothing of where a start was: idle, and the collector, which V8 shows under the
+ * root wherever the JavaScript it interrupted was. `(program)` does tell: V8's work outside any
+ * JavaScript, such as compiling the script before its evaluation.
+ */
+const NOT_CODE = ['(idle)', '(root)', '(garbage collector)']
 const ROOT_FRAME = { functionName: '(root)', scriptId: '0', url: '', lineNumber: -1, columnNumber: -1 }
 
 /** A profile's nodes by id, and each node's parent id. */
@@ -71,8 +77,8 @@ export function mergeProfiles(profiles) {
 }
 
 /**
- * Whether the sampler saw a start from its beginning: its first sample with code on it is outside
- * the Worker's script (V8's own work, or the entry module that imports the script), not already
+ * Whether the sampler saw a start from its beginning: its first telling sample is outside the
+ * Worker's script (V8's own work, or the entry module that imports the script), not already
  * inside the script's evaluation, which happens when the sampler starts late; and some later sample
  * is under the script's top-level frame, since a sampler that starts later still, once the import
  * is over, also sees only code outside the script first.
@@ -85,7 +91,7 @@ export function sampledFromTheStart(profile, scriptPath) {
   }
   const inScript = (id) => frames(id).some((frame) => frame.url === script)
   const inImport = (id) => frames(id).some((frame) => frame.url === script && frame.lineNumber < 0)
-  const first = profile.samples.find((id) => !['(idle)', '(root)'].includes(byId.get(id).callFrame.functionName))
+  const first = profile.samples.find((id) => !NOT_CODE.includes(byId.get(id).callFrame.functionName))
   return first !== undefined && !inScript(first) && profile.samples.some(inImport)
 }
 

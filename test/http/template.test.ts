@@ -133,6 +133,7 @@ describe('template Worker examples', () => {
       await new Promise((done) => setTimeout(done, 50))
       task = await getTask()
     }
+    expect(task.status).toBe('completed')
     expect(task.result.content[0].text).toBe(
       ['Why tides matters', 'How tides works', 'What to do next']
         .map((title) => `## ${title}\n(short) A paragraph about tides.`)

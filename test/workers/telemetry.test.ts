@@ -183,8 +183,9 @@ describe('spans of events', () => {
     ) {
       await new Promise((done) => setTimeout(done, 20))
     }
-    const listen = recording.spans.find((span) => span.name === 'subscriptions/listen')!
-    expect(deliver.links).toEqual([{ context: listen.context, attributes: { 'mcp_edge.link': 'listen' } }])
+    const listen = recording.spans.find((span) => span.name === 'subscriptions/listen')
+    expect(listen, 'the subscriptions/listen span').toBeDefined()
+    expect(deliver.links).toEqual([{ context: listen?.context, attributes: { 'mcp_edge.link': 'listen' } }])
   })
 
   it('a task status published through the hub is a publish span too', async () => {
