@@ -7,7 +7,7 @@
  * `--legacy` adds the 2025-era call (with a session id) on both. Workers start in the order floor,
  * ref, tree, or floor, tree, ref with `--swap` (identical workerds differ a little by start order;
  * bench/README.md). Prints each lane's CPU per call, its ratio to the floor and `tree / ref`:
- * medians of per-round ratios, with their range. `--startup` measures start-up instead: fresh
+ * medians of per-round ratios, with a 95% interval (resampling the rounds) and their range. `--startup` measures start-up instead: fresh
  * workerds of the floor, ref and tree, alternated (`BENCH_STARTUPS` rounds, default 15), workerd's
  * CPU from spawn to the first answer. `--isolate` measures the JavaScript of a call instead: the floor,
  * the ref and the tree behind the bench's in-isolate loop (workers/loop.js), three Workers of one
@@ -24,7 +24,7 @@ import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } fro
 import { join } from 'node:path'
 import { BENCH_DIR, ROOT, TMP } from './lib/env.mjs'
 import { build, configPath } from './lib/build.mjs'
-import { alternateLoad, alternateStartup, medians, ratio, ratioRange } from './lib/compare.mjs'
+import { alternateLoad, alternateStartup, describeRatio, medians } from './lib/compare.mjs'
 import { median } from './lib/stats.mjs'
 import { config } from './lib/config.mjs'
 import { floorLanes } from './lib/floor.mjs'
@@ -96,14 +96,6 @@ async function stopAll() {
 process.on('SIGINT', () => void stopAll().finally(() => process.exit(130)))
 process.on('SIGTERM', () => void stopAll().finally(() => process.exit(143)))
 
-/** `a / b` of `metric` as the median of per-round ratios, with their range. */
-function times(rounds, metric, a, b) {
-  const range = ratioRange(rounds, metric, a, b)
-    .map((value) => value.toFixed(2))
-    .join('–')
-  return `${ratio(rounds, metric, a, b).toFixed(3)}× (per round ${range})`
-}
-
 /** Start-up of the floor, the ref and the tree, each in fresh workerds, alternated. */
 async function compareStartup(built) {
   const ids = swap ? ['hono', 'tree', 'ref'] : ['hono', 'ref', 'tree']
@@ -120,8 +112,8 @@ async function compareStartup(built) {
   const cpu = medians(rounds, 'cpuMs')
   console.log(`\n| Worker | workerd CPU ms, spawn → first answer | ×floor |\n| --- | --- | --- |`)
   for (const id of ids)
-    console.log(`| ${id} | ${cpu[id].toFixed(1)} | ${id === 'hono' ? '' : times(rounds, 'cpuMs', id, 'hono')} |`)
-  console.log(`\ntree / ref (${built.ref.commit}), start-up: ${times(rounds, 'cpuMs', 'tree', 'ref')}`)
+    console.log(`| ${id} | ${cpu[id].toFixed(1)} | ${id === 'hono' ? '' : describeRatio(rounds, 'cpuMs', id, 'hono')} |`)
+  console.log(`\ntree / ref (${built.ref.commit}), start-up: ${describeRatio(rounds, 'cpuMs', 'tree', 'ref')}`)
 }
 
 /** CPU per `tools/call` of the ref and the tree beside the floor, each in its own workerd, in alternating rounds. */
@@ -132,7 +124,7 @@ async function compareCalls(built) {
   log(`${lanes.length} lanes, ${config.rounds} rounds × ${config.requests} requests after ${config.warmupRequests} each`)
   const rounds = await alternateLoad(lanes, config, log)
   const cpu = medians(rounds, 'cpuUsPerRequest')
-  const perCall = (a, b) => times(rounds, 'cpuUsPerRequest', a, b)
+  const perCall = (a, b) => describeRatio(rounds, 'cpuUsPerRequest', a, b)
   console.log(`\n| lane | CPU µs/call | ×floor |\n| --- | --- | --- |`)
   for (const { id } of lanes) console.log(`| ${id} | ${cpu[id].toFixed(1)} | ${id === 'hono' ? '' : perCall(id, 'hono')} |`)
   console.log(`\ntree / ref (${built.ref.commit}): ${perCall('tree', 'ref')}`)
@@ -164,7 +156,7 @@ async function compareIsolate(built) {
   }
   const { rounds, emptyUs } = await isolateLoop(group, config, lanesOf)
   const js = medians(rounds, 'cpuUsPerCall')
-  const perCall = (a, b) => times(rounds, 'cpuUsPerCall', a, b)
+  const perCall = (a, b) => describeRatio(rounds, 'cpuUsPerCall', a, b)
   console.log(`\n| lane | JS µs/call | ×floor |\n| --- | --- | --- |`)
   for (const id of Object.keys(js)) console.log(`| ${id} | ${js[id].toFixed(1)} | ${id === 'hono' ? '' : perCall(id, 'hono')} |`)
   const over = (a, b) => median(rounds.map((round) => round[a].cpuUsPerCall - round[b].cpuUsPerCall)).toFixed(1)

@@ -30,7 +30,7 @@ import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { ROOT, TMP } from './lib/env.mjs'
 import { build, configPath } from './lib/build.mjs'
-import { alternateLoad, medians, ratio, ratioRange } from './lib/compare.mjs'
+import { alternateLoad, describeRatio, medians } from './lib/compare.mjs'
 import { config } from './lib/config.mjs'
 import { TEMPLATES } from './lib/more-bundles.mjs'
 import { verifyCall, ADD_CALL } from './lib/mcp.mjs'
@@ -107,13 +107,8 @@ async function stopAll() {
 }
 process.on('SIGINT', () => void stopAll().finally(() => process.exit(130)))
 
-/** `a / b` of CPU per call: the median of per-round ratios, with their range. */
-function times(rounds, a, b) {
-  const range = ratioRange(rounds, 'cpuUsPerRequest', a, b)
-    .map((value) => value.toFixed(2))
-    .join('–')
-  return `${ratio(rounds, 'cpuUsPerRequest', a, b).toFixed(3)}× (per round ${range})`
-}
+/** `a / b` of CPU per call (compare.mjs `describeRatio`). */
+const times = (rounds, a, b) => describeRatio(rounds, 'cpuUsPerRequest', a, b)
 
 try {
   const built = { ref: buildRef(), tree: build('telemetry') }

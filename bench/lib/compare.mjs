@@ -3,11 +3,12 @@
  * B, C, round 2 runs C, B, A, round 3 A, B, C again (so no lane always runs first or last). A lane is one kind of request to one running Worker
  * (the same Worker may serve two lanes, e.g. its 2026-07-28 and its 2025-era `tools/call`).
  * Figures are medians over rounds; a ratio is the median of the per-round ratios (each round's
- * lanes ran back to back), which is what every verdict uses.
+ * lanes ran back to back), which is what every verdict uses, with a 95% interval by resampling
+ * the rounds (`ratioInterval`).
  */
 import { runLoad } from './load.mjs'
 import { measureStartup } from './startup.mjs'
-import { median } from './stats.mjs'
+import { median, medianInterval } from './stats.mjs'
 
 /** Median over rounds of `metric` for each lane. */
 export function medians(rounds, metric) {
@@ -15,15 +16,26 @@ export function medians(rounds, metric) {
   return Object.fromEntries(ids.map((id) => [id, median(rounds.map((round) => round[id][metric]))]))
 }
 
+/** The per-round ratios `a / b` of `metric`. */
+const perRound = (rounds, metric, a, b) => rounds.map((round) => round[a][metric] / round[b][metric])
+
 /** Median over rounds of the per-round ratio `a / b` of `metric`. */
-export function ratio(rounds, metric, a, b) {
-  return median(rounds.map((round) => round[a][metric] / round[b][metric]))
-}
+export const ratio = (rounds, metric, a, b) => median(perRound(rounds, metric, a, b))
 
 /** The smallest and largest per-round ratio (the spread behind a median). */
 export function ratioRange(rounds, metric, a, b) {
-  const values = rounds.map((round) => round[a][metric] / round[b][metric])
+  const values = perRound(rounds, metric, a, b)
   return [Math.min(...values), Math.max(...values)]
+}
+
+/** The 95% interval of that median (stats.mjs `medianInterval`): how far another run of as many rounds could put it. */
+export const ratioInterval = (rounds, metric, a, b) => medianInterval(perRound(rounds, metric, a, b))
+
+/** `a / b` of `metric` as printed by bench:ab and bench:telemetry: `1.248× (95% 1.21–1.29; per round 0.59–1.70)`. */
+export function describeRatio(rounds, metric, a, b) {
+  const span = ([low, high]) => `${low.toFixed(2)}–${high.toFixed(2)}`
+  const interval = span(ratioInterval(rounds, metric, a, b))
+  return `${ratio(rounds, metric, a, b).toFixed(3)}× (95% ${interval}; per round ${span(ratioRange(rounds, metric, a, b))})`
 }
 
 /** The order of a round: forwards in odd rounds, backwards in even ones. */

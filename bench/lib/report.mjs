@@ -24,12 +24,14 @@ function targetsTable(targets, history) {
       t.name,
       `${t.atMost ? '≤' : '≥'} ${t.limit}${t.unit}`,
       value(t, t.measured),
+      t.interval ? range(t.interval) : '',
       t.range ? range(t.range) : '',
       recent && recent.runs > 1 ? `${value(t, recent.min)} – ${value(t, recent.max)} (${recent.runs} runs)` : '',
-      t.met ? 'met' : `**missed** by ${(t.missedBy * 100).toFixed(1)}%: ${t.gap}`,
+      (t.met ? 'met' : `**missed** by ${(t.missedBy * 100).toFixed(1)}%: ${t.gap}`) +
+        (t.settled ? '' : ' (not settled: the limit is inside the 95% interval)'),
     ]
   })
-  return table(['target', 'limit', 'measured', 'per-round range', 'recent runs', 'verdict'], rows)
+  return table(['target', 'limit', 'measured', '95% interval', 'per-round range', 'recent runs', 'verdict'], rows)
 }
 
 const LANES = {
@@ -269,7 +271,9 @@ export function toMarkdown(results) {
     '',
     '## Targets',
     '',
-    'Ratios are medians of per-round ratios of alternated rounds; "per-round range" is their smallest and largest; ' +
+    'Ratios are medians of per-round ratios of alternated rounds; "95% interval" is the median\'s, by resampling the rounds ' +
+      '(a verdict whose interval holds the limit is "not settled": another run of as many rounds could reverse it); ' +
+      '"per-round range" is their smallest and largest; ' +
       '"recent runs" the smallest and largest measured value over the runs kept in history.json whose workerd output went where this run\'s did.',
     '',
     targetsTable(results.targets, results.history),

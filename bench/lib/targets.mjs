@@ -1,10 +1,12 @@
 /**
  * The targets (issues 9 and 13), checked against the run's figures. Every ratio is the median of
  * the per-round ratios of alternated rounds (as reported); the spread is the smallest and largest
- * per-round ratio. A missed target says by how much, as a share of the limit and in the unit that
- * has to move, and names what to profile (profile.mjs).
+ * per-round ratio, and the interval the median's 95% interval by resampling the rounds. A verdict
+ * is the median's; `settled` says whether the interval agrees (lies wholly on the verdict's side of
+ * the limit), since near a limit one run may not tell. A missed target says by how much, as a
+ * share of the limit and in the unit that has to move, and names what to profile (profile.mjs).
  */
-import { medians, ratio, ratioRange } from './compare.mjs'
+import { medians, ratio, ratioInterval, ratioRange } from './compare.mjs'
 
 const KIB = 1024
 const MB = 1e6
@@ -21,6 +23,7 @@ function ratioTarget(rounds, metric, a, b, { short, ...fields }) {
   return {
     measured: ratio(rounds, metric, a, b),
     range: ratioRange(rounds, metric, a, b),
+    interval: ratioInterval(rounds, metric, a, b),
     unit: '×',
     ...fields,
     gap: (measured) => short(Math.abs(measured - fields.limit) * reference, reference),
@@ -145,9 +148,20 @@ export function evaluateTargets({ startup, floor, manyTools, streaming, heap, me
     },
   ]
   return targets.map(({ gap, ...target }) => {
-    const met = target.atMost ? target.measured <= target.limit : target.measured >= target.limit
-    const missedBy =
-      met || target.limit === 0 ? 0 : target.atMost ? target.measured / target.limit - 1 : 1 - target.measured / target.limit
-    return { ...target, met, missedBy, gap: met ? '' : gap(target.measured) }
+    const verdict = judge(target)
+    return { ...target, ...verdict, gap: verdict.met ? '' : gap(target.measured) }
   })
+}
+
+/**
+ * A target's verdict: `met` by the measured figure (a ratio's median), `missedBy` as a share of
+ * the limit, and `settled` when the 95% interval lies wholly on the verdict's side of the limit
+ * (a figure without an interval, bytes or counts, is as settled as it is measured).
+ */
+export function judge({ measured, limit, atMost, interval }) {
+  const within = (value) => (atMost ? value <= limit : value >= limit)
+  const met = within(measured)
+  const missedBy = met || limit === 0 ? 0 : atMost ? measured / limit - 1 : 1 - measured / limit
+  const [low, high] = interval ?? [measured, measured]
+  return { met, missedBy, settled: met ? within(low) && within(high) : !within(low) && !within(high) }
 }

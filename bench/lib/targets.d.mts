@@ -1,0 +1,10 @@
+// Types of targets.mjs, for the test that imports it (test/unit/bench-stats.test.ts).
+export declare const BUNDLE_BUDGET_KIB: number
+export declare const TOOLS_HEAP_BUDGET_BYTES: number
+export declare function evaluateTargets(results: Record<string, unknown>): Record<string, unknown>[]
+export declare function judge(target: {
+  measured: number
+  limit: number
+  atMost: boolean
+  interval?: [number, number] | undefined
+}): { met: boolean; missedBy: number; settled: boolean }

@@ -1,0 +1,98 @@
+/**
+ * The bench's verdict arithmetic (bench/lib/stats.mjs, compare.mjs, targets.mjs): the 95% interval
+ * of a median of per-round ratios, by resampling the rounds, and whether a target's verdict is
+ * settled by it. Checked on known distributions: an interval that is too narrow or too wide, or
+ * percentiles taken at the wrong ends, fail the coverage test.
+ */
+import { describe, expect, it } from 'vitest'
+import { describeRatio, ratioInterval } from '../../bench/lib/compare.mjs'
+import { median, medianInterval } from '../../bench/lib/stats.mjs'
+import { judge } from '../../bench/lib/targets.mjs'
+
+/** The test's own seeded draws (a linear congruential generator), independent of the bench's. */
+function draws(seed: number): () => number {
+  let state = seed
+  return () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0
+    return state / 4294967296
+  }
+}
+
+describe('medianInterval', () => {
+  it('is a point for constant values and NaN for none', () => {
+    expect(medianInterval([1.2, 1.2, 1.2, 1.2])).toEqual([1.2, 1.2])
+    expect(medianInterval([]).every(Number.isNaN)).toBe(true)
+  })
+
+  it('holds the median, is neither the whole range nor a point, and is the same on every reading', () => {
+    const values = Array.from({ length: 99 }, (_, i) => i + 1)
+    const [low, high] = medianInterval(values)
+    expect(low).toBeLessThan(median(values))
+    expect(high).toBeGreaterThan(median(values))
+    // The median of 99 uniform values moves by about ±10 at 95%: far from the range's ±49.
+    expect(high - low).toBeGreaterThan(8)
+    expect(high - low).toBeLessThan(30)
+    expect(medianInterval(values)).toEqual([low, high])
+  })
+
+  it('narrows as rounds are added', () => {
+    const random = draws(7)
+    const few = Array.from({ length: 15 }, () => 1 + random())
+    const many = Array.from({ length: 90 }, () => 1 + random())
+    const width = ([low, high]: number[]) => (high as number) - (low as number)
+    expect(width(medianInterval(many))).toBeLessThan(width(medianInterval(few)))
+  })
+
+  it('covers the true median about 95% of the time', () => {
+    // Samples of 31 from a uniform distribution on [1, 2): the true median is 1.5.
+    const random = draws(42)
+    const trials = 300
+    let covered = 0
+    for (let t = 0; t < trials; t++) {
+      const sample = Array.from({ length: 31 }, () => 1 + random())
+      const [low, high] = medianInterval(sample, { resamples: 1000, seed: t + 1 })
+      if (low <= 1.5 && 1.5 <= high) covered++
+    }
+    // A percentile bootstrap of a median covers somewhat more than its level on small samples.
+    expect(covered / trials).toBeGreaterThan(0.88)
+    expect(covered / trials).toBeLessThan(0.995)
+  })
+})
+
+describe('ratios of alternated rounds', () => {
+  const rounds = [1.1, 1.2, 1.3, 1.25, 1.15].map((r) => ({ tree: { cpu: 100 * r }, floor: { cpu: 100 } }))
+
+  it('resamples the per-round ratios', () => {
+    const [low, high] = ratioInterval(rounds, 'cpu', 'tree', 'floor')
+    expect(low).toBeGreaterThanOrEqual(1.1)
+    expect(high).toBeLessThanOrEqual(1.3)
+    expect(low).toBeLessThan(high)
+  })
+
+  it('prints the median, its interval and the range', () => {
+    expect(describeRatio(rounds, 'cpu', 'tree', 'floor')).toMatch(/^1\.200× \(95% 1\.\d\d–1\.\d\d; per round 1\.10–1\.30\)$/)
+  })
+})
+
+describe('judge', () => {
+  const atMost = { limit: 1.15, atMost: true }
+
+  it('is settled when the interval lies on the verdict side of the limit', () => {
+    expect(judge({ ...atMost, measured: 1.05, interval: [1.0, 1.11] })).toEqual({ met: true, missedBy: 0, settled: true })
+    const missed = judge({ ...atMost, measured: 1.248, interval: [1.21, 1.29] })
+    expect(missed).toMatchObject({ met: false, settled: true })
+    expect(missed.missedBy).toBeCloseTo(0.085, 3)
+  })
+
+  it('is not settled when the limit is inside the interval, either way', () => {
+    expect(judge({ ...atMost, measured: 1.12, interval: [1.05, 1.2] })).toMatchObject({ met: true, settled: false })
+    expect(judge({ ...atMost, measured: 1.2, interval: [1.1, 1.3] })).toMatchObject({ met: false, settled: false })
+    expect(judge({ limit: 2, atMost: false, measured: 2.1, interval: [1.9, 2.3] })).toMatchObject({ met: true, settled: false })
+    expect(judge({ limit: 2, atMost: false, measured: 1.8, interval: [1.7, 1.9] })).toMatchObject({ met: false, settled: true })
+  })
+
+  it('takes a figure without an interval as settled', () => {
+    expect(judge({ limit: 48, atMost: true, measured: 51.8 })).toMatchObject({ met: false, settled: true })
+    expect(judge({ limit: 0, atMost: true, measured: 0 })).toEqual({ met: true, missedBy: 0, settled: true })
+  })
+})
