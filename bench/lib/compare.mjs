@@ -33,7 +33,7 @@ export const ratioInterval = (rounds, metric, a, b) => medianInterval(perRound(r
 
 /** `a / b` of `metric` as printed by bench:ab and bench:telemetry: `1.248× (95% 1.21–1.29; per round 0.59–1.70)`. */
 export function describeRatio(rounds, metric, a, b) {
-  const span = ([low, high]) => `${low.toFixed(2)}–${high.toFixed(2)}`
+  const span = ([low, high]) => (Number.isFinite(low) ? `${low.toFixed(2)}–${high.toFixed(2)}` : '–')
   const interval = span(ratioInterval(rounds, metric, a, b))
   return `${ratio(rounds, metric, a, b).toFixed(3)}× (95% ${interval}; per round ${span(ratioRange(rounds, metric, a, b))})`
 }

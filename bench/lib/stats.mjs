@@ -16,15 +16,20 @@ export const median = (values) => {
 
 export const sum = (values) => values.reduce((total, value) => total + value, 0)
 
+/** The fewest values `medianInterval` resamples. */
+export const MIN_RESAMPLED = 5
+
 /**
  * A confidence interval of the median of `values` (by default 95%): the percentile bootstrap,
  * `resamples` medians of as many values drawn with replacement, and their 2.5th and 97.5th
  * percentiles. The draws come from a fixed seed, so the same values always give the same
  * interval (a report read twice says the same). With alternated rounds, `values` are per-round
- * ratios: the interval says how far another run of as many rounds could put the median.
+ * ratios: the interval says how far another run of as many rounds could put the median. Below
+ * `MIN_RESAMPLED` values it is `[NaN, NaN]`.
  */
 export function medianInterval(values, { level = 0.95, resamples = 2000, seed = 1 } = {}) {
-  if (values.length === 0) return [Number.NaN, Number.NaN]
+  // Fewer values than this (a quick run's two rounds) resample into their own range: no interval.
+  if (values.length < MIN_RESAMPLED) return [Number.NaN, Number.NaN]
   const random = mulberry32(seed)
   const sample = new Float64Array(values.length)
   const medians = new Float64Array(resamples)

@@ -156,12 +156,15 @@ export function evaluateTargets({ startup, floor, manyTools, streaming, heap, me
 /**
  * A target's verdict: `met` by the measured figure (a ratio's median), `missedBy` as a share of
  * the limit, and `settled` when the 95% interval lies wholly on the verdict's side of the limit
- * (a figure without an interval, bytes or counts, is as settled as it is measured).
+ * (a figure without an interval, bytes or counts, is as settled as it is measured; a ratio of
+ * too few rounds to resample is not settled).
  */
 export function judge({ measured, limit, atMost, interval }) {
   const within = (value) => (atMost ? value <= limit : value >= limit)
   const met = within(measured)
   const missedBy = met || limit === 0 ? 0 : atMost ? measured / limit - 1 : 1 - measured / limit
   const [low, high] = interval ?? [measured, measured]
+  // Too few rounds to resample (stats.mjs): nothing says another run would agree.
+  if (!Number.isFinite(low) || !Number.isFinite(high)) return { met, missedBy, settled: false }
   return { met, missedBy, settled: met ? within(low) && within(high) : !within(low) && !within(high) }
 }

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { describeRatio, ratioInterval } from '../../bench/lib/compare.mjs'
-import { median, medianInterval } from '../../bench/lib/stats.mjs'
+import { MIN_RESAMPLED, median, medianInterval } from '../../bench/lib/stats.mjs'
 import { judge } from '../../bench/lib/targets.mjs'
 
 /** The test's own seeded draws (a linear congruential generator), independent of the bench's. */
@@ -19,9 +19,10 @@ function draws(seed: number): () => number {
 }
 
 describe('medianInterval', () => {
-  it('is a point for constant values and NaN for none', () => {
-    expect(medianInterval([1.2, 1.2, 1.2, 1.2])).toEqual([1.2, 1.2])
-    expect(medianInterval([]).every(Number.isNaN)).toBe(true)
+  it('is a point for constant values, and no interval for fewer values than it resamples', () => {
+    expect(medianInterval([1.2, 1.2, 1.2, 1.2, 1.2])).toEqual([1.2, 1.2])
+    expect(MIN_RESAMPLED).toBe(5)
+    for (const few of [[], [1.1], [1.1, 1.3, 1.2, 1.25]]) expect(medianInterval(few).every(Number.isNaN)).toBe(true)
   })
 
   it('holds the median, is neither the whole range nor a point, and is the same on every reading', () => {
@@ -53,7 +54,7 @@ describe('medianInterval', () => {
       const [low, high] = medianInterval(sample, { resamples: 1000, seed: t + 1 })
       if (low <= 1.5 && 1.5 <= high) covered++
     }
-    // A percentile bootstrap of a median covers somewhat more than its level on small samples.
+    // A percentile bootstrap of a median of 31 covers a little under its level (about 93%).
     expect(covered / trials).toBeGreaterThan(0.88)
     expect(covered / trials).toBeLessThan(0.995)
   })
@@ -89,6 +90,14 @@ describe('judge', () => {
     expect(judge({ ...atMost, measured: 1.2, interval: [1.1, 1.3] })).toMatchObject({ met: false, settled: false })
     expect(judge({ limit: 2, atMost: false, measured: 2.1, interval: [1.9, 2.3] })).toMatchObject({ met: true, settled: false })
     expect(judge({ limit: 2, atMost: false, measured: 1.8, interval: [1.7, 1.9] })).toMatchObject({ met: false, settled: true })
+  })
+
+  it('takes a ratio of too few rounds as not settled, either way', () => {
+    const few = [Number.NaN, Number.NaN] as [number, number]
+    expect(judge({ ...atMost, measured: 1.05, interval: few })).toMatchObject({ met: true, settled: false })
+    expect(judge({ ...atMost, measured: 1.5, interval: few })).toMatchObject({ met: false, settled: false })
+    const rounds = [1.1, 1.2].map((r) => ({ tree: { cpu: r }, floor: { cpu: 1 } }))
+    expect(describeRatio(rounds, 'cpu', 'tree', 'floor')).toBe('1.150× (95% –; per round 1.10–1.20)')
   })
 
   it('takes a figure without an interval as settled', () => {
