@@ -7,8 +7,9 @@
  * `--legacy` adds the 2025-era call (with a session id) on both. Workers start in the order floor,
  * ref, tree, or floor, tree, ref with `--swap` (identical workerds differ a little by start order;
  * bench/README.md). Prints each lane's CPU per call, its ratio to the floor and `tree / ref`:
- * medians of per-round ratios, with a 95% interval (resampling the rounds) and their range. `--startup` measures start-up instead: fresh
- * workerds of the floor, ref and tree, alternated (`BENCH_STARTUPS` rounds, default 15), workerd's
+ * medians of per-round ratios, with a 95% interval (resampling the rounds) and their range.
+ * `--startup` measures start-up instead: fresh workerds of the floor, ref and tree, alternated
+ * (`BENCH_STARTUPS` rounds, default 15), workerd's
  * CPU from spawn to the first answer. `--isolate` measures the JavaScript of a call instead: the floor,
  * the ref and the tree behind the bench's in-isolate loop (workers/loop.js), three Workers of one
  * workerd, called in interleaved slices (bench/lib/isolate-loop.mjs), without the HTTP around a call

@@ -7,6 +7,7 @@
  * the rounds (`ratioInterval`).
  */
 import { runLoad } from './load.mjs'
+import { range } from './report-parts.mjs'
 import { measureStartup } from './startup.mjs'
 import { median, medianInterval } from './stats.mjs'
 
@@ -33,9 +34,8 @@ export const ratioInterval = (rounds, metric, a, b) => medianInterval(perRound(r
 
 /** `a / b` of `metric` as printed by bench:ab and bench:telemetry: `1.248× (95% 1.21–1.29; per round 0.59–1.70)`. */
 export function describeRatio(rounds, metric, a, b) {
-  const span = ([low, high]) => (Number.isFinite(low) ? `${low.toFixed(2)}–${high.toFixed(2)}` : '–')
-  const interval = span(ratioInterval(rounds, metric, a, b))
-  return `${ratio(rounds, metric, a, b).toFixed(3)}× (95% ${interval}; per round ${span(ratioRange(rounds, metric, a, b))})`
+  const interval = range(ratioInterval(rounds, metric, a, b))
+  return `${ratio(rounds, metric, a, b).toFixed(3)}× (95% ${interval}; per round ${range(ratioRange(rounds, metric, a, b))})`
 }
 
 /** The order of a round: forwards in odd rounds, backwards in even ones. */
