@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `npm run bench:ab -- [ref] [--legacy] [--swap] [--startup | --isolate]`: what a change costs per `tools/call`
+ * `npm run bench:ab -- [ref] [--legacy] [--swap] [--startup | --isolate] [--telemetry-off]`: what a change costs per `tools/call`
  * (over HTTP; `--startup`: at start-up; `--isolate`: inside the isolate). The template Worker as this working tree has it (`tree`) and as git `ref` had it (`ref`, default
  * HEAD, so an uncommitted change is measured against the last commit), each in its own workerd,
  * beside the Hono floor, in alternating rounds of the floor step's load (bench/README.md, "A/B").
@@ -13,7 +13,9 @@
  * CPU from spawn to the first answer. `--isolate` measures the JavaScript of a call instead: the floor,
  * the ref and the tree behind the bench's in-isolate loop (workers/loop.js), three Workers of one
  * workerd, called in interleaved slices (bench/lib/isolate-loop.mjs), without the HTTP around a call
- * and most of its noise.
+ * and most of its noise. `--telemetry-off` builds the tree with the demo's `telemetry:` line set to
+ * `{ logs: 'off' }` (no log line, no spans, like the floor; build.mjs `telemetryOffConfig`), so the
+ * tree's ×floor is the runtime's own and `tree / ref` what the templates' telemetry costs.
  *
  * The ref's sources are taken with `git archive` and built against this tree's node_modules and
  * `workers/edge/wrangler.jsonc` (`--isolate`: `workers/loop-edge/wrangler.jsonc`; both bind the same
@@ -21,10 +23,10 @@
  * configs bind (every commit since 6f5ae52, which added McpSessionLedger).
  */
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { BENCH_DIR, ROOT, TMP } from './lib/env.mjs'
-import { build, configPath } from './lib/build.mjs'
+import { ROOT, TMP } from './lib/env.mjs'
+import { build, configPath, telemetryOffConfig, writeLoopEntry } from './lib/build.mjs'
 import { alternateLoad, alternateStartup, describeRatio, medians } from './lib/compare.mjs'
 import { median } from './lib/stats.mjs'
 import { config } from './lib/config.mjs'
@@ -34,7 +36,7 @@ import { reportWorkerdWarnings, startWorker, startWorkers } from './lib/workerd.
 
 const args = process.argv.slice(2)
 const flags = args.filter((arg) => arg.startsWith('--'))
-const KNOWN = ['--legacy', '--swap', '--startup', '--isolate']
+const KNOWN = ['--legacy', '--swap', '--startup', '--isolate', '--telemetry-off']
 const unknown = flags.filter((flag) => !KNOWN.includes(flag))
 if (unknown.length > 0) throw new Error(`bench:ab: unknown option ${unknown.join(', ')} (known: ${KNOWN.join(', ')})`)
 const ref = args.find((arg) => !arg.startsWith('--')) ?? 'HEAD'
@@ -42,6 +44,7 @@ const legacy = flags.includes('--legacy')
 const swap = flags.includes('--swap')
 const startup = flags.includes('--startup')
 const isolate = flags.includes('--isolate')
+const telemetryOff = flags.includes('--telemetry-off')
 if (startup && isolate) throw new Error('bench:ab: --startup and --isolate are two different measurements; give one')
 const log = (line) => console.error(`[bench:ab] ${line}`)
 
@@ -72,20 +75,8 @@ function buildRef(worker) {
     ? `"alias": { "mcp-edge/client": "${library('client/index.ts')}", "mcp-edge/cloudflare": "${library('cloudflare/index.ts')}", "mcp-edge": "${library('index.ts')}" },\n  `
     : ''
   let entry = split ? 'apps/demo/src/worker.ts' : 'src/worker.ts'
-  if (worker === 'loop-edge') {
-    // The ref's Worker behind this tree's loop, exporting what workers/loop-edge/worker.js does:
-    // the Durable Object classes the config binds, and the loop.
-    copyFileSync(join(BENCH_DIR, 'workers', 'loop.js'), join(dir, 'loop.js'))
-    const classes = [...new Set([...jsonc.matchAll(/"class_name": "(\w+)"/g)].map((match) => match[1]))]
-    const lines = [
-      `import template from './${entry}'`,
-      `import { withLoop } from './loop.js'`,
-      `export { ${classes.join(', ')} } from './${entry}'`,
-      'export default withLoop(template)',
-    ]
-    writeFileSync(join(dir, 'loop-ref.js'), `${lines.join('\n')}\n`)
-    entry = 'loop-ref.js'
-  }
+  // The ref's Worker behind this tree's loop.
+  if (worker === 'loop-edge') entry = writeLoopEntry(dir, entry, jsonc)
   writeFileSync(join(dir, 'wrangler.jsonc'), jsonc.replace(main, `${alias}"main": "${entry}"`))
   return { commit, ...build(`${worker}-ref`, { config: join(dir, 'wrangler.jsonc') }) }
 }
@@ -172,8 +163,10 @@ async function compareIsolate(built) {
 try {
   const worker = isolate ? 'loop-edge' : 'edge'
   const old = buildRef(worker)
-  const tree = build(worker)
-  log(`ref ${ref} (${old.commit}): ${old.gzipBytes} bytes gzip; tree: ${tree.gzipBytes} bytes gzip`)
+  const tree = telemetryOff ? build(`${worker}-telemetry-off`, { config: telemetryOffConfig(worker) }) : build(worker)
+  log(
+    `ref ${ref} (${old.commit}): ${old.gzipBytes} bytes gzip; tree${telemetryOff ? ' (telemetry off)' : ''}: ${tree.gzipBytes} bytes gzip`,
+  )
   const built = { ref: old, tree }
   if (startup) await compareStartup(built)
   else if (isolate) await compareIsolate(built)

@@ -11,7 +11,7 @@
  * Worker and runs that step alone. Every workerd started here is disposed before exit.
  */
 import { BENCH_DIR, TMP } from './lib/env.mjs'
-import { buildAll } from './lib/build.mjs'
+import { buildAll, telemetryOffConfig } from './lib/build.mjs'
 import { alternateStartup } from './lib/compare.mjs'
 import { config } from './lib/config.mjs'
 import { floorLoad } from './lib/floor.mjs'
@@ -59,6 +59,15 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => void stopAll().finally(() => process.exit(130)))
 }
 
+/** The builds of the demo with telemetry off (variants.mjs `edge-off`): minified as the demo's, and unminified for profiles. */
+function edgeOffJobs() {
+  const config = telemetryOffConfig('edge')
+  return [
+    ['edge-off', { config }],
+    ['edge-off', { config, minify: false }],
+  ]
+}
+
 /** Start every variant, run `fn` on the targets, stop them all. */
 async function withWorkers(variants, scriptOf, fn) {
   const targets = {}
@@ -81,7 +90,7 @@ async function fanoutStep(scriptOf) {
 /** The floor over HTTP (both eras), then the same call inside one isolate. */
 async function floorStep(scriptOf) {
   log(`floor: ${config.rounds} rounds × ${config.requests} tools/call add, ${config.connections} connections, both eras`)
-  const floor = await withWorkers(['edge', 'sdk', 'hono'], scriptOf, (targets) => floorLoad(targets, config, log))
+  const floor = await withWorkers(['edge', 'edge-off', 'sdk', 'hono'], scriptOf, (targets) => floorLoad(targets, config, log))
   log(
     `in-isolate: ${config.isolateRounds} rounds × ${config.isolateCalls} tools/call add in a loop, template and floor in one workerd`,
   )
@@ -99,7 +108,8 @@ async function floorStep(scriptOf) {
 async function onlyFloor() {
   const variants = ['edge', 'sdk', 'hono', 'loop-hono', 'loop-edge']
   const workers = [...new Set(variants.map((variant) => VARIANTS[variant].worker))]
-  const bundles = Object.fromEntries((await buildAll(workers.map((worker) => [worker]))).map((bundle) => [bundle.worker, bundle]))
+  const jobs = [...workers.map((worker) => [worker]), edgeOffJobs()[0]]
+  const bundles = Object.fromEntries((await buildAll(jobs)).map((bundle) => [bundle.worker, bundle]))
   const results = {
     machine: machineInfo(),
     config: { ...config, command: `node bench/run.mjs --only floor${config.quick ? ' --quick' : ''}` },
@@ -145,7 +155,11 @@ async function main() {
 
   log('building (wrangler deploy --dry-run --outdir), minified and unminified')
   // The measured Workers, then the ones measured for their size only (OAuth mode, the templates).
-  const jobs = [...BUILT_WORKERS.flatMap((worker) => [[worker], [worker, { minify: false }]]), ...moreBundleJobs()]
+  const jobs = [
+    ...BUILT_WORKERS.flatMap((worker) => [[worker], [worker, { minify: false }]]),
+    ...edgeOffJobs(),
+    ...moreBundleJobs(),
+  ]
   results.bundles = {}
   for (const bundle of await buildAll(jobs)) {
     results.bundles[bundle.worker] = { ...results.bundles[bundle.worker], [bundle.minify ? 'min' : 'raw']: bundle }

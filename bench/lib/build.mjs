@@ -4,7 +4,7 @@
  * "Total Upload … / gzip …"). `minify: false` overrides the `minify = true` of the config.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { copyFileSync, cpSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -72,4 +72,52 @@ function measure(worker, { minify = true }, outdir) {
   const scriptPath = join(outdir, file)
   const bytes = readFileSync(scriptPath)
   return { worker, minify, scriptPath, rawBytes: bytes.length, gzipBytes: gzipSync(bytes, { level: 6 }).length }
+}
+
+/**
+ * A wrangler config that builds `worker` (`edge`, or `loop-edge`: the demo behind the in-isolate
+ * loop) from a copy of the demo with telemetry off: its one `telemetry:` line set to
+ * `{ logs: 'off' }`, so no log line is written and no span made, as neither the floor nor the SDK
+ * Worker does. The copy (apps/demo/src and templates/, beside a link to node_modules) resolves
+ * `mcp-edge` as the demo does, to the built package. Returns the config's path.
+ */
+export function telemetryOffConfig(worker) {
+  const dir = join(TMP, `telemetry-off-${worker}`)
+  rmSync(dir, { recursive: true, force: true })
+  const copy = (folder) =>
+    cpSync(join(ROOT, folder), join(dir, folder), { recursive: true, filter: (path) => !path.includes('node_modules') })
+  copy('apps/demo/src')
+  copy('templates')
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
+  const demo = join(dir, 'apps/demo/src/worker.ts')
+  const source = readFileSync(demo, 'utf8')
+  const lines = source.match(/^ {2}telemetry: .*,$/gm) ?? []
+  if (lines.length !== 1) throw new Error(`the demo needs one \`  telemetry: …,\` line to turn off, found ${lines.length}`)
+  writeFileSync(demo, source.replace(lines[0], "  telemetry: { logs: 'off' },"))
+  let entry = 'apps/demo/src/worker.ts'
+  const jsonc = readFileSync(configPath(worker), 'utf8')
+  if (worker === 'loop-edge') entry = writeLoopEntry(dir, entry, jsonc)
+  const main = /"main": "[^"]*"/
+  if (!main.test(jsonc)) throw new Error(`no \`"main": …\` line in ${configPath(worker)}`)
+  const config = join(dir, 'wrangler.jsonc')
+  writeFileSync(config, jsonc.replace(main, `"main": "${entry}"`))
+  return config
+}
+
+/**
+ * In `dir`, the demo at `entry` behind the bench's in-isolate loop, exporting what
+ * workers/loop-edge/worker.js does: the Durable Object classes the config binds, and the loop.
+ * Returns the new entry's name.
+ */
+export function writeLoopEntry(dir, entry, jsonc) {
+  copyFileSync(join(BENCH_DIR, 'workers', 'loop.js'), join(dir, 'loop.js'))
+  const classes = [...new Set([...jsonc.matchAll(/"class_name": "(\w+)"/g)].map((match) => match[1]))]
+  const lines = [
+    `import template from './${entry}'`,
+    `import { withLoop } from './loop.js'`,
+    `export { ${classes.join(', ')} } from './${entry}'`,
+    'export default withLoop(template)',
+  ]
+  writeFileSync(join(dir, 'loop-entry.js'), `${lines.join('\n')}\n`)
+  return 'loop-entry.js'
 }

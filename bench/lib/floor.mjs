@@ -1,8 +1,9 @@
 /**
- * The floor comparison: `tools/call add` on mcp-edge (the template), the SDK v2 Worker and a bare
- * Hono floor, each in its own workerd, plus both runtimes serving the same call to a 2025-era
- * client (mcp-edge's legacy lane with the sealed session id its `initialize` minted; the SDK's
- * stateless legacy fallback, which mints none). Five lanes per round, alternated.
+ * The floor comparison: `tools/call add` on mcp-edge (the demo as the templates ship it, and the
+ * same with telemetry off), the SDK v2 Worker and a bare Hono floor, each in its own workerd, plus
+ * the runtimes serving the same call to a 2025-era client (mcp-edge's legacy lane with the sealed
+ * session id its `initialize` minted; the SDK's stateless legacy fallback, which mints none). Seven
+ * lanes per round, alternated.
  */
 import { alternateLoad } from './compare.mjs'
 import { ADD_CALL, legacyAddCall, legacyConnect, verifyCall } from './mcp.mjs'
@@ -23,10 +24,10 @@ export async function floorLanes(targets, { legacy = true } = {}) {
   return lanes
 }
 
-/** `targets`: running `edge`, `sdk` and `hono` Workers. */
+/** `targets`: running `edge`, `edge-off`, `sdk` and `hono` Workers. */
 export async function floorLoad(targets, config, log) {
-  const { edge, sdk, hono } = targets
-  const lanes = await floorLanes({ edge, sdk, hono })
+  const { edge, 'edge-off': edgeOff, sdk, hono } = targets
+  const lanes = await floorLanes({ edge, 'edge-off': edgeOff, sdk, hono })
   const rounds = await alternateLoad(lanes, config, log)
   const sessions = Object.fromEntries(lanes.filter((lane) => 'sessionId' in lane).map((lane) => [lane.id, lane.sessionId]))
   return { rounds, sessions }

@@ -29,7 +29,13 @@ export function appendHistory(dir, { machine, targets, floor, config }) {
     rounds: floor.rounds.length,
     // Where workerd's standard output went (workerd.mjs); runs before the field had the pipe.
     stdout: config.stdout,
-    targets: Object.fromEntries(targets.map((target) => [target.id, target.measured])),
+    // A target measured on the demo with telemetry off carries the as-shipped figure under its old id.
+    targets: Object.fromEntries(
+      targets.flatMap((target) => [
+        [target.id, target.measured],
+        ...(target.shipped ? [[target.shipped.id, target.shipped.measured]] : []),
+      ]),
+    ),
   })
   const kept = runs.slice(-KEEP)
   const same = (run) => (run.stdout ?? 'pipe') === config.stdout

@@ -36,9 +36,11 @@ function plans({ profileRequests, connections, streamChunks }) {
   const legacyLoad = async (target) => load(legacyAddCall(await legacyConnect(target.endpoint)))(target)
   const stream = (target) => streamWorkload(target, streamChunks)
   return {
+    // The floor targets are measured with telemetry off (targets.mjs); with the inspector on, a
+    // log line per request would also be sent to it, and would dominate the profile.
     floor: [
-      ['mcp-edge tools/call', 'edge', load(ADD_CALL)],
-      ['mcp-edge tools/call, 2025-era client', 'edge', legacyLoad],
+      ['mcp-edge tools/call, telemetry off', 'edge-off', load(ADD_CALL)],
+      ['mcp-edge tools/call, telemetry off, 2025-era client', 'edge-off', legacyLoad],
       ['SDK v2 tools/call', 'sdk', load(ADD_CALL)],
       ['Hono floor tools/call', 'hono', load(ADD_CALL)],
     ],

@@ -18,6 +18,9 @@ export const VARIANTS = {
   hono: { worker: 'hono', label: 'Hono floor', call: add },
   'hono-do': { worker: 'hono-do', label: 'Hono floor + 5 Durable Object bindings', call: add },
   edge: { worker: 'edge', label: 'mcp-edge', bindings: STATE, call: add },
+  // The same demo with telemetry off (no log line, no spans), as the floor and the SDK Worker have
+  // none: built from a copy (build.mjs telemetryOffConfig) with workers/edge's config and bindings.
+  'edge-off': { worker: 'edge-off', config: 'edge', label: 'mcp-edge, telemetry off', bindings: STATE, call: add },
   // The template as deployed: with MCP_BEARER_TOKEN set it authenticates every call and has no
   // local-only mode, so its first call logs no warning (`edge` is `npm run dev`'s configuration).
   'edge-token': {
@@ -62,8 +65,8 @@ export const VARIANTS = {
   'loop-hono': { worker: 'loop-hono', label: 'Hono floor, in-isolate loop' },
 }
 
-/** Every Worker the bench builds. */
-export const BUILT_WORKERS = [...new Set(Object.values(VARIANTS).map((variant) => variant.worker))]
+/** Every Worker the bench builds from its own folder under bench/workers/. */
+export const BUILT_WORKERS = [...new Set(Object.values(VARIANTS).flatMap((variant) => (variant.config ? [] : [variant.worker])))]
 
 /** How many catalog tools a variant serves (undefined for the others). */
 export const toolCount = (variant) =>

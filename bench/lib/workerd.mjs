@@ -98,9 +98,9 @@ export async function startWorkers(ids, scriptOf, variantOf = (id) => id) {
 
 /** Miniflare options of one variant: its wrangler.jsonc as wrangler translates it, its bindings, its built script. */
 function workerOptionsOf(variant, scriptPath, extra = {}) {
-  const { worker, bindings } = VARIANTS[variant]
+  const { worker, bindings, config = worker } = VARIANTS[variant]
   // The built script is one ES module: module rules (which Miniflare 5 no longer takes) have nothing to do.
-  const { modulesRules: _rules, ...workerOptions } = unstable_getMiniflareWorkerOptions(configPath(worker)).workerOptions
+  const { modulesRules: _rules, ...workerOptions } = unstable_getMiniflareWorkerOptions(configPath(config)).workerOptions
   return {
     ...workerOptions,
     name: `bench-${worker}`,

@@ -46,6 +46,30 @@ describe('npm run bench (quick)', () => {
       expect(results, section).toHaveProperty(section)
     }
     expect(results.bundles.oauth.min.gzipBytes).toBeGreaterThan(results.bundles.edge.min.gzipBytes)
+    // The floor targets' build of the demo, with telemetry off, leaves the OTLP exporter out.
+    expect(results.bundles['edge-off'].min.gzipBytes).toBeLessThan(results.bundles.edge.min.gzipBytes)
+    for (const round of results.floor.rounds) {
+      expect(Object.keys(round).sort()).toEqual([
+        'edge',
+        'edge-legacy',
+        'edge-off',
+        'edge-off-legacy',
+        'hono',
+        'sdk',
+        'sdk-legacy',
+      ])
+    }
+    // Each floor target is measured with telemetry off and carries the figure as the templates ship it.
+    const floorTargets = (results.targets as { id: string; shipped?: { id: string; measured: number } }[]).filter(
+      (t) => t.shipped,
+    )
+    expect(floorTargets.map((t) => [t.id, t.shipped?.id])).toEqual([
+      ['cpuVsFloorOff', 'cpuVsFloor'],
+      ['legacyCpuVsFloorOff', 'legacyCpuVsFloor'],
+      ['cpuVsSdkOff', 'cpuVsSdk'],
+      ['rpsVsSdkOff', 'rpsVsSdk'],
+    ])
+    for (const target of floorTargets) expect(target.shipped?.measured).toBeGreaterThan(0)
     // The 2025 fan-out lane: its sessions all heard every round, and the idle cost of a stream was taken.
     expect(results.fanout, 'fanout.legacy').toHaveProperty('legacy')
     // The in-isolate loop ran every lane in every round (its answers were checked in the Worker).
