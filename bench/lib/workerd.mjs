@@ -178,7 +178,9 @@ export const WORKERD_STDOUT = join(TMP, 'workerd-stdout.log')
  */
 function workerdWithStdoutToFile() {
   const miniflare = createRequire(import.meta.url).resolve('miniflare')
-  process.env.BENCH_WORKERD_BINARY = process.env.MINIFLARE_WORKERD_PATH ?? createRequire(miniflare)('workerd').default
+  // A bench process started by another one (which set both variables) keeps the real binary: taking
+  // the parent's wrapper instead would make each wrapper exec the other, forever.
+  process.env.BENCH_WORKERD_BINARY ??= process.env.MINIFLARE_WORKERD_PATH ?? createRequire(miniflare)('workerd').default
   process.env.BENCH_WORKERD_STDOUT = WORKERD_STDOUT
   const wrapper = join(TMP, 'workerd-stdout-to-file.sh')
   writeFileSync(wrapper, '#!/bin/sh\nexec "$BENCH_WORKERD_BINARY" "$@" >>"$BENCH_WORKERD_STDOUT"\n')
