@@ -15,7 +15,9 @@
  * workerd, called in interleaved slices (bench/lib/isolate-loop.mjs), without the HTTP around a call
  * and most of its noise. `--telemetry-off` builds the tree with the demo's `telemetry:` line set to
  * `{ logs: 'off' }` (no log line, no spans, like the floor; build.mjs `telemetryOffConfig`), so the
- * tree's ×floor is the runtime's own and `tree / ref` what the templates' telemetry costs.
+ * tree's ×floor is the runtime's own and, with nothing else changed, `tree / ref` what the
+ * templates' telemetry costs (give or take building the library from dist/ for the tree and from
+ * the ref's sources).
  *
  * The ref's sources are taken with `git archive` and built against this tree's node_modules and
  * `workers/edge/wrangler.jsonc` (`--isolate`: `workers/loop-edge/wrangler.jsonc`; both bind the same

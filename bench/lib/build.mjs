@@ -6,7 +6,7 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { copyFileSync, cpSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
-import { dirname, join, resolve } from 'node:path'
+import { dirname, join, relative, resolve, sep } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { BENCH_DIR, ROOT, TMP } from './env.mjs'
 
@@ -78,16 +78,25 @@ function measure(worker, { minify = true }, outdir) {
  * A wrangler config that builds `worker` (`edge`, or `loop-edge`: the demo behind the in-isolate
  * loop) from a copy of the demo with telemetry off: its one `telemetry:` line set to
  * `{ logs: 'off' }`, so no log line is written and no span made, as neither the floor nor the SDK
- * Worker does. The copy (apps/demo/src and templates/, beside a link to node_modules) resolves
- * `mcp-edge` as the demo does, to the built package. Returns the config's path.
+ * Worker does. The copy (apps/demo/src, its tsconfig and templates/, beside a link to the
+ * repository's node_modules) resolves `mcp-edge` as the demo does, to the built package. Returns
+ * the config's path.
  */
 export function telemetryOffConfig(worker) {
   const dir = join(TMP, `telemetry-off-${worker}`)
   rmSync(dir, { recursive: true, force: true })
-  const copy = (folder) =>
-    cpSync(join(ROOT, folder), join(dir, folder), { recursive: true, filter: (path) => !path.includes('node_modules') })
-  copy('apps/demo/src')
-  copy('templates')
+  // Sources only: no installed packages, wrangler state or build output of a template.
+  const skipped = new Set(['node_modules', '.wrangler', 'dist'])
+  const copy = (path) =>
+    cpSync(join(ROOT, path), join(dir, path), {
+      recursive: true,
+      filter: (from) =>
+        !relative(ROOT, from)
+          .split(sep)
+          .some((segment) => skipped.has(segment)),
+    })
+  // With the tsconfig files esbuild reads for the demo, so it is compiled as the demo is.
+  for (const path of ['apps/demo/src', 'apps/demo/tsconfig.json', 'tsconfig.base.json', 'templates']) copy(path)
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'))
   const demo = join(dir, 'apps/demo/src/worker.ts')
   const source = readFileSync(demo, 'utf8')

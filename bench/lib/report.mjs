@@ -27,13 +27,23 @@ function targetsTable(targets, history) {
       t.interval ? range(t.interval) : '',
       t.range ? range(t.range) : '',
       recent && recent.runs > 1 ? `${value(t, recent.min)} – ${value(t, recent.max)} (${recent.runs} runs)` : '',
-      t.shipped ? `${value(t, t.shipped.measured)} (${range(t.shipped.interval)})` : '',
+      t.shipped ? shippedCell(t, history) : '',
       (t.met ? 'met' : `**missed** by ${(t.missedBy * 100).toFixed(1)}%: ${t.gap}`) +
         (t.settled ? '' : ' (not settled: the limit is inside the 95% interval)'),
     ]
   })
   const columns = ['target', 'limit', 'measured', '95% interval', 'per-round range', 'recent runs', 'as the templates ship']
   return table([...columns, 'verdict'], rows)
+}
+
+/** A floor target's figure as the templates ship the demo: value, interval, verdict and recent runs. */
+function shippedCell(t, history) {
+  const { measured, interval, met, settled } = t.shipped
+  const recent = spread(history, t.shipped.id)
+  return (
+    `${value(t, measured)} (${range(interval)}), ${met ? 'met' : '**missed**'}${settled ? '' : ', not settled'}` +
+    (recent && recent.runs > 1 ? `; ${value(t, recent.min)} – ${value(t, recent.max)} (${recent.runs} runs)` : '')
+  )
 }
 
 const LANES = {
@@ -281,8 +291,9 @@ export function toMarkdown(results) {
       '"per-round range" is their smallest and largest; ' +
       '"recent runs" the smallest and largest measured value over the runs kept in history.json whose workerd output went where this run\'s did. ' +
       'The targets against the floor and the SDK v2 Worker compare like with like: neither writes a log line or makes a span per request, ' +
-      'so they are measured on the demo with telemetry off; "as the templates ship" is the same figure, with its 95% interval, for the demo with the templates\' ' +
-      'telemetry (a JSON log line per request, spans mirrored where the runtime traces the invocation; bench/README.md, "Telemetry").',
+      'so they are measured on the demo with telemetry off; "as the templates ship" is the same figure for the demo with the templates\' ' +
+      'telemetry (a JSON log line per request, spans mirrored where the runtime traces the invocation; bench/README.md, "Telemetry"): ' +
+      'its 95% interval, its verdict against the same limit, and its recent runs.',
     '',
     targetsTable(results.targets, results.history),
     '',

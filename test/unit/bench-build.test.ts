@@ -3,7 +3,7 @@
  * floor targets are measured on it, so it must differ from the demo in its `telemetry:` line and
  * nothing else, and the configs must point at the copy. The bench's smoke run builds and serves it.
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { telemetryOffConfig } from '../../bench/lib/build.mjs'
@@ -33,9 +33,18 @@ describe('the demo with telemetry off', () => {
     expect(changed).toEqual([
       ['  telemetry: { tracer: otlpFromEnv, native: workersTracing() },', "  telemetry: { logs: 'off' },"],
     ])
-    // The templates it imports from are copied beside it, and mcp-edge resolves as the demo's does.
-    expect(existsSync(join(dirname(config), 'templates/durable/src/tools.ts'))).toBe(true)
-    expect(existsSync(join(dirname(config), 'node_modules/mcp-edge/package.json'))).toBe(true)
+    // The templates it imports from and its tsconfig are copied beside it, without installed
+    // packages or wrangler state, and its packages are the repository's (mcp-edge: the built one).
+    const copied = dirname(config)
+    expect(existsSync(join(copied, 'templates/durable/src/tools.ts'))).toBe(true)
+    expect(readFileSync(join(copied, 'apps/demo/tsconfig.json'), 'utf8')).toContain('../../tsconfig.base.json')
+    expect(existsSync(join(copied, 'tsconfig.base.json'))).toBe(true)
+    expect(
+      readdirSync(join(copied, 'templates'), { recursive: true }).filter((path) =>
+        /(^|\/)(node_modules|\.wrangler)$/.test(String(path)),
+      ),
+    ).toEqual([])
+    expect(realpathSync(join(copied, 'node_modules'))).toBe(realpathSync(join(ROOT, 'node_modules')))
   })
 
   it('sits behind the in-isolate loop with the Durable Object classes the loop config binds', () => {
