@@ -17,21 +17,24 @@ import { referenceOf, VARIANTS } from './variants.mjs'
 
 const value = (t, v) => `${v.toFixed(t.unit === '×' ? 3 : 2)}${t.unit}`
 
+/** The smallest and largest value of a target's figure `id` over the recent runs, when more than one measured it. */
+function recentRuns(t, history, id) {
+  const recent = spread(history, id)
+  return recent && recent.runs > 1 ? `${value(t, recent.min)} – ${value(t, recent.max)} (${recent.runs} runs)` : ''
+}
+
 function targetsTable(targets, history) {
-  const rows = targets.map((t) => {
-    const recent = spread(history, t.id)
-    return [
-      t.name,
-      `${t.atMost ? '≤' : '≥'} ${t.limit}${t.unit}`,
-      value(t, t.measured),
-      t.interval ? range(t.interval) : '',
-      t.range ? range(t.range) : '',
-      recent && recent.runs > 1 ? `${value(t, recent.min)} – ${value(t, recent.max)} (${recent.runs} runs)` : '',
-      t.shipped ? shippedCell(t, history) : '',
-      (t.met ? 'met' : `**missed** by ${(t.missedBy * 100).toFixed(1)}%: ${t.gap}`) +
-        (t.settled ? '' : ' (not settled: the limit is inside the 95% interval)'),
-    ]
-  })
+  const rows = targets.map((t) => [
+    t.name,
+    `${t.atMost ? '≤' : '≥'} ${t.limit}${t.unit}`,
+    value(t, t.measured),
+    t.interval ? range(t.interval) : '',
+    t.range ? range(t.range) : '',
+    recentRuns(t, history, t.id),
+    t.shipped ? shippedCell(t, history) : '',
+    (t.met ? 'met' : `**missed** by ${(t.missedBy * 100).toFixed(1)}%: ${t.gap}`) +
+      (t.settled ? '' : ' (not settled: the limit is inside the 95% interval)'),
+  ])
   const columns = ['target', 'limit', 'measured', '95% interval', 'per-round range', 'recent runs', 'as the templates ship']
   return table([...columns, 'verdict'], rows)
 }
@@ -39,11 +42,8 @@ function targetsTable(targets, history) {
 /** A floor target's figure as the templates ship the demo: value, interval, verdict and recent runs. */
 function shippedCell(t, history) {
   const { measured, interval, met, settled } = t.shipped
-  const recent = spread(history, t.shipped.id)
-  return (
-    `${value(t, measured)} (${range(interval)}), ${met ? 'met' : '**missed**'}${settled ? '' : ', not settled'}` +
-    (recent && recent.runs > 1 ? `; ${value(t, recent.min)} – ${value(t, recent.max)} (${recent.runs} runs)` : '')
-  )
+  const recent = recentRuns(t, history, t.shipped.id)
+  return `${value(t, measured)} (${range(interval)}), ${met ? 'met' : '**missed**'}${settled ? '' : ', not settled'}${recent ? `; ${recent}` : ''}`
 }
 
 const LANES = {
