@@ -3,7 +3,7 @@
  * persisted to a directory the caller chooses, no metrics, logs out of the home directory. The
  * process runs in its own group so stopping it also stops its workerd children.
  */
-import { execFileSync, spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, openSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -38,14 +38,20 @@ export interface WranglerOptions {
 
 /**
  * The keys under `prefix` of a running Worker's KV namespace `binding` (its local state, as
- * `wrangler kv key list --local` reads it; about 1.5 s, a wrangler start).
+ * `wrangler kv key list --local` reads it; about 1.5 s, a wrangler start). Asynchronous: a test
+ * process blocked that long (longer on a loaded machine) keeps its idle keep-alive connections past
+ * the server's idle timeout, and the next fetch on one of them met ECONNRESET.
  */
-export function kvKeys(server: WranglerServer, config: string, binding: string, prefix: string): string[] {
+export async function kvKeys(server: WranglerServer, config: string, binding: string, prefix: string): Promise<string[]> {
   const args = ['kv', 'key', 'list', '--binding', binding, '--local', '--persist-to', server.persistTo]
   args.push('-c', config, '--prefix', prefix)
   const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' }
-  const listed = execFileSync(process.execPath, [WRANGLER, ...args], { cwd: ROOT, env })
-  return (JSON.parse(String(listed)) as { name: string }[]).map((key) => key.name)
+  const listed = await new Promise<string>((resolveListed, reject) =>
+    execFile(process.execPath, [WRANGLER, ...args], { cwd: ROOT, env }, (error, stdout) =>
+      error ? reject(error) : resolveListed(stdout),
+    ),
+  )
+  return (JSON.parse(listed) as { name: string }[]).map((key) => key.name)
 }
 
 export function freePort(): Promise<number> {
