@@ -8,9 +8,12 @@ import {
   acceptedContent,
   completable,
   createMcpHandler,
+  ElicitResultSchema,
+  ErrorCode,
   getMcpAuthContext,
   inputRequired,
   McpAgent,
+  McpError,
   McpServer,
   ResourceTemplate,
 } from 'mcp-edge/sdk'
@@ -81,6 +84,47 @@ server.registerTool(
   },
 )
 
+// SDK 1.x: a raw request with its result schema.
+server.registerTool(
+  'rename',
+  { inputSchema: { from: z.string() }, annotations: { destructiveHint: false } },
+  async ({ from }, extra) => {
+    const answer = await extra.sendRequest(
+      {
+        method: 'elicitation/create',
+        params: {
+          message: `New name for ${from}?`,
+          requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+        },
+      },
+      ElicitResultSchema,
+    )
+    return {
+      content: [
+        {
+          type: 'text',
+          text: answer.action === 'accept' ? `${from} is now ${String(answer.content?.name)}` : `${from} kept its name`,
+        },
+      ],
+    }
+  },
+)
+
+server.registerTool('lookup', { inputSchema: { city: z.string() } }, async ({ city }) => {
+  throw new McpError(ErrorCode.InvalidParams, `Unknown city: ${city}`)
+})
+
+// A durable task through the SDK's task option; its steps are mcp-edge's (extra.edge).
+server.registerTool(
+  'tally',
+  { inputSchema: { upTo: z.number().int().min(1).max(5) }, execution: { taskSupport: 'optional' } },
+  async ({ upTo }, extra) => {
+    let sum = 0
+    for (let n = 1; n <= upTo; n++) sum += await extra.edge.step(`add ${n}`, () => n)
+    return { content: [{ type: 'text', text: `sum ${sum}` }] }
+  },
+)
+
 const beta = server.registerTool('beta', { description: 'Only while enabled' }, async () => ({
   content: [{ type: 'text', text: 'beta' }],
 }))
@@ -118,7 +162,7 @@ server.registerPrompt(
   ({ language, code }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Review this ${language}: ${code}` } }] }),
 )
 
-export const { McpNonceLedger } = createDurableObjects(server.edge)
+export const { McpNonceLedger, McpTaskObject } = createDurableObjects(server.edge)
 
 interface State {
   count: number

@@ -14,8 +14,8 @@ import type { LogLevel } from '../protocol/constants.ts'
 import { LOG_LEVELS } from '../protocol/constants.ts'
 import type { RequestId } from '../protocol/jsonrpc.ts'
 import type { InputRequest } from '../server/input/input.ts'
-import type { Principal, RequestContext } from '../server/types.ts'
-import { elicitRequest, rawSpec } from './input.ts'
+import type { Principal, RequestContext, ToolContext } from '../server/types.ts'
+import { elicitRequest, parseResult, rawSpec } from './input.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
 import { currentRequest, missingStateKeys } from './request-store.ts'
 import type { RequestStore } from './request-store.ts'
@@ -42,10 +42,8 @@ export interface SdkRequest {
   params?: Record<string, unknown>
 }
 
-/** Anything with zod's `parse` (the SDKs pass a result schema to `sendRequest`). */
-interface ResultSchema {
-  parse(value: unknown): unknown
-}
+/** A result schema the SDKs pass to `sendRequest`: a zod schema (or anything with `parse`). */
+type ResultSchema = unknown
 
 /** The handler's second argument: SDK 1.x `extra` and SDK 2.x `ctx` in one. */
 export interface RequestHandlerExtra<Env = unknown> {
@@ -78,8 +76,8 @@ export interface RequestHandlerExtra<Env = unknown> {
     notify(notification: SdkNotification): Promise<void>
   }
   http?: { authInfo?: AuthInfo; req?: Request }
-  /** mcp-edge's own context for this call: `ctx.partial`, `ctx.step`, `ctx.ask`, `ctx.task`… */
-  edge: RequestContext<Env>
+  /** mcp-edge's own context for this call: `partial`, `step`, `ask`, `task`… (a tool's; the same object elsewhere). */
+  edge: ToolContext<Env>
 }
 
 /** The `AuthInfo` of a principal: the bearer token from the request, scopes, props as `extra`. */
@@ -123,7 +121,7 @@ export function createExtra<Env>(ctx: RequestContext<Env>, run: RunState): Reque
     const key = `q${run.asked}`
     const answers = await ctx.ask({ [key]: rawSpec(request) })
     const answer = answers[key]
-    return schema ? schema.parse(answer) : answer
+    return parseResult(schema, answer)
   }
   const sendRequest = (request: SdkRequest, schema?: ResultSchema) => {
     const { method, params = {} } = request
@@ -181,6 +179,6 @@ export function createExtra<Env>(ctx: RequestContext<Env>, run: RunState): Reque
       notify: sendNotification,
     },
     http,
-    edge: ctx,
+    edge: ctx as ToolContext<Env>,
   }
 }
