@@ -20,8 +20,8 @@ import { failure, rejection } from '../http/respond.ts'
 import type { McpServer as EdgeServer } from '../server/server.ts'
 import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
-import { edgeOf, edgeOptions, mountApp, propsOf } from './handler.ts'
-import type { CreateMcpHandlerOptions } from './handler.ts'
+import { edgeOf, edgeOptions, propsOf, serving } from './handler.ts'
+import type { CreateMcpHandlerOptions, Serving } from './handler.ts'
 import { withRequest } from './request-store.ts'
 import { conventionalServices, hasStateKeys, principalFromProps } from './services.ts'
 
@@ -74,7 +74,7 @@ export abstract class McpAgent<
   /** The props of the caller's grant (an OAuth provider in front), per request. */
   props?: Props
   #state: { value: State } | undefined
-  #app: Promise<ReturnType<typeof mountApp<Env>>> | undefined
+  #app: Promise<Serving> | undefined
 
   /** This session's (or, without one, this principal's) state: stored, else `initialState`. */
   get state(): State {
@@ -113,7 +113,7 @@ export abstract class McpAgent<
       waitUntil: (promise: Promise<unknown>) => this.ctx.waitUntil(promise),
       stateKeys: hasStateKeys(this.env),
     }
-    return withRequest(store, () => app.fetch(served, this.env as Env & object))
+    return withRequest(store, () => app.fetch(served, this.env))
   }
 
   /**
@@ -123,7 +123,7 @@ export abstract class McpAgent<
    */
   async #start(path: string) {
     await this.init()
-    return mountApp(edgeOf(await this.server), path, {
+    return serving(edgeOf(await this.server), path, {
       allowedOrigins: ['*'],
       allowAnonymous: true,
       services: (env: Env) => conventionalServices(env, true),
