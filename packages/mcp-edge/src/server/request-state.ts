@@ -44,8 +44,9 @@ export interface StateBody {
   /**
    * The keys this round asked for: the only `inputResponses` the retry may answer (mrtr.mdx: keys
    * the server did not ask for SHOULD be ignored, so a request cannot pre-answer a confirmation).
+   * None when left out.
    */
-  pending: readonly string[]
+  pending?: readonly string[] | undefined
   /** The handler's own state (`ctx.state`). */
   state: Record<string, unknown>
   /** The span of the round that sealed this state, as a W3C traceparent: the next round's span links to it. */
