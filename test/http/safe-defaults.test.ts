@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { postWithHost } from '../support/host-header.ts'
+import { answer, legacyConnect, legacyStream } from '../support/legacy.ts'
 import { buildRequest, rawPost, rpc } from '../support/mcp.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
@@ -153,6 +154,23 @@ describe('abuse-resistant defaults', () => {
     const retry = { requestState: skipped.message.result.requestState, inputResponses: confirm }
     expect((await call(retry)).message.result.content).toEqual([{ type: 'text', text: 'Record r10 deleted.' }])
     expect((await call(retry)).message.error).toEqual({ code: -32602, message: 'Invalid params: invalid requestState' })
+  })
+
+  it('asks a 2025-era client itself even when its call carries inputResponses: declined, nothing is deleted', async () => {
+    const client = await legacyConnect(fetch, url(), { capabilities: { elicitation: {} } })
+    const stream = await legacyStream(fetch, url(), client, 'tools/call', {
+      name: 'delete_record',
+      arguments: { id: 'r11' },
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+    })
+    const asked = await stream.next()
+    expect(asked).toMatchObject({
+      method: 'elicitation/create',
+      params: { message: 'Delete record r11? This cannot be undone.' },
+    })
+    expect((await answer(fetch, url(), client, asked.id, { action: 'decline' })).status).toBe(202)
+    expect((await stream.next()).result.content[0].text).not.toMatch(/deleted/)
+    await stream.close()
   })
 
   it('reads only the answers a verified state asked for: a prompt pre-answered, or answered beyond its question, asks again', async () => {
