@@ -75,20 +75,7 @@ export async function runWithInput(
     }
   }
 
-  let opened: OpenedState | undefined
-  if (params.requestState !== undefined) {
-    if (!codec) {
-      libraryLog.warn('requestState rejected', { reason: 'no requestState keys are configured on this server' })
-      throw new McpError('invalidParams', 'Invalid params: invalid requestState')
-    }
-    opened = await codec.open(params.requestState, await binding())
-    if (target.singleUse) {
-      if (!options.nonces) throw singleUseUnavailable(target.target)
-      if (!(await options.nonces.redeem(opened.nonce, opened.expiresAt))) {
-        throw codec.reject(`replayed state for ${target.target}`)
-      }
-    }
-  }
+  const opened = params.requestState === undefined ? undefined : await openState(call, target, params.requestState, binding)
   // mrtr.mdx: answers are read only for what a verified state says was asked; anything else
   // (no state at all, or keys the server never asked for) is ignored, so a request cannot
   // pre-answer a confirmation and skip the round that redeems its state.
@@ -137,6 +124,26 @@ export async function runWithInput(
     })
     return { resultType: 'input_required', inputRequests: round.pending, requestState }
   }
+}
+
+/** Verify an echoed state against this retry, and redeem it when the target is single-use. */
+async function openState(
+  call: Call,
+  target: InputTarget,
+  token: unknown,
+  binding: () => Promise<StateBinding>,
+): Promise<OpenedState> {
+  const { requestState: codec, nonces } = call.options
+  if (!codec) {
+    libraryLog.warn('requestState rejected', { reason: 'no requestState keys are configured on this server' })
+    throw new McpError('invalidParams', 'Invalid params: invalid requestState')
+  }
+  const opened = await codec.open(token, await binding())
+  if (target.singleUse) {
+    if (!nonces) throw singleUseUnavailable(target.target)
+    if (!(await nonces.redeem(opened.nonce, opened.expiresAt))) throw codec.reject(`replayed state for ${target.target}`)
+  }
+  return opened
 }
 
 /** The answers among `sent` that a verified state recorded as asked for. */
