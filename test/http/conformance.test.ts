@@ -71,6 +71,8 @@ const REQUIRED = [
   'input-required-result-ignore-extra-params',
   'input-required-result-validate-input',
 ]
+/** Expected to warn, by decision (issue 37): see test/conformance/expected-failures.yml. */
+const IGNORED_UNASKED_ANSWERS = 'input-required-result-ignore-extra-params'
 const PENDING = ['json-schema-2020-12', 'http-header-validation', 'http-custom-header-server-validation']
 const LEGACY_REQUIRED = [
   'server-initialize',
@@ -147,6 +149,7 @@ interface Check {
   id: string
   status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED'
   errorMessage?: string
+  details?: unknown
 }
 
 interface Run {
@@ -197,6 +200,15 @@ describe('official conformance suite (0.2.0-alpha.12, --requirements 2026-07-28)
   for (const scenario of [...REQUIRED, ...PENDING, ...TASKS]) {
     it(scenario, () => {
       const reported = run.checks.get(scenario) ?? []
+      if (scenario === IGNORED_UNASKED_ANSWERS) {
+        // Expected (test/conformance/expected-failures.yml): answers without a requestState are
+        // not read, so a pre-answered first call is asked again.
+        expect(bad(reported)).toEqual([
+          'sep-2322-ignore-unexpected-params: Server did not return complete result when valid inputResponses were provided alongside extra keys. Servers SHOULD ignore information they do not recognize.',
+        ])
+        expect(reported[0]?.details).toMatchObject({ result: { resultType: 'input_required' } })
+        return
+      }
       expect(bad(reported)).toEqual([])
       const passed = reported.filter((check) => check.status === 'SUCCESS').length
       // tasks-status-notifications is skipped by the suite itself (SKIPPED, no SUCCESS checks);
