@@ -3,7 +3,7 @@
  * elicitation, progress; 2.x `inputRequired`), a handle enabled and disabled at run time, a
  * resource template with `list` and `complete`, a prompt, and an `McpAgent` with state.
  */
-import { createDurableObjects } from 'mcp-edge/cloudflare'
+import { cloudflareServices, createDurableObjects } from 'mcp-edge/cloudflare'
 import {
   acceptedContent,
   completable,
@@ -179,10 +179,28 @@ export class Counter extends McpAgent<Env, State> {
     })
     this.server.tool('count', async () => ({ content: [{ type: 'text', text: String(this.state.count) }] }))
     this.server.tool('props', async () => ({ content: [{ type: 'text', text: JSON.stringify(this.props ?? null) }] }))
+    // No annotations: destructive by MCP's default, so its confirmation is single-use.
+    this.server.registerTool('reset', { description: 'Sets the count to zero' }, async (ctx) => {
+      if (acceptedContent(ctx.mcpReq.inputResponses, 'sure')?.sure !== true) {
+        return inputRequired({
+          inputRequests: {
+            sure: inputRequired.elicit({ message: 'Reset the count?', requestedSchema: z.object({ sure: z.boolean() }) }),
+          },
+        })
+      }
+      this.setState({ count: 0 })
+      return { content: [{ type: 'text', text: 'reset' }] }
+    })
   }
 }
 
-const mcpHandler = createMcpHandler(server)
+const mcpHandler = createMcpHandler(server, {
+  // The keys only when set, as the adapter's conventional services bind them (a test runs without).
+  services: (env: Env) =>
+    cloudflareServices({ stateKeys: env.MCP_STATE_KEYS ? 'MCP_STATE_KEYS' : undefined, tasks: 'MCP_TASKS', nonces: 'NONCES' })(
+      env,
+    ),
+})
 const agent = Counter.serve('/agent')
 const sse = Counter.serveSSE('/sse')
 

@@ -347,3 +347,28 @@ describe('what mcp-edge adds, from SDK-style code', () => {
     }
   }, 120_000)
 })
+
+describe('McpAgent confirmations', () => {
+  it("redeems an unannotated tool's confirmation once, in the agent's own storage when no ledger is bound", async () => {
+    const call = (params: Record<string, unknown>) =>
+      rpc(
+        fetch,
+        `${base}/agent`,
+        'tools/call',
+        { name: 'reset', arguments: {}, ...params },
+        { capabilities: { elicitation: {} } },
+      )
+    const asked = await call({})
+    expect(asked.message.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { sure: { method: 'elicitation/create' } },
+    })
+    const answer = {
+      requestState: (asked.message.result as { requestState: string }).requestState,
+      inputResponses: { sure: { action: 'accept', content: { sure: true } } },
+    }
+    expect(text((await call(answer)).message.result as object)).toBe('reset')
+    const replayed = await call(answer)
+    expect(replayed.message.error).toMatchObject({ code: -32602 })
+  })
+})

@@ -118,7 +118,10 @@ function mountApp<Env>(server: EdgeServer<Env>, route: string, options: McpHttpO
  * export default { fetch: createMcpHandler(server) }
  */
 export function createMcpHandler<Env = unknown>(
-  serverOrFactory: McpServer<Env> | EdgeServer<Env> | McpServerFactory<Env>,
+  // `any`: SDK code builds its server without an Env type (`new McpServer({...})`), while the
+  // options may name one (a `services` function of the Worker's env).
+  // biome-ignore lint/suspicious/noExplicitAny: see above
+  serverOrFactory: McpServer<any> | EdgeServer<any> | McpServerFactory<any>,
   options: CreateMcpHandlerOptions<Env> = {},
 ): McpFetchHandler {
   const route = options.route ?? '/mcp'
