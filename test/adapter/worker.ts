@@ -3,7 +3,7 @@
  * elicitation, progress; 2.x `inputRequired`), a handle enabled and disabled at run time, a
  * resource template with `list` and `complete`, a prompt, and an `McpAgent` with state.
  */
-import { cloudflareServices, createDurableObjects } from 'mcp-edge/cloudflare'
+import { cloudflareEventHub, cloudflareServices, createDurableObjects } from 'mcp-edge/cloudflare'
 import {
   acceptedContent,
   completable,
@@ -19,7 +19,11 @@ import {
 } from 'mcp-edge/sdk'
 import * as z from 'zod'
 
-const server = new McpServer({ name: 'adapter-fixture', version: '1.0.0' })
+// The one line SDK code adds to reach every isolate's listeners: mcp-edge's event hub.
+const server = new McpServer(
+  { name: 'adapter-fixture', version: '1.0.0' },
+  { events: cloudflareEventHub({ binding: 'MCP_EVENTS' }) },
+)
 
 server.registerTool(
   'add',
@@ -162,7 +166,7 @@ server.registerPrompt(
   ({ language, code }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Review this ${language}: ${code}` } }] }),
 )
 
-export const { McpNonceLedger, McpTaskObject } = createDurableObjects(server.edge)
+export const { McpNonceLedger, McpTaskObject, McpEventHub, McpSessionLedger } = createDurableObjects(server.edge)
 
 interface State {
   count: number
@@ -197,9 +201,12 @@ export class Counter extends McpAgent<Env, State> {
 const mcpHandler = createMcpHandler(server, {
   // The keys only when set, as the adapter's conventional services bind them (a test runs without).
   services: (env: Env) =>
-    cloudflareServices({ stateKeys: env.MCP_STATE_KEYS ? 'MCP_STATE_KEYS' : undefined, tasks: 'MCP_TASKS', nonces: 'NONCES' })(
-      env,
-    ),
+    cloudflareServices({
+      stateKeys: env.MCP_STATE_KEYS ? 'MCP_STATE_KEYS' : undefined,
+      tasks: 'MCP_TASKS',
+      nonces: 'NONCES',
+      sessions: 'MCP_SESSIONS',
+    })(env),
 })
 const agent = Counter.serve('/agent')
 const sse = Counter.serveSSE('/sse')
