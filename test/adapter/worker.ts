@@ -183,6 +183,21 @@ export class Counter extends McpAgent<Env, State> {
     })
     this.server.tool('count', async () => ({ content: [{ type: 'text', text: String(this.state.count) }] }))
     this.server.tool('props', async () => ({ content: [{ type: 'text', text: JSON.stringify(this.props ?? null) }] }))
+    // agents' own helpers: this.sql on the object's storage, this.elicitInput for the running call.
+    this.server.tool('remember', { word: z.string() }, async ({ word }) => {
+      this.sql`CREATE TABLE IF NOT EXISTS words (word TEXT)`
+      this.sql`INSERT INTO words (word) VALUES (${word})`
+      const [row] = this.sql<{ n: number }>`SELECT count(*) AS n FROM words`
+      return { content: [{ type: 'text', text: `${row?.n ?? 0} words` }] }
+    })
+    this.server.tool('double', {}, { readOnlyHint: false, destructiveHint: false }, async () => {
+      const answer = await this.elicitInput({
+        message: 'Double the count?',
+        requestedSchema: { type: 'object', properties: { yes: { type: 'boolean' } }, required: ['yes'] },
+      })
+      if (answer.action === 'accept' && answer.content?.yes === true) this.setState({ count: this.state.count * 2 })
+      return { content: [{ type: 'text', text: String(this.state.count) }] }
+    })
     // No annotations: destructive by MCP's default, so its confirmation is single-use.
     this.server.registerTool('reset', { description: 'Sets the count to zero' }, async (ctx) => {
       if (acceptedContent(ctx.mcpReq.inputResponses, 'sure')?.sure !== true) {

@@ -244,6 +244,18 @@ describe('McpAgent', () => {
     }
   })
 
+  it("offers agents' this.sql and this.elicitInput", async () => {
+    const { client } = await sdk1('/agent', [{ action: 'accept', content: { yes: true } }])
+    try {
+      await client.callTool({ name: 'increment', arguments: { by: 3 } })
+      expect(text(await client.callTool({ name: 'double', arguments: {} }))).toBe('6')
+      expect(text(await client.callTool({ name: 'remember', arguments: { word: 'edge' } }))).toBe('1 words')
+      expect(text(await client.callTool({ name: 'remember', arguments: { word: 'mcp' } }))).toBe('2 words')
+    } finally {
+      await client.close()
+    }
+  })
+
   it('keeps state per principal for 2026-07-28 clients, which have no session', async () => {
     const first = await sdk2('/agent')
     const second = await sdk2('/agent')
