@@ -11,6 +11,7 @@ const alias = [
   { find: /^mcp-edge\/client$/, replacement: source('client/index.ts') },
   { find: /^mcp-edge\/cloudflare$/, replacement: source('cloudflare/index.ts') },
   { find: /^mcp-edge\/oauth$/, replacement: source('oauth/index.ts') },
+  { find: /^mcp-edge\/sdk$/, replacement: source('sdk/index.ts') },
 ]
 
 // Three layers (STYLE "Tests"): pure unit tests in Node; tests inside workerd against the

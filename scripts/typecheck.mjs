@@ -15,6 +15,7 @@ export const PROGRAMS = [
   ['the playground page', 'apps/demo/playground/tsconfig.json'],
   ['the conformance fixture and the workerd tests', 'test/fixture/tsconfig.json'],
   ['the JWT fixture', 'test/fixture/jwt/tsconfig.json'],
+  ["the adapter's test Worker (mcp-edge/sdk)", 'test/adapter/tsconfig.json'],
   ['the minimal template', 'templates/minimal/tsconfig.json'],
   ['the durable template', 'templates/durable/tsconfig.json'],
   ["the durable template's view", 'templates/durable/view/tsconfig.json'],

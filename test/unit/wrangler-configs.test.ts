@@ -58,9 +58,11 @@ describe('Worker configs', () => {
     const dates = new Set(configs.map((config) => raw(config).compatibility_date))
     // OAuth Workers add the one flag Client ID Metadata Documents need.
     const oauth = (config: string) => /(^|\/)oauth\//.test(config)
+    // Workers of SDK-style code add nodejs_compat, which mcp-edge/sdk needs (as agents does).
+    const sdk = (config: string) => /^test\/(adapter|fixture-sdk)\//.test(config)
     const flagsOf = (config: string) =>
       ((raw(config).compatibility_flags ?? []) as string[]).filter(
-        (flag) => !(oauth(config) && flag === 'global_fetch_strictly_public'),
+        (flag) => !(oauth(config) && flag === 'global_fetch_strictly_public') && !(sdk(config) && flag === 'nodejs_compat'),
       )
     for (const config of configs.filter(oauth))
       expect(raw(config).compatibility_flags, config).toContain('global_fetch_strictly_public')

@@ -32,6 +32,7 @@ export interface TemplateEntry<Env = unknown> {
   scopes: readonly string[]
   cache: CacheHint | undefined
   complete: Record<string, Completer<Env>>
+  list: ResourceTemplateOptions<Env>['list']
   handler: ResourceTemplateHandler<Env>
 }
 
@@ -58,13 +59,14 @@ export function buildTemplateEntry<Env>(
   options: ResourceTemplateOptions<Env>,
   handler: ResourceTemplateHandler<Env>,
 ): TemplateEntry<Env> {
-  const { cache, complete, scopes, ...rest } = options
+  const { cache, complete, scopes, list, ...rest } = options
   return {
     definition: { uriTemplate, ...rest },
     template: compileUriTemplate(uriTemplate),
     scopes: scopes ?? [],
     cache,
     complete: complete ?? {},
+    list,
     handler,
   }
 }

@@ -203,10 +203,29 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
 
   /** Remove a tool; open listen streams hear `notifications/tools/list_changed`. */
   removeTool(name: string): boolean {
-    const removed = this.tools.delete(name)
+    return this.#remove(this.tools, name, 'tools')
+  }
+
+  /** Remove a resource; listen streams hear `notifications/resources/list_changed`. */
+  removeResource(uri: string): boolean {
+    return this.#remove(this.resources, uri, 'resources')
+  }
+
+  /** Remove a resource template; listen streams hear `notifications/resources/list_changed`. */
+  removeResourceTemplate(uriTemplate: string): boolean {
+    return this.#remove(this.templates, uriTemplate, 'resources')
+  }
+
+  /** Remove a prompt; listen streams hear `notifications/prompts/list_changed`. */
+  removePrompt(name: string): boolean {
+    return this.#remove(this.prompts, name, 'prompts')
+  }
+
+  #remove(registry: Map<string, unknown>, key: string, kind: ListKind): boolean {
+    const removed = registry.delete(key)
     if (removed) {
       this.#listed.clear()
-      this.#registryChanged('tools')
+      this.#registryChanged(kind)
     }
     return removed
   }

@@ -17,6 +17,7 @@ import type {
   MetaObject,
   ReadResourceResult,
   RequestMeta,
+  Resource,
   ToolAnnotations,
 } from '../protocol/types.ts'
 import type { EventDelivery } from './events/events.ts'
@@ -199,6 +200,11 @@ export type Completer<Env> = (
 export interface ResourceTemplateOptions<Env> extends Omit<ResourceOptions, 'size'> {
   /** Completion for template variables. */
   complete?: Record<string, Completer<Env>>
+  /**
+   * The resources the template stands for, added to `resources/list` after the fixed ones (on
+   * its last page; the list is then private, as it is computed per caller).
+   */
+  list?: (ctx: RequestContext<Env>) => Awaitable<Resource[]>
 }
 
 export type ResourceTemplateHandler<Env> = (

@@ -4,16 +4,34 @@
  * with `data.uri` (SEP-2164), never an empty `contents`.
  */
 import { McpError } from '../../protocol/errors.ts'
-import type { ReadResourceResult } from '../../protocol/types.ts'
+import type { ReadResourceResult, Resource } from '../../protocol/types.ts'
 import type { MethodEntry } from '../dispatch.ts'
 import type { CacheHint } from '../types.ts'
-import { listMethod, requireScopes } from './access.ts'
-import { runWithInput } from './context.ts'
+import { listMethod, missingScopes, requireScopes } from './access.ts'
+import { plainScope, runWithInput } from './context.ts'
 
 /** Reads default to no caching, privately: content may depend on who asks. */
 export const DEFAULT_READ_CACHE: CacheHint = { ttlMs: 0, cacheScope: 'private' }
 
-export const resourcesList = listMethod('resources', 'resources', 'resources')
+const fixedResources = listMethod('resources', 'resources', 'resources')
+
+/**
+ * `resources/list`: the fixed resources page by page, and on the last page those the templates
+ * with a `list` callback stand for (only templates this caller may read; the page is then private).
+ */
+export const resourcesList: MethodEntry = {
+  ...fixedResources,
+  async run(call) {
+    const page = (await fixedResources.run(call)) as { resources: Resource[]; nextCursor?: string }
+    const listing = [...call.server.templates.values()].filter(
+      (entry) => entry.list !== undefined && missingScopes(call.options.principal, entry.scopes).length === 0,
+    )
+    if (listing.length === 0 || page.nextCursor !== undefined) return page
+    const scope = plainScope(call)
+    const listed = await Promise.all(listing.map((entry) => (entry.list as NonNullable<typeof entry.list>)(scope)))
+    return { ...page, resources: [...page.resources, ...listed.flat()], cacheScope: 'private' }
+  },
+}
 
 export const resourceTemplatesList = listMethod('resources', 'templates', 'resourceTemplates')
 

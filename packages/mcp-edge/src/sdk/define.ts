@@ -1,0 +1,151 @@
+/**
+ * Registering SDK-style definitions in the core registry: each becomes a core tool, resource,
+ * template or prompt whose handler calls the SDK callback with the SDK-style context
+ * (context.ts), on the core's multi-round-trip rounds (rounds.ts). `McpServer` (server.ts) calls
+ * these from its registration handles, each time a definition is (re)added.
+ */
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from '../protocol/types.ts'
+import { McpError } from '../protocol/errors.ts'
+import type { ListKind } from '../server/events/events.ts'
+import { InputRequired } from '../server/input/input-round.ts'
+import type { ObjectSchema } from '../server/schema/schema.ts'
+import type { McpServer as EdgeServer } from '../server/server.ts'
+import { TaskSuspended } from '../server/tasks/replay.ts'
+import { errorFields, libraryLog } from '../server/telemetry/log.ts'
+import type { RequestContext, TaskMode, ToolOptions } from '../server/types.ts'
+import type { RequestHandlerExtra } from './context.ts'
+import { withHandler } from './request-store.ts'
+import { runSdkHandler } from './rounds.ts'
+import { completersOf, objectSchema, outputSchema } from './schema.ts'
+import type { AnyCallback, PromptSlotConfig, ResourceSlotConfig, ToolSlotConfig } from './types.ts'
+
+/** Announce that a list changed (the server's `send*ListChanged`). */
+export type Notify = (kind: ListKind) => void
+
+const TASK_SUPPORT: Record<string, TaskMode> = { forbidden: 'never', optional: 'optional', required: 'always' }
+
+const call = (callback: AnyCallback, ...args: unknown[]) => (callback as (...args: unknown[]) => unknown)(...args)
+
+/** A thrown error is a tool result with `isError` (as the SDKs do); questions and protocol errors pass. */
+function toolFailure(error: unknown): CallToolResult {
+  if (error instanceof InputRequired || error instanceof TaskSuspended || error instanceof McpError) throw error
+  libraryLog.debug('tool failed', errorFields(error))
+  return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true }
+}
+
+export function defineTool<Env>(edge: EdgeServer<Env>, notify: Notify, name: string, config: ToolSlotConfig): void {
+  const what = `Tool "${name}"`
+  const given = config.inputSchema
+  const input = objectSchema(given, what)
+  const output = outputSchema(config.outputSchema, what)
+  const {
+    callback,
+    execution,
+    title,
+    description,
+    annotations,
+    icons,
+    _meta,
+    streaming,
+    scopes,
+    view,
+    requires,
+    singleUseState,
+  } = config
+  const support = execution?.taskSupport
+  const task = config.task ?? (support === undefined ? undefined : TASK_SUPPORT[support])
+  const options = {
+    title,
+    description,
+    input,
+    output,
+    annotations,
+    icons,
+    _meta,
+    streaming,
+    scopes,
+    view,
+    requires,
+    singleUseState,
+    task,
+  }
+  const withArgs = given !== undefined
+  edge.tool(name, dropUndefined(options) as ToolOptions<ObjectSchema, undefined, undefined, Env>, (args, ctx) =>
+    runSdkHandler(ctx, notify, (extra) =>
+      withHandler(extra, async () => {
+        try {
+          return (await (withArgs ? call(callback, args, extra) : call(callback, extra))) as CallToolResult
+        } catch (error) {
+          return toolFailure(error)
+        }
+      }),
+    ),
+  )
+}
+
+export function defineResource<Env>(
+  edge: EdgeServer<Env>,
+  notify: Notify,
+  name: string,
+  { target, metadata, callback }: ResourceSlotConfig,
+): void {
+  const { scopes, ...listing } = metadata
+  const run = (ctx: RequestContext<Env>, call: (extra: RequestHandlerExtra<Env>) => unknown) =>
+    runSdkHandler(ctx, notify, (extra) => withHandler(extra, () => call(extra))) as Promise<ReadResourceResult>
+  if (typeof target === 'string') {
+    edge.resource(target, dropUndefined({ name, ...listing, scopes }), (uri, ctx) =>
+      run(ctx, (extra) => call(callback, new URL(uri), extra)),
+    )
+    return
+  }
+  const complete = Object.fromEntries(
+    Object.entries(target.completeCallbacks).map(([variable, fn]) => [
+      variable,
+      (value: string, ctx: { arguments: Record<string, string> }) => fn(value, { arguments: ctx.arguments }),
+    ]),
+  )
+  const list = target.listCallback
+  const { size: _size, ...templateListing } = listing
+  edge.resourceTemplate(
+    target.uriTemplate,
+    dropUndefined({
+      name,
+      ...templateListing,
+      scopes,
+      complete,
+      list:
+        list &&
+        (async (ctx: RequestContext<Env>) =>
+          ((await run(ctx, (extra) => list(extra as RequestHandlerExtra))) as unknown as { resources: [] }).resources),
+    }),
+    (uri, variables, ctx) => run(ctx, (extra) => call(callback, new URL(uri), variables, extra)),
+  )
+}
+
+export function definePrompt<Env>(edge: EdgeServer<Env>, notify: Notify, name: string, config: PromptSlotConfig): void {
+  const { callback, argsSchema, title, description, icons, _meta, scopes } = config
+  const args = argsSchema === undefined ? undefined : objectSchema(argsSchema, `Prompt "${name}"`)
+  const complete = args ? completersOf(args) : {}
+  const options = dropUndefined({ title, description, icons, _meta, scopes, args, complete: wrapCompleters(complete) })
+  edge.prompt(
+    name,
+    options,
+    (parsed, ctx) =>
+      runSdkHandler(ctx as RequestContext<Env>, notify, (extra) =>
+        withHandler(extra, () => (args === undefined ? call(callback, extra) : call(callback, parsed, extra))),
+      ) as Promise<GetPromptResult>,
+  )
+}
+
+function wrapCompleters(complete: ReturnType<typeof completersOf>) {
+  return Object.fromEntries(
+    Object.entries(complete).map(([name, fn]) => [
+      name,
+      (value: string, ctx: { arguments: Record<string, string> }) => fn(value, { arguments: ctx.arguments }),
+    ]),
+  )
+}
+
+function dropUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T
+}

@@ -1,0 +1,134 @@
+/**
+ * `createMcpHandler` with the signatures of agents' `agents/mcp` (an SDK 1.x server) and
+ * `agents/mcp/server` (an SDK v2 factory): a Worker fetch handler for the endpoint at `route`,
+ * serving both eras through `mcp()`. Options are mcp-edge's (`authenticate`, `resourceServer`,
+ * `services`…) plus agents' `route`, `authContext` and `corsOptions`.
+ *
+ * A factory without parameters is called once per isolate; one that takes the request context
+ * (`(ctx) => …`, to vary by caller or era) is called per request, as the SDK does.
+ */
+import { Hono } from 'hono/tiny'
+import type { McpHttpOptions } from '../http/handler.ts'
+import { mcp } from '../http/hono.ts'
+import type { McpVariables } from '../http/hono.ts'
+import { McpServer as EdgeServer } from '../server/server.ts'
+import type { McpServer } from './server.ts'
+import { currentRequest, withRequest } from './request-store.ts'
+import type { McpAuthContext } from './request-store.ts'
+import { conventionalServices, hasStateKeys, principalFromProps } from './services.ts'
+
+/** agents' CORS options: the origin allowed besides loopback ones (the rest mcp-edge decides). */
+export interface CorsOptions {
+  origin?: string
+  methods?: string
+  headers?: string
+  maxAge?: number
+  exposeHeaders?: string
+}
+
+/** What a factory is given (SDK v2 `McpRequestContext`). */
+export interface McpRequestContext {
+  era: 'legacy' | 'modern'
+  authInfo?: undefined
+  requestInfo?: Request
+}
+
+export type McpServerFactory<Env = unknown> = (
+  ctx: McpRequestContext,
+) => McpServer<Env> | EdgeServer<Env> | Promise<McpServer<Env> | EdgeServer<Env>>
+
+export interface CreateMcpHandlerOptions<Env = unknown> extends McpHttpOptions<Env> {
+  /** The endpoint's path (default `/mcp`); other paths are 404. */
+  route?: string
+  /** Props for `getMcpAuthContext()` when no OAuth provider in front gives them. */
+  authContext?: McpAuthContext
+  /** agents' CORS options; `origin` is allowed besides loopback origins. `false`: no CORS answers. */
+  corsOptions?: CorsOptions | false
+  [agentsOption: string]: unknown
+}
+
+export type McpFetchHandler = ((request: Request, env: unknown, ctx: ExecutionContext) => Promise<Response>) & {
+  fetch(request: Request, env?: unknown, ctx?: ExecutionContext): Promise<Response>
+}
+
+export const edgeOf = <Env>(server: McpServer<Env> | EdgeServer<Env>): EdgeServer<Env> =>
+  server instanceof EdgeServer ? server : server.edge
+
+/** The `mcp()` options of the adapter: conventional services unless given, agents' origin allowed. */
+export function edgeOptions<Env>(options: CreateMcpHandlerOptions<Env>): McpHttpOptions<Env> {
+  const { route: _route, authContext: _props, corsOptions, ...rest } = options
+  const origin = corsOptions ? corsOptions.origin : undefined
+  const allowedOrigins = origin && origin !== '*' ? [...(rest.allowedOrigins ?? []), origin] : rest.allowedOrigins
+  return { ...rest, allowedOrigins, services: rest.services ?? ((env) => conventionalServices(env, false)) }
+}
+
+type EdgeApp<Env> = Hono<{ Bindings: Env & object; Variables: McpVariables }>
+
+/**
+ * A Hono app serving `server` at `route` with `mcp()`. The caller is the one established before
+ * (McpAgent's Worker), else the one the grant's props name (an OAuth provider in front, or
+ * `authContext`), else whoever `mcp()`'s own authentication finds.
+ */
+export function mountApp<Env>(server: EdgeServer<Env>, route: string, options: McpHttpOptions<Env>): EdgeApp<Env> {
+  const app = new Hono<{ Bindings: Env & object; Variables: McpVariables }>()
+  app.use(route, async (c, next) => {
+    const store = currentRequest()
+    const principal = store?.principal ?? principalFromProps(store?.props)
+    if (principal) c.set('principal', principal)
+    await next()
+  })
+  app.route(route, mcp(server, options))
+  return app
+}
+
+/**
+ * @example
+ * const server = new McpServer({ name: 'demo', version: '1.0.0' })
+ * export default { fetch: createMcpHandler(server) }
+ */
+export function createMcpHandler<Env = unknown>(
+  serverOrFactory: McpServer<Env> | EdgeServer<Env> | McpServerFactory<Env>,
+  options: CreateMcpHandlerOptions<Env> = {},
+): McpFetchHandler {
+  const route = options.route ?? '/mcp'
+  const mounted = edgeOptions(options)
+  const appOf = (server: McpServer<Env> | EdgeServer<Env>) => mountApp(edgeOf(server), route, mounted)
+  const build = (request?: Request) =>
+    typeof serverOrFactory === 'function'
+      ? Promise.resolve(serverOrFactory({ era: 'modern', ...(request ? { requestInfo: request } : {}) })).then(appOf)
+      : Promise.resolve(appOf(serverOrFactory))
+  // A server, or a factory that takes no context: one app per isolate.
+  const perRequest = typeof serverOrFactory === 'function' && serverOrFactory.length > 0
+  let shared: Promise<EdgeApp<Env>> | undefined
+  const appFor = (request: Request) => {
+    if (perRequest) return build(request)
+    shared ??= build()
+    return shared
+  }
+  const handle = async (request: Request, env: unknown, ctx?: ExecutionContext) => {
+    const app = await appFor(request)
+    const props = propsOf(ctx) ?? options.authContext?.props
+    const store = {
+      request,
+      props,
+      waitUntil: ctx ? (promise: Promise<unknown>) => ctx.waitUntil(promise) : undefined,
+      stateKeys: hasStateKeys(env),
+    }
+    return withRequest(store, () => app.fetch(request, env as Env & object, ctx))
+  }
+  return Object.assign((request: Request, env: unknown, ctx: ExecutionContext) => handle(request, env, ctx), {
+    fetch: (request: Request, env?: unknown, ctx?: ExecutionContext) => handle(request, env, ctx),
+  })
+}
+
+/** The props an OAuth provider in front (workers-oauth-provider) put on the execution context. */
+export function propsOf(ctx: { props?: unknown } | undefined): Record<string, unknown> | undefined {
+  try {
+    const props = ctx?.props
+    return typeof props === 'object' && props !== null && Object.keys(props).length > 0
+      ? (props as Record<string, unknown>)
+      : undefined
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * mcp-edge/sdk: run code written for the official MCP SDKs (`@modelcontextprotocol/sdk` 1.x,
+ * `@modelcontextprotocol/server` 2.x) and Cloudflare agents (`agents/mcp`, `agents/mcp/server`)
+ * on mcp-edge with only its imports changed (docs/migrate.md). An adapter over the core: nothing
+ * in the core imports it, and a Worker that does not import it carries none of it.
+ *
+ * Needs the `nodejs_compat` (or `nodejs_als`) compatibility flag, as agents does.
+ */
+export { McpServer, ResourceTemplate } from './server.ts'
+export type {
+  McpServerOptions,
+  PromptCallback,
+  PromptConfig,
+  ReadResourceCallback,
+  ReadResourceTemplateCallback,
+  RegisteredPrompt,
+  RegisteredResource,
+  RegisteredResourceTemplate,
+  RegisteredTool,
+  ResourceMetadata,
+  ToolCallback,
+  ToolConfig,
+  ToolInputSchema,
+} from './server.ts'
+export type { ListResourcesCallback, ListResourcesResult, ResourceTemplateCallbacks } from './resource-template.ts'
+export { acceptedContent, inputRequired, inputResponse, isInputRequired } from './input.ts'
+export type { ElicitParams, ElicitResult, InputRequiredResult, InputRequiredSpec, InputResponseView } from './input.ts'
+export type { AuthInfo, RequestHandlerExtra, SdkNotification, SdkRequest } from './context.ts'
+export { completable } from './schema.ts'
+export type { CompleteCallback, ShapeOutput, ZodRawShape } from './schema.ts'
+export { createMcpHandler } from './handler.ts'
+export type { CorsOptions, CreateMcpHandlerOptions, McpFetchHandler, McpRequestContext, McpServerFactory } from './handler.ts'
+export { getMcpAuthContext } from './request-store.ts'
+export type { McpAuthContext } from './request-store.ts'
+export { McpAgent } from './agent.ts'
+export type { ServeOptions } from './agent.ts'
+export { LowLevelServer } from './low-level.ts'
+export type {
+  CallToolResult,
+  ContentBlock,
+  GetPromptResult,
+  Implementation,
+  PromptMessage,
+  ReadResourceResult,
+  Resource,
+  TextContent,
+  Tool,
+  ToolAnnotations,
+} from '../protocol/types.ts'

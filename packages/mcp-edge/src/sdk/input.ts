@@ -1,0 +1,173 @@
+/**
+ * Multi-round-trip input in the SDKs' words, on mcp-edge's sealed rounds. SDK v2 handlers return
+ * `inputRequired({ inputRequests })` and read `acceptedContent(ctx.mcpReq.inputResponses, key)`
+ * when called again; SDK 1.x handlers `await` `elicitInput` or `sendRequest`. Both become
+ * `ctx.ask` of the core (server/input/input-round.ts), which asks a 2026-07-28 client with an
+ * `InputRequiredResult` and a sealed `requestState`, and a 2025-era client on the call's stream.
+ *
+ * Called by the adapter's tool, prompt and resource wrappers (context.ts); builds nothing itself.
+ */
+import * as z from 'zod/mini'
+import { McpError } from '../protocol/errors.ts'
+import { isObject } from '../protocol/jsonrpc.ts'
+import type { CapabilityPath } from '../server/capabilities.ts'
+import type { InputRequest, InputSpec, Root } from '../server/input/input.ts'
+import { toJsonSchema } from '../server/schema/schema.ts'
+import type { Schema } from '../server/schema/schema.ts'
+
+/** What an `InputRequiredResult` carries (mrtr.mdx): questions, and optional state of the handler's own. */
+export interface InputRequiredResult {
+  resultType: 'input_required'
+  inputRequests?: Record<string, InputRequest>
+  requestState?: string
+  _meta?: Record<string, unknown>
+}
+
+export interface InputRequiredSpec {
+  inputRequests?: Record<string, InputRequest>
+  requestState?: string
+}
+
+/** Form elicitation parameters: `requestedSchema` as JSON Schema or a zod object. */
+export interface ElicitFormParams {
+  mode?: 'form'
+  message: string
+  requestedSchema: Record<string, unknown> | Schema
+  _meta?: Record<string, unknown>
+}
+
+export interface ElicitUrlParams {
+  mode: 'url'
+  message: string
+  url: string
+  elicitationId?: string
+  _meta?: Record<string, unknown>
+}
+
+export type ElicitParams = ElicitFormParams | ElicitUrlParams
+
+export interface ElicitResult {
+  action: 'accept' | 'decline' | 'cancel'
+  content?: Record<string, unknown>
+  _meta?: Record<string, unknown>
+}
+
+const isZod = (value: unknown): value is Schema => isObject(value) && '_zod' in value
+
+/** The wire form of an elicitation's requested schema (a zod object is converted, `$schema` left out). */
+function requestedSchema(schema: ElicitFormParams['requestedSchema']): Record<string, unknown> {
+  if (!isZod(schema)) return schema
+  const { $schema: _dropped, ...json } = toJsonSchema(schema, 'input')
+  return json
+}
+
+/** The embedded request of an elicitation, shaped for the 2026-07-28 wire (mcp-edge shapes it for 2025 clients). */
+export function elicitRequest(params: ElicitParams): InputRequest {
+  if (params.mode === 'url') {
+    const { elicitationId: _id, ...rest } = params
+    return { method: 'elicitation/create', params: rest }
+  }
+  return {
+    method: 'elicitation/create',
+    params: { ...params, mode: 'form', requestedSchema: requestedSchema(params.requestedSchema) },
+  }
+}
+
+function inputRequiredResult(spec: InputRequiredSpec): InputRequiredResult {
+  if (spec.inputRequests === undefined && spec.requestState === undefined) {
+    throw new TypeError('inputRequired() needs inputRequests, requestState or both (mrtr.mdx)')
+  }
+  return { resultType: 'input_required', ...spec }
+}
+
+/**
+ * The SDK v2 builder of an input-required result, and of its embedded requests.
+ *
+ * @example
+ * const ok = acceptedContent(ctx.mcpReq.inputResponses, 'confirm')
+ * if (ok?.confirm !== true) {
+ *   return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: 'Deploy?', requestedSchema: Confirm }) } })
+ * }
+ */
+export const inputRequired = Object.assign(inputRequiredResult, {
+  elicit: (params: Omit<ElicitFormParams, 'mode'>): InputRequest => elicitRequest({ ...params, mode: 'form' }),
+  elicitUrl: (params: Omit<ElicitUrlParams, 'mode' | 'elicitationId'>): InputRequest => elicitRequest({ ...params, mode: 'url' }),
+  createMessage: (params: Record<string, unknown>): InputRequest => ({ method: 'sampling/createMessage', params }),
+  listRoots: (): InputRequest => ({ method: 'roots/list', params: {} }),
+})
+
+/** True for a handler's `InputRequiredResult` (built by `inputRequired` or by hand). */
+export function isInputRequired(value: unknown): value is InputRequiredResult {
+  return isObject(value) && value.resultType === 'input_required'
+}
+
+/**
+ * The accepted content of a form elicitation's answer, or undefined (missing, declined, cancelled,
+ * another kind of answer, or, with `schema`, content that does not parse).
+ *
+ * @example
+ * const answer = acceptedContent(ctx.mcpReq.inputResponses, 'confirm', z.object({ confirm: z.boolean() }))
+ */
+export function acceptedContent<T = Record<string, unknown>>(
+  responses: Record<string, unknown> | undefined,
+  key: string,
+  schema?: Schema,
+): T | undefined {
+  const answer = responses?.[key]
+  if (!isObject(answer) || answer.action !== 'accept' || !isObject(answer.content)) return undefined
+  if (schema === undefined) return answer.content as T
+  const parsed = z.safeParse(schema, answer.content)
+  return parsed.success ? (parsed.data as T) : undefined
+}
+
+export type InputResponseView =
+  | { kind: 'missing' }
+  | { kind: 'elicit'; action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }
+  | { kind: 'sampling'; result: Record<string, unknown> }
+  | { kind: 'roots'; roots: Root[] }
+
+/** One answer as a discriminated view (SDK v2 `inputResponse`). */
+export function inputResponse(responses: Record<string, unknown> | undefined, key: string): InputResponseView {
+  const answer = responses?.[key]
+  if (!isObject(answer)) return { kind: 'missing' }
+  if (answer.action === 'accept' || answer.action === 'decline' || answer.action === 'cancel') {
+    return isObject(answer.content)
+      ? { kind: 'elicit', action: answer.action, content: answer.content }
+      : { kind: 'elicit', action: answer.action }
+  }
+  if (Array.isArray(answer.roots)) return { kind: 'roots', roots: answer.roots as Root[] }
+  if (typeof answer.role === 'string' && 'content' in answer) return { kind: 'sampling', result: answer }
+  return { kind: 'missing' }
+}
+
+/** The client capability an embedded request needs (mrtr.mdx rule 6). */
+function requiredCapability(request: InputRequest): CapabilityPath {
+  if (request.method === 'sampling/createMessage') return 'sampling'
+  if (request.method === 'roots/list') return 'roots'
+  return request.params.mode === 'url' ? 'elicitation.url' : 'elicitation.form'
+}
+
+const ANSWER_SHAPE: Record<InputRequest['method'], (answer: Record<string, unknown>) => boolean> = {
+  'elicitation/create': (answer) => answer.action === 'accept' || answer.action === 'decline' || answer.action === 'cancel',
+  'sampling/createMessage': (answer) => typeof answer.model === 'string' && 'content' in answer,
+  'roots/list': (answer) => Array.isArray(answer.roots),
+}
+
+/**
+ * A core `InputSpec` for a request the SDK code built itself: the answer comes back as the client
+ * sent it, checked for its kind's shape only (the SDK leaves validation to the handler, too).
+ */
+export function rawSpec(request: InputRequest): InputSpec<Record<string, unknown>> {
+  const known = ANSWER_SHAPE[request.method]
+  if (known === undefined) throw new McpError('invalidParams', `Cannot ask the client for ${String(request.method)}`)
+  return {
+    request,
+    requires: [requiredCapability(request)],
+    read(answer, key) {
+      if (!isObject(answer) || !known(answer)) {
+        throw new McpError('invalidParams', `Invalid params: inputResponses["${key}"] is not a valid answer to ${request.method}`)
+      }
+      return answer
+    },
+  }
+}

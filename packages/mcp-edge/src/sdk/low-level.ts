@@ -1,0 +1,82 @@
+/**
+ * The part of the SDKs' low-level `Server` (`mcpServer.server`) that tools call: questions to the
+ * client from inside a handler (`elicitInput`, `createMessage`, `listRoots`), what the client
+ * declared, logging and list changes. The questions are the running handler's (`extra`): outside
+ * a handler there is no request to ask on, and they say so.
+ */
+import type { ListKind } from '../server/events/events.ts'
+import type { LogLevel } from '../protocol/constants.ts'
+import type { ClientCapabilities, Implementation } from '../protocol/types.ts'
+import type { RequestHandlerExtra, SdkNotification } from './context.ts'
+import type { ElicitParams, ElicitResult } from './input.ts'
+import { currentHandler } from './request-store.ts'
+
+export interface LowLevelHooks {
+  listChanged(kind: ListKind): void
+  log(params: { level: LogLevel; data: unknown; logger?: string }): Promise<void>
+}
+
+function running(what: string): RequestHandlerExtra {
+  const extra = currentHandler() as RequestHandlerExtra | undefined
+  if (!extra)
+    throw new Error(
+      `server.${what} works inside a tool, prompt or resource handler only (mcp-edge keeps no connection to ask on)`,
+    )
+  return extra
+}
+
+export class LowLevelServer {
+  readonly #hooks: LowLevelHooks
+
+  constructor(hooks: LowLevelHooks) {
+    this.#hooks = hooks
+  }
+
+  /** Ask the user (form or URL): a 2026-07-28 client through a multi-round trip, a 2025 one on the call's stream. */
+  elicitInput(params: ElicitParams, _options?: unknown): Promise<ElicitResult> {
+    return running('elicitInput').mcpReq.elicitInput(params)
+  }
+
+  /** Sampling (deprecated in 2026-07-28; still served to clients that declare it). */
+  // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
+  createMessage(params: Record<string, unknown>, _options?: unknown): Promise<any> {
+    return running('createMessage').mcpReq.requestSampling(params)
+  }
+
+  /** Roots (deprecated in 2026-07-28; still served to clients that declare it). */
+  // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
+  listRoots(_params?: unknown, _options?: unknown): Promise<any> {
+    return running('listRoots').sendRequest({ method: 'roots/list' })
+  }
+
+  getClientCapabilities(): ClientCapabilities | undefined {
+    return (currentHandler() as RequestHandlerExtra | undefined)?.edge.meta.clientCapabilities
+  }
+
+  getClientVersion(): Implementation | undefined {
+    return (currentHandler() as RequestHandlerExtra | undefined)?.edge.meta.clientInfo
+  }
+
+  notification(notification: SdkNotification): Promise<void> {
+    return running('notification').sendNotification(notification)
+  }
+
+  sendLoggingMessage(params: { level: LogLevel; data: unknown; logger?: string }): Promise<void> {
+    return this.#hooks.log(params)
+  }
+
+  sendToolListChanged(): Promise<void> {
+    this.#hooks.listChanged('tools')
+    return Promise.resolve()
+  }
+
+  sendResourceListChanged(): Promise<void> {
+    this.#hooks.listChanged('resources')
+    return Promise.resolve()
+  }
+
+  sendPromptListChanged(): Promise<void> {
+    this.#hooks.listChanged('prompts')
+    return Promise.resolve()
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * The handle `registerTool`, `registerResource` and `registerPrompt` return (SDK
+ * `RegisteredTool`…): `enable`, `disable`, `update` and `remove` take the definition out of the
+ * core registry or put it back, and each change is announced to listeners (`list_changed`). A
+ * disabled definition is absent, as in the SDKs: not listed, and a call to it is unknown.
+ */
+
+/** What a handle does to the registry for its kind. */
+export interface Slot<Config> {
+  /** Put the definition into the core registry under `name`. */
+  add(name: string, config: Config): void
+  /** Take the definition named `name` out of the core registry. */
+  drop(name: string, config: Config): void
+  /** Tell listeners the list changed. */
+  announce(): void
+}
+
+/** The fields every kind's `update` takes besides its own. */
+export interface UpdateBase {
+  /** A new name; `null` removes the definition. */
+  name?: string | null
+  enabled?: boolean
+}
+
+export class Registered<Config> {
+  #name: string
+  #config: Config
+  readonly #slot: Slot<Config>
+  #enabled = true
+  #removed = false
+  /** Field names of `update` that are stored under another name (SDK `paramsSchema` → `inputSchema`). */
+  readonly #aliases: Record<string, string>
+
+  constructor(name: string, config: Config, slot: Slot<Config>, aliases: Record<string, string> = {}) {
+    this.#name = name
+    this.#config = config
+    this.#slot = slot
+    this.#aliases = aliases
+    slot.add(name, config)
+  }
+
+  get enabled(): boolean {
+    return this.#enabled
+  }
+
+  enable(): void {
+    this.update({ enabled: true })
+  }
+
+  disable(): void {
+    this.update({ enabled: false })
+  }
+
+  remove(): void {
+    this.update({ name: null })
+  }
+
+  #rename(fields: Record<string, unknown>): Partial<Config> {
+    const renamed: Record<string, unknown> = {}
+    for (const [field, value] of Object.entries(fields)) if (value !== undefined) renamed[this.#aliases[field] ?? field] = value
+    return renamed as Partial<Config>
+  }
+
+  /** Change the definition: a new name, new fields (merged into the config), enabled or not. */
+  update(changes: UpdateBase & Record<string, unknown>): void {
+    if (this.#removed) return
+    const { name, enabled, ...fields } = changes
+    const wasListed = this.#enabled
+    if (wasListed) this.#slot.drop(this.#name, this.#config)
+    if (name === null) {
+      this.#removed = true
+      this.#enabled = false
+    } else {
+      if (name !== undefined) this.#name = name
+      if (enabled !== undefined) this.#enabled = enabled
+      this.#config = { ...this.#config, ...this.#rename(fields) }
+      if (this.#enabled) this.#slot.add(this.#name, this.#config)
+    }
+    if (wasListed || this.#enabled) this.#slot.announce()
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Runs an SDK-style handler on mcp-edge's multi-round-trip rounds. A handler that returns
+ * `inputRequired({ inputRequests })` has its questions asked through the core's `ctx.ask` and is
+ * called again with `ctx.mcpReq.inputResponses` holding every answer so far; a question asked
+ * again under a key already answered (a declined confirmation asked once more) is a new question,
+ * sent under a new wire key (`confirm~2`), and read back under the handler's own key.
+ *
+ * What must survive a round (the questions asked, the handler's own `requestState`) is kept in
+ * `ctx.state`, which the core seals into the next `requestState`.
+ */
+import { McpError } from '../protocol/errors.ts'
+import type { InputRequest } from '../server/input/input.ts'
+import type { RequestContext } from '../server/types.ts'
+import { createExtra } from './context.ts'
+import type { RequestHandlerExtra, RunState } from './context.ts'
+import { isInputRequired, rawSpec } from './input.ts'
+import { currentRequest, missingStateKeys } from './request-store.ts'
+import type { InputRequiredResult } from './input.ts'
+
+/** Sealed between rounds: the open questions by wire key, each with the handler's key. */
+const PENDING = 'sdk:pending'
+/** Sealed between rounds: the handler's own `requestState`. */
+const HANDLER_STATE = 'sdk:requestState'
+/** More `inputRequired` answers than this in one request is a handler that cannot be satisfied. */
+const MAX_ASKS_PER_REQUEST = 32
+
+interface Pending {
+  key: string
+  request: InputRequest
+}
+
+type Asked = Record<string, Pending>
+
+/** Ask the questions of `asked` (by wire key) and return the answers by the handler's keys. */
+async function answersOf(ctx: RequestContext<unknown>, asked: Asked): Promise<Record<string, unknown>> {
+  const specs = Object.fromEntries(Object.entries(asked).map(([wire, { request }]) => [wire, rawSpec(request)]))
+  const answers = await ctx.ask(specs)
+  return Object.fromEntries(Object.entries(asked).map(([wire, { key }]) => [key, answers[wire]]))
+}
+
+/** The wire key of a question: the handler's key, or a fresh one when that key was asked before. */
+function wireKey(key: string, taken: Asked): string {
+  if (!(key in taken)) return key
+  let n = 2
+  while (`${key}~${n}` in taken) n++
+  return `${key}~${n}`
+}
+
+/**
+ * Call `handler` until it returns something other than an input-required result.
+ *
+ * @example
+ * return runSdkHandler(ctx, listChanged, (extra) => callback(args, extra))
+ */
+export async function runSdkHandler<Env, R>(
+  ctx: RequestContext<Env>,
+  listChanged: RunState['listChanged'],
+  handler: (extra: RequestHandlerExtra<Env>) => Promise<R | InputRequiredResult> | R | InputRequiredResult,
+): Promise<R> {
+  const context = ctx as RequestContext<unknown>
+  const asked = (ctx.state[PENDING] ?? {}) as Asked
+  const run: RunState = { responses: undefined, handlerState: ctx.state[HANDLER_STATE], asked: 0, listChanged }
+  // Questions an earlier round asked: their answers are in this request (or sealed), read them first.
+  if (Object.keys(asked).length > 0) run.responses = await answersOf(context, asked)
+  for (let asks = 0; ; asks++) {
+    run.asked = 0
+    const result = await handler(createExtra(ctx, run))
+    if (!isInputRequired(result)) return result
+    if (asks === MAX_ASKS_PER_REQUEST) {
+      throw new McpError('internalError', 'The handler kept asking for input that it was given')
+    }
+    if (result.requestState !== undefined) {
+      run.handlerState = result.requestState
+      ctx.state[HANDLER_STATE] = result.requestState
+    }
+    const requests = Object.entries(result.inputRequests ?? {})
+    if (requests.length === 0) {
+      throw new Error('inputRequired() without inputRequests is not supported by mcp-edge/sdk: keep state in the question round')
+    }
+    if (currentRequest()?.stateKeys === false) throw missingStateKeys()
+    const fresh: Asked = {}
+    for (const [key, request] of requests) {
+      // Every question asked before has its answer by now: asking one again is a new question.
+      const wire = wireKey(key, asked)
+      fresh[wire] = { key, request }
+      asked[wire] = { key, request }
+    }
+    ctx.state[PENDING] = asked
+    run.responses = { ...run.responses, ...(await answersOf(context, fresh)) }
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * The SDKs' schema forms, as the core takes them: a zod raw shape (`{ city: z.string() }`) becomes
+ * a zod object; a zod object passes as is. `completable()` (SDK 1.x) marks an argument's schema
+ * with its completion callback, which the adapter hands to the core's `complete` option.
+ */
+import * as z from 'zod/mini'
+import { isObject } from '../protocol/jsonrpc.ts'
+import type { ObjectSchema, Schema } from '../server/schema/schema.ts'
+
+/** A zod raw shape: the properties of an object schema. */
+export type ZodRawShape = Record<string, Schema>
+
+/** The parsed arguments of a raw shape or an object schema. */
+export type ShapeOutput<S> = S extends ObjectSchema
+  ? z.core.output<S>
+  : S extends ZodRawShape
+    ? z.core.output<z.ZodMiniObject<S, z.core.$strip>>
+    : Record<string, unknown>
+
+const isZod = (value: unknown): value is Schema => isObject(value) && '_zod' in value
+
+/** True for a zod raw shape (an object whose values are all zod schemas), not a zod schema itself. */
+export function isRawShape(value: unknown): value is ZodRawShape {
+  return isObject(value) && !isZod(value) && Object.values(value).every(isZod)
+}
+
+const EMPTY = z.object({})
+
+/**
+ * The object schema of a tool's or prompt's input, whichever form the SDK code gave.
+ *
+ * @example
+ * objectSchema({ city: z.string() }, 'Tool "weather"') // z.object({ city: z.string() })
+ */
+export function objectSchema(given: unknown, what: string): ObjectSchema {
+  if (given === undefined) return EMPTY
+  if (isZod(given)) {
+    if (given._zod.def.type !== 'object')
+      throw new Error(`${what}: the schema must be a zod object or a raw shape of zod schemas`)
+    return given as ObjectSchema
+  }
+  if (isRawShape(given)) return z.object(given)
+  throw new Error(`${what}: mcp-edge/sdk takes zod schemas (a raw shape or z.object); convert other Standard Schemas to zod`)
+}
+
+/** An output schema: a raw shape or any zod schema. */
+export function outputSchema(given: unknown, what: string): Schema | undefined {
+  if (given === undefined || isZod(given)) return given
+  return objectSchema(given, what)
+}
+
+/** A completion callback as the SDKs write it. */
+export type CompleteCallback = (value: string, context?: { arguments?: Record<string, string> }) => string[] | Promise<string[]>
+
+const completers = new WeakMap<object, CompleteCallback>()
+
+/**
+ * Mark a prompt argument's schema as completable (SDK 1.x `completable`).
+ *
+ * @example
+ * server.registerPrompt('review', { argsSchema: { language: completable(z.string(), (v) => ['ts', 'go'].filter((l) => l.startsWith(v))) } }, …)
+ */
+export function completable<S extends Schema>(schema: S, complete: CompleteCallback): S {
+  completers.set(schema, complete)
+  return schema
+}
+
+/** The completion callbacks of an object schema's properties (for the core's `complete` option). */
+export function completersOf(schema: ObjectSchema): Record<string, CompleteCallback> {
+  const found: Record<string, CompleteCallback> = {}
+  for (const [name, property] of Object.entries(schema._zod.def.shape)) {
+    const complete = completers.get(property as object)
+    if (complete) found[name] = complete
+  }
+  return found
+}

@@ -1,0 +1,245 @@
+/**
+ * `McpServer` with the registration API of the official SDKs (1.x `@modelcontextprotocol/sdk`,
+ * 2.x `@modelcontextprotocol/server`) over mcp-edge's server (`edge`). Each registration becomes
+ * a core tool, resource, template or prompt whose handler calls the SDK-style callback with the
+ * SDK-style context (context.ts) and runs its multi-round-trip questions on the core's sealed
+ * rounds (rounds.ts). The core knows nothing of this file.
+ * The registrations themselves are in define.ts, the types in types.ts.
+ */
+import type { Icon, ToolAnnotations } from '../protocol/types.ts'
+import { McpServer as EdgeServer } from '../server/server.ts'
+import type { ListKind } from '../server/events/events.ts'
+import type { ServerOptions } from '../server/types.ts'
+import { errorFields, libraryLog } from '../server/telemetry/log.ts'
+import { definePrompt, defineResource, defineTool } from './define.ts'
+import { LowLevelServer } from './low-level.ts'
+import { Registered } from './registered.ts'
+import { currentRequest } from './request-store.ts'
+import { ResourceTemplate } from './resource-template.ts'
+import { isRawShape } from './schema.ts'
+import type { ZodRawShape } from './schema.ts'
+import type {
+  AnyCallback,
+  McpServerOptions,
+  PromptArgsSchema,
+  PromptCallback,
+  PromptConfig,
+  PromptSlotConfig,
+  ReadResourceCallback,
+  ReadResourceTemplateCallback,
+  RegisteredPrompt,
+  RegisteredResource,
+  RegisteredResourceTemplate,
+  RegisteredTool,
+  ResourceMetadata,
+  ResourceSlotConfig,
+  ToolCallback,
+  ToolConfig,
+  ToolInputSchema,
+  ToolSlotConfig,
+} from './types.ts'
+
+const UNCACHED_LISTS = { ttlMs: 0, cacheScope: 'public' } as const
+
+/**
+ * @example
+ * const server = new McpServer({ name: 'demo', version: '1.0.0' })
+ * server.registerTool('add', { inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
+ *   content: [{ type: 'text', text: String(a + b) }],
+ * }))
+ */
+export class McpServer<Env = unknown> {
+  /** mcp-edge's own server underneath: register native tools beside SDK-style ones, serve it with `mcp()`. */
+  readonly edge: EdgeServer<Env>
+  /** The SDKs' low-level server, as far as tools use it (`elicitInput`, `createMessage`…). */
+  readonly server: LowLevelServer
+
+  constructor(
+    serverInfo: { name: string; version: string; title?: string; description?: string; websiteUrl?: string; icons?: Icon[] },
+    options: McpServerOptions = {},
+  ) {
+    const { capabilities: _derived, jsonSchemaValidator: _unused, ...edgeOptions } = options
+    // Lists are not cached by clients unless the server says so: SDK code changes them at run time
+    // (handles, registrations in a handler), which a cached list would hide for its TTL.
+    this.edge = new EdgeServer<Env>({ listCache: UNCACHED_LISTS, ...(edgeOptions as Partial<ServerOptions>), ...serverInfo })
+    this.server = new LowLevelServer({
+      listChanged: (kind) => this.#notify(kind),
+      log: (params) => this.sendLoggingMessage(params),
+    })
+  }
+
+  registerTool<In extends ToolInputSchema = undefined, Out = undefined>(
+    name: string,
+    config: ToolConfig<In, Out>,
+    callback: ToolCallback<In, Env>,
+  ): RegisteredTool {
+    return new Registered<ToolSlotConfig>(
+      name,
+      { ...config, callback } as ToolSlotConfig,
+      {
+        add: (key, slot) => defineTool(this.edge, (kind) => this.#notify(kind), key, slot),
+        drop: (key) => this.edge.removeTool(key),
+        announce: () => this.#announce('tools'),
+      },
+      { paramsSchema: 'inputSchema' },
+    ) as RegisteredTool
+  }
+
+  /** SDK 1.x `tool(name, [description], [paramsSchema | annotations], [annotations], callback)`. */
+  tool(name: string, callback: ToolCallback<undefined, Env>): RegisteredTool
+  tool(name: string, description: string, callback: ToolCallback<undefined, Env>): RegisteredTool
+  tool<In extends ZodRawShape>(
+    name: string,
+    paramsSchemaOrAnnotations: In | ToolAnnotations,
+    callback: ToolCallback<In, Env>,
+  ): RegisteredTool
+  tool<In extends ZodRawShape>(
+    name: string,
+    description: string,
+    paramsSchemaOrAnnotations: In | ToolAnnotations,
+    callback: ToolCallback<In, Env>,
+  ): RegisteredTool
+  tool<In extends ZodRawShape>(
+    name: string,
+    paramsSchema: In,
+    annotations: ToolAnnotations,
+    callback: ToolCallback<In, Env>,
+  ): RegisteredTool
+  tool<In extends ZodRawShape>(
+    name: string,
+    description: string,
+    paramsSchema: In,
+    annotations: ToolAnnotations,
+    callback: ToolCallback<In, Env>,
+  ): RegisteredTool
+  tool(name: string, ...rest: unknown[]): RegisteredTool {
+    const callback = rest.pop() as AnyCallback
+    const description = typeof rest[0] === 'string' ? (rest.shift() as string) : undefined
+    // As in SDK 1.x: an object of zod schemas (or an empty one) is the params schema, anything else annotations.
+    const inputSchema = rest.length > 0 && isRawShape(rest[0]) ? (rest.shift() as ZodRawShape) : undefined
+    const annotations = rest.shift() as ToolAnnotations | undefined
+    return this.registerTool(name, { description, inputSchema, annotations }, callback as ToolCallback<ToolInputSchema, Env>)
+  }
+
+  registerResource(name: string, uri: string, metadata: ResourceMetadata, callback: ReadResourceCallback<Env>): RegisteredResource
+  registerResource(
+    name: string,
+    template: ResourceTemplate,
+    metadata: ResourceMetadata,
+    callback: ReadResourceTemplateCallback<Env>,
+  ): RegisteredResourceTemplate
+  registerResource(
+    name: string,
+    target: string | ResourceTemplate,
+    metadata: ResourceMetadata,
+    callback: AnyCallback,
+  ): RegisteredResource {
+    return new Registered<ResourceSlotConfig>(
+      name,
+      { name, target, metadata, callback },
+      {
+        add: (key, slot) => defineResource(this.edge, (kind) => this.#notify(kind), key, slot),
+        drop: (_key, slot) =>
+          typeof slot.target === 'string'
+            ? this.edge.removeResource(slot.target)
+            : this.edge.removeResourceTemplate(slot.target.uriTemplate),
+        announce: () => this.#announce('resources'),
+      },
+      { uri: 'target', template: 'target' },
+    )
+  }
+
+  /** SDK 1.x `resource(name, uriOrTemplate, [metadata], callback)`. */
+  resource(name: string, uri: string, callback: ReadResourceCallback<Env>): RegisteredResource
+  resource(name: string, uri: string, metadata: ResourceMetadata, callback: ReadResourceCallback<Env>): RegisteredResource
+  resource(name: string, template: ResourceTemplate, callback: ReadResourceTemplateCallback<Env>): RegisteredResourceTemplate
+  resource(
+    name: string,
+    template: ResourceTemplate,
+    metadata: ResourceMetadata,
+    callback: ReadResourceTemplateCallback<Env>,
+  ): RegisteredResourceTemplate
+  resource(name: string, target: string | ResourceTemplate, ...rest: unknown[]): RegisteredResource {
+    const callback = rest.pop() as AnyCallback
+    const metadata = (rest[0] ?? {}) as ResourceMetadata
+    return this.registerResource(name, target as string, metadata, callback as ReadResourceCallback<Env>)
+  }
+
+  registerPrompt<Args extends PromptArgsSchema = undefined>(
+    name: string,
+    config: PromptConfig<Args>,
+    callback: PromptCallback<Args, Env>,
+  ): RegisteredPrompt {
+    return new Registered<PromptSlotConfig>(name, { ...config, callback } as PromptSlotConfig, {
+      add: (key, slot) => definePrompt(this.edge, (kind) => this.#notify(kind), key, slot),
+      drop: (key) => this.edge.removePrompt(key),
+      announce: () => this.#announce('prompts'),
+    })
+  }
+
+  /** SDK 1.x `prompt(name, [description], [argsSchema], callback)`. */
+  prompt(name: string, callback: PromptCallback<undefined, Env>): RegisteredPrompt
+  prompt(name: string, description: string, callback: PromptCallback<undefined, Env>): RegisteredPrompt
+  prompt<Args extends ZodRawShape>(name: string, argsSchema: Args, callback: PromptCallback<Args, Env>): RegisteredPrompt
+  prompt<Args extends ZodRawShape>(
+    name: string,
+    description: string,
+    argsSchema: Args,
+    callback: PromptCallback<Args, Env>,
+  ): RegisteredPrompt
+  prompt(name: string, ...rest: unknown[]): RegisteredPrompt {
+    const callback = rest.pop() as AnyCallback
+    const description = typeof rest[0] === 'string' ? (rest.shift() as string) : undefined
+    const argsSchema = rest.shift() as ZodRawShape | undefined
+    return this.registerPrompt(name, { description, argsSchema }, callback as PromptCallback<PromptArgsSchema, Env>)
+  }
+
+  sendToolListChanged(): void {
+    this.#notify('tools')
+  }
+
+  sendResourceListChanged(): void {
+    this.#notify('resources')
+  }
+
+  sendPromptListChanged(): void {
+    this.#notify('prompts')
+  }
+
+  /** `notifications/message` to every 2025-era session stream whose level admits it (`server.notifyLog`). */
+  async sendLoggingMessage(params: {
+    level: Parameters<EdgeServer['notifyLog']>[0]
+    data: unknown
+    logger?: string
+  }): Promise<void> {
+    await this.edge.notifyLog(params.level, params.data, params.logger === undefined ? undefined : { logger: params.logger })
+  }
+
+  /** mcp-edge serves no transport objects: a Worker serves the server with `createMcpHandler`. */
+  async connect(_transport: unknown): Promise<void> {
+    throw new Error(
+      'mcp-edge/sdk serves over HTTP only: export createMcpHandler(server) (or McpAgent.serve) instead of connect(transport)',
+    )
+  }
+
+  isConnected(): boolean {
+    return true
+  }
+
+  async close(): Promise<void> {}
+
+  /** A registration changed: listeners hear it through the hub (the core tells this isolate's own). */
+  #announce(kind: ListKind): void {
+    if (typeof this.edge.events === 'object') this.#notify(kind)
+  }
+
+  #notify(kind: ListKind): void {
+    const sent = this.edge
+      .notifyListChanged(kind)
+      .catch((error: unknown) => libraryLog.error('list change lost', errorFields(error)))
+    currentRequest()?.waitUntil?.(sent)
+  }
+}
+
+export { ResourceTemplate }
+export type * from './types.ts'

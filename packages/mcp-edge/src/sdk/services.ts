@@ -1,0 +1,60 @@
+/**
+ * What the adapter binds without being told: the services of `cloudflareServices`, from the
+ * names the docs and templates use. `MCP_STATE_KEYS` when the secret is set (sealed rounds and
+ * 2025 sessions); each Durable Object binding when the Worker has it. A ported Worker adds what
+ * it needs to `wrangler.jsonc` and the adapter finds it; an explicit `services` option wins.
+ */
+import { cloudflareServices } from '../cloudflare/index.ts'
+import type { CloudflareServicesConfig } from '../cloudflare/index.ts'
+import type { McpServices } from '../server/dispatch.ts'
+import type { Principal } from '../server/types.ts'
+
+const BINDINGS: [keyof CloudflareServicesConfig, string][] = [
+  ['tasks', 'MCP_TASKS'],
+  ['nonces', 'MCP_NONCES'],
+  ['inputRelay', 'MCP_INPUT_RELAY'],
+  ['sessions', 'MCP_SESSIONS'],
+]
+
+/** Whether this env has the secret that seals rounds and sessions. */
+export function hasStateKeys(env: unknown): boolean {
+  const value = (env as Record<string, unknown> | undefined)?.MCP_STATE_KEYS
+  return typeof value === 'string' && value.trim() !== ''
+}
+
+/**
+ * The services of an env by convention. `requireKeys`: configure `MCP_STATE_KEYS` even when it is
+ * missing, so every request fails with how to set it (McpAgent keeps state per session).
+ *
+ * @example
+ * createMcpHandler(server, { services: (env) => conventionalServices(env, false) })
+ */
+export function conventionalServices(env: unknown, requireKeys: boolean): McpServices {
+  const bindings = (env ?? {}) as Record<string, unknown>
+  const config: CloudflareServicesConfig = {}
+  if (requireKeys || hasStateKeys(env)) config.stateKeys = 'MCP_STATE_KEYS'
+  for (const [service, name] of BINDINGS) if (bindings[name]) (config as Record<string, string>)[service] = name
+  return cloudflareServices(config)(env)
+}
+
+/** Props fields that name the person, in the order agents' templates fill them. */
+const SUBJECT_FIELDS = ['sub', 'userId', 'user_id', 'login', 'email', 'username', 'id'] as const
+
+/**
+ * The principal of a grant's props (an OAuth provider in front, `ctx.props`): its first naming
+ * field as the subject, the props as claims. Undefined when no field names anyone.
+ *
+ * @example
+ * principalFromProps({ login: 'octocat', accessToken: '…' }) // { subject: 'octocat', … }
+ */
+export function principalFromProps(props: Record<string, unknown> | undefined): Principal | undefined {
+  if (props === undefined) return undefined
+  for (const field of SUBJECT_FIELDS) {
+    const value = props[field]
+    if ((typeof value === 'string' && value !== '') || typeof value === 'number') {
+      const scopes = Array.isArray(props.scopes) ? props.scopes.filter((scope) => typeof scope === 'string') : undefined
+      return { subject: String(value), ...(scopes ? { scopes } : {}) }
+    }
+  }
+  return undefined
+}

@@ -1,0 +1,120 @@
+/**
+ * The public types of `mcp-edge/sdk`'s `McpServer`: the configs and callbacks of its
+ * registrations, as the SDKs write them, and the handles they return.
+ */
+import type { CallToolResult, GetPromptResult, Icon, ReadResourceResult, ToolAnnotations } from '../protocol/types.ts'
+import type { CapabilityPath } from '../server/capabilities.ts'
+import type { ObjectSchema } from '../server/schema/schema.ts'
+import type { ServerOptions, TaskMode, ToolView } from '../server/types.ts'
+import type { RequestHandlerExtra } from './context.ts'
+import type { InputRequiredResult } from './input.ts'
+import type { Registered, UpdateBase } from './registered.ts'
+import type { ResourceTemplate } from './resource-template.ts'
+import type { ShapeOutput, ZodRawShape } from './schema.ts'
+
+type Awaitable<T> = T | Promise<T>
+/** A user callback of any arity, kept until called with the arguments its registration implies. */
+export type AnyCallback = (...args: never[]) => unknown
+/** A tool's input as the SDKs take it: a zod raw shape, a zod object, or nothing. */
+export type ToolInputSchema = ZodRawShape | ObjectSchema | undefined
+
+/** A tool callback: `(args, extra)` with an input schema, `(extra)` without one (as in the SDKs). */
+export type ToolCallback<In extends ToolInputSchema = undefined, Env = unknown> = [In] extends [undefined]
+  ? (extra: RequestHandlerExtra<Env>) => Awaitable<CallToolResult | InputRequiredResult>
+  : (args: ShapeOutput<In>, extra: RequestHandlerExtra<Env>) => Awaitable<CallToolResult | InputRequiredResult>
+
+export interface ToolConfig<In extends ToolInputSchema, Out> {
+  title?: string
+  description?: string
+  inputSchema?: In
+  outputSchema?: Out
+  annotations?: ToolAnnotations
+  icons?: Icon[]
+  _meta?: Record<string, unknown>
+  /** The SDK's task support (Tasks extension): `required` is mcp-edge's `task: 'always'`. */
+  execution?: { taskSupport?: 'forbidden' | 'optional' | 'required' }
+  /** mcp-edge: run the call as a durable task (`task` of the native `server.tool`). */
+  task?: TaskMode | { mode: TaskMode; ttlMs?: number | null; pollIntervalMs?: number }
+  /** mcp-edge: the tool streams partial results (`extra.edge.partial`). */
+  streaming?: boolean | { assemble?: boolean }
+  /** mcp-edge: OAuth scopes a caller needs to see and call the tool. */
+  scopes?: string[]
+  /** mcp-edge: the tool's view (MCP Apps). */
+  view?: ToolView
+  /** mcp-edge: client capabilities the tool cannot run without. */
+  requires?: CapabilityPath[]
+  /** mcp-edge: single-use confirmation state (default: by the tool's annotations). */
+  singleUseState?: boolean
+}
+
+export type ResourceMetadata = {
+  title?: string
+  description?: string
+  mimeType?: string
+  size?: number
+  icons?: Icon[]
+  _meta?: Record<string, unknown>
+  /** mcp-edge: OAuth scopes a caller needs to list and read it. */
+  scopes?: string[]
+}
+
+export type ReadResourceCallback<Env = unknown> = (
+  uri: URL,
+  extra: RequestHandlerExtra<Env>,
+) => Awaitable<ReadResourceResult | InputRequiredResult>
+export type ReadResourceTemplateCallback<Env = unknown> = (
+  uri: URL,
+  variables: Record<string, string | string[]>,
+  extra: RequestHandlerExtra<Env>,
+) => Awaitable<ReadResourceResult | InputRequiredResult>
+
+export type PromptArgsSchema = Record<string, ObjectSchema['_zod']['def']['shape'][string]> | ObjectSchema | undefined
+export type PromptCallback<Args extends PromptArgsSchema = undefined, Env = unknown> = [Args] extends [undefined]
+  ? (extra: RequestHandlerExtra<Env>) => Awaitable<GetPromptResult | InputRequiredResult>
+  : (args: ShapeOutput<Args>, extra: RequestHandlerExtra<Env>) => Awaitable<GetPromptResult | InputRequiredResult>
+
+export interface PromptConfig<Args extends PromptArgsSchema> {
+  title?: string
+  description?: string
+  argsSchema?: Args
+  icons?: Icon[]
+  _meta?: Record<string, unknown>
+  scopes?: string[]
+}
+
+export interface RegisteredTool extends Registered<ToolSlotConfig> {
+  update(
+    changes: UpdateBase & {
+      title?: string
+      description?: string
+      paramsSchema?: ToolInputSchema
+      outputSchema?: unknown
+      annotations?: ToolAnnotations
+      _meta?: Record<string, unknown>
+      callback?: AnyCallback
+    },
+  ): void
+}
+export type RegisteredResource = Registered<ResourceSlotConfig>
+export type RegisteredResourceTemplate = Registered<ResourceSlotConfig>
+export type RegisteredPrompt = Registered<PromptSlotConfig>
+
+export interface ToolSlotConfig extends ToolConfig<ToolInputSchema, unknown> {
+  callback: AnyCallback
+}
+export interface ResourceSlotConfig {
+  name: string
+  target: string | ResourceTemplate
+  metadata: ResourceMetadata
+  callback: AnyCallback
+}
+export interface PromptSlotConfig extends PromptConfig<PromptArgsSchema> {
+  callback: AnyCallback
+}
+
+/** Options of the SDKs' `McpServer` constructor, and any of mcp-edge's server options. */
+export type McpServerOptions = Omit<Partial<ServerOptions>, 'name' | 'version'> & {
+  /** The SDKs' declared capabilities: mcp-edge derives them from what is registered. */
+  capabilities?: Record<string, unknown>
+  [option: string]: unknown
+}

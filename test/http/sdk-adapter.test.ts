@@ -1,0 +1,277 @@
+/**
+ * mcp-edge/sdk against real clients: the adapter's test Worker (test/adapter/worker.ts), written
+ * as SDK code, under `wrangler dev`. The SDK 1.x client (2025 era, a session) and the 2.x client
+ * pinned to 2026-07-28 (stateless, multi-round-trip) call the same tools: awaited elicitation and
+ * an `inputRequired` confirmation in both eras, progress, a thrown error as an `isError` result,
+ * a handle disabled and enabled, a template's `list` and `complete`, and an McpAgent's state per
+ * 2025 session and per principal.
+ */
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { rpc } from '../support/mcp.ts'
+import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
+
+let worker: WranglerServer
+let base: string
+
+beforeAll(async () => {
+  worker = await startWrangler({ config: 'test/adapter/wrangler.jsonc' })
+  base = worker.url.replace(/\/mcp$/, '')
+}, 120_000)
+
+afterAll(async () => {
+  await worker?.stop()
+})
+
+const text = (result: { content?: unknown }) => (result.content as { text: string }[])[0]?.text
+
+/** An SDK 1.x client at its defaults (2025-11-25), answering elicitations with `answers` in turn. */
+async function sdk1(
+  path: string,
+  answers: object[] = [],
+): Promise<{ client: Client; asked: unknown[]; transport: StreamableHTTPClientTransport }> {
+  const client = new Client({ name: 'sdk-1x', version: '1.0.0' }, { capabilities: { elicitation: {} } })
+  const asked: unknown[] = []
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    asked.push(request.params)
+    return (answers.shift() ?? { action: 'cancel' }) as never
+  })
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}${path}`))
+  await client.connect(transport)
+  return { client, asked, transport }
+}
+
+/** The 2.x client pinned to 2026-07-28, answering elicitations with `answers` in turn. */
+async function sdk2(path: string, answers: object[] = []): Promise<{ client: ClientV2; asked: unknown[] }> {
+  const client = new ClientV2(
+    { name: 'client-2x', version: '1.0.0' },
+    { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  )
+  const asked: unknown[] = []
+  client.setRequestHandler('elicitation/create', async (request) => {
+    asked.push(request.params)
+    return (answers.shift() ?? { action: 'cancel' }) as never
+  })
+  await client.connect(new TransportV2(new URL(`${base}${path}`)))
+  return { client, asked }
+}
+
+describe('createMcpHandler with an SDK-style server', () => {
+  it('lists the tools with their schemas, calls them and reports a thrown error as an isError result (2025 era)', async () => {
+    const { client, transport } = await sdk1('/mcp')
+    try {
+      expect(transport.sessionId).toMatch(/^s1\./)
+      const { tools } = await client.listTools()
+      expect(tools.map((tool) => tool.name)).toEqual([
+        'add',
+        'echo',
+        'whoami',
+        'fail',
+        'count_down',
+        'book_table',
+        'deploy',
+        'toggle_beta',
+      ])
+      expect(tools[0]).toMatchObject({
+        title: 'Add',
+        inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+        annotations: { readOnlyHint: true },
+      })
+      expect(text(await client.callTool({ name: 'add', arguments: { a: 2, b: 40 } }))).toBe('42')
+      expect(text(await client.callTool({ name: 'echo', arguments: { text: 'hi' } }))).toMatch(/^hi \(request \d+\)$/)
+      expect(await client.callTool({ name: 'fail', arguments: {} })).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: 'the tool failed on purpose' }],
+      })
+      const progress: number[] = []
+      const counted = await client.callTool({ name: 'count_down', arguments: { from: 3 } }, undefined, {
+        onprogress: (update) => progress.push(update.progress),
+      })
+      expect([text(counted), progress]).toEqual(['lift-off', [1, 2, 3]])
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('asks a 2025 client on the call stream: awaited elicitInput and an inputRequired confirmation asked again after a decline', async () => {
+    const { client, asked } = await sdk1('/mcp', [
+      { action: 'accept', content: { confirm: true } },
+      { action: 'decline' },
+      { action: 'accept', content: { confirm: true } },
+    ])
+    try {
+      expect(text(await client.callTool({ name: 'book_table', arguments: { people: 4 } }))).toBe('Booked for 4.')
+      expect(text(await client.callTool({ name: 'deploy', arguments: { env: 'prod' } }))).toBe('Deployed to prod.')
+      expect(asked.map((params) => (params as { message: string }).message)).toEqual([
+        'Book a table for 4?',
+        'Deploy to prod?',
+        'Deploy to prod?',
+      ])
+    } finally {
+      await client.close()
+    }
+  })
+
+  it('asks a 2026-07-28 client through input_required rounds, for the awaited and the returned style alike', async () => {
+    const { client, asked } = await sdk2('/mcp', [
+      { action: 'accept', content: { confirm: true } },
+      { action: 'decline' },
+      { action: 'decline' },
+    ])
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28')
+      expect(text(await client.callTool({ name: 'book_table', arguments: { people: 2 } }))).toBe('Booked for 2.')
+      // Declined twice: the handler's own requestState says it asked twice and gives up.
+      expect(text(await client.callTool({ name: 'deploy', arguments: { env: 'staging' } }))).toBe('Not deployed.')
+      expect(asked).toHaveLength(3)
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("keeps a handler's inputRequired round sealed: the first answer is an input_required result with requestState", async () => {
+    const first = await rpc(
+      fetch,
+      `${base}/mcp`,
+      'tools/call',
+      { name: 'deploy', arguments: { env: 'eu' } },
+      { capabilities: { elicitation: {} } },
+    )
+    expect(first.message.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { confirm: { method: 'elicitation/create' } },
+    })
+    const state = (first.message.result as { requestState: string }).requestState
+    expect(state).toEqual(expect.any(String))
+    const retry = await rpc(
+      fetch,
+      `${base}/mcp`,
+      'tools/call',
+      {
+        name: 'deploy',
+        arguments: { env: 'eu' },
+        requestState: state,
+        inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+      },
+      { capabilities: { elicitation: {} } },
+    )
+    expect(text(retry.message.result as object)).toBe('Deployed to eu.')
+    // The same state for other arguments is refused: it is bound to them.
+    const moved = await rpc(
+      fetch,
+      `${base}/mcp`,
+      'tools/call',
+      {
+        name: 'deploy',
+        arguments: { env: 'us' },
+        requestState: state,
+        inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+      },
+      { capabilities: { elicitation: {} } },
+    )
+    expect(moved.message.error).toMatchObject({ code: -32602 })
+  })
+
+  it('a disabled tool is absent until enabled, and back when disabled again', async () => {
+    const { client } = await sdk2('/mcp')
+    try {
+      const names = async () => (await client.listTools()).tools.map((tool) => tool.name)
+      expect(await names()).not.toContain('beta')
+      expect((await client.callTool({ name: 'beta', arguments: {} }).catch((error: Error) => error)) as Error).toBeInstanceOf(
+        Error,
+      )
+      await client.callTool({ name: 'toggle_beta', arguments: { on: true } })
+      expect(await names()).toContain('beta')
+      expect(text(await client.callTool({ name: 'beta', arguments: {} }))).toBe('beta')
+      await client.callTool({ name: 'toggle_beta', arguments: { on: false } })
+      expect(await names()).not.toContain('beta')
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("reads resources, lists a template's resources, completes its variable and a completable prompt argument", async () => {
+    const { client } = await sdk2('/mcp')
+    try {
+      expect((await client.readResource({ uri: 'docs://readme' })).contents).toEqual([
+        { uri: 'docs://readme', text: '# Read me' },
+      ])
+      expect((await client.listResources()).resources.map((resource) => resource.uri)).toEqual([
+        'docs://readme',
+        'users://ada',
+        'users://alan',
+        'users://grace',
+      ])
+      expect((await client.readResource({ uri: 'users://grace' })).contents).toEqual([
+        { uri: 'users://grace', text: 'user grace' },
+      ])
+      const users = await client.complete({
+        ref: { type: 'ref/resource', uri: 'users://{id}' },
+        argument: { name: 'id', value: 'a' },
+      })
+      expect(users.completion.values).toEqual(['ada', 'alan'])
+      const languages = await client.complete({
+        ref: { type: 'ref/prompt', name: 'review' },
+        argument: { name: 'language', value: 'r' },
+      })
+      expect(languages.completion.values).toEqual(['rust'])
+      const prompt = await client.getPrompt({ name: 'review', arguments: { language: 'go', code: 'x := 1' } })
+      expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Review this go: x := 1' } }])
+    } finally {
+      await client.close()
+    }
+  })
+})
+
+describe('McpAgent', () => {
+  it('keeps state per 2025 session: two sessions count apart, each across its calls', async () => {
+    const one = await sdk1('/agent')
+    const two = await sdk1('/agent')
+    try {
+      expect(text(await one.client.callTool({ name: 'increment', arguments: { by: 2 } }))).toBe('2')
+      expect(text(await one.client.callTool({ name: 'increment', arguments: {} }))).toBe('3')
+      expect(text(await two.client.callTool({ name: 'increment', arguments: { by: 10 } }))).toBe('10')
+      expect(text(await one.client.callTool({ name: 'count', arguments: {} }))).toBe('3')
+      expect(one.transport.sessionId).not.toBe(two.transport.sessionId)
+    } finally {
+      await Promise.all([one.client.close(), two.client.close()])
+    }
+  })
+
+  it('keeps state per principal for 2026-07-28 clients, which have no session', async () => {
+    const first = await sdk2('/agent')
+    const second = await sdk2('/agent')
+    try {
+      const before = Number(text(await first.client.callTool({ name: 'count', arguments: {} })))
+      await first.client.callTool({ name: 'increment', arguments: { by: 5 } })
+      // Another connection of the same (local, anonymous) principal sees the same state.
+      expect(Number(text(await second.client.callTool({ name: 'count', arguments: {} })))).toBe(before + 5)
+    } finally {
+      await Promise.all([first.client.close(), second.client.close()])
+    }
+  })
+
+  it('serveSSE answers 410 naming serve()', async () => {
+    const response = await fetch(`${base}/sse`)
+    expect(response.status).toBe(410)
+    expect((await response.json()).message).toContain("Counter.serve('/sse')")
+  })
+
+  it('a request that forges the internal header cannot choose its principal', async () => {
+    const forged = await rpc(
+      fetch,
+      `${base}/agent`,
+      'tools/call',
+      { name: 'props', arguments: {} },
+      {
+        headers: { 'x-mcp-edge-agent': JSON.stringify({ principal: { subject: 'mallory' }, props: { login: 'mallory' } }) },
+      },
+    )
+    // The Worker replaces the header: the call runs as the local caller it is, with no grant.
+    expect(forged.status).toBe(200)
+    expect(text(forged.message.result as object)).toBe('null')
+  })
+})
