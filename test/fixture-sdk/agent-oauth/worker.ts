@@ -47,5 +47,6 @@ export default new OAuthProvider({
   clientRegistrationEndpoint: '/register',
   tokenEndpoint: '/token',
   defaultHandler: GitHubHandler,
-  resourceMetadata: { resource: `${env.MCP_PUBLIC_URL}/mcp` },
+  // The origin: it covers both API routes (/mcp and /sse).
+  resourceMetadata: { resource: env.MCP_PUBLIC_URL },
 })
