@@ -3,14 +3,16 @@
  * suite calls (as test/fixture/worker.ts provides them with the native API), written entirely for
  * `@modelcontextprotocol/server` 2.x and served by `agents/mcp/server`'s `createMcpHandler`, its
  * imports changed to `mcp-edge/sdk` (`// was:` names the original). Content tools, resources and
- * prompts are here; the multi-round-trip tools in input-tools.ts; the 2025-11-25 scenarios' tools
- * in legacy-tools.ts. Test-only (test/http/sdk-conformance.test.ts).
+ * prompts are here; server-stateless's probes in diagnostic-tools.ts; the multi-round-trip tools in
+ * input-tools.ts; the 2025-11-25 scenarios' tools in legacy-tools.ts. Test-only
+ * (test/http/sdk-conformance.test.ts).
  */
 import { env } from 'cloudflare:workers'
 import { completable, createRequestStateCodec, McpServer, ResourceTemplate } from 'mcp-edge/sdk' // was: @modelcontextprotocol/server
 import type { CallToolResult } from 'mcp-edge/sdk' // was: @modelcontextprotocol/server
 import { createMcpHandler } from 'mcp-edge/sdk' // was: agents/mcp/server
 import { z } from 'zod'
+import { registerDiagnosticTools } from './diagnostic-tools.ts'
 import { registerInputTools } from './input-tools.ts'
 import { registerLegacyTools } from './legacy-tools.ts'
 
@@ -153,6 +155,7 @@ function createServer(): McpServer {
     { capabilities: { logging: {} }, requestState: { verify: codec.verify } },
   )
   registerContentTools(server)
+  registerDiagnosticTools(server)
   registerInputTools(server, codec)
   registerLegacyTools(server)
   registerContent(server)
