@@ -63,6 +63,9 @@ export const VARIANTS = {
   fanout: { worker: 'fanout', label: 'notification fan-out', bindings: STATE },
   'loop-edge': { worker: 'loop-edge', label: 'mcp-edge, in-isolate loop', bindings: STATE },
   'loop-hono': { worker: 'loop-hono', label: 'Hono floor, in-isolate loop' },
+  // npm run bench:sdk: the same `add` on the native API and through mcp-edge/sdk.
+  'loop-native': { worker: 'loop-native', label: 'mcp-edge native API, in-isolate loop', bindings: STATE },
+  'loop-sdk': { worker: 'loop-sdk', label: 'mcp-edge/sdk, in-isolate loop', bindings: STATE },
 }
 
 /** Every Worker the bench builds from its own folder under bench/workers/. */

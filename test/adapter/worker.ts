@@ -3,14 +3,17 @@
  * elicitation, progress; 2.x `inputRequired`), a handle enabled and disabled at run time, a
  * resource template with `list` and `complete`, a prompt, and an `McpAgent` with state.
  */
-import { createDurableObjects } from 'mcp-edge/cloudflare'
+import { cloudflareServices, createDurableObjects } from 'mcp-edge/cloudflare'
 import {
   acceptedContent,
   completable,
   createMcpHandler,
+  ElicitResultSchema,
+  ErrorCode,
   getMcpAuthContext,
   inputRequired,
   McpAgent,
+  McpError,
   McpServer,
   ResourceTemplate,
 } from 'mcp-edge/sdk'
@@ -81,6 +84,47 @@ server.registerTool(
   },
 )
 
+// SDK 1.x: a raw request with its result schema.
+server.registerTool(
+  'rename',
+  { inputSchema: { from: z.string() }, annotations: { destructiveHint: false } },
+  async ({ from }, extra) => {
+    const answer = await extra.sendRequest(
+      {
+        method: 'elicitation/create',
+        params: {
+          message: `New name for ${from}?`,
+          requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+        },
+      },
+      ElicitResultSchema,
+    )
+    return {
+      content: [
+        {
+          type: 'text',
+          text: answer.action === 'accept' ? `${from} is now ${String(answer.content?.name)}` : `${from} kept its name`,
+        },
+      ],
+    }
+  },
+)
+
+server.registerTool('lookup', { inputSchema: { city: z.string() } }, async ({ city }) => {
+  throw new McpError(ErrorCode.InvalidParams, `Unknown city: ${city}`)
+})
+
+// A durable task through the SDK's task option; its steps are mcp-edge's (extra.edge).
+server.registerTool(
+  'tally',
+  { inputSchema: { upTo: z.number().int().min(1).max(5) }, execution: { taskSupport: 'optional' } },
+  async ({ upTo }, extra) => {
+    let sum = 0
+    for (let n = 1; n <= upTo; n++) sum += await extra.edge.step(`add ${n}`, () => n)
+    return { content: [{ type: 'text', text: `sum ${sum}` }] }
+  },
+)
+
 const beta = server.registerTool('beta', { description: 'Only while enabled' }, async () => ({
   content: [{ type: 'text', text: 'beta' }],
 }))
@@ -118,7 +162,7 @@ server.registerPrompt(
   ({ language, code }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Review this ${language}: ${code}` } }] }),
 )
 
-export const { McpNonceLedger } = createDurableObjects(server.edge)
+export const { McpNonceLedger, McpTaskObject } = createDurableObjects(server.edge)
 
 interface State {
   count: number
@@ -135,10 +179,28 @@ export class Counter extends McpAgent<Env, State> {
     })
     this.server.tool('count', async () => ({ content: [{ type: 'text', text: String(this.state.count) }] }))
     this.server.tool('props', async () => ({ content: [{ type: 'text', text: JSON.stringify(this.props ?? null) }] }))
+    // No annotations: destructive by MCP's default, so its confirmation is single-use.
+    this.server.registerTool('reset', { description: 'Sets the count to zero' }, async (ctx) => {
+      if (acceptedContent(ctx.mcpReq.inputResponses, 'sure')?.sure !== true) {
+        return inputRequired({
+          inputRequests: {
+            sure: inputRequired.elicit({ message: 'Reset the count?', requestedSchema: z.object({ sure: z.boolean() }) }),
+          },
+        })
+      }
+      this.setState({ count: 0 })
+      return { content: [{ type: 'text', text: 'reset' }] }
+    })
   }
 }
 
-const mcpHandler = createMcpHandler(server)
+const mcpHandler = createMcpHandler(server, {
+  // The keys only when set, as the adapter's conventional services bind them (a test runs without).
+  services: (env: Env) =>
+    cloudflareServices({ stateKeys: env.MCP_STATE_KEYS ? 'MCP_STATE_KEYS' : undefined, tasks: 'MCP_TASKS', nonces: 'NONCES' })(
+      env,
+    ),
+})
 const agent = Counter.serve('/agent')
 const sse = Counter.serveSSE('/sse')
 

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   bad,
   type Check,
+  IGNORED_UNASKED_ANSWERS,
   LEGACY_REQUIRED,
   LEGACY_UNSCORED,
   PENDING,
@@ -79,6 +80,15 @@ describe('official conformance suite (0.2.0-alpha.12, --requirements 2026-07-28)
   for (const scenario of [...REQUIRED, ...PENDING, ...TASKS]) {
     it(scenario, () => {
       const reported = run.checks.get(scenario) ?? []
+      if (scenario === IGNORED_UNASKED_ANSWERS) {
+        // Expected (test/conformance/expected-failures.yml): answers without a requestState are
+        // not read, so a pre-answered first call is asked again.
+        expect(bad(reported)).toEqual([
+          'sep-2322-ignore-unexpected-params: Server did not return complete result when valid inputResponses were provided alongside extra keys. Servers SHOULD ignore information they do not recognize.',
+        ])
+        expect(reported[0]?.details).toMatchObject({ result: { resultType: 'input_required' } })
+        return
+      }
       expect(bad(reported)).toEqual([])
       const passed = reported.filter((check) => check.status === 'SUCCESS').length
       // tasks-status-notifications is skipped by the suite itself (SKIPPED, no SUCCESS checks);

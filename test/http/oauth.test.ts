@@ -146,6 +146,21 @@ describe('OAuth template mode with the official MCP client', () => {
     expect(headers.get('www-authenticate')).toContain('error="invalid_token"')
   })
 
+  it('shows no consent page to a request that came through a proxy (no passphrase, no provider: local browsers only)', async () => {
+    for (const [name, value] of [
+      ['x-forwarded-for', '203.0.113.9'],
+      ['forwarded', 'for=203.0.113.9'],
+      ['via', '1.1 tunnel'],
+    ]) {
+      const page = await fetch(`${origin}/authorize?response_type=code`, { headers: { [name as string]: value as string } })
+      expect([name, page.status, await page.text()]).toEqual([
+        name,
+        403,
+        'Sign-in is not configured: set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, or MCP_OAUTH_PASSPHRASE.',
+      ])
+    }
+  })
+
   it('escapes a client name chosen by an attacker on the consent page', async () => {
     const registered = await fetch(`${origin}/oauth/register`, {
       method: 'POST',

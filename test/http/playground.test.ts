@@ -227,7 +227,7 @@ describe('the playground page in local dev', () => {
 })
 
 describe('the gate, and a server that needs a bearer token', () => {
-  const TOKEN = 'playground-test-token'
+  const TOKEN = 'playground-test-token-0123456789abcdef'
   let guarded: WranglerServer
 
   beforeAll(async () => {

@@ -67,6 +67,11 @@ describe('JWT resource server (RFC 9728, RFC 8707, RFC 6750)', () => {
     const list = await rpc(fetch, resource, 'tools/list', {}, bearer(await token()))
     expect(list.message.result.tools.map((tool: { name: string }) => tool.name)).not.toContain('delete_record')
     expect(list.message.result.cacheScope).toBe('private')
+    // Issuers that do not follow RFC 9068 send `JWT` or no type: still access tokens by default.
+    for (const typ of ['JWT', 'application/at+jwt', null]) {
+      const plain = await issuer.sign({ sub: 'alice', aud: resource, scope: 'mcp' }, { expiresIn: '5m', typ })
+      expect((await add(bearer(plain))).message.result?.content, String(typ)).toEqual([{ type: 'text', text: '5' }])
+    }
   })
 
   it('refuses every bad token with 401 invalid_token', async () => {
@@ -88,6 +93,15 @@ describe('JWT resource server (RFC 9728, RFC 8707, RFC 6750)', () => {
         { key: stranger, expiresIn: '5m' },
       ),
       'no subject': await issuer.sign({ aud: resource }, { expiresIn: '5m' }),
+      // RFC 9068 §4: a JWT of another type the same issuer signed is no access token.
+      'another type of JWT (typ logout+jwt)': await issuer.sign(
+        { sub: 'alice', aud: resource, scope: 'mcp' },
+        { expiresIn: '5m', typ: 'logout+jwt' },
+      ),
+      'an ID-JAG (typ oauth-id-jag+jwt)': await issuer.sign(
+        { sub: 'alice', aud: resource, scope: 'mcp' },
+        { expiresIn: '5m', typ: 'oauth-id-jag+jwt' },
+      ),
       'not a JWT': 'opaque-token',
     }
     for (const [name, value] of Object.entries(cases)) {

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { postWithHost } from '../support/host-header.ts'
+import { answer, legacyConnect, legacyStream } from '../support/legacy.ts'
 import { buildRequest, rawPost, rpc } from '../support/mcp.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
@@ -27,7 +28,9 @@ describe('fail closed: the template without authentication', () => {
     const body = await list.clone().text()
     const spoofedHost = await postWithHost(url(), 'mcp.example.com', body, headers())
     expect(spoofedHost.status).toBe(401)
-    expect(JSON.parse(spoofedHost.body).error.message).toMatch(/no authentication is configured.*Deploy to production/)
+    expect(JSON.parse(spoofedHost.body).error.message).toMatch(
+      /no authentication is configured.*docs\/deploy\.md#deploy-to-production/,
+    )
     const remote = await rpc(fetch, url(), 'tools/list', {}, { headers: { 'cf-connecting-ip': '203.0.113.9' } })
     expect(remote.status).toBe(401)
     expect(remote.headers.get('www-authenticate')).toBe('Bearer realm="mcp"')
@@ -55,8 +58,43 @@ describe('fail closed: the template without authentication', () => {
     ])
   })
 
-  it('logged a warning at its first request', () => {
-    expect(readFileSync(inject('templateLog'), 'utf8')).toContain('"msg":"Unauthorized: no authentication is configured')
+  it('refuses a request that came through a proxy, though it looks local: 401 saying so, nothing served', async () => {
+    // A tunnel or reverse proxy in front of `wrangler dev` connects from loopback and may rewrite
+    // Host; what it cannot help adding is its own header. Each one alone is enough.
+    const marks = {
+      forwarded: 'for=203.0.113.9',
+      via: '1.1 tunnel',
+      'x-forwarded-for': '203.0.113.9',
+      'x-forwarded-host': 'mcp.example.com',
+      'x-real-ip': '203.0.113.9',
+    }
+    for (const [name, value] of Object.entries(marks)) {
+      const body = await list.clone().text()
+      const proxied = await postWithHost(url(), 'localhost', body, {
+        ...headers(),
+        [name]: value,
+        'cf-connecting-ip': '127.0.0.1',
+      })
+      expect(proxied.status, name).toBe(401)
+      expect(JSON.parse(proxied.body).error.message, name).toMatch(
+        /serves local requests only, and this request came through a proxy/,
+      )
+      const tool = await rpc(
+        fetch,
+        url(),
+        'tools/call',
+        { name: 'add', arguments: { a: 1, b: 2 } },
+        { headers: { [name]: value } },
+      )
+      expect([tool.status, tool.message.result], name).toEqual([401, undefined])
+    }
+  })
+
+  it('logged a warning at its first request that says it serves, locally, and where to read how to deploy', () => {
+    const log = readFileSync(inject('templateLog'), 'utf8')
+    expect(log).toContain('"msg":"Local requests only: no authentication is configured')
+    expect(log).toContain('docs/deploy.md#deploy-to-production')
+    expect(log).not.toContain('"msg":"Unauthorized')
   })
 })
 
@@ -97,6 +135,100 @@ describe('abuse-resistant defaults', () => {
     const replay = await call(retry)
     expect(replay.message.error).toEqual({ code: -32602, message: 'Invalid params: invalid requestState' })
     expect(replay.message.result).toBeUndefined()
+  })
+
+  it('asks again when a destructive call arrives pre-answered without a requestState: nothing is deleted', async () => {
+    const confirm = { confirm: { action: 'accept', content: { confirm: true } } }
+    const call = (extra: Record<string, unknown>) =>
+      rpc(
+        fetch,
+        url(),
+        'tools/call',
+        { name: 'delete_record', arguments: { id: 'r10' }, ...extra },
+        { capabilities: { elicitation: {} } },
+      )
+    const skipped = await call({ inputResponses: confirm })
+    expect(skipped.message.result.resultType).toBe('input_required')
+    expect(Object.keys(skipped.message.result.inputRequests)).toEqual(['confirm'])
+    // The state it hands out is redeemed once, by the answer it asked for.
+    const retry = { requestState: skipped.message.result.requestState, inputResponses: confirm }
+    expect((await call(retry)).message.result.content).toEqual([{ type: 'text', text: 'Record r10 deleted.' }])
+    expect((await call(retry)).message.error).toEqual({ code: -32602, message: 'Invalid params: invalid requestState' })
+  })
+
+  it('asks a 2025-era client itself even when its call carries inputResponses: declined, nothing is deleted', async () => {
+    const client = await legacyConnect(fetch, url(), { capabilities: { elicitation: {} } })
+    const stream = await legacyStream(fetch, url(), client, 'tools/call', {
+      name: 'delete_record',
+      arguments: { id: 'r11' },
+      inputResponses: { confirm: { action: 'accept', content: { confirm: true } } },
+    })
+    const asked = await stream.next()
+    expect(asked).toMatchObject({
+      method: 'elicitation/create',
+      params: { message: 'Delete record r11? This cannot be undone.' },
+    })
+    expect((await answer(fetch, url(), client, asked.id, { action: 'decline' })).status).toBe(202)
+    expect((await stream.next()).result.content[0].text).not.toMatch(/deleted/)
+    await stream.close()
+  })
+
+  it('reads only the answers a verified state asked for: a prompt pre-answered, or answered beyond its question, asks again', async () => {
+    const fixture = inject('fixtureUrl')
+    const get = (extra: Record<string, unknown>) =>
+      rpc(
+        fetch,
+        fixture,
+        'prompts/get',
+        { name: 'test_input_required_result_prompt', ...extra },
+        { capabilities: { elicitation: {} } },
+      )
+    const context = { user_context: { action: 'accept', content: { context: 'planted' } } }
+    const first = await get({ inputResponses: context })
+    expect(first.message.result.resultType).toBe('input_required')
+    // A state for a tool that asked `confirm` does not carry an answer to `user_context`.
+    const twoRounds = await rpc(
+      fetch,
+      fixture,
+      'tools/call',
+      { name: 'test_input_required_result_multi_round', arguments: {} },
+      { capabilities: { elicitation: {} } },
+    )
+    const extra = { step2: { action: 'accept', content: { color: 'planted' } } }
+    const next = await rpc(
+      fetch,
+      fixture,
+      'tools/call',
+      {
+        name: 'test_input_required_result_multi_round',
+        arguments: {},
+        requestState: twoRounds.message.result.requestState,
+        inputResponses: { step1: { action: 'accept', content: { name: 'Ada' } }, ...extra },
+      },
+      { capabilities: { elicitation: {} } },
+    )
+    expect(next.message.result.resultType).toBe('input_required')
+    expect(Object.keys(next.message.result.inputRequests)).toEqual(['step2'])
+  })
+
+  it('redeems the confirmation of a tool without annotations once (MCP: destructive by default)', async () => {
+    const fixture = inject('fixtureUrl')
+    const call = (extra: Record<string, unknown> = {}) =>
+      rpc(
+        fetch,
+        fixture,
+        'tools/call',
+        { name: 'test_input_required_result_request_state', arguments: {}, ...extra },
+        { capabilities: { elicitation: {} } },
+      )
+    const first = await call()
+    const retry = {
+      requestState: first.message.result.requestState,
+      inputResponses: { confirm: { action: 'accept', content: { ok: true } } },
+    }
+    expect((await call(retry)).message.result.content).toEqual([{ type: 'text', text: 'state-ok (round 2, confirmed: true)' }])
+    const replay = await call(retry)
+    expect(replay.message.error).toEqual({ code: -32602, message: 'Invalid params: invalid requestState' })
   })
 
   it('never matches a simple template variable that decodes to a path walk (fixture test://template/{id}/data)', async () => {

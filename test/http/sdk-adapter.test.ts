@@ -73,6 +73,9 @@ describe('createMcpHandler with an SDK-style server', () => {
         'count_down',
         'book_table',
         'deploy',
+        'rename',
+        'lookup',
+        'tally',
         'toggle_beta',
       ])
       expect(tools[0]).toMatchObject({
@@ -273,5 +276,99 @@ describe('McpAgent', () => {
     // The Worker replaces the header: the call runs as the local caller it is, with no grant.
     expect(forged.status).toBe(200)
     expect(text(forged.message.result as object)).toBe('null')
+  })
+})
+
+describe('what mcp-edge adds, from SDK-style code', () => {
+  const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
+
+  it('runs a tool registered with the SDK task option as a durable task built from mcp-edge steps', async () => {
+    const created = await rpc(
+      fetch,
+      `${base}/mcp`,
+      'tools/call',
+      { name: 'tally', arguments: { upTo: 4 } },
+      { capabilities: TASKS },
+    )
+    expect(created.message.result).toMatchObject({ resultType: 'task' })
+    const taskId =
+      (created.message.result as { task?: { taskId: string }; taskId?: string }).task?.taskId ??
+      (created.message.result as { taskId: string }).taskId
+    const deadline = Date.now() + 20_000
+    let task: Record<string, unknown> = {}
+    while (Date.now() < deadline) {
+      task = (await rpc(fetch, `${base}/mcp`, 'tasks/get', { taskId }, { capabilities: TASKS })).message.result as Record<
+        string,
+        unknown
+      >
+      if (task.status !== 'working') break
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    expect(task).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'sum 10' }] } })
+  })
+
+  it('an SDK McpError thrown in a tool is an isError result; sendRequest with ElicitResultSchema asks in both eras', async () => {
+    const { client } = await sdk1('/mcp', [{ action: 'accept', content: { name: 'Lisboa' } }])
+    try {
+      expect(await client.callTool({ name: 'lookup', arguments: { city: 'Atlantis' } })).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: 'Unknown city: Atlantis' }],
+      })
+      expect(text(await client.callTool({ name: 'rename', arguments: { from: 'Lisbon' } }))).toBe('Lisbon is now Lisboa')
+    } finally {
+      await client.close()
+    }
+    const modern = await sdk2('/mcp', [{ action: 'decline' }])
+    try {
+      expect(text(await modern.client.callTool({ name: 'rename', arguments: { from: 'Porto' } }))).toBe('Porto kept its name')
+    } finally {
+      await modern.client.close()
+    }
+  })
+
+  it('a tool that asks on a Worker without MCP_STATE_KEYS fails with 500 naming the secret', async () => {
+    const keyless = await startWrangler({ config: 'test/adapter/wrangler.jsonc', vars: { MCP_STATE_KEYS: '' } })
+    try {
+      const asked = await rpc(
+        fetch,
+        keyless.url,
+        'tools/call',
+        { name: 'deploy', arguments: { env: 'x' } },
+        { capabilities: { elicitation: {} } },
+      )
+      expect(asked.status).toBe(500)
+      expect(asked.message.error).toMatchObject({ code: -32603, message: expect.stringContaining('MCP_STATE_KEYS') })
+      // A tool that does not ask still works there.
+      expect(
+        text((await rpc(fetch, keyless.url, 'tools/call', { name: 'add', arguments: { a: 1, b: 1 } })).message.result as object),
+      ).toBe('2')
+    } finally {
+      await keyless.stop()
+    }
+  }, 120_000)
+})
+
+describe('McpAgent confirmations', () => {
+  it("redeems an unannotated tool's confirmation once, in the agent's own storage when no ledger is bound", async () => {
+    const call = (params: Record<string, unknown>) =>
+      rpc(
+        fetch,
+        `${base}/agent`,
+        'tools/call',
+        { name: 'reset', arguments: {}, ...params },
+        { capabilities: { elicitation: {} } },
+      )
+    const asked = await call({})
+    expect(asked.message.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { sure: { method: 'elicitation/create' } },
+    })
+    const answer = {
+      requestState: (asked.message.result as { requestState: string }).requestState,
+      inputResponses: { sure: { action: 'accept', content: { sure: true } } },
+    }
+    expect(text((await call(answer)).message.result as object)).toBe('reset')
+    const replayed = await call(answer)
+    expect(replayed.message.error).toMatchObject({ code: -32602 })
   })
 })

@@ -8,7 +8,7 @@
  * tasks, and the pending ones are not required.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bad, LEGACY_REQUIRED, REQUIRED, type Run, runSuite } from '../support/conformance.ts'
+import { bad, IGNORED_UNASKED_ANSWERS, LEGACY_REQUIRED, REQUIRED, type Run, runSuite } from '../support/conformance.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
 let fixture: WranglerServer
@@ -20,6 +20,12 @@ afterAll(() => fixture?.stop())
 
 function passes(run: () => Run, scenario: string): void {
   const reported = run().checks.get(scenario) ?? []
+  if (scenario === IGNORED_UNASKED_ANSWERS) {
+    // As for the native fixture (test/conformance/expected-failures.yml): answers without a
+    // requestState are not read, so a pre-answered first call is asked again.
+    expect(bad(reported).map((line) => line.split(':')[0])).toEqual(['sep-2322-ignore-unexpected-params'])
+    return
+  }
   expect(bad(reported)).toEqual([])
   expect(reported.some((check) => check.status === 'SUCCESS')).toBe(true)
 }

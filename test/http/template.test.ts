@@ -146,7 +146,10 @@ describe('template Worker configuration', () => {
   let locked: WranglerServer
 
   beforeAll(async () => {
-    locked = await startWrangler({ config: 'apps/demo/wrangler.jsonc', vars: { MCP_BEARER_TOKEN: 's3cret-token' } })
+    locked = await startWrangler({
+      config: 'apps/demo/wrangler.jsonc',
+      vars: { MCP_BEARER_TOKEN: 's3cret-token-for-the-template-test' },
+    })
   }, 120_000)
 
   afterAll(async () => {
@@ -154,7 +157,7 @@ describe('template Worker configuration', () => {
   })
 
   it('requires the bearer token when MCP_BEARER_TOKEN is set: 401 with WWW-Authenticate otherwise', async () => {
-    for (const authorization of [null, 'Bearer wrong', 'Basic czNjcmV0LXRva2Vu']) {
+    for (const authorization of [null, 'Bearer wrong', 'Basic czNjcmV0LXRva2VuLWZvci10aGUtdGVtcGxhdGUtdGVzdA==']) {
       const { status, headers, message } = await rpc(
         fetch,
         locked.url,
@@ -171,7 +174,7 @@ describe('template Worker configuration', () => {
       locked.url,
       'tools/call',
       { name: 'add', arguments: { a: 1, b: 2 } },
-      { headers: { authorization: 'Bearer s3cret-token' } },
+      { headers: { authorization: 'Bearer s3cret-token-for-the-template-test' } },
     )
     expect(ok.message.result?.content).toEqual([{ type: 'text', text: '3' }])
   })
@@ -184,7 +187,7 @@ describe('template Worker configuration', () => {
     })
     expect([refused.status, refused.headers.get('www-authenticate')]).toEqual([401, 'Bearer realm="mcp"'])
     // The support client sends `Authorization: Bearer <principal>`.
-    const client = await legacyConnect(fetch, locked.url, { principal: 's3cret-token' })
+    const client = await legacyConnect(fetch, locked.url, { principal: 's3cret-token-for-the-template-test' })
     expect(client.sessionId).toMatch(/^s1\./)
     const added = await legacyRpc(fetch, locked.url, client, 'tools/call', { name: 'add', arguments: { a: 1, b: 2 } })
     expect(added.message.result?.content).toEqual([{ type: 'text', text: '3' }])

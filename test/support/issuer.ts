@@ -26,7 +26,11 @@ export interface LocalIssuer {
   published: IssuerKey[]
   /** How many times the JWKS was fetched. */
   fetches: number
-  sign(claims: Record<string, unknown>, options?: { key?: IssuerKey; expiresIn?: string | number }): Promise<string>
+  /** `typ`: the JWT type header (default `at+jwt`, RFC 9068); `null` leaves it out. */
+  sign(
+    claims: Record<string, unknown>,
+    options?: { key?: IssuerKey; expiresIn?: string | number; typ?: string | null },
+  ): Promise<string>
   close(): Promise<void>
 }
 
@@ -59,7 +63,7 @@ export async function startIssuer(): Promise<LocalIssuer> {
     async sign(claims, options = {}) {
       const key = options.key ?? first
       const jwt = new SignJWT({ iss: url, ...claims })
-        .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'at+jwt' })
+        .setProtectedHeader({ alg: 'ES256', kid: key.kid, ...(options.typ === null ? {} : { typ: options.typ ?? 'at+jwt' }) })
         .setIssuedAt()
       if (options.expiresIn !== undefined) jwt.setExpirationTime(options.expiresIn)
       return jwt.sign(key.privateKey)

@@ -12,7 +12,7 @@ import { jwk } from 'hono/jwk'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
 import * as z from 'zod'
-import { isLocalRequest, NOT_CONFIGURED_MESSAGE } from '../../packages/mcp-edge/src/http/auth.ts'
+import { isLocalRequest, LOCAL_ONLY_WARNING, NOT_CONFIGURED_MESSAGE } from '../../packages/mcp-edge/src/http/auth.ts'
 import { urlHost } from '../../packages/mcp-edge/src/http/guards.ts'
 import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
 import type { McpHttpOptions } from '../../packages/mcp-edge/src/http/handler.ts'
@@ -111,7 +111,7 @@ describe('fail closed without configured authentication', () => {
     expect(warn).not.toHaveBeenCalled()
     await fresh(post('http://127.0.0.1/mcp', 'tools/list'), {})
     await fresh(post('http://127.0.0.1/mcp', 'tools/list'), {})
-    expect(records(warn)).toEqual([{ level: 'warn', time: expect.any(String), msg: NOT_CONFIGURED_MESSAGE }])
+    expect(records(warn)).toEqual([{ level: 'warn', time: expect.any(String), msg: LOCAL_ONLY_WARNING }])
     warn.mockClear()
     for (const options of [{ authenticate: () => ({ subject: 'a' }) }, { allowAnonymous: true }, { requirePrincipal: true }]) {
       await createMcpHandler(scopedServer(), options)(post('http://127.0.0.1/mcp', 'tools/list'), {})
@@ -417,10 +417,14 @@ describe('CORS through hono/cors', () => {
 describe('sealed states bind the server identity', () => {
   const ring = createKeyRing('k1:bWNwLWVkZ2UgdW5pdCB0ZXN0IGtleSwgbm90IGEgc2VjcmV0IQ==')
   const confirmServer = (name: string, version: string) =>
-    createMcpServer({ name, version }).tool('confirm', { input: z.object({}) }, async (_args, ctx) => {
-      const { ok } = await ctx.ask({ ok: input.form('Sure?', z.object({ yes: z.boolean() })) })
-      return text(ok.action)
-    })
+    createMcpServer({ name, version }).tool(
+      'confirm',
+      { input: z.object({}), annotations: { readOnlyHint: true } },
+      async (_args, ctx) => {
+        const { ok } = await ctx.ask({ ok: input.form('Sure?', z.object({ yes: z.boolean() })) })
+        return text(ok.action)
+      },
+    )
   const handler = (server: McpServer) =>
     createMcpHandler(server, { services: () => ({ requestState: new RequestStateCodec(ring, { onReject: () => {} }) }) })
   const retry = (url: string, requestState: string) =>

@@ -153,7 +153,7 @@ describe('McpClient against the server pipeline', () => {
     aborted?.()
     return text('never seen')
   })
-  server.tool('greet', { input: z.object({}) }, async (_args, ctx) => {
+  server.tool('greet', { input: z.object({}), annotations: { readOnlyHint: true } }, async (_args, ctx) => {
     const { first } = await ctx.ask({ first: input.form('First name?', z.object({ name: z.string() })) })
     const { last } = await ctx.ask({ last: input.form('Last name?', z.object({ name: z.string() })) })
     if (first.action !== 'accept' || last.action !== 'accept') return text('declined')

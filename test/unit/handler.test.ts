@@ -688,11 +688,15 @@ describe('multi-round-trip requests through the handler', () => {
   const states = new RequestStateCodec(createKeyRing(`k1:${Buffer.alloc(32, 5).toString('base64')}`), { onReject: () => {} })
   const { handle } = serve(
     (server) =>
-      server.tool('greet', { input: z.object({ formal: z.boolean() }) }, async ({ formal }, ctx) => {
-        const { who } = await ctx.ask({ who: input.form('Name?', z.object({ name: z.string() })) })
-        if (who.action !== 'accept') return { ...text('No name given'), isError: true }
-        return text(`${formal ? 'Good day' : 'Hi'}, ${who.content.name}`)
-      }),
+      server.tool(
+        'greet',
+        { input: z.object({ formal: z.boolean() }), annotations: { readOnlyHint: true } },
+        async ({ formal }, ctx) => {
+          const { who } = await ctx.ask({ who: input.form('Name?', z.object({ name: z.string() })) })
+          if (who.action !== 'accept') return { ...text('No name given'), isError: true }
+          return text(`${formal ? 'Good day' : 'Hi'}, ${who.content.name}`)
+        },
+      ),
     {},
     { services: () => ({ requestState: states }) },
   )

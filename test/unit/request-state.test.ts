@@ -21,7 +21,12 @@ const binding: StateBinding = {
   principal: 'alice',
   server: 'travel https://a.example/mcp',
 }
-const body: StateBody = { round: 2, answers: { confirm: { action: 'accept', content: { ok: true } } }, state: { step: 'pay' } }
+const body: StateBody = {
+  round: 2,
+  answers: { confirm: { action: 'accept', content: { ok: true } } },
+  pending: ['pay'],
+  state: { step: 'pay' },
+}
 
 function codec(secret: string, options: RequestStateOptions = {}): { codec: RequestStateCodec; reasons: string[] } {
   const reasons: string[] = []

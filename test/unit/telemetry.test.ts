@@ -77,7 +77,7 @@ function setup(options: Setup = {}) {
     .tool('fail', { input: z.object({}) }, () => {
       throw new ToolError(`failed with ${CANARY}`)
     })
-    .tool('confirm', { input: z.object({}) }, async (_args, ctx) => {
+    .tool('confirm', { input: z.object({}), annotations: { readOnlyHint: true } }, async (_args, ctx) => {
       const { ok } = await ctx.ask({ ok: input.form('Sure?', z.object({ yes: z.boolean() })) })
       return { content: [{ type: 'text', text: ok.action }] }
     })

@@ -7,9 +7,11 @@
  * Who signs in (src/upstream.ts): with OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, the
  * person's identity provider. Consent for this client comes first, then the provider, reached from
  * the approving POST by a redirect (the MCP authorization spec's confused-deputy rule); its answer
- * comes back to /oauth/callback (src/callback.ts). Without them, a name and the passphrase in the
- * MCP_OAUTH_PASSPHRASE secret, for local development: without that secret only a local browser
- * may approve (the fail-closed endpoint's rule), so such a deploy hands out no tokens.
+ * comes back to /oauth/callback (src/callback.ts). Without them, for development: the passphrase
+ * in the MCP_OAUTH_PASSPHRASE secret, which signs in one principal, `passphrase` (whoever knows it
+ * is that one person: they do not choose a subject); without that secret only a local browser
+ * may approve (the fail-closed endpoint's rule: no proxy headers either), as any name it types,
+ * so such a deploy hands out no tokens.
  */
 import { AuthorizationError, authorizationErrorRedirect, CimdFetchError } from '@cloudflare/workers-oauth-provider'
 import type { ConsentDescription, OAuthHelpers } from '@cloudflare/workers-oauth-provider'
@@ -38,8 +40,11 @@ const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => `&#${c
 const NAME = /^[\p{L}\p{N} ._@-]{1,64}$/u
 const encoder = new TextEncoder()
 
-/** How the person signs in after approving: at their provider, or here with a name (and passphrase). */
+/** How the person signs in after approving: at their provider, here with the passphrase, or locally with a name. */
 type SignInBy = { provider: string } | { passphrase: boolean }
+
+/** The one principal the shared passphrase signs in: a shared secret is one identity, not a choice of many. */
+export const PASSPHRASE_SUBJECT = 'passphrase'
 
 function page(details: ConsentDescription, handle: string, scopes: string[], by: SignInBy): string {
   const client = escapeHtml(details.clientName)
@@ -51,8 +56,9 @@ function page(details: ConsentDescription, handle: string, scopes: string[], by:
   const signIn =
     'provider' in by
       ? `<p>Next you sign in at <strong>${escapeHtml(new URL(by.provider).host)}</strong>.</p>`
-      : `<p><label>Your name <input name="user" required pattern="[^:]{1,64}"></label></p>
-  ${by.passphrase ? '<p><label>Passphrase <input type="password" name="passphrase" required></label></p>' : ''}`
+      : by.passphrase
+        ? '<p><label>Passphrase <input type="password" name="passphrase" required></label></p>'
+        : '<p><label>Your name <input name="user" required pattern="[^:]{1,64}"></label></p>'
   return `<!doctype html>
 <meta charset="utf-8">
 <title>Authorize ${client}</title>
@@ -147,9 +153,10 @@ export function signInRoutes(options: SignInOptions): Hono<{ Bindings: ConsentEn
       }
       return new Response(null, { status: 302, headers })
     }
-    const user = String(form.get('user') ?? '').trim()
-    if (!NAME.test(user)) return plain('Enter a name of 1 to 64 letters, digits, spaces or . _ @ -', 400)
     const secret = c.env.MCP_OAUTH_PASSPHRASE
+    // With the passphrase the subject is derived, never typed: a `user` field is ignored.
+    const user = secret ? PASSPHRASE_SUBJECT : String(form.get('user') ?? '').trim()
+    if (!NAME.test(user)) return plain('Enter a name of 1 to 64 letters, digits, spaces or . _ @ -', 400)
     if (secret && !(await sameSecret(String(form.get('passphrase') ?? ''), secret))) return plain('Wrong passphrase.', 403)
     const approved = await oauth.approveConsent(c.req.raw, handle, { scope })
     const { redirectTo } = await oauth.completeAuthorization({

@@ -20,8 +20,11 @@ const base64url = (bytes: ArrayBuffer | Uint8Array) =>
     .replace(/\//g, '_')
     .replace(/=+$/, '')
 
-/** Register a client, consent as `user`, and trade the code for an access token. */
-async function signIn(user: string): Promise<string> {
+type Fetch = (path: string, init?: RequestInit) => Promise<Response>
+
+/** Register a client, consent as `user` (with the form's `extra` fields), and trade the code for an access token. */
+async function signIn(user: string, via: Fetch = call, extra: Record<string, string> = {}): Promise<string> {
+  const call = via
   const registered = await call('/oauth/register', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -47,7 +50,7 @@ async function signIn(user: string): Promise<string> {
     .getSetCookie()
     .map((line) => line.split(';')[0])
     .join('; ')
-  const form = new URLSearchParams({ handle, user, decision: 'approve', scope: 'mcp' })
+  const form = new URLSearchParams({ handle, user, decision: 'approve', scope: 'mcp', ...extra })
   const approved = await call('/authorize', {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: ORIGIN },
@@ -115,6 +118,32 @@ describe('the MCP server behind OAuth', () => {
     expect(tools.map((tool) => tool.name)).toEqual(['whoami', 'my_profile', 'add'])
     expect(await client.callTool('whoami', {})).toMatchObject({ structuredContent: { subject: 'ada', scopes: ['mcp'] } })
     expect((await client.callTool('add', { a: 2, b: 3 })).content).toEqual([{ type: 'text', text: '5' }])
+  })
+
+  it('with MCP_OAUTH_PASSPHRASE signs in one principal, "passphrase": the person cannot choose a subject', async () => {
+    const PASSPHRASE = 'correct horse battery staple'
+    const settings = { ...env, MCP_OAUTH_PASSPHRASE: PASSPHRASE }
+    const handler = worker as { fetch(request: Request, settings: typeof env, ctx: ExecutionContext): Promise<Response> }
+    const at: Fetch = (path, init) => handler.fetch(new Request(`${ORIGIN}${path}`, init), settings, createExecutionContext())
+    const token = await signIn('admin', at, { passphrase: PASSPHRASE })
+    const client = new McpClient({
+      url: `${ORIGIN}/mcp`,
+      token: () => token,
+      fetch: (request) => handler.fetch(request, settings, createExecutionContext()),
+    })
+    expect(await client.callTool('whoami', {})).toMatchObject({ structuredContent: { subject: 'passphrase' } })
+    await expect(signIn('admin', at, { passphrase: 'wrong' })).rejects.toThrow()
+  })
+
+  it('treats a sign-in through a proxy as remote: without a passphrase or provider it shows no consent page', async () => {
+    for (const header of ['x-forwarded-for', 'forwarded', 'via']) {
+      const page = await call('/authorize?response_type=code', { headers: { [header]: '127.0.0.1' } })
+      expect([header, page.status, await page.text()]).toEqual([
+        header,
+        403,
+        'Sign-in is not configured: set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, or MCP_OAUTH_PASSPHRASE.',
+      ])
+    }
   })
 
   it('refuses a token from another sign-in than the one configured now: a passphrase name once a provider signs people in', async () => {

@@ -4,8 +4,8 @@
  *
  * Order: a principal that Hono middleware put on the context; else the `resourceServer` (bearer
  * JWTs) or the `authenticate` option; else, with no authentication configured at all, the server
- * fails closed: it serves local requests only (loopback URL host, `Host` and `CF-Connecting-IP`)
- * and answers anyone else 401 with how to configure authentication. `allowAnonymous` opts out.
+ * fails closed: it serves local requests only (loopback URL host, `Host` and `CF-Connecting-IP`, no
+ * proxy headers) and answers anyone else 401 with how to configure authentication. `allowAnonymous` opts out.
  * It does not check scopes: per-tool scopes belong to the server's method table.
  */
 import { HEADER } from '../protocol/constants.ts'
@@ -15,10 +15,21 @@ import type { Awaitable, Principal } from '../server/types.ts'
 import { isLoopbackAddress, isLoopbackHost, urlHost } from './guards.ts'
 import { libraryLog } from '../server/telemetry/log.ts'
 
-/** The 401 of a server without configured authentication, and its start-up warning. */
-export const NOT_CONFIGURED_MESSAGE =
-  'Unauthorized: no authentication is configured, so this MCP server serves local requests only. ' +
-  'Configure authenticate, resourceServer or auth middleware (README, "Deploy to production").'
+const CONFIGURE_AUTH = 'configure authenticate, resourceServer or auth middleware (docs/deploy.md#deploy-to-production).'
+
+/** The 401 of a server without configured authentication, to a request that is not local. */
+export const NOT_CONFIGURED_MESSAGE = `Unauthorized: no authentication is configured, so this MCP server serves local requests only. To serve others, ${CONFIGURE_AUTH}`
+
+/** The same server's 401 to a request that came through a proxy, a tunnel or a reverse proxy. */
+export const PROXIED_MESSAGE =
+  'Unauthorized: no authentication is configured, so this MCP server serves local requests only, and this request ' +
+  `came through a proxy (it carries Forwarded, X-Forwarded-*, X-Real-IP or Via). To serve it, ${CONFIGURE_AUTH}`
+
+/** Its start-up warning: the server runs and serves, locally. */
+export const LOCAL_ONLY_WARNING =
+  'Local requests only: no authentication is configured, so this MCP server serves local requests only ' +
+  '(loopback URL, Host and connecting address, no proxy headers) and answers any other 401. To serve others, ' +
+  CONFIGURE_AUTH
 
 /** A bearer-token verifier that publishes RFC 9728 metadata (`jwtResourceServer`, or your own). */
 export interface ResourceServer<Env = unknown> {
@@ -73,8 +84,12 @@ export class AuthChallenge extends McpError {
 
 /**
  * A request is local when its URL host, its `Host` header and its connecting address (where the
- * platform gives one) are all loopback. On Cloudflare's network `CF-Connecting-IP` is always a
- * real client address, so no deployed request is ever local.
+ * platform gives one) are all loopback, and it carries no proxy headers. On Cloudflare's network
+ * `CF-Connecting-IP` is always a real client address, so no deployed request is ever local. Under
+ * `wrangler dev` every header comes from the client, so a tunnel or reverse proxy in front of the
+ * dev server (which rewrites `Host` and adds `X-Forwarded-For`, `Forwarded` or `Via`) would pass as
+ * local without the last rule; a client that reaches the socket directly is not caught by any
+ * header, which is why the dev server binds to loopback (docs/deploy.md).
  *
  * @example
  * isLocalRequest(new Request('http://127.0.0.1:8787/mcp')) // true
@@ -85,8 +100,17 @@ export function isLocalRequest(request: Request): boolean {
   return (
     isLoopbackHost(urlHost(request.url)) &&
     (host === null || isLoopbackHost(host)) &&
-    (address === null || isLoopbackAddress(address))
+    (address === null || isLoopbackAddress(address)) &&
+    !isProxied(request.headers)
   )
+}
+
+const PROXY_HEADERS = new Set(['forwarded', 'via', 'x-real-ip'])
+
+/** Whether a proxy put its mark on the request: `Forwarded` (RFC 7239), `Via`, `X-Forwarded-*`, `X-Real-IP`. */
+export function isProxied(headers: Headers): boolean {
+  for (const name of headers.keys()) if (PROXY_HEADERS.has(name) || name.startsWith('x-forwarded-')) return true
+  return false
 }
 
 /**
@@ -147,10 +171,10 @@ export function createAuthenticator<Env>(
     }
     if (unwarned) {
       unwarned = false
-      warn(NOT_CONFIGURED_MESSAGE)
+      warn(LOCAL_ONLY_WARNING)
     }
     if (allowAnonymous || isLocalRequest(request)) return undefined
-    throw new AuthChallenge(NOT_CONFIGURED_MESSAGE)
+    throw new AuthChallenge(isProxied(request.headers) ? PROXIED_MESSAGE : NOT_CONFIGURED_MESSAGE)
   }
 
   const baseline = (env: Env) => resourceServer?.challenge(env).scopes ?? options.requiredScopes ?? []

@@ -18,6 +18,7 @@ import { isObject, readableId } from '../protocol/jsonrpc.ts'
 import type { RequestId } from '../protocol/jsonrpc.ts'
 import type { McpServices } from '../server/dispatch.ts'
 import { ConfigurationError } from '../server/errors.ts'
+import { singleUseWarning } from '../server/methods/context.ts'
 import { DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_QUEUED_CHUNKS } from '../server/outbox.ts'
 import type { OutboxOptions } from '../server/outbox.ts'
 import { parseJsonBody, positive } from '../server/limits.ts'
@@ -108,6 +109,8 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
     if (!found) {
       try {
         found = options.services(env)
+        const unredeemable = singleUseWarning(server.tools.values(), found)
+        if (unredeemable) libraryLog.warn(unredeemable)
       } catch (error) {
         found = error instanceof Error ? error : new Error(String(error))
         libraryLog.error('server misconfigured', { error: found.message })

@@ -3,7 +3,8 @@
  * issues JWT access tokens (authorization spec; RFC 9068 profile). Each bearer token is verified
  * with `jose` on Web Crypto: signature against the issuer's JWKS (fetched once per isolate,
  * cached, and fetched again when a token names an unknown key id, so key rotation needs no
- * deploy), issuer, audience = this resource (RFC 8707), expiry and not-before. The token's `sub`
+ * deploy), issuer, audience = this resource (RFC 8707), expiry, not-before and the token type
+ * (`typ`, RFC 9068 §4, where the issuer sets it). The token's `sub`
  * becomes the principal and its `scope` the principal's scopes. RFC 9728 metadata is served by
  * `protectedResourceMetadata()`, mounted at the app root because the well-known path sits outside
  * the endpoint's mount. JWTs are checked here alone, so a revoked one is good until it expires;
@@ -12,7 +13,7 @@
  */
 import { Hono } from 'hono'
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify } from 'jose'
-import type { JSONWebKeySet, JWTVerifyGetKey } from 'jose'
+import type { JSONWebKeySet, JWTPayload, JWTVerifyGetKey } from 'jose'
 import { McpError } from '../protocol/errors.ts'
 import type { Principal } from '../server/types.ts'
 import { AuthChallenge, principalFromClaims } from './auth.ts'
@@ -32,6 +33,13 @@ export interface JwtResourceServerOptions {
   scopes?: string[]
   /** Accepted signature algorithms (default RS256, ES256, PS256, EdDSA). */
   algorithms?: string[]
+  /**
+   * The JWT `typ` header your issuer sets on access tokens, required when given: `at+jwt` for an
+   * RFC 9068 issuer (§4: the resource server checks it). By default a token without `typ`, with
+   * `JWT` or with `at+jwt` passes, and any other type (an ID-JAG, a logout or DPoP token the same
+   * issuer signed) is refused, so a JWT of another kind is never taken as an access token.
+   */
+  typ?: string
   /** Leeway for `exp` and `nbf`, in seconds (default 5). */
   clockToleranceSeconds?: number
   /** A human-readable name in the metadata (`resource_name`). */
@@ -46,6 +54,17 @@ export interface JwtResourceServerOptions {
 }
 
 const DEFAULT_ALGORITHMS = ['RS256', 'ES256', 'PS256', 'EdDSA']
+/** The `typ` values taken as access tokens when the issuer's is not configured (RFC 9068 §4 or a plain JWT). */
+const ACCESS_TOKEN_TYPES = new Set([undefined, 'jwt', 'at+jwt'])
+
+/** A `typ` as RFC 7515 §4.1.9 compares it: case-insensitive, `application/` optional. */
+const mediaType = (typ: string | undefined) => typ?.toLowerCase().replace(/^application\//, '')
+
+function checkType(typ: string | undefined, required: string | undefined, payload: JWTPayload): void {
+  const given = mediaType(typ)
+  if (required === undefined ? ACCESS_TOKEN_TYPES.has(given) : given === mediaType(required)) return
+  throw new errors.JWTClaimValidationFailed(`unexpected "typ" JWT header value ${JSON.stringify(typ)}`, payload, 'typ')
+}
 /**
  * A JOSE failure that means "this token is not good here" (401), not "the issuer's keys could
  * not be fetched" (a timeout, a broken JWKS, a network error: 500). Checked in a function, not a
@@ -133,13 +152,14 @@ export function jwtResourceServer<Env>(
       const { options, keys } = configFor(env)
       const token = bearerOf(request)
       try {
-        const { payload } = await jwtVerify(token, keys, {
+        const { payload, protectedHeader } = await jwtVerify(token, keys, {
           issuer: options.issuer,
           audience: options.resource,
           algorithms: options.algorithms ?? DEFAULT_ALGORITHMS,
           clockTolerance: options.clockToleranceSeconds ?? 5,
           requiredClaims: ['exp', 'sub'],
         })
+        checkType(protectedHeader.typ, options.typ, payload)
         const principal = principalFromClaims(payload)
         if (!principal) throw new errors.JWTClaimValidationFailed('"sub" claim must be a non-empty string', payload, 'sub')
         return principal

@@ -8,8 +8,10 @@
  * `init()` once and serves the request with `mcp()`; the caller and the grant's props travel from
  * the Worker in one internal header that a client cannot set (the Worker replaces it).
  *
- * State lives in the object's SQLite storage (`ctx.storage.kv`, key `mcp-edge:state`); sessions
- * are sealed with `MCP_STATE_KEYS`, which an McpAgent Worker must set (each request says how).
+ * State lives in the object's SQLite storage (`ctx.storage.kv`, key `mcp-edge:state`), and so do
+ * the redeemed single-use confirmations (table `mcp_edge_redeemed`) when no McpNonceLedger is
+ * bound; sessions are sealed with `MCP_STATE_KEYS`, which an McpAgent Worker must set (each
+ * request says how).
  */
 import { DurableObject } from 'cloudflare:workers'
 import { McpError } from '../protocol/errors.ts'
@@ -18,16 +20,19 @@ import type { AuthOptions } from '../http/auth.ts'
 import { checkOrigin } from '../http/guards.ts'
 import { failure, rejection } from '../http/respond.ts'
 import type { McpServer as EdgeServer } from '../server/server.ts'
+import type { NonceLedger } from '../server/tasks/tasks.ts'
 import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
-import { edgeOf, edgeOptions, mountApp, propsOf } from './handler.ts'
-import type { CreateMcpHandlerOptions } from './handler.ts'
+import { edgeOf, edgeOptions, propsOf, serving } from './handler.ts'
+import type { CreateMcpHandlerOptions, Serving } from './handler.ts'
 import { withRequest } from './request-store.ts'
 import { conventionalServices, hasStateKeys, principalFromProps } from './services.ts'
 
 /** The internal header carrying the caller from the Worker to the object (JSON). */
 const FORWARDED = 'x-mcp-edge-agent'
 const STATE_KEY = 'mcp-edge:state'
+/** The table of redeemed confirmation states, in the agent's own SQLite storage. */
+const REDEEMED = 'mcp_edge_redeemed'
 
 export interface ServeOptions<Env = unknown> extends CreateMcpHandlerOptions<Env> {
   /** The Durable Object binding of the agent class (default `MCP_OBJECT`). */
@@ -74,7 +79,7 @@ export abstract class McpAgent<
   /** The props of the caller's grant (an OAuth provider in front), per request. */
   props?: Props
   #state: { value: State } | undefined
-  #app: Promise<ReturnType<typeof mountApp<Env>>> | undefined
+  #app: Promise<Serving> | undefined
 
   /** This session's (or, without one, this principal's) state: stored, else `initialState`. */
   get state(): State {
@@ -113,7 +118,7 @@ export abstract class McpAgent<
       waitUntil: (promise: Promise<unknown>) => this.ctx.waitUntil(promise),
       stateKeys: hasStateKeys(this.env),
     }
-    return withRequest(store, () => app.fetch(served, this.env as Env & object))
+    return withRequest(store, () => app.fetch(served, this.env))
   }
 
   /**
@@ -123,11 +128,36 @@ export abstract class McpAgent<
    */
   async #start(path: string) {
     await this.init()
-    return mountApp(edgeOf(await this.server), path, {
+    return serving(edgeOf(await this.server), path, {
       allowedOrigins: ['*'],
       allowAnonymous: true,
-      services: (env: Env) => conventionalServices(env, true),
+      services: (env: Env) => {
+        const services = conventionalServices(env, true)
+        return { ...services, nonces: services.nonces ?? this.#ledger() }
+      },
     })
+  }
+
+  /**
+   * Single-use confirmations without a ledger binding: a sealed state is bound to its caller, and
+   * this object serves every stateless request of that caller, so redeeming it here is redeeming
+   * it once anywhere. Expired rows go at the next redemption (an expired state is refused before).
+   */
+  #ledger(): NonceLedger {
+    const sql = this.ctx.storage.sql
+    sql.exec(`CREATE TABLE IF NOT EXISTS ${REDEEMED} (nonce TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
+      CREATE INDEX IF NOT EXISTS ${REDEEMED}_expiry ON ${REDEEMED} (expires_at);`)
+    return {
+      redeem: async (nonce, expiresAt) => {
+        sql.exec(`DELETE FROM ${REDEEMED} WHERE expires_at <= ?`, Date.now())
+        const inserted = sql.exec(
+          `INSERT INTO ${REDEEMED} (nonce, expires_at) VALUES (?, ?) ON CONFLICT (nonce) DO NOTHING RETURNING nonce`,
+          nonce,
+          expiresAt,
+        )
+        return inserted.toArray().length === 1
+      },
+    }
   }
 
   /** The Worker's fetch handler: `export default MyMCP.serve('/mcp')`. */

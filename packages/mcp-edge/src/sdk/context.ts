@@ -14,8 +14,8 @@ import type { LogLevel } from '../protocol/constants.ts'
 import { LOG_LEVELS } from '../protocol/constants.ts'
 import type { RequestId } from '../protocol/jsonrpc.ts'
 import type { InputRequest } from '../server/input/input.ts'
-import type { Principal, RequestContext } from '../server/types.ts'
-import { elicitRequest, rawSpec } from './input.ts'
+import type { Principal, RequestContext, ToolContext } from '../server/types.ts'
+import { elicitRequest, parseResult, rawSpec } from './input.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
 import { currentRequest, missingStateKeys } from './request-store.ts'
 import type { RequestStore } from './request-store.ts'
@@ -42,10 +42,8 @@ export interface SdkRequest {
   params?: Record<string, unknown>
 }
 
-/** Anything with zod's `parse` (the SDKs pass a result schema to `sendRequest`). */
-interface ResultSchema {
-  parse(value: unknown): unknown
-}
+/** A result schema the SDKs pass to `sendRequest`: a zod schema (or anything with `parse`). */
+type ResultSchema = unknown
 
 /** The handler's second argument: SDK 1.x `extra` and SDK 2.x `ctx` in one. */
 export interface RequestHandlerExtra<Env = unknown> {
@@ -78,8 +76,8 @@ export interface RequestHandlerExtra<Env = unknown> {
     notify(notification: SdkNotification): Promise<void>
   }
   http?: { authInfo?: AuthInfo; req?: Request }
-  /** mcp-edge's own context for this call: `ctx.partial`, `ctx.step`, `ctx.ask`, `ctx.task`… */
-  edge: RequestContext<Env>
+  /** mcp-edge's own context for this call: `partial`, `step`, `ask`, `task`… (a tool's; the same object elsewhere). */
+  edge: ToolContext<Env>
 }
 
 /** The `AuthInfo` of a principal: the bearer token from the request, scopes, props as `extra`. */
@@ -106,33 +104,107 @@ export interface RunState {
   listChanged(kind: 'tools' | 'resources' | 'prompts'): void
 }
 
-/**
- * The SDK-style context of one handler run.
- *
- * @example
- * const extra = createExtra(ctx, run)
- * return handler(args, extra)
- */
-export function createExtra<Env>(ctx: RequestContext<Env>, run: RunState): RequestHandlerExtra<Env> {
-  const store = currentRequest()
-  const authInfo = authInfoOf(ctx.principal, store)
-  const sessionId = store?.request.headers.get('mcp-session-id') ?? undefined
-  const ask = async (request: InputRequest, schema?: ResultSchema) => {
-    if (store?.stateKeys === false) throw missingStateKeys()
-    run.asked++
-    const key = `q${run.asked}`
-    const answers = await ctx.ask({ [key]: rawSpec(request) })
-    const answer = answers[key]
-    return schema ? schema.parse(answer) : answer
+/** `mcpReq` of the SDK v2 context, over the same run. */
+class McpReq<Env> {
+  readonly #extra: SdkExtra<Env>
+  constructor(extra: SdkExtra<Env>) {
+    this.#extra = extra
   }
-  const sendRequest = (request: SdkRequest, schema?: ResultSchema) => {
+  get id(): RequestId {
+    return this.#extra.edge.requestId
+  }
+  get method(): string {
+    return this.#extra.edge.method
+  }
+  get _meta(): Record<string, unknown> {
+    return this.#extra._meta
+  }
+  get signal(): AbortSignal {
+    return this.#extra.edge.signal
+  }
+  get inputResponses(): Record<string, unknown> | undefined {
+    return this.#extra.run.responses
+  }
+  // Arrow functions, so that SDK code may destructure them (`const { elicitInput } = ctx.mcpReq`).
+  readonly requestState = <T = unknown>(): T | undefined => this.#extra.run.handlerState as T | undefined
+  readonly log = async (level: LogLevel, data: unknown, logger?: string): Promise<void> =>
+    this.#extra.edge.log(level, data, logger)
+  readonly elicitInput = (params: ElicitParams): Promise<ElicitResult> =>
+    this.#extra.ask(elicitRequest(params)) as Promise<ElicitResult>
+  // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
+  readonly requestSampling = (params: Record<string, unknown>): Promise<any> =>
+    this.#extra.ask({ method: 'sampling/createMessage', params })
+  // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
+  readonly send = (request: SdkRequest, resultSchema?: ResultSchema): Promise<any> =>
+    this.#extra.sendRequest(request, resultSchema)
+  readonly notify = (notification: SdkNotification): Promise<void> => this.#extra.sendNotification(notification)
+}
+
+/**
+ * The SDK-style context of one handler run. Built per call, so what a handler rarely reads (the
+ * auth info, the headers, `mcpReq`) is computed when read, and the methods live on the prototype.
+ */
+class SdkExtra<Env> implements RequestHandlerExtra<Env> {
+  readonly edge: ToolContext<Env>
+  readonly run: RunState
+  readonly #store: RequestStore | undefined
+  #mcpReq: McpReq<Env> | undefined
+
+  constructor(ctx: RequestContext<Env>, run: RunState) {
+    this.edge = ctx as ToolContext<Env>
+    this.run = run
+    this.#store = currentRequest()
+  }
+
+  get signal(): AbortSignal {
+    return this.edge.signal
+  }
+  get requestId(): RequestId {
+    return this.edge.requestId
+  }
+  get _meta(): Record<string, unknown> {
+    return this.edge.meta.raw as Record<string, unknown>
+  }
+  get authInfo(): AuthInfo | undefined {
+    return authInfoOf(this.edge.principal, this.#store)
+  }
+  get sessionId(): string | undefined {
+    return this.#store?.request.headers.get('mcp-session-id') ?? undefined
+  }
+  get requestInfo(): { headers: Record<string, string> } | undefined {
+    return this.#store ? { headers: Object.fromEntries(this.#store.request.headers) } : undefined
+  }
+  get http(): { authInfo?: AuthInfo; req?: Request } | undefined {
+    const authInfo = this.authInfo
+    if (this.#store) return { authInfo, req: this.#store.request }
+    return authInfo ? { authInfo } : undefined
+  }
+  get mcpReq(): McpReq<Env> {
+    this.#mcpReq ??= new McpReq(this)
+    return this.#mcpReq
+  }
+
+  /** One question, keyed by its order in this run, answered through the core's rounds. */
+  async ask(request: InputRequest, schema?: ResultSchema): Promise<unknown> {
+    if (this.#store?.stateKeys === false) throw missingStateKeys()
+    this.run.asked++
+    const key = `q${this.run.asked}`
+    const answers = await this.edge.ask({ [key]: rawSpec(request) })
+    return parseResult(schema, answers[key])
+  }
+
+  // Arrow functions, so that SDK code may destructure them (`async (args, { sendNotification }) => …`).
+  // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
+  readonly sendRequest = (request: SdkRequest, resultSchema?: ResultSchema): Promise<any> => {
     const { method, params = {} } = request
     const built: InputRequest =
       method === 'elicitation/create' ? elicitRequest(params as unknown as ElicitParams) : ({ method, params } as InputRequest)
-    return ask(built, schema)
+    return this.ask(built, resultSchema)
   }
-  const sendNotification = async (notification: SdkNotification) => {
+
+  readonly sendNotification = async (notification: SdkNotification): Promise<void> => {
     const params = notification.params ?? {}
+    const ctx = this.edge
     switch (notification.method) {
       case 'notifications/progress':
         ctx.progress(
@@ -145,42 +217,26 @@ export function createExtra<Env>(ctx: RequestContext<Env>, run: RunState): Reque
         if (isLogLevel(params.level)) ctx.log(params.level, params.data, params.logger as string | undefined)
         return
       case 'notifications/tools/list_changed':
-        return run.listChanged('tools')
+        return this.run.listChanged('tools')
       case 'notifications/resources/list_changed':
-        return run.listChanged('resources')
+        return this.run.listChanged('resources')
       case 'notifications/prompts/list_changed':
-        return run.listChanged('prompts')
+        return this.run.listChanged('prompts')
       default:
         // Other notifications have no place on a request's stream in mcp-edge: dropped, as a
         // disconnected SDK transport drops them.
         return
     }
   }
-  const meta = ctx.meta.raw as Record<string, unknown>
-  const http = store ? { authInfo, req: store.request } : authInfo ? { authInfo } : undefined
-  return {
-    signal: ctx.signal,
-    authInfo,
-    sessionId,
-    requestId: ctx.requestId,
-    _meta: meta,
-    requestInfo: store ? { headers: Object.fromEntries(store.request.headers) } : undefined,
-    sendNotification,
-    sendRequest,
-    mcpReq: {
-      id: ctx.requestId,
-      method: ctx.method,
-      _meta: meta,
-      signal: ctx.signal,
-      inputResponses: run.responses,
-      requestState: <T>() => run.handlerState as T | undefined,
-      log: async (level, data, logger) => ctx.log(level, data, logger),
-      elicitInput: (params) => ask(elicitRequest(params)) as Promise<ElicitResult>,
-      requestSampling: (params) => ask({ method: 'sampling/createMessage', params }),
-      send: sendRequest,
-      notify: sendNotification,
-    },
-    http,
-    edge: ctx,
-  }
+}
+
+/**
+ * The SDK-style context of one handler run.
+ *
+ * @example
+ * const extra = createExtra(ctx, run)
+ * return handler(args, extra)
+ */
+export function createExtra<Env>(ctx: RequestContext<Env>, run: RunState): RequestHandlerExtra<Env> {
+  return new SdkExtra(ctx, run)
 }

@@ -5,7 +5,8 @@
  * these from its registration handles, each time a definition is (re)added.
  */
 import type { CallToolResult, GetPromptResult, ReadResourceResult } from '../protocol/types.ts'
-import { McpError } from '../protocol/errors.ts'
+import { McpError as EdgeError } from '../protocol/errors.ts'
+import { McpError } from './errors.ts'
 import type { ListKind } from '../server/events/events.ts'
 import { InputRequired } from '../server/input/input-round.ts'
 import type { ObjectSchema } from '../server/schema/schema.ts'
@@ -26,9 +27,13 @@ const TASK_SUPPORT: Record<string, TaskMode> = { forbidden: 'never', optional: '
 
 const call = (callback: AnyCallback, ...args: unknown[]) => (callback as (...args: unknown[]) => unknown)(...args)
 
-/** A thrown error is a tool result with `isError` (as the SDKs do); questions and protocol errors pass. */
+/**
+ * A thrown error is a tool result with `isError` (as the SDKs do), the SDKs' `McpError` included;
+ * questions (`InputRequired`), a task's suspension and mcp-edge's own protocol errors pass on.
+ */
 function toolFailure(error: unknown): CallToolResult {
-  if (error instanceof InputRequired || error instanceof TaskSuspended || error instanceof McpError) throw error
+  if (error instanceof InputRequired || error instanceof TaskSuspended) throw error
+  if (error instanceof EdgeError && !(error instanceof McpError)) throw error
   libraryLog.debug('tool failed', errorFields(error))
   return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true }
 }

@@ -8,7 +8,9 @@
  * (`(ctx) => …`, to vary by caller or era) is called per request, as the SDK does.
  */
 import { Hono } from 'hono/tiny'
+import { createMcpHandler as createEdgeHandler } from '../http/handler.ts'
 import type { McpHttpOptions } from '../http/handler.ts'
+import { pathStart } from '../http/guards.ts'
 import { mcp } from '../http/hono.ts'
 import type { McpVariables } from '../http/hono.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
@@ -64,12 +66,41 @@ export function edgeOptions<Env>(options: CreateMcpHandlerOptions<Env>): McpHttp
 
 type EdgeApp<Env> = Hono<{ Bindings: Env & object; Variables: McpVariables }>
 
+/** A Worker-style fetch handler. */
+export interface Serving {
+  fetch(request: Request, env: unknown, ctx?: ExecutionContext): Promise<Response>
+}
+
+/** The path of a URL, read without parsing it (the route check runs on every request). */
+function pathOf(url: string): string {
+  const start = pathStart(url)
+  const query = url.indexOf('?', start)
+  return query < 0 ? url.slice(start) : url.slice(start, query)
+}
+
 /**
- * A Hono app serving `server` at `route` with `mcp()`. The caller is the one established before
- * (McpAgent's Worker), else the one the grant's props name (an OAuth provider in front, or
- * `authContext`), else whoever `mcp()`'s own authentication finds.
+ * `server` at `route`. The caller is the one established before (McpAgent's Worker), else the one
+ * the grant's props name (an OAuth provider in front, or `authContext`), else whoever `mcp()`'s own
+ * authentication finds. A request without an Origin (any non-browser client) goes straight to the
+ * core's handler; a browser's (an Origin, a CORS preflight) through `mcp()`, which answers CORS.
  */
-export function mountApp<Env>(server: EdgeServer<Env>, route: string, options: McpHttpOptions<Env>): EdgeApp<Env> {
+export function serving<Env>(server: EdgeServer<Env>, route: string, options: McpHttpOptions<Env>): Serving {
+  const direct = createEdgeHandler(server, options)
+  let app: EdgeApp<Env> | undefined
+  return {
+    async fetch(request, env, ctx) {
+      if (pathOf(request.url) !== route) return new Response('404 Not Found', { status: 404 })
+      if (request.method === 'OPTIONS' || request.headers.has('origin')) {
+        app ??= mountApp(server, route, options)
+        return app.fetch(request, env as Env & object, ctx)
+      }
+      const store = currentRequest()
+      return direct(request, env as Env, ctx, store?.principal ?? principalFromProps(store?.props))
+    },
+  }
+}
+
+function mountApp<Env>(server: EdgeServer<Env>, route: string, options: McpHttpOptions<Env>): EdgeApp<Env> {
   const app = new Hono<{ Bindings: Env & object; Variables: McpVariables }>()
   app.use(route, async (c, next) => {
     const store = currentRequest()
@@ -87,19 +118,22 @@ export function mountApp<Env>(server: EdgeServer<Env>, route: string, options: M
  * export default { fetch: createMcpHandler(server) }
  */
 export function createMcpHandler<Env = unknown>(
-  serverOrFactory: McpServer<Env> | EdgeServer<Env> | McpServerFactory<Env>,
+  // `any`: SDK code builds its server without an Env type (`new McpServer({...})`), while the
+  // options may name one (a `services` function of the Worker's env).
+  // biome-ignore lint/suspicious/noExplicitAny: see above
+  serverOrFactory: McpServer<any> | EdgeServer<any> | McpServerFactory<any>,
   options: CreateMcpHandlerOptions<Env> = {},
 ): McpFetchHandler {
   const route = options.route ?? '/mcp'
   const mounted = edgeOptions(options)
-  const appOf = (server: McpServer<Env> | EdgeServer<Env>) => mountApp(edgeOf(server), route, mounted)
+  const appOf = (server: McpServer<Env> | EdgeServer<Env>) => serving(edgeOf(server), route, mounted)
   const build = (request?: Request) =>
     typeof serverOrFactory === 'function'
       ? Promise.resolve(serverOrFactory({ era: 'modern', ...(request ? { requestInfo: request } : {}) })).then(appOf)
       : Promise.resolve(appOf(serverOrFactory))
   // A server, or a factory that takes no context: one app per isolate.
   const perRequest = typeof serverOrFactory === 'function' && serverOrFactory.length > 0
-  let shared: Promise<EdgeApp<Env>> | undefined
+  let shared: Promise<Serving> | undefined
   const appFor = (request: Request) => {
     if (perRequest) return build(request)
     shared ??= build()
@@ -114,7 +148,7 @@ export function createMcpHandler<Env = unknown>(
       waitUntil: ctx ? (promise: Promise<unknown>) => ctx.waitUntil(promise) : undefined,
       stateKeys: hasStateKeys(env),
     }
-    return withRequest(store, () => app.fetch(request, env as Env & object, ctx))
+    return withRequest(store, () => app.fetch(request, env, ctx))
   }
   return Object.assign((request: Request, env: unknown, ctx: ExecutionContext) => handle(request, env, ctx), {
     fetch: (request: Request, env?: unknown, ctx?: ExecutionContext) => handle(request, env, ctx),

@@ -23,10 +23,19 @@ export type {
   ToolInputSchema,
 } from './server.ts'
 export type { ListResourcesCallback, ListResourcesResult, ResourceTemplateCallbacks } from './resource-template.ts'
-export { acceptedContent, inputRequired, inputResponse, isInputRequired } from './input.ts'
+export {
+  acceptedContent,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  inputRequired,
+  inputResponse,
+  isInputRequired,
+  ListRootsResultSchema,
+} from './input.ts'
 export type { ElicitParams, ElicitResult, InputRequiredResult, InputRequiredSpec, InputResponseView } from './input.ts'
 export type { AuthInfo, RequestHandlerExtra, SdkNotification, SdkRequest } from './context.ts'
 export { completable } from './schema.ts'
+export { ErrorCode, McpError, ProtocolError, ProtocolErrorCode } from './errors.ts'
 export type { CompleteCallback, ShapeOutput, ZodRawShape } from './schema.ts'
 export { createMcpHandler } from './handler.ts'
 export type { CorsOptions, CreateMcpHandlerOptions, McpFetchHandler, McpRequestContext, McpServerFactory } from './handler.ts'

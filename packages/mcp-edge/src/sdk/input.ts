@@ -171,3 +171,27 @@ export function rawSpec(request: InputRequest): InputSpec<Record<string, unknown
     },
   }
 }
+
+/** The result schemas SDK 1.x code passes to `extra.sendRequest` (checked with zod, as there). */
+export const ElicitResultSchema = z.looseObject({
+  action: z.enum(['accept', 'decline', 'cancel']),
+  content: z.optional(z.record(z.string(), z.unknown())),
+})
+
+export const CreateMessageResultSchema = z.looseObject({
+  role: z.enum(['user', 'assistant']),
+  content: z.unknown(),
+  model: z.string(),
+  stopReason: z.optional(z.string()),
+})
+
+export const ListRootsResultSchema = z.looseObject({
+  roots: z.array(z.looseObject({ uri: z.string(), name: z.optional(z.string()) })),
+})
+
+/** Check an answer with the result schema the SDK code gave (any zod schema, or anything with `parse`). */
+export function parseResult(schema: unknown, answer: unknown): unknown {
+  if (isZod(schema)) return z.parse(schema, answer)
+  if (isObject(schema) && typeof schema.parse === 'function') return (schema.parse as (value: unknown) => unknown)(answer)
+  return answer
+}

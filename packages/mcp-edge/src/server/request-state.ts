@@ -41,6 +41,12 @@ export interface StateBody {
   round: number
   /** Answers collected in earlier rounds, by input key. */
   answers: Record<string, unknown>
+  /**
+   * The keys this round asked for: the only `inputResponses` the retry may answer (mrtr.mdx: keys
+   * the server did not ask for SHOULD be ignored, so a request cannot pre-answer a confirmation).
+   * None when left out.
+   */
+  pending?: readonly string[] | undefined
   /** The handler's own state (`ctx.state`). */
   state: Record<string, unknown>
   /** The span of the round that sealed this state, as a W3C traceparent: the next round's span links to it. */
@@ -48,6 +54,7 @@ export interface StateBody {
 }
 
 export interface OpenedState extends StateBody {
+  pending: readonly string[]
   /** Single-use nonce and expiry, for the redemption ledger. */
   nonce: string
   expiresAt: number
@@ -64,6 +71,8 @@ interface Payload {
   n: string
   r: number
   ans: Record<string, unknown>
+  /** Pending input keys (absent in states sealed before they were recorded: then none). */
+  q?: string[]
   s: Record<string, unknown>
   tp?: string
 }
@@ -179,6 +188,7 @@ export class RequestStateCodec {
       n: encodeBase64Url(crypto.getRandomValues(new Uint8Array(16))),
       r: body.round,
       ans: body.answers,
+      q: [...(body.pending ?? [])],
       s: body.state,
     }
     if (body.trace !== undefined) payload.tp = body.trace
@@ -236,6 +246,7 @@ export class RequestStateCodec {
     const opened: OpenedState = {
       round: payload.r,
       answers: payload.ans,
+      pending: Array.isArray(payload.q) ? payload.q.filter((key) => typeof key === 'string') : [],
       state: payload.s,
       nonce: payload.n,
       expiresAt: payload.exp,

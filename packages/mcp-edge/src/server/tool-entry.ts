@@ -102,6 +102,13 @@ function toolJsonSchema(name: string, schema: Schema, io: 'input' | 'output', co
   }
 }
 
+/**
+ * Destructive as MCP reads the hints (server/tools "Tool annotations"): `readOnlyHint` defaults
+ * to false and `destructiveHint` to true, so a tool without annotations is destructive.
+ */
+export const isDestructive = (annotations: Tool['annotations']) =>
+  annotations?.readOnlyHint !== true && annotations?.destructiveHint !== false
+
 const isStreaming = (options: { streaming?: unknown }) => options.streaming !== undefined && options.streaming !== false
 
 export function buildToolEntry<Env>(
@@ -156,7 +163,7 @@ export function buildToolEntry<Env>(
     assemble: typeof options.streaming === 'object' && options.streaming.assemble === true,
     task: { mode, ttlMs, pollIntervalMs },
     // Abuse-resistant default: a destructive tool's confirmation cannot be replayed (opt out with false).
-    singleUseState: options.singleUseState ?? options.annotations?.destructiveHint === true,
+    singleUseState: options.singleUseState ?? isDestructive(options.annotations),
     scopes: options.scopes ?? [],
     requires: options.requires ?? [],
     prepare: options.prepare as ToolEntry<Env>['prepare'],

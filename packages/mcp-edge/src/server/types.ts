@@ -163,8 +163,10 @@ export interface ToolOptions<In extends ToolInput, Out extends ToolOutput | unde
   /** Client capabilities the tool cannot run without; missing ones get -32021 before it runs. */
   requires?: CapabilityPath[]
   /**
-   * Require that each sealed `requestState` of this tool is redeemed once only. Default: on for
-   * tools annotated `destructiveHint: true` (set `false` to opt out), off otherwise.
+   * Require that each sealed `requestState` of this tool is redeemed once only (a nonce ledger,
+   * `services.nonces`). Default: on for every tool MCP considers destructive, that is unless it is
+   * annotated `readOnlyHint: true` or `destructiveHint: false` (a tool without annotations is
+   * destructive). Without a ledger such a tool's state is refused; set `false` to opt out.
    */
   singleUseState?: boolean
   /** OAuth scopes a caller needs (all of them): others do not see the tool and get 403 on a call. */

@@ -4,8 +4,9 @@
  * the handshake negotiated: the revision, the client's capabilities and info, and the principal,
  * bound to the server's identity (name and endpoint) like sealed states.
  * Any isolate can open it, so a later `tools/call` knows that this client declared elicitation
- * without a lookup. Opened ids are cached per isolate (a hit costs no crypto); expiry and the
- * principal are checked on every use.
+ * without a lookup. Opened ids are cached per isolate (a hit costs no crypto), bounded by count and
+ * by characters, and only once they passed the server and principal check, so a caller fills the
+ * cache with its own sessions at most; expiry and the principal are checked on every use.
  *
  * What it cannot do is change after `initialize`: that a session ended (DELETE), the level
  * `logging/setLevel` chose and its subscriptions live in a `SessionLedger` (session-ledger.ts),
@@ -22,6 +23,14 @@ import { libraryLog } from '../telemetry/log.ts'
 /** How long a minted session id opens (default 24 hours); after that the client initializes again. */
 export const DEFAULT_SESSION_TTL_MS = 24 * 60 * 60 * 1000
 const CACHE_SIZE = 1024
+/**
+ * The cache is bounded by size too: a session id may be up to 256 KiB (MAX_STATE_CHARS: the
+ * client's capabilities travel in it), so 1,024 of them could hold 256 MiB, twice an isolate's
+ * memory. Its ids' characters (about what the opened session takes again) stay under this sum, and
+ * an id over CACHE_ENTRY_CHARS is verified on every use instead of cached.
+ */
+export const CACHE_CHARS = 4 * 1024 * 1024
+export const CACHE_ENTRY_CHARS = 64 * 1024
 
 export interface LegacySession {
   /** The server that minted it (name and endpoint, as sealed states bind it). */
@@ -66,6 +75,7 @@ export class LegacySessions {
   readonly #ttlMs: number
   readonly #now: () => number
   readonly #cache = new Map<string, LegacySession>()
+  #cachedChars = 0
 
   constructor(codec: RequestStateCodec, options: SessionOptions = {}) {
     this.#codec = codec
@@ -112,9 +122,21 @@ export class LegacySessions {
       libraryLog.warn('session id rejected', { reason: typeof claims === 'string' ? claims : 'wrong shape' })
       return undefined
     }
-    if (this.#cache.size >= CACHE_SIZE) this.#cache.delete(this.#cache.keys().next().value as string)
+    const current = this.#current(session, server, principal)
+    if (current) this.#remember(token, session)
+    return current
+  }
+
+  /** Cache an opened id, dropping the oldest ones past the count or the size bound. */
+  #remember(token: string, session: LegacySession): void {
+    if (token.length > CACHE_ENTRY_CHARS || this.#cache.has(token)) return
+    while (this.#cache.size > 0 && (this.#cache.size >= CACHE_SIZE || this.#cachedChars + token.length > CACHE_CHARS)) {
+      const oldest = this.#cache.keys().next().value as string
+      this.#cache.delete(oldest)
+      this.#cachedChars -= oldest.length
+    }
     this.#cache.set(token, session)
-    return this.#current(session, server, principal)
+    this.#cachedChars += token.length
   }
 
   #current(session: LegacySession, server: string, principal: string | null): LegacySession | undefined {

@@ -60,7 +60,7 @@ export async function runWithInput(
   // A 2025-era client is asked directly (askClient); `inputResponses` and `requestState` are
   // 2026-07-28 retry parameters, so its requests' fields of those names mean nothing here.
   const params = options.askClient ? {} : call.params
-  const responses = readInputResponses(params.inputResponses)
+  const sent = readInputResponses(params.inputResponses)
   const codec = options.requestState
   let digest: string | undefined
   const binding = async (): Promise<StateBinding> => {
@@ -75,20 +75,11 @@ export async function runWithInput(
     }
   }
 
-  let opened: OpenedState | undefined
-  if (params.requestState !== undefined) {
-    if (!codec) {
-      libraryLog.warn('requestState rejected', { reason: 'no requestState keys are configured on this server' })
-      throw new McpError('invalidParams', 'Invalid params: invalid requestState')
-    }
-    opened = await codec.open(params.requestState, await binding())
-    if (target.singleUse) {
-      if (!options.nonces) throw new Error(`"${target.target}" needs single-use state, but no nonce ledger is configured`)
-      if (!(await options.nonces.redeem(opened.nonce, opened.expiresAt))) {
-        throw codec.reject(`replayed state for ${target.target}`)
-      }
-    }
-  }
+  const opened = params.requestState === undefined ? undefined : await openState(call, target, params.requestState, binding)
+  // mrtr.mdx: answers are read only for what a verified state says was asked; anything else
+  // (no state at all, or keys the server never asked for) is ignored, so a request cannot
+  // pre-answer a confirmation and skip the round that redeems its state.
+  const responses = answersAsked(sent, opened?.pending)
 
   // The rounds of one call are linked: each round's span to the span of the round before it.
   const previous = parseTraceparent(opened?.trace)
@@ -122,12 +113,76 @@ export async function runWithInput(
         'A handler asked for input, but no requestState keys are configured: pass requestState to mcp() (see README, "Multi-round-trip requests")',
       )
     }
+    // A state that could not be redeemed once is never handed out (it would replay).
+    if (target.singleUse && !options.nonces) throw singleUseUnavailable(target.target)
     const requestState = await codec.seal(await binding(), {
       round: scope.round + 1,
       answers: { ...answers, ...round.used },
+      pending: Object.keys(round.pending),
       state: scope.state,
       trace: call.span && formatTraceparent(call.span.context),
     })
     return { resultType: 'input_required', inputRequests: round.pending, requestState }
   }
+}
+
+/** Verify an echoed state against this retry, and redeem it when the target is single-use. */
+async function openState(
+  call: Call,
+  target: InputTarget,
+  token: unknown,
+  binding: () => Promise<StateBinding>,
+): Promise<OpenedState> {
+  const { requestState: codec, nonces } = call.options
+  if (!codec) {
+    libraryLog.warn('requestState rejected', { reason: 'no requestState keys are configured on this server' })
+    throw new McpError('invalidParams', 'Invalid params: invalid requestState')
+  }
+  const opened = await codec.open(token, await binding())
+  if (target.singleUse) {
+    if (!nonces) throw singleUseUnavailable(target.target)
+    if (!(await nonces.redeem(opened.nonce, opened.expiresAt))) throw codec.reject(`replayed state for ${target.target}`)
+  }
+  return opened
+}
+
+/** The answers among `sent` that a verified state recorded as asked for. */
+function answersAsked(sent: Record<string, unknown>, pending: readonly string[] | undefined): Record<string, unknown> {
+  const asked: Record<string, unknown> = {}
+  for (const key of pending ?? []) if (Object.hasOwn(sent, key)) asked[key] = sent[key]
+  return asked
+}
+
+/** How to bind the nonce ledger, or opt out, for a destructive tool that asks for input. */
+export const SINGLE_USE_HINT =
+  "bind a nonce ledger (cloudflareServices({ nonces: 'MCP_NONCES' }) with the Durable Object binding MCP_NONCES of class " +
+  'McpNonceLedger in wrangler.jsonc, docs/deploy.md), mark the tool readOnlyHint: true or destructiveHint: false if it is, ' +
+  'or opt out with singleUseState: false'
+
+/**
+ * The start-up message of a server that seals states but has no nonce ledger: names its
+ * destructive tools, whose states will be refused, and the binding that fixes it. Undefined when
+ * nothing is wrong.
+ *
+ * @example
+ * const message = singleUseWarning(server.tools.values(), services)
+ */
+export function singleUseWarning(
+  tools: Iterable<{ name: string; singleUseState: boolean }>,
+  services: Pick<Call['options'], 'requestState' | 'nonces'>,
+): string | undefined {
+  if (!services.requestState || services.nonces) return undefined
+  const names = [...tools].filter((tool) => tool.singleUseState).map((tool) => tool.name)
+  if (names.length === 0) return undefined
+  return `No nonce ledger is configured, so these destructive tools answer 500 if they ask for input (their requestState would replay): ${names.join(', ')}. To fix: ${SINGLE_USE_HINT}`
+}
+
+/**
+ * A single-use tool's state without a ledger to redeem it: refused (500, the fix in the message),
+ * never sealed or honoured, since it could be replayed.
+ */
+function singleUseUnavailable(name: string): McpError {
+  const message = `"${name}" is destructive (MCP: readOnlyHint not true, destructiveHint not false), so its requestState is single-use, but no nonce ledger is configured: ${SINGLE_USE_HINT}`
+  libraryLog.error('single-use state refused', { reason: message })
+  return new McpError('misconfigured', `Server misconfigured: ${message}`)
 }

@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench:sdk`: what mcp-edge/sdk costs a call (issue 36: at most 1.05× the same tool on the
+ * native API). The `add` tool on the native API (workers/loop-native) and as SDK code on the adapter
+ * (workers/loop-sdk), two Workers of one workerd behind the in-isolate loop, called by a 2026-07-28
+ * client and by a 2025-era client (with the session id its `initialize` minted), lanes interleaved
+ * in slices and alternated per round (lib/isolate-loop.mjs): the JavaScript of a call, without the
+ * HTTP around it. Prints each lane's µs per call and `sdk / native` with its 95% interval, and both
+ * bundles (gzip), each built as a deploy builds it.
+ */
+import { build } from './lib/build.mjs'
+import { describeRatio, medians } from './lib/compare.mjs'
+import { config } from './lib/config.mjs'
+import { floorLanes } from './lib/floor.mjs'
+import { isolateLoop } from './lib/isolate-loop.mjs'
+import { median } from './lib/stats.mjs'
+import { reportWorkerdWarnings, startWorkers } from './lib/workerd.mjs'
+
+const log = (line) => console.error(`[bench:sdk] ${line}`)
+const built = { native: build('loop-native'), sdk: build('loop-sdk') }
+log(`bundles (gzip): native ${built.native.gzipBytes} bytes, sdk ${built.sdk.gzipBytes} bytes`)
+
+let group
+try {
+  group = await startWorkers(
+    ['native', 'sdk'],
+    (id) => built[id].scriptPath,
+    (id) => `loop-${id}`,
+  )
+  log(`${config.isolateRounds} rounds × ${config.isolateCalls} calls per lane, ${config.isolateSlices} slices`)
+  const lanesOf = async (running) => {
+    const lanes = await floorLanes(running, { legacy: true })
+    const sessionless = lanes.filter((lane) => lane.sessionId === false).map((lane) => lane.id)
+    if (sessionless.length > 0) throw new Error(`bench:sdk: no session id minted for ${sessionless.join(', ')}`)
+    return lanes
+  }
+  const { rounds, emptyUs } = await isolateLoop(group, config, lanesOf)
+  const js = medians(rounds, 'cpuUsPerCall')
+  const over = (a, b) => median(rounds.map((round) => round[a].cpuUsPerCall - round[b].cpuUsPerCall)).toFixed(1)
+  console.log('\n| lane | JS µs/call |\n| --- | --- |')
+  for (const id of Object.keys(js)) console.log(`| ${id} | ${js[id].toFixed(1)} |`)
+  console.log(`\n(an empty loop request: ${emptyUs.toFixed(0)} µs, taken off every slice)`)
+  console.log(
+    `sdk / native, 2026-07-28 call: ${describeRatio(rounds, 'cpuUsPerCall', 'sdk', 'native')}, sdk − native ${over('sdk', 'native')} µs`,
+  )
+  console.log(
+    `sdk / native, 2025-era call: ${describeRatio(rounds, 'cpuUsPerCall', 'sdk-legacy', 'native-legacy')}, sdk − native ${over('sdk-legacy', 'native-legacy')} µs`,
+  )
+  console.log(
+    `bundles, gzip: native ${(built.native.gzipBytes / 1024).toFixed(2)} KiB, sdk ${(built.sdk.gzipBytes / 1024).toFixed(2)} KiB`,
+  )
+} finally {
+  await group?.dispose()
+  reportWorkerdWarnings(log)
+}

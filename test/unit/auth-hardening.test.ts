@@ -1,0 +1,116 @@
+/**
+ * The smaller hardening of issue 37: a local request carries no proxy headers, a bearer secret is
+ * long enough to be one, and the 2025 session cache is bounded by size and holds only sessions
+ * that passed their principal check.
+ */
+import { describe, expect, it } from 'vitest'
+import { exportJWK, generateKeyPair, SignJWT } from 'jose'
+import { AuthChallenge, isLocalRequest } from '../../packages/mcp-edge/src/http/auth.ts'
+import { bearerToken } from '../../packages/mcp-edge/src/http/bearer.ts'
+import { LegacySessions } from '../../packages/mcp-edge/src/server/legacy/session.ts'
+import { jwtResourceServer } from '../../packages/mcp-edge/src/http/resource-server.ts'
+import { createKeyRing, RequestStateCodec } from '../../packages/mcp-edge/src/server/request-state.ts'
+
+// The bounds as documented (session.ts, bearer.ts), written out so this file also runs against older code.
+const MIN_BEARER_TOKEN_CHARS = 32
+const CACHE_CHARS = 4 * 1024 * 1024
+const CACHE_ENTRY_CHARS = 64 * 1024
+
+describe('a local request', () => {
+  it('is loopback by URL, Host and connecting address, and carries no proxy header', () => {
+    const local = (headers: Record<string, string>) => isLocalRequest(new Request('http://127.0.0.1:8787/mcp', { headers }))
+    expect(local({ host: 'localhost:8787', 'cf-connecting-ip': '127.0.0.1' })).toBe(true)
+    for (const [name, value] of Object.entries({
+      forwarded: 'for=203.0.113.9',
+      via: '1.1 tunnel',
+      'x-forwarded-for': '127.0.0.1',
+      'x-forwarded-proto': 'https',
+      'X-Forwarded-Host': 'localhost',
+      'x-real-ip': '127.0.0.1',
+    })) {
+      expect(local({ host: 'localhost:8787', [name]: value }), name).toBe(false)
+    }
+    expect(local({ host: 'localhost:8787', 'x-forwarded': 'no dash after it', accept: '*/*' })).toBe(true)
+  })
+})
+
+describe('bearerToken', () => {
+  it('refuses a secret shorter than 32 characters at start-up, saying how to generate one', () => {
+    expect(() => bearerToken('s3cret-token')).toThrow(
+      /MCP_BEARER_TOKEN has 12 characters; at least 32 are required\. Generate one with: openssl rand -base64 32 \| npx wrangler secret put MCP_BEARER_TOKEN/,
+    )
+    expect(() => bearerToken('x'.repeat(MIN_BEARER_TOKEN_CHARS - 1), 'API_TOKEN')).toThrow(/^API_TOKEN has 31 characters/)
+    expect(bearerToken('')).toBeUndefined()
+    expect(bearerToken(undefined)).toBeUndefined()
+  })
+
+  it('accepts a token of 32 characters or more, and only that token', async () => {
+    const token = 'x'.repeat(MIN_BEARER_TOKEN_CHARS)
+    const check = bearerToken(token) as (request: Request) => Promise<unknown>
+    const withAuth = (value: string) => new Request('http://127.0.0.1/mcp', { headers: { authorization: `Bearer ${value}` } })
+    expect(await check(withAuth(token))).toEqual({ subject: 'bearer' })
+    expect(await check(withAuth(`${token}x`))).toBeUndefined()
+  })
+})
+
+describe('the 2025 session cache', () => {
+  const codec = new RequestStateCodec(createKeyRing(`k1:${Buffer.alloc(32, 3).toString('base64')}`))
+  const mint = (sessions: LegacySessions, padding: number, principal = 'alice') =>
+    sessions.mint({
+      server: 'unit /mcp',
+      protocolVersion: '2025-11-25',
+      clientCapabilities: { experimental: { pad: { text: 'p'.repeat(padding) } } },
+      principal,
+    })
+  const cached = (sessions: LegacySessions, id: string, principal = 'alice') =>
+    !(sessions.open(id, 'unit /mcp', principal) instanceof Promise)
+
+  it('is bounded by characters: ids past the budget push the oldest out long before 1,024 entries', async () => {
+    const sessions = new LegacySessions(codec)
+    const size = Math.floor(CACHE_ENTRY_CHARS / 2)
+    const ids: string[] = []
+    for (let i = 0; i < Math.ceil(CACHE_CHARS / size) + 2; i++) ids.push(await mint(sessions, size))
+    for (const id of ids) expect(await sessions.open(id, 'unit /mcp', 'alice')).toBeDefined()
+    expect(ids.length).toBeLessThan(1024)
+    expect(cached(sessions, ids[0] as string)).toBe(false)
+    expect(cached(sessions, ids.at(-1) as string)).toBe(true)
+  })
+
+  it('verifies an id larger than an entry may be on every use, and caches no session another principal presented', async () => {
+    const sessions = new LegacySessions(codec)
+    const large = await mint(sessions, CACHE_ENTRY_CHARS)
+    expect(await sessions.open(large, 'unit /mcp', 'alice')).toBeDefined()
+    expect(cached(sessions, large)).toBe(false)
+    const small = await mint(sessions, 10)
+    expect(await sessions.open(small, 'unit /mcp', 'mallory')).toBeUndefined()
+    expect(cached(sessions, small, 'mallory')).toBe(false)
+  })
+})
+
+describe('jwtResourceServer and the token type (RFC 9068 §4)', () => {
+  it('requires the typ its issuer sets when configured with it, and refuses other JWT types by default', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256')
+    const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'k', alg: 'ES256' }] }
+    const options = { resource: 'https://mcp.example.com/mcp', issuer: 'https://issuer.example', jwks }
+    const sign = (typ?: string) =>
+      new SignJWT({ sub: 'alice', scope: 'mcp' })
+        .setProtectedHeader({ alg: 'ES256', kid: 'k', ...(typ ? { typ } : {}) })
+        .setIssuer(options.issuer)
+        .setAudience(options.resource)
+        .setExpirationTime('5m')
+        .sign(privateKey)
+    const verify = async (server: ReturnType<typeof jwtResourceServer>, typ?: string) => {
+      const request = new Request(options.resource, { headers: { authorization: `Bearer ${await sign(typ)}` } })
+      return server.authenticate(request, {}).catch((error: unknown) => error)
+    }
+    const strict = jwtResourceServer({ ...options, typ: 'at+jwt' })
+    expect(await verify(strict, 'at+jwt')).toEqual({ subject: 'alice', scopes: ['mcp'] })
+    expect(await verify(strict, 'application/AT+JWT')).toEqual({ subject: 'alice', scopes: ['mcp'] })
+    for (const typ of ['JWT', undefined]) expect(await verify(strict, typ), String(typ)).toBeInstanceOf(AuthChallenge)
+    const lenient = jwtResourceServer(options)
+    for (const typ of ['JWT', 'at+jwt', undefined])
+      expect(await verify(lenient, typ), String(typ)).toMatchObject({ subject: 'alice' })
+    for (const typ of ['logout+jwt', 'dpop+jwt', 'oauth-id-jag+jwt'])
+      expect(await verify(lenient, typ), typ).toBeInstanceOf(AuthChallenge)
+  })
+})
