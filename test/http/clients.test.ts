@@ -8,12 +8,6 @@
  * lists, calls and turns the tools into AI SDK tools. The Python SDK's client runs too, both ways,
  * where `.venv-python` holds it (the last describe).
  */
-import { spawn } from 'node:child_process'
-import type { ChildProcessWithoutNullStreams } from 'node:child_process'
-import { existsSync, mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { createInterface } from 'node:readline'
 import { createMCPClient } from '@ai-sdk/mcp'
 import type { MCPClient } from '@ai-sdk/mcp'
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
@@ -21,9 +15,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { hasPython, inspect as inspectAt, pythonClient, pythonSeen, startMcpRemote } from '../support/client-processes.ts'
+import type { McpRemote } from '../support/client-processes.ts'
 import { legacyRpc } from '../support/legacy.ts'
 
-const ROOT = resolve(import.meta.dirname, '../..')
 const TOOLS = ['add', 'get_weather', 'delete_record', 'write_story', 'generate_report', 'draft_article', 'add_note']
 /** The demo's identity (apps/demo/src/worker.ts), as a 2025-11-25 or 2026-07-28 client receives it. */
 const IDENTITY = {
@@ -34,34 +29,6 @@ const IDENTITY = {
   icons: [{ src: expect.stringMatching(/^data:image\/svg\+xml;base64,/), mimeType: 'image/svg+xml', sizes: ['any'] }],
 }
 const CONFIRM = { action: 'accept', content: { confirm: true, reason: 'cleanup' } } as const
-
-/** A child's environment: its own HOME, no proxy (Inspector's undici cannot load one on Node 20). */
-function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: mkdtempSync(join(tmpdir(), 'mcp-edge-client-home-')) }
-  for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) delete env[name]
-  return env
-}
-
-/** Run a client process to its end ('close': after its output has been read whole). */
-function run(
-  command: string,
-  args: string[],
-  timeout?: number,
-): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
-  const child = spawn(command, args, { env: childEnv(), timeout })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (chunk) => {
-    stdout += chunk
-  })
-  child.stderr.on('data', (chunk) => {
-    stderr += chunk
-  })
-  return new Promise((done, fail) => {
-    child.on('error', fail)
-    child.on('close', (code, signal) => done({ code, signal, stdout, stderr }))
-  })
-}
 
 describe('@modelcontextprotocol/sdk 1.x client (defaults)', () => {
   let client: Client
@@ -171,19 +138,7 @@ describe('@ai-sdk/mcp (the AI SDK, defaults)', () => {
 })
 
 describe('MCP Inspector CLI (default era)', () => {
-  const BIN = join(ROOT, 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js')
-
-  async function inspect(...args: string[]): Promise<{ code: number | null; result: any; stderr: string }> {
-    const { code, stdout, stderr } = await run(process.execPath, [
-      BIN,
-      '--cli',
-      inject('templateUrl'),
-      ...args,
-      '--format',
-      'json',
-    ])
-    return { code, result: stdout.trim() ? JSON.parse(stdout).result : undefined, stderr }
-  }
+  const inspect = (...args: string[]) => inspectAt(inject('templateUrl'), ...args)
 
   it('lists tools, calls add, reads a resource and gets a prompt', async () => {
     const listed = await inspect('--method', 'tools/list')
@@ -199,36 +154,13 @@ describe('MCP Inspector CLI (default era)', () => {
 })
 
 describe('mcp-remote, driven over stdio as a desktop host', () => {
-  let child: ChildProcessWithoutNullStreams
-  const waiting = new Map<unknown, (message: any) => void>()
-  const asked: any[] = []
-  let nextId = 1
+  let remote: McpRemote
+  const request = (method: string, params: object) => remote.request(method, params)
 
-  const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
-  const request = (method: string, params: object) =>
-    new Promise<any>((done) => {
-      const id = nextId++
-      waiting.set(id, done)
-      send({ jsonrpc: '2.0', id, method, params })
-    })
-
-  beforeAll(async () => {
-    child = spawn(process.execPath, [join(ROOT, 'node_modules/mcp-remote/dist/proxy.js'), inject('templateUrl')], {
-      env: childEnv(),
-    })
-    child.stderr.resume()
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const message = JSON.parse(line)
-      if (message.method === 'elicitation/create' && message.id !== undefined) {
-        asked.push(message.params)
-        send({ jsonrpc: '2.0', id: message.id, result: CONFIRM })
-      } else if (message.id !== undefined) waiting.get(message.id)?.(message)
-    })
+  beforeAll(() => {
+    remote = startMcpRemote(inject('templateUrl'), CONFIRM)
   })
-  afterAll(() => {
-    child?.stdin.end()
-    child?.kill()
-  })
+  afterAll(() => remote?.close())
 
   it('initializes through the proxy, lists tools, calls add, reads a resource and gets a prompt', async () => {
     const initialized = await request('initialize', {
@@ -237,7 +169,7 @@ describe('mcp-remote, driven over stdio as a desktop host', () => {
       clientInfo: { name: 'desktop-host', version: '1.0.0' },
     })
     expect(initialized.result).toMatchObject({ protocolVersion: '2025-06-18', serverInfo: { name: 'mcp-edge-template' } })
-    send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    remote.notify('notifications/initialized')
     expect((await request('tools/list', {})).result.tools.map((tool: { name: string }) => tool.name)).toEqual(TOOLS)
     expect((await request('tools/call', { name: 'add', arguments: { a: 1, b: 1 } })).result.content).toEqual([
       { type: 'text', text: '2' },
@@ -249,8 +181,8 @@ describe('mcp-remote, driven over stdio as a desktop host', () => {
   it('forwards delete_record’s elicitation to the host and returns the confirmed result', async () => {
     const result = await request('tools/call', { name: 'delete_record', arguments: { id: 'r-3' } })
     expect(result.result.content).toEqual([{ type: 'text', text: 'Record r-3 deleted (cleanup).' }])
-    expect(asked).toHaveLength(1)
-    expect(asked[0]).toMatchObject({ message: 'Delete record r-3? This cannot be undone.' })
+    expect(remote.asked).toHaveLength(1)
+    expect(remote.asked[0]).toMatchObject({ message: 'Delete record r-3? This cannot be undone.' })
   })
 })
 
@@ -258,28 +190,9 @@ describe('mcp-remote, driven over stdio as a desktop host', () => {
  * The official Python SDK (PyPI `mcp`, pinned in .ci/run), when `.venv-python` holds it: `.ci/run`
  * installs it where pip can reach it; elsewhere these tests are skipped (README "Connect a client").
  */
-const PYTHON = join(ROOT, '.venv-python/bin/python')
-describe.skipIf(!existsSync(PYTHON))('Python SDK (mcp 2.x), when .venv-python has it', () => {
-  /** Run the client; killed after 50 s (the test's own limit is 60 s). */
-  async function python(how: 'session' | 'client'): Promise<any> {
-    const script = join(ROOT, 'test/support/python-client.py')
-    const { code, signal, stdout, stderr } = await run(PYTHON, [script, inject('templateUrl'), how], 50_000)
-    if (code !== 0) throw new Error(`python exited with ${signal ?? code}: ${stderr}`)
-    try {
-      return JSON.parse(stdout)
-    } catch {
-      throw new Error(`python printed no JSON: ${stdout}${stderr}`)
-    }
-  }
-  const seen = {
-    tools: TOOLS,
-    add: ['5'],
-    resource: { uri: 'info://server', mimeType: 'text/plain' },
-    prompt: 'Summarize this:\n\nMCP',
-    delete: ['Record r-1 deleted (cleanup).'],
-    asked: ['Delete record r-1? This cannot be undone.'],
-    weather: { city: 'Oslo', tempC: 23, conditions: 'cloudy' },
-  }
+describe.skipIf(!hasPython)('Python SDK (mcp 2.x), when .venv-python has it', () => {
+  const python = (how: 'session' | 'client') => pythonClient(inject('templateUrl'), how)
+  const seen = pythonSeen(TOOLS)
 
   it('ClientSession.initialize(): lists tools, calls add, reads a resource, gets a prompt, completes delete_record through its elicitation callback', async () => {
     expect(await python('session')).toEqual({ protocolVersion: '2025-11-25', ...seen })

@@ -8,11 +8,19 @@
  * local OTLP collector: after both runs, every span the suite caused is checked (named as
  * docs/observability.md says, no orphans).
  */
-import { spawn } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  bad,
+  type Check,
+  IGNORED_UNASKED_ANSWERS,
+  LEGACY_REQUIRED,
+  LEGACY_UNSCORED,
+  PENDING,
+  REQUIRED,
+  type Run,
+  runSuite,
+  TASKS,
+} from '../support/conformance.ts'
 import { type Collector, startCollector } from '../support/otlp-collector.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
@@ -32,82 +40,6 @@ afterAll(async () => {
   await collector?.close()
 })
 
-const REQUIRED = [
-  'server-stateless',
-  'completion-complete',
-  'tools-list',
-  'tools-call-simple-text',
-  'tools-call-image',
-  'tools-call-audio',
-  'tools-call-embedded-resource',
-  'tools-call-mixed-content',
-  'tools-call-error',
-  'tools-call-with-progress',
-  'server-sse-multiple-streams',
-  'resources-list',
-  'resources-read-text',
-  'resources-read-binary',
-  'resources-templates-read',
-  'sep-2164-resource-not-found',
-  'prompts-list',
-  'prompts-get-simple',
-  'prompts-get-with-args',
-  'prompts-get-embedded-resource',
-  'prompts-get-with-image',
-  'dns-rebinding-protection',
-  'caching',
-  'input-required-result-basic-elicitation',
-  'input-required-result-basic-sampling',
-  'input-required-result-basic-list-roots',
-  'input-required-result-request-state',
-  'input-required-result-multiple-input-requests',
-  'input-required-result-multi-round',
-  'input-required-result-missing-input-response',
-  'input-required-result-non-tool-request',
-  'input-required-result-result-type',
-  'input-required-result-unsupported-methods',
-  'input-required-result-tampered-state',
-  'input-required-result-capability-check',
-  'input-required-result-ignore-extra-params',
-  'input-required-result-validate-input',
-]
-/** Expected to warn, by decision (issue 37): see test/conformance/expected-failures.yml. */
-const IGNORED_UNASKED_ANSWERS = 'input-required-result-ignore-extra-params'
-const PENDING = ['json-schema-2020-12', 'http-header-validation', 'http-custom-header-server-validation']
-const LEGACY_REQUIRED = [
-  'server-initialize',
-  'logging-set-level',
-  'ping',
-  'completion-complete',
-  'tools-list',
-  'tools-call-simple-text',
-  'tools-call-image',
-  'tools-call-audio',
-  'tools-call-embedded-resource',
-  'tools-call-mixed-content',
-  'tools-call-with-logging',
-  'tools-call-error',
-  'tools-call-with-progress',
-  'tools-call-sampling',
-  'tools-call-elicitation',
-  'elicitation-sep1034-defaults',
-  'server-sse-multiple-streams',
-  'elicitation-sep1330-enums',
-  'resources-list',
-  'resources-read-text',
-  'resources-read-binary',
-  'resources-templates-read',
-  'resources-subscribe',
-  'resources-unsubscribe',
-  'prompts-list',
-  'prompts-get-simple',
-  'prompts-get-with-args',
-  'prompts-get-embedded-resource',
-  'prompts-get-with-image',
-  'dns-rebinding-protection',
-]
-/** Run at 2025-11-25 but not scored: added after release, and pending. */
-const LEGACY_UNSCORED = ['server-session-lifecycle', 'json-schema-2020-12', 'server-sse-polling']
 /**
  * Scenarios whose checks are asserted one by one, id and status. server-sse-polling: the fixture's
  * `test_reconnection` call streams, so its 2025-11-25 stream opens with a priming event and a
@@ -132,63 +64,11 @@ const EXACT_CHECKS: Record<string, [string, Check['status']][]> = {
     ['server-sse-disconnect-resume', 'INFO'],
   ],
 }
-const TASKS = [
-  'tasks-lifecycle',
-  'tasks-capability-negotiation',
-  'tasks-wire-fields',
-  'tasks-request-state-removal',
-  'tasks-mrtr-input',
-  'tasks-request-headers',
-  'tasks-dispatch-and-envelope',
-  'tasks-status-notifications',
-  'tasks-required-task-error',
-  'tasks-mrtr-composition',
-]
-
-interface Check {
-  id: string
-  status: 'SUCCESS' | 'FAILURE' | 'WARNING' | 'INFO' | 'SKIPPED'
-  errorMessage?: string
-  details?: unknown
-}
-
-interface Run {
-  checks: Map<string, Check[]>
-  exitCode: number | null
-  output: string
-}
-
-async function runSuite(args: string[]): Promise<Run> {
-  const outDir = mkdtempSync(join(tmpdir(), 'mcp-edge-conformance-'))
-  const root = resolve(import.meta.dirname, '../..')
-  const child = spawn(process.execPath, ['scripts/conformance.mjs', fixture.url, '-o', outDir, ...args], { cwd: root })
-  let output = ''
-  child.stdout.on('data', (chunk) => {
-    output += chunk
-  })
-  child.stderr.on('data', (chunk) => {
-    output += chunk
-  })
-  const exitCode = await new Promise<number | null>((done) => child.on('exit', done))
-  const checks = new Map<string, Check[]>()
-  for (const entry of readdirSync(outDir)) {
-    const scenario = entry.replace(/^server-/, '').replace(/-\d{4}-\d{2}-\d{2}T.*$/, '')
-    checks.set(scenario, JSON.parse(readFileSync(join(outDir, entry, 'checks.json'), 'utf8')) as Check[])
-  }
-  return { checks, exitCode, output }
-}
-
-function bad(reported: Check[]): string[] {
-  return reported
-    .filter((check) => check.status === 'FAILURE' || check.status === 'WARNING')
-    .map((check) => `${check.id}: ${check.errorMessage}`)
-}
-
 describe('official conformance suite (0.2.0-alpha.12, --requirements 2026-07-28)', () => {
   let run: Run
 
   beforeAll(async () => {
-    run = await runSuite([])
+    run = await runSuite(fixture.url, [])
   }, 180_000)
 
   it('runs exactly the required, pending and Tasks scenarios, and the baseline holds', () => {
@@ -223,7 +103,7 @@ describe('official conformance suite (0.2.0-alpha.12, --requirements 2025-11-25,
   let run: Run
 
   beforeAll(async () => {
-    run = await runSuite(['--requirements', '2025-11-25'])
+    run = await runSuite(fixture.url, ['--requirements', '2025-11-25'])
   }, 180_000)
 
   it('runs exactly the required and unscored scenarios, and the baseline holds', () => {

@@ -1,0 +1,105 @@
+/**
+ * Fixture (b), an `McpAgent` keeping a counter in its state (`this.setState`), served with
+ * `CounterMCP.serve('/mcp')` on the MCP_OBJECT binding, its imports changed to `mcp-edge/sdk` and
+ * nothing else (test/fixture-sdk/agent), under `wrangler dev`. The state is the agent's per 2025
+ * session: it persists across calls in one session and is separate between two; for 2026-07-28
+ * clients, which have no session, it is kept per principal (here the one anonymous principal). The
+ * SSE transport, which mcp-edge does not offer, answers an error that names `serve`.
+ */
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { inspect } from '../support/client-processes.ts'
+import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
+
+let worker: WranglerServer
+
+beforeAll(async () => {
+  worker = await startWrangler({ config: 'test/fixture-sdk/agent/wrangler.jsonc' })
+}, 120_000)
+afterAll(() => worker?.stop())
+
+const text = (result: object) => ((result as { content?: { text: string }[] }).content ?? [])[0]?.text
+
+async function session(): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const client = new Client({ name: 'sdk-1x', version: '1.0.0' })
+  const transport = new StreamableHTTPClientTransport(new URL(worker.url))
+  await client.connect(transport)
+  return { client, transport }
+}
+
+const increment = (client: Client | ClientV2, by: number) =>
+  client.callTool({ name: 'increment', arguments: { by } }).then((result) => text(result))
+const counter = async (client: Client | ClientV2) => (await client.readResource({ uri: 'mcp://resource/counter' })).contents[0]
+
+describe('McpAgent served with serve("/mcp"): 2025 sessions (the SDK 1.x client)', () => {
+  let first: Awaited<ReturnType<typeof session>>
+  let second: Awaited<ReturnType<typeof session>>
+
+  beforeAll(async () => {
+    first = await session()
+    second = await session()
+  })
+  afterAll(async () => {
+    await first?.client.close()
+    await second?.client.close()
+  })
+
+  it('lists the tools registered in init(), registerTool and the older tool() alike', async () => {
+    const { tools } = await first.client.listTools()
+    expect(tools.map((tool) => tool.name)).toEqual(['increment', 'add'])
+    expect(tools[0]?.inputSchema).toMatchObject({ properties: { by: { type: 'integer' } }, required: ['by'] })
+    expect(text(await first.client.callTool({ name: 'add', arguments: { a: 20, b: 22 } }))).toBe('42')
+  })
+
+  it('keeps the counter across calls within one session', async () => {
+    expect(first.transport.sessionId).toBeTruthy()
+    expect(await increment(first.client, 2)).toBe('counter is 2')
+    expect(await increment(first.client, 3)).toBe('counter is 5')
+    expect(await counter(first.client)).toEqual({ uri: 'mcp://resource/counter', text: '5' })
+  })
+
+  it('keeps a separate counter for another session', async () => {
+    expect(second.transport.sessionId).not.toBe(first.transport.sessionId)
+    expect(await increment(second.client, 1)).toBe('counter is 1')
+    expect(await increment(first.client, 1)).toBe('counter is 6')
+    expect(await counter(second.client)).toMatchObject({ text: '1' })
+  })
+
+  it('starts each Inspector CLI run (a new session each) from initialState', async () => {
+    for (let run = 0; run < 2; run++) {
+      const called = await inspect(worker.url, '--method', 'tools/call', '--tool-name', 'increment', '--tool-arg', 'by=4')
+      expect([called.code, called.result?.content]).toEqual([0, [{ type: 'text', text: 'counter is 4' }]])
+    }
+  })
+})
+
+describe('McpAgent served with serve("/mcp"): 2026-07-28 clients (no session)', () => {
+  const clients: ClientV2[] = []
+  const connect = async () => {
+    const client = new ClientV2({ name: 'client-2x', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    await client.connect(new TransportV2(new URL(worker.url)))
+    clients.push(client)
+    return client
+  }
+  afterAll(() => Promise.all(clients.map((client) => client.close())))
+
+  it('keeps the counter per principal: two anonymous clients share it, apart from every 2025 session', async () => {
+    const one = await connect()
+    expect(one.getNegotiatedProtocolVersion()).toBe('2026-07-28')
+    expect(await increment(one, 10)).toBe('counter is 10')
+    const other = await connect()
+    expect(await increment(other, 1)).toBe('counter is 11')
+    expect(await counter(one)).toMatchObject({ text: '11' })
+  })
+})
+
+describe('McpAgent.serveSSE', () => {
+  it('answers an error that names serve() instead of opening an SSE stream', async () => {
+    const response = await fetch(new URL('/sse', worker.url), { headers: { accept: 'text/event-stream' } })
+    expect(response.status).toBeGreaterThanOrEqual(400)
+    expect(response.headers.get('content-type') ?? '').not.toContain('text/event-stream')
+    expect(await response.text()).toMatch(/serve\(/)
+  })
+})
