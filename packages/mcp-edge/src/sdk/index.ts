@@ -34,7 +34,7 @@ export {
 } from './input.ts'
 export type {
   ElicitFormParams,
-  ElicitFormParams as ElicitRequestFormParams,
+  ElicitRequestFormParams,
   ElicitParams,
   ElicitResult,
   ElicitUrlParams,
@@ -42,6 +42,7 @@ export type {
   InputRequiredResult,
   InputRequiredSpec,
   InputResponseView,
+  RequestedSchema,
 } from './input.ts'
 export type { AuthInfo, RequestHandlerExtra, SdkNotification, SdkRequest } from './context.ts'
 export { completable } from './schema.ts'
