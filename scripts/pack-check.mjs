@@ -157,7 +157,8 @@ await stage('npm pack -w mcp-edge -w create-mcp-edge', () => {
     tarballs[entry.name] = { path: join(WORK, entry.filename), files: entry.files.map((file) => file.path) }
   const library = tarballs['mcp-edge']
   const stray = library.files.filter(
-    (file) => !/^(dist\/.+\.(js|d\.ts)|bin\/mcp-edge\.mjs|docs\/.+\.md|README\.md|LICENSE|package\.json)$/.test(file),
+    (file) =>
+      !/^(dist\/.+\.(js|d\.ts)|bin\/mcp-edge\.mjs|docs\/.+\.md|README\.md|CHANGELOG\.md|LICENSE|package\.json)$/.test(file),
   )
   if (stray.length > 0) throw new Error(`the mcp-edge tarball holds what users do not need: ${stray.join(', ')}`)
   const create = tarballs['create-mcp-edge']
