@@ -245,7 +245,7 @@ for (const template of TEMPLATES) {
     // As a user would type it, beside the tarballs: `npx ./create-mcp-edge-<v>.tgz …` (npx takes a
     // relative path as a package to run; an absolute one as a command).
     const local = (name) => `./${basename(tarballs[name].path)}`
-    run(
+    const printed = run(
       'npx',
       [
         '--yes',
@@ -262,6 +262,15 @@ for (const template of TEMPLATES) {
     )
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
     if (pkg.name !== `my-${template}-server`) throw new Error(`the package is named ${pkg.name}`)
+    const server = readFileSync(join(dir, 'src/index.ts'), 'utf8')
+    if (!server.includes(`  name: 'my-${template}-server',`)) throw new Error("the server's name is not the folder's")
+    // Installed: the next three commands, no npm install among them.
+    const next = /^Next:\n((?: {2}.+\n){3})/m
+      .exec(printed)?.[1]
+      .replace(/ *#.*$/gm, '')
+      .trim()
+    if (next !== `cd projects/my-${template}-server\n  npm run dev\n  npm test`)
+      throw new Error(`create-mcp-edge printed:\n${printed}`)
     if (!existsSync(join(dir, '.gitignore'))) throw new Error('no .gitignore in the scaffold')
     run('npm', ['test'], { cwd: dir })
     run('npm', ['run', 'check'], { cwd: dir })
