@@ -5,13 +5,13 @@
  * only when that version is not on npm yet, and tags the commit `<name>@<version>` and
  * `v<version>` (the tag the templates' README links name). Prints `New tag: <name>@<version>`
  * lines, which changesets/action turns into GitHub releases. Refuses to publish templates that
- * are not pinned to the library's version (pin-templates.mjs).
+ * are not at the library's version (sync-versions.mjs).
  */
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { pinTemplates } from './pin-templates.mjs'
+import { syncVersions } from './sync-versions.mjs'
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..')
 const PACKAGES = ['packages/mcp-edge', 'packages/create-mcp-edge']
@@ -22,7 +22,7 @@ function run(command, args, { allowFailure = false } = {}) {
   return result.status === 0 ? result.stdout.trim() : undefined
 }
 
-const { version, stale } = pinTemplates(ROOT, { check: true })
+const { version, stale } = syncVersions(ROOT, { check: true })
 if (stale.length > 0) throw new Error(`not publishing: ${stale.join('; ')}`)
 let published = 0
 for (const dir of PACKAGES) {

@@ -1,14 +1,14 @@
 /**
- * The release's moving parts that can drift without a release to show it: the templates pinned to
- * the library's version (scripts/release/pin-templates.mjs, which `npm run version-packages`
- * runs after `changeset version`), and the packages' changelogs and metadata that
- * `npm publish --provenance` needs.
+ * The release's moving parts that can drift without a release to show it: one version for the
+ * repository (scripts/release/sync-versions.mjs, which `npm run version-packages` runs after
+ * `changeset version`), and the packages' changelogs and the metadata `npm publish --provenance`
+ * needs.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { pinTemplates } from '../../scripts/release/pin-templates.mjs'
+import { syncVersions } from '../../scripts/release/sync-versions.mjs'
 
 const ROOT = resolve(import.meta.dirname, '../..')
 const TEMPLATES = ['minimal', 'durable', 'oauth']
@@ -17,26 +17,28 @@ const scratch = mkdtempSync(join(tmpdir(), 'mcp-edge-release-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
 describe('release', () => {
-  it('pins every template to the library version in this repository', () => {
-    const { version, stale } = pinTemplates(ROOT, { check: true })
-    expect(stale).toEqual([])
-    for (const template of TEMPLATES)
-      expect(json(join(ROOT, 'templates', template, 'package.json')).dependencies['mcp-edge']).toBe(`^${version}`)
+  it('has the repository at the library version', () => {
+    expect(syncVersions(ROOT, { check: true }).stale).toEqual([])
   })
 
-  it('repins the templates (dependency and README tag links) after a version bump', () => {
-    for (const part of ['packages/mcp-edge/package.json', ...TEMPLATES.map((t) => `templates/${t}`)])
+  it('brings the root, the templates, their server.json and README tag links to a bumped version', () => {
+    for (const part of ['package.json', 'packages/mcp-edge/package.json', ...TEMPLATES.map((t) => `templates/${t}`)])
       cpSync(join(ROOT, part), join(scratch, part), { recursive: true, filter: (path) => !path.includes('node_modules') })
     const library = json(join(scratch, 'packages/mcp-edge/package.json'))
     writeFileSync(join(scratch, 'packages/mcp-edge/package.json'), JSON.stringify({ ...library, version: '0.3.0' }))
-    const checked = pinTemplates(scratch, { check: true })
-    expect(checked.stale).toHaveLength(TEMPLATES.length * 2)
-    expect(json(join(scratch, 'templates/minimal/package.json')).dependencies['mcp-edge']).toBe(`^${library.version}`)
-    pinTemplates(scratch)
-    expect(pinTemplates(scratch, { check: true }).stale).toEqual([])
+    const files = [...TEMPLATES]
+      .sort()
+      .flatMap((t) => ['package.json', 'server.json', 'README.md'].map((f) => `templates/${t}/${f}`))
+    expect(syncVersions(scratch, { check: true }).stale).toEqual(['package.json', ...files])
+    expect(json(join(scratch, 'templates/minimal/package.json')).version).toBe(library.version)
+    syncVersions(scratch)
+    expect(syncVersions(scratch, { check: true }).stale).toEqual([])
+    expect(json(join(scratch, 'package.json')).version).toBe('0.3.0')
     for (const template of TEMPLATES) {
-      expect(json(join(scratch, 'templates', template, 'package.json')).dependencies['mcp-edge']).toBe('^0.3.0')
-      const readme = readFileSync(join(scratch, 'templates', template, 'README.md'), 'utf8')
+      const dir = join(scratch, 'templates', template)
+      expect(json(join(dir, 'package.json'))).toMatchObject({ version: '0.3.0', dependencies: { 'mcp-edge': '^0.3.0' } })
+      expect(json(join(dir, 'server.json')).version).toBe('0.3.0')
+      const readme = readFileSync(join(dir, 'README.md'), 'utf8')
       expect(readme).toContain(`tree/v0.3.0/templates/${template}`)
       expect(readme).toContain(`templates/${template}#v0.3.0`)
       expect(readme).not.toMatch(/tree\/v0\.1\.0|#v0\.1\.0/)
