@@ -51,14 +51,14 @@ function stage(name, fn) {
     )
 }
 
-/** Run a command to completion; throws with its output when it fails. */
-function run(command, args, options = {}) {
+/** Run a command to completion; throws with its output when it fails. Returns its stdout (`both`: and stderr). */
+function run(command, args, { both = false, ...options } = {}) {
   const result = spawnSync(command, args, { cwd: ROOT, env: ENV, encoding: 'utf8', ...options })
   if (result.status !== 0) {
     const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim().split('\n').slice(-40).join('\n')
     throw new Error(`${command} ${args.join(' ')} exited ${result.status ?? result.signal}\n${output}`)
   }
-  return result.stdout
+  return both ? `${result.stdout}${result.stderr}` : result.stdout
 }
 
 const freePort = () =>
@@ -139,6 +139,39 @@ async function taskCompletes(url) {
     await new Promise((done) => setTimeout(done, 200))
   }
   throw new Error('the task did not complete within 30 s')
+}
+
+/** One log line the library prints per request (the templates' tests must not show it when they pass). */
+const REQUEST_LINE = /"msg":"mcp request"/
+
+/**
+ * The project's `npm test`: passes, without the server's per-request log lines. In minimal, a
+ * failing test (written for the occasion, then removed) does show the line of its request.
+ */
+function quietTests(dir, template) {
+  const output = run('npm', ['test'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], both: true })
+  if (REQUEST_LINE.test(output)) throw new Error(`npm test printed the log lines of passing tests:\n${output}`)
+  if (template !== 'minimal') return
+  const failing = join(dir, 'test/fails-on-purpose.test.ts')
+  writeFileSync(
+    failing,
+    `import { exports } from 'cloudflare:workers'
+import { McpClient } from 'mcp-edge/client'
+import { expect, it } from 'vitest'
+it('adds wrongly', async () => {
+  const client = new McpClient({ url: 'http://127.0.0.1/mcp', fetch: (request) => exports.default.fetch(request) })
+  expect((await client.callTool('add', { a: 2, b: 3 })).content).toEqual([{ type: 'text', text: '6' }])
+})
+`,
+  )
+  try {
+    const result = spawnSync('npx', ['vitest', 'run', 'test/fails-on-purpose.test.ts'], { cwd: dir, env: ENV, encoding: 'utf8' })
+    const shown = `${result.stdout}${result.stderr}`
+    if (result.status === 0 || !/"method":"tools\/call","target":"add"/.test(shown))
+      throw new Error(`a failing test did not show its request's log line (exit ${result.status}):\n${shown}`)
+  } finally {
+    rmSync(failing)
+  }
 }
 
 /** The ```ts blocks of a Markdown file. */
@@ -272,7 +305,7 @@ for (const template of TEMPLATES) {
     if (next !== `cd projects/my-${template}-server\n  npm run dev\n  npm test`)
       throw new Error(`create-mcp-edge printed:\n${printed}`)
     if (!existsSync(join(dir, '.gitignore'))) throw new Error('no .gitignore in the scaffold')
-    run('npm', ['test'], { cwd: dir })
+    quietTests(dir, template)
     run('npm', ['run', 'check'], { cwd: dir })
   })
   if (SERVED.includes(template)) {
