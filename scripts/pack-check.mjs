@@ -306,6 +306,12 @@ for (const template of TEMPLATES) {
       throw new Error(`create-mcp-edge printed:\n${printed}`)
     if (!existsSync(join(dir, '.gitignore'))) throw new Error('no .gitignore in the scaffold')
     quietTests(dir, template)
+    // `npm run types` regenerates the committed file as it is, with no advice to act on.
+    const committed = readFileSync(join(dir, 'worker-configuration.d.ts'), 'utf8')
+    const typed = run('npm', ['run', 'types'], { cwd: dir, both: true })
+    if (/Action required/.test(typed)) throw new Error(`npm run types asks for action:\n${typed}`)
+    if (readFileSync(join(dir, 'worker-configuration.d.ts'), 'utf8') !== committed)
+      throw new Error('npm run types changed worker-configuration.d.ts')
     run('npm', ['run', 'check'], { cwd: dir })
   })
   if (SERVED.includes(template)) {

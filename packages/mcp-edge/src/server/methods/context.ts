@@ -119,7 +119,7 @@ export async function runWithInput(
     }
     if (!codec) {
       throw new Error(
-        'A handler asked for input, but no requestState keys are configured: pass requestState to mcp() (see README, "Multi-round-trip requests")',
+        'A handler asked for input, but no requestState keys are configured: pass requestState to mcp() (docs/multi-round-trip.md)',
       )
     }
     const requestState = await codec.seal(await binding(), {
