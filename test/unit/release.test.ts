@@ -45,6 +45,22 @@ describe('release', () => {
     }
   })
 
+  it('runs, in its workflows, scripts that exist: .ci/run for CI; version-packages and release for releases', () => {
+    const scripts = json(join(ROOT, 'package.json')).scripts
+    expect(readFileSync(join(ROOT, '.github/workflows/ci.yml'), 'utf8')).toMatch(/^\s+run: bash \.ci\/run$/m)
+    const release = readFileSync(join(ROOT, '.github/workflows/release.yml'), 'utf8')
+    const commands = [...release.matchAll(/^\s+(version|publish): npm run ([\w-]+)$/gm)].map(([, step, script]) => [step, script])
+    expect(commands).toEqual([
+      ['version', 'version-packages'],
+      ['publish', 'release'],
+    ])
+    expect(scripts['version-packages']).toBe(
+      'changeset version && node scripts/release/sync-versions.mjs && npm install --package-lock-only --no-audit --no-fund',
+    )
+    expect(scripts.release).toBe('npm run build && node scripts/release/publish.mjs')
+    expect(release).toMatch(/id-token: write/) // npm publish --provenance needs the OIDC token
+  })
+
   it.each(['mcp-edge', 'create-mcp-edge'])('%s ships a changelog with its version and names its repository', (name) => {
     const dir = join(ROOT, 'packages', name)
     const pkg = json(join(dir, 'package.json'))
