@@ -5,7 +5,8 @@
  * only when that version is not on npm yet, and tags the commit `<name>@<version>` and
  * `v<version>` (the tag the templates' README links name). Prints `New tag: <name>@<version>`
  * lines, which changesets/action turns into GitHub releases. Refuses to publish templates that
- * are not at the library's version (sync-versions.mjs).
+ * are not at the library's version (sync-versions.mjs). `--dry-run`: `npm publish --dry-run`, no
+ * provenance (it needs the workflow's OIDC token) and no tags.
  */
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -15,6 +16,7 @@ import { syncVersions } from './sync-versions.mjs'
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../../..')
 const PACKAGES = ['packages/mcp-edge', 'packages/create-mcp-edge']
+const DRY_RUN = process.argv.includes('--dry-run')
 
 function run(command, args, { allowFailure = false } = {}) {
   const result = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
@@ -30,6 +32,11 @@ for (const dir of PACKAGES) {
   if (pkg.version !== version) throw new Error(`${pkg.name} is at ${pkg.version}, mcp-edge at ${version}: release them together`)
   if (run('npm', ['view', `${pkg.name}@${pkg.version}`, 'version'], { allowFailure: true })) {
     console.log(`${pkg.name}@${pkg.version} is on npm already`)
+    continue
+  }
+  if (DRY_RUN) {
+    run('npm', ['publish', '--dry-run', '--access', 'public', '-w', pkg.name])
+    console.log(`would publish ${pkg.name}@${pkg.version}`)
     continue
   }
   run('npm', ['publish', '--provenance', '--access', 'public', '-w', pkg.name])
