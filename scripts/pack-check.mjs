@@ -141,6 +141,18 @@ async function taskCompletes(url) {
   throw new Error('the task did not complete within 30 s')
 }
 
+/** What npm installed: its size, and one workerd for the Vitest pool and `wrangler dev` (the templates' overrides). */
+function installed(dir) {
+  const versions = new Set(
+    readdirSync(join(dir, 'node_modules'), { recursive: true, encoding: 'utf8' })
+      .filter((path) => /(^|\/)workerd\/package\.json$/.test(path))
+      .map((path) => JSON.parse(readFileSync(join(dir, 'node_modules', path), 'utf8')).version),
+  )
+  if (versions.size !== 1) throw new Error(`the scaffold installs workerd ${[...versions].join(' and ')}, not one`)
+  const megabytes = run('du', ['-sm', join(dir, 'node_modules')]).split('\t')[0]
+  return `node_modules: ${megabytes} MB, workerd ${[...versions][0]}`
+}
+
 /** One log line the library prints per request (the templates' tests must not show it when they pass). */
 const REQUEST_LINE = /"msg":"mcp request"/
 
@@ -305,6 +317,7 @@ for (const template of TEMPLATES) {
     if (next !== `cd projects/my-${template}-server\n  npm run dev\n  npm test`)
       throw new Error(`create-mcp-edge printed:\n${printed}`)
     if (!existsSync(join(dir, '.gitignore'))) throw new Error('no .gitignore in the scaffold')
+    console.log(`  ${installed(dir)}`)
     quietTests(dir, template)
     // `npm run types` regenerates the committed file as it is, with no advice to act on.
     const committed = readFileSync(join(dir, 'worker-configuration.d.ts'), 'utf8')
