@@ -26,7 +26,7 @@ afterAll(async () => {
   await worker?.stop()
 })
 
-const text = (result: { content?: unknown }) => (result.content as { text: string }[])[0]?.text
+const text = (result: unknown) => (result as { content: { text: string }[] }).content[0]?.text
 
 /** An SDK 1.x client at its defaults (2025-11-25), answering elicitations with `answers` in turn. */
 async function sdk1(
