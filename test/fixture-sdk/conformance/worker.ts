@@ -162,6 +162,10 @@ function createServer(): McpServer {
   return server
 }
 
+// Added in the port (docs/migrate.md): a tool that asks and is not read-only has a confirmation
+// that must be redeemed once (issue 37); mcp-edge/sdk binds the ledger by its conventional name.
+export { McpNonceLedger } from 'mcp-edge/cloudflare'
+
 export default {
   fetch(request: Request, workerEnv: Env, ctx: ExecutionContext) {
     return createMcpHandler(createServer)(request, workerEnv, ctx)

@@ -40,37 +40,11 @@ export function defineTool<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: strin
   const given = config.inputSchema
   const input = objectSchema(given, what)
   const output = outputSchema(config.outputSchema, what)
-  const {
-    callback,
-    execution,
-    title,
-    description,
-    annotations,
-    icons,
-    _meta,
-    streaming,
-    scopes,
-    view,
-    requires,
-    singleUseState,
-  } = config
+  // The SDK's own fields (callback, schemas, execution) are translated; the rest are the core's names.
+  const { callback, execution, inputSchema: _input, outputSchema: _output, task: taskOption, ...same } = config
   const support = execution?.taskSupport
-  const task = config.task ?? (support === undefined ? undefined : TASK_SUPPORT[support])
-  const options = {
-    title,
-    description,
-    input,
-    output,
-    annotations,
-    icons,
-    _meta,
-    streaming,
-    scopes,
-    view,
-    requires,
-    singleUseState,
-    task,
-  }
+  const task = taskOption ?? (support === undefined ? undefined : TASK_SUPPORT[support])
+  const options = { ...same, input, output, task }
   const withArgs = given !== undefined
   edge.tool(name, dropUndefined(options) as ToolOptions<ObjectSchema, undefined, undefined, Env>, (args, ctx) =>
     runSdkHandler(ctx, hooks, (extra) =>

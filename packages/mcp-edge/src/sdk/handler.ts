@@ -122,6 +122,22 @@ function mountApp<Env>(server: EdgeServer<Env>, route: string, options: McpHttpO
   return app
 }
 
+/** Handlers built before, by server or factory: SDK code often calls createMcpHandler per request. */
+const built = new WeakMap<object, { options: CreateMcpHandlerOptions<never>; handler: McpFetchHandler }>()
+
+/** Shallow equality of two option objects (a nested plain object, such as `corsOptions`, by its JSON). */
+function sameOptions(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const keys = Object.keys(a)
+  if (keys.length !== Object.keys(b).length) return false
+  return keys.every((key) => {
+    const [x, y] = [a[key], b[key]]
+    if (x === y) return true
+    const plain = (value: unknown) =>
+      typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype
+    return plain(x) && plain(y) && JSON.stringify(x) === JSON.stringify(y)
+  })
+}
+
 /**
  * @example
  * const server = new McpServer({ name: 'demo', version: '1.0.0' })
@@ -133,6 +149,20 @@ export function createMcpHandler<Env = unknown>(
   // biome-ignore lint/suspicious/noExplicitAny: see above
   serverOrFactory: McpServer<any> | EdgeServer<any> | McpServerFactory<any>,
   options: CreateMcpHandlerOptions<Env> = {},
+): McpFetchHandler {
+  // Built once per server (or factory) and options: the same call per request reuses it, so its
+  // caches (services, sealed sessions, the 2025 lane) live as long as the isolate.
+  const cached = built.get(serverOrFactory)
+  if (cached && sameOptions(cached.options as Record<string, unknown>, options as Record<string, unknown>)) return cached.handler
+  const handler = buildHandler(serverOrFactory, options)
+  built.set(serverOrFactory, { options: options as CreateMcpHandlerOptions<never>, handler })
+  return handler
+}
+
+function buildHandler<Env>(
+  // biome-ignore lint/suspicious/noExplicitAny: as createMcpHandler's
+  serverOrFactory: McpServer<any> | EdgeServer<any> | McpServerFactory<any>,
+  options: CreateMcpHandlerOptions<Env>,
 ): McpFetchHandler {
   const route = options.route ?? '/mcp'
   const mounted = edgeOptions(options)

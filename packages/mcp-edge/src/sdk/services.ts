@@ -7,6 +7,7 @@
 import { cloudflareServices } from '../cloudflare/index.ts'
 import type { CloudflareServicesConfig } from '../cloudflare/index.ts'
 import type { McpServices } from '../server/dispatch.ts'
+import { memoryInputRelay } from '../server/input/input-relay.ts'
 import type { Principal } from '../server/types.ts'
 
 const BINDINGS: [keyof CloudflareServicesConfig, string][] = [
@@ -34,8 +35,13 @@ export function conventionalServices(env: unknown, requireKeys: boolean): McpSer
   const config: CloudflareServicesConfig = {}
   if (requireKeys || hasStateKeys(env)) config.stateKeys = 'MCP_STATE_KEYS'
   for (const [service, name] of BINDINGS) if (bindings[name]) (config as Record<string, string>)[service] = name
-  return cloudflareServices(config)(env)
+  const services = cloudflareServices(config)(env)
+  // Without the relay binding, a 2025 client's answers meet their call within the isolate: one relay
+  // for the whole isolate, since SDK code may build its handler (and server) per request.
+  return { ...services, inputRelay: services.inputRelay ?? isolateRelay }
 }
+
+const isolateRelay = memoryInputRelay()
 
 /** Props fields that name the person, in the order agents' templates fill them. */
 const SUBJECT_FIELDS = ['sub', 'userId', 'user_id', 'login', 'email', 'username', 'id'] as const
