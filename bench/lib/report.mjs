@@ -54,13 +54,16 @@ const LANES = {
   sdk: 'SDK v2, 2026-07-28 client',
   'sdk-legacy': 'SDK v2, 2025-era client (stateless)',
   hono: 'Hono floor',
+  'hono-log': 'Hono floor + a hand-written log line',
 }
 
 export function floorSection({ floor, config }) {
   const m = (metric) => medians(floor.rounds, metric)
   const [rps, p50, p99, cpu] = [m('rps'), m('p50Ms'), m('p99Ms'), m('cpuUsPerRequest')]
   const sdkOf = (id) => (id.endsWith('legacy') ? 'sdk-legacy' : 'sdk')
-  const rows = Object.entries(LANES).map(([id, label]) => [
+  // Lanes a run measured (runs before the log-line floor have none of it).
+  const lanes = Object.entries(LANES).filter(([id]) => id in floor.rounds[0])
+  const rows = lanes.map(([id, label]) => [
     label,
     n(rps[id]),
     n(p50[id], 2),
@@ -73,15 +76,16 @@ export function floorSection({ floor, config }) {
   ])
   const roundRows = floor.rounds.map((round, i) => [
     String(i + 1),
-    ...Object.keys(LANES).map((id) => `${n(round[id].rps)} / ${n(round[id].cpuUsPerRequest)}`),
+    ...lanes.map(([id]) => `${n(round[id].rps)} / ${n(round[id].cpuUsPerRequest)}`),
     `${(othersShare(round) * 100).toFixed(0)}%${othersShare(round) > DISTURBED_SHARE ? ' ⚠' : ''}`,
   ])
   return [
     '## The floor: `tools/call add`, both eras',
     '',
     "The same `add` tool on mcp-edge (the template Worker, and the same with its `telemetry:` line set to `{ logs: 'off' }`), " +
-      'the SDK v2 Worker and a bare Hono Worker that parses the body and ' +
-      'returns the fixed result, each in its own workerd (Miniflare API, 127.0.0.1, no inspector, `minify = true`, ' +
+      'the SDK v2 Worker, a bare Hono Worker that parses the body and ' +
+      'returns the fixed result, and the same with one hand-written `console.log(JSON.stringify({…}))` per request with ' +
+      'the fields of mcp-edge’s line (`hono-log`), each in its own workerd (Miniflare API, 127.0.0.1, no inspector, `minify = true`, ' +
       `${config.stdout === 'pipe' ? "standard output through Miniflare's pipe" : 'standard output to a file (bench/README.md)'}). The ` +
       '2025-era client sent `initialize` once per Worker, then the same call without `_meta`, with `MCP-Protocol-Version: ' +
       `2025-11-25\` and the session id the server minted (${Object.entries(floor.sessions)
@@ -93,7 +97,7 @@ export function floorSection({ floor, config }) {
     '',
     table(['lane', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/call', '×floor', 'per-round ×floor', '×SDK (CPU)', '×SDK (req/s)'], rows),
     '',
-    table(['round', ...Object.keys(LANES).map((id) => `${id} req/s / µs`), 'other processes'], roundRows),
+    table(['round', ...lanes.map(([id]) => `${id} req/s / µs`), 'other processes'], roundRows),
     '',
     '"other processes": the largest share of the machine (all cores) that processes other than workerd and the ' +
       `bench used during one of the round's runs; ⚠ above ${DISTURBED_SHARE * 100}%.`,
@@ -106,19 +110,21 @@ function isolateLoopPart(isolate) {
   if (!isolate) return []
   const { calls, slices, rounds } = isolate
   const js = medians(rounds, 'cpuUsPerCall')
-  const rows = ['hono', 'edge', 'edge-legacy'].map((id) => [
-    LANES[id],
-    n(js[id], 1),
-    id === 'hono' ? '' : n(js[id] - js.hono, 1),
-    id === 'hono' ? '' : x(ratio(rounds, 'cpuUsPerCall', id, 'hono')),
-    id === 'hono' ? '' : range(ratioRange(rounds, 'cpuUsPerCall', id, 'hono')),
-  ])
+  const rows = ['hono', 'hono-log', 'edge', 'edge-legacy']
+    .filter((id) => id in rounds[0])
+    .map((id) => [
+      LANES[id],
+      n(js[id], 1),
+      id === 'hono' ? '' : n(js[id] - js.hono, 1),
+      id === 'hono' ? '' : x(ratio(rounds, 'cpuUsPerCall', id, 'hono')),
+      id === 'hono' ? '' : range(ratioRange(rounds, 'cpuUsPerCall', id, 'hono')),
+    ])
   return [
     '',
     '### The same call inside one isolate, without HTTP',
     '',
-    `The template and the Hono floor as two Workers of one workerd, each its own isolate (\`workers/loop-edge/worker.js\`, ` +
-      `\`workers/loop-hono/worker.js\`), each handed ${calls} \`tools/call add\` requests per round one after another inside a ` +
+    `The template, the Hono floor and the floor with a log line as Workers of one workerd, each its own isolate ` +
+      `(\`workers/loop-edge/worker.js\`, \`workers/loop-hono/worker.js\`, \`workers/loop-hono-log/worker.js\`), each handed ${calls} \`tools/call add\` requests per round one after another inside a ` +
       'request (`app.fetch(request, env, ctx)`, the Request built and the answer read as workerd would, every answer ' +
       `checked), in ${slices} slices interleaved with the other lanes; a lane's figure for a round is its median slice; ` +
       `${rounds.length} rounds. CPU is workerd’s over a slice, less an empty loop request’s (${n(isolate.emptyUs)} µs), ÷ ` +

@@ -12,6 +12,8 @@ const KIB = 1024
 const MB = 1e6
 export const BUNDLE_BUDGET_KIB = 48
 export const TOOLS_HEAP_BUDGET_BYTES = 2 * MB
+/** Issue 38: each template's Worker as `wrangler deploy` uploads it (its view is an asset, not in it). */
+export const TEMPLATE_BUDGETS_KIB = { minimal: 45, durable: 60 }
 
 /**
  * A ratio target over alternated rounds. A miss is worded by `short(amount, reference)`: how far
@@ -102,12 +104,71 @@ function shippedFigure(rounds, metric, lane, of, { id, limit, atMost }) {
   return { id, ...figure, met, settled }
 }
 
+/**
+ * Telemetry at the price of a hand-written log line (issue 38): the demo as the templates ship it
+ * (`edge`: its JSON line per request, the span mirror where the runtime traces) against the floor
+ * that writes one `console.log(JSON.stringify({…}))` with the same fields (`hono-log`), and against
+ * the bare floor over HTTP and inside the isolate. Defaults on: never measured with telemetry off.
+ */
+function telemetryTargets(floor) {
+  const targets = [
+    ratioTarget(floor.rounds, 'cpuUsPerRequest', 'edge', 'hono-log', {
+      id: 'telemetryVsLogLine',
+      name: 'CPU per tools/call as shipped ≤ 1.10× the floor with a hand-written log line',
+      limit: 1.1,
+      atMost: true,
+      profile: 'floor',
+      short: perCall("the log-line floor's"),
+    }),
+    ratioTarget(floor.rounds, 'cpuUsPerRequest', 'edge', 'hono', {
+      id: 'shippedCpuVsFloor',
+      name: 'CPU per tools/call as shipped ≤ 1.20× the bare floor (telemetry on)',
+      limit: 1.2,
+      atMost: true,
+      profile: 'floor',
+      short: perCall("the floor's"),
+    }),
+  ]
+  if (floor.isolate) {
+    targets.push(
+      ratioTarget(floor.isolate.rounds, 'cpuUsPerCall', 'edge', 'hono', {
+        id: 'shippedIsolateVsFloor',
+        name: 'JavaScript of a tools/call as shipped, inside the isolate ≤ 2× the floor',
+        limit: 2,
+        atMost: true,
+        profile: 'floor',
+        short: perCall("the floor's in-isolate"),
+      }),
+    )
+  }
+  return targets
+}
+
+/** The templates' bundles as their own configs deploy them (minified), against issue 38's budgets. */
+function templateBundleTargets(bundles) {
+  return Object.entries(TEMPLATE_BUDGETS_KIB)
+    .filter(([name]) => bundles[`template-${name}`])
+    .map(([name, budget]) => {
+      const gzipKiB = bundles[`template-${name}`].min.gzipBytes / KIB
+      return {
+        id: `bundle${name[0]?.toUpperCase()}${name.slice(1)}`,
+        name: `${name} template's Worker as deployed (minified) ≤ ${budget} KiB gzip`,
+        limit: budget,
+        measured: gzipKiB,
+        atMost: true,
+        unit: ' KiB',
+        gap: () => `${(gzipKiB - budget).toFixed(2)} KiB over`,
+      }
+    })
+}
+
 export function evaluateTargets({ startup, floor, manyTools, streaming, heap, memory, bundles }) {
   const gzipKiB = bundles.edge.min.gzipBytes / KIB
   const toolsHeapOver = heap['tools-200'].heapBytes - heap.hono.heapBytes
   const lostOrMerged = streaming.rounds.reduce((sum, round) => sum + round.edge.dropped + round.edge.coalesced, 0)
   const targets = [
     ...floorTargets(floor.rounds),
+    ...telemetryTargets(floor),
     ratioTarget(startup.rounds, 'cpuMs', 'edge', 'hono', {
       id: 'startupVsFloor',
       name: 'workerd CPU, spawn → first answer ≤ 1.15× the floor',
@@ -125,6 +186,7 @@ export function evaluateTargets({ startup, floor, manyTools, streaming, heap, me
       unit: ' KiB',
       gap: () => `${(gzipKiB - BUNDLE_BUDGET_KIB).toFixed(2)} KiB over`,
     },
+    ...templateBundleTargets(bundles),
     ratioTarget(streaming.rounds, 'chunksPerSecond', 'edge', 'bare', {
       id: 'streamRate',
       name: 'partial results on one SSE stream ≥ 0.8× the rate of a bare SSE writer',

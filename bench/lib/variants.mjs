@@ -16,6 +16,9 @@ export const SDK_TOOL_COUNTS = [5, 200]
 
 export const VARIANTS = {
   hono: { worker: 'hono', label: 'Hono floor', call: add },
+  // The floor plus one hand-written `console.log(JSON.stringify({…}))` per request, with the
+  // fields of mcp-edge's request line: what the templates' telemetry is judged against.
+  'hono-log': { worker: 'hono-log', label: 'Hono floor + a log line', call: add },
   'hono-do': { worker: 'hono-do', label: 'Hono floor + 5 Durable Object bindings', call: add },
   edge: { worker: 'edge', label: 'mcp-edge', bindings: STATE, call: add },
   // The same demo with telemetry off (no log line, no spans), as the floor and the SDK Worker have
@@ -63,6 +66,7 @@ export const VARIANTS = {
   fanout: { worker: 'fanout', label: 'notification fan-out', bindings: STATE },
   'loop-edge': { worker: 'loop-edge', label: 'mcp-edge, in-isolate loop', bindings: STATE },
   'loop-hono': { worker: 'loop-hono', label: 'Hono floor, in-isolate loop' },
+  'loop-hono-log': { worker: 'loop-hono-log', label: 'Hono floor + a log line, in-isolate loop' },
 }
 
 /** Every Worker the bench builds from its own folder under bench/workers/. */

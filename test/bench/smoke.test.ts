@@ -56,6 +56,7 @@ describe('npm run bench (quick)', () => {
         'edge-off',
         'edge-off-legacy',
         'hono',
+        'hono-log',
         'sdk',
         'sdk-legacy',
       ])
@@ -96,7 +97,7 @@ describe('npm run bench (quick)', () => {
     // The in-isolate loop ran every lane in every round (its answers were checked in the Worker).
     expect(results.floor.isolate.rounds.length).toBeGreaterThan(0)
     for (const round of results.floor.isolate.rounds) {
-      expect(Object.keys(round).sort()).toEqual(['edge', 'edge-legacy', 'hono'])
+      expect(Object.keys(round).sort()).toEqual(['edge', 'edge-legacy', 'hono', 'hono-log'])
       for (const lane of Object.values(round)) expect((lane as { cpuUsPerCall: number }).cpuUsPerCall).toBeGreaterThan(0)
     }
     // Start-up profiles come from workerd (the module imported on the first request): every
