@@ -194,6 +194,8 @@ function manyToolsSection({ manyTools, startup, heap, config }) {
       x(ratio(rounds, 'cpuUsPerRequest', `call:${variant}`, `call:${base}`)),
       n(rps[`call:${variant}`]),
       n(cpu[`list:${variant}`]),
+      // Runs before the full-listing lanes have none of it.
+      cpu[`listAll:${variant}`] === undefined ? '' : n(cpu[`listAll:${variant}`]),
       `${first.tools} tools, ${kib(first.bytes, 1)} KiB`,
       String(pages[variant].length),
       n(startupCpu[variant], 1),
@@ -207,7 +209,8 @@ function manyToolsSection({ manyTools, startup, heap, config }) {
     '',
     'The catalog of bench/workers/catalog.ts (nested objects, arrays of objects, enums, bounds, defaults, a description on ' +
       'every property; zod/mini), registered at start-up in mcp-edge and in the SDK v2 per-request factory. `tools/call` of ' +
-      'tool 0 with nested arguments, and `tools/list` (first page), alternated per round ' +
+      'tool 0 with nested arguments, and `tools/list` (each page; "every page" adds a round’s pages up: every tool listed once, ' +
+      'the same tools on each server however it pages them), alternated per round ' +
       `(${config.toolRounds} rounds; SDK lanes get fewer requests per round, they are slower). Heap: the isolate’s, after ` +
       `the first answer and a full collection (inspector, a step of its own), beside the Hono floor’s ${kib(heap.hono.heapBytes)} KiB ` +
       `and the template's ${kib(heap.edge.heapBytes)} KiB; then after reading every tools/list page.`,
@@ -219,6 +222,7 @@ function manyToolsSection({ manyTools, startup, heap, config }) {
         '× 5 tools',
         'tools/call req/s',
         'tools/list CPU µs (page 1)',
+        'tools/list CPU µs (every page)',
         'page 1',
         'pages',
         'start-up CPU ms',
@@ -229,6 +233,13 @@ function manyToolsSection({ manyTools, startup, heap, config }) {
       rows,
     ),
     '',
+    ...(rounds[0]['listAll:tools-200']
+      ? [
+          `Listing all 200 tools (every page): mcp-edge ${x(ratio(rounds, 'cpuUsPerRequest', 'listAll:tools-200', 'listAll:sdk-tools-200'))} ` +
+            `the SDK v2's CPU (per round ${range(ratioRange(rounds, 'cpuUsPerRequest', 'listAll:tools-200', 'listAll:sdk-tools-200'))}).`,
+          '',
+        ]
+      : []),
     `The same 200 tools with their schemas built at start-up (the tools given as zod objects rather than functions): start-up ` +
       `${n(startupCpu['tools-200-eager'], 1)} ms CPU (${x(ratio(startup.rounds, 'cpuMs', 'tools-200-eager', 'tools-5'))} the 5-tool server), ` +
       `heap ${kib(heap['tools-200-eager'].heapBytes)} KiB (${kib(heap['tools-200-eager'].heapBytes - heap.hono.heapBytes)} KiB over the floor).`,

@@ -32,6 +32,9 @@ function ratioTarget(rounds, metric, a, b, { short, ...fields }) {
   }
 }
 
+/** A start-up miss against the 5-tool server. */
+const startupVs5 = (cut, tools5Startup) => `≈ ${cut.toFixed(1)} ms to cut at the 5-tool server's ${tools5Startup.toFixed(1)} ms`
+
 /** A CPU-per-call miss against `whom`. */
 const perCall = (whom) => (cut, reference) => `≈ ${cut.toFixed(0)} µs/call to cut at ${whom} ${reference.toFixed(0)} µs`
 
@@ -164,7 +167,8 @@ function templateBundleTargets(bundles) {
 
 export function evaluateTargets({ startup, floor, manyTools, streaming, heap, memory, bundles }) {
   const gzipKiB = bundles.edge.min.gzipBytes / KIB
-  const toolsHeapOver = heap['tools-200'].heapBytes - heap.hono.heapBytes
+  // After a client has listed every page: a tool's schema is built on the first tools/list.
+  const toolsHeapOver = heap['tools-200'].listedHeapBytes - heap.hono.heapBytes
   const lostOrMerged = streaming.rounds.reduce((sum, round) => sum + round.edge.dropped + round.edge.coalesced, 0)
   const targets = [
     ...floorTargets(floor.rounds),
@@ -222,15 +226,24 @@ export function evaluateTargets({ startup, floor, manyTools, streaming, heap, me
     }),
     ratioTarget(startup.rounds, 'cpuMs', 'tools-200', 'tools-5', {
       id: 'toolsStartupVs5',
-      name: 'start-up CPU with 200 tools ≤ 1.5× the 5-tool server',
+      name: 'start-up CPU with 200 tools, schemas given as functions, ≤ 1.5× the 5-tool server',
       limit: 1.5,
       atMost: true,
       profile: 'startup',
-      short: (cut, tools5Startup) => `≈ ${cut.toFixed(1)} ms to cut at the 5-tool server's ${tools5Startup.toFixed(1)} ms`,
+      short: startupVs5,
+    }),
+    // As the docs teach (`input: z.object(…)`): every schema built at start-up.
+    ratioTarget(startup.rounds, 'cpuMs', 'tools-200-eager', 'tools-5', {
+      id: 'toolsStartupZodVs5',
+      name: 'start-up CPU with 200 tools given as zod objects ≤ 1.5× the 5-tool server',
+      limit: 1.5,
+      atMost: true,
+      profile: 'startup',
+      short: startupVs5,
     }),
     {
       id: 'toolsHeap',
-      name: 'isolate heap with 200 tools after start-up ≤ 2 MB above the bare floor',
+      name: 'isolate heap with 200 tools, after a client listed every page, ≤ 2 MB above the bare floor',
       limit: TOOLS_HEAP_BUDGET_BYTES / MB,
       measured: toolsHeapOver / MB,
       atMost: true,
