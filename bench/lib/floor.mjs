@@ -8,16 +8,20 @@
  */
 import { alternateLoad } from './compare.mjs'
 import { ADD_CALL, legacyAddCall, legacyConnect, verifyCall } from './mcp.mjs'
+import { VARIANTS } from './variants.mjs'
 
 /**
  * The `tools/call add` lanes of running Workers, by id, each answer verified: a 2026-07-28 lane on
- * each, and a 2025-era lane (after one `initialize`) on each but the floor when `legacy` is set.
+ * each that serves it, and a 2025-era lane (after one `initialize`) on each that serves those
+ * (not the floors) when `legacy` is set.
  */
 export async function floorLanes(targets, { legacy = true } = {}) {
   const lanes = []
   for (const [id, target] of Object.entries(targets)) {
-    lanes.push({ id, target, request: ADD_CALL })
-    if (!legacy || id.startsWith('hono')) continue
+    // The revisions the Worker serves (variants.mjs `eras`; the floors answer any body alike).
+    const eras = VARIANTS[id]?.eras ?? ['modern', 'legacy']
+    if (eras.includes('modern')) lanes.push({ id, target, request: ADD_CALL })
+    if (!legacy || !eras.includes('legacy')) continue
     const sessionId = await legacyConnect(target.endpoint)
     lanes.push({ id: `${id}-legacy`, target, request: legacyAddCall(sessionId), sessionId: sessionId !== null })
   }

@@ -11,6 +11,7 @@ import { medians, ratio, ratioRange } from './compare.mjs'
 import { DISTURBED_SHARE, disturbedRounds, othersShare, spread } from './history.mjs'
 import { kib, memorySection, n, profileSection, range, stateAndTasks, table, x } from './report-parts.mjs'
 import { fanoutSection } from './report-fanout.mjs'
+import { peersSection } from './peers.mjs'
 import { taskEnginesMarkdown } from './task-engines.mjs'
 import { TOOL_VARIANTS } from './many-tools.mjs'
 import { referenceOf, VARIANTS } from './variants.mjs'
@@ -316,6 +317,7 @@ export function toMarkdown(results) {
     '',
     floorSection(results),
     '',
+    ...(results.peers ? [peersSection(results), ''] : []),
     startupSection(results),
     '',
     manyToolsSection(results),

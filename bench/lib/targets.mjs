@@ -7,6 +7,7 @@
  * share of the limit and in the unit that has to move, and names what to profile (profile.mjs).
  */
 import { medians, ratio, ratioInterval, ratioRange } from './compare.mjs'
+import { peerTargets } from './peers.mjs'
 
 const KIB = 1024
 const MB = 1e6
@@ -165,7 +166,7 @@ function templateBundleTargets(bundles) {
     })
 }
 
-export function evaluateTargets({ startup, floor, manyTools, streaming, heap, memory, bundles }) {
+export function evaluateTargets({ startup, floor, manyTools, streaming, heap, memory, bundles, peers }) {
   const gzipKiB = bundles.edge.min.gzipBytes / KIB
   // After a client has listed every page: a tool's schema is built on the first tools/list.
   const toolsHeapOver = heap['tools-200'].listedHeapBytes - heap.hono.heapBytes
@@ -173,6 +174,7 @@ export function evaluateTargets({ startup, floor, manyTools, streaming, heap, me
   const targets = [
     ...floorTargets(floor.rounds),
     ...telemetryTargets(floor),
+    ...peerTargets(peers, ratioTarget),
     ratioTarget(startup.rounds, 'cpuMs', 'edge', 'hono', {
       id: 'startupVsFloor',
       name: 'workerd CPU, spawn → first answer ≤ 1.15× the floor',

@@ -34,6 +34,7 @@ describe('npm run bench (quick)', () => {
       'bundles',
       'startup',
       'floor',
+      'peers',
       'manyTools',
       'streaming',
       'tasks',
@@ -91,6 +92,21 @@ describe('npm run bench (quick)', () => {
       const [metric, lane, of] = lanes[target.shipped.id]
       expect(target.measured, target.id).toBe(ratio(results.floor.rounds, metric, lane.replace('edge', 'edge-off'), of))
       expect(target.shipped.measured, target.shipped.id).toBe(ratio(results.floor.rounds, metric, lane, of))
+    }
+    // Every peer ran its lanes, each era it serves, in every round.
+    for (const round of results.peers.rounds) {
+      expect(Object.keys(round).sort()).toEqual([
+        'edge',
+        'edge-legacy',
+        'hono',
+        'hono-log',
+        'hono-mcp-legacy',
+        'mcp-handler',
+        'mcp-handler-legacy',
+        'sdk',
+        'sdk-legacy',
+        'tmcp',
+      ])
     }
     // The 2025 fan-out lane: its sessions all heard every round, and the idle cost of a stream was taken.
     expect(results.fanout, 'fanout.legacy').toHaveProperty('legacy')
