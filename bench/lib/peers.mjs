@@ -1,14 +1,14 @@
 /**
  * Every peer (issue 38): the same `add` tool, the same load and the same workerd for each way a
  * user might build this server on Workers: the bare floor, the floor with a hand-written log line,
- * the official SDK v2 (`createMcpHandler`), Vercel's `mcp-handler`, `tmcp` with its HTTP
- * transport, `@hono/mcp` (on the SDK v1), and mcp-edge as the templates ship it (telemetry on).
+ * the official SDK v2 (`createMcpHandler`), `agents/mcp/server` `createMcpHandler` with an SDK v2
+ * factory, Vercel's `mcp-handler`, `tmcp` with its HTTP transport, `@hono/mcp` (on the SDK v1), and mcp-edge as the templates ship it (telemetry on).
  * Each in its own workerd, lanes alternated per round as the floor step runs them (floor.mjs):
  * a 2026-07-28 lane for each that serves that revision, a 2025-era lane (after `initialize`) for
  * each that serves the 2025 revisions. Versions are read from the installed packages.
  *
- * Not here yet: `agents/mcp/server` `createMcpHandler` (its dependency tree is large; a lane for
- * it and for mcp-edge through `mcp-edge/sdk` go beside these), and the in-isolate loop for peers.
+ * Not here yet: mcp-edge through `mcp-edge/sdk` (a lane for it goes beside these, once it exists),
+ * and the in-isolate loop for peers.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -19,15 +19,16 @@ import { kib, n, range, table, x } from './report-parts.mjs'
 import { VARIANTS } from './variants.mjs'
 
 /** The Workers of the step; mcp-edge is `edge`, the demo as the templates ship it. */
-export const PEER_VARIANTS = ['hono', 'hono-log', 'edge', 'sdk', 'mcp-handler', 'tmcp', 'hono-mcp']
+export const PEER_VARIANTS = ['hono', 'hono-log', 'edge', 'sdk', 'agents', 'mcp-handler', 'tmcp', 'hono-mcp']
 /** The peers built on the official SDK (v2 or v1): mcp-edge's CPU per call is judged against each. */
-export const SDK_BASED = ['sdk', 'mcp-handler', 'hono-mcp']
+export const SDK_BASED = ['sdk', 'agents', 'mcp-handler', 'hono-mcp']
 /** The package whose version each Worker measures. */
 const PACKAGES = {
   hono: ['hono'],
   'hono-log': ['hono'],
   edge: ['mcp-edge', 'hono'],
   sdk: ['@modelcontextprotocol/server'],
+  agents: ['agents', '@modelcontextprotocol/server'],
   'mcp-handler': ['mcp-handler', '@modelcontextprotocol/server'],
   tmcp: ['tmcp', '@tmcp/transport-http', '@tmcp/adapter-zod'],
   'hono-mcp': ['@hono/mcp', '@modelcontextprotocol/sdk'],

@@ -37,6 +37,7 @@ export const VARIANTS = {
   // Peers (issue 38): the same `add` tool on the other ways users build an MCP server on Workers.
   // `eras`: the revisions each serves (`legacy`: 2025-era clients only, after `initialize`).
   'mcp-handler': { worker: 'mcp-handler', label: 'mcp-handler (Vercel, SDK v2)', call: add },
+  agents: { worker: 'agents', label: 'agents/mcp/server createMcpHandler (SDK v2)', call: add },
   // tmcp answers a 2025-11-25 `initialize` with 2025-06-18 (the bench's 2025 client asks 2025-11-25).
   tmcp: { worker: 'tmcp', label: 'tmcp + @tmcp/transport-http', call: add, eras: ['modern'] },
   // The SDK v1 serves the 2025 revisions only; statelessly, a call needs no `initialize` first.

@@ -96,6 +96,8 @@ describe('npm run bench (quick)', () => {
     // Every peer ran its lanes, each era it serves, in every round.
     for (const round of results.peers.rounds) {
       expect(Object.keys(round).sort()).toEqual([
+        'agents',
+        'agents-legacy',
         'edge',
         'edge-legacy',
         'hono',
