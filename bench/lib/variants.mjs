@@ -34,6 +34,15 @@ export const VARIANTS = {
     call: { request: withToken, answer: '5' },
   },
   sdk: { worker: 'sdk', label: 'SDK v2', call: add },
+  // The minimal template as scaffolded and deployed (its own wrangler.jsonc, minified; built by
+  // more-bundles.mjs), with MCP_BEARER_TOKEN set and sent: issue 38's start-up target.
+  minimal: {
+    worker: 'template-minimal',
+    config: '../../templates/minimal',
+    label: 'minimal template, MCP_BEARER_TOKEN set',
+    bindings: { MCP_BEARER_TOKEN: BENCH_BEARER_TOKEN },
+    call: { request: withToken, answer: '5' },
+  },
   // Peers (issue 38): the same `add` tool on the other ways users build an MCP server on Workers.
   // `eras`: the revisions each serves (`legacy`: 2025-era clients only, after `initialize`).
   'mcp-handler': { worker: 'mcp-handler', label: 'mcp-handler (Vercel, SDK v2)', call: add },
@@ -59,6 +68,13 @@ export const VARIANTS = {
     worker: 'tools',
     label: 'mcp-edge, 200 tools, schemas built at start-up',
     bindings: { TOOL_COUNT: '200', TOOL_EAGER: '1' },
+    call: catalogCall,
+  },
+  // Issue 38: 500 tools given as zod objects (start-up only).
+  'tools-500-eager': {
+    worker: 'tools',
+    label: 'mcp-edge, 500 tools, schemas built at start-up',
+    bindings: { TOOL_COUNT: '500', TOOL_EAGER: '1' },
     call: catalogCall,
   },
   ...Object.fromEntries(
