@@ -26,7 +26,7 @@ import { legacyFanout, legacyStreamHeap } from './lib/fanout-2025.mjs'
 import { fanoutSection } from './lib/report-fanout.mjs'
 import { memoryUnderLoad } from './lib/memory.mjs'
 import { moreBundleJobs } from './lib/more-bundles.mjs'
-import { PEER_VARIANTS, peersLoad, peersSection } from './lib/peers.mjs'
+import { PEER_VARIANTS, peerLoopJobs, peersIsolate, peersLoad, peersSection } from './lib/peers.mjs'
 import { profileMissed } from './lib/profile.mjs'
 import { floorSection, toMarkdown, writeResults } from './lib/report.mjs'
 import { stateInNode, stateInWorkerd } from './lib/state.mjs'
@@ -118,22 +118,32 @@ function finishOnly(results, section) {
   log(`wrote ${out}/results.md and results.json in ${results.runtimeSeconds.toFixed(0)} s`)
 }
 
-/** Every peer with the same `add` tool (peers.mjs), each in its own workerd. */
-async function peersStep(scriptOf) {
+/**
+ * Every peer with the same `add` tool (peers.mjs), each in its own workerd; then inside the
+ * isolate, `buildOf(name)` giving the script of each loop build (peers.mjs `loopBuildOf`).
+ */
+async function peersStep(scriptOf, buildOf) {
   log(`peers: ${config.rounds} rounds × ${config.requests} tools/call add on ${PEER_VARIANTS.join(', ')}`)
-  return withWorkers(PEER_VARIANTS, scriptOf, (targets) => peersLoad(targets, config, log))
+  const peers = await withWorkers(PEER_VARIANTS, scriptOf, (targets) => peersLoad(targets, config, log))
+  log(`peers in-isolate: ${config.isolateRounds} rounds × ${config.isolateCalls} tools/call add in a loop, one workerd`)
+  peers.isolate = await peersIsolate(buildOf, config)
+  return peers
 }
 
 /** `--only peers`: the peers step alone (minified builds), printed; results.json to the temp dir (or BENCH_OUT). */
 async function onlyPeers() {
-  const workers = [...new Set(PEER_VARIANTS.map((variant) => VARIANTS[variant].worker))]
-  const bundles = Object.fromEntries((await buildAll(workers.map((worker) => [worker]))).map((b) => [b.worker, { min: b }]))
+  const workers = [...new Set([...PEER_VARIANTS.map((variant) => VARIANTS[variant].worker), 'loop-hono', 'loop-edge'])]
+  const jobs = [...workers.map((worker) => [worker]), ...peerLoopJobs()]
+  const bundles = Object.fromEntries((await buildAll(jobs)).map((b) => [b.worker, { min: b }]))
   const results = {
     machine: machineInfo(),
     config: { ...config, command: `node bench/run.mjs --only peers${config.quick ? ' --quick' : ''}` },
     bundles,
   }
-  results.peers = await peersStep((variant) => bundles[VARIANTS[variant].worker].min.scriptPath)
+  results.peers = await peersStep(
+    (variant) => bundles[VARIANTS[variant].worker].min.scriptPath,
+    (build) => bundles[build].min.scriptPath,
+  )
   finishOnly(results, () => peersSection(results))
 }
 
@@ -181,6 +191,7 @@ async function main() {
     ...BUILT_WORKERS.flatMap((worker) => [[worker], [worker, { minify: false }]]),
     ...edgeOffJobs(),
     ...moreBundleJobs(),
+    ...peerLoopJobs(),
   ]
   results.bundles = {}
   for (const bundle of await buildAll(jobs)) {
@@ -196,7 +207,7 @@ async function main() {
   results.startup = { rounds: await alternateStartup(startupVariants, scriptOf, config.startupRepeats, log) }
 
   results.floor = await floorStep(scriptOf)
-  results.peers = await peersStep(scriptOf)
+  results.peers = await peersStep(scriptOf, (build) => results.bundles[build].min.scriptPath)
 
   log(`many tools: ${config.toolRounds} rounds of tools/call and tools/list on ${TOOL_VARIANTS.join(', ')}`)
   results.manyTools = await withWorkers(TOOL_VARIANTS, scriptOf, (targets) => manyToolsLoad(targets, config, log))

@@ -24,6 +24,12 @@ async function post(target, calls, loop) {
   return text
 }
 
+const lastData = (sse) =>
+  sse
+    .split('\n')
+    .findLast((line) => line.startsWith('data: '))
+    ?.slice(6) ?? sse
+
 /** CPU (µs) of one loop request of `calls` calls. */
 async function timedPost(pid, target, calls, loop) {
   const before = cpuMs(pid)
@@ -63,7 +69,8 @@ export async function isolateLoop(
     lane.loop = { url: LOOP_URL, headers: { ...headers, host: new URL(LOOP_URL).host, 'content-length': length }, body }
     lane.loop.expect = await post(lane.target, 1, lane.loop)
     // The answer every call of the loop must repeat, checked like the HTTP lanes' first answer.
-    const json = JSON.parse(lane.loop.expect)
+    // A JSON body, or an SSE one (a peer's 2025 answer): its last `data:` line.
+    const json = JSON.parse(lane.loop.expect.startsWith('{') ? lane.loop.expect : lastData(lane.loop.expect))
     if (json.result?.content?.[0]?.text !== '5' || json.result.isError) {
       throw new Error(`${lane.id} answered wrongly in the loop: ${lane.loop.expect}`)
     }

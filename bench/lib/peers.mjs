@@ -7,14 +7,19 @@
  * a 2026-07-28 lane for each that serves that revision, a 2025-era lane (after `initialize`) for
  * each that serves the 2025 revisions. Versions are read from the installed packages.
  *
- * Not here yet: mcp-edge through `mcp-edge/sdk` (a lane for it goes beside these, once it exists),
- * and the in-isolate loop for peers.
+ * Then the same call inside the isolate (isolate-loop.mjs): each peer behind workers/loop.js, built
+ * from a generated entry with its own config, all in one workerd beside loop-hono and loop-edge.
+ * Not here yet: mcp-edge through `mcp-edge/sdk` (a lane for it goes beside these, once it exists).
  */
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { configPath, writeLoopEntry } from './build.mjs'
 import { alternateLoad, medians, ratio, ratioRange } from './compare.mjs'
-import { ROOT } from './env.mjs'
+import { BENCH_DIR, ROOT, TMP } from './env.mjs'
 import { floorLanes } from './floor.mjs'
+import { isolateLoop } from './isolate-loop.mjs'
+import { ADD_CALL, legacyAddCall, legacyConnect } from './mcp.mjs'
+import { startWorkers } from './workerd.mjs'
 import { kib, n, range, table, x } from './report-parts.mjs'
 import { VARIANTS } from './variants.mjs'
 
@@ -50,6 +55,50 @@ export async function peersLoad(targets, config, log) {
   const lanes = await floorLanes(targets)
   const rounds = await alternateLoad(lanes, config, log)
   return { rounds, lanes: lanes.map((lane) => lane.id), versions: peerVersions() }
+}
+
+/** The peers behind the in-isolate loop. */
+const LOOP_PEERS = ['sdk', 'agents', 'mcp-handler', 'tmcp', 'hono-mcp']
+
+/**
+ * A config per peer that builds it behind the in-isolate loop (an entry importing its worker.ts,
+ * wrapped by workers/loop.js), as build jobs (`loop-<peer>`) for build.mjs `buildAll`.
+ */
+export function peerLoopJobs() {
+  return LOOP_PEERS.map((peer) => {
+    const dir = join(TMP, `loop-${peer}`)
+    mkdirSync(dir, { recursive: true })
+    const jsonc = readFileSync(configPath(peer), 'utf8')
+    const entry = writeLoopEntry(dir, relative(dir, join(BENCH_DIR, 'workers', peer, 'worker.ts')), jsonc)
+    const config = join(dir, 'wrangler.jsonc')
+    writeFileSync(config, jsonc.replace(/"main": "[^"]*"/, `"main": "${entry}"`))
+    return [`loop-${peer}`, { config }]
+  })
+}
+
+/** The build behind the loop of each lane's Worker: loop-hono, loop-edge, loop-<peer>. */
+export const loopBuildOf = (id) => `loop-${id}`
+
+/**
+ * The JavaScript of a call for each peer, beside the floor and mcp-edge (both eras), in one
+ * workerd: `scriptOf(build)` is the built script of a `loopBuildOf` build. A peer serving only
+ * the 2025 revisions gets its stateless 2025 call.
+ */
+export async function peersIsolate(scriptOf, config) {
+  const ids = ['hono', 'edge', ...LOOP_PEERS]
+  const variantOf = (id) => (id === 'hono' || id === 'edge' ? loopBuildOf(id) : id)
+  const group = await startWorkers(ids, (id) => scriptOf(loopBuildOf(id)), variantOf)
+  try {
+    return await isolateLoop(group, config, async (targets) => {
+      const sessionId = await legacyConnect(targets.edge.endpoint)
+      return [
+        ...ids.map((id) => ({ id, target: targets[id], request: VARIANTS[variantOf(id)].call?.request ?? ADD_CALL })),
+        { id: 'edge-legacy', target: targets.edge, request: legacyAddCall(sessionId) },
+      ]
+    })
+  } finally {
+    await group.dispose()
+  }
 }
 
 /** mcp-edge's lane of the same era as `lane`. */
@@ -137,5 +186,32 @@ export function peersSection({ peers, startup, bundles, config }) {
       ],
       rows,
     ),
+    ...isolatePart(peers.isolate),
   ].join('\n')
+}
+
+/** The same call inside the isolate (peersIsolate): µs of JavaScript per call, beside the floor and mcp-edge. */
+function isolatePart(isolate) {
+  if (!isolate) return []
+  const { rounds, calls, emptyUs } = isolate
+  const js = medians(rounds, 'cpuUsPerCall')
+  const rows = Object.keys(rounds[0]).map((id) => {
+    const worker = id.replace(/-legacy$/, '')
+    const legacy = id.endsWith('-legacy') || VARIANTS[worker]?.eras?.includes('modern') === false
+    const edge = legacy ? 'edge-legacy' : 'edge'
+    return [
+      `${VARIANTS[worker].label}${legacy ? ', 2025-era client' : ', 2026-07-28 client'}`,
+      n(js[id], 1),
+      id === 'hono' ? '' : x(ratio(rounds, 'cpuUsPerCall', id, 'hono')),
+      id.startsWith('edge') || id === 'hono' ? '' : x(ratio(rounds, 'cpuUsPerCall', edge, id)),
+    ]
+  })
+  return [
+    '',
+    `Inside the isolate: each Worker behind workers/loop.js in one workerd, ${calls} calls per lane and round in slices ` +
+      `interleaved with the other lanes, ${rounds.length} rounds; workerd's CPU over a slice less an empty loop request's ` +
+      `(${n(emptyUs)} µs), ÷ calls (isolate-loop.mjs).`,
+    '',
+    table(['Worker', 'JS µs/call', '×floor', 'mcp-edge × (same era)'], rows),
+  ]
 }

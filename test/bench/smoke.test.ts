@@ -110,6 +110,19 @@ describe('npm run bench (quick)', () => {
         'tmcp',
       ])
     }
+    // …and inside the isolate, each in its own isolate of one workerd.
+    for (const round of results.peers.isolate.rounds) {
+      expect(Object.keys(round).sort()).toEqual([
+        'agents',
+        'edge',
+        'edge-legacy',
+        'hono',
+        'hono-mcp',
+        'mcp-handler',
+        'sdk',
+        'tmcp',
+      ])
+    }
     // The 2025 fan-out lane: its sessions all heard every round, and the idle cost of a stream was taken.
     expect(results.fanout, 'fanout.legacy').toHaveProperty('legacy')
     // The in-isolate loop ran every lane in every round (its answers were checked in the Worker).
