@@ -540,7 +540,11 @@ describe('logs and hooks', () => {
   it('writes a record as level, time and msg, then its defined fields in order; its own three win', () => {
     const lines: string[] = []
     let now = Date.UTC(2026, 11, 5, 4, 0, 0, 7)
-    const log = createLog('info', (_level, line) => lines.push(line), () => now)
+    const log = createLog(
+      'info',
+      (_level, line) => lines.push(line),
+      () => now,
+    )
     log.info('mcp request', { method: 'tools/call', target: undefined, msg: 'forged', level: 'debug', duration_ms: 0 })
     log.warn('plain')
     log.error('empty', { skipped: undefined })
