@@ -26,6 +26,7 @@ import { legacyFanout, legacyStreamHeap } from './lib/fanout-2025.mjs'
 import { fanoutSection } from './lib/report-fanout.mjs'
 import { memoryUnderLoad } from './lib/memory.mjs'
 import { moreBundleJobs } from './lib/more-bundles.mjs'
+import { PEER_VARIANTS, peerLoopJobs, peersIsolate, peersLoad, peersSection } from './lib/peers.mjs'
 import { profileMissed } from './lib/profile.mjs'
 import { floorSection, toMarkdown, writeResults } from './lib/report.mjs'
 import { stateInNode, stateInWorkerd } from './lib/state.mjs'
@@ -90,11 +91,13 @@ async function fanoutStep(scriptOf) {
 /** The floor over HTTP (both eras), then the same call inside one isolate. */
 async function floorStep(scriptOf) {
   log(`floor: ${config.rounds} rounds × ${config.requests} tools/call add, ${config.connections} connections, both eras`)
-  const floor = await withWorkers(['edge', 'edge-off', 'sdk', 'hono'], scriptOf, (targets) => floorLoad(targets, config, log))
+  const floor = await withWorkers(['edge', 'edge-off', 'sdk', 'hono', 'hono-log'], scriptOf, (targets) =>
+    floorLoad(targets, config, log),
+  )
   log(
     `in-isolate: ${config.isolateRounds} rounds × ${config.isolateCalls} tools/call add in a loop, template and floor in one workerd`,
   )
-  const loops = await startWorkers(['loop-hono', 'loop-edge'], scriptOf)
+  const loops = await startWorkers(['loop-hono', 'loop-hono-log', 'loop-edge'], scriptOf)
   running.add(loops)
   try {
     floor.isolate = await isolateLoop(loops, config)
@@ -104,9 +107,49 @@ async function floorStep(scriptOf) {
   return floor
 }
 
+/** The end of an `--only` run: workerd's warnings, the section printed, results.md and results.json to the temp dir (or BENCH_OUT). */
+function finishOnly(results, section) {
+  results.workerdWarnings = reportWorkerdWarnings(log)
+  results.runtimeSeconds = (performance.now() - started) / 1000
+  const out = config.out ?? TMP
+  const markdown = section()
+  console.log(markdown)
+  writeResults(out, results, markdown)
+  log(`wrote ${out}/results.md and results.json in ${results.runtimeSeconds.toFixed(0)} s`)
+}
+
+/**
+ * Every peer with the same `add` tool (peers.mjs), each in its own workerd; then inside the
+ * isolate, `buildOf(name)` giving the script of each loop build (peers.mjs `loopBuildOf`).
+ */
+async function peersStep(scriptOf, buildOf) {
+  log(`peers: ${config.rounds} rounds × ${config.requests} tools/call add on ${PEER_VARIANTS.join(', ')}`)
+  const peers = await withWorkers(PEER_VARIANTS, scriptOf, (targets) => peersLoad(targets, config, log))
+  log(`peers in-isolate: ${config.isolateRounds} rounds × ${config.isolateCalls} tools/call add in a loop, one workerd`)
+  peers.isolate = await peersIsolate(buildOf, config)
+  return peers
+}
+
+/** `--only peers`: the peers step alone (minified builds), printed; results.json to the temp dir (or BENCH_OUT). */
+async function onlyPeers() {
+  const workers = [...new Set([...PEER_VARIANTS.map((variant) => VARIANTS[variant].worker), 'loop-hono', 'loop-edge'])]
+  const jobs = [...workers.map((worker) => [worker]), ...peerLoopJobs()]
+  const bundles = Object.fromEntries((await buildAll(jobs)).map((b) => [b.worker, { min: b }]))
+  const results = {
+    machine: machineInfo(),
+    config: { ...config, command: `node bench/run.mjs --only peers${config.quick ? ' --quick' : ''}` },
+    bundles,
+  }
+  results.peers = await peersStep(
+    (variant) => bundles[VARIANTS[variant].worker].min.scriptPath,
+    (build) => bundles[build].min.scriptPath,
+  )
+  finishOnly(results, () => peersSection(results))
+}
+
 /** `--only floor`: the floor step alone (its Workers built minified), printed; results.json to the temp dir (or BENCH_OUT). */
 async function onlyFloor() {
-  const variants = ['edge', 'sdk', 'hono', 'loop-hono', 'loop-edge']
+  const variants = ['edge', 'sdk', 'hono', 'hono-log', 'loop-hono', 'loop-hono-log', 'loop-edge']
   const workers = [...new Set(variants.map((variant) => VARIANTS[variant].worker))]
   const jobs = [...workers.map((worker) => [worker]), edgeOffJobs()[0]]
   const bundles = Object.fromEntries((await buildAll(jobs)).map((bundle) => [bundle.worker, bundle]))
@@ -115,13 +158,7 @@ async function onlyFloor() {
     config: { ...config, command: `node bench/run.mjs --only floor${config.quick ? ' --quick' : ''}` },
   }
   results.floor = await floorStep((variant) => bundles[VARIANTS[variant].worker].scriptPath)
-  results.workerdWarnings = reportWorkerdWarnings(log)
-  results.runtimeSeconds = (performance.now() - started) / 1000
-  const out = config.out ?? TMP
-  const markdown = floorSection(results)
-  console.log(markdown)
-  writeResults(out, results, markdown)
-  log(`wrote ${out}/results.md and results.json in ${results.runtimeSeconds.toFixed(0)} s`)
+  finishOnly(results, () => floorSection(results))
 }
 
 /** `--only fanout`: the fan-out step alone; its section is printed, results.json goes to the temp dir (or BENCH_OUT). */
@@ -132,20 +169,15 @@ async function onlyFanout() {
     config: { ...config, command: `node bench/run.mjs --only fanout${config.quick ? ' --quick' : ''}` },
   }
   results.fanout = await fanoutStep(() => bundle.scriptPath)
-  results.workerdWarnings = reportWorkerdWarnings(log)
-  results.runtimeSeconds = (performance.now() - started) / 1000
-  const out = config.out ?? TMP
-  const markdown = fanoutSection(results.fanout)
-  console.log(markdown)
-  writeResults(out, results, markdown)
-  log(`wrote ${out}/results.md and results.json in ${results.runtimeSeconds.toFixed(0)} s`)
+  finishOnly(results, () => fanoutSection(results.fanout))
 }
 
 async function main() {
   if (config.only !== undefined) {
     if (config.only === 'fanout') return onlyFanout()
     if (config.only === 'floor') return onlyFloor()
-    throw new Error(`--only takes one step name: floor or fanout (got ${config.only})`)
+    if (config.only === 'peers') return onlyPeers()
+    throw new Error(`--only takes one step name: floor, peers or fanout (got ${config.only})`)
   }
   const results = {
     machine: machineInfo(),
@@ -159,6 +191,7 @@ async function main() {
     ...BUILT_WORKERS.flatMap((worker) => [[worker], [worker, { minify: false }]]),
     ...edgeOffJobs(),
     ...moreBundleJobs(),
+    ...peerLoopJobs(),
   ]
   results.bundles = {}
   for (const bundle of await buildAll(jobs)) {
@@ -166,11 +199,15 @@ async function main() {
   }
   const scriptOf = (variant, kind = 'min') => results.bundles[VARIANTS[variant].worker][kind].scriptPath
 
-  const startupVariants = ['hono', 'hono-do', 'edge', 'edge-token', 'sdk', ...TOOL_VARIANTS, 'tools-200-eager']
+  const startupVariants = [
+    ...['hono', 'hono-do', 'edge', 'edge-token', 'sdk', ...TOOL_VARIANTS, 'tools-200-eager'],
+    ...['agents', 'mcp-handler', 'tmcp', 'hono-mcp', 'minimal', 'tools-500-eager'],
+  ]
   log(`start-up: ${config.startupRepeats} fresh workerd per Worker, alternated (${startupVariants.join(', ')})`)
   results.startup = { rounds: await alternateStartup(startupVariants, scriptOf, config.startupRepeats, log) }
 
   results.floor = await floorStep(scriptOf)
+  results.peers = await peersStep(scriptOf, (build) => results.bundles[build].min.scriptPath)
 
   log(`many tools: ${config.toolRounds} rounds of tools/call and tools/list on ${TOOL_VARIANTS.join(', ')}`)
   results.manyTools = await withWorkers(TOOL_VARIANTS, scriptOf, (targets) => manyToolsLoad(targets, config, log))

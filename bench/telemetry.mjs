@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
  * `npm run bench:telemetry -- [ref]`: what observability costs per `tools/call`, over HTTP, and
- * the bytes it adds. One Worker (workers/telemetry/worker.js, one `add` tool) in nine lanes, each
- * its own workerd, in alternating rounds of the floor step's load (bench/README.md, "A/B"):
+ * the bytes it adds. One Worker (workers/telemetry/worker.js, one `add` tool) in nine lanes, and
+ * two floors, each its own workerd, in alternating rounds of the floor step's load (bench/README.md, "A/B"):
  *
- * - `hono`: the bare Hono floor;
+ * - `hono`: the bare Hono floor; `hono-log`: the same with one hand-written JSON log line per
+ *   request (workers/hono-log), what issue 38 judges the templates' setting against (≤ 1.10×);
  * - `ref`: the same Worker built against the library at git `ref` (default 74b4b15, the last
  *   commit before telemetry), where the telemetry option does not exist;
  * - `off` and `off-again`: telemetry off (`logs: 'off'`, no tracer): two identical workerds, whose
@@ -98,7 +99,7 @@ function templateBytes(template) {
   return sizes
 }
 
-const LANES = ['hono', 'ref', 'off', 'off-again', 'logs', 'native', 'otlp', 'mirrored', 'traced']
+const LANES = ['hono', 'hono-log', 'ref', 'off', 'off-again', 'logs', 'native', 'otlp', 'mirrored', 'traced']
 const targets = {}
 let sink
 async function stopAll() {
@@ -115,6 +116,7 @@ try {
   log(`ref ${ref} (${built.ref.commit}): ${built.ref.gzipBytes} bytes gzip; tree: ${built.tree.gzipBytes} bytes gzip`)
   sink = await startSink()
   targets.hono = await startWorker('hono', build('hono').scriptPath)
+  targets['hono-log'] = await startWorker('hono-log', build('hono-log').scriptPath)
   targets.ref = await startWorker('telemetry-off', built.ref.scriptPath)
   for (const mode of ['off', 'logs', 'native', 'otlp', 'mirrored', 'traced']) {
     const bindings = ['otlp', 'mirrored', 'traced'].includes(mode) ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint } : {}
@@ -138,6 +140,10 @@ try {
   console.log(`\nnoise (off-again / off, identical workerds): ${times(rounds, 'off-again', 'off')}`)
   console.log(`off / ref (${built.ref.commit}, before telemetry): ${times(rounds, 'off', 'ref')}`)
   console.log(`otlp / off (every request sampled and exported): ${times(rounds, 'otlp', 'off')}`)
+  // Issue 38: the templates' setting against the floor that writes the same line by hand.
+  for (const id of ['logs', 'native', 'otlp', 'mirrored']) {
+    console.log(`${id} / hono-log (the floor with a hand-written log line): ${times(rounds, id, 'hono-log')}`)
+  }
   console.log(`mirrored / off (otlp in invocations the runtime traces): ${times(rounds, 'mirrored', 'off')}`)
   console.log(`traced / off (the OTLP export alone, every request sampled): ${times(rounds, 'traced', 'off')}`)
   console.log(`OTLP sink: ${sink.got.requests} requests, ${(sink.got.bytes / KIB / KIB).toFixed(1)} MiB`)

@@ -1,22 +1,27 @@
 /**
  * The floor comparison: `tools/call add` on mcp-edge (the demo as the templates ship it, and the
  * same with telemetry off), the SDK v2 Worker and a bare Hono floor, each in its own workerd, plus
- * the runtimes serving the same call to a 2025-era client (mcp-edge's legacy lane with the sealed
- * session id its `initialize` minted; the SDK's stateless legacy fallback, which mints none). Seven
- * lanes per round, alternated.
+ * the floor with one hand-written JSON log line per request (`hono-log`), plus the runtimes serving
+ * the same call to a 2025-era client (mcp-edge's legacy lane with the sealed session id its
+ * `initialize` minted; the SDK's stateless legacy fallback, which mints none). Eight lanes per
+ * round, alternated.
  */
 import { alternateLoad } from './compare.mjs'
 import { ADD_CALL, legacyAddCall, legacyConnect, verifyCall } from './mcp.mjs'
+import { VARIANTS } from './variants.mjs'
 
 /**
  * The `tools/call add` lanes of running Workers, by id, each answer verified: a 2026-07-28 lane on
- * each, and a 2025-era lane (after one `initialize`) on each but the floor when `legacy` is set.
+ * each that serves it, and a 2025-era lane (after one `initialize`) on each that serves those
+ * (not the floors) when `legacy` is set.
  */
 export async function floorLanes(targets, { legacy = true } = {}) {
   const lanes = []
   for (const [id, target] of Object.entries(targets)) {
-    lanes.push({ id, target, request: ADD_CALL })
-    if (!legacy || id === 'hono') continue
+    // The revisions the Worker serves (variants.mjs `eras`; the floors answer any body alike).
+    const eras = VARIANTS[id]?.eras ?? ['modern', 'legacy']
+    if (eras.includes('modern')) lanes.push({ id, target, request: ADD_CALL })
+    if (!legacy || !eras.includes('legacy')) continue
     const sessionId = await legacyConnect(target.endpoint)
     lanes.push({ id: `${id}-legacy`, target, request: legacyAddCall(sessionId), sessionId: sessionId !== null })
   }
@@ -24,10 +29,10 @@ export async function floorLanes(targets, { legacy = true } = {}) {
   return lanes
 }
 
-/** `targets`: running `edge`, `edge-off`, `sdk` and `hono` Workers. */
+/** `targets`: running `edge`, `edge-off`, `sdk`, `hono` and `hono-log` Workers. */
 export async function floorLoad(targets, config, log) {
-  const { edge, 'edge-off': edgeOff, sdk, hono } = targets
-  const lanes = await floorLanes({ edge, 'edge-off': edgeOff, sdk, hono })
+  const { edge, 'edge-off': edgeOff, sdk, hono, 'hono-log': honoLog } = targets
+  const lanes = await floorLanes({ edge, 'edge-off': edgeOff, sdk, hono, 'hono-log': honoLog })
   const rounds = await alternateLoad(lanes, config, log)
   const sessions = Object.fromEntries(lanes.filter((lane) => 'sessionId' in lane).map((lane) => [lane.id, lane.sessionId]))
   return { rounds, sessions }

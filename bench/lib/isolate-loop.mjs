@@ -2,7 +2,8 @@
  * The JavaScript of one `tools/call add` without the HTTP around it: Workers of one workerd behind
  * the loop (workers/loop.js; each its own isolate), each handed requests in a loop inside one
  * request, timed by the process's CPU over the loop less the cost of an empty loop request. The
- * bench's lanes, alternated: the Hono floor (workers/loop-hono), a 2026-07-28 client and a 2025-era
+ * bench's lanes, alternated: the Hono floor (workers/loop-hono), the floor with a log line
+ * (workers/loop-hono-log), a 2026-07-28 client and a 2025-era
  * client (with the sealed session id its `initialize` minted) of the template (workers/loop-edge);
  * `bench:ab --isolate` gives its own (the floor, the ref and the tree). Workerd's own per-request
  * work (HTTP parsing, the socket, the I/O) is left out, which the floor comparison over HTTP
@@ -23,6 +24,12 @@ async function post(target, calls, loop) {
   return text
 }
 
+const lastData = (sse) =>
+  sse
+    .split('\n')
+    .findLast((line) => line.startsWith('data: '))
+    ?.slice(6) ?? sse
+
 /** CPU (µs) of one loop request of `calls` calls. */
 async function timedPost(pid, target, calls, loop) {
   const before = cpuMs(pid)
@@ -30,13 +37,14 @@ async function timedPost(pid, target, calls, loop) {
   return (cpuMs(pid) - before) * 1000
 }
 
-/** The bench's lanes: the floor, and the template's 2026-07-28 and 2025-era calls. */
+/** The bench's lanes: the floor, the floor with a log line, and the template's 2026-07-28 and 2025-era calls. */
 async function templateLanes(targets) {
   const sessionId = await legacyConnect(targets['loop-edge'].endpoint)
   if (!sessionId)
     throw new Error('the template minted no session id: the 2025-era lane would not be the one the HTTP floor measures')
   return [
     { id: 'hono', target: targets['loop-hono'], request: ADD_CALL },
+    { id: 'hono-log', target: targets['loop-hono-log'], request: ADD_CALL },
     { id: 'edge', target: targets['loop-edge'], request: ADD_CALL },
     { id: 'edge-legacy', target: targets['loop-edge'], request: legacyAddCall(sessionId) },
   ]
@@ -44,7 +52,7 @@ async function templateLanes(targets) {
 
 /**
  * `group`: Workers behind the loop in one workerd (workerd.mjs startWorkers), by default
- * loop-edge and loop-hono. `lanesOf(targets)` gives the lanes, `{ id, target, request }` each
+ * loop-edge, loop-hono and loop-hono-log. `lanesOf(targets)` gives the lanes, `{ id, target, request }` each
  * (ab.mjs `--isolate`: the floor, the ref and the tree).
  */
 export async function isolateLoop(
@@ -61,7 +69,8 @@ export async function isolateLoop(
     lane.loop = { url: LOOP_URL, headers: { ...headers, host: new URL(LOOP_URL).host, 'content-length': length }, body }
     lane.loop.expect = await post(lane.target, 1, lane.loop)
     // The answer every call of the loop must repeat, checked like the HTTP lanes' first answer.
-    const json = JSON.parse(lane.loop.expect)
+    // A JSON body, or an SSE one (a peer's 2025 answer): its last `data:` line.
+    const json = JSON.parse(lane.loop.expect.startsWith('{') ? lane.loop.expect : lastData(lane.loop.expect))
     if (json.result?.content?.[0]?.text !== '5' || json.result.isError) {
       throw new Error(`${lane.id} answered wrongly in the loop: ${lane.loop.expect}`)
     }

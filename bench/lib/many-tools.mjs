@@ -4,7 +4,9 @@
  * and 200 of the same tools.
  *
  * - Load: `tools/call` of tool 0 (nested arguments, parsed and checked by each server) on every
- *   server, and `tools/list` (the first page), alternated per round; CPU per request.
+ *   server, and `tools/list` (every page, each its own lane), alternated per round; CPU per
+ *   request, and per full listing (`listAll:<variant>`, its pages added up: the same tools on
+ *   every server, however it pages them).
  * - Pages: every page of `tools/list` read once: tools and bytes per page, and that the pages hold
  *   each tool exactly once.
  */
@@ -60,9 +62,31 @@ export async function manyToolsLoad(targets, config, log) {
       expectBody: list.text,
       requests: Math.max(20, Math.round(config.listRequests * scale)),
     })
+    // The later pages too, so that a full listing (every tool, once) compares with a server that
+    // lists them all on one page: the same tools, not mcp-edge's first page against all of the SDK's.
+    for (let cursor = list.json.result.nextCursor, page = 2; cursor !== undefined; page++) {
+      const request = listRequest(cursor)
+      const next = await send(target.endpoint, request)
+      if (next.status !== 200 || !Array.isArray(next.json?.result?.tools))
+        throw new Error(`${variant}: tools/list page ${page} failed`)
+      lanes.push({ id: `list:${variant}:${page}`, target, request, expectBody: next.text, requests: lanes.at(-1).requests })
+      cursor = next.json.result.nextCursor
+    }
   }
   const rounds = await alternateLoad(lanes, { ...config, rounds: config.toolRounds }, log)
+  for (const round of rounds) {
+    for (const variant of TOOL_VARIANTS) round[`listAll:${variant}`] = { cpuUsPerRequest: fullListing(round, variant) }
+  }
   const pages = {}
   for (const variant of TOOL_VARIANTS) pages[variant] = await listPages(targets[variant], toolCount(variant))
   return { rounds, pages }
+}
+
+/** CPU of listing every tool of `variant` in one round: its pages' CPU per request, added up. */
+function fullListing(round, variant) {
+  let sum = 0
+  for (const [id, lane] of Object.entries(round)) {
+    if (id === `list:${variant}` || id.startsWith(`list:${variant}:`)) sum += lane.cpuUsPerRequest
+  }
+  return sum
 }

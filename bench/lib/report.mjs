@@ -11,6 +11,7 @@ import { medians, ratio, ratioRange } from './compare.mjs'
 import { DISTURBED_SHARE, disturbedRounds, othersShare, spread } from './history.mjs'
 import { kib, memorySection, n, profileSection, range, stateAndTasks, table, x } from './report-parts.mjs'
 import { fanoutSection } from './report-fanout.mjs'
+import { peersSection } from './peers.mjs'
 import { taskEnginesMarkdown } from './task-engines.mjs'
 import { TOOL_VARIANTS } from './many-tools.mjs'
 import { referenceOf, VARIANTS } from './variants.mjs'
@@ -54,13 +55,16 @@ const LANES = {
   sdk: 'SDK v2, 2026-07-28 client',
   'sdk-legacy': 'SDK v2, 2025-era client (stateless)',
   hono: 'Hono floor',
+  'hono-log': 'Hono floor + a hand-written log line',
 }
 
 export function floorSection({ floor, config }) {
   const m = (metric) => medians(floor.rounds, metric)
   const [rps, p50, p99, cpu] = [m('rps'), m('p50Ms'), m('p99Ms'), m('cpuUsPerRequest')]
   const sdkOf = (id) => (id.endsWith('legacy') ? 'sdk-legacy' : 'sdk')
-  const rows = Object.entries(LANES).map(([id, label]) => [
+  // Lanes a run measured (runs before the log-line floor have none of it).
+  const lanes = Object.entries(LANES).filter(([id]) => id in floor.rounds[0])
+  const rows = lanes.map(([id, label]) => [
     label,
     n(rps[id]),
     n(p50[id], 2),
@@ -73,15 +77,16 @@ export function floorSection({ floor, config }) {
   ])
   const roundRows = floor.rounds.map((round, i) => [
     String(i + 1),
-    ...Object.keys(LANES).map((id) => `${n(round[id].rps)} / ${n(round[id].cpuUsPerRequest)}`),
+    ...lanes.map(([id]) => `${n(round[id].rps)} / ${n(round[id].cpuUsPerRequest)}`),
     `${(othersShare(round) * 100).toFixed(0)}%${othersShare(round) > DISTURBED_SHARE ? ' ⚠' : ''}`,
   ])
   return [
     '## The floor: `tools/call add`, both eras',
     '',
     "The same `add` tool on mcp-edge (the template Worker, and the same with its `telemetry:` line set to `{ logs: 'off' }`), " +
-      'the SDK v2 Worker and a bare Hono Worker that parses the body and ' +
-      'returns the fixed result, each in its own workerd (Miniflare API, 127.0.0.1, no inspector, `minify = true`, ' +
+      'the SDK v2 Worker, a bare Hono Worker that parses the body and ' +
+      'returns the fixed result, and the same with one hand-written `console.log(JSON.stringify({…}))` per request with ' +
+      'the fields of mcp-edge’s line (`hono-log`), each in its own workerd (Miniflare API, 127.0.0.1, no inspector, `minify = true`, ' +
       `${config.stdout === 'pipe' ? "standard output through Miniflare's pipe" : 'standard output to a file (bench/README.md)'}). The ` +
       '2025-era client sent `initialize` once per Worker, then the same call without `_meta`, with `MCP-Protocol-Version: ' +
       `2025-11-25\` and the session id the server minted (${Object.entries(floor.sessions)
@@ -93,7 +98,7 @@ export function floorSection({ floor, config }) {
     '',
     table(['lane', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/call', '×floor', 'per-round ×floor', '×SDK (CPU)', '×SDK (req/s)'], rows),
     '',
-    table(['round', ...Object.keys(LANES).map((id) => `${id} req/s / µs`), 'other processes'], roundRows),
+    table(['round', ...lanes.map(([id]) => `${id} req/s / µs`), 'other processes'], roundRows),
     '',
     '"other processes": the largest share of the machine (all cores) that processes other than workerd and the ' +
       `bench used during one of the round's runs; ⚠ above ${DISTURBED_SHARE * 100}%.`,
@@ -106,19 +111,21 @@ function isolateLoopPart(isolate) {
   if (!isolate) return []
   const { calls, slices, rounds } = isolate
   const js = medians(rounds, 'cpuUsPerCall')
-  const rows = ['hono', 'edge', 'edge-legacy'].map((id) => [
-    LANES[id],
-    n(js[id], 1),
-    id === 'hono' ? '' : n(js[id] - js.hono, 1),
-    id === 'hono' ? '' : x(ratio(rounds, 'cpuUsPerCall', id, 'hono')),
-    id === 'hono' ? '' : range(ratioRange(rounds, 'cpuUsPerCall', id, 'hono')),
-  ])
+  const rows = ['hono', 'hono-log', 'edge', 'edge-legacy']
+    .filter((id) => id in rounds[0])
+    .map((id) => [
+      LANES[id],
+      n(js[id], 1),
+      id === 'hono' ? '' : n(js[id] - js.hono, 1),
+      id === 'hono' ? '' : x(ratio(rounds, 'cpuUsPerCall', id, 'hono')),
+      id === 'hono' ? '' : range(ratioRange(rounds, 'cpuUsPerCall', id, 'hono')),
+    ])
   return [
     '',
     '### The same call inside one isolate, without HTTP',
     '',
-    `The template and the Hono floor as two Workers of one workerd, each its own isolate (\`workers/loop-edge/worker.js\`, ` +
-      `\`workers/loop-hono/worker.js\`), each handed ${calls} \`tools/call add\` requests per round one after another inside a ` +
+    `The template, the Hono floor and the floor with a log line as Workers of one workerd, each its own isolate ` +
+      `(\`workers/loop-edge/worker.js\`, \`workers/loop-hono/worker.js\`, \`workers/loop-hono-log/worker.js\`), each handed ${calls} \`tools/call add\` requests per round one after another inside a ` +
       'request (`app.fetch(request, env, ctx)`, the Request built and the answer read as workerd would, every answer ' +
       `checked), in ${slices} slices interleaved with the other lanes; a lane's figure for a round is its median slice; ` +
       `${rounds.length} rounds. CPU is workerd’s over a slice, less an empty loop request’s (${n(isolate.emptyUs)} µs), ÷ ` +
@@ -188,6 +195,8 @@ function manyToolsSection({ manyTools, startup, heap, config }) {
       x(ratio(rounds, 'cpuUsPerRequest', `call:${variant}`, `call:${base}`)),
       n(rps[`call:${variant}`]),
       n(cpu[`list:${variant}`]),
+      // Runs before the full-listing lanes have none of it.
+      cpu[`listAll:${variant}`] === undefined ? '' : n(cpu[`listAll:${variant}`]),
       `${first.tools} tools, ${kib(first.bytes, 1)} KiB`,
       String(pages[variant].length),
       n(startupCpu[variant], 1),
@@ -201,7 +210,8 @@ function manyToolsSection({ manyTools, startup, heap, config }) {
     '',
     'The catalog of bench/workers/catalog.ts (nested objects, arrays of objects, enums, bounds, defaults, a description on ' +
       'every property; zod/mini), registered at start-up in mcp-edge and in the SDK v2 per-request factory. `tools/call` of ' +
-      'tool 0 with nested arguments, and `tools/list` (first page), alternated per round ' +
+      'tool 0 with nested arguments, and `tools/list` (each page; "every page" adds a round’s pages up: every tool listed once, ' +
+      'the same tools on each server however it pages them), alternated per round ' +
       `(${config.toolRounds} rounds; SDK lanes get fewer requests per round, they are slower). Heap: the isolate’s, after ` +
       `the first answer and a full collection (inspector, a step of its own), beside the Hono floor’s ${kib(heap.hono.heapBytes)} KiB ` +
       `and the template's ${kib(heap.edge.heapBytes)} KiB; then after reading every tools/list page.`,
@@ -213,6 +223,7 @@ function manyToolsSection({ manyTools, startup, heap, config }) {
         '× 5 tools',
         'tools/call req/s',
         'tools/list CPU µs (page 1)',
+        'tools/list CPU µs (every page)',
         'page 1',
         'pages',
         'start-up CPU ms',
@@ -223,6 +234,13 @@ function manyToolsSection({ manyTools, startup, heap, config }) {
       rows,
     ),
     '',
+    ...(rounds[0]['listAll:tools-200']
+      ? [
+          `Listing all 200 tools (every page): mcp-edge ${x(ratio(rounds, 'cpuUsPerRequest', 'listAll:tools-200', 'listAll:sdk-tools-200'))} ` +
+            `the SDK v2's CPU (per round ${range(ratioRange(rounds, 'cpuUsPerRequest', 'listAll:tools-200', 'listAll:sdk-tools-200'))}).`,
+          '',
+        ]
+      : []),
     `The same 200 tools with their schemas built at start-up (the tools given as zod objects rather than functions): start-up ` +
       `${n(startupCpu['tools-200-eager'], 1)} ms CPU (${x(ratio(startup.rounds, 'cpuMs', 'tools-200-eager', 'tools-5'))} the 5-tool server), ` +
       `heap ${kib(heap['tools-200-eager'].heapBytes)} KiB (${kib(heap['tools-200-eager'].heapBytes - heap.hono.heapBytes)} KiB over the floor).`,
@@ -299,6 +317,7 @@ export function toMarkdown(results) {
     '',
     floorSection(results),
     '',
+    ...(results.peers ? [peersSection(results), ''] : []),
     startupSection(results),
     '',
     manyToolsSection(results),

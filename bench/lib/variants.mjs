@@ -4,9 +4,10 @@
  * load runs check (`add(2, 3)` → "5", or tool 0 of the many-tools catalog).
  */
 import { BENCH_BEARER_TOKEN, TEST_STATE_KEYS } from './keys.mjs'
-import { ADD_CALL, CATALOG_ANSWER, CATALOG_CALL } from './mcp.mjs'
+import { ADD_CALL, CATALOG_ANSWER, CATALOG_CALL, legacyAddCall } from './mcp.mjs'
 
 const add = { request: ADD_CALL, answer: '5' }
+const legacyAdd = { request: legacyAddCall(null), answer: '5' }
 const catalogCall = { request: CATALOG_CALL, answer: CATALOG_ANSWER }
 const STATE = { MCP_STATE_KEYS: TEST_STATE_KEYS }
 const withToken = { ...ADD_CALL, headers: { ...ADD_CALL.headers, authorization: `Bearer ${BENCH_BEARER_TOKEN}` } }
@@ -15,7 +16,10 @@ export const TOOL_COUNTS = [5, 50, 200]
 export const SDK_TOOL_COUNTS = [5, 200]
 
 export const VARIANTS = {
-  hono: { worker: 'hono', label: 'Hono floor', call: add },
+  hono: { worker: 'hono', label: 'Hono floor', call: add, eras: ['modern'] },
+  // The floor plus one hand-written `console.log(JSON.stringify({…}))` per request, with the
+  // fields of mcp-edge's request line: what the templates' telemetry is judged against.
+  'hono-log': { worker: 'hono-log', label: 'Hono floor + a log line', call: add, eras: ['modern'] },
   'hono-do': { worker: 'hono-do', label: 'Hono floor + 5 Durable Object bindings', call: add },
   edge: { worker: 'edge', label: 'mcp-edge', bindings: STATE, call: add },
   // The same demo with telemetry off (no log line, no spans), as the floor and the SDK Worker have
@@ -30,6 +34,23 @@ export const VARIANTS = {
     call: { request: withToken, answer: '5' },
   },
   sdk: { worker: 'sdk', label: 'SDK v2', call: add },
+  // The minimal template as scaffolded and deployed (its own wrangler.jsonc, minified; built by
+  // more-bundles.mjs), with MCP_BEARER_TOKEN set and sent: issue 38's start-up target.
+  minimal: {
+    worker: 'template-minimal',
+    config: '../../templates/minimal',
+    label: 'minimal template, MCP_BEARER_TOKEN set',
+    bindings: { MCP_BEARER_TOKEN: BENCH_BEARER_TOKEN },
+    call: { request: withToken, answer: '5' },
+  },
+  // Peers (issue 38): the same `add` tool on the other ways users build an MCP server on Workers.
+  // `eras`: the revisions each serves (`legacy`: 2025-era clients only, after `initialize`).
+  'mcp-handler': { worker: 'mcp-handler', label: 'mcp-handler (Vercel, SDK v2)', call: add },
+  agents: { worker: 'agents', label: 'agents/mcp/server createMcpHandler (SDK v2)', call: add },
+  // tmcp answers a 2025-11-25 `initialize` with 2025-06-18 (the bench's 2025 client asks 2025-11-25).
+  tmcp: { worker: 'tmcp', label: 'tmcp + @tmcp/transport-http', call: add, eras: ['modern'] },
+  // The SDK v1 serves the 2025 revisions only; statelessly, a call needs no `initialize` first.
+  'hono-mcp': { worker: 'hono-mcp', label: '@hono/mcp (SDK v1)', call: legacyAdd, eras: ['legacy'] },
   // bench/telemetry.mjs: one Worker, its telemetry by binding (workers/telemetry/worker.js).
   ...Object.fromEntries(
     ['off', 'logs', 'native', 'otlp', 'traced', 'mirrored'].map((mode) => [
@@ -49,6 +70,13 @@ export const VARIANTS = {
     bindings: { TOOL_COUNT: '200', TOOL_EAGER: '1' },
     call: catalogCall,
   },
+  // Issue 38: 500 tools given as zod objects (start-up only).
+  'tools-500-eager': {
+    worker: 'tools',
+    label: 'mcp-edge, 500 tools, schemas built at start-up',
+    bindings: { TOOL_COUNT: '500', TOOL_EAGER: '1' },
+    call: catalogCall,
+  },
   ...Object.fromEntries(
     SDK_TOOL_COUNTS.map((count) => [
       `sdk-tools-${count}`,
@@ -63,6 +91,7 @@ export const VARIANTS = {
   fanout: { worker: 'fanout', label: 'notification fan-out', bindings: STATE },
   'loop-edge': { worker: 'loop-edge', label: 'mcp-edge, in-isolate loop', bindings: STATE },
   'loop-hono': { worker: 'loop-hono', label: 'Hono floor, in-isolate loop' },
+  'loop-hono-log': { worker: 'loop-hono-log', label: 'Hono floor + a log line, in-isolate loop' },
   // npm run bench:sdk: the same `add` on the native API and through mcp-edge/sdk.
   'loop-native': { worker: 'loop-native', label: 'mcp-edge native API, in-isolate loop', bindings: STATE },
   'loop-sdk': { worker: 'loop-sdk', label: 'mcp-edge/sdk, in-isolate loop', bindings: STATE },

@@ -34,6 +34,7 @@ describe('npm run bench (quick)', () => {
       'bundles',
       'startup',
       'floor',
+      'peers',
       'manyTools',
       'streaming',
       'tasks',
@@ -56,6 +57,7 @@ describe('npm run bench (quick)', () => {
         'edge-off',
         'edge-off-legacy',
         'hono',
+        'hono-log',
         'sdk',
         'sdk-legacy',
       ])
@@ -91,12 +93,42 @@ describe('npm run bench (quick)', () => {
       expect(target.measured, target.id).toBe(ratio(results.floor.rounds, metric, lane.replace('edge', 'edge-off'), of))
       expect(target.shipped.measured, target.shipped.id).toBe(ratio(results.floor.rounds, metric, lane, of))
     }
+    // Every peer ran its lanes, each era it serves, in every round.
+    for (const round of results.peers.rounds) {
+      expect(Object.keys(round).sort()).toEqual([
+        'agents',
+        'agents-legacy',
+        'edge',
+        'edge-legacy',
+        'hono',
+        'hono-log',
+        'hono-mcp-legacy',
+        'mcp-handler',
+        'mcp-handler-legacy',
+        'sdk',
+        'sdk-legacy',
+        'tmcp',
+      ])
+    }
+    // …and inside the isolate, each in its own isolate of one workerd.
+    for (const round of results.peers.isolate.rounds) {
+      expect(Object.keys(round).sort()).toEqual([
+        'agents',
+        'edge',
+        'edge-legacy',
+        'hono',
+        'hono-mcp',
+        'mcp-handler',
+        'sdk',
+        'tmcp',
+      ])
+    }
     // The 2025 fan-out lane: its sessions all heard every round, and the idle cost of a stream was taken.
     expect(results.fanout, 'fanout.legacy').toHaveProperty('legacy')
     // The in-isolate loop ran every lane in every round (its answers were checked in the Worker).
     expect(results.floor.isolate.rounds.length).toBeGreaterThan(0)
     for (const round of results.floor.isolate.rounds) {
-      expect(Object.keys(round).sort()).toEqual(['edge', 'edge-legacy', 'hono'])
+      expect(Object.keys(round).sort()).toEqual(['edge', 'edge-legacy', 'hono', 'hono-log'])
       for (const lane of Object.values(round)) expect((lane as { cpuUsPerCall: number }).cpuUsPerCall).toBeGreaterThan(0)
     }
     // Start-up profiles come from workerd (the module imported on the first request): every

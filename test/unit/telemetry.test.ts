@@ -537,6 +537,28 @@ describe('logs and hooks', () => {
     expect(off.lines).toEqual([])
   })
 
+  it('writes a record as level, time and msg, then its defined fields in order; its own three win', () => {
+    const lines: string[] = []
+    let now = Date.UTC(2026, 11, 5, 4, 0, 0, 7)
+    const log = createLog(
+      'info',
+      (_level, line) => lines.push(line),
+      () => now,
+    )
+    log.info('mcp request', { method: 'tools/call', target: undefined, msg: 'forged', level: 'debug', duration_ms: 0 })
+    log.warn('plain')
+    log.error('empty', { skipped: undefined })
+    now += 1
+    log.info('later', { nested: { msg: 'kept' } })
+    expect(lines).toEqual([
+      '{"level":"info","time":"2026-12-05T04:00:00.007Z","msg":"mcp request","method":"tools/call","duration_ms":0}',
+      '{"level":"warn","time":"2026-12-05T04:00:00.007Z","msg":"plain"}',
+      '{"level":"error","time":"2026-12-05T04:00:00.007Z","msg":"empty"}',
+      '{"level":"info","time":"2026-12-05T04:00:00.008Z","msg":"later","nested":{"msg":"kept"}}',
+    ])
+    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow()
+  })
+
   it('calls the hooks at the start and end of each request and tool call, with the outcome', async () => {
     const ends: RequestEnd[] = []
     const started: string[] = []

@@ -4,21 +4,9 @@
  * per request, as the SDK documents for stateless servers.
  */
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server'
-import * as z from 'zod'
+import { registerAdd } from './add.ts'
 
-const handler = createMcpHandler(() => {
-  const server = new McpServer({ name: 'bench-sdk', version: '0.0.1' })
-  server.registerTool(
-    'add',
-    {
-      description: 'Add two numbers',
-      inputSchema: z.object({ a: z.number(), b: z.number() }),
-      annotations: { readOnlyHint: true },
-    },
-    async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }),
-  )
-  return server
-})
+const handler = createMcpHandler(() => registerAdd(new McpServer({ name: 'bench-sdk', version: '0.0.1' })))
 
 export default {
   fetch: (request: Request) => handler.fetch(request),

@@ -35,12 +35,33 @@ const consoleSink: LogSink = (level, line) => {
  */
 export function createLog(level: LogLevelName = 'info', sink: LogSink = consoleSink, now: () => number = Date.now): Log {
   const floor = LOG_LEVEL_NAMES.indexOf(level)
-  const at = (name: LogLevelName) =>
-    LOG_LEVEL_NAMES.indexOf(name) < floor
-      ? () => {}
-      : (msg: string, fields?: LogFields) =>
-          sink(name, JSON.stringify({ level: name, time: new Date(now()).toISOString(), msg, ...fields }))
+  // Workers' clock stands still while code runs, so the requests of one moment share one string.
+  let last = Number.NaN
+  let time = ''
+  const timeOf = (ms: number) => {
+    if (ms !== last) {
+      last = ms
+      time = new Date(ms).toISOString()
+    }
+    return time
+  }
+  const at = (name: LogLevelName) => {
+    if (LOG_LEVEL_NAMES.indexOf(name) < floor) return () => {}
+    const head = `{"level":"${name}","time":"`
+    // One JSON.stringify of the record's own fields, after the three every line starts with.
+    return (msg: string, fields?: LogFields) => {
+      const rest = fields === undefined ? '{}' : JSON.stringify(withoutOwnNames(fields))
+      sink(name, `${head}${timeOf(now())}","msg":${JSON.stringify(msg)}${rest === '{}' ? '}' : `,${rest.slice(1)}`}`)
+    }
+  }
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }
+}
+
+/** A record's fields without `level`, `time` and `msg`: the line's own come first and win. */
+function withoutOwnNames(fields: LogFields): LogFields {
+  if (!('level' in fields || 'time' in fields || 'msg' in fields)) return fields
+  const { level: _level, time: _time, msg: _msg, ...rest } = fields
+  return rest
 }
 
 /** An error's fields for a log record: its message and, for an unexpected one, its stack. */

@@ -16,7 +16,7 @@ import { createLog, errorFields } from './log.ts'
 import type { Log, LogLevelName } from './log.ts'
 import { extractContext } from './trace-context.ts'
 import type { SpanContext } from './trace-context.ts'
-import type { Attributes, SpanLink, Telemetry, TelemetrySpan } from './tracer.ts'
+import type { Attributes, OperationPoint, SpanLink, Telemetry, TelemetrySpan } from './tracer.ts'
 
 /** What to do with a client's trace context (SEP-414 `_meta`, or the HTTP `traceparent` header). */
 export type TraceContextMode = 'parent' | 'link' | 'ignore'
@@ -138,6 +138,16 @@ export function createObserver(options: ObserveOptions): Observer | undefined {
   const mode = options.traceContext ?? 'parent'
   /** The last flush given to waitUntil. */
   let handed: Promise<void> | undefined
+  /** The duration point, then one waitUntil per batch: the request that started it keeps it alive; the others only add to it (a waitUntil per request would hold every request's context open). */
+  const exported = (telemetry: Telemetry, scope: MessageScope, point: OperationPoint) => {
+    telemetry.recordOperation(point)
+    const flushing = telemetry.flush()
+    if (flushing !== handed) {
+      handed = flushing
+      if (scope.waitUntil) scope.waitUntil(flushing)
+      else flushing.catch(() => {})
+    }
+  }
   let warned = false
   const failed = (error: unknown) => {
     if (warned) return
@@ -168,11 +178,16 @@ export function createObserver(options: ObserveOptions): Observer | undefined {
       const other = transport && transport !== parent ? transport : undefined
       const links: SpanLink[] | undefined =
         linked || other ? [linked, other].filter((context) => context !== undefined).map((context) => ({ context })) : undefined
-      const attributes = requestAttributes(method, target, params, id, meta)
-      attributes[ATTR.era] = scope.era
-      if (scope.sessionId) attributes[ATTR.sessionId] = scope.sessionId
-      if (record) recordInputs(attributes, method, params, record)
-      span = telemetry.startSpan(spanName(method, target), { kind: 'server', parent, links, attributes })
+      span = telemetry.startSpan(spanName(method, target), { kind: 'server', parent, links })
+      // A span that records nothing (an unsampled trace; no exporter, and the runtime does not
+      // trace this invocation) needs no attributes: none are built.
+      if (span.recording) {
+        const attributes = requestAttributes(method, target, params, id, meta)
+        attributes[ATTR.era] = scope.era
+        if (scope.sessionId) attributes[ATTR.sessionId] = scope.sessionId
+        if (record) recordInputs(attributes, method, params, record)
+        for (const key in attributes) span.setAttribute(key, attributes[key])
+      }
     }
     const info = hooks ? requestInfo(scope, method, target, meta, span) : undefined
     if (info)
@@ -209,18 +224,12 @@ export function createObserver(options: ObserveOptions): Observer | undefined {
           if (typeof taskId === 'string') span.setAttribute(ATTR.taskId, taskId)
           if (errorType) span.fail(errorType, outcome.kind === 'error' ? outcome.error.message : undefined)
           span.end()
-          telemetry.recordOperation({
-            seconds: durationMs / 1000,
-            attributes: metricAttributes(method, target, meta, errorType),
-          })
-          // One waitUntil per batch: the request that started it keeps it alive; the others
-          // only add to it (a waitUntil per request would hold every request's context open).
-          const flushing = telemetry.flush()
-          if (flushing !== handed) {
-            handed = flushing
-            if (scope.waitUntil) scope.waitUntil(flushing)
-            else flushing.catch(() => {})
-          }
+          // Nothing to record or send where no exporter takes it (spans only mirrored).
+          if (telemetry.exporting !== false)
+            exported(telemetry, scope, {
+              seconds: durationMs / 1000,
+              attributes: metricAttributes(method, target, meta, errorType),
+            })
         }
         if (lines) requestLine(log, scope, method, target, meta, outcome, durationMs, span, extra.partial)
         if (info) {

@@ -108,6 +108,8 @@ export interface Telemetry {
   startSpan(name: string, options: StartSpanOptions): TelemetrySpan
   recordOperation(point: OperationPoint): void
   flush(): Promise<void>
+  /** False when nothing takes spans or points (no exporter: spans only mirrored): callers skip recording and flushing. */
+  readonly exporting?: boolean
 }
 
 const NOOP = () => {}
@@ -147,6 +149,7 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
   const sampled = (traceId: string) => ratio >= 1 || (ratio > 0 && Number.parseInt(traceId.slice(-8), 16) / 0x100000000 < ratio)
 
   return {
+    exporting: exporters.length > 0,
     startSpan(name, start) {
       const parent = start.parent
       const traceId = parent?.traceId ?? randomId(16)
