@@ -4,9 +4,10 @@
  * `search_tools`; a search over a 1,000-tool catalog finds a tool, which is then called by name;
  * what a caller may not see is never found; bad arguments are tool errors (SEP-1303), in both eras.
  */
+import * as fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
-import { rankTools, scoreTool, tokenize } from '../../packages/mcp-edge/src/server/catalog/rank.ts'
+import { FIELD_WEIGHTS, rankTools, scoreTool, tokenize } from '../../packages/mcp-edge/src/server/catalog/rank.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import type { McpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import type { Principal, ServerOptions } from '../../packages/mcp-edge/src/server/types.ts'
@@ -29,6 +30,31 @@ describe('the ranking', () => {
     expect(scoreTool(tool, 'weather weather city')).toBe(4) // each distinct token once
     expect(scoreTool(tool, 'GET_WEATHER')).toBe(10 + 3 + 3)
     expect(scoreTool(tool, 'snow')).toBe(0)
+  })
+
+  it('scores as the documented rule read literally (a property over random words)', () => {
+    const word = fc.stringMatching(/^[a-e]{1,5}$/)
+    const text = fc.array(word, { maxLength: 6 }).map((words) => words.join(' '))
+    const literal = (tool: { name: string; title: string; description: string }, query: string) => {
+      let score = query.trim().toLowerCase() === tool.name.toLowerCase() ? 10 : 0
+      for (const token of new Set(tokenize(query))) {
+        let best = 0
+        for (const field of ['name', 'title', 'description'] as const) {
+          const tokens = tokenize(tool[field])
+          const match = tokens.includes(token) ? 1 : token.length >= 3 && tokens.some((t) => t.startsWith(token)) ? 0.5 : 0
+          best = Math.max(best, FIELD_WEIGHTS[field] * match)
+        }
+        score += best
+      }
+      return score
+    }
+    fc.assert(
+      fc.property(word, text, text, text, (name, title, description, query) => {
+        const tool = { name, title, description }
+        expect(scoreTool(tool, query)).toBe(literal(tool, query))
+      }),
+      { numRuns: 500 },
+    )
   })
 
   it('orders by score, then by name; leaves out what scores 0; reports the total before the limit', () => {

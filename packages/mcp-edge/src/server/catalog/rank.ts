@@ -24,10 +24,13 @@ export const PREFIX_MATCH = 0.5
 export const MIN_PREFIX_CHARS = 3
 export const EXACT_NAME_BONUS = 10
 
-/** A tool's tokens per field, computed once per tool (tools never change after registration). */
+/**
+ * A tool's distinct tokens per field, sorted (code-unit order), computed once per tool (tools never
+ * change after registration): one binary search finds both an equal token and a prefix match.
+ */
 interface Indexed {
   readonly name: string
-  readonly fields: readonly (readonly [weight: number, tokens: ReadonlySet<string>])[]
+  readonly fields: readonly (readonly [weight: number, tokens: readonly string[]])[]
 }
 
 const index = new WeakMap<Searchable, Indexed>()
@@ -49,21 +52,31 @@ export function tokenize(text: string): string[] {
 function indexed(tool: Searchable): Indexed {
   let entry = index.get(tool)
   if (!entry) {
-    const fields: [number, ReadonlySet<string>][] = [[FIELD_WEIGHTS.name, new Set(tokenize(tool.name))]]
-    if (tool.title) fields.push([FIELD_WEIGHTS.title, new Set(tokenize(tool.title))])
-    if (tool.description) fields.push([FIELD_WEIGHTS.description, new Set(tokenize(tool.description))])
+    const sorted = (text: string) => [...new Set(tokenize(text))].sort()
+    const fields: [number, string[]][] = [[FIELD_WEIGHTS.name, sorted(tool.name)]]
+    if (tool.title) fields.push([FIELD_WEIGHTS.title, sorted(tool.title)])
+    if (tool.description) fields.push([FIELD_WEIGHTS.description, sorted(tool.description)])
     entry = { name: tool.name.toLowerCase(), fields }
     index.set(tool, entry)
   }
   return entry
 }
 
-/** How well `token` matches a field's tokens: 1 equal, 0.5 a prefix (long enough), else 0. */
-function matchOf(token: string, tokens: ReadonlySet<string>): number {
-  if (tokens.has(token)) return 1
-  if (token.length < MIN_PREFIX_CHARS) return 0
-  for (const candidate of tokens) if (candidate.startsWith(token)) return PREFIX_MATCH
-  return 0
+/**
+ * How well `token` matches a field's sorted tokens: 1 equal, 0.5 a prefix (long enough), else 0.
+ * The first token not below `token` is the one: tokens that start with it sort right there.
+ */
+function matchOf(token: string, sorted: readonly string[]): number {
+  let low = 0
+  let high = sorted.length
+  while (low < high) {
+    const middle = (low + high) >>> 1
+    if ((sorted[middle] as string) < token) low = middle + 1
+    else high = middle
+  }
+  const found = sorted[low]
+  if (found === token) return 1
+  return found !== undefined && token.length >= MIN_PREFIX_CHARS && found.startsWith(token) ? PREFIX_MATCH : 0
 }
 
 /**
