@@ -8,6 +8,7 @@ import * as fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import { FIELD_WEIGHTS, rankTools, scoreTool, tokenize } from '../../packages/mcp-edge/src/server/catalog/rank.ts'
+import { Listener } from '../../packages/mcp-edge/src/server/events/listen-hub.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import type { McpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import type { Principal, ServerOptions } from '../../packages/mcp-edge/src/server/types.ts'
@@ -178,6 +179,16 @@ describe('search_tools', () => {
       expect(result?.content?.[0]?.text).toContain(`Invalid arguments for tool search_tools: ${problem}`)
       expect(result?.structuredContent).toBeUndefined()
     }
+  })
+
+  it('announces tools/list_changed when a tool only search finds is registered or removed', () => {
+    const server = catalogOf(3)
+    const listener = new Listener('l', { toolsListChanged: true }, null)
+    server.hub.add(listener)
+    server.tool('late_tool', { description: 'Registered later', input: z.object({}) }, () => text('late'))
+    expect(listener.take().map((message) => message.method)).toEqual(['notifications/tools/list_changed'])
+    expect(server.removeTool('late_tool')).toBe(true)
+    expect(listener.take().map((message) => message.method)).toEqual(['notifications/tools/list_changed'])
   })
 
   it('refuses a maxResults outside 1-50 at start-up', () => {

@@ -3,7 +3,7 @@
  * server to a transport (`mcp()` for Hono). Runtime-agnostic; it takes a parsed request and
  * returns a JSON-RPC response, pushing any notifications to the request's outbox.
  *
- * Near 400 lines on purpose: `McpServer` is the public surface users hold (registration, views,
+ * Past 400 lines on purpose: `McpServer` is the public surface users hold (registration, views,
  * the notify calls, `handle`), and each of its methods is a few lines over the modules that do the
  * work (registry.ts, apps.ts, methods/, events/, telemetry/); split across files, the surface
  * would be harder to read.

@@ -1,7 +1,8 @@
 /**
  * The public types of the server builder: definitions users register and the context their
  * handlers receive. Runtime-free; `Env` is whatever the host passes (the Worker `env` on
- * Cloudflare).
+ * Cloudflare). Past 300 lines on purpose: every option a user passes is described here, in one
+ * place, as docs/reference.md shows it.
  */
 import type { LogLevel } from '../protocol/constants.ts'
 import type { RequestId } from '../protocol/jsonrpc.ts'
