@@ -319,6 +319,12 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
           server,
           hub,
           options: handleOptions(lane, run, 'legacy', session.nonce),
+          meta: {
+            protocolVersion: session.protocolVersion,
+            clientCapabilities: session.clientCapabilities,
+            ...(session.clientInfo ? { clientInfo: session.clientInfo } : {}),
+            raw: {},
+          },
           logLevel,
           facts: () => recent.get(ledger, sessionKey(session)),
           current: () => streams.get(session.nonce) === endStream,

@@ -26,7 +26,8 @@ export async function serveModern<Env>(server: McpServer<Env>, lane: Lane<Env>, 
   if (isLegacyVersion(meta.protocolVersion)) throw unsupportedVersion(meta.protocolVersion, SUPPORTED_PROTOCOL_VERSIONS)
   const params = message.params as Record<string, unknown>
   if (message.method === METHOD.toolsCall && typeof params.name === 'string') {
-    validateParamHeaders(headers, server.headerParams(params.name), params.arguments)
+    const viewer = { principal: lane.principal, env: lane.env, meta }
+    validateParamHeaders(headers, server.headerParams(params.name, viewer), params.arguments)
   }
   return respond(lane, message.id, (run) => server.handle(message, meta, handleOptions(lane, run)))
 }

@@ -19,7 +19,7 @@ import type { ToolEntry } from './tool-entry.ts'
 import type { TaskLimits } from './tasks/limits.ts'
 import type { CacheHint } from './types.ts'
 import type { NonceLedger, TaskBackend } from './tasks/types.ts'
-import type { CapabilityPath, Principal, UpstreamAccess } from './types.ts'
+import type { CapabilityPath, Principal, UpstreamAccess, Visibility } from './types.ts'
 import type { MessageScope, Observer } from './telemetry/observe.ts'
 import type { ObserverCache } from './telemetry/setup.ts'
 import type { TelemetrySpan } from './telemetry/tracer.ts'
@@ -73,10 +73,11 @@ export interface HandleOptions<Env = unknown> extends McpServices {
 
 export type Listed = 'tools' | 'resources' | 'templates' | 'prompts'
 
-/** What a list method reads of an entry: its wire definition and the scopes it needs. */
-export interface ListedEntry {
+/** What a list method reads of an entry: its wire definition, the scopes it needs, who sees it. */
+export interface ListedEntry<Env = unknown> {
   readonly definition: unknown
   readonly scopes: readonly string[]
+  readonly visible?: Visibility<Env> | undefined
 }
 
 /**
@@ -101,7 +102,7 @@ export interface ServerCore<Env = unknown> {
   readonly templates: ReadonlyMap<string, TemplateEntry<Env>>
   readonly prompts: ReadonlyMap<string, PromptEntry<Env>>
   /** The entries of one registry in registration order (their definitions are built when read). */
-  listed(kind: Listed): readonly ListedEntry[]
+  listed(kind: Listed): readonly ListedEntry<Env>[]
   /** Whether a server capability is on offer: advertised exactly when its methods work. */
   offers(capability: string, options: HandleOptions<Env>): boolean
   /** Add `resultType` and `serverInfo` to a 2026-07-28 result. */

@@ -15,6 +15,7 @@ import type {
   ResourceOptions,
   ResourceTemplateHandler,
   ResourceTemplateOptions,
+  Visibility,
 } from './types.ts'
 import { compileUriTemplate } from './uri-template.ts'
 import type { UriTemplate } from './uri-template.ts'
@@ -22,6 +23,7 @@ import type { UriTemplate } from './uri-template.ts'
 export interface ResourceEntry<Env = unknown> {
   definition: Resource
   scopes: readonly string[]
+  visible: Visibility<Env> | undefined
   cache: CacheHint | undefined
   handler: ResourceHandler<Env>
 }
@@ -30,6 +32,7 @@ export interface TemplateEntry<Env = unknown> {
   definition: ResourceTemplate
   template: UriTemplate
   scopes: readonly string[]
+  visible: Visibility<Env> | undefined
   cache: CacheHint | undefined
   complete: Record<string, Completer<Env>>
   list: ResourceTemplateOptions<Env>['list']
@@ -40,6 +43,7 @@ export interface PromptEntry<Env = unknown> {
   definition: Prompt
   args: ObjectSchema | undefined
   scopes: readonly string[]
+  visible: Visibility<Env> | undefined
   required: string[]
   complete: Record<string, Completer<Env>>
   handler: PromptHandler<ObjectSchema | undefined, Env>
@@ -47,11 +51,11 @@ export interface PromptEntry<Env = unknown> {
 
 export function buildResourceEntry<Env>(
   uri: string,
-  options: ResourceOptions,
+  options: ResourceOptions<Env>,
   handler: ResourceHandler<Env>,
 ): ResourceEntry<Env> {
-  const { cache, scopes, ...rest } = options
-  return { definition: { uri, ...rest }, scopes: scopes ?? [], cache, handler }
+  const { cache, scopes, visible, ...rest } = options
+  return { definition: { uri, ...rest }, scopes: scopes ?? [], visible, cache, handler }
 }
 
 export function buildTemplateEntry<Env>(
@@ -59,11 +63,12 @@ export function buildTemplateEntry<Env>(
   options: ResourceTemplateOptions<Env>,
   handler: ResourceTemplateHandler<Env>,
 ): TemplateEntry<Env> {
-  const { cache, complete, scopes, list, ...rest } = options
+  const { cache, complete, scopes, visible, list, ...rest } = options
   return {
     definition: { uriTemplate, ...rest },
     template: compileUriTemplate(uriTemplate),
     scopes: scopes ?? [],
+    visible,
     cache,
     complete: complete ?? {},
     list,
@@ -73,7 +78,7 @@ export function buildTemplateEntry<Env>(
 
 export function buildPromptEntry<Env>(
   name: string,
-  options: PromptOptions<ObjectSchema | undefined>,
+  options: PromptOptions<ObjectSchema | undefined, Env>,
   handler: PromptEntry<Env>['handler'],
   convert?: JsonSchemaConverter,
 ): PromptEntry<Env> {
@@ -83,14 +88,15 @@ export function buildPromptEntry<Env>(
     required,
     args: options.args,
     scopes: options.scopes ?? [],
+    visible: options.visible,
     complete: (options.complete ?? {}) as Record<string, Completer<Env>>,
     handler,
   }
 }
 
-function promptDefinition(
+function promptDefinition<Env>(
   name: string,
-  options: PromptOptions<ObjectSchema | undefined>,
+  options: PromptOptions<ObjectSchema | undefined, Env>,
   convert: JsonSchemaConverter | undefined,
 ): { definition: Prompt; required: string[] } {
   const definition: Prompt = { name }

@@ -3,7 +3,7 @@
  * server to a transport (`mcp()` for Hono). Runtime-agnostic; it takes a parsed request and
  * returns a JSON-RPC response, pushing any notifications to the request's outbox.
  *
- * Near 400 lines on purpose: `McpServer` is the public surface users hold (registration, views,
+ * Past 400 lines on purpose: `McpServer` is the public surface users hold (registration, views,
  * the notify calls, `handle`), and each of its methods is a few lines over the modules that do the
  * work (registry.ts, apps.ts, methods/, events/, telemetry/); split across files, the surface
  * would be harder to read.
@@ -37,6 +37,8 @@ import { buildToolEntry } from './tool-entry.ts'
 import type { ToolEntry } from './tool-entry.ts'
 import { taskLimits } from './tasks/limits.ts'
 import { viewResource } from './apps.ts'
+import { isVisible } from './methods/access.ts'
+import { listedTools, searchTool, SEARCH_TOOL } from './catalog/search-tool.ts'
 import type { ViewOptions } from './apps.ts'
 import { startPublish } from './telemetry/events.ts'
 import { createObserverCache } from './telemetry/setup.ts'
@@ -55,6 +57,7 @@ import type {
   ToolInput,
   ToolOptions,
   ToolOutput,
+  VisibilityContext,
 } from './types.ts'
 import { errorFields, libraryLog } from './telemetry/log.ts'
 
@@ -91,7 +94,9 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
   /** The `jsonSchema` option: zod → JSON Schema of tools and prompts (built-in converter if unset). */
   readonly #jsonSchema: JsonSchemaConverter | undefined
   /** Each registry's entries in list order, kept from the first list until the next registration. */
-  readonly #listed = new Map<Listed, ListedEntry[]>()
+  readonly #listed = new Map<Listed, ListedEntry<Env>[]>()
+  /** With `toolSearch`: the tools `tools/list` carries (the always-listed ones and `search_tools`). */
+  readonly #listedTools: ReadonlySet<string> | undefined
   /** How many views (MCP Apps) are registered: the extension is declared once there is one. */
   #views = 0
   /** The telemetry of each Worker env (spans, the duration metric, log lines, hooks), built at first use. */
@@ -114,6 +119,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
       jsonSchema,
       telemetry,
       extensions,
+      toolSearch,
       ...info
     } = options
     this.#jsonSchema = jsonSchema
@@ -127,6 +133,11 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
     this.events = events
     this.observers = createObserverCache(telemetry, info)
     this.extensions = { ...extensions }
+    if (toolSearch) {
+      this.#listedTools = listedTools(toolSearch)
+      const search = searchTool<Env>(this.tools, toolSearch)
+      this.tool(SEARCH_TOOL, search.options, search.handler)
+    }
   }
 
   /**
@@ -172,7 +183,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
   }
 
   /** A resource at a fixed URI. */
-  resource(uri: string, options: ResourceOptions, handler: ResourceHandler<Env>): this {
+  resource(uri: string, options: ResourceOptions<Env>, handler: ResourceHandler<Env>): this {
     if (this.resources.has(uri)) throw new Error(`Resource "${uri}" is already registered`)
     this.resources.set(uri, buildResourceEntry(uri, options, handler))
     this.#listed.clear()
@@ -191,7 +202,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
 
   prompt<Args extends ObjectSchema | undefined = undefined>(
     name: string,
-    options: PromptOptions<Args>,
+    options: PromptOptions<Args, Env>,
     handler: PromptHandler<Args, Env>,
   ): this {
     if (this.prompts.has(name)) throw new Error(`Prompt "${name}" is already registered`)
@@ -301,19 +312,29 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
     this.hub.publish({ type: 'listChanged', list: kind })
   }
 
-  /** The entries of one registry in registration order (the list methods page through it). */
-  listed(kind: Listed): readonly ListedEntry[] {
+  /**
+   * The entries of one registry in registration order (the list methods page through it). With
+   * `toolSearch`, the tools are only those `tools/list` carries.
+   */
+  listed(kind: Listed): readonly ListedEntry<Env>[] {
     let entries = this.#listed.get(kind)
     if (!entries) {
-      entries = [...this[kind].values()]
+      const listed = this.#listedTools
+      entries =
+        kind === 'tools' && listed ? [...this.tools.values()].filter((tool) => listed.has(tool.name)) : [...this[kind].values()]
       this.#listed.set(kind, entries)
     }
     return entries
   }
 
-  /** The `Mcp-Param-*` headers a tool's arguments must be mirrored in (empty for unknown tools). */
-  headerParams(toolName: string): readonly HeaderParam[] {
-    return this.tools.get(toolName)?.headerParams ?? []
+  /**
+   * The `Mcp-Param-*` headers a tool's arguments must be mirrored in: none for an unknown tool, nor
+   * for one hidden from `viewer`, whose call then fails as an unknown tool's does.
+   */
+  headerParams(toolName: string, viewer?: VisibilityContext<Env>): readonly HeaderParam[] {
+    const tool = this.tools.get(toolName)
+    if (!tool || (viewer && !isVisible(tool, viewer))) return []
+    return tool.headerParams
   }
 
   /**

@@ -20,6 +20,7 @@ import type {
   ToolInput,
   ToolOptions,
   ToolOutput,
+  Visibility,
 } from './types.ts'
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
@@ -34,6 +35,9 @@ export interface TaskPolicy {
 
 export interface ToolEntry<Env = unknown> {
   name: string
+  /** Title and description as given, read by tool search without building the definition. */
+  readonly title: string | undefined
+  readonly description: string | undefined
   readonly definition: Tool
   /** zod input schema, or undefined for raw JSON Schema inputs (object check only). */
   readonly input: ObjectSchema | undefined
@@ -44,6 +48,8 @@ export interface ToolEntry<Env = unknown> {
   task: TaskPolicy
   singleUseState: boolean
   scopes: readonly string[]
+  /** Who the tool exists for (`visible`); undefined: everyone its scopes admit. */
+  visible: Visibility<Env> | undefined
   requires: readonly CapabilityPath[]
   prepare: ((args: never, ctx: RequestContext<Env>) => Awaitable<unknown>) | undefined
   handler: (args: never, ctx: ToolContext<Env>) => Awaitable<CallToolResult>
@@ -146,6 +152,8 @@ export function buildToolEntry<Env>(
   const { mode, ttlMs = DEFAULT_TASK_TTL_MS, pollIntervalMs = DEFAULT_TASK_POLL_MS } = given
   return {
     name,
+    title: options.title,
+    description: options.description,
     get definition() {
       return built().definition
     },
@@ -165,6 +173,7 @@ export function buildToolEntry<Env>(
     // Abuse-resistant default: a destructive tool's confirmation cannot be replayed (opt out with false).
     singleUseState: options.singleUseState ?? isDestructive(options.annotations),
     scopes: options.scopes ?? [],
+    visible: options.visible,
     requires: options.requires ?? [],
     prepare: options.prepare as ToolEntry<Env>['prepare'],
     handler,

@@ -1,7 +1,8 @@
 /**
  * The public types of the server builder: definitions users register and the context their
  * handlers receive. Runtime-free; `Env` is whatever the host passes (the Worker `env` on
- * Cloudflare).
+ * Cloudflare). Past 300 lines on purpose: every option a user passes is described here, in one
+ * place, as docs/reference.md shows it.
  */
 import type { LogLevel } from '../protocol/constants.ts'
 import type { RequestId } from '../protocol/jsonrpc.ts'
@@ -39,6 +40,25 @@ export interface Principal {
   scopes?: readonly string[]
   [claim: string]: unknown
 }
+
+/**
+ * What a `visible` predicate sees of a request: who asks, the Worker env, and the request's `_meta`
+ * (protocol version, client capabilities, client info; for a 2025-era session's stream, the
+ * session's). A `RequestContext` is one.
+ */
+export interface VisibilityContext<Env = unknown> {
+  readonly principal: Principal | undefined
+  readonly env: Env
+  readonly meta: RequestMeta
+}
+
+/**
+ * Whether a tool, resource, resource template or prompt exists for this caller (docs/catalogs.md).
+ * Synchronous and cheap: lists call it once per entry. What it hides is absent from lists and
+ * search, and a call or read of it fails exactly as for one that was never registered. A predicate
+ * that throws hides the entry (and the error is logged).
+ */
+export type Visibility<Env = unknown> = (ctx: VisibilityContext<Env>) => boolean
 
 export interface CacheHint {
   ttlMs: number
@@ -172,6 +192,11 @@ export interface ToolOptions<In extends ToolInput, Out extends ToolOutput | unde
   /** OAuth scopes a caller needs (all of them): others do not see the tool and get 403 on a call. */
   scopes?: string[]
   /**
+   * Who the tool exists for. A caller it answers `false` for does not see it in `tools/list` or
+   * `search_tools`, and calling it is -32602 "Unknown tool", as for a name never registered.
+   */
+  visible?: Visibility<Env>
+  /**
    * Runs in the request before the tool starts (and before a task is created): may ask the client
    * for input with `ctx.ask` (Tasks §"MRTR before task creation"). Its JSON result reaches the
    * handler as `ctx.prepared`.
@@ -179,7 +204,7 @@ export interface ToolOptions<In extends ToolInput, Out extends ToolOutput | unde
   prepare?: (args: ToolArgs<In>, ctx: RequestContext<Env>) => Awaitable<Prep>
 }
 
-export interface ResourceOptions {
+export interface ResourceOptions<Env = unknown> {
   name: string
   title?: string
   description?: string
@@ -190,6 +215,8 @@ export interface ResourceOptions {
   cache?: CacheHint
   /** OAuth scopes a caller needs to list and read it (403 `insufficient_scope` otherwise). */
   scopes?: string[]
+  /** Who it exists for: hidden from the others' lists, and "Resource not found" when they read it. */
+  visible?: Visibility<Env>
 }
 
 export type ResourceHandler<Env> = (uri: string, ctx: RequestContext<Env>) => Awaitable<ReadResourceResult>
@@ -199,7 +226,7 @@ export type Completer<Env> = (
   ctx: RequestContext<Env> & { arguments: Record<string, string> },
 ) => Awaitable<string[] | CompleteResult['completion']>
 
-export interface ResourceTemplateOptions<Env> extends Omit<ResourceOptions, 'size'> {
+export interface ResourceTemplateOptions<Env> extends Omit<ResourceOptions<Env>, 'size'> {
   /** Completion for template variables. */
   complete?: Record<string, Completer<Env>>
   /**
@@ -215,7 +242,7 @@ export type ResourceTemplateHandler<Env> = (
   ctx: RequestContext<Env>,
 ) => Awaitable<ReadResourceResult | undefined>
 
-export interface PromptOptions<Args extends ObjectSchema | undefined> {
+export interface PromptOptions<Args extends ObjectSchema | undefined, Env = unknown> {
   title?: string
   description?: string
   /** Prompt arguments as a zod object of strings; required ones are checked before the handler. */
@@ -225,6 +252,8 @@ export interface PromptOptions<Args extends ObjectSchema | undefined> {
   complete?: Record<string, Completer<unknown>>
   /** OAuth scopes a caller needs to list and get it (403 `insufficient_scope` otherwise). */
   scopes?: string[]
+  /** Who it exists for: hidden from the others' lists, and "Unknown prompt" when they get it. */
+  visible?: Visibility<Env>
 }
 
 export type PromptHandler<Args extends ObjectSchema | undefined, Env> = (
@@ -287,6 +316,19 @@ export interface ServerOptions extends ServerInfo {
    * exports them over OTLP once the Worker has OTEL_EXPORTER_OTLP_ENDPOINT.
    */
   telemetry?: TelemetryConfig
+  /**
+   * Tool search for large catalogs (docs/catalogs.md): `tools/list` carries only the tools named
+   * in `alwaysListed` and a `search_tools` tool that finds the others by name, title and
+   * description. Every tool can still be called by name.
+   */
+  toolSearch?: ToolSearchOptions
+}
+
+export interface ToolSearchOptions {
+  /** Tools `tools/list` carries beside `search_tools` (names not registered are skipped). */
+  alwaysListed?: readonly string[]
+  /** The most tools one search returns (default 10, at most 50); a call's `limit` may ask for fewer. */
+  maxResults?: number
 }
 
 export type { CapabilityPath, ClientCapabilities, ContentBlock }

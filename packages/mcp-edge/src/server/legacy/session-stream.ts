@@ -21,6 +21,7 @@ import { encodeBase64Url } from '../../protocol/base64.ts'
 import { McpError } from '../../protocol/errors.ts'
 import { notification } from '../../protocol/jsonrpc.ts'
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
+import type { RequestMeta } from '../../protocol/types.ts'
 import type { HandleOptions, ServerCore } from '../dispatch.ts'
 import { ALL_RESOURCES, LOG_TOPIC } from '../events/events.ts'
 import type { EventHub, McpEvent } from '../events/events.ts'
@@ -80,6 +81,8 @@ export interface SessionStream<Env> {
   hub: EventHub
   /** The request's options (its principal, its services): what it may list and read. */
   options: HandleOptions<Env>
+  /** The session's revision, capabilities and client, as `visible` predicates see them. */
+  meta: RequestMeta
   /** The level a session that never set one logs at (the lane's `logLevel`). */
   logLevel: LogLevel
   /** The session's facts now (the isolate's cache of the ledger). */
@@ -101,6 +104,7 @@ export async function openSessionStream<Env>({
   server,
   hub,
   options,
+  meta,
   logLevel,
   facts,
   current,
@@ -112,8 +116,9 @@ export async function openSessionStream<Env>({
   for (const list of ['tools', 'prompts', 'resources'] as const) if (server.offers(list, options)) topics.add(`list:${list}`)
   if (server.offers('resources', options)) topics.add(ALL_RESOURCES)
   topics.add(LOG_TOPIC)
-  // A resource this principal may not read is not announced to it (its scopes, as resources/read).
-  const allows = (event: McpEvent) => event.type !== 'resourceUpdated' || mayRead(server, options.principal, event.uri)
+  // A resource this caller may not read is not announced to it (scopes and visibility, as resources/read).
+  const viewer = { principal: options.principal, env: options.env, meta }
+  const allows = (event: McpEvent) => event.type !== 'resourceUpdated' || mayRead(server, viewer, event.uri)
   const listener = new Listener('session', topics, subjectOf(options.principal), allows, undefined, legacyEventNotification)
   const stop = new AbortController()
   const end = () => stop.abort()

@@ -1,14 +1,52 @@
 /**
- * OAuth scopes in the method table (authorization "Scope Challenge"): a tool, resource, resource
- * template or prompt may declare the scopes a caller needs. A call without them is HTTP 403
- * `insufficient_scope` naming them, so the client can step up; the lists show each principal only
- * what it may use, and such lists are cached `private`. A principal without `scopes` (a bearer
- * secret, a local caller) is not limited by scopes.
+ * Who may see and use what, in the method table. Scopes (authorization "Scope Challenge"): a tool,
+ * resource, resource template or prompt may declare the scopes a caller needs; a call without them
+ * is HTTP 403 `insufficient_scope` naming them, so the client can step up. Visibility (`visible`):
+ * an entry a caller may not see does not exist for it; its lists, searches and calls behave as if
+ * it had never been registered. Lists show each caller only what it may use, and a list that can
+ * differ by caller is cached `private`. A principal without `scopes` (a bearer secret, a local
+ * caller) is not limited by scopes.
  */
 import { McpError } from '../../protocol/errors.ts'
-import type { Listed, MethodEntry, ServerCore } from '../dispatch.ts'
+import type { Call, Listed, ListedEntry, MethodEntry, ServerCore } from '../dispatch.ts'
 import { paginate } from '../pagination.ts'
-import type { Principal } from '../types.ts'
+import { errorFields, libraryLog } from '../telemetry/log.ts'
+import type { Principal, Visibility, VisibilityContext } from '../types.ts'
+
+/** What visibility predicates see of this call. */
+export function viewerOf<Env>(call: Call<Env>): VisibilityContext<Env> {
+  return { principal: call.options.principal, env: call.options.env, meta: call.meta }
+}
+
+/**
+ * Whether `entry` exists for this caller: no predicate, or one that answers true. A predicate
+ * that throws hides the entry (fail closed) and is logged.
+ *
+ * @example
+ * if (!tool || !isVisible(tool, viewerOf(call))) throw unknownTool(name)
+ */
+export function isVisible<Env>(
+  entry: { readonly visible?: Visibility<Env> | undefined },
+  viewer: VisibilityContext<Env>,
+): boolean {
+  if (entry.visible === undefined) return true
+  try {
+    return entry.visible(viewer) === true
+  } catch (error) {
+    libraryLog.error('visible predicate threw: the entry is hidden', errorFields(error))
+    return false
+  }
+}
+
+/** Whether this caller sees `entry` in a list: visible to it, and holding its scopes. */
+export function mayList<Env>(entry: ListedEntry<Env>, viewer: VisibilityContext<Env>): boolean {
+  return isVisible(entry, viewer) && missingScopes(viewer.principal, entry.scopes).length === 0
+}
+
+/** Whether a list of `entries` can differ by caller (so is cached `private`). */
+export function variesByCaller(entries: readonly ListedEntry<never>[]): boolean {
+  return entries.some((entry) => entry.scopes.length > 0 || entry.visible !== undefined)
+}
 
 /** The scopes of `needed` that `principal` lacks. */
 export function missingScopes(principal: Principal | undefined, needed: readonly string[]): string[] {
@@ -28,17 +66,27 @@ export function requireScopes(principal: Principal | undefined, needed: readonly
   throw new McpError('insufficientScope', `Forbidden: ${what} needs scope ${needed.join(' ')}`, { requiredScopes: needed })
 }
 
-/** The scopes reading `uri` takes: its fixed resource's, else the first matching template's. */
-export function readScopes<Env>(server: ServerCore<Env>, uri: string): readonly string[] {
+/**
+ * The scopes reading `uri` takes: its fixed resource's, else the first matching template's (of
+ * those visible to the caller; none when nothing it may see matches, as for an unknown URI).
+ */
+export function readScopes<Env>(server: ServerCore<Env>, viewer: VisibilityContext<Env>, uri: string): readonly string[] {
   const fixed = server.resources.get(uri)
-  if (fixed) return fixed.scopes
-  for (const entry of server.templates.values()) if (entry.template.match(uri)) return entry.scopes
+  if (fixed && isVisible(fixed, viewer)) return fixed.scopes
+  for (const entry of server.templates.values()) if (entry.template.match(uri) && isVisible(entry, viewer)) return entry.scopes
   return []
 }
 
-/** Whether `principal` may read `uri`, so hear of its updates too. */
-export function mayRead<Env>(server: ServerCore<Env>, principal: Principal | undefined, uri: string): boolean {
-  return missingScopes(principal, readScopes(server, uri)).length === 0
+/**
+ * Whether this caller may read `uri`, so hear of its updates too: not when everything that serves
+ * it is hidden from the caller, nor without its scopes. A URI nothing serves is left alone.
+ */
+export function mayRead<Env>(server: ServerCore<Env>, viewer: VisibilityContext<Env>, uri: string): boolean {
+  const fixed = server.resources.get(uri)
+  const templates = [...server.templates.values()].filter((entry) => entry.template.match(uri) !== undefined)
+  const serving: { visible?: Visibility<Env> | undefined }[] = fixed ? [fixed, ...templates] : templates
+  if (serving.length > 0 && !serving.some((entry) => isVisible(entry, viewer))) return false
+  return missingScopes(viewer.principal, readScopes(server, viewer, uri)).length === 0
 }
 
 /**
@@ -50,15 +98,16 @@ export function listMethod(capability: 'tools' | 'resources' | 'prompts', kind: 
   return {
     capability,
     inputRequired: false,
-    async run({ server, params, options }) {
+    async run(call) {
+      const { server, params } = call
       const all = server.listed(kind)
       let entries = all
       let cache = server.listCache
       // A list that can differ by caller is private (caching.mdx: never shared across authorizations).
-      if (all.some((entry) => entry.scopes.length > 0)) {
+      if (variesByCaller(all)) {
         cache = { ttlMs: server.listCache.ttlMs, cacheScope: 'private' }
-        const principal = options.principal
-        if (principal?.scopes !== undefined) entries = all.filter((entry) => missingScopes(principal, entry.scopes).length === 0)
+        const viewer = viewerOf(call)
+        entries = all.filter((entry) => mayList(entry, viewer))
       }
       const { items, nextCursor } = paginate(entries, params.cursor, server.pageSize)
       return { [field]: items.map((entry) => entry.definition), ...(nextCursor ? { nextCursor } : {}), ...cache }

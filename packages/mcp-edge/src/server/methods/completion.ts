@@ -1,13 +1,13 @@
 /**
  * `completion/complete` (server/utilities/completion.mdx): suggestions for a prompt argument or a
- * resource template variable. Unknown references are -32602; an argument without a completer
+ * resource template variable. Unknown references (and those hidden from the caller) are -32602; an argument without a completer
  * simply has no suggestions. At most 100 values go out, with `hasMore` when there were more.
  */
 import { McpError } from '../../protocol/errors.ts'
 import { isObject } from '../../protocol/jsonrpc.ts'
 import type { Call, MethodEntry } from '../dispatch.ts'
 import type { Completer } from '../types.ts'
-import { requireScopes } from './access.ts'
+import { isVisible, requireScopes, viewerOf } from './access.ts'
 import { plainScope } from './context.ts'
 
 const MAX_VALUES = 100
@@ -16,13 +16,15 @@ function findCompleter(ref: Record<string, unknown>, name: string, call: Call): 
   const { server } = call
   if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
     const prompt = server.prompts.get(ref.name)
-    if (!prompt) throw new McpError('invalidParams', `Unknown prompt: ${ref.name}`)
+    if (!prompt || !isVisible(prompt, viewerOf(call))) throw new McpError('invalidParams', `Unknown prompt: ${ref.name}`)
     requireScopes(call.options.principal, prompt.scopes, `Prompt "${ref.name}"`)
     return prompt.complete[name]
   }
   if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
     const template = server.templates.get(ref.uri)
-    if (!template) throw new McpError('invalidParams', `Unknown resource template: ${ref.uri}`)
+    if (!template || !isVisible(template, viewerOf(call))) {
+      throw new McpError('invalidParams', `Unknown resource template: ${ref.uri}`)
+    }
     requireScopes(call.options.principal, template.scopes, `Resource template ${ref.uri}`)
     return template.complete[name] as Completer<unknown> | undefined
   }

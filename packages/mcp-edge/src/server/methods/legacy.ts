@@ -18,7 +18,7 @@ import type { LegacyVersion, LogLevel } from '../../protocol/constants.ts'
 import type { Call, MethodEntry } from '../dispatch.ts'
 import { MAX_SUBSCRIBED_URI } from '../legacy/session-ledger.ts'
 import { serverCapabilities } from '../server-capabilities.ts'
-import { readScopes, requireScopes } from './access.ts'
+import { readScopes, requireScopes, viewerOf } from './access.ts'
 
 /** Whether 2025 sessions get a GET stream here: session ids (state keys), a session ledger and an event hub. */
 function servesStreams({ server, options }: Call): boolean {
@@ -69,7 +69,8 @@ export const subscription: MethodEntry = {
   era: 'legacy',
   capability: 'resources',
   inputRequired: false,
-  async run({ params, request, server, options }) {
+  async run(call) {
+    const { params, request, server, options } = call
     const uri = params.uri
     if (typeof uri !== 'string' || uri === '') throw invalid('uri must be a string')
     const session = options.legacySession
@@ -77,7 +78,7 @@ export const subscription: MethodEntry = {
     if (uri.length > MAX_SUBSCRIBED_URI) throw invalid(`uri is longer than ${MAX_SUBSCRIBED_URI} characters`)
     const subscribing = request.method === LEGACY_METHOD.subscribe
     // A resource this principal may not read is not subscribed to either: 403 with its scopes, as resources/read.
-    if (subscribing) requireScopes(options.principal, readScopes(server, uri), `Subscribing to ${uri}`)
+    if (subscribing) requireScopes(options.principal, readScopes(server, viewerOf(call), uri), `Subscribing to ${uri}`)
     await session.subscribe(uri, subscribing)
     return {}
   },

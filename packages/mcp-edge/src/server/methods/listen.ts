@@ -27,7 +27,7 @@ import { Listener } from '../events/listen-hub.ts'
 import { Relay } from '../events/listen-relay.ts'
 import { HubTasks } from '../events/listen-tasks.ts'
 import { traceDeliveries } from '../telemetry/events.ts'
-import { mayRead } from './access.ts'
+import { mayRead, viewerOf } from './access.ts'
 import { subjectOf } from '../principal.ts'
 
 /** One listen stream watches at most this many tasks. */
@@ -71,7 +71,8 @@ function honour(call: Call, filter: SubscriptionFilter): SubscriptionFilter {
   }
   if (filter.resourceSubscriptions && server.offers('resources', options)) {
     // A resource the principal may not read is not subscribed either (its scopes, as resources/read).
-    out.resourceSubscriptions = filter.resourceSubscriptions.filter((uri) => mayRead(server, options.principal, uri))
+    const viewer = viewerOf(call)
+    out.resourceSubscriptions = filter.resourceSubscriptions.filter((uri) => mayRead(server, viewer, uri))
   }
   return out
 }
@@ -95,7 +96,8 @@ export const listen: MethodEntry = {
     const partials = filter[TASK_PARTIALS_FILTER] === true && supports(meta.clientCapabilities, 'partialResults')
     const statusesViaHub = hub !== undefined && watched !== undefined && !partials
     // Updates below a subscribed prefix are checked one by one: only resources this principal may read.
-    const allows = (event: McpEvent) => event.type !== 'resourceUpdated' || mayRead(server, options.principal, event.uri)
+    const viewer = viewerOf(call)
+    const allows = (event: McpEvent) => event.type !== 'resourceUpdated' || mayRead(server, viewer, event.uri)
     const sent = traceDeliveries(server.observers.telemetry(options.env), call.span, request.id, server.observers.log)
     const topics = statusesViaHub ? { ...honoured, taskIds: watched } : honoured
     const listener = new Listener(request.id, topics, principal, allows, sent)

@@ -1,11 +1,11 @@
 /**
- * `prompts/list` and `prompts/get` (server/prompts.mdx). Unknown prompt and missing required
- * arguments are -32602; arguments are strings and are parsed with the prompt's zod object.
+ * `prompts/list` and `prompts/get` (server/prompts.mdx). Unknown prompt (or one hidden from this
+ * caller, answered alike) and missing required arguments are -32602; arguments are strings and are parsed with the prompt's zod object.
  */
 import { McpError } from '../../protocol/errors.ts'
 import type { MethodEntry } from '../dispatch.ts'
 import { asArguments, parseWith } from '../schema/schema.ts'
-import { listMethod, requireScopes } from './access.ts'
+import { isVisible, listMethod, requireScopes, viewerOf } from './access.ts'
 import { runWithInput } from './context.ts'
 
 export const promptsList = listMethod('prompts', 'prompts', 'prompts')
@@ -18,7 +18,7 @@ export const promptsGet: MethodEntry = {
     const name = params.name
     if (typeof name !== 'string') throw new McpError('invalidParams', 'Invalid params: name must be a string')
     const prompt = server.prompts.get(name)
-    if (!prompt) throw new McpError('invalidParams', `Unknown prompt: ${name}`)
+    if (!prompt || !isVisible(prompt, viewerOf(call))) throw new McpError('invalidParams', `Unknown prompt: ${name}`)
     requireScopes(call.options.principal, prompt.scopes, `Prompt "${name}"`)
     const args = asArguments(params.arguments, 'arguments')
     const nonString = Object.entries(args).find(([, value]) => typeof value !== 'string')

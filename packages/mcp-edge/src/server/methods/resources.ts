@@ -1,13 +1,13 @@
 /**
  * `resources/list`, `resources/templates/list` and `resources/read` (server/resources.mdx). A
- * read tries the fixed resources, then the templates in registration order; a miss is -32602
- * with `data.uri` (SEP-2164), never an empty `contents`.
+ * read tries the fixed resources, then the templates in registration order, skipping those hidden
+ * from the caller (`visible`); a miss is -32602 with `data.uri` (SEP-2164), never an empty `contents`.
  */
 import { McpError } from '../../protocol/errors.ts'
 import type { ReadResourceResult, Resource } from '../../protocol/types.ts'
 import type { MethodEntry } from '../dispatch.ts'
 import type { CacheHint } from '../types.ts'
-import { listMethod, missingScopes, requireScopes } from './access.ts'
+import { isVisible, listMethod, mayList, requireScopes, viewerOf } from './access.ts'
 import { plainScope, runWithInput } from './context.ts'
 
 /** Reads default to no caching, privately: content may depend on who asks. */
@@ -17,15 +17,14 @@ const fixedResources = listMethod('resources', 'resources', 'resources')
 
 /**
  * `resources/list`: the fixed resources page by page, and on the last page those the templates
- * with a `list` callback stand for (only templates this caller may read; the page is then private).
+ * with a `list` callback stand for (only templates this caller sees and may read; the page is then private).
  */
 export const resourcesList: MethodEntry = {
   ...fixedResources,
   async run(call) {
     const page = (await fixedResources.run(call)) as { resources: Resource[]; nextCursor?: string }
-    const listing = [...call.server.templates.values()].filter(
-      (entry) => entry.list !== undefined && missingScopes(call.options.principal, entry.scopes).length === 0,
-    )
+    const viewer = viewerOf(call)
+    const listing = [...call.server.templates.values()].filter((entry) => entry.list !== undefined && mayList(entry, viewer))
     if (listing.length === 0 || page.nextCursor !== undefined) return page
     const scope = plainScope(call)
     const listed = await Promise.all(listing.map((entry) => (entry.list as NonNullable<typeof entry.list>)(scope)))
@@ -47,15 +46,16 @@ export const resourcesRead: MethodEntry = {
     const uri = params.uri
     if (typeof uri !== 'string' || uri === '') throw new McpError('invalidParams', 'Invalid params: uri must be a string')
     const principal = call.options.principal
+    const viewer = viewerOf(call)
     return runWithInput(call, { target: uri, args: {}, singleUse: false }, async (scope) => {
       const fixed = server.resources.get(uri)
-      if (fixed) {
+      if (fixed && isVisible(fixed, viewer)) {
         requireScopes(principal, fixed.scopes, `Resource ${uri}`)
         return withCache(await fixed.handler(uri, scope), fixed.cache)
       }
       for (const entry of server.templates.values()) {
         const variables = entry.template.match(uri)
-        if (!variables) continue
+        if (!variables || !isVisible(entry, viewer)) continue
         requireScopes(principal, entry.scopes, `Resource template ${entry.template.template}`)
         const result = await entry.handler(uri, variables, scope)
         if (result) return withCache(result, entry.cache)

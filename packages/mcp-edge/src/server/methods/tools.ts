@@ -1,5 +1,7 @@
 /**
- * `tools/list` and `tools/call` (server/tools.mdx). A call: unknown tool → -32602; arguments that
+ * `tools/list` and `tools/call` (server/tools.mdx). A call: unknown tool, or one hidden from this
+ * caller by its `visible` predicate → -32602 (the same error, so a hidden tool's existence shows
+ * nowhere); arguments that
  * fail the schema → an `isError` result naming the problem (SEP-1303); with an output schema, the
  * structured content is checked and mirrored as text. Task-capable tools become tasks when the
  * request declared the Tasks extension; partial results stream when it declared `partialResults`.
@@ -20,7 +22,7 @@ import type { Task, TaskBackend } from '../tasks/tasks.ts'
 import type { TaskSlot } from '../limits.ts'
 import { subjectOf } from '../principal.ts'
 import { finishResult, parseArguments, toolError } from '../tool-result.ts'
-import { listMethod, requireScopes } from './access.ts'
+import { isVisible, listMethod, requireScopes, viewerOf } from './access.ts'
 import { runWithInput } from './context.ts'
 
 export const toolsList = listMethod('tools', 'tools', 'tools')
@@ -68,7 +70,7 @@ export const toolsCall: MethodEntry = {
     const name = params.name
     if (typeof name !== 'string') throw new McpError('invalidParams', 'Invalid params: name must be a string')
     const tool = server.tools.get(name)
-    if (!tool) throw new McpError('invalidParams', `Unknown tool: ${name}`)
+    if (!tool || !isVisible(tool, viewerOf(call))) throw new McpError('invalidParams', `Unknown tool: ${name}`)
     requireScopes(call.options.principal, tool.scopes, `Tool "${name}"`)
     const args = asArguments(params.arguments, 'arguments')
     const missing = tool.requires.filter((path) => !supports(call.meta.clientCapabilities, path))

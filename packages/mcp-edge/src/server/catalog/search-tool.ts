@@ -1,0 +1,111 @@
+/**
+ * `search_tools`, the tool a server with `toolSearch` lists in place of its whole catalog
+ * (docs/catalogs.md). It ranks the tools this caller may see (its `visible` predicates and scopes,
+ * as `tools/list` would filter them) with rank.ts and returns their definitions, exactly as
+ * `tools/list` would carry them, so the client can call them by name. Registered by `McpServer`
+ * like any tool, so calls reach it through the same dispatch, telemetry and auth.
+ *
+ * Not here: which tools `tools/list` carries (McpServer.listed), nor any state between searches.
+ */
+import * as z from 'zod/mini'
+import { isLegacyVersion, shapeLegacyResult } from '../../protocol/legacy.ts'
+import type { CallToolResult, Tool } from '../../protocol/types.ts'
+import { mayList } from '../methods/access.ts'
+import type { ToolEntry } from '../tool-entry.ts'
+import { toolError } from '../tool-result.ts'
+import type { ToolHandler, ToolOptions, ToolSearchOptions } from '../types.ts'
+import { rankTools, tokenize } from './rank.ts'
+
+export const SEARCH_TOOL = 'search_tools'
+export const DEFAULT_SEARCH_RESULTS = 10
+/** The most `maxResults` may be: a search answers with full definitions, so it stays small. */
+export const MAX_SEARCH_RESULTS = 50
+export const MAX_QUERY_CHARS = 200
+/** How much of a description the text summary repeats per tool. */
+const SUMMARY_CHARS = 120
+
+/** The names `tools/list` carries on a search-enabled server. */
+export function listedTools(options: ToolSearchOptions): ReadonlySet<string> {
+  return new Set([...(options.alwaysListed ?? []), SEARCH_TOOL])
+}
+
+function searchInput(maxResults: number) {
+  return z.object({
+    query: z
+      .string()
+      .check(
+        z.minLength(1),
+        z.maxLength(MAX_QUERY_CHARS),
+        z.describe('Words to look for in tool names, titles and descriptions'),
+      ),
+    limit: z.optional(
+      z
+        .int()
+        .check(z.minimum(1), z.maximum(maxResults), z.describe(`How many tools to return (default and most: ${maxResults})`)),
+    ),
+  })
+}
+
+const searchOutput = z.object({ tools: z.array(z.looseObject({ name: z.string() })), total: z.int() })
+
+type SearchInput = ReturnType<typeof searchInput>
+
+/** The most results per search: the option, checked (a misconfiguration fails at start-up). */
+function maxResultsOf(options: ToolSearchOptions): number {
+  const max = options.maxResults ?? DEFAULT_SEARCH_RESULTS
+  if (!Number.isInteger(max) || max < 1 || max > MAX_SEARCH_RESULTS) {
+    throw new Error(`toolSearch.maxResults must be an integer from 1 to ${MAX_SEARCH_RESULTS} (got ${max})`)
+  }
+  return max
+}
+
+/**
+ * The `search_tools` tool over `tools` (the server's registry, read at each call).
+ *
+ * @example
+ * const search = searchTool(server.tools, { alwaysListed: ['help'] })
+ * server.tool(SEARCH_TOOL, search.options, search.handler)
+ */
+export function searchTool<Env>(
+  tools: ReadonlyMap<string, ToolEntry<Env>>,
+  options: ToolSearchOptions,
+): { options: ToolOptions<SearchInput, typeof searchOutput, undefined, Env>; handler: ToolHandler<SearchInput, Env> } {
+  const maxResults = maxResultsOf(options)
+  return {
+    options: {
+      title: 'Search tools',
+      description:
+        'Finds this server’s tools by name, title and description, best match first, and returns their definitions. ' +
+        'Call a tool it finds by its name, with arguments that match its inputSchema.',
+      input: searchInput(maxResults),
+      output: searchOutput,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    handler({ query, limit }, ctx): CallToolResult {
+      if (tokenize(query).length === 0) {
+        return toolError(`Invalid arguments for tool ${SEARCH_TOOL}: query: needs at least one letter or digit`)
+      }
+      const candidates = [...tools.values()].filter((tool) => tool.name !== SEARCH_TOOL && mayList(tool, ctx))
+      const { matches, total } = rankTools(candidates, query, limit ?? maxResults)
+      let found = matches.map((tool) => tool.definition)
+      const version = ctx.meta.protocolVersion
+      // A 2025-era client gets the definitions in its revision's shape, as its tools/list would.
+      if (isLegacyVersion(version)) found = shapeLegacyResult(version, 'tools/list', { tools: found }).tools as Tool[]
+      const content: CallToolResult['content'] = [{ type: 'text', text: summary(query, found, total) }]
+      // 2025-03-26 has no structuredContent: the definitions travel as text.
+      if (version === '2025-03-26') content.push({ type: 'text', text: JSON.stringify({ tools: found, total }) })
+      return { content, structuredContent: { tools: found, total } }
+    },
+  }
+}
+
+/** The short text for clients that read only text: one line per tool found. */
+function summary(query: string, tools: readonly Tool[], total: number): string {
+  if (total === 0) return `No tools match "${query}".`
+  const lines = tools.map((tool) => {
+    const about = (tool.description ?? tool.title ?? '').split('\n')[0] ?? ''
+    return `- ${tool.name}${about ? `: ${about.length > SUMMARY_CHARS ? `${about.slice(0, SUMMARY_CHARS - 1)}…` : about}` : ''}`
+  })
+  const head = `${tools.length} of ${total} matching tools for "${query}", best first (definitions in structuredContent.tools); call one by name:`
+  return [head, ...lines].join('\n')
+}
