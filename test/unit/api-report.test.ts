@@ -21,6 +21,7 @@ describe('API report', () => {
       client: './dist/client/index.d.ts',
       cloudflare: './dist/cloudflare/index.d.ts',
       oauth: './dist/oauth/index.d.ts',
+      sdk: './dist/sdk/index.d.ts',
     })
     expect(
       entryPoints({ exports: { '.': { types: './a.d.ts' }, './x/y': { types: './b.d.ts' }, './package.json': './p' } }),
