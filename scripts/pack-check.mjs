@@ -51,14 +51,14 @@ function stage(name, fn) {
     )
 }
 
-/** Run a command to completion; throws with its output when it fails. */
-function run(command, args, options = {}) {
+/** Run a command to completion; throws with its output when it fails. Returns its stdout (`both`: and stderr). */
+function run(command, args, { both = false, ...options } = {}) {
   const result = spawnSync(command, args, { cwd: ROOT, env: ENV, encoding: 'utf8', ...options })
   if (result.status !== 0) {
     const output = `${result.stdout ?? ''}${result.stderr ?? ''}`.trim().split('\n').slice(-40).join('\n')
     throw new Error(`${command} ${args.join(' ')} exited ${result.status ?? result.signal}\n${output}`)
   }
-  return result.stdout
+  return both ? `${result.stdout}${result.stderr}` : result.stdout
 }
 
 const freePort = () =>
@@ -141,6 +141,51 @@ async function taskCompletes(url) {
   throw new Error('the task did not complete within 30 s')
 }
 
+/** What npm installed: its size, and one workerd for the Vitest pool and `wrangler dev` (the templates' overrides). */
+function installed(dir) {
+  const versions = new Set(
+    readdirSync(join(dir, 'node_modules'), { recursive: true, encoding: 'utf8' })
+      .filter((path) => /(^|\/)workerd\/package\.json$/.test(path))
+      .map((path) => JSON.parse(readFileSync(join(dir, 'node_modules', path), 'utf8')).version),
+  )
+  if (versions.size !== 1) throw new Error(`the scaffold installs workerd ${[...versions].join(' and ')}, not one`)
+  const megabytes = run('du', ['-sm', join(dir, 'node_modules')]).split('\t')[0]
+  return `node_modules: ${megabytes} MB, workerd ${[...versions][0]}`
+}
+
+/** One log line the library prints per request (the templates' tests must not show it when they pass). */
+const REQUEST_LINE = /"msg":"mcp request"/
+
+/**
+ * The project's `npm test`: passes, without the server's per-request log lines. In minimal, a
+ * failing test (written for the occasion, then removed) does show the line of its request.
+ */
+function quietTests(dir, template) {
+  const output = run('npm', ['test'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], both: true })
+  if (REQUEST_LINE.test(output)) throw new Error(`npm test printed the log lines of passing tests:\n${output}`)
+  if (template !== 'minimal') return
+  const failing = join(dir, 'test/fails-on-purpose.test.ts')
+  writeFileSync(
+    failing,
+    `import { exports } from 'cloudflare:workers'
+import { McpClient } from 'mcp-edge/client'
+import { expect, it } from 'vitest'
+it('adds wrongly', async () => {
+  const client = new McpClient({ url: 'http://127.0.0.1/mcp', fetch: (request) => exports.default.fetch(request) })
+  expect((await client.callTool('add', { a: 2, b: 3 })).content).toEqual([{ type: 'text', text: '6' }])
+})
+`,
+  )
+  try {
+    const result = spawnSync('npx', ['vitest', 'run', 'test/fails-on-purpose.test.ts'], { cwd: dir, env: ENV, encoding: 'utf8' })
+    const shown = `${result.stdout}${result.stderr}`
+    if (result.status === 0 || !/"method":"tools\/call","target":"add"/.test(shown))
+      throw new Error(`a failing test did not show its request's log line (exit ${result.status}):\n${shown}`)
+  } finally {
+    rmSync(failing)
+  }
+}
+
 /** The ```ts blocks of a Markdown file. */
 const tsBlocks = (markdown) => [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1])
 
@@ -157,7 +202,8 @@ await stage('npm pack -w mcp-edge -w create-mcp-edge', () => {
     tarballs[entry.name] = { path: join(WORK, entry.filename), files: entry.files.map((file) => file.path) }
   const library = tarballs['mcp-edge']
   const stray = library.files.filter(
-    (file) => !/^(dist\/.+\.(js|d\.ts)|bin\/mcp-edge\.mjs|docs\/.+\.md|README\.md|LICENSE|package\.json)$/.test(file),
+    (file) =>
+      !/^(dist\/.+\.(js|d\.ts)|bin\/mcp-edge\.mjs|docs\/.+\.md|README\.md|CHANGELOG\.md|LICENSE|package\.json)$/.test(file),
   )
   if (stray.length > 0) throw new Error(`the mcp-edge tarball holds what users do not need: ${stray.join(', ')}`)
   const create = tarballs['create-mcp-edge']
@@ -244,7 +290,7 @@ for (const template of TEMPLATES) {
     // As a user would type it, beside the tarballs: `npx ./create-mcp-edge-<v>.tgz …` (npx takes a
     // relative path as a package to run; an absolute one as a command).
     const local = (name) => `./${basename(tarballs[name].path)}`
-    run(
+    const printed = run(
       'npx',
       [
         '--yes',
@@ -261,8 +307,24 @@ for (const template of TEMPLATES) {
     )
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
     if (pkg.name !== `my-${template}-server`) throw new Error(`the package is named ${pkg.name}`)
+    const server = readFileSync(join(dir, 'src/index.ts'), 'utf8')
+    if (!server.includes(`  name: 'my-${template}-server',`)) throw new Error("the server's name is not the folder's")
+    // Installed: the next three commands, no npm install among them.
+    const next = /^Next:\n((?: {2}.+\n){3})/m
+      .exec(printed)?.[1]
+      .replace(/ *#.*$/gm, '')
+      .trim()
+    if (next !== `cd projects/my-${template}-server\n  npm run dev\n  npm test`)
+      throw new Error(`create-mcp-edge printed:\n${printed}`)
     if (!existsSync(join(dir, '.gitignore'))) throw new Error('no .gitignore in the scaffold')
-    run('npm', ['test'], { cwd: dir })
+    console.log(`  ${installed(dir)}`)
+    quietTests(dir, template)
+    // `npm run types` regenerates the committed file as it is, with no advice to act on.
+    const committed = readFileSync(join(dir, 'worker-configuration.d.ts'), 'utf8')
+    const typed = run('npm', ['run', 'types'], { cwd: dir, both: true })
+    if (/Action required/.test(typed)) throw new Error(`npm run types asks for action:\n${typed}`)
+    if (readFileSync(join(dir, 'worker-configuration.d.ts'), 'utf8') !== committed)
+      throw new Error('npm run types changed worker-configuration.d.ts')
     run('npm', ['run', 'check'], { cwd: dir })
   })
   if (SERVED.includes(template)) {

@@ -36,7 +36,9 @@ step("build the durable template's view", process.execPath, ['templates/durable/
 for (const [name, project] of PROGRAMS) step(`typecheck (${name})`, 'npx', ['tsc', '-p', project])
 step('generated types are current (wrangler types --check)', process.execPath, ['scripts/types.mjs', '--check'])
 step('the API reference is current (docs/reference.md)', process.execPath, ['tools/reference/generate.mjs', '--check'])
+step('the public API is as reviewed (packages/mcp-edge/api/, npm run api)', process.execPath, ['tools/reference/api-report.mjs'])
 step('lint and format', 'npx', ['biome', 'ci', '.'])
+step('the workflows (actionlint)', process.execPath, ['scripts/actionlint.mjs'])
 
 // Every project but the benchmark's smoke run, then that one alone (vitest.config.ts says why).
 const args = process.argv.slice(2)

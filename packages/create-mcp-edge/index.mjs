@@ -13,7 +13,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { createInterface } from 'node:readline/promises'
 import { fileURLToPath } from 'node:url'
@@ -35,7 +35,8 @@ const NAME = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
 const DOTFILES = { _gitignore: '.gitignore' }
 const USAGE = `Usage: npm create mcp-edge@latest <folder> -- [--template ${Object.keys(TEMPLATES).join('|')}] [--no-install] [--mcp-edge <npm spec>]
 
-  <folder>            where to create the project; its name becomes the package's and the Worker's
+  <folder>            where to create the project (new or empty); its name becomes the package's,
+                      the Worker's and the server's name
   --template, -t      which template (default: minimal)
   --no-install        do not run npm install
   --mcp-edge <spec>   install mcp-edge from this version, range or tarball path
@@ -106,12 +107,26 @@ const editJson = (file, edit) => {
   writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`)
 }
 
-/** The Worker's name in wrangler.jsonc: the template's first top-level "name", comments kept. */
-function renameWorker(file, name) {
-  const text = readFileSync(file, 'utf8')
-  const renamed = text.replace(/^(\s*"name":\s*)"[^"]*"/m, `$1"${name}"`)
-  if (renamed === text) throw new Error(`${file} has no "name" to set`)
-  writeFileSync(file, renamed)
+/** Files that carry the template's name: the package, the Worker, the server, its README and server.json. */
+const NAMED = /\.(ts|json|jsonc|md)$/
+
+/**
+ * Names the project after its folder: `mcp-edge-<template>` (the package, the Worker's `name`, the
+ * server's `name`, the README's heading, server.json's `io.github.your-username/…`, the tests that
+ * check them) and the title `mcp-edge <template>` become `name`, in every text file it copied.
+ */
+function nameProject(dir, template, name) {
+  const id = new RegExp(`\\bmcp-edge-${template}\\b`, 'g')
+  const title = new RegExp(`\\bmcp-edge ${template}\\b`, 'gi')
+  for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    if (!NAMED.test(file) || file.endsWith('.d.ts')) continue
+    const path = join(dir, file)
+    const text = readFileSync(path, 'utf8')
+    const named = text.replace(id, name).replace(title, name)
+    if (named !== text) writeFileSync(path, named)
+  }
+  if (!readFileSync(join(dir, 'wrangler.jsonc'), 'utf8').includes(`"name": "${name}"`))
+    throw new Error(`the ${template} template's wrangler.jsonc has no "name": "mcp-edge-${template}" to set`)
 }
 
 /** .dev.vars from .dev.vars.example: a fresh MCP_STATE_KEYS; everything else as the example has it. */
@@ -129,23 +144,30 @@ function scaffold(template, target, name, spec) {
   for (const [stored, real] of Object.entries(DOTFILES)) {
     if (existsSync(join(target, stored))) renameSync(join(target, stored), join(target, real))
   }
+  nameProject(target, template, name)
   editJson(join(target, 'package.json'), (pkg) => {
     pkg.name = name
     if (spec) pkg.dependencies['mcp-edge'] = spec
   })
-  renameWorker(join(target, 'wrangler.jsonc'), name)
   writeDevVars(target)
 }
 
 function nextSteps(folder, name, installed) {
   const url = 'http://127.0.0.1:8787/mcp'
+  const steps = [
+    [
+      installed ? `cd ${folder}` : `cd ${folder} && npm install`,
+      installed ? 'your project' : 'your project and its dependencies',
+    ],
+    ['npm run dev', `serves ${url} (PORT=… to change)`],
+    ['npm test', 'its tests, inside workerd'],
+  ]
+  const width = Math.max(...steps.map(([command]) => command.length)) + 2
   return `
 Created ${name} in ${folder}.
 
 Next:
-  cd ${folder}${installed ? '' : '\n  npm install'}
-  npm run dev        # serves ${url} (PORT=… to change)
-  npm test           # its tests, inside workerd
+${steps.map(([command, what]) => `  ${command.padEnd(width)}# ${what}`).join('\n')}
 
 Connect a client to ${url}:
   Claude Code   claude mcp add --transport http ${name} ${url}
@@ -168,9 +190,7 @@ async function main(argv) {
   const target = resolve(folder)
   const name = basename(target)
   checkName(name)
-  if (existsSync(target) && readdirSync(target).length > 0) {
-    throw new UsageError(`${target} exists and is not empty; choose a new folder`)
-  }
+  refuseExisting(target)
   const spec = values['mcp-edge'] === undefined ? undefined : mcpEdgeSpec(values['mcp-edge'])
 
   const created = !existsSync(target)
@@ -194,6 +214,19 @@ async function main(argv) {
     }
   }
   console.log(nextSteps(folder, name, values.install))
+}
+
+/** Only a new or empty folder: never overwrite, never mix a template into someone's files. */
+function refuseExisting(target) {
+  if (!existsSync(target)) return
+  if (!statSync(target).isDirectory())
+    throw new UsageError(`${target} exists and is a file, not a folder; nothing was written. Choose another name.`)
+  const entries = readdirSync(target)
+  if (entries.length > 0) {
+    throw new UsageError(
+      `${target} exists and is not empty (${entries.length} ${entries.length === 1 ? 'entry' : 'entries'}); nothing was written. Choose a new folder, or empty this one first.`,
+    )
+  }
 }
 
 function emptyDir(dir) {

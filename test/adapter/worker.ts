@@ -3,7 +3,7 @@
  * elicitation, progress; 2.x `inputRequired`), a handle enabled and disabled at run time, a
  * resource template with `list` and `complete`, a prompt, and an `McpAgent` with state.
  */
-import { cloudflareServices, createDurableObjects } from 'mcp-edge/cloudflare'
+import { cloudflareEventHub, cloudflareServices, createDurableObjects } from 'mcp-edge/cloudflare'
 import {
   acceptedContent,
   completable,
@@ -19,7 +19,11 @@ import {
 } from 'mcp-edge/sdk'
 import * as z from 'zod'
 
-const server = new McpServer({ name: 'adapter-fixture', version: '1.0.0' })
+// The one line SDK code adds to reach every isolate's listeners: mcp-edge's event hub.
+const server = new McpServer(
+  { name: 'adapter-fixture', version: '1.0.0' },
+  { events: cloudflareEventHub({ binding: 'MCP_EVENTS' }) },
+)
 
 server.registerTool(
   'add',
@@ -162,7 +166,7 @@ server.registerPrompt(
   ({ language, code }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Review this ${language}: ${code}` } }] }),
 )
 
-export const { McpNonceLedger, McpTaskObject } = createDurableObjects(server.edge)
+export const { McpNonceLedger, McpTaskObject, McpEventHub, McpSessionLedger } = createDurableObjects(server.edge)
 
 interface State {
   count: number
@@ -179,6 +183,21 @@ export class Counter extends McpAgent<Env, State> {
     })
     this.server.tool('count', async () => ({ content: [{ type: 'text', text: String(this.state.count) }] }))
     this.server.tool('props', async () => ({ content: [{ type: 'text', text: JSON.stringify(this.props ?? null) }] }))
+    // agents' own helpers: this.sql on the object's storage, this.elicitInput for the running call.
+    this.server.tool('remember', { word: z.string() }, async ({ word }) => {
+      this.sql`CREATE TABLE IF NOT EXISTS words (word TEXT)`
+      this.sql`INSERT INTO words (word) VALUES (${word})`
+      const [row] = this.sql<{ n: number }>`SELECT count(*) AS n FROM words`
+      return { content: [{ type: 'text', text: `${row?.n ?? 0} words` }] }
+    })
+    this.server.tool('double', {}, { readOnlyHint: false, destructiveHint: false }, async () => {
+      const answer = await this.elicitInput({
+        message: 'Double the count?',
+        requestedSchema: { type: 'object', properties: { yes: { type: 'boolean' } }, required: ['yes'] },
+      })
+      if (answer.action === 'accept' && answer.content?.yes === true) this.setState({ count: this.state.count * 2 })
+      return { content: [{ type: 'text', text: String(this.state.count) }] }
+    })
     // No annotations: destructive by MCP's default, so its confirmation is single-use.
     this.server.registerTool('reset', { description: 'Sets the count to zero' }, async (ctx) => {
       if (acceptedContent(ctx.mcpReq.inputResponses, 'sure')?.sure !== true) {
@@ -197,9 +216,12 @@ export class Counter extends McpAgent<Env, State> {
 const mcpHandler = createMcpHandler(server, {
   // The keys only when set, as the adapter's conventional services bind them (a test runs without).
   services: (env: Env) =>
-    cloudflareServices({ stateKeys: env.MCP_STATE_KEYS ? 'MCP_STATE_KEYS' : undefined, tasks: 'MCP_TASKS', nonces: 'NONCES' })(
-      env,
-    ),
+    cloudflareServices({
+      stateKeys: env.MCP_STATE_KEYS ? 'MCP_STATE_KEYS' : undefined,
+      tasks: 'MCP_TASKS',
+      nonces: 'NONCES',
+      sessions: 'MCP_SESSIONS',
+    })(env),
 })
 const agent = Counter.serve('/agent')
 const sse = Counter.serveSSE('/sse')

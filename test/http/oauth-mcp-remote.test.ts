@@ -161,7 +161,8 @@ describe('mcp-remote’s own OAuth sign-in (as Claude Desktop connects), through
         capabilities: {},
         clientInfo: { name: 'desktop-host', version: '1.0.0' },
       })
-      expect(initialized.result.capabilities.tools).toBeDefined()
+      // The demo has an event hub, so it offers tools/list_changed.
+      expect(initialized.result.capabilities.tools).toEqual({ listChanged: true })
       remote.send({ jsonrpc: '2.0', method: 'notifications/initialized' })
       const me = await remote.request('tools/call', { name: 'whoami', arguments: {} })
       expect(me.result.structuredContent).toEqual({

@@ -9,7 +9,7 @@
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { rpc } from '../support/mcp.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
@@ -26,7 +26,7 @@ afterAll(async () => {
   await worker?.stop()
 })
 
-const text = (result: { content?: unknown }) => (result.content as { text: string }[])[0]?.text
+const text = (result: unknown) => (result as { content: { text: string }[] }).content[0]?.text
 
 /** An SDK 1.x client at its defaults (2025-11-25), answering elicitations with `answers` in turn. */
 async function sdk1(
@@ -244,6 +244,18 @@ describe('McpAgent', () => {
     }
   })
 
+  it("offers agents' this.sql and this.elicitInput", async () => {
+    const { client } = await sdk1('/agent', [{ action: 'accept', content: { yes: true } }])
+    try {
+      await client.callTool({ name: 'increment', arguments: { by: 3 } })
+      expect(text(await client.callTool({ name: 'double', arguments: {} }))).toBe('6')
+      expect(text(await client.callTool({ name: 'remember', arguments: { word: 'edge' } }))).toBe('1 words')
+      expect(text(await client.callTool({ name: 'remember', arguments: { word: 'mcp' } }))).toBe('2 words')
+    } finally {
+      await client.close()
+    }
+  })
+
   it('keeps state per principal for 2026-07-28 clients, which have no session', async () => {
     const first = await sdk2('/agent')
     const second = await sdk2('/agent')
@@ -370,5 +382,50 @@ describe('McpAgent confirmations', () => {
     expect(text((await call(answer)).message.result as object)).toBe('reset')
     const replayed = await call(answer)
     expect(replayed.message.error).toMatchObject({ code: -32602 })
+  })
+})
+
+describe('list changes from SDK-style handles', () => {
+  it('a 2025 session hears tools/list_changed on its GET stream when a handle is enabled and disabled', async () => {
+    let opened: () => void = () => {}
+    const streamOpen = new Promise<void>((resolve) => {
+      opened = resolve
+    })
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      fetch: async (input, init) => {
+        const response = await fetch(input, init)
+        if (init?.method === 'GET' && response.status === 200) opened()
+        return response
+      },
+    })
+    const listener = new Client({ name: 'listener', version: '1.0.0' })
+    const heard: string[] = []
+    let next: () => void = () => {}
+    listener.setNotificationHandler(ToolListChangedNotificationSchema, (note) => {
+      heard.push(note.method)
+      next()
+    })
+    const hear = () =>
+      new Promise<void>((resolve, reject) => {
+        next = resolve
+        setTimeout(() => reject(new Error('no tools/list_changed within 10 s')), 10_000)
+      })
+    await listener.connect(transport)
+    try {
+      await Promise.race([
+        streamOpen,
+        new Promise((_, reject) => setTimeout(() => reject(new Error('the GET stream did not open within 10 s')), 10_000)),
+      ])
+      const on = hear()
+      await rpc(fetch, `${base}/mcp`, 'tools/call', { name: 'toggle_beta', arguments: { on: true } })
+      await on
+      const off = hear()
+      await rpc(fetch, `${base}/mcp`, 'tools/call', { name: 'toggle_beta', arguments: { on: false } })
+      await off
+      expect(heard).toEqual(['notifications/tools/list_changed', 'notifications/tools/list_changed'])
+    } finally {
+      await transport.terminateSession().catch(() => {})
+      await listener.close()
+    }
   })
 })

@@ -86,7 +86,9 @@ export function legacySchemaErrors(revision: LegacyRevision, name: string, value
     }
     if (!loaded.names.has(name)) throw new Error(`No definition ${name} in the ${revision} schema`)
     const validate = loaded.ajv.getSchema(`mcp#/${loaded.pointer}/${name}`)
-    if (validate && !validate(value)) {
+    // A definition Ajv cannot compile must fail the test, not validate everything.
+    if (!validate) throw new Error(`Ajv has no validator for ${name} in the ${revision} schema${strict ? ' (strict)' : ''}`)
+    if (!validate(value)) {
       for (const error of validate.errors ?? []) {
         errors.push(`${strict ? 'strict ' : ''}${error.instancePath} ${error.message} ${JSON.stringify(error.params)}`)
       }

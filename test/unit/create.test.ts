@@ -35,6 +35,23 @@ function create(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}) {
 const json = (path: string) => JSON.parse(readFileSync(path, 'utf8'))
 const devVars = (dir: string) => readFileSync(join(dir, '.dev.vars'), 'utf8')
 const stateKeyOf = (dir: string) => /^MCP_STATE_KEYS="dev:([^"]+)"$/m.exec(devVars(dir))?.[1]
+/** The commands under "Next:", without their comments. */
+const nextCommands = (out: string) =>
+  (/^Next:\n((?: {2}.+\n)+)/m.exec(out)?.[1] ?? '')
+    .trimEnd()
+    .split('\n')
+    .map((line) => line.replace(/#.*$/, '').trim())
+/** The project's text files (lock files aside) with a line matching `pattern`, as `file: line`. */
+function grep(dir: string, pattern: RegExp) {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((file) => /\.(ts|json|jsonc|md)$/.test(file) && !file.endsWith('.d.ts'))
+    .flatMap((file) =>
+      readFileSync(join(dir, file), 'utf8')
+        .split('\n')
+        .filter((line) => pattern.test(line))
+        .map((line) => `${file}: ${line}`),
+    )
+}
 
 // Each test spawns the CLI once or twice: seconds on a loaded machine, past the unit project's 5 s default.
 describe('create-mcp-edge', { timeout: 30_000 }, () => {
@@ -45,8 +62,16 @@ describe('create-mcp-edge', { timeout: 30_000 }, () => {
       const { status, out } = create(cwd, [`my-${template}`, '--template', template, '--no-install'])
       expect(status, out).toBe(0)
       const dir = join(cwd, `my-${template}`)
-      expect(json(join(dir, 'package.json')).name).toBe(`my-${template}`)
-      expect(readFileSync(join(dir, 'wrangler.jsonc'), 'utf8')).toMatch(new RegExp(`^\\s*"name": "my-${template}",$`, 'm'))
+      const name = `my-${template}`
+      expect(json(join(dir, 'package.json')).name).toBe(name)
+      expect(readFileSync(join(dir, 'wrangler.jsonc'), 'utf8')).toMatch(new RegExp(`^\\s*"name": "${name}",$`, 'm'))
+      // The server says the same name in its serverInfo, the README's heading and server.json.
+      const source = readFileSync(join(dir, 'src/index.ts'), 'utf8')
+      expect(source).toMatch(new RegExp(`^  name: '${name}',$`, 'm'))
+      expect(source).toMatch(new RegExp(`^  title: '${name}',$`, 'm'))
+      expect(readFileSync(join(dir, 'README.md'), 'utf8').split('\n')[0]).toBe(`# ${name}`)
+      expect(json(join(dir, 'server.json'))).toMatchObject({ name: `io.github.your-username/${name}`, title: name })
+      expect(grep(dir, new RegExp(`mcp-edge[- ]${template}`, 'i'))).toEqual([])
       expect(readFileSync(join(dir, '.gitignore'), 'utf8')).toContain('.dev.vars')
       expect(existsSync(join(dir, '.dev.vars.example'))).toBe(true)
       // The registry listing comes along, in step with the package.
@@ -55,10 +80,26 @@ describe('create-mcp-edge', { timeout: 30_000 }, () => {
         expect(existsSync(join(dir, made)), made).toBe(false)
       // No bearer token: a local client connects without one.
       expect(devVars(dir)).not.toMatch(/^MCP_BEARER_TOKEN="[^"]+"$/m)
-      expect(out).toContain(`cd my-${template}`)
+      // The next three commands, in order.
+      expect(nextCommands(out)).toEqual([`cd my-${template} && npm install`, 'npm run dev', 'npm test'])
       expect(out).toContain('http://127.0.0.1:8787/mcp')
     },
   )
+
+  it('lists every option in --help', () => {
+    const { status, out } = create(scratch(), ['--help'])
+    expect(status).toBe(0)
+    const source = readFileSync(CLI, 'utf8')
+    const options = /options: \{([\s\S]*?)\n {6}\},/.exec(source)?.[1] ?? ''
+    const names = [...options.matchAll(/^ {8}'?([\w-]+)'?: \{ type: '(\w+)'(?:, short: '(\w)')?/gm)]
+    expect(names.map(([, name]) => name)).toEqual(['template', 'install', 'mcp-edge', 'help'])
+    for (const [, name, type, short] of names) {
+      // A boolean that defaults to true is offered as its negation.
+      expect(out).toContain(name === 'install' ? '--no-install' : `--${name}${type === 'string' ? ' ' : ''}`)
+      if (short) expect(out).toContain(`-${short}`)
+    }
+    for (const template of ['minimal', 'durable', 'oauth']) expect(out).toMatch(new RegExp(`^  ${template} +\\S`, 'm'))
+  })
 
   it('writes a fresh development state key for each project (32 random bytes)', () => {
     const cwd = scratch()
@@ -92,8 +133,18 @@ describe('create-mcp-edge', { timeout: 30_000 }, () => {
       writeFileSync(join(cwd, 'taken/keep.txt'), 'mine')
       const { status, out } = create(cwd, ['taken', '--no-install'])
       expect(status).toBe(2)
-      expect(out).toMatch(/exists and is not empty/)
+      expect(out).toContain(`${join(cwd, 'taken')} exists and is not empty (1 entry); nothing was written.`)
       expect(readdirSync(join(cwd, 'taken'))).toEqual(['keep.txt'])
+      expect(readFileSync(join(cwd, 'taken/keep.txt'), 'utf8')).toBe('mine')
+    })
+
+    it('a file where the folder would be', () => {
+      const cwd = scratch()
+      writeFileSync(join(cwd, 'taken'), 'mine')
+      const { status, out } = create(cwd, ['taken', '--no-install'])
+      expect(status).toBe(2)
+      expect(out).toContain(`${join(cwd, 'taken')} exists and is a file, not a folder; nothing was written.`)
+      expect(readFileSync(join(cwd, 'taken'), 'utf8')).toBe('mine')
     })
 
     it('an unknown template', () => {

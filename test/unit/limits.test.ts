@@ -12,7 +12,13 @@ const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`
 
 describe('parseJsonBody', () => {
   it('parses up to the depth limit and refuses deeper nesting with -32600 before parsing', () => {
-    expect(parseJsonBody(nested(64), 64)).toBeDefined()
+    // 64 arrays, each holding the next: the innermost is empty.
+    let value: unknown = parseJsonBody(nested(64), 64)
+    for (let depth = 1; depth < 64; depth++) {
+      expect(value).toHaveLength(1)
+      value = (value as unknown[])[0]
+    }
+    expect(value).toEqual([])
     expect(() => parseJsonBody(nested(65), 64)).toThrow(
       expect.objectContaining({ code: -32600, status: 400, message: 'Invalid Request: JSON nested deeper than 64 levels' }),
     )

@@ -58,8 +58,9 @@ describe('Worker configs', () => {
     const dates = new Set(configs.map((config) => raw(config).compatibility_date))
     // OAuth Workers add the one flag Client ID Metadata Documents need.
     const oauth = (config: string) => /(^|\/)oauth\//.test(config)
-    // Workers of SDK-style code add nodejs_compat, which mcp-edge/sdk needs (as agents does).
-    const sdk = (config: string) => /^test\/(adapter|fixture-sdk)\//.test(config)
+    // Workers of SDK-style code (and the native bench Worker compared with one) add nodejs_compat,
+    // which mcp-edge/sdk needs (as agents does).
+    const sdk = (config: string) => /^(test\/(adapter|fixture-sdk)|bench\/workers\/loop-(native|sdk))\//.test(config)
     const flagsOf = (config: string) =>
       ((raw(config).compatibility_flags ?? []) as string[]).filter(
         (flag) => !(oauth(config) && flag === 'global_fetch_strictly_public') && !(sdk(config) && flag === 'nodejs_compat'),

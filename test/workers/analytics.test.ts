@@ -44,7 +44,9 @@ describe('analyticsEngine: one data point per message', () => {
   it('writes method, target, error.type, protocol version and seconds through the real binding', async () => {
     const written = vi.fn((point: unknown) => env.MCP_METRICS.writeDataPoint(point as AnalyticsEngineDataPoint))
     const send = serve({ MCP_METRICS: { writeDataPoint: written } })
-    expect((await send('tools/call', { name: 'add', arguments: { a: 2, b: 3 } })).result).toBeDefined()
+    expect((await send('tools/call', { name: 'add', arguments: { a: 2, b: 3 } })).result).toMatchObject({
+      content: [{ type: 'text', text: '5' }],
+    })
     // Arguments that fail the schema are the tool's error (SEP-1303), a name not registered a protocol error.
     expect((await send('tools/call', { name: 'add', arguments: { a: 'two' } })).result).toMatchObject({ isError: true })
     expect((await send('tools/call', { name: 'nope', arguments: {} })).error?.code).toBe(-32602)
@@ -90,7 +92,9 @@ describe('analyticsEngine: one data point per message', () => {
       createLog('info', (_level, line) => lines.push(line)),
     )
     for (let i = 0; i < 3; i++)
-      expect((await send('tools/call', { name: 'add', arguments: { a: i, b: 1 } })).result).toBeDefined()
+      expect((await send('tools/call', { name: 'add', arguments: { a: i, b: 1 } })).result).toMatchObject({
+        content: [{ type: 'text', text: String(i + 1) }],
+      })
     expect(lines).toHaveLength(1)
     expect(lines[0]).toContain('analyticsEngine: binding MCP_METRICS is missing')
     expect(lines[0]).toContain('analytics_engine_datasets')

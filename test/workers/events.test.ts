@@ -254,7 +254,7 @@ describe('cloudflareEventHub', () => {
 
   it('fails at once, with instructions, when the binding is missing or shards is not a positive integer', () => {
     expect(() => cloudflareEventHub({ binding: 'NO_SUCH_BINDING' })).toThrow(
-      'Binding NO_SUCH_BINDING is missing: bind the McpEventHub class in wrangler.jsonc',
+      'Binding NO_SUCH_BINDING is missing: bind the McpEventHub class in wrangler.jsonc (docs/deploy.md#configuration)',
     )
     expect(() => cloudflareEventHub({ binding: 'MCP_EVENTS', shards: 0 })).toThrow('shards must be a positive integer')
   })

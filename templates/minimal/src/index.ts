@@ -2,7 +2,7 @@
  * An MCP server on Cloudflare Workers, built with mcp-edge. One endpoint, /mcp, serves clients of
  * MCP 2026-07-28 and of the 2025 revisions (`initialize`) alike, with no state between requests.
  *
- * Make it yours: rename the server, then replace `add` with your own tools (README.md).
+ * Make it yours: give the server its title and icon, then replace `add` with your own tools (README.md).
  *
  * Authentication: with the MCP_BEARER_TOKEN secret set, a request needs
  * `Authorization: Bearer <token>`. Without it the server fails closed: it answers local requests

@@ -51,7 +51,9 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
   const shards = positive(options.shards, 1, 'cloudflareEventHub: shards')
   const bindings = workerEnv as unknown as Record<string, unknown>
   if (!bindings[options.binding]) {
-    throw new Error(`Binding ${options.binding} is missing: bind the McpEventHub class in wrangler.jsonc (see README)`)
+    throw new Error(
+      `Binding ${options.binding} is missing: bind the McpEventHub class in wrangler.jsonc (docs/deploy.md#configuration)`,
+    )
   }
   const namespace = bindings[options.binding] as DurableObjectNamespace
   const hub = (shard: number) => namespace.get(namespace.idFromName(`events/${shard}`))

@@ -25,7 +25,9 @@ import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
 import { edgeOf, edgeOptions, propsOf, serving } from './handler.ts'
 import type { CreateMcpHandlerOptions, Serving } from './handler.ts'
-import { withRequest } from './request-store.ts'
+import { currentHandler, withRequest } from './request-store.ts'
+import type { RequestHandlerExtra } from './context.ts'
+import type { ElicitParams, ElicitResult } from './input.ts'
 import { conventionalServices, hasStateKeys, principalFromProps } from './services.ts'
 
 /** The internal header carrying the caller from the Worker to the object (JSON). */
@@ -99,6 +101,23 @@ export abstract class McpAgent<
   }
 
   onStateUpdate?(state: State, source: unknown): void
+
+  /** agents' `this.elicitInput`: ask the caller of the running tool (`server.server.elicitInput`). */
+  elicitInput(params: ElicitParams): Promise<ElicitResult> {
+    const extra = currentHandler() as RequestHandlerExtra | undefined
+    if (!extra) throw new Error('this.elicitInput works inside a tool, prompt or resource handler only')
+    return extra.mcpReq.elicitInput(params)
+  }
+
+  /**
+   * agents' `this.sql`: a query on the object's SQLite storage, values bound as parameters.
+   *
+   * @example
+   * const rows = this.sql<{ n: number }>`SELECT count(*) AS n FROM notes WHERE owner = ${owner}`
+   */
+  sql<Row = Record<string, SqlStorageValue>>(strings: TemplateStringsArray, ...values: SqlStorageValue[]): Row[] {
+    return this.ctx.storage.sql.exec(strings.join('?'), ...values).toArray() as Row[]
+  }
 
   /** A request routed here by `serve`. */
   override async fetch(request: Request): Promise<Response> {

@@ -7,7 +7,6 @@
 import type { CallToolResult, GetPromptResult, ReadResourceResult } from '../protocol/types.ts'
 import { McpError as EdgeError } from '../protocol/errors.ts'
 import { McpError } from './errors.ts'
-import type { ListKind } from '../server/events/events.ts'
 import { InputRequired } from '../server/input/input-round.ts'
 import type { ObjectSchema } from '../server/schema/schema.ts'
 import type { McpServer as EdgeServer } from '../server/server.ts'
@@ -17,11 +16,9 @@ import type { RequestContext, TaskMode, ToolOptions } from '../server/types.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import { withHandler } from './request-store.ts'
 import { runSdkHandler } from './rounds.ts'
+import type { Hooks } from './rounds.ts'
 import { completersOf, objectSchema, outputSchema } from './schema.ts'
 import type { AnyCallback, PromptSlotConfig, ResourceSlotConfig, ToolSlotConfig } from './types.ts'
-
-/** Announce that a list changed (the server's `send*ListChanged`). */
-export type Notify = (kind: ListKind) => void
 
 const TASK_SUPPORT: Record<string, TaskMode> = { forbidden: 'never', optional: 'optional', required: 'always' }
 
@@ -38,7 +35,7 @@ function toolFailure(error: unknown): CallToolResult {
   return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true }
 }
 
-export function defineTool<Env>(edge: EdgeServer<Env>, notify: Notify, name: string, config: ToolSlotConfig): void {
+export function defineTool<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: string, config: ToolSlotConfig): void {
   const what = `Tool "${name}"`
   const given = config.inputSchema
   const input = objectSchema(given, what)
@@ -76,7 +73,7 @@ export function defineTool<Env>(edge: EdgeServer<Env>, notify: Notify, name: str
   }
   const withArgs = given !== undefined
   edge.tool(name, dropUndefined(options) as ToolOptions<ObjectSchema, undefined, undefined, Env>, (args, ctx) =>
-    runSdkHandler(ctx, notify, (extra) =>
+    runSdkHandler(ctx, hooks, (extra) =>
       withHandler(extra, async () => {
         try {
           return (await (withArgs ? call(callback, args, extra) : call(callback, extra))) as CallToolResult
@@ -90,13 +87,13 @@ export function defineTool<Env>(edge: EdgeServer<Env>, notify: Notify, name: str
 
 export function defineResource<Env>(
   edge: EdgeServer<Env>,
-  notify: Notify,
+  hooks: Hooks,
   name: string,
   { target, metadata, callback }: ResourceSlotConfig,
 ): void {
   const { scopes, ...listing } = metadata
   const run = (ctx: RequestContext<Env>, call: (extra: RequestHandlerExtra<Env>) => unknown) =>
-    runSdkHandler(ctx, notify, (extra) => withHandler(extra, () => call(extra))) as Promise<ReadResourceResult>
+    runSdkHandler(ctx, hooks, (extra) => withHandler(extra, () => call(extra))) as Promise<ReadResourceResult>
   if (typeof target === 'string') {
     edge.resource(target, dropUndefined({ name, ...listing, scopes }), (uri, ctx) =>
       run(ctx, (extra) => call(callback, new URL(uri), extra)),
@@ -127,7 +124,7 @@ export function defineResource<Env>(
   )
 }
 
-export function definePrompt<Env>(edge: EdgeServer<Env>, notify: Notify, name: string, config: PromptSlotConfig): void {
+export function definePrompt<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: string, config: PromptSlotConfig): void {
   const { callback, argsSchema, title, description, icons, _meta, scopes } = config
   const args = argsSchema === undefined ? undefined : objectSchema(argsSchema, `Prompt "${name}"`)
   const complete = args ? completersOf(args) : {}
@@ -136,7 +133,7 @@ export function definePrompt<Env>(edge: EdgeServer<Env>, notify: Notify, name: s
     name,
     options,
     (parsed, ctx) =>
-      runSdkHandler(ctx as RequestContext<Env>, notify, (extra) =>
+      runSdkHandler(ctx as RequestContext<Env>, hooks, (extra) =>
         withHandler(extra, () => (args === undefined ? call(callback, extra) : call(callback, parsed, extra))),
       ) as Promise<GetPromptResult>,
   )

@@ -44,3 +44,20 @@ export class McpError extends EdgeError {
 
 /** The SDK v2 name of the same class. */
 export const ProtocolError = McpError
+
+/**
+ * SDK 2.x: the client did not declare a capability the handler needs: -32021 with
+ * `data.requiredCapabilities` (a protocol error, not a tool result).
+ *
+ * @example
+ * if (!ctx.mcpReq._meta?.…sampling) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { sampling: {} } })
+ */
+export class MissingRequiredClientCapabilityError extends EdgeError {
+  constructor(data: { requiredCapabilities: Record<string, unknown> }, message?: string) {
+    super('missingCapability', message ?? 'Missing required client capability', data)
+  }
+
+  get requiredCapabilities(): Record<string, unknown> {
+    return (this.data as { requiredCapabilities: Record<string, unknown> }).requiredCapabilities
+  }
+}

@@ -49,8 +49,17 @@ export interface CreateMcpHandlerOptions<Env = unknown> extends McpHttpOptions<E
   [agentsOption: string]: unknown
 }
 
-export type McpFetchHandler = ((request: Request, env: unknown, ctx: ExecutionContext) => Promise<Response>) & {
-  fetch(request: Request, env?: unknown, ctx?: ExecutionContext): Promise<Response>
+/**
+ * What the handler takes of a Worker's (or Hono's `c.executionCtx`) execution context: `waitUntil`,
+ * and the `props` an OAuth provider in front puts there.
+ */
+export interface HandlerContext {
+  waitUntil(promise: Promise<unknown>): void
+  readonly props?: unknown
+}
+
+export type McpFetchHandler = ((request: Request, env: unknown, ctx: HandlerContext) => Promise<Response>) & {
+  fetch(request: Request, env?: unknown, ctx?: HandlerContext): Promise<Response>
 }
 
 export const edgeOf = <Env>(server: McpServer<Env> | EdgeServer<Env>): EdgeServer<Env> =>
@@ -68,7 +77,7 @@ type EdgeApp<Env> = Hono<{ Bindings: Env & object; Variables: McpVariables }>
 
 /** A Worker-style fetch handler. */
 export interface Serving {
-  fetch(request: Request, env: unknown, ctx?: ExecutionContext): Promise<Response>
+  fetch(request: Request, env: unknown, ctx?: HandlerContext): Promise<Response>
 }
 
 /** The path of a URL, read without parsing it (the route check runs on every request). */
@@ -92,7 +101,8 @@ export function serving<Env>(server: EdgeServer<Env>, route: string, options: Mc
       if (pathOf(request.url) !== route) return new Response('404 Not Found', { status: 404 })
       if (request.method === 'OPTIONS' || request.headers.has('origin')) {
         app ??= mountApp(server, route, options)
-        return app.fetch(request, env as Env & object, ctx)
+        // Hono reads waitUntil and passThroughOnException of a Workers context; ours has what was given.
+        return app.fetch(request, env as Env & object, ctx as ExecutionContext | undefined)
       }
       const store = currentRequest()
       return direct(request, env as Env, ctx, store?.principal ?? principalFromProps(store?.props))
@@ -139,7 +149,7 @@ export function createMcpHandler<Env = unknown>(
     shared ??= build()
     return shared
   }
-  const handle = async (request: Request, env: unknown, ctx?: ExecutionContext) => {
+  const handle = async (request: Request, env: unknown, ctx?: HandlerContext) => {
     const app = await appFor(request)
     const props = propsOf(ctx) ?? options.authContext?.props
     const store = {
@@ -150,8 +160,8 @@ export function createMcpHandler<Env = unknown>(
     }
     return withRequest(store, () => app.fetch(request, env, ctx))
   }
-  return Object.assign((request: Request, env: unknown, ctx: ExecutionContext) => handle(request, env, ctx), {
-    fetch: (request: Request, env?: unknown, ctx?: ExecutionContext) => handle(request, env, ctx),
+  return Object.assign((request: Request, env: unknown, ctx: HandlerContext) => handle(request, env, ctx), {
+    fetch: (request: Request, env?: unknown, ctx?: HandlerContext) => handle(request, env, ctx),
   })
 }
 

@@ -32,10 +32,23 @@ export {
   isInputRequired,
   ListRootsResultSchema,
 } from './input.ts'
-export type { ElicitParams, ElicitResult, InputRequiredResult, InputRequiredSpec, InputResponseView } from './input.ts'
+export type {
+  ElicitFormParams,
+  ElicitRequestFormParams,
+  ElicitParams,
+  ElicitResult,
+  ElicitUrlParams,
+  ElicitUrlParams as ElicitRequestURLParams,
+  InputRequiredResult,
+  InputRequiredSpec,
+  InputResponseView,
+  RequestedSchema,
+} from './input.ts'
 export type { AuthInfo, RequestHandlerExtra, SdkNotification, SdkRequest } from './context.ts'
 export { completable } from './schema.ts'
-export { ErrorCode, McpError, ProtocolError, ProtocolErrorCode } from './errors.ts'
+export { ErrorCode, McpError, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode } from './errors.ts'
+export { createRequestStateCodec } from './codec.ts'
+export type { RequestStateCodec, RequestStateCodecOptions } from './codec.ts'
 export type { CompleteCallback, ShapeOutput, ZodRawShape } from './schema.ts'
 export { createMcpHandler } from './handler.ts'
 export type { CorsOptions, CreateMcpHandlerOptions, McpFetchHandler, McpRequestContext, McpServerFactory } from './handler.ts'

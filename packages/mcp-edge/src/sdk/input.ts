@@ -28,11 +28,26 @@ export interface InputRequiredSpec {
   requestState?: string
 }
 
-/** Form elicitation parameters: `requestedSchema` as JSON Schema or a zod object. */
+/** The requested schema of a form on the wire: flat properties of primitive types (client/elicitation). */
+export interface RequestedSchema {
+  type: 'object'
+  properties: Record<string, Record<string, unknown>>
+  required?: string[]
+}
+
+/** Form elicitation parameters as on the wire (SDK `ElicitRequestFormParams`). */
+export interface ElicitRequestFormParams {
+  mode?: 'form'
+  message: string
+  requestedSchema: RequestedSchema
+  _meta?: Record<string, unknown>
+}
+
+/** Form elicitation parameters as handlers give them: `requestedSchema` as JSON Schema or a zod object. */
 export interface ElicitFormParams {
   mode?: 'form'
   message: string
-  requestedSchema: Record<string, unknown> | Schema
+  requestedSchema: RequestedSchema | Record<string, unknown> | Schema
   _meta?: Record<string, unknown>
 }
 
@@ -56,7 +71,7 @@ const isZod = (value: unknown): value is Schema => isObject(value) && '_zod' in 
 
 /** The wire form of an elicitation's requested schema (a zod object is converted, `$schema` left out). */
 function requestedSchema(schema: ElicitFormParams['requestedSchema']): Record<string, unknown> {
-  if (!isZod(schema)) return schema
+  if (!isZod(schema)) return schema as Record<string, unknown>
   const { $schema: _dropped, ...json } = toJsonSchema(schema, 'input')
   return json
 }

@@ -13,9 +13,18 @@ import type { InputRequest } from '../server/input/input.ts'
 import type { RequestContext } from '../server/types.ts'
 import { createExtra } from './context.ts'
 import type { RequestHandlerExtra, RunState } from './context.ts'
+import type { ListKind } from '../server/events/events.ts'
 import { isInputRequired, rawSpec } from './input.ts'
 import { currentRequest, missingStateKeys } from './request-store.ts'
 import type { InputRequiredResult } from './input.ts'
+
+/** What the server lends its definitions: list-change announcements, the handler state's decoder. */
+export interface Hooks {
+  /** Announce that a list changed (the server's `send*ListChanged`). */
+  listChanged(kind: ListKind): void
+  /** SDK 2.x `requestState.verify`: turns a handler's own state back into its payload. */
+  decodeState?: ((state: string, extra: RequestHandlerExtra) => Promise<unknown>) | undefined
+}
 
 /** Sealed between rounds: the open questions by wire key, each with the handler's key. */
 const PENDING = 'sdk:pending'
@@ -50,16 +59,21 @@ function wireKey(key: string, taken: Asked): string {
  * Call `handler` until it returns something other than an input-required result.
  *
  * @example
- * return runSdkHandler(ctx, listChanged, (extra) => callback(args, extra))
+ * return runSdkHandler(ctx, hooks, (extra) => callback(args, extra))
  */
 export async function runSdkHandler<Env, R>(
   ctx: RequestContext<Env>,
-  listChanged: RunState['listChanged'],
+  hooks: Hooks,
   handler: (extra: RequestHandlerExtra<Env>) => Promise<R | InputRequiredResult> | R | InputRequiredResult,
 ): Promise<R> {
   const context = ctx as RequestContext<unknown>
   const asked = (ctx.state[PENDING] ?? {}) as Asked
-  const run: RunState = { responses: undefined, handlerState: ctx.state[HANDLER_STATE], asked: 0, listChanged }
+  const run: RunState = { responses: undefined, handlerState: undefined, asked: 0, listChanged: hooks.listChanged }
+  /** The handler's own state as it reads it: decoded by the server's `requestState.verify`, if any. */
+  const decode = async (raw: unknown) => {
+    run.handlerState = typeof raw === 'string' && hooks.decodeState ? await hooks.decodeState(raw, createExtra(ctx, run)) : raw
+  }
+  await decode(ctx.state[HANDLER_STATE])
   // Questions an earlier round asked: their answers are in this request (or sealed), read them first.
   if (Object.keys(asked).length > 0) run.responses = await answersOf(context, asked)
   for (let asks = 0; ; asks++) {
@@ -70,8 +84,8 @@ export async function runSdkHandler<Env, R>(
       throw new McpError('internalError', 'The handler kept asking for input that it was given')
     }
     if (result.requestState !== undefined) {
-      run.handlerState = result.requestState
       ctx.state[HANDLER_STATE] = result.requestState
+      await decode(result.requestState)
     }
     const requests = Object.entries(result.inputRequests ?? {})
     if (requests.length === 0) {

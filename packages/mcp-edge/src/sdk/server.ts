@@ -12,6 +12,7 @@ import type { ListKind } from '../server/events/events.ts'
 import type { ServerOptions } from '../server/types.ts'
 import { errorFields, libraryLog } from '../server/telemetry/log.ts'
 import { definePrompt, defineResource, defineTool } from './define.ts'
+import type { Hooks } from './rounds.ts'
 import { LowLevelServer } from './low-level.ts'
 import { Registered } from './registered.ts'
 import { currentRequest } from './request-store.ts'
@@ -40,6 +41,19 @@ import type {
 } from './types.ts'
 
 const UNCACHED_LISTS = { ttlMs: 0, cacheScope: 'public' } as const
+/** The options of mcp-edge's own server that an SDK-style server takes too. */
+const EDGE_OPTIONS = [
+  'instructions',
+  'pageSize',
+  'listCache',
+  'listenTimeoutMs',
+  'taskLimits',
+  'limits',
+  'events',
+  'jsonSchema',
+  'telemetry',
+  'extensions',
+] as const satisfies readonly (keyof ServerOptions)[]
 
 /**
  * @example
@@ -53,15 +67,21 @@ export class McpServer<Env = unknown> {
   readonly edge: EdgeServer<Env>
   /** The SDKs' low-level server, as far as tools use it (`elicitInput`, `createMessage`…). */
   readonly server: LowLevelServer
+  readonly #hooks: Hooks
 
   constructor(
     serverInfo: { name: string; version: string; title?: string; description?: string; websiteUrl?: string; icons?: Icon[] },
     options: McpServerOptions = {},
   ) {
-    const { capabilities: _derived, jsonSchemaValidator: _unused, ...edgeOptions } = options
+    // mcp-edge's own options pass on; the SDKs' others (capabilities, which mcp-edge derives from
+    // what is registered; validators) have nothing to configure here.
+    const edgeOptions = Object.fromEntries(
+      EDGE_OPTIONS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]),
+    )
     // Lists are not cached by clients unless the server says so: SDK code changes them at run time
     // (handles, registrations in a handler), which a cached list would hide for its TTL.
     this.edge = new EdgeServer<Env>({ listCache: UNCACHED_LISTS, ...(edgeOptions as Partial<ServerOptions>), ...serverInfo })
+    this.#hooks = { listChanged: (kind) => this.#notify(kind), decodeState: options.requestState?.verify }
     this.server = new LowLevelServer({
       listChanged: (kind) => this.#notify(kind),
       log: (params) => this.sendLoggingMessage(params),
@@ -77,7 +97,7 @@ export class McpServer<Env = unknown> {
       name,
       { ...config, callback } as ToolSlotConfig,
       {
-        add: (key, slot) => defineTool(this.edge, (kind) => this.#notify(kind), key, slot),
+        add: (key, slot) => defineTool(this.edge, this.#hooks, key, slot),
         drop: (key) => this.edge.removeTool(key),
         announce: () => this.#announce('tools'),
       },
@@ -138,7 +158,7 @@ export class McpServer<Env = unknown> {
       name,
       { name, target, metadata, callback },
       {
-        add: (key, slot) => defineResource(this.edge, (kind) => this.#notify(kind), key, slot),
+        add: (key, slot) => defineResource(this.edge, this.#hooks, key, slot),
         drop: (_key, slot) =>
           typeof slot.target === 'string'
             ? this.edge.removeResource(slot.target)
@@ -171,7 +191,7 @@ export class McpServer<Env = unknown> {
     callback: PromptCallback<Args, Env>,
   ): RegisteredPrompt {
     return new Registered<PromptSlotConfig>(name, { ...config, callback } as PromptSlotConfig, {
-      add: (key, slot) => definePrompt(this.edge, (kind) => this.#notify(kind), key, slot),
+      add: (key, slot) => definePrompt(this.edge, this.#hooks, key, slot),
       drop: (key) => this.edge.removePrompt(key),
       announce: () => this.#announce('prompts'),
     })

@@ -116,5 +116,11 @@ export interface PromptSlotConfig extends PromptConfig<PromptArgsSchema> {
 export type McpServerOptions = Omit<Partial<ServerOptions>, 'name' | 'version'> & {
   /** The SDKs' declared capabilities: mcp-edge derives them from what is registered. */
   capabilities?: Record<string, unknown>
+  /**
+   * SDK 2.x: how a handler's own `requestState` is read back (`createRequestStateCodec(...).verify`);
+   * `ctx.mcpReq.requestState()` then gives the decoded payload.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: the handler's payload, whatever its codec mints
+  requestState?: { verify(state: string, ctx: RequestHandlerExtra): Promise<any> }
   [option: string]: unknown
 }

@@ -110,7 +110,7 @@ export async function runWithInput(
     }
     if (!codec) {
       throw new Error(
-        'A handler asked for input, but no requestState keys are configured: pass requestState to mcp() (see README, "Multi-round-trip requests")',
+        'A handler asked for input, but no requestState keys are configured: pass requestState to mcp() (docs/multi-round-trip.md)',
       )
     }
     // A state that could not be redeemed once is never handed out (it would replay).
