@@ -2,7 +2,8 @@
  * SDK-style conformance fixture: the tool, resource and prompt names the official conformance
  * suite calls (as test/fixture/worker.ts provides them with the native API), written entirely for
  * `@modelcontextprotocol/server` 2.x and served by `agents/mcp/server`'s `createMcpHandler`, its
- * imports changed to `mcp-edge/sdk` (`// was:` names the original). Content tools, resources and
+ * imports changed to `mcp-edge/sdk` (`// was:` names the original), plus the one export the
+ * migration guide asks for (the nonce ledger, for single-use answers). Content tools, resources and
  * prompts are here; server-stateless's probes in diagnostic-tools.ts; the multi-round-trip tools in
  * input-tools.ts; the 2025-11-25 scenarios' tools in legacy-tools.ts. Test-only
  * (test/http/sdk-conformance.test.ts).
@@ -162,8 +163,7 @@ function createServer(): McpServer {
   return server
 }
 
-// Added in the port (docs/migrate.md): a tool that asks and is not read-only has a confirmation
-// that must be redeemed once (issue 37); mcp-edge/sdk binds the ledger by its conventional name.
+/** Single-use answers for tools that ask (docs/migrate.md: the one addition beside the imports). */
 export { McpNonceLedger } from 'mcp-edge/cloudflare'
 
 export default {
