@@ -96,15 +96,23 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
     /** Whether DELETE ends sessions here: a session ledger and session ids are configured. */
     ends: (services: Lane<Env>['services']) => services.sessions !== undefined && services.requestState !== undefined,
     /** DELETE with a session id: end the session (204); an id that does not open is 404 and ends nothing. */
-    terminate: (lane: Lane<Env>) => terminate(state, lane),
+    terminate(lane: Lane<Env>): Promise<Response> {
+      return terminate(state, lane)
+    },
     /** Whether a session's GET opens its stream here: a session ledger, session ids and an event hub. */
     streams: (services: Lane<Env>['services']) =>
       services.sessions !== undefined && services.requestState !== undefined && typeof server.events === 'object',
     /** GET with a session id: the session's stream (legacy-stream.ts), primed and with its retry, as SSE. */
-    stream: (lane: Lane<Env>) => openLegacyStream(state, lane),
+    stream(lane: Lane<Env>): Promise<Response> {
+      return openLegacyStream(state, lane)
+    },
     /** Serve one 2025-era message. */
-    serve: (lane: Lane<Env>, body: unknown) => serve(state, lane, body),
+    serve(lane: Lane<Env>, body: unknown): Promise<Response> {
+      return serve(state, lane, body)
+    },
     /** A JSON-RPC batch: 2025-03-26 only (later revisions removed batching). */
-    serveBatch: (lane: Lane<Env>, items: unknown[]) => serveBatch(state, lane, items),
+    serveBatch(lane: Lane<Env>, items: unknown[]): Promise<Response> {
+      return serveBatch(state, lane, items)
+    },
   }
 }
