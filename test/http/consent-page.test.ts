@@ -116,7 +116,8 @@ describe('the consent page in Chromium', () => {
       try {
         expect(status).toBe(400)
         expect(await page.locator('h1').textContent()).toBe('This sign-in cannot continue')
-        expect(await page.getByRole('alert').textContent()).not.toBe('')
+        expect(await page.getByRole('alert').textContent()).toBe('Invalid client_id')
+        expect(await page.locator('main').textContent()).toContain('Nothing was shared with the app.')
         await browser.shot(page, `refused-${scheme}`)
         expect(await seriousViolations(page)).toEqual([])
         expect(blocked).toEqual([])

@@ -153,8 +153,11 @@ ${boxes}
   return layout(`Authorize ${details.clientName}`, brand, body)
 }
 
+const NOTHING_SHARED = 'Nothing was shared with the app. Close this page and start signing in again from the app.'
+
 /** A refusal the person reads: a heading and the reason; nothing is sent anywhere. */
 export function errorPage(brand: ServerBrand, message: string, status: number): string {
   const heading = status >= 500 ? 'Sign-in is unavailable' : 'This sign-in cannot continue'
-  return layout(heading, brand, `<h1>${heading}</h1>\n<p role="alert">${escapeHtml(message)}</p>`)
+  const body = `<h1>${heading}</h1>\n<p role="alert">${escapeHtml(message)}</p>\n<p class="muted">${NOTHING_SHARED}</p>`
+  return layout(heading, brand, body)
 }
