@@ -25,7 +25,7 @@ export interface ConsentView {
   by: SignInBy
 }
 
-export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
+const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
 
 const CSS = `:root{color-scheme:light dark;--bg:#f4f4f5;--card:#fff;--text:#18181b;--muted:#52525b;--line:#d4d4d8;--accent:#1d4ed8;--on-accent:#fff;--warn-bg:#fef3c7;--warn:#78350f;--focus:#2563eb}
 @media (prefers-color-scheme:dark){:root{--bg:#09090b;--card:#18181b;--text:#f4f4f5;--muted:#a1a1aa;--line:#3f3f46;--accent:#93c5fd;--on-accent:#0b1220;--warn-bg:#422006;--warn:#fde68a;--focus:#93c5fd}}

@@ -58,7 +58,7 @@ async function htmlResponse(body: string, status: number, headers = new Headers(
   return new Response(body, { status, headers })
 }
 
-/** The words for a scope the server did not describe. */
+/** A scope in words: as the server describes it, or a default (the baseline's says what it gives). */
 const describeScope = (scope: string, options: SignInOptions) =>
   options.scopeDescriptions?.[scope] ??
   (scope === options.baseline ? 'Use this server’s tools, prompts and resources as you' : `The “${scope}” permission`)
