@@ -48,6 +48,7 @@ export default createOAuthWorker({
   publicUrl: env.MCP_PUBLIC_URL,
   scopes: SCOPES,
   resourceName: 'mcp-edge template',
+  scopeDescriptions: { 'records:write': 'Change and delete your records' },
   accessTokenTtl: Number(env.OAUTH_ACCESS_TOKEN_TTL ?? 3600),
   services: cloudflareServices({
     stateKeys: 'MCP_STATE_KEYS',

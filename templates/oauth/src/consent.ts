@@ -1,8 +1,9 @@
 /**
  * The OAuth template's `/authorize` page (src/provider.ts), on top of
  * `@cloudflare/workers-oauth-provider`'s helpers. GET validates the request and shows which client
- * asks, where the code will go and which scopes (a request without `scope` gets the baseline).
- * POST, from this site only, approves or declines.
+ * asks, where the code will go and which scopes (a request without `scope` gets the baseline);
+ * the HTML, and the pages for refused requests, are src/consent-page.ts. POST, from this site
+ * only, approves or declines.
  *
  * Who signs in (src/upstream.ts): with OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, the
  * person's identity provider. Consent for this client comes first, then the provider, reached from
@@ -14,12 +15,14 @@
  * so such a deploy hands out no tokens.
  */
 import { AuthorizationError, authorizationErrorRedirect, CimdFetchError } from '@cloudflare/workers-oauth-provider'
-import type { ConsentDescription, OAuthHelpers } from '@cloudflare/workers-oauth-provider'
+import type { OAuthHelpers } from '@cloudflare/workers-oauth-provider'
 import { Hono } from 'hono'
 import { isLocalRequest } from 'mcp-edge'
 import { randomToken, s256, UpstreamError } from 'mcp-edge/oauth'
 import { finishSignIn } from './callback'
 import type { SignInState } from './callback'
+import { consentPage, contentSecurityPolicy, errorPage } from './consent-page'
+import type { ServerBrand, SignInBy } from './consent-page'
 import { SignInNotConfigured, upstreamFromEnv } from './upstream'
 import type { UpstreamEnv } from './upstream'
 
@@ -34,53 +37,36 @@ export interface SignInOptions {
   base: string
   /** The scope a request without `scope` is offered. */
   baseline: string
+  /** The server's name and icon, at the top of every page. */
+  brand: ServerBrand
+  /** Each scope in words, as the consent page lists it (the baseline has a default). */
+  scopeDescriptions?: Record<string, string>
 }
 
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`)
 const NAME = /^[\p{L}\p{N} ._@-]{1,64}$/u
 const encoder = new TextEncoder()
-
-/** How the person signs in after approving: at their provider, here with the passphrase, or locally with a name. */
-type SignInBy = { provider: string } | { passphrase: boolean }
 
 /** The one principal the shared passphrase signs in: a shared secret is one identity, not a choice of many. */
 export const PASSPHRASE_SUBJECT = 'passphrase'
 
-function page(details: ConsentDescription, handle: string, scopes: string[], by: SignInBy): string {
-  const client = escapeHtml(details.clientName)
-  const boxes = scopes
-    .map(
-      (scope) => `<label><input type="checkbox" name="scope" value="${escapeHtml(scope)}" checked> ${escapeHtml(scope)}</label>`,
-    )
-    .join('<br>')
-  const signIn =
-    'provider' in by
-      ? `<p>Next you sign in at <strong>${escapeHtml(new URL(by.provider).host)}</strong>.</p>`
-      : by.passphrase
-        ? '<p><label>Passphrase <input type="password" name="passphrase" required></label></p>'
-        : '<p><label>Your name <input name="user" required pattern="[^:]{1,64}"></label></p>'
-  return `<!doctype html>
-<meta charset="utf-8">
-<title>Authorize ${client}</title>
-<h1>Allow ${client} to use this MCP server as you?</h1>
-<p>${details.clientDomain ? `Published by <strong>${escapeHtml(details.clientDomain)}</strong>.` : 'This app registered itself; its name is not verified.'}
-Access will be sent to <strong>${escapeHtml(details.redirectHost)}</strong>.</p>
-${details.redirectIsLoopback ? '<p><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>' : ''}
-<form method="post">
-  <input type="hidden" name="handle" value="${escapeHtml(handle)}">
-  ${signIn}
-  <p>${boxes}</p>
-  <p><button name="decision" value="approve">Allow</button> <button name="decision" value="deny" formnovalidate>Deny</button></p>
-</form>`
+/** A page of ours: HTML under the strict policy (src/consent-page.ts), never cached, never framed. */
+async function htmlResponse(body: string, status: number, headers = new Headers()): Promise<Response> {
+  headers.set('content-type', 'text/html; charset=utf-8')
+  headers.set('content-security-policy', await contentSecurityPolicy())
+  headers.set('x-frame-options', 'DENY')
+  headers.set('cache-control', 'no-store')
+  return new Response(body, { status, headers })
 }
+
+/** A scope in words: as the server describes it, or a default (the baseline's says what it gives). */
+const describeScope = (scope: string, options: SignInOptions) =>
+  options.scopeDescriptions?.[scope] ??
+  (scope === options.baseline ? 'Use this server’s tools, prompts and resources as you' : `The “${scope}” permission`)
 
 async function sameSecret(given: string, expected: string): Promise<boolean> {
   const [a, b] = await Promise.all([given, expected].map((text) => crypto.subtle.digest('SHA-256', encoder.encode(text))))
   return crypto.subtle.timingSafeEqual(a as ArrayBuffer, b as ArrayBuffer)
 }
-
-export const plain = (message: string, status: number) =>
-  new Response(message, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } })
 
 const NOT_CONFIGURED =
   'Sign-in is not configured: set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, or MCP_OAUTH_PASSPHRASE.'
@@ -103,29 +89,33 @@ function fromThisSite(request: Request): boolean {
  * The consent page and the provider's callback, mounted beside the authorization server.
  *
  * @example
- * site.route('/', signInRoutes({ base: 'https://mcp.example.com', baseline: 'mcp' }))
+ * site.route('/', signInRoutes({ base: 'https://mcp.example.com', baseline: 'mcp', brand: { name: 'My server' } }))
  */
 export function signInRoutes(options: SignInOptions): Hono<{ Bindings: ConsentEnv }> {
   const routes = new Hono<{ Bindings: ConsentEnv }>()
   const redirectUri = `${options.base}/oauth/callback`
+  const refuse = (message: string, status: number) => htmlResponse(errorPage(options.brand, message, status), status)
 
   routes.get('/authorize', async (c) => {
     const upstream = upstreamFromEnv(c.env)
-    if (!upstream && !canSignIn(c.req.raw, c.env)) return plain(NOT_CONFIGURED, 403)
+    if (!upstream && !canSignIn(c.req.raw, c.env)) return refuse(NOT_CONFIGURED, 403)
     const oauth = c.env.OAUTH_PROVIDER
     const request = await oauth.parseAuthRequest(c.req.raw)
     const details = await oauth.describeConsent(request) // first: a failed lookup leaves nothing stored
     const transaction = await oauth.beginConsent(request)
-    transaction.headers.set('content-type', 'text/html; charset=utf-8')
-    const scopes = details.scope.length > 0 ? details.scope : [options.baseline]
-    const by = upstream ? { provider: upstream.issuer } : { passphrase: Boolean(c.env.MCP_OAUTH_PASSPHRASE) }
-    return new Response(page(details, transaction.handle, scopes, by), { headers: transaction.headers })
+    const scopes = (details.scope.length > 0 ? details.scope : [options.baseline]).map((scope) => ({
+      scope,
+      description: describeScope(scope, options),
+    }))
+    const by: SignInBy = upstream ? { provider: upstream.issuer } : { passphrase: Boolean(c.env.MCP_OAUTH_PASSPHRASE) }
+    const page = consentPage(options.brand, { details, handle: transaction.handle, scopes, by })
+    return htmlResponse(page, 200, transaction.headers)
   })
 
   routes.post('/authorize', async (c) => {
-    if (!fromThisSite(c.req.raw)) return plain('This form can only be sent from this site.', 403)
+    if (!fromThisSite(c.req.raw)) return refuse('This form can only be sent from this site.', 403)
     const upstream = upstreamFromEnv(c.env)
-    if (!upstream && !canSignIn(c.req.raw, c.env)) return plain(NOT_CONFIGURED, 403)
+    if (!upstream && !canSignIn(c.req.raw, c.env)) return refuse(NOT_CONFIGURED, 403)
     const oauth = c.env.OAUTH_PROVIDER
     const form = await c.req.raw.formData()
     const handle = String(form.get('handle') ?? '')
@@ -156,8 +146,8 @@ export function signInRoutes(options: SignInOptions): Hono<{ Bindings: ConsentEn
     const secret = c.env.MCP_OAUTH_PASSPHRASE
     // With the passphrase the subject is derived, never typed: a `user` field is ignored.
     const user = secret ? PASSPHRASE_SUBJECT : String(form.get('user') ?? '').trim()
-    if (!NAME.test(user)) return plain('Enter a name of 1 to 64 letters, digits, spaces or . _ @ -', 400)
-    if (secret && !(await sameSecret(String(form.get('passphrase') ?? ''), secret))) return plain('Wrong passphrase.', 403)
+    if (!NAME.test(user)) return refuse('Enter a name of 1 to 64 letters, digits, spaces or . _ @ -', 400)
+    if (secret && !(await sameSecret(String(form.get('passphrase') ?? ''), secret))) return refuse('Wrong passphrase.', 403)
     const approved = await oauth.approveConsent(c.req.raw, handle, { scope })
     const { redirectTo } = await oauth.completeAuthorization({
       request: approved.request, // from storage, not from the form
@@ -172,16 +162,16 @@ export function signInRoutes(options: SignInOptions): Hono<{ Bindings: ConsentEn
 
   routes.get('/oauth/callback', async (c) => {
     const upstream = upstreamFromEnv(c.env)
-    if (!upstream) return plain('Not found', 404)
+    if (!upstream) return refuse('Not found', 404)
     return finishSignIn(c.req.raw, c.env.OAUTH_PROVIDER, upstream, redirectUri)
   })
 
   routes.onError((error) => {
     // Redirect only to a client and redirect URI the library validated; render everything else here.
     if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302)
-    if (error instanceof AuthorizationError) return plain(error.description, 400)
-    if (error instanceof CimdFetchError) return plain('This app could not be verified.', 400)
-    if (error instanceof SignInNotConfigured) return plain(error.message, 500)
+    if (error instanceof AuthorizationError) return refuse(error.description, 400)
+    if (error instanceof CimdFetchError) return refuse('This app could not be verified.', 400)
+    if (error instanceof SignInNotConfigured) return refuse(error.message, 500)
     throw error
   })
   return routes

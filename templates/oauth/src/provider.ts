@@ -31,6 +31,8 @@ export interface OAuthWorkerOptions<E extends object> {
   scopes: [string, ...string[]]
   /** Shown to users by clients that read RFC 9728 metadata. */
   resourceName: string
+  /** Each scope in words, for the consent page (`mcp`: "Use this server's tools…" unless given). */
+  scopeDescriptions?: Record<string, string>
   /** Access token lifetime in seconds (default one hour; KV allows no less than 60). */
   accessTokenTtl?: number
   /** mcp()'s services (sealed state, tasks…), as in a Worker without OAuth. */
@@ -103,7 +105,11 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
   // whatever else the Worker serves.
   const site = new Hono<{ Bindings: E }>()
   options.site?.(site)
-  site.route('/', signInRoutes({ base, baseline }) as unknown as Hono<{ Bindings: E }>)
+  // The consent page shows the server as clients do: its title (or name) and first icon.
+  const { info } = options.server
+  const brand = { name: info.title ?? info.name, icon: info.icons?.[0]?.src }
+  const signIn = signInRoutes({ base, baseline, brand, scopeDescriptions: options.scopeDescriptions })
+  site.route('/', signIn as unknown as Hono<{ Bindings: E }>)
 
   const authorizationServer = (enterprise: EnterpriseIdp | undefined) =>
     new OAuthProvider<E>({

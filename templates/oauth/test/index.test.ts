@@ -76,6 +76,25 @@ async function signIn(user: string, via: Fetch = call, extra: Record<string, str
   return ((await token.json()) as { access_token: string }).access_token
 }
 
+/** The consent page (without `scope`) for a client registered with `metadata`, as `via` serves it. */
+async function consentPage(metadata: Record<string, string>, via: Fetch = call): Promise<Response> {
+  const registered = await via('/oauth/register', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'test', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', ...metadata }),
+  })
+  const { client_id } = (await registered.json()) as { client_id: string }
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id,
+    redirect_uri: REDIRECT,
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+    state: 'xyz',
+  })
+  return via(`/authorize?${query}`)
+}
+
 describe('the MCP server behind OAuth', () => {
   it('takes clients by registration (RFC 7591) and by Client ID Metadata Document; one whose document cannot be fetched is not shown consent', async () => {
     const metadata = (await (await call('/.well-known/oauth-authorization-server')).json()) as Record<string, unknown>
@@ -90,24 +109,11 @@ describe('the MCP server behind OAuth', () => {
       state: 'xyz',
     })
     const page = await call(`/authorize?${query}`, { redirect: 'manual' })
-    expect([page.status, await page.text(), page.headers.get('location')]).toEqual([400, 'This app could not be verified.', null])
+    expect([page.status, page.headers.get('location')]).toEqual([400, null])
+    expect(await page.text()).toContain('<p role="alert">This app could not be verified.</p>')
   })
   it('offers the baseline scope to an authorization request without one', async () => {
-    const registered = await call('/oauth/register', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'no scope', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
-    })
-    const { client_id } = (await registered.json()) as { client_id: string }
-    const query = new URLSearchParams({
-      response_type: 'code',
-      client_id,
-      redirect_uri: REDIRECT,
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-      state: 'xyz',
-    })
-    const page = await call(`/authorize?${query}`)
+    const page = await consentPage({ client_name: 'no scope' })
     expect(page.status).toBe(200)
     expect([...(await page.text()).matchAll(/name="scope" value="([^"]+)"/g)].map((match) => match[1])).toEqual(['mcp'])
   })
@@ -135,14 +141,43 @@ describe('the MCP server behind OAuth', () => {
     await expect(signIn('admin', at, { passphrase: 'wrong' })).rejects.toThrow()
   })
 
+  it('renders the consent page under a strict policy: the server, the client marked unverified, its https logo only, the fields for the sign-in mode', async () => {
+    const page = await consentPage({ logo_uri: 'https://client.example/logo.png?a=1&b="2"' })
+    const html = await page.text()
+    const css = /<style>([^<]*)<\/style>/.exec(html)?.[1] ?? ''
+    const hash = btoa(
+      String.fromCharCode(...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(css)))),
+    )
+    expect(page.headers.get('content-security-policy')).toBe(
+      `default-src 'none'; style-src 'sha256-${hash}'; img-src https: data:; base-uri 'none'; frame-ancestors 'none'`,
+    )
+    expect(html).toContain('<html lang="en">')
+    expect(html).toContain('<span>mcp-edge OAuth</span>')
+    expect(html).toContain(
+      '<img src="https://client.example/logo.png?a=1&#38;b=&#34;2&#34;" alt="" referrerpolicy="no-referrer">',
+    )
+    expect(html).toContain('<span class="tag">Unverified</span>')
+    expect(html).toContain('Use this server’s tools, prompts and resources as you<code>mcp</code>')
+    expect(html).toContain('Address: <code>http://127.0.0.1:9999</code>')
+    expect(html).toContain('name="user"')
+    expect(html).not.toContain('<script')
+    expect(await (await consentPage({ logo_uri: 'http://client.example/logo.png' })).text()).not.toContain('client.example')
+    // With the passphrase: its field, and no name to choose (the principal is `passphrase`).
+    const settings = { ...env, MCP_OAUTH_PASSPHRASE: 'correct horse battery staple' }
+    const handler = worker as { fetch(request: Request, settings: typeof env, ctx: ExecutionContext): Promise<Response> }
+    const at: Fetch = (path, init) => handler.fetch(new Request(`${ORIGIN}${path}`, init), settings, createExecutionContext())
+    const withPassphrase = await (await consentPage({}, at)).text()
+    expect(withPassphrase).toContain('<input type="password" name="passphrase" required autocomplete="current-password">')
+    expect(withPassphrase).not.toContain('name="user"')
+  })
+
   it('treats a sign-in through a proxy as remote: without a passphrase or provider it shows no consent page', async () => {
     for (const header of ['x-forwarded-for', 'forwarded', 'via']) {
       const page = await call('/authorize?response_type=code', { headers: { [header]: '127.0.0.1' } })
-      expect([header, page.status, await page.text()]).toEqual([
-        header,
-        403,
-        'Sign-in is not configured: set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, or MCP_OAUTH_PASSPHRASE.',
-      ])
+      expect([header, page.status]).toEqual([header, 403])
+      expect(await page.text()).toContain(
+        '<p role="alert">Sign-in is not configured: set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, or MCP_OAUTH_PASSPHRASE.</p>',
+      )
     }
   })
 

@@ -9,7 +9,7 @@
  * again; terminal states never change; `ttlMs` counts from creation (a task without one still
  * ends after `maxLifeMs`); a task belongs to the principal that created it.
  *
- * Runs follow the replay model (task-replay.ts): each alarm runs the handler from the top over
+ * Runs follow the replay model (replay.ts): each alarm runs the handler from the top over
  * the stored answers and steps. A run ends by settling the task, by waiting for input (answers
  * are stored by `tasks/update`, which wakes the alarm), or between steps, to continue in the next
  * alarm. A run that no live instance holds any more (restart, eviction, deploy) is noticed by the
@@ -17,27 +17,28 @@
  * fails only after `maxLostRuns` lost runs in a row without progress, saying so. A task between
  * runs whose alarm is overdue (ALARM_GRACE_MS) is woken again by the next read.
  *
- * Over 400 lines on purpose: it is one state machine, and its transitions share the record, the
- * live run and the watchers; split apart, the invariants above would be spread over files. The run
- * itself is in tasks.ts (`runTaskCall`) and task-replay.ts, the log's batching in task-log.ts.
+ * The transitions stay here, in one class, because they share the record, the live run and the
+ * watchers, and the invariants above hold across them. What each needs but does not decide lives
+ * beside it: the record's pure parts (a new record, the `Task` shown, which answers count, why a
+ * task expired) in record.ts, the watchers in watchers.ts, the run itself in tasks.ts
+ * (`runTaskCall`) and replay.ts, the log's batching in log.ts.
  */
 import { NOTIFICATION } from '../../protocol/constants.ts'
-import { McpError } from '../../protocol/errors.ts'
 import { notification } from '../../protocol/jsonrpc.ts'
-import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
 import type { InputRequest } from '../input/input.ts'
-import { partialParams } from '../outbox.ts'
 import type { ServerCore } from '../dispatch.ts'
 import type { TaskLimits } from './limits.ts'
 import { byteLength, fitsIn } from './limits.ts'
 import { TaskLog } from './log.ts'
 import type { PendingLogItem } from './log.ts'
 import { TaskReplay } from './replay.ts'
-import type { ReplayHost } from './replay.ts'
 import type { TaskRecord, TaskStore } from './store.ts'
 import { isTerminal, runTaskCall } from './tasks.ts'
 import type { DetailedTask, PartialLogPage, PartialLogQuery, RunEnd, Task, TaskCall } from './tasks.ts'
-import { subjectOf } from '../principal.ts'
+import { expiredFailure, internalError, newTaskRecord, summary, takeAnswers } from './record.ts'
+import { TaskWatchers } from './watchers.ts'
+import { createRunHost } from './run-host.ts'
+import type { Watcher } from './watchers.ts'
 import { errorFields, libraryLog } from '../telemetry/log.ts'
 import type { ObservedRun } from '../telemetry/task-run.ts'
 
@@ -49,13 +50,7 @@ export const EXPIRED_RETENTION_MS = 60_000
  */
 export const ALARM_GRACE_MS = 3_000
 
-/** A live watcher of the task: status notifications, and partial results when it asked for them. */
-export interface Watcher {
-  partials: boolean
-  send(message: JsonRpcNotification): void
-  /** The task is terminal (after its last notification) or deleted: nothing more will come. */
-  end(): void
-}
+export type { Watcher } from './watchers.ts'
 
 export type CreateOutcome = { task: Task } | { refused: string }
 
@@ -63,25 +58,6 @@ interface LiveRun {
   abort: AbortController
   /** Storage failed while the run was live: the run is abandoned and the alarm fails (and is retried). */
   failure?: unknown
-}
-
-const internal = (message: string) => new McpError('internalError', message).toJSON()
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString()
-}
-
-function summary(record: TaskRecord): Task {
-  const task: Task = {
-    taskId: record.taskId,
-    status: record.status,
-    createdAt: iso(record.createdAt),
-    lastUpdatedAt: iso(record.updatedAt),
-    ttlMs: record.ttlMs,
-    pollIntervalMs: record.pollIntervalMs,
-  }
-  if (record.statusMessage !== undefined) task.statusMessage = record.statusMessage
-  return task
 }
 
 export class TaskEngine<Env> {
@@ -101,7 +77,7 @@ export class TaskEngine<Env> {
     (items) => this.#writeLog(items),
     (error) => this.#invalidate(error),
   )
-  readonly #watchers = new Set<Watcher>()
+  readonly #watchers = new TaskWatchers()
 
   constructor(server: ServerCore<Env>, env: Env, store: TaskStore, now: () => number = Date.now) {
     this.#server = server
@@ -122,22 +98,7 @@ export class TaskEngine<Env> {
           refused: `Invalid params: the call takes ${byteLength(json)} bytes; a task stores at most ${this.#limits.maxCallBytes}`,
         }
       }
-      const now = this.#now()
-      const life = Math.min(call.ttlMs ?? this.#limits.maxLifeMs, this.#limits.maxLifeMs)
-      const record: TaskRecord = {
-        taskId,
-        principal: subjectOf(call.principal),
-        status: 'working',
-        createdAt: now,
-        updatedAt: now,
-        ttlMs: call.ttlMs === null ? null : life,
-        pollIntervalMs: call.pollIntervalMs,
-        expiresAt: now + life,
-        runs: 0,
-        running: false,
-        lostRuns: 0,
-        progressMark: 0,
-      }
+      const record = newTaskRecord(taskId, call, this.#limits, this.#now())
       this.#store.create(record, json)
       this.#record = record
       this.#loaded = true
@@ -166,14 +127,7 @@ export class TaskEngine<Env> {
       const record = await this.#owned(principal)
       if (!record) return false
       if (record.status !== 'input_required' || !record.inputRequests) return true
-      const remaining = { ...record.inputRequests }
-      const answers: Record<string, string> = {}
-      for (const [key, value] of Object.entries(responses)) {
-        // ext-tasks: unknown, already answered or superseded keys are ignored.
-        if (!Object.hasOwn(remaining, key)) continue
-        answers[key] = JSON.stringify(value)
-        delete remaining[key]
-      }
+      const { answers, remaining } = takeAnswers(record.inputRequests, responses)
       if (Object.keys(answers).length === 0) return true
       const done = Object.keys(remaining).length === 0
       const patch = done ? { status: 'working' as const, inputRequests: undefined } : { inputRequests: remaining }
@@ -205,8 +159,7 @@ export class TaskEngine<Env> {
         watcher.end()
         return () => {}
       }
-      this.#watchers.add(watcher)
-      return () => this.#watchers.delete(watcher)
+      return this.#watchers.add(watcher)
     })
   }
 
@@ -297,7 +250,7 @@ export class TaskEngine<Env> {
     if (lostRuns > this.#limits.maxLostRuns) {
       this.#finish({
         status: 'failed',
-        error: internal('Task run was lost'),
+        error: internalError('Task run was lost'),
         statusMessage: `The task's run was interrupted ${lostRuns} times in a row without progress (restarts, evictions or platform limits)`,
       })
       return false
@@ -310,14 +263,7 @@ export class TaskEngine<Env> {
   #expireIfDue(): void {
     const record = this.#record
     if (!record || isTerminal(record.status) || this.#now() < record.expiresAt) return
-    const life =
-      record.ttlMs === null ? `the longest a task lives (${this.#limits.maxLifeMs} ms)` : `its ttl (${record.ttlMs} ms)`
-    this.#finish({
-      status: 'failed',
-      statusMessage: 'Task expired',
-      error: internal(`Task expired: it did not finish within ${life}`),
-      purgeAt: this.#now() + EXPIRED_RETENTION_MS,
-    })
+    this.#finish({ ...expiredFailure(record, this.#limits), purgeAt: this.#now() + EXPIRED_RETENTION_MS })
   }
 
   /** One run, inside the alarm: marked running in storage first, so a lost run is noticed. */
@@ -384,32 +330,18 @@ export class TaskEngine<Env> {
     const record = this.#record as TaskRecord
     const answers = Object.fromEntries(Object.entries(this.#store.answers()).map(([key, json]) => [key, JSON.parse(json)]))
     const token = call.partialResultToken ?? record.taskId
-    const host: ReplayHost = {
+    const host = createRunHost({
+      taskId: record.taskId,
+      token,
       limits: this.#limits,
       now: this.#now,
       live: () => this.#run === run && this.#record !== undefined && !isTerminal(this.#record.status),
-      append: (seq, chunk) => {
-        const params = partialParams(token, seq, chunk, { taskId: record.taskId })
-        const json = JSON.stringify(params)
-        if (!fitsIn(json, this.#limits.maxLogItemBytes)) {
-          const message = `ctx.partial: a partial result of ${byteLength(json)} bytes; a task logs at most ${this.#limits.maxLogItemBytes}`
-          throw new McpError('internalError', message)
-        }
-        this.#log.append({ seq, json, params })
-      },
-      completeStep: (step) => {
-        const items = this.#log.take()
-        try {
-          this.#store.completeStep(step, items)
-        } catch (error) {
-          this.#invalidate(error)
-          throw error
-        }
-        this.#broadcastLog(items)
-      },
-      stats: () => ({ ...this.#log.stats }),
-      startStep: observed && ((name, index) => observed.step(name, index)),
-    }
+      log: this.#log,
+      store: this.#store,
+      watchers: this.#watchers,
+      invalidate: (error) => this.#invalidate(error),
+      observed,
+    })
     const replay = new TaskReplay(host, this.#store.steps(), this.#store.logEnd())
     return runTaskCall(this.#server, call, this.#env, { taskId: record.taskId, signal: run.abort.signal, answers, replay })
   }
@@ -444,7 +376,7 @@ export class TaskEngine<Env> {
   }
 
   #fail(statusMessage: string): void {
-    this.#finish({ status: 'failed', error: internal(statusMessage), statusMessage })
+    this.#finish({ status: 'failed', error: internalError(statusMessage), statusMessage })
   }
 
   /** Move to a terminal state (once): log first, then the record (and result), then memory and watchers. */
@@ -461,8 +393,7 @@ export class TaskEngine<Env> {
     this.#result = result
     this.#run?.abort.abort()
     this.#announce(next)
-    for (const watcher of this.#watchers) watcher.end()
-    this.#watchers.clear()
+    this.#watchers.endAll()
   }
 
   /** Store a change of the record, then take it into memory; `visible` changes are timestamped and announced. */
@@ -477,7 +408,7 @@ export class TaskEngine<Env> {
   /** A status change: to this task's watchers, and to the event hub when the server has one. */
   #announce(record: TaskRecord): void {
     const detailed = { ...this.#detailed(record) }
-    this.#broadcast(notification(NOTIFICATION.tasks, detailed))
+    this.#watchers.broadcast(notification(NOTIFICATION.tasks, detailed))
     this.#server.taskChanged(record.taskId, record.principal, detailed)
   }
 
@@ -486,21 +417,12 @@ export class TaskEngine<Env> {
     this.#record = undefined
     this.#result = undefined
     this.#run?.abort.abort()
-    for (const watcher of this.#watchers) watcher.end()
-    this.#watchers.clear()
+    this.#watchers.endAll()
   }
 
   #writeLog(items: PendingLogItem[]): void {
     this.#store.appendLog(items)
-    this.#broadcastLog(items)
-  }
-
-  #broadcastLog(items: PendingLogItem[]): void {
-    for (const item of items) this.#broadcast(notification(NOTIFICATION.partialResult, item.params), true)
-  }
-
-  #broadcast(message: JsonRpcNotification, partial = false): void {
-    for (const watcher of this.#watchers) if (!partial || watcher.partials) watcher.send(message)
+    this.#watchers.broadcastLog(items)
   }
 
   #detailed(record: TaskRecord): DetailedTask {

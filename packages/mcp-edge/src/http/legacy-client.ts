@@ -1,0 +1,155 @@
+/**
+ * Who sent a 2025-era message (http/legacy.ts): the lane's state shared by its parts, and the
+ * client behind a request, from its sealed `Mcp-Session-Id` (404 when it does not open) or from
+ * its version header alone. With a session ledger, what the ledger knows of the session comes
+ * along, from this isolate's cache while fresh (server/legacy/session-ledger.ts); a session that
+ * ended is 404 here too. Nothing here answers a request: legacy-calls.ts and legacy-stream.ts do.
+ */
+import { HEADER, LEGACY_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import type { LegacyVersion, LogLevel } from '../protocol/constants.ts'
+import { McpError, unsupportedVersion } from '../protocol/errors.ts'
+import { isLegacyVersion } from '../protocol/legacy.ts'
+import type { ClientCapabilities, Implementation } from '../protocol/types.ts'
+import { memoryInputRelay } from '../server/input/input-relay.ts'
+import type { InputRelay } from '../server/input/input-relay.ts'
+import { DEFAULT_INPUT_TIMEOUT_MS } from '../server/legacy/ask.ts'
+import { LegacySessions } from '../server/legacy/session.ts'
+import type { LegacySession } from '../server/legacy/session.ts'
+import { reachable, SessionFactsCache, sessionKey } from '../server/legacy/session-ledger.ts'
+import type { SessionFacts } from '../server/legacy/session-ledger.ts'
+import { subjectOf } from '../server/principal.ts'
+import type { RequestStateCodec } from '../server/request-state.ts'
+import type { McpServer } from '../server/server.ts'
+import type { Lane } from './lane.ts'
+
+export interface LegacyOptions {
+  /** How long a sealed session id opens (default 24 hours); then the client initializes again. */
+  sessionTtlMs?: number
+  /** How long a call waits for the client's answer to a server-to-client request (default 5 minutes). */
+  inputTimeoutMs?: number
+  /** The level 2025-era calls log at (default `info`), until a session's `logging/setLevel` (kept with a session ledger). */
+  logLevel?: LogLevel
+  /** Messages in one 2025-03-26 batch (default 32); a larger batch is -32600. */
+  maxBatchItems?: number
+}
+
+export const DEFAULT_MAX_BATCH_ITEMS = 32
+
+/** The revision a request without a version header and session speaks (2025-06-18 transport). */
+const HEADERLESS_VERSION: LegacyVersion = '2025-03-26'
+/** Every revision this endpoint speaks, for the -32022 of an unknown version header. */
+const SERVED = [...SUPPORTED_PROTOCOL_VERSIONS, ...LEGACY_PROTOCOL_VERSIONS]
+
+/** Who sent a message, in which revision, with what capabilities. */
+export interface Client {
+  version: LegacyVersion
+  capabilities: ClientCapabilities
+  info: Implementation | undefined
+  session: LegacySession | undefined
+  /** What the session ledger knows of the session (with a ledger). */
+  facts?: SessionFacts | undefined
+}
+
+/** What the lane's parts share, for the life of the isolate. */
+export interface LegacyState<Env> {
+  server: McpServer<Env>
+  options: LegacyOptions
+  timeoutMs: number
+  logLevel: LogLevel
+  maxBatch: number
+  /** Session id sealers, one per request-state codec. */
+  sessions: WeakMap<RequestStateCodec, LegacySessions>
+  /**
+   * Calls that notifications/cancelled may reach, by session nonce and request id. Workers forbid
+   * one request from touching another's I/O (an AbortController among them), so the notification
+   * only resolves a promise; the call itself aborts, in its own request.
+   */
+  inFlight: Map<string, () => void>
+  /** Without a relay service, answers are matched within this isolate (one isolate, or tests). */
+  localRelay: InputRelay
+  recent: SessionFactsCache
+  /**
+   * This isolate's open GET stream of each session: a newer one ends the older (no message goes
+   * to two streams), and so does the session's end. As for notifications/cancelled, another
+   * request only resolves a promise; the stream ends in its own request.
+   */
+  streams: Map<string, () => void>
+}
+
+export function createLegacyState<Env>(server: McpServer<Env>, options: LegacyOptions): LegacyState<Env> {
+  return {
+    server,
+    options,
+    timeoutMs: options.inputTimeoutMs ?? DEFAULT_INPUT_TIMEOUT_MS,
+    logLevel: options.logLevel ?? 'info',
+    maxBatch: options.maxBatchItems ?? DEFAULT_MAX_BATCH_ITEMS,
+    sessions: new WeakMap(),
+    inFlight: new Map(),
+    localRelay: memoryInputRelay(),
+    recent: new SessionFactsCache(),
+    streams: new Map(),
+  }
+}
+
+export const relayFor = <Env>(state: LegacyState<Env>, lane: Lane<Env>): InputRelay =>
+  lane.services.inputRelay ?? state.localRelay
+export const principalOf = <Env>(lane: Lane<Env>) => subjectOf(lane.principal)
+/** Two servers sharing keys cannot swap sessions (the same identity sealed states carry). */
+export const serverOf = <Env>(state: LegacyState<Env>, lane: Lane<Env>) => `${state.server.info.name} ${lane.endpoint}`
+
+/** The session sealer for the lane's request-state codec (none without one: no sessions). */
+export function sessionsFor<Env>(state: LegacyState<Env>, codec: RequestStateCodec | undefined): LegacySessions | undefined {
+  if (!codec) return undefined
+  let found = state.sessions.get(codec)
+  if (!found) {
+    const ttl = state.options.sessionTtlMs
+    found = new LegacySessions(codec, ttl === undefined ? {} : { ttlMs: ttl })
+    state.sessions.set(codec, found)
+  }
+  return found
+}
+
+/** What a write through this isolate answered, cached from when it began; 404 if the session ended meanwhile. */
+export async function learn<Env>(
+  state: LegacyState<Env>,
+  session: LegacySession,
+  write: Promise<SessionFacts>,
+): Promise<SessionFacts> {
+  const startedAt = Date.now()
+  const facts = await reachable(write)
+  state.recent.put(session.nonce, facts, startedAt)
+  // Ended while this request ran (a DELETE elsewhere): what it wrote is kept, but for nobody.
+  if (facts.revoked) throw new McpError('sessionNotFound')
+  return facts
+}
+
+/** The client behind a non-initialize message: its session, or only its version header. */
+export async function clientOf<Env>(state: LegacyState<Env>, lane: Lane<Env>): Promise<Client> {
+  const headers = lane.request.headers
+  const header = headers.get(HEADER.protocolVersion)
+  if (header !== null && !isLegacyVersion(header)) throw unsupportedVersion(header, SERVED)
+  const token = headers.get(HEADER.sessionId)
+  if (token === null) return { version: header ?? HEADERLESS_VERSION, capabilities: {}, info: undefined, session: undefined }
+  const opened = sessionsFor(state, lane.services.requestState)?.open(token, serverOf(state, lane), principalOf(lane))
+  const session = opened instanceof Promise ? await opened : opened
+  if (!session) throw new McpError('sessionNotFound')
+  if (header !== null && header !== session.protocolVersion) {
+    throw new McpError(
+      'invalidRequest',
+      `Invalid Request: MCP-Protocol-Version ${header} is not the session's ${session.protocolVersion}`,
+    )
+  }
+  const who: Client = {
+    version: session.protocolVersion,
+    capabilities: session.clientCapabilities,
+    info: session.clientInfo,
+    session,
+  }
+  const ledger = lane.services.sessions
+  if (ledger) {
+    const read = state.recent.get(ledger, sessionKey(session))
+    who.facts = read instanceof Promise ? await reachable(read) : read
+    if (who.facts.revoked) throw new McpError('sessionNotFound')
+  }
+  return who
+}
