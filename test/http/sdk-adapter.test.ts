@@ -208,6 +208,9 @@ describe('createMcpHandler with an SDK-style server', () => {
         'users://alan',
         'users://grace',
       ])
+      // Listed under the template's metadata, as the SDKs list them.
+      const listed = (await client.listResources()).resources.find((resource) => resource.uri === 'users://ada')
+      expect(listed).toMatchObject({ name: 'ada', description: 'A user' })
       expect((await client.readResource({ uri: 'users://grace' })).contents).toEqual([
         { uri: 'users://grace', text: 'user grace' },
       ])
@@ -267,6 +270,41 @@ describe('McpAgent', () => {
     } finally {
       await Promise.all([first.client.close(), second.client.close()])
     }
+  })
+
+  it('routes a 2026-07-28 request that carries a session id to its caller, not to that session', async () => {
+    const session = await sdk1('/agent')
+    try {
+      await session.client.callTool({ name: 'increment', arguments: { by: 1000 } })
+      const sessionId = session.transport.sessionId as string
+      // The same caller, stateless, naming the session: served by its principal object.
+      const stateless = await rpc(
+        fetch,
+        `${base}/agent`,
+        'tools/call',
+        { name: 'count', arguments: {} },
+        {
+          headers: { 'mcp-session-id': sessionId },
+        },
+      )
+      expect(Number(text(stateless.message.result))).toBeLessThan(1000)
+      expect(text(await session.client.callTool({ name: 'count', arguments: {} }))).toBe('1000')
+    } finally {
+      await session.client.close()
+    }
+  })
+
+  it('answers a browser preflight before authentication, with the CORS headers', async () => {
+    const preflight = await fetch(`${base}/agent`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://localhost:5173',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:5173')
   })
 
   it('serveSSE answers 410 naming serve()', async () => {
@@ -382,6 +420,18 @@ describe('McpAgent confirmations', () => {
     expect(text((await call(answer)).message.result as object)).toBe('reset')
     const replayed = await call(answer)
     expect(replayed.message.error).toMatchObject({ code: -32602 })
+    // Nor through another object: a made-up session id with the same state is still a replay.
+    const elsewhere = await rpc(
+      fetch,
+      `${base}/agent`,
+      'tools/call',
+      { name: 'reset', arguments: {}, ...answer },
+      // No MCP-Protocol-Version header, so the Worker routes by the session id to another object.
+      { capabilities: { elicitation: {} }, headers: { 'mcp-session-id': 's1.made-up', 'mcp-protocol-version': null } },
+    )
+    // The core refuses a 2026-07-28 body without its header (-32020): a stateless call never runs in
+    // a session's object, and redeems there or not at all.
+    expect(elsewhere.message.error).toMatchObject({ code: -32020 })
   })
 })
 

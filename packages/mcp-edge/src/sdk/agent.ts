@@ -14,6 +14,9 @@
  * request says how).
  */
 import { DurableObject } from 'cloudflare:workers'
+import { Hono } from 'hono/tiny'
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import { mcpCors } from '../http/cors.ts'
 import { McpError } from '../protocol/errors.ts'
 import { createAuthenticator } from '../http/auth.ts'
 import type { AuthOptions } from '../http/auth.ts'
@@ -25,7 +28,7 @@ import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
 import { edgeOf, edgeOptions, propsOf, serving } from './handler.ts'
 import type { CreateMcpHandlerOptions, Serving } from './handler.ts'
-import { currentHandler, withRequest } from './request-store.ts'
+import { currentHandler, currentRequest, withRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
 import { conventionalServices, hasStateKeys, principalFromProps } from './services.ts'
@@ -45,9 +48,19 @@ export interface ServeOptions<Env = unknown> extends CreateMcpHandlerOptions<Env
 interface Forwarded {
   principal?: Principal
   props?: Record<string, unknown>
+  /** The object serves a 2025 session (`session`) or a caller's stateless requests (`principal`). */
+  route: 'session' | 'principal'
+  /** The agent's binding and jurisdiction, for reaching the caller's own object (its ledger). */
+  binding: string
+  jurisdiction?: DurableObjectJurisdiction
 }
 
 type Fetcher = { fetch(request: Request, env: unknown, ctx: ExecutionContext): Promise<Response> }
+
+/** The object that serves a caller's requests without a session (and keeps its confirmations). */
+function principalName(principal: Principal | undefined): string {
+  return `principal:${principal?.subject ?? 'anonymous'}`
+}
 
 function misconfigured(message: string): Response {
   return rejection(new McpError('misconfigured', `Server misconfigured: ${message}`), undefined)
@@ -78,8 +91,8 @@ export abstract class McpAgent<
   /** Register tools here; runs once per object, before its first request. */
   abstract init(): Promise<void>
   // `initialState` is the subclass's own field (not declared here, so it needs no `override`).
-  /** The props of the caller's grant (an OAuth provider in front), per request. */
-  props?: Props
+  /** Set by the first request: which object this is, for `redeemConfirmation`'s home. */
+  #forwarded: Forwarded | undefined
   #state: { value: State } | undefined
   #app: Promise<Serving> | undefined
 
@@ -101,6 +114,14 @@ export abstract class McpAgent<
   }
 
   onStateUpdate?(state: State, source: unknown): void
+
+  /**
+   * The props of the calling request's grant (an OAuth provider in front). Read from the request
+   * running now, so two concurrent calls each see their own.
+   */
+  get props(): Props | undefined {
+    return currentRequest()?.props as Props | undefined
+  }
 
   /** agents' `this.elicitInput`: ask the caller of the running tool (`server.server.elicitInput`). */
   elicitInput(params: ElicitParams): Promise<ElicitResult> {
@@ -124,12 +145,10 @@ export abstract class McpAgent<
     const header = request.headers.get(FORWARDED)
     if (header === null) return new Response('Not found', { status: 404 })
     const forwarded = JSON.parse(header) as Forwarded
+    this.#forwarded ??= forwarded
     const headers = new Headers(request.headers)
     headers.delete(FORWARDED)
     const served = new Request(request, { headers })
-    this.props = forwarded.props as Props | undefined
-    this.#app ??= this.#start(new URL(request.url).pathname)
-    const app = await this.#app
     const store = {
       request: served,
       props: forwarded.props,
@@ -137,7 +156,34 @@ export abstract class McpAgent<
       waitUntil: (promise: Promise<unknown>) => this.ctx.waitUntil(promise),
       stateKeys: hasStateKeys(this.env),
     }
-    return withRequest(store, () => app.fetch(served, this.env))
+    // The host's context for the core (its waitUntil keeps list-change publishes and spans alive).
+    const context = { waitUntil: store.waitUntil, passThroughOnException() {}, props: {} } as unknown as ExecutionContext
+    return withRequest(store, async () => {
+      // init() runs inside the first request, so it sees that request's props, as agents' does.
+      this.#app ??= this.#start(new URL(request.url).pathname).catch((error: unknown) => {
+        this.#app = undefined
+        throw error
+      })
+      return (await this.#app).fetch(served, this.env, context)
+    })
+  }
+
+  /**
+   * Redeem a confirmation's nonce once for this object's caller (an RPC from the caller's session
+   * objects; `principal:` objects redeem their own). A sealed state is bound to its caller, so
+   * one ledger per caller makes each state single-use wherever it is replayed.
+   */
+  async redeemConfirmation(nonce: string, expiresAt: number): Promise<boolean> {
+    const sql = this.ctx.storage.sql
+    sql.exec(`CREATE TABLE IF NOT EXISTS ${REDEEMED} (nonce TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
+      CREATE INDEX IF NOT EXISTS ${REDEEMED}_expiry ON ${REDEEMED} (expires_at);`)
+    sql.exec(`DELETE FROM ${REDEEMED} WHERE expires_at <= ?`, Date.now())
+    const inserted = sql.exec(
+      `INSERT INTO ${REDEEMED} (nonce, expires_at) VALUES (?, ?) ON CONFLICT (nonce) DO NOTHING RETURNING nonce`,
+      nonce,
+      expiresAt,
+    )
+    return inserted.toArray().length === 1
   }
 
   /**
@@ -158,23 +204,19 @@ export abstract class McpAgent<
   }
 
   /**
-   * Single-use confirmations without a ledger binding: a sealed state is bound to its caller, and
-   * this object serves every stateless request of that caller, so redeeming it here is redeeming
-   * it once anywhere. Expired rows go at the next redemption (an expired state is refused before).
+   * Single-use confirmations without a ledger binding, kept by the caller's own `principal:`
+   * object (this one, or reached by RPC from a session's): a sealed state is bound to its caller,
+   * so redeeming it there is redeeming it once wherever it is replayed.
    */
   #ledger(): NonceLedger {
-    const sql = this.ctx.storage.sql
-    sql.exec(`CREATE TABLE IF NOT EXISTS ${REDEEMED} (nonce TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
-      CREATE INDEX IF NOT EXISTS ${REDEEMED}_expiry ON ${REDEEMED} (expires_at);`)
     return {
-      redeem: async (nonce, expiresAt) => {
-        sql.exec(`DELETE FROM ${REDEEMED} WHERE expires_at <= ?`, Date.now())
-        const inserted = sql.exec(
-          `INSERT INTO ${REDEEMED} (nonce, expires_at) VALUES (?, ?) ON CONFLICT (nonce) DO NOTHING RETURNING nonce`,
-          nonce,
-          expiresAt,
-        )
-        return inserted.toArray().length === 1
+      redeem: (nonce, expiresAt) => {
+        const forwarded = this.#forwarded
+        if (!forwarded || forwarded.route === 'principal') return this.redeemConfirmation(nonce, expiresAt)
+        const namespace = (this.env as Record<string, unknown>)[forwarded.binding] as DurableObjectNamespace<McpAgent>
+        const scoped = forwarded.jurisdiction ? namespace.jurisdiction(forwarded.jurisdiction) : namespace
+        const home = scoped.get(scoped.idFromName(principalName(forwarded.principal)))
+        return home.redeemConfirmation(nonce, expiresAt)
       },
     }
   }
@@ -184,6 +226,8 @@ export abstract class McpAgent<
     const binding = options.binding ?? 'MCP_OBJECT'
     const auth = createAuthenticator(options as AuthOptions<unknown>)
     const guards = edgeOptions(options)
+    const preflight = new Hono()
+    preflight.options(path, mcpCors(guards.allowedOrigins), (c) => c.body(null, 204))
     return {
       async fetch(request, env, ctx) {
         const { pathname } = new URL(request.url)
@@ -194,12 +238,14 @@ export abstract class McpAgent<
             `the Durable Object binding ${binding} is missing: bind the agent class in wrangler.jsonc (docs/migrate.md)`,
           )
         const props = propsOf(ctx)
-        const named = principalFromProps(props)
+        const named = principalFromProps(props, options.principal)
         if (props !== undefined && named === undefined) {
           return misconfigured(
-            "the grant's props name no one: give them one of sub, userId, login, email, username or id (docs/migrate.md)",
+            "the grant's props name no one: give them one of sub, userId, login, email, username, id, claims.sub or user.id, or pass serve()'s principal option (docs/migrate.md)",
           )
         }
+        // A browser's CORS preflight carries no credentials: answered here, before authentication.
+        if (request.method === 'OPTIONS') return preflight.fetch(request, env, ctx)
         let principal: Principal | undefined
         try {
           checkOrigin(request.headers, guards)
@@ -208,11 +254,18 @@ export abstract class McpAgent<
           const failed = failure(error)
           return rejection(failed, undefined, auth.headersFor(failed, env))
         }
-        const session = request.headers.get('mcp-session-id')
-        const name = session !== null ? `session:${session}` : `principal:${principal?.subject ?? 'anonymous'}`
+        // A 2025 session's requests go to its object, named with its caller, so a session id sent by
+        // someone else, or with a 2026-07-28 request (which has no session), reaches none of theirs.
+        const version = request.headers.get('mcp-protocol-version')
+        const modern = version !== null && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)
+        const session = modern ? null : request.headers.get('mcp-session-id')
+        const route = session === null ? 'principal' : 'session'
+        const name =
+          session === null ? principalName(principal) : `session:${JSON.stringify([principal?.subject ?? null, session])}`
         const scoped = options.jurisdiction ? namespace.jurisdiction(options.jurisdiction) : namespace
         const headers = new Headers(request.headers)
-        headers.set(FORWARDED, JSON.stringify({ principal, props } satisfies Forwarded))
+        const forwarded: Forwarded = { principal, props, route, binding, jurisdiction: options.jurisdiction }
+        headers.set(FORWARDED, JSON.stringify(forwarded))
         return scoped.get(scoped.idFromName(name)).fetch(new Request(request, { headers }))
       },
     }

@@ -4,9 +4,9 @@
  * (context.ts), on the core's multi-round-trip rounds (rounds.ts). `McpServer` (server.ts) calls
  * these from its registration handles, each time a definition is (re)added.
  */
-import type { CallToolResult, GetPromptResult, ReadResourceResult } from '../protocol/types.ts'
+import type { CallToolResult, GetPromptResult, ReadResourceResult, Resource } from '../protocol/types.ts'
 import { McpError as EdgeError } from '../protocol/errors.ts'
-import { McpError } from './errors.ts'
+import { ErrorCode, McpError } from './errors.ts'
 import { InputRequired } from '../server/input/input-round.ts'
 import type { ObjectSchema } from '../server/schema/schema.ts'
 import type { McpServer as EdgeServer } from '../server/server.ts'
@@ -18,6 +18,7 @@ import { withHandler } from './request-store.ts'
 import { runSdkHandler } from './rounds.ts'
 import type { Hooks } from './rounds.ts'
 import { completersOf, objectSchema, outputSchema } from './schema.ts'
+import type { CompleteCallback } from './schema.ts'
 import type { AnyCallback, PromptSlotConfig, ResourceSlotConfig, ToolSlotConfig } from './types.ts'
 
 const TASK_SUPPORT: Record<string, TaskMode> = { forbidden: 'never', optional: 'optional', required: 'always' }
@@ -31,6 +32,8 @@ const call = (callback: AnyCallback, ...args: unknown[]) => (callback as (...arg
 function toolFailure(error: unknown): CallToolResult {
   if (error instanceof InputRequired || error instanceof TaskSuspended) throw error
   if (error instanceof EdgeError && !(error instanceof McpError)) throw error
+  // As in both SDKs: "URL elicitation required" is the client's to act on, a JSON-RPC error.
+  if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) throw error
   libraryLog.debug('tool failed', errorFields(error))
   return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true }
 }
@@ -74,12 +77,7 @@ export function defineResource<Env>(
     )
     return
   }
-  const complete = Object.fromEntries(
-    Object.entries(target.completeCallbacks).map(([variable, fn]) => [
-      variable,
-      (value: string, ctx: { arguments: Record<string, string> }) => fn(value, { arguments: ctx.arguments }),
-    ]),
-  )
+  const complete = wrapCompleters(target.completeCallbacks)
   const list = target.listCallback
   const { size: _size, ...templateListing } = listing
   edge.resourceTemplate(
@@ -89,10 +87,13 @@ export function defineResource<Env>(
       ...templateListing,
       scopes,
       complete,
+      // As the SDKs list them: the template's metadata under each resource's own fields.
       list:
         list &&
-        (async (ctx: RequestContext<Env>) =>
-          ((await run(ctx, (extra) => list(extra as RequestHandlerExtra))) as unknown as { resources: [] }).resources),
+        (async (ctx: RequestContext<Env>) => {
+          const listed = (await run(ctx, (extra) => list(extra as RequestHandlerExtra))) as unknown as { resources: Resource[] }
+          return listed.resources.map((resource) => ({ ...templateListing, ...resource }))
+        }),
     }),
     (uri, variables, ctx) => run(ctx, (extra) => call(callback, new URL(uri), variables, extra)),
   )
@@ -113,7 +114,8 @@ export function definePrompt<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: str
   )
 }
 
-function wrapCompleters(complete: ReturnType<typeof completersOf>) {
+/** SDK completion callbacks as the core's completers (the same value, the other arguments). */
+function wrapCompleters(complete: Record<string, CompleteCallback>) {
   return Object.fromEntries(
     Object.entries(complete).map(([name, fn]) => [
       name,

@@ -50,7 +50,7 @@ export const ProtocolError = McpError
  * `data.requiredCapabilities` (a protocol error, not a tool result).
  *
  * @example
- * if (!ctx.mcpReq._meta?.…sampling) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { sampling: {} } })
+ * if (!clientCapabilities.sampling) throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { sampling: {} } })
  */
 export class MissingRequiredClientCapabilityError extends EdgeError {
   constructor(data: { requiredCapabilities: Record<string, unknown> }, message?: string) {

@@ -5,7 +5,9 @@
  * `services`…) plus agents' `route`, `authContext` and `corsOptions`.
  *
  * A factory without parameters is called once per isolate; one that takes the request context
- * (`(ctx) => …`, to vary by caller or era) is called per request, as the SDK does.
+ * (`(ctx) => …`) is called per request, as the SDK does, with the era the request's
+ * `MCP-Protocol-Version` names and the request itself (not `authInfo`: the caller is known only
+ * once mcp-edge has authenticated the request, after the server is built).
  */
 import { Hono } from 'hono/tiny'
 import { createMcpHandler as createEdgeHandler } from '../http/handler.ts'
@@ -13,7 +15,9 @@ import type { McpHttpOptions } from '../http/handler.ts'
 import { pathStart } from '../http/guards.ts'
 import { mcp } from '../http/hono.ts'
 import type { McpVariables } from '../http/hono.ts'
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
+import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
 import { currentRequest, withRequest } from './request-store.ts'
 import type { McpAuthContext } from './request-store.ts'
@@ -46,6 +50,11 @@ export interface CreateMcpHandlerOptions<Env = unknown> extends McpHttpOptions<E
   authContext?: McpAuthContext
   /** agents' CORS options; `origin` is allowed besides loopback origins. `false`: no CORS answers. */
   corsOptions?: CorsOptions | false
+  /**
+   * Who the grant's props name (an OAuth provider in front, or `authContext`). Default: the first of
+   * `sub`, `userId`, `login`, `email`, `username`, `id`, at the top of the props or under `claims` or `user`.
+   */
+  principal?: (props: Record<string, unknown>) => Principal | undefined
   [agentsOption: string]: unknown
 }
 
@@ -67,7 +76,7 @@ export const edgeOf = <Env>(server: McpServer<Env> | EdgeServer<Env>): EdgeServe
 
 /** The `mcp()` options of the adapter: conventional services unless given, agents' origin allowed. */
 export function edgeOptions<Env>(options: CreateMcpHandlerOptions<Env>): McpHttpOptions<Env> {
-  const { route: _route, authContext: _props, corsOptions, ...rest } = options
+  const { route: _route, authContext: _props, corsOptions, principal: _principal, ...rest } = options
   const origin = corsOptions ? corsOptions.origin : undefined
   const allowedOrigins = origin && origin !== '*' ? [...(rest.allowedOrigins ?? []), origin] : rest.allowedOrigins
   return { ...rest, allowedOrigins, services: rest.services ?? ((env) => conventionalServices(env, false)) }
@@ -104,8 +113,7 @@ export function serving<Env>(server: EdgeServer<Env>, route: string, options: Mc
         // Hono reads waitUntil and passThroughOnException of a Workers context; ours has what was given.
         return app.fetch(request, env as Env & object, ctx as ExecutionContext | undefined)
       }
-      const store = currentRequest()
-      return direct(request, env as Env, ctx, store?.principal ?? principalFromProps(store?.props))
+      return direct(request, env as Env, ctx, currentRequest()?.principal)
     },
   }
 }
@@ -113,8 +121,7 @@ export function serving<Env>(server: EdgeServer<Env>, route: string, options: Mc
 function mountApp<Env>(server: EdgeServer<Env>, route: string, options: McpHttpOptions<Env>): EdgeApp<Env> {
   const app = new Hono<{ Bindings: Env & object; Variables: McpVariables }>()
   app.use(route, async (c, next) => {
-    const store = currentRequest()
-    const principal = store?.principal ?? principalFromProps(store?.props)
+    const principal = currentRequest()?.principal
     if (principal) c.set('principal', principal)
     await next()
   })
@@ -123,18 +130,32 @@ function mountApp<Env>(server: EdgeServer<Env>, route: string, options: McpHttpO
 }
 
 /** Handlers built before, by server or factory: SDK code often calls createMcpHandler per request. */
-const built = new WeakMap<object, { options: CreateMcpHandlerOptions<never>; handler: McpFetchHandler }>()
+const built = new WeakMap<object, { options: Record<string, unknown>; handle: Handle }>()
 
-/** Shallow equality of two option objects (a nested plain object, such as `corsOptions`, by its JSON). */
+type Handle = (
+  request: Request,
+  env: unknown,
+  ctx: HandlerContext | undefined,
+  authContext: McpAuthContext | undefined,
+) => Promise<Response>
+
+/**
+ * Shallow equality of two option objects: the same values, or plain objects (such as
+ * `corsOptions`) with the same JSON. Anything JSON cannot compare is different.
+ */
 function sameOptions(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
   const keys = Object.keys(a)
   if (keys.length !== Object.keys(b).length) return false
+  const plain = (value: unknown) =>
+    typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype
   return keys.every((key) => {
     const [x, y] = [a[key], b[key]]
     if (x === y) return true
-    const plain = (value: unknown) =>
-      typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype
-    return plain(x) && plain(y) && JSON.stringify(x) === JSON.stringify(y)
+    try {
+      return plain(x) && plain(y) && JSON.stringify(x) === JSON.stringify(y)
+    } catch {
+      return false
+    }
   })
 }
 
@@ -150,49 +171,65 @@ export function createMcpHandler<Env = unknown>(
   serverOrFactory: McpServer<any> | EdgeServer<any> | McpServerFactory<any>,
   options: CreateMcpHandlerOptions<Env> = {},
 ): McpFetchHandler {
-  // Built once per server (or factory) and options: the same call per request reuses it, so its
-  // caches (services, sealed sessions, the 2025 lane) live as long as the isolate.
+  // Built once per server (or factory) and options, `authContext` aside (agents' examples give
+  // it per request): the same call per request reuses the handler, so its caches (services,
+  // sealed sessions, the 2025 lane) live as long as the isolate.
+  const { authContext, ...rest } = options
   const cached = built.get(serverOrFactory)
-  if (cached && sameOptions(cached.options as Record<string, unknown>, options as Record<string, unknown>)) return cached.handler
-  const handler = buildHandler(serverOrFactory, options)
-  built.set(serverOrFactory, { options: options as CreateMcpHandlerOptions<never>, handler })
-  return handler
+  let handle = cached && sameOptions(cached.options, rest) ? cached.handle : undefined
+  if (!handle) {
+    handle = buildHandler(serverOrFactory, rest as CreateMcpHandlerOptions<Env>)
+    built.set(serverOrFactory, { options: rest, handle })
+  }
+  const serve = handle
+  return Object.assign((request: Request, env: unknown, ctx: HandlerContext) => serve(request, env, ctx, authContext), {
+    fetch: (request: Request, env?: unknown, ctx?: HandlerContext) => serve(request, env, ctx, authContext),
+  })
 }
 
 function buildHandler<Env>(
   // biome-ignore lint/suspicious/noExplicitAny: as createMcpHandler's
   serverOrFactory: McpServer<any> | EdgeServer<any> | McpServerFactory<any>,
   options: CreateMcpHandlerOptions<Env>,
-): McpFetchHandler {
+): Handle {
   const route = options.route ?? '/mcp'
   const mounted = edgeOptions(options)
   const appOf = (server: McpServer<Env> | EdgeServer<Env>) => serving(edgeOf(server), route, mounted)
-  const build = (request?: Request) =>
+  // The era is the request's own header's (a 2026-07-28 client names its revision on every request).
+  const eraOf = (request: Request): 'legacy' | 'modern' =>
+    (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(request.headers.get('mcp-protocol-version') ?? '')
+      ? 'modern'
+      : 'legacy'
+  const build = (request: Request) =>
     typeof serverOrFactory === 'function'
-      ? Promise.resolve(serverOrFactory({ era: 'modern', ...(request ? { requestInfo: request } : {}) })).then(appOf)
+      ? Promise.resolve(serverOrFactory({ era: eraOf(request), requestInfo: request })).then(appOf)
       : Promise.resolve(appOf(serverOrFactory))
-  // A server, or a factory that takes no context: one app per isolate.
+  // A server, or a factory that takes no context: one app per isolate (a failed build is tried again).
   const perRequest = typeof serverOrFactory === 'function' && serverOrFactory.length > 0
   let shared: Promise<Serving> | undefined
   const appFor = (request: Request) => {
     if (perRequest) return build(request)
-    shared ??= build()
+    shared ??= build(request).catch((error: unknown) => {
+      shared = undefined
+      throw error
+    })
     return shared
   }
-  const handle = async (request: Request, env: unknown, ctx?: HandlerContext) => {
+  // Without a services option the adapter binds MCP_STATE_KEYS by its name, and can say it is missing.
+  const conventional = options.services === undefined
+  return async (request, env, ctx, authContext) => {
     const app = await appFor(request)
-    const props = propsOf(ctx) ?? options.authContext?.props
+    // agents' order: the props given as authContext, else the OAuth provider's.
+    const props = authContext?.props ?? propsOf(ctx)
     const store = {
       request,
       props,
+      principal: principalFromProps(props, options.principal),
       waitUntil: ctx ? (promise: Promise<unknown>) => ctx.waitUntil(promise) : undefined,
-      stateKeys: hasStateKeys(env),
+      stateKeys: conventional ? hasStateKeys(env) : undefined,
     }
     return withRequest(store, () => app.fetch(request, env, ctx))
   }
-  return Object.assign((request: Request, env: unknown, ctx: HandlerContext) => handle(request, env, ctx), {
-    fetch: (request: Request, env?: unknown, ctx?: HandlerContext) => handle(request, env, ctx),
-  })
 }
 
 /** The props an OAuth provider in front (workers-oauth-provider) put on the execution context. */

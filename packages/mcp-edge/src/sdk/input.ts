@@ -13,6 +13,7 @@ import { isObject } from '../protocol/jsonrpc.ts'
 import type { CapabilityPath } from '../server/capabilities.ts'
 import type { InputRequest, InputSpec, Root } from '../server/input/input.ts'
 import { toJsonSchema } from '../server/schema/schema.ts'
+import { isZod } from './schema.ts'
 import type { Schema } from '../server/schema/schema.ts'
 
 /** What an `InputRequiredResult` carries (mrtr.mdx): questions, and optional state of the handler's own. */
@@ -66,8 +67,6 @@ export interface ElicitResult {
   content?: Record<string, unknown>
   _meta?: Record<string, unknown>
 }
-
-const isZod = (value: unknown): value is Schema => isObject(value) && '_zod' in value
 
 /** The wire form of an elicitation's requested schema (a zod object is converted, `$schema` left out). */
 function requestedSchema(schema: ElicitFormParams['requestedSchema']): Record<string, unknown> {

@@ -61,21 +61,33 @@ export class Registered<Config> {
     return renamed as Partial<Config>
   }
 
-  /** Change the definition: a new name, new fields (merged into the config), enabled or not. */
+  /**
+   * Change the definition: a new name, new fields (merged into the config), enabled or not. A
+   * `null` name (or, for a resource, a `null` `uri` or `template`) removes it, as in the SDKs. The
+   * new definition is built in place of the old one; if that fails, the old one is put back.
+   */
   update(changes: UpdateBase & Record<string, unknown>): void {
     if (this.#removed) return
     const { name, enabled, ...fields } = changes
-    const wasListed = this.#enabled
-    if (wasListed) this.#slot.drop(this.#name, this.#config)
-    if (name === null) {
+    const removing = name === null || fields.uri === null || fields.template === null
+    const before = { name: this.#name, config: this.#config, enabled: this.#enabled }
+    if (before.enabled) this.#slot.drop(before.name, before.config)
+    if (removing) {
       this.#removed = true
       this.#enabled = false
     } else {
-      if (name !== undefined) this.#name = name
-      if (enabled !== undefined) this.#enabled = enabled
-      this.#config = { ...this.#config, ...this.#rename(fields) }
-      if (this.#enabled) this.#slot.add(this.#name, this.#config)
+      const config = { ...before.config, ...this.#rename(fields) }
+      const next = { name: name ?? before.name, config, enabled: enabled ?? before.enabled }
+      try {
+        if (next.enabled) this.#slot.add(next.name, next.config)
+      } catch (error) {
+        if (before.enabled) this.#slot.add(before.name, before.config)
+        throw error
+      }
+      this.#name = next.name
+      this.#config = next.config
+      this.#enabled = next.enabled
     }
-    if (wasListed || this.#enabled) this.#slot.announce()
+    if (before.enabled || this.#enabled) this.#slot.announce()
   }
 }

@@ -17,8 +17,11 @@ export interface RequestStore {
   /** The caller as established before the request reached the adapter (McpAgent's Worker). */
   readonly principal?: Principal | undefined
   readonly waitUntil: ((promise: Promise<unknown>) => void) | undefined
-  /** Whether `MCP_STATE_KEYS` is set: without it a handler cannot ask, and says how to fix that. */
-  readonly stateKeys: boolean
+  /**
+   * Whether `MCP_STATE_KEYS` is set, when the adapter binds it by that name: without it a handler
+   * cannot ask, and says how to fix that (undefined when the Worker gives its own services).
+   */
+  readonly stateKeys: boolean | undefined
 }
 
 const storage = new AsyncLocalStorage<RequestStore>()

@@ -71,7 +71,16 @@ export async function runSdkHandler<Env, R>(
   const run: RunState = { responses: undefined, handlerState: undefined, asked: 0, listChanged: hooks.listChanged }
   /** The handler's own state as it reads it: decoded by the server's `requestState.verify`, if any. */
   const decode = async (raw: unknown) => {
-    run.handlerState = typeof raw === 'string' && hooks.decodeState ? await hooks.decodeState(raw, createExtra(ctx, run)) : raw
+    if (typeof raw !== 'string' || !hooks.decodeState) {
+      run.handlerState = raw
+      return
+    }
+    try {
+      run.handlerState = await hooks.decodeState(raw, createExtra(ctx, run))
+    } catch {
+      // As the SDK's seam answers a state its verify refuses (expired, bound elsewhere).
+      throw new McpError('invalidParams', 'Invalid params: invalid requestState')
+    }
   }
   await decode(ctx.state[HANDLER_STATE])
   // Questions an earlier round asked: their answers are in this request (or sealed), read them first.
@@ -89,7 +98,11 @@ export async function runSdkHandler<Env, R>(
     }
     const requests = Object.entries(result.inputRequests ?? {})
     if (requests.length === 0) {
-      throw new Error('inputRequired() without inputRequests is not supported by mcp-edge/sdk: keep state in the question round')
+      // SDK 2.x paces a state-only round and calls again; mcp-edge's rounds are driven by questions.
+      throw new McpError(
+        'internalError',
+        'inputRequired() with requestState and no inputRequests is not supported by mcp-edge/sdk: ask a question in the round, or keep the state in ctx.edge.state',
+      )
     }
     if (currentRequest()?.stateKeys === false) throw missingStateKeys()
     const fresh: Asked = {}

@@ -17,7 +17,8 @@ export type ShapeOutput<S> = S extends ObjectSchema
     ? z.core.output<z.ZodMiniObject<S, z.core.$strip>>
     : Record<string, unknown>
 
-const isZod = (value: unknown): value is Schema => isObject(value) && '_zod' in value
+/** True for any zod v4 schema (classic or mini). */
+export const isZod = (value: unknown): value is Schema => isObject(value) && '_zod' in value
 
 /** True for a zod raw shape (an object whose values are all zod schemas), not a zod schema itself. */
 export function isRawShape(value: unknown): value is ZodRawShape {

@@ -17,7 +17,7 @@ import { LowLevelServer } from './low-level.ts'
 import { Registered } from './registered.ts'
 import { currentRequest } from './request-store.ts'
 import { ResourceTemplate } from './resource-template.ts'
-import { isRawShape } from './schema.ts'
+import { isRawShape, isZod } from './schema.ts'
 import type { ZodRawShape } from './schema.ts'
 import type {
   AnyCallback,
@@ -135,7 +135,10 @@ export class McpServer<Env = unknown> {
   tool(name: string, ...rest: unknown[]): RegisteredTool {
     const callback = rest.pop() as AnyCallback
     const description = typeof rest[0] === 'string' ? (rest.shift() as string) : undefined
-    // As in SDK 1.x: an object of zod schemas (or an empty one) is the params schema, anything else annotations.
+    // As in SDK 1.x: an object of zod schemas (or an empty one) is the params schema, anything else
+    // annotations; a zod schema itself is refused, as there (tool() takes a raw shape).
+    if (isZod(rest[0]))
+      throw new Error(`Tool ${name}: tool() takes a raw shape of zod schemas; pass a z.object as registerTool's inputSchema`)
     const inputSchema = rest.length > 0 && isRawShape(rest[0]) ? (rest.shift() as ZodRawShape) : undefined
     const annotations = rest.shift() as ToolAnnotations | undefined
     return this.registerTool(name, { description, inputSchema, annotations }, callback as ToolCallback<ToolInputSchema, Env>)

@@ -46,21 +46,37 @@ const isolateRelay = memoryInputRelay()
 /** Props fields that name the person, in the order agents' templates fill them. */
 const SUBJECT_FIELDS = ['sub', 'userId', 'user_id', 'login', 'email', 'username', 'id'] as const
 
-/**
- * The principal of a grant's props (an OAuth provider in front, `ctx.props`): its first naming
- * field as the subject, the props as claims. Undefined when no field names anyone.
- *
- * @example
- * principalFromProps({ login: 'octocat', accessToken: '…' }) // { subject: 'octocat', … }
- */
-export function principalFromProps(props: Record<string, unknown> | undefined): Principal | undefined {
-  if (props === undefined) return undefined
-  for (const field of SUBJECT_FIELDS) {
-    const value = props[field]
-    if ((typeof value === 'string' && value !== '') || typeof value === 'number') {
-      const scopes = Array.isArray(props.scopes) ? props.scopes.filter((scope) => typeof scope === 'string') : undefined
-      return { subject: String(value), ...(scopes ? { scopes } : {}) }
+const named = (value: unknown): value is string | number =>
+  (typeof value === 'string' && value !== '') || typeof value === 'number'
+
+/** The first naming field of an object, at its top or under `claims` or `user` (Auth0's, WorkOS's templates). */
+function subjectOf(props: Record<string, unknown>): string | undefined {
+  for (const holder of [props, props.claims, props.user]) {
+    if (typeof holder !== 'object' || holder === null) continue
+    for (const field of SUBJECT_FIELDS) {
+      const value = (holder as Record<string, unknown>)[field]
+      if (named(value)) return String(value)
     }
   }
   return undefined
+}
+
+/**
+ * The principal of a grant's props (an OAuth provider in front, `ctx.props`): `custom` when given
+ * (the `principal` option), else the first naming field as the subject. Undefined when nothing
+ * names anyone.
+ *
+ * @example
+ * principalFromProps({ login: 'octocat', accessToken: '…' }) // { subject: 'octocat' }
+ */
+export function principalFromProps(
+  props: Record<string, unknown> | undefined,
+  custom?: (props: Record<string, unknown>) => Principal | undefined,
+): Principal | undefined {
+  if (props === undefined) return undefined
+  if (custom) return custom(props)
+  const subject = subjectOf(props)
+  if (subject === undefined) return undefined
+  const scopes = Array.isArray(props.scopes) ? props.scopes.filter((scope) => typeof scope === 'string') : undefined
+  return { subject, ...(scopes ? { scopes } : {}) }
 }

@@ -109,8 +109,10 @@ export async function runWithInput(
       continue
     }
     if (!codec) {
-      throw new Error(
-        'A handler asked for input, but no requestState keys are configured: pass requestState to mcp() (docs/multi-round-trip.md)',
+      // A configuration error the caller cannot fix, said as one (500, the fix named), not a bare -32603.
+      throw new McpError(
+        'misconfigured',
+        'Server misconfigured: a handler asked for input, but no requestState keys are configured: set the MCP_STATE_KEYS secret and pass cloudflareServices({ stateKeys: "MCP_STATE_KEYS" }) to mcp() (docs/multi-round-trip.md)',
       )
     }
     // A state that could not be redeemed once is never handed out (it would replay).
