@@ -310,7 +310,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
         run.outbox.close()
       }
       const id = encodeBase64Url(crypto.getRandomValues(new Uint8Array(9)))
-      let opened: { done: Promise<void> }
+      let opened: { done: Promise<void>; cursor: string }
       try {
         // The ledger names this stream the session's newest (any older one, anywhere, stops).
         await learn(session, ledger.openStream(sessionKey(session), id))
@@ -331,6 +331,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
           id,
           outbox: run.outbox,
           signal: ended.signal,
+          lastEventId: lane.request.headers.get(HEADER.lastEventId),
         })
       } catch (error) {
         closed()
@@ -344,7 +345,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
           closed()
           return []
         })
-      return sseResponse(run.outbox, final, run.cancel, lane.respond.keepaliveMs, streamPrelude(who.version, id))
+      return sseResponse(run.outbox, final, run.cancel, lane.respond.keepaliveMs, streamPrelude(who.version, opened.cursor))
     },
 
     /** Serve one 2025-era message. */
