@@ -1,0 +1,173 @@
+/**
+ * The hub's event log inside workerd: `SqlEventLog` on a real Durable Object's SQLite storage
+ * (numbering, replay once each and in order, the count and age bounds, gaps, a wiped log,
+ * numbering kept across a restart), and listen streams resuming through the real `McpEventHub`:
+ * after a drop, after a hub restart, past the log's reach (a re-read hint), and a resume id that
+ * is not one (-32602). The 2025 GET stream resuming with a real client: test/http/resume.test.ts.
+ */
+import { env, runInDurableObject, SELF } from 'cloudflare:test'
+import { describe, expect, it } from 'vitest'
+import { SqlEventLog } from '../../packages/mcp-edge/src/cloudflare/event-log.ts'
+import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
+import { buildRequest, openStream, rpc } from '../support/mcp.ts'
+
+const URL = 'http://127.0.0.1/mcp'
+const fetcher = (request: Request) => SELF.fetch(request)
+const hub = () => env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName('events/0'))
+/** A hub object of its own: a fresh log. */
+const fresh = () => env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName(`log-test/${crypto.randomUUID()}`))
+const ID = 'dev.mcp-edge/eventId'
+const RESUME = 'dev.mcp-edge/lastEventId'
+const update = (uri: string): McpEvent => ({ type: 'resourceUpdated', uri })
+
+/** A listen stream on `uris`, resumed after `after` when given; its acknowledgement's id. */
+async function listen(uris: string[], after?: string) {
+  const meta = after === undefined ? undefined : { [RESUME]: after }
+  const stream = await openStream(
+    fetcher,
+    buildRequest(URL, 'subscriptions/listen', { notifications: { resourceSubscriptions: uris } }, { meta }),
+  )
+  const ack = await stream.next()
+  expect(ack.method).toBe('notifications/subscriptions/acknowledged')
+  return { stream, start: ack.params._meta[ID] as string }
+}
+
+const notify = (uri: string) => rpc(fetcher, URL, 'tools/call', { name: 'notify_resource', arguments: { uri } })
+
+describe('SqlEventLog', () => {
+  it('numbers events, and replays those after a seq on the asked topics, in order, once each', async () => {
+    await runInDurableObject(fresh(), (_instance, state) => {
+      const log = new SqlEventLog(state.storage.sql)
+      expect(log.head).toBe(0)
+      expect(log.append(update('a://x/1'), ['resource:a://x/1', 'resource:a://x'])).toBe(1)
+      expect(log.append(update('b://y'), ['resource:b://y'])).toBe(2)
+      expect(log.append(update('a://x/2'), ['resource:a://x/2', 'resource:a://x'])).toBe(3)
+      const replay = log.replay(['resource:a://x', 'resource:a://x/1'], 0)
+      expect(replay).toEqual({
+        events: [
+          { seq: 1, event: update('a://x/1') },
+          { seq: 3, event: update('a://x/2') },
+        ],
+        gaps: [],
+        head: 3,
+      })
+      expect(log.replay(['resource:a://x'], 1).events.map((row) => row.seq)).toEqual([3])
+      expect(log.replay(['resource:a://x'], 3)).toEqual({ events: [], gaps: [], head: 3 })
+    })
+  })
+
+  it('keeps a topic’s newest events within the count: a cursor before them is told, one after them and other topics are not', async () => {
+    await runInDurableObject(fresh(), (_instance, state) => {
+      const log = new SqlEventLog(state.storage.sql)
+      const bounds = { maxEvents: 2 }
+      log.append(update('q://quiet'), ['resource:q://quiet'], bounds)
+      for (let i = 0; i < 4; i++) log.append(update('n://noisy'), ['resource:n://noisy'], bounds)
+      expect(log.replay(['resource:n://noisy'], 0, bounds)).toMatchObject({ gaps: ['resource:n://noisy'] })
+      expect(log.replay(['resource:n://noisy'], 0, bounds).events.map((row) => row.seq)).toEqual([4, 5])
+      expect(log.replay(['resource:n://noisy'], 3, bounds)).toMatchObject({ gaps: [] })
+      expect(log.replay(['resource:q://quiet'], 0, bounds)).toMatchObject({ gaps: [], events: [{ seq: 1 }] })
+      // A log that keeps nothing: every event is past its reach.
+      log.append(update('z://none'), ['resource:z://none'], { maxEvents: 0 })
+      expect(log.replay(['resource:z://none'], 5, bounds)).toEqual({ events: [], gaps: ['resource:z://none'], head: 6 })
+    })
+  })
+
+  it('drops events past the age bound (a cursor before them is told), and tells a cursor from a wiped log about every topic', async () => {
+    await runInDurableObject(fresh(), async (_instance, state) => {
+      const log = new SqlEventLog(state.storage.sql)
+      log.append(update('o://old'), ['resource:o://old'])
+      await scheduler.wait(5) // the clock moves on I/O in workerd
+      expect(log.replay(['resource:o://old'], 0, { maxAgeMs: 1 })).toEqual({ events: [], gaps: ['resource:o://old'], head: 1 })
+      expect(state.storage.sql.exec('SELECT count(*) AS n FROM event_log').one().n).toBe(0)
+      expect(log.replay(['resource:o://old', 'list:tools'], 7)).toEqual({
+        events: [],
+        gaps: ['resource:o://old', 'list:tools'],
+        head: 1,
+      })
+    })
+  })
+
+  it('keeps its numbering across a restart of its object', async () => {
+    const id = env.MCP_EVENTS.idFromName(`log-test/${crypto.randomUUID()}`)
+    await runInDurableObject(env.MCP_EVENTS.get(id), (_instance, state) =>
+      new SqlEventLog(state.storage.sql).append(update('r://1'), ['resource:r://1']),
+    )
+    await runInDurableObject(env.MCP_EVENTS.get(id), (_instance, state) => state.abort('restart in a test')).catch(() => {})
+    await runInDurableObject(env.MCP_EVENTS.get(id), (_instance, state) => {
+      const log = new SqlEventLog(state.storage.sql)
+      expect(log.append(update('r://2'), ['resource:r://2'])).toBe(2)
+      expect(log.replay(['resource:r://1'], 0).events).toEqual([{ seq: 1, event: update('r://1') }])
+    })
+  })
+})
+
+describe('a listen stream resuming through the hub', () => {
+  it('hears what was published while it was away, in order, once, then live events', async () => {
+    const base = `test://resume-${crypto.randomUUID()}`
+    const first = await listen([base])
+    await notify(`${base}/1`)
+    const heard = await first.stream.next()
+    expect(heard.params.uri).toBe(`${base}/1`)
+    expect(heard.params._meta[ID]).not.toBe(first.start)
+    await first.stream.close()
+    await notify(`${base}/2`)
+    await notify(`${base}/3`)
+    const again = await listen([base], heard.params._meta[ID])
+    try {
+      await notify(`${base}/4`)
+      const uris = [await again.stream.next(), await again.stream.next(), await again.stream.next()].map((m) => m.params.uri)
+      expect(uris).toEqual([`${base}/2`, `${base}/3`, `${base}/4`])
+    } finally {
+      await again.stream.close()
+    }
+  })
+
+  it('loses nothing across a hub restart: the event published meanwhile is replayed from its log', async () => {
+    const uri = `test://restart-${crypto.randomUUID()}`
+    const before = await listen([uri])
+    await runInDurableObject(hub(), (_instance, state) => state.abort('restart in a test')).catch(() => {})
+    const end = await before.stream.next()
+    expect(end.result?.resultType).toBe('complete')
+    await notify(uri)
+    const after = await listen([uri], before.start)
+    try {
+      const replayed = await after.stream.next()
+      expect([replayed.method, replayed.params.uri]).toEqual(['notifications/resources/updated', uri])
+      // Replayed from the log (a re-read hint would carry no id): the numbering outlived the restart.
+      expect(replayed.params._meta[ID]).toMatch(/^ev:0-\d+$/)
+    } finally {
+      await after.stream.close()
+    }
+  })
+
+  it('is told to re-read what the log no longer holds: an update of the subscribed URI, then what it does hold', async () => {
+    const base = `test://window-${crypto.randomUUID()}`
+    const first = await listen([base])
+    await first.stream.close()
+    for (const i of [1, 2]) await hub().publish(update(`${base}/${i}`), undefined, undefined, { maxEvents: 1 })
+    const again = await listen([base], first.start)
+    try {
+      const [hint, kept] = [await again.stream.next(), await again.stream.next()]
+      expect(kept.params.uri).toBe(`${base}/2`)
+      expect([hint.method, hint.params.uri]).toEqual(['notifications/resources/updated', base])
+      expect(hint.params._meta[ID]).toBeUndefined()
+    } finally {
+      await again.stream.close()
+    }
+  })
+
+  it('refuses a resume id that is not one of its event ids with -32602, opening no stream', async () => {
+    for (const after of ['p:AAAAAAAAAAAA.0', 'ev:0-x', 42]) {
+      const refused = await rpc(
+        fetcher,
+        URL,
+        'subscriptions/listen',
+        { notifications: { toolsListChanged: true } },
+        { meta: { [RESUME]: after } },
+      )
+      expect(refused.message.error?.code).toBe(-32602)
+      expect(refused.message.error?.message).toContain(RESUME)
+      expect(refused.sse).toBe(false)
+    }
+  })
+})
