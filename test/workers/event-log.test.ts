@@ -20,12 +20,15 @@ const ID = 'dev.mcp-edge/eventId'
 const RESUME = 'dev.mcp-edge/lastEventId'
 const update = (uri: string): McpEvent => ({ type: 'resourceUpdated', uri })
 
-/** A listen stream on `uris`, resumed after `after` when given; its acknowledgement's id. */
-async function listen(uris: string[], after?: string) {
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
+
+/** A listen stream on `uris` (or a whole filter), resumed after `after` when given; its acknowledgement's id. */
+async function listen(uris: string[] | Record<string, unknown>, after?: string) {
   const meta = after === undefined ? undefined : { [RESUME]: after }
+  const notifications = Array.isArray(uris) ? { resourceSubscriptions: uris } : uris
   const stream = await openStream(
     fetcher,
-    buildRequest(URL, 'subscriptions/listen', { notifications: { resourceSubscriptions: uris } }, { meta }),
+    buildRequest(URL, 'subscriptions/listen', { notifications }, { meta, capabilities: TASKS }),
   )
   const ack = await stream.next()
   expect(ack.method).toBe('notifications/subscriptions/acknowledged')
@@ -154,6 +157,34 @@ describe('a listen stream resuming through the hub', () => {
     } finally {
       await again.stream.close()
     }
+  })
+
+  it('gives a task’s status changes ids; a resumed watch starts with the task’s current state', async () => {
+    const created = await rpc(
+      fetcher,
+      URL,
+      'tools/call',
+      { name: 'slow_compute', arguments: { seconds: 60, label: 'log' } },
+      { capabilities: TASKS },
+    )
+    const taskId = created.message.result?.taskId as string
+    const first = await listen({ taskIds: [taskId] })
+    expect(await first.stream.next()).toMatchObject({ params: { taskId, status: 'working' } })
+    await first.stream.close()
+    const second = await listen({ taskIds: [taskId] }, first.start)
+    try {
+      expect(await second.stream.next()).toMatchObject({ params: { taskId, status: 'working' } })
+      await rpc(fetcher, URL, 'tasks/cancel', { taskId }, { capabilities: TASKS })
+      const cancelled = await second.stream.next()
+      expect(cancelled).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'cancelled' } })
+      expect(cancelled.params._meta[ID]).toMatch(/^ev:0-\d+$/)
+    } finally {
+      await second.stream.close()
+    }
+    // Resumed after the cancellation was published: the current state (cancelled) once, then the end.
+    const third = await listen({ taskIds: [taskId] }, first.start)
+    expect(await third.stream.next()).toMatchObject({ params: { taskId, status: 'cancelled' } })
+    expect((await third.stream.next()).result?.resultType).toBe('complete')
   })
 
   it('refuses a resume id that is not one of its event ids with -32602, opening no stream', async () => {

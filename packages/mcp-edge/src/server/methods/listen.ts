@@ -133,9 +133,9 @@ export const listen: MethodEntry = {
       // hub, a listener with something to hear looks at this isolate's inbox on a timer.
       const relay = new Relay(listener, outbox, !hub && listener.topics.size > 0)
       const hubTasks =
-        statusesViaHub && options.tasks ? new HubTasks(options.tasks, principal, (event) => relay.deliver(event)) : undefined
+        statusesViaHub && options.tasks ? new HubTasks(options.tasks, principal, (event, id) => relay.deliver(event, id)) : undefined
       const deliver = (event: McpEvent, id?: string) =>
-        event.type === 'task' && hubTasks ? hubTasks.see(event) : relay.deliver(event, id)
+        event.type === 'task' && hubTasks ? hubTasks.see(event, id) : relay.deliver(event, id)
       const hubPath = hub && listener.topics.size > 0 ? await hub.listen(listener, deliver, stop.signal, resume) : undefined
       // Resumed past what the log holds (or with no log at all): what may be lost, to re-read.
       const gaps = hubPath ? hubPath.gaps : resume ? [...listener.topics] : undefined
