@@ -69,6 +69,12 @@ describe('SqlEventLog', () => {
       expect(log.replay(['resource:n://noisy'], 0, bounds).events.map((row) => row.seq)).toEqual([4, 5])
       expect(log.replay(['resource:n://noisy'], 3, bounds)).toMatchObject({ gaps: [] })
       expect(log.replay(['resource:q://quiet'], 0, bounds)).toMatchObject({ gaps: [], events: [{ seq: 1 }] })
+      // The bound is kept by a count per topic, which matches the rows.
+      const counts = state.storage.sql.exec('SELECT topic, n FROM event_count ORDER BY topic').toArray()
+      expect(counts).toEqual([
+        { topic: 'resource:n://noisy', n: 2 },
+        { topic: 'resource:q://quiet', n: 1 },
+      ])
       // A log that keeps nothing: every event is past its reach.
       log.append(update('z://none'), ['resource:z://none'], { maxEvents: 0 })
       expect(log.replay(['resource:z://none'], 5, bounds)).toEqual({ events: [], gaps: ['resource:z://none'], head: 6 })
@@ -82,6 +88,7 @@ describe('SqlEventLog', () => {
       await scheduler.wait(5) // the clock moves on I/O in workerd
       expect(log.replay(['resource:o://old'], 0, { maxAgeMs: 1 })).toEqual({ events: [], gaps: ['resource:o://old'], head: 1 })
       expect(state.storage.sql.exec('SELECT count(*) AS n FROM event_log').one().n).toBe(0)
+      expect(state.storage.sql.exec('SELECT count(*) AS n FROM event_count').one().n).toBe(0)
       expect(log.replay(['resource:o://old', 'list:tools'], 7)).toEqual({
         events: [],
         gaps: ['resource:o://old', 'list:tools'],

@@ -11,6 +11,9 @@
  * - `event_floor (topic, seq, at)`: the newest `seq` of a topic's pruned rows: a cursor before it
  *   missed events the log no longer holds. Floors older than `FLOOR_KEEP_MS` go, and the newest
  *   `seq` they held becomes `forgotten` (any cursor before it gets a hint, topic or not).
+ * - `event_count (topic, n)`: how many rows a topic has, so the count bound is kept by reading the
+ *   oldest row or two, never by counting. Index on `event_floor (at)`, so age pruning reads only
+ *   what it drops.
  * - `event_meta (key, value)`: `head` (the newest `seq` given) and `forgotten`.
  *
  * Cleanup happens on write (each publish prunes its topics by count, and everything by age) and
@@ -41,6 +44,8 @@ export class SqlEventLog {
       event TEXT NOT NULL, PRIMARY KEY (topic, seq))`)
     sql.exec('CREATE INDEX IF NOT EXISTS event_log_at ON event_log (at)')
     sql.exec('CREATE TABLE IF NOT EXISTS event_floor (topic TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL)')
+    sql.exec('CREATE INDEX IF NOT EXISTS event_floor_at ON event_floor (at)')
+    sql.exec('CREATE TABLE IF NOT EXISTS event_count (topic TEXT PRIMARY KEY, n INTEGER NOT NULL)')
     sql.exec('CREATE TABLE IF NOT EXISTS event_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)')
   }
 
@@ -57,20 +62,19 @@ export class SqlEventLog {
     const maxEvents = options.maxEvents ?? DEFAULT_LOG_EVENTS
     const json = JSON.stringify(event)
     for (const topic of topics) {
-      if (maxEvents > 0) this.#sql.exec('INSERT INTO event_log VALUES (?, ?, ?, ?)', topic, seq, now, json)
-      const oldest = this.#sql
-        .exec<{ seq: number; at: number }>(
-          'SELECT seq, at FROM event_log WHERE topic = ? ORDER BY seq DESC LIMIT 1 OFFSET ?',
-          topic,
-          maxEvents,
-        )
-        .toArray()[0]
       // Nothing kept (maxEvents 0): this event itself is past the log's reach.
-      const pruned = maxEvents > 0 ? oldest : { seq, at: now }
-      if (pruned) {
-        this.#floor(topic, pruned.seq, pruned.at)
-        this.#sql.exec('DELETE FROM event_log WHERE topic = ? AND seq <= ?', topic, pruned.seq)
+      if (maxEvents <= 0) {
+        this.#floor(topic, seq, now)
+        continue
       }
+      this.#sql.exec('INSERT INTO event_log VALUES (?, ?, ?, ?)', topic, seq, now, json)
+      const { n } = this.#sql
+        .exec<{ n: number }>(
+          'INSERT INTO event_count VALUES (?, 1) ON CONFLICT (topic) DO UPDATE SET n = n + 1 RETURNING n',
+          topic,
+        )
+        .one()
+      if (n > maxEvents) this.#dropOldest(topic, n - maxEvents)
     }
     this.prune(options)
     return seq
@@ -81,13 +85,19 @@ export class SqlEventLog {
     const now = Date.now()
     const before = now - (options.maxAgeMs ?? DEFAULT_LOG_AGE_MS)
     const aged = this.#sql
-      .exec<{ topic: string; seq: number; at: number }>(
-        'SELECT topic, max(seq) AS seq, max(at) AS at FROM event_log WHERE at < ? GROUP BY topic',
+      .exec<{ topic: string; seq: number; at: number; n: number }>(
+        'SELECT topic, max(seq) AS seq, max(at) AS at, count(*) AS n FROM event_log WHERE at < ? GROUP BY topic',
         before,
       )
       .toArray()
-    for (const { topic, seq, at } of aged) this.#floor(topic, seq, at)
-    if (aged.length > 0) this.#sql.exec('DELETE FROM event_log WHERE at < ?', before)
+    for (const { topic, seq, at, n } of aged) {
+      this.#floor(topic, seq, at)
+      this.#sql.exec('UPDATE event_count SET n = n - ? WHERE topic = ?', n, topic)
+    }
+    if (aged.length > 0) {
+      this.#sql.exec('DELETE FROM event_log WHERE at < ?', before)
+      this.#sql.exec('DELETE FROM event_count WHERE n <= 0')
+    }
     const forgotten = this.#sql
       .exec<{ seq: number | null }>('SELECT max(seq) AS seq FROM event_floor WHERE at < ?', now - FLOOR_KEEP_MS)
       .one().seq
@@ -122,6 +132,20 @@ export class SqlEventLog {
       .toArray()
       .map((row) => ({ seq: row.seq, event: JSON.parse(row.event) as McpEvent }))
     return { events, gaps, head }
+  }
+
+  /** Drop a topic's `excess` oldest rows, remembering the newest of them as its floor. */
+  #dropOldest(topic: string, excess: number): void {
+    const newest = this.#sql
+      .exec<{ seq: number; at: number }>(
+        'SELECT seq, at FROM event_log WHERE topic = ? ORDER BY seq LIMIT 1 OFFSET ?',
+        topic,
+        excess - 1,
+      )
+      .one()
+    this.#floor(topic, newest.seq, newest.at)
+    this.#sql.exec('DELETE FROM event_log WHERE topic = ? AND seq <= ?', topic, newest.seq)
+    this.#sql.exec('UPDATE event_count SET n = n - ? WHERE topic = ?', excess, topic)
   }
 
   #floor(topic: string, seq: number, at: number): void {
