@@ -1,7 +1,8 @@
 /**
  * The event log's pure parts (server/events/event-log.ts): the cursor a stream resumes from (its
  * encoding, what is refused), the re-read hints for topics past the log's reach, and the SSE id
- * a logged event carries on a 2025 GET stream. The log itself, in the hub's SQLite storage:
+ * a logged event carries on a 2025 GET stream, and a listener of logged events that lags instead
+ * of dropping. The log itself, in the hub's SQLite storage:
  * test/workers/event-log.test.ts.
  */
 import { describe, expect, it } from 'vitest'
@@ -9,6 +10,7 @@ import { formatEvent } from '../../packages/mcp-edge/src/http/sse.ts'
 import { decodeCursor, encodeCursor, gapHints, MAX_CURSOR_CHARS } from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import { legacyEventNotification } from '../../packages/mcp-edge/src/server/legacy/session-stream.ts'
 import { SSE_ID } from '../../packages/mcp-edge/src/server/events/event-log.ts'
+import { Listener, MAX_INBOX } from '../../packages/mcp-edge/src/server/events/listen-hub.ts'
 
 describe('cursors', () => {
   it('name each shard’s newest seq, shards in ascending order, and read back as written', () => {
@@ -70,5 +72,25 @@ describe('SSE ids of logged events', () => {
     expect(formatEvent('{}', 'message', 'ev:0-4')).toBe('id: ev:0-4\nevent: message\ndata: {}\n\n')
     expect(() => formatEvent('{}', 'message', 'ev:0-4\ndata: x')).toThrow(/line breaks/)
     expect(() => formatEvent('{}', 'message', 'a\0b')).toThrow(/NUL/)
+  })
+})
+
+describe('a listener of logged events', () => {
+  it('stops taking at MAX_INBOX instead of dropping the oldest (its stream ends and resumes); without ids it drops', () => {
+    const topics = new Set(['list:tools', 'resource:r://x'])
+    const logged = new Listener('L', topics, null)
+    const plain = new Listener('P', topics, null)
+    for (let i = 0; i <= MAX_INBOX; i++) {
+      const event = { type: 'resourceUpdated', uri: `r://x/${i}` } as const
+      logged.offer(event, `ev:0-${i + 1}`)
+      plain.offer(event)
+    }
+    expect([logged.pending, logged.lagging]).toEqual([MAX_INBOX, true])
+    const kept = logged.take()
+    expect(kept[0]?.params?.uri).toBe('r://x/0')
+    expect(kept.at(-1)?.params?._meta).toMatchObject({ 'dev.mcp-edge/eventId': `ev:0-${MAX_INBOX}` })
+    expect(logged.offer({ type: 'listChanged', list: 'tools' }, 'ev:0-999')).toBe(true)
+    expect(logged.pending).toBe(0)
+    expect([plain.pending, plain.lagging, plain.take()[0]?.params?.uri]).toEqual([MAX_INBOX, false, 'r://x/1'])
   })
 })
