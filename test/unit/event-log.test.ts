@@ -86,11 +86,15 @@ describe('a listener of logged events', () => {
       plain.offer(event)
     }
     expect([logged.pending, logged.lagging]).toEqual([MAX_INBOX, true])
-    const kept = logged.take()
-    expect(kept[0]?.params?.uri).toBe('r://x/0')
-    expect(kept.at(-1)?.params?._meta).toMatchObject({ 'dev.mcp-edge/eventId': `ev:0-${MAX_INBOX}` })
+    const kept = logged.take().map((message) => message.params as { uri: string; _meta: object })
+    expect(kept[0]?.uri).toBe('r://x/0')
+    expect(kept.at(-1)?._meta).toMatchObject({ 'dev.mcp-edge/eventId': `ev:0-${MAX_INBOX}` })
     expect(logged.offer({ type: 'listChanged', list: 'tools' }, 'ev:0-999')).toBe(true)
     expect(logged.pending).toBe(0)
-    expect([plain.pending, plain.lagging, plain.take()[0]?.params?.uri]).toEqual([MAX_INBOX, false, 'r://x/1'])
+    expect([plain.pending, plain.lagging, (plain.take()[0]?.params as { uri: string }).uri]).toEqual([
+      MAX_INBOX,
+      false,
+      'r://x/1',
+    ])
   })
 })
