@@ -3,11 +3,13 @@
  * (numbering, replay once each and in order, the count and age bounds, gaps, a wiped log,
  * numbering kept across a restart), and listen streams resuming through the real `McpEventHub`:
  * after a drop, after a hub restart, past the log's reach (a re-read hint), and a resume id that
- * is not one (-32602). The 2025 GET stream resuming with a real client: test/http/resume.test.ts.
+ * is not one (-32602); and across shards, an id naming every shard. The 2025 GET stream resuming with a real client: test/http/resume.test.ts.
  */
 import { env, runInDurableObject, SELF } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { SqlEventLog } from '../../packages/mcp-edge/src/cloudflare/event-log.ts'
+import { cloudflareEventHub, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
+import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 import { buildRequest, openStream, rpc } from '../support/mcp.ts'
 
@@ -206,6 +208,65 @@ describe('a listen stream resuming through the hub', () => {
       expect(refused.message.error?.code).toBe(-32602)
       expect(refused.message.error?.message).toContain(RESUME)
       expect(refused.sse).toBe(false)
+    }
+  })
+})
+
+describe('cloudflareEventHub across shards', () => {
+  it('names every shard in each id, and a resume replays each shard after its own number', async () => {
+    const shards = 4
+    const events = cloudflareEventHub({ binding: 'MCP_EVENTS', shards })
+    const base = `test://sharded-${crypto.randomUUID()}`
+    let [a, b] = ['', '']
+    for (let i = 0; a === '' || shardOf(`resource:${a}`, shards) === shardOf(`resource:${b}`, shards); i++) {
+      ;[a, b] = [`${base}/a${i}`, `${base}/b${i}`]
+    }
+    const topics = new Set([`resource:${a}`, `resource:${b}`])
+    /** A listener's heard updates and ids, and a way to wait for the n-th. */
+    const listener = () => {
+      const heard: Array<{ uri: string; id: string | undefined }> = []
+      let wake = () => {}
+      return {
+        heard,
+        deliver: (event: McpEvent, id?: string) => {
+          if (event.type === 'resourceUpdated') heard.push({ uri: event.uri, id })
+          wake()
+        },
+        async until(count: number) {
+          while (heard.length < count) await new Promise<void>((resolve) => (wake = resolve))
+        },
+      }
+    }
+    const first = listener()
+    const stopFirst = new AbortController()
+    const opened = await events.listen({ topics, principal: null }, first.deliver, stopFirst.signal)
+    expect(decodeCursor(opened.cursor ?? '')?.size).toBe(2)
+    await events.publish(update(a))
+    await first.until(1)
+    const last = first.heard[0]?.id ?? ''
+    expect(decodeCursor(last)?.size).toBe(2)
+    stopFirst.abort()
+    await events.publish(update(b))
+    await events.publish(update(a))
+    const second = listener()
+    const stopSecond = new AbortController()
+    const resumed = await events.listen({ topics, principal: null }, second.deliver, stopSecond.signal, decodeCursor(last))
+    try {
+      await second.until(2)
+      // Shards have no common order; each shard's events come once, in its order.
+      expect(second.heard.map((entry) => entry.uri).sort()).toEqual([a, b].sort())
+      expect(resumed.gaps).toEqual([])
+      await events.publish(update(b))
+      await second.until(3)
+      expect(second.heard.map((entry) => entry.uri)).toHaveLength(3)
+      // A cursor that lacks a shard (the shard count changed): that shard's topics are gaps.
+      const partial = new Map([...(decodeCursor(last) ?? [])].slice(0, 1))
+      const stopThird = new AbortController()
+      const third = await events.listen({ topics, principal: null }, () => {}, stopThird.signal, partial)
+      stopThird.abort()
+      expect(third.gaps).toHaveLength(1)
+    } finally {
+      stopSecond.abort()
     }
   })
 })
