@@ -84,12 +84,16 @@ export class SqlEventLog {
   prune(options: EventLogOptions = {}): void {
     const now = Date.now()
     const before = now - (options.maxAgeMs ?? DEFAULT_LOG_AGE_MS)
-    const aged = this.#sql
-      .exec<{ topic: string; seq: number; at: number; n: number }>(
-        'SELECT topic, max(seq) AS seq, max(at) AS at, count(*) AS n FROM event_log WHERE at < ? GROUP BY topic',
-        before,
-      )
-      .toArray()
+    // The index on `at` finds the oldest row in one read; only then is anything grouped.
+    const stale = this.#sql.exec('SELECT 1 FROM event_log WHERE at < ? LIMIT 1', before).toArray().length > 0
+    const aged = !stale
+      ? []
+      : this.#sql
+          .exec<{ topic: string; seq: number; at: number; n: number }>(
+            'SELECT topic, max(seq) AS seq, max(at) AS at, count(*) AS n FROM event_log WHERE at < ? GROUP BY topic',
+            before,
+          )
+          .toArray()
     for (const { topic, seq, at, n } of aged) {
       this.#floor(topic, seq, at)
       this.#sql.exec('UPDATE event_count SET n = n - ? WHERE topic = ?', n, topic)
@@ -111,26 +115,23 @@ export class SqlEventLog {
   replay(topics: readonly string[], after: number, options: EventLogOptions = {}): Replay {
     this.prune(options)
     const head = this.head
-    const list = JSON.stringify(topics)
     // A cursor from the future: this log was wiped (or is another one); everything may be missed.
     if (after > head || after < this.#meta('forgotten')) return { events: [], gaps: [...topics], head }
-    const gaps = this.#sql
-      .exec<{ topic: string }>(
-        'SELECT topic FROM event_floor WHERE topic IN (SELECT value FROM json_each(?)) AND seq > ?',
-        list,
+    // One key lookup and one range per topic (the primary keys), merged here: an event under
+    // several of the topics is replayed once.
+    const gaps: string[] = []
+    const bySeq = new Map<number, string>()
+    for (const topic of topics) {
+      const floor = this.#sql.exec<{ seq: number }>('SELECT seq FROM event_floor WHERE topic = ?', topic).toArray()[0]
+      if (floor && floor.seq > after) gaps.push(topic)
+      const rows = this.#sql.exec<{ seq: number; event: string }>(
+        'SELECT seq, event FROM event_log WHERE topic = ? AND seq > ? ORDER BY seq',
+        topic,
         after,
       )
-      .toArray()
-      .map((row) => row.topic)
-    const events = this.#sql
-      .exec<{ seq: number; event: string }>(
-        `SELECT seq, min(event) AS event FROM event_log WHERE topic IN (SELECT value FROM json_each(?)) AND seq > ?
-         GROUP BY seq ORDER BY seq`,
-        list,
-        after,
-      )
-      .toArray()
-      .map((row) => ({ seq: row.seq, event: JSON.parse(row.event) as McpEvent }))
+      for (const row of rows) bySeq.set(row.seq, row.event)
+    }
+    const events = [...bySeq].sort(([a], [b]) => a - b).map(([seq, event]) => ({ seq, event: JSON.parse(event) as McpEvent }))
     return { events, gaps, head }
   }
 
