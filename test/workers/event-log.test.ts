@@ -134,6 +134,22 @@ describe('a listen stream resuming through the hub', () => {
     }
   })
 
+  it('puts no SSE id on a listen stream (the 2026-07-28 transport has none): the id rides in _meta', async () => {
+    const base = `test://no-sse-id-${crypto.randomUUID()}`
+    const response = await SELF.fetch(
+      buildRequest(URL, 'subscriptions/listen', { notifications: { resourceSubscriptions: [base] } }),
+    )
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+    const decoder = new TextDecoder()
+    let text = ''
+    while (!text.includes('acknowledged')) text += decoder.decode((await reader.read()).value)
+    await notify(`${base}/x`)
+    while (!text.includes(`${base}/x"`)) text += decoder.decode((await reader.read()).value)
+    expect(text).not.toMatch(/^id:/m)
+    expect(text).toMatch(/"dev\.mcp-edge\/eventId":"ev:0-\d+"/)
+    await reader.cancel()
+  })
+
   it('loses nothing across a hub restart: the event published meanwhile is replayed from its log', async () => {
     const uri = `test://restart-${crypto.randomUUID()}`
     const before = await listen([uri])
