@@ -517,7 +517,7 @@ export function legacyContract(target: () => ContractTarget): void {
       const newest = await get(await connect())
       expect([newest.response.status, newest.response.headers.get('content-type')]).toEqual([200, 'text/event-stream'])
       // The priming id is the stream's place in the hub's log (event-log.ts), where a resume starts.
-      expect(await newest.raw()).toMatch(/^retry: 1000\nid: ev:0-\d+\ndata: \n\n/)
+      expect(await newest.raw()).toMatch(/^retry: 1000\nid: ev:0-\d+~[\w-]+\ndata: \n\n/)
       newest.close()
       const older = await get(await connect({ version: '2025-06-18' }))
       expect(await older.raw()).toMatch(/^retry: 1000\n\n/)
@@ -635,11 +635,13 @@ export function legacyContract(target: () => ContractTarget): void {
       expect([resumed.response.status, resumed.response.headers.get('allow')]).toEqual([405, 'POST, GET, DELETE'])
       expect(JSON.parse(await resumed.raw(/\}\s*$/)).error.code).toBe(-32600)
       const first = await get(client)
-      const id = /^id: (ev:0-\d+)$/m.exec(await first.raw())?.[1] as string
+      const id = /^id: (ev:0-\d+~[\w-]+)$/m.exec(await first.raw())?.[1] as string
       first.close()
       const again = await get(client, { 'last-event-id': id })
       expect(again.response.status).toBe(200)
-      expect(await again.raw()).toMatch(/^retry: 1000\nid: ev:0-\d+\ndata: \n\n/)
+      expect(await again.raw()).toMatch(/^retry: 1000\nid: ev:0-\d+~[\w-]+\ndata: \n\n/)
+      // Each stream's priming id is its own (2025 streamable-http: ids unique across a session's streams).
+      expect(/^id: (\S+)$/m.exec(await again.raw())?.[1]).not.toBe(id)
       again.close()
     })
 
@@ -656,7 +658,7 @@ export function legacyContract(target: () => ContractTarget): void {
       await publish(b)
       await publish(a)
       const again = await get(client, { 'last-event-id': id as string })
-      expect(await again.raw()).toMatch(/^retry: 1000\nid: ev:0-\d+\ndata: \n\n/)
+      expect(await again.raw()).toMatch(/^retry: 1000\nid: ev:0-\d+~[\w-]+\ndata: \n\n/)
       expect((await again.next()).params).toEqual({ uri: b })
       expect((await again.next()).params).toEqual({ uri: a })
       await publish(b)

@@ -52,7 +52,7 @@ describe('resuming streams across a crash of wrangler dev', () => {
     const heard = await modern.next()
     expect(heard.params.uri).toBe(`${base}/1`)
     const listenId = heard.params._meta[ID] as string
-    const getId = /^id: (ev:0-\d+)$/m.exec(await get.raw())?.[1] as string
+    const getId = /^id: (ev:0-\d+~[\w-]+)$/m.exec(await get.raw())?.[1] as string
     expect(getId).toEqual(expect.any(String))
 
     const running = server as WranglerServer

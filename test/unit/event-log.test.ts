@@ -31,6 +31,13 @@ describe('cursors', () => {
     )
     expect(decodeCursor(encodeCursor(new Map()))).toEqual(new Map())
     expect(decodeCursor('ev:0-999999999999999')?.get(0)).toBe(999_999_999_999_999)
+    // A priming id: the cursor, then the stream's own nonce.
+    expect(decodeCursor('ev:0-17.3-9~AAAAAAAAAAAA')).toEqual(
+      new Map([
+        [0, 17],
+        [3, 9],
+      ]),
+    )
   })
 
   it('refuse what is not one: another kind of id, a malformed pair, a shard twice, a number too long, too many characters', () => {

@@ -9,7 +9,9 @@
  * Ids: each hub object (shard) numbers the events it logs 1, 2, 3… (one order per shard, kept in
  * storage, so it survives restarts and deploys). A stream's cursor is the newest number it has
  * been given from each shard it listens to, written `ev:<shard>-<seq>.<shard>-<seq>…` (shards in
- * ascending order), so one id covers a stream that merges topics from several shards.
+ * ascending order), so one id covers a stream that merges topics from several shards. A suffix
+ * `~<anything>` is read past: a 2025 GET stream's priming id is its starting cursor with the
+ * stream's own nonce, so that no two events of a session share an id (2025 streamable-http).
  */
 import type { Cursor, McpEvent } from './events.ts'
 
@@ -42,10 +44,17 @@ export function encodeCursor(cursor: ReadonlyMap<number, number>): string {
 
 const PAIR = /^(\d{1,4})-(\d{1,15})$/
 
-/** The cursor `text` names, or `undefined` when it is not one (malformed, or another kind of id). */
+/**
+ * The cursor `text` names, or `undefined` when it is not one (malformed, or another kind of id).
+ *
+ * @example
+ * decodeCursor('ev:0-17.3-9') // Map { 0 => 17, 3 => 9 }
+ * decodeCursor('ev:0-17~AbC') // Map { 0 => 17 } (a priming id)
+ */
 export function decodeCursor(text: string): Cursor | undefined {
   if (!text.startsWith(CURSOR_PREFIX) || text.length > MAX_CURSOR_CHARS) return undefined
-  const body = text.slice(CURSOR_PREFIX.length)
+  const suffix = text.indexOf('~')
+  const body = text.slice(CURSOR_PREFIX.length, suffix < 0 ? undefined : suffix)
   const cursor: Cursor = new Map()
   if (body === '') return cursor
   for (const pair of body.split('.')) {

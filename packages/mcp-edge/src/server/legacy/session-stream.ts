@@ -18,7 +18,8 @@
  * Resumable (2025 streamable-http "Resumability and Redelivery"): each event it sends has an SSE
  * `id:`, the stream's cursor in the hub's log (event-log.ts); a GET with that `Last-Event-ID`
  * hears what was published after it, in order, as far as the log reaches. The priming event (and
- * so a 2025-11-25 client reconnecting before any event) names where the stream started. An id the
+ * so a 2025-11-25 client reconnecting before any event) names where the stream started, with this
+ * stream's nonce (`ev:0-12~<nonce>`: no two events of a session share an id). An id the
  * log no longer reaches, or one not its own, gets a re-read hint for what may be lost: a list
  * change per list, an update per URI the session subscribes to (log messages are not hinted).
  */
@@ -179,7 +180,8 @@ export async function openSessionStream<Env>({
       end()
       signal.removeEventListener('abort', end)
     })
-    return { done, cursor: path.cursor ?? id }
+    // The priming id: where the stream starts, unique to this stream (event-log.ts).
+    return { done, cursor: path.cursor ? `${path.cursor}~${id}` : id }
   } catch (error) {
     end()
     signal.removeEventListener('abort', end)

@@ -133,7 +133,9 @@ export const listen: MethodEntry = {
       // hub, a listener with something to hear looks at this isolate's inbox on a timer.
       const relay = new Relay(listener, outbox, !hub && listener.topics.size > 0)
       const hubTasks =
-        statusesViaHub && options.tasks ? new HubTasks(options.tasks, principal, (event, id) => relay.deliver(event, id)) : undefined
+        statusesViaHub && options.tasks
+          ? new HubTasks(options.tasks, principal, (event, id) => relay.deliver(event, id))
+          : undefined
       const deliver = (event: McpEvent, id?: string) =>
         event.type === 'task' && hubTasks ? hubTasks.see(event, id) : relay.deliver(event, id)
       const hubPath = hub && listener.topics.size > 0 ? await hub.listen(listener, deliver, stop.signal, resume) : undefined
