@@ -2,13 +2,14 @@
  * The event hub Durable Object: every open `subscriptions/listen` stream, in every isolate, holds
  * one WebSocket to it (one per shard its topics fall in), and whoever has the binding publishes to
  * it by RPC. The hub sends each event to the sockets whose topics match and whose principal may see
- * it (src/server/events.ts decides both), once per socket.
+ * it (src/server/events/events.ts decides both), once per socket, numbered in its log.
  *
  * Cheap when idle: sockets are accepted with the WebSocket Hibernation API, so a hub with no
  * events to send can be evicted from memory while its listeners stay connected (no duration
  * charge); listeners never send anything, so they never wake it.
  *
- * Storage layout: the event log's tables (event-log.ts: `event_log`, `event_floor`, `event_meta`),
+ * Storage layout: the event log's tables (event-log.ts: `event_log`, `event_floor`, `event_count`,
+ * `event_meta`),
  * so a listener that reconnects with a cursor hears what it missed, and the numbering survives a
  * restart or a deploy. The runtime keeps, across hibernation, each socket's tags and attachment:
  * its topics are its tags (`getWebSockets(topic)` finds the listeners of a topic without an index
@@ -19,7 +20,8 @@
  *
  * Limits it lives within (Durable Objects): one object is single-threaded, with a soft limit of
  * about 1,000 requests per second; a publish is one request and costs one `send` per matching
- * listener, plus one SQLite write per topic of the event (the log). Spread topics over several
+ * listener, plus a few SQLite rows per topic of the event (the log; docs/notifications.md has
+ * the counts). Spread topics over several
  * objects with `cloudflareEventHub({ shards })` when one object would be too busy. A restart or
  * deploy closes every socket; listeners then end their streams, and clients resume from their
  * cursor (docs/notifications.md#resuming).
