@@ -516,7 +516,8 @@ export function legacyContract(target: () => ContractTarget): void {
     it('opens with the retry and, for 2025-11-25, a priming event (an id, empty data); 2025-06-18 gets the retry only', async () => {
       const newest = await get(await connect())
       expect([newest.response.status, newest.response.headers.get('content-type')]).toEqual([200, 'text/event-stream'])
-      expect(await newest.raw()).toMatch(/^retry: 1000\nid: [\w-]+\.0\ndata: \n\n/)
+      // The priming id is the stream's place in the hub's log (event-log.ts), where a resume starts.
+      expect(await newest.raw()).toMatch(/^retry: 1000\nid: ev:0-\d+~[\w-]+\ndata: \n\n/)
       newest.close()
       const older = await get(await connect({ version: '2025-06-18' }))
       expect(await older.raw()).toMatch(/^retry: 1000\n\n/)
@@ -634,12 +635,50 @@ export function legacyContract(target: () => ContractTarget): void {
       expect([resumed.response.status, resumed.response.headers.get('allow')]).toEqual([405, 'POST, GET, DELETE'])
       expect(JSON.parse(await resumed.raw(/\}\s*$/)).error.code).toBe(-32600)
       const first = await get(client)
-      const id = /^id: ([\w-]+\.0)$/m.exec(await first.raw())?.[1] as string
+      const id = /^id: (ev:0-\d+~[\w-]+)$/m.exec(await first.raw())?.[1] as string
       first.close()
       const again = await get(client, { 'last-event-id': id })
       expect(again.response.status).toBe(200)
-      expect(await again.raw()).toMatch(/^retry: 1000\nid: [\w-]+\.0\ndata: \n\n/)
+      expect(await again.raw()).toMatch(/^retry: 1000\nid: ev:0-\d+~[\w-]+\ndata: \n\n/)
+      // Each stream's priming id is its own (2025 streamable-http: ids unique across a session's streams).
+      expect(/^id: (\S+)$/m.exec(await again.raw())?.[1]).not.toBe(id)
       again.close()
+    })
+
+    it('resumes from Last-Event-ID: what was published after that event arrives, in order, each once, then live events', async () => {
+      const client = await connect()
+      const [a, b] = [`test://resume-${crypto.randomUUID()}`, `test://resume-${crypto.randomUUID()}`]
+      for (const uri of [a, b]) expect((await call(client, 'resources/subscribe', { uri })).message.result).toEqual({})
+      const first = await get(client)
+      await first.raw()
+      await publish(a)
+      const id = new RegExp(`^id: (ev:0-\\d+)\nevent: message\ndata: .*${a}`, 'm').exec(await first.raw(/resume.*\n\n/))?.[1]
+      expect(id).toEqual(expect.any(String))
+      first.close()
+      await publish(b)
+      await publish(a)
+      const again = await get(client, { 'last-event-id': id as string })
+      expect(await again.raw()).toMatch(/^retry: 1000\nid: ev:0-\d+~[\w-]+\ndata: \n\n/)
+      expect((await again.next()).params).toEqual({ uri: b })
+      expect((await again.next()).params).toEqual({ uri: a })
+      await publish(b)
+      expect((await again.next()).params).toEqual({ uri: b })
+      again.close()
+    })
+
+    it('tells a GET resuming from an id its log does not reach to re-read: a list change per list, an update per subscribed URI', async () => {
+      const client = await connect()
+      const uri = `test://gap-${crypto.randomUUID()}`
+      expect((await call(client, 'resources/subscribe', { uri })).message.result).toEqual({})
+      const stream = await get(client, { 'last-event-id': 'AAAAAAAAAAAA.0' })
+      const heard = [await stream.next(), await stream.next(), await stream.next(), await stream.next()]
+      expect(heard.map((message) => [message.method, message.params]).sort()).toEqual([
+        ['notifications/prompts/list_changed', {}],
+        ['notifications/resources/list_changed', {}],
+        ['notifications/resources/updated', { uri }],
+        ['notifications/tools/list_changed', {}],
+      ])
+      stream.close()
     })
 
     it('refuses a GET without Accept: text/event-stream (406), with an unknown session (404), from a foreign Origin (403)', async () => {

@@ -423,7 +423,10 @@ export function protocolContract(target: () => ContractTarget): void {
           promptsListChanged: true,
           resourceSubscriptions: ['test://watched-resource'],
         })
-        expect(ack.params?._meta).toEqual({ 'io.modelcontextprotocol/subscriptionId': 'listen-a' })
+        // Tagged with the listen request's id, and (through an event hub) its starting event id.
+        const { 'dev.mcp-edge/eventId': eventId, ...tagged } = ack.params?._meta ?? {}
+        expect(tagged).toEqual({ 'io.modelcontextprotocol/subscriptionId': 'listen-a' })
+        expect([undefined, expect.stringMatching(/^ev:0-\d+$/)]).toContainEqual(eventId)
         await call('tools/call', { name: 'test_trigger_tool_change', arguments: {} })
         await call('tools/call', { name: 'test_trigger_resource_update', arguments: {} })
         await call('tools/call', { name: 'test_trigger_prompt_change', arguments: {} })

@@ -58,7 +58,11 @@ describe('the template notes across two isolates', () => {
       expect(added.message.result?.content?.[0]?.text).toMatch(/^Note \d+ added to notes:\/\/all\.$/)
       expect((await onA.next()).params).toEqual({
         uri: 'notes://all',
-        _meta: { 'io.modelcontextprotocol/subscriptionId': 'listen-on-a' },
+        _meta: {
+          'io.modelcontextprotocol/subscriptionId': 'listen-on-a',
+          // Its place in the hub's log, to resume from (docs/notifications.md#resuming).
+          'dev.mcp-edge/eventId': expect.stringMatching(/^ev:0-\d+$/),
+        },
       })
       await call(a, 'add_note', { text: 'written on a' })
       // B hears both: its own isolate's change and the other's, through the same hub.

@@ -1,8 +1,10 @@
 /**
  * A 2025-era session's stream (its GET, docs legacy-clients.md "The session's stream") with real
  * clients at their defaults, on the fixture as two isolates sharing its Durable Objects
- * (`npm run dev:pair`): the SDK 1.x client hears a tool registered at run time announced, and
- * lives through a restart of the event hub; mcp-remote hands the notifications to its host.
+ * (`npm run dev:pair`): the SDK 1.x client hears a tool registered at run time announced, lives
+ * through a restart of the event hub, and resumes with `Last-Event-ID` after a dropped connection
+ * and after a hub restart, hearing once what was published meanwhile; mcp-remote hands the
+ * notifications to its host.
  *
  * Registries are per isolate: `server.tool` at run time adds the tool to the isolate that ran it,
  * and only `server.notifyListChanged('tools')` travels (through the hub, to every isolate). So the
@@ -53,10 +55,12 @@ function inbox<T>() {
   }
 }
 
-/** One GET stream the client opened: the `Last-Event-ID` it sent, and how its body ended. */
+/** One GET stream the client opened: the `Last-Event-ID` it sent, how its body ended, and a way to break it. */
 interface WatchedStream {
   lastEventId: string | null
   end: Promise<'clean' | 'error' | 'cancelled'>
+  /** Fail the body as a dropped connection would (the client sees a network error). */
+  drop(): void
 }
 
 /**
@@ -68,16 +72,29 @@ async function connectSdk(url: string) {
   const opened = inbox<WatchedStream>()
   const notes = inbox<unknown>()
   const errors: Error[] = []
+  /** Every resource update the client's handler got, in order. */
+  const updates: string[] = []
+  /** GETs wait for this before they reach the server (a client held away). */
+  let gate: Promise<void> = Promise.resolve()
   const watch = (response: Response, init: RequestInit): Response => {
     const reader = (response.body as ReadableStream<Uint8Array>).getReader()
     let settle!: (how: 'clean' | 'error' | 'cancelled') => void
+    let body!: ReadableStreamDefaultController<Uint8Array>
     const stream: WatchedStream = {
       lastEventId: new Headers(init.headers).get('last-event-id'),
       end: new Promise((resolve) => {
         settle = resolve
       }),
+      drop() {
+        settle('error')
+        body.error(new TypeError('connection dropped by the test'))
+        void reader.cancel().catch(() => {})
+      },
     }
-    const body = new ReadableStream<Uint8Array>({
+    const watched = new ReadableStream<Uint8Array>({
+      start(controller) {
+        body = controller
+      },
       async pull(controller) {
         try {
           const { done, value } = await reader.read()
@@ -96,10 +113,11 @@ async function connectSdk(url: string) {
     })
     streams.push(stream)
     opened.receive('GET', stream)
-    return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers })
+    return new Response(watched, { status: response.status, statusText: response.statusText, headers: response.headers })
   }
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     fetch: async (input, init) => {
+      if (init?.method === 'GET') await gate
       const response = await fetch(input, init)
       return init?.method === 'GET' && response.status === 200 && response.body ? watch(response, init) : response
     },
@@ -107,7 +125,10 @@ async function connectSdk(url: string) {
   const client = new Client({ name: 'sdk-1x', version: '1.0.0' })
   client.onerror = (error) => errors.push(error)
   client.setNotificationHandler(ToolListChangedNotificationSchema, (note) => notes.receive(note.method, note))
-  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => notes.receive(note.method, note))
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (note) => {
+    updates.push(note.params.uri)
+    notes.receive(note.method, note)
+  })
   const stream = (index: number) => (streams[index] ? Promise.resolve(streams[index]) : opened.next('GET'))
   await client.connect(transport)
   return {
@@ -117,6 +138,15 @@ async function connectSdk(url: string) {
     stream: (index: number) => within(stream(index), WAIT_MS, `the client's GET stream #${index}`),
     /** The next notification of `method` the client's handler gets. */
     heard: (method: string) => notes.next(method),
+    updates,
+    /** Hold the client's next GETs away from the server until the returned function is called. */
+    hold(): () => void {
+      let release!: () => void
+      gate = new Promise((resolve) => {
+        release = resolve
+      })
+      return release
+    },
     async close() {
       await transport.terminateSession()
       await client.close()
@@ -195,6 +225,47 @@ describe('a 2025-era session’s stream with real clients, on two isolates (fixt
       expect(await callText(b, 'notify_resource', { uri })).toBe(`published ${uri}`)
       expect(await within(after, WAIT_MS, 'the update after the restart')).toMatchObject({ params: { uri } })
       expect(sdk.errors).toEqual([])
+    } finally {
+      await sdk.close()
+    }
+  })
+
+  it('resumes the SDK 1.x client’s stream after a dropped connection and after a hub restart: what was published meanwhile arrives once, in order', async () => {
+    const [a, b] = pair.urls
+    const base = `test://session-stream/resume-${Date.now()}`
+    const [one, two, three] = [`${base}/1`, `${base}/2`, `${base}/3`]
+    const sdk = await connectSdk(a)
+    const update = async (uri: string, label: string) => {
+      const heard = sdk.heard('notifications/resources/updated')
+      expect(await callText(b, 'notify_resource', { uri })).toBe(`published ${uri}`)
+      return () => within(heard, WAIT_MS, label)
+    }
+    try {
+      const first = await sdk.stream(0)
+      for (const uri of [one, two, three]) await sdk.client.subscribeResource({ uri })
+      await (await update(one, 'the first update'))()
+
+      // The connection drops; an update is published while the client is held away.
+      let release = sdk.hold()
+      first.drop()
+      const missed = await update(two, 'the update published while the connection was down')
+      release()
+      const second = await sdk.stream(1)
+      expect(second.lastEventId).toMatch(/^ev:0-\d+$/)
+      await missed()
+
+      // The hub restarts (the stream ends cleanly); an update is published while the client is away.
+      release = sdk.hold()
+      expect(await callText(b, 'restart_event_hub')).toBe('Error: reset by restart_event_hub')
+      expect(await within(second.end, WAIT_MS, 'the end of the second stream')).toBe('clean')
+      const replayed = await update(three, 'the update published while the hub restarted')
+      release()
+      expect((await sdk.stream(2)).lastEventId).toMatch(/^ev:0-\d+$/)
+      await replayed()
+      await (await update(one, 'a live update after both resumes'))()
+
+      expect(sdk.updates).toEqual([one, two, three, one])
+      expect(sdk.errors.map((error) => error.message)).toEqual([expect.stringContaining('SSE stream disconnected')])
     } finally {
       await sdk.close()
     }

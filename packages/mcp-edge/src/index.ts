@@ -20,8 +20,10 @@ export { createMcpServer, McpServer } from './server/server.ts'
 export { APP_MIME_TYPE, APPS_EXTENSION, rendersViews } from './server/apps.ts'
 export type { ViewCsp, ViewOptions, ViewPermissions } from './server/apps.ts'
 export type {
+  Cursor,
   EventDelivery,
   EventHub,
+  ListenPath,
   ListKind,
   McpEvent,
   NotifyLogOptions,

@@ -2,13 +2,16 @@
  * The event hub Durable Object: every open `subscriptions/listen` stream, in every isolate, holds
  * one WebSocket to it (one per shard its topics fall in), and whoever has the binding publishes to
  * it by RPC. The hub sends each event to the sockets whose topics match and whose principal may see
- * it (src/server/events.ts decides both), once per socket.
+ * it (src/server/events/events.ts decides both), once per socket, numbered in its log.
  *
  * Cheap when idle: sockets are accepted with the WebSocket Hibernation API, so a hub with no
  * events to send can be evicted from memory while its listeners stay connected (no duration
  * charge); listeners never send anything, so they never wake it.
  *
- * Storage layout: none. The runtime keeps, across hibernation, each socket's tags and attachment:
+ * Storage layout: the event log's tables (event-log.ts: `event_log`, `event_floor`, `event_count`,
+ * `event_meta`),
+ * so a listener that reconnects with a cursor hears what it missed, and the numbering survives a
+ * restart or a deploy. The runtime keeps, across hibernation, each socket's tags and attachment:
  * its topics are its tags (`getWebSockets(topic)` finds the listeners of a topic without an index
  * of our own), and `{ topics, principal }` is its attachment. A socket with more than
  * `MAX_TAGS` topics, or one longer than `MAX_TAG_LENGTH` (the runtime's limits), is tagged `*` and
@@ -17,16 +20,38 @@
  *
  * Limits it lives within (Durable Objects): one object is single-threaded, with a soft limit of
  * about 1,000 requests per second; a publish is one request and costs one `send` per matching
- * listener. Spread topics over several objects with `cloudflareEventHub({ shards })` when one
- * object would be too busy. A restart or deploy closes every socket; listeners then end their
- * listen streams, and clients listen again.
+ * listener, plus a few SQLite rows per topic of the event (the log; docs/notifications.md has
+ * the counts). Spread topics over several
+ * objects with `cloudflareEventHub({ shards })` when one object would be too busy. A restart or
+ * deploy closes every socket; listeners then end their streams, and clients resume from their
+ * cursor (docs/notifications.md#resuming).
  */
 import { DurableObject } from 'cloudflare:workers'
+import type { EventLogOptions } from '../server/events/event-log.ts'
 import { eventTopics, matches } from '../server/events/events.ts'
 import type { McpEvent, Subscription } from '../server/events/events.ts'
+import { SqlEventLog } from './event-log.ts'
 
-/** The request header carrying a listener's subscription (URI-encoded JSON). */
+/** The request header carrying a listener's subscription (URI-encoded JSON `Connect`). */
 export const SUBSCRIPTION_HEADER = 'x-subscription'
+/** Response headers of a connect: the log's newest `seq`, and the topics (URI-encoded JSON) it cannot replay. */
+export const HEAD_HEADER = 'x-head'
+export const GAPS_HEADER = 'x-gaps'
+
+/** What a listener sends to connect: its subscription, and where it resumes (`after`, a `seq` of this hub's). */
+export interface Connect {
+  topics: string[]
+  principal: string | null
+  after?: number
+  log?: EventLogOptions
+}
+
+/** What a hub sends a listener, per event: its `seq` in this hub's log, and `id` (see `publish`). */
+export interface HubMessage {
+  seq: number
+  event: McpEvent
+  id?: string
+}
 
 /** The runtime's limits on a hibernatable WebSocket's tags. */
 export const MAX_TAGS = 10
@@ -40,10 +65,10 @@ interface Attachment {
 }
 
 /** The subscription of a listener; only Workers holding the binding can connect, so a bad one is a bug. */
-function readAttachment(header: string | null): Attachment | undefined {
+function readConnect(header: string | null): Connect | undefined {
   try {
-    const { topics, principal } = JSON.parse(decodeURIComponent(header ?? '')) as Attachment
-    return Array.isArray(topics) ? { topics, principal: principal ?? null } : undefined
+    const connect = JSON.parse(decodeURIComponent(header ?? '')) as Connect
+    return Array.isArray(connect.topics) ? { ...connect, principal: connect.principal ?? null } : undefined
   } catch {
     return undefined
   }
@@ -51,18 +76,29 @@ function readAttachment(header: string | null): Attachment | undefined {
 
 /** The RPC surface of a hub, as publishers call it. */
 export interface EventHubRpc {
-  /** Send `event` to matching listeners; `id` (when the event went to several hubs) lets a listener drop copies. Returns how many sockets got it. */
-  publish(event: McpEvent, id?: string): number
+  /**
+   * Log `event` under `topics` (default: all of its topics; the publisher names those of this
+   * shard) within `log`'s bounds, and send it to matching listeners; `id` (when the event went to
+   * several hubs) lets a listener drop copies. Returns how many sockets got it.
+   */
+  publish(event: McpEvent, id?: string, topics?: string[], log?: EventLogOptions): number
 }
 
 export class McpEventHub extends DurableObject<Record<string, unknown>> implements EventHubRpc {
   /** Attachments already read since the last wake-up. */
   readonly #subscriptions = new WeakMap<WebSocket, Subscription>()
+  readonly #log: SqlEventLog
+
+  constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
+    super(ctx, env)
+    this.#log = new SqlEventLog(ctx.storage.sql)
+  }
 
   override async fetch(request: Request): Promise<Response> {
-    const attachment = readAttachment(request.headers.get(SUBSCRIPTION_HEADER))
-    if (!attachment || request.headers.get('upgrade') !== 'websocket') return new Response(null, { status: 400 })
-    const { topics } = attachment
+    const connect = readConnect(request.headers.get(SUBSCRIPTION_HEADER))
+    if (!connect || request.headers.get('upgrade') !== 'websocket') return new Response(null, { status: 400 })
+    const { topics } = connect
+    const attachment: Attachment = { topics, principal: connect.principal }
     const tagged = topics.length <= MAX_TAGS && topics.every((topic) => topic.length <= MAX_TAG_LENGTH)
     const { 0: client, 1: socket } = new WebSocketPair()
     try {
@@ -71,13 +107,23 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
       return new Response(null, { status: 400 }) // over the runtime's 16 KiB: a principal of kilobytes
     }
     this.ctx.acceptWebSocket(socket, tagged ? topics : [ANY])
-    return new Response(null, { status: 101, webSocket: client })
+    // Registered and replayed in one turn (storage is synchronous): no publish falls in between,
+    // so what the listener hears is the replay, then every later event, in order, once.
+    const headers = new Headers({ [HEAD_HEADER]: String(this.#log.head) })
+    if (typeof connect.after === 'number') {
+      const replay = this.#log.replay(topics, connect.after, connect.log)
+      const subscription = this.#subscription(socket)
+      for (const { seq, event } of replay.events) if (matches(subscription, event)) socket.send(JSON.stringify({ seq, event }))
+      headers.set(HEAD_HEADER, String(replay.head))
+      if (replay.gaps.length > 0) headers.set(GAPS_HEADER, encodeURIComponent(JSON.stringify(replay.gaps)))
+    }
+    return new Response(null, { status: 101, webSocket: client, headers })
   }
 
-  publish(event: McpEvent, id?: string): number {
-    const message = JSON.stringify(id === undefined ? { event } : { id, event })
+  publish(event: McpEvent, id?: string, topics = eventTopics(event), log?: EventLogOptions): number {
+    const seq = this.#log.append(event, topics, log)
+    const message = JSON.stringify(id === undefined ? { seq, event } : { seq, id, event })
     const sent = new Set<WebSocket>()
-    const topics = eventTopics(event)
     for (const tag of [...topics, ANY]) {
       for (const socket of this.ctx.getWebSockets(tag)) {
         if (sent.has(socket) || !matches(this.#subscription(socket), event, topics)) continue

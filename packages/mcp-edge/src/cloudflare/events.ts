@@ -8,20 +8,30 @@
  * go through one object (one order for everybody). A listener opens one WebSocket per shard its
  * topics fall in; an event routed to several shards (a resource update and its parent URIs)
  * carries an id so a listener hears it once.
+ *
+ * Each shard logs what it is sent (event-log.ts in both folders); a listener keeps its cursor (the
+ * newest `seq` per shard) and gives each event it delivers the cursor after it as its id. Asked to
+ * resume, each shard replays after the cursor's number for it; a shard the cursor does not name
+ * (the shard count changed) replays nothing and reports its topics as gaps. Messages that arrive
+ * while other shards still connect wait, so every id names every shard.
  */
 import { env as workerEnv } from 'cloudflare:workers'
 import { fnv1a } from '../protocol/hash.ts'
+import { encodeCursor } from '../server/events/event-log.ts'
+import type { EventLogOptions } from '../server/events/event-log.ts'
 import { eventTopics } from '../server/events/events.ts'
-import type { EventHub, McpEvent, Subscription } from '../server/events/events.ts'
+import type { Cursor, EventHub, McpEvent, Subscription } from '../server/events/events.ts'
 import { positive } from '../server/limits.ts'
-import { SUBSCRIPTION_HEADER } from './event-hub.ts'
-import type { EventHubRpc } from './event-hub.ts'
+import { GAPS_HEADER, HEAD_HEADER, SUBSCRIPTION_HEADER } from './event-hub.ts'
+import type { Connect, EventHubRpc, HubMessage } from './event-hub.ts'
 
 export interface EventHubOptions {
   /** Name of the Durable Object binding of `McpEventHub` (for example `MCP_EVENTS`). */
   binding: string
   /** How many hub objects topics are spread over (default 1). Every Worker on the hub must use the same number. */
   shards?: number
+  /** The bounds of each topic's log (count and age), which make streams resumable (docs/notifications.md#resuming). */
+  log?: EventLogOptions
 }
 
 /** Ids of recent multi-shard events a listener remembers, to drop their copies. */
@@ -59,19 +69,17 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
   const hub = (shard: number) => namespace.get(namespace.idFromName(`events/${shard}`))
 
   /**
-   * Open one shard's socket for a listener. Its handlers are attached before `accept()`, so a
-   * message or a close that arrives while other shards are still connecting is not lost.
+   * Open one shard's socket. Its handlers are attached before `accept()`, so a message or a close
+   * that arrives while other shards are still connecting is not lost.
    */
   async function connect(
     shard: number,
-    topics: string[],
-    principal: string | null,
+    subscription: Connect,
     onMessage: (data: string) => void,
     onClose: () => void,
-  ): Promise<WebSocket> {
-    const subscription = encodeURIComponent(JSON.stringify({ topics, principal }))
+  ): Promise<{ socket: WebSocket; head: number; gaps: string[] }> {
     const response = await hub(shard).fetch('http://hub', {
-      headers: { upgrade: 'websocket', [SUBSCRIPTION_HEADER]: subscription },
+      headers: { upgrade: 'websocket', [SUBSCRIPTION_HEADER]: encodeURIComponent(JSON.stringify(subscription)) },
     })
     const socket = response.webSocket
     if (!socket) throw new Error(`Event hub refused a listener: ${response.status}`)
@@ -79,43 +87,79 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
     // An error is followed by a close (WHATWG WebSockets).
     socket.addEventListener('close', onClose)
     socket.accept()
-    return socket
+    const gaps = response.headers.get(GAPS_HEADER)
+    return {
+      socket,
+      head: Number(response.headers.get(HEAD_HEADER) ?? 0),
+      gaps: gaps ? JSON.parse(decodeURIComponent(gaps)) : [],
+    }
   }
 
   return {
     async publish(event: McpEvent) {
-      const targets = [...byShard(eventTopics(event), shards).keys()]
+      const targets = [...byShard(eventTopics(event), shards)]
       const id = targets.length > 1 ? crypto.randomUUID() : undefined
-      const reached = await Promise.all(targets.map((shard) => (hub(shard) as unknown as EventHubRpc).publish(event, id)))
+      const reached = await Promise.all(
+        targets.map(([shard, topics]) => (hub(shard) as unknown as EventHubRpc).publish(event, id, topics, options.log)),
+      )
       return reached.reduce((sum, count) => sum + count, 0)
     },
 
-    async listen(subscription: Subscription, deliver: (event: McpEvent) => void, signal: AbortSignal) {
+    async listen(
+      subscription: Subscription,
+      deliver: (event: McpEvent, id?: string) => void,
+      signal: AbortSignal,
+      after?: Cursor | null,
+    ) {
       // If one shard refuses, the listen request fails, and its end closes the sockets it opened.
       const groups = [...byShard(subscription.topics, shards)]
       const recent: string[] = []
-      const onMessage = (data: string) => {
-        const { id, event } = JSON.parse(data) as { id?: string; event: McpEvent }
+      const cursor: Cursor = new Map()
+      let waiting: Array<[number, string]> | undefined = []
+      const onMessage = (shard: number, data: string) => {
+        if (waiting) {
+          waiting.push([shard, data])
+          return
+        }
+        const { seq, id, event } = JSON.parse(data) as HubMessage
+        cursor.set(shard, Math.max(cursor.get(shard) ?? 0, seq))
         if (id !== undefined) {
           if (recent.includes(id)) return
           if (recent.push(id) > RECENT_IDS) recent.shift()
         }
-        deliver(event)
+        deliver(event, encodeCursor(cursor))
       }
       let onClose: () => void = () => {}
       const closed = new Promise<void>((resolve) => {
         onClose = resolve
       })
-      const sockets = await Promise.all(
-        groups.map(([shard, topics]) => connect(shard, topics, subscription.principal, onMessage, onClose)),
+      const gaps: string[] = []
+      const opened = await Promise.all(
+        groups.map(([shard, topics]) => {
+          const from = after === undefined ? undefined : after === null ? null : (after.get(shard) ?? null)
+          // A shard resumed from nowhere (an unknown id, a shard the cursor lacks) replays nothing: all its topics are gaps.
+          if (from === null) gaps.push(...topics)
+          const connectTo: Connect = { topics, principal: subscription.principal, log: options.log }
+          if (typeof from === 'number') connectTo.after = from
+          return connect(shard, connectTo, (data) => onMessage(shard, data), onClose).then((path) => {
+            // From the cursor, unless it is ahead of this log (a wiped log: start again at its head).
+            cursor.set(shard, typeof from === 'number' && from <= path.head ? from : path.head)
+            gaps.push(...path.gaps)
+            return path.socket
+          })
+        }),
       )
       // Closing a closed socket is ignored (compatibility date 2026-04-07 and later).
       const close = () => {
-        for (const socket of sockets) socket.close(1000)
+        for (const socket of opened) socket.close(1000)
       }
       if (signal.aborted) close()
       else signal.addEventListener('abort', close, { once: true })
-      return { closed }
+      const start = encodeCursor(cursor)
+      const held = waiting
+      waiting = undefined
+      for (const [shard, data] of held) onMessage(shard, data)
+      return { closed, cursor: start, gaps }
     },
   }
 }

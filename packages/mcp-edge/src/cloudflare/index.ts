@@ -92,4 +92,5 @@ export {
 export type { AnalyticsEngineOptions, DataPointWriter } from './analytics.ts'
 export type { EventHubRpc } from './event-hub.ts'
 export type { EventHubOptions } from './events.ts'
+export type { EventLogOptions } from '../server/events/event-log.ts'
 export type { TaskObjectRpc } from './task-object.ts'

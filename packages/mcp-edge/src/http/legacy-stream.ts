@@ -52,7 +52,7 @@ export async function openLegacyStream<Env>(state: LegacyState<Env>, lane: Lane<
     run.outbox.close()
   }
   const id = encodeBase64Url(crypto.getRandomValues(new Uint8Array(9)))
-  let opened: { done: Promise<void> }
+  let opened: { done: Promise<void>; cursor: string }
   try {
     // The ledger names this stream the session's newest (any older one, anywhere, stops).
     await learn(state, session, ledger.openStream(sessionKey(session), id))
@@ -73,6 +73,7 @@ export async function openLegacyStream<Env>(state: LegacyState<Env>, lane: Lane<
       id,
       outbox: run.outbox,
       signal: ended.signal,
+      lastEventId: lane.request.headers.get(HEADER.lastEventId),
     })
   } catch (error) {
     closed()
@@ -86,5 +87,5 @@ export async function openLegacyStream<Env>(state: LegacyState<Env>, lane: Lane<
       closed()
       return []
     })
-  return sseResponse(run.outbox, final, run.cancel, lane.respond.keepaliveMs, streamPrelude(who.version, id))
+  return sseResponse(run.outbox, final, run.cancel, lane.respond.keepaliveMs, streamPrelude(who.version, opened.cursor))
 }

@@ -15,11 +15,14 @@ export const KEEPALIVE = encoder.encode(':\n\n')
  *
  * @example
  * formatEvent(JSON.stringify(message))          // 'event: message\ndata: {...}\n\n'
+ * formatEvent(JSON.stringify(message), 'message', 'ev:0-3') // 'id: ev:0-3\nevent: message\ndata: {...}\n\n'
  */
-export function formatEvent(data: string, event = 'message'): string {
+export function formatEvent(data: string, event = 'message', id?: string): string {
   if (LINE_BREAK.test(event)) throw new Error('SSE event names must not contain line breaks')
+  // An id with a NUL is ignored by the reader (WHATWG SSE), one with a line break would end the field.
+  if (id !== undefined && /[\r\n\0]/.test(id)) throw new Error('SSE ids must not contain line breaks or NUL')
   const lines = LINE_BREAK.test(data) ? data.split(/\r\n|\r|\n/).join('\ndata: ') : data
-  return `event: ${event}\ndata: ${lines}\n\n`
+  return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${lines}\n\n`
 }
 
 export function encodeEvent(data: string, event?: string): Uint8Array {

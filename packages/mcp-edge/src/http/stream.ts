@@ -7,6 +7,7 @@
  */
 import type { JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import type { Outbox } from '../server/outbox.ts'
+import { SSE_ID } from '../server/events/event-log.ts'
 import { encodeEvent, formatEvent, KEEPALIVE } from './sse.ts'
 
 const encoder = new TextEncoder()
@@ -47,11 +48,11 @@ export function sseResponse(
         if (next !== undefined) {
           // What else is queued now leaves in the same write (up to BATCH_CHARS): fewer, larger
           // chunks for the runtime to move, and no wait added to any message.
-          let text = formatEvent(JSON.stringify(next))
+          let text = sseEvent(next)
           while (text.length < BATCH_CHARS) {
             const more = outbox.poll()
             if (more === undefined) break
-            text += formatEvent(JSON.stringify(more))
+            text += sseEvent(more)
           }
           controller.enqueue(encoder.encode(text))
           return
@@ -70,4 +71,9 @@ export function sseResponse(
     { highWaterMark: 0 },
   )
   return new Response(body, { status: 200, headers: SSE_HEADERS })
+}
+
+/** One message as an SSE event, with its id when it has one (a logged event on a 2025 GET stream). */
+function sseEvent(message: object): string {
+  return formatEvent(JSON.stringify(message), 'message', (message as { [SSE_ID]?: string })[SSE_ID])
 }

@@ -81,7 +81,27 @@ export interface EventHub {
    * another request opened). Resolves once the hub has registered the listener; `deliver` runs
    * in the caller's request. `closed` resolves if the path drops before `signal` aborts.
    */
-  listen(subscription: Subscription, deliver: (event: McpEvent) => void, signal: AbortSignal): Promise<{ closed: Promise<void> }>
+  listen(
+    subscription: Subscription,
+    deliver: (event: McpEvent, id?: string) => void,
+    signal: AbortSignal,
+    after?: Cursor | null,
+  ): Promise<ListenPath>
+}
+
+/** Where a stream stands in the hubs' logs: the newest `seq` it was given, per shard (event-log.ts). */
+export type Cursor = Map<number, number>
+
+/**
+ * A listener's open path from a hub. A hub with a log (event-log.ts) gives each event an `id`
+ * (the listener's cursor after it), says where the listener starts (`cursor`), and, when it was
+ * asked to resume (`after`: a cursor, or `null` for an id it cannot read), which topics had
+ * events it can no longer replay (`gaps`); replayed events come first, through `deliver`.
+ */
+export interface ListenPath {
+  closed: Promise<void>
+  cursor?: string
+  gaps?: string[]
 }
 
 export type EventDelivery = EventHub | 'isolate'
@@ -144,9 +164,12 @@ export function tag(subscriptionId: RequestId): Record<string, unknown> {
   return { [META.subscriptionId]: subscriptionId }
 }
 
-/** The notification a listener sends for `event`, tagged with its subscription id. */
-export function eventNotification(event: McpEvent, subscriptionId: RequestId): JsonRpcNotification {
-  const _meta = tag(subscriptionId)
+/** `_meta` key of a listen-stream notification's place in the hub's log (event-log.ts says how to resume). */
+export const EVENT_ID_META = 'dev.mcp-edge/eventId'
+
+/** The notification a listener sends for `event`, tagged with its subscription id (and `id`, when logged). */
+export function eventNotification(event: McpEvent, subscriptionId: RequestId, id?: string): JsonRpcNotification {
+  const _meta = id === undefined ? tag(subscriptionId) : { ...tag(subscriptionId), [EVENT_ID_META]: id }
   if (event.type === 'listChanged') return notification(`notifications/${event.list}/list_changed`, { _meta })
   if (event.type === 'resourceUpdated') return notification(NOTIFICATION.resourceUpdated, { uri: event.uri, _meta })
   if (event.type === 'log') throw new Error('log messages do not reach a listen stream')

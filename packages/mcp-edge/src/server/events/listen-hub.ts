@@ -13,7 +13,9 @@
  * Inboxes are bounded: an event equal to one still pending (same list, same URI) is not queued
  * twice, and past `MAX_INBOX` the oldest entries go (a slow listener loses old notifications,
  * never the isolate's memory). Nothing is kept once a stream closes ("No subscription state
- * survives reconnection").
+ * survives reconnection"). An event with an id (from a hub's log) is never dropped that way: past
+ * `MAX_INBOX` the listener is `lagging`, takes nothing more, and its stream ends once the inbox is
+ * sent, so the client resumes from the last id it got and the log replays the rest.
  */
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
 import type { RequestId, SubscriptionFilter } from '../../protocol/types.ts'
@@ -23,22 +25,26 @@ import type { McpEvent, Subscription } from './events.ts'
 export const LISTEN_POLL_MS = 50
 export const MAX_INBOX = 256
 
+/** The notification an event becomes on a stream; `id`: its place in a hub's log, when it has one. */
+export type Shape = (event: McpEvent, subscriptionId: RequestId, id?: string) => JsonRpcNotification
+
 export class Listener implements Subscription {
   readonly subscriptionId: RequestId
   readonly topics: ReadonlySet<string>
   readonly principal: string | null
   /** Notifications waiting for the listen request to pick them up, with their dedupe keys and events. */
   readonly #inbox: Array<{ key: string | undefined; message: JsonRpcNotification; event: McpEvent; at: number }> = []
+  #lagging = false
 
   readonly #allows: (event: McpEvent) => boolean
   readonly #sent: ((event: McpEvent, queuedAt: number) => void) | undefined
-  readonly #shape: (event: McpEvent, subscriptionId: RequestId) => JsonRpcNotification
+  readonly #shape: Shape
 
   /**
    * `filter`: what it asked for, or its topics themselves. `allows`: a last word on each event for
    * this listener (the resource scopes its principal holds). `sent`: told of each event taken to
-   * be sent, with when it was queued (its span). `shape`: the notification an event becomes
-   * (default: a listen stream's, tagged with its subscription id).
+   * be sent, with when it was queued (its span). `shape`: the notification an event becomes, with
+   * its id when it has one (default: a listen stream's, tagged with its subscription id).
    */
   constructor(
     subscriptionId: RequestId,
@@ -46,7 +52,7 @@ export class Listener implements Subscription {
     principal: string | null,
     allows: (event: McpEvent) => boolean = () => true,
     sent?: (event: McpEvent, queuedAt: number) => void,
-    shape: (event: McpEvent, subscriptionId: RequestId) => JsonRpcNotification = eventNotification,
+    shape: Shape = eventNotification,
   ) {
     this.subscriptionId = subscriptionId
     this.topics = filter instanceof Set ? filter : new Set(filterTopics(filter as SubscriptionFilter))
@@ -60,12 +66,26 @@ export class Listener implements Subscription {
     return this.#inbox.length
   }
 
-  /** Queue `event` if this listener asked for it and may see it; whether it did (or had it pending). */
-  offer(event: McpEvent): boolean {
+  /** Whether an event with an id found the inbox full (module header): the stream should end once drained. */
+  get lagging(): boolean {
+    return this.#lagging
+  }
+
+  /**
+   * Queue `event` (with `id`, its place in a hub's log) if this listener asked for it and may see
+   * it; whether it did (or had it pending). A pending equal event covers it: the later id is
+   * carried by later events, or replayed on resume (at least once).
+   */
+  offer(event: McpEvent, id?: string): boolean {
     if (!matches(this, event) || !this.#allows(event)) return false
+    if (this.#lagging) return true
     const key = eventKey(event)
     if (key !== undefined && this.#inbox.some((entry) => entry.key === key)) return true
-    this.#inbox.push({ key, message: this.#shape(event, this.subscriptionId), event, at: this.#sent ? Date.now() : 0 })
+    if (id !== undefined && this.#inbox.length >= MAX_INBOX) {
+      this.#lagging = true
+      return true
+    }
+    this.#inbox.push({ key, message: this.#shape(event, this.subscriptionId, id), event, at: this.#sent ? Date.now() : 0 })
     if (this.#inbox.length > MAX_INBOX) this.#inbox.shift()
     return true
   }

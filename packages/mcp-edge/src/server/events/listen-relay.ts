@@ -24,6 +24,7 @@ export class Relay {
   readonly #poll: boolean
   #open = false
   #timer: ReturnType<typeof setTimeout> | undefined
+  #end: (() => void) | undefined
 
   /** `poll`: other requests fill the inbox (in-isolate delivery), so look at it on a timer. */
   constructor(listener: Listener, outbox: Outbox, poll: boolean) {
@@ -32,16 +33,18 @@ export class Relay {
     this.#poll = poll
   }
 
-  /** An event from the hub (runs in the listen request). Before `run`, it waits in the inbox. */
-  deliver(event: McpEvent): void {
-    this.#listener.offer(event)
+  /** An event from the hub (runs in the listen request), with its id in the hub's log. Before `run`, it waits in the inbox. */
+  deliver(event: McpEvent, id?: string): void {
+    this.#listener.offer(event, id)
     this.#flush()
   }
 
-  /** Send what waited (the acknowledgement is out), then relay until the end, the client or the hub goes. */
+  /**
+   * Send what waited (the acknowledgement is out), then relay until the end, the client or the hub
+   * goes, or the listener lags (listen-hub.ts: it resumes from its last id).
+   */
   async run(signal: AbortSignal, endAt: number, hubClosed: Promise<void> | undefined): Promise<void> {
     this.#open = true
-    this.#flush()
     try {
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, Math.max(0, endAt - Date.now()))
@@ -49,9 +52,11 @@ export class Relay {
           clearTimeout(timer)
           resolve()
         }
+        this.#end = done
         if (signal.aborted) done()
         signal.addEventListener('abort', done, { once: true })
         hubClosed?.then(done)
+        this.#flush()
       })
     } finally {
       this.#open = false
@@ -65,6 +70,10 @@ export class Relay {
     const listener = this.#listener
     while (listener.pending > 0 && this.#outbox.stats.bufferedBytes < LISTEN_BUFFER_BYTES) {
       for (const message of listener.take(1)) this.#outbox.push(message, { droppable: true })
+    }
+    if (listener.lagging && listener.pending === 0) {
+      this.#end?.()
+      return
     }
     if (this.#poll || listener.pending > 0) this.#timer = setTimeout(() => this.#flush(), LISTEN_POLL_MS)
   }

@@ -35,24 +35,27 @@ function newer(event: TaskEvent, seen: Seen | undefined): boolean {
 export class HubTasks {
   readonly #tasks: TaskBackend
   readonly #principal: string | null
-  readonly #forward: (event: McpEvent) => void
-  /** Events held while the current state is read; `undefined` once it was. */
-  #held: TaskEvent[] | undefined = []
+  readonly #forward: (event: McpEvent, id?: string) => void
+  /** Events (with their ids in the hub's log) held while the current state is read; `undefined` once it was. */
+  #held: Array<[TaskEvent, string | undefined]> | undefined = []
   readonly #seen = new Map<string, Seen>()
   readonly #open = new Set<string>()
   #ended: (() => void) | undefined
 
-  /** `forward` takes each event on to the listener's stream. */
-  constructor(tasks: TaskBackend, principal: string | null, forward: (event: McpEvent) => void) {
+  /** `forward` takes each event on to the listener's stream, with its id. */
+  constructor(tasks: TaskBackend, principal: string | null, forward: (event: McpEvent, id?: string) => void) {
     this.#tasks = tasks
     this.#principal = principal
     this.#forward = forward
   }
 
-  /** A task event from the hub. */
-  see(event: TaskEvent): void {
-    if (this.#held) this.#held.push(event)
-    else void this.#pass(event)
+  /**
+   * A task event from the hub, with its id. A resumed stream's replayed events wait here too, and
+   * pass only if newer than the state `start` read (so a resume never moves a task backwards).
+   */
+  see(event: TaskEvent, id?: string): void {
+    if (this.#held) this.#held.push([event, id])
+    else void this.#pass(event, id)
   }
 
   /**
@@ -78,13 +81,13 @@ export class HubTasks {
     const ended = new Promise<void>((resolve) => {
       this.#ended = resolve
     })
-    for (const event of this.#held ?? []) void this.#pass(event)
+    for (const [event, id] of this.#held ?? []) void this.#pass(event, id)
     this.#held = undefined
     this.#check()
     return { taskIds: owned, ended }
   }
 
-  async #pass(event: TaskEvent): Promise<void> {
+  async #pass(event: TaskEvent, id: string | undefined): Promise<void> {
     if (!this.#open.has(event.taskId) || !newer(event, this.#seen.get(event.taskId))) return
     this.#seen.set(event.taskId, { status: event.params.status, lastUpdatedAt: event.params.lastUpdatedAt })
     const status = event.params.status as TaskStatus
@@ -93,7 +96,7 @@ export class HubTasks {
       const found = await this.#tasks.get(event.taskId, this.#principal).catch(() => undefined)
       if (found) params = { ...found.task, _meta: params._meta }
     }
-    this.#forward({ ...event, params })
+    this.#forward({ ...event, params }, id)
     // Only now: the stream may end once the last task's terminal status is on it.
     if (isTerminal(status)) this.#open.delete(event.taskId)
     this.#check()

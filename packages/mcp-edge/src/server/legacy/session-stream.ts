@@ -11,9 +11,17 @@
  *
  * It also carries `notifications/message` from `server.notifyLog` at the session's level (its
  * `logging/setLevel`, else the lane's `logLevel`), read the same way; a request's own logs stay on
- * the request's stream. What it does not carry: responses, and anything published before it
- * opened (the hub keeps no history, so a `Last-Event-ID` replays nothing). It ends at `listenTimeoutMs` (the client reconnects), when the
- * client goes, when the hub connection drops, or when the session is found ended.
+ * the request's stream. What it does not carry: responses. It ends at `listenTimeoutMs` (the
+ * client reconnects), when the client goes, when the hub connection drops, when it lags past its
+ * inbox (listen-hub.ts), or when the session is found ended.
+ *
+ * Resumable (2025 streamable-http "Resumability and Redelivery"): each event it sends has an SSE
+ * `id:`, the stream's cursor in the hub's log (event-log.ts); a GET with that `Last-Event-ID`
+ * hears what was published after it, in order, as far as the log reaches. The priming event (and
+ * so a 2025-11-25 client reconnecting before any event) names where the stream started, with this
+ * stream's nonce (`ev:0-12~<nonce>`: no two events of a session share an id). An id the
+ * log no longer reaches, or one not its own, gets a re-read hint for what may be lost: a list
+ * change per list, an update per URI the session subscribes to (log messages are not hinted).
  */
 import { LOG_LEVELS, NOTIFICATION } from '../../protocol/constants.ts'
 import type { LogLevel } from '../../protocol/constants.ts'
@@ -23,6 +31,7 @@ import { notification } from '../../protocol/jsonrpc.ts'
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
 import type { RequestMeta } from '../../protocol/types.ts'
 import type { HandleOptions, ServerCore } from '../dispatch.ts'
+import { decodeCursor, gapHints, SSE_ID } from '../events/event-log.ts'
 import { ALL_RESOURCES, LOG_TOPIC } from '../events/events.ts'
 import type { EventHub, McpEvent } from '../events/events.ts'
 import { Listener } from '../events/listen-hub.ts'
@@ -44,7 +53,7 @@ export const CALL_STREAM = 'p:'
  * an id of this stream's with empty data.
  */
 export function streamPrelude(version: string, id: string): string {
-  return `retry: ${STREAM_RETRY_MS}\n${version === '2025-11-25' ? `id: ${id}.0\ndata: \n` : ''}\n`
+  return `retry: ${STREAM_RETRY_MS}\n${version === '2025-11-25' ? `id: ${id}\ndata: \n` : ''}\n`
 }
 
 /**
@@ -53,7 +62,7 @@ export function streamPrelude(version: string, id: string): string {
  * resumes from that id: a GET naming it gets 405 (legacy-clients.md).
  */
 export function callStreamPrelude(): string {
-  return streamPrelude('2025-11-25', `${CALL_STREAM}${encodeBase64Url(crypto.getRandomValues(new Uint8Array(9)))}`)
+  return streamPrelude('2025-11-25', `${CALL_STREAM}${encodeBase64Url(crypto.getRandomValues(new Uint8Array(9)))}.0`)
 }
 
 /** A subscription past the bound: -32602, and the session keeps the ones it has. */
@@ -64,8 +73,14 @@ export function subscriptionsFull(): McpError {
   )
 }
 
-/** An event as a 2025-era client receives it on its stream. */
-export function legacyEventNotification(event: McpEvent): JsonRpcNotification {
+/** An event as a 2025-era client receives it on its stream (with `id`, its SSE id, when logged). */
+export function legacyEventNotification(event: McpEvent, _subscriptionId?: unknown, id?: string): JsonRpcNotification {
+  const message = legacyNotification(event)
+  if (id !== undefined) Object.defineProperty(message, SSE_ID, { value: id })
+  return message
+}
+
+function legacyNotification(event: McpEvent): JsonRpcNotification {
   if (event.type === 'listChanged') return notification(`notifications/${event.list}/list_changed`, {})
   if (event.type === 'resourceUpdated') return notification(NOTIFICATION.resourceUpdated, { uri: event.uri })
   if (event.type === 'log') {
@@ -93,6 +108,8 @@ export interface SessionStream<Env> {
   id: string
   outbox: Outbox
   signal: AbortSignal
+  /** The request's `Last-Event-ID`, if any: where the stream resumes. */
+  lastEventId?: string | null
 }
 
 /**
@@ -111,7 +128,8 @@ export async function openSessionStream<Env>({
   id,
   outbox,
   signal,
-}: SessionStream<Env>): Promise<{ done: Promise<void> }> {
+  lastEventId,
+}: SessionStream<Env>): Promise<{ done: Promise<void>; cursor: string }> {
   const topics = new Set<string>()
   for (const list of ['tools', 'prompts', 'resources'] as const) if (server.offers(list, options)) topics.add(`list:${list}`)
   if (server.offers('resources', options)) topics.add(ALL_RESOURCES)
@@ -138,7 +156,7 @@ export async function openSessionStream<Env>({
     return reading
   }
   const admits = (now: SessionFacts, level: LogLevel) => LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(now.logLevel ?? logLevel)
-  const deliver = (event: McpEvent) => {
+  const deliver = (event: McpEvent, eventId?: string) => {
     if (event.type === 'task') return
     // Nothing goes out once the session ended or a newer stream of it opened, here or on another
     // isolate: no message goes to two streams. An update goes out if the session subscribes to its
@@ -148,22 +166,37 @@ export async function openSessionStream<Env>({
       if (
         event.type === 'log' ? admits(now, event.level) : event.type === 'listChanged' || now.subscriptions?.includes(event.uri)
       )
-        relay.deliver(event)
+        relay.deliver(event, eventId)
     }
     const now = known()
     if (now instanceof Promise) now.then(decide, end)
     else decide(now)
   }
   try {
-    const path = await hub.listen(listener, deliver, stop.signal)
+    const after = lastEventId ? (decodeCursor(lastEventId) ?? null) : undefined
+    const path = await hub.listen(listener, deliver, stop.signal, after)
+    if (path.gaps?.length) void hint(path.gaps, deliver, known)
     const done = relay.run(stop.signal, Date.now() + server.listenTimeoutMs, path.closed).finally(() => {
       end()
       signal.removeEventListener('abort', end)
     })
-    return { done }
+    // The priming id: where the stream starts, unique to this stream (event-log.ts).
+    return { done, cursor: path.cursor ? `${path.cursor}~${id}` : id }
   } catch (error) {
     end()
     signal.removeEventListener('abort', end)
     throw error
   }
+}
+
+/** The re-read hints for `gaps` (module header): list changes, and an update per URI subscribed now. */
+async function hint(
+  gaps: readonly string[],
+  deliver: (event: McpEvent) => void,
+  known: () => SessionFacts | Promise<SessionFacts>,
+): Promise<void> {
+  for (const event of gapHints(gaps)) deliver(event)
+  if (!gaps.includes(ALL_RESOURCES)) return
+  const now = await known()
+  for (const uri of now.subscriptions ?? []) deliver({ type: 'resourceUpdated', uri })
 }

@@ -13,6 +13,12 @@
  * `dev.mcp-edge/partialResults: true` the tasks' partial results, for a listener that declared
  * `partialResults`. Task statuses ride the event hub when there is one; partial results come on
  * the task's own stream, which then carries its statuses too.
+ *
+ * Resuming (mcp-edge's, not the protocol's: 2026-07-28 has no SSE ids and ignores `Last-Event-ID`):
+ * with an event hub, each notification from the hub's log carries `_meta["dev.mcp-edge/eventId"]`
+ * and the acknowledgement the stream's starting one; a listen request whose `_meta` has
+ * `"dev.mcp-edge/lastEventId"` hears what it missed after that id first (event-log.ts), or, for
+ * topics the log no longer reaches, a re-read hint (a list change, a resource update).
  */
 import { NOTIFICATION, TASK_PARTIALS_FILTER, TASKS_EXTENSION } from '../../protocol/constants.ts'
 import { McpError } from '../../protocol/errors.ts'
@@ -21,8 +27,9 @@ import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
 import type { SubscriptionFilter } from '../../protocol/types.ts'
 import { missingCapabilities, supports } from '../capabilities.ts'
 import type { Call, MethodEntry } from '../dispatch.ts'
-import { filterTopics, tag } from '../events/events.ts'
-import type { McpEvent } from '../events/events.ts'
+import { decodeCursor, gapHints, RESUME_META } from '../events/event-log.ts'
+import { EVENT_ID_META, filterTopics, tag } from '../events/events.ts'
+import type { Cursor, McpEvent } from '../events/events.ts'
 import { Listener } from '../events/listen-hub.ts'
 import { Relay } from '../events/listen-relay.ts'
 import { HubTasks } from '../events/listen-tasks.ts'
@@ -61,6 +68,15 @@ function readFilter(value: unknown): SubscriptionFilter {
   return filter
 }
 
+/** Where a listen request resumes (`_meta[RESUME_META]`), if it does; -32602 for an id that is not a cursor. */
+function readResume(meta: Record<string, unknown>): Cursor | undefined {
+  const given = meta[RESUME_META]
+  if (given === undefined) return undefined
+  const cursor = typeof given === 'string' ? decodeCursor(given) : undefined
+  if (!cursor) throw new McpError('invalidParams', `Invalid params: _meta["${RESUME_META}"] must be an event id this server sent`)
+  return cursor
+}
+
 function honour(call: Call, filter: SubscriptionFilter): SubscriptionFilter {
   const { server, options } = call
   const out: SubscriptionFilter = {}
@@ -83,6 +99,7 @@ export const listen: MethodEntry = {
   async run(call) {
     const { server, params, request, options, meta } = call
     const filter = readFilter(params.notifications)
+    const resume = readResume(meta.raw)
     const outbox = options.outbox
     if (!outbox) throw new Error('subscriptions/listen needs a streaming transport')
     if (filter.taskIds !== undefined && !supports(meta.clientCapabilities, `extensions.${TASKS_EXTENSION}`)) {
@@ -116,9 +133,15 @@ export const listen: MethodEntry = {
       // hub, a listener with something to hear looks at this isolate's inbox on a timer.
       const relay = new Relay(listener, outbox, !hub && listener.topics.size > 0)
       const hubTasks =
-        statusesViaHub && options.tasks ? new HubTasks(options.tasks, principal, (event) => relay.deliver(event)) : undefined
-      const deliver = (event: McpEvent) => (event.type === 'task' && hubTasks ? hubTasks.see(event) : relay.deliver(event))
-      const hubPath = hub && listener.topics.size > 0 ? await hub.listen(listener, deliver, stop.signal) : undefined
+        statusesViaHub && options.tasks
+          ? new HubTasks(options.tasks, principal, (event, id) => relay.deliver(event, id))
+          : undefined
+      const deliver = (event: McpEvent, id?: string) =>
+        event.type === 'task' && hubTasks ? hubTasks.see(event, id) : relay.deliver(event, id)
+      const hubPath = hub && listener.topics.size > 0 ? await hub.listen(listener, deliver, stop.signal, resume) : undefined
+      // Resumed past what the log holds (or with no log at all): what may be lost, to re-read.
+      const gaps = hubPath ? hubPath.gaps : resume ? [...listener.topics] : undefined
+      for (const hint of gapHints(gaps ?? [])) relay.deliver(hint)
       let tasksEnded: Promise<void> | undefined
       if (watched && options.tasks) {
         const watch = hubTasks
@@ -129,7 +152,8 @@ export const listen: MethodEntry = {
         if (watch.taskIds.length > 0) tasksEnded = watch.ended
       }
       // subscriptions.mdx: the acknowledgement is the first message of the subscription.
-      outbox.push(notification(NOTIFICATION.subscriptionsAcknowledged, { notifications: honoured, _meta: tag(request.id) }))
+      const _meta = hubPath?.cursor ? { ...tag(request.id), [EVENT_ID_META]: hubPath.cursor } : tag(request.id)
+      outbox.push(notification(NOTIFICATION.subscriptionsAcknowledged, { notifications: honoured, _meta }))
       for (const message of held) outbox.push(message, { droppable: true })
       held = undefined
       // Nothing is left on the filter once no list or resource is asked for and the tasks ended.

@@ -1,0 +1,169 @@
+/**
+ * One hub object's event log, in its SQLite storage: every published event numbered (one sequence
+ * per object, so one order per shard, kept across restarts), kept per topic within the bounds the
+ * publisher names (count and age; server/events/event-log.ts), and read back after a cursor.
+ * Called by `McpEventHub` only; it decides nothing about who may see an event (the hub does).
+ *
+ * Storage layout:
+ * - `event_log (topic, seq, at, event)`: one row per topic an event is routed under (a resource
+ *   update is a row under its URI, each `/`-prefix and `resources:all`), the event as JSON, `at`
+ *   in ms since the epoch. Key `(topic, seq)`, index on `at`.
+ * - `event_floor (topic, seq, at)`: the newest `seq` of a topic's pruned rows: a cursor before it
+ *   missed events the log no longer holds. Floors older than `FLOOR_KEEP_MS` go, and the newest
+ *   `seq` they held becomes `forgotten` (any cursor before it gets a hint, topic or not).
+ * - `event_count (topic, n)`: how many rows a topic has, so the count bound is kept by reading the
+ *   oldest row or two, never by counting. Index on `event_floor (at)`, so age pruning reads only
+ *   what it drops.
+ * - `event_meta (key, value)`: `head` (the newest `seq` given) and `forgotten`.
+ *
+ * Cleanup happens on write (each publish prunes its topics by count, and everything by age) and
+ * on each resume (by age); no alarm, so an idle hub keeps its last rows until it is written again.
+ */
+import { DEFAULT_LOG_AGE_MS, DEFAULT_LOG_EVENTS } from '../server/events/event-log.ts'
+import type { EventLogOptions } from '../server/events/event-log.ts'
+import type { McpEvent } from '../server/events/events.ts'
+
+/** How long a pruned topic's floor is remembered (a cursor older than that gets a hint for every topic). */
+export const FLOOR_KEEP_MS = 24 * 60 * 60_000
+
+export interface Replay {
+  /** Events after the cursor, in order, once each. */
+  events: Array<{ seq: number; event: McpEvent }>
+  /** Topics with missed events the log no longer holds. */
+  gaps: string[]
+  /** The newest `seq` given. */
+  head: number
+}
+
+export class SqlEventLog {
+  readonly #sql: SqlStorage
+
+  constructor(sql: SqlStorage) {
+    this.#sql = sql
+    sql.exec(`CREATE TABLE IF NOT EXISTS event_log (topic TEXT NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL,
+      event TEXT NOT NULL, PRIMARY KEY (topic, seq))`)
+    sql.exec('CREATE INDEX IF NOT EXISTS event_log_at ON event_log (at)')
+    sql.exec('CREATE TABLE IF NOT EXISTS event_floor (topic TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL)')
+    sql.exec('CREATE INDEX IF NOT EXISTS event_floor_at ON event_floor (at)')
+    sql.exec('CREATE TABLE IF NOT EXISTS event_count (topic TEXT PRIMARY KEY, n INTEGER NOT NULL)')
+    sql.exec('CREATE TABLE IF NOT EXISTS event_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)')
+  }
+
+  /** The newest `seq` given (0 before the first). */
+  get head(): number {
+    return this.#meta('head')
+  }
+
+  /** Number `event`, keep it under `topics` within the bounds, and return its `seq`. */
+  append(event: McpEvent, topics: readonly string[], options: EventLogOptions = {}): number {
+    const seq = this.head + 1
+    this.#setMeta('head', seq)
+    const now = Date.now()
+    const maxEvents = options.maxEvents ?? DEFAULT_LOG_EVENTS
+    const json = JSON.stringify(event)
+    for (const topic of topics) {
+      // Nothing kept (maxEvents 0): this event itself is past the log's reach.
+      if (maxEvents <= 0) {
+        this.#floor(topic, seq, now)
+        continue
+      }
+      this.#sql.exec('INSERT INTO event_log VALUES (?, ?, ?, ?)', topic, seq, now, json)
+      const { n } = this.#sql
+        .exec<{ n: number }>(
+          'INSERT INTO event_count VALUES (?, 1) ON CONFLICT (topic) DO UPDATE SET n = n + 1 RETURNING n',
+          topic,
+        )
+        .one()
+      if (n > maxEvents) this.#dropOldest(topic, n - maxEvents)
+    }
+    this.prune(options)
+    return seq
+  }
+
+  /** Drop rows past the age bound (their floors remember them) and floors past `FLOOR_KEEP_MS`. */
+  prune(options: EventLogOptions = {}): void {
+    const now = Date.now()
+    const before = now - (options.maxAgeMs ?? DEFAULT_LOG_AGE_MS)
+    // The index on `at` finds the oldest row in one read; only then is anything grouped.
+    const stale = this.#sql.exec('SELECT 1 FROM event_log WHERE at < ? LIMIT 1', before).toArray().length > 0
+    const aged = !stale
+      ? []
+      : this.#sql
+          .exec<{ topic: string; seq: number; at: number; n: number }>(
+            'SELECT topic, max(seq) AS seq, max(at) AS at, count(*) AS n FROM event_log WHERE at < ? GROUP BY topic',
+            before,
+          )
+          .toArray()
+    for (const { topic, seq, at, n } of aged) {
+      this.#floor(topic, seq, at)
+      this.#sql.exec('UPDATE event_count SET n = n - ? WHERE topic = ?', n, topic)
+    }
+    if (aged.length > 0) {
+      this.#sql.exec('DELETE FROM event_log WHERE at < ?', before)
+      this.#sql.exec('DELETE FROM event_count WHERE n <= 0')
+    }
+    const forgotten = this.#sql
+      .exec<{ seq: number | null }>('SELECT max(seq) AS seq FROM event_floor WHERE at < ?', now - FLOOR_KEEP_MS)
+      .one().seq
+    if (forgotten !== null) {
+      this.#setMeta('forgotten', Math.max(forgotten, this.#meta('forgotten')))
+      this.#sql.exec('DELETE FROM event_floor WHERE at < ?', now - FLOOR_KEEP_MS)
+    }
+  }
+
+  /** What a stream listening to `topics` missed after `after` (module header). */
+  replay(topics: readonly string[], after: number, options: EventLogOptions = {}): Replay {
+    this.prune(options)
+    const head = this.head
+    // A cursor from the future: this log was wiped (or is another one); everything may be missed.
+    if (after > head || after < this.#meta('forgotten')) return { events: [], gaps: [...topics], head }
+    // One key lookup and one range per topic (the primary keys), merged here: an event under
+    // several of the topics is replayed once.
+    const gaps: string[] = []
+    const bySeq = new Map<number, string>()
+    for (const topic of topics) {
+      const floor = this.#sql.exec<{ seq: number }>('SELECT seq FROM event_floor WHERE topic = ?', topic).toArray()[0]
+      if (floor && floor.seq > after) gaps.push(topic)
+      const rows = this.#sql.exec<{ seq: number; event: string }>(
+        'SELECT seq, event FROM event_log WHERE topic = ? AND seq > ? ORDER BY seq',
+        topic,
+        after,
+      )
+      for (const row of rows) bySeq.set(row.seq, row.event)
+    }
+    const events = [...bySeq].sort(([a], [b]) => a - b).map(([seq, event]) => ({ seq, event: JSON.parse(event) as McpEvent }))
+    return { events, gaps, head }
+  }
+
+  /** Drop a topic's `excess` oldest rows, remembering the newest of them as its floor. */
+  #dropOldest(topic: string, excess: number): void {
+    const newest = this.#sql
+      .exec<{ seq: number; at: number }>(
+        'SELECT seq, at FROM event_log WHERE topic = ? ORDER BY seq LIMIT 1 OFFSET ?',
+        topic,
+        excess - 1,
+      )
+      .one()
+    this.#floor(topic, newest.seq, newest.at)
+    this.#sql.exec('DELETE FROM event_log WHERE topic = ? AND seq <= ?', topic, newest.seq)
+    this.#sql.exec('UPDATE event_count SET n = n - ? WHERE topic = ?', excess, topic)
+  }
+
+  #floor(topic: string, seq: number, at: number): void {
+    this.#sql.exec(
+      `INSERT INTO event_floor VALUES (?, ?, ?)
+       ON CONFLICT (topic) DO UPDATE SET seq = max(seq, excluded.seq), at = max(at, excluded.at)`,
+      topic,
+      seq,
+      at,
+    )
+  }
+
+  #meta(key: string): number {
+    return this.#sql.exec<{ value: number }>('SELECT value FROM event_meta WHERE key = ?', key).toArray()[0]?.value ?? 0
+  }
+
+  #setMeta(key: string, value: number): void {
+    this.#sql.exec('INSERT INTO event_meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', key, value)
+  }
+}

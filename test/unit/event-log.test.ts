@@ -1,0 +1,107 @@
+/**
+ * The event log's pure parts (server/events/event-log.ts): the cursor a stream resumes from (its
+ * encoding, what is refused), the re-read hints for topics past the log's reach, and the SSE id
+ * a logged event carries on a 2025 GET stream, and a listener of logged events that lags instead
+ * of dropping. The log itself, in the hub's SQLite storage:
+ * test/workers/event-log.test.ts.
+ */
+import { describe, expect, it } from 'vitest'
+import { formatEvent } from '../../packages/mcp-edge/src/http/sse.ts'
+import { decodeCursor, encodeCursor, gapHints, MAX_CURSOR_CHARS } from '../../packages/mcp-edge/src/server/events/event-log.ts'
+import { legacyEventNotification } from '../../packages/mcp-edge/src/server/legacy/session-stream.ts'
+import { SSE_ID } from '../../packages/mcp-edge/src/server/events/event-log.ts'
+import { Listener, MAX_INBOX } from '../../packages/mcp-edge/src/server/events/listen-hub.ts'
+
+describe('cursors', () => {
+  it('name each shard’s newest seq, shards in ascending order, and read back as written', () => {
+    const text = encodeCursor(
+      new Map([
+        [3, 9],
+        [0, 17],
+        [1, 0],
+      ]),
+    )
+    expect(text).toBe('ev:0-17.1-0.3-9')
+    expect(decodeCursor(text)).toEqual(
+      new Map([
+        [0, 17],
+        [1, 0],
+        [3, 9],
+      ]),
+    )
+    expect(decodeCursor(encodeCursor(new Map()))).toEqual(new Map())
+    expect(decodeCursor('ev:0-999999999999999')?.get(0)).toBe(999_999_999_999_999)
+    // A priming id: the cursor, then the stream's own nonce.
+    expect(decodeCursor('ev:0-17.3-9~AAAAAAAAAAAA')).toEqual(
+      new Map([
+        [0, 17],
+        [3, 9],
+      ]),
+    )
+  })
+
+  it('refuse what is not one: another kind of id, a malformed pair, a shard twice, a number too long, too many characters', () => {
+    for (const text of [
+      'p:AAAAAAAAAAAA.0',
+      'AAAAAAAAAAAA.0',
+      'ev:0',
+      'ev:0-1.',
+      'ev:0-1.0-2',
+      'ev:-1-2',
+      'ev:0-1e3',
+      'ev:0-1234567890123456',
+      'ev:0-1\n',
+      `ev:${Array.from({ length: 200 }, (_, shard) => `${shard}-123456`).join('.')}`,
+    ]) {
+      expect(decodeCursor(text), text).toBeUndefined()
+    }
+    expect(`ev:${Array.from({ length: 200 }, (_, shard) => `${shard}-123456`).join('.')}`.length).toBeGreaterThan(
+      MAX_CURSOR_CHARS,
+    )
+  })
+})
+
+describe('gap hints', () => {
+  it('make a client read again what it may have missed: a list change per list, an update per resource', () => {
+    expect(gapHints(['list:tools', 'resource:notes://all', 'task:t1', 'log', 'resources:all', 'list:prompts'])).toEqual([
+      { type: 'listChanged', list: 'tools' },
+      { type: 'resourceUpdated', uri: 'notes://all' },
+      { type: 'listChanged', list: 'prompts' },
+    ])
+  })
+})
+
+describe('SSE ids of logged events', () => {
+  it('ride on the 2025 notification unseen by JSON, and the formatter writes them first', () => {
+    const message = legacyEventNotification({ type: 'listChanged', list: 'tools' }, undefined, 'ev:0-4')
+    expect(JSON.stringify(message)).not.toContain('ev:0-4')
+    expect((message as { [SSE_ID]?: string })[SSE_ID]).toBe('ev:0-4')
+    expect(formatEvent('{}', 'message', 'ev:0-4')).toBe('id: ev:0-4\nevent: message\ndata: {}\n\n')
+    expect(() => formatEvent('{}', 'message', 'ev:0-4\ndata: x')).toThrow(/line breaks/)
+    expect(() => formatEvent('{}', 'message', 'a\0b')).toThrow(/NUL/)
+  })
+})
+
+describe('a listener of logged events', () => {
+  it('stops taking at MAX_INBOX instead of dropping the oldest (its stream ends and resumes); without ids it drops', () => {
+    const topics = new Set(['list:tools', 'resource:r://x'])
+    const logged = new Listener('L', topics, null)
+    const plain = new Listener('P', topics, null)
+    for (let i = 0; i <= MAX_INBOX; i++) {
+      const event = { type: 'resourceUpdated', uri: `r://x/${i}` } as const
+      logged.offer(event, `ev:0-${i + 1}`)
+      plain.offer(event)
+    }
+    expect([logged.pending, logged.lagging]).toEqual([MAX_INBOX, true])
+    const kept = logged.take().map((message) => message.params as { uri: string; _meta: object })
+    expect(kept[0]?.uri).toBe('r://x/0')
+    expect(kept.at(-1)?._meta).toMatchObject({ 'dev.mcp-edge/eventId': `ev:0-${MAX_INBOX}` })
+    expect(logged.offer({ type: 'listChanged', list: 'tools' }, 'ev:0-999')).toBe(true)
+    expect(logged.pending).toBe(0)
+    expect([plain.pending, plain.lagging, (plain.take()[0]?.params as { uri?: string } | undefined)?.uri]).toEqual([
+      MAX_INBOX,
+      false,
+      'r://x/1',
+    ])
+  })
+})

@@ -1,0 +1,288 @@
+/**
+ * The hub's event log inside workerd: `SqlEventLog` on a real Durable Object's SQLite storage
+ * (numbering, replay once each and in order, the count and age bounds, gaps, a wiped log,
+ * numbering kept across a restart), and listen streams resuming through the real `McpEventHub`:
+ * after a drop, after a hub restart, past the log's reach (a re-read hint), and a resume id that
+ * is not one (-32602); and across shards, an id naming every shard. The 2025 GET stream resuming with a real client: test/http/resume.test.ts.
+ */
+import { env, runInDurableObject, SELF } from 'cloudflare:test'
+import { describe, expect, it } from 'vitest'
+import { SqlEventLog } from '../../packages/mcp-edge/src/cloudflare/event-log.ts'
+import { cloudflareEventHub, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
+import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
+import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
+import { buildRequest, openStream, rpc } from '../support/mcp.ts'
+
+const URL = 'http://127.0.0.1/mcp'
+const fetcher = (request: Request) => SELF.fetch(request)
+const hub = () => env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName('events/0'))
+/** A hub object of its own: a fresh log. */
+const fresh = () => env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName(`log-test/${crypto.randomUUID()}`))
+const ID = 'dev.mcp-edge/eventId'
+const RESUME = 'dev.mcp-edge/lastEventId'
+const update = (uri: string): McpEvent => ({ type: 'resourceUpdated', uri })
+
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
+
+/** A listen stream on `uris` (or a whole filter), resumed after `after` when given; its acknowledgement's id. */
+async function listen(uris: string[] | Record<string, unknown>, after?: string) {
+  const meta = after === undefined ? undefined : { [RESUME]: after }
+  const notifications = Array.isArray(uris) ? { resourceSubscriptions: uris } : uris
+  const stream = await openStream(
+    fetcher,
+    buildRequest(URL, 'subscriptions/listen', { notifications }, { meta, capabilities: TASKS }),
+  )
+  const ack = await stream.next()
+  expect(ack.method).toBe('notifications/subscriptions/acknowledged')
+  return { stream, start: ack.params._meta[ID] as string }
+}
+
+const notify = (uri: string) => rpc(fetcher, URL, 'tools/call', { name: 'notify_resource', arguments: { uri } })
+
+describe('SqlEventLog', () => {
+  it('numbers events, and replays those after a seq on the asked topics, in order, once each', async () => {
+    await runInDurableObject(fresh(), (_instance, state) => {
+      const log = new SqlEventLog(state.storage.sql)
+      expect(log.head).toBe(0)
+      expect(log.append(update('a://x/1'), ['resource:a://x/1', 'resource:a://x'])).toBe(1)
+      expect(log.append(update('b://y'), ['resource:b://y'])).toBe(2)
+      expect(log.append(update('a://x/2'), ['resource:a://x/2', 'resource:a://x'])).toBe(3)
+      const replay = log.replay(['resource:a://x', 'resource:a://x/1'], 0)
+      expect(replay).toEqual({
+        events: [
+          { seq: 1, event: update('a://x/1') },
+          { seq: 3, event: update('a://x/2') },
+        ],
+        gaps: [],
+        head: 3,
+      })
+      expect(log.replay(['resource:a://x'], 1).events.map((row) => row.seq)).toEqual([3])
+      expect(log.replay(['resource:a://x'], 3)).toEqual({ events: [], gaps: [], head: 3 })
+    })
+  })
+
+  it('keeps a topic’s newest events within the count: a cursor before them is told, one after them and other topics are not', async () => {
+    await runInDurableObject(fresh(), (_instance, state) => {
+      const log = new SqlEventLog(state.storage.sql)
+      const bounds = { maxEvents: 2 }
+      log.append(update('q://quiet'), ['resource:q://quiet'], bounds)
+      for (let i = 0; i < 4; i++) log.append(update('n://noisy'), ['resource:n://noisy'], bounds)
+      expect(log.replay(['resource:n://noisy'], 0, bounds)).toMatchObject({ gaps: ['resource:n://noisy'] })
+      expect(log.replay(['resource:n://noisy'], 0, bounds).events.map((row) => row.seq)).toEqual([4, 5])
+      expect(log.replay(['resource:n://noisy'], 3, bounds)).toMatchObject({ gaps: [] })
+      expect(log.replay(['resource:q://quiet'], 0, bounds)).toMatchObject({ gaps: [], events: [{ seq: 1 }] })
+      // The bound is kept by a count per topic, which matches the rows.
+      const counts = state.storage.sql.exec('SELECT topic, n FROM event_count ORDER BY topic').toArray()
+      expect(counts).toEqual([
+        { topic: 'resource:n://noisy', n: 2 },
+        { topic: 'resource:q://quiet', n: 1 },
+      ])
+      // A log that keeps nothing: every event is past its reach.
+      log.append(update('z://none'), ['resource:z://none'], { maxEvents: 0 })
+      expect(log.replay(['resource:z://none'], 5, bounds)).toEqual({ events: [], gaps: ['resource:z://none'], head: 6 })
+    })
+  })
+
+  it('drops events past the age bound (a cursor before them is told), and tells a cursor from a wiped log about every topic', async () => {
+    await runInDurableObject(fresh(), async (_instance, state) => {
+      const log = new SqlEventLog(state.storage.sql)
+      log.append(update('o://old'), ['resource:o://old'])
+      await scheduler.wait(5) // the clock moves on I/O in workerd
+      expect(log.replay(['resource:o://old'], 0, { maxAgeMs: 1 })).toEqual({ events: [], gaps: ['resource:o://old'], head: 1 })
+      expect(state.storage.sql.exec('SELECT count(*) AS n FROM event_log').one().n).toBe(0)
+      expect(state.storage.sql.exec('SELECT count(*) AS n FROM event_count').one().n).toBe(0)
+      expect(log.replay(['resource:o://old', 'list:tools'], 7)).toEqual({
+        events: [],
+        gaps: ['resource:o://old', 'list:tools'],
+        head: 1,
+      })
+    })
+  })
+
+  it('keeps its numbering across a restart of its object', async () => {
+    const id = env.MCP_EVENTS.idFromName(`log-test/${crypto.randomUUID()}`)
+    await runInDurableObject(env.MCP_EVENTS.get(id), (_instance, state) =>
+      new SqlEventLog(state.storage.sql).append(update('r://1'), ['resource:r://1']),
+    )
+    await runInDurableObject(env.MCP_EVENTS.get(id), (_instance, state) => state.abort('restart in a test')).catch(() => {})
+    await runInDurableObject(env.MCP_EVENTS.get(id), (_instance, state) => {
+      const log = new SqlEventLog(state.storage.sql)
+      expect(log.append(update('r://2'), ['resource:r://2'])).toBe(2)
+      expect(log.replay(['resource:r://1'], 0).events).toEqual([{ seq: 1, event: update('r://1') }])
+    })
+  })
+})
+
+describe('a listen stream resuming through the hub', () => {
+  it('hears what was published while it was away, in order, once, then live events', async () => {
+    const base = `test://resume-${crypto.randomUUID()}`
+    const first = await listen([base])
+    await notify(`${base}/1`)
+    const heard = await first.stream.next()
+    expect(heard.params.uri).toBe(`${base}/1`)
+    expect(heard.params._meta[ID]).not.toBe(first.start)
+    await first.stream.close()
+    await notify(`${base}/2`)
+    await notify(`${base}/3`)
+    const again = await listen([base], heard.params._meta[ID])
+    try {
+      await notify(`${base}/4`)
+      const uris = [await again.stream.next(), await again.stream.next(), await again.stream.next()].map((m) => m.params.uri)
+      expect(uris).toEqual([`${base}/2`, `${base}/3`, `${base}/4`])
+    } finally {
+      await again.stream.close()
+    }
+  })
+
+  it('puts no SSE id on a listen stream (the 2026-07-28 transport has none): the id rides in _meta', async () => {
+    const base = `test://no-sse-id-${crypto.randomUUID()}`
+    const response = await SELF.fetch(
+      buildRequest(URL, 'subscriptions/listen', { notifications: { resourceSubscriptions: [base] } }),
+    )
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+    const decoder = new TextDecoder()
+    let text = ''
+    while (!text.includes('acknowledged')) text += decoder.decode((await reader.read()).value)
+    await notify(`${base}/x`)
+    while (!text.includes(`${base}/x"`)) text += decoder.decode((await reader.read()).value)
+    expect(text).not.toMatch(/^id:/m)
+    expect(text).toMatch(/"dev\.mcp-edge\/eventId":"ev:0-\d+"/)
+    await reader.cancel()
+  })
+
+  it('loses nothing across a hub restart: the event published meanwhile is replayed from its log', async () => {
+    const uri = `test://restart-${crypto.randomUUID()}`
+    const before = await listen([uri])
+    await runInDurableObject(hub(), (_instance, state) => state.abort('restart in a test')).catch(() => {})
+    const end = await before.stream.next()
+    expect(end.result?.resultType).toBe('complete')
+    await notify(uri)
+    const after = await listen([uri], before.start)
+    try {
+      const replayed = await after.stream.next()
+      expect([replayed.method, replayed.params.uri]).toEqual(['notifications/resources/updated', uri])
+      // Replayed from the log (a re-read hint would carry no id): the numbering outlived the restart.
+      expect(replayed.params._meta[ID]).toMatch(/^ev:0-\d+$/)
+    } finally {
+      await after.stream.close()
+    }
+  })
+
+  it('is told to re-read what the log no longer holds: an update of the subscribed URI, then what it does hold', async () => {
+    const base = `test://window-${crypto.randomUUID()}`
+    const first = await listen([base])
+    await first.stream.close()
+    for (const i of [1, 2]) await hub().publish(update(`${base}/${i}`), undefined, undefined, { maxEvents: 1 })
+    const again = await listen([base], first.start)
+    try {
+      const [hint, kept] = [await again.stream.next(), await again.stream.next()]
+      expect(kept.params.uri).toBe(`${base}/2`)
+      expect([hint.method, hint.params.uri]).toEqual(['notifications/resources/updated', base])
+      expect(hint.params._meta[ID]).toBeUndefined()
+    } finally {
+      await again.stream.close()
+    }
+  })
+
+  it('gives a task’s status changes ids; a resumed watch starts with the task’s current state', async () => {
+    const created = await rpc(
+      fetcher,
+      URL,
+      'tools/call',
+      { name: 'slow_compute', arguments: { seconds: 60, label: 'log' } },
+      { capabilities: TASKS },
+    )
+    const taskId = created.message.result?.taskId as string
+    const first = await listen({ taskIds: [taskId] })
+    expect(await first.stream.next()).toMatchObject({ params: { taskId, status: 'working' } })
+    await first.stream.close()
+    const second = await listen({ taskIds: [taskId] }, first.start)
+    try {
+      expect(await second.stream.next()).toMatchObject({ params: { taskId, status: 'working' } })
+      await rpc(fetcher, URL, 'tasks/cancel', { taskId }, { capabilities: TASKS })
+      const cancelled = await second.stream.next()
+      expect(cancelled).toMatchObject({ method: 'notifications/tasks', params: { taskId, status: 'cancelled' } })
+      expect(cancelled.params._meta[ID]).toMatch(/^ev:0-\d+$/)
+    } finally {
+      await second.stream.close()
+    }
+    // Resumed after the cancellation was published: the current state (cancelled) once, then the end.
+    const third = await listen({ taskIds: [taskId] }, first.start)
+    expect(await third.stream.next()).toMatchObject({ params: { taskId, status: 'cancelled' } })
+    expect((await third.stream.next()).result?.resultType).toBe('complete')
+  })
+
+  it('refuses a resume id that is not one of its event ids with -32602, opening no stream', async () => {
+    for (const after of ['p:AAAAAAAAAAAA.0', 'ev:0-x', 42]) {
+      const refused = await rpc(
+        fetcher,
+        URL,
+        'subscriptions/listen',
+        { notifications: { toolsListChanged: true } },
+        { meta: { [RESUME]: after } },
+      )
+      expect(refused.message.error?.code).toBe(-32602)
+      expect(refused.message.error?.message).toContain(RESUME)
+      expect(refused.sse).toBe(false)
+    }
+  })
+})
+
+describe('cloudflareEventHub across shards', () => {
+  it('names every shard in each id, and a resume replays each shard after its own number', async () => {
+    const shards = 4
+    const events = cloudflareEventHub({ binding: 'MCP_EVENTS', shards })
+    const base = `test://sharded-${crypto.randomUUID()}`
+    let [a, b] = ['', '']
+    for (let i = 0; a === '' || shardOf(`resource:${a}`, shards) === shardOf(`resource:${b}`, shards); i++) {
+      ;[a, b] = [`${base}/a${i}`, `${base}/b${i}`]
+    }
+    const topics = new Set([`resource:${a}`, `resource:${b}`])
+    /** A listener's heard updates and ids, and a way to wait for the n-th. */
+    const listener = () => {
+      const heard: Array<{ uri: string; id: string | undefined }> = []
+      let wake = () => {}
+      return {
+        heard,
+        deliver: (event: McpEvent, id?: string) => {
+          if (event.type === 'resourceUpdated') heard.push({ uri: event.uri, id })
+          wake()
+        },
+        async until(count: number) {
+          while (heard.length < count) await new Promise<void>((resolve) => (wake = resolve))
+        },
+      }
+    }
+    const first = listener()
+    const stopFirst = new AbortController()
+    const opened = await events.listen({ topics, principal: null }, first.deliver, stopFirst.signal)
+    expect(decodeCursor(opened.cursor ?? '')?.size).toBe(2)
+    await events.publish(update(a))
+    await first.until(1)
+    const last = first.heard[0]?.id ?? ''
+    expect(decodeCursor(last)?.size).toBe(2)
+    stopFirst.abort()
+    await events.publish(update(b))
+    await events.publish(update(a))
+    const second = listener()
+    const stopSecond = new AbortController()
+    const resumed = await events.listen({ topics, principal: null }, second.deliver, stopSecond.signal, decodeCursor(last))
+    try {
+      await second.until(2)
+      // Shards have no common order; each shard's events come once, in its order.
+      expect(second.heard.map((entry) => entry.uri).sort()).toEqual([a, b].sort())
+      expect(resumed.gaps).toEqual([])
+      await events.publish(update(b))
+      await second.until(3)
+      expect(second.heard.map((entry) => entry.uri)).toHaveLength(3)
+      // A cursor that lacks a shard (the shard count changed): that shard's topics are gaps.
+      const partial = new Map([...(decodeCursor(last) ?? [])].slice(0, 1))
+      const stopThird = new AbortController()
+      const third = await events.listen({ topics, principal: null }, () => {}, stopThird.signal, partial)
+      stopThird.abort()
+      expect(third.gaps).toHaveLength(1)
+    } finally {
+      stopSecond.abort()
+    }
+  })
+})
