@@ -22,6 +22,7 @@ import type { Task, TaskBackend } from '../tasks/tasks.ts'
 import type { TaskSlot } from '../limits.ts'
 import { subjectOf } from '../principal.ts'
 import { finishResult, parseArguments, toolError } from '../tool-result.ts'
+import { spillResult } from '../results/spill.ts'
 import { isVisible, listMethod, requireScopes, viewerOf } from './access.ts'
 import { runWithInput } from './context.ts'
 
@@ -55,7 +56,8 @@ async function invoke(tool: ToolEntry, args: unknown, scope: RequestScope, call:
   if (tool.assemble || (tool.streaming && isLegacyVersion(meta.protocolVersion))) scope.assembled = []
   try {
     const result = await tool.handler(args as never, scope)
-    return finishResult(tool, result, scope.assembled)
+    const finished = finishResult(tool, result, scope.assembled)
+    return await spillResult(call.server.results, tool.maxResultBytes, finished, subjectOf(call.options.principal))
   } catch (error) {
     if (error instanceof ToolError) return toolError(error.message)
     throw error
