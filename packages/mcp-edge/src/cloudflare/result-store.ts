@@ -4,16 +4,21 @@
  * expiry. `cloudflareResults` is the `ResultStore` over them; the binding is read from the Worker's
  * env (`cloudflare:workers`), so task objects store their results the same way as requests.
  *
- * Storage layout (SQLite-backed object, one result per object):
+ * Storage layout (SQLite-backed object, one result per object; the tables are made by the put, so
+ * a read of an unknown id stores nothing):
  *   result(id INTEGER PRIMARY KEY CHECK (id = 0), subject TEXT NULL, expires_at INTEGER,
  *          mime_type TEXT, chars INTEGER)         the one row describing the result
- *   chunks(seq INTEGER PRIMARY KEY, text TEXT)    the text in order, CHUNK_CHARS UTF-16 units
- *                                                 each (at most 1.5 MiB of UTF-8: under the 2 MB
- *                                                 a stored value may take)
+ *   chunks(start INTEGER PRIMARY KEY, end INTEGER, text TEXT)
+ *                                                 the text in order, from UTF-16 offset `start` to
+ *                                                 `end`: at most CHUNK_CHARS units (1.5 MiB of
+ *                                                 UTF-8, under the 2 MB a stored value may take),
+ *                                                 never ending inside a surrogate pair (SQLite
+ *                                                 stores UTF-8, which has no lone surrogates)
  * Alarm: at `expires_at`; it deletes everything (`deleteAll`), so the object is gone. A read
  * after the expiry and before the alarm is refused as well.
  */
 import { DurableObject, env as workerEnv } from 'cloudflare:workers'
+import { safeEnd } from '../server/results/budget.ts'
 import { pageOf } from '../server/results/store.ts'
 import type { ResultStore, StoredPage, StoredResult } from '../server/results/store.ts'
 
@@ -28,26 +33,25 @@ type Described = {
 }
 
 export class McpResultStore extends DurableObject<Record<string, unknown>> {
-  constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
-    super(ctx, env)
-    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS result (id INTEGER PRIMARY KEY CHECK (id = 0), subject TEXT,
-        expires_at INTEGER NOT NULL, mime_type TEXT NOT NULL, chars INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS chunks (seq INTEGER PRIMARY KEY, text TEXT NOT NULL);`)
-  }
-
-  /** Keep `result` (once: an id is never reused, so a second put is refused). */
+  /** Keep `result` (once: an id is never reused, so a second put fails). */
   async put(result: StoredResult): Promise<void> {
     const sql = this.ctx.storage.sql
     this.ctx.storage.transactionSync(() => {
+      sql.exec(`CREATE TABLE IF NOT EXISTS result (id INTEGER PRIMARY KEY CHECK (id = 0), subject TEXT,
+          expires_at INTEGER NOT NULL, mime_type TEXT NOT NULL, chars INTEGER NOT NULL);
+        CREATE TABLE IF NOT EXISTS chunks (start INTEGER PRIMARY KEY, end INTEGER NOT NULL, text TEXT NOT NULL);`)
+      const { text } = result
       sql.exec(
         'INSERT INTO result (id, subject, expires_at, mime_type, chars) VALUES (0, ?, ?, ?, ?)',
         result.subject,
         result.expiresAt,
         result.mimeType,
-        result.text.length,
+        text.length,
       )
-      for (let seq = 0; seq * CHUNK_CHARS < result.text.length; seq++) {
-        sql.exec('INSERT INTO chunks (seq, text) VALUES (?, ?)', seq, chunkAt(result.text, seq))
+      for (let start = 0; start < text.length; ) {
+        const end = safeEnd(text, Math.min(start + CHUNK_CHARS, text.length))
+        sql.exec('INSERT INTO chunks (start, end, text) VALUES (?, ?, ?)', start, end, text.slice(start, end))
+        start = end
       }
     })
     await this.ctx.storage.setAlarm(result.expiresAt)
@@ -56,27 +60,26 @@ export class McpResultStore extends DurableObject<Record<string, unknown>> {
   /** A page for `subject`, or undefined (no result here, someone else's, or expired). */
   async read(subject: string | null, from: number, length: number): Promise<StoredPage | undefined> {
     const sql = this.ctx.storage.sql
+    const made = sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'result'").toArray().length > 0
+    if (!made) return undefined
     const found = sql.exec<Described>('SELECT subject, expires_at, mime_type, chars FROM result').toArray()[0]
     if (!found || found.subject !== subject || found.expires_at <= Date.now()) return undefined
-    // The chunks the page overlaps (one more at the end, so a surrogate pair is never split).
-    const first = Math.floor(from / CHUNK_CHARS)
-    const last = Math.floor((from + length) / CHUNK_CHARS)
+    // The chunks the page overlaps, and the one holding the unit after it (a pair is never split).
     const rows = sql
-      .exec<{ text: string }>('SELECT text FROM chunks WHERE seq BETWEEN ? AND ? ORDER BY seq', first, last)
+      .exec<{ start: number; text: string }>(
+        'SELECT start, text FROM chunks WHERE end > ? AND start <= ? ORDER BY start',
+        from,
+        from + length,
+      )
       .toArray()
     const text = rows.map((row) => row.text).join('')
-    const page = pageOf(text, from - first * CHUNK_CHARS, length)
+    const page = pageOf(text, from - (rows[0]?.start ?? from), length)
     return { text: page, total: found.chars, mimeType: found.mime_type }
   }
 
   override async alarm(): Promise<void> {
     await this.ctx.storage.deleteAll()
   }
-}
-
-/** Chunk `seq` of `text`. Boundaries may fall inside a surrogate pair: a read joins the chunks it spans. */
-function chunkAt(text: string, seq: number): string {
-  return text.slice(seq * CHUNK_CHARS, (seq + 1) * CHUNK_CHARS)
 }
 
 export interface ResultStoreOptions {
