@@ -19,7 +19,16 @@ import { hasPython, inspect as inspectAt, pythonClient, pythonSeen, startMcpRemo
 import type { McpRemote } from '../support/client-processes.ts'
 import { legacyRpc } from '../support/legacy.ts'
 
-const TOOLS = ['add', 'get_weather', 'delete_record', 'write_story', 'generate_report', 'draft_article', 'add_note']
+const TOOLS = [
+  'add',
+  'get_weather',
+  'delete_record',
+  'write_story',
+  'generate_report',
+  'draft_article',
+  'add_note',
+  'large_report',
+]
 /** The demo's identity (apps/demo/src/worker.ts), as a 2025-11-25 or 2026-07-28 client receives it. */
 const IDENTITY = {
   name: 'mcp-edge-template',

@@ -47,6 +47,7 @@ describe('official MCP client against the template Worker', () => {
       'generate_report',
       'draft_article',
       'add_note',
+      'large_report',
     ])
     const add = tools.find((tool) => tool.name === 'add')
     expect(add?.inputSchema).toMatchObject({

@@ -39,7 +39,16 @@ afterAll(async () => {
 describe('the playground page in local dev', () => {
   it('lists tools, resources and prompts with their descriptions and annotations', async () => {
     const names = await page.locator('#tools article h3').allTextContents()
-    expect(names).toEqual(['add', 'get_weather', 'delete_record', 'write_story', 'generate_report', 'draft_article', 'add_note'])
+    expect(names).toEqual([
+      'add',
+      'get_weather',
+      'delete_record',
+      'write_story',
+      'generate_report',
+      'draft_article',
+      'add_note',
+      'large_report',
+    ])
     expect(await toolCard(page, 'add').locator('.description').textContent()).toBe('Add two numbers')
     expect(await toolCard(page, 'add').locator('.badges li').allTextContents()).toEqual(['readOnlyHint'])
     expect(await toolCard(page, 'delete_record').locator('.badges li').allTextContents()).toEqual(['destructiveHint'])

@@ -2,6 +2,7 @@
  * Building and sending MCP requests in tests, over any fetch (real HTTP, or `SELF.fetch` inside
  * workerd). Responses are read whole: JSON, or every SSE event up to the end of the stream.
  */
+import { expect } from 'vitest'
 import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
 import { NAME_FIELD } from '../../packages/mcp-edge/src/protocol/header-values.ts'
 
@@ -142,5 +143,27 @@ export async function openStream(fetcher: Fetcher, request: Request): Promise<Me
       await events.return(undefined)
       await response.body?.cancel().catch(() => {})
     },
+  }
+}
+
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
+const TERMINAL = ['completed', 'failed', 'cancelled']
+
+/** A task's status once terminal: read once after the listen stream is acknowledged, else awaited on it. */
+export async function taskSettled(fetcher: Fetcher, url: string, taskId: string): Promise<Record<string, any>> {
+  const stream = await openStream(
+    fetcher,
+    buildRequest(url, 'subscriptions/listen', { notifications: { taskIds: [taskId] } }, { capabilities: TASKS }),
+  )
+  try {
+    expect((await stream.next()).params?.notifications?.taskIds).toEqual([taskId])
+    const now = (await rpc(fetcher, url, 'tasks/get', { taskId }, { capabilities: TASKS })).message.result
+    if (TERMINAL.includes(now.status)) return now
+    for (;;) {
+      const message = await stream.next()
+      if (message.method === 'notifications/tasks' && TERMINAL.includes(message.params.status)) return message.params
+    }
+  } finally {
+    await stream.close()
   }
 }
