@@ -10,6 +10,18 @@ export type Fetcher = (request: Request) => Promise<Response>
 
 export const PROTOCOL_VERSION = '2026-07-28'
 
+/** The demo's tools (apps/demo/src/worker.ts), in the order tools/list gives them. */
+export const DEMO_TOOLS = [
+  'add',
+  'get_weather',
+  'delete_record',
+  'write_story',
+  'generate_report',
+  'draft_article',
+  'add_note',
+  'large_report',
+]
+
 export function meta(capabilities: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     'io.modelcontextprotocol/protocolVersion': PROTOCOL_VERSION,
