@@ -13,6 +13,7 @@ import {
   previewResult,
   resultBytes,
   spilledBody,
+  utf8Bytes,
 } from '../../packages/mcp-edge/src/server/results/budget.ts'
 import {
   memoryResultStore,
@@ -31,6 +32,12 @@ import { configError, sendAs } from './support.ts'
 const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] })
 
 describe('budget and preview', () => {
+  it('counts UTF-8 bytes as TextEncoder does, lone surrogates as their replacement character', () => {
+    for (const sample of ['', 'abc', 'héllo', '€', '😀', 'a😀b', '\ud83d', '\ude00x', 'x\ud83d']) {
+      expect(utf8Bytes(sample), JSON.stringify(sample)).toBe(new TextEncoder().encode(sample).byteLength)
+    }
+  })
+
   it('measures text as UTF-8 and everything else as JSON', () => {
     expect(resultBytes(text('héllo'))).toBe(6)
     const mixed: CallToolResult = {
