@@ -1,11 +1,12 @@
 /**
  * Stored results in a real SQLite Durable Object (`McpResultStore`, `cloudflareResults`): the
  * text kept in chunks under 2 MB, read back in pages across chunk boundaries (surrogate pairs
- * whole), only by the subject that stored it, refused after its expiry, and gone after the alarm.
+ * whole), only by the subject that stored it, refused after its expiry, and gone after the alarm;
+ * and the same rules in R2 (`r2Results`, chosen by `cloudflareResults` when the bucket is bound).
  */
 import { env, runDurableObjectAlarm, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
-import { CHUNK_CHARS, cloudflareResults } from '../../packages/mcp-edge/src/cloudflare/result-store.ts'
+import { CHUNK_CHARS, cloudflareResults, r2Results } from '../../packages/mcp-edge/src/cloudflare/result-store.ts'
 import { newResultId } from '../../packages/mcp-edge/src/server/results/store.ts'
 
 const stub = (id: string) => env.MCP_RESULTS.get(env.MCP_RESULTS.idFromName(`result:${id}`))
@@ -79,5 +80,42 @@ describe('McpResultStore', () => {
     expect(() => cloudflareResults({ binding: 'NO_SUCH_BINDING' })).toThrow(
       /Binding NO_SUCH_BINDING is missing: bind the McpResultStore class/,
     )
+  })
+})
+
+describe('r2Results', () => {
+  it('is what cloudflareResults picks when the bucket is bound, and keeps one object per result', async () => {
+    const store = cloudflareResults({ binding: 'MCP_RESULTS', bucket: 'MCP_RESULT_BUCKET' })
+    const expiresAt = Date.now() + 60_000
+    const id = newResultId(expiresAt)
+    const text = `${'é'.repeat(9)}😀${'x'.repeat(20)}`
+    await store.put(id, { subject: 'alice', expiresAt, mimeType: 'text/plain', text })
+    const head = await env.MCP_RESULT_BUCKET.head(`results/${id}`)
+    expect(head?.customMetadata).toEqual({ subject: 'alice', expiresAt: String(expiresAt), chars: String(text.length) })
+    // Pages end before a surrogate pair rather than split it, and join to the text.
+    const first = await store.read(id, 'alice', 0, 10)
+    expect(first).toEqual({ text: 'é'.repeat(9), total: text.length, mimeType: 'text/plain' })
+    expect((await store.read(id, 'alice', 9, 100))?.text).toBe(`😀${'x'.repeat(20)}`)
+    // The Durable Object store holds nothing of it.
+    expect(await cloudflareResults({ binding: 'MCP_RESULTS' }).read(id, 'alice', 0, 10)).toBeUndefined()
+  })
+
+  it('answers only the subject that stored it (an anonymous one too), and nothing after the expiry', async () => {
+    const store = r2Results(env.MCP_RESULT_BUCKET)
+    const expiresAt = Date.now() + 60_000
+    const mine = newResultId(expiresAt)
+    const anonymous = newResultId(expiresAt)
+    await store.put(mine, { subject: 'alice', expiresAt, mimeType: 'application/json', text: '{"a":1}' })
+    await store.put(anonymous, { subject: null, expiresAt, mimeType: 'text/plain', text: 'anyone unauthenticated' })
+    expect(await store.read(mine, 'alice', 0, 100)).toEqual({ text: '{"a":1}', total: 7, mimeType: 'application/json' })
+    expect(await store.read(mine, 'bob', 0, 100)).toBeUndefined()
+    expect(await store.read(mine, null, 0, 100)).toBeUndefined()
+    expect((await store.read(anonymous, null, 0, 100))?.text).toBe('anyone unauthenticated')
+    expect(await store.read(anonymous, 'alice', 0, 100)).toBeUndefined()
+    expect(await store.read(newResultId(expiresAt), 'alice', 0, 100)).toBeUndefined()
+    const past = Date.now() - 1
+    const expired = newResultId(past)
+    await store.put(expired, { subject: 'alice', expiresAt: past, mimeType: 'text/plain', text: 'old' })
+    expect(await store.read(expired, 'alice', 0, 100)).toBeUndefined()
   })
 })

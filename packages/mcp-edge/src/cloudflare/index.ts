@@ -17,7 +17,7 @@ import { analyticsEngine, analyticsEngineExporter } from './analytics.ts'
 import { McpEventHub } from './event-hub.ts'
 import { cloudflareEventHub } from './events.ts'
 import { durableNonces, McpNonceLedger } from './nonce-ledger.ts'
-import { cloudflareResults, McpResultStore } from './result-store.ts'
+import { cloudflareResults, McpResultStore, r2Results } from './result-store.ts'
 import { durableSessions, McpSessionLedger } from './session-ledger.ts'
 import { durableTasks } from './task-backend.ts'
 import { createTaskObjectClass } from './task-object.ts'
@@ -97,6 +97,7 @@ export {
   McpNonceLedger,
   McpResultStore,
   McpSessionLedger,
+  r2Results,
   workersTracing,
 }
 export type { AnalyticsEngineOptions, DataPointWriter } from './analytics.ts'

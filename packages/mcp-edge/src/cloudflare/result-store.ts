@@ -1,5 +1,6 @@
 /**
- * Stored results (docs/results.md): one `McpResultStore` Durable Object per result over its budget,
+ * Stored results (docs/results.md): one `McpResultStore` Durable Object per result over its budget
+ * (or one R2 object, `r2Results`, when the Worker binds a bucket),
  * named by the result's random id, holding its text for the caller that produced it until its
  * expiry. `cloudflareResults` is the `ResultStore` over them; the binding is read from the Worker's
  * env (`cloudflare:workers`), so task objects store their results the same way as requests.
@@ -85,16 +86,23 @@ export class McpResultStore extends DurableObject<Record<string, unknown>> {
 export interface ResultStoreOptions {
   /** Name of the Durable Object binding of `McpResultStore` (for example `MCP_RESULTS`). */
   binding: string
+  /**
+   * Name of an R2 bucket binding (for example `MCP_RESULT_BUCKET`). When the Worker binds it,
+   * results are stored there instead (`r2Results`); the Durable Object binding is then not read.
+   */
+  bucket?: string
 }
 
 /**
- * The `ResultStore` of a Worker, over `McpResultStore` objects.
+ * The `ResultStore` of a Worker: R2 when `bucket` is given and bound, else `McpResultStore` objects.
  *
  * @example
  * createMcpServer<Env>({ name: 'reports', version: '1.0.0', results: { store: cloudflareResults({ binding: 'MCP_RESULTS' }) } })
  */
 export function cloudflareResults(options: ResultStoreOptions): ResultStore {
-  const value = (workerEnv as unknown as Record<string, unknown>)[options.binding]
+  const bindings = workerEnv as unknown as Record<string, unknown>
+  if (options.bucket !== undefined && bindings[options.bucket]) return r2Results(bindings[options.bucket] as R2Bucket)
+  const value = bindings[options.binding]
   if (!value) {
     throw new Error(`Binding ${options.binding} is missing: bind the McpResultStore class in wrangler.jsonc (docs/results.md)`)
   }
@@ -103,5 +111,41 @@ export function cloudflareResults(options: ResultStoreOptions): ResultStore {
   return {
     put: (id, result) => object(id).put(result),
     read: (id, subject, from, length) => object(id).read(subject, from, length),
+  }
+}
+
+/**
+ * Results in an R2 bucket, one object per result under `results/<id>`, with the caller's subject,
+ * the expiry and the length in its custom metadata. R2 has no per-object expiry: a read after it is
+ * refused, and a lifecycle rule on the `results/` prefix deletes the objects (docs/results.md). A
+ * read fetches the object whole and returns one page of it.
+ *
+ * @example
+ * const store = r2Results(env.MCP_RESULT_BUCKET)
+ */
+export function r2Results(bucket: R2Bucket): ResultStore {
+  return {
+    async put(id, result) {
+      await bucket.put(`results/${id}`, result.text, {
+        httpMetadata: { contentType: result.mimeType },
+        customMetadata: {
+          // A null subject (an unauthenticated caller) is stored as no `subject` key at all.
+          ...(result.subject === null ? {} : { subject: result.subject }),
+          expiresAt: String(result.expiresAt),
+          chars: String(result.text.length),
+        },
+      })
+    },
+    async read(id, subject, from, length) {
+      const object = await bucket.get(`results/${id}`)
+      if (!object) return undefined
+      const meta = object.customMetadata ?? {}
+      if ((meta.subject ?? null) !== subject || Number(meta.expiresAt) <= Date.now()) {
+        await object.body.cancel()
+        return undefined
+      }
+      const text = await object.text()
+      return { text: pageOf(text, from, length), total: text.length, mimeType: object.httpMetadata?.contentType ?? 'text/plain' }
+    },
   }
 }
