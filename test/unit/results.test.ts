@@ -23,6 +23,8 @@ import {
   resultUri,
 } from '../../packages/mcp-edge/src/server/results/store.ts'
 import type { ResultStore } from '../../packages/mcp-edge/src/server/results/store.ts'
+import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
+import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import type { McpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import type { Principal } from '../../packages/mcp-edge/src/server/types.ts'
@@ -187,6 +189,52 @@ describe('a server with results', () => {
       'anthropic/maxResultSizeChars': 200_000,
     })
     expect(tools.find((tool: { name: string }) => tool.name === 'echo')._meta).toBeUndefined()
+  })
+
+  it('sends a partial result over the budget as its preview and link, and one within it as sent', async () => {
+    const server = serverWith(memoryResultStore())
+    server.tool('stream', { input: z.object({}), streaming: true }, async (_args, ctx) => {
+      await ctx.partial('small')
+      await ctx.partial({ content: [{ type: 'text', text: 's'.repeat(80_000) }], final: true })
+      return text('done')
+    })
+    const handle = createMcpHandler(server)
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': { partialResults: {} },
+      partialResultToken: 't',
+    }
+    const response = await handle(
+      new Request('http://localhost/mcp', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'stream', arguments: {}, _meta: meta },
+        }),
+      }),
+      undefined,
+    )
+    const messages = []
+    for await (const event of readSse(response.body as ReadableStream<Uint8Array>)) messages.push(JSON.parse(event.data))
+    const partials = messages
+      .filter((message) => message.method === 'notifications/tools/partial_result')
+      .map((message) => message.params)
+    expect(partials[0].content).toEqual([{ type: 'text', text: 'small' }])
+    expect(partials[1]).toMatchObject({
+      seq: 1,
+      final: true,
+      content: [{ type: 'text' }, { type: 'resource_link', size: 80_000 }],
+    })
+    expect(messages.at(-1).result.content).toEqual([{ type: 'text', text: 'done' }])
   })
 
   it('keeps results whole without the results option', async () => {

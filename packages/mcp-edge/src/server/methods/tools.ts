@@ -22,7 +22,7 @@ import type { Task, TaskBackend } from '../tasks/tasks.ts'
 import type { TaskSlot } from '../limits.ts'
 import { subjectOf } from '../principal.ts'
 import { finishResult, parseArguments, toolError } from '../tool-result.ts'
-import { spillResult } from '../results/spill.ts'
+import { spillingPartials, spillResult } from '../results/spill.ts'
 import { isVisible, listMethod, requireScopes, viewerOf } from './access.ts'
 import { runWithInput } from './context.ts'
 
@@ -49,7 +49,8 @@ async function invoke(tool: ToolEntry, args: unknown, scope: RequestScope, call:
   const { meta, options } = call
   const token = meta.partialResultToken
   if (token !== undefined && options.outbox && supports(meta.clientCapabilities, 'partialResults')) {
-    scope.setPartials(streamPartials(options.outbox, token))
+    const sink = streamPartials(options.outbox, token)
+    scope.setPartials(spillingPartials(sink, call.server.results, tool.maxResultBytes, subjectOf(options.principal)))
   }
   // A 2025-era client never gets partial results (their capability is a 2026 draft), so the
   // final result of a streaming tool always carries what was streamed.

@@ -19,7 +19,7 @@ import type { ServerCore } from '../dispatch.ts'
 import type { TaskReplay } from './replay.ts'
 import { finishResult, toolError } from '../tool-result.ts'
 import { subjectOf } from '../principal.ts'
-import { spillResult } from '../results/spill.ts'
+import { spillingPartials, spillResult } from '../results/spill.ts'
 
 export type {
   DetailedTask,
@@ -117,7 +117,9 @@ export async function runTaskCall<Env>(server: ServerCore<Env>, call: TaskCall, 
     round: 1,
     task: { id: host.taskId },
     steps: host.replay,
-    ...(call.partialLog ? { partials: host.replay.partials } : {}),
+    ...(call.partialLog
+      ? { partials: spillingPartials(host.replay.partials, server.results, tool.maxResultBytes, subjectOf(call.principal)) }
+      : {}),
   })
   scope.prepared = call.prepared
   scope.assembled = assembled
