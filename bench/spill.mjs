@@ -6,13 +6,15 @@
  * (bench/workers/edge: the same server without the binding, so the result is sent whole). For
  * each: workerd CPU per call (the Worker and, when spilled, the result's Durable Object: one
  * process locally), bytes the store wrote per result (its SQLite files), CPU to read the result
- * back through its link, and the peak RSS of workerd while 16 clients have called and read none of
- * their responses (stalled readers). Figures, not assertions; Linux only (/proc).
+ * back through its link, and the peak RSS of workerd and the peak heap of the Worker's isolate
+ * (wrangler's inspector; locally the store's objects share it) while 16 clients have called and
+ * read none of their responses (stalled readers). Figures, not assertions; Linux only (/proc).
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { join } from 'node:path'
 import { startWrangler } from '../test/support/wrangler.ts'
+import { connectCdp } from './lib/cdp.mjs'
 import { cpuMs, rssBytes, workerdChildren } from './lib/proc.mjs'
 
 const KIB = 2048
@@ -88,10 +90,19 @@ function storedBytes(dir) {
   return total
 }
 
-/** `count` calls whose responses nobody reads; the peak RSS while they are held. */
-async function stalledPeak(url, pids, count) {
+/** The Worker's isolate heap in use (V8's used size plus array-buffer backing stores), through wrangler's inspector. */
+async function heapUsed(cdp) {
+  const usage = await cdp.send('Runtime.getHeapUsage')
+  return usage.usedSize + (usage.backingStorageSize ?? 0)
+}
+
+/** `count` calls whose responses nobody reads; the peak RSS and isolate heap while they are held. */
+async function stalledPeak(url, pids, count, cdp) {
+  await cdp.send('HeapProfiler.collectGarbage').catch(() => {})
   const before = rss(pids)
+  const heapBefore = await heapUsed(cdp)
   let peak = before
+  let heapPeak = heapBefore
   const requests = []
   for (let i = 0; i < count; i++) {
     const payload = body('tools/call', { name: 'large_report', arguments: { kib: KIB } }, i + 1)
@@ -104,10 +115,11 @@ async function stalledPeak(url, pids, count) {
   const until = Date.now() + 3000
   while (Date.now() < until) {
     peak = Math.max(peak, rss(pids))
+    heapPeak = Math.max(heapPeak, await heapUsed(cdp))
     await new Promise((done) => setTimeout(done, 25))
   }
   for (const req of requests) req.destroy()
-  return { before, peak }
+  return { before, peak, heapBefore, heapPeak }
 }
 
 async function measure(label, options) {
@@ -129,7 +141,9 @@ async function measure(label, options) {
       for (let i = 0; i < 5; i++) if ((await readLink(server.url, link.uri)) !== KIB * 1024) throw new Error('short read')
       readCpu = (cpu(pids) - before) / 5
     }
-    const stalled = await stalledPeak(server.url, pids, STALLED)
+    const targets = await (await fetch(`http://127.0.0.1:${server.inspectorPort}/json`)).json()
+    const cdp = await connectCdp(targets[0].webSocketDebuggerUrl)
+    const stalled = await stalledPeak(server.url, pids, STALLED, cdp).finally(() => cdp.close())
     return { label, perCall, responseBytes: responseBytes / CALLS, written, readCpu, ...stalled }
   } finally {
     await server.stop()
@@ -137,6 +151,7 @@ async function measure(label, options) {
 }
 
 const MIB = 1024 * 1024
+const mib = (bytes) => (bytes / MIB).toFixed(1)
 const rows = [
   await measure('spilled (McpResultStore bound)', { config: 'apps/demo/wrangler.jsonc' }),
   await measure('whole (no store: bench/workers/edge)', {
@@ -146,12 +161,12 @@ const rows = [
 ]
 console.log(`large_report kib=${KIB}: ${CALLS} calls each, ${STALLED} stalled readers, workerd under wrangler dev`)
 console.log(
-  '| | workerd CPU per call | response bytes | store bytes written per result | CPU to read the link (all pages) | RSS before stalled readers | peak RSS with them | growth |',
+  '| | workerd CPU per call | response bytes | store bytes written per result | CPU to read the link (all pages) | workerd RSS with stalled readers | isolate heap with stalled readers |',
 )
-console.log('| --- | --- | --- | --- | --- | --- | --- | --- |')
+console.log('| --- | --- | --- | --- | --- | --- | --- |')
 for (const row of rows) {
   const read = row.readCpu === undefined ? 'n/a' : `${row.readCpu.toFixed(1)} ms`
   console.log(
-    `| ${row.label} | ${row.perCall.toFixed(1)} ms | ${Math.round(row.responseBytes)} | ${Math.round(row.written)} | ${read} | ${(row.before / MIB).toFixed(1)} MiB | ${(row.peak / MIB).toFixed(1)} MiB | ${((row.peak - row.before) / MIB).toFixed(1)} MiB |`,
+    `| ${row.label} | ${row.perCall.toFixed(1)} ms | ${Math.round(row.responseBytes)} | ${Math.round(row.written)} | ${read} | ${mib(row.before)} → ${mib(row.peak)} MiB | ${mib(row.heapBefore)} → ${mib(row.heapPeak)} MiB |`,
   )
 }
