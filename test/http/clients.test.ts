@@ -18,8 +18,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { hasPython, inspect as inspectAt, pythonClient, pythonSeen, startMcpRemote } from '../support/client-processes.ts'
 import type { McpRemote } from '../support/client-processes.ts'
 import { legacyRpc } from '../support/legacy.ts'
+import { DEMO_TOOLS } from '../support/mcp.ts'
 
-const TOOLS = ['add', 'get_weather', 'delete_record', 'write_story', 'generate_report', 'draft_article', 'add_note']
+const TOOLS = DEMO_TOOLS
 /** The demo's identity (apps/demo/src/worker.ts), as a 2025-11-25 or 2026-07-28 client receives it. */
 const IDENTITY = {
   name: 'mcp-edge-template',

@@ -4,11 +4,10 @@
  * state survives a SIGKILL of the whole pair and a restart on the same directory.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildRequest, openStream, rpc } from '../support/mcp.ts'
+import { rpc, taskSettled } from '../support/mcp.ts'
 import { type PairServer, startPair } from '../support/pair.ts'
 
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
-const TERMINAL = ['completed', 'failed', 'cancelled']
 
 const text = async (url: string, name: string, args: Record<string, unknown>) =>
   (await rpc(fetch, url, 'tools/call', { name, arguments: args })).message.result?.content?.[0]?.text as string
@@ -25,24 +24,7 @@ async function startTask(url: string, seconds: number, label: string): Promise<s
   return created.message.result?.taskId as string
 }
 
-/** The task's status once terminal: read once after the listen stream is acknowledged, else awaited on it. */
-async function settled(url: string, taskId: string): Promise<Record<string, unknown>> {
-  const stream = await openStream(
-    fetch,
-    buildRequest(url, 'subscriptions/listen', { notifications: { taskIds: [taskId] } }, { capabilities: TASKS }),
-  )
-  try {
-    expect((await stream.next()).params?.notifications?.taskIds).toEqual([taskId])
-    const now = (await rpc(fetch, url, 'tasks/get', { taskId }, { capabilities: TASKS })).message.result
-    if (TERMINAL.includes(now.status)) return now
-    for (;;) {
-      const message = await stream.next()
-      if (message.method === 'notifications/tasks' && TERMINAL.includes(message.params.status)) return message.params
-    }
-  } finally {
-    await stream.close()
-  }
-}
+const settled = (url: string, taskId: string) => taskSettled(fetch, url, taskId)
 
 describe('npm run dev:pair', () => {
   let pair: PairServer

@@ -6,6 +6,7 @@
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { DEMO_TOOLS } from '../support/mcp.ts'
 
 describe('official MCP client against the template Worker', () => {
   let client: Client
@@ -39,15 +40,7 @@ describe('official MCP client against the template Worker', () => {
 
   it('lists the tools with their JSON Schemas', async () => {
     const { tools } = await client.listTools()
-    expect(tools.map((tool) => tool.name)).toEqual([
-      'add',
-      'get_weather',
-      'delete_record',
-      'write_story',
-      'generate_report',
-      'draft_article',
-      'add_note',
-    ])
+    expect(tools.map((tool) => tool.name)).toEqual(DEMO_TOOLS)
     const add = tools.find((tool) => tool.name === 'add')
     expect(add?.inputSchema).toMatchObject({
       type: 'object',

@@ -19,7 +19,7 @@ import { TASKS_EXTENSION } from '../../packages/mcp-edge/src/protocol/constants.
 import { launchBrowser } from '../support/browser.ts'
 import type { Browser } from '../support/browser.ts'
 import { callTool, everyControlLabelled, field, openPlayground, seqsIn, toolCard } from '../support/playground.ts'
-import { rpc } from '../support/mcp.ts'
+import { DEMO_TOOLS, rpc } from '../support/mcp.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
 const origin = () => new URL(inject('templateUrl')).origin
@@ -39,7 +39,7 @@ afterAll(async () => {
 describe('the playground page in local dev', () => {
   it('lists tools, resources and prompts with their descriptions and annotations', async () => {
     const names = await page.locator('#tools article h3').allTextContents()
-    expect(names).toEqual(['add', 'get_weather', 'delete_record', 'write_story', 'generate_report', 'draft_article', 'add_note'])
+    expect(names).toEqual(DEMO_TOOLS)
     expect(await toolCard(page, 'add').locator('.description').textContent()).toBe('Add two numbers')
     expect(await toolCard(page, 'add').locator('.badges li').allTextContents()).toEqual(['readOnlyHint'])
     expect(await toolCard(page, 'delete_record').locator('.badges li').allTextContents()).toEqual(['destructiveHint'])

@@ -2,12 +2,25 @@
  * Building and sending MCP requests in tests, over any fetch (real HTTP, or `SELF.fetch` inside
  * workerd). Responses are read whole: JSON, or every SSE event up to the end of the stream.
  */
+import { expect } from 'vitest'
 import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
 import { NAME_FIELD } from '../../packages/mcp-edge/src/protocol/header-values.ts'
 
 export type Fetcher = (request: Request) => Promise<Response>
 
 export const PROTOCOL_VERSION = '2026-07-28'
+
+/** The demo's tools (apps/demo/src/worker.ts), in the order tools/list gives them. */
+export const DEMO_TOOLS = [
+  'add',
+  'get_weather',
+  'delete_record',
+  'write_story',
+  'generate_report',
+  'draft_article',
+  'add_note',
+  'large_report',
+]
 
 export function meta(capabilities: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -142,5 +155,27 @@ export async function openStream(fetcher: Fetcher, request: Request): Promise<Me
       await events.return(undefined)
       await response.body?.cancel().catch(() => {})
     },
+  }
+}
+
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
+const TERMINAL = ['completed', 'failed', 'cancelled']
+
+/** A task's status once terminal: read once after the listen stream is acknowledged, else awaited on it. */
+export async function taskSettled(fetcher: Fetcher, url: string, taskId: string): Promise<Record<string, any>> {
+  const stream = await openStream(
+    fetcher,
+    buildRequest(url, 'subscriptions/listen', { notifications: { taskIds: [taskId] } }, { capabilities: TASKS }),
+  )
+  try {
+    expect((await stream.next()).params?.notifications?.taskIds).toEqual([taskId])
+    const now = (await rpc(fetcher, url, 'tasks/get', { taskId }, { capabilities: TASKS })).message.result
+    if (TERMINAL.includes(now.status)) return now
+    for (;;) {
+      const message = await stream.next()
+      if (message.method === 'notifications/tasks' && TERMINAL.includes(message.params.status)) return message.params
+    }
+  } finally {
+    await stream.close()
   }
 }

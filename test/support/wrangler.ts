@@ -18,6 +18,8 @@ export interface WranglerServer {
   url: string
   port: number
   pid: number
+  /** wrangler's inspector (DevTools protocol, the Worker's isolate), on 127.0.0.1. */
+  inspectorPort: number
   persistTo: string
   logFile: string
   stop(): Promise<void>
@@ -166,7 +168,7 @@ async function startOnce(options: WranglerOptions): Promise<WranglerServer> {
     await stop()
     throw Object.assign(error as Error, { logFile })
   }
-  return { url, port, pid, persistTo, logFile, stop }
+  return { url, port, pid, inspectorPort, persistTo, logFile, stop }
 }
 
 /** Start several `wrangler dev` at once; if one fails, the others are stopped. */

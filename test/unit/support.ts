@@ -7,6 +7,25 @@ import type { Hono } from 'hono'
 import { expect } from 'vitest'
 import { McpError } from '../../packages/mcp-edge/src/protocol/errors.ts'
 import type { Outbox, StreamMessage } from '../../packages/mcp-edge/src/server/outbox.ts'
+import type { McpServer } from '../../packages/mcp-edge/src/server/server.ts'
+import type { Principal } from '../../packages/mcp-edge/src/server/types.ts'
+
+/** One request through `server.handle` as `principal`, with no client capabilities, at `version`. */
+export async function sendAs<Result>(
+  server: McpServer,
+  method: string,
+  params: Record<string, unknown>,
+  principal?: Principal,
+  version = '2026-07-28',
+) {
+  const options = { env: {}, principal, cancel: { signal: new AbortController().signal } }
+  const answer = await server.handle(
+    { jsonrpc: '2.0', id: 1, method, params },
+    { protocolVersion: version, clientCapabilities: {}, raw: {} },
+    options,
+  )
+  return answer.message as { result?: Result; error?: { code: number; message: string; data?: unknown } }
+}
 
 /** Everything `outbox` holds now, taken as a reader would, without waiting. */
 export function drain(outbox: Outbox): StreamMessage[] {

@@ -12,7 +12,7 @@ import { Listener } from '../../packages/mcp-edge/src/server/events/listen-hub.t
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import type { McpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import type { Principal, ServerOptions } from '../../packages/mcp-edge/src/server/types.ts'
-import { configError } from './support.ts'
+import { configError, sendAs } from './support.ts'
 
 describe('the ranking', () => {
   it('splits camelCase, lowercases and splits on anything not a letter or digit', () => {
@@ -105,21 +105,7 @@ type Result = {
   cacheScope?: string
 }
 
-async function send(
-  server: McpServer,
-  method: string,
-  params: Record<string, unknown>,
-  principal?: Principal,
-  version = '2026-07-28',
-) {
-  const options = { env: {}, principal, cancel: { signal: new AbortController().signal } }
-  const answer = await server.handle(
-    { jsonrpc: '2.0', id: 1, method, params },
-    { protocolVersion: version, clientCapabilities: {}, raw: {} },
-    options,
-  )
-  return answer.message as { result?: Result; error?: { code: number; message: string } }
-}
+const send = (...args: Parameters<typeof sendAs>) => sendAs<Result>(...args)
 const search = (server: McpServer, args: Record<string, unknown>, principal?: Principal, version?: string) =>
   send(server, 'tools/call', { name: 'search_tools', arguments: args }, principal, version)
 

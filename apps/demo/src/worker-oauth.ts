@@ -20,7 +20,15 @@ import { identityTools } from '../../../templates/oauth/src/identity.ts'
 import { playground } from './playground-gate.ts'
 import { server } from './worker.ts'
 
-export { McpEventHub, McpInputRelay, McpNonceLedger, McpSessionLedger, McpTaskObject, NotesStore } from './worker.ts'
+export {
+  McpEventHub,
+  McpInputRelay,
+  McpNonceLedger,
+  McpResultStore,
+  McpSessionLedger,
+  McpTaskObject,
+  NotesStore,
+} from './worker.ts'
 
 /**
  * What oauth/wrangler.jsonc cannot declare, beside its generated Env (oauth/worker-configuration.d.ts):

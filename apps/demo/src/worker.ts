@@ -23,11 +23,18 @@
 import { env } from 'cloudflare:workers'
 import { Hono } from 'hono/tiny'
 import * as z from 'zod/mini'
-import { cloudflareEventHub, cloudflareServices, createDurableObjects, workersTracing } from 'mcp-edge/cloudflare'
+import {
+  cloudflareEventHub,
+  cloudflareResults,
+  cloudflareServices,
+  createDurableObjects,
+  workersTracing,
+} from 'mcp-edge/cloudflare'
 import { bearerToken, createMcpServer, input, mcp, otlpFromEnv } from 'mcp-edge'
 import type { NotesEnv } from '../../../templates/durable/src/notes.ts'
 import { addNote, deleteRecord, generateReport, sleep, writeStory } from '../../../templates/durable/src/tools.ts'
 import type { ViewsEnv } from '../../../templates/durable/src/tools.ts'
+import { largeReport } from './large-report.ts'
 import { playground } from './playground-gate.ts'
 
 /**
@@ -41,6 +48,8 @@ interface OptionalSecrets {
   /** Optional caps per caller and isolate (defaults 1,000 and 100). */
   MCP_MAX_LISTEN_STREAMS?: string
   MCP_MAX_LIVE_TASKS?: string
+  /** How long a stored result can be read, in ms (default 1 hour; the tests shorten it). */
+  MCP_RESULT_TTL_MS?: string
 }
 declare global {
   interface Env extends OptionalSecrets {}
@@ -71,6 +80,13 @@ export const server = createMcpServer<NotesEnv & ViewsEnv>({
   events: cloudflareEventHub({ binding: 'MCP_EVENTS' }),
   // A log line per message; traces and metrics over OTLP once OTEL_EXPORTER_OTLP_ENDPOINT is set.
   telemetry: { tracer: otlpFromEnv, native: workersTracing() },
+  // Results over 64 KiB are stored in McpResultStore objects and answered with a preview and a
+  // link (docs/results.md); in the Workers built on this server that do not bind MCP_RESULTS
+  // (the bench's), results pass whole.
+  results:
+    'MCP_RESULTS' in env
+      ? { store: cloudflareResults({ binding: 'MCP_RESULTS' }), ttlMs: cap(env.MCP_RESULT_TTL_MS) }
+      : undefined,
 })
 
 server.tool(
@@ -139,6 +155,8 @@ server.tool(
 
 addNote(server)
 
+largeReport(server)
+
 server.resource('info://server', { name: 'server-info', description: 'About this server', mimeType: 'text/plain' }, (uri) => ({
   contents: [{ uri, mimeType: 'text/plain', text: 'An MCP server on Cloudflare Workers, built with mcp-edge.' }],
 }))
@@ -147,7 +165,8 @@ server.prompt('summarize', { description: 'Summarize a text', args: z.object({ t
   messages: [{ role: 'user', content: { type: 'text', text: `Summarize this:\n\n${text}` } }],
 }))
 
-export const { McpTaskObject, McpNonceLedger, McpInputRelay, McpEventHub, McpSessionLedger } = createDurableObjects(server)
+export const { McpTaskObject, McpNonceLedger, McpInputRelay, McpEventHub, McpSessionLedger, McpResultStore } =
+  createDurableObjects(server)
 export { NotesStore } from '../../../templates/durable/src/notes.ts'
 
 const app = new Hono<{ Bindings: Env }>()

@@ -40,6 +40,9 @@ export type { SessionFacts, SessionKey, SessionLedger } from './server/legacy/se
 export type { OutboxOptions, OutboxStats, PartialChunk } from './server/outbox.ts'
 export type { JsonSchemaInput } from './server/schema/schema.ts'
 export type { TaskLimits } from './server/tasks/limits.ts'
+export { DEFAULT_MAX_RESULT_BYTES } from './server/results/budget.ts'
+export { memoryResultStore, parseResultUri } from './server/results/store.ts'
+export type { ResultOptions, ResultStore, StoredPage, StoredResult } from './server/results/store.ts'
 export { TaskSuspended } from './server/tasks/replay.ts'
 export type {
   DetailedTask,

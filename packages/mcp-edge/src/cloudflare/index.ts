@@ -17,6 +17,7 @@ import { analyticsEngine, analyticsEngineExporter } from './analytics.ts'
 import { McpEventHub } from './event-hub.ts'
 import { cloudflareEventHub } from './events.ts'
 import { durableNonces, McpNonceLedger } from './nonce-ledger.ts'
+import { cloudflareResults, McpResultStore, r2Results } from './result-store.ts'
 import { durableSessions, McpSessionLedger } from './session-ledger.ts'
 import { durableTasks } from './task-backend.ts'
 import { createTaskObjectClass } from './task-object.ts'
@@ -71,13 +72,21 @@ export function cloudflareServices<Env>(config: CloudflareServicesConfig): (env:
 
 /** The Durable Object classes of a server, to export from the Worker module. */
 export function createDurableObjects<Env>(server: McpServer<Env>) {
-  return { McpTaskObject: createTaskObjectClass(server), McpNonceLedger, McpInputRelay, McpEventHub, McpSessionLedger }
+  return {
+    McpTaskObject: createTaskObjectClass(server),
+    McpNonceLedger,
+    McpInputRelay,
+    McpEventHub,
+    McpSessionLedger,
+    McpResultStore,
+  }
 }
 
 export {
   analyticsEngine,
   analyticsEngineExporter,
   cloudflareEventHub,
+  cloudflareResults,
   createTaskObjectClass,
   durableInputRelay,
   durableNonces,
@@ -86,11 +95,14 @@ export {
   McpEventHub,
   McpInputRelay,
   McpNonceLedger,
+  McpResultStore,
   McpSessionLedger,
+  r2Results,
   workersTracing,
 }
 export type { AnalyticsEngineOptions, DataPointWriter } from './analytics.ts'
 export type { EventHubRpc } from './event-hub.ts'
 export type { EventHubOptions } from './events.ts'
 export type { EventLogOptions } from '../server/events/event-log.ts'
+export type { ResultStoreOptions } from './result-store.ts'
 export type { TaskObjectRpc } from './task-object.ts'

@@ -16,6 +16,7 @@ import type { Limits } from './limits.ts'
 import type { ListenHub } from './events/listen-hub.ts'
 import type { PromptEntry, ResourceEntry, TemplateEntry } from './registry.ts'
 import type { ToolEntry } from './tool-entry.ts'
+import type { ResultPolicy } from './results/spill.ts'
 import type { TaskLimits } from './tasks/limits.ts'
 import type { CacheHint } from './types.ts'
 import type { NonceLedger, TaskBackend } from './tasks/types.ts'
@@ -95,6 +96,8 @@ export interface ServerCore<Env = unknown> {
   readonly listenTimeoutMs: number
   readonly taskLimits: TaskLimits
   readonly limits: Limits
+  /** Results over their budget (`results` option); undefined: never cut. */
+  readonly results: ResultPolicy | undefined
   readonly events: EventDelivery | undefined
   readonly hub: ListenHub
   readonly tools: ReadonlyMap<string, ToolEntry<Env>>

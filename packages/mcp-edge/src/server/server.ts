@@ -60,6 +60,8 @@ import type {
   VisibilityContext,
 } from './types.ts'
 import { errorFields, libraryLog } from './telemetry/log.ts'
+import { resultPolicy } from './results/spill.ts'
+import type { ResultPolicy } from './results/spill.ts'
 
 export const DEFAULT_PAGE_SIZE = 50
 export const DEFAULT_LIST_CACHE: CacheHint = { ttlMs: 5 * 60 * 1000, cacheScope: 'public' }
@@ -90,6 +92,8 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
   readonly hub = new ListenHub()
   /** Per-principal caps of this isolate (issue 11): listen streams, live tasks. */
   readonly limits: Limits
+  /** Results over their budget: where they are stored, and the limits (undefined: never cut). */
+  readonly results: ResultPolicy | undefined
   readonly #methods: MethodTable = createMethodTable()
   /** The `jsonSchema` option: zod → JSON Schema of tools and prompts (built-in converter if unset). */
   readonly #jsonSchema: JsonSchemaConverter | undefined
@@ -120,10 +124,12 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
       telemetry,
       extensions,
       toolSearch,
+      results,
       ...info
     } = options
     this.#jsonSchema = jsonSchema
     this.limits = new Limits(limits)
+    this.results = resultPolicy(results)
     this.info = info
     this.instructions = instructions
     this.pageSize = pageSize ?? DEFAULT_PAGE_SIZE
@@ -416,7 +422,8 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
       case 'prompts':
         return this.prompts.size > 0
       case 'resources':
-        return this.resources.size > 0 || this.templates.size > 0
+        // A stored result's link is read with resources/read.
+        return this.resources.size > 0 || this.templates.size > 0 || this.results !== undefined
       case 'completions':
         return this.prompts.size > 0 || this.templates.size > 0
       case 'tasks':

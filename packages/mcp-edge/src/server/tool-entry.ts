@@ -9,6 +9,8 @@ import { toolViewMeta } from './apps.ts'
 import { findHeaderParams } from '../protocol/header-values.ts'
 import type { HeaderParam } from '../protocol/header-values.ts'
 import type { CallToolResult, Tool } from '../protocol/types.ts'
+import { positive } from './limits.ts'
+import { DEFAULT_MAX_RESULT_BYTES } from './results/budget.ts'
 import { toJsonSchema } from './schema/schema.ts'
 import type { JsonSchema, JsonSchemaConverter, JsonSchemaInput, ObjectSchema, Schema } from './schema/schema.ts'
 import type {
@@ -52,6 +54,8 @@ export interface ToolEntry<Env = unknown> {
   visible: Visibility<Env> | undefined
   requires: readonly CapabilityPath[]
   prepare: ((args: never, ctx: RequestContext<Env>) => Awaitable<unknown>) | undefined
+  /** The tool's own result budget (`maxResultBytes`); undefined: the server's. */
+  maxResultBytes: number | undefined
   handler: (args: never, ctx: ToolContext<Env>) => Awaitable<CallToolResult>
 }
 
@@ -89,6 +93,11 @@ function toolDefinition<Env>(
   if (options.icons !== undefined) definition.icons = options.icons
   if (options._meta !== undefined) definition._meta = options._meta
   if (options.view !== undefined) definition._meta = toolViewMeta(options.view, options._meta, name)
+  // Claude Code refuses results over ~25k tokens unless the tool declares a larger size.
+  const budget = options.maxResultBytes
+  if (budget !== undefined && budget > DEFAULT_MAX_RESULT_BYTES) {
+    definition._meta = { ...definition._meta, 'anthropic/maxResultSizeChars': budget }
+  }
   return definition
 }
 
@@ -176,6 +185,8 @@ export function buildToolEntry<Env>(
     visible: options.visible,
     requires: options.requires ?? [],
     prepare: options.prepare as ToolEntry<Env>['prepare'],
+    maxResultBytes:
+      options.maxResultBytes === undefined ? undefined : positive(options.maxResultBytes, 0, `Tool "${name}": maxResultBytes`),
     handler,
   }
 }

@@ -26,6 +26,7 @@ import type { CapabilityPath } from './capabilities.ts'
 import type { InputResponses, InputSpecs } from './input/input.ts'
 import type { OutboxStats, PartialChunk } from './outbox.ts'
 import type { Infer, JsonSchemaConverter, JsonSchemaInput, ObjectSchema, Schema } from './schema/schema.ts'
+import type { ResultOptions } from './results/store.ts'
 import type { TaskLimits } from './tasks/limits.ts'
 import type { TelemetryConfig } from './telemetry/setup.ts'
 
@@ -202,6 +203,12 @@ export interface ToolOptions<In extends ToolInput, Out extends ToolOutput | unde
    * handler as `ctx.prepared`.
    */
   prepare?: (args: ToolArgs<In>, ctx: RequestContext<Env>) => Awaitable<Prep>
+  /**
+   * This tool's result budget in bytes (docs/results.md), instead of the server's (`results`,
+   * default 64 KiB): a larger result is stored and answered with a preview and a link. Above the
+   * default, the tool declares `_meta["anthropic/maxResultSizeChars"]` so Claude Code accepts it.
+   */
+  maxResultBytes?: number
 }
 
 export interface ResourceOptions<Env = unknown> {
@@ -322,6 +329,12 @@ export interface ServerOptions extends ServerInfo {
    * description. Every tool can still be called by name.
    */
   toolSearch?: ToolSearchOptions
+  /**
+   * Results over their budget (docs/results.md): stored (`cloudflareResults({ binding })`) and
+   * answered with a preview and a `resource_link` only their caller can read. Without it results
+   * are never cut.
+   */
+  results?: ResultOptions
 }
 
 export interface ToolSearchOptions {

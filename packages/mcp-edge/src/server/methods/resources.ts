@@ -7,6 +7,8 @@ import { McpError } from '../../protocol/errors.ts'
 import type { ReadResourceResult, Resource } from '../../protocol/types.ts'
 import type { MethodEntry } from '../dispatch.ts'
 import type { CacheHint } from '../types.ts'
+import { subjectOf } from '../principal.ts'
+import { readStoredResult } from '../results/spill.ts'
 import { isVisible, listMethod, mayList, requireScopes, viewerOf } from './access.ts'
 import { plainScope, runWithInput } from './context.ts'
 
@@ -47,6 +49,9 @@ export const resourcesRead: MethodEntry = {
     if (typeof uri !== 'string' || uri === '') throw new McpError('invalidParams', 'Invalid params: uri must be a string')
     const principal = call.options.principal
     const viewer = viewerOf(call)
+    const stored = await readStoredResult(server.results, uri, subjectOf(principal))
+    // A stored result (docs/results.md) is its caller's alone: the default private, uncached hint.
+    if (stored) return { ...DEFAULT_READ_CACHE, ...stored }
     return runWithInput(call, { target: uri, args: {}, singleUse: false }, async (scope) => {
       const fixed = server.resources.get(uri)
       if (fixed && isVisible(fixed, viewer)) {

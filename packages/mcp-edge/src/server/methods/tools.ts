@@ -22,6 +22,7 @@ import type { Task, TaskBackend } from '../tasks/tasks.ts'
 import type { TaskSlot } from '../limits.ts'
 import { subjectOf } from '../principal.ts'
 import { finishResult, parseArguments, toolError } from '../tool-result.ts'
+import { spillingPartials, spillResult } from '../results/spill.ts'
 import { isVisible, listMethod, requireScopes, viewerOf } from './access.ts'
 import { runWithInput } from './context.ts'
 
@@ -48,14 +49,16 @@ async function invoke(tool: ToolEntry, args: unknown, scope: RequestScope, call:
   const { meta, options } = call
   const token = meta.partialResultToken
   if (token !== undefined && options.outbox && supports(meta.clientCapabilities, 'partialResults')) {
-    scope.setPartials(streamPartials(options.outbox, token))
+    const sink = streamPartials(options.outbox, token)
+    scope.setPartials(spillingPartials(sink, call.server.results, tool.maxResultBytes, subjectOf(options.principal)))
   }
   // A 2025-era client never gets partial results (their capability is a 2026 draft), so the
   // final result of a streaming tool always carries what was streamed.
   if (tool.assemble || (tool.streaming && isLegacyVersion(meta.protocolVersion))) scope.assembled = []
   try {
     const result = await tool.handler(args as never, scope)
-    return finishResult(tool, result, scope.assembled)
+    const finished = finishResult(tool, result, scope.assembled)
+    return await spillResult(call.server.results, tool.maxResultBytes, finished, subjectOf(call.options.principal))
   } catch (error) {
     if (error instanceof ToolError) return toolError(error.message)
     throw error

@@ -18,6 +18,8 @@ import { formatTraceparent } from '../telemetry/trace-context.ts'
 import type { ServerCore } from '../dispatch.ts'
 import type { TaskReplay } from './replay.ts'
 import { finishResult, toolError } from '../tool-result.ts'
+import { subjectOf } from '../principal.ts'
+import { spillingPartials, spillResult } from '../results/spill.ts'
 
 export type {
   DetailedTask,
@@ -115,7 +117,9 @@ export async function runTaskCall<Env>(server: ServerCore<Env>, call: TaskCall, 
     round: 1,
     task: { id: host.taskId },
     steps: host.replay,
-    ...(call.partialLog ? { partials: host.replay.partials } : {}),
+    ...(call.partialLog
+      ? { partials: spillingPartials(host.replay.partials, server.results, tool.maxResultBytes, subjectOf(call.principal)) }
+      : {}),
   })
   scope.prepared = call.prepared
   scope.assembled = assembled
@@ -134,7 +138,9 @@ export async function runTaskCall<Env>(server: ServerCore<Env>, call: TaskCall, 
   if (input.pending) return { kind: 'input', requests: input.pending }
   if (thrown === undefined) {
     try {
-      return { kind: 'completed', result: server.decorate(finishResult(tool, result as CallToolResult, assembled)) }
+      const finished = finishResult(tool, result as CallToolResult, assembled)
+      const shaped = await spillResult(server.results, tool.maxResultBytes, finished, subjectOf(call.principal))
+      return { kind: 'completed', result: server.decorate(shaped) }
     } catch (error) {
       thrown = error
     }
