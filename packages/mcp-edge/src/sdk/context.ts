@@ -193,16 +193,30 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
     return parseResult(schema, answers[key])
   }
 
-  // Arrow functions, so that SDK code may destructure them (`async (args, { sendNotification }) => …`).
+  #sendRequest: RequestHandlerExtra['sendRequest'] | undefined
+  #sendNotification: RequestHandlerExtra['sendNotification'] | undefined
+
+  // Bound functions, made when first read, so that SDK code may destructure them
+  // (`async (args, { sendNotification }) => …`) and a call that never reads them makes none.
+  get sendRequest(): RequestHandlerExtra['sendRequest'] {
+    this.#sendRequest ??= (request, resultSchema) => this.#request(request, resultSchema)
+    return this.#sendRequest
+  }
+
+  get sendNotification(): RequestHandlerExtra['sendNotification'] {
+    this.#sendNotification ??= (notification) => this.#notify(notification)
+    return this.#sendNotification
+  }
+
   // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
-  readonly sendRequest = (request: SdkRequest, resultSchema?: ResultSchema): Promise<any> => {
+  #request(request: SdkRequest, resultSchema?: ResultSchema): Promise<any> {
     const { method, params = {} } = request
     const built: InputRequest =
       method === 'elicitation/create' ? elicitRequest(params as unknown as ElicitParams) : ({ method, params } as InputRequest)
     return this.ask(built, resultSchema)
   }
 
-  readonly sendNotification = async (notification: SdkNotification): Promise<void> => {
+  async #notify(notification: SdkNotification): Promise<void> {
     const params = notification.params ?? {}
     const ctx = this.edge
     switch (notification.method) {

@@ -14,7 +14,6 @@ import { TaskSuspended } from '../server/tasks/replay.ts'
 import { errorFields, libraryLog } from '../server/telemetry/log.ts'
 import type { RequestContext, TaskMode, ToolOptions } from '../server/types.ts'
 import type { RequestHandlerExtra } from './context.ts'
-import { withHandler } from './request-store.ts'
 import { runSdkHandler } from './rounds.ts'
 import type { Hooks } from './rounds.ts'
 import { completersOf, objectSchema, outputSchema } from './schema.ts'
@@ -50,14 +49,11 @@ export function defineTool<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: strin
   const options = { ...same, input, output, task }
   const withArgs = given !== undefined
   edge.tool(name, dropUndefined(options) as ToolOptions<ObjectSchema, undefined, undefined, Env>, (args, ctx) =>
-    runSdkHandler(ctx, hooks, (extra) =>
-      withHandler(extra, async () => {
-        try {
-          return (await (withArgs ? call(callback, args, extra) : call(callback, extra))) as CallToolResult
-        } catch (error) {
-          return toolFailure(error)
-        }
-      }),
+    runSdkHandler(
+      ctx,
+      hooks,
+      (extra) => (withArgs ? call(callback, args, extra) : call(callback, extra)) as CallToolResult,
+      toolFailure,
     ),
   )
 }
@@ -70,7 +66,7 @@ export function defineResource<Env>(
 ): void {
   const { scopes, ...listing } = metadata
   const run = (ctx: RequestContext<Env>, call: (extra: RequestHandlerExtra<Env>) => unknown) =>
-    runSdkHandler(ctx, hooks, (extra) => withHandler(extra, () => call(extra))) as Promise<ReadResourceResult>
+    runSdkHandler(ctx, hooks, (extra) => call(extra)) as Promise<ReadResourceResult>
   if (typeof target === 'string') {
     edge.resource(target, dropUndefined({ name, ...listing, scopes }), (uri, ctx) =>
       run(ctx, (extra) => call(callback, new URL(uri), extra)),
@@ -109,7 +105,7 @@ export function definePrompt<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: str
     options,
     (parsed, ctx) =>
       runSdkHandler(ctx as RequestContext<Env>, hooks, (extra) =>
-        withHandler(extra, () => (args === undefined ? call(callback, extra) : call(callback, parsed, extra))),
+        args === undefined ? call(callback, extra) : call(callback, parsed, extra),
       ) as Promise<GetPromptResult>,
   )
 }

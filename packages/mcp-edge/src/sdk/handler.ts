@@ -207,18 +207,25 @@ function buildHandler<Env>(
   // A server, or a factory that takes no context: one app per isolate (a failed build is tried again).
   const perRequest = typeof serverOrFactory === 'function' && serverOrFactory.length > 0
   let shared: Promise<Serving> | undefined
+  let ready: Serving | undefined
   const appFor = (request: Request) => {
     if (perRequest) return build(request)
-    shared ??= build(request).catch((error: unknown) => {
-      shared = undefined
-      throw error
-    })
+    shared ??= build(request).then(
+      (app) => {
+        ready = app
+        return app
+      },
+      (error: unknown) => {
+        shared = undefined
+        throw error
+      },
+    )
     return shared
   }
   // Without a services option the adapter binds MCP_STATE_KEYS by its name, and can say it is missing.
   const conventional = options.services === undefined
   return async (request, env, ctx, authContext) => {
-    const app = await appFor(request)
+    const app = ready ?? (await appFor(request))
     // agents' order: the props given as authContext, else the OAuth provider's.
     const props = authContext?.props ?? propsOf(ctx)
     const store = {
@@ -236,9 +243,10 @@ function buildHandler<Env>(
 export function propsOf(ctx: { props?: unknown } | undefined): Record<string, unknown> | undefined {
   try {
     const props = ctx?.props
-    return typeof props === 'object' && props !== null && Object.keys(props).length > 0
-      ? (props as Record<string, unknown>)
-      : undefined
+    if (typeof props !== 'object' || props === null) return undefined
+    // Any own field makes them props (workerd gives every request an empty object).
+    for (const _field in props) return props as Record<string, unknown>
+    return undefined
   } catch {
     return undefined
   }

@@ -52,15 +52,27 @@ export function getMcpAuthContext(): McpAuthContext | undefined {
   return props === undefined ? undefined : { props }
 }
 
-/** The SDK-style context of the handler running now (for `server.server.elicitInput` and kin). */
+/** The SDK-style context of a handler running beside another of the same request (a batch). */
 const handlers = new AsyncLocalStorage<unknown>()
 
-export function withHandler<T>(extra: unknown, fn: () => T): T {
-  return handlers.run(extra, fn)
+/**
+ * Run `fn` as the handler whose SDK-style context is `extra` (for `server.server.elicitInput` and
+ * kin). A request runs one handler at a time, nearly always: its context then goes in the request's
+ * store, without a second async context; a handler beside another (a 2025-03-26 batch) gets its own.
+ */
+export async function withHandler<T>(extra: unknown, fn: () => T | Promise<T>): Promise<T> {
+  const store = storage.getStore() as (RequestStore & { handler?: unknown }) | undefined
+  if (!store || store.handler !== undefined) return handlers.run(extra, fn)
+  store.handler = extra
+  try {
+    return await fn()
+  } finally {
+    store.handler = undefined
+  }
 }
 
 export function currentHandler(): unknown {
-  return handlers.getStore()
+  return handlers.getStore() ?? (storage.getStore() as { handler?: unknown } | undefined)?.handler
 }
 
 /** A handler asked for input on a Worker without `MCP_STATE_KEYS`: 500, naming the fix. */

@@ -15,7 +15,7 @@ import { createExtra } from './context.ts'
 import type { RequestHandlerExtra, RunState } from './context.ts'
 import type { ListKind } from '../server/events/events.ts'
 import { isInputRequired, rawSpec } from './input.ts'
-import { currentRequest, missingStateKeys } from './request-store.ts'
+import { currentRequest, missingStateKeys, withHandler } from './request-store.ts'
 import type { InputRequiredResult } from './input.ts'
 
 /** What the server lends its definitions: list-change announcements, the handler state's decoder. */
@@ -55,6 +55,20 @@ function wireKey(key: string, taken: Asked): string {
   return `${key}~${n}`
 }
 
+/** The handler's own state as it reads it: decoded by the server's `requestState.verify`, if any. */
+async function decodeState<Env>(ctx: RequestContext<Env>, run: RunState, hooks: Hooks, raw: unknown): Promise<void> {
+  if (typeof raw !== 'string' || !hooks.decodeState) {
+    run.handlerState = raw
+    return
+  }
+  try {
+    run.handlerState = await hooks.decodeState(raw, createExtra(ctx, run) as RequestHandlerExtra)
+  } catch {
+    // As the SDK's seam answers a state its verify refuses (expired, bound elsewhere).
+    throw new McpError('invalidParams', 'Invalid params: invalid requestState')
+  }
+}
+
 /**
  * Call `handler` until it returns something other than an input-required result.
  *
@@ -65,36 +79,34 @@ export async function runSdkHandler<Env, R>(
   ctx: RequestContext<Env>,
   hooks: Hooks,
   handler: (extra: RequestHandlerExtra<Env>) => Promise<R | InputRequiredResult> | R | InputRequiredResult,
+  /** What a run that throws answers instead (a tool's `isError` result); rethrow what is not its to answer. */
+  failed?: (error: unknown) => R,
 ): Promise<R> {
   const context = ctx as RequestContext<unknown>
-  const asked = (ctx.state[PENDING] ?? {}) as Asked
   const run: RunState = { responses: undefined, handlerState: undefined, asked: 0, listChanged: hooks.listChanged }
-  /** The handler's own state as it reads it: decoded by the server's `requestState.verify`, if any. */
-  const decode = async (raw: unknown) => {
-    if (typeof raw !== 'string' || !hooks.decodeState) {
-      run.handlerState = raw
-      return
-    }
-    try {
-      run.handlerState = await hooks.decodeState(raw, createExtra(ctx, run))
-    } catch {
-      // As the SDK's seam answers a state its verify refuses (expired, bound elsewhere).
-      throw new McpError('invalidParams', 'Invalid params: invalid requestState')
-    }
-  }
-  await decode(ctx.state[HANDLER_STATE])
+  // A first round (nearly every call) has neither: nothing to decode, nothing to read.
+  const sealed = ctx.state[HANDLER_STATE]
+  if (sealed !== undefined) await decodeState(ctx, run, hooks, sealed)
   // Questions an earlier round asked: their answers are in this request (or sealed), read them first.
-  if (Object.keys(asked).length > 0) run.responses = await answersOf(context, asked)
+  const asked = (ctx.state[PENDING] ?? {}) as Asked
+  if (ctx.state[PENDING] !== undefined) run.responses = await answersOf(context, asked)
   for (let asks = 0; ; asks++) {
     run.asked = 0
-    const result = await handler(createExtra(ctx, run))
+    let result: R | InputRequiredResult
+    try {
+      const extra = createExtra(ctx, run)
+      result = await withHandler(extra, () => handler(extra))
+    } catch (error) {
+      if (!failed) throw error
+      return failed(error)
+    }
     if (!isInputRequired(result)) return result
     if (asks === MAX_ASKS_PER_REQUEST) {
       throw new McpError('internalError', 'The handler kept asking for input that it was given')
     }
     if (result.requestState !== undefined) {
       ctx.state[HANDLER_STATE] = result.requestState
-      await decode(result.requestState)
+      await decodeState(ctx, run, hooks, result.requestState)
     }
     const requests = Object.entries(result.inputRequests ?? {})
     if (requests.length === 0) {
