@@ -40,13 +40,14 @@ describe('budget and preview', () => {
     }
   })
 
-  it('measures text as UTF-8 and everything else as JSON', () => {
+  it('measures text as UTF-8, embedded resources and structured content as JSON, and media not at all', () => {
     expect(resultBytes(text('héllo'))).toBe(6)
+    const embedded = { type: 'resource' as const, resource: { uri: 'a://b', text: 'c' } }
     const mixed: CallToolResult = {
-      content: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }],
+      content: [{ type: 'image', data: 'AA==', mimeType: 'image/png' }, embedded],
       structuredContent: { a: 1 },
     }
-    expect(resultBytes(mixed)).toBe(JSON.stringify(mixed.content[0]).length + 7)
+    expect(resultBytes(mixed)).toBe(JSON.stringify(embedded).length + 7)
     expect(fitsBudget(text('x'.repeat(100)), 100)).toBe(true)
     expect(fitsBudget(text('x'.repeat(101)), 100)).toBe(false)
     expect(fitsBudget(text('é'.repeat(50)), 100)).toBe(true)
@@ -91,6 +92,26 @@ describe('budget and preview', () => {
     expect(large.structuredContent).toBeUndefined()
     expect(large.content).toHaveLength(1)
     expect((large.content[0] as { text: string }).text).toMatch(/too large to store and was not kept\.\]$/)
+  })
+
+  it('counts no image or audio against the budget, and keeps them in a preview', () => {
+    const image = { type: 'image' as const, data: 'A'.repeat(200_000), mimeType: 'image/png' }
+    // An image alone is media for the host, not text for the model: it fits whatever its size.
+    expect(fitsBudget({ content: [{ type: 'text', text: 'a screenshot' }, image] }, 4096)).toBe(true)
+    const mixed: CallToolResult = { content: [{ type: 'text', text: 'y'.repeat(10_000) }, image] }
+    expect(fitsBudget(mixed, 4096)).toBe(false)
+    const preview = previewResult(mixed, 4096, undefined, 10_000)
+    expect(preview.content.map((block) => block.type)).toEqual(['text', 'image'])
+    expect(preview.content[1]).toBe(image)
+  })
+
+  it('keeps the structured content of a tool with an output schema, whatever its size', () => {
+    const big: CallToolResult = {
+      content: [{ type: 'text', text: 'y'.repeat(10_000) }],
+      structuredContent: { blob: 'z'.repeat(3000) },
+    }
+    expect(previewResult(big, 4096, undefined, 13_000).structuredContent).toBeUndefined()
+    expect(previewResult(big, 4096, undefined, 13_000, true).structuredContent).toEqual(big.structuredContent)
   })
 
   it('parses only well-formed result links', () => {

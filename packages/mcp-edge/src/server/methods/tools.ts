@@ -58,7 +58,13 @@ async function invoke(tool: ToolEntry, args: unknown, scope: RequestScope, call:
   try {
     const result = await tool.handler(args as never, scope)
     const finished = finishResult(tool, result, scope.assembled)
-    return await spillResult(call.server.results, tool.maxResultBytes, finished, subjectOf(call.options.principal))
+    return await spillResult(
+      call.server.results,
+      tool.maxResultBytes,
+      finished,
+      subjectOf(call.options.principal),
+      tool.output !== undefined,
+    )
   } catch (error) {
     if (error instanceof ToolError) return toolError(error.message)
     throw error

@@ -41,11 +41,20 @@ export function utf8Bytes(text: string, stopAfter = Number.POSITIVE_INFINITY): n
   return bytes
 }
 
-/** The size a host sees of `result`: text as UTF-8, other blocks and structured content as JSON. */
+/**
+ * Blocks a host shows as media, not as text in the model's context: images, audio and links. They
+ * do not count against the budget and reach the client as they are, in a preview too (stored as
+ * text, an image would reach the model as base64).
+ */
+export const isMedia = (block: ContentBlock): boolean =>
+  block.type === 'image' || block.type === 'audio' || block.type === 'resource_link'
+
+/** The size a host sees of `result` as text: text as UTF-8, embedded resources and structured content as JSON. */
 export function resultBytes(result: CallToolResult, stopAfter = Number.POSITIVE_INFINITY): number {
   let total = result.structuredContent === undefined ? 0 : byteLength(JSON.stringify(result.structuredContent))
   for (const block of result.content) {
     if (total > stopAfter) break
+    if (isMedia(block)) continue
     total += block.type === 'text' ? utf8Bytes(block.text, stopAfter - total) : byteLength(JSON.stringify(block))
   }
   return total
@@ -55,7 +64,7 @@ export function resultBytes(result: CallToolResult, stopAfter = Number.POSITIVE_
 export function fitsBudget(result: CallToolResult, budget: number): boolean {
   if (!Number.isFinite(budget)) return true
   let chars = 0
-  for (const block of result.content) chars += block.type === 'text' ? block.text.length : budget
+  for (const block of result.content) chars += block.type === 'text' ? block.text.length : isMedia(block) ? 0 : budget
   if (result.structuredContent === undefined && chars * 3 <= budget) return true
   return resultBytes(result, budget) <= budget
 }
@@ -110,16 +119,21 @@ export function previewResult(
   budget: number,
   link: SpillLink | undefined,
   totalBytes: number,
+  structuredRequired = false,
 ): CallToolResult {
   const structured = result.structuredContent
-  const keepStructured = structured !== undefined && fitsIn(JSON.stringify(structured), budget / 2)
+  // A tool with an output schema MUST give its structured content (server/tools): it always stays.
+  const keepStructured = structured !== undefined && (structuredRequired || fitsIn(JSON.stringify(structured), budget / 2))
   const room = Math.max(0, budget - PREVIEW_RESERVE_BYTES - (keepStructured ? byteLength(JSON.stringify(structured)) : 0))
   const text = result.content
     .filter((block) => block.type === 'text')
     .map((block) => block.text)
     .join('\n')
   const preview = prefixWithin(text, room)
-  const content: ContentBlock[] = [{ type: 'text', text: `${preview}\n\n${notice(preview, totalBytes, link)}` }]
+  const content: ContentBlock[] = [
+    { type: 'text', text: `${preview}\n\n${notice(preview, totalBytes, link)}` },
+    ...result.content.filter(isMedia),
+  ]
   if (link) {
     content.push({
       type: 'resource_link',

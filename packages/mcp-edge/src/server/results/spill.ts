@@ -51,6 +51,7 @@ export async function spillResult(
   toolBudget: number | undefined,
   result: CallToolResult,
   subject: string | null,
+  structuredRequired = false,
   now = Date.now(),
 ): Promise<CallToolResult> {
   const budget = toolBudget ?? policy?.maxResultBytes ?? Number.POSITIVE_INFINITY
@@ -58,11 +59,17 @@ export async function spillResult(
   const body = spilledBody(result)
   const bytes = utf8Bytes(body.text)
   const total = resultBytes(result)
-  if (bytes > policy.maxStoredBytes) return previewResult(result, budget, undefined, total)
+  if (bytes > policy.maxStoredBytes) return previewResult(result, budget, undefined, total, structuredRequired)
   const expiresAt = now + policy.ttlMs
   const id = newResultId(expiresAt)
   await policy.store.put(id, { subject, expiresAt, mimeType: body.mimeType, text: body.text })
-  return previewResult(result, budget, { uri: resultUri(id), bytes, mimeType: body.mimeType, expiresAt }, total)
+  return previewResult(
+    result,
+    budget,
+    { uri: resultUri(id), bytes, mimeType: body.mimeType, expiresAt },
+    total,
+    structuredRequired,
+  )
 }
 
 /**

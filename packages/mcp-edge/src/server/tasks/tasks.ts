@@ -139,7 +139,13 @@ export async function runTaskCall<Env>(server: ServerCore<Env>, call: TaskCall, 
   if (thrown === undefined) {
     try {
       const finished = finishResult(tool, result as CallToolResult, assembled)
-      const shaped = await spillResult(server.results, tool.maxResultBytes, finished, subjectOf(call.principal))
+      const shaped = await spillResult(
+        server.results,
+        tool.maxResultBytes,
+        finished,
+        subjectOf(call.principal),
+        tool.output !== undefined,
+      )
       return { kind: 'completed', result: server.decorate(shaped) }
     } catch (error) {
       thrown = error
