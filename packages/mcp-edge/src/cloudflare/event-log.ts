@@ -19,13 +19,9 @@
  * Cleanup happens on write (each publish prunes its topics by count, and everything by age) and
  * on each resume (by age); no alarm, so an idle hub keeps its last rows until it is written again.
  */
-import { MAX_INBOX } from '../server/events/listen-hub.ts'
 import { DEFAULT_LOG_AGE_MS, DEFAULT_LOG_EVENTS } from '../server/events/event-log.ts'
 import type { EventLogOptions } from '../server/events/event-log.ts'
 import type { McpEvent } from '../server/events/events.ts'
-
-/** The most events one resume replays: one more than a listener takes before it lags. */
-const MAX_REPLAY = MAX_INBOX + 1
 
 /** How long a pruned topic's floor is remembered (a cursor older than that gets a hint for every topic). */
 export const FLOOR_KEEP_MS = 24 * 60 * 60_000
@@ -129,19 +125,13 @@ export class SqlEventLog {
       const floor = this.#sql.exec<{ seq: number }>('SELECT seq FROM event_floor WHERE topic = ?', topic).toArray()[0]
       if (floor && floor.seq > after) gaps.push(topic)
       const rows = this.#sql.exec<{ seq: number; event: string }>(
-        'SELECT seq, event FROM event_log WHERE topic = ? AND seq > ? ORDER BY seq LIMIT ?',
+        'SELECT seq, event FROM event_log WHERE topic = ? AND seq > ? ORDER BY seq',
         topic,
         after,
-        MAX_REPLAY,
       )
       for (const row of rows) bySeq.set(row.seq, row.event)
     }
-    // At most what a listener takes before it lags (its stream then ends and it resumes from the
-    // last id it got): a resume from the log's start reads and sends a bounded batch, not the log.
-    const events = [...bySeq]
-      .sort(([a], [b]) => a - b)
-      .slice(0, MAX_REPLAY)
-      .map(([seq, event]) => ({ seq, event: JSON.parse(event) as McpEvent }))
+    const events = [...bySeq].sort(([a], [b]) => a - b).map(([seq, event]) => ({ seq, event: JSON.parse(event) as McpEvent }))
     return { events, gaps, head }
   }
 
