@@ -147,8 +147,8 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
   }
 
   /**
-   * Register a tool. Arguments are parsed with `options.input`; its JSON Schema is built now, or on
-   * first use when `input` (or `output`) is a function that builds the schema.
+   * Register a tool. Arguments are parsed with `options.input`; its JSON Schema is built on the
+   * tool's first use (tool-entry.ts), as is the schema itself when `input` (or `output`) is a function.
    */
   tool<In extends ToolInput, Out extends ToolOutput | undefined = undefined, Prep = undefined>(
     name: string,

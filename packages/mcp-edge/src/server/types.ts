@@ -136,7 +136,7 @@ export interface ToolContext<Env = unknown, Prep = unknown> extends RequestConte
 
 export type Awaitable<T> = T | Promise<T>
 
-/** A tool's input: a zod object or `{ jsonSchema }`, or a function that builds one on first use. */
+/** A tool's input: a zod object or `{ jsonSchema }`, or a function that builds one on first use (either is converted to JSON Schema on first use). */
 export type ToolInput = ObjectSchema | JsonSchemaInput | (() => ObjectSchema | JsonSchemaInput)
 /** A tool's output schema, or a function that builds it on first use. */
 export type ToolOutput = Schema | (() => Schema)
@@ -157,10 +157,10 @@ export interface ToolOptions<In extends ToolInput, Out extends ToolOutput | unde
   title?: string
   description?: string
   /**
-   * A zod object (arguments are parsed with it), or `{ jsonSchema }` advertised as given; its JSON
-   * Schema is built and checked now. Or a function returning either: called, and the JSON Schema
-   * built, on the tool's first use (list or call), so a server with many tools pays nothing for
-   * them at start-up.
+   * A zod object (arguments are parsed with it), or `{ jsonSchema }` advertised as given (checked
+   * now). Or a function returning either, called on the tool's first use. A zod schema's JSON
+   * Schema is built and checked on the tool's first use (list or call), so registering costs
+   * nearly nothing; a schema with no JSON Schema fails that use, naming the tool.
    */
   input: In
   /** With an output schema, `structuredContent` is checked against it and mirrored as text. A function: built on first use. */
