@@ -43,11 +43,11 @@ export interface TemplateEntry<Env = unknown> {
 }
 
 export interface PromptEntry<Env = unknown> {
-  readonly definition: Prompt
+  definition: Prompt
   args: ObjectSchema | undefined
   scopes: readonly string[]
   visible: Visibility<Env> | undefined
-  readonly required: string[]
+  required: string[]
   complete: Record<string, Completer<Env>>
   handler: PromptHandler<ObjectSchema | undefined, Env>
 }
