@@ -8,3 +8,15 @@ export declare function judge(target: {
   atMost: boolean
   interval?: [number, number] | undefined
 }): { met: boolean; missedBy: number; settled: boolean }
+export declare const WORKERS_STARTUP_LIMIT_MS: number
+export declare function startupOverFloorTarget(rounds: Record<string, { cpuMs: number }>[]): {
+  id: string
+  name: string
+  limit: number
+  measured: number
+  interval: [number, number]
+  range: [number, number]
+  atMost: boolean
+  unit: string
+  gap: () => string
+}

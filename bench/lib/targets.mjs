@@ -45,7 +45,7 @@ export const WORKERS_STARTUP_LIMIT_MS = 1000
  * workerd's CPU for it less the bare floor's, per round (Miniflare's services and workerd's own
  * start are in both), which also holds the first call; a median with its 95% interval.
  */
-function startupOverFloorTarget(rounds) {
+export function startupOverFloorTarget(rounds) {
   const over = rounds.map((round) => round['tools-500-eager'].cpuMs - round.hono.cpuMs)
   const limit = WORKERS_STARTUP_LIMIT_MS / 4
   const measured = median(over)
