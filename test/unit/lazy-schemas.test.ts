@@ -11,7 +11,9 @@ import * as z from 'zod/mini'
 import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
 import { zodToJsonSchema } from '../../packages/mcp-edge/src/server/schema/json-schema.ts'
 import type { JsonSchemaConverter } from '../../packages/mcp-edge/src/server/schema/schema.ts'
+import { createKeyRing, RequestStateCodec } from '../../packages/mcp-edge/src/server/request-state.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
+import { legacyConnect, legacyRpc } from '../support/legacy.ts'
 import { buildRequest } from '../support/mcp.ts'
 
 const post = (method: string, params: Record<string, unknown> = {}) => buildRequest('http://127.0.0.1/mcp', method, params)
@@ -139,6 +141,22 @@ describe('a schema with no JSON Schema fails its first use, naming the tool', ()
         expect.stringMatching(/^Error: Tool "when", input schema: zod type "date" at \/properties\/at has no JSON Schema/),
       ])
     }
+  })
+
+  it('still runs the tool for a 2025-era client, whose call needs no wire definition', async () => {
+    const server = createMcpServer({ name: 'broken', version: '1' })
+    server.tool('when', { input: dated() }, ok)
+    const requestState = new RequestStateCodec(createKeyRing('unit:bWNwLWVkZ2UgdW5pdCB0ZXN0IGtleSwgbm90IGEgc2VjcmV0ISEhISE='))
+    const handle = createMcpHandler(server, { services: () => ({ requestState }) })
+    const fetcher = (request: Request) => handle(request, undefined)
+    const url = 'http://127.0.0.1/mcp'
+    const client = await legacyConnect(fetcher, url)
+    const called = await legacyRpc(fetcher, url, client, 'tools/call', { name: 'when', arguments: {} })
+    expect(called.message.result).toEqual({ content: [{ type: 'text', text: 'ok' }] })
+    const failures = await failuresLogged(async () => {
+      expect((await legacyRpc(fetcher, url, client, 'tools/list')).message.error).toEqual(INTERNAL)
+    })
+    expect(failures[0]?.error).toMatch(/^Error: Tool "when", input schema: zod type "date"/)
   })
 
   it('keeps the failure: every use throws the same error, converting once', () => {
