@@ -1,6 +1,6 @@
 /**
  * A registered tool as the runtime keeps it. Registration stores the options and checks only what
- * needs no schema conversion (the name, a raw `{ jsonSchema }` input, the result budget); the
+ * needs no schema conversion (the name, a raw `{ jsonSchema }` input, the view, the result budget); the
  * wire definition (JSON Schema 2020-12) and the `x-mcp-header` params are derived from the schemas
  * on the tool's first use in an isolate (a `tools/list` page that holds it, a call, tool search),
  * once, whether the schemas were given as values or as functions. So a server with many tools
@@ -230,7 +230,8 @@ class RegisteredTool<Env> implements ToolEntry<Env> {
 /**
  * Register-time checks and the entry. What needs no conversion fails here, at start-up: a bad
  * name, a raw `{ jsonSchema }` input that is no object or has a bad header annotation, a view
- * that is no `ui://` URI, a bad `maxResultBytes`. Everything derived from zod schemas waits for the tool's first use.
+ * that is no `ui://` URI, a bad `maxResultBytes`. Everything derived from zod schemas waits for
+ * the tool's first use.
  */
 export function buildToolEntry<Env>(
   name: string,
