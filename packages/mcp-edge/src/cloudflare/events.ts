@@ -137,6 +137,7 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
           // (what follows on it is past the replay) and fetch the next batch once the listener has room.
           link.dropped = true
           link.socket?.close(1000)
+          links.splice(links.indexOf(link), 1)
           void next(shard, link.topics)
           return
         }
