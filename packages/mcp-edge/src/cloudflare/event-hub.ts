@@ -46,12 +46,14 @@ export interface Connect {
   log?: EventLogOptions
 }
 
-/** What a hub sends a listener, per event: its `seq` in this hub's log, and `id` (see `publish`). */
-export interface HubMessage {
-  seq: number
-  event: McpEvent
-  id?: string
-}
+/**
+ * What a hub sends a listener, per event: its `seq` in this hub's log, and `id` (see `publish`).
+ * After a replay cut at its bound, one message without an event: `more`, with the `seq` of the
+ * last event the replay read (sent or not); the listener connects again after it for the rest.
+ */
+export type HubMessage =
+  | { seq: number; event: McpEvent; id?: string; more?: undefined }
+  | { seq: number; more: true; event?: undefined; id?: undefined }
 
 /** The runtime's limits on a hibernatable WebSocket's tags. */
 export const MAX_TAGS = 10
@@ -108,12 +110,16 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
     }
     this.ctx.acceptWebSocket(socket, tagged ? topics : [ANY])
     // Registered and replayed in one turn (storage is synchronous): no publish falls in between,
-    // so what the listener hears is the replay, then every later event, in order, once.
+    // so what the listener hears is the replay, then every later event, in order, once. A replay
+    // cut at its bound ends with `more`: what follows it on this socket is not for the listener
+    // (it drops this socket and connects again after the replay's last seq).
     const headers = new Headers({ [HEAD_HEADER]: String(this.#log.head) })
     if (typeof connect.after === 'number') {
       const replay = this.#log.replay(topics, connect.after, connect.log)
       const subscription = this.#subscription(socket)
       for (const { seq, event } of replay.events) if (matches(subscription, event)) socket.send(JSON.stringify({ seq, event }))
+      const last = replay.events.at(-1)
+      if (replay.more && last) socket.send(JSON.stringify({ seq: last.seq, more: true } satisfies HubMessage))
       headers.set(HEAD_HEADER, String(replay.head))
       if (replay.gaps.length > 0) headers.set(GAPS_HEADER, encodeURIComponent(JSON.stringify(replay.gaps)))
     }

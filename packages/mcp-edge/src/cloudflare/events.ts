@@ -13,7 +13,9 @@
  * newest `seq` per shard) and gives each event it delivers the cursor after it as its id. Asked to
  * resume, each shard replays after the cursor's number for it; a shard the cursor does not name
  * (the shard count changed) replays nothing and reports its topics as gaps. Messages that arrive
- * while other shards still connect wait, so every id names every shard.
+ * while other shards still connect wait, so every id names every shard. A replay comes in bounded
+ * batches (event-log.ts): after one, the listener's `pace` says when it has room, and the shard is
+ * asked again from the batch's last seq, so neither the hub nor this isolate holds a whole log.
  */
 import { env as workerEnv } from 'cloudflare:workers'
 import { fnv1a } from '../protocol/hash.ts'
@@ -32,6 +34,15 @@ export interface EventHubOptions {
   shards?: number
   /** The bounds of each topic's log (count and age), which make streams resumable (docs/notifications.md#resuming). */
   log?: EventLogOptions
+}
+
+/** One socket of a listener to one shard; `dropped` once a newer one replaced it (or none will). */
+interface Link {
+  topics: string[]
+  dropped: boolean
+  socket?: WebSocket
+  onMessage: (data: string) => void
+  onClose: () => void
 }
 
 /** Ids of recent multi-shard events a listener remembers, to drop their copies. */
@@ -69,30 +80,22 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
   const hub = (shard: number) => namespace.get(namespace.idFromName(`events/${shard}`))
 
   /**
-   * Open one shard's socket. Its handlers are attached before `accept()`, so a message or a close
-   * that arrives while other shards are still connecting is not lost.
+   * Open one shard's socket for `link`. Its handlers are attached before `accept()`, so a message
+   * or a close that arrives while other shards are still connecting is not lost.
    */
-  async function connect(
-    shard: number,
-    subscription: Connect,
-    onMessage: (data: string) => void,
-    onClose: () => void,
-  ): Promise<{ socket: WebSocket; head: number; gaps: string[] }> {
+  async function connect(shard: number, subscription: Connect, link: Link): Promise<{ head: number; gaps: string[] }> {
     const response = await hub(shard).fetch('http://hub', {
       headers: { upgrade: 'websocket', [SUBSCRIPTION_HEADER]: encodeURIComponent(JSON.stringify(subscription)) },
     })
     const socket = response.webSocket
     if (!socket) throw new Error(`Event hub refused a listener: ${response.status}`)
-    socket.addEventListener('message', (message) => onMessage(message.data as string))
+    link.socket = socket
+    socket.addEventListener('message', (message) => link.onMessage(message.data as string))
     // An error is followed by a close (WHATWG WebSockets).
-    socket.addEventListener('close', onClose)
+    socket.addEventListener('close', () => link.onClose())
     socket.accept()
     const gaps = response.headers.get(GAPS_HEADER)
-    return {
-      socket,
-      head: Number(response.headers.get(HEAD_HEADER) ?? 0),
-      gaps: gaps ? JSON.parse(decodeURIComponent(gaps)) : [],
-    }
+    return { head: Number(response.headers.get(HEAD_HEADER) ?? 0), gaps: gaps ? JSON.parse(decodeURIComponent(gaps)) : [] }
   }
 
   return {
@@ -110,55 +113,89 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
       deliver: (event: McpEvent, id?: string) => void,
       signal: AbortSignal,
       after?: Cursor | null,
+      pace?: () => Promise<void>,
     ) {
       // If one shard refuses, the listen request fails, and its end closes the sockets it opened.
-      const groups = [...byShard(subscription.topics, shards)]
       const recent: string[] = []
       const cursor: Cursor = new Map()
-      let waiting: Array<[number, string]> | undefined = []
-      const onMessage = (shard: number, data: string) => {
+      const links: Link[] = []
+      let waiting: Array<[number, Link, string]> | undefined = []
+      let ended: () => void = () => {}
+      const closed = new Promise<void>((resolve) => {
+        ended = resolve
+      })
+      const onMessage = (shard: number, link: Link, data: string) => {
+        if (link.dropped) return
         if (waiting) {
-          waiting.push([shard, data])
+          waiting.push([shard, link, data])
           return
         }
-        const { seq, id, event } = JSON.parse(data) as HubMessage
-        cursor.set(shard, Math.max(cursor.get(shard) ?? 0, seq))
-        if (id !== undefined) {
-          if (recent.includes(id)) return
-          if (recent.push(id) > RECENT_IDS) recent.shift()
+        const message = JSON.parse(data) as HubMessage
+        cursor.set(shard, Math.max(cursor.get(shard) ?? 0, message.seq))
+        if (message.more) {
+          // Every event of this shard up to `seq` was offered (sent or skipped): drop this socket
+          // (what follows on it is past the replay) and fetch the next batch once the listener has room.
+          link.dropped = true
+          link.socket?.close(1000)
+          links.splice(links.indexOf(link), 1)
+          void next(shard, link.topics)
+          return
         }
-        deliver(event, encodeCursor(cursor))
+        if (message.id !== undefined) {
+          if (recent.includes(message.id)) return
+          if (recent.push(message.id) > RECENT_IDS) recent.shift()
+        }
+        deliver(message.event, encodeCursor(cursor))
       }
-      let onClose: () => void = () => {}
-      const closed = new Promise<void>((resolve) => {
-        onClose = resolve
-      })
+      const open = (shard: number, topics: string[], from: number | undefined) => {
+        const link: Link = {
+          topics,
+          dropped: false,
+          onMessage: (data) => onMessage(shard, link, data),
+          onClose: () => {
+            if (!link.dropped) ended()
+          },
+        }
+        links.push(link)
+        const connectTo: Connect = { topics, principal: subscription.principal, log: options.log }
+        if (from !== undefined) connectTo.after = from
+        return connect(shard, connectTo, link)
+      }
+      // Closing a closed socket is ignored (compatibility date 2026-04-07 and later).
+      const close = () => {
+        for (const link of links) link.socket?.close(1000)
+      }
+      /** The rest of a replay cut at its bound; if the log moved past the cursor meanwhile, the stream ends (its resume hears the hints). */
+      const next = async (shard: number, topics: string[]) => {
+        try {
+          await pace?.()
+          if (signal.aborted) return
+          const path = await open(shard, topics, cursor.get(shard))
+          if (signal.aborted) close()
+          else if (path.gaps.length > 0) ended()
+        } catch {
+          ended()
+        }
+      }
       const gaps: string[] = []
-      const opened = await Promise.all(
-        groups.map(([shard, topics]) => {
+      await Promise.all(
+        [...byShard(subscription.topics, shards)].map(([shard, topics]) => {
           const from = after === undefined ? undefined : after === null ? null : (after.get(shard) ?? null)
           // A shard resumed from nowhere (an unknown id, a shard the cursor lacks) replays nothing: all its topics are gaps.
           if (from === null) gaps.push(...topics)
-          const connectTo: Connect = { topics, principal: subscription.principal, log: options.log }
-          if (typeof from === 'number') connectTo.after = from
-          return connect(shard, connectTo, (data) => onMessage(shard, data), onClose).then((path) => {
+          return open(shard, topics, from ?? undefined).then((path) => {
             // From the cursor, unless it is ahead of this log (a wiped log: start again at its head).
             cursor.set(shard, typeof from === 'number' && from <= path.head ? from : path.head)
             gaps.push(...path.gaps)
-            return path.socket
           })
         }),
       )
-      // Closing a closed socket is ignored (compatibility date 2026-04-07 and later).
-      const close = () => {
-        for (const socket of opened) socket.close(1000)
-      }
       if (signal.aborted) close()
       else signal.addEventListener('abort', close, { once: true })
       const start = encodeCursor(cursor)
       const held = waiting
       waiting = undefined
-      for (const [shard, data] of held) onMessage(shard, data)
+      for (const [shard, link, data] of held) onMessage(shard, link, data)
       return { closed, cursor: start, gaps }
     },
   }

@@ -174,7 +174,12 @@ export async function openSessionStream<Env>({
   }
   try {
     const after = lastEventId ? (decodeCursor(lastEventId) ?? null) : undefined
-    const path = await hub.listen(listener, deliver, stop.signal, after)
+    // The next batch of a long replay once this one is out (events waiting for the facts included).
+    const pace = async () => {
+      await reading?.catch(() => {})
+      await relay.drained()
+    }
+    const path = await hub.listen(listener, deliver, stop.signal, after, pace)
     if (path.gaps?.length) void hint(path.gaps, deliver, known)
     const done = relay.run(stop.signal, Date.now() + server.listenTimeoutMs, path.closed).finally(() => {
       end()
