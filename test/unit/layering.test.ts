@@ -170,6 +170,8 @@ describe('public surface', () => {
       'recordingExporter',
       'registryServerJson',
       'rendersViews',
+      'resultBudgets',
+      'toolSearch',
     ])
   })
 

@@ -42,7 +42,9 @@ export type { JsonSchemaInput } from './server/schema/schema.ts'
 export type { TaskLimits } from './server/tasks/limits.ts'
 export { DEFAULT_MAX_RESULT_BYTES } from './server/results/budget.ts'
 export { memoryResultStore, parseResultUri } from './server/results/store.ts'
-export type { ResultOptions, ResultStore, StoredPage, StoredResult } from './server/results/store.ts'
+export type { ResultOptions, ResultPolicy, ResultStore, StoredPage, StoredResult } from './server/results/store.ts'
+export { resultBudgets } from './server/results/spill.ts'
+export { toolSearch } from './server/catalog/search-tool.ts'
 export { TaskSuspended } from './server/tasks/replay.ts'
 export type {
   DetailedTask,
