@@ -171,6 +171,7 @@ describe('public surface', () => {
       'registryServerJson',
       'rendersViews',
       'resultBudgets',
+      'serverCard',
       'toolSearch',
     ])
   })

@@ -86,7 +86,8 @@ export { createMcpHandler } from './http/handler.ts'
 export type { McpHttpOptions, McpServices } from './http/handler.ts'
 export { mcp } from './http/hono.ts'
 export type { McpVariables } from './http/hono.ts'
-export type { ServerCardOptions } from './http/discovery/server-card.ts'
+export { serverCard } from './http/discovery/server-card.ts'
+export type { ServerCard, ServerCardOptions } from './http/discovery/server-card.ts'
 export { registryServerJson } from './http/discovery/server-json.ts'
 export type {
   RegistryHeader,
