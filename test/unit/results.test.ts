@@ -135,7 +135,11 @@ const ALICE: Principal = { subject: 'alice' }
 const BOB: Principal = { subject: 'bob' }
 
 function serverWith(store: ResultStore, ttlMs?: number): McpServer {
-  const server = createMcpServer({ name: 't', version: '1', results: resultBudgets({ store, pageChars: 40_000, ...(ttlMs ? { ttlMs } : {}) }) })
+  const server = createMcpServer({
+    name: 't',
+    version: '1',
+    results: resultBudgets({ store, pageChars: 40_000, ...(ttlMs ? { ttlMs } : {}) }),
+  })
   server.tool('echo', { input: z.object({ n: z.number() }) }, ({ n }) => text('r'.repeat(n)))
   server.tool('wide', { input: z.object({}), maxResultBytes: 200_000 }, () => text('w'.repeat(150_000)))
   return server
@@ -268,9 +272,9 @@ describe('a server with results', () => {
 
   it('refuses bad options at start-up', () => {
     const store = memoryResultStore()
-    expect(configError(() => createMcpServer({ name: 't', version: '1', results: resultBudgets({ store, ttlMs: 0 }) })).message).toMatch(
-      /results\.ttlMs must be a positive integer/,
-    )
+    expect(
+      configError(() => createMcpServer({ name: 't', version: '1', results: resultBudgets({ store, ttlMs: 0 }) })).message,
+    ).toMatch(/results\.ttlMs must be a positive integer/)
     expect(configError(() => createMcpServer({ name: 't', version: '1', results: resultBudgets({} as never) })).message).toMatch(
       /results\.store must be a result store/,
     )

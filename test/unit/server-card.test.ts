@@ -104,7 +104,9 @@ describe('the Server Card', () => {
     expect(() => mcp(server, { serverCard: { name: 'com.example/notes' } as never })).toThrow(
       'The serverCard option must be built by serverCard({ name }) (docs/apps.md)',
     )
-    expect(() => mcp(server, { serverCard: serverCard({ name: 'com.example/notes', description: 'x'.repeat(101) }) })).toThrow('1 to 100')
+    expect(() => mcp(server, { serverCard: serverCard({ name: 'com.example/notes', description: 'x'.repeat(101) }) })).toThrow(
+      '1 to 100',
+    )
     expect(() => mcp(server)).not.toThrow()
   })
 })

@@ -185,7 +185,9 @@ describe('search_tools', () => {
     expect(configError(() => catalogOf(1, { maxResults: 0 })).message).toContain('(got 0)')
     // The options object as written before toolSearch(): start-up says what to write.
     const plain = () => createMcpServer({ name: 'catalog', version: '1.0.0', toolSearch: { alwaysListed: ['help'] } as never })
-    expect(configError(plain).message).toBe('The toolSearch option must be built by toolSearch({ alwaysListed }) (docs/catalogs.md)')
+    expect(configError(plain).message).toBe(
+      'The toolSearch option must be built by toolSearch({ alwaysListed }) (docs/catalogs.md)',
+    )
   })
 
   it('answers 2025-era clients alike, with definitions in their revision’s shape (2025-03-26: as JSON text)', async () => {

@@ -58,7 +58,7 @@ export function mcp<Bindings, Variables extends object = McpVariables>(
   // The Server Card, public like any discovery document: before the endpoint's own checks.
   if (options.serverCard) {
     if (typeof options.serverCard.route !== 'function') {
-      throw new Error("The serverCard option must be built by serverCard({ name }) (docs/apps.md)")
+      throw new Error('The serverCard option must be built by serverCard({ name }) (docs/apps.md)')
     }
     const card = options.serverCard.route(server.info)
     app.all(SERVER_CARD_PATH, (c) => card(c.req.raw))

@@ -342,7 +342,10 @@ export interface ToolSearch {
   /** The tools `tools/list` carries: those named in `alwaysListed`, and `search_tools`. */
   readonly listed: ReadonlySet<string>
   /** Registers `search_tools` over the server's registry (the server calls it once, when created). */
-  register(server: { readonly tools: ReadonlyMap<string, unknown>; tool(name: string, options: never, handler: never): unknown }): void
+  register(server: {
+    readonly tools: ReadonlyMap<string, unknown>
+    tool(name: string, options: never, handler: never): unknown
+  }): void
 }
 
 /** What `toolSearch` takes. */
