@@ -22,7 +22,7 @@ export const DEFAULT_PAGE_CHARS = 1024 * 1024
 /**
  * The `results` server option (docs/results.md): `options` checked and its defaults applied, with
  * the code that stores and reads results over their budget. A server that never calls it carries
- * none of that code (results.md "What it costs").
+ * none of that code (test/unit/bundle-isolation.test.ts).
  *
  * @example
  * createMcpServer({ name: 'x', version: '1.0.0', results: resultBudgets({ store: memoryResultStore() }) })
