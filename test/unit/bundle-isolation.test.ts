@@ -1,8 +1,9 @@
 /**
  * Opt-in features stay out of a bundle that does not opt in (issue 38: the templates' budgets).
  * Tool search, result budgets and the Server Card are wired by the function that builds their
- * option (`toolSearch()`, `resultBudgets()`, `serverCard()`), so a Worker that never calls one
- * carries none of its code. Bundled with esbuild (as wrangler does, tree-shaken, unminified so
+ * option (`toolSearch()`, `resultBudgets()`, `serverCard()`), and a 2025 session's GET stream by
+ * `services.sessionStreams` (`openSessionStream`), so a Worker that never names one carries none
+ * of its code. Bundled with esbuild (as wrangler does, tree-shaken, unminified so
  * function names stay readable) from the library's sources; hono and zod are left out.
  */
 import { dirname, resolve } from 'node:path'
@@ -17,6 +18,7 @@ const FEATURES = {
   toolSearch: 'function rankTools(',
   resultBudgets: 'function previewResult(',
   serverCard: 'function discoveryRoute(',
+  openSessionStream: 'function openSessionStream(',
 }
 
 /** A Worker of one server: `serverOptions` and `httpOptions` are source text spread into its options. */
@@ -39,7 +41,7 @@ export default mcp(server, { ${httpOptions} })
 }
 
 describe('opt-in features and the bundle', () => {
-  it('leaves tool search, result budgets and the Server Card out of a server that does not use them', async () => {
+  it('leaves tool search, result budgets, the Server Card and session streams out of a server that does not use them', async () => {
     const code = await bundle()
     for (const marker of Object.values(FEATURES)) expect(code).not.toContain(marker)
   })
@@ -47,7 +49,7 @@ describe('opt-in features and the bundle', () => {
   it('bundles each of them once the server opts in', async () => {
     const code = await bundle(
       'toolSearch: toolSearch({ alwaysListed: [] }), results: resultBudgets({ store: memoryResultStore() })',
-      "serverCard: serverCard({ name: 'com.example/probe' })",
+      "serverCard: serverCard({ name: 'com.example/probe' }), services: () => ({ sessionStreams: openSessionStream })",
     )
     for (const marker of Object.values(FEATURES)) expect(code).toContain(marker)
   })

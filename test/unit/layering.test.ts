@@ -161,6 +161,7 @@ describe('public surface', () => {
       'mcpCors',
       'memoryResultStore',
       'metadataUrlOf',
+      'openSessionStream',
       'otlpExporter',
       'otlpFromEnv',
       'parseResultUri',
