@@ -25,7 +25,7 @@ import { fanoutLatency } from './lib/fanout.mjs'
 import { legacyFanout, legacyStreamHeap } from './lib/fanout-2025.mjs'
 import { fanoutSection } from './lib/report-fanout.mjs'
 import { memoryUnderLoad } from './lib/memory.mjs'
-import { moreBundleJobs } from './lib/more-bundles.mjs'
+import { moreBundleJobs, templateBundleJobs, templateBundlesSection } from './lib/more-bundles.mjs'
 import { PEER_VARIANTS, peerLoopJobs, peersIsolate, peersLoad, peersSection } from './lib/peers.mjs'
 import { profileMissed } from './lib/profile.mjs'
 import { floorSection, toMarkdown, writeResults } from './lib/report.mjs'
@@ -172,12 +172,21 @@ async function onlyFanout() {
   finishOnly(results, () => fanoutSection(results.fanout))
 }
 
+/** `--only bundles`: the templates' Workers built as their configs deploy them, beside their budgets. */
+async function onlyBundles() {
+  const bundles = {}
+  for (const bundle of await buildAll(templateBundleJobs())) bundles[bundle.worker] = { min: bundle }
+  const results = { machine: machineInfo(), config: { ...config, command: 'node bench/run.mjs --only bundles' }, bundles }
+  finishOnly(results, () => templateBundlesSection(bundles))
+}
+
 async function main() {
   if (config.only !== undefined) {
+    if (config.only === 'bundles') return onlyBundles()
     if (config.only === 'fanout') return onlyFanout()
     if (config.only === 'floor') return onlyFloor()
     if (config.only === 'peers') return onlyPeers()
-    throw new Error(`--only takes one step name: floor, peers or fanout (got ${config.only})`)
+    throw new Error(`--only takes one step name: floor, peers, fanout or bundles (got ${config.only})`)
   }
   const results = {
     machine: machineInfo(),

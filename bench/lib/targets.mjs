@@ -181,7 +181,7 @@ function telemetryTargets(floor) {
 }
 
 /** The templates' bundles as their own configs deploy them (minified), against issue 38's budgets. */
-function templateBundleTargets(bundles) {
+export function templateBundleTargets(bundles) {
   return Object.entries(TEMPLATE_BUDGETS_KIB)
     .filter(([name]) => bundles[`template-${name}`])
     .map(([name, budget]) => {

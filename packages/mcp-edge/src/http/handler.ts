@@ -33,7 +33,7 @@ import type { Lane } from './lane.ts'
 import { createLegacyLane } from './legacy.ts'
 import type { LegacyOptions } from './legacy.ts'
 import { serveModern } from './modern.ts'
-import type { ServerCardOptions } from './discovery/server-card.ts'
+import type { ServerCard } from './discovery/server-card.ts'
 import { failure, rejection } from './respond.ts'
 import { extractContext } from '../server/telemetry/trace-context.ts'
 import type { SpanContext } from '../server/telemetry/trace-context.ts'
@@ -44,9 +44,10 @@ export type { McpServices }
 export interface McpHttpOptions<Env> extends GuardOptions, AuthOptions<Env> {
   /**
    * Serve a Server Card (SEP-2127, experimental) at `<endpoint>/server-card` (`mcp()` only), built
-   * from the server's identity: its reverse-DNS `name`, and a `description` when the server has none.
+   * from the server's identity by `serverCard({ name })`: its reverse-DNS `name`, and a
+   * `description` when the server has none.
    */
-  serverCard?: ServerCardOptions
+  serverCard?: ServerCard
   /** Largest accepted request body (default 4 MiB); bigger ones get 413 without being buffered. */
   maxBodyBytes?: number
   /** Interval of SSE keepalive comments (default 15 s). */
