@@ -65,12 +65,13 @@ export function mcp<Bindings, Variables extends object = McpVariables>(
   }
   // One handler, not middleware plus handler: Hono then skips composing a chain per request. A
   // request that names no Origin is no browser's, so it needs no CORS headers at all.
-  app.all('/', async (c) => {
-    if (c.req.method !== 'OPTIONS' && c.req.header('origin') === undefined) return serve(c)
+  const withCors = async (c: Context) => {
     const preflight = await cors(c, async () => {
       c.res = await serve(c)
     })
     return preflight ?? c.res
-  })
+  }
+  // Not async: the common answer is the handler's own promise, without one more around it.
+  app.all('/', (c) => (c.req.method !== 'OPTIONS' && c.req.header('origin') === undefined ? serve(c) : withCors(c)))
   return app
 }
