@@ -136,12 +136,14 @@ describe('Outbox: partial results', () => {
     }
   })
 
-  it('sends structured content as it was when pushed', () => {
+  it('sends the chunk of a producer that waits as it was when pushed', () => {
     const outbox = new Outbox()
-    const structured = { step: 1 }
-    void outbox.pushPartial('t', { content: [], structuredContent: structured })
-    structured.step = 2
-    expect(params(outbox.poll()).structuredContent).toEqual({ step: 1 })
+    const block = { type: 'text' as const, text: 'first' }
+    const chunk = { content: [block], structuredContent: { step: 1 } }
+    void outbox.pushPartial('t', chunk)
+    chunk.structuredContent.step = 2
+    block.text = 'changed'
+    expect(params(outbox.poll())).toMatchObject({ content: [{ type: 'text', text: 'first' }], structuredContent: { step: 1 } })
   })
 
   it('gives every chunk of a producer that awaits its own seq and boundary, past maxQueuedChunks and half the budget', async () => {

@@ -17,8 +17,10 @@
  *   sees the gap (SEP-2998 §2: seq lets receivers detect dropped chunks).
  * - Progress under pressure keeps only the newest pending value of a token (progress only rises).
  * - A partial result leaves as JSON text built from its parts (a prefix per token, the seq, the
- *   content, the structured content serialised once at the push for its size): a long stream of
- *   small chunks is mostly this per-chunk work, so no params object and no second serialisation.
+ *   content, the structured content serialised once for its size): a long stream of small chunks
+ *   is mostly this per-chunk work, so no params object and no second serialisation. A waiting
+ *   producer's chunk is serialised at the push (it is sent as it was then, and the queue holds
+ *   text, not the tool's objects); a chunk that may still be merged, when it is taken.
  *
  * Once closed (the reader went away), pushes are dropped quietly.
  *
@@ -106,6 +108,9 @@ export type OutboxItem = StreamMessage | string
 
 type Entry =
   | { kind: 'message'; message: StreamMessage; bytes: number; droppable: boolean; progressToken?: unknown }
+  /** A chunk of a producer that waits: its notification's JSON, made at the push; never merged or dropped. */
+  | { kind: 'chunk'; json: string; bytes: number; droppable: false }
+  /** A chunk pushed while its producer's previous wait was pending: kept as is, to be merged into or dropped. */
   | {
       kind: 'partial'
       producer: Producer
@@ -114,8 +119,7 @@ type Entry =
       /** `chunk.structuredContent` as JSON (serialised once, at the push, for its size). */
       structured: string | undefined
       bytes: number
-      /** Pushed while its producer's previous wait was pending: may be merged into or dropped. */
-      droppable: boolean
+      droppable: true
     }
 
 /** Per token: the next seq, the wait its producer was given while the queue was full, its JSON prefix. */
@@ -177,9 +181,11 @@ export class Outbox {
     countEmitted(this.stats, size)
     const producer = this.#producer(token)
     const bytes = ENVELOPE_BYTES + size
-    const impatient = producer.wait !== undefined
-    if (!impatient || !this.#merge(producer, chunk, bytes)) {
-      this.#add({ kind: 'partial', producer, seq: producer.seq++, chunk, structured, bytes, droppable: impatient })
+    if (producer.wait === undefined) {
+      const json = partialJson(producer.prefix, producer.seq++, chunk, structured)
+      this.#add({ kind: 'chunk', json, bytes, droppable: false })
+    } else if (!this.#merge(producer, chunk, bytes)) {
+      this.#add({ kind: 'partial', producer, seq: producer.seq++, chunk, structured, bytes, droppable: true })
     }
     if (!this.#full()) return RESOLVED
     producer.wait ??= new Promise<void>((resolve) => {
@@ -267,7 +273,7 @@ export class Outbox {
   /** Merge a waiting-for-room producer's chunk into its pending chunk before it, if both are plain text. */
   #merge(producer: Producer, chunk: PartialChunk, bytes: number): boolean {
     const last = this.#queue.at(-1)
-    if (last?.kind !== 'partial' || !last.droppable || last.producer !== producer) return false
+    if (last?.kind !== 'partial' || last.producer !== producer) return false
     // Only while the merged chunk stays small, so merging can never beat the byte budget.
     if (last.bytes + bytes - ENVELOPE_BYTES > this.#maxBytes / 4) return false
     const merged = mergeText(last.chunk, chunk)
@@ -297,7 +303,7 @@ export class Outbox {
     if (this.#waiters.length > 0 && !this.#full()) this.#release()
     if (entry.kind === 'message') return entry.message
     this.stats.sent++
-    return partialJson(entry.producer.prefix, entry.seq, entry.chunk, entry.structured)
+    return entry.kind === 'chunk' ? entry.json : partialJson(entry.producer.prefix, entry.seq, entry.chunk, entry.structured)
   }
 
   /**
