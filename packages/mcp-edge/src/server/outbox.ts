@@ -312,7 +312,6 @@ export class Outbox {
    * result on a listen stream) still goes out; a dropped chunk leaves its seq as the gap.
    */
   #trim(): void {
-    if (this.stats.bufferedBytes <= this.#maxBytes) return
     let index = 0
     const newest = this.#queue.at(-1)
     while (this.stats.bufferedBytes > this.#maxBytes && index < this.#queue.length) {
