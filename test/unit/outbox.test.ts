@@ -136,6 +136,22 @@ describe('Outbox: partial results', () => {
     }
   })
 
+  it('throws a chunk JSON cannot hold back to the tool, unsent, uncounted and taking no seq', () => {
+    const outbox = new Outbox()
+    const bad = { content: [{ type: 'text' as const, text: 'x', _meta: { n: 1n } }] }
+    expect(() => outbox.pushPartial('t', bad)).toThrow(TypeError)
+    expect(() => outbox.pushPartial('t', { content: [], structuredContent: { n: 2n } })).toThrow(TypeError)
+    void outbox.pushPartial('t', { ...text('ok'), final: (() => true) as unknown as boolean })
+    expect(drain(outbox)).toEqual([
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/tools/partial_result',
+        params: { partialResultToken: 't', seq: 0, content: [{ type: 'text', text: 'ok' }] },
+      },
+    ])
+    expect(outbox.stats).toMatchObject({ emitted: 1, sent: 1 })
+  })
+
   it('sends the chunk of a producer that waits as it was when pushed', () => {
     const outbox = new Outbox()
     const block = { type: 'text' as const, text: 'first' }

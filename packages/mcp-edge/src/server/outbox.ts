@@ -176,13 +176,16 @@ export class Outbox {
    */
   pushPartial(token: string | number, chunk: PartialChunk): Promise<void> {
     if (this.#closed) return RESOLVED
+    const producer = this.#producer(token)
     const structured = chunk.structuredContent === undefined ? undefined : JSON.stringify(chunk.structuredContent)
+    // No wait pending: the chunk is serialised now, so one JSON cannot hold (a BigInt) throws to the
+    // tool here, before it is counted or takes a seq.
+    const json = producer.wait === undefined ? partialJson(producer.prefix, producer.seq, chunk, structured) : undefined
     const size = chunkBytes(chunk, structured)
     countEmitted(this.stats, size)
-    const producer = this.#producer(token)
     const bytes = ENVELOPE_BYTES + size
-    if (producer.wait === undefined) {
-      const json = partialJson(producer.prefix, producer.seq++, chunk, structured)
+    if (json !== undefined) {
+      producer.seq++
       this.#add({ kind: 'chunk', json, bytes, droppable: false })
     } else if (!this.#merge(producer, chunk, bytes)) {
       this.#add({ kind: 'partial', producer, seq: producer.seq++, chunk, structured, bytes, droppable: true })
@@ -376,7 +379,8 @@ function partialJson(prefix: string, seq: number, chunk: PartialChunk, structure
   let json = `${prefix}${seq},"content":${JSON.stringify(chunk.content)}`
   // A value JSON cannot hold (a function) serialises to undefined: left out, as JSON.stringify leaves such a key.
   if (structured !== undefined) json += `,"structuredContent":${structured}`
-  if (chunk.final !== undefined) json += `,"final":${JSON.stringify(chunk.final)}`
+  const final = chunk.final === undefined ? undefined : JSON.stringify(chunk.final)
+  if (final !== undefined) json += `,"final":${final}`
   return `${json}}}`
 }
 
