@@ -17,7 +17,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { McpError } from '../protocol/errors.ts'
 import type { Principal } from '../server/types.ts'
-import { hasStateKeys } from './services.ts'
 
 export interface RequestStore {
   readonly request: Request
@@ -30,6 +29,12 @@ export interface RequestStore {
    * cannot ask, and says how to fix that (undefined when the Worker gives its own services).
    */
   readonly stateKeys: boolean | undefined
+}
+
+/** Whether this env has the secret that seals rounds and sessions. */
+export function hasStateKeys(env: unknown): boolean {
+  const value = (env as Record<string, unknown> | undefined)?.MCP_STATE_KEYS
+  return typeof value === 'string' && value.trim() !== ''
 }
 
 /** A Worker's execution context as far as the adapter uses it (a Durable Object's state has it too). */
