@@ -180,6 +180,31 @@ function telemetryTargets(floor) {
   return targets
 }
 
+/** Issue 36: a call through mcp-edge/sdk costs at most this much the same tool's on the native API. */
+export const SDK_COST_LIMIT = 1.05
+
+/**
+ * What the adapter costs a call (`npm run bench:sdk`): the SDK-style Worker against the native one,
+ * inside the isolate, for a 2026-07-28 and a 2025-era call, each with its verdict.
+ */
+export function sdkCostTargets(rounds) {
+  const calls = [
+    ['sdk', 'native', 'sdkCost', 'a 2026-07-28 call'],
+    ['sdk-legacy', 'native-legacy', 'sdkCostLegacy', 'a 2025-era call'],
+  ]
+  return calls.map(([lane, of, id, call]) => {
+    const target = ratioTarget(rounds, 'cpuUsPerCall', lane, of, {
+      id,
+      name: `JavaScript of ${call} through mcp-edge/sdk ≤ ${SDK_COST_LIMIT}× the native API`,
+      limit: SDK_COST_LIMIT,
+      atMost: true,
+      short: perCall("the native API's"),
+    })
+    const verdict = judge(target)
+    return { ...target, ...verdict, gap: verdict.met ? '' : target.gap(target.measured) }
+  })
+}
+
 /** The templates' bundles as their own configs deploy them (minified), against issue 38's budgets. */
 export function templateBundleTargets(bundles) {
   return Object.entries(TEMPLATE_BUDGETS_KIB)
