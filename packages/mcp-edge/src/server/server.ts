@@ -58,6 +58,7 @@ import type {
   ToolOutput,
   VisibilityContext,
 } from './types.ts'
+import { checkDefinitions } from './schema/derived.ts'
 import { errorFields, libraryLog } from './telemetry/log.ts'
 import type { ResultPolicy } from './results/store.ts'
 
@@ -234,6 +235,18 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
   /** Remove a prompt; listen streams hear `notifications/prompts/list_changed`. */
   removePrompt(name: string): boolean {
     return this.#remove(this.prompts, name, 'prompts')
+  }
+
+  /**
+   * Convert every tool's and prompt's schemas to JSON Schema now (they are otherwise converted on
+   * first use) and throw one error naming each tool and prompt whose schema fails: call it in a
+   * test so such a schema fails `npm test`, not a deploy (docs/tools.md "Many tools").
+   *
+   * @example
+   * it('converts every schema', () => server.checkSchemas())
+   */
+  checkSchemas(): void {
+    checkDefinitions([...this.tools.values(), ...this.prompts.values()])
   }
 
   #remove(registry: Map<string, unknown>, key: string, kind: ListKind): boolean {
