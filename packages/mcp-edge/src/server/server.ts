@@ -128,7 +128,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
     } = options
     this.#jsonSchema = jsonSchema
     this.limits = new Limits(limits)
-    this.results = checkedFeature(results, 'spill', 'results', 'resultBudgets({ store })', 'results.md')
+    this.results = checkedFeature(results, ['spill', 'read'], 'results', 'resultBudgets({ store })', 'results.md')
     this.info = info
     this.instructions = instructions
     this.pageSize = pageSize ?? DEFAULT_PAGE_SIZE
@@ -138,7 +138,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
     this.events = events
     this.observers = createObserverCache(telemetry, info)
     this.extensions = { ...extensions }
-    const search = checkedFeature(toolSearch, 'register', 'toolSearch', 'toolSearch({ alwaysListed })', 'catalogs.md')
+    const search = checkedFeature(toolSearch, ['register'], 'toolSearch', 'toolSearch({ alwaysListed })', 'catalogs.md')
     if (search) {
       this.#listedTools = search.listed
       search.register(this)
@@ -451,8 +451,8 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
  * An opt-in feature's option as its function builds it (so a server without the feature bundles
  * none of its code); the options object itself, as written before, fails at start-up saying so.
  */
-function checkedFeature<T>(value: T | undefined, method: string, option: string, call: string, doc: string): T | undefined {
-  if (value !== undefined && typeof (value as Record<string, unknown>)[method] !== 'function') {
+function checkedFeature<T>(value: T | undefined, methods: string[], option: string, call: string, doc: string): T | undefined {
+  if (value !== undefined && methods.some((method) => typeof (value as Record<string, unknown>)[method] !== 'function')) {
     throw new Error(`The ${option} option must be built by ${call} (docs/${doc})`)
   }
   return value
