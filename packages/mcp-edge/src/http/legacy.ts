@@ -107,7 +107,7 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
      * and `sessionStreams`. Services built by hand with all but `sessionStreams` get a warning,
      * once: their sessions' GET answers 405 until they add it.
      */
-    streams(services: Lane<Env>['services']): boolean {
+    streams: (services: Lane<Env>['services']): boolean => {
       const able = services.sessions !== undefined && services.requestState !== undefined && typeof server.events === 'object'
       if (able && services.sessionStreams === undefined && !warned) {
         warned = true
