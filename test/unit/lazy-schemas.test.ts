@@ -12,6 +12,7 @@ import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
 import { zodToJsonSchema } from '../../packages/mcp-edge/src/server/schema/json-schema.ts'
 import type { JsonSchemaConverter } from '../../packages/mcp-edge/src/server/schema/schema.ts'
 import { createKeyRing, RequestStateCodec } from '../../packages/mcp-edge/src/server/request-state.ts'
+import { toolSearch } from '../../packages/mcp-edge/src/server/catalog/search-tool.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import { legacyConnect, legacyRpc } from '../support/legacy.ts'
 import { buildRequest } from '../support/mcp.ts'
@@ -54,7 +55,7 @@ function manyTools(count: number, { pageSize = 50, lazy = true } = {}) {
   return { server, builds, counts, handle: async (request: Request) => (await handle(request, undefined)).json() as Promise<any> }
 }
 
-/** Run `body` with console.error captured; returns the library's "request failed" log records. */
+/** Run `body` with console.error captured; returns the library's "request failed" and "… schema failed…" log records. */
 async function failuresLogged(body: () => Promise<void>): Promise<{ error: string; msg: string }[]> {
   const lines: unknown[][] = []
   const original = console.error
@@ -64,7 +65,9 @@ async function failuresLogged(body: () => Promise<void>): Promise<{ error: strin
   } finally {
     console.error = original
   }
-  return lines.map((args) => JSON.parse(String(args[0]))).filter((record) => record.msg === 'request failed')
+  return lines
+    .map((args) => JSON.parse(String(args[0])))
+    .filter((record) => record.msg === 'request failed' || / schema failed/.test(record.msg))
 }
 
 const INTERNAL = { code: -32603, message: 'Internal error' }
@@ -122,7 +125,7 @@ describe('a schema with no JSON Schema fails its first use, naming the tool', ()
   // zod cannot express a date in JSON Schema: the conversion fails, so it shows when it happens.
   const dated = () => z.object({ at: z.optional(z.date()) })
 
-  it('registers, then fails tools/list and the tool’s calls with -32603, logged; other tools still run', async () => {
+  it('registers, leaves the tool out of tools/list (logged once), fails its calls with -32603; other tools run', async () => {
     for (const input of [dated(), dated]) {
       const server = createMcpServer({ name: 'broken', version: '1' })
       expect(() => server.tool('when', { input }, ok)).not.toThrow()
@@ -131,19 +134,22 @@ describe('a schema with no JSON Schema fails its first use, naming the tool', ()
       const send = async (request: Request) => (await (await handle(request, undefined)).json()) as any
       let good: any
       const failures = await failuresLogged(async () => {
-        expect((await send(post('tools/list'))).error).toEqual(INTERNAL)
+        for (let round = 0; round < 2; round++) {
+          expect((await send(post('tools/list'))).result.tools.map((tool: { name: string }) => tool.name)).toEqual(['fine'])
+        }
         expect((await send(post('tools/call', { name: 'when', arguments: {} }))).error).toEqual(INTERNAL)
         good = await send(post('tools/call', { name: 'fine', arguments: {} }))
       })
       expect(good.result.content).toEqual([{ type: 'text', text: 'ok' }])
-      expect(failures.map((record) => record.error)).toEqual([
-        expect.stringMatching(/^Error: Tool "when", input schema: zod type "date" at \/properties\/at has no JSON Schema/),
-        expect.stringMatching(/^Error: Tool "when", input schema: zod type "date" at \/properties\/at has no JSON Schema/),
+      const named = /^Error: Tool "when", input schema: zod type "date" at \/properties\/at has no JSON Schema/
+      expect(failures.map((record) => [record.msg, record.error])).toEqual([
+        ['tool schema failed: the tool is left out of lists and its calls fail', expect.stringMatching(named)],
+        ['request failed', expect.stringMatching(named)],
       ])
     }
   })
 
-  it('still runs the tool for a 2025-era client, whose call needs no wire definition', async () => {
+  it('still runs the tool for a 2025-era client, whose call needs no wire definition; its list leaves it out', async () => {
     const server = createMcpServer({ name: 'broken', version: '1' })
     server.tool('when', { input: dated() }, ok)
     const requestState = new RequestStateCodec(createKeyRing('unit:bWNwLWVkZ2UgdW5pdCB0ZXN0IGtleSwgbm90IGEgc2VjcmV0ISEhISE='))
@@ -154,9 +160,61 @@ describe('a schema with no JSON Schema fails its first use, naming the tool', ()
     const called = await legacyRpc(fetcher, url, client, 'tools/call', { name: 'when', arguments: {} })
     expect(called.message.result).toEqual({ content: [{ type: 'text', text: 'ok' }] })
     const failures = await failuresLogged(async () => {
-      expect((await legacyRpc(fetcher, url, client, 'tools/list')).message.error).toEqual(INTERNAL)
+      expect((await legacyRpc(fetcher, url, client, 'tools/list')).message.result.tools).toEqual([])
     })
     expect(failures[0]?.error).toMatch(/^Error: Tool "when", input schema: zod type "date"/)
+  })
+
+  it('leaves the tool out of search_tools, whose other matches are served', async () => {
+    const server = createMcpServer({ name: 'search', version: '1', toolSearch: toolSearch({ alwaysListed: [] }) })
+    server.tool('when_dated', { description: 'When, dated', input: dated() }, ok)
+    server.tool('when_fine', { description: 'When, fine', input: z.object({}) }, ok)
+    const handle = createMcpHandler(server)
+    let found: any
+    await failuresLogged(async () => {
+      found = (await (
+        await handle(post('tools/call', { name: 'search_tools', arguments: { query: 'when' } }), undefined)
+      ).json()) as any
+    })
+    expect(found.result.structuredContent.tools.map((tool: { name: string }) => tool.name)).toEqual(['when_fine'])
+    expect(found.result.structuredContent.total).toBe(1)
+  })
+
+  it('names the tool when its schema function throws, and keeps that failure, 2025-era calls included', async () => {
+    let calls = 0
+    const input = () => {
+      calls++
+      throw new Error('no schema today')
+    }
+    const server = createMcpServer({ name: 'throws', version: '1' })
+    server.tool('moody', { input }, ok)
+    const tool = server.tools.get('moody')!
+    await failuresLogged(async () => {
+      expect(() => tool.definition).toThrow('Tool "moody", input schema function: no schema today')
+    })
+    expect(() => tool.input).toThrow('Tool "moody", input schema function: no schema today')
+    expect(() => tool.definition).toThrow('Tool "moody", input schema function: no schema today')
+    expect(calls).toBe(1)
+  })
+
+  it('checkSchemas() converts every schema now and names every tool and prompt that fails', () => {
+    const server = createMcpServer({ name: 'check', version: '1' })
+    server.tool('fine', { input: () => z.object({}) }, ok)
+    expect(() => server.checkSchemas()).not.toThrow()
+    server.tool('when', { input: dated }, ok)
+    server.tool('big', { input: z.object({}), output: z.object({ n: z.bigint() }) }, ok)
+    server.prompt('dated', { args: z.object({ at: z.date() }) as never }, () => ({ messages: [] }))
+    let message = ''
+    try {
+      server.checkSchemas()
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message).toMatch(/^3 schema\(s\) have no JSON Schema/)
+    expect(message).toContain('- Tool "when", input schema: zod type "date"')
+    expect(message).toContain('- Tool "big", output schema: zod type "bigint"')
+    expect(message).toContain('- Prompt "dated", arguments: zod type "date"')
+    expect(message).not.toContain('"fine"')
   })
 
   it('keeps the failure: every use throws the same error, converting once', () => {
@@ -215,9 +273,17 @@ describe('prompts', () => {
     expect(server.prompts.get('greet')!.required).toEqual(['who'])
     expect(counts.input).toBe(1)
     const handle = createMcpHandler(server)
+    const send = async (request: Request) => (await (await handle(request, undefined)).json()) as any
     const failures = await failuresLogged(async () => {
-      expect(((await (await handle(post('prompts/list'), undefined)).json()) as any).error).toEqual(INTERNAL)
+      expect((await send(post('prompts/list'))).result.prompts.map((prompt: { name: string }) => prompt.name)).toEqual(['greet'])
+      expect((await send(post('prompts/get', { name: 'dated', arguments: {} }))).error).toEqual(INTERNAL)
     })
-    expect(failures[0]?.error).toMatch(/^Error: Prompt "dated", arguments: zod type "date" at \/properties\/at/)
+    const named = /^Error: Prompt "dated", arguments: zod type "date" at \/properties\/at/
+    expect(failures.map((record) => [record.msg, record.error])).toEqual([
+      ['prompt schema failed: the prompt is left out of lists and prompts/get fails', expect.stringMatching(named)],
+      ['request failed', expect.stringMatching(named)],
+    ])
+    // The failure is kept: the second use converted nothing.
+    expect(counts.input).toBe(2)
   })
 })

@@ -282,6 +282,11 @@ describe('a server with results', () => {
     expect(configError(() => createMcpServer({ name: 't', version: '1', results: { store } as never })).message).toBe(
       'The results option must be built by resultBudgets({ store }) (docs/results.md)',
     )
+    // A policy built by hand needs both methods: one without read would fail its links' reads later.
+    const spillOnly = { spill: resultBudgets({ store }).spill }
+    expect(configError(() => createMcpServer({ name: 't', version: '1', results: spillOnly as never })).message).toBe(
+      'The results option must be built by resultBudgets({ store }) (docs/results.md)',
+    )
     const server = createMcpServer({ name: 't', version: '1' })
     expect(configError(() => server.tool('x', { input: z.object({}), maxResultBytes: -1 }, () => text(''))).message).toMatch(
       /maxResultBytes must be a positive integer/,

@@ -64,6 +64,38 @@ describe("a 2025 session's GET stream", () => {
     expect(hub.listens).toBe(0)
   })
 
+  it('warns once, naming sessionStreams: openSessionStream, when services have sessions and a hub but not it', async () => {
+    const warnings: string[] = []
+    const original = console.warn
+    console.warn = (line: unknown) => void warnings.push(String(line))
+    try {
+      const { get } = await setup({})
+      expect((await get()).status).toBe(405)
+      expect((await get()).status).toBe(405)
+    } finally {
+      console.warn = original
+    }
+    const named = warnings.filter((line) => line.includes('sessionStreams: openSessionStream'))
+    expect(named).toHaveLength(1)
+    expect(JSON.parse(named[0]!).level).toBe('warn')
+  })
+
+  it('opens the session stream from the hub with sessionStreams, without that warning', async () => {
+    const warnings: string[] = []
+    const original = console.warn
+    console.warn = (line: unknown) => void warnings.push(String(line))
+    try {
+      const { get, abort } = await setup({ sessionStreams: openSessionStream })
+      const response = await get()
+      expect(response.status).toBe(200)
+      abort.abort()
+      await response.body?.cancel()
+    } finally {
+      console.warn = original
+    }
+    expect(warnings.filter((line) => line.includes('sessionStreams'))).toEqual([])
+  })
+
   it('opens the session stream from the hub with sessionStreams', async () => {
     const { hub, get, abort } = await setup({ sessionStreams: openSessionStream })
     const response = await get()

@@ -7,6 +7,7 @@
 import { exports } from 'cloudflare:workers'
 import { TASKS_EXTENSION } from 'mcp-edge'
 import { McpClient, McpClientError } from 'mcp-edge/client'
+import { server } from '../src/index'
 import { STORY_VIEW } from '../src/tools'
 import type { JsonObject } from 'mcp-edge/client'
 import { describe, expect, it } from 'vitest'
@@ -16,6 +17,10 @@ const client = (url = 'http://127.0.0.1/mcp', capabilities: JsonObject = {}) =>
 const text = (result: JsonObject) => (result.content as { text: string }[]).map((block) => block.text).join('')
 
 describe('the MCP server', () => {
+  it('converts every tool’s and prompt’s schemas to JSON Schema (a bad schema fails here, not in a client’s list)', () => {
+    expect(() => server.checkSchemas()).not.toThrow()
+  })
+
   it('lists add_note first, and a client that declares no capabilities can call it', async () => {
     const plain = client()
     const { tools } = (await plain.request('tools/list', {})) as { tools: { name: string }[] }

@@ -6,11 +6,16 @@
 import { exports } from 'cloudflare:workers'
 import { McpClient, McpClientError } from 'mcp-edge/client'
 import { describe, expect, it } from 'vitest'
+import { server } from '../src/index'
 
 const client = (url: string) => new McpClient({ url, fetch: (request) => exports.default.fetch(request) })
 
 describe('the MCP server', () => {
   const local = client('http://127.0.0.1/mcp')
+
+  it('converts every tool’s and prompt’s schemas to JSON Schema (a bad schema fails here, not in a client’s list)', () => {
+    expect(() => server.checkSchemas()).not.toThrow()
+  })
 
   it('lists add first, callable by a client that declares no capabilities', async () => {
     const { tools } = (await local.request('tools/list', {})) as { tools: { name: string }[] }

@@ -9,7 +9,7 @@ import { env, exports } from 'cloudflare:workers'
 import { McpClient, McpClientError } from 'mcp-edge/client'
 import { describe, expect, it } from 'vitest'
 import { enterpriseGrant } from '../src/enterprise'
-import worker from '../src/index'
+import worker, { server } from '../src/index'
 
 const ORIGIN = 'http://127.0.0.1:8787'
 const REDIRECT = 'http://127.0.0.1:9999/callback'
@@ -96,6 +96,10 @@ async function consentPage(metadata: Record<string, string>, via: Fetch = call):
 }
 
 describe('the MCP server behind OAuth', () => {
+  it('converts every tool’s and prompt’s schemas to JSON Schema (a bad schema fails here, not in a client’s list)', () => {
+    expect(() => server.checkSchemas()).not.toThrow()
+  })
+
   it('takes clients by registration (RFC 7591) and by Client ID Metadata Document; one whose document cannot be fetched is not shown consent', async () => {
     const metadata = (await (await call('/.well-known/oauth-authorization-server')).json()) as Record<string, unknown>
     expect(metadata.registration_endpoint).toBe(`${ORIGIN}/oauth/register`)

@@ -97,7 +97,11 @@ export interface ResultStoreOptions {
  * The `ResultStore` of a Worker: R2 when `bucket` is given and bound, else `McpResultStore` objects.
  *
  * @example
- * createMcpServer<Env>({ name: 'reports', version: '1.0.0', results: { store: cloudflareResults({ binding: 'MCP_RESULTS' }) } })
+ * createMcpServer<Env>({
+ *   name: 'reports',
+ *   version: '1.0.0',
+ *   results: resultBudgets({ store: cloudflareResults({ binding: 'MCP_RESULTS' }) }),
+ * })
  */
 export function cloudflareResults(options: ResultStoreOptions): ResultStore {
   const bindings = workerEnv as unknown as Record<string, unknown>

@@ -28,6 +28,7 @@ import { McpError } from '../protocol/errors.ts'
 import { classifyMessage } from '../protocol/jsonrpc.ts'
 import { reachable, sessionKey } from '../server/legacy/session-ledger.ts'
 import type { McpServer } from '../server/server.ts'
+import { libraryLog } from '../server/telemetry/log.ts'
 import type { Lane } from './lane.ts'
 import { answer, batchItem, handleCall, initialize, notify, params } from './legacy-calls.ts'
 import { clientOf, createLegacyState } from './legacy-client.ts'
@@ -93,6 +94,7 @@ async function serveBatch<Env>(state: LegacyState<Env>, lane: Lane<Env>, items: 
 
 export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOptions = {}) {
   const state = createLegacyState(server, options)
+  let warned = false
   return {
     /** Whether DELETE ends sessions here: a session ledger and session ids are configured. */
     ends: (services: Lane<Env>['services']) => services.sessions !== undefined && services.requestState !== undefined,
@@ -100,12 +102,21 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
     terminate(lane: Lane<Env>): Promise<Response> {
       return terminate(state, lane)
     },
-    /** Whether a session's GET opens its stream here: a session ledger, session ids, an event hub and `sessionStreams`. */
-    streams: (services: Lane<Env>['services']) =>
-      services.sessions !== undefined &&
-      services.requestState !== undefined &&
-      services.sessionStreams !== undefined &&
-      typeof server.events === 'object',
+    /**
+     * Whether a session's GET opens its stream here: a session ledger, session ids, an event hub
+     * and `sessionStreams`. Services built by hand with all but `sessionStreams` get a warning,
+     * once: their sessions' GET answers 405 until they add it.
+     */
+    streams: (services: Lane<Env>['services']): boolean => {
+      const able = services.sessions !== undefined && services.requestState !== undefined && typeof server.events === 'object'
+      if (able && services.sessionStreams === undefined && !warned) {
+        warned = true
+        libraryLog.warn(
+          "2025 sessions have no GET stream: the services have sessions and the server an event hub, but no sessionStreams; add `sessionStreams: openSessionStream` (from 'mcp-edge') to the services, or a session's GET answers 405",
+        )
+      }
+      return able && services.sessionStreams !== undefined
+    },
     /** GET with a session id: the session's stream (legacy-stream.ts), primed and with its retry, as SSE. */
     stream(lane: Lane<Env>): Promise<Response> {
       return openLegacyStream(state, lane)

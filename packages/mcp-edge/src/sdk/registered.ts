@@ -13,6 +13,11 @@ export interface Slot<Config> {
   drop(name: string, config: Config): void
   /** Tell listeners the list changed. */
   announce(): void
+  /**
+   * Build the definition named `name` now (its schemas converted, which registration otherwise
+   * leaves to first use), so that an `update` with a bad schema throws and is rolled back.
+   */
+  check?(name: string): void
 }
 
 /** The fields every kind's `update` takes besides its own. */
@@ -64,7 +69,8 @@ export class Registered<Config> {
   /**
    * Change the definition: a new name, new fields (merged into the config), enabled or not. A
    * `null` name (or, for a resource, a `null` `uri` or `template`) removes it, as in the SDKs. The
-   * new definition is built in place of the old one; if that fails, the old one is put back.
+   * new definition is built in place of the old one, its schemas converted at once; if that
+   * fails, the old one is put back and the error is thrown.
    */
   update(changes: UpdateBase & Record<string, unknown>): void {
     if (this.#removed) return
@@ -78,9 +84,15 @@ export class Registered<Config> {
     } else {
       const config = { ...before.config, ...this.#rename(fields) }
       const next = { name: name ?? before.name, config, enabled: enabled ?? before.enabled }
+      let added = false
       try {
-        if (next.enabled) this.#slot.add(next.name, next.config)
+        if (next.enabled) {
+          this.#slot.add(next.name, next.config)
+          added = true
+          this.#slot.check?.(next.name)
+        }
       } catch (error) {
+        if (added) this.#slot.drop(next.name, next.config)
         if (before.enabled) this.#slot.add(before.name, before.config)
         throw error
       }

@@ -100,6 +100,7 @@ export class McpServer<Env = unknown> {
         add: (key, slot) => defineTool(this.edge, this.#hooks, key, slot),
         drop: (key) => this.edge.removeTool(key),
         announce: () => this.#announce('tools'),
+        check: (key) => void this.edge.tools.get(key)?.definition,
       },
       { paramsSchema: 'inputSchema' },
     ) as RegisteredTool
@@ -197,6 +198,7 @@ export class McpServer<Env = unknown> {
       add: (key, slot) => definePrompt(this.edge, this.#hooks, key, slot),
       drop: (key) => this.edge.removePrompt(key),
       announce: () => this.#announce('prompts'),
+      check: (key) => void this.edge.prompts.get(key)?.definition,
     })
   }
 

@@ -3,10 +3,11 @@
  * tool-entry.ts): each definition's wire JSON is computed once, so a request only looks things up.
  * Registration errors are configuration errors and throw at start-up; a prompt's arguments, which
  * come from its zod schema, are converted on first use instead (a `prompts/list` page that holds
- * it, or a `prompts/get`), as a tool's schemas are, and a schema with no JSON Schema fails that
- * use naming the prompt.
+ * it, or a `prompts/get`), as a tool's schemas are, and a schema with no JSON Schema fails every
+ * use naming the prompt, logged once; lists leave the prompt out.
  */
 import type { Prompt, PromptArgument, Resource, ResourceTemplate } from '../protocol/types.ts'
+import { Derived } from './schema/derived.ts'
 import { toJsonSchema } from './schema/schema.ts'
 import type { JsonSchema, JsonSchemaConverter, ObjectSchema } from './schema/schema.ts'
 import type {
@@ -98,7 +99,8 @@ class RegisteredPrompt<Env> implements PromptEntry<Env> {
   readonly #name: string
   readonly #options: PromptOptions<ObjectSchema | undefined, Env>
   readonly #convert: JsonSchemaConverter | undefined
-  #built: { definition: Prompt; required: string[] } | undefined
+  /** The wire definition and required arguments; a conversion failure is kept (derived.ts). */
+  readonly #built = new Derived<{ definition: Prompt; required: string[] }>()
 
   constructor(
     name: string,
@@ -117,13 +119,18 @@ class RegisteredPrompt<Env> implements PromptEntry<Env> {
   }
 
   get definition(): Prompt {
-    this.#built ??= promptDefinition(this.#name, this.#options, this.#convert)
-    return this.#built.definition
+    return this.#derived().definition
   }
 
   get required(): string[] {
-    this.#built ??= promptDefinition(this.#name, this.#options, this.#convert)
-    return this.#built.required
+    return this.#derived().required
+  }
+
+  #derived(): { definition: Prompt; required: string[] } {
+    return this.#built.get(
+      () => promptDefinition(this.#name, this.#options, this.#convert),
+      'prompt schema failed: the prompt is left out of lists and prompts/get fails',
+    )
   }
 }
 

@@ -58,6 +58,7 @@ import type {
   ToolOutput,
   VisibilityContext,
 } from './types.ts'
+import { checkDefinitions } from './schema/derived.ts'
 import { errorFields, libraryLog } from './telemetry/log.ts'
 import type { ResultPolicy } from './results/store.ts'
 
@@ -127,7 +128,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
     } = options
     this.#jsonSchema = jsonSchema
     this.limits = new Limits(limits)
-    this.results = checkedFeature(results, 'spill', 'results', 'resultBudgets({ store })', 'results.md')
+    this.results = checkedFeature(results, ['spill', 'read'], 'results', 'resultBudgets({ store })', 'results.md')
     this.info = info
     this.instructions = instructions
     this.pageSize = pageSize ?? DEFAULT_PAGE_SIZE
@@ -137,7 +138,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
     this.events = events
     this.observers = createObserverCache(telemetry, info)
     this.extensions = { ...extensions }
-    const search = checkedFeature(toolSearch, 'register', 'toolSearch', 'toolSearch({ alwaysListed })', 'catalogs.md')
+    const search = checkedFeature(toolSearch, ['register'], 'toolSearch', 'toolSearch({ alwaysListed })', 'catalogs.md')
     if (search) {
       this.#listedTools = search.listed
       search.register(this)
@@ -234,6 +235,18 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
   /** Remove a prompt; listen streams hear `notifications/prompts/list_changed`. */
   removePrompt(name: string): boolean {
     return this.#remove(this.prompts, name, 'prompts')
+  }
+
+  /**
+   * Convert every tool's and prompt's schemas to JSON Schema now (they are otherwise converted on
+   * first use) and throw one error naming each tool and prompt whose schema fails: call it in a
+   * test so such a schema fails `npm test`, not a deploy (docs/tools.md "Many tools").
+   *
+   * @example
+   * it('converts every schema', () => server.checkSchemas())
+   */
+  checkSchemas(): void {
+    checkDefinitions([...this.tools.values(), ...this.prompts.values()])
   }
 
   #remove(registry: Map<string, unknown>, key: string, kind: ListKind): boolean {
@@ -438,8 +451,8 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
  * An opt-in feature's option as its function builds it (so a server without the feature bundles
  * none of its code); the options object itself, as written before, fails at start-up saying so.
  */
-function checkedFeature<T>(value: T | undefined, method: string, option: string, call: string, doc: string): T | undefined {
-  if (value !== undefined && typeof (value as Record<string, unknown>)[method] !== 'function') {
+function checkedFeature<T>(value: T | undefined, methods: string[], option: string, call: string, doc: string): T | undefined {
+  if (value !== undefined && methods.some((method) => typeof (value as Record<string, unknown>)[method] !== 'function')) {
     throw new Error(`The ${option} option must be built by ${call} (docs/${doc})`)
   }
   return value

@@ -5,9 +5,10 @@
  * on the tool's first use in an isolate (a `tools/list` page that holds it, a call, tool search),
  * once, whether the schemas were given as values or as functions. So a server with many tools
  * pays at start-up only for building its zod schemas (its own module's work), not for converting
- * them. A schema with no JSON Schema (or a bad header annotation) fails that first use, and every
- * later one, with an error naming the tool and the schema, logged with the request; see
- * docs/tools.md "Many tools".
+ * them. A schema with no JSON Schema (or a bad header annotation, or a schema function that
+ * throws) fails every use with an error naming the tool and the schema, logged once; lists and
+ * tool search leave the tool out (`checkSchemas()` finds such tools in a test); see docs/tools.md
+ * "Many tools".
  */
 import { checkViewUri, toolViewMeta } from './apps.ts'
 import { findHeaderParams } from '../protocol/header-values.ts'
@@ -15,6 +16,7 @@ import type { HeaderParam } from '../protocol/header-values.ts'
 import type { CallToolResult, Tool } from '../protocol/types.ts'
 import { positive } from './limits.ts'
 import { DEFAULT_MAX_RESULT_BYTES } from './results/budget.ts'
+import { Derived } from './schema/derived.ts'
 import { toJsonSchema } from './schema/schema.ts'
 import type { JsonSchema, JsonSchemaConverter, JsonSchemaInput, ObjectSchema, Schema } from './schema/schema.ts'
 import type {
@@ -75,10 +77,17 @@ interface ToolSchemas {
 
 type AnyToolOptions<Env> = ToolOptions<ToolInput, ToolOutput | undefined, unknown, Env>
 
-function resolveSchemas<Env>(options: AnyToolOptions<Env>): ToolSchemas {
-  return {
-    input: typeof options.input === 'function' ? options.input() : options.input,
-    output: typeof options.output === 'function' ? options.output() : options.output,
+/** A tool's schemas, functions called; a function that throws fails naming the tool and the schema. */
+function resolveSchemas<Env>(name: string, options: AnyToolOptions<Env>): ToolSchemas {
+  return { input: resolveSchema(name, options.input, 'input'), output: resolveSchema(name, options.output, 'output') }
+}
+
+function resolveSchema<S>(name: string, given: S | (() => S), io: 'input' | 'output'): S {
+  if (typeof given !== 'function') return given
+  try {
+    return (given as () => S)()
+  } catch (error) {
+    throw new Error(`Tool "${name}", ${io} schema function: ${(error as Error).message}`)
   }
 }
 
@@ -166,10 +175,9 @@ class RegisteredTool<Env> implements ToolEntry<Env> {
   readonly handler: ToolEntry<Env>['handler']
   readonly #options: AnyToolOptions<Env>
   readonly #convert: JsonSchemaConverter | undefined
-  #schemas: ToolSchemas | undefined
-  #wire: Wire | undefined
-  /** What deriving the wire form threw, kept: a broken schema fails every use the same way, without converting again. */
-  #failure: { error: unknown } | undefined
+  /** The schemas resolved and the wire form; what deriving either threw is kept (derived.ts). */
+  readonly #schemas = new Derived<ToolSchemas>()
+  readonly #wire = new Derived<Wire>()
 
   constructor(name: string, options: AnyToolOptions<Env>, handler: ToolEntry<Env>['handler'], convert?: JsonSchemaConverter) {
     this.name = name
@@ -209,21 +217,14 @@ class RegisteredTool<Env> implements ToolEntry<Env> {
   }
 
   #resolved(): ToolSchemas {
-    this.#schemas ??= resolveSchemas(this.#options)
-    return this.#schemas
+    return this.#schemas.get(() => resolveSchemas(this.name, this.#options))
   }
 
   #built(): Wire {
-    if (this.#wire) return this.#wire
-    if (this.#failure) throw this.#failure.error
-    try {
+    return this.#wire.get(() => {
       const definition = toolDefinition(this.name, this.#options, this.#resolved(), this.#convert)
-      this.#wire = { definition, headerParams: findHeaderParams(this.name, definition.inputSchema) }
-      return this.#wire
-    } catch (error) {
-      this.#failure = { error }
-      throw error
-    }
+      return { definition, headerParams: findHeaderParams(this.name, definition.inputSchema) }
+    }, 'tool schema failed: the tool is left out of lists and its calls fail')
   }
 }
 

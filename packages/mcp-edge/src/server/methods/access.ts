@@ -10,6 +10,7 @@
 import { McpError } from '../../protocol/errors.ts'
 import type { Call, Listed, ListedEntry, MethodEntry, ServerCore } from '../dispatch.ts'
 import { paginate } from '../pagination.ts'
+import { unlessBroken } from '../schema/derived.ts'
 import { errorFields, libraryLog } from '../telemetry/log.ts'
 import type { Principal, Visibility, VisibilityContext } from '../types.ts'
 
@@ -92,7 +93,8 @@ export function mayRead<Env>(server: ServerCore<Env>, viewer: VisibilityContext<
 /**
  * A list method (`tools/list`, `prompts/list`…): one page of the definitions of a registry that
  * this principal may use, as `field`, with the list's cache hint. Only the page's definitions are
- * read, so a tool whose schemas are built on first use is built here.
+ * read, so a tool whose schemas are built on first use is built here; one whose schema fails is
+ * left out of the page (the page may hold fewer than `pageSize`).
  */
 export function listMethod(capability: 'tools' | 'resources' | 'prompts', kind: Listed, field: string): MethodEntry {
   return {
@@ -110,7 +112,9 @@ export function listMethod(capability: 'tools' | 'resources' | 'prompts', kind: 
         entries = all.filter((entry) => mayList(entry, viewer))
       }
       const { items, nextCursor } = paginate(entries, params.cursor, server.pageSize)
-      return { [field]: items.map((entry) => entry.definition), ...(nextCursor ? { nextCursor } : {}), ...cache }
+      // A tool or prompt whose schema failed (logged once, named) is left out; the rest are served.
+      const definitions = items.flatMap((entry) => unlessBroken(() => entry.definition) ?? [])
+      return { [field]: definitions, ...(nextCursor ? { nextCursor } : {}), ...cache }
     },
   }
 }

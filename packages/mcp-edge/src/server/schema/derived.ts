@@ -1,0 +1,52 @@
+/**
+ * A value derived from a tool's or prompt's schemas on first use, once, with what building it
+ * threw kept too: a broken schema fails every use the same way without converting again, and
+ * (with `log`) the failure is logged once, naming what failed, when it is first met.
+ */
+import { errorFields, libraryLog } from '../telemetry/log.ts'
+
+export class Derived<T> {
+  #value: { value: T } | undefined
+  #failure: { error: unknown } | undefined
+
+  /** The value, built by `build` the first time; a failure is kept, logged once when `log`, and rethrown. */
+  get(build: () => T, log?: string): T {
+    if (this.#value) return this.#value.value
+    if (this.#failure) throw this.#failure.error
+    try {
+      this.#value = { value: build() }
+      return this.#value.value
+    } catch (error) {
+      this.#failure = { error }
+      if (log !== undefined) libraryLog.error(log, errorFields(error))
+      throw error
+    }
+  }
+}
+
+/** `read()`, or undefined when it throws (a definition whose schema failed, already logged). */
+export function unlessBroken<T>(read: () => T): T | undefined {
+  try {
+    return read()
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Build every given definition now; throw one error naming each that fails (their messages name
+ * the tool or prompt and the schema), so a test finds what lists would leave out.
+ */
+export function checkDefinitions(entries: Iterable<{ readonly definition: unknown }>): void {
+  const failures: string[] = []
+  for (const entry of entries) {
+    try {
+      entry.definition
+    } catch (error) {
+      failures.push(error instanceof Error ? error.message : String(error))
+    }
+  }
+  if (failures.length > 0) {
+    throw new Error(`${failures.length} schema(s) have no JSON Schema (docs/tools.md "Many tools"):\n- ${failures.join('\n- ')}`)
+  }
+}
