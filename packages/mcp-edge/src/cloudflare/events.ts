@@ -14,6 +14,13 @@
  * resume, each shard replays after the cursor's number for it; a shard the cursor does not name
  * (the shard count changed) replays nothing and reports its topics as gaps. Messages that arrive
  * while other shards still connect wait, so every id names every shard.
+ *
+ * Capacity: one hub object serves at most `capacity` listeners (default `HUB_CAPACITY`). A listener
+ * that finds its shard's object full goes to that shard's relays (event-hub.ts), newest first,
+ * opening a new one when they are full too; so listeners of one topic spread over as many objects
+ * as they need, while the shard's object still numbers and logs every event (one order, one log).
+ * A relay's listener gets its start and replay from the shard's object once its socket is
+ * registered, and drops what it hears live at or below that start (module header of event-hub.ts).
  */
 import { env as workerEnv } from 'cloudflare:workers'
 import { fnv1a } from '../protocol/hash.ts'
@@ -22,7 +29,7 @@ import type { EventLogOptions } from '../server/events/event-log.ts'
 import { eventTopics } from '../server/events/events.ts'
 import type { Cursor, EventHub, McpEvent, Subscription } from '../server/events/events.ts'
 import { positive } from '../server/limits.ts'
-import { GAPS_HEADER, HEAD_HEADER, SUBSCRIPTION_HEADER } from './event-hub.ts'
+import { GAPS_HEADER, HEAD_HEADER, RELAYS_HEADER, SUBSCRIPTION_HEADER } from './event-hub.ts'
 import type { Connect, EventHubRpc, HubMessage } from './event-hub.ts'
 
 export interface EventHubOptions {
@@ -32,7 +39,18 @@ export interface EventHubOptions {
   shards?: number
   /** The bounds of each topic's log (count and age), which make streams resumable (docs/notifications.md#resuming). */
   log?: EventLogOptions
+  /** The most listener sockets one hub object serves (default `HUB_CAPACITY`); more go to relays. */
+  capacity?: number
 }
+
+/**
+ * Listener sockets one hub object serves by default: at 1,000 the object's part of a publish (one
+ * `send` per socket, about 5 µs each on the bench machine) stays within a few ms, and 10,000
+ * listeners of one topic are spread over ten objects (bench/README.md, the scale step).
+ */
+export const HUB_CAPACITY = 1000
+/** Relays tried past the newest one the shard's object knows, before a listen fails. */
+const MAX_RELAY_PROBES = 64
 
 /** Ids of recent multi-shard events a listener remembers, to drop their copies. */
 const RECENT_IDS = 64
@@ -51,6 +69,71 @@ function byShard(topics: Iterable<string>, shards: number): Map<number, string[]
   return groups
 }
 
+/** One shard's open path: its socket, where it starts, what it cannot replay, and (on a relay only) the replay itself. */
+interface ShardPath {
+  socket: WebSocket
+  head: number
+  gaps: string[]
+  replayed?: HubMessage[]
+}
+
+type Handlers = { onMessage: (data: string) => void; onClose: () => void }
+
+/**
+ * Open a socket to hub object `name`; `undefined` when it is full (with how many relays its shard
+ * has). Its handlers are attached before `accept()`, so a message or a close that arrives while
+ * other shards are still connecting is not lost.
+ */
+async function openSocket(
+  namespace: DurableObjectNamespace,
+  name: string,
+  connect: Connect,
+  { onMessage, onClose }: Handlers,
+): Promise<ShardPath | { relays: number }> {
+  const response = await namespace.get(namespace.idFromName(name)).fetch('http://hub', {
+    headers: { upgrade: 'websocket', [SUBSCRIPTION_HEADER]: encodeURIComponent(JSON.stringify(connect)) },
+  })
+  if (response.status === 503) return { relays: Number(response.headers.get(RELAYS_HEADER) ?? 0) }
+  const socket = response.webSocket
+  if (!socket) throw new Error(`Event hub refused a listener: ${response.status}`)
+  socket.addEventListener('message', (message) => onMessage(message.data as string))
+  // An error is followed by a close (WHATWG WebSockets).
+  socket.addEventListener('close', onClose)
+  socket.accept()
+  const gaps = response.headers.get(GAPS_HEADER)
+  return {
+    socket,
+    head: Number(response.headers.get(HEAD_HEADER) ?? 0),
+    gaps: gaps ? JSON.parse(decodeURIComponent(gaps)) : [],
+  }
+}
+
+/**
+ * Open one shard's path: on the shard's object (which replays in the same turn), or, when it is
+ * full, on a relay with room, newest first, whose start and replay the shard's object then gives
+ * (module header).
+ */
+async function openShard(
+  namespace: DurableObjectNamespace,
+  binding: string,
+  shard: number,
+  connect: Connect,
+  handlers: Handlers,
+): Promise<ShardPath> {
+  const name = `events/${shard}`
+  const own = await openSocket(namespace, name, connect, handlers)
+  if ('socket' in own) return own
+  const { after, ...live } = connect
+  for (let relay = Math.max(1, own.relays); relay <= own.relays + MAX_RELAY_PROBES; relay++) {
+    const path = await openSocket(namespace, `${name}/${relay}`, live, handlers)
+    if (!('socket' in path)) continue
+    const rpc = namespace.get(namespace.idFromName(name)) as unknown as EventHubRpc
+    const attached = await rpc.attach(`${name}/${relay}`, binding, connect)
+    return { socket: path.socket, head: attached.head, gaps: attached.gaps, replayed: attached.events }
+  }
+  throw new Error(`Event hub shard ${shard} and its relays are full (capacity ${connect.capacity})`)
+}
+
 /**
  * @example
  * const server = createMcpServer<Env>({ name: 'notes', version: '1.0.0', events: cloudflareEventHub({ binding: 'MCP_EVENTS' }) })
@@ -59,6 +142,7 @@ function byShard(topics: Iterable<string>, shards: number): Map<number, string[]
  */
 export function cloudflareEventHub(options: EventHubOptions): EventHub {
   const shards = positive(options.shards, 1, 'cloudflareEventHub: shards')
+  const capacity = positive(options.capacity, HUB_CAPACITY, 'cloudflareEventHub: capacity')
   const bindings = workerEnv as unknown as Record<string, unknown>
   if (!bindings[options.binding]) {
     throw new Error(
@@ -67,33 +151,6 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
   }
   const namespace = bindings[options.binding] as DurableObjectNamespace
   const hub = (shard: number) => namespace.get(namespace.idFromName(`events/${shard}`))
-
-  /**
-   * Open one shard's socket. Its handlers are attached before `accept()`, so a message or a close
-   * that arrives while other shards are still connecting is not lost.
-   */
-  async function connect(
-    shard: number,
-    subscription: Connect,
-    onMessage: (data: string) => void,
-    onClose: () => void,
-  ): Promise<{ socket: WebSocket; head: number; gaps: string[] }> {
-    const response = await hub(shard).fetch('http://hub', {
-      headers: { upgrade: 'websocket', [SUBSCRIPTION_HEADER]: encodeURIComponent(JSON.stringify(subscription)) },
-    })
-    const socket = response.webSocket
-    if (!socket) throw new Error(`Event hub refused a listener: ${response.status}`)
-    socket.addEventListener('message', (message) => onMessage(message.data as string))
-    // An error is followed by a close (WHATWG WebSockets).
-    socket.addEventListener('close', onClose)
-    socket.accept()
-    const gaps = response.headers.get(GAPS_HEADER)
-    return {
-      socket,
-      head: Number(response.headers.get(HEAD_HEADER) ?? 0),
-      gaps: gaps ? JSON.parse(decodeURIComponent(gaps)) : [],
-    }
-  }
 
   return {
     async publish(event: McpEvent) {
@@ -115,14 +172,16 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
       const groups = [...byShard(subscription.topics, shards)]
       const recent: string[] = []
       const cursor: Cursor = new Map()
-      let waiting: Array<[number, string]> | undefined = []
-      const onMessage = (shard: number, data: string) => {
+      let waiting: Array<[number, HubMessage]> | undefined = []
+      const onMessage = (shard: number, message: HubMessage) => {
         if (waiting) {
-          waiting.push([shard, data])
+          waiting.push([shard, message])
           return
         }
-        const { seq, id, event } = JSON.parse(data) as HubMessage
-        cursor.set(shard, Math.max(cursor.get(shard) ?? 0, seq))
+        const { seq, id, event } = message
+        // At or below the cursor: a relay's listener already has it from its replay (or started after it).
+        if (seq <= (cursor.get(shard) ?? 0)) return
+        cursor.set(shard, seq)
         if (id !== undefined) {
           if (recent.includes(id)) return
           if (recent.push(id) > RECENT_IDS) recent.shift()
@@ -134,17 +193,20 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
         onClose = resolve
       })
       const gaps: string[] = []
+      const replays: Array<[number, HubMessage[], number]> = []
       const opened = await Promise.all(
         groups.map(([shard, topics]) => {
           const from = after === undefined ? undefined : after === null ? null : (after.get(shard) ?? null)
           // A shard resumed from nowhere (an unknown id, a shard the cursor lacks) replays nothing: all its topics are gaps.
           if (from === null) gaps.push(...topics)
-          const connectTo: Connect = { topics, principal: subscription.principal, log: options.log }
+          const connectTo: Connect = { topics, principal: subscription.principal, log: options.log, capacity }
           if (typeof from === 'number') connectTo.after = from
-          return connect(shard, connectTo, (data) => onMessage(shard, data), onClose).then((path) => {
+          const handlers = { onMessage: (data: string) => onMessage(shard, JSON.parse(data) as HubMessage), onClose }
+          return openShard(namespace, options.binding, shard, connectTo, handlers).then((path) => {
             // From the cursor, unless it is ahead of this log (a wiped log: start again at its head).
             cursor.set(shard, typeof from === 'number' && from <= path.head ? from : path.head)
             gaps.push(...path.gaps)
+            if (path.replayed) replays.push([shard, path.replayed, path.head])
             return path.socket
           })
         }),
@@ -158,7 +220,12 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
       const start = encodeCursor(cursor)
       const held = waiting
       waiting = undefined
-      for (const [shard, data] of held) onMessage(shard, data)
+      // A relay's replay, then its start: what it heard live up to there is in the replay.
+      for (const [shard, replayed, head] of replays) {
+        for (const message of replayed) onMessage(shard, message)
+        cursor.set(shard, Math.max(cursor.get(shard) ?? 0, head))
+      }
+      for (const [shard, message] of held) onMessage(shard, message)
       return { closed, cursor: start, gaps }
     },
   }
