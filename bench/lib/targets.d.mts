@@ -8,3 +8,5 @@ export declare function judge(target: {
   atMost: boolean
   interval?: [number, number] | undefined
 }): { met: boolean; missedBy: number; settled: boolean }
+export declare const SCALE_LAST_P99_MS: Record<number, number>
+export declare function scaleTargets(scale: unknown): Record<string, unknown>[]
