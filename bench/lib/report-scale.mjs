@@ -8,6 +8,10 @@ import { kib, mib, n, table } from './report-parts.mjs'
 import { scaleTargets } from './targets.mjs'
 
 const row = (p) => {
+  if (p.failed) {
+    const workerd = p.workerdAlive ? 'workerd still running' : 'workerd gone'
+    return [`${p.listeners.toLocaleString('en')} + ${p.sessions.toLocaleString('en')}`, `**failed** ${p.failed} (${workerd})`]
+  }
   const most = Math.max(...p.objects.map((o) => o.sockets))
   return [
     `${p.listeners.toLocaleString('en')} + ${p.sessions.toLocaleString('en')}`,
@@ -30,7 +34,7 @@ const targetRow = (t) => [
 
 export function scaleSection(scale) {
   if (!scale) return ''
-  const [first] = scale.points
+  const first = scale.points.find((p) => !p.failed)
   const targets = scaleTargets(scale)
   return [
     `### Fan-out at scale (fan-out Worker as ${scale.isolates} isolates, 127.0.0.1)`,

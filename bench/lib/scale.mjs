@@ -23,7 +23,7 @@
 import { readFileSync } from 'node:fs'
 import { LEDGER_PACE_MS, openSession, openStream } from './fanout-2025.mjs'
 import { fanoutRounds, inBatches, openListener, withPair } from './fanout.mjs'
-import { rssBytes } from './proc.mjs'
+import { isAlive, rssBytes } from './proc.mjs'
 
 export const SCALE_ISOLATES = 4
 /** Sockets besides the streams (workerd's own, the builds, this process's files). */
@@ -47,15 +47,22 @@ async function point(endpoints, pid, listeners, sessions, rounds) {
   const opened = { sessions: [], listeners: [], streams: [] }
   const fanout = fanoutRounds(endpoints[0], listeners + sessions, LEDGER_PACE_MS)
   const at = (i) => endpoints[i % endpoints.length]
+  const stage = (name) => {
+    opened.stage = name
+  }
   try {
+    stage('opening sessions')
     opened.sessions = await inBatches(sessions, (i) => openSession(at(i)))
     const rssBefore = rssBytes(pid)
     const openStarted = performance.now()
+    stage('opening listen streams')
     opened.listeners = await inBatches(listeners, (i) => openListener(at(i), `l${i}`, fanout.onUpdate))
+    stage('opening GET streams')
     opened.streams = await inBatches(sessions, (i) => openStream(opened.sessions[i], fanout.onUpdate))
     const openMs = performance.now() - openStarted
     const rssAfter = rssBytes(pid)
     const { capacity, objects } = await (await fetch(new URL('/hub', endpoints[0]))).json()
+    stage('rounds')
     const figures = await fanout.measure(pid, rounds)
     const wrong = [...opened.listeners, ...opened.streams].filter((stream) => stream.heard !== rounds + 1)
     if (wrong.length > 0) {
@@ -74,6 +81,17 @@ async function point(endpoints, pid, listeners, sessions, rounds) {
       rssBefore,
       rssAfter,
       rssBytesPerStream: (rssAfter - rssBefore) / (listeners + sessions),
+    }
+  } catch (error) {
+    // What a failed point reached, and whether workerd was still there, instead of losing the curve.
+    const alive = isAlive(pid)
+    return {
+      listeners,
+      sessions,
+      isolates: endpoints.length,
+      failed: `${opened.stage}: ${error.cause?.message ?? error.message}`,
+      workerdAlive: alive,
+      rssAtFailure: alive ? rssBytes(pid) : null,
     }
   } finally {
     await Promise.all([...opened.listeners, ...opened.streams].map((stream) => stream.close()))
@@ -101,9 +119,12 @@ export async function fanoutScale({ scaleListeners, scaleSessionShare, scaleRoun
       vars,
     })
     log(
-      `  ${figures.objects.length} hub objects (most sockets on one: ${Math.max(...figures.objects.map((o) => o.sockets))}), ` +
-        `last delivery p50 ${figures.lastP50Ms.toFixed(0)} ms, p99 ${figures.lastP99Ms.toFixed(0)} ms`,
+      figures.failed
+        ? `  failed while ${figures.failed} (workerd ${figures.workerdAlive ? 'still running' : 'gone'})`
+        : `  ${figures.objects.length} hub objects (most sockets on one: ${Math.max(...figures.objects.map((o) => o.sockets))}), ` +
+            `last delivery p50 ${figures.lastP50Ms.toFixed(0)} ms, p99 ${figures.lastP99Ms.toFixed(0)} ms`,
     )
+    log(`  ${JSON.stringify(figures)}`)
     points.push(figures)
   }
   return { isolates: SCALE_ISOLATES, fileLimit: limit, points }

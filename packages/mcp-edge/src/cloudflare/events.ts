@@ -44,9 +44,10 @@ export interface EventHubOptions {
 }
 
 /**
- * Listener sockets one hub object serves by default: at 1,000 the object's part of a publish (one
- * `send` per socket, about 5 µs each on the bench machine) stays within a few ms, and 10,000
- * listeners of one topic are spread over ten objects (bench/README.md, the scale step).
+ * Listener sockets one hub object serves by default. One object is single-threaded and sends an
+ * event to its sockets one after another, so the wait of its last listener grows with their
+ * number; at 1,000, 10,000 listeners of one topic are served by ten objects that send at once
+ * (docs/notifications.md#capacity has the reasoning and the bench's figures).
  */
 export const HUB_CAPACITY = 1000
 /** Relays tried past the newest one the shard's object knows, before a listen fails. */
