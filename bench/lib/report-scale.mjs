@@ -5,12 +5,13 @@
  * `--only scale` prints.
  */
 import { kib, mib, n, table } from './report-parts.mjs'
-import { scaleTargets } from './targets.mjs'
+import { SCALE_LAST_P99_MS, scaleTargets } from './targets.mjs'
 
 const row = (p) => {
   if (p.failed) {
     const workerd = p.workerdAlive ? 'workerd still running' : 'workerd gone'
-    return [`${p.listeners.toLocaleString('en')} + ${p.sessions.toLocaleString('en')}`, `**failed** ${p.failed} (${workerd})`]
+    const what = p.skipped ? `**${p.failed}**` : `**failed** ${p.failed} (${workerd})`
+    return [`${p.listeners.toLocaleString('en')} + ${p.sessions.toLocaleString('en')}`, what]
   }
   const most = Math.max(...p.objects.map((o) => o.sockets))
   return [
@@ -63,8 +64,11 @@ export function scaleSection(scale) {
       'workerd process (every isolate, the hub objects, the ledger objects, the calls) over the rounds ÷ updates delivered. ' +
       'RSS is the whole process too: workerd gives no figure per Durable Object. Every stream heard every update exactly once.',
     '',
-    ...(targets.length > 0
-      ? [table(['target', 'limit', 'measured', 'verdict'], targets.map(targetRow))]
-      : ['(No point of this run has a target: they are set at 1,000 and 10,000 listen streams.)']),
+    ...(targets.length > 0 ? [table(['target', 'limit', 'measured', 'verdict'], targets.map(targetRow))] : []),
+    ...Object.keys(SCALE_LAST_P99_MS)
+      .filter((count) => !targets.some((t) => t.id === `scaleLastP99At${count}`))
+      .map(
+        (count) => `No verdict at ${Number(count).toLocaleString('en')} listen streams: that point was not run or was skipped.`,
+      ),
   ].join('\n')
 }
