@@ -19,8 +19,10 @@
  *
  * Each stream is a socket in this process and two descriptors in workerd (it dup()s each
  * connection's socket; past its limit it logs "dup(): Too many open files" and drops
- * connections): a point whose streams do not fit `ulimit -n` (which workerd inherits) is not run
- * but reported as skipped, with the limit it needs (bench/README.md).
+ * connections), and each session's ledger object holds its SQLite files open (past the limit:
+ * SQLITE_CANTOPEN, "the session ledger could not be reached"): a point that does not fit
+ * `ulimit -n` (which workerd inherits) is not run but reported as skipped, with the limit it
+ * needs (bench/README.md).
  */
 import { readFileSync } from 'node:fs'
 import { LEDGER_PACE_MS, openSession, openStream } from './fanout-2025.mjs'
@@ -30,8 +32,9 @@ import { isAlive, rssBytes } from './proc.mjs'
 export const SCALE_ISOLATES = 4
 /** Descriptors besides the streams' (workerd's own, its Durable Objects' files, the builds). */
 const SPARE_FDS = 1024
-/** workerd's descriptors per HTTP connection (module header). */
+/** workerd's descriptors per HTTP connection, and per session (its ledger object's SQLite files, at most), module header. */
 const WORKERD_FDS_PER_STREAM = 2
+const WORKERD_FDS_PER_SESSION = 2
 
 /** This process's open-file limit (soft), which workerd inherits. */
 function fileLimit() {
@@ -110,9 +113,9 @@ export async function fanoutScale({ scaleListeners, scaleSessionShare, scaleRoun
   const points = []
   for (const listeners of scaleListeners) {
     const sessions = sessionsFor(listeners, scaleSessionShare)
-    const needed = (listeners + sessions) * WORKERD_FDS_PER_STREAM + SPARE_FDS
+    const needed = (listeners + sessions) * WORKERD_FDS_PER_STREAM + sessions * WORKERD_FDS_PER_SESSION + SPARE_FDS
     if (limit < needed) {
-      const failed = `skipped: ${listeners + sessions} streams need \`ulimit -n ${needed}\` (workerd holds two descriptors per connection), the limit is ${limit}`
+      const failed = `skipped: ${listeners + sessions} streams need \`ulimit -n ${needed}\` (workerd holds two descriptors per connection and the ledger objects' files), the limit is ${limit}`
       log(`fan-out at scale: ${listeners} listen streams ${failed}`)
       points.push({ listeners, sessions, isolates: SCALE_ISOLATES, failed, workerdAlive: false, skipped: true })
       continue
