@@ -8,8 +8,9 @@
  * to listen streams and to 2025 sessions' GET streams among them), the heap after start-up and
  * memory under load (through the inspector, in steps of their own), checks the targets, profiles
  * what missed one, and writes results.md and results.json. `--only fanout` builds the fan-out
- * Worker and runs that step alone; `--only scale` the fan-out at scale (up to 10,000 listen streams
- * over four isolates, scale.mjs). Every workerd started here is disposed before exit.
+ * Worker and runs that step alone (so do `--only floor`, `--only peers` and `--only stream`);
+ * `--only scale` the fan-out at scale (up to 10,000 listen streams over four isolates, scale.mjs).
+ * Every workerd started here is disposed before exit.
  */
 import { BENCH_DIR, TMP } from './lib/env.mjs'
 import { buildAll, telemetryOffConfig } from './lib/build.mjs'
@@ -28,13 +29,13 @@ import { fanoutSection } from './lib/report-fanout.mjs'
 import { scaleSection } from './lib/report-scale.mjs'
 import { fanoutScale } from './lib/scale.mjs'
 import { memoryUnderLoad } from './lib/memory.mjs'
-import { moreBundleJobs } from './lib/more-bundles.mjs'
+import { moreBundleJobs, templateBundleJobs, templateBundlesSection } from './lib/more-bundles.mjs'
 import { PEER_VARIANTS, peerLoopJobs, peersIsolate, peersLoad, peersSection } from './lib/peers.mjs'
 import { profileMissed } from './lib/profile.mjs'
-import { floorSection, toMarkdown, writeResults } from './lib/report.mjs'
+import { floorSection, streamingSection, targetsTable, toMarkdown, writeResults } from './lib/report.mjs'
 import { stateInNode, stateInWorkerd } from './lib/state.mjs'
 import { firstChunkLatency, partialLatency, streamCompare } from './lib/streaming.mjs'
-import { evaluateTargets } from './lib/targets.mjs'
+import { evaluateStreamTargets, evaluateTargets } from './lib/targets.mjs'
 import { taskEngines } from './lib/task-engines.mjs'
 import { logThroughput, taskLatencies } from './lib/tasks.mjs'
 import { BUILT_WORKERS, VARIANTS } from './lib/variants.mjs'
@@ -164,6 +165,33 @@ async function onlyFloor() {
   finishOnly(results, () => floorSection(results))
 }
 
+/** One stream of partial results, mcp-edge beside the bare SSE writer, alternated; then its latencies. */
+function streamStep(scriptOf) {
+  log(`streaming: ${config.streamRounds} rounds × ${config.streamChunks} partial results, mcp-edge and a bare SSE writer`)
+  return withWorkers(['extras', 'sse-bare'], scriptOf, async (targets) => ({
+    rounds: await streamCompare(
+      { edge: targets.extras, bare: targets['sse-bare'] },
+      config.streamChunks,
+      config.streamRounds,
+      log,
+    ),
+    latency: await partialLatency(targets.extras, config.pacedChunks, config.pacedDelayMs),
+    firstChunk: await firstChunkLatency(targets.extras, config.firstChunkCalls),
+  }))
+}
+
+/** `--only stream`: the streaming step alone (extras and sse-bare built minified), with its three targets. */
+async function onlyStream() {
+  const bundles = Object.fromEntries((await buildAll([['extras'], ['sse-bare']])).map((bundle) => [bundle.worker, bundle]))
+  const results = {
+    machine: machineInfo(),
+    config: { ...config, command: `node bench/run.mjs --only stream${config.quick ? ' --quick' : ''}` },
+  }
+  results.streaming = await streamStep((variant) => bundles[VARIANTS[variant].worker].scriptPath)
+  results.targets = evaluateStreamTargets(results.streaming)
+  finishOnly(results, () => [targetsTable(results.targets, []), '', streamingSection(results)].join('\n'))
+}
+
 /** `--only fanout`: the fan-out step alone; its section is printed, results.json goes to the temp dir (or BENCH_OUT). */
 async function onlyFanout() {
   const [bundle] = await buildAll([['fanout']])
@@ -186,13 +214,23 @@ async function onlyScale() {
   finishOnly(results, () => scaleSection(results.scale))
 }
 
+/** `--only bundles`: the templates' Workers built as their configs deploy them, beside their budgets. */
+async function onlyBundles() {
+  const bundles = {}
+  for (const bundle of await buildAll(templateBundleJobs())) bundles[bundle.worker] = { min: bundle }
+  const results = { machine: machineInfo(), config: { ...config, command: 'node bench/run.mjs --only bundles' }, bundles }
+  finishOnly(results, () => templateBundlesSection(bundles))
+}
+
 async function main() {
   if (config.only !== undefined) {
+    if (config.only === 'bundles') return onlyBundles()
     if (config.only === 'fanout') return onlyFanout()
     if (config.only === 'scale') return onlyScale()
     if (config.only === 'floor') return onlyFloor()
     if (config.only === 'peers') return onlyPeers()
-    throw new Error(`--only takes one step name: floor, peers, fanout or scale (got ${config.only})`)
+    if (config.only === 'stream') return onlyStream()
+    throw new Error(`--only takes one step name: floor, peers, stream, fanout, scale or bundles (got ${config.only})`)
   }
   const results = {
     machine: machineInfo(),
@@ -227,17 +265,7 @@ async function main() {
   log(`many tools: ${config.toolRounds} rounds of tools/call and tools/list on ${TOOL_VARIANTS.join(', ')}`)
   results.manyTools = await withWorkers(TOOL_VARIANTS, scriptOf, (targets) => manyToolsLoad(targets, config, log))
 
-  log(`streaming: ${config.streamRounds} rounds × ${config.streamChunks} partial results, mcp-edge and a bare SSE writer`)
-  results.streaming = await withWorkers(['extras', 'sse-bare'], scriptOf, async (targets) => ({
-    rounds: await streamCompare(
-      { edge: targets.extras, bare: targets['sse-bare'] },
-      config.streamChunks,
-      config.streamRounds,
-      log,
-    ),
-    latency: await partialLatency(targets.extras, config.pacedChunks, config.pacedDelayMs),
-    firstChunk: await firstChunkLatency(targets.extras, config.firstChunkCalls),
-  }))
+  results.streaming = await streamStep(scriptOf)
 
   log('mcp-edge only: tasks, sealed state')
   await withWorkers(['extras'], scriptOf, async ({ extras }) => {

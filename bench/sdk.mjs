@@ -5,8 +5,9 @@
  * (workers/loop-sdk), two Workers of one workerd behind the in-isolate loop, called by a 2026-07-28
  * client and by a 2025-era client (with the session id its `initialize` minted), lanes interleaved
  * in slices and alternated per round (lib/isolate-loop.mjs): the JavaScript of a call, without the
- * HTTP around it. Prints each lane's µs per call and `sdk / native` with its 95% interval, and both
- * bundles (gzip), each built as a deploy builds it.
+ * HTTP around it. Prints each lane's µs per call and `sdk / native` with its 95% interval, the
+ * verdict against the target (lib/targets.mjs `sdkCostTargets`), and both bundles (gzip), each
+ * built as a deploy builds it.
  */
 import { build } from './lib/build.mjs'
 import { describeRatio, medians } from './lib/compare.mjs'
@@ -14,6 +15,7 @@ import { config } from './lib/config.mjs'
 import { floorLanes } from './lib/floor.mjs'
 import { isolateLoop } from './lib/isolate-loop.mjs'
 import { median } from './lib/stats.mjs'
+import { sdkCostTargets } from './lib/targets.mjs'
 import { reportWorkerdWarnings, startWorkers } from './lib/workerd.mjs'
 
 const log = (line) => console.error(`[bench:sdk] ${line}`)
@@ -46,6 +48,10 @@ try {
   console.log(
     `sdk / native, 2025-era call: ${describeRatio(rounds, 'cpuUsPerCall', 'sdk-legacy', 'native-legacy')}, sdk − native ${over('sdk-legacy', 'native-legacy')} µs`,
   )
+  for (const target of sdkCostTargets(rounds)) {
+    const verdict = target.met ? 'met' : `MISSED (${target.gap})`
+    console.log(`target: ${target.name}: ${target.measured.toFixed(3)}×, ${verdict}${target.settled ? '' : ', not settled'}`)
+  }
   console.log(
     `bundles, gzip: native ${(built.native.gzipBytes / 1024).toFixed(2)} KiB, sdk ${(built.sdk.gzipBytes / 1024).toFixed(2)} KiB`,
   )

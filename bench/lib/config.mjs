@@ -80,7 +80,7 @@ export const config = {
   profileStarts: pick(5, 2),
   /** 1: always profile; 0: never; unset: when a CPU or throughput target is missed (full runs). */
   profile: process.env.BENCH_PROFILE,
-  /** `--only floor`, `peers`, `fanout` or `scale` (or BENCH_ONLY=…): build that step's Workers and run it alone. */
+  /** `--only floor`, `peers`, `stream`, `fanout`, `scale` or `bundles` (or BENCH_ONLY=…): build that step's Workers and run it alone. */
   only: onlyAt >= 0 ? process.argv[onlyAt + 1] : process.env.BENCH_ONLY || undefined,
   /** `pipe`: workerd's standard output through Miniflare's pipe, as wrangler dev has it (default: to a file; workerd.mjs). */
   stdout: process.env.BENCH_STDOUT === 'pipe' ? 'pipe' : 'file',

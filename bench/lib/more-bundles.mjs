@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path'
 import { ROOT } from './env.mjs'
+import { templateBundleTargets } from './targets.mjs'
 
 const KIB = 1024
 export const TEMPLATES = ['minimal', 'durable', 'oauth']
@@ -19,6 +20,28 @@ export function moreBundleJobs() {
     jobs.push([`template-${template}`, { config }], [`template-${template}`, { config, minify: false }])
   }
   return jobs
+}
+
+/** The templates' minified builds alone, as jobs for buildAll (`--only bundles`). */
+export function templateBundleJobs() {
+  return moreBundleJobs().filter(([worker, options]) => worker.startsWith('template-') && options?.minify !== false)
+}
+
+/**
+ * `--only bundles`: each template's Worker as its config deploys it (the figures
+ * `wrangler deploy --dry-run` prints), beside its budget where it has one (targets.mjs).
+ */
+export function templateBundlesSection(bundles) {
+  const verdicts = Object.fromEntries(templateBundleTargets(bundles).map((target) => [target.id, target]))
+  const lines = TEMPLATES.filter((name) => bundles[`template-${name}`]).map((name) => {
+    const { min } = bundles[`template-${name}`]
+    const target = verdicts[`bundle${name[0]?.toUpperCase()}${name.slice(1)}`]
+    const verdict = target
+      ? ` (budget ≤ ${target.limit} KiB gzip: ${target.measured <= target.limit ? 'met' : `missed, ${target.gap()}`})`
+      : ' (no budget)'
+    return `- ${name}: ${(min.rawBytes / KIB).toFixed(2)} KiB, ${(min.gzipBytes / KIB).toFixed(2)} KiB gzip${verdict}`
+  })
+  return ["## The templates' bundles (`wrangler deploy --dry-run`, minified)", '', ...lines, ''].join('\n')
 }
 
 /** Sentences for results.md. */

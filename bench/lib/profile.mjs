@@ -25,7 +25,7 @@ import { streamWorkload } from './streaming.mjs'
 import { VARIANTS } from './variants.mjs'
 
 /** The Workers whose start-up is profiled when a start-up target is missed. */
-const STARTUP_PROFILED = ['edge', 'edge-token', 'hono', 'tools-200', 'tools-5']
+const STARTUP_PROFILED = ['edge', 'edge-token', 'hono', 'tools-200', 'tools-5', 'tools-500-eager']
 
 /** The workloads each kind of target is profiled with: [profile name, variant, workload]. */
 function plans({ profileRequests, connections, streamChunks }) {

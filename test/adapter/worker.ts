@@ -1,7 +1,8 @@
 /**
  * The adapter's test Worker: tools written as SDK code (1.x `registerTool`/`tool`, awaited
  * elicitation, progress; 2.x `inputRequired`), a handle enabled and disabled at run time, a
- * resource template with `list` and `complete`, a prompt, and an `McpAgent` with state.
+ * resource template with `list` and `complete`, a prompt, and an `McpAgent` with state; at
+ * `/signed` the same server with agents' `authContext` props (`getMcpAuthContext()`).
  */
 import { cloudflareEventHub, cloudflareServices, createDurableObjects } from 'mcp-edge/cloudflare'
 import {
@@ -154,6 +155,17 @@ server.registerResource(
   async (uri, { id }) => ({ contents: [{ uri: uri.href, text: `user ${String(id)}` }] }),
 )
 
+// Completion callbacks run in the request's context, as handlers do: the grant's props are there.
+server.registerResource(
+  'mine',
+  new ResourceTemplate('mine://{owner}', {
+    list: undefined,
+    complete: { owner: () => [String(getMcpAuthContext()?.props.login ?? 'nobody')] },
+  }),
+  { description: "The signed-in person's" },
+  async (uri) => ({ contents: [{ uri: uri.href, text: String(getMcpAuthContext()?.props.login ?? 'nobody') }] }),
+)
+
 server.registerPrompt(
   'review',
   {
@@ -213,16 +225,17 @@ export class Counter extends McpAgent<Env, State> {
   }
 }
 
-const mcpHandler = createMcpHandler(server, {
-  // The keys only when set, as the adapter's conventional services bind them (a test runs without).
-  services: (env: Env) =>
-    cloudflareServices({
-      stateKeys: env.MCP_STATE_KEYS ? 'MCP_STATE_KEYS' : undefined,
-      tasks: 'MCP_TASKS',
-      nonces: 'NONCES',
-      sessions: 'MCP_SESSIONS',
-    })(env),
-})
+// The keys only when set, as the adapter's conventional services bind them (a test runs without).
+const services = (env: Env) =>
+  cloudflareServices({
+    stateKeys: env.MCP_STATE_KEYS ? 'MCP_STATE_KEYS' : undefined,
+    tasks: 'MCP_TASKS',
+    nonces: 'NONCES',
+    sessions: 'MCP_SESSIONS',
+  })(env)
+const mcpHandler = createMcpHandler(server, { services })
+// The same server with the props agents' examples give per request (`getMcpAuthContext()`).
+const signed = createMcpHandler(server, { route: '/signed', services, authContext: { props: { login: 'ada' } } })
 const agent = Counter.serve('/agent')
 const sse = Counter.serveSSE('/sse')
 
@@ -231,6 +244,7 @@ export default {
     const { pathname } = new URL(request.url)
     if (pathname === '/agent') return agent.fetch(request, env, ctx)
     if (pathname === '/sse') return sse.fetch(request, env, ctx)
+    if (pathname === '/signed') return signed(request, env, ctx)
     return mcpHandler(request, env, ctx)
   },
 }

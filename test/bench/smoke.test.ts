@@ -141,7 +141,14 @@ describe('npm run bench (quick)', () => {
       moduleMs: number
       srcCharged: { function: string }[]
     }[]
-    expect(startup.map((profile) => profile.variant)).toEqual(['edge', 'edge-token', 'hono', 'tools-200', 'tools-5'])
+    expect(startup.map((profile) => profile.variant)).toEqual([
+      'edge',
+      'edge-token',
+      'hono',
+      'tools-200',
+      'tools-5',
+      'tools-500-eager',
+    ])
     for (const profile of startup) {
       expect(profile.totalMs, profile.variant).toBeGreaterThan(0)
       // The module's evaluation and the first call are both in the profile. (A kept start has a

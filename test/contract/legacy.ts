@@ -666,6 +666,21 @@ export function legacyContract(target: () => ContractTarget): void {
       again.close()
     })
 
+    it('resumes past more than one replay batch of updates the session does not hear, to the one it does', async () => {
+      const client = await connect()
+      const uri = `test://far-${crypto.randomUUID()}`
+      expect((await call(client, 'resources/subscribe', { uri })).message.result).toEqual({})
+      const first = await get(client)
+      const id = /^id: (\S+)$/m.exec(await first.raw())?.[1]
+      first.close()
+      // 300 updates of URIs it did not subscribe to (each replay batch holds at most 128), then one it did.
+      await rpc(target().fetch, url(), 'tools/call', { name: 'notify_many', arguments: { prefix: `${uri}-not`, count: 300 } })
+      await publish(uri)
+      const again = await get(client, { 'last-event-id': id as string })
+      expect((await again.next()).params).toEqual({ uri })
+      again.close()
+    })
+
     it('tells a GET resuming from an id its log does not reach to re-read: a list change per list, an update per subscribed URI', async () => {
       const client = await connect()
       const uri = `test://gap-${crypto.randomUUID()}`

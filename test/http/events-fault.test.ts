@@ -11,11 +11,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { legacyConnect, legacyGet, legacyRpc } from '../support/legacy.ts'
-import { buildRequest, openStream, rpc } from '../support/mcp.ts'
+import { EVENT_ID as ID, faultHelpers } from '../support/fault.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
-
-const ID = 'dev.mcp-edge/eventId'
-const RESUME = 'dev.mcp-edge/lastEventId'
 
 describe('resuming streams across a crash of wrangler dev', () => {
   const persistTo = mkdtempSync(join(tmpdir(), 'mcp-edge-events-fault-'))
@@ -24,17 +21,7 @@ describe('resuming streams across a crash of wrangler dev', () => {
   const start = async () => {
     server = await startWrangler({ config: 'test/fixture/wrangler.jsonc', persistTo })
   }
-  const notify = async (uri: string) => {
-    const { message } = await rpc(fetch, url(), 'tools/call', { name: 'notify_resource', arguments: { uri } })
-    expect(message.result?.content?.[0]?.text).toBe(`published ${uri}`)
-  }
-  const listen = async (base: string, after?: string) => {
-    const meta = after === undefined ? undefined : { [RESUME]: after }
-    const request = buildRequest(url(), 'subscriptions/listen', { notifications: { resourceSubscriptions: [base] } }, { meta })
-    const stream = await openStream(fetch, request)
-    expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged')
-    return stream
-  }
+  const { notify, listen } = faultHelpers(url)
 
   beforeAll(start)
   afterAll(async () => {

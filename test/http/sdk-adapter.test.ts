@@ -3,8 +3,9 @@
  * as SDK code, under `wrangler dev`. The SDK 1.x client (2025 era, a session) and the 2.x client
  * pinned to 2026-07-28 (stateless, multi-round-trip) call the same tools: awaited elicitation and
  * an `inputRequired` confirmation in both eras, progress, a thrown error as an `isError` result,
- * a handle disabled and enabled, a template's `list` and `complete`, and an McpAgent's state per
- * 2025 session and per principal.
+ * a handle disabled and enabled, a template's `list` and `complete`, the grant's props
+ * (`getMcpAuthContext()`) in tools, reads and completions, and an McpAgent's state per 2025
+ * session and per principal.
  */
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -228,6 +229,29 @@ describe('createMcpHandler with an SDK-style server', () => {
       expect(prompt.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Review this go: x := 1' } }])
     } finally {
       await client.close()
+    }
+  })
+})
+
+describe("the grant's props in SDK-style code (getMcpAuthContext)", () => {
+  it('reaches tools, resource reads and completion callbacks of a request given authContext, and no other request', async () => {
+    for (const [path, login] of [
+      ['/signed', 'ada'],
+      ['/mcp', 'nobody'],
+    ] as const) {
+      const { client } = await sdk2(path)
+      try {
+        const whoami = text(await client.callTool({ name: 'whoami', arguments: {} }))
+        expect(JSON.parse(whoami ?? '')).toEqual(login === 'ada' ? { login } : null)
+        expect((await client.readResource({ uri: 'mine://x' })).contents).toEqual([{ uri: 'mine://x', text: login }])
+        const owners = await client.complete({
+          ref: { type: 'ref/resource', uri: 'mine://{owner}' },
+          argument: { name: 'owner', value: '' },
+        })
+        expect(owners.completion.values).toEqual([login])
+      } finally {
+        await client.close()
+      }
     }
   })
 })

@@ -169,6 +169,64 @@ async function allNames(list: (cursor?: string) => Promise<{ tools: Array<{ name
 const callText = async (url: string, name: string, args: Record<string, unknown> = {}) =>
   (await rpc(fetch, url, 'tools/call', { name, arguments: args })).message.result?.content?.[0]?.text as string
 
+/** mcp-remote at its defaults, as a desktop host runs it over stdio, reaching `url` through a forwarder that watches it. */
+async function startMcpRemote(url: string) {
+  const forwarder = await startForwarder(url)
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: mkdtempSync(join(tmpdir(), 'mcp-edge-client-home-')) }
+  for (const proxy of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) delete env[proxy]
+  // http is allowed for 127.0.0.1 without --allow-http.
+  const child = spawn(process.execPath, [join(ROOT, 'node_modules/mcp-remote/dist/proxy.js'), forwarder.url], {
+    env,
+    detached: true,
+  })
+  const stop = groupSignaller(child)
+  let stderr = ''
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk
+  })
+  const answers = inbox<any>()
+  const notes = inbox<any>()
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const message = JSON.parse(line)
+    if (message.method === undefined) answers.receive(String(message.id), message)
+    else notes.receive(message.method, message)
+  })
+  let nextId = 1
+  const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
+  const request = (method: string, params: object) => {
+    const id = nextId++
+    const answered = answers.next(String(id))
+    send({ jsonrpc: '2.0', id, method, params })
+    return within(answered, 15_000, `mcp-remote's answer to ${method}`).catch((error: Error) => {
+      throw new Error(`${error.message}; its stderr:\n${stderr}`)
+    })
+  }
+  return {
+    forwarder,
+    notes,
+    send,
+    request,
+    async stop() {
+      child.stdin.end()
+      await stop('SIGTERM')
+      await forwarder.close()
+    },
+    /** initialize as a host does; the host's session is the last the server assigned (mcp-remote
+     * first tests the connection with a session of its own, whose notifications never reach the host). */
+    async initialize() {
+      const initialized = await request('initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'desktop-host', version: '1.0.0' },
+      })
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+      const session = forwarder.sessions.at(-1) as string
+      await within(forwarder.streamOpened(session), WAIT_MS, "mcp-remote's GET stream")
+      return { initialized, session }
+    },
+  }
+}
+
 describe('a 2025-era session’s stream with real clients, on two isolates (fixture)', () => {
   let pair: PairServer
 
@@ -275,51 +333,14 @@ describe('a 2025-era session’s stream with real clients, on two isolates (fixt
     const [a, b] = pair.urls
     const uri = `test://session-stream/remote-${Date.now()}`
     const name = `added_remote_${Date.now()}`
-    const forwarder = await startForwarder(a)
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: mkdtempSync(join(tmpdir(), 'mcp-edge-client-home-')) }
-    for (const proxy of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) delete env[proxy]
-    // http is allowed for 127.0.0.1 without --allow-http.
-    const child = spawn(process.execPath, [join(ROOT, 'node_modules/mcp-remote/dist/proxy.js'), forwarder.url], {
-      env,
-      detached: true,
-    })
-    const stop = groupSignaller(child)
-    let stderr = ''
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk
-    })
-    const answers = inbox<any>()
-    const notes = inbox<any>()
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const message = JSON.parse(line)
-      if (message.method === undefined) answers.receive(String(message.id), message)
-      else notes.receive(message.method, message)
-    })
-    let nextId = 1
-    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`)
-    const request = (method: string, params: object) => {
-      const id = nextId++
-      const answered = answers.next(String(id))
-      send({ jsonrpc: '2.0', id, method, params })
-      return within(answered, 15_000, `mcp-remote's answer to ${method}`).catch((error: Error) => {
-        throw new Error(`${error.message}; its stderr:\n${stderr}`)
-      })
-    }
+    const remote = await startMcpRemote(a)
+    const { notes, request } = remote
     try {
-      const initialized = await request('initialize', {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'desktop-host', version: '1.0.0' },
-      })
+      const { initialized } = await remote.initialize()
       expect(initialized.result.capabilities).toMatchObject({
         tools: { listChanged: true },
         resources: { subscribe: true, listChanged: true },
       })
-      send({ jsonrpc: '2.0', method: 'notifications/initialized' })
-      // The host's session is the last the server assigned (mcp-remote first tests the connection
-      // with a session of its own, whose notifications never reach the host).
-      const session = forwarder.sessions.at(-1) as string
-      await within(forwarder.streamOpened(session), WAIT_MS, "mcp-remote's GET stream")
       expect((await request('resources/subscribe', { uri })).result).toEqual({})
 
       // A change made on the other isolate.
@@ -352,9 +373,38 @@ describe('a 2025-era session’s stream with real clients, on two isolates (fixt
         params: { level: 'warning', data: { said: 'warning' } },
       })
     } finally {
-      child.stdin.end()
-      await stop('SIGTERM')
-      await forwarder.close()
+      await remote.stop()
+    }
+  })
+
+  it('mcp-remote resumes its GET stream with Last-Event-ID after a hub restart: the host hears the update published while it was away', async () => {
+    const [a, b] = pair.urls
+    const uri = `test://session-stream/remote-resume-${Date.now()}`
+    const remote = await startMcpRemote(a)
+    const { forwarder, notes, request } = remote
+    try {
+      const { session } = await remote.initialize()
+      expect((await request('resources/subscribe', { uri })).result).toEqual({})
+      const before = notes.next('notifications/resources/updated')
+      expect(await callText(b, 'notify_resource', { uri })).toBe(`published ${uri}`)
+      await within(before, WAIT_MS, 'the update before the restart')
+
+      // The hub restarts (the GET stream ends cleanly); mcp-remote's reconnect is held while an update is published.
+      const away = forwarder.hold()
+      const count = forwarder.gets.length
+      expect(await callText(b, 'restart_event_hub')).toBe('Error: reset by restart_event_hub')
+      await within(away.held, WAIT_MS, "mcp-remote's reconnecting GET")
+      const missed = notes.next('notifications/resources/updated')
+      expect(await callText(b, 'notify_resource', { uri })).toBe(`published ${uri}`)
+      away.release()
+      expect(forwarder.gets.slice(count)[0]).toEqual({ session, lastEventId: expect.stringMatching(/^ev:0-\d+$/) })
+      expect(await within(missed, WAIT_MS, 'the update published while mcp-remote was away')).toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/resources/updated',
+        params: { uri },
+      })
+    } finally {
+      await remote.stop()
     }
   })
 })

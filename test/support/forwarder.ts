@@ -16,6 +16,10 @@ export interface Forwarder {
   sessions: string[]
   /** Resolves once a GET of session `id` has been answered 200 (at once if one was). */
   streamOpened(id: string): Promise<void>
+  /** Every GET that reached the forwarder, in order: its session and the `Last-Event-ID` it sent. */
+  gets: Array<{ session: string | undefined; lastEventId: string | undefined }>
+  /** Hold the next GETs (a client kept away) until the returned function is called; `held` resolves at the first. */
+  hold(): { held: Promise<void>; release: () => void }
   close(): Promise<void>
 }
 
@@ -36,8 +40,16 @@ export async function startForwarder(target: string): Promise<Forwarder> {
     for (const wake of waiting.get(id) ?? []) wake()
     waiting.delete(id)
   }
-  const server = createServer((incoming, outgoing) => {
+  const gets: Forwarder['gets'] = []
+  let gate: Promise<void> = Promise.resolve()
+  let arrived: () => void = () => {}
+  const server = createServer(async (incoming, outgoing) => {
     const session = incoming.headers['mcp-session-id'] as string | undefined
+    if (incoming.method === 'GET') {
+      gets.push({ session, lastEventId: incoming.headers['last-event-id'] as string | undefined })
+      arrived()
+      await gate
+    }
     const upstream = request(
       {
         host: origin.hostname,
@@ -65,6 +77,17 @@ export async function startForwarder(target: string): Promise<Forwarder> {
   return {
     url: `http://127.0.0.1:${port}${origin.pathname}`,
     sessions,
+    gets,
+    hold() {
+      let release!: () => void
+      gate = new Promise((resolve) => {
+        release = resolve
+      })
+      const held = new Promise<void>((resolve) => {
+        arrived = resolve
+      })
+      return { held, release }
+    },
     streamOpened: (id) =>
       streams.has(id) ? Promise.resolve() : new Promise((wake) => waiting.set(id, [...(waiting.get(id) ?? []), wake])),
     close: () =>

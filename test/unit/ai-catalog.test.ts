@@ -10,7 +10,7 @@ import { Hono } from 'hono'
 import { describe, expect, it } from 'vitest'
 import { bearerToken } from '../../packages/mcp-edge/src/http/bearer.ts'
 import { aiCatalog } from '../../packages/mcp-edge/src/http/discovery/ai-catalog.ts'
-import { SERVER_CARD_TYPE } from '../../packages/mcp-edge/src/http/discovery/server-card.ts'
+import { SERVER_CARD_TYPE, serverCard } from '../../packages/mcp-edge/src/http/discovery/server-card.ts'
 import { mcp } from '../../packages/mcp-edge/src/http/hono.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import { expectDiscoveryHeaders } from './support.ts'
@@ -31,7 +31,7 @@ function app() {
     '/mcp',
     mcp(server, {
       authenticate: bearerToken('a-long-enough-bearer-token-0123456789'),
-      serverCard: { name: 'com.example/notes' },
+      serverCard: serverCard({ name: 'com.example/notes' }),
     }),
   )
   hono.route('/', aiCatalog({ cards: [NOTES, WEATHER] }))

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { describeRatio, ratioInterval } from '../../bench/lib/compare.mjs'
 import { MIN_RESAMPLED, median, medianInterval } from '../../bench/lib/stats.mjs'
-import { judge, scaleTargets } from '../../bench/lib/targets.mjs'
+import { judge, scaleTargets, startupOverFloorTarget, WORKERS_STARTUP_LIMIT_MS } from '../../bench/lib/targets.mjs'
 
 /** The test's own seeded draws (a linear congruential generator), independent of the bench's. */
 function draws(seed: number): () => number {
@@ -125,5 +125,20 @@ describe('scaleTargets', () => {
     expect(targets.map((t) => t.id)).toEqual(['scaleLastP99At1000'])
     expect(targets[0]?.met).toBe(false)
     expect(targets[0]?.gap).toBe('the point failed: opening listen streams: other side closed')
+  })
+})
+
+describe('start-up of 500 zod tools against Workers’ limit', () => {
+  const rounds = (overs: number[]) =>
+    overs.map((over, i) => ({ hono: { cpuMs: 100 + i }, 'tools-500-eager': { cpuMs: 100 + i + over } }))
+
+  it('is the median per-round CPU above the floor, in ms, against a quarter of the 1 s limit', () => {
+    expect(WORKERS_STARTUP_LIMIT_MS).toBe(1000)
+    const target = startupOverFloorTarget(rounds([150, 170, 160, 400, 165]))
+    expect(target).toMatchObject({ id: 'tools500StartupMs', limit: 250, measured: 165, range: [150, 400], unit: ' ms' })
+    expect(judge(target).met).toBe(true)
+    const missed = startupOverFloorTarget(rounds([260, 270, 280, 290, 300]))
+    expect(judge(missed).met).toBe(false)
+    expect(missed.gap()).toBe('≈ 30.0 ms to cut')
   })
 })

@@ -104,4 +104,27 @@ describe('a listener of logged events', () => {
       'r://x/1',
     ])
   })
+
+  it('moves a pending copy to the newer id, so ids only grow along the stream', () => {
+    const listener = new Listener('L', new Set(['resource:r://x']), null)
+    listener.offer({ type: 'resourceUpdated', uri: 'r://x/a' }, 'ev:0-1')
+    listener.offer({ type: 'resourceUpdated', uri: 'r://x/b' }, 'ev:0-2')
+    listener.offer({ type: 'resourceUpdated', uri: 'r://x/a' }, 'ev:0-3')
+    const sent = listener.take().map((message) => message.params as { uri: string; _meta: Record<string, string> })
+    expect(sent.map((params) => [params.uri, params._meta['dev.mcp-edge/eventId']])).toEqual([
+      ['r://x/b', 'ev:0-2'],
+      ['r://x/a', 'ev:0-3'],
+    ])
+  })
+
+  it('still takes re-read hints (no id) when full or lagging, giving way only among entries without ids', () => {
+    const listener = new Listener('L', new Set(['resource:r://x', 'list:tools']), null)
+    for (let i = 0; i <= MAX_INBOX; i++) listener.offer({ type: 'resourceUpdated', uri: `r://x/${i}` }, `ev:0-${i + 1}`)
+    expect(listener.lagging).toBe(true)
+    expect(listener.offer({ type: 'listChanged', list: 'tools' })).toBe(true)
+    const sent = listener.take(MAX_INBOX + 1)
+    expect(sent).toHaveLength(MAX_INBOX + 1)
+    expect(sent[0]?.params).toMatchObject({ uri: 'r://x/0' })
+    expect(sent.at(-1)?.method).toBe('notifications/tools/list_changed')
+  })
 })

@@ -377,22 +377,24 @@ describe('zodToJsonSchema: what it leaves to zod', () => {
   })
 })
 
-describe('createMcpServer: schemas at registration', () => {
+describe('createMcpServer: schemas converted on first use', () => {
   const ok = () => ({ content: [] })
 
-  it('refuses an unsupported tool schema at registration, naming the fix, and registers nothing', () => {
+  it('refuses an unsupported tool or prompt schema at its first use, naming the tool or prompt and the fix', () => {
     const server = createMcpServer({ name: 's', version: '1' })
-    const input = configError(() => server.tool('when', { input: z.object({ at: z.date() }) }, ok))
+    server.tool('when', { input: z.object({ at: z.date() }) }, ok)
+    server.tool('big', { input: z.object({}), output: z.object({ n: z.bigint() }) }, ok)
+    server.prompt('p', { args: z.object({ s: z.set(z.string()) }) }, () => ({ messages: [] }))
+    const input = configError(() => server.tools.get('when')?.definition)
     expect(input.message).toBe(
       `Tool "when", input schema: zod type "date" at /properties/at has no JSON Schema in mcp-edge's built-in converter: ${FIX.input}`,
     )
-    const output = configError(() => server.tool('big', { input: z.object({}), output: z.object({ n: z.bigint() }) }, ok))
+    const output = configError(() => server.tools.get('big')?.definition)
     expect(output.message).toBe(
       `Tool "big", output schema: zod type "bigint" at /properties/n has no JSON Schema in mcp-edge's ${FIX.output}`,
     )
-    const prompt = configError(() => server.prompt('p', { args: z.object({ s: z.set(z.string()) }) }, () => ({ messages: [] })))
-    expect(prompt.message).toContain('zod type "set" at /properties/s')
-    expect(server.tools.size + server.prompts.size).toBe(0)
+    const prompt = configError(() => server.prompts.get('p')?.definition)
+    expect(prompt.message).toMatch(/^Prompt "p", arguments: zod type "set" at \/properties\/s has no JSON Schema/)
   })
 
   it('advertises the built-in converter’s schemas, identical to zod’s', () => {
@@ -416,8 +418,9 @@ describe('createMcpServer: schemas at registration', () => {
     })
     server.tool('when', { input: z.object({ at: z.date() }), output: z.object({ n: z.bigint() }) }, ok)
     server.prompt('p', { args: z.object({ text: z.string().describe('The text') }) }, () => ({ messages: [] }))
-    expect(calls).toEqual(['input', 'output', 'input'])
+    expect(calls).toEqual([])
     const definition = server.tools.get('when')?.definition
+    expect(calls).toEqual(['input', 'output'])
     expect(definition?.inputSchema).toEqual({
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
@@ -426,5 +429,6 @@ describe('createMcpServer: schemas at registration', () => {
     })
     expect(definition?.outputSchema).toMatchObject({ properties: { n: {} }, additionalProperties: false })
     expect(server.prompts.get('p')?.definition.arguments).toEqual([{ name: 'text', description: 'The text', required: true }])
+    expect(calls).toEqual(['input', 'output', 'input'])
   })
 })

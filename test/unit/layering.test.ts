@@ -161,6 +161,7 @@ describe('public surface', () => {
       'mcpCors',
       'memoryResultStore',
       'metadataUrlOf',
+      'openSessionStream',
       'otlpExporter',
       'otlpFromEnv',
       'parseResultUri',
@@ -170,6 +171,9 @@ describe('public surface', () => {
       'recordingExporter',
       'registryServerJson',
       'rendersViews',
+      'resultBudgets',
+      'serverCard',
+      'toolSearch',
     ])
   })
 

@@ -1,145 +1,223 @@
 /**
- * When a tool's schemas become JSON Schema. Given as functions (servers with many tools): nothing
- * is built at registration; a tool's schemas are built once, on its first list or call, and only
- * for the tools a page lists; a bad schema then fails that use instead of the start-up. Given as
- * zod objects: converted and checked at registration.
+ * When a tool's (or prompt's) schemas become JSON Schema: on first use, whether given as zod
+ * objects or as functions that build them. Nothing is converted at registration; a tool's schemas
+ * are converted once, on its first list or call, and only for the tools a page lists; a schema
+ * with no JSON Schema then fails that use (and every later one, without converting again), naming
+ * the tool, while the other tools work. What needs no conversion (a raw `{ jsonSchema }` input, a
+ * tool name) still fails at registration (schema.test.ts).
  */
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod/mini'
 import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
+import { zodToJsonSchema } from '../../packages/mcp-edge/src/server/schema/json-schema.ts'
+import type { JsonSchemaConverter } from '../../packages/mcp-edge/src/server/schema/schema.ts'
+import { createKeyRing, RequestStateCodec } from '../../packages/mcp-edge/src/server/request-state.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
+import { legacyConnect, legacyRpc } from '../support/legacy.ts'
 import { buildRequest } from '../support/mcp.ts'
 
 const post = (method: string, params: Record<string, unknown> = {}) => buildRequest('http://127.0.0.1/mcp', method, params)
+const ok = () => ({ content: [{ type: 'text' as const, text: 'ok' }] })
+const inputOf = () => z.object({ n: z.int().check(z.minimum(0)), label: z.optional(z.string().check(z.describe('A label'))) })
+const outputOf = () => z.object({ doubled: z.number() })
+const doubled = ({ n }: { n: number }) => ({
+  content: [{ type: 'text' as const, text: String(n * 2) }],
+  structuredContent: { doubled: n * 2 },
+})
 
-/** A server of `count` tools whose input schemas are functions, counting the builds per tool. */
-function lazyServer(count: number, pageSize = 50) {
-  const builds: Record<string, number> = {}
-  const server = createMcpServer({ name: 'lazy', version: '1', pageSize })
-  for (let i = 0; i < count; i++) {
-    const name = `tool_${i}`
-    server.tool(
-      name,
-      {
-        description: `Tool ${i}`,
-        input: () => {
-          builds[name] = (builds[name] ?? 0) + 1
-          return z.object({ n: z.int().check(z.minimum(0)), label: z.optional(z.string().check(z.describe('A label'))) })
-        },
-        output: () => z.object({ doubled: z.number() }),
-      },
-      ({ n }) => ({ content: [{ type: 'text', text: String(n * 2) }], structuredContent: { doubled: n * 2 } }),
-    )
+/** The built-in converter, counting its conversions per schema kind. */
+function countingConverter() {
+  const counts = { input: 0, output: 0 }
+  const convert: JsonSchemaConverter = (schema, io) => {
+    counts[io]++
+    return zodToJsonSchema(schema, io)
   }
-  const handle = createMcpHandler(server)
-  return { builds, handle: async (request: Request) => (await handle(request, undefined)).json() as Promise<any> }
+  return { counts, convert }
 }
 
-describe('schemas given as functions', () => {
-  it('builds nothing at registration', () => {
-    const { builds } = lazyServer(200)
-    expect(builds).toEqual({})
+/** A server of `count` tools, with schemas given as functions (counting the builds per tool) or as zod objects. */
+function manyTools(count: number, { pageSize = 50, lazy = true } = {}) {
+  const builds: Record<string, number> = {}
+  const { counts, convert } = countingConverter()
+  const server = createMcpServer({ name: 'many', version: '1', pageSize, jsonSchema: convert })
+  for (let i = 0; i < count; i++) {
+    const name = `tool_${i}`
+    const input = () => {
+      builds[name] = (builds[name] ?? 0) + 1
+      return inputOf()
+    }
+    const description = `Tool ${i}`
+    if (lazy) server.tool(name, { description, input, output: outputOf }, doubled)
+    else server.tool(name, { description, input: inputOf(), output: outputOf() }, doubled)
+  }
+  const handle = createMcpHandler(server)
+  return { server, builds, counts, handle: async (request: Request) => (await handle(request, undefined)).json() as Promise<any> }
+}
+
+/** Run `body` with console.error captured; returns the library's "request failed" log records. */
+async function failuresLogged(body: () => Promise<void>): Promise<{ error: string; msg: string }[]> {
+  const lines: unknown[][] = []
+  const original = console.error
+  console.error = (...args: unknown[]) => void lines.push(args)
+  try {
+    await body()
+  } finally {
+    console.error = original
+  }
+  return lines.map((args) => JSON.parse(String(args[0]))).filter((record) => record.msg === 'request failed')
+}
+
+const INTERNAL = { code: -32603, message: 'Internal error' }
+
+describe('schemas are converted on first use', () => {
+  it('converts nothing at registration, schemas given as zod objects or as functions', () => {
+    for (const lazy of [true, false]) {
+      const { builds, counts } = manyTools(200, { lazy })
+      expect(builds).toEqual({})
+      expect(counts).toEqual({ input: 0, output: 0 })
+    }
   })
 
-  it('builds a tool’s schemas on its first call, once, and parses and checks with them', async () => {
-    const { builds, handle } = lazyServer(200)
-    const first = await handle(post('tools/call', { name: 'tool_7', arguments: { n: 21 } }))
-    expect(first.result).toMatchObject({ content: [{ type: 'text', text: '42' }], structuredContent: { doubled: 42 } })
-    const invalid = await handle(post('tools/call', { name: 'tool_7', arguments: { n: -1 } }))
-    expect(invalid.result.isError).toBe(true)
-    expect(invalid.result.content[0].text).toMatch(/^Invalid arguments for tool tool_7: n: /)
-    expect(builds).toEqual({ tool_7: 1 })
+  it('converts a tool’s schemas on its first call, once, and parses and checks with them', async () => {
+    for (const lazy of [true, false]) {
+      const { builds, counts, handle } = manyTools(200, { lazy })
+      const first = await handle(post('tools/call', { name: 'tool_7', arguments: { n: 21 } }))
+      expect(first.result).toMatchObject({ content: [{ type: 'text', text: '42' }], structuredContent: { doubled: 42 } })
+      const invalid = await handle(post('tools/call', { name: 'tool_7', arguments: { n: -1 } }))
+      expect(invalid.result.isError).toBe(true)
+      expect(invalid.result.content[0].text).toMatch(/^Invalid arguments for tool tool_7: n: /)
+      expect(builds).toEqual(lazy ? { tool_7: 1 } : {})
+      expect(counts).toEqual({ input: 1, output: 1 })
+    }
   })
 
-  it('builds only the tools of the pages listed, each once, with the same JSON Schema an eager tool gets', async () => {
-    const { builds, handle } = lazyServer(10, 4)
-    const page = await handle(post('tools/list'))
-    expect(page.result.tools.map((tool: { name: string }) => tool.name)).toEqual(['tool_0', 'tool_1', 'tool_2', 'tool_3'])
-    expect(Object.keys(builds).sort()).toEqual(['tool_0', 'tool_1', 'tool_2', 'tool_3'])
-    await handle(post('tools/list'))
-    expect(Object.values(builds)).toEqual([1, 1, 1, 1])
-    const eager = createMcpServer({ name: 'eager', version: '1' })
-    eager.tool(
-      'tool_0',
-      {
-        description: 'Tool 0',
-        input: z.object({ n: z.int().check(z.minimum(0)), label: z.optional(z.string().check(z.describe('A label'))) }),
-        output: z.object({ doubled: z.number() }),
-      },
-      () => ({ content: [] }),
-    )
-    const eagerList = (await (await createMcpHandler(eager)(post('tools/list'), undefined)).json()) as any
-    expect(page.result.tools[0]).toEqual(eagerList.result.tools[0])
+  it('converts only the tools of the pages listed, each once', async () => {
+    for (const lazy of [true, false]) {
+      const { builds, counts, handle } = manyTools(10, { pageSize: 4, lazy })
+      const page = await handle(post('tools/list'))
+      expect(page.result.tools.map((tool: { name: string }) => tool.name)).toEqual(['tool_0', 'tool_1', 'tool_2', 'tool_3'])
+      expect(counts).toEqual({ input: 4, output: 4 })
+      await handle(post('tools/list'))
+      await handle(post('tools/call', { name: 'tool_2', arguments: { n: 1 } }))
+      expect(counts).toEqual({ input: 4, output: 4 })
+      if (lazy) expect(builds).toEqual({ tool_0: 1, tool_1: 1, tool_2: 1, tool_3: 1 })
+    }
   })
 
-  it('reports a bad schema at first use, for that tool only, where an eager one fails at start-up', async () => {
-    const annotated = () => z.object({ p: z.array(z.string().check(z.meta({ 'x-mcp-header': 'P' }))) })
-    const eager = createMcpServer({ name: 'eager', version: '1' })
-    expect(() => eager.tool('bad', { input: annotated() }, () => ({ content: [] }))).toThrow(/x-mcp-header/)
-    const server = createMcpServer({ name: 'lazy', version: '1' })
-    server.tool('bad', { input: annotated }, () => ({ content: [] }))
-    server.tool('good', { input: () => z.object({}) }, () => ({ content: [{ type: 'text', text: 'ok' }] }))
+  it('lists the same definitions either way, with zod’s own JSON Schema', async () => {
+    const listed = async (lazy: boolean) => (await manyTools(3, { lazy }).handle(post('tools/list'))).result.tools
+    const fromValues = await listed(false)
+    expect(await listed(true)).toEqual(fromValues)
+    expect(fromValues[1]).toEqual({
+      name: 'tool_1',
+      description: 'Tool 1',
+      inputSchema: z.toJSONSchema(inputOf(), { target: 'draft-2020-12', io: 'input' }),
+      outputSchema: z.toJSONSchema(outputOf(), { target: 'draft-2020-12', io: 'output' }),
+      annotations: undefined,
+    })
+  })
+})
+
+describe('a schema with no JSON Schema fails its first use, naming the tool', () => {
+  // zod cannot express a date in JSON Schema: the conversion fails, so it shows when it happens.
+  const dated = () => z.object({ at: z.optional(z.date()) })
+
+  it('registers, then fails tools/list and the tool’s calls with -32603, logged; other tools still run', async () => {
+    for (const input of [dated(), dated]) {
+      const server = createMcpServer({ name: 'broken', version: '1' })
+      expect(() => server.tool('when', { input }, ok)).not.toThrow()
+      server.tool('fine', { input: z.object({}) }, ok)
+      const handle = createMcpHandler(server)
+      const send = async (request: Request) => (await (await handle(request, undefined)).json()) as any
+      let good: any
+      const failures = await failuresLogged(async () => {
+        expect((await send(post('tools/list'))).error).toEqual(INTERNAL)
+        expect((await send(post('tools/call', { name: 'when', arguments: {} }))).error).toEqual(INTERNAL)
+        good = await send(post('tools/call', { name: 'fine', arguments: {} }))
+      })
+      expect(good.result.content).toEqual([{ type: 'text', text: 'ok' }])
+      expect(failures.map((record) => record.error)).toEqual([
+        expect.stringMatching(/^Error: Tool "when", input schema: zod type "date" at \/properties\/at has no JSON Schema/),
+        expect.stringMatching(/^Error: Tool "when", input schema: zod type "date" at \/properties\/at has no JSON Schema/),
+      ])
+    }
+  })
+
+  it('still runs the tool for a 2025-era client, whose call needs no wire definition', async () => {
+    const server = createMcpServer({ name: 'broken', version: '1' })
+    server.tool('when', { input: dated() }, ok)
+    const requestState = new RequestStateCodec(createKeyRing('unit:bWNwLWVkZ2UgdW5pdCB0ZXN0IGtleSwgbm90IGEgc2VjcmV0ISEhISE='))
+    const handle = createMcpHandler(server, { services: () => ({ requestState }) })
+    const fetcher = (request: Request) => handle(request, undefined)
+    const url = 'http://127.0.0.1/mcp'
+    const client = await legacyConnect(fetcher, url)
+    const called = await legacyRpc(fetcher, url, client, 'tools/call', { name: 'when', arguments: {} })
+    expect(called.message.result).toEqual({ content: [{ type: 'text', text: 'ok' }] })
+    const failures = await failuresLogged(async () => {
+      expect((await legacyRpc(fetcher, url, client, 'tools/list')).message.error).toEqual(INTERNAL)
+    })
+    expect(failures[0]?.error).toMatch(/^Error: Tool "when", input schema: zod type "date"/)
+  })
+
+  it('keeps the failure: every use throws the same error, converting once', () => {
+    const { counts, convert } = countingConverter()
+    const server = createMcpServer({ name: 'broken', version: '1', jsonSchema: convert })
+    server.tool('when', { input: dated() }, ok)
+    const tool = server.tools.get('when')!
+    const first = (() => {
+      try {
+        return tool.definition
+      } catch (error) {
+        return error
+      }
+    })()
+    expect(first).toBeInstanceOf(Error)
+    expect(() => tool.definition).toThrow(first as Error)
+    expect(() => server.headerParams('when')).toThrow(first as Error)
+    expect(counts.input).toBe(1)
+  })
+
+  it('names the half that failed when the other is fine, given as values or functions', () => {
+    const server = createMcpServer({ name: 'mixed', version: '1' })
+    server.tool('dated', { input: z.object({ at: z.date() }), output: () => z.object({}) }, ok)
+    server.tool('big', { input: () => z.object({}), output: z.object({ n: z.bigint() }) }, ok)
+    expect(() => server.tools.get('dated')!.definition).toThrow(/^Tool "dated", input schema: zod type "date"/)
+    expect(() => server.tools.get('big')!.definition).toThrow(/^Tool "big", output schema: zod type "bigint"/)
+  })
+
+  it('reports a bad x-mcp-header at first use, for that tool only', async () => {
+    const annotated = z.object({ p: z.array(z.string().check(z.meta({ 'x-mcp-header': 'P' }))) })
+    const server = createMcpServer({ name: 'headers', version: '1' })
+    server.tool('bad', { input: annotated }, ok)
+    server.tool('good', { input: () => z.object({}) }, ok)
     const handle = createMcpHandler(server)
     const call = async (name: string) =>
       (await (await handle(post('tools/call', { name, arguments: {} }), undefined)).json()) as any
-    const errors: unknown[] = []
-    const original = console.error
-    console.error = (...args: unknown[]) => void errors.push(args)
-    try {
-      expect((await call('bad')).error).toEqual({ code: -32603, message: 'Internal error' })
-    } finally {
-      console.error = original
-    }
-    expect(JSON.parse(String((errors[0] as unknown[])[0])).error).toMatch(/x-mcp-header is allowed only on properties/)
+    const failures = await failuresLogged(async () => {
+      expect((await call('bad')).error).toEqual(INTERNAL)
+    })
+    expect(failures[0]?.error).toMatch(/^Error: tool "bad" at \/properties\/p\/items: x-mcp-header is allowed only on properties/)
     expect((await call('good')).result.content).toEqual([{ type: 'text', text: 'ok' }])
   })
+})
 
-  it('converts schemas given as values at registration; a lazy one that has no JSON Schema fails its first use', async () => {
-    // zod cannot express a date in JSON Schema: the conversion fails, so it shows when it happens.
-    const dated = () => z.object({ at: z.optional(z.date()) })
-    const ok = () => ({ content: [{ type: 'text' as const, text: 'ok' }] })
-    const eager = createMcpServer({ name: 'eager', version: '1' })
-    expect(() => eager.tool('when', { input: dated() }, ok)).toThrow(
-      /^Tool "when", input schema: zod type "date" at \/properties\/at/,
-    )
-    expect(eager.tools.size).toBe(0)
-    const server = createMcpServer({ name: 'lazy', version: '1' })
-    server.tool('when', { input: dated }, ok)
-    const handle = createMcpHandler(server)
-    const send = async (request: Request) => (await (await handle(request, undefined)).json()) as any
-    const errors: unknown[][] = []
-    const original = console.error
-    console.error = (...args: unknown[]) => void errors.push(args)
-    try {
-      expect((await send(post('tools/list'))).error).toEqual({ code: -32603, message: 'Internal error' })
-      expect((await send(post('tools/call', { name: 'when', arguments: {} }))).error).toEqual({
-        code: -32603,
-        message: 'Internal error',
-      })
-    } finally {
-      console.error = original
-    }
-    const failures = errors.map((args) => JSON.parse(String(args[0]))).filter((record) => record.msg === 'request failed')
-    expect(failures.map((record) => record.error)).toEqual([
-      expect.stringMatching(/^Error: Tool "when", input schema: zod type "date"/),
-      expect.stringMatching(/^Error: Tool "when", input schema: zod type "date"/),
+describe('prompts', () => {
+  it('converts a prompt’s arguments on first use; one with no JSON Schema fails it naming the prompt', async () => {
+    const { counts, convert } = countingConverter()
+    const server = createMcpServer({ name: 'prompts', version: '1', jsonSchema: convert })
+    const messages = () => ({ messages: [] })
+    server.prompt('greet', { args: z.object({ who: z.string().check(z.describe('Whom to greet')) }) }, messages)
+    server.prompt('dated', { args: z.object({ at: z.date() }) as never }, messages)
+    expect(counts.input).toBe(0)
+    expect(server.prompts.get('greet')!.definition.arguments).toEqual([
+      { name: 'who', description: 'Whom to greet', required: true },
     ])
-  })
-
-  it('checks a half given as a value at registration when the other half is a function', () => {
-    const server = createMcpServer({ name: 'mixed', version: '1' })
-    const ok = () => ({ content: [] })
-    const later = () => z.object({})
-    expect(() => server.tool('dated', { input: z.object({ at: z.date() }), output: later }, ok)).toThrow(
-      /^Tool "dated", input schema: zod type "date"/,
-    )
-    const header = z.object({ p: z.array(z.string().check(z.meta({ 'x-mcp-header': 'P' }))) })
-    expect(() => server.tool('header', { input: header, output: later }, ok)).toThrow(/x-mcp-header/)
-    expect(() => server.tool('big', { input: later, output: z.object({ n: z.bigint() }) }, ok)).toThrow(
-      /^Tool "big", output schema: zod type "bigint"/,
-    )
-    expect(server.tools.size).toBe(0)
-    server.tool('fine', { input: z.object({ n: z.number() }), output: later }, ok)
-    expect(server.tools.get('fine')?.definition.inputSchema.properties).toEqual({ n: { type: 'number' } })
+    expect(server.prompts.get('greet')!.required).toEqual(['who'])
+    expect(counts.input).toBe(1)
+    const handle = createMcpHandler(server)
+    const failures = await failuresLogged(async () => {
+      expect(((await (await handle(post('prompts/list'), undefined)).json()) as any).error).toEqual(INTERNAL)
+    })
+    expect(failures[0]?.error).toMatch(/^Error: Prompt "dated", arguments: zod type "date" at \/properties\/at/)
   })
 })

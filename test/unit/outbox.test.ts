@@ -4,15 +4,20 @@ import type { JsonRpcNotification } from '../../packages/mcp-edge/src/protocol/j
 import type { ContentBlock } from '../../packages/mcp-edge/src/protocol/types.ts'
 import { PartialResultReader } from '../../packages/mcp-edge/src/client/partial-results.ts'
 import { sseResponse } from '../../packages/mcp-edge/src/http/stream.ts'
-import { Outbox } from '../../packages/mcp-edge/src/server/outbox.ts'
+import { Outbox, partialParams } from '../../packages/mcp-edge/src/server/outbox.ts'
 import { drain } from './support.ts'
-import type { StreamMessage } from '../../packages/mcp-edge/src/server/outbox.ts'
+import type { OutboxItem, PartialChunk } from '../../packages/mcp-edge/src/server/outbox.ts'
 
 const log = (data: string) => notification('notifications/message', { level: 'info', data })
 const progress = (token: string, value: number) =>
   notification('notifications/progress', { progressToken: token, progress: value })
 const text = (value: string): { content: ContentBlock[] } => ({ content: [{ type: 'text', text: value }] })
-const params = (message: StreamMessage | undefined | null) => (message as JsonRpcNotification).params as Record<string, unknown>
+/** A taken item's params (a partial result comes out as its JSON text). */
+const params = (item: OutboxItem | undefined | null) =>
+  (typeof item === 'string' ? (JSON.parse(item) as JsonRpcNotification) : (item as JsonRpcNotification)).params as Record<
+    string,
+    unknown
+  >
 
 /** Whether `promise` has settled, checked without waiting for time to pass. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
@@ -83,7 +88,7 @@ describe('Outbox: partial results', () => {
     const outbox = new Outbox()
     void outbox.pushPartial('a', text('one'))
     void outbox.pushPartial('b', { content: [{ type: 'text', text: 'uno' }], structuredContent: { n: 1 }, final: false })
-    void outbox.pushPartial('a', text('two'), { taskId: 'task-1' })
+    void outbox.pushPartial('a', text('two'))
     expect(drain(outbox)).toEqual([
       {
         jsonrpc: '2.0',
@@ -104,9 +109,57 @@ describe('Outbox: partial results', () => {
       {
         jsonrpc: '2.0',
         method: 'notifications/tools/partial_result',
-        params: { partialResultToken: 'a', seq: 1, content: [{ type: 'text', text: 'two' }], taskId: 'task-1' },
+        params: { partialResultToken: 'a', seq: 1, content: [{ type: 'text', text: 'two' }] },
       },
     ])
+  })
+
+  it('serialises a partial result to the JSON of its notification, byte for byte', () => {
+    const chunks: Array<[string | number, PartialChunk]> = [
+      ['t', text('plain')],
+      [7, { content: [{ type: 'text', text: 'line\nbreak "quoted" é🌍' }], structuredContent: { n: [1, null], s: 'x' } }],
+      ['tok "q"\n', { content: [], structuredContent: null, final: true }],
+      ['f', { content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }], final: false }],
+      // A value JSON cannot hold is left out, as JSON.stringify leaves such a key out of an object.
+      ['u', { content: [], structuredContent: () => 1 }],
+      ['u', { content: [{ type: 'text', text: 'x', annotations: { priority: 1 } }], structuredContent: 0 }],
+    ]
+    const outbox = new Outbox()
+    const seqs = new Map<string | number, number>()
+    for (const [token, chunk] of chunks) void outbox.pushPartial(token, chunk)
+    for (const [token, chunk] of chunks) {
+      const seq = seqs.get(token) ?? 0
+      seqs.set(token, seq + 1)
+      expect(outbox.poll()).toBe(
+        JSON.stringify(notification('notifications/tools/partial_result', partialParams(token, seq, chunk))),
+      )
+    }
+  })
+
+  it('throws a chunk JSON cannot hold back to the tool, unsent, uncounted and taking no seq', () => {
+    const outbox = new Outbox()
+    const bad = { content: [{ type: 'text' as const, text: 'x', _meta: { n: 1n } }] }
+    expect(() => outbox.pushPartial('t', bad)).toThrow(TypeError)
+    expect(() => outbox.pushPartial('t', { content: [], structuredContent: { n: 2n } })).toThrow(TypeError)
+    void outbox.pushPartial('t', { ...text('ok'), final: (() => true) as unknown as boolean })
+    expect(drain(outbox)).toEqual([
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/tools/partial_result',
+        params: { partialResultToken: 't', seq: 0, content: [{ type: 'text', text: 'ok' }] },
+      },
+    ])
+    expect(outbox.stats).toMatchObject({ emitted: 1, sent: 1 })
+  })
+
+  it('sends the chunk of a producer that waits as it was when pushed', () => {
+    const outbox = new Outbox()
+    const block = { type: 'text' as const, text: 'first' }
+    const chunk = { content: [block], structuredContent: { step: 1 } }
+    void outbox.pushPartial('t', chunk)
+    chunk.structuredContent.step = 2
+    block.text = 'changed'
+    expect(params(outbox.poll())).toMatchObject({ content: [{ type: 'text', text: 'first' }], structuredContent: { step: 1 } })
   })
 
   it('gives every chunk of a producer that awaits its own seq and boundary, past maxQueuedChunks and half the budget', async () => {

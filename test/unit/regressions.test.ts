@@ -53,13 +53,12 @@ describe('regressions', () => {
     void o.pushPartial('t', { content: [{ type: 'text', text: 'y'.repeat(800) }] })
     expect(o.stats.peakBufferedBytes).toBeLessThanOrEqual(1000)
   })
-  it('B5 x-mcp-header under items fails at registration', () => {
+  it('B5 x-mcp-header under items fails at the tool’s first use (its schema is converted then)', () => {
     const server = createMcpServer({ name: 's', version: '1' })
-    expect(() =>
-      server.tool('t', { input: z.object({ tags: z.array(z.string().meta({ 'x-mcp-header': 'Tag' })) }) }, () => ({
-        content: [],
-      })),
-    ).toThrow()
+    server.tool('t', { input: z.object({ tags: z.array(z.string().meta({ 'x-mcp-header': 'Tag' })) }) }, () => ({
+      content: [],
+    }))
+    expect(() => server.headerParams('t')).toThrow(/^tool "t" at \/properties\/tags\/items: x-mcp-header/)
   })
   it('B5b x-mcp-header inside anyOf fails', () => {
     const server = createMcpServer({ name: 's', version: '1' })

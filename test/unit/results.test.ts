@@ -23,6 +23,7 @@ import {
   resultUri,
 } from '../../packages/mcp-edge/src/server/results/store.ts'
 import type { ResultStore } from '../../packages/mcp-edge/src/server/results/store.ts'
+import { resultBudgets } from '../../packages/mcp-edge/src/server/results/spill.ts'
 import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
 import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
@@ -134,7 +135,11 @@ const ALICE: Principal = { subject: 'alice' }
 const BOB: Principal = { subject: 'bob' }
 
 function serverWith(store: ResultStore, ttlMs?: number): McpServer {
-  const server = createMcpServer({ name: 't', version: '1', results: { store, pageChars: 40_000, ...(ttlMs ? { ttlMs } : {}) } })
+  const server = createMcpServer({
+    name: 't',
+    version: '1',
+    results: resultBudgets({ store, pageChars: 40_000, ...(ttlMs ? { ttlMs } : {}) }),
+  })
   server.tool('echo', { input: z.object({ n: z.number() }) }, ({ n }) => text('r'.repeat(n)))
   server.tool('wide', { input: z.object({}), maxResultBytes: 200_000 }, () => text('w'.repeat(150_000)))
   return server
@@ -267,11 +272,15 @@ describe('a server with results', () => {
 
   it('refuses bad options at start-up', () => {
     const store = memoryResultStore()
-    expect(configError(() => createMcpServer({ name: 't', version: '1', results: { store, ttlMs: 0 } })).message).toMatch(
-      /results\.ttlMs must be a positive integer/,
-    )
-    expect(configError(() => createMcpServer({ name: 't', version: '1', results: {} as never })).message).toMatch(
+    expect(
+      configError(() => createMcpServer({ name: 't', version: '1', results: resultBudgets({ store, ttlMs: 0 }) })).message,
+    ).toMatch(/results\.ttlMs must be a positive integer/)
+    expect(configError(() => createMcpServer({ name: 't', version: '1', results: resultBudgets({} as never) })).message).toMatch(
       /results\.store must be a result store/,
+    )
+    // The options object as written before resultBudgets: start-up says what to write.
+    expect(configError(() => createMcpServer({ name: 't', version: '1', results: { store } as never })).message).toBe(
+      'The results option must be built by resultBudgets({ store }) (docs/results.md)',
     )
     const server = createMcpServer({ name: 't', version: '1' })
     expect(configError(() => server.tool('x', { input: z.object({}), maxResultBytes: -1 }, () => text(''))).message).toMatch(

@@ -128,13 +128,22 @@ describe('McpServer registration errors', () => {
     expect(server.tools.has('raw')).toBe(false)
   })
 
-  it('fails at registration on a bad x-mcp-header and leaves no half-registered tool', () => {
+  it('fails at registration on a bad x-mcp-header in a raw JSON Schema input and leaves no half-registered tool', () => {
     const server = createMcpServer({ name: 's', version: '1' })
-    const input = z.object({ ratio: z.number().meta({ 'x-mcp-header': 'Ratio' }) })
+    const input = { jsonSchema: { type: 'object' as const, properties: { ratio: { type: 'number', 'x-mcp-header': 'Ratio' } } } }
     expect(configError(() => server.tool('ratio', { input }, ok)).message).toBe(
       'tool "ratio" property "ratio": x-mcp-header is allowed only on string, integer or boolean properties',
     )
     expect(server.tools.has('ratio')).toBe(false)
+  })
+
+  it('reports a bad x-mcp-header in a zod input at the tool’s first use, with the same message', () => {
+    const server = createMcpServer({ name: 's', version: '1' })
+    const input = z.object({ ratio: z.number().meta({ 'x-mcp-header': 'Ratio' }) })
+    server.tool('ratio', { input }, ok)
+    expect(configError(() => server.headerParams('ratio')).message).toBe(
+      'tool "ratio" property "ratio": x-mcp-header is allowed only on string, integer or boolean properties',
+    )
   })
 
   it('derives header params from zod .meta() annotations', () => {

@@ -1,5 +1,5 @@
 /**
- * The Server Card (SEP-2127, experimental): `mcp(server, { serverCard })` serves it at
+ * The Server Card (SEP-2127, experimental): `mcp(server, { serverCard: serverCard({...}) })` serves it at
  * `<endpoint>/server-card` with the draft's media type, CORS, caching and an ETag, built from the
  * server's identity and valid by the extension's own schema (vendored in
  * test/conformance/server-card, with its source and date); bad options fail at `mcp()`, naming
@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import { bearerToken } from '../../packages/mcp-edge/src/http/bearer.ts'
 import { mcp } from '../../packages/mcp-edge/src/http/hono.ts'
-import { SERVER_CARD_TYPE } from '../../packages/mcp-edge/src/http/discovery/server-card.ts'
+import { SERVER_CARD_TYPE, serverCard } from '../../packages/mcp-edge/src/http/discovery/server-card.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import { expectDiscoveryHeaders } from './support.ts'
 
@@ -39,11 +39,11 @@ function app(options: { description?: string } = {}) {
     '/mcp',
     mcp(server, {
       authenticate: bearerToken('a-long-enough-bearer-token-0123456789'),
-      serverCard: {
+      serverCard: serverCard({
         name: 'com.example/notes',
         repository: { url: 'https://github.com/example/notes', source: 'github' },
         ...options,
-      },
+      }),
     }),
   )
   return hono
@@ -94,13 +94,19 @@ describe('the Server Card', () => {
 
   it('refuses options that would make an invalid card, at mcp(), saying what to set', () => {
     const server = createMcpServer({ name: 'notes', version: '1.0.0' })
-    expect(() => mcp(server, { serverCard: { name: 'notes', description: 'Notes' } })).toThrow(
+    expect(() => mcp(server, { serverCard: serverCard({ name: 'notes', description: 'Notes' }) })).toThrow(
       'serverCard: name must be reverse-DNS with one slash, such as com.example/weather, not "notes"',
     )
-    expect(() => mcp(server, { serverCard: { name: 'com.example/notes' } })).toThrow(
+    expect(() => mcp(server, { serverCard: serverCard({ name: 'com.example/notes' }) })).toThrow(
       'serverCard: a description of 1 to 100 characters is required',
     )
-    expect(() => mcp(server, { serverCard: { name: 'com.example/notes', description: 'x'.repeat(101) } })).toThrow('1 to 100')
+    // The options object as written before serverCard(): mcp() says what to write.
+    expect(() => mcp(server, { serverCard: { name: 'com.example/notes' } as never })).toThrow(
+      'The serverCard option must be built by serverCard({ name }) (docs/apps.md)',
+    )
+    expect(() => mcp(server, { serverCard: serverCard({ name: 'com.example/notes', description: 'x'.repeat(101) }) })).toThrow(
+      '1 to 100',
+    )
     expect(() => mcp(server)).not.toThrow()
   })
 })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
 import type { SseEvent } from '../../packages/mcp-edge/src/client/sse.ts'
-import { encodeEvent, formatEvent, KEEPALIVE } from '../../packages/mcp-edge/src/http/sse.ts'
+import { encodeEvent, formatEvent, jsonEvent, KEEPALIVE } from '../../packages/mcp-edge/src/http/sse.ts'
 
 const encoder = new TextEncoder()
 
@@ -64,6 +64,21 @@ describe('formatEvent', () => {
     const payloads = ['{"a":1}', 'line one\nline two', 'data: fake\n\nevent: fake', ': not a comment', '', 'ünïcödé 🌍']
     const wire = payloads.map((payload) => formatEvent(payload)).join('')
     expect(await collect([encoder.encode(wire)])).toEqual(payloads.map((data) => ({ event: 'message', data })))
+  })
+})
+
+describe('jsonEvent', () => {
+  it('frames JSON text as formatEvent does, line breaks in its strings included (JSON escapes them)', () => {
+    const values = [{ a: 1 }, { text: 'one\ntwo\r\nthree\u2028' }, 'a\rb', [1, null, 'é🌍'], {}]
+    for (const value of values) {
+      const json = JSON.stringify(value)
+      expect(jsonEvent(json)).toBe(formatEvent(json))
+      expect(jsonEvent(json, 'ev:0-3')).toBe(formatEvent(json, 'message', 'ev:0-3'))
+    }
+  })
+
+  it('refuses an id with a line break or NUL, as formatEvent does', () => {
+    for (const id of ['a\nb', 'a\rb', 'a\0b']) expect(() => jsonEvent('{}', id)).toThrow('SSE ids must not contain')
   })
 })
 

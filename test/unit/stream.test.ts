@@ -5,10 +5,10 @@
 import { describe, expect, it, vi } from 'vitest'
 import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
 import type { Run } from '../../packages/mcp-edge/src/http/lane.ts'
-import { formatEvent } from '../../packages/mcp-edge/src/http/sse.ts'
+import { formatEvent, jsonEvent } from '../../packages/mcp-edge/src/http/sse.ts'
 import { sseResponse } from '../../packages/mcp-edge/src/http/stream.ts'
 import { notification } from '../../packages/mcp-edge/src/protocol/jsonrpc.ts'
-import { Outbox } from '../../packages/mcp-edge/src/server/outbox.ts'
+import { Outbox, partialParams } from '../../packages/mcp-edge/src/server/outbox.ts'
 import { records } from '../support/logs.ts'
 
 const log = (data: string) => notification('notifications/message', { level: 'info', data })
@@ -35,6 +35,20 @@ describe('sseResponse', () => {
     const read = reader.read()
     outbox.push(log('alone'))
     expect(decoder.decode((await read).value)).toBe(formatEvent(JSON.stringify(log('alone'))))
+    await reader.cancel()
+  })
+
+  it('does not hold an awaited partial result back to batch it: each leaves as its own write', async () => {
+    const outbox = new Outbox()
+    const reader = open(outbox, new Promise(() => {}))
+    for (let i = 0; i < 3; i++) {
+      const chunk = { content: [{ type: 'text' as const, text: `chunk ${i}` }] }
+      const read = reader.read()
+      await outbox.pushPartial('t', chunk)
+      expect(decoder.decode((await read).value)).toBe(
+        jsonEvent(JSON.stringify(notification('notifications/tools/partial_result', partialParams('t', i, chunk)))),
+      )
+    }
     await reader.cancel()
   })
 

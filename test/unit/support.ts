@@ -27,10 +27,12 @@ export async function sendAs<Result>(
   return answer.message as { result?: Result; error?: { code: number; message: string; data?: unknown } }
 }
 
-/** Everything `outbox` holds now, taken as a reader would, without waiting. */
+/** Everything `outbox` holds now, taken as a reader would, without waiting (partial results parsed from their JSON). */
 export function drain(outbox: Outbox): StreamMessage[] {
   const out: StreamMessage[] = []
-  for (let message = outbox.poll(); message !== undefined; message = outbox.poll()) out.push(message)
+  for (let item = outbox.poll(); item !== undefined; item = outbox.poll()) {
+    out.push(typeof item === 'string' ? (JSON.parse(item) as StreamMessage) : item)
+  }
   return out
 }
 

@@ -11,7 +11,8 @@ import { FIELD_WEIGHTS, rankTools, scoreTool, tokenize } from '../../packages/mc
 import { Listener } from '../../packages/mcp-edge/src/server/events/listen-hub.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import type { McpServer } from '../../packages/mcp-edge/src/server/server.ts'
-import type { Principal, ServerOptions } from '../../packages/mcp-edge/src/server/types.ts'
+import { toolSearch } from '../../packages/mcp-edge/src/server/catalog/search-tool.ts'
+import type { Principal, ToolSearchOptions } from '../../packages/mcp-edge/src/server/types.ts'
 import { configError, sendAs } from './support.ts'
 
 describe('the ranking', () => {
@@ -76,8 +77,8 @@ describe('the ranking', () => {
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] })
 const ALICE: Principal = { subject: 'alice' }
 
-function catalogOf(size: number, options: ServerOptions['toolSearch'] = { alwaysListed: ['help'] }): McpServer {
-  const server = createMcpServer({ name: 'catalog', version: '1.0.0', toolSearch: options })
+function catalogOf(size: number, options: ToolSearchOptions = { alwaysListed: ['help'] }): McpServer {
+  const server = createMcpServer({ name: 'catalog', version: '1.0.0', toolSearch: toolSearch(options) })
   server.tool('help', { description: 'How to use this server', input: z.object({}) }, () => text('help'))
   for (let i = 0; i < size; i++) {
     server.tool(
@@ -182,6 +183,11 @@ describe('search_tools', () => {
       'toolSearch.maxResults must be an integer from 1 to 50 (got 51)',
     )
     expect(configError(() => catalogOf(1, { maxResults: 0 })).message).toContain('(got 0)')
+    // The options object as written before toolSearch(): start-up says what to write.
+    const plain = () => createMcpServer({ name: 'catalog', version: '1.0.0', toolSearch: { alwaysListed: ['help'] } as never })
+    expect(configError(plain).message).toBe(
+      'The toolSearch option must be built by toolSearch({ alwaysListed }) (docs/catalogs.md)',
+    )
   })
 
   it('answers 2025-era clients alike, with definitions in their revision’s shape (2025-03-26: as JSON text)', async () => {

@@ -7,7 +7,7 @@
  */
 import { env, runInDurableObject, SELF } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
-import { SqlEventLog } from '../../packages/mcp-edge/src/cloudflare/event-log.ts'
+import { MAX_REPLAY_EVENTS, SqlEventLog } from '../../packages/mcp-edge/src/cloudflare/event-log.ts'
 import { cloudflareEventHub, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
 import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
@@ -55,9 +55,38 @@ describe('SqlEventLog', () => {
         ],
         gaps: [],
         head: 3,
+        more: false,
       })
       expect(log.replay(['resource:a://x'], 1).events.map((row) => row.seq)).toEqual([3])
-      expect(log.replay(['resource:a://x'], 3)).toEqual({ events: [], gaps: [], head: 3 })
+      expect(log.replay(['resource:a://x'], 3)).toEqual({ events: [], gaps: [], head: 3, more: false })
+    })
+  })
+
+  it('replays in bounded batches: at most MAX_REPLAY_EVENTS, and says more follow; the next batch starts after the last', async () => {
+    await runInDurableObject(fresh(), (_instance, state) => {
+      const log = new SqlEventLog(state.storage.sql)
+      const count = MAX_REPLAY_EVENTS + 40
+      for (let i = 0; i < count; i++) log.append(update(`m://many/${i % 2}`), [`resource:m://many/${i % 2}`, 'resource:m://many'])
+      const topics = ['resource:m://many', 'resource:m://many/0']
+      const first = log.replay(topics, 0)
+      expect(first.more).toBe(true)
+      expect(first.events.map((row) => row.seq)).toEqual(Array.from({ length: MAX_REPLAY_EVENTS }, (_, i) => i + 1))
+      const next = log.replay(topics, MAX_REPLAY_EVENTS)
+      expect(next.more).toBe(false)
+      expect(next.events.map((row) => row.seq)).toEqual(Array.from({ length: 40 }, (_, i) => MAX_REPLAY_EVENTS + 1 + i))
+    })
+  })
+
+  it('bounds a batch by bytes of event JSON too, but always returns at least one event', async () => {
+    await runInDurableObject(fresh(), (_instance, state) => {
+      const log = new SqlEventLog(state.storage.sql)
+      const big = (n: number): McpEvent => ({ type: 'log', level: 'info', data: 'x'.repeat(n) })
+      for (let i = 0; i < 3; i++) log.append(big(400), ['log'])
+      const twoFit = log.replay(['log'], 0, {}, { events: 100, bytes: 1000 })
+      expect([twoFit.events.map((row) => row.seq), twoFit.more]).toEqual([[1, 2], true])
+      const tooBig = log.replay(['log'], 0, {}, { events: 100, bytes: 100 })
+      expect([tooBig.events.map((row) => row.seq), tooBig.more]).toEqual([[1], true])
+      expect(log.replay(['log'], 2, {}, { events: 100, bytes: 100 }).more).toBe(false)
     })
   })
 
@@ -79,7 +108,12 @@ describe('SqlEventLog', () => {
       ])
       // A log that keeps nothing: every event is past its reach.
       log.append(update('z://none'), ['resource:z://none'], { maxEvents: 0 })
-      expect(log.replay(['resource:z://none'], 5, bounds)).toEqual({ events: [], gaps: ['resource:z://none'], head: 6 })
+      expect(log.replay(['resource:z://none'], 5, bounds)).toEqual({
+        events: [],
+        gaps: ['resource:z://none'],
+        head: 6,
+        more: false,
+      })
     })
   })
 
@@ -88,13 +122,19 @@ describe('SqlEventLog', () => {
       const log = new SqlEventLog(state.storage.sql)
       log.append(update('o://old'), ['resource:o://old'])
       await scheduler.wait(5) // the clock moves on I/O in workerd
-      expect(log.replay(['resource:o://old'], 0, { maxAgeMs: 1 })).toEqual({ events: [], gaps: ['resource:o://old'], head: 1 })
+      expect(log.replay(['resource:o://old'], 0, { maxAgeMs: 1 })).toEqual({
+        events: [],
+        gaps: ['resource:o://old'],
+        head: 1,
+        more: false,
+      })
       expect(state.storage.sql.exec('SELECT count(*) AS n FROM event_log').one().n).toBe(0)
       expect(state.storage.sql.exec('SELECT count(*) AS n FROM event_count').one().n).toBe(0)
       expect(log.replay(['resource:o://old', 'list:tools'], 7)).toEqual({
         events: [],
         gaps: ['resource:o://old', 'list:tools'],
         head: 1,
+        more: false,
       })
     })
   })

@@ -4,7 +4,7 @@
  * one topic beyond it spread over relay objects, and each hears every event once, in the shard's
  * order; a stream that resumes on another object than the one it left (shard's object → relay,
  * relay → shard's object), while events keep being published, hears what it missed and then the
- * live ones in order, with no duplicate. Many isolates and 10,000 streams: `node bench/run.mjs --only scale`.
+ * live ones in order, with no duplicate, also when its replay on a relay comes in several batches. Many isolates and 10,000 streams: `node bench/run.mjs --only scale`.
  */
 import { env } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
@@ -14,7 +14,7 @@ import { cloudflareEventHub, shardOf } from '../../packages/mcp-edge/src/cloudfl
 import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 
-/** A layout no other test uses, so the shard's objects start empty: 7 shards, each test its own shard (5, 6). */
+/** A layout no other test uses, so the shard's objects start empty: 7 shards, each test its own shard (4, 5, 6). */
 const SHARDS = 7
 const update = (uri: string): McpEvent => ({ type: 'resourceUpdated', uri })
 const object = (name: string) => env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName(name)) as unknown as EventHubRpc
@@ -139,6 +139,31 @@ describe('cloudflareEventHub relays', () => {
       await hub.publish(update(`${uri}/${count + 2}`))
       await back.until(2)
       expect(back.heard.map((entry) => entry.uri)).toEqual([`${uri}/${count + 1}`, `${uri}/${count + 2}`])
+    } finally {
+      for (const each of open) each.stop()
+    }
+  })
+
+  it("replays a resume on a relay in bounded batches, each from the shard's object, then hears the live events, once and in order", async () => {
+    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, capacity: 1 })
+    const uri = topicOnShard(4)
+    const first = await listener(hub, uri)
+    const open = [first]
+    try {
+      await hub.publish(update(`${uri}/0`))
+      await first.until(1)
+      // More than two batches (128 events each) missed, then resumed while the shard's object is full.
+      const missed = 300
+      for (let i = 1; i <= missed; i++) await hub.publish(update(`${uri}/${i}`))
+      const resumed = await listener(hub, uri, first.heard[0]?.id)
+      open.push(resumed)
+      await resumed.until(missed)
+      expect((await object('events/4').stats()).relays.length).toBeGreaterThan(0)
+      await hub.publish(update(`${uri}/${missed + 1}`))
+      await resumed.until(missed + 1)
+      expect(resumed.heard.map((entry) => entry.uri)).toEqual(Array.from({ length: missed + 1 }, (_, i) => `${uri}/${i + 1}`))
+      const seqs = resumed.heard.map((entry) => seqOf(entry.id, 4))
+      expect(seqs).toEqual(Array.from({ length: missed + 1 }, (_, i) => seqs[0]! + i))
     } finally {
       for (const each of open) each.stop()
     }

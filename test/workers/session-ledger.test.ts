@@ -68,4 +68,27 @@ describe('McpSessionLedger', () => {
     expect(await rows()).toEqual(['kept', 'dave'])
     expect(await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm())).toBe(now + hour)
   })
+
+  it('keeps every fact when its objects lose their memory (evicted: state.abort), and the session goes on', async () => {
+    const ledger = durableSessions(env.MCP_SESSIONS)
+    const session = key('evicted-1', 'erin')
+    await ledger.setLogLevel(session, 'error')
+    await ledger.subscribe(session, 'notes://kept', true)
+    await ledger.openStream(session, 'stream-1')
+    const facts = await ledger.read(session)
+    expect(facts).toMatchObject({ revoked: false, logLevel: 'error', subscriptions: ['notes://kept'], stream: 'stream-1' })
+    const evict = (name: string) =>
+      runInDurableObject(env.MCP_SESSIONS.get(env.MCP_SESSIONS.idFromName(name)), (_instance, state) =>
+        state.abort('evicted in a test'),
+      ).catch(() => {})
+    await evict(`sessions:n:${session.nonce.slice(0, 2)}`)
+    await evict('sessions:p:erin')
+    expect(await ledger.read(session)).toEqual(facts)
+    // It still takes changes after the restart, and a principal's revocation still reaches the session.
+    await ledger.subscribe(session, 'notes://new', true)
+    expect((await ledger.read(session)).subscriptions).toEqual(['notes://kept', 'notes://new'])
+    await ledger.revokePrincipal('erin')
+    await evict('sessions:p:erin')
+    expect((await durableSessions(env.MCP_SESSIONS).read(session)).revoked).toBe(true)
+  })
 })

@@ -30,7 +30,7 @@ import {
   createDurableObjects,
   workersTracing,
 } from 'mcp-edge/cloudflare'
-import { bearerToken, createMcpServer, input, mcp, otlpFromEnv } from 'mcp-edge'
+import { bearerToken, createMcpServer, input, mcp, otlpFromEnv, resultBudgets } from 'mcp-edge'
 import type { NotesEnv } from '../../../templates/durable/src/notes.ts'
 import { addNote, deleteRecord, generateReport, sleep, writeStory } from '../../../templates/durable/src/tools.ts'
 import type { ViewsEnv } from '../../../templates/durable/src/tools.ts'
@@ -85,7 +85,7 @@ export const server = createMcpServer<NotesEnv & ViewsEnv>({
   // (the bench's), results pass whole.
   results:
     'MCP_RESULTS' in env
-      ? { store: cloudflareResults({ binding: 'MCP_RESULTS' }), ttlMs: cap(env.MCP_RESULT_TTL_MS) }
+      ? resultBudgets({ store: cloudflareResults({ binding: 'MCP_RESULTS' }), ttlMs: cap(env.MCP_RESULT_TTL_MS) })
       : undefined,
 })
 

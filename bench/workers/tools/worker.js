@@ -1,8 +1,8 @@
 /**
  * The many-tools bench Worker (mcp-edge): the first TOOL_COUNT tools of bench/workers/catalog.ts,
  * registered at start-up as a user's Worker would, behind the Hono adapter, with their schemas
- * given as functions (built on first use, README "Many tools"), or, with TOOL_EAGER, built at
- * start-up. Both are bindings set per instance by bench/lib/variants.mjs. No Durable Objects:
+ * given as functions (built on first use, README "Many tools"), or, with TOOL_EAGER, as zod
+ * objects built at start-up, as the docs teach (mcp-edge converts either to JSON Schema on first use). Both are bindings set per instance by bench/lib/variants.mjs. No Durable Objects:
  * the catalog's tools are plain calls.
  *
  * JavaScript for the reason given in extras.js (`cloudflare:workers` under Node's types).

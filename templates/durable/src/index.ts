@@ -13,7 +13,7 @@
 import { env } from 'cloudflare:workers'
 import { Hono } from 'hono/tiny'
 import { bearerToken, createMcpServer, mcp, otlpFromEnv } from 'mcp-edge'
-import { cloudflareEventHub, cloudflareServices, createDurableObjects, workersTracing } from 'mcp-edge/cloudflare'
+import { cloudflareEventHub, cloudflareServices, createTaskObjectClass, workersTracing } from 'mcp-edge/cloudflare'
 import { addNote, deleteRecord, generateReport, writeStory } from './tools'
 
 /** The server's icon: an orange tile with a white peak, as an SVG data: URL. */
@@ -40,9 +40,11 @@ deleteRecord(server)
 writeStory(server)
 generateReport(server)
 
-// The Durable Object classes wrangler.jsonc binds: tasks, single-use confirmations, 2025-era sessions and
-// clients' answers, the event hub, and the notes.
-export const { McpTaskObject, McpNonceLedger, McpInputRelay, McpEventHub, McpSessionLedger } = createDurableObjects(server)
+// The Durable Object classes wrangler.jsonc binds: tasks (running this server's tools), single-use
+// confirmations, 2025-era sessions and clients' answers, the event hub, and the notes. Named one by
+// one (not `createDurableObjects(server)`, which returns every class), so the Worker carries only these.
+export const McpTaskObject = createTaskObjectClass(server)
+export { McpEventHub, McpInputRelay, McpNonceLedger, McpSessionLedger } from 'mcp-edge/cloudflare'
 export { NotesStore } from './notes'
 
 const app = new Hono<{ Bindings: Env }>()

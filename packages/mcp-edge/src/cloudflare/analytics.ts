@@ -12,7 +12,7 @@
  * Spans are not written: they go to OTLP and Workers' own tracing.
  */
 import { ConfigurationError } from '../server/errors.ts'
-import { utf8Prefix } from '../server/telemetry/observe.ts'
+import { utf8Prefix } from '../server/telemetry/recorded.ts'
 import type { OperationPoint, TelemetryExporter } from '../server/telemetry/tracer.ts'
 
 export interface AnalyticsEngineOptions {

@@ -66,12 +66,14 @@ export interface Attached {
   events: HubMessage[]
 }
 
-/** What a hub sends a listener, per event: its `seq` in this hub's log, and `id` (see `publish`). */
-export interface HubMessage {
-  seq: number
-  event: McpEvent
-  id?: string
-}
+/**
+ * What a hub sends a listener, per event: its `seq` in this hub's log, and `id` (see `publish`).
+ * After a replay cut at its bound, one message without an event: `more`, with the `seq` of the
+ * last event the replay read (sent or not); the listener connects again after it for the rest.
+ */
+export type HubMessage =
+  | { seq: number; event: McpEvent; id?: string; more?: undefined }
+  | { seq: number; more: true; event?: undefined; id?: undefined }
 
 /** The runtime's limits on a hibernatable WebSocket's tags. */
 export const MAX_TAGS = 10
@@ -146,7 +148,9 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
     }
     this.ctx.acceptWebSocket(socket, tagged ? topics : [ANY])
     // Registered and replayed in one turn (storage is synchronous): no publish falls in between,
-    // so what the listener hears is the replay, then every later event, in order, once.
+    // so what the listener hears is the replay, then every later event, in order, once. A replay
+    // cut at its bound ends with `more`: what follows it on this socket is not for the listener
+    // (it drops this socket and connects again after the replay's last seq).
     const headers = new Headers({ [HEAD_HEADER]: String(this.#log.head) })
     if (typeof connect.after === 'number') {
       const replay = this.#replay(connect)
@@ -205,11 +209,16 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
     // (web_socket_auto_reply_to_close, on from compatibility date 2026-04-07).
   }
 
-  /** What a listener resuming after `connect.after` missed, of what its subscription matches. */
+  /**
+   * What a listener resuming after `connect.after` missed, of what its subscription matches, in
+   * one bounded batch; a cut batch ends with the `more` message (its `seq` the last event read).
+   */
   #replay(connect: Connect): Attached {
     const replay = this.#log.replay(connect.topics, connect.after ?? 0, connect.log)
     const subscription: Subscription = { topics: new Set(connect.topics), principal: connect.principal }
-    const events = replay.events.filter(({ event }) => matches(subscription, event))
+    const events: HubMessage[] = replay.events.filter(({ event }) => matches(subscription, event))
+    const last = replay.events.at(-1)
+    if (replay.more && last) events.push({ seq: last.seq, more: true })
     return { head: replay.head, gaps: replay.gaps, events }
   }
 

@@ -16,12 +16,22 @@
  *   what it drops.
  * - `event_meta (key, value)`: `head` (the newest `seq` given) and `forgotten`.
  *
+ * A replay is bounded (`MAX_REPLAY_EVENTS`, `MAX_REPLAY_BYTES`): it reads the seqs after the cursor
+ * from the keys alone, then the events' JSON only for the batch it returns, and says whether more
+ * follow (the listener asks again after the batch, cloudflare/events.ts).
+ *
  * Cleanup happens on write (each publish prunes its topics by count, and everything by age) and
  * on each resume (by age); no alarm, so an idle hub keeps its last rows until it is written again.
  */
 import { DEFAULT_LOG_AGE_MS, DEFAULT_LOG_EVENTS } from '../server/events/event-log.ts'
 import type { EventLogOptions } from '../server/events/event-log.ts'
 import type { McpEvent } from '../server/events/events.ts'
+import { MAX_INBOX } from '../server/events/listen-hub.ts'
+
+/** The most events one replay returns (half a listener's inbox: two shards' batches fit in it). */
+export const MAX_REPLAY_EVENTS = MAX_INBOX / 2
+/** The most event JSON one replay returns, in bytes (at least one event, however large). */
+export const MAX_REPLAY_BYTES = 1024 * 1024
 
 /** How long a pruned topic's floor is remembered (a cursor older than that gets a hint for every topic). */
 export const FLOOR_KEEP_MS = 24 * 60 * 60_000
@@ -33,6 +43,14 @@ export interface Replay {
   gaps: string[]
   /** The newest `seq` given. */
   head: number
+  /** Whether events after the last one returned were left for the next replay (the bound). */
+  more: boolean
+}
+
+/** How much one replay returns (default `MAX_REPLAY_EVENTS`, `MAX_REPLAY_BYTES`). */
+export interface ReplayBound {
+  events: number
+  bytes: number
 }
 
 export class SqlEventLog {
@@ -111,28 +129,50 @@ export class SqlEventLog {
     }
   }
 
-  /** What a stream listening to `topics` missed after `after` (module header). */
-  replay(topics: readonly string[], after: number, options: EventLogOptions = {}): Replay {
+  /** What a stream listening to `topics` missed after `after`, up to `bound` (module header). */
+  replay(
+    topics: readonly string[],
+    after: number,
+    options: EventLogOptions = {},
+    bound: ReplayBound = { events: MAX_REPLAY_EVENTS, bytes: MAX_REPLAY_BYTES },
+  ): Replay {
     this.prune(options)
     const head = this.head
     // A cursor from the future: this log was wiped (or is another one); everything may be missed.
-    if (after > head || after < this.#meta('forgotten')) return { events: [], gaps: [...topics], head }
-    // One key lookup and one range per topic (the primary keys), merged here: an event under
-    // several of the topics is replayed once.
+    if (after > head || after < this.#meta('forgotten')) return { events: [], gaps: [...topics], head, more: false }
+    // One key lookup and one key range per topic (the primary keys, no event read), merged here:
+    // an event under several of the topics is replayed once. The first `bound.events` seqs of the
+    // merge are among each topic's first `bound.events + 1`.
     const gaps: string[] = []
-    const bySeq = new Map<number, string>()
+    const topicOf = new Map<number, string>()
     for (const topic of topics) {
       const floor = this.#sql.exec<{ seq: number }>('SELECT seq FROM event_floor WHERE topic = ?', topic).toArray()[0]
       if (floor && floor.seq > after) gaps.push(topic)
-      const rows = this.#sql.exec<{ seq: number; event: string }>(
-        'SELECT seq, event FROM event_log WHERE topic = ? AND seq > ? ORDER BY seq',
+      const rows = this.#sql.exec<{ seq: number }>(
+        'SELECT seq FROM event_log WHERE topic = ? AND seq > ? ORDER BY seq LIMIT ?',
         topic,
         after,
+        bound.events + 1,
       )
-      for (const row of rows) bySeq.set(row.seq, row.event)
+      for (const row of rows) if (!topicOf.has(row.seq)) topicOf.set(row.seq, topic)
     }
-    const events = [...bySeq].sort(([a], [b]) => a - b).map(([seq, event]) => ({ seq, event: JSON.parse(event) as McpEvent }))
-    return { events, gaps, head }
+    const seqs = [...topicOf.keys()].sort((a, b) => a - b)
+    const events: Replay['events'] = []
+    let bytes = 0
+    for (const seq of seqs) {
+      if (events.length >= bound.events) break
+      const row = this.#sql
+        .exec<{ event: string; bytes: number }>(
+          'SELECT event, length(CAST(event AS BLOB)) AS bytes FROM event_log WHERE topic = ? AND seq = ?',
+          topicOf.get(seq),
+          seq,
+        )
+        .one()
+      if (events.length > 0 && bytes + row.bytes > bound.bytes) break
+      bytes += row.bytes
+      events.push({ seq, event: JSON.parse(row.event) as McpEvent })
+    }
+    return { events, gaps, head, more: events.length < seqs.length }
   }
 
   /** Drop a topic's `excess` oldest rows, remembering the newest of them as its floor. */

@@ -13,7 +13,9 @@
  * newest `seq` per shard) and gives each event it delivers the cursor after it as its id. Asked to
  * resume, each shard replays after the cursor's number for it; a shard the cursor does not name
  * (the shard count changed) replays nothing and reports its topics as gaps. Messages that arrive
- * while other shards still connect wait, so every id names every shard.
+ * while other shards still connect wait, so every id names every shard. A replay comes in bounded
+ * batches (event-log.ts): after one, the listener's `pace` says when it has room, and the shard is
+ * asked again from the batch's last seq, so neither the hub nor this isolate holds a whole log.
  *
  * Capacity: one hub object serves at most `capacity` listeners (default `HUB_CAPACITY`). A listener
  * that finds its shard's object full goes to that shard's relays (event-hub.ts), newest first,
@@ -21,16 +23,16 @@
  * as they need, while the shard's object still numbers and logs every event (one order, one log).
  * A relay's listener gets its start and replay from the shard's object once its socket is
  * registered, and drops what it hears live at or below that start (module header of event-hub.ts).
+ * The paths of one listener, its cursor and its batches are hub-listener.ts.
  */
 import { env as workerEnv } from 'cloudflare:workers'
 import { fnv1a } from '../protocol/hash.ts'
-import { encodeCursor } from '../server/events/event-log.ts'
 import type { EventLogOptions } from '../server/events/event-log.ts'
 import { eventTopics } from '../server/events/events.ts'
-import type { Cursor, EventHub, McpEvent, Subscription } from '../server/events/events.ts'
+import type { EventHub, McpEvent } from '../server/events/events.ts'
 import { positive } from '../server/limits.ts'
-import { GAPS_HEADER, HEAD_HEADER, RELAYS_HEADER, SUBSCRIPTION_HEADER } from './event-hub.ts'
-import type { Connect, EventHubRpc, HubMessage } from './event-hub.ts'
+import type { EventHubRpc } from './event-hub.ts'
+import { HubListener } from './hub-listener.ts'
 
 export interface EventHubOptions {
   /** Name of the Durable Object binding of `McpEventHub` (for example `MCP_EVENTS`). */
@@ -50,11 +52,6 @@ export interface EventHubOptions {
  * objects that send at once (docs/notifications.md#capacity).
  */
 export const HUB_CAPACITY = 1000
-/** Relays tried past the newest one the shard's object knows, before a listen fails. */
-const MAX_RELAY_PROBES = 64
-
-/** Ids of recent multi-shard events a listener remembers, to drop their copies. */
-const RECENT_IDS = 64
 
 /** A stable, cheap spread of topics over shards (FNV-1a). */
 export function shardOf(topic: string, shards: number): number {
@@ -68,71 +65,6 @@ function byShard(topics: Iterable<string>, shards: number): Map<number, string[]
     groups.set(shard, [...(groups.get(shard) ?? []), topic])
   }
   return groups
-}
-
-/** One shard's open path: its socket, where it starts, what it cannot replay, and (on a relay only) the replay itself. */
-interface ShardPath {
-  socket: WebSocket
-  head: number
-  gaps: string[]
-  replayed?: HubMessage[]
-}
-
-type Handlers = { onMessage: (data: string) => void; onClose: () => void }
-
-/**
- * Open a socket to hub object `name`; `undefined` when it is full (with how many relays its shard
- * has). Its handlers are attached before `accept()`, so a message or a close that arrives while
- * other shards are still connecting is not lost.
- */
-async function openSocket(
-  namespace: DurableObjectNamespace,
-  name: string,
-  connect: Connect,
-  { onMessage, onClose }: Handlers,
-): Promise<ShardPath | { relays: number }> {
-  const response = await namespace.get(namespace.idFromName(name)).fetch('http://hub', {
-    headers: { upgrade: 'websocket', [SUBSCRIPTION_HEADER]: encodeURIComponent(JSON.stringify(connect)) },
-  })
-  if (response.status === 503) return { relays: Number(response.headers.get(RELAYS_HEADER) ?? 0) }
-  const socket = response.webSocket
-  if (!socket) throw new Error(`Event hub refused a listener: ${response.status}`)
-  socket.addEventListener('message', (message) => onMessage(message.data as string))
-  // An error is followed by a close (WHATWG WebSockets).
-  socket.addEventListener('close', onClose)
-  socket.accept()
-  const gaps = response.headers.get(GAPS_HEADER)
-  return {
-    socket,
-    head: Number(response.headers.get(HEAD_HEADER) ?? 0),
-    gaps: gaps ? JSON.parse(decodeURIComponent(gaps)) : [],
-  }
-}
-
-/**
- * Open one shard's path: on the shard's object (which replays in the same turn), or, when it is
- * full, on a relay with room, newest first, whose start and replay the shard's object then gives
- * (module header).
- */
-async function openShard(
-  namespace: DurableObjectNamespace,
-  binding: string,
-  shard: number,
-  connect: Connect,
-  handlers: Handlers,
-): Promise<ShardPath> {
-  const name = `events/${shard}`
-  const own = await openSocket(namespace, name, connect, handlers)
-  if ('socket' in own) return own
-  const { after, ...live } = connect
-  for (let relay = Math.max(1, own.relays); relay <= own.relays + MAX_RELAY_PROBES; relay++) {
-    const path = await openSocket(namespace, `${name}/${relay}`, live, handlers)
-    if (!('socket' in path)) continue
-    const rpc = namespace.get(namespace.idFromName(name)) as unknown as EventHubRpc
-    const attached = await rpc.attach(`${name}/${relay}`, binding, connect)
-    return { socket: path.socket, head: attached.head, gaps: attached.gaps, replayed: attached.events }
-  }
-  throw new Error(`Event hub shard ${shard} and its relays are full (capacity ${connect.capacity})`)
 }
 
 /**
@@ -163,71 +95,19 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
       return reached.reduce((sum, count) => sum + count, 0)
     },
 
-    async listen(
-      subscription: Subscription,
-      deliver: (event: McpEvent, id?: string) => void,
-      signal: AbortSignal,
-      after?: Cursor | null,
-    ) {
-      // If one shard refuses, the listen request fails, and its end closes the sockets it opened.
-      const groups = [...byShard(subscription.topics, shards)]
-      const recent: string[] = []
-      const cursor: Cursor = new Map()
-      let waiting: Array<[number, HubMessage]> | undefined = []
-      const onMessage = (shard: number, message: HubMessage) => {
-        if (waiting) {
-          waiting.push([shard, message])
-          return
-        }
-        const { seq, id, event } = message
-        // At or below the cursor: a relay's listener already has it from its replay (or started after it).
-        if (seq <= (cursor.get(shard) ?? 0)) return
-        cursor.set(shard, seq)
-        if (id !== undefined) {
-          if (recent.includes(id)) return
-          if (recent.push(id) > RECENT_IDS) recent.shift()
-        }
-        deliver(event, encodeCursor(cursor))
-      }
-      let onClose: () => void = () => {}
-      const closed = new Promise<void>((resolve) => {
-        onClose = resolve
+    async listen(subscription, deliver, signal, after, pace) {
+      const { principal } = subscription
+      const listener = new HubListener({
+        namespace,
+        binding: options.binding,
+        principal,
+        log: options.log,
+        capacity,
+        deliver,
+        signal,
+        pace,
       })
-      const gaps: string[] = []
-      const replays: Array<[number, HubMessage[], number]> = []
-      const opened = await Promise.all(
-        groups.map(([shard, topics]) => {
-          const from = after === undefined ? undefined : after === null ? null : (after.get(shard) ?? null)
-          // A shard resumed from nowhere (an unknown id, a shard the cursor lacks) replays nothing: all its topics are gaps.
-          if (from === null) gaps.push(...topics)
-          const connectTo: Connect = { topics, principal: subscription.principal, log: options.log, capacity }
-          if (typeof from === 'number') connectTo.after = from
-          const handlers = { onMessage: (data: string) => onMessage(shard, JSON.parse(data) as HubMessage), onClose }
-          return openShard(namespace, options.binding, shard, connectTo, handlers).then((path) => {
-            // From the cursor, unless it is ahead of this log (a wiped log: start again at its head).
-            cursor.set(shard, typeof from === 'number' && from <= path.head ? from : path.head)
-            gaps.push(...path.gaps)
-            if (path.replayed) replays.push([shard, path.replayed, path.head])
-            return path.socket
-          })
-        }),
-      )
-      // Closing a closed socket is ignored (compatibility date 2026-04-07 and later).
-      const close = () => {
-        for (const socket of opened) socket.close(1000)
-      }
-      if (signal.aborted) close()
-      else signal.addEventListener('abort', close, { once: true })
-      const start = encodeCursor(cursor)
-      const held = waiting
-      waiting = undefined
-      // A relay's replay, then its start: what it heard live up to there is in the replay.
-      for (const [shard, replayed, head] of replays) {
-        for (const message of replayed) onMessage(shard, message)
-        cursor.set(shard, Math.max(cursor.get(shard) ?? 0, head))
-      }
-      for (const [shard, message] of held) onMessage(shard, message)
-      return { closed, cursor: start, gaps }
+      return listener.start(byShard(subscription.topics, shards), after)
     },
   }
 }

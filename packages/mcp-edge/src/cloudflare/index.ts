@@ -9,6 +9,7 @@
  */
 import type { McpServices } from '../server/dispatch.ts'
 import { ConfigurationError } from '../server/errors.ts'
+import { openSessionStream } from '../server/legacy/session-stream.ts'
 import { createKeyRing, RequestStateCodec } from '../server/request-state.ts'
 import type { RequestStateOptions } from '../server/request-state.ts'
 import type { McpServer } from '../server/server.ts'
@@ -40,7 +41,8 @@ export interface CloudflareServicesConfig {
   inputRelay?: string
   /**
    * Name of the Durable Object binding of the session ledger: 2025-era sessions end on DELETE and
-   * keep their `logging/setLevel`, on every isolate. Without it DELETE is 405.
+   * keep their `logging/setLevel`, on every isolate, and (with an event hub) have a GET stream.
+   * Without it DELETE and GET are 405.
    */
   sessions?: string
 }
@@ -64,8 +66,11 @@ export function cloudflareServices<Env>(config: CloudflareServicesConfig): (env:
       services.nonces = durableNonces(binding(config.nonces) as unknown as DurableObjectNamespace<McpNonceLedger>)
     if (config.inputRelay)
       services.inputRelay = durableInputRelay(binding(config.inputRelay) as unknown as DurableObjectNamespace<McpInputRelay>)
-    if (config.sessions)
+    if (config.sessions) {
       services.sessions = durableSessions(binding(config.sessions) as unknown as DurableObjectNamespace<McpSessionLedger>)
+      // Sessions' GET streams come with the ledger (they also need an event hub on the server).
+      services.sessionStreams = openSessionStream
+    }
     return services
   }
 }

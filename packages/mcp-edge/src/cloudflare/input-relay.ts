@@ -4,14 +4,18 @@
  * The call waiting for answers holds an RPC into the object; the client's answer POST, in
  * whichever isolate it lands, is routed to the same object by the id it echoes, and settles that
  * wait. The object is in-memory only (nothing worth persisting: the waiting call itself lives in
- * one isolate), so it writes no storage; if it restarts, the wait fails with an error and the
- * call ends. Unused exchanges expire at their timeout.
+ * one isolate), so it writes no storage; if it restarts, the wait fails with -32603
+ * (`LOST_EXCHANGE`) and the call ends, and the client's late answer is refused like any answer
+ * nobody waits for (-32600, HTTP 400). Unused exchanges expire at their timeout.
  */
 import { DurableObject } from 'cloudflare:workers'
 import { isMcpError, McpError } from '../protocol/errors.ts'
 import type { ErrorKind } from '../protocol/errors.ts'
 import { ExchangeBook } from '../server/input/input-relay.ts'
 import type { AnswerTaken, AskedTrace, ClientAnswer, InputRelay } from '../server/input/input-relay.ts'
+
+/** The error of a call whose exchange was lost with its relay object (module header). */
+export const LOST_EXCHANGE = 'Internal error: the request to the client was lost (the input relay restarted); call again'
 
 export class McpInputRelay extends DurableObject<Record<string, unknown>> {
   readonly #book = new ExchangeBook()
@@ -61,7 +65,10 @@ export function durableInputRelay(namespace: DurableObjectNamespace<McpInputRela
       if (signal.aborted) cancel()
       else signal.addEventListener('abort', cancel, { once: true })
       try {
-        const answers = await waiting
+        // The object lost its memory (evicted, restarted, redeployed): the exchange is gone with it.
+        const answers = await waiting.catch(() => {
+          throw new McpError('internalError', LOST_EXCHANGE)
+        })
         if (Array.isArray(answers)) return answers as ClientAnswer[]
         throw new McpError(answers.kind, answers.message)
       } finally {

@@ -166,7 +166,9 @@ export interface DurableSessionsOptions {
 }
 
 /**
- * A `SessionLedger` over a namespace of `McpSessionLedger` objects.
+ * A `SessionLedger` over a namespace of `McpSessionLedger` objects. `cloudflareServices({ sessions })`
+ * builds one; services written by hand that use it set `sessionStreams: openSessionStream` too,
+ * for the sessions' GET streams.
  *
  * @example
  * // End every 2025-era session of a user whose grant was revoked:

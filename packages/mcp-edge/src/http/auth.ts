@@ -95,22 +95,30 @@ export class AuthChallenge extends McpError {
  * isLocalRequest(new Request('http://127.0.0.1:8787/mcp')) // true
  */
 export function isLocalRequest(request: Request): boolean {
-  const host = request.headers.get(HEADER.host)
-  const address = request.headers.get('cf-connecting-ip')
+  const headers = request.headers
+  const host = headers.get(HEADER.host)
+  const address = headers.get('cf-connecting-ip')
   return (
     isLoopbackHost(urlHost(request.url)) &&
     (host === null || isLoopbackHost(host)) &&
     (address === null || isLoopbackAddress(address)) &&
-    !isProxied(request.headers)
+    !isProxied(headers)
   )
 }
 
 const PROXY_HEADERS = new Set(['forwarded', 'via', 'x-real-ip'])
 
-/** Whether a proxy put its mark on the request: `Forwarded` (RFC 7239), `Via`, `X-Forwarded-*`, `X-Real-IP`. */
+/**
+ * Whether a proxy put its mark on the request: `Forwarded` (RFC 7239), `Via`, `X-Forwarded-*`, `X-Real-IP`.
+ * `forEach`, not an iterator: in workerd it walks the headers in one native call, where `keys()`
+ * makes a result object per header (about a quarter cheaper for a client's eight or so headers).
+ */
 export function isProxied(headers: Headers): boolean {
-  for (const name of headers.keys()) if (PROXY_HEADERS.has(name) || name.startsWith('x-forwarded-')) return true
-  return false
+  let proxied = false
+  headers.forEach((_value, name) => {
+    if (PROXY_HEADERS.has(name) || name.startsWith('x-forwarded-')) proxied = true
+  })
+  return proxied
 }
 
 /**
@@ -160,15 +168,18 @@ export function createAuthenticator<Env>(
   // handler which never serves, such as an unused app in the same bundle, would not also reach).
   let unwarned = authenticate === undefined && resourceServer === undefined && !allowAnonymous && !requirePrincipal
 
-  const identify = async (request: Request, env: Env, given: Principal | undefined) => {
+  const authenticated = async (request: Request, env: Env, verify: NonNullable<typeof authenticate>) => {
+    const principal = await verify(request, env)
+    if (!principal) throw new AuthChallenge('Unauthorized')
+    return principal
+  }
+  // Not async itself: a local or given principal is known at once, without a promise of its own
+  // (`resolve` awaits either). Its throws reject `resolve`.
+  const identify = (request: Request, env: Env, given: Principal | undefined): Awaitable<Principal | undefined> => {
     if (given) return given
     if (requirePrincipal) throw new AuthChallenge('Unauthorized')
     if (resourceServer) return resourceServer.authenticate(request, env)
-    if (authenticate) {
-      const principal = await authenticate(request, env)
-      if (!principal) throw new AuthChallenge('Unauthorized')
-      return principal
-    }
+    if (authenticate) return authenticated(request, env, authenticate)
     if (unwarned) {
       unwarned = false
       warn(LOCAL_ONLY_WARNING)

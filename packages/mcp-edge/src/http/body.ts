@@ -13,13 +13,19 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
  * @example
  * const text = await readBody(request, 1_000_000) // throws McpError('payloadTooLarge')
  */
-export async function readBody(request: Request, maxBytes: number): Promise<string> {
+export function readBody(request: Request, maxBytes: number): Promise<string> {
   const declared = request.headers.get(HEADER.contentLength)
   if (declared !== null) {
-    if (Number(declared) > maxBytes) throw tooLarge(maxBytes)
-    // The runtime never hands over more than a declared length, so the fast native read is safe.
+    if (Number(declared) > maxBytes) return Promise.reject(tooLarge(maxBytes))
+    // The runtime never hands over more than a declared length, so the fast native read is safe
+    // (and, returned as it is, costs no promise of this function's own).
     return request.text()
   }
+  return readChunks(request, maxBytes)
+}
+
+/** A body without a declared length, chunk by chunk, abandoned once past the limit. */
+async function readChunks(request: Request, maxBytes: number): Promise<string> {
   if (request.body === null) return ''
   const reader = request.body.getReader()
   // A streaming decoder keeps a character split across chunks whole.

@@ -33,7 +33,7 @@ import type { Lane } from './lane.ts'
 import { createLegacyLane } from './legacy.ts'
 import type { LegacyOptions } from './legacy.ts'
 import { serveModern } from './modern.ts'
-import type { ServerCardOptions } from './discovery/server-card.ts'
+import type { ServerCard } from './discovery/server-card.ts'
 import { failure, rejection } from './respond.ts'
 import { extractContext } from '../server/telemetry/trace-context.ts'
 import type { SpanContext } from '../server/telemetry/trace-context.ts'
@@ -44,9 +44,10 @@ export type { McpServices }
 export interface McpHttpOptions<Env> extends GuardOptions, AuthOptions<Env> {
   /**
    * Serve a Server Card (SEP-2127, experimental) at `<endpoint>/server-card` (`mcp()` only), built
-   * from the server's identity: its reverse-DNS `name`, and a `description` when the server has none.
+   * from the server's identity by `serverCard({ name })`: its reverse-DNS `name`, and a
+   * `description` when the server has none.
    */
-  serverCard?: ServerCardOptions
+  serverCard?: ServerCard
   /** Largest accepted request body (default 4 MiB); bigger ones get 413 without being buffered. */
   maxBodyBytes?: number
   /** Interval of SSE keepalive comments (default 15 s). */
@@ -135,6 +136,7 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
     upstream?: UpstreamAccess,
   ): Promise<Response> {
     const configured = servicesFor(env)
+    const headers = request.headers
     // The server's telemetry for this env, built once; a bad OTEL_* setting is logged, never an error here.
     const observer = server.observers.for(env)
     if (configured instanceof Error) {
@@ -153,25 +155,27 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
       waitUntil: executionCtx ? (promise) => executionCtx.waitUntil(promise) : undefined,
       challenge: (message, status) => auth.headersForResponse(message, status, env),
       observer,
-      transport: observer && transportContext(request.headers),
+      transport: observer && transportContext(headers),
     })
     // 2025 sessions end on DELETE where a session ledger keeps that they did, and have a GET
     // stream where an event hub feeds it too (legacy.ts).
     const ends = legacy?.ends(configured) === true
     const streams = legacy?.streams(configured) === true
-    const session = request.headers.has(HEADER.sessionId)
-    if (legacy && session && ((ends && request.method === 'DELETE') || (streams && request.method === 'GET'))) {
+    // Each read of a request's method or header is a call into the runtime: once, and only when it decides.
+    const method = request.method
+    const sessionCall = (ends && method === 'DELETE') || (streams && method === 'GET')
+    if (legacy && sessionCall && headers.has(HEADER.sessionId)) {
       try {
-        checkOrigin(request.headers, options)
-        if (request.method === 'GET') checkStreamAccept(request.headers)
+        checkOrigin(headers, options)
+        if (method === 'GET') checkStreamAccept(headers)
         const lane = laneOf(await auth.resolve(request, env, given))
-        return await (request.method === 'GET' ? legacy.stream(lane) : legacy.terminate(lane))
+        return await (method === 'GET' ? legacy.stream(lane) : legacy.terminate(lane))
       } catch (error) {
         const failed = failure(error)
         return rejection(failed, undefined, auth.headersFor(failed, env))
       }
     }
-    if (request.method !== 'POST') {
+    if (method !== 'POST') {
       // streamable-http: no GET stream in the 2026 era, and in the 2025 one only a session's
       // (2025: "405 Method Not Allowed, indicating that the server does not offer an SSE
       // stream"); without a session ledger no sessions to delete ("does not allow clients to
@@ -181,11 +185,11 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
     }
     let id: RequestId | undefined
     try {
-      checkOrigin(request.headers, options)
-      checkAccept(request.headers)
+      checkOrigin(headers, options)
+      checkAccept(headers)
       // Auth hook (issue 11): throws 401 (AuthChallenge) before the body is read.
       const principal = await auth.resolve(request, env, given)
-      checkContentType(request.headers)
+      checkContentType(headers)
       const text = await readBody(request, maxBodyBytes)
       // JSON hook (issue 11): -32700, or -32600 past the nesting limit, before JSON.parse recurses.
       const body = parseJsonBody(text, options.maxJsonDepth)
@@ -193,14 +197,14 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
       const lane = laneOf(principal)
       if (Array.isArray(body)) {
         // streamable-http: one message per POST; only 2025-03-26 had batches.
-        if (!legacy || isModern(body, request.headers)) {
+        if (!legacy || isModern(body, headers)) {
           throw new McpError('invalidRequest', 'Invalid Request: batches are not supported')
         }
         return await legacy.serveBatch(lane, body)
       }
-      if (isModern(body, request.headers)) return await serveModern(server, lane, body)
+      if (isModern(body, headers)) return await serveModern(server, lane, body)
       if (legacy) return await legacy.serve(lane, body)
-      if (isObject(body) && 'method' in body && 'id' in body) throw refuseLegacy(body, request.headers)
+      if (isObject(body) && 'method' in body && 'id' in body) throw refuseLegacy(body, headers)
       return await serveModern(server, lane, body)
     } catch (error) {
       const failed = failure(error)

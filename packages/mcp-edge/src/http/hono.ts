@@ -18,7 +18,7 @@ import { principalFromClaims } from './auth.ts'
 import { mcpCors } from './cors.ts'
 import { createMcpHandler } from './handler.ts'
 import type { McpHttpOptions } from './handler.ts'
-import { SERVER_CARD_PATH, serverCardRoute } from './discovery/server-card.ts'
+import { SERVER_CARD_PATH } from './discovery/server-card.ts'
 
 /** Context variables `mcp()` reads: set one of them in your auth middleware. */
 export interface McpVariables {
@@ -57,17 +57,21 @@ export function mcp<Bindings, Variables extends object = McpVariables>(
   const app = new Hono<{ Bindings: Bindings & object; Variables: Variables }>()
   // The Server Card, public like any discovery document: before the endpoint's own checks.
   if (options.serverCard) {
-    const card = serverCardRoute(server.info, options.serverCard)
+    if (typeof options.serverCard.route !== 'function') {
+      throw new Error('The serverCard option must be built by serverCard({ name }) (docs/apps.md)')
+    }
+    const card = options.serverCard.route(server.info)
     app.all(SERVER_CARD_PATH, (c) => card(c.req.raw))
   }
   // One handler, not middleware plus handler: Hono then skips composing a chain per request. A
   // request that names no Origin is no browser's, so it needs no CORS headers at all.
-  app.all('/', async (c) => {
-    if (c.req.method !== 'OPTIONS' && c.req.header('origin') === undefined) return serve(c)
+  const withCors = async (c: Context) => {
     const preflight = await cors(c, async () => {
       c.res = await serve(c)
     })
     return preflight ?? c.res
-  })
+  }
+  // Not async: the common answer is the handler's own promise, without one more around it.
+  app.all('/', (c) => (c.req.method !== 'OPTIONS' && c.req.header('origin') === undefined ? serve(c) : withCors(c)))
   return app
 }

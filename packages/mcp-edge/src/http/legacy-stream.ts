@@ -1,8 +1,8 @@
 /**
  * GET with a 2025-era session id (http/legacy.ts): the session's stream, as SSE. The session's
  * older stream in this isolate ends first (no message goes to two streams); the ledger names the
- * new one the session's newest, so an older one anywhere stops; then server/legacy/session-stream.ts
- * primes it and forwards what the event hub publishes for the session. A call's stream is never
+ * new one the session's newest, so an older one anywhere stops; then the services' `sessionStreams`
+ * (server/legacy/session-stream.ts) primes it and forwards what the event hub publishes for the session. A call's stream is never
  * resumed here (405). Counted against the per-principal cap on open streams, shared with listen
  * streams.
  */
@@ -10,7 +10,7 @@ import { HEADER } from '../protocol/constants.ts'
 import { encodeBase64Url } from '../protocol/base64.ts'
 import { McpError } from '../protocol/errors.ts'
 import { sessionKey } from '../server/legacy/session-ledger.ts'
-import { CALL_STREAM, openSessionStream, streamPrelude } from '../server/legacy/session-stream.ts'
+import { CALL_STREAM, streamPrelude } from '../server/legacy/session-stream.ts'
 import { libraryLog } from '../server/telemetry/log.ts'
 import { handleOptions } from './lane.ts'
 import type { Lane } from './lane.ts'
@@ -30,9 +30,9 @@ export async function openLegacyStream<Env>(state: LegacyState<Env>, lane: Lane<
   const { server, streams, recent } = state
   const who = await clientOf(state, lane)
   const { session } = who
-  const ledger = lane.services.sessions
+  const { sessions: ledger, sessionStreams: openSessionStream } = lane.services
   const hub = typeof server.events === 'object' ? server.events : undefined
-  if (!session || !ledger || !hub) throw new McpError('sessionNotFound')
+  if (!session || !ledger || !hub || !openSessionStream) throw new McpError('sessionNotFound')
   if (lane.request.headers.get(HEADER.lastEventId)?.startsWith(CALL_STREAM)) return callStreamNotResumed()
   // The session's older stream here ends; then the per-principal cap on open streams in this
   // isolate, shared with listen streams: 429 at the cap.

@@ -11,8 +11,9 @@
  * Sessions end when the client asks (DELETE, 204; from then on the id gets 404) and keep the level
  * of `logging/setLevel` and their subscriptions, when a session ledger is configured
  * (`services.sessions`): each request of a session reads its facts, from this isolate's cache
- * while younger than 400 ms (server/legacy/session-ledger.ts). With an event hub too, a GET with
- * the session id opens the session's stream (server/legacy/session-stream.ts). Without a ledger
+ * while younger than 400 ms (server/legacy/session-ledger.ts). With an event hub and
+ * `services.sessionStreams` too, a GET with the session id opens the session's stream
+ * (server/legacy/session-stream.ts; `cloudflareServices` sets it with `sessions`). Without a ledger
  * DELETE and GET are 405 and nothing is kept.
  *
  * Cancellation: closing the call's stream cancels it anywhere. `notifications/cancelled` cancels a
@@ -99,9 +100,12 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
     terminate(lane: Lane<Env>): Promise<Response> {
       return terminate(state, lane)
     },
-    /** Whether a session's GET opens its stream here: a session ledger, session ids and an event hub. */
+    /** Whether a session's GET opens its stream here: a session ledger, session ids, an event hub and `sessionStreams`. */
     streams: (services: Lane<Env>['services']) =>
-      services.sessions !== undefined && services.requestState !== undefined && typeof server.events === 'object',
+      services.sessions !== undefined &&
+      services.requestState !== undefined &&
+      services.sessionStreams !== undefined &&
+      typeof server.events === 'object',
     /** GET with a session id: the session's stream (legacy-stream.ts), primed and with its retry, as SSE. */
     stream(lane: Lane<Env>): Promise<Response> {
       return openLegacyStream(state, lane)

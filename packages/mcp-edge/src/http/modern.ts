@@ -14,7 +14,11 @@ import { handleOptions } from './lane.ts'
 import type { Lane } from './lane.ts'
 import { respond } from './respond.ts'
 
-export async function serveModern<Env>(server: McpServer<Env>, lane: Lane<Env>, body: unknown): Promise<Response> {
+/**
+ * Not async: a refusal throws here, at once, into the entry handler's `try` (its only caller), and
+ * a request's answer is `respond`'s own promise, without one more of this function's.
+ */
+export function serveModern<Env>(server: McpServer<Env>, lane: Lane<Env>, body: unknown): Response | Promise<Response> {
   const incoming = classifyMessage(body)
   // streamable-http: an accepted notification gets 202 and no body.
   if (incoming.kind !== 'request') return new Response(null, { status: 202 })

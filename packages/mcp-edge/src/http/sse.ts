@@ -25,6 +25,19 @@ export function formatEvent(data: string, event = 'message', id?: string): strin
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${lines}\n\n`
 }
 
+/**
+ * A `message` event whose data is JSON text (JSON.stringify output): JSON escapes every control
+ * character, so the text holds no line break to split, and it needs no scan for one. Equal to
+ * `formatEvent(json, 'message', id)`.
+ *
+ * @example
+ * jsonEvent(JSON.stringify(message)) // 'event: message\ndata: {...}\n\n'
+ */
+export function jsonEvent(json: string, id?: string): string {
+  if (id !== undefined) return formatEvent(json, 'message', id)
+  return `event: message\ndata: ${json}\n\n`
+}
+
 export function encodeEvent(data: string, event?: string): Uint8Array {
   return encoder.encode(formatEvent(data, event))
 }

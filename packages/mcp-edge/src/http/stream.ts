@@ -6,9 +6,9 @@
  * stream, which aborts the handler (closing the stream is cancellation) and drops what is queued.
  */
 import type { JsonRpcResponse } from '../protocol/jsonrpc.ts'
-import type { Outbox } from '../server/outbox.ts'
+import type { Outbox, OutboxItem } from '../server/outbox.ts'
 import { SSE_ID } from '../server/events/event-log.ts'
-import { encodeEvent, formatEvent, KEEPALIVE } from './sse.ts'
+import { encodeEvent, jsonEvent, KEEPALIVE } from './sse.ts'
 
 const encoder = new TextEncoder()
 /** Most text one write carries when several messages are queued (a bound on what leaves the queue at once). */
@@ -73,7 +73,11 @@ export function sseResponse(
   return new Response(body, { status: 200, headers: SSE_HEADERS })
 }
 
-/** One message as an SSE event, with its id when it has one (a logged event on a 2025 GET stream). */
-function sseEvent(message: object): string {
-  return formatEvent(JSON.stringify(message), 'message', (message as { [SSE_ID]?: string })[SSE_ID])
+/**
+ * One item as an SSE event: a partial result as the outbox serialised it, a message with its id
+ * when it has one (a logged event on a 2025 GET stream).
+ */
+function sseEvent(item: OutboxItem): string {
+  if (typeof item === 'string') return jsonEvent(item)
+  return jsonEvent(JSON.stringify(item), (item as { [SSE_ID]?: string })[SSE_ID])
 }

@@ -55,7 +55,8 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
  * Collect and validate the `x-mcp-header` annotations of a tool input schema (streamable-http
  * "Custom headers"): non-empty RFC 9110 tokens, unique ignoring case, only on string, integer or
  * boolean properties reached through `properties` keys. Throws on a bad annotation: a server
- * fails at start-up, a client leaves the tool out of its view (as SEP-2243 asks).
+ * fails the tool's first use (at start-up for a raw JSON Schema input), a client leaves the tool
+ * out of its view (as SEP-2243 asks).
  *
  * @example
  * findHeaderParams('query', { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } })

@@ -28,10 +28,10 @@ import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
 import { edgeOf, edgeOptions, propsOf, serving } from './handler.ts'
 import type { CreateMcpHandlerOptions, Serving } from './handler.ts'
-import { currentHandler, currentRequest, withRequest } from './request-store.ts'
+import { currentHandler, currentRequest, RequestHost, withRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
-import { conventionalServices, hasStateKeys, principalFromProps } from './services.ts'
+import { conventionalServices, principalFromProps } from './services.ts'
 
 /** The internal header carrying the caller from the Worker to the object (JSON). */
 const FORWARDED = 'x-mcp-edge-agent'
@@ -149,22 +149,15 @@ export abstract class McpAgent<
     const headers = new Headers(request.headers)
     headers.delete(FORWARDED)
     const served = new Request(request, { headers })
-    const store = {
-      request: served,
-      props: forwarded.props,
-      principal: forwarded.principal,
-      waitUntil: (promise: Promise<unknown>) => this.ctx.waitUntil(promise),
-      stateKeys: hasStateKeys(this.env),
-    }
-    // The host's context for the core (its waitUntil keeps list-change publishes and spans alive).
-    const context = { waitUntil: store.waitUntil, passThroughOnException() {}, props: {} } as unknown as ExecutionContext
-    return withRequest(store, async () => {
+    // The core's execution context: the object's waitUntil keeps list-change publishes and spans alive.
+    const host = new RequestHost(served, forwarded.props, forwarded.principal, this.ctx, this.env, true)
+    return withRequest(host, async () => {
       // init() runs inside the first request, so it sees that request's props, as agents' does.
       this.#app ??= this.#start(new URL(request.url).pathname).catch((error: unknown) => {
         this.#app = undefined
         throw error
       })
-      return (await this.#app).fetch(served, this.env, context)
+      return (await this.#app).fetch(served, this.env, host)
     })
   }
 

@@ -17,7 +17,7 @@ import type { InputRequest } from '../server/input/input.ts'
 import type { Principal, RequestContext, ToolContext } from '../server/types.ts'
 import { elicitRequest, parseResult, rawSpec } from './input.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
-import { currentRequest, missingStateKeys } from './request-store.ts'
+import { missingStateKeys } from './request-store.ts'
 import type { RequestStore } from './request-store.ts'
 
 /** The SDK's `AuthInfo`: what the caller's credentials say (from mcp-edge's principal). */
@@ -150,10 +150,10 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
   readonly #store: RequestStore | undefined
   #mcpReq: McpReq<Env> | undefined
 
-  constructor(ctx: RequestContext<Env>, run: RunState) {
+  constructor(ctx: RequestContext<Env>, run: RunState, store: RequestStore | undefined) {
     this.edge = ctx as ToolContext<Env>
     this.run = run
-    this.#store = currentRequest()
+    this.#store = store
   }
 
   get signal(): AbortSignal {
@@ -245,12 +245,16 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
 }
 
 /**
- * The SDK-style context of one handler run.
+ * The SDK-style context of one handler run, for the request `store` (undefined: a task's run).
  *
  * @example
- * const extra = createExtra(ctx, run)
+ * const extra = createExtra(ctx, run, hostOf(ctx))
  * return handler(args, extra)
  */
-export function createExtra<Env>(ctx: RequestContext<Env>, run: RunState): RequestHandlerExtra<Env> {
-  return new SdkExtra(ctx, run)
+export function createExtra<Env>(
+  ctx: RequestContext<Env>,
+  run: RunState,
+  store: RequestStore | undefined,
+): RequestHandlerExtra<Env> {
+  return new SdkExtra(ctx, run, store)
 }

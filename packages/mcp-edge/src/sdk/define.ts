@@ -14,6 +14,7 @@ import { TaskSuspended } from '../server/tasks/replay.ts'
 import { errorFields, libraryLog } from '../server/telemetry/log.ts'
 import type { RequestContext, TaskMode, ToolOptions } from '../server/types.ts'
 import type { RequestHandlerExtra } from './context.ts'
+import { currentRequest, hostOf, withHandler } from './request-store.ts'
 import { runSdkHandler } from './rounds.ts'
 import type { Hooks } from './rounds.ts'
 import { completersOf, objectSchema, outputSchema } from './schema.ts'
@@ -110,12 +111,18 @@ export function definePrompt<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: str
   )
 }
 
-/** SDK completion callbacks as the core's completers (the same value, the other arguments). */
+/**
+ * SDK completion callbacks as the core's completers (the same value, the other arguments), run
+ * in the request's async context as handlers are (`getMcpAuthContext()` works in them).
+ */
 function wrapCompleters(complete: Record<string, CompleteCallback>) {
   return Object.fromEntries(
     Object.entries(complete).map(([name, fn]) => [
       name,
-      (value: string, ctx: { arguments: Record<string, string> }) => fn(value, { arguments: ctx.arguments }),
+      (value: string, ctx: RequestContext & { arguments: Record<string, string> }) =>
+        withHandler({ store: hostOf(ctx) ?? currentRequest(), handler: undefined }, () =>
+          fn(value, { arguments: ctx.arguments }),
+        ),
     ]),
   )
 }

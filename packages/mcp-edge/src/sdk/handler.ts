@@ -19,9 +19,9 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
 import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
-import { currentRequest, withRequest } from './request-store.ts'
+import { RequestHost } from './request-store.ts'
 import type { McpAuthContext } from './request-store.ts'
-import { conventionalServices, hasStateKeys, principalFromProps } from './services.ts'
+import { conventionalServices, principalFromProps } from './services.ts'
 
 /** agents' CORS options: the origin allowed besides loopback ones (the rest mcp-edge decides). */
 export interface CorsOptions {
@@ -84,9 +84,9 @@ export function edgeOptions<Env>(options: CreateMcpHandlerOptions<Env>): McpHttp
 
 type EdgeApp<Env> = Hono<{ Bindings: Env & object; Variables: McpVariables }>
 
-/** A Worker-style fetch handler. */
+/** A Worker-style fetch handler, for a request the adapter holds as `host`. */
 export interface Serving {
-  fetch(request: Request, env: unknown, ctx?: HandlerContext): Promise<Response>
+  fetch(request: Request, env: unknown, host: RequestHost): Promise<Response>
 }
 
 /** The path of a URL, read without parsing it (the route check runs on every request). */
@@ -101,19 +101,20 @@ function pathOf(url: string): string {
  * the grant's props name (an OAuth provider in front, or `authContext`), else whoever `mcp()`'s own
  * authentication finds. A request without an Origin (any non-browser client) goes straight to the
  * core's handler; a browser's (an Origin, a CORS preflight) through `mcp()`, which answers CORS.
+ * Either way the core's execution context is `host`, which the handlers find again (request-store.ts).
  */
 export function serving<Env>(server: EdgeServer<Env>, route: string, options: McpHttpOptions<Env>): Serving {
   const direct = createEdgeHandler(server, options)
   let app: EdgeApp<Env> | undefined
   return {
-    async fetch(request, env, ctx) {
+    async fetch(request, env, host) {
       if (pathOf(request.url) !== route) return new Response('404 Not Found', { status: 404 })
       if (request.method === 'OPTIONS' || request.headers.has('origin')) {
         app ??= mountApp(server, route, options)
-        // Hono reads waitUntil and passThroughOnException of a Workers context; ours has what was given.
-        return app.fetch(request, env as Env & object, ctx as ExecutionContext | undefined)
+        // Hono reads waitUntil and passThroughOnException of a Workers context; the host has both.
+        return app.fetch(request, env as Env & object, host as unknown as ExecutionContext)
       }
-      return direct(request, env as Env, ctx, currentRequest()?.principal)
+      return direct(request, env as Env, host, host.principal)
     },
   }
 }
@@ -121,8 +122,8 @@ export function serving<Env>(server: EdgeServer<Env>, route: string, options: Mc
 function mountApp<Env>(server: EdgeServer<Env>, route: string, options: McpHttpOptions<Env>): EdgeApp<Env> {
   const app = new Hono<{ Bindings: Env & object; Variables: McpVariables }>()
   app.use(route, async (c, next) => {
-    const principal = currentRequest()?.principal
-    if (principal) c.set('principal', principal)
+    const host = c.executionCtx as unknown
+    if (host instanceof RequestHost && host.principal) c.set('principal', host.principal)
     await next()
   })
   app.route(route, mcp(server, options))
@@ -224,18 +225,21 @@ function buildHandler<Env>(
   }
   // Without a services option the adapter binds MCP_STATE_KEYS by its name, and can say it is missing.
   const conventional = options.services === undefined
-  return async (request, env, ctx, authContext) => {
-    const app = ready ?? (await appFor(request))
+  const serve = (app: Serving, request: Request, env: unknown, ctx: HandlerContext | undefined, authContext?: McpAuthContext) => {
     // agents' order: the props given as authContext, else the OAuth provider's.
     const props = authContext?.props ?? propsOf(ctx)
-    const store = {
-      request,
-      props,
-      principal: principalFromProps(props, options.principal),
-      waitUntil: ctx ? (promise: Promise<unknown>) => ctx.waitUntil(promise) : undefined,
-      stateKeys: conventional ? hasStateKeys(env) : undefined,
+    const principal = principalFromProps(props, options.principal)
+    return app.fetch(request, env, new RequestHost(request, props, principal, ctx, env, conventional))
+  }
+  const first: Handle = async (request, env, ctx, authContext) => serve(await appFor(request), request, env, ctx, authContext)
+  // Not an async function once the app is ready (one promise less a call), but as one to its caller.
+  return (request, env, ctx, authContext) => {
+    if (!ready) return first(request, env, ctx, authContext)
+    try {
+      return serve(ready, request, env, ctx, authContext)
+    } catch (error) {
+      return Promise.reject(error)
     }
-    return withRequest(store, () => app.fetch(request, env, ctx))
   }
 }
 

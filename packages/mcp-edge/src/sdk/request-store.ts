@@ -1,9 +1,16 @@
 /**
  * What the adapter knows of the HTTP request a handler runs for: the `Request` itself (for
  * `ctx.http.req`, the session id, the bearer token of `authInfo`), the props of the caller's
- * grant (`getMcpAuthContext()`, `this.props`), and the host's `waitUntil`. Kept in an
- * `AsyncLocalStorage` for the request's whole async life, as agents keeps its auth context: the
- * SDKs' APIs read these from module-level functions, not from an argument.
+ * grant (`getMcpAuthContext()`, `this.props`), and the host's `waitUntil`. The SDKs' APIs read
+ * these from module-level functions, not from an argument, so they are kept in an
+ * `AsyncLocalStorage` (as agents keeps its auth context) for the async life of each handler run.
+ *
+ * The adapter hands the core a `RequestHost` as the request's execution context, and a handler
+ * finds it through its own `ctx.waitUntil` (`hostOf`), so the async context is entered around the
+ * handler only, not around the whole request (where workerd carried it through all of the core's
+ * own work too: reading the body, the response, telemetry). Entering it is the adapter's one
+ * remaining cost per call (`withHandler`); it cannot be left out for handlers that will not read
+ * it, since nothing tells them apart before they run (`server.server.elicitInput` after an await).
  *
  * Needs the `nodejs_compat` (or `nodejs_als`) compatibility flag, which agents needs as well.
  */
@@ -16,7 +23,7 @@ export interface RequestStore {
   readonly props: Record<string, unknown> | undefined
   /** The caller as established before the request reached the adapter (McpAgent's Worker). */
   readonly principal?: Principal | undefined
-  readonly waitUntil: ((promise: Promise<unknown>) => void) | undefined
+  waitUntil(promise: Promise<unknown>): void
   /**
    * Whether `MCP_STATE_KEYS` is set, when the adapter binds it by that name: without it a handler
    * cannot ask, and says how to fix that (undefined when the Worker gives its own services).
@@ -24,16 +31,125 @@ export interface RequestStore {
   readonly stateKeys: boolean | undefined
 }
 
-const storage = new AsyncLocalStorage<RequestStore>()
+/** Whether this env has the secret that seals rounds and sessions. */
+export function hasStateKeys(env: unknown): boolean {
+  const value = (env as Record<string, unknown> | undefined)?.MCP_STATE_KEYS
+  return typeof value === 'string' && value.trim() !== ''
+}
 
-/** Run `fn` with `store` as the current request's. */
+/** A Worker's execution context as far as the adapter uses it (a Durable Object's state has it too). */
+interface WaitUntil {
+  waitUntil(promise: Promise<unknown>): void
+}
+
+/** Set while `hostOf` asks a handler's context for its host: a synchronous call, so nothing else runs meanwhile. */
+let asking = false
+let answered: RequestHost | undefined
+const QUESTION: Promise<void> = Promise.resolve()
+
+/**
+ * One request as the adapter serves it, handed to the core as its execution context: the core
+ * passes each handler's `ctx.waitUntil` on to it, which is how `hostOf` finds it again.
+ */
+export class RequestHost implements RequestStore {
+  readonly request: Request
+  readonly props: Record<string, unknown> | undefined
+  readonly principal: Principal | undefined
+  readonly #host: WaitUntil | undefined
+  readonly #env: unknown
+  readonly #conventional: boolean
+
+  /** `conventional`: the adapter binds `MCP_STATE_KEYS` by its name (no `services` option). */
+  constructor(
+    request: Request,
+    props: Record<string, unknown> | undefined,
+    principal: Principal | undefined,
+    host: WaitUntil | undefined,
+    env: unknown,
+    conventional: boolean,
+  ) {
+    this.request = request
+    this.props = props
+    this.principal = principal
+    this.#host = host
+    this.#env = env
+    this.#conventional = conventional
+  }
+
+  waitUntil(promise: Promise<unknown>): void {
+    if (asking) {
+      answered = this
+      return
+    }
+    this.#host?.waitUntil(promise)
+  }
+
+  /** Hono's `ExecutionContext` has it (the browser path goes through `mcp()`); nothing to do here. */
+  passThroughOnException(): void {}
+
+  get stateKeys(): boolean | undefined {
+    return this.#conventional ? hasStateKeys(this.#env) : undefined
+  }
+}
+
+/**
+ * The adapter's host of the request a handler's context serves, or undefined (a task's run in its
+ * Durable Object, a server the adapter does not serve). `ctx.waitUntil` hands its promise to the
+ * request's execution context at once (http/handler.ts); asked with `asking` set, a
+ * `RequestHost` answers instead of keeping the promise.
+ *
+ * @example
+ * const store = hostOf(ctx) ?? currentRequest()
+ */
+export function hostOf(ctx: WaitUntil): RequestHost | undefined {
+  asking = true
+  answered = undefined
+  try {
+    ctx.waitUntil(QUESTION)
+  } finally {
+    asking = false
+  }
+  const host = answered
+  answered = undefined
+  return host
+}
+
+/** What the async context holds: the request, and the handler running in it (set per round). */
+export interface Frame {
+  readonly store: RequestStore | undefined
+  handler: unknown
+}
+
+const storage = new AsyncLocalStorage<Frame>()
+
+/** Run `fn` with `store` as the current request's (McpAgent: its `init()` and `this.props`). */
 export function withRequest<T>(store: RequestStore, fn: () => T): T {
-  return storage.run(store, fn)
+  return storage.run({ store, handler: undefined }, fn)
+}
+
+/**
+ * Run `fn` in `frame`: as a handler of the request `frame.store` (module-level functions read
+ * both); `fn` sets `frame.handler` to the SDK-style context of each run. A handler beside another
+ * of the same request (a 2025-03-26 batch) has a frame of its own. This is what the adapter costs
+ * a call (bench/README.md, bench:sdk): workerd makes a context object, a wrapper and persistent
+ * handles for each run, some 15,000 instructions, about 4% of a small call.
+ *
+ * @example
+ * const frame = { store: hostOf(ctx) ?? currentRequest(), handler: undefined }
+ * return withHandler(frame, () => run(frame))
+ */
+export function withHandler<T>(frame: Frame, fn: () => T): T {
+  return storage.run(frame, fn)
 }
 
 /** The current request's store, or undefined outside a request served by the adapter. */
 export function currentRequest(): RequestStore | undefined {
-  return storage.getStore()
+  return storage.getStore()?.store
+}
+
+/** The SDK-style context of the handler running now (for `server.server.elicitInput` and kin). */
+export function currentHandler(): unknown {
+  return storage.getStore()?.handler
 }
 
 export interface McpAuthContext {
@@ -48,31 +164,8 @@ export interface McpAuthContext {
  * const login = getMcpAuthContext()?.props.login
  */
 export function getMcpAuthContext(): McpAuthContext | undefined {
-  const props = storage.getStore()?.props
+  const props = storage.getStore()?.store?.props
   return props === undefined ? undefined : { props }
-}
-
-/** The SDK-style context of a handler running beside another of the same request (a batch). */
-const handlers = new AsyncLocalStorage<unknown>()
-
-/**
- * Run `fn` as the handler whose SDK-style context is `extra` (for `server.server.elicitInput` and
- * kin). A request runs one handler at a time, nearly always: its context then goes in the request's
- * store, without a second async context; a handler beside another (a 2025-03-26 batch) gets its own.
- */
-export async function withHandler<T>(extra: unknown, fn: () => T | Promise<T>): Promise<T> {
-  const store = storage.getStore() as (RequestStore & { handler?: unknown }) | undefined
-  if (!store || store.handler !== undefined) return handlers.run(extra, fn)
-  store.handler = extra
-  try {
-    return await fn()
-  } finally {
-    store.handler = undefined
-  }
-}
-
-export function currentHandler(): unknown {
-  return handlers.getStore() ?? (storage.getStore() as { handler?: unknown } | undefined)?.handler
 }
 
 /** A handler asked for input on a Worker without `MCP_STATE_KEYS`: 500, naming the fix. */

@@ -15,7 +15,8 @@ import { createExtra } from './context.ts'
 import type { RequestHandlerExtra, RunState } from './context.ts'
 import type { ListKind } from '../server/events/events.ts'
 import { isInputRequired, rawSpec } from './input.ts'
-import { currentRequest, missingStateKeys, withHandler } from './request-store.ts'
+import { currentRequest, hostOf, missingStateKeys, withHandler } from './request-store.ts'
+import type { Frame } from './request-store.ts'
 import type { InputRequiredResult } from './input.ts'
 
 /** What the server lends its definitions: list-change announcements, the handler state's decoder. */
@@ -56,37 +57,58 @@ function wireKey(key: string, taken: Asked): string {
 }
 
 /** The handler's own state as it reads it: decoded by the server's `requestState.verify`, if any. */
-async function decodeState<Env>(ctx: RequestContext<Env>, run: RunState, hooks: Hooks, raw: unknown): Promise<void> {
+async function decodeState<Env>(
+  ctx: RequestContext<Env>,
+  run: RunState,
+  hooks: Hooks,
+  raw: unknown,
+  frame: Frame,
+): Promise<void> {
   if (typeof raw !== 'string' || !hooks.decodeState) {
     run.handlerState = raw
     return
   }
   try {
-    run.handlerState = await hooks.decodeState(raw, createExtra(ctx, run) as RequestHandlerExtra)
+    run.handlerState = await hooks.decodeState(raw, createExtra(ctx, run, frame.store) as RequestHandlerExtra)
   } catch {
     // As the SDK's seam answers a state its verify refuses (expired, bound elsewhere).
     throw new McpError('invalidParams', 'Invalid params: invalid requestState')
   }
 }
 
+type Handler<Env, R> = (extra: RequestHandlerExtra<Env>) => Promise<R | InputRequiredResult> | R | InputRequiredResult
+
 /**
- * Call `handler` until it returns something other than an input-required result.
+ * Call `handler` until it returns something other than an input-required result, as a handler of
+ * the request its context serves (module-level functions such as `getMcpAuthContext()` read it).
  *
  * @example
  * return runSdkHandler(ctx, hooks, (extra) => callback(args, extra))
  */
-export async function runSdkHandler<Env, R>(
+export function runSdkHandler<Env, R>(
   ctx: RequestContext<Env>,
   hooks: Hooks,
-  handler: (extra: RequestHandlerExtra<Env>) => Promise<R | InputRequiredResult> | R | InputRequiredResult,
+  handler: Handler<Env, R>,
   /** What a run that throws answers instead (a tool's `isError` result); rethrow what is not its to answer. */
   failed?: (error: unknown) => R,
+): Promise<R> {
+  // McpAgent's object serves in an async context of its own request: the fallback.
+  const frame: Frame = { store: hostOf(ctx) ?? currentRequest(), handler: undefined }
+  return withHandler(frame, () => runRounds(ctx, hooks, handler, failed, frame))
+}
+
+async function runRounds<Env, R>(
+  ctx: RequestContext<Env>,
+  hooks: Hooks,
+  handler: Handler<Env, R>,
+  failed: ((error: unknown) => R) | undefined,
+  frame: Frame,
 ): Promise<R> {
   const context = ctx as RequestContext<unknown>
   const run: RunState = { responses: undefined, handlerState: undefined, asked: 0, listChanged: hooks.listChanged }
   // A first round (nearly every call) has neither: nothing to decode, nothing to read.
   const sealed = ctx.state[HANDLER_STATE]
-  if (sealed !== undefined) await decodeState(ctx, run, hooks, sealed)
+  if (sealed !== undefined) await decodeState(ctx, run, hooks, sealed, frame)
   // Questions an earlier round asked: their answers are in this request (or sealed), read them first.
   const asked = (ctx.state[PENDING] ?? {}) as Asked
   if (ctx.state[PENDING] !== undefined) run.responses = await answersOf(context, asked)
@@ -94,11 +116,14 @@ export async function runSdkHandler<Env, R>(
     run.asked = 0
     let result: R | InputRequiredResult
     try {
-      const extra = createExtra(ctx, run)
-      result = await withHandler(extra, () => handler(extra))
+      const extra = createExtra(ctx, run, frame.store)
+      frame.handler = extra
+      result = await handler(extra)
     } catch (error) {
       if (!failed) throw error
       return failed(error)
+    } finally {
+      frame.handler = undefined
     }
     if (!isInputRequired(result)) return result
     if (asks === MAX_ASKS_PER_REQUEST) {
@@ -106,7 +131,7 @@ export async function runSdkHandler<Env, R>(
     }
     if (result.requestState !== undefined) {
       ctx.state[HANDLER_STATE] = result.requestState
-      await decodeState(ctx, run, hooks, result.requestState)
+      await decodeState(ctx, run, hooks, result.requestState, frame)
     }
     const requests = Object.entries(result.inputRequests ?? {})
     if (requests.length === 0) {
@@ -116,7 +141,7 @@ export async function runSdkHandler<Env, R>(
         'inputRequired() with requestState and no inputRequests is not supported by mcp-edge/sdk: ask a question in the round, or keep the state in ctx.edge.state',
       )
     }
-    if (currentRequest()?.stateKeys === false) throw missingStateKeys()
+    if (frame.store?.stateKeys === false) throw missingStateKeys()
     const fresh: Asked = {}
     for (const [key, request] of requests) {
       // Every question asked before has its answer by now: asking one again is a new question.

@@ -9,6 +9,7 @@ import type { CloudflareServicesConfig } from '../cloudflare/index.ts'
 import type { McpServices } from '../server/dispatch.ts'
 import { memoryInputRelay } from '../server/input/input-relay.ts'
 import type { Principal } from '../server/types.ts'
+import { hasStateKeys } from './request-store.ts'
 
 const BINDINGS: [keyof CloudflareServicesConfig, string][] = [
   ['tasks', 'MCP_TASKS'],
@@ -16,12 +17,6 @@ const BINDINGS: [keyof CloudflareServicesConfig, string][] = [
   ['inputRelay', 'MCP_INPUT_RELAY'],
   ['sessions', 'MCP_SESSIONS'],
 ]
-
-/** Whether this env has the secret that seals rounds and sessions. */
-export function hasStateKeys(env: unknown): boolean {
-  const value = (env as Record<string, unknown> | undefined)?.MCP_STATE_KEYS
-  return typeof value === 'string' && value.trim() !== ''
-}
 
 /**
  * The services of an env by convention. `requireKeys`: configure `MCP_STATE_KEYS` even when it is

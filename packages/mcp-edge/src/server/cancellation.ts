@@ -6,6 +6,8 @@
 export class LazyAbort {
   readonly #parent: AbortSignal | undefined
   #controller: AbortController | undefined
+  /** The controller's signal, kept: a tool that streams reads `ctx.signal` per chunk, and each read of `controller.signal` is a call into the runtime. */
+  #signal: AbortSignal | undefined
   #aborted = false
 
   /** `parent` (for example `request.signal`) aborts this one too. */
@@ -18,13 +20,13 @@ export class LazyAbort {
   }
 
   get signal(): AbortSignal {
-    if (!this.#controller) {
-      const controller = new AbortController()
-      this.#controller = controller
-      if (this.aborted) controller.abort()
-      else this.#parent?.addEventListener('abort', () => controller.abort(), { once: true })
-    }
-    return this.#controller.signal
+    if (this.#signal) return this.#signal
+    const controller = new AbortController()
+    this.#controller = controller
+    this.#signal = controller.signal
+    if (this.aborted) controller.abort()
+    else this.#parent?.addEventListener('abort', () => controller.abort(), { once: true })
+    return this.#signal
   }
 
   abort(): void {

@@ -8,15 +8,15 @@ import type { JsonRpcRequest } from '../protocol/jsonrpc.ts'
 import type { Icon, JsonObject, RequestMeta, ServerCapabilities } from '../protocol/types.ts'
 import type { InputRelay } from './input/input-relay.ts'
 import type { AskClient } from './legacy/ask.ts'
-import type { SessionLedger } from './legacy/session-ledger.ts'
+import type { SessionFacts, SessionLedger } from './legacy/session-ledger.ts'
 import type { Outbox } from './outbox.ts'
 import type { RequestStateCodec } from './request-state.ts'
-import type { EventDelivery } from './events/events.ts'
+import type { EventDelivery, EventHub } from './events/events.ts'
 import type { Limits } from './limits.ts'
 import type { ListenHub } from './events/listen-hub.ts'
 import type { PromptEntry, ResourceEntry, TemplateEntry } from './registry.ts'
 import type { ToolEntry } from './tool-entry.ts'
-import type { ResultPolicy } from './results/spill.ts'
+import type { ResultPolicy } from './results/store.ts'
 import type { TaskLimits } from './tasks/limits.ts'
 import type { CacheHint } from './types.ts'
 import type { NonceLedger, TaskBackend } from './tasks/types.ts'
@@ -40,7 +40,39 @@ export interface McpServices {
    * without it DELETE answers 405 and `logging/setLevel` is accepted but not kept.
    */
   sessions?: SessionLedger | undefined
+  /**
+   * Opens a 2025-era session's GET stream: `openSessionStream` (server/legacy/session-stream.ts),
+   * which `cloudflareServices` sets with `sessions`. The stream needs a session ledger, session
+   * ids and an event hub as well; without it a session's GET is 405, and a Worker that sets none
+   * bundles none of its code.
+   */
+  sessionStreams?: OpenSessionStream | undefined
 }
+
+/** What `McpServices.sessionStreams` is given: one session's GET stream (server/legacy/session-stream.ts). */
+export interface SessionStream<Env> {
+  server: ServerCore<Env>
+  hub: EventHub
+  /** The request's options (its principal, its services): what it may list and read. */
+  options: HandleOptions<Env>
+  /** The session's revision, capabilities and client, as `visible` predicates see them. */
+  meta: RequestMeta
+  /** The level a session that never set one logs at (the lane's `logLevel`). */
+  logLevel: LogLevel
+  /** The session's facts now (the isolate's cache of the ledger). */
+  facts: () => SessionFacts | Promise<SessionFacts>
+  /** Whether this is still the session's stream in this isolate (a newer GET replaces it). */
+  current: () => boolean
+  /** This stream's id, as the ledger records the session's newest stream (`SessionFacts.stream`). */
+  id: string
+  outbox: Outbox
+  signal: AbortSignal
+  /** The request's `Last-Event-ID`, if any: where the stream resumes. */
+  lastEventId?: string | null
+}
+
+/** Opens the stream once the hub has it; `done` settles when it ends, `cursor` names where it started. */
+export type OpenSessionStream = <Env>(stream: SessionStream<Env>) => Promise<{ done: Promise<void>; cursor: string }>
 
 /** What the host (the HTTP adapter, a task object) supplies for one request. */
 export interface HandleOptions<Env = unknown> extends McpServices {

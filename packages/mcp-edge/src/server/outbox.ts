@@ -16,6 +16,11 @@
  *   joined, since nothing of it is missing; a dropped chunk takes its seq with it, so the receiver
  *   sees the gap (SEP-2998 §2: seq lets receivers detect dropped chunks).
  * - Progress under pressure keeps only the newest pending value of a token (progress only rises).
+ * - A partial result leaves as JSON text built from its parts (a prefix per token, the seq, the
+ *   content, the structured content serialised once for its size): a long stream of small chunks
+ *   is mostly this per-chunk work, so no params object and no second serialisation. A waiting
+ *   producer's chunk is serialised at the push (it is sent as it was then, and the queue holds
+ *   text, not the tool's objects); a chunk that may still be merged, when it is taken.
  *
  * Once closed (the reader went away), pushes are dropped quietly.
  *
@@ -24,7 +29,6 @@
  * side by side; the helpers at the end are the partial-result wire shape and sizes.
  */
 import { NOTIFICATION } from '../protocol/constants.ts'
-import { notification } from '../protocol/jsonrpc.ts'
 import type { JsonRpcNotification, JsonRpcOutgoingRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import type { ContentBlock } from '../protocol/types.ts'
 
@@ -99,23 +103,31 @@ export function countEmitted(stats: OutboxStats, bytes: number): void {
  */
 export type StreamMessage = JsonRpcNotification | JsonRpcOutgoingRequest | JsonRpcResponse
 
+/** What a reader takes: a message, or a partial-result notification already serialised (its JSON text). */
+export type OutboxItem = StreamMessage | string
+
 type Entry =
   | { kind: 'message'; message: StreamMessage; bytes: number; droppable: boolean; progressToken?: unknown }
+  /** A chunk of a producer that waits: its notification's JSON, made at the push; never merged or dropped. */
+  | { kind: 'chunk'; json: string; bytes: number; droppable: false }
+  /** A chunk pushed while its producer's previous wait was pending: kept as is, to be merged into or dropped. */
   | {
       kind: 'partial'
-      token: string | number
+      producer: Producer
       seq: number
-      extra: Record<string, unknown>
       chunk: PartialChunk
+      /** `chunk.structuredContent` as JSON (serialised once, at the push, for its size). */
+      structured: string | undefined
       bytes: number
-      /** Pushed while its producer's previous wait was pending: may be merged into or dropped. */
-      droppable: boolean
+      droppable: true
     }
 
-/** Per token: the next seq, and the wait its producer was given while the queue was full. */
+/** Per token: the next seq, the wait its producer was given while the queue was full, its JSON prefix. */
 interface Producer {
   seq: number
   wait: Promise<void> | undefined
+  /** The notification's JSON up to the seq's value: the same for every chunk of the token. */
+  prefix: string
 }
 
 export class Outbox {
@@ -163,23 +175,24 @@ export class Outbox {
   }
 
   /**
-   * Queue a partial result for `token`; `extra` goes into the notification params as is (`taskId`
-   * in task mode). Resolves once the queue has room: await it and nothing is merged or dropped.
+   * Queue a partial result for `token`. Resolves once the queue has room: await it and nothing is
+   * merged or dropped.
    */
-  pushPartial(token: string | number, chunk: PartialChunk, extra: Record<string, unknown> = {}): Promise<void> {
+  pushPartial(token: string | number, chunk: PartialChunk): Promise<void> {
     if (this.#closed) return RESOLVED
-    const size = chunkBytes(chunk)
+    const producer = this.#producer(token)
+    const structured = chunk.structuredContent === undefined ? undefined : JSON.stringify(chunk.structuredContent)
+    // No wait pending: the chunk is serialised now, so one JSON cannot hold (a BigInt) throws to the
+    // tool here, before it is counted or takes a seq.
+    const json = producer.wait === undefined ? partialJson(producer.prefix, producer.seq, chunk, structured) : undefined
+    const size = chunkBytes(chunk, structured)
     countEmitted(this.stats, size)
-    this.#producers ??= new Map()
-    let producer = this.#producers.get(token)
-    if (!producer) {
-      producer = { seq: 0, wait: undefined }
-      this.#producers.set(token, producer)
-    }
     const bytes = ENVELOPE_BYTES + size
-    const impatient = producer.wait !== undefined
-    if (!impatient || !this.#merge(token, chunk, bytes)) {
-      this.#add({ kind: 'partial', token, seq: producer.seq++, extra, chunk, bytes, droppable: impatient })
+    if (json !== undefined) {
+      producer.seq++
+      this.#add({ kind: 'chunk', json, bytes, droppable: false })
+    } else if (!this.#merge(producer, chunk, bytes)) {
+      this.#add({ kind: 'partial', producer, seq: producer.seq++, chunk, structured, bytes, droppable: true })
     }
     if (!this.#full()) return RESOLVED
     producer.wait ??= new Promise<void>((resolve) => {
@@ -192,13 +205,13 @@ export class Outbox {
     return producer.wait
   }
 
-  /** The next message for the reader, or `undefined` once closed and empty. */
-  next(): Promise<StreamMessage | undefined> {
-    return this.#next(undefined) as Promise<StreamMessage | undefined>
+  /** The next item for the reader, or `undefined` once closed and empty. */
+  next(): Promise<OutboxItem | undefined> {
+    return this.#next(undefined) as Promise<OutboxItem | undefined>
   }
 
   /** Like `next`, but gives up after `ms` (for keepalives) and returns `null`. */
-  nextWithin(ms: number): Promise<StreamMessage | undefined | null> {
+  nextWithin(ms: number): Promise<OutboxItem | undefined | null> {
     return this.#next(ms)
   }
 
@@ -207,7 +220,7 @@ export class Outbox {
    * in the same turn can drop it first. A wake with nothing queued (what woke it was dropped at
    * once) waits on.
    */
-  #next(ms: number | undefined): Promise<StreamMessage | undefined | null> {
+  #next(ms: number | undefined): Promise<OutboxItem | undefined | null> {
     if (this.#queue.length > 0) return Promise.resolve(this.#take())
     if (this.#closed) return Promise.resolve(undefined)
     return new Promise((resolve) => {
@@ -249,8 +262,8 @@ export class Outbox {
     }, ms)
   }
 
-  /** The next message if one is queued now, without waiting. */
-  poll(): StreamMessage | undefined {
+  /** The next item if one is queued now, without waiting. */
+  poll(): OutboxItem | undefined {
     return this.#queue.length > 0 ? this.#take() : undefined
   }
 
@@ -274,10 +287,21 @@ export class Outbox {
     return this.stats.bufferedBytes >= this.#maxBytes / 2 || this.#queue.length >= this.#maxChunks
   }
 
+  /** The producer of `token`'s partial results, made at its first chunk (most requests stream nothing). */
+  #producer(token: string | number): Producer {
+    this.#producers ??= new Map()
+    let producer = this.#producers.get(token)
+    if (!producer) {
+      producer = { seq: 0, wait: undefined, prefix: partialPrefix(token) }
+      this.#producers.set(token, producer)
+    }
+    return producer
+  }
+
   /** Merge a waiting-for-room producer's chunk into its pending chunk before it, if both are plain text. */
-  #merge(token: string | number, chunk: PartialChunk, bytes: number): boolean {
+  #merge(producer: Producer, chunk: PartialChunk, bytes: number): boolean {
     const last = this.#queue.at(-1)
-    if (last?.kind !== 'partial' || !last.droppable || last.token !== token) return false
+    if (last?.kind !== 'partial' || last.producer !== producer) return false
     // Only while the merged chunk stays small, so merging can never beat the byte budget.
     if (last.bytes + bytes - ENVELOPE_BYTES > this.#maxBytes / 4) return false
     const merged = mergeText(last.chunk, chunk)
@@ -301,13 +325,13 @@ export class Outbox {
     this.#wakeReader()
   }
 
-  #take(): StreamMessage {
+  #take(): OutboxItem {
     const entry = this.#queue.shift() as Entry
     this.stats.bufferedBytes -= entry.bytes
     if (this.#waiters.length > 0 && !this.#full()) this.#release()
     if (entry.kind === 'message') return entry.message
     this.stats.sent++
-    return notification(NOTIFICATION.partialResult, partialParams(entry.token, entry.seq, entry.chunk, entry.extra))
+    return entry.kind === 'chunk' ? entry.json : partialJson(entry.producer.prefix, entry.seq, entry.chunk, entry.structured)
   }
 
   /**
@@ -367,8 +391,27 @@ export function partialParams(
   return params
 }
 
-function chunkBytes(chunk: PartialChunk): number {
-  let total = chunk.structuredContent === undefined ? 0 : JSON.stringify(chunk.structuredContent).length
+/**
+ * The JSON of `notifications/tools/partial_result` up to its seq's value, for `token`. With
+ * `partialJson`, the same text as `JSON.stringify(notification(…, partialParams(…)))`.
+ */
+function partialPrefix(token: string | number): string {
+  return `{"jsonrpc":"2.0","method":${JSON.stringify(NOTIFICATION.partialResult)},"params":{"partialResultToken":${JSON.stringify(token)},"seq":`
+}
+
+/** A partial result's notification as JSON text: its token's prefix, then seq, content, structured content, final. */
+function partialJson(prefix: string, seq: number, chunk: PartialChunk, structured: string | undefined): string {
+  let json = `${prefix}${seq},"content":${JSON.stringify(chunk.content)}`
+  // A value JSON cannot hold (a function) serialises to undefined: left out, as JSON.stringify leaves such a key.
+  if (structured !== undefined) json += `,"structuredContent":${structured}`
+  const final = chunk.final === undefined ? undefined : JSON.stringify(chunk.final)
+  if (final !== undefined) json += `,"final":${final}`
+  return `${json}}}`
+}
+
+/** A chunk's size for the budget and the stats: text and data characters, JSON of the rest (`structured` given). */
+function chunkBytes(chunk: PartialChunk, structured: string | undefined): number {
+  let total = structured === undefined ? 0 : structured.length
   for (const block of chunk.content) {
     if (block.type === 'text') total += block.text.length
     else if (block.type === 'image' || block.type === 'audio') total += block.data.length

@@ -1,7 +1,10 @@
 /**
  * Registered resources, resource templates and prompts as the runtime keeps them (tools:
  * tool-entry.ts): each definition's wire JSON is computed once, so a request only looks things up.
- * Registration errors are configuration errors and throw at start-up.
+ * Registration errors are configuration errors and throw at start-up; a prompt's arguments, which
+ * come from its zod schema, are converted on first use instead (a `prompts/list` page that holds
+ * it, or a `prompts/get`), as a tool's schemas are, and a schema with no JSON Schema fails that
+ * use naming the prompt.
  */
 import type { Prompt, PromptArgument, Resource, ResourceTemplate } from '../protocol/types.ts'
 import { toJsonSchema } from './schema/schema.ts'
@@ -82,15 +85,45 @@ export function buildPromptEntry<Env>(
   handler: PromptEntry<Env>['handler'],
   convert?: JsonSchemaConverter,
 ): PromptEntry<Env> {
-  const { definition, required } = promptDefinition(name, options, convert)
-  return {
-    definition,
-    required,
-    args: options.args,
-    scopes: options.scopes ?? [],
-    visible: options.visible,
-    complete: (options.complete ?? {}) as Record<string, Completer<Env>>,
-    handler,
+  return new RegisteredPrompt(name, options, handler, convert)
+}
+
+/** A prompt whose wire definition and required arguments are derived from its schema on first use, once. */
+class RegisteredPrompt<Env> implements PromptEntry<Env> {
+  readonly args: ObjectSchema | undefined
+  readonly scopes: readonly string[]
+  readonly visible: Visibility<Env> | undefined
+  readonly complete: Record<string, Completer<Env>>
+  readonly handler: PromptEntry<Env>['handler']
+  readonly #name: string
+  readonly #options: PromptOptions<ObjectSchema | undefined, Env>
+  readonly #convert: JsonSchemaConverter | undefined
+  #built: { definition: Prompt; required: string[] } | undefined
+
+  constructor(
+    name: string,
+    options: PromptOptions<ObjectSchema | undefined, Env>,
+    handler: PromptEntry<Env>['handler'],
+    convert: JsonSchemaConverter | undefined,
+  ) {
+    this.args = options.args
+    this.scopes = options.scopes ?? []
+    this.visible = options.visible
+    this.complete = (options.complete ?? {}) as Record<string, Completer<Env>>
+    this.handler = handler
+    this.#name = name
+    this.#options = options
+    this.#convert = convert
+  }
+
+  get definition(): Prompt {
+    this.#built ??= promptDefinition(this.#name, this.#options, this.#convert)
+    return this.#built.definition
+  }
+
+  get required(): string[] {
+    this.#built ??= promptDefinition(this.#name, this.#options, this.#convert)
+    return this.#built.required
   }
 }
 
@@ -105,7 +138,7 @@ function promptDefinition<Env>(
   if (options.icons !== undefined) definition.icons = options.icons
   if (options._meta !== undefined) definition._meta = options._meta
   if (options.args === undefined) return { definition, required: [] }
-  const schema = toJsonSchema(options.args, 'input', convert)
+  const schema = argumentsSchema(name, options.args, convert)
   const required = (schema.required as string[] | undefined) ?? []
   definition.arguments = Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>).map(([key, property]) => {
     const argument: PromptArgument = { name: key }
@@ -115,4 +148,13 @@ function promptDefinition<Env>(
     return argument
   })
   return { definition, required }
+}
+
+/** A prompt's arguments as JSON Schema; what zod cannot express fails naming the prompt. */
+function argumentsSchema(name: string, args: ObjectSchema, convert: JsonSchemaConverter | undefined): JsonSchema {
+  try {
+    return toJsonSchema(args, 'input', convert)
+  } catch (error) {
+    throw new Error(`Prompt "${name}", arguments: ${(error as Error).message}`)
+  }
 }

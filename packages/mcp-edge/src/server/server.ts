@@ -38,7 +38,6 @@ import type { ToolEntry } from './tool-entry.ts'
 import { taskLimits } from './tasks/limits.ts'
 import { viewResource } from './apps.ts'
 import { isVisible } from './methods/access.ts'
-import { listedTools, searchTool, SEARCH_TOOL } from './catalog/search-tool.ts'
 import type { ViewOptions } from './apps.ts'
 import { startPublish } from './telemetry/events.ts'
 import { createObserverCache } from './telemetry/setup.ts'
@@ -60,8 +59,7 @@ import type {
   VisibilityContext,
 } from './types.ts'
 import { errorFields, libraryLog } from './telemetry/log.ts'
-import { resultPolicy } from './results/spill.ts'
-import type { ResultPolicy } from './results/spill.ts'
+import type { ResultPolicy } from './results/store.ts'
 
 export const DEFAULT_PAGE_SIZE = 50
 export const DEFAULT_LIST_CACHE: CacheHint = { ttlMs: 5 * 60 * 1000, cacheScope: 'public' }
@@ -129,7 +127,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
     } = options
     this.#jsonSchema = jsonSchema
     this.limits = new Limits(limits)
-    this.results = resultPolicy(results)
+    this.results = checkedFeature(results, 'spill', 'results', 'resultBudgets({ store })', 'results.md')
     this.info = info
     this.instructions = instructions
     this.pageSize = pageSize ?? DEFAULT_PAGE_SIZE
@@ -139,16 +137,16 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
     this.events = events
     this.observers = createObserverCache(telemetry, info)
     this.extensions = { ...extensions }
-    if (toolSearch) {
-      this.#listedTools = listedTools(toolSearch)
-      const search = searchTool<Env>(this.tools, toolSearch)
-      this.tool(SEARCH_TOOL, search.options, search.handler)
+    const search = checkedFeature(toolSearch, 'register', 'toolSearch', 'toolSearch({ alwaysListed })', 'catalogs.md')
+    if (search) {
+      this.#listedTools = search.listed
+      search.register(this)
     }
   }
 
   /**
-   * Register a tool. Arguments are parsed with `options.input`; its JSON Schema is built now, or on
-   * first use when `input` (or `output`) is a function that builds the schema.
+   * Register a tool. Arguments are parsed with `options.input`; its JSON Schema is built on the
+   * tool's first use (tool-entry.ts), as is the schema itself when `input` (or `output`) is a function.
    */
   tool<In extends ToolInput, Out extends ToolOutput | undefined = undefined, Prep = undefined>(
     name: string,
@@ -434,6 +432,17 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
         return true
     }
   }
+}
+
+/**
+ * An opt-in feature's option as its function builds it (so a server without the feature bundles
+ * none of its code); the options object itself, as written before, fails at start-up saying so.
+ */
+function checkedFeature<T>(value: T | undefined, method: string, option: string, call: string, doc: string): T | undefined {
+  if (value !== undefined && typeof (value as Record<string, unknown>)[method] !== 'function') {
+    throw new Error(`The ${option} option must be built by ${call} (docs/${doc})`)
+  }
+  return value
 }
 
 /**

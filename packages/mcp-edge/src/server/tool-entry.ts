@@ -1,11 +1,15 @@
 /**
- * A registered tool as the runtime keeps it. Its wire definition (JSON Schema 2020-12) and its
- * `x-mcp-header` params are derived from its schemas once: at registration for schemas given as
- * values (so a bad schema fails at start-up), or on first use for schemas given as functions, so a
- * server with many tools pays nothing for those at start-up and only for the tools an isolate
- * lists or calls.
+ * A registered tool as the runtime keeps it. Registration stores the options and checks only what
+ * needs no schema conversion (the name, a raw `{ jsonSchema }` input, the view, the result budget); the
+ * wire definition (JSON Schema 2020-12) and the `x-mcp-header` params are derived from the schemas
+ * on the tool's first use in an isolate (a `tools/list` page that holds it, a call, tool search),
+ * once, whether the schemas were given as values or as functions. So a server with many tools
+ * pays at start-up only for building its zod schemas (its own module's work), not for converting
+ * them. A schema with no JSON Schema (or a bad header annotation) fails that first use, and every
+ * later one, with an error naming the tool and the schema, logged with the request; see
+ * docs/tools.md "Many tools".
  */
-import { toolViewMeta } from './apps.ts'
+import { checkViewUri, toolViewMeta } from './apps.ts'
 import { findHeaderParams } from '../protocol/header-values.ts'
 import type { HeaderParam } from '../protocol/header-values.ts'
 import type { CallToolResult, Tool } from '../protocol/types.ts'
@@ -126,6 +130,109 @@ export const isDestructive = (annotations: Tool['annotations']) =>
 
 const isStreaming = (options: { streaming?: unknown }) => options.streaming !== undefined && options.streaming !== false
 
+/** A tool's wire form, derived from its schemas on first use. */
+interface Wire {
+  definition: Tool
+  headerParams: HeaderParam[]
+}
+
+/** One task policy shared by every tool that never runs as a task (most of them). */
+const NO_TASKS: TaskPolicy = Object.freeze({ mode: 'never', ttlMs: DEFAULT_TASK_TTL_MS, pollIntervalMs: DEFAULT_TASK_POLL_MS })
+
+function taskPolicy(task: AnyToolOptions<unknown>['task']): TaskPolicy {
+  if (task === undefined || task === 'never') return NO_TASKS
+  const given: Partial<TaskPolicy> & { mode: TaskMode } = typeof task === 'object' ? task : { mode: task }
+  const { mode, ttlMs = DEFAULT_TASK_TTL_MS, pollIntervalMs = DEFAULT_TASK_POLL_MS } = given
+  return { mode, ttlMs, pollIntervalMs }
+}
+
+/**
+ * A tool whose derived parts are getters on the class, not closures per tool: registering one is
+ * a few field writes, and the schemas are resolved (functions called) and converted on first use.
+ */
+class RegisteredTool<Env> implements ToolEntry<Env> {
+  readonly name: string
+  readonly title: string | undefined
+  readonly description: string | undefined
+  readonly streaming: boolean
+  readonly assemble: boolean
+  readonly task: TaskPolicy
+  readonly singleUseState: boolean
+  readonly scopes: readonly string[]
+  readonly visible: Visibility<Env> | undefined
+  readonly requires: readonly CapabilityPath[]
+  readonly prepare: ToolEntry<Env>['prepare']
+  readonly maxResultBytes: number | undefined
+  readonly handler: ToolEntry<Env>['handler']
+  readonly #options: AnyToolOptions<Env>
+  readonly #convert: JsonSchemaConverter | undefined
+  #schemas: ToolSchemas | undefined
+  #wire: Wire | undefined
+  /** What deriving the wire form threw, kept: a broken schema fails every use the same way, without converting again. */
+  #failure: { error: unknown } | undefined
+
+  constructor(name: string, options: AnyToolOptions<Env>, handler: ToolEntry<Env>['handler'], convert?: JsonSchemaConverter) {
+    this.name = name
+    this.title = options.title
+    this.description = options.description
+    this.streaming = isStreaming(options)
+    this.assemble = typeof options.streaming === 'object' && options.streaming.assemble === true
+    this.task = taskPolicy(options.task)
+    // Abuse-resistant default: a destructive tool's confirmation cannot be replayed (opt out with false).
+    this.singleUseState = options.singleUseState ?? isDestructive(options.annotations)
+    this.scopes = options.scopes ?? []
+    this.visible = options.visible
+    this.requires = options.requires ?? []
+    this.prepare = options.prepare as ToolEntry<Env>['prepare']
+    this.maxResultBytes =
+      options.maxResultBytes === undefined ? undefined : positive(options.maxResultBytes, 0, `Tool "${name}": maxResultBytes`)
+    this.handler = handler
+    this.#options = options
+    this.#convert = convert
+  }
+
+  get definition(): Tool {
+    return this.#built().definition
+  }
+
+  get headerParams(): HeaderParam[] {
+    return this.#built().headerParams
+  }
+
+  get input(): ObjectSchema | undefined {
+    const { input } = this.#resolved()
+    return isJsonSchemaInput(input) ? undefined : input
+  }
+
+  get output(): Schema | undefined {
+    return this.#resolved().output
+  }
+
+  #resolved(): ToolSchemas {
+    this.#schemas ??= resolveSchemas(this.#options)
+    return this.#schemas
+  }
+
+  #built(): Wire {
+    if (this.#wire) return this.#wire
+    if (this.#failure) throw this.#failure.error
+    try {
+      const definition = toolDefinition(this.name, this.#options, this.#resolved(), this.#convert)
+      this.#wire = { definition, headerParams: findHeaderParams(this.name, definition.inputSchema) }
+      return this.#wire
+    } catch (error) {
+      this.#failure = { error }
+      throw error
+    }
+  }
+}
+
+/**
+ * Register-time checks and the entry. What needs no conversion fails here, at start-up: a bad
+ * name, a raw `{ jsonSchema }` input that is no object or has a bad header annotation, a view
+ * that is no `ui://` URI, a bad `maxResultBytes`. Everything derived from zod schemas waits for
+ * the tool's first use.
+ */
 export function buildToolEntry<Env>(
   name: string,
   options: AnyToolOptions<Env>,
@@ -135,58 +242,8 @@ export function buildToolEntry<Env>(
   if (!TOOL_NAME.test(name)) {
     throw new Error(`Tool name "${name}" must be 1–128 characters from A-Z a-z 0-9 _ . - (server/tools "Tool names")`)
   }
-  let schemas: ToolSchemas | undefined
-  let wire: { definition: Tool; headerParams: HeaderParam[] } | undefined
-  const resolved = () => {
-    schemas ??= resolveSchemas(options)
-    return schemas
-  }
-  const built = () => {
-    if (!wire) {
-      const definition = toolDefinition(name, options, resolved(), convert)
-      wire = { definition, headerParams: findHeaderParams(name, definition.inputSchema) }
-    }
-    return wire
-  }
-  // Schemas given as values are converted and checked now, so a schema with no JSON Schema, a
-  // non-object input or a bad header annotation fails at start-up (and `wrangler deploy` refuses
-  // the script) instead of breaking tools/list later. Schemas given as functions wait for first use.
-  const { input, output } = options
-  if (typeof input !== 'function' && typeof output !== 'function') built()
-  // One half a function, the other a value: the value is checked now, the definition waits.
-  else if (typeof input !== 'function') findHeaderParams(name, inputJsonSchema(name, input, convert))
-  else if (output !== undefined && typeof output !== 'function') toolJsonSchema(name, output, 'output', convert)
-  const given: Partial<TaskPolicy> & { mode: TaskMode } =
-    typeof options.task === 'object' ? options.task : { mode: options.task ?? 'never' }
-  const { mode, ttlMs = DEFAULT_TASK_TTL_MS, pollIntervalMs = DEFAULT_TASK_POLL_MS } = given
-  return {
-    name,
-    title: options.title,
-    description: options.description,
-    get definition() {
-      return built().definition
-    },
-    get input() {
-      const { input } = resolved()
-      return isJsonSchemaInput(input) ? undefined : input
-    },
-    get output() {
-      return resolved().output
-    },
-    get headerParams() {
-      return built().headerParams
-    },
-    streaming: isStreaming(options),
-    assemble: typeof options.streaming === 'object' && options.streaming.assemble === true,
-    task: { mode, ttlMs, pollIntervalMs },
-    // Abuse-resistant default: a destructive tool's confirmation cannot be replayed (opt out with false).
-    singleUseState: options.singleUseState ?? isDestructive(options.annotations),
-    scopes: options.scopes ?? [],
-    visible: options.visible,
-    requires: options.requires ?? [],
-    prepare: options.prepare as ToolEntry<Env>['prepare'],
-    maxResultBytes:
-      options.maxResultBytes === undefined ? undefined : positive(options.maxResultBytes, 0, `Tool "${name}": maxResultBytes`),
-    handler,
-  }
+  if (isJsonSchemaInput(options.input)) findHeaderParams(name, inputJsonSchema(name, options.input))
+  const { view } = options
+  if (view !== undefined) checkViewUri(typeof view === 'string' ? view : view.uri, `Tool "${name}"`)
+  return new RegisteredTool(name, options, handler, convert)
 }

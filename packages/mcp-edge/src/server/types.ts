@@ -26,7 +26,7 @@ import type { CapabilityPath } from './capabilities.ts'
 import type { InputResponses, InputSpecs } from './input/input.ts'
 import type { OutboxStats, PartialChunk } from './outbox.ts'
 import type { Infer, JsonSchemaConverter, JsonSchemaInput, ObjectSchema, Schema } from './schema/schema.ts'
-import type { ResultOptions } from './results/store.ts'
+import type { ResultPolicy } from './results/store.ts'
 import type { TaskLimits } from './tasks/limits.ts'
 import type { TelemetryConfig } from './telemetry/setup.ts'
 
@@ -136,7 +136,7 @@ export interface ToolContext<Env = unknown, Prep = unknown> extends RequestConte
 
 export type Awaitable<T> = T | Promise<T>
 
-/** A tool's input: a zod object or `{ jsonSchema }`, or a function that builds one on first use. */
+/** A tool's input: a zod object or `{ jsonSchema }`, or a function that builds one on first use (either is converted to JSON Schema on first use). */
 export type ToolInput = ObjectSchema | JsonSchemaInput | (() => ObjectSchema | JsonSchemaInput)
 /** A tool's output schema, or a function that builds it on first use. */
 export type ToolOutput = Schema | (() => Schema)
@@ -157,10 +157,10 @@ export interface ToolOptions<In extends ToolInput, Out extends ToolOutput | unde
   title?: string
   description?: string
   /**
-   * A zod object (arguments are parsed with it), or `{ jsonSchema }` advertised as given; its JSON
-   * Schema is built and checked now. Or a function returning either: called, and the JSON Schema
-   * built, on the tool's first use (list or call), so a server with many tools pays nothing for
-   * them at start-up.
+   * A zod object (arguments are parsed with it), or `{ jsonSchema }` advertised as given (checked
+   * now). Or a function returning either, called on the tool's first use. A zod schema's JSON
+   * Schema is built and checked on the tool's first use (list or call), so registering costs
+   * nearly nothing; a schema with no JSON Schema fails that use, naming the tool.
    */
   input: In
   /** With an output schema, `structuredContent` is checked against it and mirrored as text. A function: built on first use. */
@@ -324,19 +324,31 @@ export interface ServerOptions extends ServerInfo {
    */
   telemetry?: TelemetryConfig
   /**
-   * Tool search for large catalogs (docs/catalogs.md): `tools/list` carries only the tools named
-   * in `alwaysListed` and a `search_tools` tool that finds the others by name, title and
-   * description. Every tool can still be called by name.
+   * Tool search for large catalogs (docs/catalogs.md), as `toolSearch({ alwaysListed })` builds it:
+   * `tools/list` carries only the tools named in `alwaysListed` and a `search_tools` tool that
+   * finds the others by name, title and description. Every tool can still be called by name.
    */
-  toolSearch?: ToolSearchOptions
+  toolSearch?: ToolSearch
   /**
-   * Results over their budget (docs/results.md): stored (`cloudflareResults({ binding })`) and
-   * answered with a preview and a `resource_link` only their caller can read. Without it results
-   * are never cut.
+   * Results over their budget (docs/results.md): `resultBudgets({ store: cloudflareResults({ binding }) })`
+   * stores them and answers a preview with a `resource_link` only their caller can read. Without
+   * it results are never cut (and the server's bundle carries none of that code).
    */
-  results?: ResultOptions
+  results?: ResultPolicy
 }
 
+/** The `toolSearch` server option, as `toolSearch(options)` builds it. */
+export interface ToolSearch {
+  /** The tools `tools/list` carries: those named in `alwaysListed`, and `search_tools`. */
+  readonly listed: ReadonlySet<string>
+  /** Registers `search_tools` over the server's registry (the server calls it once, when created). */
+  register(server: {
+    readonly tools: ReadonlyMap<string, unknown>
+    tool(name: string, options: never, handler: never): unknown
+  }): void
+}
+
+/** What `toolSearch` takes. */
 export interface ToolSearchOptions {
   /** Tools `tools/list` carries beside `search_tools` (names not registered are skipped). */
   alwaysListed?: readonly string[]

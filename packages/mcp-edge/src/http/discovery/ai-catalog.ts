@@ -42,7 +42,7 @@ export interface AiCatalogOptions {
  * would make an invalid catalog throw here, naming the card and what to set.
  *
  * @example
- * app.route('/mcp', mcp(server, { serverCard: { name: 'com.example/notes' } }))
+ * app.route('/mcp', mcp(server, { serverCard: serverCard({ name: 'com.example/notes' }) }))
  * app.route('/', aiCatalog({
  *   cards: [{ identifier: 'urn:air:example.com:mcp:notes', displayName: 'Notes', url: '/mcp/server-card' }],
  * }))

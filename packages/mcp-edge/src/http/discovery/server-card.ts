@@ -3,12 +3,12 @@
  * modelcontextprotocol/experimental-ext-server-card, `docs/discovery.md` at 8924e08 of
  * 2026-07-24): a public JSON document that describes this server before anybody connects, so a
  * client that finds it (through an AI Catalog, `/.well-known/ai-catalog.json`: ai-catalog.ts)
- * learns where and how to connect. Opt-in: `mcp(server, { serverCard: { name: 'com.example/weather' } })`
+ * learns where and how to connect. Opt-in: `mcp(server, { serverCard: serverCard({ name: 'com.example/weather' }) })`
  * serves it at `GET <endpoint>/server-card` (the location the draft reserves), as
  * `application/mcp-server-card+json`, with the draft's CORS and caching headers and an ETag
  * (route.ts). Built from the server's own identity, as its registry `server.json` is
  * (server-json.ts), so it agrees with `server/discover`; the endpoint's URL is the request's, less
- * `/server-card`.
+ * `/server-card`. Only a Worker that calls `serverCard()` bundles this code.
  */
 import { LEGACY_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../../protocol/constants.ts'
 import { discoveryRoute } from './route.ts'
@@ -23,11 +23,28 @@ export const SERVER_CARD_PATH = '/server-card'
 /** The card's name (reverse-DNS), and its description and repository. */
 export type ServerCardOptions = ServerListingOptions
 
+/** The `serverCard` option of `mcp()`, as `serverCard(options)` builds it. */
+export interface ServerCard {
+  /** What serves the card of the server `info` names (checked now, at `mcp()`). */
+  route(info: Identity): (request: Request) => Response
+}
+
+/**
+ * The `serverCard` option of `mcp()`: serve a Server Card at `<endpoint>/server-card`, built from
+ * the server's identity with these options (checked when `mcp()` mounts it).
+ *
+ * @example
+ * app.route('/mcp', mcp(server, { serverCard: serverCard({ name: 'com.example/notes' }) }))
+ */
+export function serverCard(options: ServerCardOptions): ServerCard {
+  return { route: (info) => serverCardRoute(info, options) }
+}
+
 /**
  * Check the options now (at `mcp()`), and return what serves the card for a request to
  * `<endpoint>/server-card`: the card, 304 for its ETag, or the CORS preflight.
  */
-export function serverCardRoute(info: Identity, options: ServerCardOptions): (request: Request) => Response {
+function serverCardRoute(info: Identity, options: ServerCardOptions): (request: Request) => Response {
   const card = { $schema: SERVER_CARD_SCHEMA, ...describeServer(info, options, 'serverCard') }
   return discoveryRoute(SERVER_CARD_TYPE, (url) => ({
     ...card,

@@ -1,9 +1,9 @@
 /**
- * `search_tools`, the tool a server with `toolSearch` lists in place of its whole catalog
- * (docs/catalogs.md). It ranks the tools this caller may see (its `visible` predicates and scopes,
+ * `search_tools`, the tool a server with `toolSearch: toolSearch({...})` lists in place of its
+ * whole catalog (docs/catalogs.md); only a server that calls `toolSearch` bundles this code. It ranks the tools this caller may see (its `visible` predicates and scopes,
  * as `tools/list` would filter them) with rank.ts and returns their definitions, exactly as
- * `tools/list` would carry them, so the client can call them by name. Registered by `McpServer`
- * like any tool, so calls reach it through the same dispatch, telemetry and auth.
+ * `tools/list` would carry them, so the client can call them by name. Registered on `McpServer`
+ * (by `ToolSearch.register`, when the server is created) like any tool, so calls reach it through the same dispatch, telemetry and auth.
  *
  * Not here: which tools `tools/list` carries (McpServer.listed), nor any state between searches.
  */
@@ -13,7 +13,7 @@ import type { CallToolResult, Tool } from '../../protocol/types.ts'
 import { mayList } from '../methods/access.ts'
 import type { ToolEntry } from '../tool-entry.ts'
 import { toolError } from '../tool-result.ts'
-import type { ToolHandler, ToolOptions, ToolSearchOptions } from '../types.ts'
+import type { ToolHandler, ToolOptions, ToolSearch, ToolSearchOptions } from '../types.ts'
 import { rankTools, tokenize } from './rank.ts'
 
 export const SEARCH_TOOL = 'search_tools'
@@ -24,9 +24,22 @@ export const MAX_QUERY_CHARS = 200
 /** How much of a description the text summary repeats per tool. */
 const SUMMARY_CHARS = 120
 
-/** The names `tools/list` carries on a search-enabled server. */
-export function listedTools(options: ToolSearchOptions): ReadonlySet<string> {
-  return new Set([...(options.alwaysListed ?? []), SEARCH_TOOL])
+/**
+ * The `toolSearch` server option: `tools/list` carries only the tools named in `alwaysListed` and
+ * `search_tools`, which finds the others. Checked here, so a misconfiguration fails at start-up.
+ *
+ * @example
+ * createMcpServer({ name: 'warehouse', version: '1.0.0', toolSearch: toolSearch({ alwaysListed: ['help'] }) })
+ */
+export function toolSearch(options: ToolSearchOptions = {}): ToolSearch {
+  const maxResults = maxResultsOf(options)
+  return {
+    listed: new Set([...(options.alwaysListed ?? []), SEARCH_TOOL]),
+    register(server) {
+      const search = searchTool(server.tools as ReadonlyMap<string, ToolEntry<unknown>>, maxResults)
+      server.tool(SEARCH_TOOL, search.options as never, search.handler as never)
+    },
+  }
 }
 
 function searchInput(maxResults: number) {
@@ -59,18 +72,11 @@ function maxResultsOf(options: ToolSearchOptions): number {
   return max
 }
 
-/**
- * The `search_tools` tool over `tools` (the server's registry, read at each call).
- *
- * @example
- * const search = searchTool(server.tools, { alwaysListed: ['help'] })
- * server.tool(SEARCH_TOOL, search.options, search.handler)
- */
-export function searchTool<Env>(
+/** The `search_tools` tool over `tools` (the server's registry, read at each call). */
+function searchTool<Env>(
   tools: ReadonlyMap<string, ToolEntry<Env>>,
-  options: ToolSearchOptions,
+  maxResults: number,
 ): { options: ToolOptions<SearchInput, typeof searchOutput, undefined, Env>; handler: ToolHandler<SearchInput, Env> } {
-  const maxResults = maxResultsOf(options)
   return {
     options: {
       title: 'Search tools',

@@ -14,8 +14,10 @@
  * twice, and past `MAX_INBOX` the oldest entries go (a slow listener loses old notifications,
  * never the isolate's memory). Nothing is kept once a stream closes ("No subscription state
  * survives reconnection"). An event with an id (from a hub's log) is never dropped that way: past
- * `MAX_INBOX` the listener is `lagging`, takes nothing more, and its stream ends once the inbox is
- * sent, so the client resumes from the last id it got and the log replays the rest.
+ * `MAX_INBOX` the listener is `lagging`, takes no more events with ids, and its stream ends once
+ * the inbox is sent, so the client resumes from the last id it got and the log replays the rest;
+ * entries without an id (in-isolate events, re-read hints) give way only to each other, past
+ * `MAX_INBOX` of them.
  */
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
 import type { RequestId, SubscriptionFilter } from '../../protocol/types.ts'
@@ -33,7 +35,13 @@ export class Listener implements Subscription {
   readonly topics: ReadonlySet<string>
   readonly principal: string | null
   /** Notifications waiting for the listen request to pick them up, with their dedupe keys and events. */
-  readonly #inbox: Array<{ key: string | undefined; message: JsonRpcNotification; event: McpEvent; at: number }> = []
+  readonly #inbox: Array<{
+    key: string | undefined
+    id: string | undefined
+    message: JsonRpcNotification
+    event: McpEvent
+    at: number
+  }> = []
   #lagging = false
 
   readonly #allows: (event: McpEvent) => boolean
@@ -73,20 +81,29 @@ export class Listener implements Subscription {
 
   /**
    * Queue `event` (with `id`, its place in a hub's log) if this listener asked for it and may see
-   * it; whether it did (or had it pending). A pending equal event covers it: the later id is
-   * carried by later events, or replayed on resume (at least once).
+   * it; whether it did (or had it pending, or lags).
    */
   offer(event: McpEvent, id?: string): boolean {
     if (!matches(this, event) || !this.#allows(event)) return false
-    if (this.#lagging) return true
+    // Lagging, it takes no more events with ids (the log replays them); re-read hints still go out.
+    if (this.#lagging && id !== undefined) return true
     const key = eventKey(event)
-    if (key !== undefined && this.#inbox.some((entry) => entry.key === key)) return true
-    if (id !== undefined && this.#inbox.length >= MAX_INBOX) {
+    const pending = key === undefined ? -1 : this.#inbox.findIndex((entry) => entry.key === key)
+    // An equal event pending covers this one. With ids, the pending one moves here and takes this
+    // id, so ids only grow along the stream and its last id covers both.
+    if (pending >= 0 && id === undefined) return true
+    if (pending >= 0) this.#inbox.splice(pending, 1)
+    else if (id !== undefined && this.#inbox.length >= MAX_INBOX) {
       this.#lagging = true
       return true
     }
-    this.#inbox.push({ key, message: this.#shape(event, this.subscriptionId, id), event, at: this.#sent ? Date.now() : 0 })
-    if (this.#inbox.length > MAX_INBOX) this.#inbox.shift()
+    this.#inbox.push({ key, id, message: this.#shape(event, this.subscriptionId, id), event, at: this.#sent ? Date.now() : 0 })
+    // An event with an id is never dropped (module header): the inbox holds at most MAX_INBOX with
+    // ids and MAX_INBOX without, and past that the oldest without one goes.
+    if (id === undefined && this.#inbox.length > MAX_INBOX) {
+      const without = this.#inbox.filter((entry) => entry.id === undefined)
+      if (without.length > MAX_INBOX) this.#inbox.splice(this.#inbox.indexOf(without[0]!), 1)
+    }
     return true
   }
 

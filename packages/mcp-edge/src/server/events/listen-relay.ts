@@ -25,6 +25,8 @@ export class Relay {
   #open = false
   #timer: ReturnType<typeof setTimeout> | undefined
   #end: (() => void) | undefined
+  #drained: Array<() => void> = []
+  #ended = false
 
   /** `poll`: other requests fill the inbox (in-isolate delivery), so look at it on a timer. */
   constructor(listener: Listener, outbox: Outbox, poll: boolean) {
@@ -37,6 +39,15 @@ export class Relay {
   deliver(event: McpEvent, id?: string): void {
     this.#listener.offer(event, id)
     this.#flush()
+  }
+
+  /** Resolves once the inbox is empty (everything moved to the stream), or the relay ended: a hub's `pace`. */
+  drained(): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.#ended) return resolve()
+      this.#drained.push(resolve)
+      this.#flush()
+    })
   }
 
   /**
@@ -60,7 +71,9 @@ export class Relay {
       })
     } finally {
       this.#open = false
+      this.#ended = true
       if (this.#timer !== undefined) clearTimeout(this.#timer)
+      this.#wake()
     }
   }
 
@@ -71,10 +84,17 @@ export class Relay {
     while (listener.pending > 0 && this.#outbox.stats.bufferedBytes < LISTEN_BUFFER_BYTES) {
       for (const message of listener.take(1)) this.#outbox.push(message, { droppable: true })
     }
+    if (listener.pending === 0) this.#wake()
     if (listener.lagging && listener.pending === 0) {
       this.#end?.()
       return
     }
     if (this.#poll || listener.pending > 0) this.#timer = setTimeout(() => this.#flush(), LISTEN_POLL_MS)
+  }
+
+  #wake(): void {
+    const waiting = this.#drained
+    this.#drained = []
+    for (const resolve of waiting) resolve()
   }
 }

@@ -29,15 +29,13 @@ import { encodeBase64Url } from '../../protocol/base64.ts'
 import { McpError } from '../../protocol/errors.ts'
 import { notification } from '../../protocol/jsonrpc.ts'
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
-import type { RequestMeta } from '../../protocol/types.ts'
-import type { HandleOptions, ServerCore } from '../dispatch.ts'
+import type { SessionStream } from '../dispatch.ts'
 import { decodeCursor, gapHints, SSE_ID } from '../events/event-log.ts'
 import { ALL_RESOURCES, LOG_TOPIC } from '../events/events.ts'
-import type { EventHub, McpEvent } from '../events/events.ts'
+import type { McpEvent } from '../events/events.ts'
 import { Listener } from '../events/listen-hub.ts'
 import { Relay } from '../events/listen-relay.ts'
 import { mayRead } from '../methods/access.ts'
-import type { Outbox } from '../outbox.ts'
 import { subjectOf } from '../principal.ts'
 import { MAX_SESSION_SUBSCRIPTIONS } from './session-ledger.ts'
 import type { SessionFacts } from './session-ledger.ts'
@@ -89,27 +87,6 @@ function legacyNotification(event: McpEvent): JsonRpcNotification {
     return notification(NOTIFICATION.message, params)
   }
   throw new Error('task events do not reach a 2025-era session stream')
-}
-
-export interface SessionStream<Env> {
-  server: ServerCore<Env>
-  hub: EventHub
-  /** The request's options (its principal, its services): what it may list and read. */
-  options: HandleOptions<Env>
-  /** The session's revision, capabilities and client, as `visible` predicates see them. */
-  meta: RequestMeta
-  /** The level a session that never set one logs at (the lane's `logLevel`). */
-  logLevel: LogLevel
-  /** The session's facts now (the isolate's cache of the ledger). */
-  facts: () => SessionFacts | Promise<SessionFacts>
-  /** Whether this is still the session's stream in this isolate (a newer GET replaces it). */
-  current: () => boolean
-  /** This stream's id, as the ledger records the session's newest stream (`SessionFacts.stream`). */
-  id: string
-  outbox: Outbox
-  signal: AbortSignal
-  /** The request's `Last-Event-ID`, if any: where the stream resumes. */
-  lastEventId?: string | null
 }
 
 /**
@@ -174,7 +151,12 @@ export async function openSessionStream<Env>({
   }
   try {
     const after = lastEventId ? (decodeCursor(lastEventId) ?? null) : undefined
-    const path = await hub.listen(listener, deliver, stop.signal, after)
+    // The next batch of a long replay once this one is out (events waiting for the facts included).
+    const pace = async () => {
+      await reading?.catch(() => {})
+      await relay.drained()
+    }
+    const path = await hub.listen(listener, deliver, stop.signal, after, pace)
     if (path.gaps?.length) void hint(path.gaps, deliver, known)
     const done = relay.run(stop.signal, Date.now() + server.listenTimeoutMs, path.closed).finally(() => {
       end()

@@ -138,7 +138,10 @@ export const listen: MethodEntry = {
           : undefined
       const deliver = (event: McpEvent, id?: string) =>
         event.type === 'task' && hubTasks ? hubTasks.see(event, id) : relay.deliver(event, id)
-      const hubPath = hub && listener.topics.size > 0 ? await hub.listen(listener, deliver, stop.signal, resume) : undefined
+      const hubPath =
+        hub && listener.topics.size > 0
+          ? await hub.listen(listener, deliver, stop.signal, resume, () => relay.drained())
+          : undefined
       // Resumed past what the log holds (or with no log at all): what may be lost, to re-read.
       const gaps = hubPath ? hubPath.gaps : resume ? [...listener.topics] : undefined
       for (const hint of gapHints(gaps ?? [])) relay.deliver(hint)

@@ -58,6 +58,8 @@ async function invoke(tool: ToolEntry, args: unknown, scope: RequestScope, call:
   try {
     const result = await tool.handler(args as never, scope)
     const finished = finishResult(tool, result, scope.assembled)
+    // Without a result policy nothing is cut: no promise of spillResult's own to wait for.
+    if (call.server.results === undefined) return finished
     return await spillResult(
       call.server.results,
       tool.maxResultBytes,

@@ -5,6 +5,7 @@
  * expiry, and bound to the subject of the principal whose call produced it.
  */
 import { encodeBase64Url } from '../../protocol/base64.ts'
+import type { CallToolResult, ReadResourceResult } from '../../protocol/types.ts'
 import { safeEnd } from './budget.ts'
 
 /** A result kept for its caller. */
@@ -66,7 +67,7 @@ export function pageOf(text: string, from: number, length: number): string {
  * when read after its time; nothing else evicts them.
  *
  * @example
- * createMcpServer({ name: 'x', version: '1.0.0', results: { store: memoryResultStore() } })
+ * createMcpServer({ name: 'x', version: '1.0.0', results: resultBudgets({ store: memoryResultStore() }) })
  */
 export function memoryResultStore(now: () => number = Date.now): ResultStore {
   const results = new Map<string, StoredResult>()
@@ -83,7 +84,7 @@ export function memoryResultStore(now: () => number = Date.now): ResultStore {
   }
 }
 
-/** The `results` server option: where results over their budget go, and the limits (docs/results.md). */
+/** What `resultBudgets` takes: where results over their budget go, and the limits (docs/results.md). */
 export interface ResultOptions {
   /** Where they are kept: `cloudflareResults({ binding })` on Workers, `memoryResultStore()` in one process. */
   store: ResultStore
@@ -95,4 +96,26 @@ export interface ResultOptions {
   maxStoredBytes?: number
   /** UTF-16 units one `resources/read` of a stored result returns (default 1 MiB worth, 1,048,576). */
   pageChars?: number
+}
+
+/**
+ * The `results` server option as `resultBudgets(options)` builds it: the limits with their
+ * defaults, and the code that spills a result over its budget and reads a stored one back.
+ */
+export interface ResultPolicy {
+  readonly store: ResultStore
+  readonly maxResultBytes: number
+  readonly ttlMs: number
+  readonly maxStoredBytes: number
+  readonly pageChars: number
+  /** `result` unchanged when it fits `toolBudget` (else the server's); otherwise stored for `subject` and previewed. */
+  spill(
+    toolBudget: number | undefined,
+    result: CallToolResult,
+    subject: string | null,
+    structuredRequired?: boolean,
+    now?: number,
+  ): Promise<CallToolResult>
+  /** `resources/read` of a result link, or undefined when `uri` is not one. */
+  read(uri: string, subject: string | null, now?: number): Promise<ReadResourceResult | undefined>
 }

@@ -48,10 +48,17 @@ export function createLog(level: LogLevelName = 'info', sink: LogSink = consoleS
   const at = (name: LogLevelName) => {
     if (LOG_LEVEL_NAMES.indexOf(name) < floor) return () => {}
     const head = `{"level":"${name}","time":"`
+    // The last message's JSON: a level logs the same few messages over and over ("mcp request").
+    let lastMsg = ''
+    let msgJson = '""'
     // One JSON.stringify of the record's own fields, after the three every line starts with.
     return (msg: string, fields?: LogFields) => {
       const rest = fields === undefined ? '{}' : JSON.stringify(withoutOwnNames(fields))
-      sink(name, `${head}${timeOf(now())}","msg":${JSON.stringify(msg)}${rest === '{}' ? '}' : `,${rest.slice(1)}`}`)
+      if (msg !== lastMsg) {
+        lastMsg = msg
+        msgJson = JSON.stringify(msg)
+      }
+      sink(name, `${head}${timeOf(now())}","msg":${msgJson}${rest === '{}' ? '}' : `,${rest.slice(1)}`}`)
     }
   }
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') }

@@ -161,10 +161,11 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
       // chose it (plain Miniflare traces none). Asked of the active span, so an untraced
       // invocation makes no runtime span; each mirrored attribute is a call into the runtime.
       const native = options.native
-      const active = native?.getActiveSpan?.()
-      let mirror = native && active?.isTraced !== false ? native.startSpan(name) : undefined
+      // Read once: each read of `isTraced` is a call into the runtime.
+      const traced = native?.getActiveSpan?.()?.isTraced
+      let mirror = native && traced !== false ? native.startSpan(name) : undefined
       // Without a definite answer from the active span, the new one's says (one more runtime call).
-      if (active?.isTraced !== true && mirror?.isTraced === false) {
+      if (traced !== true && mirror?.isTraced === false) {
         mirror.end()
         mirror = undefined
       }

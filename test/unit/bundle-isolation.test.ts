@@ -1,0 +1,56 @@
+/**
+ * Opt-in features stay out of a bundle that does not opt in (issue 38: the templates' budgets).
+ * Tool search, result budgets and the Server Card are wired by the function that builds their
+ * option (`toolSearch()`, `resultBudgets()`, `serverCard()`), and a 2025 session's GET stream by
+ * `services.sessionStreams` (`openSessionStream`), so a Worker that never names one carries none
+ * of its code. Bundled with esbuild (as wrangler does, tree-shaken, unminified so
+ * function names stay readable) from the library's sources; hono and zod are left out.
+ */
+import { dirname, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { build } from 'esbuild'
+import { describe, expect, it } from 'vitest'
+
+const LIBRARY = resolve(dirname(fileURLToPath(import.meta.url)), '../../packages/mcp-edge/src/index.ts')
+
+/** A function of each feature that only that feature's code defines. */
+const FEATURES = {
+  toolSearch: 'function rankTools(',
+  resultBudgets: 'function previewResult(',
+  serverCard: 'function discoveryRoute(',
+  openSessionStream: 'function openSessionStream(',
+}
+
+/** A Worker of one server: `serverOptions` and `httpOptions` are source text spread into its options. */
+async function bundle(serverOptions = '', httpOptions = ''): Promise<string> {
+  const imports = Object.keys(FEATURES).join(', ')
+  const contents = `import { createMcpServer, mcp, memoryResultStore, ${imports} } from ${JSON.stringify(LIBRARY)}
+const server = createMcpServer({ name: 'probe', version: '1.0.0', ${serverOptions} })
+export default mcp(server, { ${httpOptions} })
+`
+  const result = await build({
+    stdin: { contents, loader: 'ts', resolveDir: dirname(LIBRARY) },
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'neutral',
+    external: ['hono', 'hono/*', 'zod', 'zod/*', 'cloudflare:*'],
+    logLevel: 'error',
+  })
+  return result.outputFiles[0]?.text ?? ''
+}
+
+describe('opt-in features and the bundle', () => {
+  it('leaves tool search, result budgets, the Server Card and session streams out of a server that does not use them', async () => {
+    const code = await bundle()
+    for (const marker of Object.values(FEATURES)) expect(code).not.toContain(marker)
+  })
+
+  it('bundles each of them once the server opts in', async () => {
+    const code = await bundle(
+      'toolSearch: toolSearch({ alwaysListed: [] }), results: resultBudgets({ store: memoryResultStore() })',
+      "serverCard: serverCard({ name: 'com.example/probe' }), services: () => ({ sessionStreams: openSessionStream })",
+    )
+    for (const marker of Object.values(FEATURES)) expect(code).toContain(marker)
+  })
+})

@@ -1,0 +1,76 @@
+/**
+ * A 2025 session's GET stream is served by `services.sessionStreams` (`openSessionStream`, which
+ * `cloudflareServices` sets with `sessions`), so a Worker without it bundles none of that code
+ * (issue 38). Without it, a session's GET is 405 naming what the endpoint accepts, and the hub is
+ * never asked; with it (and a ledger, session ids and a hub), the GET opens the session's stream.
+ */
+import { describe, expect, it } from 'vitest'
+import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
+import type { McpServices } from '../../packages/mcp-edge/src/server/dispatch.ts'
+import type { EventHub } from '../../packages/mcp-edge/src/server/events/events.ts'
+import { openSessionStream } from '../../packages/mcp-edge/src/server/legacy/session-stream.ts'
+import type { SessionLedger } from '../../packages/mcp-edge/src/server/legacy/session-ledger.ts'
+import { createKeyRing, RequestStateCodec } from '../../packages/mcp-edge/src/server/request-state.ts'
+import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
+import { legacyConnect, legacyHeaders } from '../support/legacy.ts'
+
+const ENDPOINT = 'http://127.0.0.1:8787/mcp'
+const KEYS = 'unit:bWNwLWVkZ2UgdW5pdCB0ZXN0IGtleSwgbm90IGEgc2VjcmV0ISEhISE='
+
+/** A hub that counts the listeners it is asked to open (their paths never drop). */
+function countingHub() {
+  const hub = {
+    listens: 0,
+    publish: async () => 0,
+    listen: async () => {
+      hub.listens++
+      return { closed: new Promise<void>(() => {}) }
+    },
+  } satisfies EventHub & Record<string, unknown>
+  return hub
+}
+
+/** A ledger where every session is live. */
+const ledger: SessionLedger = {
+  read: async () => ({ revoked: false }),
+  setLogLevel: async () => ({ revoked: false }),
+  subscribe: async () => ({ revoked: false }),
+  openStream: async () => ({ revoked: false }),
+  revoke: async () => {},
+  revokePrincipal: async () => {},
+}
+
+async function setup(extra: Partial<McpServices>) {
+  const hub = countingHub()
+  const server = createMcpServer({ name: 'streams', version: '1.0.0', events: hub })
+  const requestState = new RequestStateCodec(createKeyRing(KEYS))
+  const handle = createMcpHandler(server, { services: () => ({ requestState, sessions: ledger, ...extra }) })
+  const fetcher = (request: Request) => handle(request, undefined)
+  const client = await legacyConnect(fetcher, ENDPOINT)
+  expect(client.sessionId).toBeTruthy()
+  const abort = new AbortController()
+  const headers = legacyHeaders(client, { accept: 'text/event-stream', 'content-type': null })
+  const get = () => fetcher(new Request(ENDPOINT, { method: 'GET', headers, signal: abort.signal }))
+  return { hub, get, abort }
+}
+
+describe("a 2025 session's GET stream", () => {
+  it('is 405 without sessionStreams, saying what the endpoint accepts, and asks the hub nothing', async () => {
+    const { hub, get } = await setup({})
+    const response = await get()
+    expect(response.status).toBe(405)
+    expect(response.headers.get('allow')).toBe('POST, DELETE')
+    expect(((await response.json()) as { error: { code: number } }).error.code).toBe(-32600)
+    expect(hub.listens).toBe(0)
+  })
+
+  it('opens the session stream from the hub with sessionStreams', async () => {
+    const { hub, get, abort } = await setup({ sessionStreams: openSessionStream })
+    const response = await get()
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toContain('text/event-stream')
+    expect(hub.listens).toBe(1)
+    abort.abort()
+    await response.body?.cancel()
+  })
+})
