@@ -54,11 +54,12 @@ describe('SqlEventLog', () => {
           { seq: 3, event: update('a://x/2') },
         ],
         gaps: [],
+        floors: [],
         head: 3,
         more: false,
       })
       expect(log.replay(['resource:a://x'], 1).events.map((row) => row.seq)).toEqual([3])
-      expect(log.replay(['resource:a://x'], 3)).toEqual({ events: [], gaps: [], head: 3, more: false })
+      expect(log.replay(['resource:a://x'], 3)).toEqual({ events: [], gaps: [], floors: [], head: 3, more: false })
     })
   })
 
@@ -96,7 +97,7 @@ describe('SqlEventLog', () => {
       const bounds = { maxEvents: 2 }
       log.append(update('q://quiet'), ['resource:q://quiet'], bounds)
       for (let i = 0; i < 4; i++) log.append(update('n://noisy'), ['resource:n://noisy'], bounds)
-      expect(log.replay(['resource:n://noisy'], 0, bounds)).toMatchObject({ gaps: ['resource:n://noisy'] })
+      expect(log.replay(['resource:n://noisy'], 0, bounds)).toMatchObject({ gaps: ['resource:n://noisy'], floors: [3] })
       expect(log.replay(['resource:n://noisy'], 0, bounds).events.map((row) => row.seq)).toEqual([4, 5])
       expect(log.replay(['resource:n://noisy'], 3, bounds)).toMatchObject({ gaps: [] })
       expect(log.replay(['resource:q://quiet'], 0, bounds)).toMatchObject({ gaps: [], events: [{ seq: 1 }] })
@@ -111,6 +112,7 @@ describe('SqlEventLog', () => {
       expect(log.replay(['resource:z://none'], 5, bounds)).toEqual({
         events: [],
         gaps: ['resource:z://none'],
+        floors: [6],
         head: 6,
         more: false,
       })
@@ -125,6 +127,7 @@ describe('SqlEventLog', () => {
       expect(log.replay(['resource:o://old'], 0, { maxAgeMs: 1 })).toEqual({
         events: [],
         gaps: ['resource:o://old'],
+        floors: [1],
         head: 1,
         more: false,
       })
@@ -133,6 +136,8 @@ describe('SqlEventLog', () => {
       expect(log.replay(['resource:o://old', 'list:tools'], 7)).toEqual({
         events: [],
         gaps: ['resource:o://old', 'list:tools'],
+        // A cursor from a wiped log: everything may be lost, whatever the stream was told.
+        floors: [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
         head: 1,
         more: false,
       })

@@ -46,6 +46,8 @@ export const SUBSCRIPTION_HEADER = 'x-subscription'
 /** Response headers of a connect: the log's newest `seq`, and the topics (URI-encoded JSON) it cannot replay. */
 export const HEAD_HEADER = 'x-head'
 export const GAPS_HEADER = 'x-gaps'
+/** Response header of a connect with gaps: each gap's floor (JSON numbers, in the order of `x-gaps`; event-log.ts). */
+export const FLOORS_HEADER = 'x-gap-floors'
 /** Response header of a refused connect (the object is full): how many relays the shard's object knows. */
 export const RELAYS_HEADER = 'x-relays'
 
@@ -63,6 +65,7 @@ export interface Connect {
 export interface Attached {
   head: number
   gaps: string[]
+  floors: number[]
   events: HubMessage[]
 }
 
@@ -156,7 +159,10 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
       const replay = this.#replay(connect)
       for (const message of replay.events) socket.send(JSON.stringify(message))
       headers.set(HEAD_HEADER, String(replay.head))
-      if (replay.gaps.length > 0) headers.set(GAPS_HEADER, encodeURIComponent(JSON.stringify(replay.gaps)))
+      if (replay.gaps.length > 0) {
+        headers.set(GAPS_HEADER, encodeURIComponent(JSON.stringify(replay.gaps)))
+        headers.set(FLOORS_HEADER, JSON.stringify(replay.floors))
+      }
     }
     return new Response(null, { status: 101, webSocket: client, headers })
   }
@@ -192,7 +198,7 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
       this.ctx.storage.sql.exec('INSERT OR IGNORE INTO hub_relays VALUES (?, ?)', relay, binding)
       this.#relays.set(relay, { binding })
     }
-    if (typeof connect.after !== 'number') return { head: this.#log.head, gaps: [], events: [] }
+    if (typeof connect.after !== 'number') return { head: this.#log.head, gaps: [], floors: [], events: [] }
     return this.#replay({ ...connect, principal: connect.principal ?? null })
   }
 
@@ -219,7 +225,7 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
     const events: HubMessage[] = replay.events.filter(({ event }) => matches(subscription, event))
     const last = replay.events.at(-1)
     if (replay.more && last) events.push({ seq: last.seq, more: true })
-    return { head: replay.head, gaps: replay.gaps, events }
+    return { head: replay.head, gaps: replay.gaps, floors: replay.floors, events }
   }
 
   #stub(name: string, relay: { binding: string; stub?: EventHubRpc }): EventHubRpc {

@@ -41,6 +41,12 @@ export interface Replay {
   events: Array<{ seq: number; event: McpEvent }>
   /** Topics with missed events the log no longer holds. */
   gaps: string[]
+  /**
+   * For each of `gaps`, the newest `seq` it lost (its floor; for a cursor past the head, a wiped
+   * log: `Number.MAX_SAFE_INTEGER`): a stream that already hinted a topic lost nothing new to it
+   * unless its floor passed the head the stream started at (hub-listener.ts).
+   */
+  floors: number[]
   /** The newest `seq` given. */
   head: number
   /** Whether events after the last one returned were left for the next replay (the bound). */
@@ -139,15 +145,23 @@ export class SqlEventLog {
     this.prune(options)
     const head = this.head
     // A cursor from the future: this log was wiped (or is another one); everything may be missed.
-    if (after > head || after < this.#meta('forgotten')) return { events: [], gaps: [...topics], head, more: false }
+    const forgotten = this.#meta('forgotten')
+    if (after > head || after < forgotten) {
+      const floor = after > head ? Number.MAX_SAFE_INTEGER : forgotten
+      return { events: [], gaps: [...topics], floors: topics.map(() => floor), head, more: false }
+    }
     // One key lookup and one key range per topic (the primary keys, no event read), merged here:
     // an event under several of the topics is replayed once. The first `bound.events` seqs of the
     // merge are among each topic's first `bound.events + 1`.
     const gaps: string[] = []
+    const floors: number[] = []
     const topicOf = new Map<number, string>()
     for (const topic of topics) {
       const floor = this.#sql.exec<{ seq: number }>('SELECT seq FROM event_floor WHERE topic = ?', topic).toArray()[0]
-      if (floor && floor.seq > after) gaps.push(topic)
+      if (floor && floor.seq > after) {
+        gaps.push(topic)
+        floors.push(floor.seq)
+      }
       const rows = this.#sql.exec<{ seq: number }>(
         'SELECT seq FROM event_log WHERE topic = ? AND seq > ? ORDER BY seq LIMIT ?',
         topic,
@@ -172,7 +186,7 @@ export class SqlEventLog {
       bytes += row.bytes
       events.push({ seq, event: JSON.parse(row.event) as McpEvent })
     }
-    return { events, gaps, head, more: events.length < seqs.length }
+    return { events, gaps, floors, head, more: events.length < seqs.length }
   }
 
   /** Drop a topic's `excess` oldest rows, remembering the newest of them as its floor. */

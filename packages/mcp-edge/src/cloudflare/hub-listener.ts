@@ -15,7 +15,7 @@
 import { encodeCursor } from '../server/events/event-log.ts'
 import type { EventLogOptions } from '../server/events/event-log.ts'
 import type { Cursor, ListenPath, McpEvent } from '../server/events/events.ts'
-import { GAPS_HEADER, HEAD_HEADER, RELAYS_HEADER, SUBSCRIPTION_HEADER } from './event-hub.ts'
+import { FLOORS_HEADER, GAPS_HEADER, HEAD_HEADER, RELAYS_HEADER, SUBSCRIPTION_HEADER } from './event-hub.ts'
 import type { Connect, EventHubRpc, HubMessage } from './event-hub.ts'
 
 /** Relays tried past the newest one the shard's object knows, before a listen fails. */
@@ -23,11 +23,12 @@ const MAX_RELAY_PROBES = 64
 /** Ids of recent multi-shard events a listener remembers, to drop their copies. */
 const RECENT_IDS = 64
 
-/** One shard's open path: its socket, where it starts, what it cannot replay, and (on a relay only) the replay itself. */
+/** One shard's open path: its socket, where it starts, what it cannot replay (with each gap's floor), and (on a relay only) the replay itself. */
 interface ShardPath {
   socket: WebSocket
   head: number
   gaps: string[]
+  floors: number[]
   replayed?: HubMessage[]
 }
 
@@ -55,10 +56,12 @@ async function openSocket(
   socket.addEventListener('close', onClose)
   socket.accept()
   const gaps = response.headers.get(GAPS_HEADER)
+  const floors = response.headers.get(FLOORS_HEADER)
   return {
     socket,
     head: Number(response.headers.get(HEAD_HEADER) ?? 0),
     gaps: gaps ? JSON.parse(decodeURIComponent(gaps)) : [],
+    floors: floors ? JSON.parse(floors) : [],
   }
 }
 
@@ -83,7 +86,8 @@ async function openShard(
     if (!('socket' in path)) continue
     const rpc = namespace.get(namespace.idFromName(name)) as unknown as EventHubRpc
     const attached = await rpc.attach(`${name}/${relay}`, binding, connect)
-    return { socket: path.socket, head: attached.head, gaps: attached.gaps, replayed: attached.events }
+    const { head, gaps, floors, events } = attached
+    return { socket: path.socket, head, gaps, floors, replayed: events }
   }
   throw new Error(`Event hub shard ${shard} and its relays are full (capacity ${connect.capacity})`)
 }
@@ -113,6 +117,9 @@ export class HubListener {
   readonly #cursor: Cursor = new Map()
   readonly #links = new Set<Link>()
   readonly #recent: string[] = []
+  /** Each shard's head when the stream started, and the topics it was told to re-read then (`#lost`). */
+  readonly #startHead = new Map<number, number>()
+  readonly #hinted = new Set<string>()
   readonly #closed: Promise<void>
   #ended: () => void = () => {}
 
@@ -136,12 +143,14 @@ export class HubListener {
         // From the cursor, unless it is ahead of this log (a wiped log: start again at its head).
         this.#cursor.set(shard, typeof from === 'number' && from <= opening.path.head ? from : opening.path.head)
         gaps.push(...opening.path.gaps)
+        this.#startHead.set(shard, opening.path.head)
         return opening
       }),
     )
     if (signal.aborted) this.#close()
     else signal.addEventListener('abort', () => this.#close(), { once: true })
     const cursor = encodeCursor(this.#cursor)
+    for (const topic of gaps) this.#hinted.add(topic)
     for (const { link, path } of opened) this.#begin(link, path)
     return { closed: this.#closed, cursor, gaps }
   }
@@ -198,7 +207,7 @@ export class HubListener {
     this.#options.deliver(message.event, encodeCursor(this.#cursor))
   }
 
-  /** The rest of a replay cut at its bound; if the log moved past the cursor meanwhile, the stream ends (its resume hears the hints). */
+  /** The rest of a replay cut at its bound; if the log lost events the stream was not told of meanwhile, it ends (its resume hears the hints). */
   async #next(link: Link): Promise<void> {
     const { signal, pace } = this.#options
     try {
@@ -206,11 +215,22 @@ export class HubListener {
       if (signal.aborted) return
       const { link: next, path } = await this.#open(link.shard, link.topics, this.#cursor.get(link.shard))
       if (signal.aborted) return this.#close()
-      if (path.gaps.length > 0) return this.#ended()
+      if (this.#lost(link.shard, path)) return this.#ended()
       this.#begin(next, path)
     } catch {
       this.#ended()
     }
+  }
+
+  /**
+   * Whether a later batch's gaps hold events the stream was not told to re-read: a topic not hinted
+   * at the start (pruned past the cursor since), or a hinted one pruned past the head the stream
+   * started at (the hint covered only what came before). A hinted topic's floor stays above the
+   * cursor while older rows of other topics replay; that alone is not a loss.
+   */
+  #lost(shard: number, path: ShardPath): boolean {
+    const start = this.#startHead.get(shard) ?? 0
+    return path.gaps.some((topic, i) => !this.#hinted.has(topic) || (path.floors[i] ?? Number.MAX_SAFE_INTEGER) > start)
   }
 
   #drop(link: Link): void {
