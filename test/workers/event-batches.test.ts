@@ -21,7 +21,12 @@ function uriOnShard(prefix: string, shard: number, shards: number): string {
 }
 
 /** A listener of `topics` through `hub`, resumed after `after` when given: what it heard, and whether its path closed. */
-async function listener(hub: ReturnType<typeof cloudflareEventHub>, topics: string[], after?: string) {
+async function listener(
+  hub: ReturnType<typeof cloudflareEventHub>,
+  topics: string[],
+  after?: string,
+  pace?: () => Promise<void>,
+) {
   const heard: Array<{ uri: string; id: string | undefined }> = []
   let wake = () => {}
   let closed = false
@@ -34,6 +39,7 @@ async function listener(hub: ReturnType<typeof cloudflareEventHub>, topics: stri
     },
     stop.signal,
     after === undefined ? undefined : decodeCursor(after),
+    pace,
   )
   path.closed.then(() => {
     closed = true
@@ -83,6 +89,46 @@ describe('a resume in several batches', () => {
       const seqs = resumed.heard.map((entry) => decodeCursor(entry.id ?? '')?.get(3) ?? -1)
       expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
       expect(new Set(seqs).size).toBe(261)
+    } finally {
+      resumed.stop()
+    }
+  })
+
+  it('hears an event sent to two shards once when it comes live from one while the other is between batches', async () => {
+    const SHARDS = 2
+    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS })
+    // `parent` on one shard and `child` (under it) on the other: an update of `child` goes to both
+    // (as `resource:child` and `resource:parent`, a prefix), one of `parent` only to the first.
+    let parent = ''
+    let child = ''
+    while (!child) {
+      parent = uriOnShard('test://parent', 0, SHARDS)
+      const candidate = `${parent}/child`
+      if (shardOf(`resource:${candidate}`, SHARDS) === 1) child = candidate
+    }
+    const topics = [`resource:${parent}`, `resource:${child}`]
+    const before = await listener(hub, topics)
+    const start = before.path.cursor ?? ''
+    before.stop()
+    for (let i = 0; i < 200; i++) await hub.publish(update(parent))
+    let release = () => {}
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const resumed = await listener(hub, topics, start, () => gate)
+    try {
+      // Shard 0's first batch is out and its next waits for room; shard 1 replayed nothing and is live.
+      await resumed.until(128)
+      await hub.publish(update(child))
+      await resumed.until(129)
+      expect(resumed.heard.at(-1)?.uri).toBe(child)
+      release()
+      await hub.publish(update(parent))
+      // The rest of shard 0's replay (72 of the parent, the child's copy), then the last parent.
+      await resumed.until(201)
+      while (resumed.heard.filter((entry) => entry.uri === parent).length < 201 && !resumed.closed)
+        await resumed.until(resumed.heard.length + 1)
+      expect(resumed.heard.filter((entry) => entry.uri === child)).toHaveLength(1)
+      expect(resumed.heard.filter((entry) => entry.uri === parent)).toHaveLength(201)
+      expect(resumed.closed).toBe(false)
     } finally {
       resumed.stop()
     }

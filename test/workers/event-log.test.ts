@@ -144,6 +144,28 @@ describe('SqlEventLog', () => {
     })
   })
 
+  it('keeps a multi-shard event’s id with its rows, also in a log made before rows had ids', async () => {
+    await runInDurableObject(fresh(), (_instance, state) => {
+      // The hub object made its tables already: put the old table in their place.
+      state.storage.sql.exec('DROP TABLE event_log')
+      state.storage.sql.exec(`CREATE TABLE event_log (topic TEXT NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL,
+        event TEXT NOT NULL, PRIMARY KEY (topic, seq))`)
+      state.storage.sql.exec(
+        'INSERT INTO event_log VALUES (?, 1, ?, ?)',
+        'list:tools',
+        Date.now(),
+        '{"type":"listChanged","list":"tools"}',
+      )
+      state.storage.sql.exec("INSERT OR REPLACE INTO event_meta VALUES ('head', 1)")
+      const log = new SqlEventLog(state.storage.sql)
+      log.append({ type: 'listChanged', list: 'tools' }, ['list:tools'], {}, 'copy-1')
+      expect(log.replay(['list:tools'], 0).events).toEqual([
+        { seq: 1, event: { type: 'listChanged', list: 'tools' } },
+        { seq: 2, event: { type: 'listChanged', list: 'tools' }, id: 'copy-1' },
+      ])
+    })
+  })
+
   it('keeps its numbering across a restart of its object', async () => {
     const id = env.MCP_EVENTS.idFromName(`log-test/${crypto.randomUUID()}`)
     await runInDurableObject(env.MCP_EVENTS.get(id), (_instance, state) =>

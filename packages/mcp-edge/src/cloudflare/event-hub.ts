@@ -168,7 +168,7 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
   }
 
   async publish(event: McpEvent, id?: string, topics = eventTopics(event), log?: EventLogOptions): Promise<number> {
-    const seq = this.#log.append(event, topics, log)
+    const seq = this.#log.append(event, topics, log, id)
     const message = JSON.stringify(id === undefined ? { seq, event } : { seq, id, event })
     const sent = this.relay(message, event, topics)
     if (this.#relays.size === 0) return sent

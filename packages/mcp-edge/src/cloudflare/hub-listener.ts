@@ -15,13 +15,19 @@
 import { encodeCursor } from '../server/events/event-log.ts'
 import type { EventLogOptions } from '../server/events/event-log.ts'
 import type { Cursor, ListenPath, McpEvent } from '../server/events/events.ts'
+import { MAX_INBOX } from '../server/events/listen-hub.ts'
 import { FLOORS_HEADER, GAPS_HEADER, HEAD_HEADER, RELAYS_HEADER, SUBSCRIPTION_HEADER } from './event-hub.ts'
 import type { Connect, EventHubRpc, HubMessage } from './event-hub.ts'
 
 /** Relays tried past the newest one the shard's object knows, before a listen fails. */
 const MAX_RELAY_PROBES = 64
-/** Ids of recent multi-shard events a listener remembers, to drop their copies. */
-const RECENT_IDS = 64
+/**
+ * Ids of recent multi-shard events a listener remembers, to drop their copies, live or replayed
+ * (the log keeps each event's id). Shards replay side by side, a batch each at the listener's
+ * pace, so a copy comes within a few batches of the first; past this many ids it is heard twice
+ * (at least once, never lost).
+ */
+const RECENT_IDS = 4 * MAX_INBOX
 
 /** One shard's open path: its socket, where it starts, what it cannot replay (with each gap's floor), and (on a relay only) the replay itself. */
 interface ShardPath {
@@ -116,7 +122,7 @@ export class HubListener {
   readonly #options: HubListenerOptions
   readonly #cursor: Cursor = new Map()
   readonly #links = new Set<Link>()
-  readonly #recent: string[] = []
+  readonly #recent = new Set<string>()
   /** Each shard's head when the stream started, and the topics it was told to re-read then (`#lost`). */
   readonly #startHead = new Map<number, number>()
   readonly #hinted = new Set<string>()
@@ -201,8 +207,9 @@ export class HubListener {
     if (message.seq <= (this.#cursor.get(shard) ?? 0)) return
     this.#cursor.set(shard, message.seq)
     if (message.id !== undefined) {
-      if (this.#recent.includes(message.id)) return
-      if (this.#recent.push(message.id) > RECENT_IDS) this.#recent.shift()
+      if (this.#recent.has(message.id)) return
+      this.#recent.add(message.id)
+      if (this.#recent.size > RECENT_IDS) this.#recent.delete(this.#recent.values().next().value as string)
     }
     this.#options.deliver(message.event, encodeCursor(this.#cursor))
   }
