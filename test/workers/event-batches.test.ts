@@ -3,10 +3,14 @@
  * the real `McpEventHub` objects, where batches meet what else the log holds: a topic pruned by
  * count below which another topic still has more than a batch of rows (the stream stays open, its
  * gap hinted once); shards whose batches interleave with live events routed to several shards (each
- * heard once); and more shards than two batches fit a listener's inbox.
+ * heard once); a listener that ended while a batch waited for room (no further connect); and more
+ * shards than two batches fit a listener's inbox.
  */
+import { env } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
-import { cloudflareEventHub, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
+import type { EventHubRpc } from '../../packages/mcp-edge/src/cloudflare/event-hub.ts'
+import { cloudflareEventHub, HUB_CAPACITY, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
+import { HubListener } from '../../packages/mcp-edge/src/cloudflare/hub-listener.ts'
 import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 
@@ -25,7 +29,7 @@ async function listener(
   hub: ReturnType<typeof cloudflareEventHub>,
   topics: string[],
   after?: string,
-  pace?: () => Promise<void>,
+  pace?: () => Promise<boolean>,
 ) {
   const heard: Array<{ uri: string; id: string | undefined }> = []
   let wake = () => {}
@@ -113,7 +117,7 @@ describe('a resume in several batches', () => {
     for (let i = 0; i < 200; i++) await hub.publish(update(parent))
     let release = () => {}
     const gate = new Promise<void>((resolve) => (release = resolve))
-    const resumed = await listener(hub, topics, start, () => gate)
+    const resumed = await listener(hub, topics, start, () => gate.then(() => true))
     try {
       // Shard 0's first batch is out and its next waits for room; shard 1 replayed nothing and is live.
       await resumed.until(128)
@@ -131,6 +135,53 @@ describe('a resume in several batches', () => {
       expect(resumed.closed).toBe(false)
     } finally {
       resumed.stop()
+    }
+  })
+
+  it('connects to the hub no more once the listener ended while a batch waited for room (pace resolves false)', async () => {
+    const shard = 7
+    const object = env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName(`events/${shard}`)) as unknown as EventHubRpc
+    const uri = `test://ended-${crypto.randomUUID()}`
+    const groups: Array<[number, string[]]> = [[shard, [`resource:${uri}`]]]
+    // The real namespace, counting the listener's connects.
+    let connects = 0
+    const namespace = {
+      idFromName: (name: string) => env.MCP_EVENTS.idFromName(name),
+      get: (id: DurableObjectId) => {
+        const stub = env.MCP_EVENTS.get(id)
+        return {
+          fetch: (input: RequestInfo, init?: RequestInit) => {
+            connects++
+            return stub.fetch(input, init)
+          },
+        }
+      },
+    } as unknown as DurableObjectNamespace
+    const open = (deliver: () => void, signal: AbortSignal, pace?: () => Promise<boolean>) =>
+      new HubListener({ namespace, binding: 'MCP_EVENTS', principal: null, capacity: HUB_CAPACITY, deliver, signal, pace })
+    const first = new AbortController()
+    const start = await open(() => {}, first.signal).start(groups, undefined)
+    first.abort()
+    for (let i = 0; i < 200; i++) await object.publish(update(uri))
+    let heard = 0
+    let paced = () => {}
+    const asked = new Promise<void>((resolve) => (paced = resolve))
+    const stop = new AbortController()
+    connects = 0
+    // The stream ends while its first batch is out: its pace says so.
+    const pace = () => {
+      paced()
+      return Promise.resolve(false)
+    }
+    await open(() => heard++, stop.signal, pace).start(groups, decodeCursor(start.cursor ?? ''))
+    try {
+      await asked
+      // A connect would start in the turn pace resolved in; one macrotask later it would be counted.
+      await new Promise((resolve) => setTimeout(resolve, 0))
+      expect(heard).toBe(128)
+      expect(connects).toBe(1)
+    } finally {
+      stop.abort()
     }
   })
 })

@@ -115,7 +115,7 @@ export interface HubListenerOptions {
   capacity: number
   deliver: (event: McpEvent, id?: string) => void
   signal: AbortSignal
-  pace?: () => Promise<void>
+  pace?: () => Promise<boolean>
 }
 
 export class HubListener {
@@ -218,8 +218,8 @@ export class HubListener {
   async #next(link: Link): Promise<void> {
     const { signal, pace } = this.#options
     try {
-      await pace?.()
-      if (signal.aborted) return
+      // The listener ended while this batch waited (`false`): no connect for a stream that is gone.
+      if ((await pace?.()) === false || signal.aborted) return
       const { link: next, path } = await this.#open(link.shard, link.topics, this.#cursor.get(link.shard))
       if (signal.aborted) return this.#close()
       if (this.#lost(link.shard, path)) return this.#ended()
