@@ -11,7 +11,9 @@ import { describe, expect, it } from 'vitest'
 import type { EventHubRpc } from '../../packages/mcp-edge/src/cloudflare/event-hub.ts'
 import { cloudflareEventHub, HUB_CAPACITY, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
 import { HubListener } from '../../packages/mcp-edge/src/cloudflare/hub-listener.ts'
+import { replayBatch } from '../../packages/mcp-edge/src/cloudflare/event-log.ts'
 import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
+import { Listener } from '../../packages/mcp-edge/src/server/events/listen-hub.ts'
 import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 
 const update = (uri: string): McpEvent => ({ type: 'resourceUpdated', uri })
@@ -120,13 +122,14 @@ describe('a resume in several batches', () => {
     const resumed = await listener(hub, topics, start, () => gate.then(() => true))
     try {
       // Shard 0's first batch is out and its next waits for room; shard 1 replayed nothing and is live.
-      await resumed.until(128)
+      const batch = replayBatch(SHARDS)
+      await resumed.until(batch)
       await hub.publish(update(child))
-      await resumed.until(129)
+      await resumed.until(batch + 1)
       expect(resumed.heard.at(-1)?.uri).toBe(child)
       release()
       await hub.publish(update(parent))
-      // The rest of shard 0's replay (72 of the parent, the child's copy), then the last parent.
+      // The rest of shard 0's replay (the parent's, the child's copy), then the last parent.
       await resumed.until(201)
       while (resumed.heard.filter((entry) => entry.uri === parent).length < 201 && !resumed.closed)
         await resumed.until(resumed.heard.length + 1)
@@ -180,6 +183,44 @@ describe('a resume in several batches', () => {
       await new Promise((resolve) => setTimeout(resolve, 0))
       expect(heard).toBe(128)
       expect(connects).toBe(1)
+    } finally {
+      stop.abort()
+    }
+  })
+
+  it('fits the first batches of three shards in the listener’s inbox, so the stream does not end lagging', async () => {
+    const SHARDS = 3
+    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS })
+    // One parent URI per shard; each gets 100 updates of distinct children (none folds into another).
+    const parents = [0, 1, 2].map((shard) => uriOnShard('test://inbox', shard, SHARDS))
+    const topics = parents.map((uri) => `resource:${uri}`)
+    const before = await listener(hub, topics)
+    const start = before.path.cursor ?? ''
+    before.stop()
+    for (let i = 0; i < 100; i++) for (const parent of parents) await hub.publish(update(`${parent}/${i}`))
+    // The real listener of a stream whose reader has not read yet: nothing leaves its inbox, and the
+    // next batches wait for room (pace) that does not come in this test.
+    const inbox = new Listener('listen-1', new Set(topics), null)
+    let asked = 0
+    let delivered = 0
+    let settled = () => {}
+    // Every shard's first batch is out (each asks for room), or the whole replay came at once.
+    const firstBatches = new Promise<void>((resolve) => (settled = resolve))
+    const pace = () => {
+      if (++asked === SHARDS) settled()
+      return new Promise<boolean>(() => {})
+    }
+    const deliver = (event: McpEvent, id?: string) => {
+      inbox.offer(event, id)
+      if (++delivered === 300) settled()
+    }
+    const stop = new AbortController()
+    await hub.listen(inbox, deliver, stop.signal, decodeCursor(start), pace)
+    try {
+      await firstBatches
+      expect(inbox.lagging).toBe(false)
+      expect(inbox.pending).toBeGreaterThan(0)
+      expect(inbox.pending).toBeLessThanOrEqual(128)
     } finally {
       stop.abort()
     }

@@ -39,7 +39,7 @@ import { DurableObject } from 'cloudflare:workers'
 import type { EventLogOptions } from '../server/events/event-log.ts'
 import { eventTopics, matches } from '../server/events/events.ts'
 import type { McpEvent, Subscription } from '../server/events/events.ts'
-import { SqlEventLog } from './event-log.ts'
+import { MAX_REPLAY_BYTES, MAX_REPLAY_EVENTS, SqlEventLog } from './event-log.ts'
 
 /** The request header carrying a listener's subscription (URI-encoded JSON `Connect`). */
 export const SUBSCRIPTION_HEADER = 'x-subscription'
@@ -59,6 +59,8 @@ export interface Connect {
   log?: EventLogOptions
   /** The most listener sockets this object may hold; a connect beyond is refused (503). */
   capacity?: number
+  /** The most events one replay batch sends (default and upper bound `MAX_REPLAY_EVENTS`; event-log.ts). */
+  batch?: number
 }
 
 /** What a relay's listener gets from the shard's object (`attach`): where it starts, and what it missed. */
@@ -220,7 +222,10 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
    * one bounded batch; a cut batch ends with the `more` message (its `seq` the last event read).
    */
   #replay(connect: Connect): Attached {
-    const replay = this.#log.replay(connect.topics, connect.after ?? 0, connect.log)
+    const { batch } = connect
+    const most =
+      typeof batch === 'number' && Number.isInteger(batch) && batch >= 1 ? Math.min(batch, MAX_REPLAY_EVENTS) : MAX_REPLAY_EVENTS
+    const replay = this.#log.replay(connect.topics, connect.after ?? 0, connect.log, { events: most, bytes: MAX_REPLAY_BYTES })
     const subscription: Subscription = { topics: new Set(connect.topics), principal: connect.principal }
     const events: HubMessage[] = replay.events.filter(({ event }) => matches(subscription, event))
     const last = replay.events.at(-1)

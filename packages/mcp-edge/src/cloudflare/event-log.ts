@@ -30,8 +30,23 @@ import type { EventLogOptions } from '../server/events/event-log.ts'
 import type { McpEvent } from '../server/events/events.ts'
 import { MAX_INBOX } from '../server/events/listen-hub.ts'
 
-/** The most events one replay returns (half a listener's inbox: two shards' batches fit in it). */
+/**
+ * The most events one replay returns: half a listener's inbox, the rest left for live events. A
+ * listener of several shards asks each for its share (`replayBatch`), so their first batches,
+ * which come at once, fit too.
+ */
 export const MAX_REPLAY_EVENTS = MAX_INBOX / 2
+
+/**
+ * The events per replay batch for a listener of `shards` shards: `MAX_REPLAY_EVENTS` shared among them (at least 1).
+ *
+ * @example
+ * replayBatch(1) // 128
+ * replayBatch(3) // 42
+ */
+export function replayBatch(shards: number): number {
+  return Math.max(1, Math.floor(MAX_REPLAY_EVENTS / Math.max(1, shards)))
+}
 /** The most event JSON one replay returns, in bytes (at least one event, however large). */
 export const MAX_REPLAY_BYTES = 1024 * 1024
 

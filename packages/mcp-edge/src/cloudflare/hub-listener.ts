@@ -13,6 +13,7 @@
  * It does not decide who may see an event (the hub does) nor what a stream sends (listen-relay.ts).
  */
 import { encodeCursor } from '../server/events/event-log.ts'
+import { MAX_REPLAY_EVENTS, replayBatch } from './event-log.ts'
 import type { EventLogOptions } from '../server/events/event-log.ts'
 import type { Cursor, ListenPath, McpEvent } from '../server/events/events.ts'
 import { MAX_INBOX } from '../server/events/listen-hub.ts'
@@ -126,6 +127,8 @@ export class HubListener {
   /** Each shard's head when the stream started, and the topics it was told to re-read then (`#lost`). */
   readonly #startHead = new Map<number, number>()
   readonly #hinted = new Set<string>()
+  /** Events per replay batch: the listener's inbox shared among its shards (`replayBatch`). */
+  #batch = MAX_REPLAY_EVENTS
   readonly #closed: Promise<void>
   #ended: () => void = () => {}
 
@@ -140,8 +143,10 @@ export class HubListener {
   async start(groups: Iterable<[number, string[]]>, after: Cursor | null | undefined): Promise<ListenPath> {
     const { signal } = this.#options
     const gaps: string[] = []
+    const shards = [...groups]
+    this.#batch = replayBatch(shards.length)
     const opened = await Promise.all(
-      [...groups].map(async ([shard, topics]) => {
+      shards.map(async ([shard, topics]) => {
         const from = after === undefined ? undefined : after === null ? null : (after.get(shard) ?? null)
         // A shard resumed from nowhere (an unknown id, a shard the cursor lacks) replays nothing: all its topics are gaps.
         if (from === null) gaps.push(...topics)
@@ -165,7 +170,7 @@ export class HubListener {
     const { namespace, binding, principal, log, capacity } = this.#options
     const link: Link = { shard, topics, dropped: false, held: [] }
     this.#links.add(link)
-    const connect: Connect = { topics, principal, log, capacity }
+    const connect: Connect = { topics, principal, log, capacity, batch: this.#batch }
     if (after !== undefined) connect.after = after
     const path = await openShard(namespace, binding, shard, connect, {
       onMessage: (data) => this.#message(link, JSON.parse(data) as HubMessage),
