@@ -100,6 +100,36 @@ describe('a resume in several batches', () => {
     }
   })
 
+  it('ends when, between two batches, a hinted topic loses events published after the stream started', async () => {
+    const SHARDS = 11
+    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, log: { maxEvents: 130 } })
+    const x = uriOnShard('test://lost', 4, SHARDS)
+    const y = uriOnShard('test://older', 4, SHARDS)
+    const topics = [`resource:${x}`, `resource:${y}`]
+    const before = await listener(hub, topics)
+    const start = before.path.cursor ?? ''
+    before.stop()
+    for (let i = 0; i < 130; i++) await hub.publish(update(y))
+    for (let i = 0; i < 140; i++) await hub.publish(update(x))
+    let release = () => {}
+    const gate = new Promise<void>((resolve) => (release = resolve))
+    const resumed = await listener(hub, topics, start, () => gate.then(() => true))
+    try {
+      expect(resumed.path.gaps).toEqual([`resource:${x}`])
+      await resumed.until(128)
+      // While the second batch waits, X is pruned past the head the stream started at: those events
+      // came after its hint, so only a resume (with a new hint) can cover them.
+      for (let i = 0; i < 140; i++) await hub.publish(update(x))
+      release()
+      // Closed (the fix), or still hearing the batch (the loss unnoticed).
+      await resumed.until(129)
+      expect(resumed.closed).toBe(true)
+      expect(resumed.heard).toHaveLength(128)
+    } finally {
+      resumed.stop()
+    }
+  })
+
   it('hears an event sent to two shards once when it comes live from one while the other is between batches', async () => {
     const SHARDS = 2
     const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS })
