@@ -8,7 +8,9 @@
  * to listen streams and to 2025 sessions' GET streams among them), the heap after start-up and
  * memory under load (through the inspector, in steps of their own), checks the targets, profiles
  * what missed one, and writes results.md and results.json. `--only fanout` builds the fan-out
- * Worker and runs that step alone (so do `--only floor`, `--only peers` and `--only stream`). Every workerd started here is disposed before exit.
+ * Worker and runs that step alone (so do `--only floor`, `--only peers` and `--only stream`);
+ * `--only scale` the fan-out at scale (up to 10,000 listen streams over four isolates, scale.mjs).
+ * Every workerd started here is disposed before exit.
  */
 import { BENCH_DIR, TMP } from './lib/env.mjs'
 import { buildAll, telemetryOffConfig } from './lib/build.mjs'
@@ -24,6 +26,8 @@ import { verifyCall } from './lib/mcp.mjs'
 import { fanoutLatency } from './lib/fanout.mjs'
 import { legacyFanout, legacyStreamHeap } from './lib/fanout-2025.mjs'
 import { fanoutSection } from './lib/report-fanout.mjs'
+import { scaleSection } from './lib/report-scale.mjs'
+import { fanoutScale } from './lib/scale.mjs'
 import { memoryUnderLoad } from './lib/memory.mjs'
 import { moreBundleJobs, templateBundleJobs, templateBundlesSection } from './lib/more-bundles.mjs'
 import { PEER_VARIANTS, peerLoopJobs, peersIsolate, peersLoad, peersSection } from './lib/peers.mjs'
@@ -199,6 +203,17 @@ async function onlyFanout() {
   finishOnly(results, () => fanoutSection(results.fanout))
 }
 
+/** `--only scale`: the fan-out at scale alone, printed with its targets; results.json to the temp dir (or BENCH_OUT). */
+async function onlyScale() {
+  // Each point bundles the fan-out Worker itself (scripts/lib/pair.mjs).
+  const results = {
+    machine: machineInfo(),
+    config: { ...config, command: `node bench/run.mjs --only scale${config.quick ? ' --quick' : ''}` },
+  }
+  results.scale = await fanoutScale(config, log)
+  finishOnly(results, () => scaleSection(results.scale))
+}
+
 /** `--only bundles`: the templates' Workers built as their configs deploy them, beside their budgets. */
 async function onlyBundles() {
   const bundles = {}
@@ -211,10 +226,11 @@ async function main() {
   if (config.only !== undefined) {
     if (config.only === 'bundles') return onlyBundles()
     if (config.only === 'fanout') return onlyFanout()
+    if (config.only === 'scale') return onlyScale()
     if (config.only === 'floor') return onlyFloor()
     if (config.only === 'peers') return onlyPeers()
     if (config.only === 'stream') return onlyStream()
-    throw new Error(`--only takes one step name: floor, peers, stream, fanout or bundles (got ${config.only})`)
+    throw new Error(`--only takes one step name: floor, peers, stream, fanout, scale or bundles (got ${config.only})`)
   }
   const results = {
     machine: machineInfo(),
@@ -262,6 +278,7 @@ async function main() {
   })
   results.state.node = await stateInNode(config.stateNodeIterations)
   results.fanout = await fanoutStep(scriptOf)
+  results.scale = await fanoutScale(config, log)
 
   log('durable tasks: creation and first read vs a bare Durable Object, one step vs a Workflow')
   results.engines = await taskEngines(scriptOf('engines'), config)

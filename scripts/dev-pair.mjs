@@ -6,12 +6,13 @@
  * isolates Cloudflare runs; `wrangler dev` runs only one. See scripts/lib/pair.mjs for how.
  *
  *   node scripts/dev-pair.mjs [--config apps/demo/wrangler.jsonc] [--port 8787] [--persist-to DIR]
- *                             [--var NAME:VALUE]... [--log-level info]
+ *                             [--var NAME:VALUE]... [--log-level info] [--isolates 2]
  *
- * `--port 0` picks two free ports. State persists in DIR (default `.wrangler/state`, the same
+ * `--isolates N` runs N isolates on ports PORT … PORT+N-1 (the scale bench runs four). `--port 0`
+ * picks free ports. State persists in DIR (default `.wrangler/state`, the same
  * directory and layout as `wrangler dev`), so a killed pair restarted on DIR finds its objects.
  * When both sockets accept connections it prints one line, `[dev:pair] ready {json}` with the
- * two origins, the pid and the state directory. SIGINT or SIGTERM stops it; its workerd runs in
+ * origins, the pid and the state directory. SIGINT or SIGTERM stops it; its workerd runs in
  * its process group, so `kill -- -<pid>` (what the tests do) stops everything.
  */
 import { parseArgs } from 'node:util'
@@ -24,12 +25,18 @@ const { values } = parseArgs({
     'persist-to': { type: 'string' },
     var: { type: 'string', multiple: true, default: [] },
     'log-level': { type: 'string', default: 'info' },
+    isolates: { type: 'string', default: '2' },
   },
 })
 
 const port = Number.parseInt(values.port, 10)
 if (!Number.isInteger(port) || port < 0 || port > 65534) {
   console.error(`[dev:pair] --port must be 0 or a port below 65535 (got ${values.port})`)
+  process.exit(2)
+}
+const isolates = Number.parseInt(values.isolates, 10)
+if (!Number.isInteger(isolates) || isolates < 1 || isolates > 26 || (port > 0 && port + isolates > 65536)) {
+  console.error(`[dev:pair] --isolates must be 1 to 26, with every port below 65536 (got ${values.isolates})`)
   process.exit(2)
 }
 const vars = {}
@@ -48,6 +55,7 @@ const pair = await startPair({
   persistTo: values['persist-to'],
   vars,
   logLevel: values['log-level'],
+  isolates,
 })
 let stopping = false
 async function stop() {
@@ -58,8 +66,6 @@ async function stop() {
 }
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => void stop())
 
-const [a, b] = pair.urls
-console.log(`[dev:pair] isolate a: ${a}/mcp`)
-console.log(`[dev:pair] isolate b: ${b}/mcp`)
+for (const [i, url] of pair.urls.entries()) console.log(`[dev:pair] isolate ${String.fromCharCode(97 + i)}: ${url}/mcp`)
 console.log(`[dev:pair] Durable Object state: ${pair.persistTo}`)
 console.log(`[dev:pair] ready ${JSON.stringify({ urls: pair.urls, pid: process.pid, persistTo: pair.persistTo })}`)

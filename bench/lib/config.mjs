@@ -62,6 +62,17 @@ export const config = {
    * that lasts until about 11 s.
    */
   idleSettleMs: pick(12_000, 200),
+  /**
+   * Fan-out at scale (scale.mjs): listen streams at each point of the curve, 2025 sessions beside
+   * them (a share of the listeners), rounds per point, and listeners per hub object (unset: the
+   * library's HUB_CAPACITY; quick: 40, so the relays are used).
+   */
+  scaleListeners: process.env.BENCH_SCALE_LISTENERS
+    ? process.env.BENCH_SCALE_LISTENERS.split(',').map((count) => Number.parseInt(count, 10))
+    : pick([1000, 2000, 5000, 10_000], [100, 200]),
+  scaleSessionShare: 0.2,
+  scaleRounds: int('BENCH_SCALE_ROUNDS', pick(10, 2)),
+  scaleCapacity: process.env.BENCH_SCALE_CAPACITY ? int('BENCH_SCALE_CAPACITY') : quick ? 40 : undefined,
   /** Idle session streams in the inspected isolate (heap per stream). */
   heapStreams: int('BENCH_HEAP_STREAMS', pick(500, 20)),
   profileRequests: pick(5000, 300),
@@ -69,7 +80,7 @@ export const config = {
   profileStarts: pick(5, 2),
   /** 1: always profile; 0: never; unset: when a CPU or throughput target is missed (full runs). */
   profile: process.env.BENCH_PROFILE,
-  /** `--only floor`, `peers`, `stream` or `fanout` (or BENCH_ONLY=…): build that step's Workers and run it alone. */
+  /** `--only floor`, `peers`, `stream`, `fanout`, `scale` or `bundles` (or BENCH_ONLY=…): build that step's Workers and run it alone. */
   only: onlyAt >= 0 ? process.argv[onlyAt + 1] : process.env.BENCH_ONLY || undefined,
   /** `pipe`: workerd's standard output through Miniflare's pipe, as wrangler dev has it (default: to a file; workerd.mjs). */
   stdout: process.env.BENCH_STDOUT === 'pipe' ? 'pipe' : 'file',

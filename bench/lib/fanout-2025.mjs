@@ -28,14 +28,14 @@ import { LEGACY_VERSION, legacyConnect, legacyRequest, send } from './mcp.mjs'
 import { cpuMs, rssBytes } from './proc.mjs'
 
 /** Longer than the ledger cache's 400 ms (server/legacy/session-ledger.ts). */
-const LEDGER_PACE_MS = 500
+export const LEDGER_PACE_MS = 500
 /** After opening sessions or streams, before a heap reading: their requests and writes are over. */
 const SETTLE_MS = 500
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** A 2025-11-25 session on `endpoint`, subscribed to URI. */
-async function openSession(endpoint) {
+export async function openSession(endpoint) {
   const sessionId = await legacyConnect(endpoint)
   if (!sessionId) throw new Error(`${endpoint} minted no session id`)
   const { status, json } = await send(endpoint, legacyRequest('resources/subscribe', { uri: URI }, sessionId))
@@ -46,7 +46,7 @@ async function openSession(endpoint) {
 }
 
 /** The session's GET stream; `onUpdate(at)` per `notifications/resources/updated`; `heard` counts them. */
-async function openStream({ endpoint, sessionId }, onUpdate) {
+export async function openStream({ endpoint, sessionId }, onUpdate) {
   const controller = new AbortController()
   const headers = { accept: 'text/event-stream', 'mcp-protocol-version': LEGACY_VERSION, 'mcp-session-id': sessionId }
   const response = await fetch(endpoint, { method: 'GET', headers, signal: controller.signal })

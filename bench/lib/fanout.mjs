@@ -42,7 +42,8 @@ export function counter(marker) {
   }
 }
 
-async function openListener(endpoint, id, onUpdate) {
+/** A listen stream on `endpoint` for URI, once acknowledged; `onUpdate(at)` per update, `heard` counts them. */
+export async function openListener(endpoint, id, onUpdate) {
   const response = await fetch(
     endpoint,
     mcpRequest('subscriptions/listen', { notifications: { resourceSubscriptions: [URI] } }, { id }),
@@ -57,17 +58,21 @@ async function openListener(endpoint, id, onUpdate) {
   const ready = new Promise((resolve) => {
     acked = resolve
   })
+  const listener = { heard: 0, close: () => reader.cancel().catch(() => {}) }
   const pump = async () => {
     for (;;) {
       const { done, value } = await reader.read()
       if (done) return
       if (acks(value) > 0) acked()
-      for (let n = updates(value); n > 0; n--) onUpdate(performance.now())
+      for (let n = updates(value); n > 0; n--) {
+        listener.heard++
+        onUpdate(performance.now())
+      }
     }
   }
   pump().catch(() => {})
   await ready
-  return { close: () => reader.cancel().catch(() => {}) }
+  return listener
 }
 
 /** Open `count` streams, OPEN_BATCH at a time (`open(i)` opens stream i); returns them in order. */
@@ -154,15 +159,19 @@ async function measure(endpoints, pid, listeners, rounds) {
   }
 }
 
-/** The fan-out Worker as two isolates of one fresh workerd (state on disk in a temp dir); `run(endpoints, pid)`. */
-export async function withPair(mode, run) {
+/**
+ * The fan-out Worker as `isolates` (default two) isolates of one fresh workerd (state on disk in a
+ * temp dir), with `vars` besides the mode; `run(endpoints, pid)`.
+ */
+export async function withPair(mode, run, { isolates = 2, vars = {} } = {}) {
   const before = new Set(workerdChildren())
   const pair = await startPair({
     config: join(BENCH_DIR, 'workers/fanout/wrangler.jsonc'),
     port: 0,
     persistTo: mkdtempSync(join(TMP, `fanout-${mode}-`)),
-    vars: { FANOUT_MODE: mode, MCP_STATE_KEYS: TEST_STATE_KEYS },
+    vars: { FANOUT_MODE: mode, MCP_STATE_KEYS: TEST_STATE_KEYS, ...vars },
     logLevel: 'warn',
+    isolates,
   })
   const pids = workerdChildren().filter((pid) => !before.has(pid))
   try {

@@ -11,6 +11,7 @@ import { medians, ratio, ratioRange } from './compare.mjs'
 import { DISTURBED_SHARE, disturbedRounds, othersShare, spread } from './history.mjs'
 import { kib, memorySection, n, profileSection, range, stateAndTasks, table, x } from './report-parts.mjs'
 import { fanoutSection } from './report-fanout.mjs'
+import { scaleSection } from './report-scale.mjs'
 import { peersSection } from './peers.mjs'
 import { taskEnginesMarkdown } from './task-engines.mjs'
 import { TOOL_VARIANTS } from './many-tools.mjs'
@@ -332,6 +333,8 @@ export function toMarkdown(results) {
     taskEnginesMarkdown(results.engines),
     '',
     fanoutSection(results.fanout),
+    '',
+    scaleSection(results.scale),
     '',
     profileSection(results.profile),
   ].join('\n')

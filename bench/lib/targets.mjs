@@ -223,6 +223,34 @@ export function templateBundleTargets(bundles) {
     })
 }
 
+/** Issue 40: a change's last delivery (p99 over rounds) at these listen-stream counts, four isolates. */
+export const SCALE_LAST_P99_MS = { 1000: 250, 10000: 1000 }
+
+/**
+ * The scale step's targets (scale.mjs), for the points the run measured: call → last of all the
+ * point's streams (its listen streams and the 2025 sessions' beside them), p99 over rounds.
+ */
+export function scaleTargets(scale) {
+  const targets = []
+  for (const [count, limit] of Object.entries(SCALE_LAST_P99_MS)) {
+    const point = scale?.points.find((p) => p.listeners === Number(count))
+    // Not run (or skipped: the file limit could not hold its streams): no verdict, the report says so.
+    if (!point || point.skipped) continue
+    // A point that failed misses its target: nothing was delivered in time.
+    const measured = point.failed ? Number.POSITIVE_INFINITY : point.lastP99Ms
+    targets.push({
+      id: `scaleLastP99At${count}`,
+      name: `one change: last delivery p99 with ${Number(count).toLocaleString('en')} listen streams (+ ${point.sessions.toLocaleString('en')} 2025 sessions) over ${point.isolates} isolates`,
+      limit,
+      measured,
+      atMost: true,
+      unit: ' ms',
+      gap: (value) => (point.failed ? `the point failed: ${point.failed}` : `${(value - limit).toFixed(0)} ms over`),
+    })
+  }
+  return judgeAll(targets)
+}
+
 /** Issue 38 item 4: one stream of partial results against the bare SSE writer (streaming.mjs). */
 function streamTargets(streaming) {
   const lostOrMerged = streaming.rounds.reduce((sum, round) => sum + round.edge.dropped + round.edge.coalesced, 0)
@@ -260,7 +288,7 @@ export function evaluateStreamTargets(streaming) {
   return judgeAll(streamTargets(streaming))
 }
 
-export function evaluateTargets({ startup, floor, manyTools, streaming, heap, memory, bundles, peers }) {
+export function evaluateTargets({ startup, floor, manyTools, streaming, heap, memory, bundles, peers, scale }) {
   const gzipKiB = bundles.edge.min.gzipBytes / KIB
   // After a client has listed every page: a tool's schema is built on the first tools/list.
   const toolsHeapOver = heap['tools-200'].listedHeapBytes - heap.hono.heapBytes
@@ -348,7 +376,7 @@ export function evaluateTargets({ startup, floor, manyTools, streaming, heap, me
       gap: () => 'a stream held more than its budget',
     },
   ]
-  return judgeAll(targets)
+  return [...judgeAll(targets), ...scaleTargets(scale)]
 }
 
 /** Each target with its verdict, and its gap worded when missed. */

@@ -1,14 +1,15 @@
 /**
- * Two isolates of one Worker, sharing its Durable Objects: what `npm run dev:pair` serves, what
- * the HTTP tests start (test/support/pair.ts) and what the fan-out bench runs (in-process, so it
- * can read workerd's CPU time).
+ * Two (or `isolates`) isolates of one Worker, sharing its Durable Objects: what `npm run dev:pair`
+ * serves, what the HTTP tests start (test/support/pair.ts) and what the fan-out benches run
+ * (in-process, so they can read workerd's CPU time; the scale step runs four).
  *
  * How: the Worker is bundled as a deploy would bundle it (`wrangler deploy --dry-run --outdir`),
- * then one workerd (Miniflare's `workers` array) runs it twice, as two Workers. Each Worker is
+ * then one workerd (Miniflare's `workers` array) runs it N times, as N Workers. Each Worker is
  * its own isolate with its own module state. Worker `a` (the config's name) owns the Durable
- * Object classes; worker `b` binds the same namespaces through `scriptName`, so a Durable Object
- * named from either side is the same object. Each Worker gets its own socket on 127.0.0.1
- * (`unsafeDirectSockets`): `port` for `a`, `port + 1` for `b`, or two free ports when `port` is 0.
+ * Object classes; the others (`<name>-b`, `<name>-c`…) bind the same namespaces through
+ * `scriptName`, so a Durable Object named from any of them is the same object. Each Worker gets
+ * its own socket on 127.0.0.1 (`unsafeDirectSockets`): `port + i` for the i-th, or free ports when
+ * `port` is 0.
  * Bindings, `.dev.vars` and the Durable Object list come from wrangler's own translation of the
  * config (`unstable_getMiniflareWorkerOptions`), and state is persisted exactly where
  * `wrangler dev --persist-to <dir>` keeps it (`<dir>/v3`, objects under `do/<name>-<Class>`).
@@ -49,7 +50,8 @@ class PairLog extends Log {
 /**
  * Start the pair. `config` is a wrangler.jsonc path (relative to the repository root or
  * absolute); `persistTo` defaults to `.wrangler/state` beside it, like `wrangler dev`;
- * `vars` are extra bindings (`--var`). Resolves once both sockets accept connections.
+ * `vars` are extra bindings (`--var`); `isolates` how many Workers (default 2, at most 26).
+ * Resolves once every socket accepts connections.
  *
  * @example
  * const pair = await startPair({ config: 'apps/demo/wrangler.jsonc', port: 0, persistTo: '/tmp/state' })
@@ -62,7 +64,9 @@ export async function startPair({
   persistTo,
   vars = {},
   logLevel = 'info',
+  isolates = 2,
 } = {}) {
+  if (!Number.isInteger(isolates) || isolates < 1 || isolates > 26) throw new Error(`isolates must be 1 to 26 (got ${isolates})`)
   const configPath = isAbsolute(config) ? config : join(ROOT, config)
   const { name } = unstable_readConfig({ config: configPath })
   if (!name) throw new Error(`${configPath} has no name; dev:pair names the Durable Objects after it`)
@@ -79,8 +83,15 @@ export async function startPair({
     modulesRoot: outdir,
     scriptPath,
   }
-  const names = [name, `${name}-b`]
+  const names = Array.from({ length: isolates }, (_, i) => (i === 0 ? name : `${name}-${String.fromCharCode(97 + i)}`))
   const socket = (offset) => [{ host: '127.0.0.1', port: port === 0 ? 0 : port + offset }]
+  // The same namespaces, owned by the first Worker: one object per name across every isolate.
+  const sharedObjects = Object.fromEntries(
+    Object.entries(durableObjects).map(([binding, target]) => [
+      binding,
+      typeof target === 'string' ? { className: target, scriptName: names[0] } : { ...target, scriptName: names[0] },
+    ]),
+  )
   // wrangler hands out Worker options in Miniflare 4's shape; Miniflare 5 converts them.
   const mf = new Miniflare(
     convertV4MiniflareOptions({
@@ -91,21 +102,11 @@ export async function startPair({
       // Where `wrangler dev --persist-to <state>` keeps it (Miniflare 4 called it defaultPersistRoot).
       resourcePersistencePath: join(state, 'v3'),
       log: new PairLog(LOG_LEVELS[logLevel] ?? LogLevel.INFO),
-      workers: [
-        { ...shared, name: names[0], unsafeDirectSockets: socket(0) },
-        {
-          ...shared,
-          name: names[1],
-          // The same namespaces, owned by the first Worker: one object per name across both isolates.
-          durableObjects: Object.fromEntries(
-            Object.entries(durableObjects).map(([binding, target]) => [
-              binding,
-              typeof target === 'string' ? { className: target, scriptName: names[0] } : { ...target, scriptName: names[0] },
-            ]),
-          ),
-          unsafeDirectSockets: socket(1),
-        },
-      ],
+      workers: names.map((worker, i) =>
+        i === 0
+          ? { ...shared, name: worker, unsafeDirectSockets: socket(0) }
+          : { ...shared, name: worker, durableObjects: sharedObjects, unsafeDirectSockets: socket(i) },
+      ),
     }),
   )
   try {

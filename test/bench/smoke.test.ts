@@ -43,6 +43,7 @@ describe('npm run bench (quick)', () => {
       'heap',
       'memory',
       'fanout',
+      'scale',
     ]
     for (const section of [...sections, 'targets', 'history']) {
       expect(results, section).toHaveProperty(section)
@@ -170,6 +171,7 @@ describe('npm run bench (quick)', () => {
       '## Memory under load',
       '### Notification fan-out',
       "2025-11-25 sessions' GET streams",
+      '### Fan-out at scale',
       'The demo in OAuth mode',
       'The templates: minimal',
       '## Where the time goes',

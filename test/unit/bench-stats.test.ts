@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { describeRatio, ratioInterval } from '../../bench/lib/compare.mjs'
 import { MIN_RESAMPLED, median, medianInterval } from '../../bench/lib/stats.mjs'
-import { judge, startupOverFloorTarget, WORKERS_STARTUP_LIMIT_MS } from '../../bench/lib/targets.mjs'
+import { judge, scaleTargets, startupOverFloorTarget, WORKERS_STARTUP_LIMIT_MS } from '../../bench/lib/targets.mjs'
 
 /** The test's own seeded draws (a linear congruential generator), independent of the bench's. */
 function draws(seed: number): () => number {
@@ -103,6 +103,28 @@ describe('judge', () => {
   it('takes a figure without an interval as settled', () => {
     expect(judge({ limit: 48, atMost: true, measured: 51.8 })).toMatchObject({ met: false, settled: true })
     expect(judge({ limit: 0, atMost: true, measured: 0 })).toEqual({ met: true, missedBy: 0, settled: true })
+  })
+})
+
+describe('scaleTargets', () => {
+  const point = (listeners: number, lastP99Ms: number) => ({ listeners, sessions: listeners / 5, isolates: 4, lastP99Ms })
+
+  it('judges the last delivery p99 at 1,000 and 10,000 listen streams, and nothing else', () => {
+    const targets = scaleTargets({ points: [point(1000, 240), point(2000, 900), point(10_000, 1500)] })
+    expect(targets.map((t) => [t.id, t.limit, t.met])).toEqual([
+      ['scaleLastP99At1000', 250, true],
+      ['scaleLastP99At10000', 1000, false],
+    ])
+    expect(targets[1]?.gap).toBe('500 ms over')
+  })
+
+  it('gives a skipped point no verdict, and a failed one a miss that says why', () => {
+    const skipped = { ...point(10_000, Number.NaN), failed: 'skipped: …', skipped: true }
+    const failed = { ...point(1000, Number.NaN), failed: 'opening listen streams: other side closed' }
+    const targets = scaleTargets({ points: [failed, skipped] })
+    expect(targets.map((t) => t.id)).toEqual(['scaleLastP99At1000'])
+    expect(targets[0]?.met).toBe(false)
+    expect(targets[0]?.gap).toBe('the point failed: opening listen streams: other side closed')
   })
 })
 

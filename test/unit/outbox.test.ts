@@ -487,6 +487,37 @@ describe('Outbox: nextWithin', () => {
     }
   })
 
+  it('keeps one timer across waits that a message ends, and still times out a wait from its own start', async () => {
+    vi.useFakeTimers()
+    const outbox = new Outbox()
+    const armed = vi.spyOn(globalThis, 'setTimeout')
+    const cleared = vi.spyOn(globalThis, 'clearTimeout')
+    try {
+      for (let i = 0; i < 20; i++) {
+        const waiting = outbox.nextWithin(1000)
+        await vi.advanceTimersByTimeAsync(100)
+        outbox.push(log(`m${i}`))
+        expect(params(await waiting).data).toBe(`m${i}`)
+      }
+      // 2 s have passed: the first timer fired once with no one waiting; the next wait armed it again.
+      expect(armed.mock.calls.length).toBeLessThanOrEqual(3)
+      expect(cleared).not.toHaveBeenCalled()
+      // A wait that starts late in the kept timer's span still gets its full 1,000 ms.
+      await vi.advanceTimersByTimeAsync(100)
+      const last = outbox.nextWithin(1000)
+      await vi.advanceTimersByTimeAsync(999)
+      expect(await settled(last)).toBe(false)
+      await vi.advanceTimersByTimeAsync(1)
+      expect(await last).toBeNull()
+      // Closing clears what is armed.
+      outbox.close()
+      expect(vi.getTimerCount()).toBe(0)
+    } finally {
+      armed.mockRestore()
+      cleared.mockRestore()
+    }
+  })
+
   it('keeps waiting when what woke it was dropped as it arrived', async () => {
     vi.useFakeTimers()
     // A budget no chunk fits in keeps the producer waiting, so its next chunk is droppable.

@@ -34,4 +34,21 @@ describe('McpInputRelay evicted mid-exchange', () => {
     expect(await relay.answer(next, 0, 'alice', answer)).toBeTruthy()
     expect(await answered).toHaveLength(1)
   })
+
+  it('fails a wait that starts after the object lost the exchange with the same -32603, not a timeout', async () => {
+    const relay = durableInputRelay(env.MCP_INPUT_RELAY)
+    const exchangeId = await relay.open('alice', 1, 30_000)
+    await evict(exchangeId)
+    const error = await relay.wait(exchangeId, new AbortController().signal).catch((caught: unknown) => caught)
+    expect(isMcpError(error) && [error.kind, error.message]).toEqual(['internalError', LOST_EXCHANGE])
+  })
+
+  it('still reports a timeout that came before the wait as a timeout, and refuses an answer after it', async () => {
+    const relay = durableInputRelay(env.MCP_INPUT_RELAY)
+    const exchangeId = await relay.open('alice', 1, 1)
+    await scheduler.wait(20)
+    expect(await relay.answer(exchangeId, 0, 'alice', answer)).toBe(false)
+    const error = await relay.wait(exchangeId, new AbortController().signal).catch((caught: unknown) => caught)
+    expect(isMcpError(error) && error.kind).toBe('inputTimeout')
+  })
 })

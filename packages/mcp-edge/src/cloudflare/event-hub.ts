@@ -25,18 +25,31 @@
  * objects with `cloudflareEventHub({ shards })` when one object would be too busy. A restart or
  * deploy closes every socket; listeners then end their streams, and clients resume from their
  * cursor (docs/notifications.md#resuming).
+ *
+ * Relays: one object serves at most `capacity` listener sockets (the listener says how many; it
+ * is refused with 503 and `x-relays`, the count of relays, beyond). The listeners of a full shard
+ * go to relay objects of the same class, `<shard's name>/<k>`, which keep no log: the shard's
+ * object numbers and logs each event, sends it to its own sockets and forwards it, in order
+ * (calls on one stub arrive in the order made), to every relay it has been told of (`attach`,
+ * kept in `hub_relays (name, binding)`), which sends it to theirs. A relay's listener asks the
+ * shard's object for its start and replay (`attach`) after its socket is registered, and drops
+ * what it hears live at or below the `head` that answer names, so it hears each event once, in order.
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { EventLogOptions } from '../server/events/event-log.ts'
 import { eventTopics, matches } from '../server/events/events.ts'
 import type { McpEvent, Subscription } from '../server/events/events.ts'
-import { SqlEventLog } from './event-log.ts'
+import { MAX_REPLAY_BYTES, MAX_REPLAY_EVENTS, SqlEventLog } from './event-log.ts'
 
 /** The request header carrying a listener's subscription (URI-encoded JSON `Connect`). */
 export const SUBSCRIPTION_HEADER = 'x-subscription'
 /** Response headers of a connect: the log's newest `seq`, and the topics (URI-encoded JSON) it cannot replay. */
 export const HEAD_HEADER = 'x-head'
 export const GAPS_HEADER = 'x-gaps'
+/** Response header of a connect with gaps: each gap's floor (JSON numbers, in the order of `x-gaps`; event-log.ts). */
+export const FLOORS_HEADER = 'x-gap-floors'
+/** Response header of a refused connect (the object is full): how many relays the shard's object knows. */
+export const RELAYS_HEADER = 'x-relays'
 
 /** What a listener sends to connect: its subscription, and where it resumes (`after`, a `seq` of this hub's). */
 export interface Connect {
@@ -44,6 +57,18 @@ export interface Connect {
   principal: string | null
   after?: number
   log?: EventLogOptions
+  /** The most listener sockets this object may hold; a connect beyond is refused (503). */
+  capacity?: number
+  /** The most events one replay batch sends (default and upper bound `MAX_REPLAY_EVENTS`; event-log.ts). */
+  batch?: number
+}
+
+/** What a relay's listener gets from the shard's object (`attach`): where it starts, and what it missed. */
+export interface Attached {
+  head: number
+  gaps: string[]
+  floors: number[]
+  events: HubMessage[]
 }
 
 /**
@@ -83,22 +108,40 @@ export interface EventHubRpc {
    * shard) within `log`'s bounds, and send it to matching listeners; `id` (when the event went to
    * several hubs) lets a listener drop copies. Returns how many sockets got it.
    */
-  publish(event: McpEvent, id?: string, topics?: string[], log?: EventLogOptions): number
+  publish(event: McpEvent, id?: string, topics?: string[], log?: EventLogOptions): number | Promise<number>
+  /** On a relay (module header): send a shard's message to the matching sockets here; how many got it. */
+  relay(message: string, event: McpEvent, topics: string[]): number
+  /**
+   * On a shard's object: forward every later event to the relay `relay` (bound as `binding`), and
+   * tell its new listener where it starts (`head`) and, from `after`, what it missed.
+   */
+  attach(relay: string, binding: string, connect: Connect): Attached
+  /** Listener sockets held here, and the relays this object forwards to. */
+  stats(): { sockets: number; relays: string[] }
 }
 
 export class McpEventHub extends DurableObject<Record<string, unknown>> implements EventHubRpc {
   /** Attachments already read since the last wake-up. */
   readonly #subscriptions = new WeakMap<WebSocket, Subscription>()
   readonly #log: SqlEventLog
+  /** The relays this object forwards to (`hub_relays`), with their stubs once made. */
+  readonly #relays = new Map<string, { binding: string; stub?: EventHubRpc }>()
 
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
     super(ctx, env)
     this.#log = new SqlEventLog(ctx.storage.sql)
+    ctx.storage.sql.exec('CREATE TABLE IF NOT EXISTS hub_relays (name TEXT PRIMARY KEY, binding TEXT NOT NULL)')
+    for (const { name, binding } of ctx.storage.sql.exec<{ name: string; binding: string }>('SELECT * FROM hub_relays')) {
+      this.#relays.set(name, { binding })
+    }
   }
 
   override async fetch(request: Request): Promise<Response> {
     const connect = readConnect(request.headers.get(SUBSCRIPTION_HEADER))
     if (!connect || request.headers.get('upgrade') !== 'websocket') return new Response(null, { status: 400 })
+    if (connect.capacity !== undefined && this.ctx.getWebSockets().length >= connect.capacity) {
+      return new Response(null, { status: 503, headers: { [RELAYS_HEADER]: String(this.#relays.size) } })
+    }
     const { topics } = connect
     const attachment: Attachment = { topics, principal: connect.principal }
     const tagged = topics.length <= MAX_TAGS && topics.every((topic) => topic.length <= MAX_TAG_LENGTH)
@@ -115,20 +158,28 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
     // (it drops this socket and connects again after the replay's last seq).
     const headers = new Headers({ [HEAD_HEADER]: String(this.#log.head) })
     if (typeof connect.after === 'number') {
-      const replay = this.#log.replay(topics, connect.after, connect.log)
-      const subscription = this.#subscription(socket)
-      for (const { seq, event } of replay.events) if (matches(subscription, event)) socket.send(JSON.stringify({ seq, event }))
-      const last = replay.events.at(-1)
-      if (replay.more && last) socket.send(JSON.stringify({ seq: last.seq, more: true } satisfies HubMessage))
+      const replay = this.#replay(connect)
+      for (const message of replay.events) socket.send(JSON.stringify(message))
       headers.set(HEAD_HEADER, String(replay.head))
-      if (replay.gaps.length > 0) headers.set(GAPS_HEADER, encodeURIComponent(JSON.stringify(replay.gaps)))
+      if (replay.gaps.length > 0) {
+        headers.set(GAPS_HEADER, encodeURIComponent(JSON.stringify(replay.gaps)))
+        headers.set(FLOORS_HEADER, JSON.stringify(replay.floors))
+      }
     }
     return new Response(null, { status: 101, webSocket: client, headers })
   }
 
-  publish(event: McpEvent, id?: string, topics = eventTopics(event), log?: EventLogOptions): number {
-    const seq = this.#log.append(event, topics, log)
+  async publish(event: McpEvent, id?: string, topics = eventTopics(event), log?: EventLogOptions): Promise<number> {
+    const seq = this.#log.append(event, topics, log, id)
     const message = JSON.stringify(id === undefined ? { seq, event } : { seq, id, event })
+    const sent = this.relay(message, event, topics)
+    if (this.#relays.size === 0) return sent
+    // Made in seq order before any await, so each relay gets the events in that order.
+    const relayed = [...this.#relays].map(([name, relay]) => this.#stub(name, relay).relay(message, event, topics))
+    return (await Promise.all(relayed)).reduce((sum, count) => sum + count, sent)
+  }
+
+  relay(message: string, event: McpEvent, topics: string[]): number {
     const sent = new Set<WebSocket>()
     for (const tag of [...topics, ANY]) {
       for (const socket of this.ctx.getWebSockets(tag)) {
@@ -144,6 +195,19 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
     return sent.size
   }
 
+  attach(relay: string, binding: string, connect: Connect): Attached {
+    if (!this.#relays.has(relay)) {
+      this.ctx.storage.sql.exec('INSERT OR IGNORE INTO hub_relays VALUES (?, ?)', relay, binding)
+      this.#relays.set(relay, { binding })
+    }
+    if (typeof connect.after !== 'number') return { head: this.#log.head, gaps: [], floors: [], events: [] }
+    return this.#replay({ ...connect, principal: connect.principal ?? null })
+  }
+
+  stats(): { sockets: number; relays: string[] } {
+    return { sockets: this.ctx.getWebSockets().length, relays: [...this.#relays.keys()] }
+  }
+
   override webSocketMessage(): void {
     // Listeners send nothing; anything they do send is ignored.
   }
@@ -151,6 +215,30 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
   override webSocketClose(): void {
     // workerd requires the handler; the close is answered by the runtime itself
     // (web_socket_auto_reply_to_close, on from compatibility date 2026-04-07).
+  }
+
+  /**
+   * What a listener resuming after `connect.after` missed, of what its subscription matches, in
+   * one bounded batch; a cut batch ends with the `more` message (its `seq` the last event read).
+   */
+  #replay(connect: Connect): Attached {
+    const { batch } = connect
+    const most =
+      typeof batch === 'number' && Number.isInteger(batch) && batch >= 1 ? Math.min(batch, MAX_REPLAY_EVENTS) : MAX_REPLAY_EVENTS
+    const replay = this.#log.replay(connect.topics, connect.after ?? 0, connect.log, { events: most, bytes: MAX_REPLAY_BYTES })
+    const subscription: Subscription = { topics: new Set(connect.topics), principal: connect.principal }
+    const events: HubMessage[] = replay.events.filter(({ event }) => matches(subscription, event))
+    const last = replay.events.at(-1)
+    if (replay.more && last) events.push({ seq: last.seq, more: true })
+    return { head: replay.head, gaps: replay.gaps, floors: replay.floors, events }
+  }
+
+  #stub(name: string, relay: { binding: string; stub?: EventHubRpc }): EventHubRpc {
+    if (!relay.stub) {
+      const namespace = this.env[relay.binding] as DurableObjectNamespace
+      relay.stub = namespace.get(namespace.idFromName(name)) as unknown as EventHubRpc
+    }
+    return relay.stub
   }
 
   #subscription(socket: WebSocket): Subscription {

@@ -5,9 +5,11 @@
  * Called by `McpEventHub` only; it decides nothing about who may see an event (the hub does).
  *
  * Storage layout:
- * - `event_log (topic, seq, at, event)`: one row per topic an event is routed under (a resource
+ * - `event_log (topic, seq, at, event, id)`: one row per topic an event is routed under (a resource
  *   update is a row under its URI, each `/`-prefix and `resources:all`), the event as JSON, `at`
- *   in ms since the epoch. Key `(topic, seq)`, index on `at`.
+ *   in ms since the epoch, and `id`, the id of an event sent to several shards (NULL otherwise),
+ *   so a replayed copy is dropped as a live one is (the column is added to a log made before it).
+ *   Key `(topic, seq)`, index on `at`.
  * - `event_floor (topic, seq, at)`: the newest `seq` of a topic's pruned rows: a cursor before it
  *   missed events the log no longer holds. Floors older than `FLOOR_KEEP_MS` go, and the newest
  *   `seq` they held becomes `forgotten` (any cursor before it gets a hint, topic or not).
@@ -28,8 +30,23 @@ import type { EventLogOptions } from '../server/events/event-log.ts'
 import type { McpEvent } from '../server/events/events.ts'
 import { MAX_INBOX } from '../server/events/listen-hub.ts'
 
-/** The most events one replay returns (half a listener's inbox: two shards' batches fit in it). */
+/**
+ * The most events one replay returns: half a listener's inbox, the rest left for live events. A
+ * listener of several shards asks each for its share (`replayBatch`), so their first batches,
+ * which come at once, fit too.
+ */
 export const MAX_REPLAY_EVENTS = MAX_INBOX / 2
+
+/**
+ * The events per replay batch for a listener of `shards` shards: `MAX_REPLAY_EVENTS` shared among them (at least 1).
+ *
+ * @example
+ * replayBatch(1) // 128
+ * replayBatch(3) // 42
+ */
+export function replayBatch(shards: number): number {
+  return Math.max(1, Math.floor(MAX_REPLAY_EVENTS / Math.max(1, shards)))
+}
 /** The most event JSON one replay returns, in bytes (at least one event, however large). */
 export const MAX_REPLAY_BYTES = 1024 * 1024
 
@@ -37,10 +54,16 @@ export const MAX_REPLAY_BYTES = 1024 * 1024
 export const FLOOR_KEEP_MS = 24 * 60 * 60_000
 
 export interface Replay {
-  /** Events after the cursor, in order, once each. */
-  events: Array<{ seq: number; event: McpEvent }>
+  /** Events after the cursor, in order, once each, with the id of those sent to several shards. */
+  events: Array<{ seq: number; event: McpEvent; id?: string }>
   /** Topics with missed events the log no longer holds. */
   gaps: string[]
+  /**
+   * For each of `gaps`, the newest `seq` it lost (its floor; for a cursor past the head, a wiped
+   * log: `Number.MAX_SAFE_INTEGER`): a stream that already hinted a topic lost nothing new to it
+   * unless its floor passed the head the stream started at (hub-listener.ts).
+   */
+  floors: number[]
   /** The newest `seq` given. */
   head: number
   /** Whether events after the last one returned were left for the next replay (the bound). */
@@ -59,7 +82,11 @@ export class SqlEventLog {
   constructor(sql: SqlStorage) {
     this.#sql = sql
     sql.exec(`CREATE TABLE IF NOT EXISTS event_log (topic TEXT NOT NULL, seq INTEGER NOT NULL, at INTEGER NOT NULL,
-      event TEXT NOT NULL, PRIMARY KEY (topic, seq))`)
+      event TEXT NOT NULL, id TEXT, PRIMARY KEY (topic, seq))`)
+    // A log written before events kept their id gets the column (its old rows have none).
+    if (sql.exec("SELECT 1 FROM pragma_table_info('event_log') WHERE name = 'id'").toArray().length === 0) {
+      sql.exec('ALTER TABLE event_log ADD COLUMN id TEXT')
+    }
     sql.exec('CREATE INDEX IF NOT EXISTS event_log_at ON event_log (at)')
     sql.exec('CREATE TABLE IF NOT EXISTS event_floor (topic TEXT PRIMARY KEY, seq INTEGER NOT NULL, at INTEGER NOT NULL)')
     sql.exec('CREATE INDEX IF NOT EXISTS event_floor_at ON event_floor (at)')
@@ -72,8 +99,8 @@ export class SqlEventLog {
     return this.#meta('head')
   }
 
-  /** Number `event`, keep it under `topics` within the bounds, and return its `seq`. */
-  append(event: McpEvent, topics: readonly string[], options: EventLogOptions = {}): number {
+  /** Number `event` (with `id`, when sent to several shards), keep it under `topics` within the bounds, and return its `seq`. */
+  append(event: McpEvent, topics: readonly string[], options: EventLogOptions = {}, id?: string): number {
     const seq = this.head + 1
     this.#setMeta('head', seq)
     const now = Date.now()
@@ -85,7 +112,14 @@ export class SqlEventLog {
         this.#floor(topic, seq, now)
         continue
       }
-      this.#sql.exec('INSERT INTO event_log VALUES (?, ?, ?, ?)', topic, seq, now, json)
+      this.#sql.exec(
+        'INSERT INTO event_log (topic, seq, at, event, id) VALUES (?, ?, ?, ?, ?)',
+        topic,
+        seq,
+        now,
+        json,
+        id ?? null,
+      )
       const { n } = this.#sql
         .exec<{ n: number }>(
           'INSERT INTO event_count VALUES (?, 1) ON CONFLICT (topic) DO UPDATE SET n = n + 1 RETURNING n',
@@ -139,15 +173,23 @@ export class SqlEventLog {
     this.prune(options)
     const head = this.head
     // A cursor from the future: this log was wiped (or is another one); everything may be missed.
-    if (after > head || after < this.#meta('forgotten')) return { events: [], gaps: [...topics], head, more: false }
+    const forgotten = this.#meta('forgotten')
+    if (after > head || after < forgotten) {
+      const floor = after > head ? Number.MAX_SAFE_INTEGER : forgotten
+      return { events: [], gaps: [...topics], floors: topics.map(() => floor), head, more: false }
+    }
     // One key lookup and one key range per topic (the primary keys, no event read), merged here:
     // an event under several of the topics is replayed once. The first `bound.events` seqs of the
     // merge are among each topic's first `bound.events + 1`.
     const gaps: string[] = []
+    const floors: number[] = []
     const topicOf = new Map<number, string>()
     for (const topic of topics) {
       const floor = this.#sql.exec<{ seq: number }>('SELECT seq FROM event_floor WHERE topic = ?', topic).toArray()[0]
-      if (floor && floor.seq > after) gaps.push(topic)
+      if (floor && floor.seq > after) {
+        gaps.push(topic)
+        floors.push(floor.seq)
+      }
       const rows = this.#sql.exec<{ seq: number }>(
         'SELECT seq FROM event_log WHERE topic = ? AND seq > ? ORDER BY seq LIMIT ?',
         topic,
@@ -162,17 +204,18 @@ export class SqlEventLog {
     for (const seq of seqs) {
       if (events.length >= bound.events) break
       const row = this.#sql
-        .exec<{ event: string; bytes: number }>(
-          'SELECT event, length(CAST(event AS BLOB)) AS bytes FROM event_log WHERE topic = ? AND seq = ?',
+        .exec<{ event: string; id: string | null; bytes: number }>(
+          'SELECT event, id, length(CAST(event AS BLOB)) AS bytes FROM event_log WHERE topic = ? AND seq = ?',
           topicOf.get(seq),
           seq,
         )
         .one()
       if (events.length > 0 && bytes + row.bytes > bound.bytes) break
       bytes += row.bytes
-      events.push({ seq, event: JSON.parse(row.event) as McpEvent })
+      const event = JSON.parse(row.event) as McpEvent
+      events.push(row.id === null ? { seq, event } : { seq, event, id: row.id })
     }
-    return { events, gaps, head, more: events.length < seqs.length }
+    return { events, gaps, floors, head, more: events.length < seqs.length }
   }
 
   /** Drop a topic's `excess` oldest rows, remembering the newest of them as its floor. */

@@ -16,16 +16,23 @@
  * while other shards still connect wait, so every id names every shard. A replay comes in bounded
  * batches (event-log.ts): after one, the listener's `pace` says when it has room, and the shard is
  * asked again from the batch's last seq, so neither the hub nor this isolate holds a whole log.
+ *
+ * Capacity: one hub object serves at most `capacity` listeners (default `HUB_CAPACITY`). A listener
+ * that finds its shard's object full goes to that shard's relays (event-hub.ts), newest first,
+ * opening a new one when they are full too; so listeners of one topic spread over as many objects
+ * as they need, while the shard's object still numbers and logs every event (one order, one log).
+ * A relay's listener gets its start and replay from the shard's object once its socket is
+ * registered, and drops what it hears live at or below that start (module header of event-hub.ts).
+ * The paths of one listener, its cursor and its batches are hub-listener.ts.
  */
 import { env as workerEnv } from 'cloudflare:workers'
 import { fnv1a } from '../protocol/hash.ts'
-import { encodeCursor } from '../server/events/event-log.ts'
 import type { EventLogOptions } from '../server/events/event-log.ts'
 import { eventTopics } from '../server/events/events.ts'
-import type { Cursor, EventHub, McpEvent, Subscription } from '../server/events/events.ts'
+import type { EventHub, McpEvent } from '../server/events/events.ts'
 import { positive } from '../server/limits.ts'
-import { GAPS_HEADER, HEAD_HEADER, SUBSCRIPTION_HEADER } from './event-hub.ts'
-import type { Connect, EventHubRpc, HubMessage } from './event-hub.ts'
+import type { EventHubRpc } from './event-hub.ts'
+import { HubListener } from './hub-listener.ts'
 
 export interface EventHubOptions {
   /** Name of the Durable Object binding of `McpEventHub` (for example `MCP_EVENTS`). */
@@ -34,19 +41,17 @@ export interface EventHubOptions {
   shards?: number
   /** The bounds of each topic's log (count and age), which make streams resumable (docs/notifications.md#resuming). */
   log?: EventLogOptions
+  /** The most listener sockets one hub object serves (default `HUB_CAPACITY`); more go to relays. */
+  capacity?: number
 }
 
-/** One socket of a listener to one shard; `dropped` once a newer one replaced it (or none will). */
-interface Link {
-  topics: string[]
-  dropped: boolean
-  socket?: WebSocket
-  onMessage: (data: string) => void
-  onClose: () => void
-}
-
-/** Ids of recent multi-shard events a listener remembers, to drop their copies. */
-const RECENT_IDS = 64
+/**
+ * Listener sockets one hub object serves by default. One object is single-threaded and sends an
+ * event to its sockets one after another (about 17 µs each in a profile on the bench machine), so
+ * 1,000 are about 17 ms of its time per event; 10,000 listeners of one topic are served by ten
+ * objects that send at once (docs/notifications.md#capacity).
+ */
+export const HUB_CAPACITY = 1000
 
 /** A stable, cheap spread of topics over shards (FNV-1a). */
 export function shardOf(topic: string, shards: number): number {
@@ -70,6 +75,7 @@ function byShard(topics: Iterable<string>, shards: number): Map<number, string[]
  */
 export function cloudflareEventHub(options: EventHubOptions): EventHub {
   const shards = positive(options.shards, 1, 'cloudflareEventHub: shards')
+  const capacity = positive(options.capacity, HUB_CAPACITY, 'cloudflareEventHub: capacity')
   const bindings = workerEnv as unknown as Record<string, unknown>
   if (!bindings[options.binding]) {
     throw new Error(
@@ -78,25 +84,6 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
   }
   const namespace = bindings[options.binding] as DurableObjectNamespace
   const hub = (shard: number) => namespace.get(namespace.idFromName(`events/${shard}`))
-
-  /**
-   * Open one shard's socket for `link`. Its handlers are attached before `accept()`, so a message
-   * or a close that arrives while other shards are still connecting is not lost.
-   */
-  async function connect(shard: number, subscription: Connect, link: Link): Promise<{ head: number; gaps: string[] }> {
-    const response = await hub(shard).fetch('http://hub', {
-      headers: { upgrade: 'websocket', [SUBSCRIPTION_HEADER]: encodeURIComponent(JSON.stringify(subscription)) },
-    })
-    const socket = response.webSocket
-    if (!socket) throw new Error(`Event hub refused a listener: ${response.status}`)
-    link.socket = socket
-    socket.addEventListener('message', (message) => link.onMessage(message.data as string))
-    // An error is followed by a close (WHATWG WebSockets).
-    socket.addEventListener('close', () => link.onClose())
-    socket.accept()
-    const gaps = response.headers.get(GAPS_HEADER)
-    return { head: Number(response.headers.get(HEAD_HEADER) ?? 0), gaps: gaps ? JSON.parse(decodeURIComponent(gaps)) : [] }
-  }
 
   return {
     async publish(event: McpEvent) {
@@ -108,95 +95,19 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
       return reached.reduce((sum, count) => sum + count, 0)
     },
 
-    async listen(
-      subscription: Subscription,
-      deliver: (event: McpEvent, id?: string) => void,
-      signal: AbortSignal,
-      after?: Cursor | null,
-      pace?: () => Promise<void>,
-    ) {
-      // If one shard refuses, the listen request fails, and its end closes the sockets it opened.
-      const recent: string[] = []
-      const cursor: Cursor = new Map()
-      const links: Link[] = []
-      let waiting: Array<[number, Link, string]> | undefined = []
-      let ended: () => void = () => {}
-      const closed = new Promise<void>((resolve) => {
-        ended = resolve
+    async listen(subscription, deliver, signal, after, pace) {
+      const { principal } = subscription
+      const listener = new HubListener({
+        namespace,
+        binding: options.binding,
+        principal,
+        log: options.log,
+        capacity,
+        deliver,
+        signal,
+        pace,
       })
-      const onMessage = (shard: number, link: Link, data: string) => {
-        if (link.dropped) return
-        if (waiting) {
-          waiting.push([shard, link, data])
-          return
-        }
-        const message = JSON.parse(data) as HubMessage
-        cursor.set(shard, Math.max(cursor.get(shard) ?? 0, message.seq))
-        if (message.more) {
-          // Every event of this shard up to `seq` was offered (sent or skipped): drop this socket
-          // (what follows on it is past the replay) and fetch the next batch once the listener has room.
-          link.dropped = true
-          link.socket?.close(1000)
-          links.splice(links.indexOf(link), 1)
-          void next(shard, link.topics)
-          return
-        }
-        if (message.id !== undefined) {
-          if (recent.includes(message.id)) return
-          if (recent.push(message.id) > RECENT_IDS) recent.shift()
-        }
-        deliver(message.event, encodeCursor(cursor))
-      }
-      const open = (shard: number, topics: string[], from: number | undefined) => {
-        const link: Link = {
-          topics,
-          dropped: false,
-          onMessage: (data) => onMessage(shard, link, data),
-          onClose: () => {
-            if (!link.dropped) ended()
-          },
-        }
-        links.push(link)
-        const connectTo: Connect = { topics, principal: subscription.principal, log: options.log }
-        if (from !== undefined) connectTo.after = from
-        return connect(shard, connectTo, link)
-      }
-      // Closing a closed socket is ignored (compatibility date 2026-04-07 and later).
-      const close = () => {
-        for (const link of links) link.socket?.close(1000)
-      }
-      /** The rest of a replay cut at its bound; if the log moved past the cursor meanwhile, the stream ends (its resume hears the hints). */
-      const next = async (shard: number, topics: string[]) => {
-        try {
-          await pace?.()
-          if (signal.aborted) return
-          const path = await open(shard, topics, cursor.get(shard))
-          if (signal.aborted) close()
-          else if (path.gaps.length > 0) ended()
-        } catch {
-          ended()
-        }
-      }
-      const gaps: string[] = []
-      await Promise.all(
-        [...byShard(subscription.topics, shards)].map(([shard, topics]) => {
-          const from = after === undefined ? undefined : after === null ? null : (after.get(shard) ?? null)
-          // A shard resumed from nowhere (an unknown id, a shard the cursor lacks) replays nothing: all its topics are gaps.
-          if (from === null) gaps.push(...topics)
-          return open(shard, topics, from ?? undefined).then((path) => {
-            // From the cursor, unless it is ahead of this log (a wiped log: start again at its head).
-            cursor.set(shard, typeof from === 'number' && from <= path.head ? from : path.head)
-            gaps.push(...path.gaps)
-          })
-        }),
-      )
-      if (signal.aborted) close()
-      else signal.addEventListener('abort', close, { once: true })
-      const start = encodeCursor(cursor)
-      const held = waiting
-      waiting = undefined
-      for (const [shard, link, data] of held) onMessage(shard, link, data)
-      return { closed, cursor: start, gaps }
+      return listener.start(byShard(subscription.topics, shards), after)
     },
   }
 }

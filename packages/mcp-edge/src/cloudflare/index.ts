@@ -16,7 +16,7 @@ import type { McpServer } from '../server/server.ts'
 import { durableInputRelay, McpInputRelay } from './input-relay.ts'
 import { analyticsEngine, analyticsEngineExporter } from './analytics.ts'
 import { McpEventHub } from './event-hub.ts'
-import { cloudflareEventHub } from './events.ts'
+import { cloudflareEventHub, HUB_CAPACITY } from './events.ts'
 import { durableNonces, McpNonceLedger } from './nonce-ledger.ts'
 import { cloudflareResults, McpResultStore, r2Results } from './result-store.ts'
 import { durableSessions, McpSessionLedger } from './session-ledger.ts'
@@ -91,6 +91,7 @@ export {
   analyticsEngine,
   analyticsEngineExporter,
   cloudflareEventHub,
+  HUB_CAPACITY,
   cloudflareResults,
   createTaskObjectClass,
   durableInputRelay,

@@ -11,11 +11,11 @@
 import { DurableObject } from 'cloudflare:workers'
 import { isMcpError, McpError } from '../protocol/errors.ts'
 import type { ErrorKind } from '../protocol/errors.ts'
-import { ExchangeBook } from '../server/input/input-relay.ts'
+import { ExchangeBook, LOST_EXCHANGE } from '../server/input/input-relay.ts'
 import type { AnswerTaken, AskedTrace, ClientAnswer, InputRelay } from '../server/input/input-relay.ts'
 
 /** The error of a call whose exchange was lost with its relay object (module header). */
-export const LOST_EXCHANGE = 'Internal error: the request to the client was lost (the input relay restarted); call again'
+export { LOST_EXCHANGE }
 
 export class McpInputRelay extends DurableObject<Record<string, unknown>> {
   readonly #book = new ExchangeBook()

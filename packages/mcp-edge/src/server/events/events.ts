@@ -80,15 +80,15 @@ export interface EventHub {
    * Open this listener's own path from the hub (workerd forbids a request from reading I/O
    * another request opened). Resolves once the hub has registered the listener; `deliver` runs
    * in the caller's request. `closed` resolves if the path drops before `signal` aborts. `pace`:
-   * resolves when the listener has room for the next batch of a long replay (a hub with a log
-   * replays in bounded batches).
+   * resolves `true` when the listener has room for the next batch of a long replay (a hub with a
+   * log replays in bounded batches), `false` once it ended (the hub asks for no more).
    */
   listen(
     subscription: Subscription,
     deliver: (event: McpEvent, id?: string) => void,
     signal: AbortSignal,
     after?: Cursor | null,
-    pace?: () => Promise<void>,
+    pace?: () => Promise<boolean>,
   ): Promise<ListenPath>
 }
 

@@ -13,8 +13,9 @@
  * Inboxes are bounded: an event equal to one still pending (same list, same URI) is not queued
  * twice, and past `MAX_INBOX` the oldest entries go (a slow listener loses old notifications,
  * never the isolate's memory). Nothing is kept once a stream closes ("No subscription state
- * survives reconnection"). An event with an id (from a hub's log) is never dropped that way: past
- * `MAX_INBOX` the listener is `lagging`, takes no more events with ids, and its stream ends once
+ * survives reconnection"). An event with an id (from a hub's log) is never dropped that way: at
+ * `MAX_INBOX` entries (with ids or not: hints count) the listener is `lagging`, takes no more
+ * events with ids, and its stream ends once
  * the inbox is sent, so the client resumes from the last id it got and the log replays the rest;
  * entries without an id (in-isolate events, re-read hints) give way only to each other, past
  * `MAX_INBOX` of them.
@@ -98,8 +99,10 @@ export class Listener implements Subscription {
       return true
     }
     this.#inbox.push({ key, id, message: this.#shape(event, this.subscriptionId, id), event, at: this.#sent ? Date.now() : 0 })
-    // An event with an id is never dropped (module header): the inbox holds at most MAX_INBOX with
-    // ids and MAX_INBOX without, and past that the oldest without one goes.
+    // An event with an id is never dropped (module header): one is taken only while the inbox
+    // holds fewer than MAX_INBOX entries of any kind (hints count too), else the listener lags;
+    // entries without an id give way to each other past MAX_INBOX of them. So the inbox holds at
+    // most MAX_INBOX with ids and MAX_INBOX without.
     if (id === undefined && this.#inbox.length > MAX_INBOX) {
       const without = this.#inbox.filter((entry) => entry.id === undefined)
       if (without.length > MAX_INBOX) this.#inbox.splice(this.#inbox.indexOf(without[0]!), 1)

@@ -25,7 +25,7 @@ export class Relay {
   #open = false
   #timer: ReturnType<typeof setTimeout> | undefined
   #end: (() => void) | undefined
-  #drained: Array<() => void> = []
+  #drained: Array<(room: boolean) => void> = []
   #ended = false
 
   /** `poll`: other requests fill the inbox (in-isolate delivery), so look at it on a timer. */
@@ -41,10 +41,13 @@ export class Relay {
     this.#flush()
   }
 
-  /** Resolves once the inbox is empty (everything moved to the stream), or the relay ended: a hub's `pace`. */
-  drained(): Promise<void> {
+  /**
+   * A hub's `pace`: resolves `true` once the inbox is empty (everything moved to the stream), or
+   * `false` once the relay ended (no more batches wanted: the hub connects no more).
+   */
+  drained(): Promise<boolean> {
     return new Promise((resolve) => {
-      if (this.#ended) return resolve()
+      if (this.#ended) return resolve(false)
       this.#drained.push(resolve)
       this.#flush()
     })
@@ -95,6 +98,6 @@ export class Relay {
   #wake(): void {
     const waiting = this.#drained
     this.#drained = []
-    for (const resolve of waiting) resolve()
+    for (const resolve of waiting) resolve(!this.#ended)
   }
 }

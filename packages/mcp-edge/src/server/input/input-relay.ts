@@ -64,6 +64,11 @@ interface Exchange {
   failure?: McpError
 }
 
+/** The message of a wait for an exchange its relay no longer knows (it lost its memory: evicted, restarted). */
+export const LOST_EXCHANGE = 'Internal error: the request to the client was lost (the input relay restarted); call again'
+/** How long an exchange that failed before anyone waited keeps its failure for the wait. */
+const FAILED_KEEP_MS = 60_000
+
 function timedOut(): McpError {
   return new McpError('inputTimeout', "Request timed out waiting for the client's answer to the server's request")
 }
@@ -85,7 +90,12 @@ export class ExchangeBook {
 
   wait(exchangeId: string): Promise<ClientAnswer[]> {
     const exchange = this.#exchanges.get(exchangeId)
-    if (!exchange) return Promise.reject(timedOut())
+    // Every exchange opened here is known until its wait (a failed one keeps its failure): an unknown one was lost.
+    if (!exchange) return Promise.reject(new McpError('internalError', LOST_EXCHANGE))
+    if (exchange.failure) {
+      this.#close(exchangeId, exchange)
+      return Promise.reject(exchange.failure)
+    }
     if (exchange.missing === 0) return Promise.resolve(this.#close(exchangeId, exchange))
     return new Promise((resolve, reject) => {
       exchange.settle = { resolve, reject }
@@ -94,7 +104,7 @@ export class ExchangeBook {
 
   answer(exchangeId: string, index: number, principal: string | null, answer: ClientAnswer): AnswerTaken | false {
     const exchange = this.#exchanges.get(exchangeId)
-    if (!exchange || exchange.principal !== principal || !Number.isInteger(index)) return false
+    if (!exchange || exchange.failure || exchange.principal !== principal || !Number.isInteger(index)) return false
     if (index < 0 || index >= exchange.answers.length || exchange.answers[index] !== undefined) return false
     exchange.answers[index] = answer
     exchange.missing--
@@ -109,9 +119,16 @@ export class ExchangeBook {
 
   #fail(exchangeId: string, error: McpError): void {
     const exchange = this.#exchanges.get(exchangeId)
-    if (!exchange) return
-    this.#close(exchangeId, exchange)
-    exchange.settle?.reject(error)
+    if (!exchange || exchange.failure) return
+    if (exchange.settle) {
+      this.#close(exchangeId, exchange)
+      exchange.settle.reject(error)
+      return
+    }
+    // Nobody waits yet (it failed between open and wait): the wait gets this failure, not "lost".
+    clearTimeout(exchange.timer)
+    exchange.failure = error
+    exchange.timer = setTimeout(() => this.#exchanges.delete(exchangeId), FAILED_KEEP_MS)
   }
 
   #close(exchangeId: string, exchange: Exchange): ClientAnswer[] {

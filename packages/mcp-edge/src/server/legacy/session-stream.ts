@@ -154,7 +154,7 @@ export async function openSessionStream<Env>({
     // The next batch of a long replay once this one is out (events waiting for the facts included).
     const pace = async () => {
       await reading?.catch(() => {})
-      await relay.drained()
+      return relay.drained()
     }
     const path = await hub.listen(listener, deliver, stop.signal, after, pace)
     if (path.gaps?.length) void hint(path.gaps, deliver, known)

@@ -1,0 +1,140 @@
+/**
+ * Fan-out at scale (issue 40): one change to thousands of streams over four isolates of one
+ * workerd (the fan-out Worker four times, sharing its Durable Objects: scripts/lib/pair.mjs with
+ * `isolates: 4`, as `npm run dev:pair -- --isolates 4` runs). At each point of the curve (1,000,
+ * 2,000, 5,000 and 10,000 listen streams; quick: 100 and 200), a fresh workerd holds N
+ * `subscriptions/listen` streams on `bench://fanout` and N/5 2025-11-25 sessions' GET streams
+ * (each session `initialize`d and subscribed there), spread round-robin over the four isolates.
+ * Every stream is one listener of the one topic's hub shard: its object serves `capacity` of
+ * them (the library's `HUB_CAPACITY` unless `BENCH_SCALE_CAPACITY` says otherwise) and the rest
+ * go to its relays, which the Worker's `GET /hub` lists with their sockets.
+ *
+ * Then rounds of one `tools/call touch` on the first isolate (fanout.mjs), at least 500 ms apart
+ * (so each 2025 stream reads its session's facts from the ledger again, as for sparse changes):
+ * call → first and last delivery (p50/p99 over rounds), the call's own answer, and workerd's
+ * CPU (all threads' on-CPU time from /proc, the quantity utime + stime count, finer) over the
+ * rounds ÷ deliveries. Memory: workerd's RSS (the whole process: four isolates, the hub objects,
+ * the ledger objects; no per-object figure exists) just before and after the streams opened.
+ * Every stream must hear every round's update exactly once.
+ *
+ * Each stream is a socket in this process and two descriptors in workerd (it dup()s each
+ * connection's socket; past its limit it logs "dup(): Too many open files" and drops
+ * connections), and each session's ledger object holds its SQLite files open (past the limit:
+ * SQLITE_CANTOPEN, "the session ledger could not be reached"): a point that does not fit
+ * `ulimit -n` (which workerd inherits) is not run but reported as skipped, with the limit it
+ * needs (bench/README.md).
+ */
+import { readFileSync } from 'node:fs'
+import { LEDGER_PACE_MS, openSession, openStream } from './fanout-2025.mjs'
+import { fanoutRounds, inBatches, openListener, withPair } from './fanout.mjs'
+import { isAlive, rssBytes } from './proc.mjs'
+
+export const SCALE_ISOLATES = 4
+/** Descriptors besides the streams' (workerd's own, its Durable Objects' files, the builds). */
+const SPARE_FDS = 1024
+/** workerd's descriptors per HTTP connection, and per session (its ledger object's SQLite files, at most), module header. */
+const WORKERD_FDS_PER_STREAM = 2
+const WORKERD_FDS_PER_SESSION = 2
+
+/** This process's open-file limit (soft), which workerd inherits. */
+function fileLimit() {
+  const line = readFileSync('/proc/self/limits', 'utf8')
+    .split('\n')
+    .find((row) => row.startsWith('Max open files'))
+  const soft = line?.split(/\s{2,}/)[1]
+  return soft === 'unlimited' ? Number.POSITIVE_INFINITY : Number(soft)
+}
+
+/** The sessions beside `listeners` listen streams. */
+export const sessionsFor = (listeners, share) => Math.round(listeners * share)
+
+/** One point of the curve on a fresh workerd (module header). */
+async function point(endpoints, pid, listeners, sessions, rounds) {
+  const rssStart = rssBytes(pid)
+  const opened = { sessions: [], listeners: [], streams: [] }
+  const fanout = fanoutRounds(endpoints[0], listeners + sessions, LEDGER_PACE_MS)
+  const at = (i) => endpoints[i % endpoints.length]
+  const stage = (name) => {
+    opened.stage = name
+  }
+  try {
+    stage('opening sessions')
+    opened.sessions = await inBatches(sessions, (i) => openSession(at(i)))
+    const rssBefore = rssBytes(pid)
+    const openStarted = performance.now()
+    stage('opening listen streams')
+    opened.listeners = await inBatches(listeners, (i) => openListener(at(i), `l${i}`, fanout.onUpdate))
+    stage('opening GET streams')
+    opened.streams = await inBatches(sessions, (i) => openStream(opened.sessions[i], fanout.onUpdate))
+    const openMs = performance.now() - openStarted
+    const rssAfter = rssBytes(pid)
+    const { capacity, objects } = await (await fetch(new URL('/hub', endpoints[0]))).json()
+    stage('rounds')
+    const figures = await fanout.measure(pid, rounds)
+    const wrong = [...opened.listeners, ...opened.streams].filter((stream) => stream.heard !== rounds + 1)
+    if (wrong.length > 0) {
+      throw new Error(`${wrong.length}/${listeners + sessions} streams heard ${wrong[0].heard} updates of ${rounds + 1} rounds`)
+    }
+    return {
+      listeners,
+      sessions,
+      isolates: endpoints.length,
+      paceMs: LEDGER_PACE_MS,
+      capacity,
+      objects,
+      ...figures,
+      openMs,
+      rssStart,
+      rssBefore,
+      rssAfter,
+      rssBytesPerStream: (rssAfter - rssBefore) / (listeners + sessions),
+    }
+  } catch (error) {
+    // What a failed point reached, and whether workerd was still there, instead of losing the curve.
+    const alive = isAlive(pid)
+    return {
+      listeners,
+      sessions,
+      isolates: endpoints.length,
+      failed: `${opened.stage}: ${error.cause?.message ?? error.message}`,
+      workerdAlive: alive,
+      rssAtFailure: alive ? rssBytes(pid) : null,
+    }
+  } finally {
+    await Promise.all([...opened.listeners, ...opened.streams].map((stream) => stream.close()))
+  }
+}
+
+/** The curve: each listener count (with its sessions) on a fresh four-isolate workerd. */
+export async function fanoutScale({ scaleListeners, scaleSessionShare, scaleRounds: rounds, scaleCapacity }, log) {
+  const limit = fileLimit()
+  const vars = { FANOUT_LISTEN_STREAMS: String(Math.max(...scaleListeners)) }
+  if (scaleCapacity !== undefined) vars.FANOUT_CAPACITY = String(scaleCapacity)
+  const points = []
+  for (const listeners of scaleListeners) {
+    const sessions = sessionsFor(listeners, scaleSessionShare)
+    const needed = (listeners + sessions) * WORKERD_FDS_PER_STREAM + sessions * WORKERD_FDS_PER_SESSION + SPARE_FDS
+    if (limit < needed) {
+      const failed = `skipped: ${listeners + sessions} streams need \`ulimit -n ${needed}\` (workerd holds two descriptors per connection and the ledger objects' files), the limit is ${limit}`
+      log(`fan-out at scale: ${listeners} listen streams ${failed}`)
+      points.push({ listeners, sessions, isolates: SCALE_ISOLATES, failed, workerdAlive: false, skipped: true })
+      continue
+    }
+    log(
+      `fan-out at scale: ${listeners} listen streams and ${sessions} 2025 sessions over ${SCALE_ISOLATES} isolates, ${rounds} rounds`,
+    )
+    const figures = await withPair('hub', (endpoints, pid) => point(endpoints, pid, listeners, sessions, rounds), {
+      isolates: SCALE_ISOLATES,
+      vars,
+    })
+    log(
+      figures.failed
+        ? `  failed while ${figures.failed} (workerd ${figures.workerdAlive ? 'still running' : 'gone'})`
+        : `  ${figures.objects.length} hub objects (most sockets on one: ${Math.max(...figures.objects.map((o) => o.sockets))}), ` +
+            `last delivery p50 ${figures.lastP50Ms.toFixed(0)} ms, p99 ${figures.lastP99Ms.toFixed(0)} ms`,
+    )
+    log(`  ${JSON.stringify(figures)}`)
+    points.push(figures)
+  }
+  return { isolates: SCALE_ISOLATES, fileLimit: limit, points }
+}

@@ -1,0 +1,258 @@
+/**
+ * One listen stream's paths from the event hub (cloudflareEventHub's `listen`, events.ts): a
+ * socket per shard its topics fall in, on the shard's object or, when that is full, on one of its
+ * relays (event-hub.ts), and the stream's cursor (the newest `seq` per shard) that gives each
+ * delivered event its id.
+ *
+ * Every socket's messages wait until its start is known: the first connects wait for every shard
+ * (so every id names every shard), and a relay's socket waits for its replay from the shard's
+ * object (`attach`), whose events come first; what the relay sent live at or below the cursor is
+ * dropped. A replay is cut into bounded batches (event-log.ts); at a batch's `more` marker the
+ * socket is dropped (what follows on it is past the replay), and once the listener has room
+ * (`pace`) the shard is asked again after the marker's `seq`, on whichever object has room then.
+ * It does not decide who may see an event (the hub does) nor what a stream sends (listen-relay.ts).
+ */
+import { encodeCursor } from '../server/events/event-log.ts'
+import { MAX_REPLAY_EVENTS, replayBatch } from './event-log.ts'
+import type { EventLogOptions } from '../server/events/event-log.ts'
+import type { Cursor, ListenPath, McpEvent } from '../server/events/events.ts'
+import { MAX_INBOX } from '../server/events/listen-hub.ts'
+import { FLOORS_HEADER, GAPS_HEADER, HEAD_HEADER, RELAYS_HEADER, SUBSCRIPTION_HEADER } from './event-hub.ts'
+import type { Connect, EventHubRpc, HubMessage } from './event-hub.ts'
+
+/** Relays tried past the newest one the shard's object knows, before a listen fails. */
+const MAX_RELAY_PROBES = 64
+/**
+ * Ids of recent multi-shard events a listener remembers, to drop their copies, live or replayed
+ * (the log keeps each event's id). Shards replay side by side, a batch each at the listener's
+ * pace, so a copy comes within a few batches of the first; past this many ids it is heard twice
+ * (at least once, never lost).
+ */
+const RECENT_IDS = 4 * MAX_INBOX
+
+/** One shard's open path: its socket, where it starts, what it cannot replay (with each gap's floor), and (on a relay only) the replay itself. */
+interface ShardPath {
+  socket: WebSocket
+  head: number
+  gaps: string[]
+  floors: number[]
+  replayed?: HubMessage[]
+}
+
+type Handlers = { onMessage: (data: string) => void; onClose: () => void }
+
+/**
+ * Open a socket to hub object `name`; `undefined` when it is full (with how many relays its shard
+ * has). Its handlers are attached before `accept()`, so a message or a close that arrives while
+ * other shards are still connecting is not lost.
+ */
+async function openSocket(
+  namespace: DurableObjectNamespace,
+  name: string,
+  connect: Connect,
+  { onMessage, onClose }: Handlers,
+): Promise<ShardPath | { relays: number }> {
+  const response = await namespace.get(namespace.idFromName(name)).fetch('http://hub', {
+    headers: { upgrade: 'websocket', [SUBSCRIPTION_HEADER]: encodeURIComponent(JSON.stringify(connect)) },
+  })
+  if (response.status === 503) return { relays: Number(response.headers.get(RELAYS_HEADER) ?? 0) }
+  const socket = response.webSocket
+  if (!socket) throw new Error(`Event hub refused a listener: ${response.status}`)
+  socket.addEventListener('message', (message) => onMessage(message.data as string))
+  // An error is followed by a close (WHATWG WebSockets).
+  socket.addEventListener('close', onClose)
+  socket.accept()
+  const gaps = response.headers.get(GAPS_HEADER)
+  const floors = response.headers.get(FLOORS_HEADER)
+  return {
+    socket,
+    head: Number(response.headers.get(HEAD_HEADER) ?? 0),
+    gaps: gaps ? JSON.parse(decodeURIComponent(gaps)) : [],
+    floors: floors ? JSON.parse(floors) : [],
+  }
+}
+
+/**
+ * Open one shard's path: on the shard's object (which replays in the same turn), or, when it is
+ * full, on a relay with room, newest first, whose start and replay the shard's object then gives
+ * (module header).
+ */
+async function openShard(
+  namespace: DurableObjectNamespace,
+  binding: string,
+  shard: number,
+  connect: Connect,
+  handlers: Handlers,
+): Promise<ShardPath> {
+  const name = `events/${shard}`
+  const own = await openSocket(namespace, name, connect, handlers)
+  if ('socket' in own) return own
+  const { after, ...live } = connect
+  for (let relay = Math.max(1, own.relays); relay <= own.relays + MAX_RELAY_PROBES; relay++) {
+    const path = await openSocket(namespace, `${name}/${relay}`, live, handlers)
+    if (!('socket' in path)) continue
+    const rpc = namespace.get(namespace.idFromName(name)) as unknown as EventHubRpc
+    const attached = await rpc.attach(`${name}/${relay}`, binding, connect)
+    const { head, gaps, floors, events } = attached
+    return { socket: path.socket, head, gaps, floors, replayed: events }
+  }
+  throw new Error(`Event hub shard ${shard} and its relays are full (capacity ${connect.capacity})`)
+}
+
+/** One socket of a listener to one shard; `held` until its start is known; `dropped` once a newer one replaced it (or none will). */
+interface Link {
+  shard: number
+  topics: string[]
+  dropped: boolean
+  held?: HubMessage[]
+  socket?: WebSocket
+}
+
+export interface HubListenerOptions {
+  namespace: DurableObjectNamespace
+  binding: string
+  principal: string | null
+  log?: EventLogOptions
+  capacity: number
+  deliver: (event: McpEvent, id?: string) => void
+  signal: AbortSignal
+  pace?: () => Promise<boolean>
+}
+
+export class HubListener {
+  readonly #options: HubListenerOptions
+  readonly #cursor: Cursor = new Map()
+  readonly #links = new Set<Link>()
+  readonly #recent = new Set<string>()
+  /** Each shard's head when the stream started, and the topics it was told to re-read then (`#lost`). */
+  readonly #startHead = new Map<number, number>()
+  readonly #hinted = new Set<string>()
+  /** Events per replay batch: the listener's inbox shared among its shards (`replayBatch`). */
+  #batch = MAX_REPLAY_EVENTS
+  readonly #closed: Promise<void>
+  #ended: () => void = () => {}
+
+  constructor(options: HubListenerOptions) {
+    this.#options = options
+    this.#closed = new Promise<void>((resolve) => {
+      this.#ended = resolve
+    })
+  }
+
+  /** Open a path to each shard of `groups`, resuming after `after` (module header); if one refuses, this throws. */
+  async start(groups: Iterable<[number, string[]]>, after: Cursor | null | undefined): Promise<ListenPath> {
+    const { signal } = this.#options
+    const gaps: string[] = []
+    const shards = [...groups]
+    this.#batch = replayBatch(shards.length)
+    const opened = await Promise.all(
+      shards.map(async ([shard, topics]) => {
+        const from = after === undefined ? undefined : after === null ? null : (after.get(shard) ?? null)
+        // A shard resumed from nowhere (an unknown id, a shard the cursor lacks) replays nothing: all its topics are gaps.
+        if (from === null) gaps.push(...topics)
+        const opening = await this.#open(shard, topics, from ?? undefined)
+        // From the cursor, unless it is ahead of this log (a wiped log: start again at its head).
+        this.#cursor.set(shard, typeof from === 'number' && from <= opening.path.head ? from : opening.path.head)
+        gaps.push(...opening.path.gaps)
+        this.#startHead.set(shard, opening.path.head)
+        return opening
+      }),
+    )
+    if (signal.aborted) this.#close()
+    else signal.addEventListener('abort', () => this.#close(), { once: true })
+    const cursor = encodeCursor(this.#cursor)
+    for (const topic of gaps) this.#hinted.add(topic)
+    for (const { link, path } of opened) this.#begin(link, path)
+    return { closed: this.#closed, cursor, gaps }
+  }
+
+  async #open(shard: number, topics: string[], after: number | undefined): Promise<{ link: Link; path: ShardPath }> {
+    const { namespace, binding, principal, log, capacity } = this.#options
+    const link: Link = { shard, topics, dropped: false, held: [] }
+    this.#links.add(link)
+    const connect: Connect = { topics, principal, log, capacity, batch: this.#batch }
+    if (after !== undefined) connect.after = after
+    const path = await openShard(namespace, binding, shard, connect, {
+      onMessage: (data) => this.#message(link, JSON.parse(data) as HubMessage),
+      onClose: () => {
+        if (!link.dropped) this.#ended()
+      },
+    })
+    link.socket = path.socket
+    return { link, path }
+  }
+
+  /** A relay's replay, then its start (what it heard live up to there is in the replay), then what the socket held. */
+  #begin(link: Link, path: ShardPath): void {
+    const held = link.held ?? []
+    link.held = undefined
+    if (path.replayed) {
+      for (const message of path.replayed) this.#message(link, message)
+      if (!link.dropped) this.#cursor.set(link.shard, Math.max(this.#cursor.get(link.shard) ?? 0, path.head))
+    }
+    for (const message of held) this.#message(link, message)
+  }
+
+  #message(link: Link, message: HubMessage): void {
+    if (link.dropped) return
+    if (link.held) {
+      link.held.push(message)
+      return
+    }
+    const { shard } = link
+    if (message.more) {
+      // Every event of this shard up to `seq` was offered (sent or skipped): drop this socket (what
+      // follows on it is past the replay) and fetch the next batch once the listener has room.
+      this.#cursor.set(shard, Math.max(this.#cursor.get(shard) ?? 0, message.seq))
+      this.#drop(link)
+      void this.#next(link)
+      return
+    }
+    // At or below the cursor: a relay's listener already has it from its replay (or started after it).
+    if (message.seq <= (this.#cursor.get(shard) ?? 0)) return
+    this.#cursor.set(shard, message.seq)
+    if (message.id !== undefined) {
+      if (this.#recent.has(message.id)) return
+      this.#recent.add(message.id)
+      if (this.#recent.size > RECENT_IDS) this.#recent.delete(this.#recent.values().next().value as string)
+    }
+    this.#options.deliver(message.event, encodeCursor(this.#cursor))
+  }
+
+  /** The rest of a replay cut at its bound; if the log lost events the stream was not told of meanwhile, it ends (its resume hears the hints). */
+  async #next(link: Link): Promise<void> {
+    const { signal, pace } = this.#options
+    try {
+      // The listener ended while this batch waited (`false`): no connect for a stream that is gone.
+      if ((await pace?.()) === false || signal.aborted) return
+      const { link: next, path } = await this.#open(link.shard, link.topics, this.#cursor.get(link.shard))
+      if (signal.aborted) return this.#close()
+      if (this.#lost(link.shard, path)) return this.#ended()
+      this.#begin(next, path)
+    } catch {
+      this.#ended()
+    }
+  }
+
+  /**
+   * Whether a later batch's gaps hold events the stream was not told to re-read: a topic not hinted
+   * at the start (pruned past the cursor since), or a hinted one pruned past the head the stream
+   * started at (the hint covered only what came before). A hinted topic's floor stays above the
+   * cursor while older rows of other topics replay; that alone is not a loss.
+   */
+  #lost(shard: number, path: ShardPath): boolean {
+    const start = this.#startHead.get(shard) ?? 0
+    return path.gaps.some((topic, i) => !this.#hinted.has(topic) || (path.floors[i] ?? Number.MAX_SAFE_INTEGER) > start)
+  }
+
+  #drop(link: Link): void {
+    link.dropped = true
+    link.socket?.close(1000)
+    this.#links.delete(link)
+  }
+
+  /** Closing a closed socket is ignored (compatibility date 2026-04-07 and later). */
+  #close(): void {
+    for (const link of this.#links) link.socket?.close(1000)
+  }
+}

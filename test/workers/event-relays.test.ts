@@ -1,0 +1,171 @@
+/**
+ * Hub capacity and relays inside workerd, with the real `McpEventHub` objects: a hub object serves
+ * at most `capacity` listeners and refuses the next (503, with its count of relays); listeners of
+ * one topic beyond it spread over relay objects, and each hears every event once, in the shard's
+ * order; a stream that resumes on another object than the one it left (shard's object → relay,
+ * relay → shard's object), while events keep being published, hears what it missed and then the
+ * live ones in order, with no duplicate, also when its replay on a relay comes in several batches. Many isolates and 10,000 streams: `node bench/run.mjs --only scale`.
+ */
+import { env } from 'cloudflare:test'
+import { describe, expect, it } from 'vitest'
+import { SUBSCRIPTION_HEADER } from '../../packages/mcp-edge/src/cloudflare/event-hub.ts'
+import type { EventHubRpc } from '../../packages/mcp-edge/src/cloudflare/event-hub.ts'
+import { cloudflareEventHub, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
+import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
+import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
+
+/** A layout no other test uses, so the shard's objects start empty: 7 shards, each test its own shard (4, 5, 6). */
+const SHARDS = 7
+const update = (uri: string): McpEvent => ({ type: 'resourceUpdated', uri })
+const object = (name: string) => env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName(name)) as unknown as EventHubRpc
+
+function topicOnShard(shard: number): string {
+  for (let i = 0; ; i++) {
+    const uri = `test://relay-${crypto.randomUUID().slice(0, 8)}-${i}`
+    if (shardOf(`resource:${uri}`, SHARDS) === shard) return uri
+  }
+}
+
+/** A listener through `hub` on `uri`: what it heard (uri and id), and a way to wait for the n-th. */
+async function listener(hub: ReturnType<typeof cloudflareEventHub>, uri: string, after?: string) {
+  const heard: Array<{ uri: string; id: string | undefined }> = []
+  let wake = () => {}
+  const stop = new AbortController()
+  const path = await hub.listen(
+    { topics: new Set([`resource:${uri}`]), principal: null },
+    (event, id) => {
+      if (event.type === 'resourceUpdated') heard.push({ uri: event.uri, id })
+      wake()
+    },
+    stop.signal,
+    after === undefined ? undefined : decodeCursor(after),
+  )
+  return {
+    heard,
+    start: path.cursor ?? '',
+    stop: () => stop.abort(),
+    async until(count: number) {
+      while (heard.length < count) await new Promise<void>((resolve) => (wake = resolve))
+    },
+  }
+}
+
+const seqOf = (id: string | undefined, shard: number) => decodeCursor(id ?? '')?.get(shard) ?? -1
+
+describe('McpEventHub capacity', () => {
+  it('refuses a listener past the capacity the listener names, with how many relays its shard has', async () => {
+    const hub = env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName(`capacity-test/${crypto.randomUUID()}`))
+    const connect = (capacity: number) =>
+      hub.fetch('http://hub', {
+        headers: {
+          upgrade: 'websocket',
+          [SUBSCRIPTION_HEADER]: encodeURIComponent(JSON.stringify({ topics: ['list:tools'], principal: null, capacity })),
+        },
+      })
+    const first = await connect(1)
+    expect(first.status).toBe(101)
+    first.webSocket?.accept()
+    const refused = await connect(1)
+    expect(refused.status).toBe(503)
+    expect(refused.headers.get('x-relays')).toBe('0')
+    expect(refused.webSocket).toBeNull()
+    // Nothing else changed: the first listener still gets events, and a larger capacity admits more.
+    expect(await (hub as unknown as EventHubRpc).publish({ type: 'listChanged', list: 'tools' })).toBe(1)
+    expect((await connect(2)).status).toBe(101)
+    first.webSocket?.close(1000)
+  })
+})
+
+describe('cloudflareEventHub relays', () => {
+  it('spreads listeners of one topic over relays, none past its capacity, each hearing every event once and in order', async () => {
+    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, capacity: 2 })
+    const uri = topicOnShard(5)
+    const listeners = []
+    for (let i = 0; i < 5; i++) listeners.push(await listener(hub, uri))
+    try {
+      const stats = await object('events/5').stats()
+      expect(stats.sockets).toBe(2)
+      expect(stats.relays).toEqual(['events/5/1', 'events/5/2'])
+      expect(await Promise.all(stats.relays.map(async (name) => (await object(name).stats()).sockets))).toEqual([2, 1])
+      for (let i = 0; i < 3; i++) expect(await hub.publish(update(`${uri}/${i}`))).toBe(5)
+      for (const each of listeners) {
+        await each.until(3)
+        expect(each.heard.map((entry) => entry.uri)).toEqual([0, 1, 2].map((i) => `${uri}/${i}`))
+        const seqs = each.heard.map((entry) => seqOf(entry.id, 5))
+        expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
+        expect(new Set(seqs).size).toBe(3)
+      }
+    } finally {
+      for (const each of listeners) each.stop()
+    }
+  })
+
+  it('resumes on another object than the one it left, in order and without duplicates, while events are published', async () => {
+    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, capacity: 2 })
+    const uri = topicOnShard(6)
+    // Two on the shard's object, one on relay 1, which is then already forwarding.
+    const open = [await listener(hub, uri), await listener(hub, uri), await listener(hub, uri)]
+    try {
+      expect((await object('events/6').stats()).relays).toEqual(['events/6/1'])
+      await hub.publish(update(`${uri}/0`))
+      await open[0]?.until(1)
+      const from = open[0]?.heard[0]?.id
+      // Published one after another all through the resume (as the stream connects to relay 1, which
+      // already forwards, and attaches), and for a few more after it.
+      let count = 0
+      let more = Number.POSITIVE_INFINITY
+      const published = (async () => {
+        while (count < more) await hub.publish(update(`${uri}/${++count}`))
+      })()
+      const resumed = await listener(hub, uri, from)
+      open.push(resumed)
+      more = count + 5
+      await published
+      await resumed.until(count)
+      expect(resumed.heard.map((entry) => entry.uri)).toEqual(Array.from({ length: count }, (_, i) => `${uri}/${i + 1}`))
+      const seqs = resumed.heard.map((entry) => seqOf(entry.id, 6))
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
+      expect(new Set(seqs).size).toBe(count)
+      expect((await object('events/6/1').stats()).sockets).toBe(2)
+      // And back: from the relay's last id onto the shard's object, once it has room again.
+      for (const each of open.splice(0, 2)) each.stop()
+      resumed.stop()
+      const last = resumed.heard.at(-1)?.id
+      while ((await object('events/6').stats()).sockets > 0) await new Promise((resolve) => setTimeout(resolve, 10))
+      await hub.publish(update(`${uri}/${count + 1}`))
+      const back = await listener(hub, uri, last)
+      open.push(back)
+      expect((await object('events/6').stats()).sockets).toBe(1)
+      await hub.publish(update(`${uri}/${count + 2}`))
+      await back.until(2)
+      expect(back.heard.map((entry) => entry.uri)).toEqual([`${uri}/${count + 1}`, `${uri}/${count + 2}`])
+    } finally {
+      for (const each of open) each.stop()
+    }
+  })
+
+  it("replays a resume on a relay in bounded batches, each from the shard's object, then hears the live events, once and in order", async () => {
+    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, capacity: 1 })
+    const uri = topicOnShard(4)
+    const first = await listener(hub, uri)
+    const open = [first]
+    try {
+      await hub.publish(update(`${uri}/0`))
+      await first.until(1)
+      // More than two batches (128 events each) missed, then resumed while the shard's object is full.
+      const missed = 300
+      for (let i = 1; i <= missed; i++) await hub.publish(update(`${uri}/${i}`))
+      const resumed = await listener(hub, uri, first.heard[0]?.id)
+      open.push(resumed)
+      await resumed.until(missed)
+      expect((await object('events/4').stats()).relays.length).toBeGreaterThan(0)
+      await hub.publish(update(`${uri}/${missed + 1}`))
+      await resumed.until(missed + 1)
+      expect(resumed.heard.map((entry) => entry.uri)).toEqual(Array.from({ length: missed + 1 }, (_, i) => `${uri}/${i + 1}`))
+      const seqs = resumed.heard.map((entry) => seqOf(entry.id, 4))
+      expect(seqs).toEqual(Array.from({ length: missed + 1 }, (_, i) => seqs[0]! + i))
+    } finally {
+      for (const each of open) each.stop()
+    }
+  })
+})
