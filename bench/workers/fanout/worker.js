@@ -22,10 +22,18 @@ const limits = env.FANOUT_LISTEN_STREAMS ? { listenStreams: Number(env.FANOUT_LI
 // Warnings only: a log line per request would be most of what 1,000 sessions' set-up prints.
 const server = createMcpServer({ name: 'bench-fanout', version: '0.0.1', events, limits, telemetry: { logs: 'warn' } })
 
-server.tool('touch', { description: 'Announce an update of uri', input: z.object({ uri: z.string() }) }, async ({ uri }) => {
-  await server.notifyResourceUpdated(uri)
-  return { content: [{ type: 'text', text: 'touched' }] }
-})
+server.tool(
+  'touch',
+  {
+    description: 'Announce an update of uri',
+    input: z.object({ uri: z.string() }),
+    annotations: { destructiveHint: false },
+  },
+  async ({ uri }) => {
+    await server.notifyResourceUpdated(uri)
+    return { content: [{ type: 'text', text: 'touched' }] }
+  },
+)
 server.resource('bench://fanout', { name: 'fanout' }, (uri) => ({ contents: [{ uri, text: '' }] }))
 
 export const { McpEventHub, McpSessionLedger } = createDurableObjects(server)
