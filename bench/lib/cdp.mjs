@@ -14,6 +14,8 @@ export async function connectCdp(url) {
     socket.once('error', reject)
   })
   const pending = new Map()
+  /** Listeners of CDP events (messages without an id), by method. */
+  const listeners = new Map()
   let lastId = 0
   const settle = (id) => {
     const waiter = pending.get(id)
@@ -23,6 +25,7 @@ export async function connectCdp(url) {
   }
   socket.on('message', (data) => {
     const message = JSON.parse(String(data))
+    if (message.id === undefined) return void listeners.get(message.method)?.(message.params)
     // workerd answers some commands (Profiler.enable, …) by echoing the command without `result`.
     const waiter = pending.has(message.id) ? settle(message.id) : undefined
     if (!waiter) return
@@ -45,6 +48,11 @@ export async function connectCdp(url) {
         pending.set(id, { method, resolve, reject, timer })
         socket.send(JSON.stringify({ id, method, params }))
       })
+    },
+    /** Call `listener(params)` on each event `method` (one listener per method; undefined removes it). */
+    on(method, listener) {
+      if (listener) listeners.set(method, listener)
+      else listeners.delete(method)
     },
     close: () => socket.close(),
   }

@@ -3,8 +3,10 @@
  * objects or as functions that build them. Nothing is converted at registration; a tool's schemas
  * are converted once, on its first list or call, and only for the tools a page lists; a schema
  * with no JSON Schema then fails that use (and every later one, without converting again), naming
- * the tool, while the other tools work. What needs no conversion (a raw `{ jsonSchema }` input, a
- * tool name) still fails at registration (schema.test.ts).
+ * the tool, while the other tools work. A list lets go of the zod schemas a function built (only
+ * the JSON Schema stays); a call builds them again, once, and keeps them. What needs no
+ * conversion (a raw `{ jsonSchema }` input, a tool name) still fails at registration
+ * (schema.test.ts).
  */
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod/mini'
@@ -103,8 +105,22 @@ describe('schemas are converted on first use', () => {
       await handle(post('tools/list'))
       await handle(post('tools/call', { name: 'tool_2', arguments: { n: 1 } }))
       expect(counts).toEqual({ input: 4, output: 4 })
-      if (lazy) expect(builds).toEqual({ tool_0: 1, tool_1: 1, tool_2: 1, tool_3: 1 })
+      // A list lets go of the zod schemas it built; the call builds tool_2's again, to parse with.
+      if (lazy) expect(builds).toEqual({ tool_0: 1, tool_1: 1, tool_2: 2, tool_3: 1 })
     }
+  })
+
+  it('keeps a function’s schemas only for calls: a list after a call builds nothing, a second call nothing', async () => {
+    const { builds, counts, handle } = manyTools(3)
+    await handle(post('tools/call', { name: 'tool_1', arguments: { n: 1 } }))
+    await handle(post('tools/list'))
+    expect(builds).toEqual({ tool_0: 1, tool_1: 1, tool_2: 1 })
+    await handle(post('tools/call', { name: 'tool_0', arguments: { n: 2 } }))
+    const again = await handle(post('tools/call', { name: 'tool_0', arguments: { n: -2 } }))
+    expect(again.result.isError).toBe(true)
+    await handle(post('tools/call', { name: 'tool_1', arguments: { n: 3 } }))
+    expect(builds).toEqual({ tool_0: 2, tool_1: 1, tool_2: 1 })
+    expect(counts).toEqual({ input: 3, output: 3 })
   })
 
   it('lists the same definitions either way, with zod’s own JSON Schema', async () => {

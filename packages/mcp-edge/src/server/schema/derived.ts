@@ -9,6 +9,21 @@ export class Derived<T> {
   #value: { value: T } | undefined
   #failure: { error: unknown } | undefined
 
+  /**
+   * The value if it was built, else `build()`'s result, not kept (for a use that needs it once);
+   * a failure is kept as `get`'s is, so later uses fail the same way without building again.
+   */
+  transient(build: () => T): T {
+    if (this.#value) return this.#value.value
+    if (this.#failure) throw this.#failure.error
+    try {
+      return build()
+    } catch (error) {
+      this.#failure = { error }
+      throw error
+    }
+  }
+
   /** The value, built by `build` the first time; a failure is kept, logged once when `log`, and rethrown. */
   get(build: () => T, log?: string): T {
     if (this.#value) return this.#value.value
