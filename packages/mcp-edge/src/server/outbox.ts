@@ -22,6 +22,9 @@
  *   producer's chunk is serialised at the push (it is sent as it was then, and the queue holds
  *   text, not the tool's objects); a chunk that may still be merged, when it is taken.
  *
+ * - Any other message is serialised once, at the push: its JSON's length is what it counts against
+ *   the budget, and a transport sends that text (`nextTextWithin`, `pollText`), as it was then.
+ *
  * Once closed (the reader went away), pushes are dropped quietly.
  *
  * Past 300 lines on purpose: the queue, its accounting (bytes, seq, waits) and its drop and merge
