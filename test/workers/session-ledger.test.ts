@@ -91,4 +91,14 @@ describe('McpSessionLedger', () => {
     await evict('sessions:p:erin')
     expect((await durableSessions(env.MCP_SESSIONS).read(session)).revoked).toBe(true)
   })
+
+  it('reads a session’s subscriptions in URI order, without the ones it dropped, and its newest stream, in one read', async () => {
+    const ledger = durableSessions(env.MCP_SESSIONS)
+    const session = key('ordered-1', null)
+    for (const uri of ['notes://c', 'notes://a', 'notes://b']) await ledger.subscribe(session, uri, true)
+    await ledger.subscribe(session, 'notes://b', false)
+    await ledger.openStream(session, 'stream-1')
+    await ledger.openStream(session, 'stream-2')
+    expect(await ledger.read(session)).toEqual({ revoked: false, subscriptions: ['notes://a', 'notes://c'], stream: 'stream-2' })
+  })
 })

@@ -45,20 +45,22 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
 
   /** The session's own facts (its principal's cut-off is another object's). */
   read(nonce: string): SessionFacts {
+    // One statement, not one per table: a session stream reads this for every event it is offered
+    // (through the isolate's cache), so it is on the fan-out's path.
     const row = this.ctx.storage.sql
-      .exec<{ revoked: number; log_level: LogLevel | null }>('SELECT revoked, log_level FROM sessions WHERE nonce = ?', nonce)
-      .toArray()[0]
-    const facts: SessionFacts = { revoked: row?.revoked === 1 }
-    if (row?.log_level) facts.logLevel = row.log_level
-    const uris = this.ctx.storage.sql
-      .exec<{ uri: string }>('SELECT uri FROM subscriptions WHERE nonce = ? ORDER BY uri', nonce)
-      .toArray()
-      .map((subscription) => subscription.uri)
+      .exec<{ revoked: number | null; log_level: LogLevel | null; uris: string; stream: string | null }>(
+        `SELECT (SELECT revoked FROM sessions WHERE nonce = ?1) AS revoked,
+           (SELECT log_level FROM sessions WHERE nonce = ?1) AS log_level,
+           (SELECT json_group_array(uri ORDER BY uri) FROM subscriptions WHERE nonce = ?1) AS uris,
+           (SELECT stream FROM streams WHERE nonce = ?1) AS stream`,
+        nonce,
+      )
+      .one()
+    const facts: SessionFacts = { revoked: row.revoked === 1 }
+    if (row.log_level) facts.logLevel = row.log_level
+    const uris = JSON.parse(row.uris) as string[]
     if (uris.length > 0) facts.subscriptions = uris
-    const stream = this.ctx.storage.sql
-      .exec<{ stream: string }>('SELECT stream FROM streams WHERE nonce = ?', nonce)
-      .toArray()[0]?.stream
-    if (stream) facts.stream = stream
+    if (row.stream) facts.stream = row.stream
     return facts
   }
 

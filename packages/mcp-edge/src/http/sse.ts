@@ -6,6 +6,8 @@
 
 const encoder = new TextEncoder()
 const LINE_BREAK = /[\r\n]/
+/** An id with a NUL is ignored by the reader (WHATWG SSE), one with a line break would end the field. */
+const BAD_ID = /[\r\n\0]/
 
 /** `:` comment line that keeps proxies from closing an idle stream (streamable-http keep-alive). */
 export const KEEPALIVE = encoder.encode(':\n\n')
@@ -19,8 +21,7 @@ export const KEEPALIVE = encoder.encode(':\n\n')
  */
 export function formatEvent(data: string, event = 'message', id?: string): string {
   if (LINE_BREAK.test(event)) throw new Error('SSE event names must not contain line breaks')
-  // An id with a NUL is ignored by the reader (WHATWG SSE), one with a line break would end the field.
-  if (id !== undefined && /[\r\n\0]/.test(id)) throw new Error('SSE ids must not contain line breaks or NUL')
+  if (id !== undefined && BAD_ID.test(id)) throw new Error('SSE ids must not contain line breaks or NUL')
   const lines = LINE_BREAK.test(data) ? data.split(/\r\n|\r|\n/).join('\ndata: ') : data
   return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${lines}\n\n`
 }
@@ -34,8 +35,9 @@ export function formatEvent(data: string, event = 'message', id?: string): strin
  * jsonEvent(JSON.stringify(message)) // 'event: message\ndata: {...}\n\n'
  */
 export function jsonEvent(json: string, id?: string): string {
-  if (id !== undefined) return formatEvent(json, 'message', id)
-  return `event: message\ndata: ${json}\n\n`
+  if (id === undefined) return `event: message\ndata: ${json}\n\n`
+  if (BAD_ID.test(id)) throw new Error('SSE ids must not contain line breaks or NUL')
+  return `id: ${id}\nevent: message\ndata: ${json}\n\n`
 }
 
 export function encodeEvent(data: string, event?: string): Uint8Array {

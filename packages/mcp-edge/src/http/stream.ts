@@ -6,8 +6,7 @@
  * stream, which aborts the handler (closing the stream is cancellation) and drops what is queued.
  */
 import type { JsonRpcResponse } from '../protocol/jsonrpc.ts'
-import type { Outbox, OutboxItem } from '../server/outbox.ts'
-import { SSE_ID } from '../server/events/event-log.ts'
+import type { Outbox } from '../server/outbox.ts'
 import { encodeEvent, jsonEvent, KEEPALIVE } from './sse.ts'
 
 const encoder = new TextEncoder()
@@ -39,7 +38,7 @@ export function sseResponse(
       },
       async pull(controller) {
         if (finished) return
-        const next = await outbox.nextWithin(keepaliveMs)
+        const next = await outbox.nextTextWithin(keepaliveMs)
         if (finished) return
         if (next === null) {
           controller.enqueue(KEEPALIVE)
@@ -48,11 +47,11 @@ export function sseResponse(
         if (next !== undefined) {
           // What else is queued now leaves in the same write (up to BATCH_CHARS): fewer, larger
           // chunks for the runtime to move, and no wait added to any message.
-          let text = sseEvent(next)
+          let text = jsonEvent(next.json, next.id)
           while (text.length < BATCH_CHARS) {
-            const more = outbox.poll()
+            const more = outbox.pollText()
             if (more === undefined) break
-            text += sseEvent(more)
+            text += jsonEvent(more.json, more.id)
           }
           controller.enqueue(encoder.encode(text))
           return
@@ -71,13 +70,4 @@ export function sseResponse(
     { highWaterMark: 0 },
   )
   return new Response(body, { status: 200, headers: SSE_HEADERS })
-}
-
-/**
- * One item as an SSE event: a partial result as the outbox serialised it, a message with its id
- * when it has one (a logged event on a 2025 GET stream).
- */
-function sseEvent(item: OutboxItem): string {
-  if (typeof item === 'string') return jsonEvent(item)
-  return jsonEvent(JSON.stringify(item), (item as { [SSE_ID]?: string })[SSE_ID])
 }

@@ -22,6 +22,9 @@
  *   producer's chunk is serialised at the push (it is sent as it was then, and the queue holds
  *   text, not the tool's objects); a chunk that may still be merged, when it is taken.
  *
+ * - Any other message is serialised once, at the push: its JSON's length is what it counts against
+ *   the budget, and a transport sends that text (`nextTextWithin`, `pollText`), as it was then.
+ *
  * Once closed (the reader went away), pushes are dropped quietly.
  *
  * Past 300 lines on purpose: the queue, its accounting (bytes, seq, waits) and its drop and merge
@@ -31,6 +34,7 @@
 import { NOTIFICATION } from '../protocol/constants.ts'
 import type { JsonRpcNotification, JsonRpcOutgoingRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import type { ContentBlock } from '../protocol/types.ts'
+import { SSE_ID } from './events/event-log.ts'
 
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024
 export const DEFAULT_MAX_QUEUED_CHUNKS = 256
@@ -106,8 +110,14 @@ export type StreamMessage = JsonRpcNotification | JsonRpcOutgoingRequest | JsonR
 /** What a reader takes: a message, or a partial-result notification already serialised (its JSON text). */
 export type OutboxItem = StreamMessage | string
 
+/** What a transport takes (`nextTextWithin`, `pollText`): an item's JSON text, and its SSE id when it has one (`SSE_ID`). */
+export interface OutboxText {
+  json: string
+  id?: string
+}
+
 type Entry =
-  | { kind: 'message'; message: StreamMessage; bytes: number; droppable: boolean; progressToken?: unknown }
+  | { kind: 'message'; message: StreamMessage; json: string; bytes: number; droppable: boolean; progressToken?: unknown }
   /** A chunk of a producer that waits: its notification's JSON, made at the push; never merged or dropped. */
   | { kind: 'chunk'; json: string; bytes: number; droppable: false }
   /** A chunk pushed while its producer's previous wait was pending: kept as is, to be merged into or dropped. */
@@ -160,8 +170,9 @@ export class Outbox {
   /** Queue a message. Under pressure, progress replaces a pending progress of the same token. */
   push(message: StreamMessage, options: { droppable?: boolean } = {}): void {
     if (this.#closed) return
-    const body = 'method' in message ? message.params : 'result' in message ? message.result : message.error
-    const bytes = ENVELOPE_BYTES + JSON.stringify(body ?? {}).length
+    // Serialised once, here: its size for the budget, and the text the reader sends (`nextTextWithin`).
+    const json = JSON.stringify(message)
+    const bytes = json.length
     const progressToken =
       'method' in message && message.method === NOTIFICATION.progress
         ? (message.params as { progressToken?: unknown }).progressToken
@@ -171,7 +182,7 @@ export class Outbox {
       const index = this.#queue.findIndex((entry) => entry.kind === 'message' && entry.progressToken === progressToken)
       if (index >= 0) this.#remove(index)
     }
-    this.#add({ kind: 'message', message, bytes, droppable: options.droppable ?? false, progressToken })
+    this.#add({ kind: 'message', message, json, bytes, droppable: options.droppable ?? false, progressToken })
   }
 
   /**
@@ -207,12 +218,17 @@ export class Outbox {
 
   /** The next item for the reader, or `undefined` once closed and empty. */
   next(): Promise<OutboxItem | undefined> {
-    return this.#next(undefined) as Promise<OutboxItem | undefined>
+    return this.#next(undefined, false) as Promise<OutboxItem | undefined>
   }
 
   /** Like `next`, but gives up after `ms` (for keepalives) and returns `null`. */
   nextWithin(ms: number): Promise<OutboxItem | undefined | null> {
-    return this.#next(ms)
+    return this.#next(ms, false) as Promise<OutboxItem | undefined | null>
+  }
+
+  /** Like `nextWithin`, as the JSON text made at the push (a transport's read: no second serialisation). */
+  nextTextWithin(ms: number): Promise<OutboxText | undefined | null> {
+    return this.#next(ms, true) as Promise<OutboxText | undefined | null>
   }
 
   /**
@@ -220,8 +236,8 @@ export class Outbox {
    * in the same turn can drop it first. A wake with nothing queued (what woke it was dropped at
    * once) waits on.
    */
-  #next(ms: number | undefined): Promise<OutboxItem | undefined | null> {
-    if (this.#queue.length > 0) return Promise.resolve(this.#take())
+  #next(ms: number | undefined, text: boolean): Promise<OutboxItem | OutboxText | undefined | null> {
+    if (this.#queue.length > 0) return Promise.resolve(this.#take(text))
     if (this.#closed) return Promise.resolve(undefined)
     return new Promise((resolve) => {
       if (ms !== undefined) {
@@ -238,7 +254,7 @@ export class Outbox {
           return
         }
         this.#timedOut = undefined
-        resolve(this.#queue.length > 0 ? this.#take() : undefined)
+        resolve(this.#queue.length > 0 ? this.#take(text) : undefined)
       }
       this.#wake = wake
     })
@@ -264,7 +280,12 @@ export class Outbox {
 
   /** The next item if one is queued now, without waiting. */
   poll(): OutboxItem | undefined {
-    return this.#queue.length > 0 ? this.#take() : undefined
+    return this.#queue.length > 0 ? (this.#take(false) as OutboxItem) : undefined
+  }
+
+  /** Like `poll`, as JSON text (`nextTextWithin`). */
+  pollText(): OutboxText | undefined {
+    return this.#queue.length > 0 ? (this.#take(true) as OutboxText) : undefined
   }
 
   /** No more pushes will be accepted; pending messages can still be taken. */
@@ -325,13 +346,19 @@ export class Outbox {
     this.#wakeReader()
   }
 
-  #take(): OutboxItem {
+  #take(text: boolean): OutboxItem | OutboxText {
     const entry = this.#queue.shift() as Entry
     this.stats.bufferedBytes -= entry.bytes
     if (this.#waiters.length > 0 && !this.#full()) this.#release()
-    if (entry.kind === 'message') return entry.message
+    if (entry.kind === 'message') {
+      if (!text) return entry.message
+      const id = (entry.message as { [SSE_ID]?: string })[SSE_ID]
+      return id === undefined ? { json: entry.json } : { json: entry.json, id }
+    }
     this.stats.sent++
-    return entry.kind === 'chunk' ? entry.json : partialJson(entry.producer.prefix, entry.seq, entry.chunk, entry.structured)
+    const json =
+      entry.kind === 'chunk' ? entry.json : partialJson(entry.producer.prefix, entry.seq, entry.chunk, entry.structured)
+    return text ? { json } : json
   }
 
   /**

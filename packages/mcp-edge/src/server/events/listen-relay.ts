@@ -83,6 +83,7 @@ export class Relay {
   #flush(): void {
     if (!this.#open) return
     if (this.#timer !== undefined) clearTimeout(this.#timer)
+    this.#timer = undefined
     const listener = this.#listener
     while (listener.pending > 0 && this.#outbox.stats.bufferedBytes < LISTEN_BUFFER_BYTES) {
       for (const message of listener.take(1)) this.#outbox.push(message, { droppable: true })
