@@ -20,6 +20,7 @@ export const PROGRAMS = [
   ['the durable template', 'templates/durable/tsconfig.json'],
   ["the durable template's view", 'templates/durable/view/tsconfig.json'],
   ['the oauth template', 'templates/oauth/tsconfig.json'],
+  ["the bench's mcp-edge/sdk Worker", 'bench/workers/edge-sdk/tsconfig.json'],
   ['Node: tests, bench, scripts', 'tsconfig.node.json'],
 ]
 

@@ -2,19 +2,20 @@
  * Every peer (issue 38): the same `add` tool, the same load and the same workerd for each way a
  * user might build this server on Workers: the bare floor, the floor with a hand-written log line,
  * the official SDK v2 (`createMcpHandler`), `agents/mcp/server` `createMcpHandler` with an SDK v2
- * factory, Vercel's `mcp-handler`, `tmcp` with its HTTP transport, `@hono/mcp` (on the SDK v1), and mcp-edge as the templates ship it (telemetry on).
+ * factory, Vercel's `mcp-handler`, `tmcp` with its HTTP transport, `@hono/mcp` (on the SDK v1), mcp-edge as the
+ * templates ship it (telemetry on), and mcp-edge through `mcp-edge/sdk` (the same tool as SDK code,
+ * with the demo's telemetry and services: its ratio to `edge` is what the adapter costs).
  * Each in its own workerd, lanes alternated per round as the floor step runs them (floor.mjs):
  * a 2026-07-28 lane for each that serves that revision, a 2025-era lane (after `initialize`) for
  * each that serves the 2025 revisions. Versions are read from the installed packages.
  *
  * Then the same call inside the isolate (isolate-loop.mjs): each peer behind workers/loop.js, built
  * from a generated entry with its own config, all in one workerd beside loop-hono and loop-edge.
- * Not here yet: mcp-edge through `mcp-edge/sdk` (a lane for it goes beside these, once it exists).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { configPath, writeLoopEntry } from './build.mjs'
-import { alternateLoad, medians, ratio, ratioRange } from './compare.mjs'
+import { alternateLoad, describeRatio, medians, ratio, ratioRange } from './compare.mjs'
 import { BENCH_DIR, ROOT, TMP } from './env.mjs'
 import { floorLanes } from './floor.mjs'
 import { isolateLoop } from './isolate-loop.mjs'
@@ -23,8 +24,11 @@ import { startWorkers } from './workerd.mjs'
 import { kib, n, range, table, x } from './report-parts.mjs'
 import { VARIANTS } from './variants.mjs'
 
-/** The Workers of the step; mcp-edge is `edge`, the demo as the templates ship it. */
-export const PEER_VARIANTS = ['hono', 'hono-log', 'edge', 'sdk', 'agents', 'mcp-handler', 'tmcp', 'hono-mcp']
+/**
+ * The Workers of the step; mcp-edge is `edge`, the demo as the templates ship it, and `edge-sdk`
+ * the same through its SDK adapter (not a peer on the SDK: no target, its ratio to `edge` printed).
+ */
+export const PEER_VARIANTS = ['hono', 'hono-log', 'edge', 'edge-sdk', 'sdk', 'agents', 'mcp-handler', 'tmcp', 'hono-mcp']
 /** The peers built on the official SDK (v2 or v1): mcp-edge's CPU per call is judged against each. */
 export const SDK_BASED = ['sdk', 'agents', 'mcp-handler', 'hono-mcp']
 /** The package whose version each Worker measures. */
@@ -32,6 +36,7 @@ const PACKAGES = {
   hono: ['hono'],
   'hono-log': ['hono'],
   edge: ['mcp-edge', 'hono'],
+  'edge-sdk': ['mcp-edge', 'hono'],
   sdk: ['@modelcontextprotocol/server'],
   agents: ['agents', '@modelcontextprotocol/server'],
   'mcp-handler': ['mcp-handler', '@modelcontextprotocol/server'],
@@ -58,7 +63,9 @@ export async function peersLoad(targets, config, log) {
 }
 
 /** The peers behind the in-isolate loop. */
-const LOOP_PEERS = ['sdk', 'agents', 'mcp-handler', 'tmcp', 'hono-mcp']
+const LOOP_PEERS = ['edge-sdk', 'sdk', 'agents', 'mcp-handler', 'tmcp', 'hono-mcp']
+/** The Workers of mcp-edge, whose 2025 call in the isolate carries the session its `initialize` sealed. */
+const EDGES = ['edge', 'edge-sdk']
 
 /**
  * A config per peer that builds it behind the in-isolate loop (an entry importing its worker.ts,
@@ -80,9 +87,9 @@ export function peerLoopJobs() {
 export const loopBuildOf = (id) => `loop-${id}`
 
 /**
- * The JavaScript of a call for each peer, beside the floor and mcp-edge (both eras), in one
- * workerd: `scriptOf(build)` is the built script of a `loopBuildOf` build. A peer serving only
- * the 2025 revisions gets its stateless 2025 call.
+ * The JavaScript of a call for each peer, beside the floor and mcp-edge (both eras, natively and
+ * through mcp-edge/sdk), in one workerd: `scriptOf(build)` is the built script of a `loopBuildOf`
+ * build. A peer serving only the 2025 revisions gets its stateless 2025 call.
  */
 export async function peersIsolate(scriptOf, config) {
   const ids = ['hono', 'edge', ...LOOP_PEERS]
@@ -90,10 +97,14 @@ export async function peersIsolate(scriptOf, config) {
   const group = await startWorkers(ids, (id) => scriptOf(loopBuildOf(id)), variantOf)
   try {
     return await isolateLoop(group, config, async (targets) => {
-      const sessionId = await legacyConnect(targets.edge.endpoint)
+      const legacy = []
+      for (const id of EDGES) {
+        const sessionId = await legacyConnect(targets[id].endpoint)
+        legacy.push({ id: `${id}-legacy`, target: targets[id], request: legacyAddCall(sessionId) })
+      }
       return [
         ...ids.map((id) => ({ id, target: targets[id], request: VARIANTS[variantOf(id)].call?.request ?? ADD_CALL })),
-        { id: 'edge-legacy', target: targets.edge, request: legacyAddCall(sessionId) },
+        ...legacy,
       ]
     })
   } finally {
@@ -168,7 +179,9 @@ export function peersSection({ peers, startup, bundles, config }) {
       `${config.rounds} rounds × ${config.requests} requests per lane at ${config.connections} connections, lanes ` +
       'alternated per round, every response equal to the verified answer. "mcp-edge ×" is mcp-edge’s figure over the ' +
       'peer’s in the same era (below 1 on CPU, above 1 on req/s: mcp-edge ahead). tmcp answers a 2025-11-25 ' +
-      '`initialize` with 2025-06-18, so only its 2026-07-28 lane is measured; @hono/mcp (SDK v1) serves the 2025 revisions only.',
+      '`initialize` with 2025-06-18, so only its 2026-07-28 lane is measured; @hono/mcp (SDK v1) serves the 2025 revisions only. ' +
+      'mcp-edge through mcp-edge/sdk is the same `add` written as SDK code (`McpServer.registerTool`, `createMcpHandler`) ' +
+      'with the demo’s telemetry and services: not a peer with a target, but what the adapter costs (below the table).',
     '',
     table(
       [
@@ -185,6 +198,14 @@ export function peersSection({ peers, startup, bundles, config }) {
         'bundle gzip KiB',
       ],
       rows,
+    ),
+    ...adapterCost(
+      rounds,
+      [
+        ['cpuUsPerRequest', 'CPU per call'],
+        ['rps', 'req/s'],
+      ],
+      'over HTTP',
     ),
     ...isolatePart(peers.isolate),
   ].join('\n')
@@ -213,5 +234,23 @@ function isolatePart(isolate) {
       `(${n(emptyUs)} µs), ÷ calls (isolate-loop.mjs).`,
     '',
     table(['Worker', 'JS µs/call', '×floor', 'mcp-edge × (same era)'], rows),
+    ...adapterCost(rounds, [['cpuUsPerCall', 'JS per call']], 'inside the isolate'),
   ]
+}
+
+/**
+ * What mcp-edge/sdk costs: `edge-sdk` over `edge` by each of `metrics` ([metric, name]) in each era
+ * both ran, as a median of per-round ratios with its 95% interval and spread.
+ */
+function adapterCost(rounds, metrics, where) {
+  const ids = Object.keys(rounds[0] ?? {})
+  const eras = [
+    ['', '2026-07-28'],
+    ['-legacy', '2025-era'],
+  ].filter(([suffix]) => ids.includes(`edge${suffix}`) && ids.includes(`edge-sdk${suffix}`))
+  if (eras.length === 0) return []
+  const parts = metrics.flatMap(([metric, name]) =>
+    eras.map(([suffix, era]) => `${name} (${era}) ${describeRatio(rounds, metric, `edge-sdk${suffix}`, `edge${suffix}`)}`),
+  )
+  return ['', `The adapter ${where}: mcp-edge through mcp-edge/sdk ÷ mcp-edge as shipped, ${parts.join('; ')}.`]
 }

@@ -51,6 +51,8 @@ export const VARIANTS = {
   tmcp: { worker: 'tmcp', label: 'tmcp + @tmcp/transport-http', call: add, eras: ['modern'] },
   // The SDK v1 serves the 2025 revisions only; statelessly, a call needs no `initialize` first.
   'hono-mcp': { worker: 'hono-mcp', label: '@hono/mcp (SDK v1)', call: legacyAdd, eras: ['legacy'] },
+  // mcp-edge through its SDK adapter: SDK code on `mcp-edge/sdk`, with `edge`'s telemetry and services.
+  'edge-sdk': { worker: 'edge-sdk', label: 'mcp-edge through mcp-edge/sdk', bindings: STATE, call: add },
   // bench/telemetry.mjs: one Worker, its telemetry by binding (workers/telemetry/worker.js).
   ...Object.fromEntries(
     ['off', 'logs', 'native', 'otlp', 'traced', 'mirrored'].map((mode) => [
