@@ -158,7 +158,7 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
     // (it drops this socket and connects again after the replay's last seq).
     const headers = new Headers({ [HEAD_HEADER]: String(this.#log.head) })
     if (typeof connect.after === 'number') {
-      const replay = this.#replay(connect)
+      const replay = this.#replay(connect, this.#subscription(socket))
       for (const message of replay.events) socket.send(JSON.stringify(message))
       headers.set(HEAD_HEADER, String(replay.head))
       if (replay.gaps.length > 0) {
@@ -201,7 +201,7 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
       this.#relays.set(relay, { binding })
     }
     if (typeof connect.after !== 'number') return { head: this.#log.head, gaps: [], floors: [], events: [] }
-    return this.#replay({ ...connect, principal: connect.principal ?? null })
+    return this.#replay(connect, { topics: new Set(connect.topics), principal: connect.principal ?? null })
   }
 
   stats(): { sockets: number; relays: string[] } {
@@ -220,13 +220,13 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
   /**
    * What a listener resuming after `connect.after` missed, of what its subscription matches, in
    * one bounded batch; a cut batch ends with the `more` message (its `seq` the last event read).
+   * A socket's subscription is the one publishes match it by (`#subscription`).
    */
-  #replay(connect: Connect): Attached {
+  #replay(connect: Connect, subscription: Subscription): Attached {
     const { batch } = connect
     const most =
       typeof batch === 'number' && Number.isInteger(batch) && batch >= 1 ? Math.min(batch, MAX_REPLAY_EVENTS) : MAX_REPLAY_EVENTS
     const replay = this.#log.replay(connect.topics, connect.after ?? 0, connect.log, { events: most, bytes: MAX_REPLAY_BYTES })
-    const subscription: Subscription = { topics: new Set(connect.topics), principal: connect.principal }
     const events: HubMessage[] = replay.events.filter(({ event }) => matches(subscription, event))
     const last = replay.events.at(-1)
     if (replay.more && last) events.push({ seq: last.seq, more: true })

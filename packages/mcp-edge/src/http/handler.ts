@@ -100,26 +100,7 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
   // A timer takes at most 2^31 - 1 ms; a longer delay would fire at once, on every pull.
   const respondOptions = { stream, keepaliveMs: positive(options.keepaliveMs, KEEPALIVE_INTERVAL_MS, 'keepaliveMs', 2 ** 31 - 1) }
   const legacy = options.legacy === 'reject' ? undefined : createLegacyLane(server, options.legacy)
-  // Built once per isolate and env. A configuration error (a missing secret or binding) is kept
-  // too: it is logged once, and every request gets a 500 that says what to fix.
-  const services = new WeakMap<object, McpServices | Error>()
-  const servicesFor = (env: Env): McpServices | Error => {
-    if (!options.services) return {}
-    const key = (env ?? services) as object
-    let found = services.get(key)
-    if (!found) {
-      try {
-        found = options.services(env)
-        const unredeemable = singleUseWarning(server.tools.values(), found)
-        if (unredeemable) libraryLog.warn(unredeemable)
-      } catch (error) {
-        found = error instanceof Error ? error : new Error(String(error))
-        libraryLog.error('server misconfigured', { error: found.message })
-      }
-      services.set(key, found)
-    }
-    return found
-  }
+  const servicesFor = servicesCache(server, options)
   // mcp-edge auth hook (issue 11): principal resolution, fail-closed locality, challenges.
   const auth = createAuthenticator(options)
 
@@ -210,6 +191,32 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
       const failed = failure(error)
       return rejection(failed, id, auth.headersFor(failed, env))
     }
+  }
+}
+
+/**
+ * The services of each env, built once per isolate and env. A configuration error (a missing
+ * secret or binding) is kept too: it is logged once, and every request gets a 500 that says what
+ * to fix.
+ */
+function servicesCache<Env>(server: McpServer<Env>, options: McpHttpOptions<Env>): (env: Env) => McpServices | Error {
+  const services = new WeakMap<object, McpServices | Error>()
+  return (env) => {
+    if (!options.services) return {}
+    const key = (env ?? services) as object
+    let found = services.get(key)
+    if (!found) {
+      try {
+        found = options.services(env)
+        const unredeemable = singleUseWarning(server.tools.values(), found)
+        if (unredeemable) libraryLog.warn(unredeemable)
+      } catch (error) {
+        found = error instanceof Error ? error : new Error(String(error))
+        libraryLog.error('server misconfigured', { error: found.message })
+      }
+      services.set(key, found)
+    }
+    return found
   }
 }
 

@@ -218,8 +218,11 @@ class RegisteredTool<Env> implements ToolEntry<Env> {
   }
 
   #resolved(): ToolSchemas {
-    return this.#schemas.get(() => resolveSchemas(this.name, this.#options))
+    return this.#schemas.get(this.#resolve)
   }
+
+  /** Build and convert the tool's schemas (what `#schemas` keeps, or lets go after a list). */
+  #resolve = (): ToolSchemas => resolveSchemas(this.name, this.#options)
 
   /**
    * The wire form. For a list (`keep` false), schemas given as functions are built for it and let
@@ -229,8 +232,7 @@ class RegisteredTool<Env> implements ToolEntry<Env> {
    */
   #built(keep: boolean): Wire {
     return this.#wire.get(() => {
-      const resolve = () => resolveSchemas(this.name, this.#options)
-      const schemas = keep ? this.#resolved() : this.#schemas.transient(resolve)
+      const schemas = keep ? this.#resolved() : this.#schemas.transient(this.#resolve)
       const definition = toolDefinition(this.name, this.#options, schemas, this.#convert)
       return { definition, headerParams: findHeaderParams(this.name, definition.inputSchema) }
     }, 'tool schema failed: the tool is left out of lists and its calls fail')

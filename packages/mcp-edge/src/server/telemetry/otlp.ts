@@ -200,26 +200,7 @@ export function otlpExporter(options: OtlpExporterOptions): TelemetryExporter {
           ),
         )
       }
-      if (points.length > 0) {
-        const dataPoints = points.map((point) => ({
-          attributes: keyValues(point.attributes),
-          startTimeUnixNano: nanos(start),
-          timeUnixNano: nanos(since),
-          count: String(point.count),
-          sum: point.sum,
-          min: point.min,
-          max: point.max,
-          bucketCounts: point.buckets.map(String),
-          explicitBounds: [...DURATION_BUCKETS_S],
-        }))
-        const metric = {
-          name: OPERATION_DURATION,
-          description: 'MCP request or notification duration as observed on the receiver',
-          unit: 's',
-          histogram: { aggregationTemporality: DELTA, dataPoints },
-        }
-        sends.push(post('/v1/metrics', { resourceMetrics: [{ resource, scopeMetrics: [{ scope: SCOPE, metrics: [metric] }] }] }))
-      }
+      if (points.length > 0) sends.push(post('/v1/metrics', metricsBody(resource, points, start, since)))
     } catch (error) {
       // Encoding failed (an attribute no exporter expects): this batch is lost, the next is not.
       log.warn('telemetry batch dropped', { spans: batch.length, error: String(error) })
@@ -232,27 +213,8 @@ export function otlpExporter(options: OtlpExporterOptions): TelemetryExporter {
       spans.push(span)
       if (spans.length > max) spans = spans.slice(-max)
     },
-    recordOperation({ seconds, attributes }: OperationPoint) {
-      const key = JSON.stringify(attributes)
-      let found = series.get(key)
-      if (!found) {
-        found = {
-          attributes,
-          count: 0,
-          sum: 0,
-          min: seconds,
-          max: seconds,
-          buckets: new Array(DURATION_BUCKETS_S.length + 1).fill(0),
-        }
-        series.set(key, found)
-      }
-      found.count++
-      found.sum += seconds
-      found.min = Math.min(found.min, seconds)
-      found.max = Math.max(found.max, seconds)
-      const bucket = DURATION_BUCKETS_S.findIndex((bound) => seconds <= bound)
-      const index = bucket === -1 ? DURATION_BUCKETS_S.length : bucket
-      found.buckets[index] = (found.buckets[index] ?? 0) + 1
+    recordOperation(point: OperationPoint) {
+      addPoint(series, point)
     },
     flush() {
       if (delayMs <= 0 || spans.length >= batchSize) return sendNow()
@@ -260,6 +222,52 @@ export function otlpExporter(options: OtlpExporterOptions): TelemetryExporter {
       return scheduled
     },
   }
+}
+
+/** The OTLP/JSON metrics body: one delta histogram of operation durations, a data point per series. */
+function metricsBody(resource: object, points: Series[], start: number, end: number): object {
+  const dataPoints = points.map((point) => ({
+    attributes: keyValues(point.attributes),
+    startTimeUnixNano: nanos(start),
+    timeUnixNano: nanos(end),
+    count: String(point.count),
+    sum: point.sum,
+    min: point.min,
+    max: point.max,
+    bucketCounts: point.buckets.map(String),
+    explicitBounds: [...DURATION_BUCKETS_S],
+  }))
+  const metric = {
+    name: OPERATION_DURATION,
+    description: 'MCP request or notification duration as observed on the receiver',
+    unit: 's',
+    histogram: { aggregationTemporality: DELTA, dataPoints },
+  }
+  return { resourceMetrics: [{ resource, scopeMetrics: [{ scope: SCOPE, metrics: [metric] }] }] }
+}
+
+/** Count one operation's duration in the series of its attributes (a new series at its first point). */
+function addPoint(series: Map<string, Series>, { seconds, attributes }: OperationPoint): void {
+  const key = JSON.stringify(attributes)
+  let found = series.get(key)
+  if (!found) {
+    found = {
+      attributes,
+      count: 0,
+      sum: 0,
+      min: seconds,
+      max: seconds,
+      buckets: new Array(DURATION_BUCKETS_S.length + 1).fill(0),
+    }
+    series.set(key, found)
+  }
+  found.count++
+  found.sum += seconds
+  found.min = Math.min(found.min, seconds)
+  found.max = Math.max(found.max, seconds)
+  const bucket = DURATION_BUCKETS_S.findIndex((bound) => seconds <= bound)
+  const index = bucket === -1 ? DURATION_BUCKETS_S.length : bucket
+  found.buckets[index] = (found.buckets[index] ?? 0) + 1
 }
 
 /** The endpoint without a trailing slash: https, or http on loopback only (a local collector). */
