@@ -397,7 +397,10 @@ describe('a 2025-era session’s stream with real clients, on two isolates (fixt
       const missed = notes.next('notifications/resources/updated')
       expect(await callText(b, 'notify_resource', { uri })).toBe(`published ${uri}`)
       away.release()
-      expect(forwarder.gets.slice(count)[0]).toEqual({ session, lastEventId: expect.stringMatching(/^ev:0-\d+$/) })
+      // mcp-remote's own probe session (client "mcp-remote-fallback-test") reconnects its GET too,
+      // in either order: the host's session is the one that must come back with Last-Event-ID.
+      const reconnect = forwarder.gets.slice(count).find((get) => get.session === session)
+      expect(reconnect).toEqual({ session, lastEventId: expect.stringMatching(/^ev:0-\d+$/) })
       expect(await within(missed, WAIT_MS, 'the update published while mcp-remote was away')).toEqual({
         jsonrpc: '2.0',
         method: 'notifications/resources/updated',
