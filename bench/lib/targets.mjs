@@ -306,7 +306,7 @@ export function evaluateTargets({ startup, floor, manyTools, streaming, heap, me
     }),
     {
       id: 'bundleGzip',
-      name: `template Worker bundle ≤ ${BUNDLE_BUDGET_KIB} KiB gzip`,
+      name: `demo Worker bundle (apps/demo, every feature; an earlier target, the templates are judged below) ≤ ${BUNDLE_BUDGET_KIB} KiB gzip`,
       limit: BUNDLE_BUDGET_KIB,
       measured: gzipKiB,
       atMost: true,
