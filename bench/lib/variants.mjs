@@ -79,6 +79,15 @@ export const VARIANTS = {
     bindings: { TOOL_COUNT: '500', TOOL_EAGER: '1' },
     call: catalogCall,
   },
+  // The floor that builds the same 500 zod schemas at start-up and nothing else: the schemas' own
+  // share of tools-500-eager's start-up (the user's code, not the runtime's).
+  'hono-zod-500': {
+    worker: 'hono-zod',
+    label: 'Hono floor + the 500 catalog schemas built at start-up (no MCP runtime)',
+    bindings: { TOOL_COUNT: '500' },
+    call: add,
+    eras: ['modern'],
+  },
   ...Object.fromEntries(
     SDK_TOOL_COUNTS.map((count) => [
       `sdk-tools-${count}`,
