@@ -95,8 +95,10 @@ async function fanoutStep(scriptOf) {
 /** The floor over HTTP (both eras), then the same call inside one isolate. */
 async function floorStep(scriptOf) {
   log(`floor: ${config.rounds} rounds × ${config.requests} tools/call add, ${config.connections} connections, both eras`)
-  const floor = await withWorkers(['edge', 'edge-off', 'sdk', 'hono', 'hono-log'], scriptOf, (targets) =>
-    floorLoad(targets, config, log),
+  const floor = await withWorkers(
+    ['edge', 'edge-off', 'sdk', 'hono', 'hono-log', 'edge-token', 'hono-token'],
+    scriptOf,
+    (targets) => floorLoad(targets, config, log),
   )
   log(
     `in-isolate: ${config.isolateRounds} rounds × ${config.isolateCalls} tools/call add in a loop, template and floor in one workerd`,
@@ -153,7 +155,7 @@ async function onlyPeers() {
 
 /** `--only floor`: the floor step alone (its Workers built minified), printed; results.json to the temp dir (or BENCH_OUT). */
 async function onlyFloor() {
-  const variants = ['edge', 'sdk', 'hono', 'hono-log', 'loop-hono', 'loop-hono-log', 'loop-edge']
+  const variants = ['edge', 'sdk', 'hono', 'hono-log', 'hono-token', 'loop-hono', 'loop-hono-log', 'loop-edge']
   const workers = [...new Set(variants.map((variant) => VARIANTS[variant].worker))]
   const jobs = [...workers.map((worker) => [worker]), edgeOffJobs()[0]]
   const bundles = Object.fromEntries((await buildAll(jobs)).map((bundle) => [bundle.worker, bundle]))

@@ -3,8 +3,9 @@
  * same with telemetry off), the SDK v2 Worker and a bare Hono floor, each in its own workerd, plus
  * the floor with one hand-written JSON log line per request (`hono-log`), plus the runtimes serving
  * the same call to a 2025-era client (mcp-edge's legacy lane with the sealed session id its
- * `initialize` minted; the SDK's stateless legacy fallback, which mints none). Eight lanes per
- * round, alternated.
+ * `initialize` minted; the SDK's stateless legacy fallback, which mints none), plus the template
+ * as deployed (`edge-token`, its bearer token set and sent) beside the floor making the same token
+ * check (`hono-token`). Ten lanes per round, alternated.
  */
 import { alternateLoad } from './compare.mjs'
 import { ADD_CALL, legacyAddCall, legacyConnect, verifyCall } from './mcp.mjs'
@@ -20,7 +21,8 @@ export async function floorLanes(targets, { legacy = true } = {}) {
   for (const [id, target] of Object.entries(targets)) {
     // The revisions the Worker serves (variants.mjs `eras`; the floors answer any body alike).
     const eras = VARIANTS[id]?.eras ?? ['modern', 'legacy']
-    if (eras.includes('modern')) lanes.push({ id, target, request: ADD_CALL })
+    // A variant's own call where it has one (edge-token and hono-token send the token).
+    if (eras.includes('modern')) lanes.push({ id, target, request: VARIANTS[id]?.call?.request ?? ADD_CALL })
     if (!legacy || !eras.includes('legacy')) continue
     const sessionId = await legacyConnect(target.endpoint)
     lanes.push({ id: `${id}-legacy`, target, request: legacyAddCall(sessionId), sessionId: sessionId !== null })
@@ -29,10 +31,12 @@ export async function floorLanes(targets, { legacy = true } = {}) {
   return lanes
 }
 
-/** `targets`: running `edge`, `edge-off`, `sdk`, `hono` and `hono-log` Workers. */
+/**
+ * `targets`: running `edge`, `edge-off`, `sdk`, `hono` and `hono-log` Workers, and `edge-token` and
+ * `hono-token` (the template as deployed, with its bearer token, beside the floor making the same check).
+ */
 export async function floorLoad(targets, config, log) {
-  const { edge, 'edge-off': edgeOff, sdk, hono, 'hono-log': honoLog } = targets
-  const lanes = await floorLanes({ edge, 'edge-off': edgeOff, sdk, hono, 'hono-log': honoLog })
+  const lanes = await floorLanes(targets)
   const rounds = await alternateLoad(lanes, config, log)
   const sessions = Object.fromEntries(lanes.filter((lane) => 'sessionId' in lane).map((lane) => [lane.id, lane.sessionId]))
   return { rounds, sessions }

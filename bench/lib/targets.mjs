@@ -180,6 +180,20 @@ function telemetryTargets(floor) {
       short: perCall("the floor's"),
     }),
   ]
+  // The template as a deploy runs it: MCP_BEARER_TOKEN set and sent, against the floor that checks
+  // the same token the same way (`edge` is `npm run dev`'s mode, which checks that a caller is local).
+  if (floor.rounds.every((round) => round['edge-token'] && round['hono-token'])) {
+    targets.push(
+      ratioTarget(floor.rounds, 'cpuUsPerRequest', 'edge-token', 'hono-token', {
+        id: 'deployedCpuVsTokenFloor',
+        name: 'CPU per tools/call as deployed (bearer token set and sent) ≤ 1.20× the floor making the same token check',
+        limit: 1.2,
+        atMost: true,
+        profile: 'floor',
+        short: perCall("the token-checking floor's"),
+      }),
+    )
+  }
   if (floor.isolate) {
     targets.push(
       ratioTarget(floor.isolate.rounds, 'cpuUsPerCall', 'edge', 'hono', {

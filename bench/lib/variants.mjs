@@ -32,6 +32,16 @@ export const VARIANTS = {
     label: 'mcp-edge, MCP_BEARER_TOKEN set',
     bindings: { ...STATE, MCP_BEARER_TOKEN: BENCH_BEARER_TOKEN },
     call: { request: withToken, answer: '5' },
+    eras: ['modern'],
+  },
+  // The floor behind the same token check as edge-token (the presented token's SHA-256 against the
+  // secret's): what a deployed template is judged against.
+  'hono-token': {
+    worker: 'hono-token',
+    label: 'Hono floor + the same bearer-token check',
+    bindings: { MCP_BEARER_TOKEN: BENCH_BEARER_TOKEN },
+    call: { request: withToken, answer: '5' },
+    eras: ['modern'],
   },
   sdk: { worker: 'sdk', label: 'SDK v2', call: add },
   // The minimal template as scaffolded and deployed (its own wrangler.jsonc, minified; built by
