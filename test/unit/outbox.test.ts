@@ -4,6 +4,8 @@ import type { JsonRpcNotification } from '../../packages/mcp-edge/src/protocol/j
 import type { ContentBlock } from '../../packages/mcp-edge/src/protocol/types.ts'
 import { PartialResultReader } from '../../packages/mcp-edge/src/client/partial-results.ts'
 import { sseResponse } from '../../packages/mcp-edge/src/http/stream.ts'
+import { SSE_ID } from '../../packages/mcp-edge/src/server/events/event-log.ts'
+import { legacyEventNotification } from '../../packages/mcp-edge/src/server/legacy/session-stream.ts'
 import { Outbox, partialParams } from '../../packages/mcp-edge/src/server/outbox.ts'
 import { drain } from './support.ts'
 import type { OutboxItem, PartialChunk } from '../../packages/mcp-edge/src/server/outbox.ts'
@@ -35,6 +37,24 @@ describe('Outbox: order and progress', () => {
     expect(
       drain(outbox).map((message) => params(message).data ?? (params(message).content as { text: string }[])[0]?.text),
     ).toEqual(['a', 'b', 'c', 'd'])
+  })
+
+  it('sends a message as it was at the push, with its SSE id, whatever the producer changes after', () => {
+    const outbox = new Outbox()
+    const update = legacyEventNotification({ type: 'resourceUpdated', uri: 'test://a' }, undefined, 'ev:0-4')
+    outbox.push(update)
+    outbox.push(log('plain'))
+    ;(update.params as { uri: string }).uri = 'test://changed'
+    expect(outbox.pollText()).toEqual({
+      json: '{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"test://a"}}',
+      id: 'ev:0-4',
+    })
+    expect(outbox.pollText()).toEqual({ json: JSON.stringify(log('plain')) })
+    // `poll` (the object form) parses the same text and keeps the id.
+    outbox.push(update)
+    const taken = outbox.poll() as JsonRpcNotification & { [SSE_ID]?: string }
+    expect(taken).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'test://changed' } })
+    expect(taken[SSE_ID]).toBe('ev:0-4')
   })
 
   it('keeps every progress update, in order, while the reader keeps up', () => {

@@ -27,11 +27,11 @@ export async function sendAs<Result>(
   return answer.message as { result?: Result; error?: { code: number; message: string; data?: unknown } }
 }
 
-/** Everything `outbox` holds now, taken as a reader would, without waiting (partial results parsed from their JSON). */
+/** Everything `outbox` holds now, taken as a transport does (the JSON text made at the push), without waiting, parsed. */
 export function drain(outbox: Outbox): StreamMessage[] {
   const out: StreamMessage[] = []
-  for (let item = outbox.poll(); item !== undefined; item = outbox.poll()) {
-    out.push(typeof item === 'string' ? (JSON.parse(item) as StreamMessage) : item)
+  for (let item = outbox.pollText(); item !== undefined; item = outbox.pollText()) {
+    out.push(JSON.parse(item.json) as StreamMessage)
   }
   return out
 }

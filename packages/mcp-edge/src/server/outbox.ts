@@ -23,7 +23,9 @@
  *   text, not the tool's objects); a chunk that may still be merged, when it is taken.
  *
  * - Any other message is serialised once, at the push: its JSON's length is what it counts against
- *   the budget, and a transport sends that text (`nextTextWithin`, `pollText`), as it was then.
+ *   the budget (since 2026-12-05; before, a fixed 96-byte envelope plus its params' JSON), and a
+ *   transport sends that text (`nextTextWithin`, `pollText`), as it was then. The queue keeps the
+ *   text and the SSE id only, not the message's objects; `next` and `poll` parse the text again.
  *
  * Once closed (the reader went away), pushes are dropped quietly.
  *
@@ -69,7 +71,7 @@ export interface OutboxText {
 }
 
 type Entry =
-  | { kind: 'message'; message: StreamMessage; json: string; bytes: number; droppable: boolean; progressToken?: unknown }
+  | { kind: 'message'; json: string; id: string | undefined; bytes: number; droppable: boolean; progressToken?: unknown }
   /** A chunk of a producer that waits: its notification's JSON, made at the push; never merged or dropped. */
   | { kind: 'chunk'; json: string; bytes: number; droppable: false }
   /** A chunk pushed while its producer's previous wait was pending: kept as is, to be merged into or dropped. */
@@ -134,7 +136,8 @@ export class Outbox {
       const index = this.#queue.findIndex((entry) => entry.kind === 'message' && entry.progressToken === progressToken)
       if (index >= 0) this.#remove(index)
     }
-    this.#add({ kind: 'message', message, json, bytes, droppable: options.droppable ?? false, progressToken })
+    const id = (message as { [SSE_ID]?: string })[SSE_ID]
+    this.#add({ kind: 'message', json, id, bytes, droppable: options.droppable ?? false, progressToken })
   }
 
   /**
@@ -303,9 +306,10 @@ export class Outbox {
     this.stats.bufferedBytes -= entry.bytes
     if (this.#waiters.length > 0 && !this.#full()) this.#release()
     if (entry.kind === 'message') {
-      if (!text) return entry.message
-      const id = (entry.message as { [SSE_ID]?: string })[SSE_ID]
-      return id === undefined ? { json: entry.json } : { json: entry.json, id }
+      if (text) return entry.id === undefined ? { json: entry.json } : { json: entry.json, id: entry.id }
+      const message = JSON.parse(entry.json) as StreamMessage
+      if (entry.id !== undefined) Object.defineProperty(message, SSE_ID, { value: entry.id })
+      return message
     }
     this.stats.sent++
     const json =
