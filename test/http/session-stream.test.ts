@@ -29,7 +29,7 @@ import { createInterface } from 'node:readline'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startForwarder } from '../support/forwarder.ts'
 import { rpc } from '../support/mcp.ts'
 import { within } from '../support/oauth-browser.ts'
@@ -394,13 +394,15 @@ describe('a 2025-era session’s stream with real clients, on two isolates (fixt
       const count = forwarder.gets.length
       expect(await callText(b, 'restart_event_hub')).toBe('Error: reset by restart_event_hub')
       await within(away.held, WAIT_MS, "mcp-remote's reconnecting GET")
+      // mcp-remote's own probe session (client "mcp-remote-fallback-test") reconnects its GET too,
+      // in either order: wait until the host's session is held as well, so the update is published
+      // while the host is away, and it is the host's session that must come back with Last-Event-ID.
+      const hostGet = () => forwarder.gets.slice(count).find((get) => get.session === session)
+      await vi.waitFor(() => expect(hostGet()).toBeDefined(), { timeout: WAIT_MS, interval: 20 })
       const missed = notes.next('notifications/resources/updated')
       expect(await callText(b, 'notify_resource', { uri })).toBe(`published ${uri}`)
       away.release()
-      // mcp-remote's own probe session (client "mcp-remote-fallback-test") reconnects its GET too,
-      // in either order: the host's session is the one that must come back with Last-Event-ID.
-      const reconnect = forwarder.gets.slice(count).find((get) => get.session === session)
-      expect(reconnect).toEqual({ session, lastEventId: expect.stringMatching(/^ev:0-\d+$/) })
+      expect(hostGet()).toEqual({ session, lastEventId: expect.stringMatching(/^ev:0-\d+$/) })
       expect(await within(missed, WAIT_MS, 'the update published while mcp-remote was away')).toEqual({
         jsonrpc: '2.0',
         method: 'notifications/resources/updated',
