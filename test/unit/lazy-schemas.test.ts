@@ -213,6 +213,31 @@ describe('a schema with no JSON Schema fails its first use, naming the tool', ()
     expect(calls).toBe(1)
   })
 
+  it('logs a schema function that fails when a call builds it again after a list; the tool stays listed, its calls fail', async () => {
+    let builds = 0
+    const input = () => {
+      builds++
+      if (builds > 1) throw new Error('not the same schema twice')
+      return inputOf()
+    }
+    const server = createMcpServer({ name: 'fickle', version: '1' })
+    server.tool('fickle', { input }, doubled)
+    const handle = createMcpHandler(server)
+    const send = async (request: Request) => (await (await handle(request, undefined)).json()) as any
+    const failures = await failuresLogged(async () => {
+      expect((await send(post('tools/list'))).result.tools.map((tool: { name: string }) => tool.name)).toEqual(['fickle'])
+      expect((await send(post('tools/call', { name: 'fickle', arguments: { n: 2 } }))).error).toEqual(INTERNAL)
+      expect((await send(post('tools/call', { name: 'fickle', arguments: { n: 2 } }))).error).toEqual(INTERNAL)
+    })
+    const named = /^Error: Tool "fickle", input schema function: not the same schema twice/
+    expect(failures.map((record) => [record.msg, record.error])).toEqual([
+      ['tool schema failed when built again for a call: the tool stays listed and its calls fail', expect.stringMatching(named)],
+      ['request failed', expect.stringMatching(named)],
+      ['request failed', expect.stringMatching(named)],
+    ])
+    expect(builds).toBe(2)
+  })
+
   it('checkSchemas() converts every schema now and names every tool and prompt that fails', () => {
     const server = createMcpServer({ name: 'check', version: '1' })
     server.tool('fine', { input: () => z.object({}) }, ok)

@@ -156,9 +156,16 @@ function taskPolicy(task: AnyToolOptions<unknown>['task']): TaskPolicy {
 }
 
 /**
- * A tool whose derived parts are getters on the class, not closures per tool: registering one is
- * a few field writes, and the schemas are resolved (functions called) and converted on first use.
+ * A tool whose derived parts are getters on the class, not closures per derived part: registering
+ * one is a few field writes and one small closure (`#resolve`), and the schemas are resolved
+ * (functions called) and converted on first use.
  */
+/**
+ * A call's schemas that failed to build after a list had built them once and let them go (a
+ * schema function must return the same schema each time): the tool stays listed, its calls fail.
+ */
+const SCHEMA_REBUILD_FAILED = 'tool schema failed when built again for a call: the tool stays listed and its calls fail'
+
 class RegisteredTool<Env> implements ToolEntry<Env> {
   readonly name: string
   readonly title: string | undefined
@@ -203,25 +210,29 @@ class RegisteredTool<Env> implements ToolEntry<Env> {
     return this.#built(false).definition
   }
 
-  /** Read by a call (its `Mcp-Param-*` headers), which goes on to parse with the schemas: they are kept. */
+  /**
+   * Read by a call (its `Mcp-Param-*` headers) before it parses with the schemas: a wire form built
+   * here keeps them; one a list built already is reused, and `input`/`output` keep them.
+   */
   get headerParams(): HeaderParam[] {
     return this.#built(true).headerParams
   }
 
   get input(): ObjectSchema | undefined {
-    const { input } = this.#resolved()
+    const { input } = this.#resolved(SCHEMA_REBUILD_FAILED)
     return isJsonSchemaInput(input) ? undefined : input
   }
 
   get output(): Schema | undefined {
-    return this.#resolved().output
+    return this.#resolved(SCHEMA_REBUILD_FAILED).output
   }
 
-  #resolved(): ToolSchemas {
-    return this.#schemas.get(this.#resolve)
+  /** The schemas, kept; a failure is logged with `log` (the wire form logs its own). */
+  #resolved(log?: string): ToolSchemas {
+    return this.#schemas.get(this.#resolve, log)
   }
 
-  /** Build and convert the tool's schemas (what `#schemas` keeps, or lets go after a list). */
+  /** Resolve the tool's schemas: call the functions it was given (what `#schemas` keeps, or lets go after a list). */
   #resolve = (): ToolSchemas => resolveSchemas(this.name, this.#options)
 
   /**

@@ -136,9 +136,13 @@ export interface ToolContext<Env = unknown, Prep = unknown> extends RequestConte
 
 export type Awaitable<T> = T | Promise<T>
 
-/** A tool's input: a zod object or `{ jsonSchema }`, or a function that builds one on first use (either is converted to JSON Schema on first use). */
+/**
+ * A tool's input: a zod object or `{ jsonSchema }`, or a function that builds one on first use and
+ * again on the first call after a list (which lets it go); it must return the same schema each
+ * time. Either is converted to JSON Schema on first use.
+ */
 export type ToolInput = ObjectSchema | JsonSchemaInput | (() => ObjectSchema | JsonSchemaInput)
-/** A tool's output schema, or a function that builds it on first use. */
+/** A tool's output schema, or a function that builds it on first use (and again after a list, as `ToolInput`'s). */
 export type ToolOutput = Schema | (() => Schema)
 
 /** Handler arguments: inferred from a zod input (or the one its function builds), a plain record for raw JSON Schema. */
@@ -158,12 +162,16 @@ export interface ToolOptions<In extends ToolInput, Out extends ToolOutput | unde
   description?: string
   /**
    * A zod object (arguments are parsed with it), or `{ jsonSchema }` advertised as given (checked
-   * now). Or a function returning either, called on the tool's first use. A zod schema's JSON
+   * now). Or a function returning either, called on the tool's first use, and again on its first
+   * call after a list (a list lets the built schemas go): it must return the same schema each time. A zod schema's JSON
    * Schema is built and checked on the tool's first use (list or call), so registering costs
    * nearly nothing; a schema with no JSON Schema fails that use, naming the tool.
    */
   input: In
-  /** With an output schema, `structuredContent` is checked against it and mirrored as text. A function: built on first use. */
+  /**
+   * With an output schema, `structuredContent` is checked against it and mirrored as text. A
+   * function: built on first use, and again on the first call after a list (the same schema each time).
+   */
   output?: Out
   annotations?: ToolAnnotations
   icons?: Icon[]

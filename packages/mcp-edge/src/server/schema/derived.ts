@@ -1,7 +1,9 @@
 /**
- * A value derived from a tool's or prompt's schemas on first use, once, with what building it
- * threw kept too: a broken schema fails every use the same way without converting again, and
- * (with `log`) the failure is logged once, naming what failed, when it is first met.
+ * A value derived from a tool's or prompt's schemas on first use, with what building it threw kept
+ * too: a broken schema fails every use the same way without converting again, and (with `log`) the
+ * failure is logged once, naming what failed, when it is first met. `get` builds once and keeps;
+ * `transient` builds for one use and keeps nothing but a failure (a list lets schemas given as
+ * functions go), so a later `get` builds again.
  */
 import { errorFields, libraryLog } from '../telemetry/log.ts'
 
