@@ -3,7 +3,8 @@
  * session it never heard of is unchanged; a level and an end are kept; revoking a principal ends
  * the sessions it minted until then and no later one, nor anybody else's; the alarm forgets rows
  * once their sessions have expired. Sessions are spread over objects by nonce, cut-offs kept per
- * principal; a read asks both.
+ * principal; a read asks both. An object keeps the facts it read in memory, and every write and
+ * its alarm drop them.
  */
 import { env, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
@@ -100,5 +101,34 @@ describe('McpSessionLedger', () => {
     await ledger.openStream(session, 'stream-1')
     await ledger.openStream(session, 'stream-2')
     expect(await ledger.read(session)).toEqual({ revoked: false, subscriptions: ['notes://a', 'notes://c'], stream: 'stream-2' })
+  })
+
+  it('answers every write at once though a read just kept the facts in the object’s memory, and forgets them with the rows', async () => {
+    const ledger = durableSessions(env.MCP_SESSIONS)
+    const session = key('memory-1', null)
+    const read = async () => {
+      const facts = await ledger.read(session)
+      expect(await ledger.read(session)).toEqual(facts) // the second from the object's memory
+      return facts
+    }
+    expect(await read()).toEqual({ revoked: false })
+    await ledger.subscribe(session, 'notes://a', true)
+    expect(await read()).toEqual({ revoked: false, subscriptions: ['notes://a'] })
+    await ledger.openStream(session, 'stream-1')
+    expect(await read()).toEqual({ revoked: false, subscriptions: ['notes://a'], stream: 'stream-1' })
+    await ledger.subscribe(session, 'notes://a', false)
+    expect(await read()).toEqual({ revoked: false, stream: 'stream-1' })
+    await ledger.setLogLevel(session, 'error')
+    expect(await read()).toEqual({ revoked: false, logLevel: 'error', stream: 'stream-1' })
+    await ledger.revoke(session)
+    expect(await read()).toEqual({ revoked: true, logLevel: 'error', stream: 'stream-1' })
+    // Expired rows go on the alarm, and with them what the object kept of them (time passing is
+    // the event here: the row expires 300 ms on, and the alarm is run once it has).
+    const stub = env.MCP_SESSIONS.get(env.MCP_SESSIONS.idFromName('sessions:test-memory'))
+    await stub.setLogLevel('short', 'error', Date.now() + 300)
+    expect(await stub.read('short')).toEqual({ revoked: false, logLevel: 'error' })
+    await new Promise((resolve) => setTimeout(resolve, 350))
+    await runInDurableObject(stub, (instance: McpSessionLedger) => instance.alarm())
+    expect(await stub.read('short')).toEqual({ revoked: false })
   })
 })

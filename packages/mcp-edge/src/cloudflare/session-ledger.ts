@@ -20,6 +20,12 @@
  *     asked; a session minted in that same millisecond is ended too) are ended; the row is kept
  *     while such a session could still open
  * Alarm: at the earliest `expires_at`; it deletes every expired row and re-arms for the next one.
+ *
+ * In memory: the facts of the sessions read lately (`#facts`, at most `MAX_KEPT_FACTS`), which a
+ * read answers without SQL. The object is the only writer of its storage, so each write of a
+ * session drops its entry and the alarm drops them all: what is kept is what SQL would answer.
+ * A session stream reads its facts for each event it is offered (once per 400 ms), so these
+ * reads are on the fan-out's path (bench/README.md, fan-out at scale).
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { LogLevel } from '../protocol/constants.ts'
@@ -27,7 +33,13 @@ import { DEFAULT_SESSION_TTL_MS } from '../server/legacy/session.ts'
 import { MAX_SESSION_SUBSCRIPTIONS, SESSION_FACTS_TTL_MS } from '../server/legacy/session-ledger.ts'
 import type { SessionFacts, SessionKey, SessionLedger } from '../server/legacy/session-ledger.ts'
 
+/** Sessions whose facts one ledger object keeps in memory (the oldest read is dropped first). */
+const MAX_KEPT_FACTS = 1024
+
 export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
+  /** The facts of sessions read lately, as SQL has them (module header). */
+  readonly #facts = new Map<string, SessionFacts>()
+
   constructor(ctx: DurableObjectState, env: Record<string, unknown>) {
     super(ctx, env)
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS sessions (nonce TEXT PRIMARY KEY, revoked INTEGER NOT NULL DEFAULT 0,
@@ -45,6 +57,15 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
 
   /** The session's own facts (its principal's cut-off is another object's). */
   read(nonce: string): SessionFacts {
+    const kept = this.#facts.get(nonce)
+    if (kept) return kept
+    const facts = this.#select(nonce)
+    if (this.#facts.size >= MAX_KEPT_FACTS) this.#facts.delete(this.#facts.keys().next().value as string)
+    this.#facts.set(nonce, facts)
+    return facts
+  }
+
+  #select(nonce: string): SessionFacts {
     // One statement, not one per table: a session stream reads this for every event it is offered
     // (through the isolate's cache), so it is on the fan-out's path.
     const row = this.ctx.storage.sql
@@ -78,6 +99,7 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
   /** Subscribe `nonce` to `uri` (not past the bound), or unsubscribe it; its facts after. */
   async subscribe(nonce: string, uri: string, subscribed: boolean, expiresAt: number): Promise<SessionFacts> {
     const sql = this.ctx.storage.sql
+    this.#facts.delete(nonce)
     if (!subscribed) sql.exec('DELETE FROM subscriptions WHERE nonce = ? AND uri = ?', nonce, uri)
     else {
       const count = sql.exec<{ count: number }>('SELECT COUNT(*) AS count FROM subscriptions WHERE nonce = ?', nonce).one().count
@@ -113,6 +135,7 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
   }
 
   async revoke(nonce: string, expiresAt: number): Promise<void> {
+    this.#facts.delete(nonce)
     this.ctx.storage.sql.exec(
       `INSERT INTO sessions (nonce, revoked, expires_at) VALUES (?, 1, ?)
         ON CONFLICT (nonce) DO UPDATE SET revoked = 1`,
@@ -139,6 +162,7 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
   override async alarm(): Promise<void> {
     const sql = this.ctx.storage.sql
     const now = Date.now()
+    this.#facts.clear()
     const tables = ['sessions', 'streams', 'subscriptions', 'principals']
     for (const table of tables) sql.exec(`DELETE FROM ${table} WHERE expires_at <= ?`, now)
     const earliest = tables.map((table) => `SELECT MIN(expires_at) AS at FROM ${table}`).join(' UNION ALL ')
@@ -148,6 +172,7 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
 
   /** One upsert of a session's row (`nonce`, `value`, `expiresAt`), the alarm kept for its expiry; its facts after. */
   async #write(nonce: string, expiresAt: number, upsert: string, value: string): Promise<SessionFacts> {
+    this.#facts.delete(nonce)
     this.ctx.storage.sql.exec(upsert, nonce, value, expiresAt)
     await this.#expireAt(expiresAt)
     return this.read(nonce)
