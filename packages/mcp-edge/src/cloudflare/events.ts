@@ -32,7 +32,7 @@ import { eventTopics } from '../server/events/events.ts'
 import type { EventHub, McpEvent } from '../server/events/events.ts'
 import { positive } from '../server/limits.ts'
 import type { EventHubRpc } from './event-hub.ts'
-import { HubListener } from './hub-listener.ts'
+import { HubListener, shardName } from './hub-listener.ts'
 
 export interface EventHubOptions {
   /** Name of the Durable Object binding of `McpEventHub` (for example `MCP_EVENTS`). */
@@ -83,7 +83,7 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
     )
   }
   const namespace = bindings[options.binding] as DurableObjectNamespace
-  const hub = (shard: number) => namespace.get(namespace.idFromName(`events/${shard}`))
+  const hub = (shard: number) => namespace.get(namespace.idFromName(shardName(shard)))
 
   return {
     async publish(event: McpEvent) {

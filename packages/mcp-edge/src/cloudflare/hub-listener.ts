@@ -72,6 +72,9 @@ async function openSocket(
   }
 }
 
+/** The name of a shard's own object; its relays are `<name>/<n>`, from 1 (module header). */
+export const shardName = (shard: number): string => `events/${shard}`
+
 /**
  * Open one shard's path: on the shard's object (which replays in the same turn), or, when it is
  * full, on a relay with room, newest first, whose start and replay the shard's object then gives
@@ -84,7 +87,7 @@ async function openShard(
   connect: Connect,
   handlers: Handlers,
 ): Promise<ShardPath> {
-  const name = `events/${shard}`
+  const name = shardName(shard)
   const own = await openSocket(namespace, name, connect, handlers)
   if ('socket' in own) return own
   const { after, ...live } = connect
