@@ -90,8 +90,8 @@ describe('ids', () => {
   it("spell the pool's bytes in order, two digits each, and skip an id of zeros", () => {
     // A pool whose first 16 bytes are zero (an invalid trace id) and whose next ones are known.
     const byteAt = (i: number) => (i < 16 ? 0 : (i * 37) & 255)
-    const draws = vi.spyOn(crypto, 'getRandomValues').mockImplementation(<T extends ArrayBufferView | null>(array: T) => {
-      const bytes = array as unknown as Uint8Array
+    const draws = vi.spyOn(crypto, 'getRandomValues').mockImplementation((array) => {
+      const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength)
       for (let i = 0; i < bytes.length; i++) bytes[i] = byteAt(i)
       return array
     })
