@@ -35,7 +35,7 @@ import { profileMissed } from './lib/profile.mjs'
 import { floorSection, streamingSection, targetsTable, toMarkdown, writeResults } from './lib/report.mjs'
 import { stateInNode, stateInWorkerd } from './lib/state.mjs'
 import { firstChunkLatency, partialLatency, streamCompare } from './lib/streaming.mjs'
-import { evaluateStreamTargets, evaluateTargets } from './lib/targets.mjs'
+import { evaluateFloorTargets, evaluateStreamTargets, evaluateTargets } from './lib/targets.mjs'
 import { taskEngines } from './lib/task-engines.mjs'
 import { logThroughput, taskLatencies } from './lib/tasks.mjs'
 import { BUILT_WORKERS, VARIANTS } from './lib/variants.mjs'
@@ -164,7 +164,8 @@ async function onlyFloor() {
     config: { ...config, command: `node bench/run.mjs --only floor${config.quick ? ' --quick' : ''}` },
   }
   results.floor = await floorStep((variant) => bundles[VARIANTS[variant].worker].scriptPath)
-  finishOnly(results, () => floorSection(results))
+  results.targets = evaluateFloorTargets(results.floor)
+  finishOnly(results, () => [targetsTable(results.targets, []), '', floorSection(results)].join('\n'))
 }
 
 /** One stream of partial results, mcp-edge beside the bare SSE writer, alternated; then its latencies. */

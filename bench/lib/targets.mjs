@@ -312,6 +312,11 @@ function streamTargets(streaming) {
   ]
 }
 
+/** The floor step's targets alone, judged (`--only floor`): the runtime's own and issue 38's as shipped. */
+export function evaluateFloorTargets(floor) {
+  return judgeAll([...floorTargets(floor.rounds), ...telemetryTargets(floor)])
+}
+
 /** The stream targets alone, judged (`--only stream`). */
 export function evaluateStreamTargets(streaming) {
   return judgeAll(streamTargets(streaming))

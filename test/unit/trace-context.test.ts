@@ -86,4 +86,24 @@ describe('ids', () => {
     expect(draws.mock.calls.length).toBeLessThanOrEqual(37)
     draws.mockRestore()
   })
+
+  it("spell the pool's bytes in order, two digits each, and skip an id of zeros", () => {
+    // A pool whose first 16 bytes are zero (an invalid trace id) and whose next ones are known.
+    const byteAt = (i: number) => (i < 16 ? 0 : (i * 37) & 255)
+    const draws = vi.spyOn(crypto, 'getRandomValues').mockImplementation((array) => {
+      const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength)
+      for (let i = 0; i < bytes.length; i++) bytes[i] = byteAt(i)
+      return array
+    })
+    let id = ''
+    // Ids from the pool already drawn, up to the one made right after the (mocked) refill.
+    while (draws.mock.calls.length === 0) id = randomId(16)
+    const hex = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => byteAt(from + i))
+        .map((byte) => byte.toString(16).padStart(2, '0'))
+        .join('')
+    expect(id).toBe(hex(16, 16))
+    expect(randomId(8)).toBe(hex(32, 8))
+    draws.mockRestore()
+  })
 })
