@@ -23,7 +23,7 @@ export const NOT_CONFIGURED_MESSAGE = `Unauthorized: no authentication is config
 /** The same server's 401 to a request that came through a proxy, a tunnel or a reverse proxy. */
 export const PROXIED_MESSAGE =
   'Unauthorized: no authentication is configured, so this MCP server serves local requests only, and this request ' +
-  `came through a proxy (it carries Forwarded, Via, X-Real-IP or X-Forwarded-For, -Host, -Proto, -Port or -Server). To serve it, ${CONFIGURE_AUTH}`
+  `came through a proxy (it carries Forwarded, X-Forwarded-*, X-Real-IP or Via). To serve it, ${CONFIGURE_AUTH}`
 
 /** Its start-up warning: the server runs and serves, locally. */
 export const LOCAL_ONLY_WARNING =
@@ -87,10 +87,9 @@ export class AuthChallenge extends McpError {
  * platform gives one) are all loopback, and it carries no proxy headers. On Cloudflare's network
  * `CF-Connecting-IP` is always a real client address, so no deployed request is ever local. Under
  * `wrangler dev` every header comes from the client, so a tunnel or reverse proxy in front of the
- * dev server (which rewrites `Host` and adds `X-Forwarded-For`, `Forwarded` or `Via`: the names
- * `isProxied` checks) would pass as local without the last rule; a client that reaches the socket
- * directly is not caught by any header, which is why the dev server binds to loopback
- * (docs/deploy.md).
+ * dev server (which rewrites `Host` and adds `X-Forwarded-For`, `Forwarded` or `Via`) would pass as
+ * local without the last rule; a client that reaches the socket directly is not caught by any
+ * header, which is why the dev server binds to loopback (docs/deploy.md).
  *
  * @example
  * isLocalRequest(new Request('http://127.0.0.1:8787/mcp')) // true
@@ -107,35 +106,19 @@ export function isLocalRequest(request: Request): boolean {
   )
 }
 
-/**
- * The headers a proxy marks a request with: `Forwarded` (RFC 7239), `Via` (RFC 9110 §7.6.3),
- * `X-Real-IP` and the `X-Forwarded-*` names proxies write. ngrok, cloudflared, localtunnel and dev
- * tunnels (VS Code's and GitHub's port forwarding) send `X-Forwarded-For` and `-Proto`, dev tunnels
- * `-Host` too (having rewritten `Host` to localhost); nginx configured as its docs show sends
- * `X-Real-IP`, `-For`, `-Proto`, `-Host` or `-Port`; Caddy, Traefik and Apache `-For` and `-Host`
- * with `-Proto`, `-Port` or `-Server`. An nginx left at its defaults sends none of them (no header
- * rule can catch it). `X-Forwarded-For` first: each of the others sends it.
- */
-const PROXY_HEADERS = [
-  'x-forwarded-for',
-  'x-forwarded-host',
-  'x-forwarded-proto',
-  'x-forwarded-port',
-  'x-forwarded-server',
-  'forwarded',
-  'via',
-  'x-real-ip',
-] as const
+const PROXY_HEADERS = new Set(['forwarded', 'via', 'x-real-ip'])
 
 /**
- * Whether a proxy put its mark on the request: one of `PROXY_HEADERS`. Those names, not every
- * `X-Forwarded-` prefix: every request of a server without authentication asks this, and in
- * workerd a `has` per name is about a third of walking the request's headers (about nine from a
- * client) with a call back into JavaScript for each (six names 0.85 µs, the walk 3.3 µs).
+ * Whether a proxy put its mark on the request: `Forwarded` (RFC 7239), `Via`, `X-Forwarded-*`, `X-Real-IP`.
+ * `forEach`, not an iterator: in workerd it walks the headers in one native call, where `keys()`
+ * makes a result object per header (about a quarter cheaper for a client's eight or so headers).
  */
 export function isProxied(headers: Headers): boolean {
-  for (const name of PROXY_HEADERS) if (headers.has(name)) return true
-  return false
+  let proxied = false
+  headers.forEach((_value, name) => {
+    if (PROXY_HEADERS.has(name) || name.startsWith('x-forwarded-')) proxied = true
+  })
+  return proxied
 }
 
 /**
