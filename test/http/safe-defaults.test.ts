@@ -66,6 +66,7 @@ describe('fail closed: the template without authentication', () => {
       via: '1.1 tunnel',
       'x-forwarded-for': '203.0.113.9',
       'x-forwarded-host': 'mcp.example.com',
+      'x-forwarded-proto': 'https',
       'x-real-ip': '203.0.113.9',
     }
     for (const [name, value] of Object.entries(marks)) {

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
-import { AuthChallenge, isLocalRequest } from '../../packages/mcp-edge/src/http/auth.ts'
+import { AuthChallenge, isLocalRequest, isProxied } from '../../packages/mcp-edge/src/http/auth.ts'
 import { bearerToken } from '../../packages/mcp-edge/src/http/bearer.ts'
 import { LegacySessions } from '../../packages/mcp-edge/src/server/legacy/session.ts'
 import { jwtResourceServer } from '../../packages/mcp-edge/src/http/resource-server.ts'
@@ -26,11 +26,29 @@ describe('a local request', () => {
       'x-forwarded-for': '127.0.0.1',
       'x-forwarded-proto': 'https',
       'X-Forwarded-Host': 'localhost',
+      'x-forwarded-port': '443',
+      'x-forwarded-server': 'proxy.example.com',
+      // Any X-Forwarded-* (issue 37's rule), not only the names the usual proxies send.
+      'x-forwarded-prefix': '/mcp',
       'x-real-ip': '127.0.0.1',
     })) {
       expect(local({ host: 'localhost:8787', [name]: value }), name).toBe(false)
     }
     expect(local({ host: 'localhost:8787', 'x-forwarded': 'no dash after it', accept: '*/*' })).toBe(true)
+  })
+
+  it('is refused with what a tunnel sends: ngrok, cloudflared, a dev tunnel (Host rewritten to localhost)', () => {
+    const request = (headers: Record<string, string>) => new Request('http://localhost:8787/mcp', { headers })
+    const tunnels = {
+      ngrok: { host: 'localhost:8787', 'x-forwarded-for': '203.0.113.9', 'x-forwarded-proto': 'https' },
+      cloudflared: { 'cf-connecting-ip': '127.0.0.1', 'x-forwarded-for': '127.0.0.1', 'x-forwarded-proto': 'https' },
+      'dev tunnel': { host: 'localhost:8787', 'x-forwarded-host': 'abcd-8787.euw.devtunnels.ms', 'x-forwarded-proto': 'https' },
+    }
+    for (const [name, headers] of Object.entries(tunnels)) {
+      expect(isLocalRequest(request(headers)), name).toBe(false)
+      expect(isProxied(request(headers).headers), name).toBe(true)
+    }
+    expect(isProxied(request({ host: 'localhost:8787', accept: '*/*', 'content-type': 'application/json' }).headers)).toBe(false)
   })
 })
 
