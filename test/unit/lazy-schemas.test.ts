@@ -238,6 +238,34 @@ describe('a schema with no JSON Schema fails its first use, naming the tool', ()
     expect(builds).toBe(2)
   })
 
+  it('logs a schema function that throws at a 2025-era call (which builds no wire form) once, as a first failure; the list leaves the tool out', async () => {
+    const server = createMcpServer({ name: 'throws', version: '1' })
+    server.tool(
+      'moody',
+      {
+        input: () => {
+          throw new Error('no schema today')
+        },
+      },
+      ok,
+    )
+    const requestState = new RequestStateCodec(createKeyRing('unit:bWNwLWVkZ2UgdW5pdCB0ZXN0IGtleSwgbm90IGEgc2VjcmV0ISEhISE='))
+    const handle = createMcpHandler(server, { services: () => ({ requestState }) })
+    const fetcher = (request: Request) => handle(request, undefined)
+    const url = 'http://127.0.0.1/mcp'
+    const client = await legacyConnect(fetcher, url)
+    const failures = await failuresLogged(async () => {
+      const called = await legacyRpc(fetcher, url, client, 'tools/call', { name: 'moody', arguments: {} })
+      expect(called.message.error).toEqual(INTERNAL)
+      expect((await legacyRpc(fetcher, url, client, 'tools/list')).message.result.tools).toEqual([])
+    })
+    const named = /^Error: Tool "moody", input schema function: no schema today/
+    expect(failures.map((record) => [record.msg, record.error])).toEqual([
+      ['tool schema failed: the tool is left out of lists and its calls fail', expect.stringMatching(named)],
+      ['request failed', expect.stringMatching(named)],
+    ])
+  })
+
   it('checkSchemas() converts every schema now and names every tool and prompt that fails', () => {
     const server = createMcpServer({ name: 'check', version: '1' })
     server.tool('fine', { input: () => z.object({}) }, ok)

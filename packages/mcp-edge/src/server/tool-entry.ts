@@ -155,16 +155,19 @@ function taskPolicy(task: AnyToolOptions<unknown>['task']): TaskPolicy {
   return { mode, ttlMs, pollIntervalMs }
 }
 
-/**
- * A tool whose derived parts are getters on the class, not closures per derived part: registering
- * one is a few field writes and one small closure (`#resolve`), and the schemas are resolved
- * (functions called) and converted on first use.
- */
+/** A tool's schemas that failed on their first build: the wire form's failure, or a call's (a 2025-era call builds no wire form). */
+const SCHEMA_FAILED = 'tool schema failed: the tool is left out of lists and its calls fail'
 /**
  * A call's schemas that failed to build after a list had built them once and let them go (a
  * schema function must return the same schema each time): the tool stays listed, its calls fail.
  */
 const SCHEMA_REBUILD_FAILED = 'tool schema failed when built again for a call: the tool stays listed and its calls fail'
+
+/**
+ * A tool whose derived parts are getters on the class, not closures per derived part: registering
+ * one is a few field writes and one small closure (`#resolve`), and the schemas are resolved
+ * (functions called) and converted on first use.
+ */
 
 class RegisteredTool<Env> implements ToolEntry<Env> {
   readonly name: string
@@ -219,12 +222,17 @@ class RegisteredTool<Env> implements ToolEntry<Env> {
   }
 
   get input(): ObjectSchema | undefined {
-    const { input } = this.#resolved(SCHEMA_REBUILD_FAILED)
+    const { input } = this.#resolved(this.#failedLog())
     return isJsonSchemaInput(input) ? undefined : input
   }
 
   get output(): Schema | undefined {
-    return this.#resolved(SCHEMA_REBUILD_FAILED).output
+    return this.#resolved(this.#failedLog()).output
+  }
+
+  /** What a call's failed build is logged as: a rebuild after a list made the wire form, or the first build. */
+  #failedLog(): string {
+    return this.#wire.built ? SCHEMA_REBUILD_FAILED : SCHEMA_FAILED
   }
 
   /** The schemas, kept; a failure is logged with `log` (the wire form logs its own). */
@@ -242,11 +250,14 @@ class RegisteredTool<Env> implements ToolEntry<Env> {
    * a tool, against about 2 KiB of definition). A later call builds them again, once, and keeps them.
    */
   #built(keep: boolean): Wire {
-    return this.#wire.get(() => {
-      const schemas = keep ? this.#resolved() : this.#schemas.transient(this.#resolve)
-      const definition = toolDefinition(this.name, this.#options, schemas, this.#convert)
-      return { definition, headerParams: findHeaderParams(this.name, definition.inputSchema) }
-    }, 'tool schema failed: the tool is left out of lists and its calls fail')
+    return this.#wire.get(
+      () => {
+        const schemas = keep ? this.#resolved() : this.#schemas.transient(this.#resolve)
+        const definition = toolDefinition(this.name, this.#options, schemas, this.#convert)
+        return { definition, headerParams: findHeaderParams(this.name, definition.inputSchema) }
+      },
+      this.#schemas.failed ? undefined : SCHEMA_FAILED,
+    ) // a call's failed build was logged already
   }
 }
 

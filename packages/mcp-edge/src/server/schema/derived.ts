@@ -26,6 +26,16 @@ export class Derived<T> {
     }
   }
 
+  /** Whether `get` built and kept the value (a `transient` build keeps nothing). */
+  get built(): boolean {
+    return this.#value !== undefined
+  }
+
+  /** Whether a build failed (its error is kept, and was logged where `get` was given a message). */
+  get failed(): boolean {
+    return this.#failure !== undefined
+  }
+
   /** The value, built by `build` the first time; a failure is kept, logged once when `log`, and rethrown. */
   get(build: () => T, log?: string): T {
     if (this.#value) return this.#value.value
