@@ -9,10 +9,11 @@ import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
 import type { McpServices } from '../../packages/mcp-edge/src/server/dispatch.ts'
 import type { EventHub } from '../../packages/mcp-edge/src/server/events/events.ts'
 import { openSessionStream } from '../../packages/mcp-edge/src/server/legacy/session-stream.ts'
+import { MAX_SESSION_SUBSCRIPTIONS } from '../../packages/mcp-edge/src/server/legacy/session-ledger.ts'
 import type { SessionLedger } from '../../packages/mcp-edge/src/server/legacy/session-ledger.ts'
 import { createKeyRing, RequestStateCodec } from '../../packages/mcp-edge/src/server/request-state.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
-import { legacyConnect, legacyHeaders } from '../support/legacy.ts'
+import { legacyConnect, legacyHeaders, legacyRpc } from '../support/legacy.ts'
 
 const ENDPOINT = 'http://127.0.0.1:8787/mcp'
 const KEYS = 'unit:bWNwLWVkZ2UgdW5pdCB0ZXN0IGtleSwgbm90IGEgc2VjcmV0ISEhISE='
@@ -104,5 +105,42 @@ describe("a 2025 session's GET stream", () => {
     expect(hub.listens).toBe(1)
     abort.abort()
     await response.body?.cancel()
+  })
+})
+
+describe("a 2025 session's subscriptions", () => {
+  it('refuses one past the bound with -32602 naming it, and keeps the others; after an unsubscribe it is kept', async () => {
+    // A ledger that keeps at most MAX_SESSION_SUBSCRIPTIONS per session, as McpSessionLedger does
+    // (test/workers/session-ledger.test.ts checks the object itself).
+    const kept = new Set<string>()
+    const facts = () => ({ revoked: false, subscriptions: [...kept].sort() })
+    const bounded: SessionLedger = {
+      ...ledger,
+      read: async () => facts(),
+      subscribe: async (_key, uri, subscribed) => {
+        if (!subscribed) kept.delete(uri)
+        else if (kept.size < MAX_SESSION_SUBSCRIPTIONS) kept.add(uri)
+        return facts()
+      },
+    }
+    const server = createMcpServer({ name: 'subs', version: '1.0.0', events: countingHub() })
+    server.resource('notes://{id}', { name: 'note', description: 'A note' }, () => ({ contents: [] }))
+    const requestState = new RequestStateCodec(createKeyRing(KEYS))
+    const handle = createMcpHandler(server, { services: () => ({ requestState, sessions: bounded }) })
+    const fetcher = (request: Request) => handle(request, undefined)
+    const client = await legacyConnect(fetcher, ENDPOINT)
+    const subscribe = (uri: string, method = 'resources/subscribe') => legacyRpc(fetcher, ENDPOINT, client, method, { uri })
+    for (let i = 0; i < MAX_SESSION_SUBSCRIPTIONS; i++) expect((await subscribe(`notes://${i}`)).message.result).toEqual({})
+    const refused = await subscribe('notes://one-too-many')
+    expect(refused.status).toBe(200)
+    expect(refused.message.error).toEqual({
+      code: -32602,
+      message: `Invalid params: a session subscribes to at most ${MAX_SESSION_SUBSCRIPTIONS} resources at once`,
+    })
+    expect(kept.size).toBe(MAX_SESSION_SUBSCRIPTIONS)
+    expect(kept.has('notes://one-too-many')).toBe(false)
+    expect((await subscribe('notes://0', 'resources/unsubscribe')).message.result).toEqual({})
+    expect((await subscribe('notes://one-too-many')).message.result).toEqual({})
+    expect(kept.has('notes://one-too-many')).toBe(true)
   })
 })

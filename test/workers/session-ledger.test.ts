@@ -10,6 +10,7 @@ import { env, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { durableSessions } from '../../packages/mcp-edge/src/cloudflare/session-ledger.ts'
 import type { McpSessionLedger } from '../../packages/mcp-edge/src/cloudflare/session-ledger.ts'
+import { MAX_SESSION_SUBSCRIPTIONS } from '../../packages/mcp-edge/src/server/legacy/session-ledger.ts'
 import type { SessionKey } from '../../packages/mcp-edge/src/server/legacy/session-ledger.ts'
 
 const hour = 3_600_000
@@ -103,6 +104,21 @@ describe('McpSessionLedger', () => {
     expect(await ledger.read(session)).toEqual({ revoked: false, subscriptions: ['notes://a', 'notes://c'], stream: 'stream-2' })
   })
 
+  it('keeps at most MAX_SESSION_SUBSCRIPTIONS per session, a read kept in memory or not; one more is kept after an unsubscribe', async () => {
+    const ledger = durableSessions(env.MCP_SESSIONS)
+    const session = key('bound-1', null)
+    const uris = Array.from({ length: MAX_SESSION_SUBSCRIPTIONS }, (_, i) => `notes://${String(i).padStart(2, '0')}`)
+    for (const uri of uris) await ledger.subscribe(session, uri, true)
+    expect((await ledger.read(session)).subscriptions).toEqual(uris)
+    const refused = await ledger.subscribe(session, 'notes://zz', true)
+    expect(refused.subscriptions).toEqual(uris)
+    expect((await ledger.read(session)).subscriptions).toEqual(uris)
+    await ledger.subscribe(session, uris[0] as string, false)
+    const kept = await ledger.subscribe(session, 'notes://zz', true)
+    expect(kept.subscriptions).toEqual([...uris.slice(1), 'notes://zz'])
+    expect((await ledger.read(session)).subscriptions).toEqual([...uris.slice(1), 'notes://zz'])
+  })
+
   it('answers every write at once though a read just kept the facts in the object’s memory, and forgets them with the rows', async () => {
     const ledger = durableSessions(env.MCP_SESSIONS)
     const session = key('memory-1', null)
@@ -123,11 +139,11 @@ describe('McpSessionLedger', () => {
     await ledger.revoke(session)
     expect(await read()).toEqual({ revoked: true, logLevel: 'error', stream: 'stream-1' })
     // Expired rows go on the alarm, and with them what the object kept of them (time passing is
-    // the event here: the row expires 300 ms on, and the alarm is run once it has).
+    // the event here: the row expires 1 s on, far from the read before it, and the alarm is run once it has).
     const stub = env.MCP_SESSIONS.get(env.MCP_SESSIONS.idFromName('sessions:test-memory'))
-    await stub.setLogLevel('short', 'error', Date.now() + 300)
+    await stub.setLogLevel('short', 'error', Date.now() + 1_000)
     expect(await stub.read('short')).toEqual({ revoked: false, logLevel: 'error' })
-    await new Promise((resolve) => setTimeout(resolve, 350))
+    await new Promise((resolve) => setTimeout(resolve, 1_050))
     await runInDurableObject(stub, (instance: McpSessionLedger) => instance.alarm())
     expect(await stub.read('short')).toEqual({ revoked: false })
   })

@@ -21,9 +21,11 @@
  *     while such a session could still open
  * Alarm: at the earliest `expires_at`; it deletes every expired row and re-arms for the next one.
  *
- * In memory: the facts of the sessions read lately (`#facts`, at most `MAX_KEPT_FACTS`), which a
- * read answers without SQL. The object is the only writer of its storage, so each write of a
- * session drops its entry and the alarm drops them all: what is kept is what SQL would answer.
+ * In memory: the facts of the sessions read lately (`#facts`, at most `MAX_KEPT_FACTS`, none whose
+ * subscribed URIs pass `MAX_KEPT_URI_CHARS`), which a read answers without SQL. The object is the
+ * only writer of its storage, so each write of a session drops its entry and the alarm drops them
+ * all: what is kept is what SQL would answer. (A subclass that writes these tables itself must
+ * drop the entries too; none is expected: the class is exported to be bound, not extended.)
  * A session stream reads its facts for each event it is offered (once per 400 ms), so these
  * reads are on the fan-out's path (bench/README.md, fan-out at scale).
  */
@@ -35,6 +37,8 @@ import type { SessionFacts, SessionKey, SessionLedger } from '../server/legacy/s
 
 /** Sessions whose facts one ledger object keeps in memory (the oldest read is dropped first). */
 const MAX_KEPT_FACTS = 1024
+/** Subscribed URIs' characters past which a session's facts are not kept (so the memory is at most about 4 MiB). */
+const MAX_KEPT_URI_CHARS = 4096
 
 export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
   /** The facts of sessions read lately, as SQL has them (module header). */
@@ -60,6 +64,8 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
     const kept = this.#facts.get(nonce)
     if (kept) return kept
     const facts = this.#select(nonce)
+    // A session with many long subscriptions is read from SQL each time (up to 64 URIs of 2 KiB each).
+    if ((facts.subscriptions?.join('').length ?? 0) > MAX_KEPT_URI_CHARS) return facts
     if (this.#facts.size >= MAX_KEPT_FACTS) this.#facts.delete(this.#facts.keys().next().value as string)
     this.#facts.set(nonce, facts)
     return facts
