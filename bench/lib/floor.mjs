@@ -3,12 +3,12 @@
  * same with telemetry off), the SDK v2 Worker and a bare Hono floor, each in its own workerd, plus
  * the floor with one hand-written JSON log line per request (`hono-log`), plus the runtimes serving
  * the same call to a 2025-era client (mcp-edge's legacy lane with the sealed session id its
- * `initialize` minted; the SDK's stateless legacy fallback, which mints none), plus the template
- * as deployed (`edge-token`, its bearer token set and sent) beside the floor making the same token
- * check (`hono-token`). Ten lanes per round, alternated.
+ * `initialize` minted; the SDK's stateless legacy fallback, which mints none), plus the demo
+ * as deployed (`edge-token`, its bearer token set and sent, each checked to refuse a wrong or
+ * missing token) beside the floor making the same token check (`hono-token`). Ten lanes per round, alternated.
  */
 import { alternateLoad } from './compare.mjs'
-import { ADD_CALL, legacyAddCall, legacyConnect, verifyCall } from './mcp.mjs'
+import { ADD_CALL, legacyAddCall, legacyConnect, verifyCall, verifyTokenChecked } from './mcp.mjs'
 import { VARIANTS } from './variants.mjs'
 
 /**
@@ -27,13 +27,16 @@ export async function floorLanes(targets, { legacy = true } = {}) {
     const sessionId = await legacyConnect(target.endpoint)
     lanes.push({ id: `${id}-legacy`, target, request: legacyAddCall(sessionId), sessionId: sessionId !== null })
   }
-  for (const lane of lanes) lane.expectBody = await verifyCall(lane.target.endpoint, lane.request)
+  for (const lane of lanes) {
+    lane.expectBody = await verifyCall(lane.target.endpoint, lane.request)
+    if (lane.request.headers?.authorization) await verifyTokenChecked(lane.target.endpoint, lane.request)
+  }
   return lanes
 }
 
 /**
  * `targets`: running `edge`, `edge-off`, `sdk`, `hono` and `hono-log` Workers, and `edge-token` and
- * `hono-token` (the template as deployed, with its bearer token, beside the floor making the same check).
+ * `hono-token` (the demo as deployed, with its bearer token, beside the floor making the same check).
  */
 export async function floorLoad(targets, config, log) {
   const lanes = await floorLanes(targets)

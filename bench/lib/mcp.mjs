@@ -88,6 +88,22 @@ export async function send(endpoint, request) {
   return parse(await fetch(endpoint, { ...request, signal: request.signal ?? AbortSignal.timeout(SEND_TIMEOUT_MS) }))
 }
 
+/**
+ * A lane that sends a bearer token must be one that checks it: the same call with a wrong token
+ * and with none is answered 401, or the lane would measure a Worker that ignores the header (a
+ * missing binding leaves the demo in its local-only mode, which serves loopback callers as is).
+ */
+export async function verifyTokenChecked(endpoint, request) {
+  const { authorization, ...headers } = request.headers
+  for (const [what, sent] of [
+    ['a wrong token', { ...headers, authorization: 'Bearer wrong-token-wrong-token-wrong-token' }],
+    ['no token', headers],
+  ]) {
+    const { status } = await send(endpoint, { ...request, headers: sent })
+    if (status !== 401) throw new Error(`${endpoint} answered ${what} with HTTP ${status}, not 401: it does not check the token`)
+  }
+}
+
 /** How long one request of the bench's own (not a load's) may take. */
 const SEND_TIMEOUT_MS = 60_000
 

@@ -57,7 +57,7 @@ const LANES = {
   'sdk-legacy': 'SDK v2, 2025-era client (stateless)',
   hono: 'Hono floor',
   'hono-log': 'Hono floor + a hand-written log line',
-  'edge-token': 'mcp-edge as deployed: bearer token set and sent, 2026-07-28 client',
+  'edge-token': 'mcp-edge (the demo) as deployed: bearer token set and sent, 2026-07-28 client',
   'hono-token': 'Hono floor + the same bearer-token check',
 }
 

@@ -25,7 +25,7 @@ export const VARIANTS = {
   // The same demo with telemetry off (no log line, no spans), as the floor and the SDK Worker have
   // none: built from a copy (build.mjs telemetryOffConfig) with workers/edge's config and bindings.
   'edge-off': { worker: 'edge-off', config: 'edge', label: 'mcp-edge, telemetry off', bindings: STATE, call: add },
-  // The template as deployed: with MCP_BEARER_TOKEN set it authenticates every call and has no
+  // The demo (the templates' code and telemetry, every feature) as deployed: with MCP_BEARER_TOKEN set it authenticates every call and has no
   // local-only mode, so its first call logs no warning (`edge` is `npm run dev`'s configuration).
   'edge-token': {
     worker: 'edge',
@@ -35,7 +35,7 @@ export const VARIANTS = {
     eras: ['modern'],
   },
   // The floor behind the same token check as edge-token (the presented token's SHA-256 against the
-  // secret's): what a deployed template is judged against.
+  // secret's): what the demo as deployed is judged against.
   'hono-token': {
     worker: 'hono-token',
     label: 'Hono floor + the same bearer-token check',
