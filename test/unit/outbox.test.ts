@@ -4,22 +4,21 @@ import type { JsonRpcNotification } from '../../packages/mcp-edge/src/protocol/j
 import type { ContentBlock } from '../../packages/mcp-edge/src/protocol/types.ts'
 import { PartialResultReader } from '../../packages/mcp-edge/src/client/partial-results.ts'
 import { sseResponse } from '../../packages/mcp-edge/src/http/stream.ts'
-import { SSE_ID } from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import { legacyEventNotification } from '../../packages/mcp-edge/src/server/legacy/session-stream.ts'
 import { Outbox, partialParams } from '../../packages/mcp-edge/src/server/outbox.ts'
 import { drain } from './support.ts'
-import type { OutboxItem, PartialChunk } from '../../packages/mcp-edge/src/server/outbox.ts'
+import type { OutboxText, PartialChunk, StreamMessage } from '../../packages/mcp-edge/src/server/outbox.ts'
 
 const log = (data: string) => notification('notifications/message', { level: 'info', data })
 const progress = (token: string, value: number) =>
   notification('notifications/progress', { progressToken: token, progress: value })
 const text = (value: string): { content: ContentBlock[] } => ({ content: [{ type: 'text', text: value }] })
-/** A taken item's params (a partial result comes out as its JSON text). */
-const params = (item: OutboxItem | undefined | null) =>
-  (typeof item === 'string' ? (JSON.parse(item) as JsonRpcNotification) : (item as JsonRpcNotification)).params as Record<
-    string,
-    unknown
-  >
+/** What a transport reads, parsed: a message, `undefined` once closed and empty, `null` after `ms` without one. */
+const parsed = (item: OutboxText | undefined | null) => (item ? (JSON.parse(item.json) as StreamMessage) : item)
+const next = async (outbox: Outbox, ms?: number) => parsed(await outbox.nextText(ms))
+const poll = (outbox: Outbox) => parsed(outbox.pollText())
+/** A taken message's params. */
+const params = (item: StreamMessage | undefined | null) => (item as JsonRpcNotification).params as Record<string, unknown>
 
 /** Whether `promise` has settled, checked without waiting for time to pass. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
@@ -50,11 +49,6 @@ describe('Outbox: order and progress', () => {
       id: 'ev:0-4',
     })
     expect(outbox.pollText()).toEqual({ json: JSON.stringify(log('plain')) })
-    // `poll` (the object form) parses the same text and keeps the id.
-    outbox.push(update)
-    const taken = outbox.poll() as JsonRpcNotification & { [SSE_ID]?: string }
-    expect(taken).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'test://changed' } })
-    expect(taken[SSE_ID]).toBe('ev:0-4')
   })
 
   it('keeps every progress update, in order, while the reader keeps up', () => {
@@ -150,9 +144,9 @@ describe('Outbox: partial results', () => {
     for (const [token, chunk] of chunks) {
       const seq = seqs.get(token) ?? 0
       seqs.set(token, seq + 1)
-      expect(outbox.poll()).toBe(
-        JSON.stringify(notification('notifications/tools/partial_result', partialParams(token, seq, chunk))),
-      )
+      expect(outbox.pollText()).toEqual({
+        json: JSON.stringify(notification('notifications/tools/partial_result', partialParams(token, seq, chunk))),
+      })
     }
   })
 
@@ -179,7 +173,7 @@ describe('Outbox: partial results', () => {
     void outbox.pushPartial('t', chunk)
     chunk.structuredContent.step = 2
     block.text = 'changed'
-    expect(params(outbox.poll())).toMatchObject({ content: [{ type: 'text', text: 'first' }], structuredContent: { step: 1 } })
+    expect(params(poll(outbox))).toMatchObject({ content: [{ type: 'text', text: 'first' }], structuredContent: { step: 1 } })
   })
 
   it('gives every chunk of a producer that awaits its own seq and boundary, past maxQueuedChunks and half the budget', async () => {
@@ -189,7 +183,7 @@ describe('Outbox: partial results', () => {
       outbox.close()
     })()
     const received: Array<[unknown, unknown]> = []
-    for (let message = await outbox.next(); message !== undefined; message = await outbox.next()) {
+    for (let message = await next(outbox); message !== undefined; message = await next(outbox)) {
       received.push([params(message).seq, (params(message).content as { text: string }[])[0]?.text])
     }
     await producer
@@ -323,7 +317,7 @@ describe('Outbox: byte budget', () => {
       outbox.close()
     })()
     let count = 0
-    for (let message = await outbox.next(); message !== undefined; message = await outbox.next()) count++
+    for (let message = await next(outbox); message !== undefined; message = await next(outbox)) count++
     await producer
     expect(count).toBe(100)
     expect(outbox.stats.peakBufferedBytes).toBeLessThan(2000 + 396)
@@ -371,8 +365,8 @@ describe('Outbox: backpressure', () => {
     let wait = outbox.pushPartial('t', text('y'.repeat(50)))
     while (outbox.stats.bufferedBytes < 500) wait = outbox.pushPartial('t', text('y'.repeat(50)))
     expect(await settled(wait)).toBe(false)
-    await outbox.next()
-    while (outbox.stats.bufferedBytes >= 500) await outbox.next()
+    await next(outbox)
+    while (outbox.stats.bufferedBytes >= 500) await next(outbox)
     expect(await settled(wait)).toBe(true)
   })
 
@@ -381,7 +375,7 @@ describe('Outbox: backpressure', () => {
     const waits = [1, 2, 3].map((i) => outbox.pushPartial('t', text(String(i))))
     expect(await settled(waits[1] as Promise<void>)).toBe(true)
     expect(await settled(waits[2] as Promise<void>)).toBe(false)
-    await outbox.next()
+    await next(outbox)
     expect(await settled(waits[2] as Promise<void>)).toBe(true)
   })
 
@@ -403,7 +397,7 @@ describe('Outbox: backpressure', () => {
       outbox.close()
     })()
     const received: string[] = []
-    for (let message = await outbox.next(); message !== undefined; message = await outbox.next()) {
+    for (let message = await next(outbox); message !== undefined; message = await next(outbox)) {
       received.push((params(message).content as { text: string }[])[0]?.text ?? '')
     }
     await producer
@@ -422,14 +416,14 @@ describe('Outbox: close and discard', () => {
     expect(outbox.closed).toBe(true)
     expect(() => outbox.push(log('late'))).not.toThrow()
     expect(() => outbox.pushPartial('t', text('late'))).not.toThrow()
-    expect(params(await outbox.next()).data).toBe('a')
-    expect(await outbox.next()).toBeUndefined()
+    expect(params(await next(outbox)).data).toBe('a')
+    expect(await next(outbox)).toBeUndefined()
     expect(outbox.stats.emitted).toBe(0)
   })
 
   it('close() wakes a waiting reader', async () => {
     const outbox = new Outbox()
-    const waiting = outbox.next()
+    const waiting = next(outbox)
     expect(await settled(waiting)).toBe(false)
     outbox.close()
     expect(await waiting).toBeUndefined()
@@ -437,7 +431,7 @@ describe('Outbox: close and discard', () => {
 
   it('a waiting reader gets a message pushed later', async () => {
     const outbox = new Outbox()
-    const waiting = outbox.next()
+    const waiting = next(outbox)
     outbox.push(log('hello'))
     expect(params(await waiting).data).toBe('hello')
   })
@@ -449,12 +443,12 @@ describe('Outbox: close and discard', () => {
     outbox.discard()
     expect(outbox.closed).toBe(true)
     expect(outbox.stats.bufferedBytes).toBe(0)
-    expect(await outbox.next()).toBeUndefined()
+    expect(await next(outbox)).toBeUndefined()
     expect(drain(outbox)).toEqual([])
   })
 })
 
-describe('Outbox: nextWithin', () => {
+describe('Outbox: nextText with a timeout', () => {
   afterEach(() => {
     vi.useRealTimers()
   })
@@ -462,19 +456,19 @@ describe('Outbox: nextWithin', () => {
   it('returns null when nothing arrives in time, and the next message is not lost', async () => {
     vi.useFakeTimers()
     const outbox = new Outbox()
-    const first = outbox.nextWithin(1000)
+    const first = next(outbox, 1000)
     await vi.advanceTimersByTimeAsync(999)
     expect(await settled(first)).toBe(false)
     await vi.advanceTimersByTimeAsync(1)
     expect(await first).toBeNull()
     outbox.push(log('later'))
-    expect(params(await outbox.nextWithin(1000)).data).toBe('later')
+    expect(params(await next(outbox, 1000)).data).toBe('later')
   })
 
   it('returns a message pushed while waiting, before the timeout', async () => {
     vi.useFakeTimers()
     const outbox = new Outbox()
-    const waiting = outbox.nextWithin(1000)
+    const waiting = next(outbox, 1000)
     outbox.push(log('now'))
     expect(params(await waiting).data).toBe('now')
     // The timer was cleared: advancing past it changes nothing and nothing is consumed.
@@ -484,7 +478,7 @@ describe('Outbox: nextWithin', () => {
   })
 
   it('a waiting reader takes the message that woke it, so a push later in the same turn cannot drop it', async () => {
-    for (const wait of [(outbox: Outbox) => outbox.next(), (outbox: Outbox) => outbox.nextWithin(1000)]) {
+    for (const wait of [(outbox: Outbox) => next(outbox), (outbox: Outbox) => next(outbox, 1000)]) {
       const outbox = new Outbox({ maxBufferedBytes: 300 })
       const waiting = wait(outbox)
       outbox.push(log('big'.padEnd(1000, '!')), { droppable: true })
@@ -500,7 +494,7 @@ describe('Outbox: nextWithin', () => {
     outbox.push(log('ready'))
     const armed = vi.spyOn(globalThis, 'setTimeout')
     try {
-      expect(params(await outbox.nextWithin(1000)).data).toBe('ready')
+      expect(params(await next(outbox, 1000)).data).toBe('ready')
       expect(armed).not.toHaveBeenCalled()
     } finally {
       armed.mockRestore()
@@ -514,7 +508,7 @@ describe('Outbox: nextWithin', () => {
     const cleared = vi.spyOn(globalThis, 'clearTimeout')
     try {
       for (let i = 0; i < 20; i++) {
-        const waiting = outbox.nextWithin(1000)
+        const waiting = next(outbox, 1000)
         await vi.advanceTimersByTimeAsync(100)
         outbox.push(log(`m${i}`))
         expect(params(await waiting).data).toBe(`m${i}`)
@@ -524,7 +518,7 @@ describe('Outbox: nextWithin', () => {
       expect(cleared).not.toHaveBeenCalled()
       // A wait that starts late in the kept timer's span still gets its full 1,000 ms.
       await vi.advanceTimersByTimeAsync(100)
-      const last = outbox.nextWithin(1000)
+      const last = next(outbox, 1000)
       await vi.advanceTimersByTimeAsync(999)
       expect(await settled(last)).toBe(false)
       await vi.advanceTimersByTimeAsync(1)
@@ -543,8 +537,8 @@ describe('Outbox: nextWithin', () => {
     // A budget no chunk fits in keeps the producer waiting, so its next chunk is droppable.
     const outbox = new Outbox({ maxBufferedBytes: 100, maxQueuedChunks: 0 })
     void outbox.pushPartial('t', text('first'))
-    outbox.poll()
-    const waiting = outbox.nextWithin(1000)
+    poll(outbox)
+    const waiting = next(outbox, 1000)
     void outbox.pushPartial('t', text('x'.repeat(500)))
     expect(outbox.stats.dropped).toBe(1)
     expect(await settled(waiting)).toBe(false)
@@ -555,10 +549,10 @@ describe('Outbox: nextWithin', () => {
   it('returns undefined once closed and empty', async () => {
     vi.useFakeTimers()
     const outbox = new Outbox()
-    const waiting = outbox.nextWithin(1000)
+    const waiting = next(outbox, 1000)
     outbox.close()
     expect(await waiting).toBeUndefined()
-    expect(await outbox.nextWithin(1000)).toBeUndefined()
+    expect(await next(outbox, 1000)).toBeUndefined()
   })
 })
 
@@ -573,8 +567,8 @@ describe('Outbox: a chunk larger than the budget, dropped as it arrives', () => 
     const wait = outbox.pushPartial('t', sized(392)) // half the budget: the producer is told to wait
     void outbox.pushPartial('t', sized(250)) // it did not: droppable
     void outbox.pushPartial('t', sized(250))
-    outbox.poll()
-    outbox.poll()
+    poll(outbox)
+    poll(outbox)
     void outbox.pushPartial('t', sized(1100))
     return { outbox, wait }
   }

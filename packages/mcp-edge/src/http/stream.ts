@@ -38,7 +38,7 @@ export function sseResponse(
       },
       async pull(controller) {
         if (finished) return
-        const next = await outbox.nextTextWithin(keepaliveMs)
+        const next = await outbox.nextText(keepaliveMs)
         if (finished) return
         if (next === null) {
           controller.enqueue(KEEPALIVE)

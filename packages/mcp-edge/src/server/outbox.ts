@@ -24,8 +24,8 @@
  *
  * - Any other message is serialised once, at the push: its JSON's length is what it counts against
  *   the budget (since 2026-12-05; before, a fixed 96-byte envelope plus its params' JSON), and a
- *   transport sends that text (`nextTextWithin`, `pollText`), as it was then. The queue keeps the
- *   text and the SSE id only, not the message's objects; `next` and `poll` parse the text again.
+ *   transport sends that text (`nextText`, `pollText`), as it was then. The queue keeps the text
+ *   and the SSE id only, not the message's objects.
  *
  * Once closed (the reader went away), pushes are dropped quietly.
  *
@@ -61,10 +61,7 @@ export interface OutboxOptions {
  */
 export type StreamMessage = JsonRpcNotification | JsonRpcOutgoingRequest | JsonRpcResponse
 
-/** What a reader takes: a message, or a partial-result notification already serialised (its JSON text). */
-export type OutboxItem = StreamMessage | string
-
-/** What a transport takes (`nextTextWithin`, `pollText`): an item's JSON text, and its SSE id when it has one (`SSE_ID`). */
+/** What a transport takes (`nextText`, `pollText`): an item's JSON text, and its SSE id when it has one (`SSE_ID`). */
 export interface OutboxText {
   json: string
   id?: string
@@ -104,7 +101,7 @@ export class Outbox {
   #closed = false
   #wake: (() => void) | undefined
   #first: (() => void) | undefined
-  /** The waiting reader's timeout (`nextWithin`): one timer kept across waits, see `#arm`. */
+  /** The waiting reader's timeout (`nextText`): one timer kept across waits, see `#arm`. */
   #timer: ReturnType<typeof setTimeout> | undefined
   #deadline = 0
   #timedOut: (() => void) | undefined
@@ -124,7 +121,7 @@ export class Outbox {
   /** Queue a message. Under pressure, progress replaces a pending progress of the same token. */
   push(message: StreamMessage, options: { droppable?: boolean } = {}): void {
     if (this.#closed) return
-    // Serialised once, here: its size for the budget, and the text the reader sends (`nextTextWithin`).
+    // Serialised once, here: its size for the budget, and the text the reader sends (`nextText`).
     const json = JSON.stringify(message)
     const bytes = json.length
     const progressToken =
@@ -171,19 +168,13 @@ export class Outbox {
     return producer.wait
   }
 
-  /** The next item for the reader, or `undefined` once closed and empty. */
-  next(): Promise<OutboxItem | undefined> {
-    return this.#next(undefined, false) as Promise<OutboxItem | undefined>
-  }
-
-  /** Like `next`, but gives up after `ms` (for keepalives) and returns `null`. */
-  nextWithin(ms: number): Promise<OutboxItem | undefined | null> {
-    return this.#next(ms, false) as Promise<OutboxItem | undefined | null>
-  }
-
-  /** Like `nextWithin`, as the JSON text made at the push (a transport's read: no second serialisation). */
-  nextTextWithin(ms: number): Promise<OutboxText | undefined | null> {
-    return this.#next(ms, true) as Promise<OutboxText | undefined | null>
+  /**
+   * The next item for the reader as the JSON text made at the push (and its SSE id), so a
+   * transport sends it without serialising it again; `undefined` once closed and empty; `null`
+   * when `ms` is given and passes first (for keepalives).
+   */
+  nextText(ms?: number): Promise<OutboxText | undefined | null> {
+    return this.#next(ms)
   }
 
   /**
@@ -191,8 +182,8 @@ export class Outbox {
    * in the same turn can drop it first. A wake with nothing queued (what woke it was dropped at
    * once) waits on.
    */
-  #next(ms: number | undefined, text: boolean): Promise<OutboxItem | OutboxText | undefined | null> {
-    if (this.#queue.length > 0) return Promise.resolve(this.#take(text))
+  #next(ms: number | undefined): Promise<OutboxText | undefined | null> {
+    if (this.#queue.length > 0) return Promise.resolve(this.#take())
     if (this.#closed) return Promise.resolve(undefined)
     return new Promise((resolve) => {
       if (ms !== undefined) {
@@ -209,7 +200,7 @@ export class Outbox {
           return
         }
         this.#timedOut = undefined
-        resolve(this.#queue.length > 0 ? this.#take(text) : undefined)
+        resolve(this.#queue.length > 0 ? this.#take() : undefined)
       }
       this.#wake = wake
     })
@@ -233,14 +224,9 @@ export class Outbox {
     }, ms)
   }
 
-  /** The next item if one is queued now, without waiting. */
-  poll(): OutboxItem | undefined {
-    return this.#queue.length > 0 ? (this.#take(false) as OutboxItem) : undefined
-  }
-
-  /** Like `poll`, as JSON text (`nextTextWithin`). */
+  /** The next item if one is queued now, without waiting, as `nextText` gives it. */
   pollText(): OutboxText | undefined {
-    return this.#queue.length > 0 ? (this.#take(true) as OutboxText) : undefined
+    return this.#queue.length > 0 ? this.#take() : undefined
   }
 
   /** No more pushes will be accepted; pending messages can still be taken. */
@@ -301,20 +287,15 @@ export class Outbox {
     this.#wakeReader()
   }
 
-  #take(text: boolean): OutboxItem | OutboxText {
+  #take(): OutboxText {
     const entry = this.#queue.shift() as Entry
     this.stats.bufferedBytes -= entry.bytes
     if (this.#waiters.length > 0 && !this.#full()) this.#release()
-    if (entry.kind === 'message') {
-      if (text) return entry.id === undefined ? { json: entry.json } : { json: entry.json, id: entry.id }
-      const message = JSON.parse(entry.json) as StreamMessage
-      if (entry.id !== undefined) Object.defineProperty(message, SSE_ID, { value: entry.id })
-      return message
-    }
+    if (entry.kind === 'message') return entry.id === undefined ? { json: entry.json } : { json: entry.json, id: entry.id }
     this.stats.sent++
     const json =
       entry.kind === 'chunk' ? entry.json : partialJson(entry.producer.prefix, entry.seq, entry.chunk, entry.structured)
-    return text ? { json } : json
+    return { json }
   }
 
   /**
