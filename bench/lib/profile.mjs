@@ -25,7 +25,7 @@ import { streamWorkload } from './streaming.mjs'
 import { VARIANTS } from './variants.mjs'
 
 /** The Workers whose start-up is profiled when a start-up target is missed. */
-const STARTUP_PROFILED = ['edge', 'edge-token', 'hono', 'tools-200', 'tools-5', 'tools-500-eager']
+const STARTUP_PROFILED = ['edge', 'edge-token', 'minimal', 'hono', 'tools-200', 'tools-5', 'tools-500-eager']
 
 /** The workloads each kind of target is profiled with: [profile name, variant, workload]. */
 function plans({ profileRequests, connections, streamChunks }) {
@@ -103,7 +103,7 @@ async function profileOneStart(variant, scriptPath) {
  * start is not kept, nor one whose inspector stopped answering, and another is made, up to five
  * times `runs` in all. The report says how many were kept of how many made.
  */
-async function profileStartup(name, variant, scriptPath, runs) {
+export async function profileStartup(name, variant, scriptPath, runs) {
   const kept = []
   let made = 0
   while (kept.length < runs && made < runs * 5) {

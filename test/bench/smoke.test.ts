@@ -57,8 +57,10 @@ describe('npm run bench (quick)', () => {
         'edge-legacy',
         'edge-off',
         'edge-off-legacy',
+        'edge-token',
         'hono',
         'hono-log',
+        'hono-token',
         'sdk',
         'sdk-legacy',
       ])
@@ -148,6 +150,7 @@ describe('npm run bench (quick)', () => {
     expect(startup.map((profile) => profile.variant)).toEqual([
       'edge',
       'edge-token',
+      'minimal',
       'hono',
       'tools-200',
       'tools-5',

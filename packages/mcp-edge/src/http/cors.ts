@@ -39,7 +39,13 @@ export function mcpCors(allowedOrigins: readonly string[] = []): MiddlewareHandl
     exposeHeaders: [...MCP_EXPOSED_HEADERS],
     maxAge: 600,
   }
-  const plain = cors({ ...base, allowHeaders: [...MCP_REQUEST_HEADERS] })
+  // Built at the first request that names an Origin (or a preflight), not at start-up: a server
+  // that only API clients call (no Origin) never builds it.
+  let built: MiddlewareHandler | undefined
+  const plain: MiddlewareHandler = (c, next) => {
+    built ??= cors({ ...base, allowHeaders: [...MCP_REQUEST_HEADERS] })
+    return built(c, next)
+  }
   return (c, next) => {
     if (c.req.method !== 'OPTIONS') {
       // CORS answers a browser, which always names its Origin: without one there is nothing to add.
