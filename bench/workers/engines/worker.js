@@ -19,15 +19,23 @@ import { createMcpServer, mcp } from 'mcp-edge'
 
 const count = z.int().check(z.minimum(0), z.maximum(100_000))
 const server = createMcpServer({ name: 'bench-engines', version: '0.0.1' })
-server.tool('task_noop', { description: 'A task that finishes at once', input: z.object({}), task: 'always' }, () => ({
-  content: [{ type: 'text', text: 'done' }],
-}))
+// Neither destroys anything (annotated so: unannotated tools count as destructive, and with no
+// nonce ledger bound here the server warns at start-up that they could not ask for input).
+const harmless = { destructiveHint: false }
+server.tool(
+  'task_noop',
+  { description: 'A task that finishes at once', input: z.object({}), task: 'always', annotations: harmless },
+  () => ({
+    content: [{ type: 'text', text: 'done' }],
+  }),
+)
 server.tool(
   'task_steps',
   {
     description: 'A task of `steps` steps returning `bytes` characters each',
     input: z.object({ steps: count, bytes: count }),
     task: 'always',
+    annotations: harmless,
   },
   async ({ steps, bytes }, ctx) => {
     let total = 0

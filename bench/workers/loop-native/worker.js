@@ -11,9 +11,16 @@ import * as z from 'zod'
 import { withLoop } from '../loop.js'
 
 const server = createMcpServer({ name: 'bench-adapter', version: '1.0.0' })
-server.tool('add', { description: 'Adds two numbers', input: z.object({ a: z.number(), b: z.number() }) }, ({ a, b }) => ({
-  content: [{ type: 'text', text: String(a + b) }],
-}))
+// Read-only, as the template's `add` is (an unannotated tool counts as destructive, and with no
+// nonce ledger bound the server warns at start-up); loop-sdk's says the same.
+const annotations = { readOnlyHint: true }
+server.tool(
+  'add',
+  { description: 'Adds two numbers', input: z.object({ a: z.number(), b: z.number() }), annotations },
+  ({ a, b }) => ({
+    content: [{ type: 'text', text: String(a + b) }],
+  }),
+)
 
 const app = new Hono()
 app.route('/mcp', mcp(server, { services: cloudflareServices({ stateKeys: 'MCP_STATE_KEYS' }) }))

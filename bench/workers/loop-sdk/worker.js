@@ -10,7 +10,7 @@ import { withLoop } from '../loop.js'
 const server = new McpServer({ name: 'bench-adapter', version: '1.0.0' })
 server.registerTool(
   'add',
-  { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } },
+  { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() }, annotations: { readOnlyHint: true } },
   async ({ a, b }) => ({
     content: [{ type: 'text', text: String(a + b) }],
   }),
