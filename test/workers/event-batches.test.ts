@@ -10,7 +10,7 @@ import { env } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import type { EventHubRpc } from '../../packages/mcp-edge/src/cloudflare/event-hub.ts'
 import { cloudflareEventHub, HUB_CAPACITY, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
-import { HubListener } from '../../packages/mcp-edge/src/cloudflare/hub-listener.ts'
+import { HubListener, shardName } from '../../packages/mcp-edge/src/cloudflare/hub-listener.ts'
 import { replayBatch } from '../../packages/mcp-edge/src/cloudflare/event-log.ts'
 import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import { Listener } from '../../packages/mcp-edge/src/server/events/listen-hub.ts'
@@ -65,20 +65,36 @@ async function listener(
   }
 }
 
+/**
+ * A hub of 11 shards whose log keeps 130 events per topic, and a start cursor taken before topic
+ * Y got 130 events and then topic X 140 (both on `shard`): X loses its 10 oldest to the count
+ * bound, its floor above all of Y's rows, while Y keeps more than a batch (128) below that floor.
+ */
+async function prunedAboveOlderBacklog(shard: number, pruned: string, kept: string) {
+  const SHARDS = 11
+  const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, log: { maxEvents: 130 } })
+  const x = uriOnShard(pruned, shard, SHARDS)
+  const y = uriOnShard(kept, shard, SHARDS)
+  const topics = [`resource:${x}`, `resource:${y}`]
+  const before = await listener(hub, topics)
+  const start = before.path.cursor ?? ''
+  before.stop()
+  for (let i = 0; i < 130; i++) await hub.publish(update(y))
+  for (let i = 0; i < 140; i++) await hub.publish(update(x))
+  return { hub, x, y, topics, start }
+}
+
+/** A listener's `pace` that holds every batch until `release()` is called. */
+function heldPace() {
+  let release = () => {}
+  const gate = new Promise<void>((resolve) => (release = resolve))
+  return { pace: () => gate.then(() => true), release }
+}
+
 describe('a resume in several batches', () => {
   it('stays open past a topic pruned by count above another topic’s older rows, hinted once, and hears the next event', async () => {
-    // Topic X loses its oldest rows to the count bound (its floor above all of Y's rows), while Y
-    // keeps more than a batch (128) of rows below X's floor: every batch starts below that floor.
-    const SHARDS = 11
-    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, log: { maxEvents: 130 } })
-    const x = uriOnShard('test://pruned', 3, SHARDS)
-    const y = uriOnShard('test://kept', 3, SHARDS)
-    const topics = [`resource:${x}`, `resource:${y}`]
-    const before = await listener(hub, topics)
-    const start = before.path.cursor ?? ''
-    before.stop()
-    for (let i = 0; i < 130; i++) await hub.publish(update(y))
-    for (let i = 0; i < 140; i++) await hub.publish(update(x))
+    // Every batch starts below X's floor.
+    const { hub, x, y, topics, start } = await prunedAboveOlderBacklog(3, 'test://pruned', 'test://kept')
     const resumed = await listener(hub, topics, start)
     try {
       expect(resumed.path.gaps).toEqual([`resource:${x}`])
@@ -101,19 +117,9 @@ describe('a resume in several batches', () => {
   })
 
   it('ends when, between two batches, a hinted topic loses events published after the stream started', async () => {
-    const SHARDS = 11
-    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, log: { maxEvents: 130 } })
-    const x = uriOnShard('test://lost', 4, SHARDS)
-    const y = uriOnShard('test://older', 4, SHARDS)
-    const topics = [`resource:${x}`, `resource:${y}`]
-    const before = await listener(hub, topics)
-    const start = before.path.cursor ?? ''
-    before.stop()
-    for (let i = 0; i < 130; i++) await hub.publish(update(y))
-    for (let i = 0; i < 140; i++) await hub.publish(update(x))
-    let release = () => {}
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    const resumed = await listener(hub, topics, start, () => gate.then(() => true))
+    const { hub, x, topics, start } = await prunedAboveOlderBacklog(4, 'test://lost', 'test://older')
+    const { pace, release } = heldPace()
+    const resumed = await listener(hub, topics, start, pace)
     try {
       expect(resumed.path.gaps).toEqual([`resource:${x}`])
       await resumed.until(128)
@@ -147,9 +153,8 @@ describe('a resume in several batches', () => {
     const start = before.path.cursor ?? ''
     before.stop()
     for (let i = 0; i < 200; i++) await hub.publish(update(parent))
-    let release = () => {}
-    const gate = new Promise<void>((resolve) => (release = resolve))
-    const resumed = await listener(hub, topics, start, () => gate.then(() => true))
+    const { pace, release } = heldPace()
+    const resumed = await listener(hub, topics, start, pace)
     try {
       // Shard 0's first batch is out and its next waits for room; shard 1 replayed nothing and is live.
       const batch = replayBatch(SHARDS)
@@ -173,7 +178,7 @@ describe('a resume in several batches', () => {
 
   it('connects to the hub no more once the listener ended while a batch waited for room (pace resolves false)', async () => {
     const shard = 7
-    const object = env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName(`events/${shard}`)) as unknown as EventHubRpc
+    const object = env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName(shardName(shard))) as unknown as EventHubRpc
     const uri = `test://ended-${crypto.randomUUID()}`
     const groups: Array<[number, string[]]> = [[shard, [`resource:${uri}`]]]
     // The real namespace, counting the listener's connects.

@@ -17,8 +17,9 @@
  * fails only after `maxLostRuns` lost runs in a row without progress, saying so. A task between
  * runs whose alarm is overdue (ALARM_GRACE_MS) is woken again by the next read.
  *
- * The transitions stay here, in one class, because they share the record, the live run and the
- * watchers, and the invariants above hold across them. What each needs but does not decide lives
+ * Past 400 lines on purpose: the transitions stay here, in one class, because they share the
+ * record, the live run and the watchers, and the invariants above hold across them (split, each
+ * part would need the others' private state). What each needs but does not decide lives
  * beside it: the record's pure parts (a new record, the `Task` shown, which answers count, why a
  * task expired) in record.ts, the watchers in watchers.ts, the run itself in tasks.ts
  * (`runTaskCall`) and replay.ts, the log's batching in log.ts.
