@@ -31,6 +31,7 @@ import { checkAccept, checkContentType, checkOrigin, checkStreamAccept, pathStar
 import type { GuardOptions } from './guards.ts'
 import type { Lane } from './lane.ts'
 import { createLegacyLane } from './legacy.ts'
+import type { LegacyLane } from './legacy.ts'
 import type { LegacyOptions } from './legacy.ts'
 import { serveModern } from './modern.ts'
 import type { ServerCard } from './discovery/server-card.ts'
@@ -100,7 +101,7 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
   // A timer takes at most 2^31 - 1 ms; a longer delay would fire at once, on every pull.
   const respondOptions = { stream, keepaliveMs: positive(options.keepaliveMs, KEEPALIVE_INTERVAL_MS, 'keepaliveMs', 2 ** 31 - 1) }
   const legacy = options.legacy === 'reject' ? undefined : createLegacyLane(server, options.legacy)
-  const servicesFor = servicesCache(server, options)
+  const servicesFor = servicesCache(server, options, legacy)
   // mcp-edge auth hook (issue 11): principal resolution, fail-closed locality, challenges.
   const auth = createAuthenticator(options)
 
@@ -138,25 +139,25 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
       observer,
       transport: observer && transportContext(headers),
     })
-    // 2025 sessions end on DELETE where a session ledger keeps that they did, and have a GET
-    // stream where an event hub feeds it too (legacy.ts).
-    const ends = legacy?.ends(configured) === true
-    const streams = legacy?.streams(configured) === true
     // Each read of a request's method or header is a call into the runtime: once, and only when it decides.
     const method = request.method
-    const sessionCall = (ends && method === 'DELETE') || (streams && method === 'GET')
-    if (legacy && sessionCall && headers.has(HEADER.sessionId)) {
-      try {
-        checkOrigin(headers, options)
-        if (method === 'GET') checkStreamAccept(headers)
-        const lane = laneOf(await auth.resolve(request, env, given))
-        return await (method === 'GET' ? legacy.stream(lane) : legacy.terminate(lane))
-      } catch (error) {
-        const failed = failure(error)
-        return rejection(failed, undefined, auth.headersFor(failed, env))
-      }
-    }
     if (method !== 'POST') {
+      // 2025 sessions end on DELETE where a session ledger keeps that they did, and have a GET
+      // stream where an event hub feeds it too (legacy.ts).
+      const ends = legacy?.ends(configured) === true
+      const streams = legacy?.streams(configured) === true
+      const sessionCall = (ends && method === 'DELETE') || (streams && method === 'GET')
+      if (legacy && sessionCall && headers.has(HEADER.sessionId)) {
+        try {
+          checkOrigin(headers, options)
+          if (method === 'GET') checkStreamAccept(headers)
+          const lane = laneOf(await auth.resolve(request, env, given))
+          return await (method === 'GET' ? legacy.stream(lane) : legacy.terminate(lane))
+        } catch (error) {
+          const failed = failure(error)
+          return rejection(failed, undefined, auth.headersFor(failed, env))
+        }
+      }
       // streamable-http: no GET stream in the 2026 era, and in the 2025 one only a session's
       // (2025: "405 Method Not Allowed, indicating that the server does not offer an SSE
       // stream"); without a session ledger no sessions to delete ("does not allow clients to
@@ -199,7 +200,11 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
  * secret or binding) is kept too: it is logged once, and every request gets a 500 that says what
  * to fix.
  */
-function servicesCache<Env>(server: McpServer<Env>, options: McpHttpOptions<Env>): (env: Env) => McpServices | Error {
+function servicesCache<Env>(
+  server: McpServer<Env>,
+  options: McpHttpOptions<Env>,
+  legacy: LegacyLane<Env> | undefined,
+): (env: Env) => McpServices | Error {
   const services = new WeakMap<object, McpServices | Error>()
   return (env) => {
     if (!options.services) return {}
@@ -210,6 +215,7 @@ function servicesCache<Env>(server: McpServer<Env>, options: McpHttpOptions<Env>
         found = options.services(env)
         const unredeemable = singleUseWarning(server.tools.values(), found)
         if (unredeemable) libraryLog.warn(unredeemable)
+        if (legacy?.missesStreams(found)) libraryLog.warn(NO_SESSION_STREAMS)
       } catch (error) {
         found = error instanceof Error ? error : new Error(String(error))
         libraryLog.error('server misconfigured', { error: found.message })
@@ -219,6 +225,10 @@ function servicesCache<Env>(server: McpServer<Env>, options: McpHttpOptions<Env>
     return found
   }
 }
+
+/** Services built by hand with sessions, session ids and a hub but no `sessionStreams`: their sessions' GET answers 405. */
+const NO_SESSION_STREAMS =
+  "2025 sessions have no GET stream: the services have sessions and the server an event hub, but no sessionStreams; add `sessionStreams: openSessionStream` (from 'mcp-edge') to the services, or a session's GET answers 405"
 
 /** The HTTP request's own trace context: a link of each message's span (or its parent, without `_meta`'s). */
 function transportContext(headers: Headers): SpanContext | undefined {

@@ -12,6 +12,7 @@
  */
 import { Hono } from 'hono/tiny'
 import type { Context } from 'hono'
+import { checkedFeature } from '../server/limits.ts'
 import type { McpServer } from '../server/server.ts'
 import type { Principal, UpstreamAccess } from '../server/types.ts'
 import { principalFromClaims } from './auth.ts'
@@ -56,11 +57,9 @@ export function mcp<Bindings, Variables extends object = McpVariables>(
   // (`createMcpServer({...})`, env `unknown`) mounts as it is.
   const app = new Hono<{ Bindings: Bindings & object; Variables: Variables }>()
   // The Server Card, public like any discovery document: before the endpoint's own checks.
-  if (options.serverCard) {
-    if (typeof options.serverCard.route !== 'function') {
-      throw new Error('The serverCard option must be built by serverCard({ name }) (docs/apps.md)')
-    }
-    const card = options.serverCard.route(server.info)
+  const serverCard = checkedFeature(options.serverCard, ['route'], 'serverCard', 'serverCard({ name })', 'apps.md')
+  if (serverCard) {
+    const card = serverCard.route(server.info)
     app.all(SERVER_CARD_PATH, (c) => card(c.req.raw))
   }
   // One handler, not middleware plus handler: Hono then skips composing a chain per request. A

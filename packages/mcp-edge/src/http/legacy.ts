@@ -28,7 +28,6 @@ import { McpError } from '../protocol/errors.ts'
 import { classifyMessage } from '../protocol/jsonrpc.ts'
 import { reachable, sessionKey } from '../server/legacy/session-ledger.ts'
 import type { McpServer } from '../server/server.ts'
-import { libraryLog } from '../server/telemetry/log.ts'
 import type { Lane } from './lane.ts'
 import { answer, batchItem, handleCall, initialize, notify, params } from './legacy-calls.ts'
 import { clientOf, createLegacyState } from './legacy-client.ts'
@@ -92,9 +91,13 @@ async function serveBatch<Env>(state: LegacyState<Env>, lane: Lane<Env>, items: 
   )
 }
 
+/** The 2025-era lane of an endpoint (handler.ts). */
+export type LegacyLane<Env> = ReturnType<typeof createLegacyLane<Env>>
+
 export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOptions = {}) {
   const state = createLegacyState(server, options)
-  let warned = false
+  const streamable = (services: Lane<Env>['services']) =>
+    services.sessions !== undefined && services.requestState !== undefined && typeof server.events === 'object'
   return {
     /** Whether DELETE ends sessions here: a session ledger and session ids are configured. */
     ends: (services: Lane<Env>['services']) => services.sessions !== undefined && services.requestState !== undefined,
@@ -104,19 +107,11 @@ export function createLegacyLane<Env>(server: McpServer<Env>, options: LegacyOpt
     },
     /**
      * Whether a session's GET opens its stream here: a session ledger, session ids, an event hub
-     * and `sessionStreams`. Services built by hand with all but `sessionStreams` get a warning,
-     * once: their sessions' GET answers 405 until they add it.
+     * and `sessionStreams`.
      */
-    streams: (services: Lane<Env>['services']): boolean => {
-      const able = services.sessions !== undefined && services.requestState !== undefined && typeof server.events === 'object'
-      if (able && services.sessionStreams === undefined && !warned) {
-        warned = true
-        libraryLog.warn(
-          "2025 sessions have no GET stream: the services have sessions and the server an event hub, but no sessionStreams; add `sessionStreams: openSessionStream` (from 'mcp-edge') to the services, or a session's GET answers 405",
-        )
-      }
-      return able && services.sessionStreams !== undefined
-    },
+    streams: (services: Lane<Env>['services']): boolean => streamable(services) && services.sessionStreams !== undefined,
+    /** Services that could serve sessions' GET streams but lack `sessionStreams` (warned of once, when built). */
+    missesStreams: (services: Lane<Env>['services']): boolean => streamable(services) && services.sessionStreams === undefined,
     /** GET with a session id: the session's stream (legacy-stream.ts), primed and with its retry, as SSE. */
     stream(lane: Lane<Env>): Promise<Response> {
       return openLegacyStream(state, lane)

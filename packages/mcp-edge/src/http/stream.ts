@@ -7,7 +7,7 @@
  */
 import type { JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import type { Outbox } from '../server/outbox.ts'
-import { encodeEvent, jsonEvent, KEEPALIVE } from './sse.ts'
+import { jsonEvent, KEEPALIVE } from './sse.ts'
 
 const encoder = new TextEncoder()
 /** Most text one write carries when several messages are queued (a bound on what leaves the queue at once). */
@@ -58,7 +58,7 @@ export function sseResponse(
         }
         // Outbox closed and drained: the handler is done; its response is the last event.
         finished = true
-        for (const message of await final) controller.enqueue(encodeEvent(JSON.stringify(message)))
+        for (const message of await final) controller.enqueue(encoder.encode(jsonEvent(JSON.stringify(message))))
         controller.close()
       },
       cancel() {

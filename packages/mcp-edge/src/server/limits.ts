@@ -174,3 +174,20 @@ export class Limits {
     if (count.live.size === 0 && count.pending === 0) this.#tasks.delete(principal)
   }
 }
+
+/**
+ * An opt-in feature's option as its function builds it (so a server without the feature bundles
+ * none of its code); the options object itself, as written before, fails at start-up saying so.
+ */
+export function checkedFeature<T>(
+  value: T | undefined,
+  methods: string[],
+  option: string,
+  call: string,
+  doc: string,
+): T | undefined {
+  if (value !== undefined && methods.some((method) => typeof (value as Record<string, unknown>)[method] !== 'function')) {
+    throw new Error(`The ${option} option must be built by ${call} (docs/${doc})`)
+  }
+  return value
+}

@@ -24,7 +24,7 @@ import type { Icon, JsonObject, RequestMeta } from '../protocol/types.ts'
 import { missingCapabilities, supports } from './capabilities.ts'
 import type { Call, HandleOptions, Listed, ListedEntry, MethodEntry, MethodTable, ServerCore } from './dispatch.ts'
 import { toErrorObject } from './errors.ts'
-import { Limits } from './limits.ts'
+import { checkedFeature, Limits } from './limits.ts'
 import { logEvent } from './events/events.ts'
 import type { EventDelivery, ListKind, McpEvent, NotifyLogOptions, NotifyOptions } from './events/events.ts'
 import { ListenHub } from './events/listen-hub.ts'
@@ -445,17 +445,6 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
         return true
     }
   }
-}
-
-/**
- * An opt-in feature's option as its function builds it (so a server without the feature bundles
- * none of its code); the options object itself, as written before, fails at start-up saying so.
- */
-function checkedFeature<T>(value: T | undefined, methods: string[], option: string, call: string, doc: string): T | undefined {
-  if (value !== undefined && methods.some((method) => typeof (value as Record<string, unknown>)[method] !== 'function')) {
-    throw new Error(`The ${option} option must be built by ${call} (docs/${doc})`)
-  }
-  return value
 }
 
 /**

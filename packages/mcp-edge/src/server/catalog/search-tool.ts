@@ -11,7 +11,7 @@ import * as z from 'zod/mini'
 import { isLegacyVersion, shapeLegacyResult } from '../../protocol/legacy.ts'
 import type { CallToolResult, Tool } from '../../protocol/types.ts'
 import { mayList } from '../methods/access.ts'
-import { unlessBroken } from '../schema/derived.ts'
+import { workingDefinitions } from '../schema/derived.ts'
 import type { ToolEntry } from '../tool-entry.ts'
 import { toolError } from '../tool-result.ts'
 import type { ToolHandler, ToolOptions, ToolSearch, ToolSearchOptions } from '../types.ts'
@@ -95,7 +95,7 @@ function searchTool<Env>(
       const candidates = [...tools.values()].filter((tool) => tool.name !== SEARCH_TOOL && mayList(tool, ctx))
       const ranked = rankTools(candidates, query, limit ?? maxResults)
       // A tool whose schema failed (logged once, named) is left out, as tools/list leaves it out.
-      let found = ranked.matches.flatMap((tool) => unlessBroken(() => tool.definition) ?? [])
+      let found = workingDefinitions(ranked.matches)
       const total = ranked.total - (ranked.matches.length - found.length)
       const version = ctx.meta.protocolVersion
       // A 2025-era client gets the definitions in its revision's shape, as its tools/list would.

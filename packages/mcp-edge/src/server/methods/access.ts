@@ -10,7 +10,7 @@
 import { McpError } from '../../protocol/errors.ts'
 import type { Call, Listed, ListedEntry, MethodEntry, ServerCore } from '../dispatch.ts'
 import { paginate } from '../pagination.ts'
-import { unlessBroken } from '../schema/derived.ts'
+import { workingDefinitions } from '../schema/derived.ts'
 import { errorFields, libraryLog } from '../telemetry/log.ts'
 import type { Principal, Visibility, VisibilityContext } from '../types.ts'
 
@@ -113,7 +113,7 @@ export function listMethod(capability: 'tools' | 'resources' | 'prompts', kind: 
       }
       const { items, nextCursor } = paginate(entries, params.cursor, server.pageSize)
       // A tool or prompt whose schema failed (logged once, named) is left out; the rest are served.
-      const definitions = items.flatMap((entry) => unlessBroken(() => entry.definition) ?? [])
+      const definitions = workingDefinitions(items)
       return { [field]: definitions, ...(nextCursor ? { nextCursor } : {}), ...cache }
     },
   }

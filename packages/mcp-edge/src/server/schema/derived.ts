@@ -51,13 +51,17 @@ export class Derived<T> {
   }
 }
 
-/** `read()`, or undefined when it throws (a definition whose schema failed, already logged). */
-export function unlessBroken<T>(read: () => T): T | undefined {
-  try {
-    return read()
-  } catch {
-    return undefined
+/** The entries' definitions, leaving out each whose schema failed (logged once, named, where it failed). */
+export function workingDefinitions<D>(entries: readonly { readonly definition: D }[]): D[] {
+  const definitions: D[] = []
+  for (const entry of entries) {
+    try {
+      definitions.push(entry.definition)
+    } catch {
+      // Left out, as lists and search leave it out.
+    }
   }
+  return definitions
 }
 
 /**

@@ -57,6 +57,8 @@ export const ATTR = {
 export const TOOL_ERROR = 'tool_error'
 /** `error.type` of a call whose client went away before it ended. */
 export const CANCELLED = 'cancelled'
+/** OpenTelemetry's name for a value outside the known set (a method or name a client chose), and the `error.type` of an unknown failure. */
+export const OTHER = '_OTHER'
 
 /** The low-cardinality target of a span name: the tool or prompt, when the method has one. */
 export function targetOf(method: string, params: Record<string, unknown>): string | undefined {

@@ -11,7 +11,7 @@
 import { isMcpError } from '../../protocol/errors.ts'
 import type { AskedTrace, ClientAnswer } from '../input/input-relay.ts'
 import { outgoingId } from '../input/input-relay.ts'
-import { ATTR, CANCELLED } from './conventions.ts'
+import { ATTR, CANCELLED, OTHER } from './conventions.ts'
 import type { Log } from './log.ts'
 import { formatTraceparent, isSampled, parseTraceparent } from './trace-context.ts'
 import type { Telemetry, TelemetrySpan } from './tracer.ts'
@@ -70,7 +70,7 @@ export function startAsk(traced: TracedAsk | undefined, methods: readonly string
               if (answer && 'error' in answer) span.fail(String(answer.error.code))
             } else if (outcome.cancelled) span.fail(CANCELLED)
             else if (isMcpError(outcome.error)) span.fail(String(outcome.error.code), outcome.error.message)
-            else span.fail('_OTHER')
+            else span.fail(OTHER)
             span.end()
           })
           telemetry.flush().catch(NOOP)

@@ -5,7 +5,7 @@
  * request-span.ts, request-line.ts).
  */
 import type { RequestMeta } from '../../protocol/types.ts'
-import { targetOf } from './conventions.ts'
+import { OTHER, targetOf } from './conventions.ts'
 import type { SpanContext } from './trace-context.ts'
 
 /** Where a message came from, as the HTTP lane knows it. */
@@ -41,9 +41,6 @@ export interface ObservedMessage {
   target: string | undefined
   meta: RequestMeta
 }
-
-/** OpenTelemetry's name for a value outside the known set. */
-export const OTHER = '_OTHER'
 
 /** The message's method and target, each `_OTHER` where the server does not have it (a client chooses them). */
 export function observedMessage(
