@@ -70,6 +70,17 @@ export const config = {
   scaleListeners: process.env.BENCH_SCALE_LISTENERS
     ? process.env.BENCH_SCALE_LISTENERS.split(',').map((count) => Number.parseInt(count, 10))
     : pick([1000, 2000, 5000, 10_000], [100, 200]),
+  /**
+   * The same curve with the streams held inside workerd by a driver Worker over service bindings
+   * (scale-driver.mjs): no socket per stream, so 10,000 fit under the file limit; 1,000 beside the
+   * HTTP point of the same count.
+   */
+  scaleBindingListeners:
+    process.env.BENCH_SCALE_BINDING_LISTENERS !== undefined
+      ? process.env.BENCH_SCALE_BINDING_LISTENERS.split(',')
+          .filter(Boolean)
+          .map((count) => Number.parseInt(count, 10))
+      : pick([1000, 10_000], [100]),
   scaleSessionShare: 0.2,
   scaleRounds: int('BENCH_SCALE_ROUNDS', pick(10, 2)),
   scaleCapacity: process.env.BENCH_SCALE_CAPACITY ? int('BENCH_SCALE_CAPACITY') : quick ? 40 : undefined,

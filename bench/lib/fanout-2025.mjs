@@ -22,7 +22,8 @@
  * Sessions and streams are opened OPEN_BATCH at a time, with the requests a 2025 client sends
  * (bench/lib/mcp.mjs): no Origin header, and the Host fetch sets (127.0.0.1, a loopback name).
  */
-import { counter, fanoutRounds, inBatches, UPDATE, URI, withPair } from './fanout.mjs'
+import { counter } from './count-marker.mjs'
+import { fanoutRounds, inBatches, UPDATE, URI, withPair } from './fanout.mjs'
 import { startInspected } from './heap.mjs'
 import { LEGACY_VERSION, legacyConnect, legacyRequest, send } from './mcp.mjs'
 import { cpuMs, rssBytes } from './proc.mjs'
@@ -45,10 +46,17 @@ export async function openSession(endpoint) {
   return { endpoint, sessionId }
 }
 
+/** The headers of a 2025-11-25 client's GET stream for its session. */
+export const streamHeaders = (sessionId) => ({
+  accept: 'text/event-stream',
+  'mcp-protocol-version': LEGACY_VERSION,
+  'mcp-session-id': sessionId,
+})
+
 /** The session's GET stream; `onUpdate(at)` per `notifications/resources/updated`; `heard` counts them. */
 export async function openStream({ endpoint, sessionId }, onUpdate) {
   const controller = new AbortController()
-  const headers = { accept: 'text/event-stream', 'mcp-protocol-version': LEGACY_VERSION, 'mcp-session-id': sessionId }
+  const headers = streamHeaders(sessionId)
   const response = await fetch(endpoint, { method: 'GET', headers, signal: controller.signal })
   if (response.status !== 200 || !(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
     throw new Error(`GET ${endpoint} answered HTTP ${response.status}: ${await response.text()}`)

@@ -18,6 +18,7 @@
 import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
 import { startPair } from '../../scripts/lib/pair.mjs'
+import { counter } from './count-marker.mjs'
 import { BENCH_DIR, TMP } from './env.mjs'
 import { TEST_STATE_KEYS } from './keys.mjs'
 import { mcpRequest, send } from './mcp.mjs'
@@ -28,19 +29,7 @@ export const URI = 'bench://fanout'
 const ACK = 'notifications/subscriptions/acknowledged'
 export const UPDATE = 'notifications/resources/updated'
 export const OPEN_BATCH = 100
-const ROUND_TIMEOUT_MS = 30_000
-
-/** Count `marker` in a stream's text as it arrives, across chunk boundaries. */
-export function counter(marker) {
-  let tail = ''
-  return (text) => {
-    const all = tail + text
-    let count = 0
-    for (let at = all.indexOf(marker); at >= 0; at = all.indexOf(marker, at + marker.length)) count++
-    tail = all.slice(-(marker.length - 1))
-    return count
-  }
-}
+export const ROUND_TIMEOUT_MS = 30_000
 
 /** A listen stream on `endpoint` for URI, once acknowledged; `onUpdate(at)` per update, `heard` counts them. */
 export async function openListener(endpoint, id, onUpdate) {
@@ -85,43 +74,33 @@ export async function inBatches(count, open) {
   return opened
 }
 
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
 /**
- * Rounds of one `touch` on `endpoint`, each awaiting `expected` arrivals (reported through
- * `onUpdate`). `paceMs`: a round starts at least that long after the previous one started.
+ * Rounds of one `touch` on `endpoint`, a round starting at least `paceMs` after the previous one
+ * started. `expect()`, called just before the touch is sent, resolves with the round's first and
+ * last arrival on `clock`'s time line (or rejects: the round failed). `measure(pid, rounds,
+ * expected)`: one warm-up round, then `rounds` timed ones: first and last arrival p50/p99, the
+ * touch's own answer, and workerd's CPU per notification (`expected` per round).
  */
-export function fanoutRounds(endpoint, expected, paceMs = 0) {
-  let arrivals = []
-  let roundDone = () => {}
+export function touchRounds(endpoint, paceMs, expect, clock = () => performance.now()) {
   let lastStart = -Infinity
   const touch = mcpRequest('tools/call', { name: 'touch', arguments: { uri: URI } }, { name: 'touch' })
   const round = async () => {
     const wait = lastStart + paceMs - performance.now()
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
-    arrivals = []
-    let timer
-    const all = new Promise((resolve, reject) => {
-      roundDone = resolve
-      timer = setTimeout(() => reject(new Error(`fan-out: ${arrivals.length}/${expected} notified`)), ROUND_TIMEOUT_MS)
-    })
-    const sent = performance.now()
-    lastStart = sent
-    try {
-      const { json } = await send(endpoint, touch)
-      const answered = performance.now() - sent
-      if (json?.result?.content?.[0]?.text !== 'touched') throw new Error(`touch failed: ${JSON.stringify(json)}`)
-      await all
-      return { first: Math.min(...arrivals) - sent, last: Math.max(...arrivals) - sent, answered }
-    } finally {
-      clearTimeout(timer)
-    }
+    if (wait > 0) await sleep(wait)
+    const arrivals = expect()
+    arrivals.catch(() => {})
+    const sent = clock()
+    lastStart = performance.now()
+    const { json } = await send(endpoint, touch)
+    const answered = performance.now() - lastStart
+    if (json?.result?.content?.[0]?.text !== 'touched') throw new Error(`touch failed: ${JSON.stringify(json)}`)
+    const { first, last } = await arrivals
+    return { first: first - sent, last: last - sent, answered }
   }
   return {
-    onUpdate(at) {
-      arrivals.push(at)
-      if (arrivals.length === expected) roundDone()
-    },
-    /** One warm-up round, then `rounds` timed ones: first and last arrival p50/p99, CPU per notification. */
-    async measure(pid, rounds) {
+    async measure(pid, rounds, expected) {
       await round()
       const first = []
       const last = []
@@ -147,6 +126,31 @@ export function fanoutRounds(endpoint, expected, paceMs = 0) {
   }
 }
 
+/**
+ * Rounds of one `touch` on `endpoint` (touchRounds), each awaiting `expected` arrivals on this
+ * process's clock, reported through `onUpdate(at)`.
+ */
+export function fanoutRounds(endpoint, expected, paceMs = 0) {
+  let arrivals = []
+  let roundDone = () => {}
+  const expect = () => {
+    arrivals = []
+    let timer
+    return new Promise((resolve, reject) => {
+      roundDone = () => resolve({ first: Math.min(...arrivals), last: Math.max(...arrivals) })
+      timer = setTimeout(() => reject(new Error(`fan-out: ${arrivals.length}/${expected} notified`)), ROUND_TIMEOUT_MS)
+    }).finally(() => clearTimeout(timer))
+  }
+  const rounds = touchRounds(endpoint, paceMs, expect)
+  return {
+    onUpdate(at) {
+      arrivals.push(at)
+      if (arrivals.length === expected) roundDone()
+    },
+    measure: (pid, count) => rounds.measure(pid, count, expected),
+  }
+}
+
 /** One configuration: `listeners` streams over `endpoints` (round-robin), `rounds` touches. */
 async function measure(endpoints, pid, listeners, rounds) {
   const fanout = fanoutRounds(endpoints[0], listeners)
@@ -161,9 +165,10 @@ async function measure(endpoints, pid, listeners, rounds) {
 
 /**
  * The fan-out Worker as `isolates` (default two) isolates of one fresh workerd (state on disk in a
- * temp dir), with `vars` besides the mode; `run(endpoints, pid)`.
+ * temp dir), with `vars` besides the mode, and the `driver` Worker beside them if given
+ * (scripts/lib/pair.mjs); `run(endpoints, pid, driverUrl)`.
  */
-export async function withPair(mode, run, { isolates = 2, vars = {} } = {}) {
+export async function withPair(mode, run, { isolates = 2, vars = {}, driver } = {}) {
   const before = new Set(workerdChildren())
   const pair = await startPair({
     config: join(BENCH_DIR, 'workers/fanout/wrangler.jsonc'),
@@ -172,6 +177,7 @@ export async function withPair(mode, run, { isolates = 2, vars = {} } = {}) {
     vars: { FANOUT_MODE: mode, MCP_STATE_KEYS: TEST_STATE_KEYS, ...vars },
     logLevel: 'warn',
     isolates,
+    driver,
   })
   const pids = workerdChildren().filter((pid) => !before.has(pid))
   try {
@@ -179,6 +185,7 @@ export async function withPair(mode, run, { isolates = 2, vars = {} } = {}) {
     return await run(
       pair.urls.map((origin) => `${origin}/mcp`),
       pids[0],
+      pair.driverUrl,
     )
   } finally {
     await pair.dispose()

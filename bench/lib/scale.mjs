@@ -17,17 +17,21 @@
  * the ledger objects; no per-object figure exists) just before and after the streams opened.
  * Every stream must hear every round's update exactly once.
  *
- * Each stream is a socket in this process and two descriptors in workerd (it dup()s each
- * connection's socket; past its limit it logs "dup(): Too many open files" and drops
+ * Over HTTP each stream is a socket in this process and two descriptors in workerd (it dup()s
+ * each connection's socket; past its limit it logs "dup(): Too many open files" and drops
  * connections), and each session's ledger object holds its SQLite files open (past the limit:
  * SQLITE_CANTOPEN, "the session ledger could not be reached"): a point that does not fit
  * `ulimit -n` (which workerd inherits) is not run but reported as skipped, with the limit it
- * needs (bench/README.md).
+ * needs (bench/README.md). The curve is then taken again with the streams held inside workerd
+ * (`scaleBindingListeners`: 1,000 and 10,000; quick: 100): a driver Worker in the same workerd
+ * opens them over service bindings (scale-driver.mjs), so they cost no descriptor and 10,000 fit;
+ * its reading runs on workerd's thread, beside the server (bench/README.md says what that changes).
  */
 import { readFileSync } from 'node:fs'
 import { LEDGER_PACE_MS, openSession, openStream } from './fanout-2025.mjs'
 import { fanoutRounds, inBatches, openListener, withPair } from './fanout.mjs'
 import { isAlive, rssBytes } from './proc.mjs'
+import { DRIVER, openInWorkerd } from './scale-driver.mjs'
 
 export const SCALE_ISOLATES = 4
 /** Descriptors besides the streams' (workerd's own, its Durable Objects' files, the builds). */
@@ -48,36 +52,69 @@ function fileLimit() {
 /** The sessions beside `listeners` listen streams. */
 export const sessionsFor = (listeners, share) => Math.round(listeners * share)
 
-/** One point of the curve on a fresh workerd (module header). */
-async function point(endpoints, pid, listeners, sessions, rounds) {
-  const rssStart = rssBytes(pid)
-  const opened = { sessions: [], listeners: [], streams: [] }
-  const fanout = fanoutRounds(endpoints[0], listeners + sessions, LEDGER_PACE_MS)
-  const at = (i) => endpoints[i % endpoints.length]
-  const stage = (name) => {
-    opened.stage = name
+/** The point's streams held by this process over HTTP, round-robin over the isolates. */
+async function overHttp(endpoints, listeners, sessions, stage) {
+  const fanout = fanoutRounds(endpoints[0], listeners + sessions.length, LEDGER_PACE_MS)
+  const opened = []
+  const close = () => Promise.all(opened.map((stream) => stream.close()))
+  try {
+    stage('opening listen streams')
+    opened.push(...(await inBatches(listeners, (i) => openListener(endpoints[i % endpoints.length], `l${i}`, fanout.onUpdate))))
+    stage('opening GET streams')
+    opened.push(...(await inBatches(sessions.length, (i) => openStream(sessions[i], fanout.onUpdate))))
+  } catch (error) {
+    await close()
+    throw error
   }
+  return {
+    async measure(pid, rounds) {
+      const figures = await fanout.measure(pid, rounds)
+      const wrong = opened.filter((stream) => stream.heard !== rounds + 1)
+      if (wrong.length > 0) {
+        throw new Error(`${wrong.length}/${opened.length} streams heard ${wrong[0].heard} updates of ${rounds + 1} rounds`)
+      }
+      return figures
+    },
+    close,
+  }
+}
+
+/** The point's streams held inside workerd by the driver Worker (scale-driver.mjs). */
+async function inWorkerd(endpoints, driverUrl, listeners, sessions, rounds, stage) {
+  stage('opening listen and GET streams in workerd')
+  const targets = sessions.map(({ endpoint, sessionId }) => ({ target: endpoints.indexOf(endpoint), sessionId }))
+  return openInWorkerd(driverUrl, endpoints[0], listeners, targets, rounds + 1, LEDGER_PACE_MS)
+}
+
+/**
+ * One point of the curve on a fresh workerd (module header), its streams over `transport`:
+ * `http` (sockets of this process) or `binding` (the driver Worker's, over service bindings).
+ */
+async function point(endpoints, driverUrl, pid, { listeners, sessions, rounds, transport }) {
+  const rssStart = rssBytes(pid)
+  const progress = {}
+  const stage = (name) => {
+    progress.stage = name
+  }
+  let streams
   try {
     stage('opening sessions')
-    opened.sessions = await inBatches(sessions, (i) => openSession(at(i)))
+    const opened = await inBatches(sessions, (i) => openSession(endpoints[i % endpoints.length]))
     const rssBefore = rssBytes(pid)
     const openStarted = performance.now()
-    stage('opening listen streams')
-    opened.listeners = await inBatches(listeners, (i) => openListener(at(i), `l${i}`, fanout.onUpdate))
-    stage('opening GET streams')
-    opened.streams = await inBatches(sessions, (i) => openStream(opened.sessions[i], fanout.onUpdate))
+    streams =
+      transport === 'binding'
+        ? await inWorkerd(endpoints, driverUrl, listeners, opened, rounds, stage)
+        : await overHttp(endpoints, listeners, opened, stage)
     const openMs = performance.now() - openStarted
     const rssAfter = rssBytes(pid)
     const { capacity, objects } = await (await fetch(new URL('/hub', endpoints[0]))).json()
     stage('rounds')
-    const figures = await fanout.measure(pid, rounds)
-    const wrong = [...opened.listeners, ...opened.streams].filter((stream) => stream.heard !== rounds + 1)
-    if (wrong.length > 0) {
-      throw new Error(`${wrong.length}/${listeners + sessions} streams heard ${wrong[0].heard} updates of ${rounds + 1} rounds`)
-    }
+    const figures = await streams.measure(pid, rounds)
     return {
       listeners,
       sessions,
+      transport,
       isolates: endpoints.length,
       paceMs: LEDGER_PACE_MS,
       capacity,
@@ -95,38 +132,57 @@ async function point(endpoints, pid, listeners, sessions, rounds) {
     return {
       listeners,
       sessions,
+      transport,
       isolates: endpoints.length,
-      failed: `${opened.stage}: ${error.cause?.message ?? error.message}`,
+      failed: `${progress.stage}: ${error.cause?.message ?? error.message}`,
       workerdAlive: alive,
       rssAtFailure: alive ? rssBytes(pid) : null,
     }
   } finally {
-    await Promise.all([...opened.listeners, ...opened.streams].map((stream) => stream.close()))
+    await streams?.close()
   }
 }
 
-/** The curve: each listener count (with its sessions) on a fresh four-isolate workerd. */
-export async function fanoutScale({ scaleListeners, scaleSessionShare, scaleRounds: rounds, scaleCapacity }, log) {
+/** The descriptors workerd needs for a point: the streams' sockets over HTTP, and the ledger objects' files. */
+const fdsNeeded = (listeners, sessions, transport) =>
+  (transport === 'http' ? (listeners + sessions) * WORKERD_FDS_PER_STREAM : 0) + sessions * WORKERD_FDS_PER_SESSION + SPARE_FDS
+
+/**
+ * The curve: each listener count (with its sessions) on a fresh four-isolate workerd, over HTTP
+ * (`scaleListeners`), then with the streams inside workerd (`scaleBindingListeners`): the same
+ * count over both shows what the sockets cost, and a count past the file limit over HTTP runs there.
+ */
+export async function fanoutScale(
+  { scaleListeners, scaleBindingListeners, scaleSessionShare, scaleRounds: rounds, scaleCapacity },
+  log,
+) {
   const limit = fileLimit()
-  const vars = { FANOUT_LISTEN_STREAMS: String(Math.max(...scaleListeners)) }
+  const vars = { FANOUT_LISTEN_STREAMS: String(Math.max(...scaleListeners, ...scaleBindingListeners)) }
   if (scaleCapacity !== undefined) vars.FANOUT_CAPACITY = String(scaleCapacity)
+  const plan = [
+    ...scaleListeners.map((listeners) => ({ listeners, transport: 'http' })),
+    ...scaleBindingListeners.map((listeners) => ({ listeners, transport: 'binding' })),
+  ]
   const points = []
-  for (const listeners of scaleListeners) {
+  for (const { listeners, transport } of plan) {
     const sessions = sessionsFor(listeners, scaleSessionShare)
-    const needed = (listeners + sessions) * WORKERD_FDS_PER_STREAM + sessions * WORKERD_FDS_PER_SESSION + SPARE_FDS
+    const needed = fdsNeeded(listeners, sessions, transport)
+    const over = transport === 'http' ? 'over HTTP' : 'held inside workerd (service bindings)'
     if (limit < needed) {
-      const failed = `skipped: ${listeners + sessions} streams need \`ulimit -n ${needed}\` (workerd holds two descriptors per connection and the ledger objects' files), the limit is ${limit}`
+      const why = transport === 'http' ? 'workerd holds two descriptors per connection and' : 'workerd holds'
+      const failed = `skipped: ${listeners + sessions} streams ${over} need \`ulimit -n ${needed}\` (${why} the ledger objects' files), the limit is ${limit}`
       log(`fan-out at scale: ${listeners} listen streams ${failed}`)
-      points.push({ listeners, sessions, isolates: SCALE_ISOLATES, failed, workerdAlive: false, skipped: true })
+      points.push({ listeners, sessions, transport, isolates: SCALE_ISOLATES, failed, workerdAlive: false, skipped: true })
       continue
     }
     log(
-      `fan-out at scale: ${listeners} listen streams and ${sessions} 2025 sessions over ${SCALE_ISOLATES} isolates, ${rounds} rounds`,
+      `fan-out at scale: ${listeners} listen streams and ${sessions} 2025 sessions over ${SCALE_ISOLATES} isolates, ${over}, ${rounds} rounds`,
     )
-    const figures = await withPair('hub', (endpoints, pid) => point(endpoints, pid, listeners, sessions, rounds), {
-      isolates: SCALE_ISOLATES,
-      vars,
-    })
+    const figures = await withPair(
+      'hub',
+      (endpoints, pid, driverUrl) => point(endpoints, driverUrl, pid, { listeners, sessions, rounds, transport }),
+      { isolates: SCALE_ISOLATES, vars, driver: transport === 'binding' ? DRIVER : undefined },
+    )
     log(
       figures.failed
         ? `  failed while ${figures.failed} (workerd ${figures.workerdAlive ? 'still running' : 'gone'})`

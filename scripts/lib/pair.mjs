@@ -14,6 +14,10 @@
  * config (`unstable_getMiniflareWorkerOptions`), and state is persisted exactly where
  * `wrangler dev --persist-to <dir>` keeps it (`<dir>/v3`, objects under `do/<name>-<Class>`).
  *
+ * `driver` (the paths of its ES modules, the entry first) adds one more Worker, with its own socket after the isolates', which
+ * reaches isolate i through the service binding `T<i>`: a client inside workerd (the scale bench's,
+ * bench/workers/scale-driver).
+ *
  * What it does not do: rebuild on file changes (restart it), run an inspector, or fetch
  * `Request.cf` from the network.
  */
@@ -38,6 +42,16 @@ export function bundle(configPath, outdir) {
   const file = readdirSync(outdir).find((name) => name.endsWith('.js'))
   if (!file) throw new Error(`wrangler wrote no .js into ${outdir}`)
   return join(outdir, file)
+}
+
+const DRIVER = 'pair-driver'
+
+/** The `driver` Worker (module header): ES modules, the entry first; `T<i>` is a service binding to the i-th isolate. */
+function driverWorker(paths, names, compatibilityDate, unsafeDirectSockets) {
+  const serviceBindings = Object.fromEntries(names.map((worker, i) => [`T${i}`, worker]))
+  // Named from the repository's root, so a module may import another of bench/ by its relative path.
+  const modules = paths.map((path) => ({ type: 'ESModule', path }))
+  return { name: DRIVER, modules, modulesRoot: ROOT, compatibilityDate, serviceBindings, unsafeDirectSockets }
 }
 
 const LOG_LEVELS = { none: LogLevel.NONE, error: LogLevel.ERROR, warn: LogLevel.WARN, info: LogLevel.INFO, debug: LogLevel.DEBUG }
@@ -65,6 +79,7 @@ export async function startPair({
   vars = {},
   logLevel = 'info',
   isolates = 2,
+  driver,
 } = {}) {
   if (!Number.isInteger(isolates) || isolates < 1 || isolates > 26) throw new Error(`isolates must be 1 to 26 (got ${isolates})`)
   const configPath = isAbsolute(config) ? config : join(ROOT, config)
@@ -102,11 +117,14 @@ export async function startPair({
       // Where `wrangler dev --persist-to <state>` keeps it (Miniflare 4 called it defaultPersistRoot).
       resourcePersistencePath: join(state, 'v3'),
       log: new PairLog(LOG_LEVELS[logLevel] ?? LogLevel.INFO),
-      workers: names.map((worker, i) =>
-        i === 0
-          ? { ...shared, name: worker, unsafeDirectSockets: socket(0) }
-          : { ...shared, name: worker, durableObjects: sharedObjects, unsafeDirectSockets: socket(i) },
-      ),
+      workers: [
+        ...names.map((worker, i) =>
+          i === 0
+            ? { ...shared, name: worker, unsafeDirectSockets: socket(0) }
+            : { ...shared, name: worker, durableObjects: sharedObjects, unsafeDirectSockets: socket(i) },
+        ),
+        ...(driver === undefined ? [] : [driverWorker(driver, names, shared.compatibilityDate, socket(isolates))]),
+      ],
     }),
   )
   try {
@@ -115,6 +133,7 @@ export async function startPair({
     for (const worker of names) urls.push((await mf.unsafeGetDirectURL(worker)).origin)
     return {
       urls,
+      driverUrl: driver === undefined ? undefined : (await mf.unsafeGetDirectURL(DRIVER)).origin,
       names,
       persistTo: state,
       async dispose() {

@@ -132,6 +132,13 @@ describe('npm run bench (quick)', () => {
     }
     // The 2025 fan-out lane: its sessions all heard every round, and the idle cost of a stream was taken.
     expect(results.fanout, 'fanout.legacy').toHaveProperty('legacy')
+    // The scale curve ran both ways: streams over HTTP and held inside workerd by the driver
+    // Worker (a failed point is kept in the curve with what it reached, so check each ran).
+    for (const transport of ['http', 'binding']) {
+      const points = results.scale.points.filter((point: { transport: string }) => point.transport === transport)
+      expect(points.length, transport).toBeGreaterThan(0)
+      for (const point of points) expect(point.failed, transport).toBeUndefined()
+    }
     // The in-isolate loop ran every lane in every round (its answers were checked in the Worker).
     expect(results.floor.isolate.rounds.length).toBeGreaterThan(0)
     for (const round of results.floor.isolate.rounds) {
