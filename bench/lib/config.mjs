@@ -28,8 +28,8 @@ export const config = {
   /** tools/list requests per server per round (first page). */
   listRequests: pick(1000, 50),
   heapRepeats: pick(2, 1),
-  streamChunks: pick(20_000, 200),
-  streamRounds: int('BENCH_STREAM_ROUNDS', pick(5, 1)),
+  streamChunks: pick(50_000, 200),
+  streamRounds: int('BENCH_STREAM_ROUNDS', pick(10, 1)),
   pacedChunks: pick(200, 10),
   pacedDelayMs: 5,
   firstChunkCalls: pick(30, 3),

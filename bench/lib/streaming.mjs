@@ -18,6 +18,7 @@ import { cpuMs } from './proc.mjs'
 import { median, percentile } from './stats.mjs'
 
 const CAPABILITIES = { partialResults: {} }
+const WARM_UP_RUNS = 2
 let client
 
 const wallNow = () => performance.timeOrigin + performance.now()
@@ -75,7 +76,9 @@ export async function streamWorkload(target, count) {
 
 /** `targets`: the extras Worker (mcp-edge's `stream` tool) and the bare SSE writer, alternated per round. */
 export async function streamCompare(targets, count, rounds, log) {
-  for (const target of Object.values(targets)) await throughputRun(target, Math.min(count, 2000)) // warm-up
+  // Warm-up: every lane runs as many chunks as a round, twice, before the rounds count, so its code is
+  // compiled (mcp-edge has more of it to optimise than the bare writer) and its heap grown.
+  for (let i = 0; i < WARM_UP_RUNS; i++) for (const target of Object.values(targets)) await throughputRun(target, count)
   const results = []
   for (let round = 1; round <= rounds; round++) {
     const entry = {}

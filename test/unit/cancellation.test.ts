@@ -5,6 +5,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { LazyAbort } from '../../packages/mcp-edge/src/server/cancellation.ts'
+import type { PartialChunk } from '../../packages/mcp-edge/src/server/outbox.ts'
+import { emptyStats } from '../../packages/mcp-edge/src/server/outbox.ts'
+import { RequestScope } from '../../packages/mcp-edge/src/server/scope.ts'
 
 describe('LazyAbort', () => {
   it('gives the same signal at every read', () => {
@@ -37,6 +40,70 @@ describe('LazyAbort', () => {
 
     const aborted = new AbortController()
     aborted.abort()
-    expect(new LazyAbort(aborted.signal).signal.aborted).toBe(true)
+    const late = new LazyAbort(aborted.signal)
+    expect(late.signal.aborted).toBe(true)
+    expect(late.aborted).toBe(true)
+  })
+
+  it("once its signal is made, knows of the parent's abort without reading the parent again", () => {
+    const parent = new AbortController()
+    let reads = 0
+    const read = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get as () => boolean
+    Object.defineProperty(parent.signal, 'aborted', {
+      get() {
+        reads++
+        return read.call(this)
+      },
+    })
+    const cancel = new LazyAbort(parent.signal)
+    expect(cancel.aborted).toBe(false)
+    expect(reads).toBe(1)
+    const signal = cancel.signal
+    reads = 0
+    for (let i = 0; i < 3; i++) expect(cancel.aborted).toBe(false)
+    parent.abort()
+    expect(cancel.aborted).toBe(true)
+    expect(signal.aborted).toBe(true)
+    expect(reads).toBe(0)
+  })
+})
+
+describe('ctx.partial and cancellation', () => {
+  /** A scope whose partial results land in `sent`, cancelled through `cancel`. */
+  const scopeOf = (cancel: LazyAbort, sent: PartialChunk[]) =>
+    new RequestScope({
+      requestId: 1,
+      method: 'tools/call',
+      meta: {} as never,
+      env: {},
+      principal: undefined,
+      cancel,
+      input: undefined as never,
+      state: {},
+      round: 0,
+      partials: { push: async (chunk) => void sent.push(chunk), stats: emptyStats },
+    })
+
+  it('sends nothing once the parent aborted, whether or not the tool made ctx.signal', async () => {
+    for (const made of [false, true]) {
+      const parent = new AbortController()
+      const cancel = new LazyAbort(parent.signal)
+      const sent: PartialChunk[] = []
+      const ctx = scopeOf(cancel, sent)
+      if (made) expect(ctx.signal.aborted).toBe(false)
+      await ctx.partial('before')
+      parent.abort()
+      await ctx.partial('after')
+      expect(sent.map((chunk) => chunk.content)).toEqual([[{ type: 'text', text: 'before' }]])
+    }
+  })
+
+  it('sends nothing after its own abort (notifications/cancelled)', async () => {
+    const cancel = new LazyAbort()
+    const sent: PartialChunk[] = []
+    const ctx = scopeOf(cancel, sent)
+    cancel.abort()
+    await ctx.partial('after')
+    expect(sent).toEqual([])
   })
 })

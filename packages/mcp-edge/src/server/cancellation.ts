@@ -15,17 +15,25 @@ export class LazyAbort {
     this.#parent = parent
   }
 
+  /**
+   * Without a call into the runtime once the signal is made (`ctx.partial` looks per chunk): the
+   * parent's abort then reaches this through the signal's listener, which notes it.
+   */
   get aborted(): boolean {
-    return this.#aborted || this.#parent?.aborted === true
+    return this.#aborted || (this.#signal === undefined && this.#parent?.aborted === true)
   }
 
   get signal(): AbortSignal {
     if (this.#signal) return this.#signal
     const controller = new AbortController()
     this.#controller = controller
+    if (this.aborted) {
+      this.#aborted = true
+      controller.abort()
+    } else {
+      this.#parent?.addEventListener('abort', () => this.abort(), { once: true })
+    }
     this.#signal = controller.signal
-    if (this.aborted) controller.abort()
-    else this.#parent?.addEventListener('abort', () => controller.abort(), { once: true })
     return this.#signal
   }
 

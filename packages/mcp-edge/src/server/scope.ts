@@ -40,7 +40,8 @@ export interface ScopeInit<Env> {
   env: Env
   principal: Principal | undefined
   upstream?: UpstreamAccess | undefined
-  cancel: { readonly signal: AbortSignal }
+  /** `aborted`, when given (a `LazyAbort`), says what `signal.aborted` does without making the signal. */
+  cancel: { readonly signal: AbortSignal; readonly aborted?: boolean }
   /** The request's stream (none in a task: progress and logs are not sent there). */
   outbox?: Outbox | undefined
   logLevel?: LogLevel | undefined
@@ -76,7 +77,7 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
   /** Content streamed so far, when the tool asked the runtime to assemble its final text. */
   assembled: ContentBlock[] | undefined
   readonly #outbox: Outbox | undefined
-  readonly #cancel: { readonly signal: AbortSignal }
+  readonly #cancel: { readonly signal: AbortSignal; readonly aborted?: boolean }
   readonly #logLevel: number
   readonly #input: InputRound
   readonly #waitUntil: ((promise: Promise<unknown>) => void) | undefined
@@ -150,7 +151,8 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
       throw new TypeError('ctx.partial: content must be an array of ContentBlock (text, image, audio, resource_link, resource)')
     }
     if (this.assembled) this.assembled.push(...normalized.content)
-    if (this.signal.aborted) return Promise.resolve()
+    // Per chunk: the LazyAbort's own flag, not a read of the signal (a call into the runtime).
+    if (this.#cancel.aborted ?? this.#cancel.signal.aborted) return Promise.resolve()
     return this.#partials.push(normalized)
   }
 
