@@ -16,6 +16,7 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import type { LegacyVersion, LogLevel } from '../protocol/constants.ts'
 import { ERROR_KINDS, isMcpError, McpError, unsupportedVersion } from '../protocol/errors.ts'
+import type { JsonRpcErrorObject } from '../protocol/errors.ts'
 import { errorResponse, resultResponse } from '../protocol/jsonrpc.ts'
 import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import { isLegacyVersion, legacyError, legacyStatus, shapeLegacyResult } from '../protocol/legacy.ts'
@@ -403,11 +404,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
       operation?.end({ result }, ended())
       return { message: resultResponse(request.id, shaped), status: 200 }
     } catch (error) {
-      const object = toErrorObject(error, request.method)
-      operation?.end({ error: object }, ended())
-      const status = isMcpError(error) ? error.status : ERROR_KINDS.internalError.status
-      if (legacy) return { message: errorResponse(request.id, legacyError(object)), status: legacyStatus(status) }
-      return { message: errorResponse(request.id, object), status }
+      return failed(error, request, legacy, (object) => operation?.end({ error: object }, ended()))
     }
   }
 
@@ -445,6 +442,18 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
         return true
     }
   }
+}
+
+/**
+ * A request's failure in its revision's shape, told to its operation first (`end`): a function of
+ * its own, so an isolate whose first request succeeds never compiles it.
+ */
+function failed(error: unknown, request: JsonRpcRequest, legacy: boolean, end: (object: JsonRpcErrorObject) => void): Handled {
+  const object = toErrorObject(error, request.method)
+  end(object)
+  const status = isMcpError(error) ? error.status : ERROR_KINDS.internalError.status
+  if (legacy) return { message: errorResponse(request.id, legacyError(object)), status: legacyStatus(status) }
+  return { message: errorResponse(request.id, object), status }
 }
 
 /**
