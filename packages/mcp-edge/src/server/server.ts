@@ -36,7 +36,7 @@ import type { PromptEntry, ResourceEntry, TemplateEntry } from './registry.ts'
 import type { JsonSchemaConverter, ObjectSchema } from './schema/schema.ts'
 import { buildToolEntry } from './tool-entry.ts'
 import type { ToolEntry } from './tool-entry.ts'
-import { taskLimits } from './tasks/limits.ts'
+import { DEFAULT_TASK_LIMITS, taskLimits } from './tasks/limits.ts'
 import { viewResource } from './apps.ts'
 import { isVisible } from './methods/access.ts'
 import type { ViewOptions } from './apps.ts'
@@ -90,8 +90,8 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
   readonly prompts = new Map<string, PromptEntry<Env>>()
   /** The listen streams of this isolate (single-isolate delivery, and this isolate's registry changes). */
   readonly hub = new ListenHub()
-  /** Per-principal caps of this isolate (issue 11): listen streams, live tasks. */
-  readonly limits: Limits
+  /** Per-principal caps of this isolate (issue 11); the defaults' are built at their first use (`limits`). */
+  #limits: Limits | undefined
   /** Results over their budget: where they are stored, and the limits (undefined: never cut). */
   readonly results: ResultPolicy | undefined
   readonly #methods: MethodTable = createMethodTable()
@@ -128,14 +128,16 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
       ...info
     } = options
     this.#jsonSchema = jsonSchema
-    this.limits = new Limits(limits)
+    // Given limits are checked now (a bad one fails at start-up); the defaults wait for a listen
+    // stream or a task, as the task defaults need no check: less code run before a first answer.
+    if (limits !== undefined) this.#limits = new Limits(limits)
     this.results = checkedFeature(results, ['spill', 'read'], 'results', 'resultBudgets({ store })', 'results.md')
     this.info = info
     this.instructions = instructions
     this.pageSize = pageSize ?? DEFAULT_PAGE_SIZE
     this.listCache = listCache ?? DEFAULT_LIST_CACHE
     this.listenTimeoutMs = listenTimeoutMs ?? DEFAULT_LISTEN_TIMEOUT_MS
-    this.taskLimits = taskLimits(tasks)
+    this.taskLimits = tasks === undefined ? { ...DEFAULT_TASK_LIMITS } : taskLimits(tasks)
     this.events = events
     this.observers = createObserverCache(telemetry, info)
     this.extensions = { ...extensions }
@@ -144,6 +146,12 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
       this.#listedTools = search.listed
       search.register(this)
     }
+  }
+
+  /** Per-principal caps of this isolate (issue 11): listen streams, live tasks. */
+  get limits(): Limits {
+    this.#limits ??= new Limits()
+    return this.#limits
   }
 
   /**
@@ -327,7 +335,8 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
    * (`events: 'isolate'`); through a hub, `notifyListChanged` says when every isolate changed.
    */
   #registryChanged(kind: ListKind): void {
-    this.hub.publish({ type: 'listChanged', list: kind })
+    // Registration at module scope, before any stream could listen, publishes nothing.
+    if (this.hub.listening) this.hub.publish({ type: 'listChanged', list: kind })
   }
 
   /**
