@@ -258,6 +258,7 @@ async function main() {
   const startupVariants = [
     ...['hono', 'hono-do', 'edge', 'edge-token', 'sdk', ...TOOL_VARIANTS, 'tools-200-eager'],
     ...['edge-sdk', 'agents', 'mcp-handler', 'tmcp', 'hono-mcp', 'minimal', 'tools-500-eager', 'hono-zod-500'],
+    'hono-zod-200',
   ]
   log(`start-up: ${config.startupRepeats} fresh workerd per Worker, alternated (${startupVariants.join(', ')})`)
   results.startup = { rounds: await alternateStartup(startupVariants, scriptOf, config.startupRepeats, log) }

@@ -22,3 +22,7 @@ export declare function startupOverFloorTarget(rounds: Record<string, { cpuMs: n
   unit: string
   gap: () => string
 }
+export declare function startupSchemasGap(
+  rounds: Record<string, { cpuMs: number }>[],
+  count: number,
+): (cut: number, tools5Startup: number) => string

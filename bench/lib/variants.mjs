@@ -89,15 +89,20 @@ export const VARIANTS = {
     bindings: { TOOL_COUNT: '500', TOOL_EAGER: '1' },
     call: catalogCall,
   },
-  // The floor that builds the same 500 zod schemas at start-up and nothing else: the schemas' own
-  // share of tools-500-eager's start-up (the user's code, not the runtime's).
-  'hono-zod-500': {
-    worker: 'hono-zod',
-    label: 'Hono floor + the 500 catalog schemas built at start-up (no MCP runtime)',
-    bindings: { TOOL_COUNT: '500' },
-    call: add,
-    eras: ['modern'],
-  },
+  // The floor that builds the same 200 or 500 zod schemas at start-up and nothing else: the
+  // schemas' own share of tools-200-eager's and tools-500-eager's start-up (the user's code, not the runtime's).
+  ...Object.fromEntries(
+    [200, 500].map((count) => [
+      `hono-zod-${count}`,
+      {
+        worker: 'hono-zod',
+        label: `Hono floor + the ${count} catalog schemas built at start-up (no MCP runtime)`,
+        bindings: { TOOL_COUNT: String(count) },
+        call: add,
+        eras: ['modern'],
+      },
+    ]),
+  ),
   ...Object.fromEntries(
     SDK_TOOL_COUNTS.map((count) => [
       `sdk-tools-${count}`,

@@ -7,7 +7,13 @@
 import { describe, expect, it } from 'vitest'
 import { describeRatio, ratioInterval } from '../../bench/lib/compare.mjs'
 import { MIN_RESAMPLED, median, medianInterval } from '../../bench/lib/stats.mjs'
-import { judge, scaleTargets, startupOverFloorTarget, WORKERS_STARTUP_LIMIT_MS } from '../../bench/lib/targets.mjs'
+import {
+  judge,
+  scaleTargets,
+  startupOverFloorTarget,
+  startupSchemasGap,
+  WORKERS_STARTUP_LIMIT_MS,
+} from '../../bench/lib/targets.mjs'
 
 /** The test's own seeded draws (a linear congruential generator), independent of the bench's. */
 function draws(seed: number): () => number {
@@ -140,5 +146,19 @@ describe('start-up of 500 zod tools against Workers’ limit', () => {
     const missed = startupOverFloorTarget(rounds([260, 270, 280, 290, 300]))
     expect(judge(missed).met).toBe(false)
     expect(missed.gap()).toBe('≈ 30.0 ms to cut')
+  })
+
+  it("words a zod-tool miss with the schemas' own floor (hono-zod-<count>), or without it when a round lacks it", () => {
+    const round = (floor: number, tools: number) => ({
+      hono: { cpuMs: 100 },
+      'hono-zod-200': { cpuMs: 100 + floor },
+      'tools-200-eager': { cpuMs: 100 + floor + tools },
+    })
+    const gap = startupSchemasGap([round(58, 16), round(60, 15), round(57, 17)], 200)
+    expect(gap(3.5, 111.8)).toBe(
+      "≈ 3.5 ms to cut at the 5-tool server's 111.8 ms; the 200 schemas alone, built by the bare floor with no MCP runtime, " +
+        'take 58.0 ms above it (the limit leaves 55.9 ms above the 5-tool server), mcp-edge with the 200 tools 16.0 ms more than that floor',
+    )
+    expect(startupSchemasGap([{ hono: { cpuMs: 100 } }], 500)(1, 100)).toBe("≈ 1.0 ms to cut at the 5-tool server's 100.0 ms")
   })
 })

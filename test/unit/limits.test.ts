@@ -5,8 +5,14 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
-import { Limits, parseJsonBody } from '../../packages/mcp-edge/src/server/limits.ts'
+import {
+  DEFAULT_MAX_LISTEN_STREAMS,
+  DEFAULT_MAX_LIVE_TASKS,
+  Limits,
+  parseJsonBody,
+} from '../../packages/mcp-edge/src/server/limits.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
+import { DEFAULT_TASK_LIMITS } from '../../packages/mcp-edge/src/server/tasks/limits.ts'
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`
 
@@ -154,5 +160,15 @@ describe('live task cap', () => {
       expect(() => new Limits({ liveTasks })).toThrow(/limits.liveTasks must be a positive integer/)
     }
     expect(() => new Limits({ listenStreams: Number('1OO') })).toThrow(/limits.listenStreams/)
+  })
+
+  it("checks a server's given limits when it is created; unset ones are the defaults, built at first use", () => {
+    expect(() => createMcpServer({ name: 'l', version: '1', limits: { liveTasks: 0 } })).toThrow(/limits.liveTasks/)
+    expect(() => createMcpServer({ name: 'l', version: '1', taskLimits: { maxSteps: 0 } })).toThrow(/taskLimits.maxSteps/)
+    const server = createMcpServer({ name: 'l', version: '1' })
+    expect([server.limits.listenStreams, server.limits.liveTasks]).toEqual([DEFAULT_MAX_LISTEN_STREAMS, DEFAULT_MAX_LIVE_TASKS])
+    expect(server.limits).toBe(server.limits)
+    expect(server.taskLimits).toEqual(DEFAULT_TASK_LIMITS)
+    expect(createMcpServer({ name: 'l', version: '1', limits: { liveTasks: 3 } }).limits.liveTasks).toBe(3)
   })
 })

@@ -63,6 +63,9 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
  * // [{ name: 'Region', path: ['region'], type: 'string' }]
  */
 export function findHeaderParams(toolName: string, inputSchema: Record<string, unknown>): HeaderParam[] {
+  // Most tools annotate nothing: a JSON schema without the key anywhere needs no walk (nor its
+  // compilation on an isolate's first call).
+  if (!JSON.stringify(inputSchema).includes('"x-mcp-header"')) return []
   const found: HeaderParam[] = []
   /** `path` is the property chain so far, or undefined once the walk left `properties` chains. */
   const walk = (node: Record<string, unknown>, path: string[] | undefined, where: string): void => {

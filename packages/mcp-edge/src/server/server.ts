@@ -16,6 +16,7 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import type { LegacyVersion, LogLevel } from '../protocol/constants.ts'
 import { ERROR_KINDS, isMcpError, McpError, unsupportedVersion } from '../protocol/errors.ts'
+import type { JsonRpcErrorObject } from '../protocol/errors.ts'
 import { errorResponse, resultResponse } from '../protocol/jsonrpc.ts'
 import type { JsonRpcRequest, JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import { isLegacyVersion, legacyError, legacyStatus, shapeLegacyResult } from '../protocol/legacy.ts'
@@ -35,7 +36,7 @@ import type { PromptEntry, ResourceEntry, TemplateEntry } from './registry.ts'
 import type { JsonSchemaConverter, ObjectSchema } from './schema/schema.ts'
 import { buildToolEntry } from './tool-entry.ts'
 import type { ToolEntry } from './tool-entry.ts'
-import { taskLimits } from './tasks/limits.ts'
+import { DEFAULT_TASK_LIMITS, taskLimits } from './tasks/limits.ts'
 import { viewResource } from './apps.ts'
 import { isVisible } from './methods/access.ts'
 import type { ViewOptions } from './apps.ts'
@@ -89,8 +90,8 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
   readonly prompts = new Map<string, PromptEntry<Env>>()
   /** The listen streams of this isolate (single-isolate delivery, and this isolate's registry changes). */
   readonly hub = new ListenHub()
-  /** Per-principal caps of this isolate (issue 11): listen streams, live tasks. */
-  readonly limits: Limits
+  /** Per-principal caps of this isolate (issue 11); the defaults' are built at their first use (`limits`). */
+  #limits: Limits | undefined
   /** Results over their budget: where they are stored, and the limits (undefined: never cut). */
   readonly results: ResultPolicy | undefined
   readonly #methods: MethodTable = createMethodTable()
@@ -127,14 +128,16 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
       ...info
     } = options
     this.#jsonSchema = jsonSchema
-    this.limits = new Limits(limits)
+    // Given limits are checked now (a bad one fails at start-up); the defaults wait for a listen
+    // stream or a task, as the task defaults need no check: less code run before a first answer.
+    if (limits !== undefined) this.#limits = new Limits(limits)
     this.results = checkedFeature(results, ['spill', 'read'], 'results', 'resultBudgets({ store })', 'results.md')
     this.info = info
     this.instructions = instructions
     this.pageSize = pageSize ?? DEFAULT_PAGE_SIZE
     this.listCache = listCache ?? DEFAULT_LIST_CACHE
     this.listenTimeoutMs = listenTimeoutMs ?? DEFAULT_LISTEN_TIMEOUT_MS
-    this.taskLimits = taskLimits(tasks)
+    this.taskLimits = tasks === undefined ? { ...DEFAULT_TASK_LIMITS } : taskLimits(tasks)
     this.events = events
     this.observers = createObserverCache(telemetry, info)
     this.extensions = { ...extensions }
@@ -143,6 +146,12 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
       this.#listedTools = search.listed
       search.register(this)
     }
+  }
+
+  /** Per-principal caps of this isolate (issue 11): listen streams, live tasks. */
+  get limits(): Limits {
+    this.#limits ??= new Limits()
+    return this.#limits
   }
 
   /**
@@ -326,7 +335,8 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
    * (`events: 'isolate'`); through a hub, `notifyListChanged` says when every isolate changed.
    */
   #registryChanged(kind: ListKind): void {
-    this.hub.publish({ type: 'listChanged', list: kind })
+    // Registration at module scope, before any stream could listen, publishes nothing.
+    if (this.hub.listening) this.hub.publish({ type: 'listChanged', list: kind })
   }
 
   /**
@@ -403,11 +413,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
       operation?.end({ result }, ended())
       return { message: resultResponse(request.id, shaped), status: 200 }
     } catch (error) {
-      const object = toErrorObject(error, request.method)
-      operation?.end({ error: object }, ended())
-      const status = isMcpError(error) ? error.status : ERROR_KINDS.internalError.status
-      if (legacy) return { message: errorResponse(request.id, legacyError(object)), status: legacyStatus(status) }
-      return { message: errorResponse(request.id, object), status }
+      return failed(error, request, legacy, (object) => operation?.end({ error: object }, ended()))
     }
   }
 
@@ -445,6 +451,18 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
         return true
     }
   }
+}
+
+/**
+ * A request's failure in its revision's shape, told to its operation first (`end`): a function of
+ * its own, so an isolate whose first request succeeds never compiles it.
+ */
+function failed(error: unknown, request: JsonRpcRequest, legacy: boolean, end: (object: JsonRpcErrorObject) => void): Handled {
+  const object = toErrorObject(error, request.method)
+  end(object)
+  const status = isMcpError(error) ? error.status : ERROR_KINDS.internalError.status
+  if (legacy) return { message: errorResponse(request.id, legacyError(object)), status: legacyStatus(status) }
+  return { message: errorResponse(request.id, object), status }
 }
 
 /**

@@ -129,6 +129,11 @@ export class ListenHub {
     return () => this.#listeners.delete(listener)
   }
 
+  /** Whether any listener is registered. */
+  get listening(): boolean {
+    return this.#listeners.size > 0
+  }
+
   /** Offer `event` to every listener of this isolate; returns how many took it. */
   publish(event: McpEvent): number {
     let reached = 0

@@ -101,8 +101,20 @@ export function transforms(schema: Zod, seen = new Set<Zod>()): boolean {
   return inside.some((child) => child && transforms(child, seen))
 }
 
+/** The bounds of a schema without checks (read, never written). */
+export const NO_BOUNDS: Bounds = { divisors: [], patterns: new Set() }
+
 /** Fold a schema's checks; `fail` is called for what has no JSON Schema here. */
 export function bounds(schema: Zod, fail: (what: string) => never): Bounds {
+  // A format schema (z.email(), z.int()) is its own first check.
+  const format = schema._zod.traits.has('$ZodCheck')
+  const checks = defOf(schema).checks
+  // No checks (z.number(), z.string()): no bounds, and the fold is not compiled for them.
+  if (!format && (checks === undefined || checks.length === 0)) return NO_BOUNDS
+  return fold([...(format ? [schema] : []), ...(checks ?? [])], fail)
+}
+
+function fold(checks: Zod[], fail: (what: string) => never): Bounds {
   const found: Bounds = { divisors: [], patterns: new Set() }
   const raise = (key: 'minimum' | 'exclusiveMinimum', value: number) => {
     if (found[key] === undefined || value > found[key]) found[key] = value
@@ -110,8 +122,6 @@ export function bounds(schema: Zod, fail: (what: string) => never): Bounds {
   const lower = (key: 'maximum' | 'exclusiveMaximum', value: number) => {
     if (found[key] === undefined || value < found[key]) found[key] = value
   }
-  // A format schema (z.email(), z.int()) is its own first check.
-  const checks = [...(schema._zod.traits.has('$ZodCheck') ? [schema] : []), ...(defOf(schema).checks ?? [])]
   for (const check of checks) {
     const def = check._zod.def as unknown as CheckDef
     const kind = def.check
@@ -147,8 +157,12 @@ export function bounds(schema: Zod, fail: (what: string) => never): Bounds {
  * metadata objects.
  */
 export function compact(node: Json, nodes: Set<unknown>): void {
-  if (!Array.isArray(node.anyOf) || node.anyOf.length === 0 || node.type !== undefined) return
-  const options = node.anyOf.map((option) => (isNode(option) && !nodes.has(option) ? { ...option } : option))
+  // Most nodes have no `anyOf`: the rewrite below is compiled only for one that has.
+  if (Array.isArray(node.anyOf) && node.anyOf.length > 0 && node.type === undefined) typeList(node, node.anyOf, nodes)
+}
+
+function typeList(node: Json, anyOf: unknown[], nodes: Set<unknown>): void {
+  const options = anyOf.map((option) => (isNode(option) && !nodes.has(option) ? { ...option } : option))
   node.anyOf = options
   const types: unknown[] = []
   for (const option of options) {

@@ -6,8 +6,8 @@
  * recursion, metadata, the finishing rules) is json-schema.ts's; the rules shared by several types
  * (bounds, optionality, transforms) are json-schema-rules.ts's.
  */
-import { bounds, defOf, optin, pipeSide } from './json-schema-rules.ts'
-import type { Def, Json, Zod } from './json-schema-rules.ts'
+import { bounds, defOf, NO_BOUNDS, optin, pipeSide } from './json-schema-rules.ts'
+import type { Bounds, Def, Json, Zod } from './json-schema-rules.ts'
 
 /** One zod schema being converted: what the walk hands its type's function. */
 export interface SchemaNode {
@@ -47,8 +47,13 @@ function string({ schema, own, fail }: SchemaNode): undefined {
 
 function number({ schema, own, fail }: SchemaNode): undefined {
   const found = bounds(schema, fail)
-  const { minimum, maximum, exclusiveMinimum: above, exclusiveMaximum: below } = found
   own.type = found.int ? 'integer' : 'number'
+  if (found !== NO_BOUNDS) numberBounds(found, own, fail)
+}
+
+/** A number's bounds and divisors as keywords (a function of its own: a number without checks never compiles it). */
+function numberBounds(found: Bounds, own: Json, fail: (what: string) => never): void {
+  const { minimum, maximum, exclusiveMinimum: above, exclusiveMaximum: below } = found
   // Of an inclusive and an exclusive bound the tighter is kept, the exclusive one on a tie.
   if (above !== undefined && above >= (minimum ?? above)) own.exclusiveMinimum = above
   else if (minimum !== undefined) own.minimum = minimum

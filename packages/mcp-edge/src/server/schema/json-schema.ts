@@ -109,8 +109,8 @@ function withOwnKeywords({ schema, io, own, fail }: SchemaNode, inner: Json | un
   if (meta?.id !== undefined) fail('metadata "id" (a $defs entry)')
   Object.assign(own, meta)
   if (io === 'input') {
-    // A default or example of a transformed value is no input.
-    if (transforms(schema)) {
+    // A default or example of a transformed value is no input (looked for only where there is one).
+    if (('default' in own || 'examples' in own) && transforms(schema)) {
       delete own.examples
       delete own.default
     }

@@ -1,0 +1,87 @@
+#!/usr/bin/env node
+/**
+ * `node bench/cg-startup.mjs [--rounds N] [--variant V] [name=script.js …]`: a Worker's start-up
+ * counted in instructions, for changes too small for `bench:ab -- --startup` (it resolves about 3%
+ * on this machine; this, about 0.05%). Each round starts a fresh workerd under valgrind's callgrind
+ * (the `MINIFLARE_WORKERD_PATH` wrapper written here), sends the variant's first call, checks
+ * the answer and reads workerd's instruction count from spawn to that answer (every thread, as
+ * workerd's CPU figure counts them). Scripts alternate round by round. Without scripts it builds
+ * this tree's minimal template (the `minimal` variant, issue 38's ≤ 1.10× the floor) once as
+ * `tree`; give a ref's build beside it to compare (for example a copy of an earlier `tree` build).
+ *
+ * Counts repeat to about ±0.1M instructions, with one jump of about 1.3M that a start takes or
+ * not (two modes): compare medians of several rounds, or a mode with the same mode. Instructions
+ * are not time: page faults and cache misses are left out (the first `toISOString` of an isolate
+ * pages in ICU data, for example). Needs valgrind; about 15 s a start; never part of `npm test`.
+ */
+import { execFileSync } from 'node:child_process'
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { build } from './lib/build.mjs'
+import { ROOT, TMP } from './lib/env.mjs'
+import { verifyCall } from './lib/mcp.mjs'
+import { median } from './lib/stats.mjs'
+import { VARIANTS } from './lib/variants.mjs'
+import { startWorker } from './lib/workerd.mjs'
+
+const args = process.argv.slice(2)
+const option = (name, fallback) => {
+  const at = args.indexOf(name)
+  return at < 0 ? fallback : args.splice(at, 2)[1]
+}
+const rounds = Number(option('--rounds', 3))
+const variant = option('--variant', 'minimal')
+const { call, worker, config } = VARIANTS[variant]
+const scripts = Object.fromEntries(args.map((pair) => pair.split('=')))
+if (Object.keys(scripts).length === 0) {
+  const options = config ? { config: join(ROOT, 'bench/workers', config, 'wrangler.jsonc') } : {}
+  scripts.tree = build(worker, options).scriptPath
+}
+
+// workerd under callgrind, as Miniflare starts it (its arguments and stdin passed on), in a
+// file named workerd: workerd.mjs finds the process it started by that name.
+const dumps = join(TMP, 'callgrind')
+rmSync(dumps, { recursive: true, force: true })
+mkdirSync(join(dumps, 'bin'), { recursive: true })
+const wrapper = join(dumps, 'bin', 'workerd')
+const workerd = join(ROOT, 'node_modules/@cloudflare/workerd-linux-64/bin/workerd')
+writeFileSync(
+  wrapper,
+  `#!/bin/bash\nvalgrind --tool=callgrind --callgrind-out-file=${dumps}/cg.%p --dump-line=no ${workerd} "$@" <&0 2>>${dumps}/valgrind.log &\n` +
+    "child=$!\ntrap 'kill -9 $child 2>/dev/null' TERM INT EXIT\nwait $child\n",
+)
+chmodSync(wrapper, 0o755)
+process.env.MINIFLARE_WORKERD_PATH = wrapper
+
+/** Instructions from spawn to now of the callgrind under `pid` (the wrapper Miniflare spawned). */
+function instructions(pid) {
+  const valgrind = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+    .trim()
+    .split('\n')[0]
+  execFileSync('callgrind_control', ['-d', valgrind], { stdio: 'ignore' })
+  const dump = readdirSync(dumps)
+    .filter((file) => file.startsWith(`cg.${valgrind}.`))
+    .sort()
+    .at(-1)
+  const totals = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dumps, dump), 'utf8'))
+  if (!totals) throw new Error(`cg-startup: no totals in ${dump}`)
+  return Number(totals[1]) / 1e6
+}
+
+const ids = Object.keys(scripts)
+const counts = Object.fromEntries(ids.map((id) => [id, []]))
+for (let round = 0; round < rounds; round++) {
+  for (const id of round % 2 ? [...ids].reverse() : ids) {
+    const target = await startWorker(variant, scripts[id])
+    try {
+      await verifyCall(target.endpoint, call.request, call.answer)
+      counts[id].push(instructions(target.pid))
+      console.error(`[cg-startup] round ${round + 1}/${rounds}: ${id} ${counts[id].at(-1).toFixed(2)}M`)
+    } finally {
+      await target.dispose()
+    }
+  }
+}
+console.log(`\n| ${variant} | M instructions, spawn → first answer (median) | every round |\n| --- | --- | --- |`)
+for (const id of ids)
+  console.log(`| ${id} | ${median(counts[id]).toFixed(2)} | ${counts[id].map((c) => c.toFixed(2)).join(', ')} |`)
