@@ -26,7 +26,8 @@ async function run(plan, targets, line, closing) {
   const rounds = []
   const arrived = (index, at) => {
     if (index >= plan.updates) return line({ error: `a stream heard more than the ${plan.updates} updates sent` })
-    const round = (rounds[index] ??= { count: 0, first: at, last: at })
+    if (rounds[index] === undefined) rounds[index] = { count: 0, first: at, last: at }
+    const round = rounds[index]
     round.count++
     round.last = Math.max(round.last, at)
     round.first = Math.min(round.first, at)
