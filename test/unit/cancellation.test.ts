@@ -9,6 +9,20 @@ import type { PartialChunk } from '../../packages/mcp-edge/src/server/outbox.ts'
 import { emptyStats } from '../../packages/mcp-edge/src/server/outbox.ts'
 import { RequestScope } from '../../packages/mcp-edge/src/server/scope.ts'
 
+/** A parent whose `aborted` reads are counted. */
+const countedParent = () => {
+  const parent = new AbortController()
+  const counted = { parent, reads: 0 }
+  const read = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get as () => boolean
+  Object.defineProperty(parent.signal, 'aborted', {
+    get() {
+      counted.reads++
+      return read.call(this)
+    },
+  })
+  return counted
+}
+
 describe('LazyAbort', () => {
   it('gives the same signal at every read', () => {
     const cancel = new LazyAbort()
@@ -45,32 +59,47 @@ describe('LazyAbort', () => {
     expect(late.aborted).toBe(true)
   })
 
+  it("once watching (ctx.partial), knows of the parent's abort without reading the parent or making a signal", () => {
+    const counted = countedParent()
+    const cancel = new LazyAbort(counted.parent.signal)
+    cancel.watch()
+    counted.reads = 0
+    for (let i = 0; i < 3; i++) expect(cancel.aborted).toBe(false)
+    counted.parent.abort()
+    expect(cancel.aborted).toBe(true)
+    expect(counted.reads).toBe(0)
+    // The signal made afterwards is aborted already, and one made before follows the abort.
+    expect(cancel.signal.aborted).toBe(true)
+    const early = new LazyAbort(counted.parent.signal)
+    early.watch()
+    expect(early.aborted).toBe(true)
+    const other = new AbortController()
+    const before = new LazyAbort(other.signal)
+    before.watch()
+    const signal = before.signal
+    other.abort()
+    expect(signal.aborted).toBe(true)
+  })
+
   it("once its signal is made, knows of the parent's abort without reading the parent again", () => {
-    const parent = new AbortController()
-    let reads = 0
-    const read = Object.getOwnPropertyDescriptor(AbortSignal.prototype, 'aborted')?.get as () => boolean
-    Object.defineProperty(parent.signal, 'aborted', {
-      get() {
-        reads++
-        return read.call(this)
-      },
-    })
+    const counted = countedParent()
+    const parent = counted.parent
     const cancel = new LazyAbort(parent.signal)
     expect(cancel.aborted).toBe(false)
-    expect(reads).toBe(1)
+    expect(counted.reads).toBe(1)
     const signal = cancel.signal
-    reads = 0
+    counted.reads = 0
     for (let i = 0; i < 3; i++) expect(cancel.aborted).toBe(false)
     parent.abort()
     expect(cancel.aborted).toBe(true)
     expect(signal.aborted).toBe(true)
-    expect(reads).toBe(0)
+    expect(counted.reads).toBe(0)
   })
 })
 
 describe('ctx.partial and cancellation', () => {
   /** A scope whose partial results land in `sent`, cancelled through `cancel`. */
-  const scopeOf = (cancel: LazyAbort, sent: PartialChunk[]) =>
+  const scopeOf = (cancel: LazyAbort | { signal: AbortSignal }, sent: PartialChunk[]) =>
     new RequestScope({
       requestId: 1,
       method: 'tools/call',
@@ -96,6 +125,25 @@ describe('ctx.partial and cancellation', () => {
       await ctx.partial('after')
       expect(sent.map((chunk) => chunk.content)).toEqual([[{ type: 'text', text: 'before' }]])
     }
+  })
+
+  it('reads the parent signal once for a stream of chunks, though the tool never made ctx.signal', async () => {
+    const counted = countedParent()
+    const sent: PartialChunk[] = []
+    const ctx = scopeOf(new LazyAbort(counted.parent.signal), sent)
+    for (let i = 0; i < 5; i++) await ctx.partial(`chunk ${i}`)
+    expect(sent).toHaveLength(5)
+    expect(counted.reads).toBeLessThanOrEqual(1)
+  })
+
+  it('checks a plain signal (a task run) at each chunk', async () => {
+    const controller = new AbortController()
+    const sent: PartialChunk[] = []
+    const ctx = scopeOf({ signal: controller.signal }, sent)
+    await ctx.partial('before')
+    controller.abort()
+    await ctx.partial('after')
+    expect(sent).toHaveLength(1)
   })
 
   it('sends nothing after its own abort (notifications/cancelled)', async () => {

@@ -9,6 +9,8 @@ export class LazyAbort {
   /** The controller's signal, kept: a tool that streams reads `ctx.signal` per chunk, and each read of `controller.signal` is a call into the runtime. */
   #signal: AbortSignal | undefined
   #aborted = false
+  /** Whether a listener on the parent notes its abort (`watch`), so `aborted` need not read it. */
+  #watching = false
 
   /** `parent` (for example `request.signal`) aborts this one too. */
   constructor(parent?: AbortSignal) {
@@ -16,23 +18,27 @@ export class LazyAbort {
   }
 
   /**
-   * Without a call into the runtime once the signal is made (`ctx.partial` looks per chunk): the
-   * parent's abort then reaches this through the signal's listener, which notes it.
+   * Note the parent's abort through a listener of its own from now on (no controller made), so
+   * `aborted` is a read of a field, not a call into the runtime: for a caller that looks per chunk
+   * (`ctx.partial`). Making the signal does the same.
    */
+  watch(): void {
+    if (this.#watching) return
+    this.#watching = true
+    if (this.#parent?.aborted) this.#aborted = true
+    else this.#parent?.addEventListener('abort', () => this.abort(), { once: true })
+  }
+
   get aborted(): boolean {
-    return this.#aborted || (this.#signal === undefined && this.#parent?.aborted === true)
+    return this.#aborted || (!this.#watching && this.#parent?.aborted === true)
   }
 
   get signal(): AbortSignal {
     if (this.#signal) return this.#signal
+    this.watch()
     const controller = new AbortController()
     this.#controller = controller
-    if (this.aborted) {
-      this.#aborted = true
-      controller.abort()
-    } else {
-      this.#parent?.addEventListener('abort', () => this.abort(), { once: true })
-    }
+    if (this.#aborted) controller.abort()
     this.#signal = controller.signal
     return this.#signal
   }

@@ -40,8 +40,11 @@ export interface ScopeInit<Env> {
   env: Env
   principal: Principal | undefined
   upstream?: UpstreamAccess | undefined
-  /** `aborted`, when given (a `LazyAbort`), says what `signal.aborted` does without making the signal. */
-  cancel: { readonly signal: AbortSignal; readonly aborted?: boolean }
+  /**
+   * `aborted`, when given (a `LazyAbort`), says what `signal.aborted` does without making the
+   * signal; `watch()` makes it a read of a field from then on (cancellation.ts).
+   */
+  cancel: { readonly signal: AbortSignal; readonly aborted?: boolean; watch?(): void }
   /** The request's stream (none in a task: progress and logs are not sent there). */
   outbox?: Outbox | undefined
   logLevel?: LogLevel | undefined
@@ -77,7 +80,7 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
   /** Content streamed so far, when the tool asked the runtime to assemble its final text. */
   assembled: ContentBlock[] | undefined
   readonly #outbox: Outbox | undefined
-  readonly #cancel: { readonly signal: AbortSignal; readonly aborted?: boolean }
+  readonly #cancel: ScopeInit<Env>['cancel']
   readonly #logLevel: number
   readonly #input: InputRound
   readonly #waitUntil: ((promise: Promise<unknown>) => void) | undefined
@@ -151,7 +154,8 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
       throw new TypeError('ctx.partial: content must be an array of ContentBlock (text, image, audio, resource_link, resource)')
     }
     if (this.assembled) this.assembled.push(...normalized.content)
-    // Per chunk: the LazyAbort's own flag, not a read of the signal (a call into the runtime).
+    // Per chunk: the LazyAbort's own flag, not a read of the parent signal (a call into the runtime).
+    this.#cancel.watch?.()
     if (this.#cancel.aborted ?? this.#cancel.signal.aborted) return Promise.resolve()
     return this.#partials.push(normalized)
   }
