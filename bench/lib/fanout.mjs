@@ -139,6 +139,8 @@ export function fanoutRounds(endpoint, expected, paceMs = 0) {
     return new Promise((resolve, reject) => {
       roundDone = () => resolve({ first: Math.min(...arrivals), last: Math.max(...arrivals) })
       timer = setTimeout(() => reject(new Error(`fan-out: ${arrivals.length}/${expected} notified`)), ROUND_TIMEOUT_MS)
+      // A round whose touch failed leaves it running: it must not keep the process alive.
+      timer.unref()
     }).finally(() => clearTimeout(timer))
   }
   const rounds = touchRounds(endpoint, paceMs, expect)

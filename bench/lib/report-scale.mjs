@@ -76,7 +76,7 @@ export function scaleSection(scale) {
       'are opened by a driver Worker in the same workerd (bench/workers/scale-driver) over service bindings to the four ' +
       'isolates: no sockets, so 10,000 fit. The driver counts each update as it reads it, on its own clock (epoch ms, ' +
       'advanced at each read), and the bench times from its clock at sending the call. Its reading is JavaScript on ' +
-      "workerd's thread, so it is inside the CPU per delivery, which the sockets' native work is not. The same count held " +
+      "workerd's thread, so it is inside the CPU per delivery (and its readers inside the RSS), which the sockets' native work is not. The same count held " +
       'both ways shows the difference.',
     '',
     ...(targets.length > 0 ? [table(['target', 'limit', 'measured', 'verdict'], targets.map(targetRow))] : []),

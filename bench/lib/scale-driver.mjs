@@ -23,6 +23,7 @@ function within(promise, ms, what) {
   let timer
   const late = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error(`the driver did not report within ${ms} ms while ${what}`)), ms)
+    timer.unref()
   })
   return Promise.race([promise, late]).finally(() => clearTimeout(timer))
 }
@@ -71,7 +72,9 @@ export async function openInWorkerd(driverUrl, touchEndpoint, listeners, session
   const next = reports(response.body)
   const close = () => controller.abort()
   try {
-    await next('opening the streams', OPEN_TIMEOUT_MS)
+    const { opened } = await next('opening the streams', OPEN_TIMEOUT_MS)
+    if (opened !== listeners + sessions.length)
+      throw new Error(`the driver opened ${opened} of ${listeners + sessions.length} streams`)
   } catch (error) {
     close()
     throw error
@@ -84,5 +87,17 @@ export async function openInWorkerd(driverUrl, touchEndpoint, listeners, session
     return report
   }
   const rounds = touchRounds(touchEndpoint, paceMs, expect, Date.now)
-  return { measure: (pid, count) => rounds.measure(pid, count, listeners + sessions.length), close }
+  return {
+    /** The rounds, then a pace's wait: a stream that heard an update twice or too late is reported by then. */
+    async measure(pid, count) {
+      const figures = await rounds.measure(pid, count, listeners + sessions.length)
+      const late = await next('after the last round', paceMs).then(
+        (report) => new Error(`the driver reported after the last round: ${JSON.stringify(report)}`),
+        (error) => (error.message.startsWith('the driver did not report') ? undefined : error),
+      )
+      if (late) throw late
+      return figures
+    },
+    close,
+  }
 }

@@ -157,7 +157,7 @@ export async function fanoutScale(
   log,
 ) {
   const limit = fileLimit()
-  const vars = { FANOUT_LISTEN_STREAMS: String(Math.max(...scaleListeners, ...scaleBindingListeners)) }
+  const vars = { FANOUT_LISTEN_STREAMS: String(Math.max(1000, ...scaleListeners, ...scaleBindingListeners)) }
   if (scaleCapacity !== undefined) vars.FANOUT_CAPACITY = String(scaleCapacity)
   const plan = [
     ...scaleListeners.map((listeners) => ({ listeners, transport: 'http' })),

@@ -10,7 +10,7 @@
  * every stream is open (listen streams acknowledged, GET streams answered 200), then
  * `{"round":k,"first":ms,"last":ms}` once every stream has heard its k-th update (epoch ms, this
  * isolate's clock, which workerd advances at each read), or `{"error":…}` (a stream that could not
- * open, heard more updates than were sent, or ended early). The streams are this
+ * open, failed, heard an update twice or more updates than were sent, or ended early). The streams are this
  * request's: they close when Node cancels its body. JavaScript: no build step of its own.
  */
 import { counter } from '../../lib/count-marker.mjs'
@@ -26,6 +26,10 @@ async function run(plan, targets, line, closing) {
   const rounds = []
   const arrived = (index, at) => {
     if (index >= plan.updates) return line({ error: `a stream heard more than the ${plan.updates} updates sent` })
+    // A round's touch goes out once every stream heard the one before: a stream ahead of that heard one twice.
+    if (index > 0 && (rounds[index - 1]?.count ?? 0) < expected) {
+      return line({ error: `a stream heard update ${index + 1} before every stream heard update ${index}: one twice` })
+    }
     if (rounds[index] === undefined) rounds[index] = { count: 0, first: at, last: at }
     const round = rounds[index]
     round.count++
@@ -35,7 +39,7 @@ async function run(plan, targets, line, closing) {
   }
   const open = async (target, init, acknowledged) => {
     const response = await target.fetch('http://127.0.0.1/mcp', { ...init, signal: closing })
-    if (response.status !== 200 || !response.body)
+    if (response.status !== 200 || !(response.headers.get('content-type') ?? '').includes('text/event-stream'))
       throw new Error(`a stream answered HTTP ${response.status}: ${await response.text()}`)
     // Read raw and decoded here (no TextDecoderStream piped in): the reading is workerd's CPU too.
     const reader = response.body.getReader()
@@ -62,7 +66,9 @@ async function run(plan, targets, line, closing) {
         for (let n = updates(text); n > 0; n--) arrived(heard++, Date.now())
       }
     }
-    pump().catch(() => {})
+    pump().catch((error) => {
+      if (!closing.aborted) line({ error: `a stream failed after ${heard} updates: ${error?.message ?? error}` })
+    })
     await opened
   }
   const listen = (i) => {
@@ -90,7 +96,7 @@ export default {
     const plan = await request.json()
     const targets = Object.keys(env)
       .filter((name) => /^T\d+$/.test(name))
-      .sort()
+      .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)))
       .map((name) => env[name])
     const { readable, writable } = new TransformStream()
     const writer = writable.getWriter()
