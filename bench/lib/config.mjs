@@ -80,7 +80,7 @@ export const config = {
       ? process.env.BENCH_SCALE_BINDING_LISTENERS.split(',')
           .filter(Boolean)
           .map((count) => Number.parseInt(count, 10))
-      : pick([1000, 10_000], [100]),
+      : pick([1000, 5000, 10_000], [100]),
   scaleSessionShare: 0.2,
   scaleRounds: int('BENCH_SCALE_ROUNDS', pick(10, 2)),
   scaleCapacity: process.env.BENCH_SCALE_CAPACITY ? int('BENCH_SCALE_CAPACITY') : quick ? 40 : undefined,

@@ -23,7 +23,7 @@
  * SQLITE_CANTOPEN, "the session ledger could not be reached"): a point that does not fit
  * `ulimit -n` (which workerd inherits) is not run but reported as skipped, with the limit it
  * needs (bench/README.md). The curve is then taken again with the streams held inside workerd
- * (`scaleBindingListeners`: 1,000 and 10,000; quick: 100): a driver Worker in the same workerd
+ * (`scaleBindingListeners`: 1,000, 5,000 and 10,000; quick: 100): a driver Worker in the same workerd
  * opens them over service bindings (scale-driver.mjs), so they cost no descriptor and 10,000 fit;
  * its reading runs on workerd's thread, beside the server (bench/README.md says what that changes).
  */
