@@ -145,8 +145,11 @@ export function principalFromClaims(claims: unknown): Principal | undefined {
 const quoted = (value: string) => `"${value.replace(/["\\]/g, '')}"`
 
 export interface Authenticator<Env> {
-  /** The principal of this request (`undefined` for a local or allowed anonymous caller). Throws 401. */
-  resolve(request: Request, env: Env, given?: Principal): Promise<Principal | undefined>
+  /**
+   * The principal of this request (`undefined` for a local or allowed anonymous caller), at once
+   * when it is known at once, else a promise. Throws (or rejects with) 401.
+   */
+  resolve(request: Request, env: Env, given?: Principal): Awaitable<Principal | undefined>
   /** `WWW-Authenticate` for a 401 or 403 answer, `Retry-After` for a 429, else `undefined`. */
   headersFor(error: McpError, env: Env): Record<string, string> | undefined
   /** The same, for a response the server produced (403 insufficient_scope, 429 at a cap). */
@@ -201,17 +204,24 @@ export function createAuthenticator<Env>(
     return { 'www-authenticate': `Bearer ${parts.join(', ')}` }
   }
 
-  return {
-    async resolve(request, env, given) {
-      const principal = await identify(request, env, given)
-      const limiter = options.rateLimit?.(env)
-      if (limiter) {
-        const key = principal?.subject ?? `anonymous:${request.headers.get('cf-connecting-ip') ?? 'local'}`
-        if (!(await limiter.limit({ key })).success) {
-          throw new McpError('tooManyRequests', 'Too many requests: rate limit reached, retry later')
-        }
+  const limited = async (request: Request, env: Env, identified: Awaitable<Principal | undefined>) => {
+    const principal = await identified
+    const limiter = options.rateLimit?.(env)
+    if (limiter) {
+      const key = principal?.subject ?? `anonymous:${request.headers.get('cf-connecting-ip') ?? 'local'}`
+      if (!(await limiter.limit({ key })).success) {
+        throw new McpError('tooManyRequests', 'Too many requests: rate limit reached, retry later')
       }
-      return principal
+    }
+    return principal
+  }
+
+  return {
+    resolve(request, env, given) {
+      const identified = identify(request, env, given)
+      // Without a rate limit, a principal known at once (a local caller, one the host gave) is
+      // returned as it is: the caller goes on without waiting a turn for a promise.
+      return options.rateLimit === undefined ? identified : limited(request, env, identified)
     },
     headersFor(error, env) {
       if (error instanceof AuthChallenge) return header(env, { error: error.error })

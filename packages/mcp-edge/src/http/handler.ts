@@ -170,7 +170,8 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
       checkOrigin(headers, options)
       checkAccept(headers)
       // Auth hook (issue 11): throws 401 (AuthChallenge) before the body is read.
-      const principal = await auth.resolve(request, env, given)
+      const resolved = auth.resolve(request, env, given)
+      const principal = resolved instanceof Promise ? await resolved : resolved
       checkContentType(headers)
       const text = await readBody(request, maxBodyBytes)
       // JSON hook (issue 11): -32700, or -32600 past the nesting limit, before JSON.parse recurses.

@@ -90,20 +90,24 @@ export const toolsCall: MethodEntry = {
     // Per-principal cap on live tasks in this isolate: the slot is reserved before anything is
     // redeemed or created, so a 429 spends no single-use confirmation.
     const slot = asTask ? await reserveTaskSlot(call) : undefined
+    const target = { target: name, args, singleUse: tool.singleUseState }
+    const run = async (scope: RequestScope): Promise<object> => {
+      const parsed = parseArguments(tool, args)
+      if (!parsed.ok) return parsed.result
+      if (tool.prepare) scope.prepared = await tool.prepare(parsed.value as never, scope)
+      if (slot) {
+        const task = (await createTask(call, tool, parsed.value, scope.prepared)) as Task
+        slot.commit(task.taskId, Date.parse(task.createdAt) + (task.ttlMs ?? server.taskLimits.maxLifeMs))
+        return task
+      }
+      return invoke(tool, parsed.value, scope, call)
+    }
+    // An inline call holds no slot: its answer is runWithInput's own promise, awaited once less.
+    if (!slot) return runWithInput(call, target, run)
     try {
-      return await runWithInput(call, { target: name, args, singleUse: tool.singleUseState }, async (scope) => {
-        const parsed = parseArguments(tool, args)
-        if (!parsed.ok) return parsed.result
-        if (tool.prepare) scope.prepared = await tool.prepare(parsed.value as never, scope)
-        if (slot) {
-          const task = (await createTask(call, tool, parsed.value, scope.prepared)) as Task
-          slot.commit(task.taskId, Date.parse(task.createdAt) + (task.ttlMs ?? server.taskLimits.maxLifeMs))
-          return task
-        }
-        return invoke(tool, parsed.value, scope, call)
-      })
+      return await runWithInput(call, target, run)
     } finally {
-      slot?.release()
+      slot.release()
     }
   },
 }
