@@ -122,6 +122,8 @@ export function checkStreamAccept(headers: Headers): void {
 
 export function checkContentType(headers: Headers): void {
   const type = headers.get(HEADER.contentType)
+  // What clients send, checked as it is; anything else is parsed (parameters, case, spaces).
+  if (type === 'application/json') return
   if (type === null || (type.split(';')[0] ?? '').trim().toLowerCase() !== 'application/json') {
     throw new McpError('unsupportedMediaType')
   }

@@ -175,7 +175,7 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
       const resolved = auth.resolve(request, env, given, headers, url)
       const principal = resolved instanceof Promise ? await resolved : resolved
       checkContentType(headers)
-      const text = await readBody(request, maxBodyBytes)
+      const text = await readBody(request, maxBodyBytes, headers)
       // JSON hook (issue 11): -32700, or -32600 past the nesting limit, before JSON.parse recurses.
       const body = parseJsonBody(text, options.maxJsonDepth)
       id = readableId(body)
