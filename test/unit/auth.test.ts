@@ -125,6 +125,38 @@ describe('fail closed without configured authentication', () => {
     expect((await guarded(post('http://127.0.0.1/mcp', 'tools/list'), {}, undefined, { subject: 'a' })).status).toBe(200)
   })
 
+  it('rate-limits a local caller and a given principal by their keys: 429 with Retry-After, and the tool never runs', async () => {
+    const keys: string[] = []
+    let allow = true
+    const server = scopedServer()
+    let ran = 0
+    server.tool('ping', { input: z.object({}), annotations: { readOnlyHint: true } }, () => {
+      ran++
+      return text('pong')
+    })
+    const limited = createMcpHandler(server, {
+      rateLimit: () => ({
+        limit: async ({ key }) => {
+          keys.push(key)
+          return { success: allow }
+        },
+      }),
+    })
+    const call = () => post('http://127.0.0.1/mcp', 'tools/call', { name: 'ping', arguments: {} })
+    expect((await limited(call(), {})).status).toBe(200)
+    expect((await limited(call(), {}, undefined, { subject: 'alice' })).status).toBe(200)
+    allow = false
+    const refused = await limited(call(), {}, undefined, { subject: 'alice' })
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).toBe('60')
+    expect((await refused.json()).error.code).toBe(-32600)
+    expect(keys).toEqual(['anonymous:local', 'alice', 'alice'])
+    expect(ran).toBe(2)
+    // A caller refused before the limit is asked: a remote request of a server without authentication.
+    expect((await limited(post('https://example.com/mcp', 'tools/list'), {})).status).toBe(401)
+    expect(keys).toHaveLength(3)
+  })
+
   it('reads the URL host as the URL parser does: ports, IPv6, look-alike names, userinfo', async () => {
     const local = ['http://127.0.0.1:8787/mcp', 'http://[::1]:8787/mcp?x=/y', 'http://app.localhost/mcp#z']
     const remote = ['http://127.0.0.1.evil.example/mcp', 'http://localhost.evil.example/mcp?h=127.0.0.1']

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { checkAccept, checkContentType, checkOrigin, isLoopbackHost } from '../../packages/mcp-edge/src/http/guards.ts'
+import { isLocalRequest } from '../../packages/mcp-edge/src/http/auth.ts'
 import type { McpError } from '../../packages/mcp-edge/src/protocol/errors.ts'
 import { caught } from './support.ts'
 
@@ -119,6 +120,26 @@ describe('isLoopbackHost', () => {
     expect(isLoopbackHost('dev.localhost:5173')).toBe(true)
     expect(isLoopbackHost('127.0.0.2')).toBe(false)
     expect(isLoopbackHost('localhost.example')).toBe(false)
+  })
+
+  it('answers each host on its own when asked again, in turn (it keeps the last answer)', () => {
+    const hosts = ['127.0.0.1:8787', 'example.com', '127.0.0.1:8787', '127.0.0.1:8787', 'evil.localhost.com', 'a.localhost']
+    for (const round of [1, 2]) {
+      expect(
+        hosts.map((host) => isLoopbackHost(host)),
+        `round ${round}`,
+      ).toEqual([true, false, true, true, false, true])
+    }
+  })
+})
+
+describe('isLocalRequest', () => {
+  it('judges the Host header on its own when it is not spelled as the URL host', () => {
+    const local = (host: string) => isLocalRequest(new Request('http://127.0.0.1:8787/mcp', { headers: { host } }))
+    expect(local('127.0.0.1:8787')).toBe(true)
+    expect(local('LOCALHOST:8787')).toBe(true)
+    expect(local('tunnel.example.com')).toBe(false)
+    expect(local('127.0.0.1:8787.example.com')).toBe(false)
   })
 })
 

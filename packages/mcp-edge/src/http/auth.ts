@@ -95,12 +95,18 @@ export class AuthChallenge extends McpError {
  * isLocalRequest(new Request('http://127.0.0.1:8787/mcp')) // true
  */
 export function isLocalRequest(request: Request): boolean {
-  const headers = request.headers
+  return isLocal(request.headers, request.url)
+}
+
+/** `isLocalRequest` of a request whose headers and URL were read already (each read is a call into the runtime). */
+function isLocal(headers: Headers, url: string): boolean {
   const host = headers.get(HEADER.host)
   const address = headers.get('cf-connecting-ip')
+  const urlName = urlHost(url)
   return (
-    isLoopbackHost(urlHost(request.url)) &&
-    (host === null || isLoopbackHost(host)) &&
+    isLoopbackHost(urlName) &&
+    // A client's Host is most often its URL's host, spelled the same: the same answer.
+    (host === null || host === urlName || isLoopbackHost(host)) &&
     (address === null || isLoopbackAddress(address)) &&
     !isProxied(headers)
   )
@@ -145,8 +151,12 @@ export function principalFromClaims(claims: unknown): Principal | undefined {
 const quoted = (value: string) => `"${value.replace(/["\\]/g, '')}"`
 
 export interface Authenticator<Env> {
-  /** The principal of this request (`undefined` for a local or allowed anonymous caller). Throws 401. */
-  resolve(request: Request, env: Env, given?: Principal): Promise<Principal | undefined>
+  /**
+   * The principal of this request (`undefined` for a local or allowed anonymous caller), at once
+   * when it is known at once, else a promise. Throws (or rejects with) 401. `headers` and `url`:
+   * the request's, when the caller has read them already.
+   */
+  resolve(request: Request, env: Env, given?: Principal, headers?: Headers, url?: string): Awaitable<Principal | undefined>
   /** `WWW-Authenticate` for a 401 or 403 answer, `Retry-After` for a 429, else `undefined`. */
   headersFor(error: McpError, env: Env): Record<string, string> | undefined
   /** The same, for a response the server produced (403 insufficient_scope, 429 at a cap). */
@@ -175,7 +185,13 @@ export function createAuthenticator<Env>(
   }
   // Not async itself: a local or given principal is known at once, without a promise of its own
   // (`resolve` awaits either). Its throws reject `resolve`.
-  const identify = (request: Request, env: Env, given: Principal | undefined): Awaitable<Principal | undefined> => {
+  const identify = (
+    request: Request,
+    env: Env,
+    given: Principal | undefined,
+    headers: Headers,
+    url: string,
+  ): Awaitable<Principal | undefined> => {
     if (given) return given
     if (requirePrincipal) throw new AuthChallenge('Unauthorized')
     if (resourceServer) return resourceServer.authenticate(request, env)
@@ -184,8 +200,8 @@ export function createAuthenticator<Env>(
       unwarned = false
       warn(LOCAL_ONLY_WARNING)
     }
-    if (allowAnonymous || isLocalRequest(request)) return undefined
-    throw new AuthChallenge(isProxied(request.headers) ? PROXIED_MESSAGE : NOT_CONFIGURED_MESSAGE)
+    if (allowAnonymous || isLocal(headers, url)) return undefined
+    throw new AuthChallenge(isProxied(headers) ? PROXIED_MESSAGE : NOT_CONFIGURED_MESSAGE)
   }
 
   const baseline = (env: Env) => resourceServer?.challenge(env).scopes ?? options.requiredScopes ?? []
@@ -201,17 +217,24 @@ export function createAuthenticator<Env>(
     return { 'www-authenticate': `Bearer ${parts.join(', ')}` }
   }
 
-  return {
-    async resolve(request, env, given) {
-      const principal = await identify(request, env, given)
-      const limiter = options.rateLimit?.(env)
-      if (limiter) {
-        const key = principal?.subject ?? `anonymous:${request.headers.get('cf-connecting-ip') ?? 'local'}`
-        if (!(await limiter.limit({ key })).success) {
-          throw new McpError('tooManyRequests', 'Too many requests: rate limit reached, retry later')
-        }
+  const limited = async (request: Request, env: Env, identified: Awaitable<Principal | undefined>) => {
+    const principal = await identified
+    const limiter = options.rateLimit?.(env)
+    if (limiter) {
+      const key = principal?.subject ?? `anonymous:${request.headers.get('cf-connecting-ip') ?? 'local'}`
+      if (!(await limiter.limit({ key })).success) {
+        throw new McpError('tooManyRequests', 'Too many requests: rate limit reached, retry later')
       }
-      return principal
+    }
+    return principal
+  }
+
+  return {
+    resolve(request, env, given, headers = request.headers, url = request.url) {
+      const identified = identify(request, env, given, headers, url)
+      // Without a rate limit, a principal known at once (a local caller, one the host gave) is
+      // returned as it is: the caller goes on without waiting a turn for a promise.
+      return options.rateLimit === undefined ? identified : limited(request, env, identified)
     },
     headersFor(error, env) {
       if (error instanceof AuthChallenge) return header(env, { error: error.error })

@@ -13,8 +13,8 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
  * @example
  * const text = await readBody(request, 1_000_000) // throws McpError('payloadTooLarge')
  */
-export function readBody(request: Request, maxBytes: number): Promise<string> {
-  const declared = request.headers.get(HEADER.contentLength)
+export function readBody(request: Request, maxBytes: number, headers: Headers = request.headers): Promise<string> {
+  const declared = headers.get(HEADER.contentLength)
   if (declared !== null) {
     if (Number(declared) > maxBytes) return Promise.reject(tooLarge(maxBytes))
     // The runtime never hands over more than a declared length, so the fast native read is safe

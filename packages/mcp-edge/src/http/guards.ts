@@ -27,9 +27,17 @@ function hostName(host: string): string {
 
 const IPV4_LOOPBACK = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/
 
+/** The last host asked about and its answer: a server hears the same `host:port` request after request. */
+let lastHost = ''
+let lastLoopback = false
+
 export function isLoopbackHost(host: string): boolean {
+  if (host === lastHost) return lastLoopback
   const name = hostName(host)
-  return LOOPBACK_HOSTS.has(name) || name.endsWith('.localhost')
+  const loopback = LOOPBACK_HOSTS.has(name) || name.endsWith('.localhost')
+  lastHost = host
+  lastLoopback = loopback
+  return loopback
 }
 
 /** A connecting address (`CF-Connecting-IP`) in 127.0.0.0/8 or `::1` (IPv4-mapped included). */
@@ -114,6 +122,8 @@ export function checkStreamAccept(headers: Headers): void {
 
 export function checkContentType(headers: Headers): void {
   const type = headers.get(HEADER.contentType)
+  // What clients send, checked as it is; anything else is parsed (parameters, case, spaces).
+  if (type === 'application/json') return
   if (type === null || (type.split(';')[0] ?? '').trim().toLowerCase() !== 'application/json') {
     throw new McpError('unsupportedMediaType')
   }

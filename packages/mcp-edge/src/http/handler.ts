@@ -119,6 +119,8 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
   ): Promise<Response> {
     const configured = servicesFor(env)
     const headers = request.headers
+    // Read once: the local-only check and the endpoint's path both need it.
+    const url = request.url
     // The server's telemetry for this env, built once; a bad OTEL_* setting is logged, never an error here.
     const observer = server.observers.for(env)
     if (configured instanceof Error) {
@@ -133,7 +135,7 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
       upstream,
       services: configured,
       respond: respondOptions,
-      endpoint: endpointPath(request.url),
+      endpoint: endpointPath(url),
       waitUntil: executionCtx ? (promise) => executionCtx.waitUntil(promise) : undefined,
       challenge: (message, status) => auth.headersForResponse(message, status, env),
       observer,
@@ -151,7 +153,7 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
         try {
           checkOrigin(headers, options)
           if (method === 'GET') checkStreamAccept(headers)
-          const lane = laneOf(await auth.resolve(request, env, given))
+          const lane = laneOf(await auth.resolve(request, env, given, headers, url))
           return await (method === 'GET' ? legacy.stream(lane) : legacy.terminate(lane))
         } catch (error) {
           const failed = failure(error)
@@ -170,9 +172,10 @@ export function createMcpHandler<Env>(server: McpServer<Env>, options: McpHttpOp
       checkOrigin(headers, options)
       checkAccept(headers)
       // Auth hook (issue 11): throws 401 (AuthChallenge) before the body is read.
-      const principal = await auth.resolve(request, env, given)
+      const resolved = auth.resolve(request, env, given, headers, url)
+      const principal = resolved instanceof Promise ? await resolved : resolved
       checkContentType(headers)
-      const text = await readBody(request, maxBodyBytes)
+      const text = await readBody(request, maxBodyBytes, headers)
       // JSON hook (issue 11): -32700, or -32600 past the nesting limit, before JSON.parse recurses.
       const body = parseJsonBody(text, options.maxJsonDepth)
       id = readableId(body)

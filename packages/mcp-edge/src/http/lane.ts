@@ -56,12 +56,15 @@ export function handleOptions<Env>(
     principal: subjectOf(lane.principal),
     waitUntil: lane.waitUntil,
   }
+  // The services first: a leading spread copies them in one step (V8 clones the object), where a
+  // spread after other properties is a slower generic copy. None of their names is one of these.
   return {
+    ...lane.services,
     env: lane.env,
     principal: lane.principal,
     upstream: lane.upstream,
-    ...lane.services,
-    ...run,
+    outbox: run.outbox,
+    cancel: run.cancel,
     waitUntil: lane.waitUntil,
     endpoint: lane.endpoint,
     observe: lane.observer && scope ? { observer: lane.observer, scope } : undefined,

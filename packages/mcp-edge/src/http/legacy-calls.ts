@@ -83,7 +83,19 @@ export function handleCall<Env>(
     new Promise<void>((resolve) => state.inFlight.set(key, resolve)).then(() => run.cancel.abort())
   }
   const done = state.server.handle(message, meta, legacyOptions(state, lane, run, who))
-  return key ? done.finally(() => state.inFlight.delete(key)) : done
+  if (!key) return done
+  // Not `finally`, which adds a promise of its own for each way the call can end.
+  const forget = () => state.inFlight.delete(key)
+  return done.then(
+    (handled) => {
+      forget()
+      return handled
+    },
+    (error: unknown) => {
+      forget()
+      throw error
+    },
+  )
 }
 
 /** `initialize`: the server core's answer, with a sealed session id when there are sessions. */

@@ -11,6 +11,7 @@ import { InputRequired, InputRound, readInputResponses } from '../input/input-ro
 import { digestArguments } from '../request-state.ts'
 import type { OpenedState, StateBinding } from '../request-state.ts'
 import { RequestScope } from '../scope.ts'
+import type { Awaitable } from '../types.ts'
 import { subjectOf } from '../principal.ts'
 import { ATTR } from '../telemetry/conventions.ts'
 import { libraryLog } from '../telemetry/log.ts'
@@ -54,7 +55,7 @@ export interface InputTarget {
 export async function runWithInput(
   call: Call,
   target: InputTarget,
-  body: (scope: RequestScope) => Promise<object>,
+  body: (scope: RequestScope) => Awaitable<object>,
 ): Promise<object> {
   const { options, request } = call
   // A 2025-era client is asked directly (askClient); `inputResponses` and `requestState` are

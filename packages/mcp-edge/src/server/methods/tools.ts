@@ -17,6 +17,7 @@ import type { ToolEntry } from '../tool-entry.ts'
 import { asArguments } from '../schema/schema.ts'
 import { streamPartials } from '../scope.ts'
 import type { RequestScope } from '../scope.ts'
+import type { Awaitable } from '../types.ts'
 import { createTask, isTerminal } from '../tasks/tasks.ts'
 import type { Task, TaskBackend } from '../tasks/tasks.ts'
 import type { TaskSlot } from '../limits.ts'
@@ -25,6 +26,7 @@ import { finishResult, parseArguments, toolError } from '../tool-result.ts'
 import { spillingPartials, spillResult } from '../results/spill.ts'
 import { isVisible, listMethod, requireScopes, viewerOf } from './access.ts'
 import { runWithInput } from './context.ts'
+import type { InputTarget } from './context.ts'
 
 export const toolsList = listMethod('tools', 'tools', 'tools')
 
@@ -76,36 +78,64 @@ async function invoke(tool: ToolEntry, args: unknown, scope: RequestScope, call:
 export const toolsCall: MethodEntry = {
   capability: 'tools',
   inputRequired: true,
-  async run(call) {
-    const { server, params } = call
+  /**
+   * Not async: an inline call's answer is runWithInput's own promise (an async function that
+   * returns a promise waits two more turns for it). A refusal throws at once, into the `try` of
+   * the server's dispatch (server.ts), which awaits this.
+   */
+  run(call) {
+    const { params } = call
     const name = params.name
     if (typeof name !== 'string') throw new McpError('invalidParams', 'Invalid params: name must be a string')
-    const tool = server.tools.get(name)
+    const tool = call.server.tools.get(name)
     if (!tool || !isVisible(tool, viewerOf(call))) throw new McpError('invalidParams', `Unknown tool: ${name}`)
     requireScopes(call.options.principal, tool.scopes, `Tool "${name}"`)
     const args = asArguments(params.arguments, 'arguments')
     const missing = tool.requires.filter((path) => !supports(call.meta.clientCapabilities, path))
     if (missing.length > 0) throw missingCapabilities(missing, `Tool "${name}"`)
-    const asTask = wantsTask(tool, call)
-    // Per-principal cap on live tasks in this isolate: the slot is reserved before anything is
-    // redeemed or created, so a 429 spends no single-use confirmation.
-    const slot = asTask ? await reserveTaskSlot(call) : undefined
-    try {
-      return await runWithInput(call, { target: name, args, singleUse: tool.singleUseState }, async (scope) => {
-        const parsed = parseArguments(tool, args)
-        if (!parsed.ok) return parsed.result
-        if (tool.prepare) scope.prepared = await tool.prepare(parsed.value as never, scope)
-        if (slot) {
-          const task = (await createTask(call, tool, parsed.value, scope.prepared)) as Task
-          slot.commit(task.taskId, Date.parse(task.createdAt) + (task.ttlMs ?? server.taskLimits.maxLifeMs))
-          return task
-        }
-        return invoke(tool, parsed.value, scope, call)
-      })
-    } finally {
-      slot?.release()
-    }
+    const target = { target: name, args, singleUse: tool.singleUseState }
+    if (wantsTask(tool, call)) return runAsTask(call, tool, args, target)
+    return runWithInput(call, target, (scope) => withArguments(tool, args, scope, (value) => invoke(tool, value, scope, call)))
   },
+}
+
+/**
+ * The arguments parsed (bad ones answer an `isError` result) and the tool's `prepare` run, then
+ * `go` with them. Without `prepare`, `go`'s own answer, with no promise of this function's.
+ */
+function withArguments(
+  tool: ToolEntry,
+  args: Record<string, unknown>,
+  scope: RequestScope,
+  go: (value: unknown) => Awaitable<object>,
+): Awaitable<object> {
+  const parsed = parseArguments(tool, args)
+  if (!parsed.ok) return parsed.result
+  const { prepare } = tool
+  if (!prepare) return go(parsed.value)
+  return (async () => {
+    scope.prepared = await prepare(parsed.value as never, scope)
+    return await go(parsed.value)
+  })()
+}
+
+/**
+ * A call that becomes a task. Per-principal cap on live tasks in this isolate: the slot is
+ * reserved before anything is redeemed or created, so a 429 spends no single-use confirmation.
+ */
+async function runAsTask(call: Call, tool: ToolEntry, args: Record<string, unknown>, target: InputTarget): Promise<object> {
+  const slot = await reserveTaskSlot(call)
+  try {
+    return await runWithInput(call, target, (scope) =>
+      withArguments(tool, args, scope, async (value) => {
+        const task = (await createTask(call, tool, value, scope.prepared)) as Task
+        slot.commit(task.taskId, Date.parse(task.createdAt) + (task.ttlMs ?? call.server.taskLimits.maxLifeMs))
+        return task
+      }),
+    )
+  } finally {
+    slot.release()
+  }
 }
 
 function reserveTaskSlot(call: Call): Promise<TaskSlot> {

@@ -189,10 +189,21 @@ export function createTelemetry(options: TelemetryOptions = {}): Telemetry {
   }
 }
 
-/** A span of an unsampled trace: it carries its context on, and nothing else. */
-function unsampled(context: SpanContext): TelemetrySpan {
-  return { context, recording: false, setAttribute: NOOP, addEvent: NOOP, addLink: NOOP, fail: NOOP, end: NOOP }
+/** A span of an unsampled trace: it carries its context on, and nothing else (its methods are its class's, not made per span). */
+class UnsampledSpan implements TelemetrySpan {
+  readonly context: SpanContext
+  readonly recording = false
+  constructor(context: SpanContext) {
+    this.context = context
+  }
+  setAttribute(): void {}
+  addEvent(): void {}
+  addLink(): void {}
+  fail(): void {}
+  end(): void {}
 }
+
+const unsampled = (context: SpanContext): TelemetrySpan => new UnsampledSpan(context)
 
 class RecordingSpan implements TelemetrySpan {
   readonly context: SpanContext
