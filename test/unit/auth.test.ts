@@ -12,7 +12,12 @@ import { jwk } from 'hono/jwk'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { readSse } from '../../packages/mcp-edge/src/client/sse.ts'
 import * as z from 'zod'
-import { isLocalRequest, LOCAL_ONLY_WARNING, NOT_CONFIGURED_MESSAGE } from '../../packages/mcp-edge/src/http/auth.ts'
+import {
+  AuthChallenge,
+  isLocalRequest,
+  LOCAL_ONLY_WARNING,
+  NOT_CONFIGURED_MESSAGE,
+} from '../../packages/mcp-edge/src/http/auth.ts'
 import { urlHost } from '../../packages/mcp-edge/src/http/guards.ts'
 import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
 import type { McpHttpOptions } from '../../packages/mcp-edge/src/http/handler.ts'
@@ -173,6 +178,29 @@ describe('fail closed without configured authentication', () => {
   it('serves anyone with allowAnonymous', async () => {
     const open = createMcpHandler(scopedServer(), { allowAnonymous: true })
     expect((await open(post('https://mcp.example.com/mcp', 'tools/list'), {})).status).toBe(200)
+  })
+
+  it("awaits a resource server's verdict given as a thenable that is not a Promise (a Workers RPC call's)", async () => {
+    const challenge = () => ({ resourceMetadataUrl: 'https://mcp.example.com/.well-known/oauth-protected-resource', scopes: [] })
+    const thenable = (settle: (resolve: (p: Principal) => void, reject: (e: unknown) => void) => void) =>
+      ({
+        // biome-ignore lint/suspicious/noThenProperty: a thenable that is not a Promise is what this test is about
+        then: (resolve: (p: Principal) => void, reject: (e: unknown) => void) => settle(resolve, reject),
+      }) as unknown as Promise<Principal>
+    const refusing = createMcpHandler(scopedServer(), {
+      resourceServer: { authenticate: () => thenable((_, reject) => reject(new AuthChallenge('Unauthorized'))), challenge },
+    })
+    const refused = await refusing(post('https://mcp.example.com/mcp', 'tools/list'), {})
+    expect(refused.status).toBe(401)
+    expect(refused.headers.get('www-authenticate')).toContain('Bearer')
+    const accepting = createMcpHandler(scopedServer(), {
+      resourceServer: {
+        authenticate: () => thenable((resolve) => resolve({ subject: 'ada', scopes: ['notes:read'] })),
+        challenge,
+      },
+    })
+    const response = await accepting(post('https://mcp.example.com/mcp', 'tools/call', { name: 'read_notes', arguments: {} }), {})
+    expect((await response.json()).result.content).toEqual([{ type: 'text', text: 'notes for ada' }])
   })
 
   it('refuses authenticate and resourceServer together', () => {

@@ -194,7 +194,9 @@ export function createAuthenticator<Env>(
   ): Awaitable<Principal | undefined> => {
     if (given) return given
     if (requirePrincipal) throw new AuthChallenge('Unauthorized')
-    if (resourceServer) return resourceServer.authenticate(request, env)
+    // Adopted into a native promise: a resource server of one's own may answer with another
+    // thenable (a Workers RPC call's), which the handler must await as it would a Promise.
+    if (resourceServer) return Promise.resolve(resourceServer.authenticate(request, env))
     if (authenticate) return authenticated(request, env, authenticate)
     if (unwarned) {
       unwarned = false
