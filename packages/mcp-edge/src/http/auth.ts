@@ -219,11 +219,11 @@ export function createAuthenticator<Env>(
     return { 'www-authenticate': `Bearer ${parts.join(', ')}` }
   }
 
-  const limited = async (request: Request, env: Env, identified: Awaitable<Principal | undefined>) => {
+  const limited = async (headers: Headers, env: Env, identified: Awaitable<Principal | undefined>) => {
     const principal = await identified
     const limiter = options.rateLimit?.(env)
     if (limiter) {
-      const key = principal?.subject ?? `anonymous:${request.headers.get('cf-connecting-ip') ?? 'local'}`
+      const key = principal?.subject ?? `anonymous:${headers.get('cf-connecting-ip') ?? 'local'}`
       if (!(await limiter.limit({ key })).success) {
         throw new McpError('tooManyRequests', 'Too many requests: rate limit reached, retry later')
       }
@@ -236,7 +236,7 @@ export function createAuthenticator<Env>(
       const identified = identify(request, env, given, headers, url)
       // Without a rate limit, a principal known at once (a local caller, one the host gave) is
       // returned as it is: the caller goes on without waiting a turn for a promise.
-      return options.rateLimit === undefined ? identified : limited(request, env, identified)
+      return options.rateLimit === undefined ? identified : limited(headers, env, identified)
     },
     headersFor(error, env) {
       if (error instanceof AuthChallenge) return header(env, { error: error.error })
