@@ -2,7 +2,8 @@
  * The adapter's test Worker: tools written as SDK code (1.x `registerTool`/`tool`, awaited
  * elicitation, progress; 2.x `inputRequired`), a handle enabled and disabled at run time, a
  * resource template with `list` and `complete`, a prompt, and an `McpAgent` with state; at
- * `/signed` the same server with agents' `authContext` props (`getMcpAuthContext()`).
+ * `/signed` the same server with agents' `authContext` props (`getMcpAuthContext()`); at `/plain`
+ * a server built without `events`; at `/per-user` a factory that reads the caller's props.
  */
 import { cloudflareEventHub, cloudflareServices, createDurableObjects } from 'mcp-edge/cloudflare'
 import {
@@ -130,15 +131,24 @@ server.registerTool(
   },
 )
 
-const beta = server.registerTool('beta', { description: 'Only while enabled' }, async () => ({
-  content: [{ type: 'text', text: 'beta' }],
-}))
-beta.disable()
-server.registerTool('toggle_beta', { inputSchema: { on: z.boolean() } }, async ({ on }) => {
-  if (on) beta.enable()
-  else beta.disable()
-  return { content: [{ type: 'text', text: `beta ${on ? 'on' : 'off'}` }] }
-})
+/** A tool listed only while enabled, and the tool that enables it: list changes from handles. */
+function addToggle(target: McpServer): void {
+  const beta = target.registerTool('beta', { description: 'Only while enabled' }, async () => ({
+    content: [{ type: 'text', text: 'beta' }],
+  }))
+  beta.disable()
+  target.registerTool('toggle_beta', { inputSchema: { on: z.boolean() } }, async ({ on }) => {
+    if (on) beta.enable()
+    else beta.disable()
+    return { content: [{ type: 'text', text: `beta ${on ? 'on' : 'off'}` }] }
+  })
+}
+addToggle(server)
+
+// Built as SDK code builds it, without mcp-edge's `events` option: the Worker's MCP_EVENTS binding
+// is found by convention.
+const plain = new McpServer({ name: 'adapter-plain', version: '1.0.0' })
+addToggle(plain)
 
 server.registerResource('readme', 'docs://readme', { mimeType: 'text/markdown' }, async (uri) => ({
   contents: [{ uri: uri.href, text: '# Read me' }],
@@ -236,6 +246,15 @@ const services = (env: Env) =>
 const mcpHandler = createMcpHandler(server, { services })
 // The same server with the props agents' examples give per request (`getMcpAuthContext()`).
 const signed = createMcpHandler(server, { route: '/signed', services, authContext: { props: { login: 'ada' } } })
+const plainHandler = createMcpHandler(plain, { route: '/plain', services })
+// A factory that reads the caller's props while it builds (agents runs it in the request's
+// context): the test gives each request its caller in a header, as an app's own sign-in would.
+const perUser = () => {
+  const login = getMcpAuthContext()?.props.login
+  const own = new McpServer({ name: 'adapter-per-user', version: '1.0.0' })
+  own.tool('hello', async () => ({ content: [{ type: 'text', text: `hello ${String(login ?? 'stranger')}` }] }))
+  return own
+}
 const agent = Counter.serve('/agent')
 const sse = Counter.serveSSE('/sse')
 
@@ -245,6 +264,12 @@ export default {
     if (pathname === '/agent') return agent.fetch(request, env, ctx)
     if (pathname === '/sse') return sse.fetch(request, env, ctx)
     if (pathname === '/signed') return signed(request, env, ctx)
+    if (pathname === '/plain') return plainHandler(request, env, ctx)
+    if (pathname === '/per-user') {
+      const login = request.headers.get('x-test-login')
+      const authContext = login === null ? undefined : { props: { login } }
+      return createMcpHandler(perUser, { route: '/per-user', services, authContext })(request, env, ctx)
+    }
     return mcpHandler(request, env, ctx)
   },
 }

@@ -459,47 +459,64 @@ describe('McpAgent confirmations', () => {
   })
 })
 
-describe('list changes from SDK-style handles', () => {
-  it('a 2025 session hears tools/list_changed on its GET stream when a handle is enabled and disabled', async () => {
-    let opened: () => void = () => {}
-    const streamOpen = new Promise<void>((resolve) => {
-      opened = resolve
-    })
-    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
-      fetch: async (input, init) => {
-        const response = await fetch(input, init)
-        if (init?.method === 'GET' && response.status === 200) opened()
-        return response
-      },
-    })
-    const listener = new Client({ name: 'listener', version: '1.0.0' })
-    const heard: string[] = []
-    let next: () => void = () => {}
-    listener.setNotificationHandler(ToolListChangedNotificationSchema, (note) => {
-      heard.push(note.method)
-      next()
-    })
-    const hear = () =>
-      new Promise<void>((resolve, reject) => {
-        next = resolve
-        setTimeout(() => reject(new Error('no tools/list_changed within 10 s')), 10_000)
-      })
-    await listener.connect(transport)
-    try {
-      await Promise.race([
-        streamOpen,
-        new Promise((_, reject) => setTimeout(() => reject(new Error('the GET stream did not open within 10 s')), 10_000)),
-      ])
-      const on = hear()
-      await rpc(fetch, `${base}/mcp`, 'tools/call', { name: 'toggle_beta', arguments: { on: true } })
-      await on
-      const off = hear()
-      await rpc(fetch, `${base}/mcp`, 'tools/call', { name: 'toggle_beta', arguments: { on: false } })
-      await off
-      expect(heard).toEqual(['notifications/tools/list_changed', 'notifications/tools/list_changed'])
-    } finally {
-      await transport.terminateSession().catch(() => {})
-      await listener.close()
+describe('a factory that reads getMcpAuthContext() while it builds', () => {
+  it("builds each caller's own server, as agents runs the factory in the request's context", async () => {
+    const hello = async (login?: string) => {
+      const headers: Record<string, string> = login === undefined ? {} : { 'x-test-login': login }
+      const { message } = await rpc(fetch, `${base}/per-user`, 'tools/call', { name: 'hello', arguments: {} }, { headers })
+      return text(message.result)
     }
+    expect(await hello('ada')).toBe('hello ada')
+    expect(await hello('bob')).toBe('hello bob')
+    expect(await hello()).toBe('hello stranger')
+    expect(await hello('ada')).toBe('hello ada')
   })
+})
+
+describe('list changes from SDK-style handles', () => {
+  it.each(['/mcp', '/plain'])(
+    'a 2025 session on %s hears tools/list_changed on its GET stream when a handle is enabled and disabled',
+    async (path) => {
+      let opened: () => void = () => {}
+      const streamOpen = new Promise<void>((resolve) => {
+        opened = resolve
+      })
+      const transport = new StreamableHTTPClientTransport(new URL(`${base}${path}`), {
+        fetch: async (input, init) => {
+          const response = await fetch(input, init)
+          if (init?.method === 'GET' && response.status === 200) opened()
+          return response
+        },
+      })
+      const listener = new Client({ name: 'listener', version: '1.0.0' })
+      const heard: string[] = []
+      let next: () => void = () => {}
+      listener.setNotificationHandler(ToolListChangedNotificationSchema, (note) => {
+        heard.push(note.method)
+        next()
+      })
+      const hear = () =>
+        new Promise<void>((resolve, reject) => {
+          next = resolve
+          setTimeout(() => reject(new Error('no tools/list_changed within 10 s')), 10_000)
+        })
+      await listener.connect(transport)
+      try {
+        await Promise.race([
+          streamOpen,
+          new Promise((_, reject) => setTimeout(() => reject(new Error('the GET stream did not open within 10 s')), 10_000)),
+        ])
+        const on = hear()
+        await rpc(fetch, `${base}${path}`, 'tools/call', { name: 'toggle_beta', arguments: { on: true } })
+        await on
+        const off = hear()
+        await rpc(fetch, `${base}${path}`, 'tools/call', { name: 'toggle_beta', arguments: { on: false } })
+        await off
+        expect(heard).toEqual(['notifications/tools/list_changed', 'notifications/tools/list_changed'])
+      } finally {
+        await transport.terminateSession().catch(() => {})
+        await listener.close()
+      }
+    },
+  )
 })

@@ -31,7 +31,9 @@ import type { CreateMcpHandlerOptions, Serving } from './handler.ts'
 import { currentHandler, currentRequest, RequestHost, withRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
-import { conventionalServices, principalFromProps } from './services.ts'
+import { grantOf, principalFromProps } from './principal.ts'
+import type { Grant } from './principal.ts'
+import { conventionalServices } from './services.ts'
 
 /** The internal header carrying the caller from the Worker to the object (JSON). */
 const FORWARDED = 'x-mcp-edge-agent'
@@ -48,6 +50,7 @@ export interface ServeOptions<Env = unknown> extends CreateMcpHandlerOptions<Env
 interface Forwarded {
   principal?: Principal
   props?: Record<string, unknown>
+  grant?: Grant
   /** The object serves a 2025 session (`session`) or a caller's stateless requests (`principal`). */
   route: 'session' | 'principal'
   /** The agent's binding and jurisdiction, for reaching the caller's own object (its ledger). */
@@ -150,7 +153,7 @@ export abstract class McpAgent<
     headers.delete(FORWARDED)
     const served = new Request(request, { headers })
     // The core's execution context: the object's waitUntil keeps list-change publishes and spans alive.
-    const host = new RequestHost(served, forwarded.props, forwarded.principal, this.ctx, this.env, true)
+    const host = new RequestHost(served, forwarded.props, forwarded.principal, this.ctx, this.env, true, forwarded.grant)
     return withRequest(host, async () => {
       // init() runs inside the first request, so it sees that request's props, as agents' does.
       this.#app ??= this.#start(new URL(request.url).pathname).catch((error: unknown) => {
@@ -231,7 +234,8 @@ export abstract class McpAgent<
             `the Durable Object binding ${binding} is missing: bind the agent class in wrangler.jsonc (docs/migrate.md)`,
           )
         const props = propsOf(ctx)
-        const named = principalFromProps(props, options.principal)
+        const grant = grantOf(ctx)
+        const named = principalFromProps(props, options.principal, grant)
         if (props !== undefined && named === undefined) {
           return misconfigured(
             "the grant's props name no one: give them one of sub, userId, login, email, username, id, claims.sub or user.id, or pass serve()'s principal option (docs/migrate.md)",
@@ -257,7 +261,7 @@ export abstract class McpAgent<
           session === null ? principalName(principal) : `session:${JSON.stringify([principal?.subject ?? null, session])}`
         const scoped = options.jurisdiction ? namespace.jurisdiction(options.jurisdiction) : namespace
         const headers = new Headers(request.headers)
-        const forwarded: Forwarded = { principal, props, route, binding, jurisdiction: options.jurisdiction }
+        const forwarded: Forwarded = { principal, props, grant, route, binding, jurisdiction: options.jurisdiction }
         headers.set(FORWARDED, JSON.stringify(forwarded))
         return scoped.get(scoped.idFromName(name)).fetch(new Request(request, { headers }))
       },

@@ -80,13 +80,29 @@ export interface RequestHandlerExtra<Env = unknown> {
   edge: ToolContext<Env>
 }
 
-/** The `AuthInfo` of a principal: the bearer token from the request, scopes, props as `extra`. */
+/**
+ * The `AuthInfo` of a principal: the bearer token from the request, scopes, the principal's claims
+ * and the props as `extra` (and `extra.props`, as agents gives them). Behind an OAuth provider that
+ * says what it verified (`store.grant`), the token, client, scopes, expiry and resource are its.
+ */
 export function authInfoOf(principal: Principal | undefined, store: RequestStore | undefined): AuthInfo | undefined {
   if (principal === undefined && store?.props === undefined) return undefined
+  const extra = { ...principal, ...store?.props, ...(store?.props ? { props: store.props } : {}) }
+  const grant = store?.grant
+  if (grant) {
+    const resource = URL.canParse(grant.resource ?? '') ? new URL(grant.resource as string) : undefined
+    return {
+      token: grant.token,
+      clientId: grant.clientId ?? String(principal?.subject ?? ''),
+      scopes: [...grant.scopes],
+      ...(grant.expiresAt === undefined ? {} : { expiresAt: grant.expiresAt }),
+      ...(resource ? { resource } : {}),
+      extra,
+    }
+  }
   const header = store?.request.headers.get('authorization') ?? ''
   const token = /^bearer\s+/i.test(header) ? header.replace(/^bearer\s+/i, '') : ''
   const clientId = principal?.client_id ?? principal?.azp ?? principal?.subject ?? ''
-  const extra = { ...principal, ...store?.props }
   return { token, clientId: String(clientId), scopes: [...(principal?.scopes ?? [])], extra }
 }
 
@@ -100,8 +116,14 @@ export interface RunState {
   handlerState: unknown
   /** How many questions this run has asked (their keys are `q1`, `q2`…). */
   asked: number
-  /** Announce a list change (the server's `send*ListChanged`). */
+  /** The server's announcements: list changes and resource updates. */
+  hooks: Announcements
+}
+
+/** What a server announces to its listeners (the server's `send*ListChanged`, `sendResourceUpdated`). */
+export interface Announcements {
   listChanged(kind: 'tools' | 'resources' | 'prompts'): void
+  resourceUpdated(uri: string): void
 }
 
 /** `mcpReq` of the SDK v2 context, over the same run. */
@@ -231,11 +253,14 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
         if (isLogLevel(params.level)) ctx.log(params.level, params.data, params.logger as string | undefined)
         return
       case 'notifications/tools/list_changed':
-        return this.run.listChanged('tools')
+        return this.run.hooks.listChanged('tools')
       case 'notifications/resources/list_changed':
-        return this.run.listChanged('resources')
+        return this.run.hooks.listChanged('resources')
       case 'notifications/prompts/list_changed':
-        return this.run.listChanged('prompts')
+        return this.run.hooks.listChanged('prompts')
+      case 'notifications/resources/updated':
+        if (typeof params.uri === 'string') this.run.hooks.resourceUpdated(params.uri)
+        return
       default:
         // Other notifications have no place on a request's stream in mcp-edge: dropped, as a
         // disconnected SDK transport drops them.

@@ -8,7 +8,9 @@ import type { CallToolResult, GetPromptResult, ReadResourceResult, Resource } fr
 import { McpError as EdgeError } from '../protocol/errors.ts'
 import { ErrorCode, McpError } from './errors.ts'
 import { InputRequired } from '../server/input/input-round.ts'
-import type { ObjectSchema } from '../server/schema/schema.ts'
+import { isObject } from '../protocol/jsonrpc.ts'
+import { parseWith } from '../server/schema/schema.ts'
+import type { ObjectSchema, Schema } from '../server/schema/schema.ts'
 import type { McpServer as EdgeServer } from '../server/server.ts'
 import { TaskSuspended } from '../server/tasks/replay.ts'
 import { errorFields, libraryLog } from '../server/telemetry/log.ts'
@@ -38,6 +40,21 @@ function toolFailure(error: unknown): CallToolResult {
   return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true }
 }
 
+/**
+ * As both SDKs check a result against the tool's output schema: a result without `isError` that
+ * lacks its structured content, or whose content does not match, is an `isError` result saying
+ * so (the core, for its own tools, answers with a JSON-RPC error instead).
+ */
+function checkOutput(name: string, output: Schema, result: CallToolResult): CallToolResult {
+  // Only a tool result is checked (as the SDKs do): not a question (`inputRequired`), not an error.
+  if (!isObject(result) || !('content' in result) || result.isError === true) return result
+  const failed = (text: string) => toolFailure(new Error(`Output validation error: ${text}`))
+  if (result.structuredContent === undefined)
+    return failed(`Tool ${name} has an output schema but no structured content was provided`)
+  const checked = parseWith(output, result.structuredContent)
+  return checked.ok ? result : failed(`Invalid structured content for tool ${name}: ${checked.message}`)
+}
+
 export function defineTool<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: string, config: ToolSlotConfig): void {
   const what = `Tool "${name}"`
   const given = config.inputSchema
@@ -49,13 +66,15 @@ export function defineTool<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: strin
   const task = taskOption ?? (support === undefined ? undefined : TASK_SUPPORT[support])
   const options = { ...same, input, output, task }
   const withArgs = given !== undefined
+  const run = (args: unknown, extra: RequestHandlerExtra<Env>) =>
+    (withArgs ? call(callback, args, extra) : call(callback, extra)) as CallToolResult | Promise<CallToolResult>
+  const checked =
+    output === undefined
+      ? run
+      : (args: unknown, extra: RequestHandlerExtra<Env>) =>
+          Promise.resolve(run(args, extra)).then((result) => checkOutput(name, output, result))
   edge.tool(name, dropUndefined(options) as ToolOptions<ObjectSchema, undefined, undefined, Env>, (args, ctx) =>
-    runSdkHandler(
-      ctx,
-      hooks,
-      (extra) => (withArgs ? call(callback, args, extra) : call(callback, extra)) as CallToolResult,
-      toolFailure,
-    ),
+    runSdkHandler(ctx, hooks, (extra) => checked(args, extra) as CallToolResult, toolFailure),
   )
 }
 

@@ -19,14 +19,35 @@ export const ErrorCode = {
   UrlElicitationRequired: -32042,
 } as const
 
-/** The SDK v2 name of the same codes. */
-export const ProtocolErrorCode = ErrorCode
+/** The SDK v2 names: 1.x's, less the transport's two, plus the codes 2.x added. */
+export const ProtocolErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  ResourceNotFound: -32002,
+  MissingRequiredClientCapability: -32021,
+  UnsupportedProtocolVersion: -32022,
+  UrlElicitationRequired: -32042,
+} as const
 
 const KINDS: Record<number, ErrorKind> = {
   [-32700]: 'parseError',
   [-32600]: 'invalidRequest',
   [-32601]: 'methodNotFound',
   [-32602]: 'invalidParams',
+  // Retired by 2026-07-28, which says resource not found is -32602 and -32002 MUST NOT be emitted
+  // (SDK 1.x answered an unknown resource with -32602 too).
+  [-32002]: 'invalidParams',
+  [-32021]: 'missingCapability',
+  [-32022]: 'unsupportedVersion',
+}
+
+/** The code an error answers with: the one given if it is one, -32602 for the retired -32002. */
+function codeOf(code: number): number {
+  if (code === ProtocolErrorCode.ResourceNotFound) return ErrorCode.InvalidParams
+  return Number.isInteger(code) ? code : ErrorCode.InternalError
 }
 
 /**
@@ -38,12 +59,31 @@ export class McpError extends EdgeError {
 
   constructor(code: number, message: string, data?: unknown) {
     super(KINDS[code] ?? 'internalError', message, data)
-    this.code = code
+    // Any integer is a JSON-RPC code; anything else (an enum member the SDK has and this table
+    // lacks, read as undefined) would leave the response without one.
+    this.code = codeOf(code)
   }
 }
 
 /** The SDK v2 name of the same class. */
 export const ProtocolError = McpError
+
+/**
+ * SDK 2.x: no resource has this URI. -32602 with `data.uri`, as 2026-07-28 answers an unknown
+ * resource (its retired -32002 is not emitted).
+ *
+ * @example
+ * throw new ResourceNotFoundError(uri)
+ */
+export class ResourceNotFoundError extends McpError {
+  constructor(uri: string, message?: string) {
+    super(ProtocolErrorCode.ResourceNotFound, message ?? `Resource ${uri} not found`, { uri })
+  }
+
+  get uri(): string {
+    return (this.data as { uri: string }).uri
+  }
+}
 
 /**
  * SDK 2.x: the client did not declare a capability the handler needs: -32021 with

@@ -19,9 +19,10 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
 import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
-import { RequestHost } from './request-store.ts'
+import { authContextReads, RequestHost, withRequest } from './request-store.ts'
 import type { McpAuthContext } from './request-store.ts'
-import { conventionalServices, principalFromProps } from './services.ts'
+import { grantOf, principalFromProps } from './principal.ts'
+import { conventionalServices } from './services.ts'
 
 /** agents' CORS options: the origin allowed besides loopback ones (the rest mcp-edge decides). */
 export interface CorsOptions {
@@ -201,19 +202,29 @@ function buildHandler<Env>(
     (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(request.headers.get('mcp-protocol-version') ?? '')
       ? 'modern'
       : 'legacy'
-  const build = (request: Request) =>
+  // A factory runs as part of the request it is built for, so it may read getMcpAuthContext() as
+  // under agents (which builds it in the same async context).
+  const build = (host: RequestHost) =>
     typeof serverOrFactory === 'function'
-      ? Promise.resolve(serverOrFactory({ era: eraOf(request), requestInfo: request })).then(appOf)
+      ? Promise.resolve(withRequest(host, () => serverOrFactory({ era: eraOf(host.request), requestInfo: host.request }))).then(
+          appOf,
+        )
       : Promise.resolve(appOf(serverOrFactory))
-  // A server, or a factory that takes no context: one app per isolate (a failed build is tried again).
-  const perRequest = typeof serverOrFactory === 'function' && serverOrFactory.length > 0
+  // A server, or a factory that takes no context: one app per isolate (a failed build is tried
+  // again), unless the factory read the caller's props while building: then it builds per caller.
+  let perRequest = typeof serverOrFactory === 'function' && serverOrFactory.length > 0
   let shared: Promise<Serving> | undefined
   let ready: Serving | undefined
-  const appFor = (request: Request) => {
-    if (perRequest) return build(request)
-    shared ??= build(request).then(
+  const appFor = (host: RequestHost): Promise<Serving> => {
+    if (perRequest) return build(host)
+    // Others waiting for the first build take its app only if it is not that caller's own.
+    if (shared) return shared.then((app) => (perRequest ? build(host) : app))
+    // A call during the build from anything else (another request's tool) only costs the cache.
+    const reads = authContextReads()
+    shared = build(host).then(
       (app) => {
-        ready = app
+        if (authContextReads() === reads) ready = app
+        else perRequest = true
         return app
       },
       (error: unknown) => {
@@ -225,18 +236,22 @@ function buildHandler<Env>(
   }
   // Without a services option the adapter binds MCP_STATE_KEYS by its name, and can say it is missing.
   const conventional = options.services === undefined
-  const serve = (app: Serving, request: Request, env: unknown, ctx: HandlerContext | undefined, authContext?: McpAuthContext) => {
+  const hostOf = (request: Request, env: unknown, ctx: HandlerContext | undefined, authContext?: McpAuthContext) => {
     // agents' order: the props given as authContext, else the OAuth provider's.
     const props = authContext?.props ?? propsOf(ctx)
-    const principal = principalFromProps(props, options.principal)
-    return app.fetch(request, env, new RequestHost(request, props, principal, ctx, env, conventional))
+    const grant = grantOf(ctx)
+    const principal = principalFromProps(props, options.principal, grant)
+    return new RequestHost(request, props, principal, ctx, env, conventional, grant)
   }
-  const first: Handle = async (request, env, ctx, authContext) => serve(await appFor(request), request, env, ctx, authContext)
+  const first: Handle = async (request, env, ctx, authContext) => {
+    const host = hostOf(request, env, ctx, authContext)
+    return (await appFor(host)).fetch(request, env, host)
+  }
   // Not an async function once the app is ready (one promise less a call), but as one to its caller.
   return (request, env, ctx, authContext) => {
     if (!ready) return first(request, env, ctx, authContext)
     try {
-      return serve(ready, request, env, ctx, authContext)
+      return ready.fetch(request, env, hostOf(request, env, ctx, authContext))
     } catch (error) {
       return Promise.reject(error)
     }

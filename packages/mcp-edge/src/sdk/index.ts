@@ -6,6 +6,12 @@
  *
  * Needs the `nodejs_compat` (or `nodejs_als`) compatibility flag, as agents does.
  */
+import { useConventionalEvents } from './server.ts'
+import { conventionalEvents } from './services.ts'
+
+// A server built without `events` uses the Worker's MCP_EVENTS hub when it has one (docs/migrate.md).
+useConventionalEvents(conventionalEvents)
+
 export { McpServer, ResourceTemplate } from './server.ts'
 export type {
   McpServerOptions,
@@ -46,7 +52,14 @@ export type {
 } from './input.ts'
 export type { AuthInfo, RequestHandlerExtra, SdkNotification, SdkRequest } from './context.ts'
 export { completable } from './schema.ts'
-export { ErrorCode, McpError, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode } from './errors.ts'
+export {
+  ErrorCode,
+  McpError,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+} from './errors.ts'
 export { createRequestStateCodec } from './codec.ts'
 export type { RequestStateCodec, RequestStateCodecOptions } from './codec.ts'
 export type { CompleteCallback, ShapeOutput, ZodRawShape } from './schema.ts'

@@ -13,6 +13,7 @@ import { currentHandler } from './request-store.ts'
 
 export interface LowLevelHooks {
   listChanged(kind: ListKind): void
+  resourceUpdated(uri: string): void
   log(params: { level: LogLevel; data: unknown; logger?: string }): Promise<void>
 }
 
@@ -61,8 +62,14 @@ export class LowLevelServer {
     return running('notification').sendNotification(notification)
   }
 
-  sendLoggingMessage(params: { level: LogLevel; data: unknown; logger?: string }): Promise<void> {
+  sendLoggingMessage(params: { level: LogLevel; data: unknown; logger?: string }, _sessionId?: string): Promise<void> {
     return this.#hooks.log(params)
+  }
+
+  /** `notifications/resources/updated` to the clients that listen to the resource (through the event hub). */
+  sendResourceUpdated(params: { uri: string }): Promise<void> {
+    this.#hooks.resourceUpdated(params.uri)
+    return Promise.resolve()
   }
 
   sendToolListChanged(): Promise<void> {

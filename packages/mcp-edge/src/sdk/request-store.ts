@@ -17,12 +17,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { McpError } from '../protocol/errors.ts'
 import type { Principal } from '../server/types.ts'
+import type { Grant } from './principal.ts'
 
 export interface RequestStore {
   readonly request: Request
   readonly props: Record<string, unknown> | undefined
   /** The caller as established before the request reached the adapter (McpAgent's Worker). */
   readonly principal?: Principal | undefined
+  /** What an OAuth provider in front verified of the token (`ctx.auth`), for `authInfo`. */
+  readonly grant?: Grant | undefined
   waitUntil(promise: Promise<unknown>): void
   /**
    * Whether `MCP_STATE_KEYS` is set, when the adapter binds it by that name: without it a handler
@@ -55,6 +58,7 @@ export class RequestHost implements RequestStore {
   readonly request: Request
   readonly props: Record<string, unknown> | undefined
   readonly principal: Principal | undefined
+  readonly grant: Grant | undefined
   readonly #host: WaitUntil | undefined
   readonly #env: unknown
   readonly #conventional: boolean
@@ -67,10 +71,12 @@ export class RequestHost implements RequestStore {
     host: WaitUntil | undefined,
     env: unknown,
     conventional: boolean,
+    grant: Grant | undefined,
   ) {
     this.request = request
     this.props = props
     this.principal = principal
+    this.grant = grant
     this.#host = host
     this.#env = env
     this.#conventional = conventional
@@ -152,6 +158,10 @@ export function currentHandler(): unknown {
   return storage.getStore()?.handler
 }
 
+/** How many times `getMcpAuthContext` was called: a factory that calls it builds per caller (handler.ts). */
+let reads = 0
+export const authContextReads = (): number => reads
+
 export interface McpAuthContext {
   props: Record<string, unknown>
 }
@@ -164,6 +174,7 @@ export interface McpAuthContext {
  * const login = getMcpAuthContext()?.props.login
  */
 export function getMcpAuthContext(): McpAuthContext | undefined {
+  reads++
   const props = storage.getStore()?.store?.props
   return props === undefined ? undefined : { props }
 }

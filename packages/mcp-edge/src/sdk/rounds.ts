@@ -12,17 +12,14 @@ import { McpError } from '../protocol/errors.ts'
 import type { InputRequest } from '../server/input/input.ts'
 import type { RequestContext } from '../server/types.ts'
 import { createExtra } from './context.ts'
-import type { RequestHandlerExtra, RunState } from './context.ts'
-import type { ListKind } from '../server/events/events.ts'
+import type { Announcements, RequestHandlerExtra, RunState } from './context.ts'
 import { isInputRequired, rawSpec } from './input.ts'
 import { currentRequest, hostOf, missingStateKeys, withHandler } from './request-store.ts'
 import type { Frame } from './request-store.ts'
 import type { InputRequiredResult } from './input.ts'
 
 /** What the server lends its definitions: list-change announcements, the handler state's decoder. */
-export interface Hooks {
-  /** Announce that a list changed (the server's `send*ListChanged`). */
-  listChanged(kind: ListKind): void
+export interface Hooks extends Announcements {
   /** SDK 2.x `requestState.verify`: turns a handler's own state back into its payload. */
   decodeState?: ((state: string, extra: RequestHandlerExtra) => Promise<unknown>) | undefined
 }
@@ -105,7 +102,7 @@ async function runRounds<Env, R>(
   frame: Frame,
 ): Promise<R> {
   const context = ctx as RequestContext<unknown>
-  const run: RunState = { responses: undefined, handlerState: undefined, asked: 0, listChanged: hooks.listChanged }
+  const run: RunState = { responses: undefined, handlerState: undefined, asked: 0, hooks }
   // A first round (nearly every call) has neither: nothing to decode, nothing to read.
   const sealed = ctx.state[HANDLER_STATE]
   if (sealed !== undefined) await decodeState(ctx, run, hooks, sealed, frame)

@@ -20,6 +20,23 @@ export type ShapeOutput<S> = S extends ObjectSchema
 /** True for any zod v4 schema (classic or mini). */
 export const isZod = (value: unknown): value is Schema => isObject(value) && '_zod' in value
 
+/** True for a zod 3 schema (`zod@3`, or `zod/v3`), which has `_def.typeName` where zod 4 has `_zod`. */
+const isZod3 = (value: unknown): boolean =>
+  isObject(value) && !('_zod' in value) && isObject(value._def) && typeof value._def.typeName === 'string'
+
+/**
+ * Refuse zod 3, whose schemas (or a raw shape of them) mcp-edge cannot read: SDK 1.x takes both
+ * majors, agents and mcp-edge zod 4 only. Without this, `tool()` would take a zod 3 shape for
+ * annotations and call the callback with no arguments.
+ */
+export function refuseZod3(value: unknown, what: string): void {
+  if (isZod3(value) || (isObject(value) && !isZod(value) && Object.values(value).some(isZod3)))
+    throw new Error(
+      `${what}: the schema is zod 3, and mcp-edge/sdk takes zod 4 schemas, as agents does: ` +
+        "install zod@^4 (with zod 3.25, import * as z from 'zod/v4'); see docs/migrate.md",
+    )
+}
+
 /** True for a zod raw shape (an object whose values are all zod schemas), not a zod schema itself. */
 export function isRawShape(value: unknown): value is ZodRawShape {
   return isObject(value) && !isZod(value) && Object.values(value).every(isZod)
@@ -35,6 +52,7 @@ const EMPTY = z.object({})
  */
 export function objectSchema(given: unknown, what: string): ObjectSchema {
   if (given === undefined) return EMPTY
+  refuseZod3(given, what)
   if (isZod(given)) {
     if (given._zod.def.type !== 'object')
       throw new Error(`${what}: the schema must be a zod object or a raw shape of zod schemas`)

@@ -8,16 +8,17 @@
  */
 import type { Icon, ToolAnnotations } from '../protocol/types.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
-import type { ListKind } from '../server/events/events.ts'
+import type { EventDelivery, ListKind } from '../server/events/events.ts'
 import type { ServerOptions } from '../server/types.ts'
 import { errorFields, libraryLog } from '../server/telemetry/log.ts'
 import { definePrompt, defineResource, defineTool } from './define.ts'
 import type { Hooks } from './rounds.ts'
 import { LowLevelServer } from './low-level.ts'
 import { Registered } from './registered.ts'
-import { currentRequest } from './request-store.ts'
+import { currentHandler, currentRequest } from './request-store.ts'
+import type { RequestHandlerExtra } from './context.ts'
 import { ResourceTemplate } from './resource-template.ts'
-import { isRawShape, isZod } from './schema.ts'
+import { isRawShape, isZod, refuseZod3 } from './schema.ts'
 import type { ZodRawShape } from './schema.ts'
 import type {
   AnyCallback,
@@ -56,6 +57,18 @@ const EDGE_OPTIONS = [
 ] as const satisfies readonly (keyof ServerOptions)[]
 
 /**
+ * Where a server built without `events` sends its notifications. The package's entry (index.ts)
+ * sets it to the `MCP_EVENTS` hub when the Worker binds one; this file imports nothing of the
+ * Workers runtime, so the unit tests run it in Node.
+ */
+let conventionalEvents: () => EventDelivery | undefined = () => undefined
+
+/** Set how a server built without `events` finds its event hub (index.ts: by the `MCP_EVENTS` binding). */
+export function useConventionalEvents(find: () => EventDelivery | undefined): void {
+  conventionalEvents = find
+}
+
+/**
  * @example
  * const server = new McpServer({ name: 'demo', version: '1.0.0' })
  * server.registerTool('add', { inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
@@ -75,17 +88,17 @@ export class McpServer<Env = unknown> {
   ) {
     // mcp-edge's own options pass on; the SDKs' others (capabilities, which mcp-edge derives from
     // what is registered; validators) have nothing to configure here.
-    const edgeOptions = Object.fromEntries(
+    const edgeOptions: Partial<ServerOptions> = Object.fromEntries(
       EDGE_OPTIONS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]),
     )
+    edgeOptions.events ??= conventionalEvents()
     // Lists are not cached by clients unless the server says so: SDK code changes them at run time
     // (handles, registrations in a handler), which a cached list would hide for its TTL.
-    this.edge = new EdgeServer<Env>({ listCache: UNCACHED_LISTS, ...(edgeOptions as Partial<ServerOptions>), ...serverInfo })
-    this.#hooks = { listChanged: (kind) => this.#notify(kind), decodeState: options.requestState?.verify }
-    this.server = new LowLevelServer({
-      listChanged: (kind) => this.#notify(kind),
-      log: (params) => this.sendLoggingMessage(params),
-    })
+    this.edge = new EdgeServer<Env>({ listCache: UNCACHED_LISTS, ...edgeOptions, ...serverInfo })
+    const listChanged = (kind: ListKind) => this.#notify(kind)
+    const resourceUpdated = (uri: string) => this.#resourceUpdated(uri)
+    this.#hooks = { listChanged, resourceUpdated, decodeState: options.requestState?.verify }
+    this.server = new LowLevelServer({ listChanged, resourceUpdated, log: (params) => this.sendLoggingMessage(params) })
   }
 
   registerTool<In extends ToolInputSchema = undefined, Out = undefined>(
@@ -140,6 +153,7 @@ export class McpServer<Env = unknown> {
     // annotations; a zod schema itself is refused, as there (tool() takes a raw shape).
     if (isZod(rest[0]))
       throw new Error(`Tool ${name}: tool() takes a raw shape of zod schemas; pass a z.object as registerTool's inputSchema`)
+    refuseZod3(rest[0], `Tool ${name}`)
     const inputSchema = rest.length > 0 && isRawShape(rest[0]) ? (rest.shift() as ZodRawShape) : undefined
     const annotations = rest.shift() as ToolAnnotations | undefined
     return this.registerTool(name, { description, inputSchema, annotations }, callback as ToolCallback<ToolInputSchema, Env>)
@@ -231,13 +245,29 @@ export class McpServer<Env = unknown> {
     this.#notify('prompts')
   }
 
-  /** `notifications/message` to every 2025-era session stream whose level admits it (`server.notifyLog`). */
-  async sendLoggingMessage(params: {
-    level: Parameters<EdgeServer['notifyLog']>[0]
-    data: unknown
-    logger?: string
-  }): Promise<void> {
-    await this.edge.notifyLog(params.level, params.data, params.logger === undefined ? undefined : { logger: params.logger })
+  /**
+   * `notifications/message` to this server's client, as an SDK server has one: inside a handler,
+   * on the request's own stream (the handler's `sendNotification`); outside one, to the streams of
+   * the caller whose request is being served (an McpAgent's), through the event hub. Never to
+   * every listener: a shared server serves many callers. The SDK's `sessionId` argument is not
+   * needed (the request says whose it is).
+   */
+  async sendLoggingMessage(
+    params: { level: Parameters<EdgeServer['notifyLog']>[0]; data: unknown; logger?: string },
+    _sessionId?: string,
+  ): Promise<void> {
+    const handler = currentHandler() as RequestHandlerExtra | undefined
+    if (handler) return handler.sendNotification({ method: 'notifications/message', params })
+    const subject = currentRequest()?.principal?.subject
+    if (subject === undefined) {
+      throw new Error(
+        'sendLoggingMessage outside a handler: mcp-edge/sdk serves many callers with one server and cannot tell whose ' +
+          'client to send it to. Call it inside a tool, resource or prompt handler, or use ' +
+          'server.edge.notifyLog(level, data, { audience: [subject] }) to name the listeners (docs/migrate.md)',
+      )
+    }
+    const options = params.logger === undefined ? { audience: [subject] } : { audience: [subject], logger: params.logger }
+    await this.edge.notifyLog(params.level, params.data, options)
   }
 
   /** mcp-edge serves no transport objects: a Worker serves the server with `createMcpHandler`. */
@@ -259,9 +289,16 @@ export class McpServer<Env = unknown> {
   }
 
   #notify(kind: ListKind): void {
-    const sent = this.edge
-      .notifyListChanged(kind)
-      .catch((error: unknown) => libraryLog.error('list change lost', errorFields(error)))
+    this.#publish(this.edge.notifyListChanged(kind), 'list change lost')
+  }
+
+  #resourceUpdated(uri: string): void {
+    this.#publish(this.edge.notifyResourceUpdated(uri), 'resource update lost')
+  }
+
+  /** A notification on its way: its failure logged, the request kept alive until it is sent. */
+  #publish(sending: Promise<void>, lost: string): void {
+    const sent = sending.catch((error: unknown) => libraryLog.error(lost, errorFields(error)))
     currentRequest()?.waitUntil?.(sent)
   }
 }

@@ -4,11 +4,12 @@
  * 2025 sessions); each Durable Object binding when the Worker has it. A ported Worker adds what
  * it needs to `wrangler.jsonc` and the adapter finds it; an explicit `services` option wins.
  */
-import { cloudflareServices } from '../cloudflare/index.ts'
+import { env as workerEnv } from 'cloudflare:workers'
+import { cloudflareEventHub, cloudflareServices } from '../cloudflare/index.ts'
+import type { EventHub } from '../server/events/events.ts'
 import type { CloudflareServicesConfig } from '../cloudflare/index.ts'
 import type { McpServices } from '../server/dispatch.ts'
 import { memoryInputRelay } from '../server/input/input-relay.ts'
-import type { Principal } from '../server/types.ts'
 import { hasStateKeys } from './request-store.ts'
 
 const BINDINGS: [keyof CloudflareServicesConfig, string][] = [
@@ -38,40 +39,11 @@ export function conventionalServices(env: unknown, requireKeys: boolean): McpSer
 
 const isolateRelay = memoryInputRelay()
 
-/** Props fields that name the person, in the order agents' templates fill them. */
-const SUBJECT_FIELDS = ['sub', 'userId', 'user_id', 'login', 'email', 'username', 'id'] as const
-
-const named = (value: unknown): value is string | number =>
-  (typeof value === 'string' && value !== '') || typeof value === 'number'
-
-/** The first naming field of an object, at its top or under `claims` or `user` (Auth0's, WorkOS's templates). */
-function subjectOf(props: Record<string, unknown>): string | undefined {
-  for (const holder of [props, props.claims, props.user]) {
-    if (typeof holder !== 'object' || holder === null) continue
-    for (const field of SUBJECT_FIELDS) {
-      const value = (holder as Record<string, unknown>)[field]
-      if (named(value)) return String(value)
-    }
-  }
-  return undefined
-}
-
 /**
- * The principal of a grant's props (an OAuth provider in front, `ctx.props`): `custom` when given
- * (the `principal` option), else the first naming field as the subject. Undefined when nothing
- * names anyone.
- *
- * @example
- * principalFromProps({ login: 'octocat', accessToken: '…' }) // { subject: 'octocat' }
+ * The event hub by convention: `MCP_EVENTS` when the Worker binds it, so SDK-style list changes,
+ * resource updates and logs reach every isolate's listeners without an `events` option.
  */
-export function principalFromProps(
-  props: Record<string, unknown> | undefined,
-  custom?: (props: Record<string, unknown>) => Principal | undefined,
-): Principal | undefined {
-  if (props === undefined) return undefined
-  if (custom) return custom(props)
-  const subject = subjectOf(props)
-  if (subject === undefined) return undefined
-  const scopes = Array.isArray(props.scopes) ? props.scopes.filter((scope) => typeof scope === 'string') : undefined
-  return { subject, ...(scopes ? { scopes } : {}) }
+export function conventionalEvents(): EventHub | undefined {
+  const bindings = workerEnv as unknown as Record<string, unknown> | undefined
+  return bindings?.MCP_EVENTS ? cloudflareEventHub({ binding: 'MCP_EVENTS' }) : undefined
 }

@@ -1,0 +1,84 @@
+/**
+ * Who calls, from what an OAuth provider in front of the Worker handed over: the grant's props
+ * (`ctx.props`, agents' `this.props`) name the principal, and the provider's own account of the
+ * token (`ctx.auth`) says which scopes it was granted. No Workers runtime import, so the unit tests
+ * run it in Node.
+ */
+import type { Principal } from '../server/types.ts'
+
+/** Props fields that name the person, in the order agents' templates fill them. */
+const SUBJECT_FIELDS = ['sub', 'userId', 'user_id', 'login', 'email', 'username', 'id'] as const
+
+const named = (value: unknown): value is string | number =>
+  (typeof value === 'string' && value !== '') || typeof value === 'number'
+
+/** The first naming field of an object, at its top or under `claims` or `user` (Auth0's, WorkOS's templates). */
+function subjectOf(props: Record<string, unknown>): string | undefined {
+  for (const holder of [props, props.claims, props.user]) {
+    if (typeof holder !== 'object' || holder === null) continue
+    for (const field of SUBJECT_FIELDS) {
+      const value = (holder as Record<string, unknown>)[field]
+      if (named(value)) return String(value)
+    }
+  }
+  return undefined
+}
+
+/**
+ * What an OAuth provider in front verified of the request's token: workers-oauth-provider puts it
+ * on the execution context as `ctx.auth` (`token`, `scope`, `clientId`, `expiresAt`, `audience`)
+ * beside the grant's props. Agents builds the SDK's `authInfo` from it.
+ */
+export interface Grant {
+  readonly token: string
+  readonly scopes: readonly string[]
+  readonly clientId: string | undefined
+  readonly expiresAt: number | undefined
+  /** The resource the token was issued for (`audience`). */
+  readonly resource: string | undefined
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined)
+
+/** The provider's `ctx.auth`, or undefined when the context has none (or not in that shape). */
+export function grantOf(ctx: unknown): Grant | undefined {
+  try {
+    const auth = (ctx as { auth?: unknown } | undefined)?.auth as Record<string, unknown> | undefined
+    const token = text(auth?.token)
+    if (token === undefined || !Array.isArray(auth?.scope)) return undefined
+    const expiresAt = typeof auth.expiresAt === 'number' && Number.isFinite(auth.expiresAt) ? auth.expiresAt : undefined
+    const scopes = auth.scope.filter((scope): scope is string => typeof scope === 'string')
+    return { token, scopes, clientId: text(auth.clientId), expiresAt, resource: text(auth.audience) }
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The principal of a grant's props (an OAuth provider in front, `ctx.props`): `custom` when given
+ * (the `principal` option), else the first naming field as the subject. Undefined when nothing
+ * names anyone. Scopes: the ones the principal names (the props' `scopes`, or `custom`'s), else
+ * the ones the provider says the token was granted (`grant`), so a tool's `scopes` limit the
+ * caller as its token does. Without either, scopes limit nothing (a principal with no `scopes`).
+ *
+ * @example
+ * principalFromProps({ login: 'octocat', accessToken: '…' }) // { subject: 'octocat' }
+ */
+export function principalFromProps(
+  props: Record<string, unknown> | undefined,
+  custom?: (props: Record<string, unknown>) => Principal | undefined,
+  grant?: Grant,
+): Principal | undefined {
+  if (props === undefined) return undefined
+  const named = custom ? custom(props) : defaultPrincipal(props)
+  if (named === undefined || grant === undefined) return named
+  const client = grant.clientId === undefined ? {} : { client_id: grant.clientId }
+  return { ...client, ...named, scopes: named.scopes ?? grant.scopes }
+}
+
+function defaultPrincipal(props: Record<string, unknown>): Principal | undefined {
+  const subject = subjectOf(props)
+  if (subject === undefined) return undefined
+  const scopes = Array.isArray(props.scopes) ? props.scopes.filter((scope) => typeof scope === 'string') : undefined
+  return { subject, ...(scopes ? { scopes } : {}) }
+}

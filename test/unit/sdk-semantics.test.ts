@@ -1,0 +1,246 @@
+/**
+ * mcp-edge/sdk where a ported server would meet the SDKs' semantics (a review's findings): output
+ * schemas checked into an `isError` result, error codes an SDK 2.x server throws, zod 3 refused
+ * with a clear error, the scopes an OAuth provider in front granted, `authInfo` as agents builds it,
+ * and logs that reach the caller only. In Node, through the core's `handle`.
+ */
+import { describe, expect, it } from 'vitest'
+import * as z from 'zod'
+import * as z3 from 'zod/v3'
+import type { EventHub, McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
+import { authInfoOf } from '../../packages/mcp-edge/src/sdk/context.ts'
+import { McpError, ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '../../packages/mcp-edge/src/sdk/errors.ts'
+import { RequestHost, withRequest } from '../../packages/mcp-edge/src/sdk/request-store.ts'
+import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
+import { grantOf, principalFromProps } from '../../packages/mcp-edge/src/sdk/principal.ts'
+import { sendAs } from './support.ts'
+
+type ToolAnswer = { content: { type: string; text: string }[]; isError?: boolean; structuredContent?: unknown }
+
+const call = (
+  server: McpServer,
+  name: string,
+  args: Record<string, unknown> = {},
+  principal?: { subject: string; scopes?: string[] },
+) => sendAs<ToolAnswer>(server.edge, 'tools/call', { name, arguments: args }, principal)
+
+/** What workers-oauth-provider 1.2 puts on the execution context beside the props. */
+const providerContext = (scope: unknown = ['read:user']) => ({
+  props: { login: 'octocat', accessToken: 'gh-token' },
+  auth: {
+    token: 'mcp-token',
+    audience: 'https://mcp.example.com/mcp',
+    expiresAt: 1_900_000_000,
+    scope,
+    userId: 'octocat',
+    clientId: 'client-1',
+  },
+})
+
+describe('output schemas, as the SDKs check them', () => {
+  const server = new McpServer({ name: 'sdk', version: '1' })
+  const outputSchema = { total: z.number() }
+  server.registerTool('none', { outputSchema }, async () => ({ content: [{ type: 'text', text: 'no structure' }] }))
+  server.registerTool('wrong', { outputSchema }, async () => ({
+    content: [{ type: 'text', text: 'x' }],
+    structuredContent: { total: 'seven' },
+  }))
+  server.registerTool('right', { outputSchema }, async () => ({
+    content: [{ type: 'text', text: '7' }],
+    structuredContent: { total: 7 },
+  }))
+  server.registerTool('failing', { outputSchema }, async () => ({ content: [{ type: 'text', text: 'it broke' }], isError: true }))
+
+  it('a result without structuredContent is an isError result naming the tool', async () => {
+    const { result } = await call(server, 'none')
+    expect(result).toMatchObject({
+      content: [
+        { type: 'text', text: 'Output validation error: Tool none has an output schema but no structured content was provided' },
+      ],
+      isError: true,
+    })
+  })
+
+  it('structuredContent that does not match is an isError result with the mismatch', async () => {
+    const { result, error } = await call(server, 'wrong')
+    expect(error).toBeUndefined()
+    expect(result?.isError).toBe(true)
+    expect(result?.content[0]?.text).toMatch(/^Output validation error: Invalid structured content for tool wrong: total: /)
+  })
+
+  it('a matching result, and a tool that reports its own error, pass as they are', async () => {
+    const right = (await call(server, 'right')).result
+    expect(right).toMatchObject({ content: [{ type: 'text', text: '7' }], structuredContent: { total: 7 } })
+    expect(right?.isError).toBeUndefined()
+    expect((await call(server, 'failing')).result).toMatchObject({ content: [{ type: 'text', text: 'it broke' }], isError: true })
+  })
+})
+
+describe('the error codes an SDK 2.x server throws', () => {
+  const server = new McpServer({ name: 'sdk', version: '1' })
+  server.registerResource('gone', 'memo://gone', {}, async (uri) => {
+    throw new ResourceNotFoundError(uri.href)
+  })
+  server.registerResource('bad', 'memo://bad', {}, async () => {
+    throw new ProtocolError(undefined as unknown as number, 'a code the table lacks')
+  })
+  server.registerResource('custom', 'memo://custom', {}, async () => {
+    throw new McpError(-32050, 'the application says no')
+  })
+  const read = (uri: string) => sendAs(server.edge, 'resources/read', { uri })
+
+  it('ResourceNotFoundError is -32602 with the URI, as 2026-07-28 answers an unknown resource (never -32002)', async () => {
+    expect((await read('memo://gone')).error).toEqual({
+      code: -32602,
+      message: 'Resource memo://gone not found',
+      data: { uri: 'memo://gone' },
+    })
+    expect(new ProtocolError(ProtocolErrorCode.ResourceNotFound, 'x').code).toBe(-32602)
+    expect(new ResourceNotFoundError('memo://x').uri).toBe('memo://x')
+  })
+
+  it('a code that is not an integer answers -32603, so the error still has a code', async () => {
+    expect((await read('memo://bad')).error).toEqual({ code: -32603, message: 'a code the table lacks' })
+  })
+
+  it('an integer code of the application passes as given', async () => {
+    expect((await read('memo://custom')).error).toEqual({ code: -32050, message: 'the application says no' })
+    expect(ProtocolErrorCode.MissingRequiredClientCapability).toBe(-32021)
+    expect(ProtocolErrorCode.UnsupportedProtocolVersion).toBe(-32022)
+  })
+})
+
+describe('zod 3 schemas', () => {
+  const server = new McpServer({ name: 'sdk', version: '1' })
+  const callback = async () => ({ content: [] })
+
+  it('tool() refuses a zod 3 shape instead of taking it for annotations', () => {
+    expect(() => server.tool('add', 'Adds', { a: z3.number(), b: z3.number() } as never, callback)).toThrow(
+      /^Tool add: the schema is zod 3, and mcp-edge\/sdk takes zod 4 schemas/,
+    )
+    expect(server.edge.tools.has('add')).toBe(false)
+  })
+
+  it('registerTool and registerPrompt refuse zod 3 shapes and objects, naming what to install', () => {
+    expect(() => server.registerTool('a', { inputSchema: { a: z3.string() } as never }, callback)).toThrow(/zod 3.*zod@\^4/)
+    expect(() => server.registerTool('b', { inputSchema: z3.object({ a: z3.string() }) as never }, callback)).toThrow(/zod 3/)
+    expect(() => server.registerTool('c', { outputSchema: { a: z3.string() } as never }, callback)).toThrow(/zod 3/)
+    expect(() =>
+      server.registerPrompt('p', { argsSchema: { who: z3.string() } as never }, async () => ({ messages: [] })),
+    ).toThrow(/^Prompt "p": the schema is zod 3/)
+  })
+})
+
+describe('the grant of an OAuth provider in front (ctx.auth)', () => {
+  it('reads the token, scopes, client, expiry and resource, and nothing from a context without them', () => {
+    expect(grantOf(providerContext())).toEqual({
+      token: 'mcp-token',
+      scopes: ['read:user'],
+      clientId: 'client-1',
+      expiresAt: 1_900_000_000,
+      resource: 'https://mcp.example.com/mcp',
+    })
+    expect(grantOf({ props: { login: 'octocat' } })).toBeUndefined()
+    expect(grantOf(undefined)).toBeUndefined()
+    expect(grantOf(providerContext('read:user'))).toBeUndefined()
+    expect(grantOf({ auth: { scope: [] } })).toBeUndefined()
+  })
+
+  it("gives the principal the token's scopes, unless its props (or the principal option) name their own", () => {
+    const { props } = providerContext()
+    const grant = grantOf(providerContext())
+    expect(principalFromProps(props, undefined, grant)).toEqual({
+      client_id: 'client-1',
+      subject: 'octocat',
+      scopes: ['read:user'],
+    })
+    expect(principalFromProps({ ...props, scopes: ['admin'] }, undefined, grant)?.scopes).toEqual(['admin'])
+    expect(principalFromProps(props, (p) => ({ subject: String(p.login) }), grant)?.scopes).toEqual(['read:user'])
+    expect(principalFromProps(props, (p) => ({ subject: String(p.login), scopes: ['own'] }), grant)?.scopes).toEqual(['own'])
+    expect(principalFromProps(props)).toEqual({ subject: 'octocat' })
+  })
+
+  it("so a tool's scopes hold against a token granted fewer", async () => {
+    const server = new McpServer({ name: 'sdk', version: '1' })
+    server.registerTool('purge', { scopes: ['admin'] }, async () => ({ content: [{ type: 'text', text: 'purged' }] }))
+    const granted = (scope: string[]) =>
+      principalFromProps(providerContext().props, undefined, grantOf(providerContext(scope))) as {
+        subject: string
+        scopes: string[]
+      }
+    const refused = await call(server, 'purge', {}, granted(['read:user']))
+    expect(refused.result).toBeUndefined()
+    expect(refused.error).toMatchObject({ code: -32600, message: 'Forbidden: Tool "purge" needs scope admin' })
+    expect((await call(server, 'purge', {}, granted(['read:user', 'admin']))).result?.content[0]?.text).toBe('purged')
+  })
+
+  it('makes authInfo as agents does: the provider token, client, scopes, expiry, resource, and extra.props', () => {
+    const ctx = providerContext()
+    const grant = grantOf(ctx)
+    const principal = principalFromProps(ctx.props, undefined, grant)
+    const request = new Request('https://mcp.example.com/mcp', { headers: { authorization: 'Bearer mcp-token' } })
+    const host = new RequestHost(request, ctx.props, principal, undefined, {}, false, grant)
+    expect(authInfoOf(principal, host)).toEqual({
+      token: 'mcp-token',
+      clientId: 'client-1',
+      scopes: ['read:user'],
+      expiresAt: 1_900_000_000,
+      resource: new URL('https://mcp.example.com/mcp'),
+      extra: { client_id: 'client-1', subject: 'octocat', scopes: ['read:user'], ...ctx.props, props: ctx.props },
+    })
+  })
+})
+
+describe('sendLoggingMessage reaches the caller, never every listener', () => {
+  const published: McpEvent[] = []
+  const hub: EventHub = {
+    async publish(event) {
+      published.push(event)
+      return 1
+    },
+    async listen() {
+      throw new Error('not listened to in this test')
+    },
+  }
+  const server = new McpServer({ name: 'sdk', version: '1' }, { events: hub })
+  server.registerTool('chatty', {}, async () => {
+    await server.sendLoggingMessage({ level: 'info', data: 'working on it' }, 'a-session-id')
+    return { content: [{ type: 'text', text: 'done' }] }
+  })
+
+  it('inside a handler, on the request itself: nothing is published to the hub', async () => {
+    published.length = 0
+    expect((await call(server, 'chatty', {}, { subject: 'alice' })).result?.content[0]?.text).toBe('done')
+    expect(published).toEqual([])
+  })
+
+  it("outside a handler, to the served caller's streams only", async () => {
+    published.length = 0
+    const host = new RequestHost(
+      new Request('https://x.test/mcp'),
+      undefined,
+      { subject: 'alice' },
+      undefined,
+      {},
+      false,
+      undefined,
+    )
+    await withRequest(host, () => server.sendLoggingMessage({ level: 'warning', data: 'later', logger: 'jobs' }))
+    expect(published).toMatchObject([{ type: 'log', level: 'warning', data: 'later', logger: 'jobs', audience: ['alice'] }])
+  })
+
+  it('with no caller to name, it throws rather than tell everyone', async () => {
+    published.length = 0
+    await expect(server.sendLoggingMessage({ level: 'info', data: 'to whom?' })).rejects.toThrow(
+      /^sendLoggingMessage outside a handler: .*server\.edge\.notifyLog/,
+    )
+    expect(published).toEqual([])
+  })
+
+  it('server.server.sendResourceUpdated publishes the resource update', async () => {
+    published.length = 0
+    await server.server.sendResourceUpdated({ uri: 'memo://one' })
+    await Promise.resolve()
+    expect(published).toMatchObject([{ type: 'resourceUpdated', uri: 'memo://one' }])
+  })
+})
