@@ -255,6 +255,18 @@ const perUser = () => {
   own.tool('hello', async () => ({ content: [{ type: 'text', text: `hello ${String(login ?? 'stranger')}` }] }))
   return own
 }
+// Rejection paths: a build that fails once (tried again on the next request), an agent whose
+// binding the Worker lacks, and one handed props that name no one.
+let failing = 1
+const flaky = createMcpHandler(
+  () => {
+    if (failing-- > 0) throw new Error('the first build fails')
+    return plain
+  },
+  { route: '/flaky', services },
+)
+const unbound = Counter.serve('/agent-unbound', { binding: 'NO_SUCH_BINDING' })
+const nameless = Counter.serve('/agent-nameless')
 const agent = Counter.serve('/agent')
 const sse = Counter.serveSSE('/sse')
 
@@ -265,6 +277,14 @@ export default {
     if (pathname === '/sse') return sse.fetch(request, env, ctx)
     if (pathname === '/signed') return signed(request, env, ctx)
     if (pathname === '/plain') return plainHandler(request, env, ctx)
+    if (pathname === '/flaky') return flaky(request, env, ctx)
+    if (pathname === '/agent-unbound') return unbound.fetch(request, env, ctx)
+    if (pathname === '/agent-nameless') {
+      // As an OAuth provider in front hands the grant's props over on the execution context.
+      const granted = { waitUntil: (promise: Promise<unknown>) => ctx.waitUntil(promise), props: { color: 'blue' } }
+      return nameless.fetch(request, env, granted as unknown as ExecutionContext)
+    }
+    if (pathname.startsWith('/agent/')) return agent.fetch(request, env, ctx)
     if (pathname === '/per-user') {
       const login = request.headers.get('x-test-login')
       const authContext = login === null ? undefined : { props: { login } }

@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { rpc } from '../support/mcp.ts'
+import { buildRequest, rpc } from '../support/mcp.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
 let worker: WranglerServer
@@ -456,6 +456,29 @@ describe('McpAgent confirmations', () => {
     // The core refuses a 2026-07-28 body without its header (-32020): a stateless call never runs in
     // a session's object, and redeems there or not at all.
     expect(elsewhere.message.error).toMatchObject({ code: -32020 })
+  })
+})
+
+describe('rejection paths of the adapter over HTTP', () => {
+  const call = (path: string) => rpc(fetch, `${base}${path}`, 'tools/call', { name: 'toggle_beta', arguments: { on: false } })
+
+  it('a factory that throws fails that request, and the next request builds again', async () => {
+    const failed = await fetch(buildRequest(`${base}/flaky`, 'tools/call', { name: 'toggle_beta', arguments: { on: false } }))
+    expect(failed.status).toBe(500)
+    await failed.body?.cancel()
+    const { status, message } = await call('/flaky')
+    expect(status).toBe(200)
+    expect(text(message.result)).toBe('beta off')
+  })
+
+  it('an McpAgent without its binding is 500 naming the binding; props naming no one, 500 naming the fields; another path, 404', async () => {
+    const unbound = await call('/agent-unbound')
+    expect(unbound.status).toBe(500)
+    expect(JSON.stringify(unbound.message)).toContain('the Durable Object binding NO_SUCH_BINDING is missing')
+    const nameless = await call('/agent-nameless')
+    expect(nameless.status).toBe(500)
+    expect(JSON.stringify(nameless.message)).toContain("the grant's props name no one")
+    expect((await fetch(`${base}/agent/elsewhere`, { method: 'POST', body: '{}' })).status).toBe(404)
   })
 })
 

@@ -11,6 +11,7 @@ import type { EventHub, McpEvent } from '../../packages/mcp-edge/src/server/even
 import { authInfoOf } from '../../packages/mcp-edge/src/sdk/context.ts'
 import { McpError, ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '../../packages/mcp-edge/src/sdk/errors.ts'
 import { RequestHost, withRequest } from '../../packages/mcp-edge/src/sdk/request-store.ts'
+import { inputRequired } from '../../packages/mcp-edge/src/sdk/input.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
 import { grantOf, principalFromProps } from '../../packages/mcp-edge/src/sdk/principal.ts'
 import { sendAs } from './support.ts'
@@ -242,5 +243,41 @@ describe('sendLoggingMessage reaches the caller, never every listener', () => {
     await server.server.sendResourceUpdated({ uri: 'memo://one' })
     await Promise.resolve()
     expect(published).toMatchObject([{ type: 'resourceUpdated', uri: 'memo://one' }])
+  })
+})
+
+describe('rejection paths of SDK-style handlers', () => {
+  const question = { confirm: inputRequired.elicit({ message: 'Sure?', requestedSchema: z.object({ sure: z.boolean() }) }) }
+  const server = new McpServer(
+    { name: 'sdk', version: '1' },
+    {
+      requestState: {
+        async verify() {
+          throw new Error('expired')
+        },
+      },
+    },
+  )
+  const plain = new McpServer({ name: 'sdk', version: '1' })
+  plain.registerTool('state_only', {}, async () => inputRequired({ requestState: 'kept' }) as never)
+  server.registerTool('stale_state', {}, async () => inputRequired({ requestState: 'stale', inputRequests: question }) as never)
+
+  it('inputRequired with a requestState and no question is -32603 saying what to do instead', async () => {
+    expect((await call(plain, 'state_only')).error).toEqual({
+      code: -32603,
+      message:
+        'inputRequired() with requestState and no inputRequests is not supported by mcp-edge/sdk: ask a question in the round, or keep the state in ctx.edge.state',
+    })
+  })
+
+  it('a requestState that the server’s verify refuses is -32602, as the SDK answers it', async () => {
+    expect((await call(server, 'stale_state')).error).toEqual({ code: -32602, message: 'Invalid params: invalid requestState' })
+  })
+
+  it('tool() refuses a z.object, naming registerTool, and registers nothing', () => {
+    expect(() => server.tool('obj', z.object({ a: z.string() }) as never, async () => ({ content: [] }))).toThrow(
+      "Tool obj: tool() takes a raw shape of zod schemas; pass a z.object as registerTool's inputSchema",
+    )
+    expect(server.edge.tools.has('obj')).toBe(false)
   })
 })
