@@ -265,19 +265,26 @@ const flaky = createMcpHandler(
   },
   { route: '/flaky', services },
 )
+const sdk2Auth = createMcpHandler(server, { route: '/sdk2-auth', services })
 const unbound = Counter.serve('/agent-unbound', { binding: 'NO_SUCH_BINDING' })
 const nameless = Counter.serve('/agent-nameless')
 const agent = Counter.serve('/agent')
 const sse = Counter.serveSSE('/sse')
 
 export default {
-  fetch(request: Request, env: Env, ctx: ExecutionContext) {
+  async fetch(request: Request, env: Env, ctx: ExecutionContext) {
     const { pathname } = new URL(request.url)
     if (pathname === '/agent') return agent.fetch(request, env, ctx)
     if (pathname === '/sse') return sse.fetch(request, env, ctx)
     if (pathname === '/signed') return signed(request, env, ctx)
     if (pathname === '/plain') return plainHandler(request, env, ctx)
     if (pathname === '/flaky') return flaky(request, env, ctx)
+    if (pathname === '/sdk2-auth') {
+      // SDK 2.x's own handler shape: the caller its middleware verified, and the body it parsed.
+      const parsedBody = await request.json()
+      const authInfo = { token: 'opaque', clientId: 'app-1', scopes: ['read'], extra: { sub: 'sam' } }
+      return sdk2Auth.fetch(request, { authInfo, parsedBody })
+    }
     if (pathname === '/agent-unbound') return unbound.fetch(request, env, ctx)
     if (pathname === '/agent-nameless') {
       // As an OAuth provider in front hands the grant's props over on the execution context.

@@ -482,6 +482,14 @@ describe('rejection paths of the adapter over HTTP', () => {
   })
 })
 
+describe("SDK 2.x's handler shape, fetch(request, { authInfo, parsedBody })", () => {
+  it("serves the caller the app's middleware verified, with the body it had already read", async () => {
+    const { status, message } = await rpc(fetch, `${base}/sdk2-auth`, 'tools/call', { name: 'whoami', arguments: {} })
+    expect(status).toBe(200)
+    expect(JSON.parse(text(message.result) ?? '')).toEqual({ sub: 'sam' })
+  })
+})
+
 describe('a factory that reads getMcpAuthContext() while it builds', () => {
   it("builds each caller's own server, as agents runs the factory in the request's context", async () => {
     const hello = async (login?: string) => {

@@ -13,7 +13,7 @@ import { McpError, ProtocolError, ProtocolErrorCode, ResourceNotFoundError } fro
 import { RequestHost, withRequest } from '../../packages/mcp-edge/src/sdk/request-store.ts'
 import { inputRequired } from '../../packages/mcp-edge/src/sdk/input.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
-import { grantOf, principalFromProps } from '../../packages/mcp-edge/src/sdk/principal.ts'
+import { contextOf, grantOf, isSdkRequestOptions, principalFromProps } from '../../packages/mcp-edge/src/sdk/principal.ts'
 import { sendAs } from './support.ts'
 
 type ToolAnswer = { content: { type: string; text: string }[]; isError?: boolean; structuredContent?: unknown }
@@ -279,5 +279,42 @@ describe('rejection paths of SDK-style handlers', () => {
       "Tool obj: tool() takes a raw shape of zod schemas; pass a z.object as registerTool's inputSchema",
     )
     expect(server.edge.tools.has('obj')).toBe(false)
+  })
+})
+
+describe("SDK 2.x's request options (handler.fetch(request, { authInfo }))", () => {
+  const authInfo = { token: 'opaque', clientId: 'app-1', scopes: ['read'], resource: new URL('https://mcp.example.com/mcp') }
+
+  it('are told from a Worker env by their keys alone', () => {
+    expect(isSdkRequestOptions({ authInfo })).toBe(true)
+    expect(isSdkRequestOptions({ parsedBody: {} })).toBe(true)
+    expect(isSdkRequestOptions({ authInfo, MCP_STATE_KEYS: 'k' })).toBe(false)
+    expect(isSdkRequestOptions({})).toBe(false)
+    expect(isSdkRequestOptions(undefined)).toBe(false)
+  })
+
+  it('become the context a provider in front hands over: the extra (or extra.props) as props, the rest as the grant', () => {
+    const ctx = contextOf({ authInfo: { ...authInfo, extra: { sub: 'sam' } } })
+    expect(ctx).toEqual({
+      props: { sub: 'sam' },
+      auth: {
+        token: 'opaque',
+        scope: ['read'],
+        clientId: 'app-1',
+        expiresAt: undefined,
+        audience: 'https://mcp.example.com/mcp',
+      },
+    })
+    expect(principalFromProps(ctx.props, undefined, grantOf(ctx))).toEqual({
+      client_id: 'app-1',
+      subject: 'sam',
+      scopes: ['read'],
+    })
+    expect(contextOf({ authInfo: { ...authInfo, extra: { props: { login: 'ada' } } } }).props).toEqual({ login: 'ada' })
+  })
+
+  it('name the client when the extra names no one, and nothing without authInfo', () => {
+    expect(contextOf({ authInfo }).props).toEqual({ sub: 'client:app-1' })
+    expect(contextOf({ parsedBody: {} })).toEqual({})
   })
 })

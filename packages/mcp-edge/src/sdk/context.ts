@@ -20,15 +20,9 @@ import type { ElicitParams, ElicitResult } from './input.ts'
 import { missingStateKeys } from './request-store.ts'
 import type { RequestStore } from './request-store.ts'
 
-/** The SDK's `AuthInfo`: what the caller's credentials say (from mcp-edge's principal). */
-export interface AuthInfo {
-  token: string
-  clientId: string
-  scopes: string[]
-  expiresAt?: number
-  resource?: URL
-  extra?: Record<string, unknown>
-}
+import type { AuthInfo } from './principal.ts'
+
+export type { AuthInfo }
 
 /** A notification as the SDKs send it. */
 export interface SdkNotification {

@@ -21,8 +21,8 @@ import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
 import { authContextReads, RequestHost, withRequest } from './request-store.ts'
 import type { McpAuthContext } from './request-store.ts'
-import { grantOf, principalFromProps } from './principal.ts'
-import { conventionalServices } from './services.ts'
+import { contextOf, grantOf, isSdkRequestOptions, principalFromProps } from './principal.ts'
+import { conventionalServices, workerBindings } from './services.ts'
 
 /** agents' CORS options: the origin allowed besides loopback ones (the rest mcp-edge decides). */
 export interface CorsOptions {
@@ -185,8 +185,19 @@ export function createMcpHandler<Env = unknown>(
   }
   const serve = handle
   return Object.assign((request: Request, env: unknown, ctx: HandlerContext) => serve(request, env, ctx, authContext), {
-    fetch: (request: Request, env?: unknown, ctx?: HandlerContext) => serve(request, env, ctx, authContext),
+    // agents' (request, env, ctx), or SDK 2.x's (request, { authInfo }): its caller as a provider
+    // in front would hand it over, the Worker's env from the runtime.
+    fetch: (request: Request, env?: unknown, ctx?: HandlerContext) =>
+      isSdkRequestOptions(env)
+        ? serve(withBody(request, env.parsedBody), workerBindings(), { waitUntil: () => {}, ...contextOf(env) }, authContext)
+        : serve(request, env ?? workerBindings(), ctx, authContext),
   })
+}
+
+/** A request whose body a middleware read already (SDK 2.x's `parsedBody`), with that body again. */
+function withBody(request: Request, parsedBody: unknown): Request {
+  if (parsedBody === undefined || !request.bodyUsed) return request
+  return new Request(request.url, { method: request.method, headers: request.headers, body: JSON.stringify(parsedBody) })
 }
 
 function buildHandler<Env>(

@@ -82,3 +82,48 @@ function defaultPrincipal(props: Record<string, unknown>): Principal | undefined
   const scopes = Array.isArray(props.scopes) ? props.scopes.filter((scope) => typeof scope === 'string') : undefined
   return { subject, ...(scopes ? { scopes } : {}) }
 }
+
+/** The SDK's `AuthInfo`: what the caller's credentials say. */
+export interface AuthInfo {
+  token: string
+  clientId: string
+  scopes: string[]
+  expiresAt?: number
+  resource?: URL
+  extra?: Record<string, unknown>
+}
+
+/** SDK 2.x's `handler.fetch(request, { authInfo })`: the caller its own middleware verified. */
+export interface SdkRequestOptions {
+  authInfo?: AuthInfo
+  parsedBody?: unknown
+}
+
+/** Whether a handler's second argument is SDK 2.x's request options rather than a Worker's env. */
+export function isSdkRequestOptions(value: unknown): value is SdkRequestOptions {
+  if (typeof value !== 'object' || value === null) return false
+  const keys = Object.keys(value)
+  return keys.length > 0 && keys.every((key) => key === 'authInfo' || key === 'parsedBody')
+}
+
+/**
+ * The execution context an OAuth provider in front would have handed over (`props`, `auth`), from
+ * SDK 2.x request options: the props are `authInfo.extra` (`extra.props` when agents built it),
+ * naming the client when they name no one, and the grant is the rest of `authInfo`.
+ */
+export function contextOf(options: SdkRequestOptions): { props?: Record<string, unknown>; auth?: Record<string, unknown> } {
+  const info = options.authInfo
+  if (info === undefined) return {}
+  const extra = info.extra?.props ?? info.extra ?? {}
+  const props = (typeof extra === 'object' && extra !== null ? extra : {}) as Record<string, unknown>
+  return {
+    props: subjectOf(props) === undefined ? { ...props, sub: `client:${info.clientId}` } : props,
+    auth: {
+      token: info.token,
+      scope: info.scopes,
+      clientId: info.clientId,
+      expiresAt: info.expiresAt,
+      audience: info.resource?.href,
+    },
+  }
+}

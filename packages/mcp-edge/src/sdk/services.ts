@@ -44,6 +44,9 @@ const isolateRelay = memoryInputRelay()
  * resource updates and logs reach every isolate's listeners without an `events` option.
  */
 export function conventionalEvents(): EventHub | undefined {
-  const bindings = workerEnv as unknown as Record<string, unknown> | undefined
-  return bindings?.MCP_EVENTS ? cloudflareEventHub({ binding: 'MCP_EVENTS' }) : undefined
+  return workerBindings()?.MCP_EVENTS ? cloudflareEventHub({ binding: 'MCP_EVENTS' }) : undefined
 }
+
+/** The Worker's env as the runtime gives it to any module (for a handler called without one). */
+export const workerBindings = (): Record<string, unknown> | undefined =>
+  workerEnv as unknown as Record<string, unknown> | undefined
