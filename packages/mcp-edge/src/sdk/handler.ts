@@ -103,7 +103,11 @@ function pathOf(url: string): string {
  * core's handler; a browser's (an Origin, a CORS preflight) through `mcp()`, which answers CORS.
  * Either way the core's execution context is `host`, which the handlers find again (request-store.ts).
  */
-export function serving<Env>(server: EdgeServer<Env>, route: string, options: McpHttpOptions<Env>): Serving {
+export function serving<Env>(server: EdgeServer<Env>, route: string, given: McpHttpOptions<Env>): Serving {
+  // The SDKs log every level to a session that never sent logging/setLevel (their
+  // isMessageIgnored); mcp-edge's own default is `info`.
+  const legacy = given.legacy === 'reject' ? given.legacy : { logLevel: 'debug' as const, ...given.legacy }
+  const options = { ...given, legacy }
   const direct = createEdgeHandler(server, options)
   let app: EdgeApp<Env> | undefined
   return {

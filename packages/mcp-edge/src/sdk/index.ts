@@ -42,6 +42,7 @@ export type {
   InputRequiredResult,
   InputRequiredSpec,
   InputResponseView,
+  PrimitiveSchemaDefinition,
   RequestedSchema,
 } from './input.ts'
 export type { AuthInfo, RequestHandlerExtra, SdkNotification, SdkRequest } from './context.ts'
@@ -65,6 +66,7 @@ export type {
   PromptMessage,
   ReadResourceResult,
   Resource,
+  ResourceLink,
   TextContent,
   Tool,
   ToolAnnotations,

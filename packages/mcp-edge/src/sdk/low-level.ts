@@ -61,7 +61,7 @@ export class LowLevelServer {
     return running('notification').sendNotification(notification)
   }
 
-  sendLoggingMessage(params: { level: LogLevel; data: unknown; logger?: string }): Promise<void> {
+  sendLoggingMessage(params: { level: LogLevel; data: unknown; logger?: string }, _sessionId?: string): Promise<void> {
     return this.#hooks.log(params)
   }
 

@@ -15,7 +15,8 @@ import { definePrompt, defineResource, defineTool } from './define.ts'
 import type { Hooks } from './rounds.ts'
 import { LowLevelServer } from './low-level.ts'
 import { Registered } from './registered.ts'
-import { currentRequest } from './request-store.ts'
+import { currentHandler, currentRequest } from './request-store.ts'
+import type { RequestHandlerExtra } from './context.ts'
 import { ResourceTemplate } from './resource-template.ts'
 import { isRawShape, isZod } from './schema.ts'
 import type { ZodRawShape } from './schema.ts'
@@ -231,12 +232,19 @@ export class McpServer<Env = unknown> {
     this.#notify('prompts')
   }
 
-  /** `notifications/message` to every 2025-era session stream whose level admits it (`server.notifyLog`). */
-  async sendLoggingMessage(params: {
-    level: Parameters<EdgeServer['notifyLog']>[0]
-    data: unknown
-    logger?: string
-  }): Promise<void> {
+  /**
+   * `notifications/message`. Inside a handler, to its caller, on the request's stream (as
+   * `ctx.mcpReq.log`: a 2026-07-28 call gets it only if it asked for a level): the SDK sends it to
+   * the one session its transport serves, and a server shared by every caller must not tell the
+   * others. Outside a handler, to every 2025-era session stream whose level admits it
+   * (`server.notifyLog`). `sessionId` picks nothing more: the caller is the running handler's.
+   */
+  async sendLoggingMessage(
+    params: { level: Parameters<EdgeServer['notifyLog']>[0]; data: unknown; logger?: string },
+    _sessionId?: string,
+  ): Promise<void> {
+    const running = currentHandler() as RequestHandlerExtra | undefined
+    if (running) return running.mcpReq.log(params.level, params.data, params.logger)
     await this.edge.notifyLog(params.level, params.data, params.logger === undefined ? undefined : { logger: params.logger })
   }
 
