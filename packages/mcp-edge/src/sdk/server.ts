@@ -18,6 +18,7 @@ import { Registered } from './registered.ts'
 import { currentHandler, currentRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import { ResourceTemplate } from './resource-template.ts'
+import { experimentalTasks } from './unsupported.ts'
 import { isRawShape, isZod } from './schema.ts'
 import type { ZodRawShape } from './schema.ts'
 import type {
@@ -68,6 +69,8 @@ export class McpServer<Env = unknown> {
   readonly edge: EdgeServer<Env>
   /** The SDKs' low-level server, as far as tools use it (`elicitInput`, `createMessage`…). */
   readonly server: LowLevelServer
+  /** SDK 1.x `experimental.tasks.registerToolTask`: refused, naming `execution: { taskSupport }` (unsupported.ts). */
+  readonly experimental = experimentalTasks
   readonly #hooks: Hooks
 
   constructor(

@@ -1,0 +1,24 @@
+/**
+ * The SDK APIs that mcp-edge/sdk deliberately does not run, each refused when called, with an
+ * error that says why and what to write instead (docs/migrate.md, "Not supported"). Read by
+ * `McpServer` (server.ts); nothing here registers anything.
+ */
+
+/**
+ * SDK 1.x `server.experimental.tasks`: `registerToolTask(name, config, { createTask, getTask,
+ * getTaskResult })` keeps its tasks in the task store handed to the server, an in-memory one in
+ * every published example, which a Worker's next request (another isolate) does not see. mcp-edge
+ * runs the tool itself as a durable task instead.
+ */
+export const experimentalTasks = {
+  tasks: {
+    registerToolTask(name: string, ..._rest: unknown[]): never {
+      throw new Error(
+        `Tool "${name}": server.experimental.tasks.registerToolTask is not supported by mcp-edge/sdk: its createTask, ` +
+          'getTask and getTaskResult keep tasks in a task store (in memory) that the next request, in another isolate, does not see. ' +
+          "Register the tool with registerTool(name, { ...config, execution: { taskSupport: 'required' } }, handler) and return " +
+          'its result from the handler: mcp-edge runs it as a durable task in the MCP_TASKS Durable Object (docs/migrate.md).',
+      )
+    },
+  },
+} as const
