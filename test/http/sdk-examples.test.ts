@@ -40,7 +40,7 @@ async function connectV1(answer: { action: 'accept' | 'decline' | 'cancel'; cont
   })
   client.setRequestHandler(CreateMessageRequestSchema, async () => SUMMARY)
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(notification.params))
-  const transport = new StreamableHTTPClientTransport(new URL(worker.url))
+  const transport = new StreamableHTTPClientTransport(new URL('/simple', worker.url))
   await client.connect(transport)
   return { client, transport, asked, logs }
 }
@@ -167,7 +167,7 @@ describe('SDK 1.x example servers on mcp-edge/sdk: the 2.x client pinned to 2026
     })
     client.setRequestHandler('sampling/createMessage', async () => SUMMARY)
     client.setNotificationHandler('notifications/message', (notification) => void logs.push(notification.params))
-    await client.connect(new TransportV2(new URL(worker.url)))
+    await client.connect(new TransportV2(new URL('/simple', worker.url)))
   })
   afterAll(() => client?.close())
 

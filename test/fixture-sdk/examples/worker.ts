@@ -18,6 +18,7 @@ import { ElicitResultSchema } from 'mcp-edge/sdk' // was: @modelcontextprotocol/
 import type { CallToolResult, GetPromptResult, PrimitiveSchemaDefinition } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
 import type { ReadResourceResult, ResourceLink } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
 import * as z from 'zod/v4'
+import { elicitationHandler } from './elicitation.ts'
 import { registerOtherExamples } from './other-examples.ts'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -216,8 +217,12 @@ function getServer(): McpServer {
 // that must be redeemed once; mcp-edge/sdk binds the ledger by its conventional name.
 export { McpNonceLedger } from 'mcp-edge/cloudflare'
 
+/** Where this server is served: /mcp is the 2.x elicitation example's (elicitation.ts). */
+const ROUTE = '/simple'
+
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext) {
-    return createMcpHandler(getServer())(request, env, ctx)
+    if (new URL(request.url).pathname !== ROUTE) return elicitationHandler.fetch(request)
+    return createMcpHandler(getServer(), { route: ROUTE })(request, env, ctx)
   },
 } satisfies ExportedHandler<Env>

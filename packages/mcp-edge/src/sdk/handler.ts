@@ -9,6 +9,7 @@
  * `MCP-Protocol-Version` names and the request itself (not `authInfo`: the caller is known only
  * once mcp-edge has authenticated the request, after the server is built).
  */
+import { env as workerEnv } from 'cloudflare:workers'
 import { Hono } from 'hono/tiny'
 import { createMcpHandler as createEdgeHandler } from '../http/handler.ts'
 import type { McpHttpOptions } from '../http/handler.ts'
@@ -109,10 +110,12 @@ export function serving<Env>(server: EdgeServer<Env>, route: string, given: McpH
   const legacy = given.legacy === 'reject' ? given.legacy : { logLevel: 'debug' as const, ...given.legacy }
   const options = { ...given, legacy }
   const direct = createEdgeHandler(server, options)
+  const notHere = `404 Not Found: this MCP server is served at ${route} (createMcpHandler's route option)`
   let app: EdgeApp<Env> | undefined
   return {
     async fetch(request, env, host) {
-      if (pathOf(request.url) !== route) return new Response('404 Not Found', { status: 404 })
+      // agents' handlers serve their route only; the SDK 2.x's own serves any path, hence the hint.
+      if (pathOf(request.url) !== route) return new Response(notHere, { status: 404 })
       if (request.method === 'OPTIONS' || request.headers.has('origin')) {
         app ??= mountApp(server, route, options)
         // Hono reads waitUntil and passThroughOnException of a Workers context; the host has both.
@@ -187,9 +190,14 @@ export function createMcpHandler<Env = unknown>(
     built.set(serverOrFactory, { options: rest, handle })
   }
   const serve = handle
-  return Object.assign((request: Request, env: unknown, ctx: HandlerContext) => serve(request, env, ctx, authContext), {
-    fetch: (request: Request, env?: unknown, ctx?: HandlerContext) => serve(request, env, ctx, authContext),
-  })
+  // SDK 2.x code hands its handler the request alone (`handler.fetch(request)`): the Worker's env,
+  // where MCP_STATE_KEYS and the Durable Object bindings are, is then the module-level one.
+  return Object.assign(
+    (request: Request, env: unknown, ctx: HandlerContext) => serve(request, env ?? workerEnv, ctx, authContext),
+    {
+      fetch: (request: Request, env?: unknown, ctx?: HandlerContext) => serve(request, env ?? workerEnv, ctx, authContext),
+    },
+  )
 }
 
 function buildHandler<Env>(

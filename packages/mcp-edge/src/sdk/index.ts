@@ -47,7 +47,15 @@ export type {
 } from './input.ts'
 export type { AuthInfo, RequestHandlerExtra, SdkNotification, SdkRequest } from './context.ts'
 export { completable } from './schema.ts'
-export { ErrorCode, McpError, MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode } from './errors.ts'
+export {
+  ErrorCode,
+  McpError,
+  MissingRequiredClientCapabilityError,
+  ProtocolError,
+  ProtocolErrorCode,
+  UrlElicitationRequiredError,
+} from './errors.ts'
+export type { UrlElicitation } from './errors.ts'
 export { createRequestStateCodec } from './codec.ts'
 export type { RequestStateCodec, RequestStateCodecOptions } from './codec.ts'
 export type { CompleteCallback, ShapeOutput, ZodRawShape } from './schema.ts'

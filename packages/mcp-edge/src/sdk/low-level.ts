@@ -10,6 +10,7 @@ import type { ClientCapabilities, Implementation } from '../protocol/types.ts'
 import type { RequestHandlerExtra, SdkNotification } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
 import { currentHandler } from './request-store.ts'
+import { refuseCompletionNotifier } from './unsupported.ts'
 
 export interface LowLevelHooks {
   listChanged(kind: ListKind): void
@@ -47,6 +48,11 @@ export class LowLevelServer {
   // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
   listRoots(_params?: unknown, _options?: unknown): Promise<any> {
     return running('listRoots').sendRequest({ method: 'roots/list' })
+  }
+
+  /** Refused, naming why: mcp-edge sends no `notifications/elicitation/complete` (unsupported.ts). */
+  createElicitationCompletionNotifier(elicitationId: string, _options?: unknown): () => Promise<void> {
+    return refuseCompletionNotifier(elicitationId)
   }
 
   getClientCapabilities(): ClientCapabilities | undefined {

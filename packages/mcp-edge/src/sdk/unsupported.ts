@@ -22,3 +22,18 @@ export const experimentalTasks = {
     },
   },
 } as const
+
+/**
+ * SDK 2.x `server.server.createElicitationCompletionNotifier(elicitationId)`: mcp-edge asks a
+ * 2025-era client a URL elicitation under an id of its own (the server-to-client request's; the
+ * handler's `elicitationId` is not sent) and has no `notifications/elicitation/complete` to send on
+ * the call's stream, so a notifier would name an id the client never saw.
+ */
+export function refuseCompletionNotifier(elicitationId: string): never {
+  throw new Error(
+    `server.server.createElicitationCompletionNotifier("${elicitationId}") is not supported by mcp-edge/sdk: ` +
+      'mcp-edge asks a URL elicitation under an id of its own and sends no notifications/elicitation/complete; ' +
+      "the client's answer to the elicitation ends it. Drop the notifier, or return inputRequired({ inputRequests: " +
+      '{ …: inputRequired.elicitUrl(...) } }) (docs/migrate.md).',
+  )
+}
