@@ -18,17 +18,9 @@ import type { Principal, RequestContext, ToolContext } from '../server/types.ts'
 import { elicitRequest, parseResult, rawSpec } from './input.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
 import { missingStateKeys } from './request-store.ts'
-import type { RequestStore } from './request-store.ts'
+import type { AuthInfo, RequestStore } from './request-store.ts'
 
-/** The SDK's `AuthInfo`: what the caller's credentials say (from mcp-edge's principal). */
-export interface AuthInfo {
-  token: string
-  clientId: string
-  scopes: string[]
-  expiresAt?: number
-  resource?: URL
-  extra?: Record<string, unknown>
-}
+export type { AuthInfo }
 
 /** A notification as the SDKs send it. */
 export interface SdkNotification {
@@ -82,6 +74,7 @@ export interface RequestHandlerExtra<Env = unknown> {
 
 /** The `AuthInfo` of a principal: the bearer token from the request, scopes, props as `extra`. */
 export function authInfoOf(principal: Principal | undefined, store: RequestStore | undefined): AuthInfo | undefined {
+  if (store?.authInfo) return store.authInfo
   if (principal === undefined && store?.props === undefined) return undefined
   const header = store?.request.headers.get('authorization') ?? ''
   const token = /^bearer\s+/i.test(header) ? header.replace(/^bearer\s+/i, '') : ''

@@ -6,8 +6,9 @@
  *
  * A factory without parameters is called once per isolate; one that takes the request context
  * (`(ctx) => …`) is called per request, as the SDK does, with the era the request's
- * `MCP-Protocol-Version` names and the request itself (not `authInfo`: the caller is known only
- * once mcp-edge has authenticated the request, after the server is built).
+ * `MCP-Protocol-Version` names, the request itself and the `authInfo` the code handed over with
+ * `handler.fetch(request, { authInfo })` (none otherwise: a caller mcp-edge authenticates is known
+ * only after the server is built).
  */
 import { env as workerEnv } from 'cloudflare:workers'
 import { Hono } from 'hono/tiny'
@@ -21,8 +22,8 @@ import { McpServer as EdgeServer } from '../server/server.ts'
 import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
 import { RequestHost } from './request-store.ts'
-import type { McpAuthContext } from './request-store.ts'
-import { conventionalServices, principalFromProps } from './services.ts'
+import type { AuthInfo, McpAuthContext } from './request-store.ts'
+import { conventionalServices, principalFromAuthInfo, principalFromProps } from './services.ts'
 
 /** agents' CORS options: the origin allowed besides loopback ones (the rest mcp-edge decides). */
 export interface CorsOptions {
@@ -36,8 +37,16 @@ export interface CorsOptions {
 /** What a factory is given (SDK v2 `McpRequestContext`). */
 export interface McpRequestContext {
   era: 'legacy' | 'modern'
-  authInfo?: undefined
+  /** The caller's `AuthInfo`, when the code handed it over (`handler.fetch(request, { authInfo })`). */
+  authInfo?: AuthInfo
   requestInfo?: Request
+}
+
+/** SDK 2.x `handler.fetch(request, options)`: a caller verified in front (`requireBearerAuth`). */
+export interface McpHandlerRequestOptions {
+  authInfo?: AuthInfo
+  /** Accepted and not needed: the body is read from the request. */
+  parsedBody?: unknown
 }
 
 export type McpServerFactory<Env = unknown> = (
@@ -69,6 +78,7 @@ export interface HandlerContext {
 }
 
 export type McpFetchHandler = ((request: Request, env: unknown, ctx: HandlerContext) => Promise<Response>) & {
+  /** A Worker's `(request, env, ctx)`, or SDK 2.x's `(request, { authInfo })`. */
   fetch(request: Request, env?: unknown, ctx?: HandlerContext): Promise<Response>
 }
 
@@ -145,7 +155,15 @@ type Handle = (
   env: unknown,
   ctx: HandlerContext | undefined,
   authContext: McpAuthContext | undefined,
+  authInfo?: AuthInfo,
 ) => Promise<Response>
+
+/** SDK 2.x's second argument, told from a Worker's env: no context, and only the SDK's keys. */
+function isRequestOptions(value: unknown, ctx: unknown): value is McpHandlerRequestOptions {
+  if (ctx !== undefined || typeof value !== 'object' || value === null) return false
+  const keys = Object.keys(value)
+  return keys.length > 0 && keys.every((key) => key === 'authInfo' || key === 'parsedBody')
+}
 
 /**
  * Shallow equality of two option objects: the same values, or plain objects (such as
@@ -192,12 +210,11 @@ export function createMcpHandler<Env = unknown>(
   const serve = handle
   // SDK 2.x code hands its handler the request alone (`handler.fetch(request)`): the Worker's env,
   // where MCP_STATE_KEYS and the Durable Object bindings are, is then the module-level one.
-  return Object.assign(
-    (request: Request, env: unknown, ctx: HandlerContext) => serve(request, env ?? workerEnv, ctx, authContext),
-    {
-      fetch: (request: Request, env?: unknown, ctx?: HandlerContext) => serve(request, env ?? workerEnv, ctx, authContext),
-    },
-  )
+  const fetch = (request: Request, env?: unknown, ctx?: HandlerContext) =>
+    isRequestOptions(env, ctx)
+      ? serve(request, workerEnv, undefined, authContext, env.authInfo)
+      : serve(request, env ?? workerEnv, ctx, authContext)
+  return Object.assign((request: Request, env: unknown, ctx: HandlerContext) => fetch(request, env, ctx), { fetch })
 }
 
 function buildHandler<Env>(
@@ -213,16 +230,16 @@ function buildHandler<Env>(
     (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(request.headers.get('mcp-protocol-version') ?? '')
       ? 'modern'
       : 'legacy'
-  const build = (request: Request) =>
+  const build = (request: Request, authInfo?: AuthInfo) =>
     typeof serverOrFactory === 'function'
-      ? Promise.resolve(serverOrFactory({ era: eraOf(request), requestInfo: request })).then(appOf)
+      ? Promise.resolve(serverOrFactory({ era: eraOf(request), requestInfo: request, authInfo })).then(appOf)
       : Promise.resolve(appOf(serverOrFactory))
   // A server, or a factory that takes no context: one app per isolate (a failed build is tried again).
   const perRequest = typeof serverOrFactory === 'function' && serverOrFactory.length > 0
   let shared: Promise<Serving> | undefined
   let ready: Serving | undefined
-  const appFor = (request: Request) => {
-    if (perRequest) return build(request)
+  const appFor = (request: Request, authInfo: AuthInfo | undefined) => {
+    if (perRequest) return build(request, authInfo)
     shared ??= build(request).then(
       (app) => {
         ready = app
@@ -237,18 +254,26 @@ function buildHandler<Env>(
   }
   // Without a services option the adapter binds MCP_STATE_KEYS by its name, and can say it is missing.
   const conventional = options.services === undefined
-  const serve = (app: Serving, request: Request, env: unknown, ctx: HandlerContext | undefined, authContext?: McpAuthContext) => {
-    // agents' order: the props given as authContext, else the OAuth provider's.
+  const serve = (
+    app: Serving,
+    request: Request,
+    env: unknown,
+    ctx: HandlerContext | undefined,
+    authContext?: McpAuthContext,
+    authInfo?: AuthInfo,
+  ) => {
+    // agents' order: the props given as authContext, else the OAuth provider's; SDK 2.x's authInfo first.
     const props = authContext?.props ?? propsOf(ctx)
-    const principal = principalFromProps(props, options.principal)
-    return app.fetch(request, env, new RequestHost(request, props, principal, ctx, env, conventional))
+    const principal = authInfo ? principalFromAuthInfo(authInfo) : principalFromProps(props, options.principal)
+    return app.fetch(request, env, new RequestHost(request, props, principal, ctx, env, conventional, authInfo))
   }
-  const first: Handle = async (request, env, ctx, authContext) => serve(await appFor(request), request, env, ctx, authContext)
+  const first: Handle = async (request, env, ctx, authContext, authInfo) =>
+    serve(await appFor(request, authInfo), request, env, ctx, authContext, authInfo)
   // Not an async function once the app is ready (one promise less a call), but as one to its caller.
-  return (request, env, ctx, authContext) => {
-    if (!ready) return first(request, env, ctx, authContext)
+  return (request, env, ctx, authContext, authInfo) => {
+    if (!ready) return first(request, env, ctx, authContext, authInfo)
     try {
-      return serve(ready, request, env, ctx, authContext)
+      return serve(ready, request, env, ctx, authContext, authInfo)
     } catch (error) {
       return Promise.reject(error)
     }

@@ -60,7 +60,22 @@ export { createRequestStateCodec } from './codec.ts'
 export type { RequestStateCodec, RequestStateCodecOptions } from './codec.ts'
 export type { CompleteCallback, ShapeOutput, ZodRawShape } from './schema.ts'
 export { createMcpHandler } from './handler.ts'
-export type { CorsOptions, CreateMcpHandlerOptions, McpFetchHandler, McpRequestContext, McpServerFactory } from './handler.ts'
+export { OAuthError, OAuthErrorCode, requireBearerAuth } from './bearer-auth.ts'
+export type { BearerAuthOptions, OAuthTokenVerifier } from './bearer-auth.ts'
+export {
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+} from './web-guards.ts'
+export type {
+  CorsOptions,
+  CreateMcpHandlerOptions,
+  McpFetchHandler,
+  McpHandlerRequestOptions,
+  McpRequestContext,
+  McpServerFactory,
+} from './handler.ts'
 export { getMcpAuthContext } from './request-store.ts'
 export type { McpAuthContext } from './request-store.ts'
 export { McpAgent } from './agent.ts'

@@ -18,11 +18,23 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { McpError } from '../protocol/errors.ts'
 import type { Principal } from '../server/types.ts'
 
+/** The SDK's `AuthInfo`: what the caller's credentials say (from mcp-edge's principal, or as the code handed it over). */
+export interface AuthInfo {
+  token: string
+  clientId: string
+  scopes: string[]
+  expiresAt?: number
+  resource?: URL
+  extra?: Record<string, unknown>
+}
+
 export interface RequestStore {
   readonly request: Request
   readonly props: Record<string, unknown> | undefined
   /** The caller as established before the request reached the adapter (McpAgent's Worker). */
   readonly principal?: Principal | undefined
+  /** SDK 2.x: the `AuthInfo` the code verified in front and handed over, given back as it was. */
+  readonly authInfo?: AuthInfo | undefined
   waitUntil(promise: Promise<unknown>): void
   /**
    * Whether `MCP_STATE_KEYS` is set, when the adapter binds it by that name: without it a handler
@@ -55,6 +67,7 @@ export class RequestHost implements RequestStore {
   readonly request: Request
   readonly props: Record<string, unknown> | undefined
   readonly principal: Principal | undefined
+  readonly authInfo: AuthInfo | undefined
   readonly #host: WaitUntil | undefined
   readonly #env: unknown
   readonly #conventional: boolean
@@ -67,8 +80,10 @@ export class RequestHost implements RequestStore {
     host: WaitUntil | undefined,
     env: unknown,
     conventional: boolean,
+    authInfo?: AuthInfo,
   ) {
     this.request = request
+    this.authInfo = authInfo
     this.props = props
     this.principal = principal
     this.#host = host

@@ -10,6 +10,7 @@ import type { McpServices } from '../server/dispatch.ts'
 import { memoryInputRelay } from '../server/input/input-relay.ts'
 import type { Principal } from '../server/types.ts'
 import { hasStateKeys } from './request-store.ts'
+import type { AuthInfo } from './request-store.ts'
 
 const BINDINGS: [keyof CloudflareServicesConfig, string][] = [
   ['tasks', 'MCP_TASKS'],
@@ -74,4 +75,13 @@ export function principalFromProps(
   if (subject === undefined) return undefined
   const scopes = Array.isArray(props.scopes) ? props.scopes.filter((scope) => typeof scope === 'string') : undefined
   return { subject, ...(scopes ? { scopes } : {}) }
+}
+
+/**
+ * The caller an SDK `AuthInfo` names (SDK 2.x `handler.fetch(request, { authInfo })`): its
+ * `extra.sub` (a user), else its client, with its scopes.
+ */
+export function principalFromAuthInfo(authInfo: AuthInfo): Principal {
+  const sub = authInfo.extra?.sub
+  return { subject: typeof sub === 'string' ? sub : authInfo.clientId, client_id: authInfo.clientId, scopes: authInfo.scopes }
 }
