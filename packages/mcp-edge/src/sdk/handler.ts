@@ -53,7 +53,12 @@ export type McpServerFactory<Env = unknown> = (
   ctx: McpRequestContext,
 ) => McpServer<Env> | EdgeServer<Env> | Promise<McpServer<Env> | EdgeServer<Env>>
 
-export interface CreateMcpHandlerOptions<Env = unknown> extends McpHttpOptions<Env> {
+export interface CreateMcpHandlerOptions<Env = unknown> extends Omit<McpHttpOptions<Env>, 'legacy'> {
+  /**
+   * 2025-era clients: mcp-edge's lane options, `'reject'` (none served), or agents' and SDK 2.x's
+   * `'stateless'` (their default), which is mcp-edge's lane as it is.
+   */
+  legacy?: McpHttpOptions<Env>['legacy'] | 'stateless'
   /** The endpoint's path (default `/mcp`); other paths are 404. */
   route?: string
   /** Props for `getMcpAuthContext()` when no OAuth provider in front gives them. */
@@ -87,10 +92,11 @@ export const edgeOf = <Env>(server: McpServer<Env> | EdgeServer<Env>): EdgeServe
 
 /** The `mcp()` options of the adapter: conventional services unless given, agents' origin allowed. */
 export function edgeOptions<Env>(options: CreateMcpHandlerOptions<Env>): McpHttpOptions<Env> {
-  const { route: _route, authContext: _props, corsOptions, principal: _principal, ...rest } = options
+  const { route: _route, authContext: _props, corsOptions, principal: _principal, legacy, ...rest } = options
   const origin = corsOptions ? corsOptions.origin : undefined
   const allowedOrigins = origin && origin !== '*' ? [...(rest.allowedOrigins ?? []), origin] : rest.allowedOrigins
-  return { ...rest, allowedOrigins, services: rest.services ?? ((env) => conventionalServices(env, false)) }
+  const lane = legacy === 'stateless' ? undefined : legacy
+  return { ...rest, legacy: lane, allowedOrigins, services: rest.services ?? ((env) => conventionalServices(env, false)) }
 }
 
 type EdgeApp<Env> = Hono<{ Bindings: Env & object; Variables: McpVariables }>
