@@ -23,7 +23,8 @@ import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
 import { RequestHost } from './request-store.ts'
 import type { AuthInfo, McpAuthContext } from './request-store.ts'
-import { conventionalServices, principalFromAuthInfo, principalFromProps } from './services.ts'
+import { conventionalServices, principalFromAuthInfo, principalFromProps, propsOf } from './services.ts'
+import { refusedNotifier } from './unsupported.ts'
 
 /** agents' CORS options: the origin allowed besides loopback ones (the rest mcp-edge decides). */
 export interface CorsOptions {
@@ -85,6 +86,8 @@ export interface HandlerContext {
 export type McpFetchHandler = ((request: Request, env: unknown, ctx: HandlerContext) => Promise<Response>) & {
   /** A Worker's `(request, env, ctx)`, or SDK 2.x's `(request, { authInfo })`. */
   fetch(request: Request, env?: unknown, ctx?: HandlerContext): Promise<Response>
+  /** SDK 2.x's notifier: refused when called, naming the replacement (unsupported.ts). */
+  notify: typeof refusedNotifier
 }
 
 export const edgeOf = <Env>(server: McpServer<Env> | EdgeServer<Env>): EdgeServer<Env> =>
@@ -220,7 +223,10 @@ export function createMcpHandler<Env = unknown>(
     isRequestOptions(env, ctx)
       ? serve(request, workerEnv, undefined, authContext, env.authInfo)
       : serve(request, env ?? workerEnv, ctx, authContext)
-  return Object.assign((request: Request, env: unknown, ctx: HandlerContext) => fetch(request, env, ctx), { fetch })
+  return Object.assign((request: Request, env: unknown, ctx: HandlerContext) => fetch(request, env, ctx), {
+    fetch,
+    notify: refusedNotifier,
+  })
 }
 
 function buildHandler<Env>(
@@ -283,18 +289,5 @@ function buildHandler<Env>(
     } catch (error) {
       return Promise.reject(error)
     }
-  }
-}
-
-/** The props an OAuth provider in front (workers-oauth-provider) put on the execution context. */
-export function propsOf(ctx: { props?: unknown } | undefined): Record<string, unknown> | undefined {
-  try {
-    const props = ctx?.props
-    if (typeof props !== 'object' || props === null) return undefined
-    // Any own field makes them props (workerd gives every request an empty object).
-    for (const _field in props) return props as Record<string, unknown>
-    return undefined
-  } catch {
-    return undefined
   }
 }

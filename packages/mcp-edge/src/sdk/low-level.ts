@@ -10,12 +10,16 @@ import type { ClientCapabilities, Implementation } from '../protocol/types.ts'
 import type { RequestHandlerExtra, SdkNotification } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
 import { currentHandler } from './request-store.ts'
-import { refuseCompletionNotifier } from './unsupported.ts'
+import { refuseCompletionNotifier, refuseRequestHandler } from './unsupported.ts'
 
 export interface LowLevelHooks {
   listChanged(kind: ListKind): void
   log(params: { level: LogLevel; data: unknown; logger?: string }): Promise<void>
+  resourceUpdated(uri: string): Promise<void>
 }
+
+/** The methods whose bookkeeping mcp-edge keeps itself: a handler set for them is not needed. */
+const KEPT_BY_MCP_EDGE = new Set(['resources/subscribe', 'resources/unsubscribe'])
 
 function running(what: string): RequestHandlerExtra {
   const extra = currentHandler() as RequestHandlerExtra | undefined
@@ -69,6 +73,21 @@ export class LowLevelServer {
 
   sendLoggingMessage(params: { level: LogLevel; data: unknown; logger?: string }, _sessionId?: string): Promise<void> {
     return this.#hooks.log(params)
+  }
+
+  /** `notifications/resources/updated` to the resource's subscribers and listeners (`edge.notifyResourceUpdated`). */
+  sendResourceUpdated(params: { uri: string }): Promise<void> {
+    return this.#hooks.resourceUpdated(params.uri)
+  }
+
+  /**
+   * `resources/subscribe` and `resources/unsubscribe`: accepted and not called, as mcp-edge keeps a
+   * 2025 session's subscriptions itself (sealed in the session, served on its GET stream) and
+   * 2026-07-28 clients subscribe with `subscriptions/listen`. Any other method is refused, naming why.
+   */
+  setRequestHandler(method: string, _handler: unknown): void {
+    if (KEPT_BY_MCP_EDGE.has(method)) return
+    refuseRequestHandler(method)
   }
 
   sendToolListChanged(): Promise<void> {

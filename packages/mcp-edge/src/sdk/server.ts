@@ -89,6 +89,7 @@ export class McpServer<Env = unknown> {
     this.server = new LowLevelServer({
       listChanged: (kind) => this.#notify(kind),
       log: (params) => this.sendLoggingMessage(params),
+      resourceUpdated: (uri) => this.edge.notifyResourceUpdated(uri),
     })
   }
 

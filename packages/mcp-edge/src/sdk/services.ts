@@ -3,6 +3,8 @@
  * names the docs and templates use. `MCP_STATE_KEYS` when the secret is set (sealed rounds and
  * 2025 sessions); each Durable Object binding when the Worker has it. A ported Worker adds what
  * it needs to `wrangler.jsonc` and the adapter finds it; an explicit `services` option wins.
+ * Also who the caller is: the props of a grant (`propsOf`, `principalFromProps`) or an SDK
+ * `AuthInfo` handed over (`principalFromAuthInfo`).
  */
 import { cloudflareServices } from '../cloudflare/index.ts'
 import type { CloudflareServicesConfig } from '../cloudflare/index.ts'
@@ -84,4 +86,17 @@ export function principalFromProps(
 export function principalFromAuthInfo(authInfo: AuthInfo): Principal {
   const sub = authInfo.extra?.sub
   return { subject: typeof sub === 'string' ? sub : authInfo.clientId, client_id: authInfo.clientId, scopes: authInfo.scopes }
+}
+
+/** The props an OAuth provider in front (workers-oauth-provider) put on the execution context. */
+export function propsOf(ctx: { props?: unknown } | undefined): Record<string, unknown> | undefined {
+  try {
+    const props = ctx?.props
+    if (typeof props !== 'object' || props === null) return undefined
+    // Any own field makes them props (workerd gives every request an empty object).
+    for (const _field in props) return props as Record<string, unknown>
+    return undefined
+  } catch {
+    return undefined
+  }
 }

@@ -37,3 +37,33 @@ export function refuseCompletionNotifier(elicitationId: string): never {
       '{ …: inputRequired.elicitUrl(...) } }) (docs/migrate.md).',
   )
 }
+
+/**
+ * SDK `server.server.setRequestHandler(method, handler)` for a method mcp-edge does not take from
+ * code: its methods are the spec's, each answered by the core (server/methods/), and a custom
+ * method has no place in its dispatch table.
+ */
+export function refuseRequestHandler(method: string): never {
+  throw new Error(
+    `server.server.setRequestHandler("${method}") is not supported by mcp-edge/sdk: mcp-edge answers the protocol's ` +
+      'methods itself and serves no custom ones. Register tools, resources and prompts on the McpServer ' +
+      '(resources/subscribe and resources/unsubscribe are accepted: mcp-edge keeps subscriptions itself; docs/migrate.md).',
+  )
+}
+
+const notifyRefused = (what: string) => (): never => {
+  throw new Error(
+    `handler.notify.${what} is not supported by mcp-edge/sdk: SDK 2.x's handler publishes on an in-process bus, ` +
+      'which the next request, in another isolate, does not hear. Inside a handler, call ' +
+      'server.server.sendResourceUpdated({ uri }) or server.send*ListChanged(); give the server the events option ' +
+      "(the McpEventHub) so that every isolate's listeners hear it (docs/migrate.md).",
+  )
+}
+
+/** SDK 2.x `handler.notify` (`ServerNotifier`): each member refused when called, naming the replacement. */
+export const refusedNotifier = {
+  toolsChanged: notifyRefused('toolsChanged'),
+  promptsChanged: notifyRefused('promptsChanged'),
+  resourcesChanged: notifyRefused('resourcesChanged'),
+  resourceUpdated: notifyRefused('resourceUpdated') as (uri: string) => never,
+}

@@ -1,8 +1,10 @@
 /**
- * mcp-edge/sdk's `createMcpHandler` takes the `legacy` option as agents' `agents/mcp/server` and
+ * mcp-edge/sdk's `createMcpHandler` as agents' and SDK 2.x's code uses it. It takes the `legacy` option as agents' `agents/mcp/server` and
  * SDK 2.x's `createMcpHandler` write it: `'stateless'` (their default) serves 2025-era clients
  * (on mcp-edge's own lane), `'reject'` refuses them. Before, `'stateless'` was a type error
- * (test/fixture/tsconfig.json typechecks this file), though it ran.
+ * (test/fixture/tsconfig.json typechecks this file), though it ran. SDK 2.x's `handler.notify`
+ * (an in-process bus, as the SDK 2.x resources example publishes on) is refused when called, naming
+ * the replacement; before, it was undefined.
  */
 import { createExecutionContext, env } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
@@ -35,5 +37,15 @@ describe("createMcpHandler's legacy option, as agents and SDK 2.x write it", () 
     const response = await createMcpHandler(factory, { legacy: 'reject' }).fetch(initialize(), env, createExecutionContext())
     expect(response.status).toBe(400)
     expect(await response.json()).toMatchObject({ error: { code: expect.any(Number) } })
+  })
+})
+
+describe("SDK 2.x's handler.notify", () => {
+  it('refuses each notice naming why and what to call instead', () => {
+    const handler = createMcpHandler(factory)
+    expect(() => handler.notify.resourceUpdated('counter://value')).toThrow(
+      /^handler\.notify\.resourceUpdated is not supported by mcp-edge\/sdk: .*in-process bus.*sendResourceUpdated/,
+    )
+    expect(() => handler.notify.toolsChanged()).toThrow(/^handler\.notify\.toolsChanged is not supported/)
   })
 })
