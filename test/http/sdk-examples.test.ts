@@ -99,6 +99,12 @@ describe('SDK 1.x example servers on mcp-edge/sdk: the SDK 1.x client (2025 era,
     expect(other.logs).toEqual([])
   })
 
+  it('a session that set its level to warning hears none of multi-greet’s debug and info', async () => {
+    await other.client.setLoggingLevel('warning')
+    await other.client.callTool({ name: 'multi-greet', arguments: { name: 'Cy' } })
+    expect(other.logs).toEqual([])
+  })
+
   it('applies the zod defaults to omitted arguments (start-notification-stream)', async () => {
     you.logs.length = 0
     const result = await you.client.callTool({ name: 'start-notification-stream', arguments: { count: 2 } })

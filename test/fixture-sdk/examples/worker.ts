@@ -214,8 +214,9 @@ function getServer(): McpServer {
 }
 
 // Added in the port (docs/migrate.md): a tool that asks and is not read-only has a confirmation
-// that must be redeemed once; mcp-edge/sdk binds the ledger by its conventional name.
-export { McpNonceLedger } from 'mcp-edge/cloudflare'
+// that must be redeemed once, and a 2025 session's logging/setLevel is kept in the session ledger;
+// mcp-edge/sdk binds both by their conventional names.
+export { McpNonceLedger, McpSessionLedger } from 'mcp-edge/cloudflare'
 
 /** Where this server is served: /mcp is the 2.x elicitation example's (elicitation.ts). */
 const ROUTE = '/simple'
