@@ -43,6 +43,7 @@ server.tool('echo', 'Echoes its text', { text: z.string() }, async ({ text }, ex
 }))
 
 server.tool('whoami', async () => ({ content: [{ type: 'text', text: JSON.stringify(getMcpAuthContext()?.props ?? null) }] }))
+server.tool('auth_info', async (extra) => ({ content: [{ type: 'text', text: JSON.stringify(extra.authInfo ?? null) }] }))
 
 server.registerTool('fail', { description: 'Always throws' }, async () => {
   throw new Error('the tool failed on purpose')

@@ -70,6 +70,7 @@ describe('createMcpHandler with an SDK-style server', () => {
         'add',
         'echo',
         'whoami',
+        'auth_info',
         'fail',
         'count_down',
         'book_table',
@@ -484,9 +485,14 @@ describe('rejection paths of the adapter over HTTP', () => {
 
 describe("SDK 2.x's handler shape, fetch(request, { authInfo, parsedBody })", () => {
   it("serves the caller the app's middleware verified, with the body it had already read", async () => {
-    const { status, message } = await rpc(fetch, `${base}/sdk2-auth`, 'tools/call', { name: 'whoami', arguments: {} })
+    const { status, message } = await rpc(fetch, `${base}/sdk2-auth`, 'tools/call', { name: 'auth_info', arguments: {} })
     expect(status).toBe(200)
-    expect(JSON.parse(text(message.result) ?? '')).toEqual({ sub: 'sam' })
+    expect(JSON.parse(text(message.result) ?? '')).toEqual({
+      token: 'opaque',
+      clientId: 'app-1',
+      scopes: ['read'],
+      extra: { sub: 'sam' },
+    })
   })
 })
 

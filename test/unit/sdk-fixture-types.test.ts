@@ -30,7 +30,15 @@ const fixtures = readdirSync(FIXTURES, { withFileTypes: true })
 
 describe('the SDK-style fixtures (test/fixture-sdk)', () => {
   it('are all here, and every mcp-edge/sdk import names its original', () => {
-    expect(fixtures.sort()).toEqual(['agent', 'agent-oauth', 'conformance', 'v1-handler', 'v2-factory'])
+    expect(fixtures.sort()).toEqual([
+      'agent',
+      'agent-oauth',
+      'bearer-auth',
+      'conformance',
+      'examples',
+      'v1-handler',
+      'v2-factory',
+    ])
     for (const fixture of fixtures) {
       for (const file of readdirSync(join(FIXTURES, fixture)).filter((name) => name.endsWith('.ts'))) {
         const source = readFileSync(join(FIXTURES, fixture, file), 'utf8')

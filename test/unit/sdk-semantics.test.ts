@@ -13,7 +13,7 @@ import { McpError, ProtocolError, ProtocolErrorCode, ResourceNotFoundError } fro
 import { RequestHost, withRequest } from '../../packages/mcp-edge/src/sdk/request-store.ts'
 import { inputRequired } from '../../packages/mcp-edge/src/sdk/input.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
-import { contextOf, grantOf, isSdkRequestOptions, principalFromProps } from '../../packages/mcp-edge/src/sdk/principal.ts'
+import { grantOf, principalFromProps } from '../../packages/mcp-edge/src/sdk/principal.ts'
 import { sendAs } from './support.ts'
 
 type ToolAnswer = { content: { type: string; text: string }[]; isError?: boolean; structuredContent?: unknown }
@@ -180,7 +180,7 @@ describe('the grant of an OAuth provider in front (ctx.auth)', () => {
     const grant = grantOf(ctx)
     const principal = principalFromProps(ctx.props, undefined, grant)
     const request = new Request('https://mcp.example.com/mcp', { headers: { authorization: 'Bearer mcp-token' } })
-    const host = new RequestHost(request, ctx.props, principal, undefined, {}, false, grant)
+    const host = new RequestHost(request, ctx.props, principal, undefined, {}, false, { grant })
     expect(authInfoOf(principal, host)).toEqual({
       token: 'mcp-token',
       clientId: 'client-1',
@@ -217,15 +217,7 @@ describe('sendLoggingMessage reaches the caller, never every listener', () => {
 
   it("outside a handler, to the served caller's streams only", async () => {
     published.length = 0
-    const host = new RequestHost(
-      new Request('https://x.test/mcp'),
-      undefined,
-      { subject: 'alice' },
-      undefined,
-      {},
-      false,
-      undefined,
-    )
+    const host = new RequestHost(new Request('https://x.test/mcp'), undefined, { subject: 'alice' }, undefined, {}, false)
     await withRequest(host, () => server.sendLoggingMessage({ level: 'warning', data: 'later', logger: 'jobs' }))
     expect(published).toMatchObject([{ type: 'log', level: 'warning', data: 'later', logger: 'jobs', audience: ['alice'] }])
   })
@@ -279,42 +271,5 @@ describe('rejection paths of SDK-style handlers', () => {
       "Tool obj: tool() takes a raw shape of zod schemas; pass a z.object as registerTool's inputSchema",
     )
     expect(server.edge.tools.has('obj')).toBe(false)
-  })
-})
-
-describe("SDK 2.x's request options (handler.fetch(request, { authInfo }))", () => {
-  const authInfo = { token: 'opaque', clientId: 'app-1', scopes: ['read'], resource: new URL('https://mcp.example.com/mcp') }
-
-  it('are told from a Worker env by their keys alone', () => {
-    expect(isSdkRequestOptions({ authInfo })).toBe(true)
-    expect(isSdkRequestOptions({ parsedBody: {} })).toBe(true)
-    expect(isSdkRequestOptions({ authInfo, MCP_STATE_KEYS: 'k' })).toBe(false)
-    expect(isSdkRequestOptions({})).toBe(false)
-    expect(isSdkRequestOptions(undefined)).toBe(false)
-  })
-
-  it('become the context a provider in front hands over: the extra (or extra.props) as props, the rest as the grant', () => {
-    const ctx = contextOf({ authInfo: { ...authInfo, extra: { sub: 'sam' } } })
-    expect(ctx).toEqual({
-      props: { sub: 'sam' },
-      auth: {
-        token: 'opaque',
-        scope: ['read'],
-        clientId: 'app-1',
-        expiresAt: undefined,
-        audience: 'https://mcp.example.com/mcp',
-      },
-    })
-    expect(principalFromProps(ctx.props, undefined, grantOf(ctx))).toEqual({
-      client_id: 'app-1',
-      subject: 'sam',
-      scopes: ['read'],
-    })
-    expect(contextOf({ authInfo: { ...authInfo, extra: { props: { login: 'ada' } } } }).props).toEqual({ login: 'ada' })
-  })
-
-  it('name the client when the extra names no one, and nothing without authInfo', () => {
-    expect(contextOf({ authInfo }).props).toEqual({ sub: 'client:app-1' })
-    expect(contextOf({ parsedBody: {} })).toEqual({})
   })
 })

@@ -26,12 +26,12 @@ import type { McpServer as EdgeServer } from '../server/server.ts'
 import type { NonceLedger } from '../server/tasks/tasks.ts'
 import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
-import { edgeOf, edgeOptions, propsOf, serving } from './handler.ts'
+import { edgeOf, edgeOptions, serving } from './handler.ts'
 import type { CreateMcpHandlerOptions, Serving } from './handler.ts'
 import { currentHandler, currentRequest, RequestHost, withRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
-import { grantOf, principalFromProps } from './principal.ts'
+import { grantOf, principalFromProps, propsOf } from './principal.ts'
 import type { Grant } from './principal.ts'
 import { conventionalServices } from './services.ts'
 
@@ -153,7 +153,9 @@ export abstract class McpAgent<
     headers.delete(FORWARDED)
     const served = new Request(request, { headers })
     // The core's execution context: the object's waitUntil keeps list-change publishes and spans alive.
-    const host = new RequestHost(served, forwarded.props, forwarded.principal, this.ctx, this.env, true, forwarded.grant)
+    const host = new RequestHost(served, forwarded.props, forwarded.principal, this.ctx, this.env, true, {
+      grant: forwarded.grant,
+    })
     return withRequest(host, async () => {
       // init() runs inside the first request, so it sees that request's props, as agents' does.
       this.#app ??= this.#start(new URL(request.url).pathname).catch((error: unknown) => {

@@ -19,7 +19,6 @@ import { elicitRequest, parseResult, rawSpec } from './input.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
 import { missingStateKeys } from './request-store.ts'
 import type { RequestStore } from './request-store.ts'
-
 import type { AuthInfo } from './principal.ts'
 
 export type { AuthInfo }
@@ -80,6 +79,7 @@ export interface RequestHandlerExtra<Env = unknown> {
  * says what it verified (`store.grant`), the token, client, scopes, expiry and resource are its.
  */
 export function authInfoOf(principal: Principal | undefined, store: RequestStore | undefined): AuthInfo | undefined {
+  if (store?.authInfo) return store.authInfo
   if (principal === undefined && store?.props === undefined) return undefined
   const extra = { ...principal, ...store?.props, ...(store?.props ? { props: store.props } : {}) }
   const grant = store?.grant

@@ -5,11 +5,13 @@
  * these from its registration handles, each time a definition is (re)added.
  */
 import type { CallToolResult, GetPromptResult, ReadResourceResult, Resource } from '../protocol/types.ts'
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { McpError as EdgeError } from '../protocol/errors.ts'
 import { ErrorCode, McpError } from './errors.ts'
 import { InputRequired } from '../server/input/input-round.ts'
 import { isObject } from '../protocol/jsonrpc.ts'
 import { parseWith } from '../server/schema/schema.ts'
+import { toolError } from '../server/tool-result.ts'
 import type { ObjectSchema, Schema } from '../server/schema/schema.ts'
 import type { McpServer as EdgeServer } from '../server/server.ts'
 import { TaskSuspended } from '../server/tasks/replay.ts'
@@ -24,6 +26,10 @@ import type { CompleteCallback } from './schema.ts'
 import type { AnyCallback, PromptSlotConfig, ResourceSlotConfig, ToolSlotConfig } from './types.ts'
 
 const TASK_SUPPORT: Record<string, TaskMode> = { forbidden: 'never', optional: 'optional', required: 'always' }
+const URL_ELICITATION_RETIRED =
+  'URL elicitation cannot be signalled by throwing UrlElicitationRequiredError on protocol revision 2026-07-28: ' +
+  'return inputRequired({ inputRequests: { …: inputRequired.elicitUrl(...) } }) from the handler instead'
+const isModern = (version: string) => (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)
 
 const call = (callback: AnyCallback, ...args: unknown[]) => (callback as (...args: unknown[]) => unknown)(...args)
 
@@ -31,11 +37,15 @@ const call = (callback: AnyCallback, ...args: unknown[]) => (callback as (...arg
  * A thrown error is a tool result with `isError` (as the SDKs do), the SDKs' `McpError` included;
  * questions (`InputRequired`), a task's suspension and mcp-edge's own protocol errors pass on.
  */
-function toolFailure(error: unknown): CallToolResult {
+function toolFailure(error: unknown, ctx: RequestContext<unknown>): CallToolResult {
   if (error instanceof InputRequired || error instanceof TaskSuspended) throw error
   if (error instanceof EdgeError && !(error instanceof McpError)) throw error
-  // As in both SDKs: "URL elicitation required" is the client's to act on, a JSON-RPC error.
-  if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) throw error
+  // As in both SDKs: "URL elicitation required" is the client's to act on, a JSON-RPC error, which
+  // 2026-07-28 retired ("MUST NOT be emitted"): there the SDK 2.x names the replacement instead.
+  if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) {
+    if (!isModern(ctx.meta.protocolVersion)) throw error
+    throw new EdgeError('internalError', URL_ELICITATION_RETIRED)
+  }
   libraryLog.debug('tool failed', errorFields(error))
   return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true }
 }
@@ -48,7 +58,7 @@ function toolFailure(error: unknown): CallToolResult {
 function checkOutput(name: string, output: Schema, result: CallToolResult): CallToolResult {
   // Only a tool result is checked (as the SDKs do): not a question (`inputRequired`), not an error.
   if (!isObject(result) || !('content' in result) || result.isError === true) return result
-  const failed = (text: string) => toolFailure(new Error(`Output validation error: ${text}`))
+  const failed = (text: string) => toolError(`Output validation error: ${text}`)
   if (result.structuredContent === undefined)
     return failed(`Tool ${name} has an output schema but no structured content was provided`)
   const checked = parseWith(output, result.structuredContent)
@@ -74,7 +84,12 @@ export function defineTool<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: strin
       : (args: unknown, extra: RequestHandlerExtra<Env>) =>
           Promise.resolve(run(args, extra)).then((result) => checkOutput(name, output, result))
   edge.tool(name, dropUndefined(options) as ToolOptions<ObjectSchema, undefined, undefined, Env>, (args, ctx) =>
-    runSdkHandler(ctx, hooks, (extra) => checked(args, extra) as CallToolResult, toolFailure),
+    runSdkHandler(
+      ctx,
+      hooks,
+      (extra) => checked(args, extra) as CallToolResult,
+      (error) => toolFailure(error, ctx as RequestContext<unknown>),
+    ),
   )
 }
 

@@ -101,3 +101,30 @@ export class MissingRequiredClientCapabilityError extends EdgeError {
     return (this.data as { requiredCapabilities: Record<string, unknown> }).requiredCapabilities
   }
 }
+
+/** One URL the user must open, as `UrlElicitationRequiredError` carries it (SDK `ElicitRequestURLParams`). */
+export interface UrlElicitation {
+  mode: 'url'
+  message: string
+  url: string
+  elicitationId: string
+  _meta?: Record<string, unknown>
+}
+
+/**
+ * SDK 1.x and 2.x: a tool cannot go on until the user opens a URL. A 2025-era client gets the
+ * JSON-RPC error -32042 with `data.elicitations`, as the SDKs send it; 2026-07-28 retired that
+ * code, so there it is -32603 naming `inputRequired.elicitUrl` (as the SDK 2.x says it).
+ *
+ * @example
+ * throw new UrlElicitationRequiredError([{ mode: 'url', message: 'Sign in', url, elicitationId: crypto.randomUUID() }])
+ */
+export class UrlElicitationRequiredError extends McpError {
+  constructor(elicitations: UrlElicitation[], message = `URL elicitation${elicitations.length > 1 ? 's' : ''} required`) {
+    super(ErrorCode.UrlElicitationRequired, message, { elicitations })
+  }
+
+  get elicitations(): UrlElicitation[] {
+    return (this.data as { elicitations?: UrlElicitation[] } | undefined)?.elicitations ?? []
+  }
+}

@@ -6,9 +6,12 @@
  *
  * A factory without parameters is called once per isolate; one that takes the request context
  * (`(ctx) => …`) is called per request, as the SDK does, with the era the request's
- * `MCP-Protocol-Version` names and the request itself (not `authInfo`: the caller is known only
- * once mcp-edge has authenticated the request, after the server is built).
+ * `MCP-Protocol-Version` names, the request itself and the caller's `authInfo` (the one the code
+ * handed over with `handler.fetch(request, { authInfo })`, or the grant of an OAuth provider in
+ * front; none for a caller mcp-edge authenticates, known only after the server is built). A factory
+ * without parameters that reads `getMcpAuthContext()` is called per request too.
  */
+import { env as workerEnv } from 'cloudflare:workers'
 import { Hono } from 'hono/tiny'
 import { createMcpHandler as createEdgeHandler } from '../http/handler.ts'
 import type { McpHttpOptions } from '../http/handler.ts'
@@ -19,10 +22,13 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
 import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
+import { authInfoOf } from './context.ts'
+import { grantOf, principalFromAuthInfo, principalFromProps, propsOf } from './principal.ts'
+import type { AuthInfo } from './principal.ts'
 import { authContextReads, RequestHost, withRequest } from './request-store.ts'
 import type { McpAuthContext } from './request-store.ts'
-import { contextOf, grantOf, isSdkRequestOptions, principalFromProps } from './principal.ts'
-import { conventionalServices, workerBindings } from './services.ts'
+import { conventionalServices } from './services.ts'
+import { refusedNotifier } from './unsupported.ts'
 
 /** agents' CORS options: the origin allowed besides loopback ones (the rest mcp-edge decides). */
 export interface CorsOptions {
@@ -36,15 +42,28 @@ export interface CorsOptions {
 /** What a factory is given (SDK v2 `McpRequestContext`). */
 export interface McpRequestContext {
   era: 'legacy' | 'modern'
-  authInfo?: undefined
+  /** The caller's `AuthInfo`, when the code handed it over (`handler.fetch(request, { authInfo })`). */
+  authInfo?: AuthInfo
   requestInfo?: Request
+}
+
+/** SDK 2.x `handler.fetch(request, options)`: a caller verified in front (`requireBearerAuth`). */
+export interface McpHandlerRequestOptions {
+  authInfo?: AuthInfo
+  /** A body the code read already (a middleware's): served in place of the request's, which is used. */
+  parsedBody?: unknown
 }
 
 export type McpServerFactory<Env = unknown> = (
   ctx: McpRequestContext,
 ) => McpServer<Env> | EdgeServer<Env> | Promise<McpServer<Env> | EdgeServer<Env>>
 
-export interface CreateMcpHandlerOptions<Env = unknown> extends McpHttpOptions<Env> {
+export interface CreateMcpHandlerOptions<Env = unknown> extends Omit<McpHttpOptions<Env>, 'legacy'> {
+  /**
+   * 2025-era clients: mcp-edge's lane options, `'reject'` (none served), or agents' and SDK 2.x's
+   * `'stateless'` (their default), which is mcp-edge's lane as it is.
+   */
+  legacy?: McpHttpOptions<Env>['legacy'] | 'stateless'
   /** The endpoint's path (default `/mcp`); other paths are 404. */
   route?: string
   /** Props for `getMcpAuthContext()` when no OAuth provider in front gives them. */
@@ -69,7 +88,10 @@ export interface HandlerContext {
 }
 
 export type McpFetchHandler = ((request: Request, env: unknown, ctx: HandlerContext) => Promise<Response>) & {
+  /** A Worker's `(request, env, ctx)`, or SDK 2.x's `(request, { authInfo })`. */
   fetch(request: Request, env?: unknown, ctx?: HandlerContext): Promise<Response>
+  /** SDK 2.x's notifier: refused when called, naming the replacement (unsupported.ts). */
+  notify: typeof refusedNotifier
 }
 
 export const edgeOf = <Env>(server: McpServer<Env> | EdgeServer<Env>): EdgeServer<Env> =>
@@ -77,10 +99,11 @@ export const edgeOf = <Env>(server: McpServer<Env> | EdgeServer<Env>): EdgeServe
 
 /** The `mcp()` options of the adapter: conventional services unless given, agents' origin allowed. */
 export function edgeOptions<Env>(options: CreateMcpHandlerOptions<Env>): McpHttpOptions<Env> {
-  const { route: _route, authContext: _props, corsOptions, principal: _principal, ...rest } = options
+  const { route: _route, authContext: _props, corsOptions, principal: _principal, legacy, ...rest } = options
   const origin = corsOptions ? corsOptions.origin : undefined
   const allowedOrigins = origin && origin !== '*' ? [...(rest.allowedOrigins ?? []), origin] : rest.allowedOrigins
-  return { ...rest, allowedOrigins, services: rest.services ?? ((env) => conventionalServices(env, false)) }
+  const lane = legacy === 'stateless' ? undefined : legacy
+  return { ...rest, legacy: lane, allowedOrigins, services: rest.services ?? ((env) => conventionalServices(env, false)) }
 }
 
 type EdgeApp<Env> = Hono<{ Bindings: Env & object; Variables: McpVariables }>
@@ -104,12 +127,18 @@ function pathOf(url: string): string {
  * core's handler; a browser's (an Origin, a CORS preflight) through `mcp()`, which answers CORS.
  * Either way the core's execution context is `host`, which the handlers find again (request-store.ts).
  */
-export function serving<Env>(server: EdgeServer<Env>, route: string, options: McpHttpOptions<Env>): Serving {
+export function serving<Env>(server: EdgeServer<Env>, route: string, given: McpHttpOptions<Env>): Serving {
+  // The SDKs log every level to a session that never sent logging/setLevel (their
+  // isMessageIgnored); mcp-edge's own default is `info`.
+  const legacy = given.legacy === 'reject' ? given.legacy : { logLevel: 'debug' as const, ...given.legacy }
+  const options = { ...given, legacy }
   const direct = createEdgeHandler(server, options)
+  const notHere = `404 Not Found: this MCP server is served at ${route} (createMcpHandler's route option)`
   let app: EdgeApp<Env> | undefined
   return {
     async fetch(request, env, host) {
-      if (pathOf(request.url) !== route) return new Response('404 Not Found', { status: 404 })
+      // agents' handlers serve their route only; the SDK 2.x's own serves any path, hence the hint.
+      if (pathOf(request.url) !== route) return new Response(notHere, { status: 404 })
       if (request.method === 'OPTIONS' || request.headers.has('origin')) {
         app ??= mountApp(server, route, options)
         // Hono reads waitUntil and passThroughOnException of a Workers context; the host has both.
@@ -139,7 +168,15 @@ type Handle = (
   env: unknown,
   ctx: HandlerContext | undefined,
   authContext: McpAuthContext | undefined,
+  authInfo?: AuthInfo,
 ) => Promise<Response>
+
+/** SDK 2.x's second argument, told from a Worker's env: no context, and only the SDK's keys. */
+function isRequestOptions(value: unknown, ctx: unknown): value is McpHandlerRequestOptions {
+  if (ctx !== undefined || typeof value !== 'object' || value === null) return false
+  const keys = Object.keys(value)
+  return keys.length > 0 && keys.every((key) => key === 'authInfo' || key === 'parsedBody')
+}
 
 /**
  * Shallow equality of two option objects: the same values, or plain objects (such as
@@ -184,13 +221,15 @@ export function createMcpHandler<Env = unknown>(
     built.set(serverOrFactory, { options: rest, handle })
   }
   const serve = handle
-  return Object.assign((request: Request, env: unknown, ctx: HandlerContext) => serve(request, env, ctx, authContext), {
-    // agents' (request, env, ctx), or SDK 2.x's (request, { authInfo }): its caller as a provider
-    // in front would hand it over, the Worker's env from the runtime.
-    fetch: (request: Request, env?: unknown, ctx?: HandlerContext) =>
-      isSdkRequestOptions(env)
-        ? serve(withBody(request, env.parsedBody), workerBindings(), { waitUntil: () => {}, ...contextOf(env) }, authContext)
-        : serve(request, env ?? workerBindings(), ctx, authContext),
+  // SDK 2.x code hands its handler the request alone (`handler.fetch(request)`): the Worker's env,
+  // where MCP_STATE_KEYS and the Durable Object bindings are, is then the module-level one.
+  const fetch = (request: Request, env?: unknown, ctx?: HandlerContext) =>
+    isRequestOptions(env, ctx)
+      ? serve(withBody(request, env.parsedBody), workerEnv, undefined, authContext, env.authInfo)
+      : serve(request, env ?? workerEnv, ctx, authContext)
+  return Object.assign((request: Request, env: unknown, ctx: HandlerContext) => fetch(request, env, ctx), {
+    fetch,
+    notify: refusedNotifier,
   })
 }
 
@@ -214,12 +253,14 @@ function buildHandler<Env>(
       ? 'modern'
       : 'legacy'
   // A factory runs as part of the request it is built for, so it may read getMcpAuthContext() as
-  // under agents (which builds it in the same async context).
+  // under agents (which builds it in the same async context), and is given the caller's authInfo.
   const build = (host: RequestHost) =>
     typeof serverOrFactory === 'function'
-      ? Promise.resolve(withRequest(host, () => serverOrFactory({ era: eraOf(host.request), requestInfo: host.request }))).then(
-          appOf,
-        )
+      ? Promise.resolve(
+          withRequest(host, () =>
+            serverOrFactory({ era: eraOf(host.request), requestInfo: host.request, authInfo: authInfoOf(host.principal, host) }),
+          ),
+        ).then(appOf)
       : Promise.resolve(appOf(serverOrFactory))
   // A server, or a factory that takes no context: one app per isolate (a failed build is tried
   // again), unless the factory read the caller's props while building: then it builds per caller.
@@ -247,37 +288,31 @@ function buildHandler<Env>(
   }
   // Without a services option the adapter binds MCP_STATE_KEYS by its name, and can say it is missing.
   const conventional = options.services === undefined
-  const hostOf = (request: Request, env: unknown, ctx: HandlerContext | undefined, authContext?: McpAuthContext) => {
-    // agents' order: the props given as authContext, else the OAuth provider's.
+  const hostOf = (
+    request: Request,
+    env: unknown,
+    ctx: HandlerContext | undefined,
+    authContext: McpAuthContext | undefined,
+    authInfo: AuthInfo | undefined,
+  ) => {
+    // agents' order: the props given as authContext, else the OAuth provider's (with what it says
+    // of the token, ctx.auth); SDK 2.x's authInfo first.
     const props = authContext?.props ?? propsOf(ctx)
     const grant = grantOf(ctx)
-    const principal = principalFromProps(props, options.principal, grant)
-    return new RequestHost(request, props, principal, ctx, env, conventional, grant)
+    const principal = authInfo ? principalFromAuthInfo(authInfo) : principalFromProps(props, options.principal, grant)
+    return new RequestHost(request, props, principal, ctx, env, conventional, { grant, authInfo })
   }
-  const first: Handle = async (request, env, ctx, authContext) => {
-    const host = hostOf(request, env, ctx, authContext)
+  const first: Handle = async (request, env, ctx, authContext, authInfo) => {
+    const host = hostOf(request, env, ctx, authContext, authInfo)
     return (await appFor(host)).fetch(request, env, host)
   }
   // Not an async function once the app is ready (one promise less a call), but as one to its caller.
-  return (request, env, ctx, authContext) => {
-    if (!ready) return first(request, env, ctx, authContext)
+  return (request, env, ctx, authContext, authInfo) => {
+    if (!ready) return first(request, env, ctx, authContext, authInfo)
     try {
-      return ready.fetch(request, env, hostOf(request, env, ctx, authContext))
+      return ready.fetch(request, env, hostOf(request, env, ctx, authContext, authInfo))
     } catch (error) {
       return Promise.reject(error)
     }
-  }
-}
-
-/** The props an OAuth provider in front (workers-oauth-provider) put on the execution context. */
-export function propsOf(ctx: { props?: unknown } | undefined): Record<string, unknown> | undefined {
-  try {
-    const props = ctx?.props
-    if (typeof props !== 'object' || props === null) return undefined
-    // Any own field makes them props (workerd gives every request an empty object).
-    for (const _field in props) return props as Record<string, unknown>
-    return undefined
-  } catch {
-    return undefined
   }
 }

@@ -48,6 +48,7 @@ export type {
   InputRequiredResult,
   InputRequiredSpec,
   InputResponseView,
+  PrimitiveSchemaDefinition,
   RequestedSchema,
 } from './input.ts'
 export type { AuthInfo, RequestHandlerExtra, SdkNotification, SdkRequest } from './context.ts'
@@ -59,12 +60,29 @@ export {
   ProtocolError,
   ProtocolErrorCode,
   ResourceNotFoundError,
+  UrlElicitationRequiredError,
 } from './errors.ts'
+export type { UrlElicitation } from './errors.ts'
 export { createRequestStateCodec } from './codec.ts'
 export type { RequestStateCodec, RequestStateCodecOptions } from './codec.ts'
 export type { CompleteCallback, ShapeOutput, ZodRawShape } from './schema.ts'
 export { createMcpHandler } from './handler.ts'
-export type { CorsOptions, CreateMcpHandlerOptions, McpFetchHandler, McpRequestContext, McpServerFactory } from './handler.ts'
+export { OAuthError, OAuthErrorCode, requireBearerAuth } from './bearer-auth.ts'
+export type { BearerAuthOptions, OAuthTokenVerifier } from './bearer-auth.ts'
+export {
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+} from './web-guards.ts'
+export type {
+  CorsOptions,
+  CreateMcpHandlerOptions,
+  McpFetchHandler,
+  McpHandlerRequestOptions,
+  McpRequestContext,
+  McpServerFactory,
+} from './handler.ts'
 export { getMcpAuthContext } from './request-store.ts'
 export type { McpAuthContext } from './request-store.ts'
 export { McpAgent } from './agent.ts'
@@ -78,6 +96,7 @@ export type {
   PromptMessage,
   ReadResourceResult,
   Resource,
+  ResourceLink,
   TextContent,
   Tool,
   ToolAnnotations,

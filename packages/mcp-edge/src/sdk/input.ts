@@ -29,10 +29,21 @@ export interface InputRequiredSpec {
   requestState?: string
 }
 
+/**
+ * One field of a form's requested schema (SDK `PrimitiveSchemaDefinition`): a string, number,
+ * integer or boolean, an enum (`enum`, `oneOf`, the older `enumNames`) or a multi-select array.
+ */
+export type PrimitiveSchemaDefinition = {
+  type: 'string' | 'number' | 'integer' | 'boolean' | 'array'
+  title?: string
+  description?: string
+  [keyword: string]: unknown
+}
+
 /** The requested schema of a form on the wire: flat properties of primitive types (client/elicitation). */
 export interface RequestedSchema {
   type: 'object'
-  properties: Record<string, Record<string, unknown>>
+  properties: Record<string, PrimitiveSchemaDefinition | Record<string, unknown>>
   required?: string[]
 }
 

@@ -10,12 +10,16 @@ import type { ClientCapabilities, Implementation } from '../protocol/types.ts'
 import type { RequestHandlerExtra, SdkNotification } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
 import { currentHandler } from './request-store.ts'
+import { refuseCompletionNotifier, refuseRequestHandler } from './unsupported.ts'
 
 export interface LowLevelHooks {
   listChanged(kind: ListKind): void
   resourceUpdated(uri: string): void
   log(params: { level: LogLevel; data: unknown; logger?: string }): Promise<void>
 }
+
+/** The methods whose bookkeeping mcp-edge keeps itself: a handler set for them is not needed. */
+const KEPT_BY_MCP_EDGE = new Set(['resources/subscribe', 'resources/unsubscribe'])
 
 function running(what: string): RequestHandlerExtra {
   const extra = currentHandler() as RequestHandlerExtra | undefined
@@ -50,6 +54,11 @@ export class LowLevelServer {
     return running('listRoots').sendRequest({ method: 'roots/list' })
   }
 
+  /** Refused, naming why: mcp-edge sends no `notifications/elicitation/complete` (unsupported.ts). */
+  createElicitationCompletionNotifier(elicitationId: string, _options?: unknown): () => Promise<void> {
+    return refuseCompletionNotifier(elicitationId)
+  }
+
   getClientCapabilities(): ClientCapabilities | undefined {
     return (currentHandler() as RequestHandlerExtra | undefined)?.edge.meta.clientCapabilities
   }
@@ -66,10 +75,20 @@ export class LowLevelServer {
     return this.#hooks.log(params)
   }
 
-  /** `notifications/resources/updated` to the clients that listen to the resource (through the event hub). */
+  /** `notifications/resources/updated` to the resource's subscribers and listeners (`edge.notifyResourceUpdated`). */
   sendResourceUpdated(params: { uri: string }): Promise<void> {
     this.#hooks.resourceUpdated(params.uri)
     return Promise.resolve()
+  }
+
+  /**
+   * `resources/subscribe` and `resources/unsubscribe`: accepted and not called, as mcp-edge keeps a
+   * 2025 session's subscriptions itself (sealed in the session, served on its GET stream) and
+   * 2026-07-28 clients subscribe with `subscriptions/listen`. Any other method is refused, naming why.
+   */
+  setRequestHandler(method: string, _handler: unknown): void {
+    if (KEPT_BY_MCP_EDGE.has(method)) return
+    refuseRequestHandler(method)
   }
 
   sendToolListChanged(): Promise<void> {

@@ -93,37 +93,24 @@ export interface AuthInfo {
   extra?: Record<string, unknown>
 }
 
-/** SDK 2.x's `handler.fetch(request, { authInfo })`: the caller its own middleware verified. */
-export interface SdkRequestOptions {
-  authInfo?: AuthInfo
-  parsedBody?: unknown
-}
-
-/** Whether a handler's second argument is SDK 2.x's request options rather than a Worker's env. */
-export function isSdkRequestOptions(value: unknown): value is SdkRequestOptions {
-  if (typeof value !== 'object' || value === null) return false
-  const keys = Object.keys(value)
-  return keys.length > 0 && keys.every((key) => key === 'authInfo' || key === 'parsedBody')
-}
-
 /**
- * The execution context an OAuth provider in front would have handed over (`props`, `auth`), from
- * SDK 2.x request options: the props are `authInfo.extra` (`extra.props` when agents built it),
- * naming the client when they name no one, and the grant is the rest of `authInfo`.
+ * The caller an SDK `AuthInfo` names (SDK 2.x `handler.fetch(request, { authInfo })`): its
+ * `extra.sub` (a user), else its client, with its scopes.
  */
-export function contextOf(options: SdkRequestOptions): { props?: Record<string, unknown>; auth?: Record<string, unknown> } {
-  const info = options.authInfo
-  if (info === undefined) return {}
-  const extra = info.extra?.props ?? info.extra ?? {}
-  const props = (typeof extra === 'object' && extra !== null ? extra : {}) as Record<string, unknown>
-  return {
-    props: subjectOf(props) === undefined ? { ...props, sub: `client:${info.clientId}` } : props,
-    auth: {
-      token: info.token,
-      scope: info.scopes,
-      clientId: info.clientId,
-      expiresAt: info.expiresAt,
-      audience: info.resource?.href,
-    },
+export function principalFromAuthInfo(authInfo: AuthInfo): Principal {
+  const sub = authInfo.extra?.sub
+  return { subject: typeof sub === 'string' ? sub : authInfo.clientId, client_id: authInfo.clientId, scopes: authInfo.scopes }
+}
+
+/** The props an OAuth provider in front (workers-oauth-provider) put on the execution context. */
+export function propsOf(ctx: { props?: unknown } | undefined): Record<string, unknown> | undefined {
+  try {
+    const props = ctx?.props
+    if (typeof props !== 'object' || props === null) return undefined
+    // Any own field makes them props (workerd gives every request an empty object).
+    for (const _field in props) return props as Record<string, unknown>
+    return undefined
+  } catch {
+    return undefined
   }
 }

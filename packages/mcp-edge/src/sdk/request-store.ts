@@ -17,7 +17,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { McpError } from '../protocol/errors.ts'
 import type { Principal } from '../server/types.ts'
-import type { Grant } from './principal.ts'
+import type { AuthInfo, Grant } from './principal.ts'
 
 export interface RequestStore {
   readonly request: Request
@@ -26,6 +26,8 @@ export interface RequestStore {
   readonly principal?: Principal | undefined
   /** What an OAuth provider in front verified of the token (`ctx.auth`), for `authInfo`. */
   readonly grant?: Grant | undefined
+  /** SDK 2.x: the `AuthInfo` the code verified in front and handed over, given back as it was. */
+  readonly authInfo?: AuthInfo | undefined
   waitUntil(promise: Promise<unknown>): void
   /**
    * Whether `MCP_STATE_KEYS` is set, when the adapter binds it by that name: without it a handler
@@ -59,6 +61,7 @@ export class RequestHost implements RequestStore {
   readonly props: Record<string, unknown> | undefined
   readonly principal: Principal | undefined
   readonly grant: Grant | undefined
+  readonly authInfo: AuthInfo | undefined
   readonly #host: WaitUntil | undefined
   readonly #env: unknown
   readonly #conventional: boolean
@@ -71,12 +74,13 @@ export class RequestHost implements RequestStore {
     host: WaitUntil | undefined,
     env: unknown,
     conventional: boolean,
-    grant: Grant | undefined,
+    credentials: { grant?: Grant | undefined; authInfo?: AuthInfo | undefined } = {},
   ) {
     this.request = request
+    this.grant = credentials.grant
+    this.authInfo = credentials.authInfo
     this.props = props
     this.principal = principal
-    this.grant = grant
     this.#host = host
     this.#env = env
     this.#conventional = conventional

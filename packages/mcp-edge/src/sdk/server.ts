@@ -18,6 +18,7 @@ import { Registered } from './registered.ts'
 import { currentHandler, currentRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import { ResourceTemplate } from './resource-template.ts'
+import { experimentalTasks } from './unsupported.ts'
 import { isRawShape, isZod, refuseZod3 } from './schema.ts'
 import type { ZodRawShape } from './schema.ts'
 import type {
@@ -80,6 +81,8 @@ export class McpServer<Env = unknown> {
   readonly edge: EdgeServer<Env>
   /** The SDKs' low-level server, as far as tools use it (`elicitInput`, `createMessage`…). */
   readonly server: LowLevelServer
+  /** SDK 1.x `experimental.tasks.registerToolTask`: refused, naming `execution: { taskSupport }` (unsupported.ts). */
+  readonly experimental = experimentalTasks
   readonly #hooks: Hooks
 
   constructor(
@@ -247,17 +250,17 @@ export class McpServer<Env = unknown> {
 
   /**
    * `notifications/message` to this server's client, as an SDK server has one: inside a handler,
-   * on the request's own stream (the handler's `sendNotification`); outside one, to the streams of
-   * the caller whose request is being served (an McpAgent's), through the event hub. Never to
-   * every listener: a shared server serves many callers. The SDK's `sessionId` argument is not
-   * needed (the request says whose it is).
+   * to its caller on the request's stream (as `ctx.mcpReq.log`: a 2026-07-28 call gets it only if it
+   * asked for a level); outside one, to the streams of the caller whose request is being served (an
+   * McpAgent's), through the event hub. Never to every listener: a shared server serves many
+   * callers. `sessionId` picks nothing more: the caller is the request's.
    */
   async sendLoggingMessage(
     params: { level: Parameters<EdgeServer['notifyLog']>[0]; data: unknown; logger?: string },
     _sessionId?: string,
   ): Promise<void> {
-    const handler = currentHandler() as RequestHandlerExtra | undefined
-    if (handler) return handler.sendNotification({ method: 'notifications/message', params })
+    const running = currentHandler() as RequestHandlerExtra | undefined
+    if (running) return running.mcpReq.log(params.level, params.data, params.logger)
     const subject = currentRequest()?.principal?.subject
     if (subject === undefined) {
       throw new Error(

@@ -2,7 +2,8 @@
  * What the adapter binds without being told: the services of `cloudflareServices`, from the
  * names the docs and templates use. `MCP_STATE_KEYS` when the secret is set (sealed rounds and
  * 2025 sessions); each Durable Object binding when the Worker has it. A ported Worker adds what
- * it needs to `wrangler.jsonc` and the adapter finds it; an explicit `services` option wins.
+ * it needs to `wrangler.jsonc` and the adapter finds it; an explicit `services` option wins;
+ * and the `MCP_EVENTS` hub. Who the caller is, is principal.ts's.
  */
 import { env as workerEnv } from 'cloudflare:workers'
 import { cloudflareEventHub, cloudflareServices } from '../cloudflare/index.ts'
@@ -44,9 +45,6 @@ const isolateRelay = memoryInputRelay()
  * resource updates and logs reach every isolate's listeners without an `events` option.
  */
 export function conventionalEvents(): EventHub | undefined {
-  return workerBindings()?.MCP_EVENTS ? cloudflareEventHub({ binding: 'MCP_EVENTS' }) : undefined
+  const bindings = workerEnv as unknown as Record<string, unknown> | undefined
+  return bindings?.MCP_EVENTS ? cloudflareEventHub({ binding: 'MCP_EVENTS' }) : undefined
 }
-
-/** The Worker's env as the runtime gives it to any module (for a handler called without one). */
-export const workerBindings = (): Record<string, unknown> | undefined =>
-  workerEnv as unknown as Record<string, unknown> | undefined

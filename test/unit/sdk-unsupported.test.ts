@@ -1,0 +1,50 @@
+/**
+ * What mcp-edge/sdk deliberately does not run fails at once with an error that names why and what
+ * to write instead (docs/migrate.md, "Not supported"), and registers nothing: SDK 1.x
+ * `server.experimental.tasks.registerToolTask`, as simpleStreamableHttp's `delay` and
+ * `collect-user-info-task` call it, and `server.server.setRequestHandler` for a custom method. What
+ * the SDK 2.x resources example calls of the low-level server is taken: `setRequestHandler` for
+ * `resources/subscribe` (mcp-edge keeps subscriptions itself) and `sendResourceUpdated`.
+ */
+import { describe, expect, it } from 'vitest'
+import * as z from 'zod/v4'
+import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
+import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
+
+describe('server.experimental.tasks.registerToolTask', () => {
+  it('throws naming the tool, the reason and the replacement, and registers nothing', () => {
+    const server = new McpServer(
+      { name: 'sdk', version: '1' },
+      { capabilities: { tasks: { requests: { tools: { call: {} } } } } },
+    )
+    const register = () =>
+      server.experimental.tasks.registerToolTask(
+        'delay',
+        { title: 'Delay', inputSchema: { duration: z.number().default(5000) } },
+        { createTask: async () => ({}), getTask: async () => ({}), getTaskResult: async () => ({}) },
+      )
+    expect(register).toThrow(
+      /^Tool "delay": server\.experimental\.tasks\.registerToolTask is not supported by mcp-edge\/sdk: .*in memory.*execution: \{ taskSupport: 'required' \}.*MCP_TASKS/,
+    )
+    expect([...server.edge.tools.keys()]).toEqual([])
+  })
+})
+
+describe('server.server.setRequestHandler and sendResourceUpdated', () => {
+  it('refuses a custom method naming why, takes resources/subscribe and unsubscribe', () => {
+    const server = new McpServer({ name: 'sdk', version: '1' })
+    expect(() => server.server.setRequestHandler('acme/search', () => ({}))).toThrow(
+      /^server\.server\.setRequestHandler\("acme\/search"\) is not supported by mcp-edge\/sdk: .*serves no custom ones/,
+    )
+    expect(() => server.server.setRequestHandler('resources/subscribe', () => ({}))).not.toThrow()
+    expect(() => server.server.setRequestHandler('resources/unsubscribe', () => ({}))).not.toThrow()
+  })
+
+  it('sendResourceUpdated publishes the update through the server’s event delivery', async () => {
+    const published: McpEvent[] = []
+    const hub = { publish: async (event: McpEvent) => void published.push(event) }
+    const server = new McpServer({ name: 'sdk', version: '1' }, { events: hub as never })
+    await server.server.sendResourceUpdated({ uri: 'counter://value' })
+    expect(published).toMatchObject([{ type: 'resourceUpdated', uri: 'counter://value' }])
+  })
+})
