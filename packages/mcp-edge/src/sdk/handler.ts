@@ -300,7 +300,9 @@ function buildHandler<Env>(
     const props = authContext?.props ?? propsOf(ctx)
     const grant = grantOf(ctx)
     const principal = authInfo ? principalFromAuthInfo(authInfo) : principalFromProps(props, options.principal, grant)
-    return new RequestHost(request, props, principal, ctx, env, conventional, { grant, authInfo })
+    // Most requests carry neither: no object made for them.
+    const credentials = grant || authInfo ? { grant, authInfo } : undefined
+    return new RequestHost(request, props, principal, ctx, env, conventional, credentials)
   }
   const first: Handle = async (request, env, ctx, authContext, authInfo) => {
     const host = hostOf(request, env, ctx, authContext, authInfo)

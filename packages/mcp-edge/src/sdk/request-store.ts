@@ -74,11 +74,11 @@ export class RequestHost implements RequestStore {
     host: WaitUntil | undefined,
     env: unknown,
     conventional: boolean,
-    credentials: { grant?: Grant | undefined; authInfo?: AuthInfo | undefined } = {},
+    credentials?: { grant?: Grant | undefined; authInfo?: AuthInfo | undefined },
   ) {
     this.request = request
-    this.grant = credentials.grant
-    this.authInfo = credentials.authInfo
+    this.grant = credentials?.grant
+    this.authInfo = credentials?.authInfo
     this.props = props
     this.principal = principal
     this.#host = host
