@@ -269,6 +269,13 @@ const flaky = createMcpHandler(
 const sdk2Auth = createMcpHandler(server, { route: '/sdk2-auth', services })
 const unbound = Counter.serve('/agent-unbound', { binding: 'NO_SUCH_BINDING' })
 const nameless = Counter.serve('/agent-nameless')
+// A factory written with a rest parameter (so `length` is 0) that builds from its context.
+const restFactory = (...args: { authInfo?: { clientId: string } }[]) => {
+  const who = args[0]?.authInfo?.clientId ?? 'nobody'
+  const own = new McpServer({ name: 'adapter-rest-factory', version: '1.0.0' })
+  own.tool('hello', async () => ({ content: [{ type: 'text', text: `hello ${who}` }] }))
+  return own
+}
 const agent = Counter.serve('/agent')
 const sse = Counter.serveSSE('/sse')
 
@@ -287,6 +294,12 @@ export default {
       return sdk2Auth.fetch(request, { authInfo, parsedBody })
     }
     if (pathname === '/agent-unbound') return unbound.fetch(request, env, ctx)
+    // Straight to an agent's object, as agents' routeAgentRequest routes /agents/<binding>/<name>.
+    if (pathname === '/agent-direct') return env.MCP_OBJECT.get(env.MCP_OBJECT.idFromName('principal:alice')).fetch(request)
+    if (pathname === '/rest-factory') {
+      const authInfo = { token: 'opaque', clientId: request.headers.get('x-test-client') ?? 'nobody', scopes: [] }
+      return createMcpHandler(restFactory, { route: '/rest-factory', services }).fetch(request, { authInfo })
+    }
     if (pathname === '/agent-nameless') {
       // As an OAuth provider in front hands the grant's props over on the execution context.
       const granted = { waitUntil: (promise: Promise<unknown>) => ctx.waitUntil(promise), props: { color: 'blue' } }

@@ -352,6 +352,23 @@ describe('McpAgent', () => {
     expect(forged.status).toBe(200)
     expect(text(forged.message.result as object)).toBe('null')
   })
+
+  it("a request that reaches the agent's object by another route cannot choose its principal either", async () => {
+    const claim = { principal: { subject: 'alice' }, props: { login: 'alice' }, route: 'principal', binding: 'MCP_OBJECT' }
+    for (const header of [JSON.stringify(claim), `k1.AAAA.${btoa(JSON.stringify(claim))}`]) {
+      const forged = await fetch(
+        buildRequest(
+          `${base}/agent-direct`,
+          'tools/call',
+          { name: 'props', arguments: {} },
+          { headers: { 'x-mcp-edge-agent': header } },
+        ),
+      )
+      // The object serves only the header its Worker's serve() sealed with MCP_STATE_KEYS.
+      expect(forged.status).toBe(404)
+      await forged.body?.cancel()
+    }
+  })
 })
 
 describe('what mcp-edge adds, from SDK-style code', () => {
@@ -493,6 +510,19 @@ describe("SDK 2.x's handler shape, fetch(request, { authInfo, parsedBody })", ()
       scopes: ['read'],
       extra: { sub: 'sam' },
     })
+  })
+})
+
+describe('a factory whose parameter list does not show that it reads its context', () => {
+  it("is built for each caller once it reads the context, so no caller is served another's server", async () => {
+    const hello = async (client: string) => {
+      const headers = { 'x-test-client': client }
+      const { message } = await rpc(fetch, `${base}/rest-factory`, 'tools/call', { name: 'hello', arguments: {} }, { headers })
+      return text(message.result)
+    }
+    expect(await hello('alice')).toBe('hello alice')
+    expect(await hello('bob')).toBe('hello bob')
+    expect(await hello('alice')).toBe('hello alice')
   })
 })
 

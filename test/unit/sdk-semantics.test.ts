@@ -4,16 +4,24 @@
  * with a clear error, the scopes an OAuth provider in front granted, `authInfo` as agents builds it,
  * and logs that reach the caller only. In Node, through the core's `handle`.
  */
-import { describe, expect, it } from 'vitest'
+import { CallToolRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import { describe, expect, it, vi } from 'vitest'
 import * as z from 'zod'
 import * as z3 from 'zod/v3'
 import type { EventHub, McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 import { authInfoOf } from '../../packages/mcp-edge/src/sdk/context.ts'
-import { McpError, ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '../../packages/mcp-edge/src/sdk/errors.ts'
+import { openForwarded, sealForwarded } from '../../packages/mcp-edge/src/sdk/forward.ts'
+import {
+  McpError,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  UrlElicitationRequiredError,
+} from '../../packages/mcp-edge/src/sdk/errors.ts'
 import { RequestHost, withRequest } from '../../packages/mcp-edge/src/sdk/request-store.ts'
 import { inputRequired } from '../../packages/mcp-edge/src/sdk/input.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
-import { grantOf, principalFromProps } from '../../packages/mcp-edge/src/sdk/principal.ts'
+import { fromAuthInfo, grantOf, principalFromProps } from '../../packages/mcp-edge/src/sdk/principal.ts'
 import { sendAs } from './support.ts'
 
 type ToolAnswer = { content: { type: string; text: string }[]; isError?: boolean; structuredContent?: unknown }
@@ -147,7 +155,7 @@ describe('the grant of an OAuth provider in front (ctx.auth)', () => {
     expect(grantOf({ auth: { scope: [] } })).toBeUndefined()
   })
 
-  it("gives the principal the token's scopes, unless its props (or the principal option) name their own", () => {
+  it("gives the principal the token's scopes, only those also named where its props (or the principal option) name some", () => {
     const { props } = providerContext()
     const grant = grantOf(providerContext())
     expect(principalFromProps(props, undefined, grant)).toEqual({
@@ -155,9 +163,11 @@ describe('the grant of an OAuth provider in front (ctx.auth)', () => {
       subject: 'octocat',
       scopes: ['read:user'],
     })
-    expect(principalFromProps({ ...props, scopes: ['admin'] }, undefined, grant)?.scopes).toEqual(['admin'])
+    // Where the props (or the principal option) name scopes too, only those the token was also granted.
+    expect(principalFromProps({ ...props, scopes: ['admin', 'read:user'] }, undefined, grant)?.scopes).toEqual(['read:user'])
     expect(principalFromProps(props, (p) => ({ subject: String(p.login) }), grant)?.scopes).toEqual(['read:user'])
-    expect(principalFromProps(props, (p) => ({ subject: String(p.login), scopes: ['own'] }), grant)?.scopes).toEqual(['own'])
+    expect(principalFromProps(props, (p) => ({ subject: String(p.login), scopes: ['own'] }), grant)?.scopes).toEqual([])
+    expect(principalFromProps({ ...props, scopes: ['admin'] })?.scopes).toEqual(['admin'])
     expect(principalFromProps(props)).toEqual({ subject: 'octocat' })
   })
 
@@ -271,5 +281,100 @@ describe('rejection paths of SDK-style handlers', () => {
       "Tool obj: tool() takes a raw shape of zod schemas; pass a z.object as registerTool's inputSchema",
     )
     expect(server.edge.tools.has('obj')).toBe(false)
+  })
+})
+
+describe('the authInfo SDK 2.x code hands over (handler.fetch(request, { authInfo }))', () => {
+  const authInfo = { token: 'opaque', clientId: 'app-1', scopes: ['read'], resource: new URL('https://mcp.example.com/mcp') }
+
+  it("is the caller its extra (or agents' extra.props) names, with the token's scopes and client", () => {
+    const { props, grant } = fromAuthInfo({ ...authInfo, extra: { sub: 'sam' } })
+    expect(props).toEqual({ sub: 'sam' })
+    expect(grant).toEqual({
+      token: 'opaque',
+      scopes: ['read'],
+      clientId: 'app-1',
+      expiresAt: undefined,
+      resource: 'https://mcp.example.com/mcp',
+    })
+    expect(principalFromProps(props, undefined, grant)).toEqual({ client_id: 'app-1', subject: 'sam', scopes: ['read'] })
+    expect(fromAuthInfo({ ...authInfo, extra: { props: { login: 'ada' } } }).props).toEqual({ login: 'ada' })
+  })
+
+  it('is the client, apart from any user, when nothing names a user', () => {
+    const { props, grant } = fromAuthInfo(authInfo)
+    expect(principalFromProps(props, undefined, grant)?.subject).toBe('client:app-1')
+    // A user whose subject is the client's id is still someone else.
+    expect(principalFromProps(fromAuthInfo({ ...authInfo, extra: { sub: 'app-1' } }).props)?.subject).toBe('app-1')
+  })
+})
+
+describe('UrlElicitationRequiredError from any handler', () => {
+  const server = new McpServer({ name: 'sdk', version: '1' })
+  const sign = () => {
+    throw new UrlElicitationRequiredError([
+      { mode: 'url', message: 'Sign in', url: 'https://example.com/in', elicitationId: 'e1' },
+    ])
+  }
+  server.registerTool('signed_tool', {}, async () => sign())
+  server.registerResource('signed', 'memo://signed', {}, async () => sign())
+  server.registerPrompt('signed_prompt', {}, async () => sign())
+  const ask = (method: string, params: Record<string, unknown>, version: string) =>
+    sendAs(server.edge, method, params, undefined, version)
+  const cases: [string, Record<string, unknown>][] = [
+    ['tools/call', { name: 'signed_tool', arguments: {} }],
+    ['resources/read', { uri: 'memo://signed' }],
+    ['prompts/get', { name: 'signed_prompt' }],
+  ]
+
+  it.each(cases)('%s: -32603 naming inputRequired.elicitUrl at 2026-07-28, which retired -32042', async (method, params) => {
+    const { error } = await ask(method, params, '2026-07-28')
+    expect(error?.code).toBe(-32603)
+    expect(error?.message).toMatch(/inputRequired\.elicitUrl/)
+  })
+
+  it.each(cases)('%s: -32042 with the elicitations for a 2025-era client', async (method, params) => {
+    const { error } = await ask(method, params, '2025-11-25')
+    expect(error).toMatchObject({ code: -32042, data: { elicitations: [{ elicitationId: 'e1' }] } })
+  })
+})
+
+describe('setRequestHandler as SDK 1.x calls it, with a request schema', () => {
+  const server = new McpServer({ name: 'sdk', version: '1' })
+
+  it('accepts the subscribe and unsubscribe schemas and refuses another, naming its method', () => {
+    expect(() => server.server.setRequestHandler(SubscribeRequestSchema as never, () => ({}))).not.toThrow()
+    expect(() => server.server.setRequestHandler(UnsubscribeRequestSchema as never, () => ({}))).not.toThrow()
+    expect(() => server.server.setRequestHandler(CallToolRequestSchema as never, () => ({}))).toThrow(
+      /^server\.server\.setRequestHandler\("tools\/call"\) is not supported/,
+    )
+  })
+})
+
+describe("McpAgent's forwarded caller (Worker → its Durable Object)", () => {
+  const secret = `k1:${btoa('a 32-byte key for the unit tests!')}`
+  const other = `k9:${btoa('another 32-byte key, not the one.')}`
+  const claim = { principal: { subject: 'alice' }, route: 'principal' }
+
+  it('opens what serve() sealed with the same secret, and nothing forged, altered, foreign or stale', async () => {
+    const header = await sealForwarded(secret, claim)
+    expect(await openForwarded(secret, header)).toMatchObject(claim)
+    const [kid, mac, body] = header.split('.')
+    const mallory = btoa(JSON.stringify({ ...claim, principal: { subject: 'mallory' }, exp: Date.now() + 60_000 }))
+    expect(await openForwarded(secret, `${kid}.${mac}.${mallory.replace(/=+$/, '')}`)).toBeUndefined()
+    expect(await openForwarded(secret, JSON.stringify(claim))).toBeUndefined()
+    expect(await openForwarded(other, header)).toBeUndefined()
+    expect(await openForwarded(secret, `${kid}.${mac}`)).toBeUndefined()
+    expect(body).toBeDefined()
+    vi.useFakeTimers({ now: Date.now() + 61_000 })
+    try {
+      expect(await openForwarded(secret, header)).toBeUndefined()
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
+  it('refuses to seal without MCP_STATE_KEYS, saying how to set it', async () => {
+    await expect(sealForwarded(undefined, claim)).rejects.toThrow(/MCP_STATE_KEYS is not set/)
   })
 })

@@ -33,6 +33,7 @@ import type { RequestHandlerExtra } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
 import { grantOf, principalFromProps, propsOf } from './principal.ts'
 import type { Grant } from './principal.ts'
+import { openForwarded, sealForwarded } from './forward.ts'
 import { conventionalServices } from './services.ts'
 
 /** The internal header carrying the caller from the Worker to the object (JSON). */
@@ -147,7 +148,10 @@ export abstract class McpAgent<
   override async fetch(request: Request): Promise<Response> {
     const header = request.headers.get(FORWARDED)
     if (header === null) return new Response('Not found', { status: 404 })
-    const forwarded = JSON.parse(header) as Forwarded
+    const secret = (this.env as Record<string, unknown> | undefined)?.MCP_STATE_KEYS as string | undefined
+    // Only the Worker's serve() can make the header (forward.ts): anything else is refused.
+    const forwarded = await openForwarded<Forwarded>(secret, header).catch(() => undefined)
+    if (!forwarded) return new Response('Not found', { status: 404 })
     this.#forwarded ??= forwarded
     const headers = new Headers(request.headers)
     headers.delete(FORWARDED)
@@ -264,7 +268,12 @@ export abstract class McpAgent<
         const scoped = options.jurisdiction ? namespace.jurisdiction(options.jurisdiction) : namespace
         const headers = new Headers(request.headers)
         const forwarded: Forwarded = { principal, props, grant, route, binding, jurisdiction: options.jurisdiction }
-        headers.set(FORWARDED, JSON.stringify(forwarded))
+        try {
+          headers.set(FORWARDED, await sealForwarded((env as Record<string, unknown>).MCP_STATE_KEYS as string, forwarded))
+        } catch (error) {
+          // McpAgent keeps state per session, so it needs MCP_STATE_KEYS: the error says how to set it.
+          return misconfigured(error instanceof Error ? error.message : String(error))
+        }
         return scoped.get(scoped.idFromName(name)).fetch(new Request(request, { headers }))
       },
     }

@@ -40,12 +40,8 @@ const call = (callback: AnyCallback, ...args: unknown[]) => (callback as (...arg
 function toolFailure(error: unknown, ctx: RequestContext<unknown>): CallToolResult {
   if (error instanceof InputRequired || error instanceof TaskSuspended) throw error
   if (error instanceof EdgeError && !(error instanceof McpError)) throw error
-  // As in both SDKs: "URL elicitation required" is the client's to act on, a JSON-RPC error, which
-  // 2026-07-28 retired ("MUST NOT be emitted"): there the SDK 2.x names the replacement instead.
-  if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) {
-    if (!isModern(ctx.meta.protocolVersion)) throw error
-    throw new EdgeError('internalError', URL_ELICITATION_RETIRED)
-  }
+  // As in both SDKs: "URL elicitation required" is the client's to act on, a JSON-RPC error.
+  if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) protocolFailure(error, ctx)
   libraryLog.debug('tool failed', errorFields(error))
   return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true }
 }
@@ -93,6 +89,17 @@ export function defineTool<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: strin
   )
 }
 
+/**
+ * What a handler's thrown error answers: itself, but "URL elicitation required" (-32042), which
+ * 2026-07-28 retired ("MUST NOT be emitted"): there, as SDK 2.x does, an error naming the
+ * replacement. For every kind of handler (tools, resources, prompts).
+ */
+function protocolFailure(error: unknown, ctx: RequestContext<unknown>): never {
+  if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired && isModern(ctx.meta.protocolVersion))
+    throw new EdgeError('internalError', URL_ELICITATION_RETIRED)
+  throw error
+}
+
 export function defineResource<Env>(
   edge: EdgeServer<Env>,
   hooks: Hooks,
@@ -101,7 +108,12 @@ export function defineResource<Env>(
 ): void {
   const { scopes, ...listing } = metadata
   const run = (ctx: RequestContext<Env>, call: (extra: RequestHandlerExtra<Env>) => unknown) =>
-    runSdkHandler(ctx, hooks, (extra) => call(extra)) as Promise<ReadResourceResult>
+    runSdkHandler(
+      ctx,
+      hooks,
+      (extra) => call(extra),
+      (error) => protocolFailure(error, ctx as RequestContext<unknown>),
+    ) as Promise<ReadResourceResult>
   if (typeof target === 'string') {
     edge.resource(target, dropUndefined({ name, ...listing, scopes }), (uri, ctx) =>
       run(ctx, (extra) => call(callback, new URL(uri), extra)),
@@ -139,8 +151,11 @@ export function definePrompt<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: str
     name,
     options,
     (parsed, ctx) =>
-      runSdkHandler(ctx as RequestContext<Env>, hooks, (extra) =>
-        args === undefined ? call(callback, extra) : call(callback, parsed, extra),
+      runSdkHandler(
+        ctx as RequestContext<Env>,
+        hooks,
+        (extra) => (args === undefined ? call(callback, extra) : call(callback, parsed, extra)),
+        (error) => protocolFailure(error, ctx as RequestContext<unknown>),
       ) as Promise<GetPromptResult>,
   )
 }

@@ -4,8 +4,8 @@
  * serving both eras through `mcp()`. Options are mcp-edge's (`authenticate`, `resourceServer`,
  * `services`…) plus agents' `route`, `authContext` and `corsOptions`.
  *
- * A factory without parameters is called once per isolate; one that takes the request context
- * (`(ctx) => …`) is called per request, as the SDK does, with the era the request's
+ * A factory without parameters that reads neither its context nor `getMcpAuthContext()` is called
+ * once per isolate; any other is called per request, as the SDK does, with the era the request's
  * `MCP-Protocol-Version` names, the request itself and the caller's `authInfo` (the one the code
  * handed over with `handler.fetch(request, { authInfo })`, or the grant of an OAuth provider in
  * front; none for a caller mcp-edge authenticates, known only after the server is built). A factory
@@ -23,7 +23,7 @@ import { McpServer as EdgeServer } from '../server/server.ts'
 import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
 import { authInfoOf } from './context.ts'
-import { grantOf, principalFromAuthInfo, principalFromProps, propsOf } from './principal.ts'
+import { fromAuthInfo, grantOf, principalFromProps, propsOf } from './principal.ts'
 import type { AuthInfo } from './principal.ts'
 import { authContextReads, RequestHost, withRequest } from './request-store.ts'
 import type { McpAuthContext } from './request-store.ts'
@@ -66,7 +66,7 @@ export interface CreateMcpHandlerOptions<Env = unknown> extends Omit<McpHttpOpti
   legacy?: McpHttpOptions<Env>['legacy'] | 'stateless'
   /** The endpoint's path (default `/mcp`); other paths are 404. */
   route?: string
-  /** Props for `getMcpAuthContext()` when no OAuth provider in front gives them. */
+  /** Props for `getMcpAuthContext()`, taking precedence over an OAuth provider's in front (agents' order). */
   authContext?: McpAuthContext
   /** agents' CORS options; `origin` is allowed besides loopback origins. `false`: no CORS answers. */
   corsOptions?: CorsOptions | false
@@ -254,17 +254,31 @@ function buildHandler<Env>(
       : 'legacy'
   // A factory runs as part of the request it is built for, so it may read getMcpAuthContext() as
   // under agents (which builds it in the same async context), and is given the caller's authInfo.
+  // Whether it read either is noted: a server built from them is that caller's own.
+  let personal = false
+  const contextFor = (host: RequestHost): McpRequestContext => ({
+    get era() {
+      personal = true
+      return eraOf(host.request)
+    },
+    get requestInfo() {
+      personal = true
+      return host.request
+    },
+    get authInfo() {
+      personal = true
+      return authInfoOf(host.principal, host)
+    },
+  })
+  const factory = typeof serverOrFactory === 'function' ? serverOrFactory : undefined
   const build = (host: RequestHost) =>
-    typeof serverOrFactory === 'function'
-      ? Promise.resolve(
-          withRequest(host, () =>
-            serverOrFactory({ era: eraOf(host.request), requestInfo: host.request, authInfo: authInfoOf(host.principal, host) }),
-          ),
-        ).then(appOf)
-      : Promise.resolve(appOf(serverOrFactory))
-  // A server, or a factory that takes no context: one app per isolate (a failed build is tried
-  // again), unless the factory read the caller's props while building: then it builds per caller.
-  let perRequest = typeof serverOrFactory === 'function' && serverOrFactory.length > 0
+    factory
+      ? Promise.resolve(withRequest(host, () => factory(contextFor(host)))).then(appOf)
+      : Promise.resolve(appOf(serverOrFactory as McpServer<Env> | EdgeServer<Env>))
+  // A server, or a factory that reads nothing of its request: one app per isolate (a failed build
+  // is tried again). A factory that names a parameter, or read its context or the caller's props
+  // (getMcpAuthContext) while building, builds per request, as the SDK does.
+  let perRequest = factory !== undefined && factory.length > 0
   let shared: Promise<Serving> | undefined
   let ready: Serving | undefined
   const appFor = (host: RequestHost): Promise<Serving> => {
@@ -275,8 +289,8 @@ function buildHandler<Env>(
     const reads = authContextReads()
     shared = build(host).then(
       (app) => {
-        if (authContextReads() === reads) ready = app
-        else perRequest = true
+        if (factory && (personal || authContextReads() !== reads)) perRequest = true
+        else ready = app
         return app
       },
       (error: unknown) => {
@@ -296,10 +310,11 @@ function buildHandler<Env>(
     authInfo: AuthInfo | undefined,
   ) => {
     // agents' order: the props given as authContext, else the OAuth provider's (with what it says
-    // of the token, ctx.auth); SDK 2.x's authInfo first.
-    const props = authContext?.props ?? propsOf(ctx)
-    const grant = grantOf(ctx)
-    const principal = authInfo ? principalFromAuthInfo(authInfo) : principalFromProps(props, options.principal, grant)
+    // of the token, ctx.auth), or those of the authInfo SDK 2.x code handed over.
+    const given = authInfo ? fromAuthInfo(authInfo) : undefined
+    const props = authContext?.props ?? given?.props ?? propsOf(ctx)
+    const grant = given?.grant ?? grantOf(ctx)
+    const principal = principalFromProps(props, options.principal, grant)
     // Most requests carry neither: no object made for them.
     const credentials = grant || authInfo ? { grant, authInfo } : undefined
     return new RequestHost(request, props, principal, ctx, env, conventional, credentials)

@@ -86,9 +86,11 @@ export class LowLevelServer {
    * 2025 session's subscriptions itself (sealed in the session, served on its GET stream) and
    * 2026-07-28 clients subscribe with `subscriptions/listen`. Any other method is refused, naming why.
    */
-  setRequestHandler(method: string, _handler: unknown): void {
-    if (KEPT_BY_MCP_EDGE.has(method)) return
-    refuseRequestHandler(method)
+  setRequestHandler(methodOrSchema: string | { shape?: { method?: { value?: unknown } } }, _handler: unknown): void {
+    // SDK 2.x names the method; SDK 1.x passes the request's schema (`SubscribeRequestSchema`).
+    const method = typeof methodOrSchema === 'string' ? methodOrSchema : methodOrSchema?.shape?.method?.value
+    if (typeof method === 'string' && KEPT_BY_MCP_EDGE.has(method)) return
+    refuseRequestHandler(typeof method === 'string' ? method : String(methodOrSchema))
   }
 
   sendToolListChanged(): Promise<void> {

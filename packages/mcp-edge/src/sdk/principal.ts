@@ -57,9 +57,9 @@ export function grantOf(ctx: unknown): Grant | undefined {
 /**
  * The principal of a grant's props (an OAuth provider in front, `ctx.props`): `custom` when given
  * (the `principal` option), else the first naming field as the subject. Undefined when nothing
- * names anyone. Scopes: the ones the principal names (the props' `scopes`, or `custom`'s), else
- * the ones the provider says the token was granted (`grant`), so a tool's `scopes` limit the
- * caller as its token does. Without either, scopes limit nothing (a principal with no `scopes`).
+ * names anyone. Scopes: the ones the provider says the token was granted (`grant`), so a tool's
+ * `scopes` limit the caller as its token does; where the principal names some too (the props'
+ * `scopes`, or `custom`'s), only those in both. Without either, scopes limit nothing.
  *
  * @example
  * principalFromProps({ login: 'octocat', accessToken: '…' }) // { subject: 'octocat' }
@@ -73,7 +73,12 @@ export function principalFromProps(
   const named = custom ? custom(props) : defaultPrincipal(props)
   if (named === undefined || grant === undefined) return named
   const client = grant.clientId === undefined ? {} : { client_id: grant.clientId }
-  return { ...client, ...named, scopes: named.scopes ?? grant.scopes }
+  return { ...client, ...named, scopes: scopesOf(named.scopes, grant.scopes) }
+}
+
+/** Both lists: the scopes in both (a token narrowed below the props' list is held to it); else the one given. */
+function scopesOf(named: readonly string[] | undefined, granted: readonly string[]): readonly string[] {
+  return named === undefined ? granted : named.filter((scope) => granted.includes(scope))
 }
 
 function defaultPrincipal(props: Record<string, unknown>): Principal | undefined {
@@ -94,12 +99,26 @@ export interface AuthInfo {
 }
 
 /**
- * The caller an SDK `AuthInfo` names (SDK 2.x `handler.fetch(request, { authInfo })`): its
- * `extra.sub` (a user), else its client, with its scopes.
+ * What SDK 2.x code handed over with `handler.fetch(request, { authInfo })`, as a provider in front
+ * hands it: the props are `authInfo.extra` (`extra.props` when agents built it), and name the client
+ * (`client:<clientId>`, apart from any user's subject) when they name no one, so that every caller
+ * without a user of its own is that client; the grant is the rest of `authInfo`.
+ *
+ * @example
+ * fromAuthInfo({ token: 't', clientId: 'app', scopes: [], extra: { sub: 'sam' } }).props // { sub: 'sam' }
  */
-export function principalFromAuthInfo(authInfo: AuthInfo): Principal {
-  const sub = authInfo.extra?.sub
-  return { subject: typeof sub === 'string' ? sub : authInfo.clientId, client_id: authInfo.clientId, scopes: authInfo.scopes }
+export function fromAuthInfo(authInfo: AuthInfo): { props: Record<string, unknown>; grant: Grant } {
+  const extra = authInfo.extra?.props ?? authInfo.extra
+  const given = typeof extra === 'object' && extra !== null ? (extra as Record<string, unknown>) : {}
+  const props = subjectOf(given) === undefined ? { ...given, sub: `client:${authInfo.clientId}` } : given
+  const grant: Grant = {
+    token: authInfo.token,
+    scopes: authInfo.scopes,
+    clientId: authInfo.clientId,
+    expiresAt: authInfo.expiresAt,
+    resource: authInfo.resource?.href,
+  }
+  return { props, grant }
 }
 
 /** The props an OAuth provider in front (workers-oauth-provider) put on the execution context. */
