@@ -11,7 +11,7 @@
  * front; none for a caller mcp-edge authenticates, known only after the server is built). A factory
  * without parameters that reads `getMcpAuthContext()` is called per request too.
  */
-import { env as workerEnv } from 'cloudflare:workers'
+import { waitUntil, env as workerEnv } from 'cloudflare:workers'
 import { Hono } from 'hono/tiny'
 import { createMcpHandler as createEdgeHandler } from '../http/handler.ts'
 import type { McpHttpOptions } from '../http/handler.ts'
@@ -225,7 +225,7 @@ export function createMcpHandler<Env = unknown>(
   // where MCP_STATE_KEYS and the Durable Object bindings are, is then the module-level one.
   const fetch = (request: Request, env?: unknown, ctx?: HandlerContext) =>
     isRequestOptions(env, ctx)
-      ? serve(withBody(request, env.parsedBody), workerEnv, undefined, authContext, env.authInfo)
+      ? serve(withBody(request, env.parsedBody), workerEnv, RUNTIME_CONTEXT, authContext, env.authInfo)
       : serve(request, env ?? workerEnv, ctx, authContext)
   return Object.assign((request: Request, env: unknown, ctx: HandlerContext) => fetch(request, env, ctx), {
     fetch,
@@ -233,11 +233,18 @@ export function createMcpHandler<Env = unknown>(
   })
 }
 
-/** A request whose body a middleware read already (SDK 2.x's `parsedBody`), with that body again. */
+/**
+ * The request with the body SDK 2.x code parsed already (`parsedBody`), used in place of its own
+ * as the SDK does (a middleware may have read it); its signal kept.
+ */
 function withBody(request: Request, parsedBody: unknown): Request {
-  if (parsedBody === undefined || !request.bodyUsed) return request
-  return new Request(request.url, { method: request.method, headers: request.headers, body: JSON.stringify(parsedBody) })
+  if (parsedBody === undefined) return request
+  const { method, headers, signal } = request
+  return new Request(request.url, { method, headers, signal, body: JSON.stringify(parsedBody) })
 }
+
+/** SDK 2.x code passes no execution context: the runtime's own `waitUntil` keeps publishes and spans alive. */
+const RUNTIME_CONTEXT: HandlerContext = { waitUntil: (promise) => waitUntil(promise) }
 
 function buildHandler<Env>(
   // biome-ignore lint/suspicious/noExplicitAny: as createMcpHandler's
