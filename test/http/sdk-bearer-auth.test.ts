@@ -69,12 +69,18 @@ describe('the SDK 2.x bearer-auth-web example on mcp-edge/sdk', () => {
   })
 
   it('refuses a foreign Origin with 403 before the token is looked at', async () => {
-    const response = await post({ origin: 'https://evil.example', authorization: 'Bearer demo-token' })
-    expect(response.status).toBe(403)
-    expect(await response.json()).toEqual({
-      jsonrpc: '2.0',
-      error: { code: -32000, message: 'Invalid Origin: evil.example' },
-      id: null,
-    })
+    // With no token at all: a 401 here would mean the token was looked at first.
+    for (const headers of [
+      { origin: 'https://evil.example' },
+      { origin: 'https://evil.example', authorization: 'Bearer demo-token' },
+    ]) {
+      const response = await post(headers)
+      expect(response.status).toBe(403)
+      expect(await response.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Invalid Origin: evil.example' },
+        id: null,
+      })
+    }
   })
 })

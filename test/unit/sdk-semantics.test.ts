@@ -9,6 +9,7 @@ import { describe, expect, it, vi } from 'vitest'
 import * as z from 'zod'
 import * as z3 from 'zod/v3'
 import type { EventHub, McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
+import { requireBearerAuth } from '../../packages/mcp-edge/src/sdk/bearer-auth.ts'
 import { authInfoOf } from '../../packages/mcp-edge/src/sdk/context.ts'
 import { openForwarded, sealForwarded } from '../../packages/mcp-edge/src/sdk/forward.ts'
 import {
@@ -376,5 +377,42 @@ describe("McpAgent's forwarded caller (Worker → its Durable Object)", () => {
 
   it('refuses to seal without MCP_STATE_KEYS, saying how to set it', async () => {
     await expect(sealForwarded(undefined, claim)).rejects.toThrow(/MCP_STATE_KEYS is not set/)
+  })
+})
+
+describe('requireBearerAuth, as the SDK compares resources and reports its metadata URL', () => {
+  const resource = new URL('https://mcp.example.com/mcp')
+  const gateFor = (reported: string) =>
+    requireBearerAuth({
+      verifier: {
+        verifyAccessToken: async () => ({
+          token: 't',
+          clientId: 'app',
+          scopes: [],
+          expiresAt: 4_000_000_000,
+          resource: new URL(reported),
+        }),
+      },
+      expectedResource: resource,
+      resourceMetadataUrl: 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp',
+    })
+  const request = new Request('https://mcp.example.com/mcp', { headers: { authorization: 'Bearer t' } })
+
+  it('takes the resource with a trailing slash or a fragment, and adds the metadata URL to authInfo', async () => {
+    for (const reported of ['https://mcp.example.com/mcp', 'https://mcp.example.com/mcp/', 'https://mcp.example.com/mcp#x']) {
+      const auth = await gateFor(reported)(request)
+      expect(auth).not.toBeInstanceOf(Response)
+      expect((auth as { resourceMetadataUrl?: string }).resourceMetadataUrl).toBe(
+        'https://mcp.example.com/.well-known/oauth-protected-resource/mcp',
+      )
+    }
+  })
+
+  it('refuses a token issued for another resource: 401 with the challenge', async () => {
+    const refused = (await gateFor('https://mcp.example.com/other')(request)) as Response
+    expect(refused.status).toBe(401)
+    expect(refused.headers.get('www-authenticate')).toMatch(
+      /^Bearer error="invalid_token", error_description="Token was not issued/,
+    )
   })
 })

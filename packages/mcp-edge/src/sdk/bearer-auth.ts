@@ -72,7 +72,7 @@ async function verify(header: string | undefined, options: BearerAuthOptions): P
   }
   const info = await options.verifier.verifyAccessToken(token)
   const expected = options.expectedResource
-  if (expected !== undefined && (info.resource === undefined || new URL(info.resource).href !== expected.href)) {
+  if (expected !== undefined && (info.resource === undefined || resourceKey(info.resource) !== resourceKey(expected))) {
     throw new OAuthError(OAuthErrorCode.InvalidToken, 'Token was not issued for this resource')
   }
   if (!(options.requiredScopes ?? []).every((scope) => info.scopes.includes(scope))) {
@@ -82,7 +82,16 @@ async function verify(header: string | undefined, options: BearerAuthOptions): P
     throw new OAuthError(OAuthErrorCode.InvalidToken, 'Token has no expiration time')
   }
   if (info.expiresAt < Date.now() / 1000) throw new OAuthError(OAuthErrorCode.InvalidToken, 'Token has expired')
-  return info
+  // As the SDK returns it: the metadata URL configured here, unless the verifier named one.
+  const metadata = options.resourceMetadataUrl
+  return metadata === undefined || 'resourceMetadataUrl' in info ? info : { ...info, resourceMetadataUrl: metadata }
+}
+
+/** A resource as the SDK compares two: its text without a fragment or a trailing slash. */
+function resourceKey(resource: URL | string): string {
+  const text = String(resource)
+  const hash = text.indexOf('#')
+  return (hash < 0 ? text : text.slice(0, hash)).replace(/\/$/, '')
 }
 
 function refusal(error: unknown, options: BearerAuthOptions): Response {

@@ -95,6 +95,8 @@ export interface AuthInfo {
   scopes: string[]
   expiresAt?: number
   resource?: URL
+  /** The protected resource metadata URL (`requireBearerAuth`'s `resourceMetadataUrl`). */
+  resourceMetadataUrl?: string
   extra?: Record<string, unknown>
 }
 
