@@ -18,6 +18,12 @@ export interface LowLevelHooks {
   log(params: { level: LogLevel; data: unknown; logger?: string }): Promise<void>
 }
 
+/** SDK 2.x's handler of `resources/subscribe` and `resources/unsubscribe`, as code writes it (never called). */
+export type SubscribeHandler = (
+  request: { method: string; params: { uri: string; _meta?: Record<string, unknown> } },
+  ctx: RequestHandlerExtra,
+) => unknown
+
 /** The methods whose bookkeeping mcp-edge keeps itself: a handler set for them is not needed. */
 const KEPT_BY_MCP_EDGE = new Set(['resources/subscribe', 'resources/unsubscribe'])
 
@@ -86,6 +92,8 @@ export class LowLevelServer {
    * 2025 session's subscriptions itself (sealed in the session, served on its GET stream) and
    * 2026-07-28 clients subscribe with `subscriptions/listen`. Any other method is refused, naming why.
    */
+  setRequestHandler(method: 'resources/subscribe' | 'resources/unsubscribe', handler: SubscribeHandler): void
+  setRequestHandler(method: string, handler: unknown): void
   setRequestHandler(method: string, _handler: unknown): void {
     if (KEPT_BY_MCP_EDGE.has(method)) return
     refuseRequestHandler(method)
