@@ -54,7 +54,7 @@ function noDelivery(call: string): Error {
   return new Error(
     `${call}: no event hub to publish on, so no listener in any isolate could hear it. Bind the McpEventHub ` +
       "Durable Object as MCP_EVENTS in wrangler.jsonc (and export { McpEventHub } from 'mcp-edge/cloudflare'), " +
-      "or give the server the events option (docs/migrate.md, 'handler.notify').",
+      'or give the server the events option (docs/migrate.md).',
   )
 }
 
