@@ -7,7 +7,7 @@
  */
 import { describe, expect, it, vi } from 'vitest'
 import type { EventHub, McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
-import { createNotifier } from '../../packages/mcp-edge/src/sdk/notifier.ts'
+import { createNotifier, factoryBuilt, notifierOf } from '../../packages/mcp-edge/src/sdk/notifier.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
 
 /** A hub that keeps what it is given (the hub's own delivery is test/workers/event-hub tests'). */
@@ -37,6 +37,17 @@ describe('handler.notify', () => {
     const hub = keepingHub()
     await createNotifier({ server: () => undefined, hub: () => hub }).resourceUpdated('counter://value')
     expect(hub.published).toEqual([{ type: 'resourceUpdated', uri: 'counter://value' }])
+  })
+
+  it("a factory's: the Worker's hub before it built a server, then the server it built last", async () => {
+    const [workerHub, ownHub] = [keepingHub(), keepingHub()]
+    const factory = () => new McpServer({ name: 'sdk', version: '1' }, { events: ownHub })
+    const notify = notifierOf(factory, () => workerHub)
+    await notify.toolsChanged()
+    factoryBuilt(factory, factory().edge)
+    await notify.promptsChanged()
+    expect(workerHub.published).toEqual([{ type: 'listChanged', list: 'tools' }])
+    expect(ownHub.published).toMatchObject([{ type: 'listChanged', list: 'prompts' }])
   })
 
   it('throws naming MCP_EVENTS when nothing delivers, and publishes nothing', () => {

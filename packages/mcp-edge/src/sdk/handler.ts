@@ -27,7 +27,7 @@ import { grantOf, principalFromAuthInfo, principalFromProps, propsOf } from './p
 import type { AuthInfo } from './principal.ts'
 import { authContextReads, RequestHost, withRequest } from './request-store.ts'
 import type { McpAuthContext } from './request-store.ts'
-import { createNotifier } from './notifier.ts'
+import { factoryBuilt, notifierOf } from './notifier.ts'
 import type { ServerNotifier } from './notifier.ts'
 import { conventionalEvents, conventionalServices } from './services.ts'
 
@@ -167,18 +167,6 @@ function mountApp<Env>(server: EdgeServer<Env>, route: string, options: McpHttpO
 /** Handlers built before, by server or factory: SDK code often calls createMcpHandler per request. */
 const built = new WeakMap<object, { options: Record<string, unknown>; handle: Handle; notify: ServerNotifier }>()
 
-/** The server a factory built last in this isolate: where its handler's `notify` publishes. */
-const latest = new WeakMap<object, EdgeServer<unknown>>()
-
-/** `handler.notify` of a server, or of a factory (whose servers may not exist yet: notifier.ts). */
-function notifierOf(
-  // biome-ignore lint/suspicious/noExplicitAny: as createMcpHandler's
-  serverOrFactory: McpServer<any> | EdgeServer<any> | McpServerFactory<any>,
-): ServerNotifier {
-  const server = () => (typeof serverOrFactory === 'function' ? latest.get(serverOrFactory) : edgeOf(serverOrFactory))
-  return createNotifier({ server, hub: conventionalEvents })
-}
-
 type Handle = (
   request: Request,
   env: unknown,
@@ -233,7 +221,8 @@ export function createMcpHandler<Env = unknown>(
   let cached = built.get(serverOrFactory)
   if (!cached || !sameOptions(cached.options, rest)) {
     const handle = buildHandler(serverOrFactory, rest as CreateMcpHandlerOptions<Env>)
-    cached = { options: rest, handle, notify: cached?.notify ?? notifierOf(serverOrFactory) }
+    const served = typeof serverOrFactory === 'function' ? serverOrFactory : edgeOf(serverOrFactory)
+    cached = { options: rest, handle, notify: cached?.notify ?? notifierOf(served, conventionalEvents) }
     built.set(serverOrFactory, cached)
   }
   const { handle: serve, notify } = cached
@@ -264,7 +253,7 @@ function buildHandler<Env>(
   const mounted = edgeOptions(options)
   const appOf = (server: McpServer<Env> | EdgeServer<Env>) => {
     const edge = edgeOf(server)
-    if (typeof serverOrFactory === 'function') latest.set(serverOrFactory, edge as EdgeServer<unknown>)
+    if (typeof serverOrFactory === 'function') factoryBuilt(serverOrFactory, edge)
     return serving(edge, route, mounted)
   }
   // The era is the request's own header's (a 2026-07-28 client names its revision on every request).

@@ -58,6 +58,23 @@ function noDelivery(call: string): Error {
   )
 }
 
+/** The server a factory built last in this isolate: where its handler's `notify` publishes. */
+const latest = new WeakMap<object, Publisher>()
+
+/** A factory built `server` (handler.ts, once per build: never on a request served by a built app). */
+export function factoryBuilt(factory: object, server: Publisher): void {
+  latest.set(factory, server)
+}
+
+/**
+ * `handler.notify` of a served server (mcp-edge's, under an SDK-style one), or of a factory, whose
+ * servers may not exist yet in this isolate (then `hub`, the Worker's `MCP_EVENTS`).
+ */
+export function notifierOf(served: Publisher | ((...args: never[]) => unknown), hub: () => EventHub | undefined): ServerNotifier {
+  const server = typeof served === 'function' ? () => latest.get(served) : () => served
+  return createNotifier({ server, hub })
+}
+
 /**
  * @example
  * const notify = createNotifier({ server: () => server.edge, hub: () => undefined })
