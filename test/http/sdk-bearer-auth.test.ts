@@ -70,10 +70,11 @@ describe('the SDK 2.x bearer-auth-web example on mcp-edge/sdk', () => {
 
   it('refuses a foreign Origin with 403 before the token is looked at', async () => {
     // With no token at all: a 401 here would mean the token was looked at first.
-    for (const headers of [
+    const tries: Record<string, string>[] = [
       { origin: 'https://evil.example' },
       { origin: 'https://evil.example', authorization: 'Bearer demo-token' },
-    ]) {
+    ]
+    for (const headers of tries) {
       const response = await post(headers)
       expect(response.status).toBe(403)
       expect(await response.json()).toEqual({

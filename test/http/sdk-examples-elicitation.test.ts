@@ -1,15 +1,25 @@
 /**
- * The SDK 2.x elicitation example (test/fixture-sdk/examples/elicitation.ts), one factory reading
- * its request's era, handed every request by `handler.fetch(request)` as 2.x code does (no env,
- * no execution context), under `wrangler dev`: the SDK 1.x client (2025 era) is asked push-style
- * on the call's stream, the 2.x client pinned to 2026-07-28 through input_required rounds, the
- * chained form's first answer riding the handler's own `requestState` string.
+ * The SDK 2.x examples on mcp-edge/sdk under one `wrangler dev` (test/fixture-sdk/examples).
+ * The elicitation example (elicitation.ts), one factory reading its request's era, handed every
+ * request by `handler.fetch(request)` as 2.x code does (no env, no execution context): the SDK 1.x
+ * client (2025 era) is asked push-style on the call's stream, the 2.x client pinned to 2026-07-28
+ * through input_required rounds, the chained form's first answer riding the handler's own
+ * `requestState` string. The resources example (resources.ts): what its `increment` tool publishes
+ * on `handler.notify.resourceUpdated`, and what another route publishes on
+ * `handler.notify.resourcesChanged`, is heard through the `MCP_EVENTS` hub on the 1.x client's GET
+ * stream (2025 era) and the 2.x client's `subscriptions/listen` stream (2026-07-28) at once.
  */
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
+import {
+  ElicitRequestSchema,
+  McpError,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SESSION_FACTS_TTL_MS } from '../../packages/mcp-edge/src/server/legacy/session-ledger.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
 const ADA = { username: 'ada', email: 'ada@example.com', plan: 'pro' }
@@ -138,5 +148,88 @@ describe('the SDK 2.x createMcpHandler on mcp-edge/sdk: another path', () => {
     })
     expect(response.status).toBe(404)
     expect(await response.text()).toBe("404 Not Found: this MCP server is served at /mcp (createMcpHandler's route option)")
+  })
+})
+
+/** What a client heard, and a wait for the first that matches (8 s, as the example client waits). */
+function inbox<T>() {
+  const heard: T[] = []
+  const until = async (match: (item: T) => boolean): Promise<T> => {
+    for (const started = Date.now(); Date.now() - started < 8000; await new Promise((r) => setTimeout(r, 20))) {
+      const found = heard.find(match)
+      if (found !== undefined) return found
+    }
+    throw new Error(`not heard within 8 s; heard: ${JSON.stringify(heard)}`)
+  }
+  return { heard, until }
+}
+
+describe('the SDK 2.x resources example on mcp-edge/sdk: handler.notify, heard by both eras', () => {
+  const COUNTER = 'counter://value'
+  const endpoint = () => new URL('/resources', worker.url)
+  let legacy: Client
+  let modern: ClientV2
+  let subscription: Awaited<ReturnType<ClientV2['listen']>>
+  const legacyHeard = inbox<{ method: string; uri?: string }>()
+  const modernHeard = inbox<{ method: string; uri?: string }>()
+
+  beforeAll(async () => {
+    legacy = new Client({ name: 'sdk-1x', version: '1.0.0' })
+    legacy.setNotificationHandler(ResourceUpdatedNotificationSchema, async ({ method, params }) => {
+      legacyHeard.heard.push({ method, uri: params.uri })
+    })
+    legacy.setNotificationHandler(ResourceListChangedNotificationSchema, async ({ method }) => {
+      legacyHeard.heard.push({ method })
+    })
+    await legacy.connect(new StreamableHTTPClientTransport(endpoint()))
+    await legacy.subscribeResource({ uri: COUNTER })
+    // The open GET stream reads the session's subscriptions through a cache of SESSION_FACTS_TTL_MS
+    // (400 ms; server/legacy/session-stream.ts), and each request here builds its own server.
+    const settled = new Promise((resolve) => setTimeout(resolve, SESSION_FACTS_TTL_MS + 50))
+
+    // As the example's own client connects for 2026-07-28.
+    modern = new ClientV2({ name: 'client-2x', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } })
+    modern.setNotificationHandler('notifications/resources/updated', ({ method, params }) => {
+      modernHeard.heard.push({ method, uri: params.uri })
+    })
+    modern.setNotificationHandler('notifications/resources/list_changed', ({ method }) => {
+      modernHeard.heard.push({ method })
+    })
+    await modern.connect(new TransportV2(endpoint()))
+    subscription = await modern.listen({ resourceSubscriptions: [COUNTER], resourcesListChanged: true })
+    await settled
+  })
+  afterAll(async () => {
+    await subscription?.close()
+    await Promise.all([legacy?.close(), modern?.close()])
+  })
+
+  it('serves the example as written: its direct, templated and counter resources', async () => {
+    expect(modern.getNegotiatedProtocolVersion()).toBe('2026-07-28')
+    expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: [COUNTER], resourcesListChanged: true })
+    const { resources } = await legacy.listResources()
+    expect(resources.map((resource) => resource.uri).sort()).toEqual(['config://app', COUNTER])
+    const { resourceTemplates } = await modern.listResourceTemplates()
+    expect(resourceTemplates.map((template) => template.uriTemplate)).toEqual(['greeting://{name}'])
+    expect((await modern.readResource({ uri: 'greeting://world' })).contents).toMatchObject([{ text: 'Hello, world!' }])
+    expect((await legacy.readResource({ uri: 'config://app' })).contents).toMatchObject([{ text: '{"feature":true}' }])
+  })
+
+  it('one increment’s handler.notify.resourceUpdated reaches the 1.x GET stream and the 2.x listen stream', async () => {
+    const bumped = text(await modern.callTool({ name: 'increment', arguments: {} }))
+    expect(bumped).toMatch(/^\d+$/)
+    const updated = { method: 'notifications/resources/updated', uri: COUNTER }
+    expect(await modernHeard.until((note) => note.uri === COUNTER)).toEqual(updated)
+    expect(await legacyHeard.until((note) => note.uri === COUNTER)).toEqual(updated)
+    // The resource and the tool observe the same state, as the example's client checks.
+    expect((await legacy.readResource({ uri: COUNTER })).contents).toMatchObject([{ text: bumped }])
+  })
+
+  it('another route’s handler.notify.resourcesChanged, outside any MCP request, reaches both', async () => {
+    const response = await fetch(new URL('/resources/changed', worker.url), { method: 'POST' })
+    expect(response.status).toBe(202)
+    const changed = { method: 'notifications/resources/list_changed' }
+    expect(await legacyHeard.until((note) => note.method === changed.method)).toEqual(changed)
+    expect(await modernHeard.until((note) => note.method === changed.method)).toEqual(changed)
   })
 })

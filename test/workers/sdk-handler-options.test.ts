@@ -3,11 +3,12 @@
  * SDK 2.x's `createMcpHandler` write it: `'stateless'` (their default) serves 2025-era clients
  * (on mcp-edge's own lane), `'reject'` refuses them. Before, `'stateless'` was a type error
  * (test/fixture/tsconfig.json typechecks this file), though it ran. SDK 2.x's `handler.notify`
- * (an in-process bus, as the SDK 2.x resources example publishes on) is refused when called, naming
- * the replacement; before, it was undefined.
+ * (an in-process bus there, as the SDK 2.x resources example publishes on) publishes through the
+ * Worker's `MCP_EVENTS` hub, here before the factory built any server; before, it was refused.
  */
 import { createExecutionContext, env } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
+import { cloudflareEventHub } from 'mcp-edge/cloudflare'
 import { createMcpHandler, McpServer } from 'mcp-edge/sdk'
 
 const initialize = () =>
@@ -41,11 +42,28 @@ describe("createMcpHandler's legacy option, as agents and SDK 2.x write it", () 
 })
 
 describe("SDK 2.x's handler.notify", () => {
-  it('refuses each notice naming why and what to call instead', () => {
-    const handler = createMcpHandler(factory)
-    expect(() => handler.notify.resourceUpdated('counter://value')).toThrow(
-      /^handler\.notify\.resourceUpdated is not supported by mcp-edge\/sdk: .*in-process bus.*sendResourceUpdated/,
+  it("publishes through the Worker's MCP_EVENTS hub, heard by a listener of that hub", async () => {
+    const uri = `counter://value-${crypto.randomUUID()}`
+    const heard: unknown[] = []
+    let wake = () => {}
+    const stop = new AbortController()
+    const topics = new Set([`resource:${uri}`, 'list:tools'])
+    await cloudflareEventHub({ binding: 'MCP_EVENTS' }).listen(
+      { topics, principal: null },
+      (event) => {
+        heard.push(event)
+        wake()
+      },
+      stop.signal,
     )
-    expect(() => handler.notify.toolsChanged()).toThrow(/^handler\.notify\.toolsChanged is not supported/)
+    const handler = createMcpHandler(() => new McpServer({ name: 'notify', version: '1.0.0' }))
+    await handler.notify.resourceUpdated(uri)
+    await handler.notify.toolsChanged()
+    while (heard.length < 2) await new Promise<void>((resolve) => (wake = resolve))
+    stop.abort()
+    expect(heard).toMatchObject([
+      { type: 'resourceUpdated', uri },
+      { type: 'listChanged', list: 'tools' },
+    ])
   })
 })

@@ -20,6 +20,7 @@ import type { ReadResourceResult, ResourceLink } from 'mcp-edge/sdk' // was: @mo
 import * as z from 'zod/v4'
 import { elicitationHandler } from './elicitation.ts'
 import { registerOtherExamples } from './other-examples.ts'
+import { resourcesHandler } from './resources.ts'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const say = (text: string): CallToolResult => ({ content: [{ type: 'text', text }] })
@@ -214,16 +215,26 @@ function getServer(): McpServer {
 }
 
 // Added in the port (docs/migrate.md): a tool that asks and is not read-only has a confirmation
-// that must be redeemed once, and a 2025 session's logging/setLevel is kept in the session ledger;
-// mcp-edge/sdk binds both by their conventional names.
-export { McpNonceLedger, McpSessionLedger } from 'mcp-edge/cloudflare'
+// that must be redeemed once, a 2025 session's logging/setLevel is kept in the session ledger, and
+// notifications reach every isolate's streams through the event hub; mcp-edge/sdk binds all three
+// by their conventional names.
+export { McpEventHub, McpNonceLedger, McpSessionLedger } from 'mcp-edge/cloudflare'
 
 /** Where this server is served: /mcp is the 2.x elicitation example's (elicitation.ts). */
 const ROUTE = '/simple'
+/** The 2.x resources example (resources.ts), in the place of its Hono app's `app.all('/mcp', …)`. */
+const RESOURCES = '/resources'
 
 export default {
-  fetch(request: Request, env: Env, ctx: ExecutionContext) {
-    if (new URL(request.url).pathname !== ROUTE) return elicitationHandler.fetch(request)
+  async fetch(request: Request, env: Env, ctx: ExecutionContext) {
+    const { pathname } = new URL(request.url)
+    if (pathname === RESOURCES) return resourcesHandler.fetch(new Request(new URL('/mcp', request.url), request))
+    // Another route publishing on the resources example's notifier, outside any MCP request.
+    if (pathname === `${RESOURCES}/changed` && request.method === 'POST') {
+      await resourcesHandler.notify.resourcesChanged()
+      return new Response(null, { status: 202 })
+    }
+    if (pathname !== ROUTE) return elicitationHandler.fetch(request)
     return createMcpHandler(getServer(), { route: ROUTE })(request, env, ctx)
   },
 } satisfies ExportedHandler<Env>

@@ -27,8 +27,9 @@ import { fromAuthInfo, grantOf, principalFromProps, propsOf } from './principal.
 import type { AuthInfo } from './principal.ts'
 import { authContextReads, RequestHost, withRequest } from './request-store.ts'
 import type { McpAuthContext } from './request-store.ts'
-import { conventionalServices } from './services.ts'
-import { refusedNotifier } from './unsupported.ts'
+import { factoryBuilt, notifierOf } from './notifier.ts'
+import type { ServerNotifier } from './notifier.ts'
+import { conventionalEvents, conventionalServices } from './services.ts'
 
 /** agents' CORS options: the origin allowed besides loopback ones (the rest mcp-edge decides). */
 export interface CorsOptions {
@@ -90,8 +91,11 @@ export interface HandlerContext {
 export type McpFetchHandler = ((request: Request, env: unknown, ctx: HandlerContext) => Promise<Response>) & {
   /** A Worker's `(request, env, ctx)`, or SDK 2.x's `(request, { authInfo })`. */
   fetch(request: Request, env?: unknown, ctx?: HandlerContext): Promise<Response>
-  /** SDK 2.x's notifier: refused when called, naming the replacement (unsupported.ts). */
-  notify: typeof refusedNotifier
+  /**
+   * SDK 2.x's notifier: publishes list changes and resource updates through the served server's
+   * event hub (`MCP_EVENTS`, or its `events` option), heard in every isolate (notifier.ts).
+   */
+  notify: ServerNotifier
 }
 
 export const edgeOf = <Env>(server: McpServer<Env> | EdgeServer<Env>): EdgeServer<Env> =>
@@ -161,7 +165,7 @@ function mountApp<Env>(server: EdgeServer<Env>, route: string, options: McpHttpO
 }
 
 /** Handlers built before, by server or factory: SDK code often calls createMcpHandler per request. */
-const built = new WeakMap<object, { options: Record<string, unknown>; handle: Handle }>()
+const built = new WeakMap<object, { options: Record<string, unknown>; handle: Handle; notify: ServerNotifier }>()
 
 type Handle = (
   request: Request,
@@ -214,13 +218,14 @@ export function createMcpHandler<Env = unknown>(
   // it per request): the same call per request reuses the handler, so its caches (services,
   // sealed sessions, the 2025 lane) live as long as the isolate.
   const { authContext, ...rest } = options
-  const cached = built.get(serverOrFactory)
-  let handle = cached && sameOptions(cached.options, rest) ? cached.handle : undefined
-  if (!handle) {
-    handle = buildHandler(serverOrFactory, rest as CreateMcpHandlerOptions<Env>)
-    built.set(serverOrFactory, { options: rest, handle })
+  let cached = built.get(serverOrFactory)
+  if (!cached || !sameOptions(cached.options, rest)) {
+    const handle = buildHandler(serverOrFactory, rest as CreateMcpHandlerOptions<Env>)
+    const served = typeof serverOrFactory === 'function' ? serverOrFactory : edgeOf(serverOrFactory)
+    cached = { options: rest, handle, notify: cached?.notify ?? notifierOf(served, conventionalEvents) }
+    built.set(serverOrFactory, cached)
   }
-  const serve = handle
+  const { handle: serve, notify } = cached
   // SDK 2.x code hands its handler the request alone (`handler.fetch(request)`): the Worker's env,
   // where MCP_STATE_KEYS and the Durable Object bindings are, is then the module-level one.
   const fetch = (request: Request, env?: unknown, ctx?: HandlerContext) =>
@@ -229,7 +234,7 @@ export function createMcpHandler<Env = unknown>(
       : serve(request, env ?? workerEnv, ctx, authContext)
   return Object.assign((request: Request, env: unknown, ctx: HandlerContext) => fetch(request, env, ctx), {
     fetch,
-    notify: refusedNotifier,
+    notify,
   })
 }
 
@@ -253,7 +258,11 @@ function buildHandler<Env>(
 ): Handle {
   const route = options.route ?? '/mcp'
   const mounted = edgeOptions(options)
-  const appOf = (server: McpServer<Env> | EdgeServer<Env>) => serving(edgeOf(server), route, mounted)
+  const appOf = (server: McpServer<Env> | EdgeServer<Env>) => {
+    const edge = edgeOf(server)
+    if (typeof serverOrFactory === 'function') factoryBuilt(serverOrFactory, edge)
+    return serving(edge, route, mounted)
+  }
   // The era is the request's own header's (a 2026-07-28 client names its revision on every request).
   const eraOf = (request: Request): 'legacy' | 'modern' =>
     (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(request.headers.get('mcp-protocol-version') ?? '')

@@ -83,6 +83,7 @@ export type {
   McpRequestContext,
   McpServerFactory,
 } from './handler.ts'
+export type { ServerNotifier } from './notifier.ts'
 export { getMcpAuthContext } from './request-store.ts'
 export type { McpAuthContext } from './request-store.ts'
 export { McpAgent } from './agent.ts'

@@ -18,6 +18,15 @@ export interface LowLevelHooks {
   log(params: { level: LogLevel; data: unknown; logger?: string }): Promise<void>
 }
 
+/** SDK 2.x's handler of `resources/subscribe` and `resources/unsubscribe`, as code writes it (never called). */
+export type SubscribeHandler = (
+  request: { method: string; params: { uri: string; _meta?: Record<string, unknown> } },
+  ctx: RequestHandlerExtra,
+) => unknown
+
+/** An SDK 1.x request schema, as far as its method is read (`SubscribeRequestSchema.shape.method.value`). */
+type RequestSchema = { shape?: { method?: { value?: unknown } } }
+
 /** The methods whose bookkeeping mcp-edge keeps itself: a handler set for them is not needed. */
 const KEPT_BY_MCP_EDGE = new Set(['resources/subscribe', 'resources/unsubscribe'])
 
@@ -86,7 +95,9 @@ export class LowLevelServer {
    * 2025 session's subscriptions itself (sealed in the session, served on its GET stream) and
    * 2026-07-28 clients subscribe with `subscriptions/listen`. Any other method is refused, naming why.
    */
-  setRequestHandler(methodOrSchema: string | { shape?: { method?: { value?: unknown } } }, _handler: unknown): void {
+  setRequestHandler(method: 'resources/subscribe' | 'resources/unsubscribe', handler: SubscribeHandler): void
+  setRequestHandler(methodOrSchema: string | RequestSchema, handler: unknown): void
+  setRequestHandler(methodOrSchema: string | RequestSchema, _handler: unknown): void {
     // SDK 2.x names the method; SDK 1.x passes the request's schema (`SubscribeRequestSchema`).
     const method = typeof methodOrSchema === 'string' ? methodOrSchema : methodOrSchema?.shape?.method?.value
     if (typeof method === 'string' && KEPT_BY_MCP_EDGE.has(method)) return

@@ -10,10 +10,10 @@ import type { Icon, ToolAnnotations } from '../protocol/types.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
 import type { EventDelivery, ListKind } from '../server/events/events.ts'
 import type { ServerOptions } from '../server/types.ts'
-import { errorFields, libraryLog } from '../server/telemetry/log.ts'
 import { definePrompt, defineResource, defineTool } from './define.ts'
 import type { Hooks } from './rounds.ts'
 import { LowLevelServer } from './low-level.ts'
+import { publishing } from './notifier.ts'
 import { Registered } from './registered.ts'
 import { currentHandler, currentRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
@@ -292,17 +292,11 @@ export class McpServer<Env = unknown> {
   }
 
   #notify(kind: ListKind): void {
-    this.#publish(this.edge.notifyListChanged(kind), 'list change lost')
+    void publishing(this.edge.notifyListChanged(kind), 'list change lost')
   }
 
   #resourceUpdated(uri: string): void {
-    this.#publish(this.edge.notifyResourceUpdated(uri), 'resource update lost')
-  }
-
-  /** A notification on its way: its failure logged, the request kept alive until it is sent. */
-  #publish(sending: Promise<void>, lost: string): void {
-    const sent = sending.catch((error: unknown) => libraryLog.error(lost, errorFields(error)))
-    currentRequest()?.waitUntil?.(sent)
+    void publishing(this.edge.notifyResourceUpdated(uri), 'resource update lost')
   }
 }
 

@@ -50,20 +50,3 @@ export function refuseRequestHandler(method: string): never {
       '(resources/subscribe and resources/unsubscribe are accepted: mcp-edge keeps subscriptions itself; docs/migrate.md).',
   )
 }
-
-const notifyRefused = (what: string) => (): never => {
-  throw new Error(
-    `handler.notify.${what} is not supported by mcp-edge/sdk: SDK 2.x's handler publishes on an in-process bus, ` +
-      'which the next request, in another isolate, does not hear. Inside a handler, call ' +
-      'server.server.sendResourceUpdated({ uri }) or server.send*ListChanged(); give the server the events option ' +
-      "(the McpEventHub) so that every isolate's listeners hear it (docs/migrate.md).",
-  )
-}
-
-/** SDK 2.x `handler.notify` (`ServerNotifier`): each member refused when called, naming the replacement. */
-export const refusedNotifier = {
-  toolsChanged: notifyRefused('toolsChanged'),
-  promptsChanged: notifyRefused('promptsChanged'),
-  resourcesChanged: notifyRefused('resourcesChanged'),
-  resourceUpdated: notifyRefused('resourceUpdated') as (uri: string) => never,
-}

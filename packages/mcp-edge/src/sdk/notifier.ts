@@ -1,0 +1,107 @@
+/**
+ * SDK 2.x `handler.notify` (`ServerNotifier`) on mcp-edge's event delivery. SDK 2.x publishes on
+ * an in-process bus; a Worker's next request runs in another isolate, so each member here
+ * publishes through the event hub the served server uses (its `events` option, or the `MCP_EVENTS`
+ * hub it found by convention), which reaches 2026-07-28 listen streams and 2025 GET streams in
+ * every isolate. Built by handler.ts; not on the request path (nothing here runs per request).
+ *
+ * Where an event goes: the handler's server, or for a factory the server it built last in this
+ * isolate (a factory's servers share their delivery: the Worker's hub, or the same `events`
+ * option); before a factory built any, straight to the conventional hub (`MCP_EVENTS`). A server
+ * with `events: 'isolate'` delivers to its own listeners in this isolate. Without any delivery no
+ * listener anywhere could hear it (listen streams and GET streams need one), so the call throws
+ * naming `MCP_EVENTS` rather than dropping the notification.
+ */
+import type { EventHub, ListKind, McpEvent } from '../server/events/events.ts'
+import type { McpServer as EdgeServer } from '../server/server.ts'
+import { errorFields, libraryLog } from '../server/telemetry/log.ts'
+import { currentRequest } from './request-store.ts'
+
+/**
+ * SDK 2.x's `ServerNotifier`. Each member returns a promise that settles once the hub has the
+ * event (SDK 2.x's return nothing, which this still satisfies): code outside a request the handler
+ * serves (another route, a `scheduled` handler) hands it to `ctx.waitUntil`. A failure to publish
+ * is logged, never rejected.
+ */
+export interface ServerNotifier {
+  /** `notifications/tools/list_changed` to every listener that asked for tool list changes. */
+  toolsChanged(): Promise<void>
+  /** `notifications/prompts/list_changed` to every listener that asked for prompt list changes. */
+  promptsChanged(): Promise<void>
+  /** `notifications/resources/list_changed` to every listener that asked for resource list changes. */
+  resourcesChanged(): Promise<void>
+  /** `notifications/resources/updated` for `uri` to every listener subscribed to it (or a parent of it). */
+  resourceUpdated(uri: string): Promise<void>
+}
+
+/** What a notifier needs of a server: where its events go, and how it publishes one (with its span). */
+type Publisher = Pick<EdgeServer<unknown>, 'events' | 'publish'>
+
+/** Where a notifier publishes: the server serving now, else a hub found without one. */
+export interface NotifierTarget {
+  server(): Publisher | undefined
+  hub(): EventHub | undefined
+}
+
+/** A notification on its way: its failure logged, the adapter's request (if any) kept alive until it is sent. */
+export function publishing(sending: Promise<void>, lost: string): Promise<void> {
+  const sent = sending.catch((error: unknown) => libraryLog.error(lost, errorFields(error)))
+  currentRequest()?.waitUntil?.(sent)
+  return sent
+}
+
+function noDelivery(call: string): Error {
+  return new Error(
+    `${call}: no event hub to publish on, so no listener in any isolate could hear it. Bind the McpEventHub ` +
+      "Durable Object as MCP_EVENTS in wrangler.jsonc (and export { McpEventHub } from 'mcp-edge/cloudflare'), " +
+      'or give the server the events option (docs/migrate.md).',
+  )
+}
+
+/** The server a factory built last in this isolate: where its handler's `notify` publishes. */
+const latest = new WeakMap<object, Publisher>()
+
+/** A factory built `server` (handler.ts, once per build: never on a request served by a built app). */
+export function factoryBuilt(factory: object, server: Publisher): void {
+  latest.set(factory, server)
+}
+
+/**
+ * `handler.notify` of a served server (mcp-edge's, under an SDK-style one), or of a factory, whose
+ * servers may not exist yet in this isolate (then `hub`, the Worker's `MCP_EVENTS`).
+ */
+export function notifierOf(served: Publisher | ((...args: never[]) => unknown), hub: () => EventHub | undefined): ServerNotifier {
+  const server = typeof served === 'function' ? () => latest.get(served) : () => served
+  return createNotifier({ server, hub })
+}
+
+/**
+ * @example
+ * const notify = createNotifier({ server: () => server.edge, hub: () => undefined })
+ * await notify.resourceUpdated('counter://value')
+ */
+export function createNotifier(target: NotifierTarget): ServerNotifier {
+  const publish = (event: McpEvent, call: string, lost: string): Promise<void> => {
+    const server = target.server()
+    if (server?.events !== undefined) return publishing(server.publish(event), lost)
+    // A server without delivery has no listeners; a factory that built none yet has the Worker's hub.
+    const hub = server ? undefined : target.hub()
+    if (!hub) throw noDelivery(call)
+    return publishing(
+      hub.publish(event).then(() => undefined),
+      lost,
+    )
+  }
+  const listChanged = (list: ListKind, member: string) => () =>
+    publish({ type: 'listChanged', list }, `handler.notify.${member}()`, 'list change lost')
+  return {
+    toolsChanged: listChanged('tools', 'toolsChanged'),
+    promptsChanged: listChanged('prompts', 'promptsChanged'),
+    resourcesChanged: listChanged('resources', 'resourcesChanged'),
+    resourceUpdated: (uri: string) => {
+      if (typeof uri !== 'string' || uri === '')
+        throw new TypeError('handler.notify.resourceUpdated(uri): uri must be a non-empty string')
+      return publish({ type: 'resourceUpdated', uri }, `handler.notify.resourceUpdated("${uri}")`, 'resource update lost')
+    },
+  }
+}
