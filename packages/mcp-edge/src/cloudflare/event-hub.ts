@@ -37,7 +37,7 @@
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { EventLogOptions } from '../server/events/event-log.ts'
-import { eventTopics, matches } from '../server/events/events.ts'
+import { eventTopics, matches, visibleTo } from '../server/events/events.ts'
 import type { McpEvent, Subscription } from '../server/events/events.ts'
 import { MAX_REPLAY_BYTES, MAX_REPLAY_EVENTS, SqlEventLog } from './event-log.ts'
 
@@ -108,9 +108,9 @@ export interface EventHubRpc {
    * shard) within `log`'s bounds, and send it to matching listeners; `id` (when the event went to
    * several hubs) lets a listener drop copies. Returns how many sockets got it.
    */
-  publish(event: McpEvent, id?: string, topics?: string[], log?: EventLogOptions): number | Promise<number>
+  publish(event: McpEvent, id?: string, topics?: readonly string[], log?: EventLogOptions): number | Promise<number>
   /** On a relay (module header): send a shard's message to the matching sockets here; how many got it. */
-  relay(message: string, event: McpEvent, topics: string[]): number
+  relay(message: string, event: McpEvent, topics: readonly string[]): number
   /**
    * On a shard's object: forward every later event to the relay `relay` (bound as `binding`), and
    * tell its new listener where it starts (`head`) and, from `after`, what it missed.
@@ -179,12 +179,29 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
     return (await Promise.all(relayed)).reduce((sum, count) => sum + count, sent)
   }
 
-  relay(message: string, event: McpEvent, topics: string[]): number {
-    const sent = new Set<WebSocket>()
-    for (const tag of [...topics, ANY]) {
-      for (const socket of this.ctx.getWebSockets(tag)) {
-        if (sent.has(socket) || !matches(this.#subscription(socket), event, topics)) continue
-        sent.add(socket)
+  /**
+   * Per socket, only what differs by socket (this runs once per listener per event, the hub's
+   * share of a fan-out): a socket found by a topic's tag asked for that topic, so it is checked for
+   * the event's audience only (and not at all when the event has none); one tagged `*` is matched
+   * by its attachment. Only when sockets come from more than one tag can one be found twice, and
+   * only then are they deduplicated.
+   */
+  relay(message: string, event: McpEvent, topics: readonly string[]): number {
+    const found: WebSocket[][] = []
+    for (const tag of topics) {
+      const sockets = this.ctx.getWebSockets(tag)
+      if (sockets.length > 0) found.push(sockets)
+    }
+    const any = this.ctx.getWebSockets(ANY).filter((socket) => matches(this.#subscription(socket), event, topics))
+    if (any.length > 0) found.push(any)
+    const open = event.audience === undefined
+    const sent = found.length > 1 ? new Set<WebSocket>() : undefined
+    let count = 0
+    for (const sockets of found) {
+      for (const socket of sockets) {
+        if (sent?.has(socket) || !(open || visibleTo(event, this.#subscription(socket).principal))) continue
+        sent?.add(socket)
+        count++
         try {
           socket.send(message)
         } catch {
@@ -192,7 +209,7 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
         }
       }
     }
-    return sent.size
+    return count
   }
 
   attach(relay: string, binding: string, connect: Connect): Attached {

@@ -125,14 +125,31 @@ export function filterTopics(filter: SubscriptionFilter): string[] {
 }
 
 /**
+ * Each event's topics, made once: an event is matched once per listener (an isolate's listeners
+ * of one hub message share its event, cloudflare/hub-listener.ts), so a fan-out to N streams would
+ * otherwise build the same strings N times. Events are never changed once made.
+ */
+const topicsOf = new WeakMap<McpEvent, readonly string[]>()
+
+/**
  * The topics an event is routed under: a resource update also goes to each `/`-prefix of its URI
- * (a subscription to `file:///data` covers `file:///data/a.txt`).
+ * (a subscription to `file:///data` covers `file:///data/a.txt`). The same array each time for one
+ * event (do not change it).
  *
  * @example
  * eventTopics({ type: 'resourceUpdated', uri: 'notes://all/1' })
  * // ['resource:notes://all/1', 'resource:notes:', 'resource:notes:/', 'resource:notes://all', 'resources:all']
  */
-export function eventTopics(event: McpEvent): string[] {
+export function eventTopics(event: McpEvent): readonly string[] {
+  let topics = topicsOf.get(event)
+  if (!topics) {
+    topics = routeTopics(event)
+    topicsOf.set(event, topics)
+  }
+  return topics
+}
+
+function routeTopics(event: McpEvent): string[] {
   if (event.type === 'listChanged') return [`list:${event.list}`]
   if (event.type === 'task') return [`task:${event.taskId}`]
   if (event.type === 'log') return [LOG_TOPIC]
