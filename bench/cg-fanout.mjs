@@ -38,7 +38,7 @@ const sessions = Math.round(streams / 5)
 const given = Object.fromEntries(args.map((pair) => pair.split('=')))
 const scripts = given.tree ? given : { tree: build('fanout', { minify: false }).scriptPath, ...given }
 
-const dumps = useCallgrind()
+const dumps = useCallgrind({ separateThreads: true })
 
 async function countOne(id) {
   const target = await startWorker('fanout', scripts[id])
