@@ -189,7 +189,8 @@ export const EVENT_ID_META = 'dev.mcp-edge/eventId'
 
 /** The notification a listener sends for `event`, tagged with its subscription id (and `id`, when logged). */
 export function eventNotification(event: McpEvent, subscriptionId: RequestId, id?: string): JsonRpcNotification {
-  const _meta = id === undefined ? tag(subscriptionId) : { ...tag(subscriptionId), [EVENT_ID_META]: id }
+  // One object (this runs once per stream per event).
+  const _meta = id === undefined ? tag(subscriptionId) : { [META.subscriptionId]: subscriptionId, [EVENT_ID_META]: id }
   if (event.type === 'listChanged') return notification(`notifications/${event.list}/list_changed`, { _meta })
   if (event.type === 'resourceUpdated') return notification(NOTIFICATION.resourceUpdated, { uri: event.uri, _meta })
   if (event.type === 'log') throw new Error('log messages do not reach a listen stream')
