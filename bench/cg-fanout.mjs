@@ -3,20 +3,22 @@
  * `node bench/cg-fanout.mjs [--streams N] [--rounds R] [--tries T] [name=script.js …]`: workerd's
  * instructions per delivery on the fan-out path, for changes the loaded machine's CPU figures
  * cannot resolve (the scale bench's CPU per delivery moves by a fifth from run to run; this, by
- * about 1%). Each try starts the fan-out Worker (`fanout` variant: one isolate that also runs the
+ * about ±2% at 10 rounds, ±5–8% at 4: every stream's keepalive timer, all armed at about the same
+ * time, fires inside the counted rounds or not). Each try starts the fan-out Worker (`fanout` variant: one isolate that also runs the
  * hub and the ledger objects, as profile-fanout.mjs) in a fresh workerd under valgrind's
  * callgrind (the `MINIFLARE_WORKERD_PATH` wrapper written here), opens N listen streams
  * (default 200) and N/5 2025 sessions' GET streams on `bench://fanout`, runs four warm-up rounds
- * and then R rounds (default 4) of one `touch`, at least 500 ms apart; callgrind's counters are
- * zeroed before the rounds and dumped after: every thread's instructions over the rounds ÷
+ * and then R rounds (default 10) of one `touch`, at least 500 ms apart; callgrind's counters are
+ * zeroed before the rounds and dumped after: workerd's main thread's instructions (where every
+ * isolate and object runs; V8's background threads moved the totals by a tenth) over the rounds ÷
  * deliveries. Scripts alternate try by try: this tree's fan-out Worker (built unminified, as the
  * profile builds it, unless `tree=` names a script) and any given beside it, for example a copy
  * of an earlier build (`node bench/cg-fanout.mjs before=/tmp/before/worker.js`).
  *
  * Instructions are not time (cache misses and the kernel's side of each socket write are left
  * out), and the count includes the touch call itself and the rounds' idle work, spread over the
- * deliveries. The dumps stay in the temp dir (`callgrind/`) for `callgrind_annotate`. About a
- * minute a try; never part of `npm test`.
+ * deliveries. The dumps stay in the temp dir (`callgrind/`); workerd's binary has no symbols, so
+ * `callgrind_annotate` cannot say where inside it they went. About 40 s a try; never part of `npm test`.
  */
 import { build } from './lib/build.mjs'
 import { dumpInstructions, useCallgrind, valgrindOf, zeroCounts } from './lib/callgrind.mjs'
@@ -31,7 +33,7 @@ const option = (name, fallback) => {
   return at < 0 ? fallback : Number(args.splice(at, 2)[1])
 }
 const streams = option('--streams', 200)
-const rounds = option('--rounds', 4)
+const rounds = option('--rounds', 10)
 const WARM_ROUNDS = 4
 const tries = option('--tries', 2)
 const sessions = Math.round(streams / 5)

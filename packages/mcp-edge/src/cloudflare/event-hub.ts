@@ -2,7 +2,8 @@
  * The event hub Durable Object: every open `subscriptions/listen` stream, in every isolate, holds
  * one WebSocket to it (one per shard its topics fall in), and whoever has the binding publishes to
  * it by RPC. The hub sends each event to the sockets whose topics match and whose principal may see
- * it (src/server/events/events.ts decides both), once per socket, numbered in its log.
+ * it (src/server/events/events.ts decides both; a socket found by a topic's tag matches by that
+ * tag), once per socket, numbered in its log: one message, serialised once, for every socket.
  *
  * Cheap when idle: sockets are accepted with the WebSocket Hibernation API, so a hub with no
  * events to send can be evicted from memory while its listeners stay connected (no duration
