@@ -109,9 +109,9 @@ export interface EventHubRpc {
    * shard) within `log`'s bounds, and send it to matching listeners; `id` (when the event went to
    * several hubs) lets a listener drop copies. Returns how many sockets got it.
    */
-  publish(event: McpEvent, id?: string, topics?: readonly string[], log?: EventLogOptions): number | Promise<number>
+  publish(event: McpEvent, id?: string, topics?: string[], log?: EventLogOptions): number | Promise<number>
   /** On a relay (module header): send a shard's message to the matching sockets here; how many got it. */
-  relay(message: string, event: McpEvent, topics: readonly string[]): number
+  relay(message: string, event: McpEvent, topics: string[]): number
   /**
    * On a shard's object: forward every later event to the relay `relay` (bound as `binding`), and
    * tell its new listener where it starts (`head`) and, from `after`, what it missed.
@@ -187,7 +187,7 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
    * by its attachment. Only when sockets come from more than one tag can one be found twice, and
    * only then are they deduplicated.
    */
-  relay(message: string, event: McpEvent, topics: readonly string[]): number {
+  relay(message: string, event: McpEvent, topics: string[]): number {
     const found: WebSocket[][] = []
     for (const tag of topics) {
       const sockets = this.ctx.getWebSockets(tag)

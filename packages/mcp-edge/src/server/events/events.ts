@@ -133,14 +133,18 @@ const topicsOf = new WeakMap<McpEvent, readonly string[]>()
 
 /**
  * The topics an event is routed under: a resource update also goes to each `/`-prefix of its URI
- * (a subscription to `file:///data` covers `file:///data/a.txt`). The same array each time for one
- * event (do not change it).
+ * (a subscription to `file:///data` covers `file:///data/a.txt`).
  *
  * @example
  * eventTopics({ type: 'resourceUpdated', uri: 'notes://all/1' })
  * // ['resource:notes://all/1', 'resource:notes:', 'resource:notes:/', 'resource:notes://all', 'resources:all']
  */
-export function eventTopics(event: McpEvent): readonly string[] {
+export function eventTopics(event: McpEvent): string[] {
+  return [...routedTopics(event)]
+}
+
+/** `eventTopics`, made once per event and shared (`matches` and `eventKey` read it, never change it). */
+function routedTopics(event: McpEvent): readonly string[] {
   let topics = topicsOf.get(event)
   if (!topics) {
     topics = routeTopics(event)
@@ -167,8 +171,9 @@ export function visibleTo(event: McpEvent, principal: string | null): boolean {
 }
 
 /** Whether `subscription` asked for `event` and may see it (`topics`: the event's, when known). */
-export function matches(subscription: Subscription, event: McpEvent, topics = eventTopics(event)): boolean {
-  return visibleTo(event, subscription.principal) && topics.some((topic) => subscription.topics.has(topic))
+export function matches(subscription: Subscription, event: McpEvent, topics?: string[]): boolean {
+  const routed = topics ?? routedTopics(event)
+  return visibleTo(event, subscription.principal) && routed.some((topic) => subscription.topics.has(topic))
 }
 
 /**
@@ -176,7 +181,7 @@ export function matches(subscription: Subscription, event: McpEvent, topics = ev
  * `undefined` when each event matters (task status changes, log messages).
  */
 export function eventKey(event: McpEvent): string | undefined {
-  return event.type === 'task' || event.type === 'log' ? undefined : eventTopics(event)[0]
+  return event.type === 'task' || event.type === 'log' ? undefined : routedTopics(event)[0]
 }
 
 /** The `_meta` that ties a notification to its listen request (subscriptions.mdx). */

@@ -22,7 +22,7 @@
  */
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
 import type { RequestId, SubscriptionFilter } from '../../protocol/types.ts'
-import { eventKey, eventNotification, eventTopics, filterTopics, matches } from './events.ts'
+import { eventKey, eventNotification, filterTopics, matches } from './events.ts'
 import type { McpEvent, Subscription } from './events.ts'
 
 export const LISTEN_POLL_MS = 50
@@ -85,8 +85,7 @@ export class Listener implements Subscription {
    * it; whether it did (or had it pending, or lags).
    */
   offer(event: McpEvent, id?: string): boolean {
-    const topics = eventTopics(event)
-    if (!matches(this, event, topics) || !this.#allows(event)) return false
+    if (!matches(this, event) || !this.#allows(event)) return false
     // Lagging, it takes no more events with ids (the log replays them); re-read hints still go out.
     if (this.#lagging && id !== undefined) return true
     const key = eventKey(event)
