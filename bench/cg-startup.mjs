@@ -14,11 +14,10 @@
  * are not time: page faults and cache misses are left out (the first `toISOString` of an isolate
  * pages in ICU data, for example). Needs valgrind; about 15 s a start; never part of `npm test`.
  */
-import { execFileSync } from 'node:child_process'
-import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { build } from './lib/build.mjs'
-import { ROOT, TMP } from './lib/env.mjs'
+import { dumpInstructions, useCallgrind, valgrindOf } from './lib/callgrind.mjs'
+import { ROOT } from './lib/env.mjs'
 import { verifyCall } from './lib/mcp.mjs'
 import { median } from './lib/stats.mjs'
 import { VARIANTS } from './lib/variants.mjs'
@@ -38,35 +37,10 @@ if (Object.keys(scripts).length === 0) {
   scripts.tree = build(worker, options).scriptPath
 }
 
-// workerd under callgrind, as Miniflare starts it (its arguments and stdin passed on), in a
-// file named workerd: workerd.mjs finds the process it started by that name.
-const dumps = join(TMP, 'callgrind')
-rmSync(dumps, { recursive: true, force: true })
-mkdirSync(join(dumps, 'bin'), { recursive: true })
-const wrapper = join(dumps, 'bin', 'workerd')
-const workerd = join(ROOT, 'node_modules/@cloudflare/workerd-linux-64/bin/workerd')
-writeFileSync(
-  wrapper,
-  `#!/bin/bash\nvalgrind --tool=callgrind --callgrind-out-file=${dumps}/cg.%p --dump-line=no ${workerd} "$@" <&0 2>>${dumps}/valgrind.log &\n` +
-    "child=$!\ntrap 'kill -9 $child 2>/dev/null' TERM INT EXIT\nwait $child\n",
-)
-chmodSync(wrapper, 0o755)
-process.env.MINIFLARE_WORKERD_PATH = wrapper
+const dumps = useCallgrind()
 
 /** Instructions from spawn to now of the callgrind under `pid` (the wrapper Miniflare spawned). */
-function instructions(pid) {
-  const valgrind = execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
-    .trim()
-    .split('\n')[0]
-  execFileSync('callgrind_control', ['-d', valgrind], { stdio: 'ignore' })
-  const dump = readdirSync(dumps)
-    .filter((file) => file.startsWith(`cg.${valgrind}.`))
-    .sort()
-    .at(-1)
-  const totals = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dumps, dump), 'utf8'))
-  if (!totals) throw new Error(`cg-startup: no totals in ${dump}`)
-  return Number(totals[1]) / 1e6
-}
+const instructions = (pid) => dumpInstructions(dumps, valgrindOf(pid)).instructions / 1e6
 
 const ids = Object.keys(scripts)
 const counts = Object.fromEntries(ids.map((id) => [id, []]))

@@ -64,6 +64,22 @@ describe('McpEventHub', () => {
     }
   })
 
+  it('sends an event once to a socket that asked for several of its topics, and once to each of several sockets', async () => {
+    const base = `test://twice-${crypto.randomUUID()}`
+    // Tagged with the update's own URI and one of its prefixes: the hub finds this socket under both.
+    const both = await listen({ resourceSubscriptions: [base, `${base}/a`] }, 'alice')
+    const other = await listen({ resourceSubscriptions: [base] }, 'bob')
+    try {
+      expect(await hub().publish({ type: 'resourceUpdated', uri: `${base}/a` })).toBe(2)
+      expect(await hub().publish({ type: 'resourceUpdated', uri: `${base}/b` })).toBe(2)
+      // The next message after the first update is the second: no copy of the first between them.
+      expect([(await both.next()).params?.uri, (await both.next()).params?.uri]).toEqual([`${base}/a`, `${base}/b`])
+      expect([(await other.next()).params?.uri, (await other.next()).params?.uri]).toEqual([`${base}/a`, `${base}/b`])
+    } finally {
+      await Promise.all([both.close(), other.close()])
+    }
+  })
+
   it('matches a listener with more topics than a socket may have tags, up to the largest filter listen accepts', async () => {
     const base = `test://wide-${crypto.randomUUID().slice(0, 8)}`
     // 330 topics of 34 characters ("resource:test://wide-12345678/0000") are 12,211 bytes of JSON, just

@@ -2,7 +2,8 @@
  * The event hub Durable Object: every open `subscriptions/listen` stream, in every isolate, holds
  * one WebSocket to it (one per shard its topics fall in), and whoever has the binding publishes to
  * it by RPC. The hub sends each event to the sockets whose topics match and whose principal may see
- * it (src/server/events/events.ts decides both), once per socket, numbered in its log.
+ * it (src/server/events/events.ts decides both; a socket found by a topic's tag matches by that
+ * tag), once per socket, numbered in its log: one message, serialised once, for every socket.
  *
  * Cheap when idle: sockets are accepted with the WebSocket Hibernation API, so a hub with no
  * events to send can be evicted from memory while its listeners stay connected (no duration
@@ -37,7 +38,7 @@
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { EventLogOptions } from '../server/events/event-log.ts'
-import { eventTopics, matches } from '../server/events/events.ts'
+import { eventTopics, matches, visibleTo } from '../server/events/events.ts'
 import type { McpEvent, Subscription } from '../server/events/events.ts'
 import { MAX_REPLAY_BYTES, MAX_REPLAY_EVENTS, SqlEventLog } from './event-log.ts'
 
@@ -179,12 +180,29 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
     return (await Promise.all(relayed)).reduce((sum, count) => sum + count, sent)
   }
 
+  /**
+   * Per socket, only what differs by socket (this runs once per listener per event, the hub's
+   * share of a fan-out): a socket found by a topic's tag asked for that topic, so it is checked for
+   * the event's audience only (and not at all when the event has none); one tagged `*` is matched
+   * by its attachment. Only when sockets come from more than one tag can one be found twice, and
+   * only then are they deduplicated.
+   */
   relay(message: string, event: McpEvent, topics: string[]): number {
-    const sent = new Set<WebSocket>()
-    for (const tag of [...topics, ANY]) {
-      for (const socket of this.ctx.getWebSockets(tag)) {
-        if (sent.has(socket) || !matches(this.#subscription(socket), event, topics)) continue
-        sent.add(socket)
+    const found: WebSocket[][] = []
+    for (const tag of topics) {
+      const sockets = this.ctx.getWebSockets(tag)
+      if (sockets.length > 0) found.push(sockets)
+    }
+    const any = this.ctx.getWebSockets(ANY).filter((socket) => matches(this.#subscription(socket), event, topics))
+    if (any.length > 0) found.push(any)
+    const open = event.audience === undefined
+    const sent = found.length > 1 ? new Set<WebSocket>() : undefined
+    let count = 0
+    for (const sockets of found) {
+      for (const socket of sockets) {
+        if (sent?.has(socket) || !(open || visibleTo(event, this.#subscription(socket).principal))) continue
+        sent?.add(socket)
+        count++
         try {
           socket.send(message)
         } catch {
@@ -192,7 +210,7 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
         }
       }
     }
-    return sent.size
+    return count
   }
 
   attach(relay: string, binding: string, connect: Connect): Attached {

@@ -30,6 +30,23 @@ const MAX_RELAY_PROBES = 64
  */
 const RECENT_IDS = 4 * MAX_INBOX
 
+/**
+ * The last hub message this isolate parsed, and its text. A hub sends one event's message, the same
+ * text, to every listener socket, so an isolate holding many streams hears it many times in a row:
+ * it is parsed once, and the streams share the result (read, never changed: a listener makes its
+ * notification anew from it).
+ */
+let lastText: string | undefined
+let lastMessage: HubMessage | undefined
+
+function parseMessage(text: string): HubMessage {
+  if (text !== lastText || lastMessage === undefined) {
+    lastMessage = JSON.parse(text) as HubMessage
+    lastText = text
+  }
+  return lastMessage
+}
+
 /** One shard's open path: its socket, where it starts, what it cannot replay (with each gap's floor), and (on a relay only) the replay itself. */
 interface ShardPath {
   socket: WebSocket
@@ -176,7 +193,7 @@ export class HubListener {
     const connect: Connect = { topics, principal, log, capacity, batch: this.#batch }
     if (after !== undefined) connect.after = after
     const path = await openShard(namespace, binding, shard, connect, {
-      onMessage: (data) => this.#message(link, JSON.parse(data) as HubMessage),
+      onMessage: (data) => this.#message(link, parseMessage(data)),
       onClose: () => {
         if (!link.dropped) this.#ended()
       },

@@ -99,12 +99,14 @@ export class Outbox {
   #producers: Map<string | number, Producer> | undefined
   #waiters: (() => void)[] = []
   #closed = false
-  #wake: (() => void) | undefined
+  /** The waiting reader (`#next`): resolved by the push that gives it a message, or by its timeout. */
+  #reader: ((item: OutboxText | undefined | null) => void) | undefined
   #first: (() => void) | undefined
   /** The waiting reader's timeout (`nextText`): one timer kept across waits, see `#arm`. */
   #timer: ReturnType<typeof setTimeout> | undefined
   #deadline = 0
-  #timedOut: (() => void) | undefined
+  /** Whether the waiting reader's wait has a deadline (`nextText(ms)`). */
+  #timed = false
   readonly stats: OutboxStats = emptyStats()
 
   /** `onFirstMessage` runs at the first push: the moment a transport must open its stream. */
@@ -185,24 +187,13 @@ export class Outbox {
   #next(ms: number | undefined): Promise<OutboxText | undefined | null> {
     if (this.#queue.length > 0) return Promise.resolve(this.#take())
     if (this.#closed) return Promise.resolve(undefined)
+    // The resolver is kept as it is, no closure per wait: a stream waits once per message.
     return new Promise((resolve) => {
-      if (ms !== undefined) {
-        this.#deadline = Date.now() + ms
-        this.#timedOut = () => {
-          this.#wake = undefined
-          resolve(null)
-        }
-        if (this.#timer === undefined) this.#arm(ms)
-      }
-      const wake = () => {
-        if (this.#queue.length === 0 && !this.#closed) {
-          this.#wake = wake
-          return
-        }
-        this.#timedOut = undefined
-        resolve(this.#queue.length > 0 ? this.#take() : undefined)
-      }
-      this.#wake = wake
+      this.#reader = resolve
+      this.#timed = ms !== undefined
+      if (ms === undefined) return
+      this.#deadline = Date.now() + ms
+      if (this.#timer === undefined) this.#arm(ms)
     })
   }
 
@@ -215,12 +206,12 @@ export class Outbox {
   #arm(ms: number): void {
     this.#timer = setTimeout(() => {
       this.#timer = undefined
-      const timedOut = this.#timedOut
-      if (!timedOut) return
+      const reader = this.#reader
+      if (!reader || !this.#timed) return
       const left = this.#deadline - Date.now()
       if (left > 0) return this.#arm(left)
-      this.#timedOut = undefined
-      timedOut()
+      this.#reader = undefined
+      reader(null)
     }, ms)
   }
 
@@ -329,10 +320,12 @@ export class Outbox {
     if (this.stats.bufferedBytes > this.stats.peakBufferedBytes) this.stats.peakBufferedBytes = this.stats.bufferedBytes
   }
 
+  /** Give the waiting reader the next message, or the end once closed; a wake with nothing queued (what woke it was dropped at once) waits on. */
   #wakeReader(): void {
-    const wake = this.#wake
-    this.#wake = undefined
-    wake?.()
+    const reader = this.#reader
+    if (!reader || (this.#queue.length === 0 && !this.#closed)) return
+    this.#reader = undefined
+    reader(this.#queue.length > 0 ? this.#take() : undefined)
   }
 
   #release(): void {

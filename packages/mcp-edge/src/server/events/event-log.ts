@@ -38,6 +38,10 @@ export const RESUME_META = 'dev.mcp-edge/lastEventId'
  * encodeCursor(new Map([[1, 5], [0, 17]])) // 'ev:0-17.1-5'
  */
 export function encodeCursor(cursor: ReadonlyMap<number, number>): string {
+  // One shard (the usual case): every delivered event's id is made here, once per stream.
+  if (cursor.size === 1) {
+    for (const [shard, seq] of cursor) return `${CURSOR_PREFIX}${shard}-${seq}`
+  }
   const pairs = [...cursor].sort(([a], [b]) => a - b).map(([shard, seq]) => `${shard}-${seq}`)
   return `${CURSOR_PREFIX}${pairs.join('.')}`
 }

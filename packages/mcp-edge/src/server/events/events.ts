@@ -125,6 +125,13 @@ export function filterTopics(filter: SubscriptionFilter): string[] {
 }
 
 /**
+ * Each event's topics, made once: an event is matched once per listener (an isolate's listeners
+ * of one hub message share its event, cloudflare/hub-listener.ts), so a fan-out to N streams would
+ * otherwise build the same strings N times. Events are never changed once made.
+ */
+const topicsOf = new WeakMap<McpEvent, readonly string[]>()
+
+/**
  * The topics an event is routed under: a resource update also goes to each `/`-prefix of its URI
  * (a subscription to `file:///data` covers `file:///data/a.txt`).
  *
@@ -133,6 +140,20 @@ export function filterTopics(filter: SubscriptionFilter): string[] {
  * // ['resource:notes://all/1', 'resource:notes:', 'resource:notes:/', 'resource:notes://all', 'resources:all']
  */
 export function eventTopics(event: McpEvent): string[] {
+  return [...routedTopics(event)]
+}
+
+/** `eventTopics`, made once per event and shared (`matches` and `eventKey` read it, never change it). */
+function routedTopics(event: McpEvent): readonly string[] {
+  let topics = topicsOf.get(event)
+  if (!topics) {
+    topics = routeTopics(event)
+    topicsOf.set(event, topics)
+  }
+  return topics
+}
+
+function routeTopics(event: McpEvent): string[] {
   if (event.type === 'listChanged') return [`list:${event.list}`]
   if (event.type === 'task') return [`task:${event.taskId}`]
   if (event.type === 'log') return [LOG_TOPIC]
@@ -150,8 +171,9 @@ export function visibleTo(event: McpEvent, principal: string | null): boolean {
 }
 
 /** Whether `subscription` asked for `event` and may see it (`topics`: the event's, when known). */
-export function matches(subscription: Subscription, event: McpEvent, topics = eventTopics(event)): boolean {
-  return visibleTo(event, subscription.principal) && topics.some((topic) => subscription.topics.has(topic))
+export function matches(subscription: Subscription, event: McpEvent, topics?: string[]): boolean {
+  const routed = topics ?? routedTopics(event)
+  return visibleTo(event, subscription.principal) && routed.some((topic) => subscription.topics.has(topic))
 }
 
 /**
@@ -159,7 +181,7 @@ export function matches(subscription: Subscription, event: McpEvent, topics = ev
  * `undefined` when each event matters (task status changes, log messages).
  */
 export function eventKey(event: McpEvent): string | undefined {
-  return event.type === 'task' || event.type === 'log' ? undefined : eventTopics(event)[0]
+  return event.type === 'task' || event.type === 'log' ? undefined : routedTopics(event)[0]
 }
 
 /** The `_meta` that ties a notification to its listen request (subscriptions.mdx). */
@@ -172,7 +194,8 @@ export const EVENT_ID_META = 'dev.mcp-edge/eventId'
 
 /** The notification a listener sends for `event`, tagged with its subscription id (and `id`, when logged). */
 export function eventNotification(event: McpEvent, subscriptionId: RequestId, id?: string): JsonRpcNotification {
-  const _meta = id === undefined ? tag(subscriptionId) : { ...tag(subscriptionId), [EVENT_ID_META]: id }
+  // One object (this runs once per stream per event).
+  const _meta = id === undefined ? tag(subscriptionId) : { [META.subscriptionId]: subscriptionId, [EVENT_ID_META]: id }
   if (event.type === 'listChanged') return notification(`notifications/${event.list}/list_changed`, { _meta })
   if (event.type === 'resourceUpdated') return notification(NOTIFICATION.resourceUpdated, { uri: event.uri, _meta })
   if (event.type === 'log') throw new Error('log messages do not reach a listen stream')
