@@ -50,18 +50,23 @@ describe('handler.notify', () => {
     expect(ownHub.published).toMatchObject([{ type: 'listChanged', list: 'prompts' }])
   })
 
-  it('throws naming MCP_EVENTS when nothing delivers, and publishes nothing', () => {
+  it("a server without delivery of its own publishes on the Worker's hub, as before any build: the same whatever the isolate served", async () => {
     const hub = keepingHub()
     const server = new McpServer({ name: 'sdk', version: '1' })
     expect(server.edge.events).toBeUndefined()
-    const notify = createNotifier({ server: () => server.edge, hub: () => hub })
+    await createNotifier({ server: () => server.edge, hub: () => hub }).resourceUpdated('counter://value')
+    expect(hub.published).toMatchObject([{ type: 'resourceUpdated', uri: 'counter://value' }])
+  })
+
+  it('throws naming MCP_EVENTS when nothing delivers, and publishes nothing', () => {
+    const server = new McpServer({ name: 'sdk', version: '1' })
+    const notify = createNotifier({ server: () => server.edge, hub: () => undefined })
     expect(() => notify.resourceUpdated('counter://value')).toThrow(
       /^handler\.notify\.resourceUpdated\("counter:\/\/value"\): no event hub to publish on.*MCP_EVENTS.*events option/,
     )
     expect(() => createNotifier({ server: () => undefined, hub: () => undefined }).toolsChanged()).toThrow(
       /^handler\.notify\.toolsChanged\(\): no event hub .*McpEventHub/,
     )
-    expect(hub.published).toEqual([])
   })
 
   it('refuses a uri that is not a non-empty string', () => {

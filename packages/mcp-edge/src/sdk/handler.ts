@@ -231,7 +231,7 @@ export function createMcpHandler<Env = unknown>(
   const fetch = (request: Request, env?: unknown, ctx?: HandlerContext) =>
     isRequestOptions(env, ctx)
       ? serve(withBody(request, env.parsedBody), workerEnv, RUNTIME_CONTEXT, authContext, env.authInfo)
-      : serve(request, env ?? workerEnv, ctx, authContext)
+      : serve(request, env ?? workerEnv, ctx ?? RUNTIME_CONTEXT, authContext)
   return Object.assign((request: Request, env: unknown, ctx: HandlerContext) => fetch(request, env, ctx), {
     fetch,
     notify,

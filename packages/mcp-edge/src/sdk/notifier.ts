@@ -84,8 +84,9 @@ export function createNotifier(target: NotifierTarget): ServerNotifier {
   const publish = (event: McpEvent, call: string, lost: string): Promise<void> => {
     const server = target.server()
     if (server?.events !== undefined) return publishing(server.publish(event), lost)
-    // A server without delivery has no listeners; a factory that built none yet has the Worker's hub.
-    const hub = server ? undefined : target.hub()
+    // A factory that built none yet, or a server without delivery of its own: the Worker's hub, so
+    // the same call publishes the same way whatever this isolate has served.
+    const hub = target.hub()
     if (!hub) throw noDelivery(call)
     return publishing(
       hub.publish(event).then(() => undefined),
