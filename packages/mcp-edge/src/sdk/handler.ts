@@ -12,157 +12,27 @@
  * without parameters that reads `getMcpAuthContext()` is called per request too.
  */
 import { waitUntil, env as workerEnv } from 'cloudflare:workers'
-import { Hono } from 'hono/tiny'
-import { createMcpHandler as createEdgeHandler } from '../http/handler.ts'
-import type { McpHttpOptions } from '../http/handler.ts'
-import { pathStart } from '../http/guards.ts'
-import { mcp } from '../http/hono.ts'
-import type { McpVariables } from '../http/hono.ts'
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
-import { McpServer as EdgeServer } from '../server/server.ts'
-import type { Principal } from '../server/types.ts'
-import type { McpServer } from './server.ts'
+import type { McpServer as EdgeServer } from '../server/server.ts'
 import { authInfoOf } from './context.ts'
+import type {
+  CreateMcpHandlerOptions,
+  HandlerContext,
+  McpFetchHandler,
+  McpHandlerRequestOptions,
+  McpRequestContext,
+  McpServerFactory,
+} from './handler-types.ts'
+import { factoryBuilt, notifierOf } from './notifier.ts'
+import type { ServerNotifier } from './notifier.ts'
 import { fromAuthInfo, grantOf, principalFromProps, propsOf } from './principal.ts'
 import type { AuthInfo } from './principal.ts'
 import { authContextReads, RequestHost, withRequest } from './request-store.ts'
 import type { McpAuthContext } from './request-store.ts'
-import { factoryBuilt, notifierOf } from './notifier.ts'
-import type { ServerNotifier } from './notifier.ts'
-import { conventionalEvents, conventionalServices } from './services.ts'
-
-/** agents' CORS options: the origin allowed besides loopback ones (the rest mcp-edge decides). */
-export interface CorsOptions {
-  origin?: string
-  methods?: string
-  headers?: string
-  maxAge?: number
-  exposeHeaders?: string
-}
-
-/** What a factory is given (SDK v2 `McpRequestContext`). */
-export interface McpRequestContext {
-  era: 'legacy' | 'modern'
-  /** The caller's `AuthInfo`, when the code handed it over (`handler.fetch(request, { authInfo })`). */
-  authInfo?: AuthInfo
-  requestInfo?: Request
-}
-
-/** SDK 2.x `handler.fetch(request, options)`: a caller verified in front (`requireBearerAuth`). */
-export interface McpHandlerRequestOptions {
-  authInfo?: AuthInfo
-  /** A body the code read already (a middleware's): served in place of the request's, which is used. */
-  parsedBody?: unknown
-}
-
-export type McpServerFactory<Env = unknown> = (
-  ctx: McpRequestContext,
-) => McpServer<Env> | EdgeServer<Env> | Promise<McpServer<Env> | EdgeServer<Env>>
-
-export interface CreateMcpHandlerOptions<Env = unknown> extends Omit<McpHttpOptions<Env>, 'legacy'> {
-  /**
-   * 2025-era clients: mcp-edge's lane options, `'reject'` (none served), or agents' and SDK 2.x's
-   * `'stateless'` (their default), which is mcp-edge's lane as it is.
-   */
-  legacy?: McpHttpOptions<Env>['legacy'] | 'stateless'
-  /** The endpoint's path (default `/mcp`); other paths are 404. */
-  route?: string
-  /** Props for `getMcpAuthContext()`, taking precedence over an OAuth provider's in front (agents' order). */
-  authContext?: McpAuthContext
-  /** agents' CORS options; `origin` is allowed besides loopback origins. `false`: no CORS answers. */
-  corsOptions?: CorsOptions | false
-  /**
-   * Who the grant's props name (an OAuth provider in front, or `authContext`). Default: the first of
-   * `sub`, `userId`, `login`, `email`, `username`, `id`, at the top of the props or under `claims` or `user`.
-   */
-  principal?: (props: Record<string, unknown>) => Principal | undefined
-  [agentsOption: string]: unknown
-}
-
-/**
- * What the handler takes of a Worker's (or Hono's `c.executionCtx`) execution context: `waitUntil`,
- * and the `props` an OAuth provider in front puts there.
- */
-export interface HandlerContext {
-  waitUntil(promise: Promise<unknown>): void
-  readonly props?: unknown
-}
-
-export type McpFetchHandler = ((request: Request, env: unknown, ctx: HandlerContext) => Promise<Response>) & {
-  /** A Worker's `(request, env, ctx)`, or SDK 2.x's `(request, { authInfo })`. */
-  fetch(request: Request, env?: unknown, ctx?: HandlerContext): Promise<Response>
-  /**
-   * SDK 2.x's notifier: publishes list changes and resource updates through the served server's
-   * event hub (`MCP_EVENTS`, or its `events` option), heard in every isolate (notifier.ts).
-   */
-  notify: ServerNotifier
-}
-
-export const edgeOf = <Env>(server: McpServer<Env> | EdgeServer<Env>): EdgeServer<Env> =>
-  server instanceof EdgeServer ? server : server.edge
-
-/** The `mcp()` options of the adapter: conventional services unless given, agents' origin allowed. */
-export function edgeOptions<Env>(options: CreateMcpHandlerOptions<Env>): McpHttpOptions<Env> {
-  const { route: _route, authContext: _props, corsOptions, principal: _principal, legacy, ...rest } = options
-  const origin = corsOptions ? corsOptions.origin : undefined
-  const allowedOrigins = origin && origin !== '*' ? [...(rest.allowedOrigins ?? []), origin] : rest.allowedOrigins
-  const lane = legacy === 'stateless' ? undefined : legacy
-  return { ...rest, legacy: lane, allowedOrigins, services: rest.services ?? ((env) => conventionalServices(env, false)) }
-}
-
-type EdgeApp<Env> = Hono<{ Bindings: Env & object; Variables: McpVariables }>
-
-/** A Worker-style fetch handler, for a request the adapter holds as `host`. */
-export interface Serving {
-  fetch(request: Request, env: unknown, host: RequestHost): Promise<Response>
-}
-
-/** The path of a URL, read without parsing it (the route check runs on every request). */
-function pathOf(url: string): string {
-  const start = pathStart(url)
-  const query = url.indexOf('?', start)
-  return query < 0 ? url.slice(start) : url.slice(start, query)
-}
-
-/**
- * `server` at `route`. The caller is the one established before (McpAgent's Worker), else the one
- * the grant's props name (an OAuth provider in front, or `authContext`), else whoever `mcp()`'s own
- * authentication finds. A request without an Origin (any non-browser client) goes straight to the
- * core's handler; a browser's (an Origin, a CORS preflight) through `mcp()`, which answers CORS.
- * Either way the core's execution context is `host`, which the handlers find again (request-store.ts).
- */
-export function serving<Env>(server: EdgeServer<Env>, route: string, given: McpHttpOptions<Env>): Serving {
-  // The SDKs log every level to a session that never sent logging/setLevel (their
-  // isMessageIgnored); mcp-edge's own default is `info`.
-  const legacy = given.legacy === 'reject' ? given.legacy : { logLevel: 'debug' as const, ...given.legacy }
-  const options = { ...given, legacy }
-  const direct = createEdgeHandler(server, options)
-  const notHere = `404 Not Found: this MCP server is served at ${route} (createMcpHandler's route option)`
-  let app: EdgeApp<Env> | undefined
-  return {
-    async fetch(request, env, host) {
-      // agents' handlers serve their route only; the SDK 2.x's own serves any path, hence the hint.
-      if (pathOf(request.url) !== route) return new Response(notHere, { status: 404 })
-      if (request.method === 'OPTIONS' || request.headers.has('origin')) {
-        app ??= mountApp(server, route, options)
-        // Hono reads waitUntil and passThroughOnException of a Workers context; the host has both.
-        return app.fetch(request, env as Env & object, host as unknown as ExecutionContext)
-      }
-      return direct(request, env as Env, host, host.principal)
-    },
-  }
-}
-
-function mountApp<Env>(server: EdgeServer<Env>, route: string, options: McpHttpOptions<Env>): EdgeApp<Env> {
-  const app = new Hono<{ Bindings: Env & object; Variables: McpVariables }>()
-  app.use(route, async (c, next) => {
-    const host = c.executionCtx as unknown
-    if (host instanceof RequestHost && host.principal) c.set('principal', host.principal)
-    await next()
-  })
-  app.route(route, mcp(server, options))
-  return app
-}
+import type { McpServer } from './server.ts'
+import { edgeOf, edgeOptions, serving } from './serving.ts'
+import type { Serving } from './serving.ts'
+import { conventionalEvents } from './services.ts'
 
 /** Handlers built before, by server or factory: SDK code often calls createMcpHandler per request. */
 const built = new WeakMap<object, { options: Record<string, unknown>; handle: Handle; notify: ServerNotifier }>()

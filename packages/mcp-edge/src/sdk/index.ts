@@ -82,7 +82,7 @@ export type {
   McpHandlerRequestOptions,
   McpRequestContext,
   McpServerFactory,
-} from './handler.ts'
+} from './handler-types.ts'
 export type { ServerNotifier } from './notifier.ts'
 export { getMcpAuthContext } from './request-store.ts'
 export type { McpAuthContext } from './request-store.ts'

@@ -1,0 +1,78 @@
+/**
+ * The types of the adapter's `createMcpHandler` (handler.ts) and of what serves a built server
+ * (serving.ts): agents' and SDK 2.x's option and context shapes.
+ */
+import type { McpHttpOptions } from '../http/handler.ts'
+import type { Principal } from '../server/types.ts'
+import type { ServerNotifier } from './notifier.ts'
+import type { AuthInfo } from './principal.ts'
+import type { McpAuthContext } from './request-store.ts'
+import type { McpServer as EdgeServer } from '../server/server.ts'
+import type { McpServer } from './server.ts'
+
+/** agents' CORS options: the origin allowed besides loopback ones (the rest mcp-edge decides). */
+export interface CorsOptions {
+  origin?: string
+  methods?: string
+  headers?: string
+  maxAge?: number
+  exposeHeaders?: string
+}
+
+/** What a factory is given (SDK v2 `McpRequestContext`). */
+export interface McpRequestContext {
+  era: 'legacy' | 'modern'
+  /** The caller's `AuthInfo`, when the code handed it over (`handler.fetch(request, { authInfo })`). */
+  authInfo?: AuthInfo
+  requestInfo?: Request
+}
+
+/** SDK 2.x `handler.fetch(request, options)`: a caller verified in front (`requireBearerAuth`). */
+export interface McpHandlerRequestOptions {
+  authInfo?: AuthInfo
+  /** A body the code read already (a middleware's): served in place of the request's, which is used. */
+  parsedBody?: unknown
+}
+
+export type McpServerFactory<Env = unknown> = (
+  ctx: McpRequestContext,
+) => McpServer<Env> | EdgeServer<Env> | Promise<McpServer<Env> | EdgeServer<Env>>
+
+export interface CreateMcpHandlerOptions<Env = unknown> extends Omit<McpHttpOptions<Env>, 'legacy'> {
+  /**
+   * 2025-era clients: mcp-edge's lane options, `'reject'` (none served), or agents' and SDK 2.x's
+   * `'stateless'` (their default), which is mcp-edge's lane as it is.
+   */
+  legacy?: McpHttpOptions<Env>['legacy'] | 'stateless'
+  /** The endpoint's path (default `/mcp`); other paths are 404. */
+  route?: string
+  /** Props for `getMcpAuthContext()`, taking precedence over an OAuth provider's in front (agents' order). */
+  authContext?: McpAuthContext
+  /** agents' CORS options; `origin` is allowed besides loopback origins. `false`: no CORS answers. */
+  corsOptions?: CorsOptions | false
+  /**
+   * Who the grant's props name (an OAuth provider in front, or `authContext`). Default: the first of
+   * `sub`, `userId`, `login`, `email`, `username`, `id`, at the top of the props or under `claims` or `user`.
+   */
+  principal?: (props: Record<string, unknown>) => Principal | undefined
+  [agentsOption: string]: unknown
+}
+
+/**
+ * What the handler takes of a Worker's (or Hono's `c.executionCtx`) execution context: `waitUntil`,
+ * and the `props` an OAuth provider in front puts there.
+ */
+export interface HandlerContext {
+  waitUntil(promise: Promise<unknown>): void
+  readonly props?: unknown
+}
+
+export type McpFetchHandler = ((request: Request, env: unknown, ctx: HandlerContext) => Promise<Response>) & {
+  /** A Worker's `(request, env, ctx)`, or SDK 2.x's `(request, { authInfo })`. */
+  fetch(request: Request, env?: unknown, ctx?: HandlerContext): Promise<Response>
+  /**
+   * SDK 2.x's notifier: publishes list changes and resource updates through the served server's
+   * event hub (`MCP_EVENTS`, or its `events` option), heard in every isolate (notifier.ts).
+   */
+  notify: ServerNotifier
+}
