@@ -52,7 +52,7 @@ export interface CreateMcpHandlerOptions<Env = unknown> extends Omit<McpHttpOpti
   corsOptions?: CorsOptions | false
   /**
    * Who the grant's props name (an OAuth provider in front, or `authContext`). Default: the first of
-   * `sub`, `userId`, `login`, `email`, `username`, `id`, at the top of the props or under `claims` or `user`.
+   * `sub`, `userId`, `user_id`, `login`, `email`, `username`, `id`, at the top of the props or under `claims` or `user`.
    */
   principal?: (props: Record<string, unknown>) => Principal | undefined
   [agentsOption: string]: unknown
