@@ -5,7 +5,7 @@
  * SDK compares resources. In Node.
  */
 import { describe, expect, it, vi } from 'vitest'
-import { requireBearerAuth } from '../../packages/mcp-edge/src/sdk/bearer-auth.ts'
+import { requireBearerAuth } from '../../packages/mcp-edge/src/sdk/web/bearer-auth.ts'
 import { authInfoOf } from '../../packages/mcp-edge/src/sdk/context.ts'
 import { openForwarded, sealForwarded } from '../../packages/mcp-edge/src/sdk/forward.ts'
 import { fromAuthInfo, grantOf, principalFromProps } from '../../packages/mcp-edge/src/sdk/principal.ts'

@@ -80,12 +80,7 @@ export function defineTool<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: strin
       : (args: unknown, extra: RequestHandlerExtra<Env>) =>
           Promise.resolve(run(args, extra)).then((result) => checkOutput(name, output, result))
   edge.tool(name, dropUndefined(options) as ToolOptions<ObjectSchema, undefined, undefined, Env>, (args, ctx) =>
-    runSdkHandler(
-      ctx,
-      hooks,
-      (extra) => checked(args, extra) as CallToolResult,
-      (error) => toolFailure(error, ctx as RequestContext<unknown>),
-    ),
+    runSdkHandler(ctx, hooks, (extra) => checked(args, extra) as CallToolResult, toolFailure),
   )
 }
 
@@ -108,12 +103,7 @@ export function defineResource<Env>(
 ): void {
   const { scopes, ...listing } = metadata
   const run = (ctx: RequestContext<Env>, call: (extra: RequestHandlerExtra<Env>) => unknown) =>
-    runSdkHandler(
-      ctx,
-      hooks,
-      (extra) => call(extra),
-      (error) => protocolFailure(error, ctx as RequestContext<unknown>),
-    ) as Promise<ReadResourceResult>
+    runSdkHandler(ctx, hooks, (extra) => call(extra), protocolFailure) as Promise<ReadResourceResult>
   if (typeof target === 'string') {
     edge.resource(target, dropUndefined({ name, ...listing, scopes }), (uri, ctx) =>
       run(ctx, (extra) => call(callback, new URL(uri), extra)),
@@ -155,7 +145,7 @@ export function definePrompt<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: str
         ctx as RequestContext<Env>,
         hooks,
         (extra) => (args === undefined ? call(callback, extra) : call(callback, parsed, extra)),
-        (error) => protocolFailure(error, ctx as RequestContext<unknown>),
+        protocolFailure,
       ) as Promise<GetPromptResult>,
   )
 }

@@ -188,7 +188,7 @@ function buildHandler<Env>(
   }
   // Without a services option the adapter binds MCP_STATE_KEYS by its name, and can say it is missing.
   const conventional = options.services === undefined
-  const hostOf = (
+  const hostFor = (
     request: Request,
     env: unknown,
     ctx: HandlerContext | undefined,
@@ -206,14 +206,14 @@ function buildHandler<Env>(
     return new RequestHost(request, props, principal, ctx, env, conventional, credentials)
   }
   const first: Handle = async (request, env, ctx, authContext, authInfo) => {
-    const host = hostOf(request, env, ctx, authContext, authInfo)
+    const host = hostFor(request, env, ctx, authContext, authInfo)
     return (await appFor(host)).fetch(request, env, host)
   }
   // Not an async function once the app is ready (one promise less a call), but as one to its caller.
   return (request, env, ctx, authContext, authInfo) => {
     if (!ready) return first(request, env, ctx, authContext, authInfo)
     try {
-      return ready.fetch(request, env, hostOf(request, env, ctx, authContext, authInfo))
+      return ready.fetch(request, env, hostFor(request, env, ctx, authContext, authInfo))
     } catch (error) {
       return Promise.reject(error)
     }

@@ -67,14 +67,14 @@ export { createRequestStateCodec } from './codec.ts'
 export type { RequestStateCodec, RequestStateCodecOptions } from './codec.ts'
 export type { CompleteCallback, ShapeOutput, ZodRawShape } from './schema.ts'
 export { createMcpHandler } from './handler.ts'
-export { OAuthError, OAuthErrorCode, requireBearerAuth } from './bearer-auth.ts'
-export type { BearerAuthOptions, OAuthTokenVerifier } from './bearer-auth.ts'
+export { OAuthError, OAuthErrorCode, requireBearerAuth } from './web/bearer-auth.ts'
+export type { BearerAuthOptions, OAuthTokenVerifier } from './web/bearer-auth.ts'
 export {
   hostHeaderValidationResponse,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   originValidationResponse,
-} from './web-guards.ts'
+} from './web/guards.ts'
 export type {
   CorsOptions,
   CreateMcpHandlerOptions,

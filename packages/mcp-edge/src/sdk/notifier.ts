@@ -7,8 +7,9 @@
  *
  * Where an event goes: the handler's server, or for a factory the server it built last in this
  * isolate (a factory's servers share their delivery: the Worker's hub, or the same `events`
- * option); before a factory built any, straight to the conventional hub (`MCP_EVENTS`). A server
- * with `events: 'isolate'` delivers to its own listeners in this isolate. Without any delivery no
+ * option); before a factory built any, or when that server has no delivery of its own, straight to
+ * the conventional hub (`MCP_EVENTS`). A server with `events: 'isolate'` delivers to its own
+ * listeners in this isolate. Without any delivery no
  * listener anywhere could hear it (listen streams and GET streams need one), so the call throws
  * naming `MCP_EVENTS` rather than dropping the notification.
  */

@@ -87,7 +87,7 @@ export function runSdkHandler<Env, R>(
   hooks: Hooks,
   handler: Handler<Env, R>,
   /** What a run that throws answers instead (a tool's `isError` result); rethrow what is not its to answer. */
-  failed?: (error: unknown) => R,
+  failed?: (error: unknown, ctx: RequestContext<unknown>) => R,
 ): Promise<R> {
   // McpAgent's object serves in an async context of its own request: the fallback.
   const frame: Frame = { store: hostOf(ctx) ?? currentRequest(), handler: undefined }
@@ -98,7 +98,7 @@ async function runRounds<Env, R>(
   ctx: RequestContext<Env>,
   hooks: Hooks,
   handler: Handler<Env, R>,
-  failed: ((error: unknown) => R) | undefined,
+  failed: ((error: unknown, ctx: RequestContext<unknown>) => R) | undefined,
   frame: Frame,
 ): Promise<R> {
   const context = ctx as RequestContext<unknown>
@@ -118,7 +118,7 @@ async function runRounds<Env, R>(
       result = await handler(extra)
     } catch (error) {
       if (!failed) throw error
-      return failed(error)
+      return failed(error, context)
     } finally {
       frame.handler = undefined
     }

@@ -45,6 +45,14 @@ const isolateRelay = memoryInputRelay()
  * resource updates and logs reach every isolate's listeners without an `events` option.
  */
 export function conventionalEvents(): EventHub | undefined {
-  const bindings = workerEnv as unknown as Record<string, unknown> | undefined
-  return bindings?.MCP_EVENTS ? cloudflareEventHub({ binding: 'MCP_EVENTS' }) : undefined
+  // One per isolate: a factory builds a server (and asks for it) per request, and the Worker's
+  // bindings do not change while the isolate lives.
+  if (conventionalHub === null) {
+    const bindings = workerEnv as unknown as Record<string, unknown> | undefined
+    conventionalHub = bindings?.MCP_EVENTS ? cloudflareEventHub({ binding: 'MCP_EVENTS' }) : undefined
+  }
+  return conventionalHub
 }
+
+/** The `MCP_EVENTS` hub once looked for (`null`: not yet). */
+let conventionalHub: EventHub | undefined | null = null

@@ -7,7 +7,7 @@
  * way is `createMcpHandler`'s `authenticate` or `resourceServer` option; this is the SDK's,
  * unchanged, so ported code keeps it.
  */
-import type { AuthInfo } from './context.ts'
+import type { AuthInfo } from '../context.ts'
 
 /** OAuth 2.0 error codes (RFC 6749 §5.2, RFC 6750 §3.1), by the SDK's names. */
 export const OAuthErrorCode = {
