@@ -41,6 +41,7 @@ import { TaskWatchers } from './watchers.ts'
 import { createRunHost } from './run-host.ts'
 import type { Watcher } from './watchers.ts'
 import { errorFields, libraryLog } from '../telemetry/log.ts'
+import { observeTaskRun } from '../telemetry/task-run.ts'
 import type { ObservedRun } from '../telemetry/task-run.ts'
 
 /** After an unfinished task expires and fails, it stays readable this long, then is deleted. */
@@ -272,7 +273,7 @@ export class TaskEngine<Env> {
     const record = this.#record as TaskRecord
     this.#commit({ running: true, runs: record.runs + 1 }, false)
     const call = JSON.parse(this.#store.call()) as TaskCall
-    const observed = this.#server.observers.taskRun(this.#env, {
+    const observed = observeTaskRun(this.#server.observers, this.#env, {
       taskId: record.taskId,
       tool: call.tool,
       run: record.runs + 1,

@@ -9,8 +9,6 @@ import { createLog, errorFields } from './log.ts'
 import type { Log } from './log.ts'
 import { createObserver } from './observe.ts'
 import type { ObserveOptions, Observer } from './observe.ts'
-import { observeRun } from './task-run.ts'
-import type { ObservedRun, RunInfo } from './task-run.ts'
 import { createTelemetry } from './tracer.ts'
 import type { NativeTracing, Telemetry, TelemetryExporter } from './tracer.ts'
 
@@ -39,8 +37,12 @@ export interface TracedService {
 /** What the server keeps: the observer of an env, built once. */
 export interface ObserverCache {
   for(env: unknown): Observer | undefined
-  /** A task's run in its Durable Object: its span, its steps' spans and its log line; `undefined` when nothing observes. */
-  taskRun(env: unknown, info: RunInfo): ObservedRun | undefined
+  /**
+   * Where a task's run in its Durable Object writes its log line: `log`, or `undefined` with logs
+   * off (task-run.ts `observeTaskRun`; the task engine imports that, so a bundle without tasks
+   * carries none of it).
+   */
+  readonly runLog: Log | undefined
   /** The spans of an env (events: publish and delivery); `undefined` when not traced. */
   telemetry(env: unknown): Telemetry | undefined
   /**
@@ -89,14 +91,7 @@ export function createObserverCache(config: TelemetryConfig = {}, service: { nam
     for: (env) => build(env).observer,
     telemetry: (env) => build(env).telemetry,
     latest: () => latest,
-    taskRun: (env, info) => {
-      try {
-        return observeRun(build(env).telemetry, observe.logs === 'off' ? undefined : log, info)
-      } catch (error) {
-        log.error('telemetry failed; the task ran without it', errorFields(error))
-        return undefined
-      }
-    },
+    runLog: observe.logs === 'off' ? undefined : log,
   }
 }
 

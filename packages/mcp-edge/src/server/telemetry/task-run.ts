@@ -6,7 +6,9 @@
  * ends), and one log line per run. Names and attributes: docs/observability.md ("Tasks").
  */
 import { ATTR } from './conventions.ts'
+import { errorFields } from './log.ts'
 import type { Log } from './log.ts'
+import type { ObserverCache } from './setup.ts'
 import { parseTraceparent } from './trace-context.ts'
 import type { Telemetry } from './tracer.ts'
 
@@ -39,8 +41,22 @@ const NOOP = () => {}
 /** What a step throws to end the run early, not as a failure: a pause, or a request for input. */
 const CONTROL_FLOW = new Set(['TaskSuspended', 'InputRequired'])
 
+/**
+ * A task's run in its Durable Object, as the server's telemetry observes it for `env`: its span,
+ * its steps' spans and its log line; `undefined` when nothing observes, or when setting that up
+ * failed (logged: telemetry never stops a task).
+ */
+export function observeTaskRun(observers: ObserverCache, env: unknown, info: RunInfo): ObservedRun | undefined {
+  try {
+    return observeRun(observers.telemetry(env), observers.runLog, info)
+  } catch (error) {
+    observers.log.error('telemetry failed; the task ran without it', errorFields(error))
+    return undefined
+  }
+}
+
 /** `undefined` when there is neither a tracer nor a log to tell. */
-export function observeRun(telemetry: Telemetry | undefined, log: Log | undefined, info: RunInfo): ObservedRun | undefined {
+function observeRun(telemetry: Telemetry | undefined, log: Log | undefined, info: RunInfo): ObservedRun | undefined {
   if (!telemetry && !log) return undefined
   const started = Date.now()
   const creator = parseTraceparent(info.traceparent)
