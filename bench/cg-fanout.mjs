@@ -21,7 +21,7 @@
  * `callgrind_annotate` cannot say where inside it they went. About 40 s a try; never part of `npm test`.
  */
 import { build } from './lib/build.mjs'
-import { dumpInstructions, useCallgrind, valgrindOf, zeroCounts } from './lib/callgrind.mjs'
+import { disposeUnder, dumpInstructions, useCallgrind, valgrindOf, zeroCounts } from './lib/callgrind.mjs'
 import { LEDGER_PACE_MS, openSession, openStream } from './lib/fanout-2025.mjs'
 import { fanoutRounds, inBatches, openListener } from './lib/fanout.mjs'
 import { median } from './lib/stats.mjs'
@@ -62,7 +62,7 @@ async function countOne(id) {
     return { perDelivery: instructions / (rounds * (streams + sessions)), dump }
   } finally {
     await Promise.all(open.map((stream) => stream.close()))
-    await target.dispose()
+    await disposeUnder(target)
   }
 }
 

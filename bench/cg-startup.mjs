@@ -20,7 +20,7 @@
  */
 import { join } from 'node:path'
 import { build } from './lib/build.mjs'
-import { dumpInstructions, useCallgrind, valgrindOf } from './lib/callgrind.mjs'
+import { disposeUnder, dumpInstructions, useCallgrind, valgrindOf } from './lib/callgrind.mjs'
 import { ROOT } from './lib/env.mjs'
 import { verifyCall } from './lib/mcp.mjs'
 import { median } from './lib/stats.mjs'
@@ -65,7 +65,7 @@ for (let round = 0; round < rounds; round++) {
       counts[id].push(instructions(target.pid))
       console.error(`[cg-startup] round ${round + 1}/${rounds}: ${id} ${counts[id].at(-1).toFixed(2)}M`)
     } finally {
-      await target.dispose()
+      await disposeUnder(target)
     }
   }
 }

@@ -37,6 +37,31 @@ export const valgrindOf = (pid) =>
     .trim()
     .split('\n')[0]
 
+/**
+ * Dispose of a target started under the wrapper, and of the callgrind under it: Miniflare ends
+ * the wrapper without its trap running, and the valgrind it started would go on running workerd
+ * (a busy process per start, left behind).
+ */
+export async function disposeUnder(target) {
+  let valgrind
+  try {
+    valgrind = valgrindOf(target.pid)
+  } catch {
+    // no valgrind under it (it ended already)
+  }
+  try {
+    await target.dispose()
+  } finally {
+    if (valgrind) {
+      try {
+        process.kill(Number(valgrind), 'SIGKILL')
+      } catch {
+        // it ended with the wrapper
+      }
+    }
+  }
+}
+
 /** Zero the counters of callgrind process `valgrind`. */
 export const zeroCounts = (valgrind) => execFileSync('callgrind_control', ['-z', valgrind], { stdio: 'ignore' })
 
