@@ -11,6 +11,7 @@ import { encodeBase64Url } from '../protocol/base64.ts'
 import { McpError } from '../protocol/errors.ts'
 import { sessionKey } from '../server/legacy/session-ledger.ts'
 import { CALL_STREAM, streamPrelude } from '../server/legacy/session-stream.ts'
+import { StreamFacts } from '../server/legacy/stream-facts.ts'
 import { libraryLog } from '../server/telemetry/log.ts'
 import { handleOptions } from './lane.ts'
 import type { Lane } from './lane.ts'
@@ -54,8 +55,8 @@ export async function openLegacyStream<Env>(state: LegacyState<Env>, lane: Lane<
   const id = encodeBase64Url(crypto.getRandomValues(new Uint8Array(9)))
   let opened: { done: Promise<void>; cursor: string }
   try {
-    // The ledger names this stream the session's newest (any older one, anywhere, stops).
-    await learn(state, session, ledger.openStream(sessionKey(session), id))
+    // The ledger names this stream the session's newest, and the hub announces it: any older one, anywhere, stops.
+    await learn(state, lane, session, ledger.openStream(sessionKey(session), id))
     // The hub has the stream before the client hears it opened: nothing published after is missed.
     opened = await openSessionStream({
       server,
@@ -68,7 +69,7 @@ export async function openLegacyStream<Env>(state: LegacyState<Env>, lane: Lane<
         raw: {},
       },
       logLevel: state.logLevel,
-      facts: () => recent.get(ledger, sessionKey(session)),
+      facts: new StreamFacts(ledger, sessionKey(session), recent),
       current: () => streams.get(session.nonce) === endStream,
       id,
       outbox: run.outbox,
