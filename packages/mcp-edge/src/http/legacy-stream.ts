@@ -11,7 +11,6 @@ import { encodeBase64Url } from '../protocol/base64.ts'
 import { McpError } from '../protocol/errors.ts'
 import { sessionKey } from '../server/legacy/session-ledger.ts'
 import { CALL_STREAM, streamPrelude } from '../server/legacy/session-stream.ts'
-import { StreamFacts } from '../server/legacy/stream-facts.ts'
 import { libraryLog } from '../server/telemetry/log.ts'
 import { handleOptions } from './lane.ts'
 import type { Lane } from './lane.ts'
@@ -69,7 +68,9 @@ export async function openLegacyStream<Env>(state: LegacyState<Env>, lane: Lane<
         raw: {},
       },
       logLevel: state.logLevel,
-      facts: new StreamFacts(ledger, sessionKey(session), recent),
+      ledger,
+      session: sessionKey(session),
+      cache: recent,
       current: () => streams.get(session.nonce) === endStream,
       id,
       outbox: run.outbox,

@@ -42,7 +42,7 @@ import { mayRead } from '../methods/access.ts'
 import { subjectOf } from '../principal.ts'
 import { MAX_SESSION_SUBSCRIPTIONS } from './session-ledger.ts'
 import type { SessionFacts } from './session-ledger.ts'
-import type { StreamFacts } from './stream-facts.ts'
+import { StreamFacts } from './stream-facts.ts'
 
 /** How long a 2025 client waits before reconnecting its GET stream (the SSE `retry`). */
 export const STREAM_RETRY_MS = 1000
@@ -104,7 +104,9 @@ export async function openSessionStream<Env>({
   options,
   meta,
   logLevel,
-  facts,
+  ledger,
+  session,
+  cache,
   current,
   id,
   outbox,
@@ -115,7 +117,7 @@ export async function openSessionStream<Env>({
   for (const list of ['tools', 'prompts', 'resources'] as const) if (server.offers(list, options)) topics.add(`list:${list}`)
   if (server.offers('resources', options)) topics.add(ALL_RESOURCES)
   topics.add(LOG_TOPIC)
-  topics.add(sessionTopic(facts.key.nonce))
+  topics.add(sessionTopic(session.nonce))
   // A resource this caller may not read is not announced to it (scopes and visibility, as resources/read).
   const viewer = { principal: options.principal, env: options.env, meta }
   const allows = (event: McpEvent) => event.type !== 'resourceUpdated' || mayRead(server, viewer, event.uri)
@@ -125,6 +127,7 @@ export async function openSessionStream<Env>({
   if (signal.aborted) end()
   signal.addEventListener('abort', end, { once: true })
   const relay = new Relay(listener, outbox, false)
+  const facts = new StreamFacts(ledger, session, cache)
   const admits = (now: SessionFacts, level: LogLevel) => LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(now.logLevel ?? logLevel)
   const ends = (now: SessionFacts) => now.revoked || !current() || (now.stream !== undefined && now.stream !== id)
   // The facts now (a read, when due), ending the stream if they say so.

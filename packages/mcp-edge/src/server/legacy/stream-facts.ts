@@ -51,11 +51,6 @@ export class StreamFacts {
     this.#ttl = ledger.revokedByPrincipal ? STREAM_FACTS_TTL_MS : SESSION_FACTS_TTL_MS
   }
 
-  /** The session's key (its nonce names its announcement topic). */
-  get key(): SessionKey {
-    return this.#key
-  }
-
   /** A read or principal check under way, if any: events arriving now wait for it. */
   get pending(): Promise<SessionFacts> | undefined {
     return this.#pending
