@@ -133,7 +133,7 @@ export async function learn<Env>(
 /**
  * Tell the session's open GET streams, on every isolate, that its facts changed in the ledger
  * (server/legacy/stream-facts.ts), before the change's answer goes out. Only where GET streams
- * open (an event hub and `sessionStreams`). A hub that cannot be reached is 503 (`quiet`: logged
+ * open (an event hub and `sessionStreams`). A hub that cannot be reached is `sessionsUnavailable` (`quiet`: logged
  * only, for a DELETE, which cannot be retried once done): the change is kept, and reaches open
  * streams when retried, or within `STREAM_FACTS_TTL_MS`.
  */

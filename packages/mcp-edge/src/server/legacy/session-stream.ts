@@ -141,6 +141,7 @@ export async function openSessionStream<Env>({
     // A change of the session's facts (stream-facts.ts): read them again now, so an end or a newer
     // stream stops this one without waiting for an event.
     if (event.type === 'session') {
+      if (event.nonce !== session.nonce) return
       facts.changed()
       return check()
     }
