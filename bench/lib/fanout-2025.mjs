@@ -7,9 +7,9 @@
  *   sessions, half on each isolate, each `initialize`d, subscribed to `bench://fanout`
  *   (`resources/subscribe`) and holding its GET stream there, with workerd's RSS just before and
  *   just after the streams opened. Then rounds of one `touch` on the first isolate (fanout.mjs),
- *   each starting at least `LEDGER_PACE_MS` after the previous one, so that every stream reads its
- *   session's facts from the ledger again for each round (an isolate keeps them 400 ms): what a
- *   change costs when changes come less often than that. Every stream must hear every round's
+ *   each starting at least `LEDGER_PACE_MS` after the previous one: changes sparser than an
+ *   isolate's 400 ms cache of a session's facts, which every stream read again for each round
+ *   before streams kept their facts until a change of them is announced (stream-facts.ts). Every stream must hear every round's
  *   update exactly once. Last, `idleSettleMs` after the last round (workerd evicts the idle ledger
  *   objects and hibernates the hub about 10 s after their last use, at a CPU cost of its own), workerd's
  *   CPU per second over `idleWindowMs` with the streams open: less the first reading, ÷ streams,
@@ -28,7 +28,7 @@ import { startInspected } from './heap.mjs'
 import { LEGACY_VERSION, legacyConnect, legacyRequest, send } from './mcp.mjs'
 import { cpuMs, rssBytes } from './proc.mjs'
 
-/** Longer than the ledger cache's 400 ms (server/legacy/session-ledger.ts). */
+/** Longer than the ledger cache's 400 ms (server/legacy/session-ledger.ts; module header). */
 export const LEDGER_PACE_MS = 500
 /** After opening sessions or streams, before a heap reading: their requests and writes are over. */
 const SETTLE_MS = 500

@@ -83,8 +83,8 @@ export function fanoutSection(fanout) {
       'every stream) over the rounds ÷ notifications delivered. The streams are read by this process on the same cores.' +
       (legacy
         ? ` The 2025 sessions are half on each isolate (initialized, subscribed and streaming there); their rounds start at least ` +
-          `${legacy.paceMs} ms apart, so each stream reads its session's facts from the ledger again for every round ` +
-          '(an isolate keeps them 400 ms), and every stream heard every update exactly once.'
+          `${legacy.paceMs} ms apart, sparser than an isolate's 400 ms cache of a session's facts (each stream keeps its own ` +
+          'and reads the ledger only when a change of them is announced), and every stream heard every update exactly once.'
         : ''),
     ...(legacy ? ['', ...idleLines(legacy)] : []),
   ].join('\n')

@@ -65,7 +65,7 @@ export function scaleSection(scale) {
       "streams and the sessions' GET streams are spread round-robin over them, all on one topic (`bench://fanout`), so all " +
       'are listeners of one hub shard: its object serves up to the capacity and its relays the rest. One `tools/call touch` ' +
       `per round on the first isolate publishes the update (${first?.rounds ?? '–'} rounds after one warm-up, at least ` +
-      `${first?.paceMs ?? '–'} ms apart, so each 2025 stream reads its session from the ledger again); times run from sending ` +
+      `${first?.paceMs ?? '–'} ms apart, sparser than an isolate's 400 ms cache of a session's facts; an open 2025 stream keeps its own and reads the ledger only when a change of them is announced); times run from sending ` +
       "the call to the update at the first and the last of all the point's streams, on this process's clock, which reads " +
       'every stream on the same cores as workerd; p99 over so few rounds is close to the slowest round. CPU is the whole ' +
       'workerd process (every isolate, the hub objects, the ledger objects, the calls) over the rounds ÷ updates delivered. ' +

@@ -10,7 +10,8 @@
  * go to its relays, which the Worker's `GET /hub` lists with their sockets.
  *
  * Then rounds of one `tools/call touch` on the first isolate (fanout.mjs), at least 500 ms apart
- * (so each 2025 stream reads its session's facts from the ledger again, as for sparse changes):
+ * (sparse changes: a 2025 stream read its session's facts from the ledger again for each before
+ * streams kept them, server/legacy/stream-facts.ts; the pacing is kept so figures compare):
  * call → first and last delivery (p50/p99 over rounds), the call's own answer, and workerd's
  * CPU (all threads' on-CPU time from /proc, the quantity utime + stime count, finer) over the
  * rounds ÷ deliveries. Memory: workerd's RSS (the whole process: four isolates, the hub objects,

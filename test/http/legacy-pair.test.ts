@@ -4,7 +4,9 @@
  * answer to a server-to-client request, posted to the other isolate, reaches the call waiting in
  * the first through the `McpInputRelay` Durable Object, and a session ended on one isolate (DELETE)
  * is refused on the other within 0.5 s (the `McpSessionLedger` Durable Object); the SDK 1.x
- * client, subscribed on one isolate through its own GET stream, hears a note added on the other. Nothing about the session or the pending
+ * client, subscribed on one isolate through its own GET stream, hears a note added on the other.
+ * A session's changes on one isolate (a subscription, a newer stream, its end) apply to its open
+ * stream on the other at once: they are announced through the event hub before their answer. Nothing about the session or the pending
  * request is shared in memory: each isolate has its own module state. Both isolates export their
  * spans to one OTLP collector: the question, its answer and an event's delivery are each one
  * trace across the two.
@@ -84,11 +86,10 @@ describe('the 2025-era lane on two isolates', () => {
     try {
       expect(client.getServerCapabilities()?.resources).toEqual({ subscribe: true, listChanged: true })
       await opened
-      // Subscribed through b: a's stream reads the session's subscriptions from the ledger, within
-      // 400 ms of the answer (its cached read began before).
+      // Subscribed through b: the hub has b's announcement of the change before its answer, so a's
+      // stream reads the session's subscriptions again before the note's update reaches it.
       const session = { version: transport.protocolVersion as string, sessionId: transport.sessionId as string }
       expect((await legacyRpc(fetch, b, session, 'resources/subscribe', { uri: 'notes://all' })).message.result).toEqual({})
-      await new Promise((done) => setTimeout(done, 500))
       await rpc(fetch, b, 'tools/call', { name: 'add_note', arguments: { text: 'from b' } })
       expect(await heard).toBe('notes://all')
     } finally {
@@ -134,14 +135,48 @@ describe('the 2025-era lane on two isolates', () => {
     await older.raw()
     const newer = await legacyGet(fetch, b, client)
     await newer.raw()
-    // a trusts its read of the session for 400 ms: past that, it sees b's stream is the newest.
-    await new Promise((done) => setTimeout(done, 500))
+    // b announced its stream before answering the GET: a's stream, told, reads that it is older.
     await rpc(fetch, b, 'tools/call', { name: 'add_note', arguments: { text: 'once' } })
     expect((await newer.next()).params).toEqual({ uri: 'notes://all' })
     // It ends at once; its own end would be listenTimeoutMs (10 minutes) away, so 15 s tells them apart.
     expect(await older.endsWithin(15_000)).toBe(true)
     expect(older.messages()).toEqual([])
     newer.close()
+  })
+
+  it('applies a subscription and an unsubscribe made on one isolate to the session’s open stream on the other at once', async () => {
+    const [a, b] = pair.urls
+    const client = await legacyConnect(fetch, a)
+    const stream = await legacyGet(fetch, a, client)
+    await stream.raw()
+    // Not subscribed yet: the update is not sent (and a's stream has just decided one with its facts).
+    await rpc(fetch, b, 'tools/call', { name: 'add_note', arguments: { text: 'before' } })
+    const subscribe = async (method: string) =>
+      expect((await legacyRpc(fetch, b, client, method, { uri: 'notes://all' })).message.result).toEqual({})
+    // Each change, answered by b, applies to the very next update: no wait.
+    await subscribe('resources/subscribe')
+    await rpc(fetch, b, 'tools/call', { name: 'add_note', arguments: { text: 'subscribed' } })
+    const heard = await Promise.race([stream.next(), new Promise((done) => setTimeout(() => done('nothing'), 10_000))])
+    expect(heard).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'notes://all' } })
+    await subscribe('resources/unsubscribe')
+    await rpc(fetch, b, 'tools/call', { name: 'add_note', arguments: { text: 'unsubscribed' } })
+    await subscribe('resources/subscribe')
+    await rpc(fetch, b, 'tools/call', { name: 'add_note', arguments: { text: 'again' } })
+    expect((await stream.next()).params).toEqual({ uri: 'notes://all' })
+    // Two updates, not three: the one published while unsubscribed was not sent.
+    expect(stream.messages()).toHaveLength(2)
+    stream.close()
+  })
+
+  it('ends the session’s open stream on one isolate when a DELETE on the other ends the session, with no event', async () => {
+    const [a, b] = pair.urls
+    const client = await legacyConnect(fetch, a)
+    const stream = await legacyGet(fetch, a, client)
+    await stream.raw()
+    expect((await fetch(b, { method: 'DELETE', headers: { 'mcp-session-id': client.sessionId as string } })).status).toBe(204)
+    // Nothing is published: the announcement alone ends it (its own end is listenTimeoutMs, 10 minutes, away).
+    expect(await stream.endsWithin(10_000)).toBe(true)
+    expect(stream.messages()).toEqual([])
   })
 
   it('finishes a call on one isolate with the answer posted to the other', async () => {

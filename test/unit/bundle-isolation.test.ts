@@ -44,6 +44,8 @@ describe('opt-in features and the bundle', () => {
   it('leaves tool search, result budgets, the Server Card and session streams out of a server that does not use them', async () => {
     const code = await bundle()
     for (const marker of Object.values(FEATURES)) expect(code).not.toContain(marker)
+    // What a session stream keeps of its session comes with it (server/legacy/stream-facts.ts).
+    expect(code).not.toContain('StreamFacts')
   })
 
   it('bundles each of them once the server opts in', async () => {
@@ -52,5 +54,6 @@ describe('opt-in features and the bundle', () => {
       "serverCard: serverCard({ name: 'com.example/probe' }), services: () => ({ sessionStreams: openSessionStream })",
     )
     for (const marker of Object.values(FEATURES)) expect(code).toContain(marker)
+    expect(code).toContain('StreamFacts')
   })
 })

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
 import type { McpServices } from '../../packages/mcp-edge/src/server/dispatch.ts'
-import type { EventHub } from '../../packages/mcp-edge/src/server/events/events.ts'
+import type { EventHub, McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 import { openSessionStream } from '../../packages/mcp-edge/src/server/legacy/session-stream.ts'
 import { MAX_SESSION_SUBSCRIPTIONS } from '../../packages/mcp-edge/src/server/legacy/session-ledger.ts'
 import type { SessionLedger } from '../../packages/mcp-edge/src/server/legacy/session-ledger.ts'
@@ -142,5 +142,99 @@ describe("a 2025 session's subscriptions", () => {
     expect((await subscribe('notes://0', 'resources/unsubscribe')).message.result).toEqual({})
     expect((await subscribe('notes://one-too-many')).message.result).toEqual({})
     expect(kept.has('notes://one-too-many')).toBe(true)
+  })
+})
+
+describe("a 2025 session's changes and its open stream", () => {
+  /** A hub that keeps what is published and the open stream's `deliver`; a ledger that counts reads. */
+  function recording(failPublish = false) {
+    const published: McpEvent[] = []
+    let deliver: ((event: McpEvent) => void) | undefined
+    const hub: EventHub = {
+      publish: async (event) => {
+        if (failPublish) throw new Error('hub down')
+        published.push(event)
+        return 1
+      },
+      listen: async (_subscription, given) => {
+        deliver = given
+        return { closed: new Promise<void>(() => {}) }
+      },
+    }
+    const counted = { reads: 0, subscriptions: [] as string[] }
+    const facts = () => ({ revoked: false, subscriptions: [...counted.subscriptions] })
+    const sessions: SessionLedger = {
+      ...ledger,
+      read: async () => {
+        counted.reads++
+        return facts()
+      },
+      subscribe: async (_key, uri) => {
+        counted.subscriptions.push(uri)
+        return facts()
+      },
+    }
+    const server = createMcpServer({ name: 'announce', version: '1.0.0', events: hub })
+    server.resource('notes://{id}', { name: 'note', description: 'A note' }, () => ({ contents: [] }))
+    const requestState = new RequestStateCodec(createKeyRing(KEYS))
+    const handle = createMcpHandler(server, {
+      services: () => ({ requestState, sessions, sessionStreams: openSessionStream }),
+    })
+    const fetcher = (request: Request) => handle(request, undefined)
+    return { published, counted, fetcher, deliver: (event: McpEvent) => deliver?.(event) }
+  }
+  const settle = () => new Promise((done) => setTimeout(done, 10))
+
+  it('announces a change through the hub before answering; the stream reads the ledger at open and on an announcement, not per event', async () => {
+    const { published, counted, fetcher, deliver } = recording()
+    const client = await legacyConnect(fetcher, ENDPOINT)
+    const abort = new AbortController()
+    const headers = legacyHeaders(client, { accept: 'text/event-stream', 'content-type': null })
+    const response = await fetcher(new Request(ENDPOINT, { method: 'GET', headers, signal: abort.signal }))
+    expect(response.status).toBe(200)
+    await settle()
+    const nonce = (published[0] as { nonce: string }).nonce
+    // The GET announced its stream (an older one elsewhere ends); the stream read the facts once
+    // (the GET's own check of the session read them too).
+    expect(published).toEqual([{ type: 'session', nonce }])
+    expect(counted.reads).toBe(2)
+    expect((await legacyRpc(fetcher, ENDPOINT, client, 'resources/subscribe', { uri: 'notes://1' })).message.result).toEqual({})
+    expect(published).toEqual([
+      { type: 'session', nonce },
+      { type: 'session', nonce },
+    ])
+    const before = counted.reads
+    for (let i = 0; i < 5; i++) deliver({ type: 'listChanged', list: 'tools' })
+    // Another session's announcement changes nothing here; its own makes the stream read again.
+    deliver({ type: 'session', nonce: 'someone-else' })
+    await settle()
+    expect(counted.reads).toBe(before)
+    deliver({ type: 'session', nonce })
+    deliver({ type: 'resourceUpdated', uri: 'notes://1' })
+    await settle()
+    expect(counted.reads).toBe(before + 1)
+    const reader = response.body!.getReader()
+    let text = ''
+    while (!text.includes('notes://1')) text += new TextDecoder().decode((await reader.read()).value)
+    expect(text).toContain('"uri":"notes://1"')
+    abort.abort()
+    await reader.cancel()
+  })
+
+  it('answers a change the hub could not be told of with -32603 (service unavailable), the change kept; a DELETE still ends the session (204)', async () => {
+    const { counted, fetcher } = recording(true)
+    const client = await legacyConnect(fetcher, ENDPOINT)
+    const refused = await legacyRpc(fetcher, ENDPOINT, client, 'resources/subscribe', { uri: 'notes://1' })
+    // A method's error, as when the ledger cannot be reached (a GET would be HTTP 503).
+    expect(refused.status).toBe(200)
+    expect(refused.message.error).toEqual({
+      code: -32603,
+      message: 'Service unavailable: the event hub could not be told of the session’s change (it is kept); retry',
+    })
+    expect(counted.subscriptions).toEqual(['notes://1'])
+    const ended = await fetcher(
+      new Request(ENDPOINT, { method: 'DELETE', headers: legacyHeaders(client, { 'content-type': null }) }),
+    )
+    expect(ended.status).toBe(204)
   })
 })

@@ -3,7 +3,8 @@
  * session it never heard of is unchanged; a level and an end are kept; revoking a principal ends
  * the sessions it minted until then and no later one, nor anybody else's; the alarm forgets rows
  * once their sessions have expired. Sessions are spread over objects by nonce, cut-offs kept per
- * principal; a read asks both. An object keeps the facts it read in memory, and every write and
+ * principal; a read asks both, and an open stream asks the cut-off alone (cached per isolate for
+ * 400 ms, answered at once while cached). An object keeps the facts it read in memory, and every write and
  * its alarm drop them.
  */
 import { env, runInDurableObject } from 'cloudflare:test'
@@ -46,6 +47,24 @@ describe('McpSessionLedger', () => {
     expect(await ledger.read(bobs)).toEqual({ revoked: false })
     // A level written for a session its principal's revocation ended answers it ended.
     expect(await ledger.setLogLevel(before, 'error')).toEqual({ revoked: true, logLevel: 'error' })
+  })
+
+  it('tells an open stream whether a principal’s revocation ended its session, from the cut-off it keeps', async () => {
+    const ledger = durableSessions(env.MCP_SESSIONS)
+    const old = key('erin-old', 'erin', Date.now() - 1000)
+    const later = key('erin-new', 'erin', Date.now() + 1000)
+    // Asked first: the cut-off is read from its object; asked again, this isolate answers at once.
+    const first = ledger.revokedByPrincipal?.(old)
+    expect(first).toBeInstanceOf(Promise)
+    expect(await first).toBe(false)
+    expect(ledger.revokedByPrincipal?.(old)).toBe(false)
+    expect(ledger.revokedByPrincipal?.(key('anon-2', null))).toBe(false)
+    await ledger.revokePrincipal('erin')
+    // Another isolate's ledger (a fresh cache) sees the revocation at once; the session's own facts are untouched.
+    const elsewhere = durableSessions(env.MCP_SESSIONS)
+    expect(await elsewhere.revokedByPrincipal?.(old)).toBe(true)
+    expect(elsewhere.revokedByPrincipal?.(old)).toBe(true)
+    expect(elsewhere.revokedByPrincipal?.(later)).toBe(false)
   })
 
   it('forgets expired sessions and cut-offs on its alarm, and re-arms for the next expiry', async () => {

@@ -26,8 +26,9 @@
  * only writer of its storage, so each write of a session drops its entry and the alarm drops them
  * all: what is kept is what SQL would answer. (A subclass that writes these tables itself must
  * drop the entries too; none is expected: the class is exported to be bound, not extended.)
- * A session stream reads its facts for each event it is offered (once per 400 ms), so these
- * reads are on the fan-out's path (bench/README.md, fan-out at scale).
+ * An open session stream reads its facts when it opens and when a change is announced on the
+ * event hub (server/legacy/stream-facts.ts), or after 30 s without one; for each event it asks
+ * only `revokedByPrincipal`, which this isolate's cache of the principal's cut-off answers.
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { LogLevel } from '../protocol/constants.ts'
@@ -72,8 +73,8 @@ export class McpSessionLedger extends DurableObject<Record<string, unknown>> {
   }
 
   #select(nonce: string): SessionFacts {
-    // One statement, not one per table: a session stream reads this for every event it is offered
-    // (through the isolate's cache), so it is on the fan-out's path.
+    // One statement, not one per table: every request of a session reads this (through the
+    // isolate's cache, every 400 ms), and each of its open streams when told of a change.
     const row = this.ctx.storage.sql
       .exec<{ revoked: number | null; log_level: LogLevel | null; uris: string; stream: string | null }>(
         `SELECT (SELECT revoked FROM sessions WHERE nonce = ?1) AS revoked,
@@ -219,28 +220,38 @@ export function durableSessions(
   // (400 ms from when the read began): every bearer-token client is one principal, whose object
   // would otherwise be read on every miss of every session.
   const cuts = new Map<string, { cut: number | null; readAt: number }>()
-  const cutOf = async (principal: string): Promise<number | null> => {
+  // At once when cached (an open stream asks for each event, stream-facts.ts).
+  const cutOf = (principal: string): number | null | Promise<number | null> => {
     const now = Date.now()
     const known = cuts.get(principal)
     if (known && now - known.readAt < SESSION_FACTS_TTL_MS) return known.cut
-    const cut = await principalOf(principal).cut(principal)
-    if ((cuts.get(principal)?.readAt ?? -1) < now) {
-      cuts.delete(principal)
-      if (cuts.size >= MAX_CACHED_CUTS) cuts.delete(cuts.keys().next().value as string)
-      cuts.set(principal, { cut, readAt: now })
-    }
-    return cut
+    return principalOf(principal)
+      .cut(principal)
+      .then((cut) => {
+        if ((cuts.get(principal)?.readAt ?? -1) < now) {
+          cuts.delete(principal)
+          if (cuts.size >= MAX_CACHED_CUTS) cuts.delete(cuts.keys().next().value as string)
+          cuts.set(principal, { cut, readAt: now })
+        }
+        return cut
+      })
   }
+  const cutsOff = (key: SessionKey, cut: number | null) => cut !== null && key.issuedAt <= cut
   /** The session's facts with its principal's cut-off applied. */
   const withCut = async (key: SessionKey, own: Promise<SessionFacts>): Promise<SessionFacts> => {
     const [facts, cut] = await Promise.all([own, key.principal === null ? null : cutOf(key.principal)])
-    return cut !== null && key.issuedAt <= cut ? { ...facts, revoked: true } : facts
+    return cutsOff(key, cut) ? { ...facts, revoked: true } : facts
   }
   return {
     read: (key) => withCut(key, sessionOf(key).read(key.nonce)),
     setLogLevel: (key, level) => withCut(key, sessionOf(key).setLogLevel(key.nonce, level, key.expiresAt)),
     subscribe: (key, uri, subscribed) => withCut(key, sessionOf(key).subscribe(key.nonce, uri, subscribed, key.expiresAt)),
     openStream: (key, stream) => withCut(key, sessionOf(key).openStream(key.nonce, stream, key.expiresAt)),
+    revokedByPrincipal(key) {
+      if (key.principal === null) return false
+      const cut = cutOf(key.principal)
+      return cut instanceof Promise ? cut.then((found) => cutsOff(key, found)) : cutsOff(key, cut)
+    },
     revoke: (key) => sessionOf(key).revoke(key.nonce, key.expiresAt),
     revokePrincipal: (principal, given = {}) => principalOf(principal).revokePrincipal(principal, given.ttlMs ?? ttlMs),
   }

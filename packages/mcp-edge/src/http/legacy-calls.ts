@@ -49,10 +49,10 @@ function legacyOptions<Env>(state: LegacyState<Env>, lane: Lane<Env>, run: Run, 
       ? {
           async setLogLevel(level: LogLevel) {
             if (who.facts?.logLevel === level) return
-            await learn(state, session, ledger.setLogLevel(sessionKey(session), level))
+            await learn(state, lane, session, ledger.setLogLevel(sessionKey(session), level))
           },
           async subscribe(uri: string, subscribed: boolean) {
-            const facts = await learn(state, session, ledger.subscribe(sessionKey(session), uri, subscribed))
+            const facts = await learn(state, lane, session, ledger.subscribe(sessionKey(session), uri, subscribed))
             if (subscribed && !facts.subscriptions?.includes(uri)) throw subscriptionsFull()
           },
         }

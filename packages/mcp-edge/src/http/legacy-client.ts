@@ -17,7 +17,9 @@ import { LegacySessions } from '../server/legacy/session.ts'
 import type { LegacySession } from '../server/legacy/session.ts'
 import { reachable, SessionFactsCache, sessionKey } from '../server/legacy/session-ledger.ts'
 import type { SessionFacts } from '../server/legacy/session-ledger.ts'
+import { sessionChanged } from '../server/events/events.ts'
 import { subjectOf } from '../server/principal.ts'
+import { libraryLog } from '../server/telemetry/log.ts'
 import type { RequestStateCodec } from '../server/request-state.ts'
 import type { McpServer } from '../server/server.ts'
 import type { Lane } from './lane.ts'
@@ -109,19 +111,44 @@ export function sessionsFor<Env>(state: LegacyState<Env>, codec: RequestStateCod
   return found
 }
 
-/** What a write through this isolate answered, cached from when it began; 404 if the session ended meanwhile. */
+/**
+ * What a write through this isolate answered, cached from when it began, and announced to the
+ * session's open GET streams (`announce`); 404 if the session ended meanwhile.
+ */
 export async function learn<Env>(
   state: LegacyState<Env>,
+  lane: Lane<Env>,
   session: LegacySession,
   write: Promise<SessionFacts>,
 ): Promise<SessionFacts> {
   const startedAt = Date.now()
   const facts = await reachable(write)
   state.recent.put(session.nonce, facts, startedAt)
+  await announce(state, lane, session.nonce)
   // Ended while this request ran (a DELETE elsewhere): what it wrote is kept, but for nobody.
   if (facts.revoked) throw new McpError('sessionNotFound')
   return facts
 }
+
+/**
+ * Tell the session's open GET streams, on every isolate, that its facts changed in the ledger
+ * (server/legacy/stream-facts.ts), before the change's answer goes out. Only where GET streams
+ * open (an event hub and `sessionStreams`). A hub that cannot be reached is `sessionsUnavailable` (`quiet`: logged
+ * only, for a DELETE, which cannot be retried once done): the change is kept, and reaches open
+ * streams when retried, or within `STREAM_FACTS_TTL_MS`.
+ */
+export async function announce<Env>(state: LegacyState<Env>, lane: Lane<Env>, nonce: string, quiet = false): Promise<void> {
+  const hub = state.server.events
+  if (typeof hub !== 'object' || !lane.services.sessionStreams) return
+  try {
+    await hub.publish(sessionChanged(nonce))
+  } catch (error) {
+    libraryLog.error('session change not announced', { error: error instanceof Error ? error.message : String(error) })
+    if (!quiet) throw new McpError('sessionsUnavailable', UNANNOUNCED)
+  }
+}
+
+const UNANNOUNCED = 'Service unavailable: the event hub could not be told of the session’s change (it is kept); retry'
 
 /** The client behind a non-initialize message: its session, or only its version header. */
 export async function clientOf<Env>(state: LegacyState<Env>, lane: Lane<Env>): Promise<Client> {

@@ -54,8 +54,8 @@ export async function openLegacyStream<Env>(state: LegacyState<Env>, lane: Lane<
   const id = encodeBase64Url(crypto.getRandomValues(new Uint8Array(9)))
   let opened: { done: Promise<void>; cursor: string }
   try {
-    // The ledger names this stream the session's newest (any older one, anywhere, stops).
-    await learn(state, session, ledger.openStream(sessionKey(session), id))
+    // The ledger names this stream the session's newest, and the hub announces it: any older one, anywhere, stops.
+    await learn(state, lane, session, ledger.openStream(sessionKey(session), id))
     // The hub has the stream before the client hears it opened: nothing published after is missed.
     opened = await openSessionStream({
       server,
@@ -68,7 +68,9 @@ export async function openLegacyStream<Env>(state: LegacyState<Env>, lane: Lane<
         raw: {},
       },
       logLevel: state.logLevel,
-      facts: () => recent.get(ledger, sessionKey(session)),
+      ledger,
+      session: sessionKey(session),
+      cache: recent,
       current: () => streams.get(session.nonce) === endStream,
       id,
       outbox: run.outbox,

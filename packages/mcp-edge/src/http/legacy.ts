@@ -30,7 +30,7 @@ import { reachable, sessionKey } from '../server/legacy/session-ledger.ts'
 import type { McpServer } from '../server/server.ts'
 import type { Lane } from './lane.ts'
 import { answer, batchItem, handleCall, initialize, notify, params } from './legacy-calls.ts'
-import { clientOf, createLegacyState } from './legacy-client.ts'
+import { announce, clientOf, createLegacyState } from './legacy-client.ts'
 import type { LegacyOptions, LegacyState } from './legacy-client.ts'
 import { openLegacyStream } from './legacy-stream.ts'
 import { respond, respondBatch } from './respond.ts'
@@ -46,8 +46,10 @@ async function terminate<Env>(state: LegacyState<Env>, lane: Lane<Env>): Promise
   if (!who.session || !ledger) throw new McpError('sessionNotFound')
   await reachable(ledger.revoke(sessionKey(who.session)))
   state.recent.put(who.session.nonce, { revoked: true })
-  // Its calls and its GET stream in this isolate end now (elsewhere: calls with their own
-  // streams, the GET stream at its next event or its planned close).
+  // Its GET stream on any other isolate ends when it hears this (server/legacy/stream-facts.ts).
+  await announce(state, lane, who.session.nonce, true)
+  // Its calls and its GET stream in this isolate end now (elsewhere: calls end with their own
+  // streams).
   const prefix = `${who.session.nonce}:`
   for (const [key, cancel] of state.inFlight) if (key.startsWith(prefix)) cancel()
   state.streams.get(who.session.nonce)?.()

@@ -8,7 +8,7 @@ import type { JsonRpcRequest } from '../protocol/jsonrpc.ts'
 import type { Icon, JsonObject, RequestMeta, ServerCapabilities } from '../protocol/types.ts'
 import type { InputRelay } from './input/input-relay.ts'
 import type { AskClient } from './legacy/ask.ts'
-import type { SessionFacts, SessionLedger } from './legacy/session-ledger.ts'
+import type { SessionFactsCache, SessionKey, SessionLedger } from './legacy/session-ledger.ts'
 import type { Outbox } from './outbox.ts'
 import type { RequestStateCodec } from './request-state.ts'
 import type { EventDelivery, EventHub } from './events/events.ts'
@@ -59,8 +59,13 @@ export interface SessionStream<Env> {
   meta: RequestMeta
   /** The level a session that never set one logs at (the lane's `logLevel`). */
   logLevel: LogLevel
-  /** The session's facts now (the isolate's cache of the ledger). */
-  facts: () => SessionFacts | Promise<SessionFacts>
+  /**
+   * Where the session's facts live and its key there: the stream keeps them (stream-facts.ts),
+   * read again when the hub announces a change. `cache`: this isolate's, told what it reads.
+   */
+  ledger: SessionLedger
+  session: SessionKey
+  cache?: SessionFactsCache | undefined
   /** Whether this is still the session's stream in this isolate (a newer GET replaces it). */
   current: () => boolean
   /** This stream's id, as the ledger records the session's newest stream (`SessionFacts.stream`). */

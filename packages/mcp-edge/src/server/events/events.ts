@@ -6,7 +6,9 @@
  * thing on every path.
  *
  * Topics: `list:tools`, `list:prompts`, `list:resources`, `resource:<uri>`, `task:<taskId>`, `log`
- * (no filter yields it: the 2026 revision sends no `notifications/message` on listen streams). A
+ * (no filter yields it: the 2026 revision sends no `notifications/message` on listen streams),
+ * `session:<nonce>` (a 2025-era session's facts changed in its ledger: its open GET stream reads
+ * them again, server/legacy/stream-facts.ts; never sent to a client, and no filter yields it). A
  * listener subscribed to `resource:<uri>` hears updates of that URI and of every URI below it
  * (`<uri>/…`), so an update is routed under its own URI and each of its `/`-prefixes, and under
  * `resources:all`, which a 2025-era session's stream takes to filter by the session's own
@@ -32,6 +34,7 @@ export type McpEvent = (
   | { type: 'resourceUpdated'; uri: string }
   | { type: 'task'; taskId: string; params: Record<string, unknown> }
   | { type: 'log'; level: LogLevel; data: unknown; logger?: string | undefined }
+  | { type: 'session'; nonce: string }
 ) & { audience?: readonly string[] | undefined; traceparent?: string | undefined }
 
 /** Options of `server.notifyListChanged` and `server.notifyResourceUpdated`. */
@@ -114,6 +117,11 @@ export const ALL_RESOURCES = 'resources:all'
 /** The topic of log messages (module header). */
 export const LOG_TOPIC = 'log'
 
+/** The topic announcing changes of a 2025-era session's facts (module header). */
+export const sessionTopic = (nonce: string): string => `session:${nonce}`
+/** The announcement that a session's facts changed in the ledger (module header). */
+export const sessionChanged = (nonce: string): McpEvent => ({ type: 'session', nonce })
+
 /** The topics a (honoured) filter subscribes to. */
 export function filterTopics(filter: SubscriptionFilter): string[] {
   const topics: string[] = []
@@ -157,6 +165,7 @@ function routeTopics(event: McpEvent): string[] {
   if (event.type === 'listChanged') return [`list:${event.list}`]
   if (event.type === 'task') return [`task:${event.taskId}`]
   if (event.type === 'log') return [LOG_TOPIC]
+  if (event.type === 'session') return [sessionTopic(event.nonce)]
   const topics = [`resource:${event.uri}`]
   for (let slash = event.uri.indexOf('/'); slash >= 0; slash = event.uri.indexOf('/', slash + 1)) {
     topics.push(`resource:${event.uri.slice(0, slash)}`)
@@ -198,7 +207,7 @@ export function eventNotification(event: McpEvent, subscriptionId: RequestId, id
   const _meta = id === undefined ? tag(subscriptionId) : { [META.subscriptionId]: subscriptionId, [EVENT_ID_META]: id }
   if (event.type === 'listChanged') return notification(`notifications/${event.list}/list_changed`, { _meta })
   if (event.type === 'resourceUpdated') return notification(NOTIFICATION.resourceUpdated, { uri: event.uri, _meta })
-  if (event.type === 'log') throw new Error('log messages do not reach a listen stream')
+  if (event.type === 'log' || event.type === 'session') throw new Error(`${event.type} events do not reach a listen stream`)
   const meta = event.params._meta as Record<string, unknown> | undefined
   return notification(NOTIFICATION.tasks, { ...event.params, _meta: { ...meta, ..._meta } })
 }

@@ -6,6 +6,9 @@
  * reads for `SESSION_FACTS_TTL_MS`, so a busy session costs about one ledger read per isolate per
  * 400 ms (requests that miss at the same moment each read) and every other request a map lookup.
  *
+ * An open GET stream keeps its own read instead (stream-facts.ts): changes made through the lane
+ * are announced on the event hub, and the stream reads again when it hears one.
+ *
  * The guarantee, by construction: a change made through this isolate is seen here at once (written
  * through, with the facts the ledger answered after the write, so a level set while the session
  * was ended never revives it); elsewhere, a cached read is used only while it is younger than
@@ -61,6 +64,14 @@ export interface SessionLedger {
   subscribe(key: SessionKey, uri: string, subscribed: boolean): Promise<SessionFacts>
   /** Record `stream` as the session's GET stream (replacing any other); answers its facts after. */
   openStream(key: SessionKey, stream: string): Promise<SessionFacts>
+  /**
+   * Optional: whether the session was ended by its principal's revocation (`revokePrincipal`), as
+   * cheaply as a ledger can tell (`durableSessions`: from its per-isolate cache of the principal's
+   * cut-off, 400 ms, shared by every session of the principal). An open GET stream asks it for each
+   * event instead of reading the session's facts (stream-facts.ts); a ledger without it has its
+   * facts read every `SESSION_FACTS_TTL_MS` by each open stream.
+   */
+  revokedByPrincipal?(key: SessionKey): boolean | Promise<boolean>
   /** End one session: from now on its id gets 404. */
   revoke(key: SessionKey): Promise<void>
   /**

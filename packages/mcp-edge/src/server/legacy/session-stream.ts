@@ -3,14 +3,17 @@
  * server offers and updates of the resources the session subscribed to, from the event hub, in the
  * 2025 shapes (`notifications/tools/list_changed`, `notifications/resources/updated { uri }`: no
  * `_meta`). It listens to every resource update (`ALL_RESOURCES`) and keeps those of the URIs the
- * session subscribes to now, read from the session ledger through the isolate's cache for each
- * update: a `resources/subscribe` on any isolate reaches the open stream within 400 ms, and
- * survives the stream's reconnects (the subscriptions are the session's, not the stream's). The
- * ledger also records the session's newest stream: an older one, on any isolate, sends nothing
- * more once it reads that (within 400 ms), nor once the session ended.
+ * session subscribes to now, as the stream keeps the session's facts (stream-facts.ts): read from
+ * the session ledger when it opens and again when the hub announces a change of them (its
+ * `session:<nonce>` topic), so a `resources/subscribe` on any isolate applies to the open stream
+ * once that announcement arrives (before its answer goes out, the hub has it), and survives the
+ * stream's reconnects (the subscriptions are the session's, not the stream's). The ledger also
+ * records the session's newest stream: an older one, on any isolate, ends when it reads that (on
+ * the newer stream's announcement), and so does a stream whose session ended (DELETE anywhere,
+ * or its principal's revocation, checked for each event).
  *
  * It also carries `notifications/message` from `server.notifyLog` at the session's level (its
- * `logging/setLevel`, else the lane's `logLevel`), read the same way; a request's own logs stay on
+ * `logging/setLevel`, else the lane's `logLevel`), kept the same way; a request's own logs stay on
  * the request's stream. What it does not carry: responses. It ends at `listenTimeoutMs` (the
  * client reconnects), when the client goes, when the hub connection drops, when it lags past its
  * inbox (listen-hub.ts), or when the session is found ended.
@@ -31,7 +34,7 @@ import { notification } from '../../protocol/jsonrpc.ts'
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
 import type { SessionStream } from '../dispatch.ts'
 import { decodeCursor, gapHints, SSE_ID } from '../events/event-log.ts'
-import { ALL_RESOURCES, LOG_TOPIC } from '../events/events.ts'
+import { ALL_RESOURCES, LOG_TOPIC, sessionTopic } from '../events/events.ts'
 import type { McpEvent } from '../events/events.ts'
 import { Listener } from '../events/listen-hub.ts'
 import { Relay } from '../events/listen-relay.ts'
@@ -39,6 +42,7 @@ import { mayRead } from '../methods/access.ts'
 import { subjectOf } from '../principal.ts'
 import { MAX_SESSION_SUBSCRIPTIONS } from './session-ledger.ts'
 import type { SessionFacts } from './session-ledger.ts'
+import { StreamFacts } from './stream-facts.ts'
 
 /** How long a 2025 client waits before reconnecting its GET stream (the SSE `retry`). */
 export const STREAM_RETRY_MS = 1000
@@ -86,7 +90,7 @@ function legacyNotification(event: McpEvent): JsonRpcNotification {
     if (event.logger !== undefined) params.logger = event.logger
     return notification(NOTIFICATION.message, params)
   }
-  throw new Error('task events do not reach a 2025-era session stream')
+  throw new Error(`${event.type} events do not reach a 2025-era session stream as notifications`)
 }
 
 /**
@@ -100,7 +104,9 @@ export async function openSessionStream<Env>({
   options,
   meta,
   logLevel,
-  facts,
+  ledger,
+  session,
+  cache,
   current,
   id,
   outbox,
@@ -111,6 +117,7 @@ export async function openSessionStream<Env>({
   for (const list of ['tools', 'prompts', 'resources'] as const) if (server.offers(list, options)) topics.add(`list:${list}`)
   if (server.offers('resources', options)) topics.add(ALL_RESOURCES)
   topics.add(LOG_TOPIC)
+  topics.add(sessionTopic(session.nonce))
   // A resource this caller may not read is not announced to it (scopes and visibility, as resources/read).
   const viewer = { principal: options.principal, env: options.env, meta }
   const allows = (event: McpEvent) => event.type !== 'resourceUpdated' || mayRead(server, viewer, event.uri)
@@ -120,32 +127,35 @@ export async function openSessionStream<Env>({
   if (signal.aborted) end()
   signal.addEventListener('abort', end, { once: true })
   const relay = new Relay(listener, outbox, false)
-  // The session's facts for each event: the isolate's cache, or one read of this stream's own at a
-  // time (events arriving meanwhile wait for it).
-  let reading: Promise<SessionFacts> | undefined
-  const known = (): SessionFacts | Promise<SessionFacts> => {
-    if (reading) return reading
-    const now = facts()
-    if (!(now instanceof Promise)) return now
-    reading = now.finally(() => {
-      reading = undefined
-    })
-    return reading
-  }
+  const facts = new StreamFacts(ledger, session, cache)
   const admits = (now: SessionFacts, level: LogLevel) => LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(now.logLevel ?? logLevel)
+  const ends = (now: SessionFacts) => now.revoked || !current() || (now.stream !== undefined && now.stream !== id)
+  // The facts now (a read, when due), ending the stream if they say so.
+  const check = () => {
+    const now = facts.get()
+    if (!(now instanceof Promise)) return ends(now) ? end() : undefined
+    now.then((read) => (ends(read) ? end() : undefined), end)
+  }
   const deliver = (event: McpEvent, eventId?: string) => {
     if (event.type === 'task') return
+    // A change of the session's facts (stream-facts.ts): read them again now, so an end or a newer
+    // stream stops this one without waiting for an event.
+    if (event.type === 'session') {
+      if (event.nonce !== session.nonce) return
+      facts.changed()
+      return check()
+    }
     // Nothing goes out once the session ended or a newer stream of it opened, here or on another
     // isolate: no message goes to two streams. An update goes out if the session subscribes to its
     // URI now, a log message if the session's level admits it now.
     const decide = (now: SessionFacts) => {
-      if (now.revoked || !current() || (now.stream !== undefined && now.stream !== id)) return end()
+      if (ends(now)) return end()
       if (
         event.type === 'log' ? admits(now, event.level) : event.type === 'listChanged' || now.subscriptions?.includes(event.uri)
       )
         relay.deliver(event, eventId)
     }
-    const now = known()
+    const now = facts.get()
     if (now instanceof Promise) now.then(decide, end)
     else decide(now)
   }
@@ -153,11 +163,13 @@ export async function openSessionStream<Env>({
     const after = lastEventId ? (decodeCursor(lastEventId) ?? null) : undefined
     // The next batch of a long replay once this one is out (events waiting for the facts included).
     const pace = async () => {
-      await reading?.catch(() => {})
+      await facts.pending?.catch(() => {})
       return relay.drained()
     }
     const path = await hub.listen(listener, deliver, stop.signal, after, pace)
-    if (path.gaps?.length) void hint(path.gaps, deliver, known)
+    // The first read, once the hub has the stream (stream-facts.ts): a later change is announced to it.
+    check()
+    if (path.gaps?.length) void hint(path.gaps, deliver, facts)
     const done = relay.run(stop.signal, Date.now() + server.listenTimeoutMs, path.closed).finally(() => {
       end()
       signal.removeEventListener('abort', end)
@@ -172,13 +184,9 @@ export async function openSessionStream<Env>({
 }
 
 /** The re-read hints for `gaps` (module header): list changes, and an update per URI subscribed now. */
-async function hint(
-  gaps: readonly string[],
-  deliver: (event: McpEvent) => void,
-  known: () => SessionFacts | Promise<SessionFacts>,
-): Promise<void> {
+async function hint(gaps: readonly string[], deliver: (event: McpEvent) => void, facts: StreamFacts): Promise<void> {
   for (const event of gapHints(gaps)) deliver(event)
   if (!gaps.includes(ALL_RESOURCES)) return
-  const now = await known()
+  const now = await facts.get()
   for (const uri of now.subscriptions ?? []) deliver({ type: 'resourceUpdated', uri })
 }
