@@ -81,6 +81,40 @@ describe('StreamFacts', () => {
     expect(store.reads).toBe(2)
   })
 
+  it('makes one read for every event arriving while a read begun after the last announcement is under way', async () => {
+    let now = 1_000
+    const store = ledger()
+    const facts = new StreamFacts(store, key(), undefined, () => now)
+    /** Serve every read asked so far, until none is left (a chain of reads is served one by one). */
+    const drain = async () => {
+      for (let turn = 0; turn < 200; turn++) {
+        store.release()
+        await new Promise((resolve) => setTimeout(resolve, 0))
+      }
+    }
+    // The stream's first read, and a replay's burst of events behind it.
+    const burst = Array.from({ length: 50 }, () => facts.get())
+    expect(new Set(burst).size).toBe(1)
+    await drain()
+    expect(store.reads).toBe(1)
+    // The TTL runs out: the events of that moment share one read too.
+    now += STREAM_FACTS_TTL_MS
+    const later = Array.from({ length: 50 }, () => facts.get())
+    expect(new Set(later).size).toBe(1)
+    await drain()
+    expect(store.reads).toBe(2)
+    // An announcement during a read makes exactly one more read, which the events after it share.
+    facts.changed()
+    const before = facts.get()
+    expect(before).toBeInstanceOf(Promise)
+    facts.changed()
+    const after = Array.from({ length: 20 }, () => facts.get())
+    expect(after[0]).not.toBe(before)
+    expect(new Set(after).size).toBe(1)
+    await drain()
+    expect(store.reads).toBe(4)
+  })
+
   it('does not let a read begun before an announcement answer the events after it: they wait for a new read', async () => {
     const store = ledger()
     const facts = new StreamFacts(store, key())

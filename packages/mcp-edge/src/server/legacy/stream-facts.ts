@@ -12,7 +12,9 @@
  * read `openSessionStream` starts then): a change committed before that read began is in it, and
  * one committed after is announced to a registered stream. Reads follow each other (an
  * announcement heard during a read makes the next `get` read again, after it), and every event
- * waits for the read pending when it arrived, so events are decided in the order they came.
+ * waits for the read pending when it arrived, so events are decided in the order they came; while
+ * a read begun after the last announcement is under way, events wait for it and start none of
+ * their own (a replay's burst of up to 128 events makes one read, not 128 in series).
  *
  * The safety nets: facts older than `STREAM_FACTS_TTL_MS` are read again (a change whose
  * announcement never went out: its writer's isolate was lost between the write and the publish,
@@ -41,6 +43,8 @@ export class StreamFacts {
   /** Told of a change since the last read began (or never read). */
   #stale = true
   #pending: Promise<SessionFacts> | undefined
+  /** The ledger read under way, if any (the last one begun: nothing starts after a read while it is pending). */
+  #reading: Promise<SessionFacts> | undefined
 
   /** `cache`: the isolate's, told what each read found (its requests then see it too). */
   constructor(ledger: SessionLedger, key: SessionKey, cache?: SessionFactsCache, now: () => number = Date.now) {
@@ -63,6 +67,9 @@ export class StreamFacts {
 
   /** The facts now: kept ones while fresh (with the principal's cut-off applied), else a ledger read, after any pending one. */
   get(): SessionFacts | Promise<SessionFacts> {
+    // A read begun after the last announcement is under way: every event until it ends waits for
+    // it (a replay's burst, or the events of the turn the TTL ran out), not for reads of their own.
+    if (this.#reading && !this.#stale) return this.#reading
     const facts = this.#facts
     if (this.#stale || !facts || this.#now() - this.#readAt >= this.#ttl) return this.#read()
     if (this.#pending) return this.#pending
@@ -82,6 +89,11 @@ export class StreamFacts {
       this.#cache?.put(this.#key.nonce, facts, startedAt)
       return facts
     })
+    this.#reading = read
+    const settled = () => {
+      if (this.#reading === read) this.#reading = undefined
+    }
+    read.then(settled, settled)
     return this.#track(read)
   }
 
