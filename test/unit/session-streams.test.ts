@@ -10,7 +10,9 @@ import type { McpServices } from '../../packages/mcp-edge/src/server/dispatch.ts
 import type { EventHub, McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 import { openSessionStream } from '../../packages/mcp-edge/src/server/legacy/session-stream.ts'
 import { MAX_SESSION_SUBSCRIPTIONS } from '../../packages/mcp-edge/src/server/legacy/session-ledger.ts'
-import type { SessionLedger } from '../../packages/mcp-edge/src/server/legacy/session-ledger.ts'
+import type { SessionFacts, SessionLedger } from '../../packages/mcp-edge/src/server/legacy/session-ledger.ts'
+import { ANNOUNCE_TIMEOUT_MS } from '../../packages/mcp-edge/src/http/legacy-client.ts'
+import type { LogLevel } from '../../packages/mcp-edge/src/protocol/constants.ts'
 import { createKeyRing, RequestStateCodec } from '../../packages/mcp-edge/src/server/request-state.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import { legacyConnect, legacyHeaders, legacyRpc } from '../support/legacy.ts'
@@ -146,13 +148,19 @@ describe("a 2025 session's subscriptions", () => {
 })
 
 describe("a 2025 session's changes and its open stream", () => {
-  /** A hub that keeps what is published and the open stream's `deliver`; a ledger that counts reads. */
-  function recording(failPublish = false) {
+  /**
+   * A hub that keeps what is published and the open stream's `deliver`, and whose publish fails
+   * (`hub.failing`: throws, or `hang`s unanswered) until told otherwise; a ledger that counts reads
+   * and keeps one session's subscriptions, level and end.
+   */
+  function recording(failing: false | 'throw' | 'hang' = false) {
     const published: McpEvent[] = []
+    const control = { failing }
     let deliver: ((event: McpEvent) => void) | undefined
     const hub: EventHub = {
       publish: async (event) => {
-        if (failPublish) throw new Error('hub down')
+        if (control.failing === 'throw') throw new Error('hub down')
+        if (control.failing === 'hang') return new Promise<number>(() => {})
         published.push(event)
         return 1
       },
@@ -161,8 +169,18 @@ describe("a 2025 session's changes and its open stream", () => {
         return { closed: new Promise<void>(() => {}) }
       },
     }
-    const counted = { reads: 0, subscriptions: [] as string[] }
-    const facts = () => ({ revoked: false, subscriptions: [...counted.subscriptions] })
+    const counted = {
+      reads: 0,
+      subscriptions: [] as string[],
+      level: undefined as LogLevel | undefined,
+      revoked: false,
+      cap: MAX_SESSION_SUBSCRIPTIONS,
+    }
+    const facts = (): SessionFacts => ({
+      revoked: counted.revoked,
+      subscriptions: [...counted.subscriptions],
+      ...(counted.level ? { logLevel: counted.level } : {}),
+    })
     const sessions: SessionLedger = {
       ...ledger,
       read: async () => {
@@ -170,8 +188,15 @@ describe("a 2025 session's changes and its open stream", () => {
         return facts()
       },
       subscribe: async (_key, uri) => {
-        counted.subscriptions.push(uri)
+        if (counted.subscriptions.length < counted.cap) counted.subscriptions.push(uri)
         return facts()
+      },
+      setLogLevel: async (_key, level) => {
+        counted.level = level
+        return facts()
+      },
+      revoke: async () => {
+        counted.revoked = true
       },
     }
     const server = createMcpServer({ name: 'announce', version: '1.0.0', events: hub })
@@ -181,7 +206,7 @@ describe("a 2025 session's changes and its open stream", () => {
       services: () => ({ requestState, sessions, sessionStreams: openSessionStream }),
     })
     const fetcher = (request: Request) => handle(request, undefined)
-    return { published, counted, fetcher, deliver: (event: McpEvent) => deliver?.(event) }
+    return { published, counted, control, fetcher, deliver: (event: McpEvent) => deliver?.(event) }
   }
   const settle = () => new Promise((done) => setTimeout(done, 10))
 
@@ -221,20 +246,88 @@ describe("a 2025 session's changes and its open stream", () => {
     await reader.cancel()
   })
 
-  it('answers a change the hub could not be told of with -32603 (service unavailable), the change kept; a DELETE still ends the session (204)', async () => {
-    const { counted, fetcher } = recording(true)
+  const UNANNOUNCED = {
+    code: -32603,
+    message: 'Service unavailable: the event hub could not be told of the session’s change (it is kept); retry',
+  }
+
+  it('answers a change the hub could not be told of with -32603 (service unavailable), the change kept', async () => {
+    const { counted, fetcher } = recording('throw')
     const client = await legacyConnect(fetcher, ENDPOINT)
     const refused = await legacyRpc(fetcher, ENDPOINT, client, 'resources/subscribe', { uri: 'notes://1' })
     // A method's error, as when the ledger cannot be reached (a GET would be HTTP 503).
     expect(refused.status).toBe(200)
-    expect(refused.message.error).toEqual({
-      code: -32603,
-      message: 'Service unavailable: the event hub could not be told of the session’s change (it is kept); retry',
-    })
+    expect(refused.message.error).toEqual(UNANNOUNCED)
     expect(counted.subscriptions).toEqual(['notes://1'])
-    const ended = await fetcher(
-      new Request(ENDPOINT, { method: 'DELETE', headers: legacyHeaders(client, { 'content-type': null }) }),
-    )
-    expect(ended.status).toBe(204)
   })
+
+  it('announces a retried logging/setLevel whose first announcement failed, though the level is already kept', async () => {
+    const { counted, control, published, fetcher } = recording('throw')
+    const client = await legacyConnect(fetcher, ENDPOINT)
+    const setLevel = () => legacyRpc(fetcher, ENDPOINT, client, 'logging/setLevel', { level: 'debug' })
+    expect((await setLevel()).message.error).toEqual(UNANNOUNCED)
+    expect(counted.level).toBe('debug')
+    control.failing = false
+    // This isolate's cache knows the level now; the retry still tells the hub (a stream elsewhere keeps the old one until then).
+    expect((await setLevel()).message.result).toEqual({})
+    expect(published).toEqual([{ type: 'session', nonce: expect.any(String) }])
+  })
+
+  it('answers a GET whose stream the hub could not be told of with 503, opening none', async () => {
+    const { fetcher } = recording('throw')
+    const client = await legacyConnect(fetcher, ENDPOINT)
+    const headers = legacyHeaders(client, { accept: 'text/event-stream', 'content-type': null })
+    const response = await fetcher(new Request(ENDPOINT, { method: 'GET', headers }))
+    expect(response.status).toBe(503)
+    expect(((await response.json()) as { error: unknown }).error).toEqual(UNANNOUNCED)
+  })
+
+  it('answers an ended session -32600 (session not found) and a subscription past the cap -32602 though the hub is down: nothing to announce', async () => {
+    const { counted, fetcher } = recording('throw')
+    const client = await legacyConnect(fetcher, ENDPOINT)
+    counted.cap = 0
+    const full = await legacyRpc(fetcher, ENDPOINT, client, 'resources/subscribe', { uri: 'notes://1' })
+    expect(full.message.error).toEqual({
+      code: -32602,
+      message: `Invalid params: a session subscribes to at most ${MAX_SESSION_SUBSCRIPTIONS} resources at once`,
+    })
+    // Ended elsewhere after this isolate read its facts: the write's answer says so.
+    const other = await legacyConnect(fetcher, ENDPOINT)
+    counted.revoked = true
+    const ended = await legacyRpc(fetcher, ENDPOINT, other, 'logging/setLevel', { level: 'debug' })
+    // The method's answer (HTTP 200) for a session that ended while it ran, as without a hub.
+    expect(ended.message.error).toEqual({ code: -32600, message: 'Session not found: send initialize again' })
+  })
+
+  it('ends the session on a DELETE the hub could not be told of, answering 503; the retry announces it again, then is 404', async () => {
+    const { counted, control, published, fetcher } = recording('throw')
+    const client = await legacyConnect(fetcher, ENDPOINT)
+    const headers = legacyHeaders(client, { 'content-type': null })
+    const remove = () => fetcher(new Request(ENDPOINT, { method: 'DELETE', headers }))
+    const first = await remove()
+    expect(first.status).toBe(503)
+    expect(((await first.json()) as { error: unknown }).error).toEqual(UNANNOUNCED)
+    expect(counted.revoked).toBe(true)
+    // Ended: a request of the session is 404.
+    expect((await legacyRpc(fetcher, ENDPOINT, client, 'tools/list', {})).status).toBe(404)
+    // Retried while the hub is still down: 503 again; once it is back: announced, then 404.
+    expect((await remove()).status).toBe(503)
+    control.failing = false
+    expect((await remove()).status).toBe(404)
+    expect(published).toEqual([{ type: 'session', nonce: expect.any(String) }])
+  })
+
+  it(
+    'does not wait on a hub that never answers: a DELETE is 503 after ANNOUNCE_TIMEOUT_MS, the session ended',
+    async () => {
+      const { counted, fetcher } = recording('hang')
+      const client = await legacyConnect(fetcher, ENDPOINT)
+      const response = await fetcher(
+        new Request(ENDPOINT, { method: 'DELETE', headers: legacyHeaders(client, { 'content-type': null }) }),
+      )
+      expect(response.status).toBe(503)
+      expect(counted.revoked).toBe(true)
+    },
+    ANNOUNCE_TIMEOUT_MS + 5_000,
+  )
 })

@@ -18,13 +18,14 @@ import type { HandleOptions } from '../server/dispatch.ts'
 import { parseOutgoingId, toClientAnswer } from '../server/input/input-relay.ts'
 import { createLegacyAsk } from '../server/legacy/ask.ts'
 import { sessionKey } from '../server/legacy/session-ledger.ts'
+import type { SessionFacts } from '../server/legacy/session-ledger.ts'
 import { subscriptionsFull } from '../server/legacy/session-stream.ts'
 import { Outbox } from '../server/outbox.ts'
 import type { Handled } from '../server/server.ts'
 import { traceAnswer } from '../server/telemetry/input.ts'
 import { handleOptions } from './lane.ts'
 import type { Lane, Run } from './lane.ts'
-import { learn, principalOf, relayFor, serverOf, sessionsFor } from './legacy-client.ts'
+import { announce, learn, principalOf, relayFor, serverOf, sessionsFor } from './legacy-client.ts'
 import type { Client, LegacyState } from './legacy-client.ts'
 import { failure, jsonResponse } from './respond.ts'
 
@@ -48,12 +49,15 @@ function legacyOptions<Env>(state: LegacyState<Env>, lane: Lane<Env>, run: Run, 
     ledger && session
       ? {
           async setLogLevel(level: LogLevel) {
-            if (who.facts?.logLevel === level) return
+            // The level this isolate knows needs no write, but is announced again: this may be the
+            // retry of a call whose write was kept but whose announcement failed.
+            if (who.facts?.logLevel === level) return announce(state, lane, session.nonce)
             await learn(state, lane, session, ledger.setLogLevel(sessionKey(session), level))
           },
           async subscribe(uri: string, subscribed: boolean) {
-            const facts = await learn(state, lane, session, ledger.subscribe(sessionKey(session), uri, subscribed))
-            if (subscribed && !facts.subscriptions?.includes(uri)) throw subscriptionsFull()
+            const full = (facts: SessionFacts) =>
+              subscribed && !facts.subscriptions?.includes(uri) ? subscriptionsFull() : undefined
+            await learn(state, lane, session, ledger.subscribe(sessionKey(session), uri, subscribed), full)
           },
         }
       : undefined

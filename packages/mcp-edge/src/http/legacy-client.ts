@@ -113,45 +113,62 @@ export function sessionsFor<Env>(state: LegacyState<Env>, codec: RequestStateCod
 
 /**
  * What a write through this isolate answered, cached from when it began, and announced to the
- * session's open GET streams (`announce`); 404 if the session ended meanwhile.
+ * session's open GET streams (`announce`); 404 if the session ended meanwhile. `refuse` (a
+ * subscription past the cap) is asked first: what changed nothing is not announced, and an answer
+ * that is not a retry does not wait on the hub.
  */
 export async function learn<Env>(
   state: LegacyState<Env>,
   lane: Lane<Env>,
   session: LegacySession,
   write: Promise<SessionFacts>,
+  refuse?: (facts: SessionFacts) => McpError | undefined,
 ): Promise<SessionFacts> {
   const startedAt = Date.now()
   const facts = await reachable(write)
   state.recent.put(session.nonce, facts, startedAt)
-  await announce(state, lane, session.nonce)
-  // Ended while this request ran (a DELETE elsewhere): what it wrote is kept, but for nobody.
+  // Ended while this request ran (a DELETE elsewhere, which announced it): what it wrote is kept, but for nobody.
   if (facts.revoked) throw new McpError('sessionNotFound')
+  const refused = refuse?.(facts)
+  if (refused) throw refused
+  await announce(state, lane, session.nonce)
   return facts
 }
+
+/** How long a change waits for the hub to take its announcement; then it is `sessionsUnavailable`. */
+export const ANNOUNCE_TIMEOUT_MS = 3_000
 
 /**
  * Tell the session's open GET streams, on every isolate, that its facts changed in the ledger
  * (server/legacy/stream-facts.ts), before the change's answer goes out. Only where GET streams
- * open (an event hub and `sessionStreams`). A hub that cannot be reached is `sessionsUnavailable` (`quiet`: logged
- * only, for a DELETE, which cannot be retried once done): the change is kept, and reaches open
- * streams when retried, or within `STREAM_FACTS_TTL_MS`.
+ * open (an event hub and `sessionStreams`). A hub that cannot be reached within
+ * `ANNOUNCE_TIMEOUT_MS` is `sessionsUnavailable` (503, or -32603 for a method): the change is
+ * kept, and the retry announces it again (a DELETE's too: http/legacy.ts).
  */
-export async function announce<Env>(state: LegacyState<Env>, lane: Lane<Env>, nonce: string, quiet = false): Promise<void> {
+export async function announce<Env>(state: LegacyState<Env>, lane: Lane<Env>, nonce: string): Promise<void> {
   const hub = state.server.events
   if (typeof hub !== 'object' || !lane.services.sessionStreams) return
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ANNOUNCE_TIMEOUT_MS} ms`)), ANNOUNCE_TIMEOUT_MS)
+  })
   try {
-    await hub.publish(sessionChanged(nonce))
+    await Promise.race([hub.publish(sessionChanged(nonce)), late])
   } catch (error) {
     libraryLog.error('session change not announced', { error: error instanceof Error ? error.message : String(error) })
-    if (!quiet) throw new McpError('sessionsUnavailable', UNANNOUNCED)
+    throw new McpError('sessionsUnavailable', UNANNOUNCED)
+  } finally {
+    if (timer !== undefined) clearTimeout(timer)
   }
 }
 
 const UNANNOUNCED = 'Service unavailable: the event hub could not be told of the session’s change (it is kept); retry'
 
-/** The client behind a non-initialize message: its session, or only its version header. */
-export async function clientOf<Env>(state: LegacyState<Env>, lane: Lane<Env>): Promise<Client> {
+/**
+ * The client behind a non-initialize message: its session, or only its version header. A session
+ * that ended is 404, unless `ended` (a DELETE, which announces the end again): then its facts say so.
+ */
+export async function clientOf<Env>(state: LegacyState<Env>, lane: Lane<Env>, ended = false): Promise<Client> {
   const headers = lane.request.headers
   const header = headers.get(HEADER.protocolVersion)
   if (header !== null && !isLegacyVersion(header)) throw unsupportedVersion(header, SERVED)
@@ -176,7 +193,7 @@ export async function clientOf<Env>(state: LegacyState<Env>, lane: Lane<Env>): P
   if (ledger) {
     const read = state.recent.get(ledger, sessionKey(session))
     who.facts = read instanceof Promise ? await reachable(read) : read
-    if (who.facts.revoked) throw new McpError('sessionNotFound')
+    if (who.facts.revoked && !ended) throw new McpError('sessionNotFound')
   }
   return who
 }

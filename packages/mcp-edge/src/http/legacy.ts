@@ -39,20 +39,30 @@ import { callStreamPrelude } from '../server/legacy/session-stream.ts'
 export { DEFAULT_MAX_BATCH_ITEMS } from './legacy-client.ts'
 export type { LegacyOptions } from './legacy-client.ts'
 
-/** DELETE with a session id: end the session (204); an id that does not open is 404 and ends nothing. */
+/**
+ * DELETE with a session id: end the session (204); an id that does not open is 404 and ends
+ * nothing. The end is announced to the session's GET stream on any isolate; when the hub cannot
+ * take that, the session has ended all the same and the answer is 503, so the client retries: a
+ * DELETE of a session that already ended announces its end again, then is 404 (or 503 again).
+ */
 async function terminate<Env>(state: LegacyState<Env>, lane: Lane<Env>): Promise<Response> {
-  const who = await clientOf(state, lane)
+  const who = await clientOf(state, lane, true)
   const ledger = lane.services.sessions
   if (!who.session || !ledger) throw new McpError('sessionNotFound')
+  const { nonce } = who.session
+  if (who.facts?.revoked) {
+    await announce(state, lane, nonce)
+    throw new McpError('sessionNotFound')
+  }
   await reachable(ledger.revoke(sessionKey(who.session)))
-  state.recent.put(who.session.nonce, { revoked: true })
-  // Its GET stream on any other isolate ends when it hears this (server/legacy/stream-facts.ts).
-  await announce(state, lane, who.session.nonce, true)
+  state.recent.put(nonce, { revoked: true })
   // Its calls and its GET stream in this isolate end now (elsewhere: calls end with their own
   // streams).
-  const prefix = `${who.session.nonce}:`
+  const prefix = `${nonce}:`
   for (const [key, cancel] of state.inFlight) if (key.startsWith(prefix)) cancel()
-  state.streams.get(who.session.nonce)?.()
+  state.streams.get(nonce)?.()
+  // Its GET stream on any other isolate ends when it hears this (server/legacy/stream-facts.ts).
+  await announce(state, lane, nonce)
   return new Response(null, { status: 204 })
 }
 
