@@ -174,6 +174,8 @@ describe("a 2025 session's changes and its open stream", () => {
       subscriptions: [] as string[],
       level: undefined as LogLevel | undefined,
       revoked: false,
+      /** A DELETE elsewhere ends the session while the next write runs (after its request read the facts). */
+      endDuringWrite: false,
       cap: MAX_SESSION_SUBSCRIPTIONS,
     }
     const facts = (): SessionFacts => ({
@@ -193,6 +195,7 @@ describe("a 2025 session's changes and its open stream", () => {
       },
       setLogLevel: async (_key, level) => {
         counted.level = level
+        if (counted.endDuringWrite) counted.revoked = true
         return facts()
       },
       revoke: async () => {
@@ -291,9 +294,9 @@ describe("a 2025 session's changes and its open stream", () => {
       code: -32602,
       message: `Invalid params: a session subscribes to at most ${MAX_SESSION_SUBSCRIPTIONS} resources at once`,
     })
-    // Ended elsewhere after this isolate read its facts: the write's answer says so.
+    // Ended elsewhere after this request read its facts: the write's answer says so.
     const other = await legacyConnect(fetcher, ENDPOINT)
-    counted.revoked = true
+    counted.endDuringWrite = true
     const ended = await legacyRpc(fetcher, ENDPOINT, other, 'logging/setLevel', { level: 'debug' })
     // The method's answer (HTTP 200) for a session that ended while it ran, as without a hub.
     expect(ended.message.error).toEqual({ code: -32600, message: 'Session not found: send initialize again' })
