@@ -8,6 +8,7 @@
 import { env, runInDurableObject, SELF } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { MAX_REPLAY_EVENTS, SqlEventLog } from '../../packages/mcp-edge/src/cloudflare/event-log.ts'
+import { SUBSCRIPTION_HEADER } from '../../packages/mcp-edge/src/cloudflare/event-hub.ts'
 import { cloudflareEventHub, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
 import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
@@ -177,6 +178,47 @@ describe('SqlEventLog', () => {
       expect(log.append(update('r://2'), ['resource:r://2'])).toBe(2)
       expect(log.replay(['resource:r://1'], 0).events).toEqual([{ seq: 1, event: update('r://1') }])
     })
+  })
+})
+
+describe('McpEventHub and its log', () => {
+  /** A raw listener socket on `topics`, resumed after `after` when given; the messages it hears. */
+  async function socket(stub: ReturnType<typeof fresh>, topics: string[], after?: number) {
+    const connect = { topics, principal: null, ...(after === undefined ? {} : { after }) }
+    const response = await stub.fetch('https://hub/listen', {
+      headers: { upgrade: 'websocket', [SUBSCRIPTION_HEADER]: encodeURIComponent(JSON.stringify(connect)) },
+    })
+    const ws = response.webSocket!
+    const heard: unknown[] = []
+    ws.addEventListener('message', (message) => heard.push(JSON.parse(String(message.data))))
+    ws.accept()
+    return { ws, heard }
+  }
+  const until = async (done: () => boolean) => {
+    for (let turn = 0; turn < 200 && !done(); turn++) await scheduler.wait(5)
+  }
+
+  it('sends a session’s announcement live only: no seq, no row in the log, nothing replayed', async () => {
+    const stub = fresh()
+    const live = await socket(stub, ['session:n1', 'resource:u://1'])
+    const announcement: McpEvent = { type: 'session', nonce: 'n1' }
+    expect(await stub.publish(announcement)).toBe(1)
+    expect(await stub.publish(update('u://1'))).toBe(1)
+    await until(() => live.heard.length === 2)
+    // The update after it is the log's first event.
+    expect(live.heard).toEqual([{ event: announcement }, { seq: 1, event: update('u://1') }])
+    await runInDurableObject(stub, (_instance, state) => {
+      const rows = state.storage.sql.exec<{ topic: string; seq: number }>('SELECT topic, seq FROM event_log').toArray()
+      expect(rows.length).toBeGreaterThan(0)
+      expect(rows.filter((row) => row.seq !== 1 || row.topic.startsWith('session:'))).toEqual([])
+      expect(new SqlEventLog(state.storage.sql).head).toBe(1)
+    })
+    const resumed = await socket(stub, ['session:n1', 'resource:u://1'], 0)
+    await until(() => resumed.heard.length === 1)
+    await scheduler.wait(20)
+    expect(resumed.heard).toEqual([{ seq: 1, event: update('u://1') }])
+    live.ws.close(1000)
+    resumed.ws.close(1000)
   })
 })
 

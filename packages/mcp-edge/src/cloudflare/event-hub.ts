@@ -3,7 +3,8 @@
  * one WebSocket to it (one per shard its topics fall in), and whoever has the binding publishes to
  * it by RPC. The hub sends each event to the sockets whose topics match and whose principal may see
  * it (src/server/events/events.ts decides both; a socket found by a topic's tag matches by that
- * tag), once per socket, numbered in its log: one message, serialised once, for every socket.
+ * tag), once per socket, numbered in its log (but a session's announcement, sent live only:
+ * `LIVE_ONLY`): one message, serialised once, for every socket.
  *
  * Cheap when idle: sockets are accepted with the WebSocket Hibernation API, so a hub with no
  * events to send can be evicted from memory while its listeners stay connected (no duration
@@ -73,13 +74,22 @@ export interface Attached {
 }
 
 /**
- * What a hub sends a listener, per event: its `seq` in this hub's log, and `id` (see `publish`).
- * After a replay cut at its bound, one message without an event: `more`, with the `seq` of the
- * last event the replay read (sent or not); the listener connects again after it for the rest.
+ * What a hub sends a listener, per event: its `seq` in this hub's log, and `id` (see `publish`);
+ * no `seq` for an event sent live only (`LIVE_ONLY`). After a replay cut at its bound, one message
+ * without an event: `more`, with the `seq` of the last event the replay read (sent or not); the
+ * listener connects again after it for the rest.
  */
 export type HubMessage =
-  | { seq: number; event: McpEvent; id?: string; more?: undefined }
+  | { seq?: number; event: McpEvent; id?: string; more?: undefined }
   | { seq: number; more: true; event?: undefined; id?: undefined }
+
+/**
+ * Events sent to the listeners connected now and never logged: no `seq`, no row, no replay. A
+ * session's announcement (server/legacy/stream-facts.ts) concerns only the streams open when it
+ * is made (one that opens later reads the ledger itself), and one is made per subscribe, level,
+ * GET and DELETE of a 2025 session: logged, they would fill the log and a long replay's gaps.
+ */
+const LIVE_ONLY: ReadonlySet<McpEvent['type']> = new Set(['session'])
 
 /** The runtime's limits on a hibernatable WebSocket's tags. */
 export const MAX_TAGS = 10
@@ -171,7 +181,7 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
   }
 
   async publish(event: McpEvent, id?: string, topics = eventTopics(event), log?: EventLogOptions): Promise<number> {
-    const seq = this.#log.append(event, topics, log, id)
+    const seq = LIVE_ONLY.has(event.type) ? undefined : this.#log.append(event, topics, log, id)
     const message = JSON.stringify(id === undefined ? { seq, event } : { seq, id, event })
     const sent = this.relay(message, event, topics)
     if (this.#relays.size === 0) return sent

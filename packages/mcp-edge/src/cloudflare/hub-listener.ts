@@ -228,9 +228,11 @@ export class HubListener {
       void this.#next(link)
       return
     }
-    // At or below the cursor: a relay's listener already has it from its replay (or started after it).
-    if (message.seq <= (this.#cursor.get(shard) ?? 0)) return
-    this.#cursor.set(shard, message.seq)
+    if (message.seq !== undefined) {
+      // At or below the cursor: a relay's listener already has it from its replay (or started after it).
+      if (message.seq <= (this.#cursor.get(shard) ?? 0)) return
+      this.#cursor.set(shard, message.seq)
+    } // else sent live only (event-hub.ts): never replayed, so never heard twice; the cursor stays.
     if (message.id !== undefined) {
       if (this.#recent.has(message.id)) return
       this.#recent.add(message.id)
