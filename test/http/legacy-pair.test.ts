@@ -19,10 +19,25 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import { answer, legacyConnect, legacyGet, legacyRpc, legacyStream } from '../support/legacy.ts'
 import { buildRequest, openStream, rpc } from '../support/mcp.ts'
 import { type Collector, startCollector } from '../support/otlp-collector.ts'
 import { type PairServer, startPair } from '../support/pair.ts'
+
+/** The hub seq an SSE id names (one hub shard, as the demo has). */
+function seqOf(id: string | undefined): number {
+  const cursor = decodeCursor(id ?? '')
+  expect(cursor?.size).toBe(1)
+  return [...cursor!.values()][0]!
+}
+
+/** The SSE ids of the resource updates in a stream's text, in order. */
+const updateIds = (text: string): string[] =>
+  text
+    .split('\n\n')
+    .filter((block) => block.includes('notifications/resources/updated'))
+    .map((block) => /^id: (.+)$/m.exec(block)?.[1] ?? '')
 
 const CLIENT = { trace: '4bf92f3577b34da6a3ce929d0e0e4736', span: '00f067aa0ba902b7' }
 const ROOT = resolve(import.meta.dirname, '../..')
@@ -160,11 +175,18 @@ describe('the 2025-era lane on two isolates', () => {
     expect(heard).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'notes://all' } })
     await subscribe('resources/unsubscribe')
     await rpc(fetch, b, 'tools/call', { name: 'add_note', arguments: { text: 'unsubscribed' } })
+    // The hub's head now (a fresh stream's priming id): at or past the update published while unsubscribed.
+    const marker = await legacyGet(fetch, b, await legacyConnect(fetch, b))
+    const mark = seqOf(/^id: (.+)$/m.exec(await marker.raw())?.[1])
+    marker.close()
     await subscribe('resources/subscribe')
     await rpc(fetch, b, 'tools/call', { name: 'add_note', arguments: { text: 'again' } })
     expect((await stream.next()).params).toEqual({ uri: 'notes://all' })
-    // Two updates, not three: the one published while unsubscribed was not sent.
-    expect(stream.messages()).toHaveLength(2)
+    // Two updates, not three: the second read is the one published after the mark, and the stream
+    // (in the hub's order) holds nothing between: the one published while unsubscribed was not sent.
+    const seqs = updateIds(await stream.raw()).map(seqOf)
+    expect(seqs).toHaveLength(2)
+    expect([seqs[0]! <= mark, seqs[1]! > mark]).toEqual([true, true])
     stream.close()
   })
 
