@@ -26,6 +26,7 @@ import { dumpInstructions, useCallgrind, valgrindOf, zeroCounts } from './lib/ca
 import { inTurn } from './lib/compare.mjs'
 import { floorLanes } from './lib/floor.mjs'
 import { post, prepareLoop } from './lib/isolate-loop.mjs'
+import { isAlive } from './lib/proc.mjs'
 import { median } from './lib/stats.mjs'
 import { reportWorkerdWarnings, startWorkers, WORKERD_STDOUT } from './lib/workerd.mjs'
 
@@ -65,8 +66,8 @@ function counted(valgrind, lane, n) {
 }
 
 const group = await startWorkers(Object.keys(scripts), (id) => scripts[id], variantOf)
+const valgrind = valgrindOf(group.pid)
 try {
-  const valgrind = valgrindOf(group.pid)
   const lanes = await floorLanes(group.targets, { legacy: true })
   const unminted = lanes.filter((lane) => lane.sessionId === false)
   if (unminted.length > 0) throw new Error(`no session id minted for ${unminted.map((lane) => lane.id).join(', ')}`)
@@ -105,5 +106,7 @@ try {
   }
 } finally {
   await group.dispose()
+  // Disposing kills the wrapper outright (its trap does not run): valgrind, its child, would live on.
+  if (isAlive(Number(valgrind))) process.kill(Number(valgrind), 'SIGKILL')
   reportWorkerdWarnings(log)
 }
