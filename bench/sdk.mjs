@@ -7,7 +7,8 @@
  * in slices and alternated per round (lib/isolate-loop.mjs): the JavaScript of a call, without the
  * HTTP around it. Prints each lane's µs per call and `sdk / native` with its 95% interval, the
  * verdict against the target (lib/targets.mjs `sdkCostTargets`), and both bundles (gzip), each
- * built as a deploy builds it.
+ * built as a deploy builds it. `name=script.js` adds another build of loop-sdk (a copy of an earlier
+ * one, say) as lanes of its own, printed beside the tree's (`name / sdk`).
  */
 import { build } from './lib/build.mjs'
 import { describeRatio, medians } from './lib/compare.mjs'
@@ -21,13 +22,15 @@ import { reportWorkerdWarnings, startWorkers } from './lib/workerd.mjs'
 const log = (line) => console.error(`[bench:sdk] ${line}`)
 const built = { native: build('loop-native'), sdk: build('loop-sdk') }
 log(`bundles (gzip): native ${built.native.gzipBytes} bytes, sdk ${built.sdk.gzipBytes} bytes`)
+// `name=script.js`: another build of loop-sdk (a copy of an earlier one, say) as lanes of its own.
+const others = Object.fromEntries(process.argv.slice(2).map((pair) => pair.split('=')))
 
 let group
 try {
   group = await startWorkers(
-    ['native', 'sdk'],
-    (id) => built[id].scriptPath,
-    (id) => `loop-${id}`,
+    ['native', 'sdk', ...Object.keys(others)],
+    (id) => others[id] ?? built[id].scriptPath,
+    (id) => (id === 'native' ? 'loop-native' : 'loop-sdk'),
   )
   log(`${config.isolateRounds} rounds × ${config.isolateCalls} calls per lane, ${config.isolateSlices} slices`)
   const lanesOf = async (running) => {
@@ -48,6 +51,10 @@ try {
   console.log(
     `sdk / native, 2025-era call: ${describeRatio(rounds, 'cpuUsPerCall', 'sdk-legacy', 'native-legacy')}, sdk − native ${over('sdk-legacy', 'native-legacy')} µs`,
   )
+  for (const id of Object.keys(others)) {
+    for (const suffix of ['', '-legacy'])
+      console.log(`${id}${suffix} / sdk${suffix}: ${describeRatio(rounds, 'cpuUsPerCall', `${id}${suffix}`, `sdk${suffix}`)}`)
+  }
   for (const target of sdkCostTargets(rounds)) {
     const verdict = target.met ? 'met' : `MISSED (${target.gap})`
     console.log(`target: ${target.name}: ${target.measured.toFixed(3)}×, ${verdict}${target.settled ? '' : ', not settled'}`)

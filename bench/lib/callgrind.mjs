@@ -13,9 +13,10 @@ import { ROOT, TMP } from './env.mjs'
  * Write the wrapper (dumps into the temp dir's `callgrind/`, emptied here) and point Miniflare at
  * it; returns that dir. `separateThreads`: a dump per thread (`dumpInstructions` then reads the
  * first, workerd's main thread, where every isolate and object runs; V8's background compiler and
- * collector threads, whose share moves with timing, are left out).
+ * collector threads, whose share moves with timing, are left out). `stdout`: a file for workerd's
+ * standard output (its log lines), which otherwise goes to Miniflare, which prints each line.
  */
-export function useCallgrind({ separateThreads = false } = {}) {
+export function useCallgrind({ separateThreads = false, stdout } = {}) {
   const dumps = join(TMP, 'callgrind')
   rmSync(dumps, { recursive: true, force: true })
   mkdirSync(join(dumps, 'bin'), { recursive: true })
@@ -23,7 +24,7 @@ export function useCallgrind({ separateThreads = false } = {}) {
   const workerd = join(ROOT, 'node_modules/@cloudflare/workerd-linux-64/bin/workerd')
   writeFileSync(
     wrapper,
-    `#!/bin/bash\nvalgrind --tool=callgrind --callgrind-out-file=${dumps}/cg.%p --dump-line=no${separateThreads ? ' --separate-threads=yes' : ''} ${workerd} "$@" <&0 2>>${dumps}/valgrind.log &\n` +
+    `#!/bin/bash\nvalgrind --tool=callgrind --callgrind-out-file=${dumps}/cg.%p --dump-line=no${separateThreads ? ' --separate-threads=yes' : ''} ${workerd} "$@" <&0 2>>${dumps}/valgrind.log${stdout ? ` >>${stdout}` : ''} &\n` +
       "child=$!\ntrap 'kill -9 $child 2>/dev/null' TERM INT EXIT\nwait $child\n",
   )
   chmodSync(wrapper, 0o755)
@@ -65,7 +66,11 @@ export async function disposeUnder(target) {
 /** Zero the counters of callgrind process `valgrind`. */
 export const zeroCounts = (valgrind) => execFileSync('callgrind_control', ['-z', valgrind], { stdio: 'ignore' })
 
-/** Dump the counters of callgrind process `valgrind` (since its start or the last zeroing) and read their total instructions. */
+/**
+ * Dump the counters of callgrind process `valgrind` (since its start or the last zeroing) and read
+ * their total instructions (with `separateThreads`: the first thread's), and every thread's
+ * (`allThreads`, the same without `separateThreads`).
+ */
 export function dumpInstructions(dumps, valgrind) {
   execFileSync('callgrind_control', ['-d', valgrind], { stdio: 'ignore' })
   // cg.<pid>.<n>, or cg.<pid>.<n>-<thread> per thread: the newest dump, its first thread.
@@ -77,7 +82,11 @@ export function dumpInstructions(dumps, valgrind) {
       return x[0] - y[0] || (y[1] ?? 0) - (x[1] ?? 0)
     })
     .at(-1)
-  const totals = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dumps, dump), 'utf8'))
-  if (!totals) throw new Error(`callgrind: no totals in ${dump}`)
-  return { instructions: Number(totals[1]), dump }
+  const totalOf = (file) => {
+    const totals = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dumps, file), 'utf8'))
+    if (!totals) throw new Error(`callgrind: no totals in ${file}`)
+    return Number(totals[1])
+  }
+  const threads = readdirSync(dumps).filter((file) => file === dump || file.startsWith(`${dump.split('-')[0]}-`))
+  return { instructions: totalOf(dump), allThreads: threads.reduce((sum, file) => sum + totalOf(file), 0), dump }
 }

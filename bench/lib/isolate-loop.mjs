@@ -17,7 +17,8 @@ import { median } from './stats.mjs'
 const LOOP_URL = 'http://127.0.0.1:8787/mcp'
 const EMPTY_LOOPS = 21
 
-async function post(target, calls, loop) {
+/** One loop request of `calls` calls (`n=0`: the loop request alone); the answer's text. */
+export async function post(target, calls, loop) {
   const response = await fetch(new URL(`/bench/loop?n=${calls}`, target.origin), { method: 'POST', body: JSON.stringify(loop) })
   const text = await response.text()
   if (!response.ok) throw new Error(`in-isolate loop of ${target.id} failed: HTTP ${response.status} ${text}`)
@@ -29,6 +30,23 @@ const lastData = (sse) =>
     .split('\n')
     .findLast((line) => line.startsWith('data: '))
     ?.slice(6) ?? sse
+
+/**
+ * Set `lane.loop`: the loop request of `lane` (`{ id, target, request }`) and the answer every
+ * call of the loop must repeat, checked like the HTTP lanes' first answer (cg-sdk.mjs too).
+ */
+export async function prepareLoop(lane) {
+  const { headers, body } = lane.request
+  // The headers an HTTP client sends with this body (the Host check, the native body read).
+  const length = String(Buffer.byteLength(body))
+  lane.loop = { url: LOOP_URL, headers: { ...headers, host: new URL(LOOP_URL).host, 'content-length': length }, body }
+  lane.loop.expect = await post(lane.target, 1, lane.loop)
+  // A JSON body, or an SSE one (a peer's 2025 answer): its last `data:` line.
+  const json = JSON.parse(lane.loop.expect.startsWith('{') ? lane.loop.expect : lastData(lane.loop.expect))
+  if (json.result?.content?.[0]?.text !== '5' || json.result.isError) {
+    throw new Error(`${lane.id} answered wrongly in the loop: ${lane.loop.expect}`)
+  }
+}
 
 /** CPU (µs) of one loop request of `calls` calls. */
 async function timedPost(pid, target, calls, loop) {
@@ -62,19 +80,7 @@ export async function isolateLoop(
 ) {
   const { pid, targets } = group
   const lanes = await lanesOf(targets)
-  for (const lane of lanes) {
-    const { headers, body } = lane.request
-    // The headers an HTTP client sends with this body (the Host check, the native body read).
-    const length = String(Buffer.byteLength(body))
-    lane.loop = { url: LOOP_URL, headers: { ...headers, host: new URL(LOOP_URL).host, 'content-length': length }, body }
-    lane.loop.expect = await post(lane.target, 1, lane.loop)
-    // The answer every call of the loop must repeat, checked like the HTTP lanes' first answer.
-    // A JSON body, or an SSE one (a peer's 2025 answer): its last `data:` line.
-    const json = JSON.parse(lane.loop.expect.startsWith('{') ? lane.loop.expect : lastData(lane.loop.expect))
-    if (json.result?.content?.[0]?.text !== '5' || json.result.isError) {
-      throw new Error(`${lane.id} answered wrongly in the loop: ${lane.loop.expect}`)
-    }
-  }
+  for (const lane of lanes) await prepareLoop(lane)
   for (const lane of lanes) await post(lane.target, isolateWarmup, lane.loop)
   // What a loop request costs besides its calls (the HTTP request, parsing the posted JSON).
   const empty = []

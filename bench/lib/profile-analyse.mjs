@@ -155,3 +155,30 @@ export function analyse(profile, scriptPath) {
     all: ranked(self),
   }
 }
+
+/**
+ * Time under each function (inclusive: the samples with it anywhere on their stack, once each) and
+ * its self time, in ms, every function named as `analyse` names it, most time first (profile-sdk.mjs).
+ */
+export function inclusive(profile, scriptPath) {
+  const locate = locator(scriptPath)
+  const { byId, parents } = treeOf(profile)
+  const keyOf = new Map()
+  for (const node of profile.nodes) {
+    const { file, line } = locate(node.callFrame)
+    const name = node.callFrame.functionName || '(anonymous)'
+    keyOf.set(node.id, file.startsWith('(') ? name : `${name} ${file}:${line}`)
+  }
+  const under = new Map()
+  const self = new Map()
+  for (let i = 0; i < profile.samples.length; i++) {
+    const id = profile.samples[i]
+    if (byId.get(id).callFrame.functionName === '(idle)') continue
+    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000
+    self.set(keyOf.get(id), (self.get(keyOf.get(id)) ?? 0) + ms)
+    const seen = new Set()
+    for (let at = id; at !== undefined; at = parents.get(at)) seen.add(keyOf.get(at))
+    for (const key of seen) under.set(key, (under.get(key) ?? 0) + ms)
+  }
+  return [...under].map(([key, ms]) => ({ key, ms, selfMs: self.get(key) ?? 0 })).sort((a, b) => b.ms - a.ms)
+}

@@ -9,8 +9,18 @@
  * finds it through its own `ctx.waitUntil` (`hostOf`), so the async context is entered around the
  * handler only, not around the whole request (where workerd carried it through all of the core's
  * own work too: reading the body, the response, telemetry). Entering it is the adapter's one
- * remaining cost per call (`withHandler`); it cannot be left out for handlers that will not read
- * it, since nothing tells them apart before they run (`server.server.elicitInput` after an await).
+ * remaining cost per call (`withHandler`; bench/cg-sdk.mjs: the adapter without it counts as many
+ * instructions a call as the native API). What costs is the new context frame workerd makes per
+ * `run`, about 10k of its 12k instructions (entering an existing frame costs about 2k), and it
+ * cannot be saved without breaking the request's isolation:
+ * - left out for handlers that will not read it: nothing tells them apart before they run (a
+ *   handler may call `server.server.elicitInput` or `getMcpAuthContext()` only after an await, or
+ *   only on some calls), and a promise's continuation keeps the context that was current when it
+ *   was awaited, so a context entered later (at the first read) is not the one it resumes in;
+ * - frames reused from run to run (a pool of `run`s whose stored object is refilled per call):
+ *   work a handler leaves running (a `waitUntil`, a timer, an unawaited promise) resumes in its
+ *   frame after the handler has returned, and would read the next call's request there.
+ * test/workers/sdk-context-concurrency.test.ts fails if a context leaks between interleaved calls.
  *
  * Needs the `nodejs_compat` (or `nodejs_als`) compatibility flag, which agents needs as well.
  */
@@ -142,7 +152,7 @@ export function withRequest<T>(store: RequestStore, fn: () => T): T {
  * both); `fn` sets `frame.handler` to the SDK-style context of each run. A handler beside another
  * of the same request (a 2025-03-26 batch) has a frame of its own. This is what the adapter costs
  * a call (bench/README.md, bench:sdk): workerd makes a context object, a wrapper and persistent
- * handles for each run, some 15,000 instructions, about 4% of a small call.
+ * handles for each run, some 12,000–15,000 instructions (bench/cg-sdk.mjs), about 4% of a small call.
  *
  * @example
  * const frame = { store: hostOf(ctx) ?? currentRequest(), handler: undefined }
