@@ -22,11 +22,10 @@
 import { readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { build } from './lib/build.mjs'
-import { dumpInstructions, useCallgrind, valgrindOf, zeroCounts } from './lib/callgrind.mjs'
+import { disposeUnder, dumpInstructions, useCallgrind, valgrindOf, zeroCounts } from './lib/callgrind.mjs'
 import { inTurn } from './lib/compare.mjs'
 import { floorLanes } from './lib/floor.mjs'
 import { post, prepareLoop } from './lib/isolate-loop.mjs'
-import { isAlive } from './lib/proc.mjs'
 import { median } from './lib/stats.mjs'
 import { reportWorkerdWarnings, startWorkers, WORKERD_STDOUT } from './lib/workerd.mjs'
 
@@ -105,8 +104,6 @@ try {
       )
   }
 } finally {
-  await group.dispose()
-  // Disposing kills the wrapper outright (its trap does not run): valgrind, its child, would live on.
-  if (isAlive(Number(valgrind))) process.kill(Number(valgrind), 'SIGKILL')
+  await disposeUnder(group)
   reportWorkerdWarnings(log)
 }
