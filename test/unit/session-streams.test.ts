@@ -157,6 +157,7 @@ describe("a 2025 session's changes and its open stream", () => {
     const published: McpEvent[] = []
     const control = { failing }
     let deliver: ((event: McpEvent) => void) | undefined
+    let relinked: (() => void) | undefined
     const hub: EventHub = {
       publish: async (event) => {
         if (control.failing === 'throw') throw new Error('hub down')
@@ -164,8 +165,9 @@ describe("a 2025 session's changes and its open stream", () => {
         published.push(event)
         return 1
       },
-      listen: async (_subscription, given) => {
+      listen: async (_subscription, given, _signal, _after, _pace, onRelinked) => {
         deliver = given
+        relinked = onRelinked
         return { closed: new Promise<void>(() => {}) }
       },
     }
@@ -209,7 +211,14 @@ describe("a 2025 session's changes and its open stream", () => {
       services: () => ({ requestState, sessions, sessionStreams: openSessionStream }),
     })
     const fetcher = (request: Request) => handle(request, undefined)
-    return { published, counted, control, fetcher, deliver: (event: McpEvent) => deliver?.(event) }
+    return {
+      published,
+      counted,
+      control,
+      fetcher,
+      deliver: (event: McpEvent) => deliver?.(event),
+      relinked: () => relinked?.(),
+    }
   }
   const settle = () => new Promise((done) => setTimeout(done, 10))
 
@@ -247,6 +256,23 @@ describe("a 2025 session's changes and its open stream", () => {
     expect(text).toContain('"uri":"notes://1"')
     abort.abort()
     await reader.cancel()
+  })
+
+  it('reads the facts again when the hub re-links it between replay batches (an announcement meanwhile reached nobody), ending if the session ended', async () => {
+    const { counted, fetcher, relinked } = recording()
+    const client = await legacyConnect(fetcher, ENDPOINT)
+    const headers = legacyHeaders(client, { accept: 'text/event-stream', 'content-type': null })
+    const response = await fetcher(new Request(ENDPOINT, { method: 'GET', headers }))
+    expect(response.status).toBe(200)
+    await settle()
+    const before = counted.reads
+    // Ended elsewhere while the hub had no path to this stream: its announcement was lost.
+    counted.revoked = true
+    relinked()
+    await settle()
+    expect(counted.reads).toBe(before + 1)
+    const reader = response.body!.getReader()
+    while (!(await reader.read()).done) {}
   })
 
   const UNANNOUNCED = {

@@ -3,8 +3,9 @@
  * the real `McpEventHub` objects, where batches meet what else the log holds: a topic pruned by
  * count below which another topic still has more than a batch of rows (the stream stays open, its
  * gap hinted once); shards whose batches interleave with live events routed to several shards (each
- * heard once); a listener that ended while a batch waited for room (no further connect); and more
- * shards than two batches fit a listener's inbox.
+ * heard once); a listener that ended while a batch waited for room (no further connect); more
+ * shards than two batches fit a listener's inbox; and a live-only announcement sent between two
+ * batches (lost, so the listener is told once the next batch's path is registered).
  */
 import { env } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
@@ -14,6 +15,7 @@ import { HubListener, shardName } from '../../packages/mcp-edge/src/cloudflare/h
 import { replayBatch } from '../../packages/mcp-edge/src/cloudflare/event-log.ts'
 import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import { Listener } from '../../packages/mcp-edge/src/server/events/listen-hub.ts'
+import { sessionChanged, sessionTopic } from '../../packages/mcp-edge/src/server/events/events.ts'
 import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 
 const update = (uri: string): McpEvent => ({ type: 'resourceUpdated', uri })
@@ -256,6 +258,45 @@ describe('a resume in several batches', () => {
       expect(inbox.lagging).toBe(false)
       expect(inbox.pending).toBeGreaterThan(0)
       expect(inbox.pending).toBeLessThanOrEqual(128)
+    } finally {
+      stop.abort()
+    }
+  })
+
+  it('says it re-linked once the next batch’s path is registered, after a live-only announcement sent between batches reached nobody', async () => {
+    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: 1 })
+    const uri = `test://relinked-${crypto.randomUUID()}`
+    const nonce = crypto.randomUUID()
+    const topics = [`resource:${uri}`, sessionTopic(nonce)]
+    const before = await listener(hub, topics)
+    const start = before.path.cursor ?? ''
+    before.stop()
+    for (let i = 0; i < 200; i++) await hub.publish(update(uri))
+    const { pace, release } = heldPace()
+    // What the listener was told, in order: `u` an update, `s` an announcement, `r` re-linked.
+    const told: string[] = []
+    let wake = () => {}
+    const stop = new AbortController()
+    const deliver = (event: McpEvent) => {
+      told.push(event.type === 'session' ? 's' : 'u')
+      wake()
+    }
+    const relinked = () => told.push('r')
+    const until = async (done: () => boolean) => {
+      while (!done()) await new Promise<void>((resolve) => (wake = resolve))
+    }
+    await hub.listen({ topics: new Set(topics), principal: null }, deliver, stop.signal, decodeCursor(start), pace, relinked)
+    try {
+      const batch = replayBatch(1)
+      await until(() => told.length >= batch)
+      // Between the batches: no socket of this listener is registered for it (sent live only, never replayed).
+      await hub.publish(sessionChanged(nonce))
+      release()
+      await until(() => told.length >= 200)
+      await hub.publish(sessionChanged(nonce))
+      await until(() => told.at(-1) === 's')
+      const updates = (count: number) => Array.from({ length: count }, () => 'u').join('')
+      expect(told.join('')).toBe(`${updates(batch)}r${updates(200 - batch)}s`)
     } finally {
       stop.abort()
     }

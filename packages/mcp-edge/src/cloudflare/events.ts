@@ -95,7 +95,7 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
       return reached.reduce((sum, count) => sum + count, 0)
     },
 
-    async listen(subscription, deliver, signal, after, pace) {
+    async listen(subscription, deliver, signal, after, pace, relinked) {
       const { principal } = subscription
       const listener = new HubListener({
         namespace,
@@ -106,6 +106,7 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
         deliver,
         signal,
         pace,
+        relinked,
       })
       return listener.start(byShard(subscription.topics, shards), after)
     },

@@ -10,6 +10,10 @@
  * dropped. A replay is cut into bounded batches (event-log.ts); at a batch's `more` marker the
  * socket is dropped (what follows on it is past the replay), and once the listener has room
  * (`pace`) the shard is asked again after the marker's `seq`, on whichever object has room then.
+ * A message sent live only (no `seq`: a session's announcement, event-hub.ts) between the marker
+ * and the new socket's registration, or held on a relay's socket whose replay ended with one,
+ * reaches nobody and is never replayed: once the new path is registered the listener says so
+ * (`relinked`), and its owner reads again what such messages would have told it.
  * It does not decide who may see an event (the hub does) nor what a stream sends (listen-relay.ts).
  */
 import { encodeCursor } from '../server/events/event-log.ts'
@@ -137,6 +141,8 @@ export interface HubListenerOptions {
   deliver: (event: McpEvent, id?: string) => void
   signal: AbortSignal
   pace?: () => Promise<boolean>
+  /** Called once each later batch's path is registered (module header): live-only messages of the gap before it are lost. */
+  relinked?: () => void
 }
 
 export class HubListener {
@@ -250,6 +256,7 @@ export class HubListener {
       const { link: next, path } = await this.#open(link.shard, link.topics, this.#cursor.get(link.shard))
       if (signal.aborted) return this.#close()
       if (this.#lost(link.shard, path)) return this.#ended()
+      this.#options.relinked?.()
       this.#begin(next, path)
     } catch {
       this.#ended()

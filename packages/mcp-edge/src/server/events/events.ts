@@ -85,6 +85,9 @@ export interface EventHub {
    * in the caller's request. `closed` resolves if the path drops before `signal` aborts. `pace`:
    * resolves `true` when the listener has room for the next batch of a long replay (a hub with a
    * log replays in bounded batches), `false` once it ended (the hub asks for no more).
+   * `relinked`: called each time such a hub has registered the listener on a new path during a
+   * replay; what it sent live only (no `seq`, never replayed) between two paths reached nobody, so
+   * a listener that keeps state from such events (a session's facts) reads it again.
    */
   listen(
     subscription: Subscription,
@@ -92,6 +95,7 @@ export interface EventHub {
     signal: AbortSignal,
     after?: Cursor | null,
     pace?: () => Promise<boolean>,
+    relinked?: () => void,
   ): Promise<ListenPath>
 }
 

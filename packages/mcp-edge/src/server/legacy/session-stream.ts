@@ -166,7 +166,13 @@ export async function openSessionStream<Env>({
       await facts.pending?.catch(() => {})
       return relay.drained()
     }
-    const path = await hub.listen(listener, deliver, stop.signal, after, pace)
+    // A later batch's path is registered: an announcement sent between two paths reached nobody
+    // (hub-listener.ts), so the facts are read again, after the registration.
+    const relinked = () => {
+      facts.changed()
+      check()
+    }
+    const path = await hub.listen(listener, deliver, stop.signal, after, pace, relinked)
     // The first read, once the hub has the stream (stream-facts.ts): a later change is announced to it.
     check()
     if (path.gaps?.length) void hint(path.gaps, deliver, facts)
