@@ -4,14 +4,14 @@
  * (issue 38). Without it, a session's GET is 405 naming what the endpoint accepts, and the hub is
  * never asked; with it (and a ledger, session ids and a hub), the GET opens the session's stream.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
 import type { McpServices } from '../../packages/mcp-edge/src/server/dispatch.ts'
 import type { EventHub, McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 import { openSessionStream } from '../../packages/mcp-edge/src/server/legacy/session-stream.ts'
 import { MAX_SESSION_SUBSCRIPTIONS } from '../../packages/mcp-edge/src/server/legacy/session-ledger.ts'
 import type { SessionFacts, SessionLedger } from '../../packages/mcp-edge/src/server/legacy/session-ledger.ts'
-import { ANNOUNCE_TIMEOUT_MS } from '../../packages/mcp-edge/src/http/legacy-client.ts'
+import { ANNOUNCE_TIMEOUT_MS, END_RETRY_DELAYS_MS } from '../../packages/mcp-edge/src/http/legacy-client.ts'
 import type { LogLevel } from '../../packages/mcp-edge/src/protocol/constants.ts'
 import { createKeyRing, RequestStateCodec } from '../../packages/mcp-edge/src/server/request-state.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
@@ -210,8 +210,11 @@ describe("a 2025 session's changes and its open stream", () => {
     const handle = createMcpHandler(server, {
       services: () => ({ requestState, sessions, sessionStreams: openSessionStream }),
     })
-    const fetcher = (request: Request) => handle(request, undefined)
+    // What the handler left running after its answer (the host's waitUntil).
+    const kept: Promise<unknown>[] = []
+    const fetcher = (request: Request) => handle(request, undefined, { waitUntil: (promise) => void kept.push(promise) })
     return {
+      kept,
       published,
       counted,
       control,
@@ -328,35 +331,51 @@ describe("a 2025 session's changes and its open stream", () => {
     expect(ended.message.error).toEqual({ code: -32600, message: 'Session not found: send initialize again' })
   })
 
-  it('ends the session on a DELETE the hub could not be told of, answering 503; the retry announces it again, then is 404', async () => {
-    const { counted, control, published, fetcher } = recording('throw')
+  it('ends the session on a DELETE the hub could not be told of with 204, and announces its end in the background', async () => {
+    const { counted, control, published, kept, fetcher } = recording('throw')
     const client = await legacyConnect(fetcher, ENDPOINT)
     const headers = legacyHeaders(client, { 'content-type': null })
     const remove = () => fetcher(new Request(ENDPOINT, { method: 'DELETE', headers }))
-    const first = await remove()
-    expect(first.status).toBe(503)
-    expect(((await first.json()) as { error: unknown }).error).toEqual(UNANNOUNCED)
-    expect(counted.revoked).toBe(true)
-    // Ended: a request of the session is 404.
-    expect((await legacyRpc(fetcher, ENDPOINT, client, 'tools/list', {})).status).toBe(404)
-    // Retried while the hub is still down: 503 again; once it is back: announced, then 404.
-    expect((await remove()).status).toBe(503)
-    control.failing = false
-    expect((await remove()).status).toBe(404)
-    expect(published).toEqual([{ type: 'session', nonce: expect.any(String) }])
+    vi.useFakeTimers()
+    try {
+      // The SDK's terminateSession throws on any other status but 405 and keeps the id: it could never end it.
+      expect((await remove()).status).toBe(204)
+      expect(counted.revoked).toBe(true)
+      expect(kept).toHaveLength(1)
+      // Ended: a request of the session is 404, and so is a second DELETE, which announces nothing.
+      expect((await legacyRpc(fetcher, ENDPOINT, client, 'tools/list', {})).status).toBe(404)
+      expect((await remove()).status).toBe(404)
+      // The first retry fails too; the second, once the hub is back, announces the end.
+      await vi.advanceTimersByTimeAsync(END_RETRY_DELAYS_MS[0])
+      expect(published).toEqual([])
+      control.failing = false
+      await vi.advanceTimersByTimeAsync(END_RETRY_DELAYS_MS[1])
+      await kept[0]
+      expect(published).toEqual([{ type: 'session', nonce: expect.any(String) }])
+    } finally {
+      vi.useRealTimers()
+    }
   })
 
-  it(
-    'does not wait on a hub that never answers: a DELETE is 503 after ANNOUNCE_TIMEOUT_MS, the session ended',
-    async () => {
-      const { counted, fetcher } = recording('hang')
-      const client = await legacyConnect(fetcher, ENDPOINT)
-      const response = await fetcher(
-        new Request(ENDPOINT, { method: 'DELETE', headers: legacyHeaders(client, { 'content-type': null }) }),
+  it('does not wait on a hub that never answers: a DELETE is 204 after ANNOUNCE_TIMEOUT_MS, the session ended; a change is -32603', async () => {
+    const { counted, fetcher } = recording('hang')
+    const client = await legacyConnect(fetcher, ENDPOINT)
+    vi.useFakeTimers()
+    try {
+      let answered = false
+      const subscribed = legacyRpc(fetcher, ENDPOINT, client, 'resources/subscribe', { uri: 'notes://1' })
+      const removed = subscribed.then(() =>
+        fetcher(new Request(ENDPOINT, { method: 'DELETE', headers: legacyHeaders(client, { 'content-type': null }) })),
       )
-      expect(response.status).toBe(503)
+      void removed.then(() => (answered = true))
+      await vi.advanceTimersByTimeAsync(ANNOUNCE_TIMEOUT_MS)
+      expect((await subscribed).message.error).toEqual(UNANNOUNCED)
+      expect(answered).toBe(false)
+      await vi.advanceTimersByTimeAsync(ANNOUNCE_TIMEOUT_MS)
+      expect((await removed).status).toBe(204)
       expect(counted.revoked).toBe(true)
-    },
-    ANNOUNCE_TIMEOUT_MS + 5_000,
-  )
+    } finally {
+      vi.useRealTimers()
+    }
+  })
 })

@@ -137,38 +137,84 @@ export async function learn<Env>(
 
 /** How long a change waits for the hub to take its announcement; then it is `sessionsUnavailable`. */
 export const ANNOUNCE_TIMEOUT_MS = 3_000
+/** The waits before a DELETE's announcement is tried again, in the background, when the hub did not take it (`announceEnd`). */
+export const END_RETRY_DELAYS_MS = [1_000, 5_000] as const
 
-/**
- * Tell the session's open GET streams, on every isolate, that its facts changed in the ledger
- * (server/legacy/stream-facts.ts), before the change's answer goes out. Only where GET streams
- * open (an event hub and `sessionStreams`). A hub that cannot be reached within
- * `ANNOUNCE_TIMEOUT_MS` is `sessionsUnavailable` (503, or -32603 for a method): the change is
- * kept, and the retry announces it again (a DELETE's too: http/legacy.ts).
- */
-export async function announce<Env>(state: LegacyState<Env>, lane: Lane<Env>, nonce: string): Promise<void> {
+/** The hub GET streams listen to, where they open (an event hub and `sessionStreams`). */
+function hubOf<Env>(state: LegacyState<Env>, lane: Lane<Env>) {
   const hub = state.server.events
-  if (typeof hub !== 'object' || !lane.services.sessionStreams) return
+  return typeof hub === 'object' && lane.services.sessionStreams ? hub : undefined
+}
+
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error))
+
+/** Publish the session's announcement; it throws when the hub fails or has not answered within `ANNOUNCE_TIMEOUT_MS`. */
+async function publishChange(hub: NonNullable<ReturnType<typeof hubOf>>, nonce: string): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${ANNOUNCE_TIMEOUT_MS} ms`)), ANNOUNCE_TIMEOUT_MS)
   })
   try {
     await Promise.race([hub.publish(sessionChanged(nonce)), late])
-  } catch (error) {
-    libraryLog.error('session change not announced', { error: error instanceof Error ? error.message : String(error) })
-    throw new McpError('sessionsUnavailable', UNANNOUNCED)
   } finally {
     if (timer !== undefined) clearTimeout(timer)
   }
 }
 
-const UNANNOUNCED = 'Service unavailable: the event hub could not be told of the session’s change (it is kept); retry'
+/**
+ * Tell the session's open GET streams, on every isolate, that its facts changed in the ledger
+ * (server/legacy/stream-facts.ts), before the change's answer goes out. Only where GET streams
+ * open. A hub that cannot be reached within `ANNOUNCE_TIMEOUT_MS` is `sessionsUnavailable` (503,
+ * or -32603 for a method): the change is kept, and the retry announces it again.
+ */
+export async function announce<Env>(state: LegacyState<Env>, lane: Lane<Env>, nonce: string): Promise<void> {
+  const hub = hubOf(state, lane)
+  if (!hub) return
+  try {
+    await publishChange(hub, nonce)
+  } catch (error) {
+    libraryLog.error('session change not announced', { error: message(error) })
+    throw new McpError('sessionsUnavailable', UNANNOUNCED)
+  }
+}
 
 /**
- * The client behind a non-initialize message: its session, or only its version header. A session
- * that ended is 404, unless `ended` (a DELETE, which announces the end again): then its facts say so.
+ * Announce a session's end (a DELETE, http/legacy.ts) without failing its answer: the session has
+ * ended whatever the hub says, and a client told otherwise keeps an id it can never end (its retry
+ * is 404). Waits as `announce` does; when the hub did not take it, it is tried again in the
+ * background (the lane's `waitUntil`) after each of `END_RETRY_DELAYS_MS`, each failure logged;
+ * if none succeeds, open streams elsewhere end within `STREAM_FACTS_TTL_MS` (30 s).
  */
-export async function clientOf<Env>(state: LegacyState<Env>, lane: Lane<Env>, ended = false): Promise<Client> {
+export async function announceEnd<Env>(state: LegacyState<Env>, lane: Lane<Env>, nonce: string): Promise<void> {
+  const hub = hubOf(state, lane)
+  if (!hub) return
+  const attempt = async (delay: number) => {
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay))
+    await publishChange(hub, nonce)
+  }
+  const retry = async (error: unknown) => {
+    for (const [i, delay] of END_RETRY_DELAYS_MS.entries()) {
+      libraryLog.error('session end not announced', { error: message(error), retryInMs: delay, attempt: i + 1 })
+      try {
+        return await attempt(delay)
+      } catch (failed) {
+        error = failed
+      }
+    }
+    libraryLog.error('session end not announced; open streams elsewhere end within 30 s', { error: message(error) })
+  }
+  try {
+    await attempt(0)
+  } catch (error) {
+    const background = retry(error)
+    lane.waitUntil?.(background)
+  }
+}
+
+const UNANNOUNCED = 'Service unavailable: the event hub could not be told of the session’s change (it is kept); retry'
+
+/** The client behind a non-initialize message: its session, or only its version header. A session that ended is 404. */
+export async function clientOf<Env>(state: LegacyState<Env>, lane: Lane<Env>): Promise<Client> {
   const headers = lane.request.headers
   const header = headers.get(HEADER.protocolVersion)
   if (header !== null && !isLegacyVersion(header)) throw unsupportedVersion(header, SERVED)
@@ -193,7 +239,7 @@ export async function clientOf<Env>(state: LegacyState<Env>, lane: Lane<Env>, en
   if (ledger) {
     const read = state.recent.get(ledger, sessionKey(session))
     who.facts = read instanceof Promise ? await reachable(read) : read
-    if (who.facts.revoked && !ended) throw new McpError('sessionNotFound')
+    if (who.facts.revoked) throw new McpError('sessionNotFound')
   }
   return who
 }

@@ -30,7 +30,7 @@ import { reachable, sessionKey } from '../server/legacy/session-ledger.ts'
 import type { McpServer } from '../server/server.ts'
 import type { Lane } from './lane.ts'
 import { answer, batchItem, handleCall, initialize, notify, params } from './legacy-calls.ts'
-import { announce, clientOf, createLegacyState } from './legacy-client.ts'
+import { announceEnd, clientOf, createLegacyState } from './legacy-client.ts'
 import type { LegacyOptions, LegacyState } from './legacy-client.ts'
 import { openLegacyStream } from './legacy-stream.ts'
 import { respond, respondBatch } from './respond.ts'
@@ -40,20 +40,16 @@ export { DEFAULT_MAX_BATCH_ITEMS } from './legacy-client.ts'
 export type { LegacyOptions } from './legacy-client.ts'
 
 /**
- * DELETE with a session id: end the session (204); an id that does not open is 404 and ends
- * nothing. The end is announced to the session's GET stream on any isolate; when the hub cannot
- * take that, the session has ended all the same and the answer is 503, so the client retries: a
- * DELETE of a session that already ended announces its end again, then is 404 (or 503 again).
+ * DELETE with a session id: end the session (204); an id that does not open (or whose session
+ * already ended) is 404 and ends nothing. The end is announced to the session's GET stream on any
+ * isolate; once the ledger has it the answer is 204 whatever the hub says (`announceEnd` retries
+ * in the background), since a client told to retry could never end it: its retry is 404.
  */
 async function terminate<Env>(state: LegacyState<Env>, lane: Lane<Env>): Promise<Response> {
-  const who = await clientOf(state, lane, true)
+  const who = await clientOf(state, lane)
   const ledger = lane.services.sessions
   if (!who.session || !ledger) throw new McpError('sessionNotFound')
   const { nonce } = who.session
-  if (who.facts?.revoked) {
-    await announce(state, lane, nonce)
-    throw new McpError('sessionNotFound')
-  }
   await reachable(ledger.revoke(sessionKey(who.session)))
   state.recent.put(nonce, { revoked: true })
   // Its calls and its GET stream in this isolate end now (elsewhere: calls end with their own
@@ -62,7 +58,7 @@ async function terminate<Env>(state: LegacyState<Env>, lane: Lane<Env>): Promise
   for (const [key, cancel] of state.inFlight) if (key.startsWith(prefix)) cancel()
   state.streams.get(nonce)?.()
   // Its GET stream on any other isolate ends when it hears this (server/legacy/stream-facts.ts).
-  await announce(state, lane, nonce)
+  await announceEnd(state, lane, nonce)
   return new Response(null, { status: 204 })
 }
 
