@@ -4,14 +4,16 @@
  * one topic beyond it spread over relay objects, and each hears every event once, in the shard's
  * order; a stream that resumes on another object than the one it left (shard's object → relay,
  * relay → shard's object), while events keep being published, hears what it missed and then the
- * live ones in order, with no duplicate, also when its replay on a relay comes in several batches. Many isolates and 10,000 streams: `node bench/run.mjs --only scale`.
+ * live ones in order, with no duplicate, also when its replay on a relay comes in several batches; a
+ * session's announcement (live only) is answered without waiting on a relay, which still gets it. Many isolates and 10,000 streams: `node bench/run.mjs --only scale`.
  */
-import { env } from 'cloudflare:test'
+import { env, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { SUBSCRIPTION_HEADER } from '../../packages/mcp-edge/src/cloudflare/event-hub.ts'
 import type { EventHubRpc } from '../../packages/mcp-edge/src/cloudflare/event-hub.ts'
 import { cloudflareEventHub, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
 import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
+import { sessionChanged, sessionTopic } from '../../packages/mcp-edge/src/server/events/events.ts'
 import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 
 /** A layout no other test uses, so the shard's objects start empty: 7 shards, each test its own shard (4, 5, 6). */
@@ -166,6 +168,42 @@ describe('cloudflareEventHub relays', () => {
       expect(seqs).toEqual(Array.from({ length: missed + 1 }, (_, i) => seqs[0]! + i))
     } finally {
       for (const each of open) each.stop()
+    }
+  })
+
+  it('answers a session announcement once its own sockets have it, without waiting on a busy relay, which gets it afterwards', async () => {
+    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, capacity: 1 })
+    let nonce = crypto.randomUUID()
+    while (shardOf(sessionTopic(nonce), SHARDS) !== 3) nonce = crypto.randomUUID()
+    const heard = [0, 0]
+    let wake = () => {}
+    const stop = new AbortController()
+    // One listener on the shard's object, the next (past its capacity) on its relay.
+    for (const i of [0, 1]) {
+      await hub.listen(
+        { topics: new Set([sessionTopic(nonce)]), principal: null },
+        () => {
+          heard[i] = (heard[i] ?? 0) + 1
+          wake()
+        },
+        stop.signal,
+      )
+    }
+    try {
+      expect((await object('events/3').stats()).relays).toEqual(['events/3/1'])
+      const relay = env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName('events/3/1'))
+      // The relay is busy for a while: nothing reaches it until then, and a request made now answers after that.
+      await runInDurableObject(relay, (_instance, state) => {
+        void state.blockConcurrencyWhile(() => new Promise((resolve) => setTimeout(resolve, 1_000)))
+      })
+      const busy = relay.fetch('http://hub').then(() => 'relay free')
+      const published = hub.publish(sessionChanged(nonce)).then(() => 'published')
+      expect(await Promise.race([busy, published])).toBe('published')
+      await busy
+      while (heard[0] === 0 || heard[1] === 0) await new Promise<void>((resolve) => (wake = resolve))
+      expect(heard).toEqual([1, 1])
+    } finally {
+      stop.abort()
     }
   })
 })

@@ -41,6 +41,7 @@ import { DurableObject } from 'cloudflare:workers'
 import type { EventLogOptions } from '../server/events/event-log.ts'
 import { eventTopics, matches, visibleTo } from '../server/events/events.ts'
 import type { McpEvent, Subscription } from '../server/events/events.ts'
+import { libraryLog } from '../server/telemetry/log.ts'
 import { MAX_REPLAY_BYTES, MAX_REPLAY_EVENTS, SqlEventLog } from './event-log.ts'
 
 /** The request header carrying a listener's subscription (URI-encoded JSON `Connect`). */
@@ -88,8 +89,13 @@ export type HubMessage =
  * session's announcement (server/legacy/stream-facts.ts) concerns only the streams open when it
  * is made (one that opens later reads the ledger itself), and one is made per subscribe, level,
  * GET and DELETE of a 2025 session: logged, they would fill the log and a long replay's gaps.
+ * Their publish does not wait on the relays (`publish`), and one sent while a listener is between
+ * two replay batches reaches none of its sockets (its listener says so: hub-listener.ts).
  */
 const LIVE_ONLY: ReadonlySet<McpEvent['type']> = new Set(['session'])
+
+const relayFailed = (error: unknown) =>
+  libraryLog.error('event hub relay failed', { error: error instanceof Error ? error.message : String(error) })
 
 /** The runtime's limits on a hibernatable WebSocket's tags. */
 export const MAX_TAGS = 10
@@ -187,6 +193,13 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
     if (this.#relays.size === 0) return sent
     // Made in seq order before any await, so each relay gets the events in that order.
     const relayed = [...this.#relays].map(([name, relay]) => this.#stub(name, relay).relay(message, event, topics))
+    if (seq === undefined) {
+      // Live only (a session's announcement): its publisher waits on it before answering, so one
+      // slow relay must not hold every session change; this object's own sockets have it. A
+      // relay's failure is logged (its streams read again within STREAM_FACTS_TTL_MS).
+      for (const relaying of relayed) Promise.resolve(relaying).catch(relayFailed)
+      return sent
+    }
     return (await Promise.all(relayed)).reduce((sum, count) => sum + count, sent)
   }
 

@@ -50,7 +50,9 @@ function legacyOptions<Env>(state: LegacyState<Env>, lane: Lane<Env>, run: Run, 
       ? {
           async setLogLevel(level: LogLevel) {
             // The level this isolate knows needs no write, but is announced again: this may be the
-            // retry of a call whose write was kept but whose announcement failed.
+            // retry of a call whose write was kept but whose announcement failed. So repeating a level
+            // always publishes (one hub request, and one ledger read per open stream of the session):
+            // accepted, since only the session's owner can send it, and each is one request of its own.
             if (who.facts?.logLevel === level) return announce(state, lane, session.nonce)
             await learn(state, lane, session, ledger.setLogLevel(sessionKey(session), level))
           },
