@@ -13,9 +13,10 @@ import { ROOT, TMP } from './env.mjs'
  * Write the wrapper (dumps into the temp dir's `callgrind/`, emptied here) and point Miniflare at
  * it; returns that dir. `separateThreads`: a dump per thread (`dumpInstructions` then reads the
  * first, workerd's main thread, where every isolate and object runs; V8's background compiler and
- * collector threads, whose share moves with timing, are left out).
+ * collector threads, whose share moves with timing, are left out). `stdout`: a file workerd's
+ * standard output (a Worker's log lines) is appended to, instead of the pipe Miniflare prints from.
  */
-export function useCallgrind({ separateThreads = false } = {}) {
+export function useCallgrind({ separateThreads = false, stdout } = {}) {
   const dumps = join(TMP, 'callgrind')
   rmSync(dumps, { recursive: true, force: true })
   mkdirSync(join(dumps, 'bin'), { recursive: true })
@@ -23,7 +24,7 @@ export function useCallgrind({ separateThreads = false } = {}) {
   const workerd = join(ROOT, 'node_modules/@cloudflare/workerd-linux-64/bin/workerd')
   writeFileSync(
     wrapper,
-    `#!/bin/bash\nvalgrind --tool=callgrind --callgrind-out-file=${dumps}/cg.%p --dump-line=no${separateThreads ? ' --separate-threads=yes' : ''} ${workerd} "$@" <&0 2>>${dumps}/valgrind.log &\n` +
+    `#!/bin/bash\nvalgrind --tool=callgrind --callgrind-out-file=${dumps}/cg.%p --dump-line=no${separateThreads ? ' --separate-threads=yes' : ''} ${workerd} "$@" <&0 2>>${dumps}/valgrind.log${stdout ? ` >>${stdout}` : ''} &\n` +
       "child=$!\ntrap 'kill -9 $child 2>/dev/null' TERM INT EXIT\nwait $child\n",
   )
   chmodSync(wrapper, 0o755)
