@@ -1,15 +1,15 @@
 #!/usr/bin/env node
 /**
- * `node bench/cg-call.mjs [--calls N] [--rounds R] [base=<dir or script of an earlier loop-edge build>]`:
+ * `node bench/cg-call.mjs [--calls N] [--rounds R] [base=<dir or script of an earlier loop-edge build> …]`:
  * workerd's instructions per `tools/call add` inside one isolate, for cuts on the call path too
  * small for the loaded machine's CPU figures (issue 38's "≤ 0.5× the CPU per call of every
  * SDK-based peer"). One workerd under valgrind's callgrind (the `MINIFLARE_WORKERD_PATH` wrapper)
  * runs the Hono floor (loop-hono) and this tree's demo as shipped (loop-edge: telemetry on, the log
  * line and the span), each its own isolate behind the in-isolate loop (workers/loop.js), plus
- * `base`'s build of loop-edge if given (a copy of an earlier build's directory, for example
+ * each build of loop-edge given as `name=<dir or script>` (`base=…`) (a copy of an earlier build's directory, for example
  * `cp -r $TMPDIR/mcp-edge-bench-*\/build/loop-edge-min /tmp/before`). Lanes: the floor's call, the
  * template's 2026-07-28 call and its 2025-era call (with the session id its `initialize` minted),
- * the same for `base`. After a warm-up, each round takes every lane in turn (the order alternating
+ * the same for each given build. After a warm-up, each round takes every lane in turn (the order alternating
  * round by round): callgrind's counters are zeroed, one loop request of N calls (default 400) is
  * sent, the main thread's instructions are dumped; an empty loop request (n=0, counted the same
  * way, its median) is taken off, and the rest divided by N. Median over R rounds (default 3).
@@ -48,7 +48,7 @@ function scriptIn(path) {
 }
 
 const scripts = { hono: build('loop-hono').scriptPath, tree: build('loop-edge').scriptPath }
-if (given.base) scripts.base = scriptIn(given.base)
+for (const [id, path] of Object.entries(given)) scripts[id] = scriptIn(path)
 const ids = Object.keys(scripts)
 
 // The Worker's log lines into a file, as the bench's workerd.mjs does, not through Miniflare's pipe.
