@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `node bench/cg-call.mjs [--calls N] [--rounds R] [base=<dir or script of an earlier loop-edge build> …]`:
+ * `node bench/cg-call.mjs [--calls N] [--rounds R] [--peers] [base=<dir or script of an earlier loop-edge build> …]`:
  * workerd's instructions per `tools/call add` inside one isolate, for cuts on the call path too
  * small for the loaded machine's CPU figures (issue 38's "≤ 0.5× the CPU per call of every
  * SDK-based peer"). One workerd under valgrind's callgrind (the `MINIFLARE_WORKERD_PATH` wrapper)
@@ -14,6 +14,12 @@
  * sent, the main thread's instructions are dumped; an empty loop request (n=0, counted the same
  * way, its median) is taken off, and the rest divided by N. Median over R rounds (default 3).
  *
+ * `--peers` adds the SDK-based peers (peers.mjs `SDK_BASED`: the SDK v2 Worker, agents, Vercel's
+ * mcp-handler, @hono/mcp), each behind the loop in its own isolate with its 2026-07-28 call, and
+ * prints the tree's 2026-07-28 count over each beside issue 38's ≤ 0.5× (a CPU target, measured
+ * over HTTP by `npm run bench`: this ratio of instructions inside the isolate is a guide to it,
+ * without workerd's HTTP work, which both sides pay alike and which would pull the ratio up).
+ *
  * Instructions are not time (cache misses and workerd's HTTP work outside the loop are left out),
  * but they repeat to well under 1% where the CPU figures move by a fifth. About a minute and a half;
  * needs valgrind; never part of `npm test`.
@@ -23,8 +29,11 @@ import { join } from 'node:path'
 import { build } from './lib/build.mjs'
 import { disposeUnder, dumpInstructions, useCallgrind, valgrindOf, zeroCounts } from './lib/callgrind.mjs'
 import { inTurn } from './lib/compare.mjs'
+import { lastData } from './lib/isolate-loop.mjs'
 import { ADD_CALL, legacyAddCall, legacyConnect } from './lib/mcp.mjs'
 import { median } from './lib/stats.mjs'
+import { PEER_CPU_LIMIT, peerLoopJobs, SDK_BASED } from './lib/peers.mjs'
+import { VARIANTS } from './lib/variants.mjs'
 import { startWorkers, WORKERD_STDOUT } from './lib/workerd.mjs'
 
 const args = process.argv.slice(2)
@@ -32,6 +41,8 @@ const option = (name, fallback) => {
   const at = args.indexOf(name)
   return at < 0 ? fallback : Number(args.splice(at, 2)[1])
 }
+const peersAt = args.indexOf('--peers')
+const withPeers = peersAt >= 0 && args.splice(peersAt, 1).length > 0
 const calls = option('--calls', 400)
 const rounds = option('--rounds', 3)
 const WARMUP = 1000
@@ -49,6 +60,10 @@ function scriptIn(path) {
 
 const scripts = { hono: build('loop-hono').scriptPath, tree: build('loop-edge').scriptPath }
 for (const [id, path] of Object.entries(given)) scripts[id] = scriptIn(path)
+// `--peers`: the SDK-based peers behind the loop too (peers.mjs builds), each in its own isolate.
+const peers = withPeers ? peerLoopJobs().filter(([job]) => SDK_BASED.includes(job.slice('loop-'.length))) : []
+for (const [job, options] of peers) scripts[job.slice('loop-'.length)] = build(job, options).scriptPath
+const isPeer = (id) => SDK_BASED.includes(id) && !(id in given)
 const ids = Object.keys(scripts)
 
 // The Worker's log lines into a file, as the bench's workerd.mjs does, not through Miniflare's pipe.
@@ -56,7 +71,7 @@ const dumps = useCallgrind({ separateThreads: true, stdout: WORKERD_STDOUT })
 const group = await startWorkers(
   ids,
   (id) => scripts[id],
-  (id) => (id === 'hono' ? 'loop-hono' : 'loop-edge'),
+  (id) => (id === 'hono' ? 'loop-hono' : isPeer(id) ? id : 'loop-edge'),
 )
 
 async function post(target, count, loop) {
@@ -69,12 +84,15 @@ async function post(target, count, loop) {
 try {
   const valgrind = valgrindOf(group.pid)
   const lanes = [{ id: 'floor (hono)', target: group.targets.hono, request: ADD_CALL }]
-  for (const id of ids.filter((id) => id !== 'hono')) {
+  for (const id of ids.filter((id) => id !== 'hono' && !isPeer(id))) {
     const target = group.targets[id]
     const sessionId = await legacyConnect(target.endpoint)
     if (!sessionId) throw new Error(`${id} minted no session id`)
     lanes.push({ id: `${id} 2026-07-28`, target, request: ADD_CALL })
     lanes.push({ id: `${id} 2025 (session)`, target, request: legacyAddCall(sessionId) })
+  }
+  for (const id of ids.filter(isPeer)) {
+    lanes.push({ id: `${id} (peer)`, target: group.targets[id], request: VARIANTS[id].call?.request ?? ADD_CALL })
   }
   for (const lane of lanes) {
     const { headers, body } = lane.request
@@ -82,7 +100,8 @@ try {
     const length = String(Buffer.byteLength(body))
     lane.loop = { url, headers: { ...headers, host: new URL(url).host, 'content-length': length }, body }
     lane.loop.expect = await post(lane.target, 1, lane.loop)
-    const json = JSON.parse(lane.loop.expect)
+    // A JSON body, or an SSE one (a peer's): its last `data:` line.
+    const json = JSON.parse(lane.loop.expect.startsWith('{') ? lane.loop.expect : lastData(lane.loop.expect))
     if (json.result?.content?.[0]?.text !== '5' || json.result.isError) {
       throw new Error(`${lane.id} answered wrongly in the loop: ${lane.loop.expect}`)
     }
@@ -113,6 +132,12 @@ try {
     console.log(
       `| ${lane.id} | ${value.toFixed(1)} | ${(value / floor).toFixed(2)} | ${lane.counts.map((c) => c.toFixed(1)).join(', ')} |`,
     )
+  }
+  const sdk = lanes.filter((lane) => lane.id.endsWith('(peer)'))
+  if (sdk.length > 0) {
+    const tree = median(lanes.find((lane) => lane.id === 'tree 2026-07-28').counts)
+    console.log(`\n| tree 2026-07-28 / SDK-based peer, instructions (median) | issue 38's CPU target |\n| --- | --- |`)
+    for (const lane of sdk) console.log(`| ${lane.id}: ${(tree / median(lane.counts)).toFixed(3)}× | ≤ ${PEER_CPU_LIMIT}× |`)
   }
 } finally {
   await disposeUnder(group)
