@@ -25,7 +25,8 @@ export async function post(target, calls, loop) {
   return text
 }
 
-const lastData = (sse) =>
+/** The last `data:` line's payload of an SSE body (or the body itself, when it has none). */
+export const lastData = (sse) =>
   sse
     .split('\n')
     .findLast((line) => line.startsWith('data: '))

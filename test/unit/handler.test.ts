@@ -325,6 +325,17 @@ describe('transport guards through the handler', () => {
     expect(((await served.json()) as Message).result?.protocolVersion).toBe('2025-11-25')
   })
 
+  it('gives each JSON answer headers of its own (a change to one shows in no other)', async () => {
+    const first = await handle(request('tools/list', { headers: { host: 'mcp.example.com' } }))
+    expect(first.headers.get('content-type')).toBe('application/json')
+    first.headers.set('content-type', 'text/plain')
+    first.headers.set('x-changed', '1')
+    const second = await handle(request('tools/list', { headers: { host: 'mcp.example.com' } }))
+    expect(second.status).toBe(200)
+    expect(second.headers.get('content-type')).toBe('application/json')
+    expect(second.headers.has('x-changed')).toBe(false)
+  })
+
   it('refuses a foreign Origin with 403', async () => {
     const response = await handle(request('tools/list', { headers: { host: 'mcp.example.com', origin: 'https://evil.example' } }))
     expect(response.status).toBe(403)

@@ -15,13 +15,19 @@ import { sseResponse } from './stream.ts'
 import { errorFields, libraryLog } from '../server/telemetry/log.ts'
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
+/**
+ * The same, as one `Headers` of the isolate: a response copies a `Headers` it is given natively,
+ * where a plain object is read property by property through the runtime's bindings.
+ */
+let jsonHeaders: Headers | undefined
 
 export function jsonResponse(
   body: JsonRpcResponse | JsonRpcResponse[],
   status: number,
   extra?: Record<string, string>,
 ): Response {
-  return new Response(JSON.stringify(body), { status, headers: extra ? { ...JSON_HEADERS, ...extra } : JSON_HEADERS })
+  const headers = extra ? { ...JSON_HEADERS, ...extra } : (jsonHeaders ??= new Headers(JSON_HEADERS))
+  return new Response(JSON.stringify(body), { status, headers })
 }
 
 export function rejection(error: McpError, id: RequestId | undefined, extra?: Record<string, string>): Response {
