@@ -26,8 +26,9 @@ export function jsonResponse(
   status: number,
   extra?: Record<string, string>,
 ): Response {
-  const headers = extra ? { ...JSON_HEADERS, ...extra } : (jsonHeaders ??= new Headers(JSON_HEADERS))
-  return new Response(JSON.stringify(body), { status, headers })
+  if (extra) return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...extra } })
+  jsonHeaders ??= new Headers(JSON_HEADERS)
+  return new Response(JSON.stringify(body), { status, headers: jsonHeaders })
 }
 
 export function rejection(error: McpError, id: RequestId | undefined, extra?: Record<string, string>): Response {
