@@ -281,9 +281,24 @@ describe('a resume in several batches', () => {
       told.push(event.type === 'session' ? 's' : 'u')
       wake()
     }
-    const relinked = () => told.push('r')
+    // An announcement published as the listener says it re-linked must reach it: the new path is
+    // registered by then (were it said before, this one would reach nobody, and the count below hang).
+    let announced: Promise<unknown> | undefined
+    const relinked = () => {
+      told.push('r')
+      announced = hub.publish(sessionChanged(nonce))
+    }
+    // Waits for what the listener is told, failing with what it was told after 5 s without it.
     const until = async (done: () => boolean) => {
-      while (!done()) await new Promise<void>((resolve) => (wake = resolve))
+      const deadline = Date.now() + 5000
+      while (!done()) {
+        const left = deadline - Date.now()
+        if (left <= 0) throw new Error(`not told it in 5 s; told ${told.join('')}`)
+        await new Promise<void>((resolve) => {
+          wake = resolve
+          setTimeout(resolve, left)
+        })
+      }
     }
     await hub.listen({ topics: new Set(topics), principal: null }, deliver, stop.signal, decodeCursor(start), pace, relinked)
     try {
@@ -292,11 +307,16 @@ describe('a resume in several batches', () => {
       // Between the batches: no socket of this listener is registered for it (sent live only, never replayed).
       await hub.publish(sessionChanged(nonce))
       release()
-      await until(() => told.length >= 200)
+      const heard = (kind: string) => told.filter((one) => one === kind).length
+      await until(() => heard('u') >= 200 && heard('s') >= 1)
+      await announced
       await hub.publish(sessionChanged(nonce))
-      await until(() => told.at(-1) === 's')
-      const updates = (count: number) => Array.from({ length: count }, () => 'u').join('')
-      expect(told.join('')).toBe(`${updates(batch)}r${updates(200 - batch)}s`)
+      await until(() => heard('s') >= 2)
+      // The updates in order, 're-linked' once after the first batch, and both announcements heard
+      // after it (the one between batches reached nobody).
+      expect(told.slice(0, batch + 1).join('')).toBe(`${'u'.repeat(batch)}r`)
+      expect([heard('u'), heard('r'), heard('s')]).toEqual([200, 1, 2])
+      expect(told.at(-1)).toBe('s')
     } finally {
       stop.abort()
     }

@@ -3,7 +3,9 @@
  * client behind a request, from its sealed `Mcp-Session-Id` (404 when it does not open) or from
  * its version header alone. With a session ledger, what the ledger knows of the session comes
  * along, from this isolate's cache while fresh (server/legacy/session-ledger.ts); a session that
- * ended is 404 here too. Nothing here answers a request: legacy-calls.ts and legacy-stream.ts do.
+ * ended is 404 here too. And how a change of a session's facts is announced on the event hub
+ * (`announce`, `announceEnd`), so that its open GET stream, on any isolate, reads them again.
+ * Nothing here answers a request: legacy-calls.ts and legacy-stream.ts do.
  */
 import { HEADER, LEGACY_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import type { LegacyVersion, LogLevel } from '../protocol/constants.ts'
@@ -183,7 +185,8 @@ export async function announce<Env>(state: LegacyState<Env>, lane: Lane<Env>, no
  * ended whatever the hub says, and a client told otherwise keeps an id it can never end (its retry
  * is 404). Waits as `announce` does; when the hub did not take it, it is tried again in the
  * background (the lane's `waitUntil`) after each of `END_RETRY_DELAYS_MS`, each failure logged;
- * if none succeeds, open streams elsewhere end within `STREAM_FACTS_TTL_MS` (30 s).
+ * if none succeeds, open streams elsewhere end at their first event `STREAM_FACTS_TTL_MS` (30 s) or
+ * more after their last read.
  */
 export async function announceEnd<Env>(state: LegacyState<Env>, lane: Lane<Env>, nonce: string): Promise<void> {
   const hub = hubOf(state, lane)
@@ -201,7 +204,9 @@ export async function announceEnd<Env>(state: LegacyState<Env>, lane: Lane<Env>,
         error = failed
       }
     }
-    libraryLog.error('session end not announced; open streams elsewhere end within 30 s', { error: message(error) })
+    libraryLog.error('session end not announced; open streams elsewhere end at their first event after 30 s', {
+      error: message(error),
+    })
   }
   try {
     await attempt(0)

@@ -23,7 +23,7 @@
  * (`revokePrincipal`, called outside any session, with no hub) is not announced: each event asks
  * the ledger's `revokedByPrincipal`, which a ledger answers from its per-isolate cache of the
  * principal's cut-off (400 ms, shared by every session of the principal), so it still reaches an
- * open stream within 0.9 s. A ledger without `revokedByPrincipal` is read as requests read it,
+ * open stream at its first event after 0.9 s. A ledger without `revokedByPrincipal` is read as requests read it,
  * every `SESSION_FACTS_TTL_MS`.
  */
 import { SESSION_FACTS_TTL_MS } from './session-ledger.ts'
