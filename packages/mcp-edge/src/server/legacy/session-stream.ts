@@ -113,22 +113,13 @@ export async function openSessionStream<Env>({
   signal,
   lastEventId,
 }: SessionStream<Env>): Promise<{ done: Promise<void>; cursor: string }> {
-  const topics = new Set<string>()
-  for (const list of ['tools', 'prompts', 'resources'] as const) if (server.offers(list, options)) topics.add(`list:${list}`)
-  if (server.offers('resources', options)) topics.add(ALL_RESOURCES)
-  topics.add(LOG_TOPIC)
-  topics.add(sessionTopic(session.nonce))
-  // A resource this caller may not read is not announced to it (scopes and visibility, as resources/read).
-  const viewer = { principal: options.principal, env: options.env, meta }
-  const allows = (event: McpEvent) => event.type !== 'resourceUpdated' || mayRead(server, viewer, event.uri)
-  const listener = new Listener('session', topics, subjectOf(options.principal), allows, undefined, legacyEventNotification)
+  const listener = sessionListener(server, options, meta, session.nonce)
   const stop = new AbortController()
   const end = () => stop.abort()
   if (signal.aborted) end()
   signal.addEventListener('abort', end, { once: true })
   const relay = new Relay(listener, outbox, false)
   const facts = new StreamFacts(ledger, session, cache)
-  const admits = (now: SessionFacts, level: LogLevel) => LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(now.logLevel ?? logLevel)
   const ends = (now: SessionFacts) => now.revoked || !current() || (now.stream !== undefined && now.stream !== id)
   // The facts now (a read, when due), ending the stream if they say so.
   const check = () => {
@@ -150,10 +141,7 @@ export async function openSessionStream<Env>({
     // URI now, a log message if the session's level admits it now.
     const decide = (now: SessionFacts) => {
       if (ends(now)) return end()
-      if (
-        event.type === 'log' ? admits(now, event.level) : event.type === 'listChanged' || now.subscriptions?.includes(event.uri)
-      )
-        relay.deliver(event, eventId)
+      if (wants(now, event, logLevel)) relay.deliver(event, eventId)
     }
     const now = facts.get()
     if (now instanceof Promise) now.then(decide, end)
@@ -187,6 +175,37 @@ export async function openSessionStream<Env>({
     signal.removeEventListener('abort', end)
     throw error
   }
+}
+
+/**
+ * The listener of a session's stream: the lists the server offers, every resource update, log
+ * messages, and the session's own announcements. A resource this caller may not read is not
+ * announced to it (scopes and visibility, as resources/read).
+ */
+function sessionListener<Env>(
+  server: SessionStream<Env>['server'],
+  options: SessionStream<Env>['options'],
+  meta: SessionStream<Env>['meta'],
+  nonce: string,
+): Listener {
+  const topics = new Set<string>()
+  for (const list of ['tools', 'prompts', 'resources'] as const) if (server.offers(list, options)) topics.add(`list:${list}`)
+  if (server.offers('resources', options)) topics.add(ALL_RESOURCES)
+  topics.add(LOG_TOPIC)
+  topics.add(sessionTopic(nonce))
+  const viewer = { principal: options.principal, env: options.env, meta }
+  const allows = (event: McpEvent) => event.type !== 'resourceUpdated' || mayRead(server, viewer, event.uri)
+  return new Listener('session', topics, subjectOf(options.principal), allows, undefined, legacyEventNotification)
+}
+
+/**
+ * Whether the session wants `event` now: a list change always, an update if it subscribes to the
+ * URI, a log message if its level (else the lane's `logLevel`) admits it.
+ */
+function wants(now: SessionFacts, event: McpEvent, logLevel: LogLevel): boolean {
+  if (event.type === 'log') return LOG_LEVELS.indexOf(event.level) >= LOG_LEVELS.indexOf(now.logLevel ?? logLevel)
+  if (event.type === 'resourceUpdated') return now.subscriptions?.includes(event.uri) ?? false
+  return event.type === 'listChanged'
 }
 
 /** The re-read hints for `gaps` (module header): list changes, and an update per URI subscribed now. */
