@@ -29,7 +29,7 @@ import { join } from 'node:path'
 import { build } from './lib/build.mjs'
 import { disposeUnder, dumpInstructions, useCallgrind, valgrindOf, zeroCounts } from './lib/callgrind.mjs'
 import { inTurn } from './lib/compare.mjs'
-import { lastData } from './lib/isolate-loop.mjs'
+import { post, prepareLoop } from './lib/isolate-loop.mjs'
 import { ADD_CALL, legacyAddCall, legacyConnect } from './lib/mcp.mjs'
 import { median } from './lib/stats.mjs'
 import { PEER_CPU_LIMIT, peerLoopJobs, SDK_BASED } from './lib/peers.mjs'
@@ -74,13 +74,6 @@ const group = await startWorkers(
   (id) => (id === 'hono' ? 'loop-hono' : isPeer(id) ? id : 'loop-edge'),
 )
 
-async function post(target, count, loop) {
-  const response = await fetch(new URL(`/bench/loop?n=${count}`, target.origin), { method: 'POST', body: JSON.stringify(loop) })
-  const text = await response.text()
-  if (!response.ok) throw new Error(`in-isolate loop of ${target.id} failed: HTTP ${response.status} ${text}`)
-  return text
-}
-
 try {
   const valgrind = valgrindOf(group.pid)
   const lanes = [{ id: 'floor (hono)', target: group.targets.hono, request: ADD_CALL }]
@@ -95,16 +88,7 @@ try {
     lanes.push({ id: `${id} (peer)`, target: group.targets[id], request: VARIANTS[id].call?.request ?? ADD_CALL })
   }
   for (const lane of lanes) {
-    const { headers, body } = lane.request
-    const url = 'http://127.0.0.1:8787/mcp'
-    const length = String(Buffer.byteLength(body))
-    lane.loop = { url, headers: { ...headers, host: new URL(url).host, 'content-length': length }, body }
-    lane.loop.expect = await post(lane.target, 1, lane.loop)
-    // A JSON body, or an SSE one (a peer's): its last `data:` line.
-    const json = JSON.parse(lane.loop.expect.startsWith('{') ? lane.loop.expect : lastData(lane.loop.expect))
-    if (json.result?.content?.[0]?.text !== '5' || json.result.isError) {
-      throw new Error(`${lane.id} answered wrongly in the loop: ${lane.loop.expect}`)
-    }
+    await prepareLoop(lane)
     lane.counts = []
   }
   console.error(`[cg-call] warming up (${WARMUP} calls a lane)`)
