@@ -188,6 +188,20 @@ describe('TaskEngine: creation and a plain run', () => {
     await tasks.alarm()
     expect((await tasks.get('alice'))?.task).toMatchObject({ status: 'failed', statusMessage: 'Task expired' })
   })
+
+  it('keeps the ttl when its timer fires before the clock reaches it (Node timers may fire a millisecond early)', async () => {
+    const store = new MemoryTaskStore()
+    clock.now = 0
+    const tasks = await created(store, 't-early', call('stuck', { tag: 't-early' }, { ttlMs: 30 }))
+    const run = tasks.alarm()
+    await reached('t-early:forever')
+    // The timer (30 ms) fires while the clock still says 0: not due yet, so it must be set again.
+    await new Promise((resolve) => setTimeout(resolve, 60))
+    expect(store.parsed?.status).toBe('working')
+    clock.now = 30
+    await run
+    expect((await tasks.get('alice'))?.task).toMatchObject({ status: 'failed', statusMessage: 'Task expired' })
+  })
 })
 
 describe('TaskEngine: restarts, steps and replays', () => {

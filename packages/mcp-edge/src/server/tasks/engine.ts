@@ -296,17 +296,22 @@ export class TaskEngine<Env> {
     const record = this.#record as TaskRecord
     const run: LiveRun = { abort: new AbortController() }
     this.#run = run
-    // The alarm is busy with this run, so the ttl is kept by a timer while it lasts.
-    const expiry = setTimeout(
-      () => {
-        try {
-          this.#expireIfDue()
-        } catch (error) {
-          this.#invalidate(error)
-        }
-      },
-      Math.max(0, record.expiresAt - this.#now()),
-    )
+    // The alarm is busy with this run, so the ttl is kept by a timer while it lasts. A timer may
+    // fire a millisecond before the clock reaches expiresAt (Node's does), so it is set again then.
+    let expiry: ReturnType<typeof setTimeout>
+    const keepTtl = () => {
+      const left = record.expiresAt - this.#now()
+      if (left > 0) {
+        expiry = setTimeout(keepTtl, left)
+        return
+      }
+      try {
+        this.#expireIfDue()
+      } catch (error) {
+        this.#invalidate(error)
+      }
+    }
+    expiry = setTimeout(keepTtl, Math.max(0, record.expiresAt - this.#now()))
     let end: RunEnd
     try {
       end = await this.#execute(run, call, observed)
