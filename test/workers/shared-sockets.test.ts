@@ -6,9 +6,10 @@
  * socket; the socket drops and both streams end, each resuming from its own id; a stream that
  * joins a shared socket with a cursor hears its replay (several batches) and then the live events,
  * once and in order, while events keep being published; a full shard's object sends a shared
- * socket to a relay. Every stream here runs in the test's one request; streams of separate
- * requests sharing a socket are the scale bench's (`node bench/run.mjs --only scale`, each of its
- * streams a request of its own, each hearing every update once).
+ * socket to a relay. Every stream here runs in the test's one request. Across requests: the scale
+ * bench (`node bench/run.mjs --only scale`: thousands of streams, each a request of its own, each
+ * hearing every update once); through `SELF.fetch` a stream failed once the request that opened
+ * its socket ended (bench/README.md), so that test is not kept.
  */
 import { env, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'

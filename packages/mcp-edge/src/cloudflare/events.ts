@@ -48,7 +48,8 @@ export interface EventHubOptions {
    * One hub socket per isolate, shard and subscription (same topics, same principal), shared by
    * the isolate's streams, instead of one per stream (default `false`): a hub then sends an event
    * once per such socket, and the isolate hands it to each stream (shared-sockets.ts,
-   * docs/notifications.md#capacity).
+   * docs/notifications.md#capacity). Experimental: a stream failed in the Workers test pool after
+   * the request that opened its socket ended (bench/README.md).
    */
   shareSockets?: boolean
 }
