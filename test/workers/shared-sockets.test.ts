@@ -8,8 +8,8 @@
  * once and in order, while events keep being published; a full shard's object sends a shared
  * socket to a relay. Every stream here runs in the test's one request. Across requests: the scale
  * bench (`node bench/run.mjs --only scale`: thousands of streams, each a request of its own, each
- * hearing every update once); through `SELF.fetch` a stream failed once the request that opened
- * its socket ended (bench/README.md), so that test is not kept.
+ * hearing every update once) and test/http/shared-sockets.test.ts over `wrangler dev`; through
+ * `SELF.fetch` a stream failed once the request that opened its socket ended (bench/README.md).
  */
 import { env, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
