@@ -2,9 +2,10 @@
  * Shared hub sockets across requests, over real HTTP (`wrangler dev`, the fixture's /shared-hub:
  * `cloudflareEventHub({ shareSockets: true })`): listen streams opened by separate requests of one
  * isolate share one hub socket per principal and subscription; each hears only what its principal
- * may see; the stream whose request opened the socket ends and the others keep hearing; a hub
- * restart ends every stream on the socket with its listen result, and each resumes from its own
- * id. Inside the Workers test pool the same steps fail (bench/README.md), so this runs here.
+ * may see; the stream whose request opened a socket ends, the socket closes with it and the other
+ * stream on it ends (each resumes from its own id), and a new stream opens a fresh socket and hears
+ * what follows; a hub restart ends every stream on a socket with its listen result, and each
+ * resumes from its own id.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildRequest, type MessageStream, openStream, rpc } from '../support/mcp.ts'
@@ -44,7 +45,7 @@ async function heard(stream: MessageStream) {
 }
 
 describe('shared hub sockets across requests (fixture, /shared-hub)', () => {
-  it('serves separate requests on one socket, past the end of the one that opened it and through a hub restart', async () => {
+  it('serves separate requests on one socket, closed with the stream that opened it, and through a hub restart', async () => {
     const [owner, other] = fixture.urls
     const shared = other.replace(/\/mcp$/, '/shared-hub')
     const uri = `test://shared-${Date.now()}`
@@ -69,17 +70,27 @@ describe('shared hub sockets across requests (fixture, /shared-hub)', () => {
       // One log, one numbering: both give the event the same id; bob's first is the open one.
       expect(ids[0]).toBe(ids[1])
       expect((await heard(bob))?.uri).toBe(`${uri}/all`)
-      // The request that opened the socket ends; an update at once still reaches the others.
+      // The request that opened alice's socket ends: the socket goes with it (workerd would cancel
+      // its reads soon after), so alice's other stream ends as on a drop, and bob's stays.
       await opener.close()
+      expect(await heard(second)).toBeUndefined()
+      for (let tries = 0; (await sockets()) !== before + 1 && tries < 100; tries++) await new Promise((r) => setTimeout(r, 50))
+      expect(await sockets()).toBe(before + 1)
+      // A new stream of alice opens a socket of its own and hears what follows, as bob does.
+      const third = await listen(shared, uri, 'alice')
+      open.push(third)
+      expect(await sockets()).toBe(before + 2)
       await call(owner, 'notify_resource', { uri: `${uri}/2` })
-      expect((await heard(second))?.uri).toBe(`${uri}/2`)
+      const thirdLast = await heard(third)
+      expect(thirdLast?.uri).toBe(`${uri}/2`)
       const bobLast = await heard(bob)
       expect(bobLast?.uri).toBe(`${uri}/2`)
       // The hub restarts: both streams end with their result, and each resumes from its own id.
       await call(owner, 'restart_event_hub', {})
-      expect(await heard(second)).toBeUndefined()
+      expect(await heard(third)).toBeUndefined()
       expect(await heard(bob)).toBeUndefined()
       await call(owner, 'notify_resource', { uri: `${uri}/3` })
+      // `second` resumes from the id it heard before its socket went, so it hears 2 and 3.
       const resumed = [await listen(shared, uri, 'alice', ids[1]), await listen(shared, uri, 'bob', bobLast?.id)]
       open.push(...resumed)
       expect((await heard(resumed[0] as MessageStream))?.uri).toBe(`${uri}/2`)

@@ -65,6 +65,14 @@ async function stream(hub: ReturnType<typeof cloudflareEventHub>, uri: string, p
   }
 }
 
+/** Polls `done` (a socket closes a little after its stream ends), up to 5 s. */
+async function until(done: () => Promise<boolean>): Promise<void> {
+  for (const stop = Date.now() + 5000; !(await done()); ) {
+    if (Date.now() > stop) throw new Error('not reached in 5 s')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
 const shared = () => cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, shareSockets: true })
 
 describe('cloudflareEventHub shareSockets', () => {
@@ -92,20 +100,76 @@ describe('cloudflareEventHub shareSockets', () => {
     }
   })
 
-  it('keeps hearing when another stream on its socket leaves; the last to leave closes it', async () => {
+  it('keeps hearing when a joiner leaves; the opener leaving ends the others and closes the socket with no publish', async () => {
     const hub = shared()
     const uri = topicOnShard(14)
-    const first = await stream(hub, uri, 'alice')
+    const opener = await stream(hub, uri, 'alice')
     const second = await stream(hub, uri, 'alice')
-    first.stop()
+    const third = await stream(hub, uri, 'alice')
+    third.stop()
     expect(await hub.publish(update(`${uri}/1`))).toBe(1)
     await second.until(1)
-    expect(second.uris()).toEqual([`${uri}/1`])
-    expect(first.heard).toEqual([])
+    await opener.until(1)
+    expect(third.heard).toEqual([])
     expect(second.state.closed).toBe(false)
-    second.stop()
-    while ((await sockets('events/14')) > 0) await new Promise((resolve) => setTimeout(resolve, 10))
-    expect(await hub.publish(update(`${uri}/2`))).toBe(0)
+    // The opener leaves: the socket goes at once (no message needed), and the other stream ends as on a drop.
+    opener.stop()
+    await second.ended()
+    await until(async () => (await sockets('events/14')) === 0)
+    expect(second.uris()).toEqual([`${uri}/1`])
+    // A new stream opens a socket of its own and hears what follows.
+    const next = await stream(hub, uri, 'alice')
+    try {
+      expect(await sockets('events/14')).toBe(1)
+      expect(await hub.publish(update(`${uri}/2`))).toBe(1)
+      await next.until(1)
+      expect(next.uris()).toEqual([`${uri}/2`])
+    } finally {
+      next.stop()
+    }
+    await until(async () => (await sockets('events/14')) === 0)
+  })
+
+  it('ends a stream whose deliver throws, as a drop; the others on its socket keep hearing', async () => {
+    const hub = shared()
+    const uri = topicOnShard(14)
+    const opener = await stream(hub, uri, 'alice')
+    const failing = await hub.listen(
+      { topics: new Set([`resource:${uri}`]), principal: 'alice' },
+      () => {
+        throw new Error('deliver failed in a test')
+      },
+      new AbortController().signal,
+    )
+    try {
+      let ended = false
+      void failing.closed.then(() => {
+        ended = true
+      })
+      expect(await hub.publish(update(`${uri}/1`))).toBe(1)
+      await opener.until(1)
+      await until(async () => ended)
+      expect(await hub.publish(update(`${uri}/2`))).toBe(1)
+      await opener.until(2)
+      expect(opener.uris()).toEqual([1, 2].map((i) => `${uri}/${i}`))
+    } finally {
+      opener.stop()
+    }
+    await until(async () => (await sockets('events/14')) === 0)
+  })
+
+  it('leaves every shard it joined when another shard refuses the stream', async () => {
+    const hub = shared()
+    const uri = topicOnShard(13)
+    // A topic of 17,000 characters on another shard: its object refuses the socket (over 16 KiB).
+    let refused = ''
+    for (let i = 0; shardOf(refused, SHARDS) === 13 || refused === ''; i++) refused = `resource:test://${'x'.repeat(17_000)}${i}`
+    const before = await sockets('events/13')
+    await expect(
+      hub.listen({ topics: new Set([`resource:${uri}`, refused]), principal: 'alice' }, () => {}, new AbortController().signal),
+    ).rejects.toThrow()
+    await until(async () => (await sockets('events/13')) === before)
+    expect(await hub.publish(update(`${uri}/1`))).toBe(0)
   })
 
   it('ends every stream on a socket that drops; each resumes from its own id on one socket again', async () => {

@@ -48,8 +48,9 @@ export interface EventHubOptions {
    * One hub socket per isolate, shard and subscription (same topics, same principal), shared by
    * the isolate's streams, instead of one per stream (default `false`): a hub then sends an event
    * once per such socket, and the isolate hands it to each stream (shared-sockets.ts,
-   * docs/notifications.md#capacity). Experimental: a stream failed in the Workers test pool after
-   * the request that opened its socket ended (bench/README.md).
+   * docs/notifications.md#capacity). Experimental: a socket lasts as long as the stream that opened
+   * it, and the others on it then end and resume; `publish` counts hub sockets; shards with a
+   * `session:` topic are not shared. Deploy the hub's Worker first (this asks it for `catchUp`).
    */
   shareSockets?: boolean
 }

@@ -183,7 +183,9 @@ export class HubListener {
     const gaps: string[] = []
     const shards = [...groups]
     this.#batch = replayBatch(shards.length)
-    const opened = await Promise.all(
+    // Before any path opens, so a stream that ends while they open leaves every one (`#open` adds each link first).
+    signal.addEventListener('abort', () => this.#close(), { once: true })
+    const settled = await Promise.allSettled(
       shards.map(async ([shard, topics]) => {
         const from = after === undefined ? undefined : after === null ? null : (after.get(shard) ?? null)
         // A shard resumed from nowhere (an unknown id, a shard the cursor lacks) replays nothing: all its topics are gaps.
@@ -196,8 +198,11 @@ export class HubListener {
         return opening
       }),
     )
-    if (signal.aborted) this.#close()
-    else signal.addEventListener('abort', () => this.#close(), { once: true })
+    const failed = settled.find((result) => result.status === 'rejected')
+    // One shard refused: leave the paths the others opened (a shared socket's streams stay on it otherwise).
+    if (failed || signal.aborted) this.#close()
+    if (failed) throw failed.reason
+    const opened = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
     const cursor = encodeCursor(this.#cursor)
     for (const topic of gaps) this.#hinted.add(topic)
     for (const { link, path } of opened) this.#begin(link, path)
@@ -216,8 +221,12 @@ export class HubListener {
         if (!link.dropped) this.#ended()
       },
     }
-    const path = await (open ? open(shard, connect, handlers) : openShard(namespace, binding, shard, connect, handlers))
+    // A shard with a session topic keeps a socket of its own (shared-sockets.ts, module header).
+    const share = open && !topics.some((topic) => topic.startsWith('session:'))
+    const path = await (share ? open(shard, connect, handlers) : openShard(namespace, binding, shard, connect, handlers))
     link.leave = path.leave
+    // The stream ended while this path opened (`#close` ran before it had `leave`).
+    if (this.#options.signal.aborted) path.leave()
     return { link, path }
   }
 

@@ -16,9 +16,15 @@
  * behalf of a different request". So a message is not delivered from the opener's request: each
  * stream's `Member` waits on a promise made in its own request, which the message resolves; workerd
  * runs what follows in the stream's request, where its deliver, its response and any I/O it does
- * belong. The socket is closed by the last stream to leave when that stream opened it, and
- * otherwise by its next message (which runs in the opener's request); a dropped socket ends every
- * stream on it, and each resumes from its own cursor.
+ * belong. A socket never outlives the stream that opened it: once the opener's response ends,
+ * workerd cancels that request's remaining work after a short grace, which would kill the socket's
+ * read loop with no `close` event. So when the opener's stream ends, for any reason (client gone,
+ * timeout, DELETE, lag, a replay batch left, an exception), its `Member` — resumed in the opener's
+ * request — removes the socket from the map, closes it, and ends every other stream on it as a
+ * dropped socket ends them: each resumes from its own cursor, and the next stream opens a new
+ * socket. The opener is always a member while the socket is open, so no socket stays open without
+ * members. A stream waiting for the opener's connect gives up after `READY_WAIT_MS` (the opener's
+ * request may be gone mid-connect) and opens a socket of its own; a failed connect fails it.
  *
  * What the hub sends on a shared socket is live only: the socket connects without a cursor, and
  * each stream gets its start and its replay from the shard's object by RPC (`catchUp`; on a relay,
@@ -29,9 +35,13 @@
  * Capacity counts sockets: a shared socket takes one of its object's `capacity`, whatever the
  * number of streams on it (docs/limits.md).
  *
- * Experimental: over HTTP in workerd, streams outlive the request that opened their socket and end
- * when it drops; in the Workers test pool (`SELF.fetch`) a stream failed in both cases ("Promise
- * will never complete"), cause not found (bench/README.md); hence off by default.
+ * Shards whose topics include a `session:` topic are not shared (hub-listener.ts `#open` keeps a
+ * socket of their own): a 2025 GET stream's session topic is its own, so sharing there only
+ * adds a `catchUp` per connect and per replay batch.
+ *
+ * Relies on `handle_cross_request_promise_resolution` (workerd's default since compatibility date
+ * 2024-10-14): a promise resolved from another request resumes its waiter in the waiter's request.
+ * Experimental, off by default (docs/notifications.md#capacity).
  */
 import type { Connect, EventHubRpc, HubMessage } from './event-hub.ts'
 import { openShard, shardName } from './hub-listener.ts'
@@ -40,7 +50,13 @@ import type { Handlers, ShardPath, SocketPath } from './hub-listener.ts'
 /** Messages a stream may have waiting for its request before it is cut off (its stream ends; the client resumes). */
 const MAX_WAITING = 1024
 
-/** One stream on a shared socket: its messages, taken in its own request (module header). */
+/** How long a stream waits for another stream's connect before opening a socket of its own (module header). */
+export const READY_WAIT_MS = 10_000
+
+/**
+ * One stream on a shared socket: its messages, taken in its own request (module header). `onEnd`
+ * runs once, in the stream's request, whichever way it ends.
+ */
 class Member {
   readonly #handlers: Handlers
   #queue: HubMessage[] = []
@@ -48,9 +64,9 @@ class Member {
   #state: 'open' | 'closed' | 'left' = 'open'
 
   /** Made in the stream's request, so `#run` waits there. */
-  constructor(handlers: Handlers) {
+  constructor(handlers: Handlers, onEnd: () => void) {
     this.#handlers = handlers
-    void this.#run()
+    void this.#run().finally(onEnd)
   }
 
   push(message: HubMessage): void {
@@ -62,7 +78,7 @@ class Member {
     }
   }
 
-  /** The socket dropped: the stream hears what waits, then ends. */
+  /** The socket dropped (or its opener left): the stream hears what waits, then ends. */
   close(): void {
     if (this.#state !== 'open') return
     this.#state = 'closed'
@@ -93,7 +109,15 @@ class Member {
       this.#queue = []
       for (const message of batch) {
         if (this.#state === 'left') return
-        this.#handlers.onMessage(message)
+        try {
+          this.#handlers.onMessage(message)
+        } catch (error) {
+          // A stream that cannot take a message ends as a dropped socket ends it: its client resumes.
+          console.error('mcp-edge: a stream on a shared hub socket failed; it ends', error)
+          this.#state = 'closed'
+          this.#queue = []
+          break
+        }
       }
       if (this.#state === 'left') return
       if (this.#state === 'closed' && this.#queue.length === 0) return this.#handlers.onClose()
@@ -101,13 +125,13 @@ class Member {
   }
 }
 
-/** A shared socket: its path once open, its streams, and whether it is closed or waits to be (`idle`). */
+/** A shared socket: its path once open, its streams, the one that opened it, and whether it is closed. */
 interface Shared {
   ready: Promise<SocketPath>
   path?: SocketPath
   members: Set<Member>
+  opener?: Member
   closed: boolean
-  idle: boolean
 }
 
 export class SharedSockets {
@@ -120,28 +144,47 @@ export class SharedSockets {
     this.#binding = binding
   }
 
+  /** Open sockets (a test's view, test/workers/shared-sockets.test.ts). */
+  get size(): number {
+    return this.#sockets.size
+  }
+
   /** A stream's path to `shard` (hub-listener.ts `OpenPath`): on the isolate's socket for its subscription, opened if none is. */
   readonly open = async (shard: number, connect: Connect, handlers: Handlers): Promise<ShardPath> => {
     const key = JSON.stringify([shard, connect.principal, [...connect.topics].sort()])
-    const shared = this.#sockets.get(key) ?? this.#connect(key, shard, connect)
-    const path = await shared.ready
-    // Dropped while this stream waited for it: a new one.
-    if (shared.closed) return this.open(shard, connect, handlers)
-    const member = new Member(handlers)
+    const existing = this.#sockets.get(key)
+    const shared = existing ?? this.#connect(key, shard, connect)
+    const path = existing ? await this.#wait(key, existing) : await shared.ready
+    // Dropped (or given up on) while this stream waited for it: a new one.
+    if (!path || shared.closed) return this.open(shard, connect, handlers)
+    const opener = !existing
+    const member: Member = new Member(handlers, () => this.#ended(key, shared, member))
     shared.members.add(member)
-    shared.idle = false
-    const leave = () => {
-      member.leave()
-      if (shared.members.delete(member) && shared.members.size === 0) this.#release(key, shared)
-    }
+    if (opener) shared.opener = member
+    const leave = () => member.leave()
     try {
-      const name = shardName(shard)
-      const rpc = this.#namespace.get(this.#namespace.idFromName(name)) as unknown as EventHubRpc
-      const start = path.object === name ? await rpc.catchUp(connect) : await rpc.attach(path.object, this.#binding, connect)
+      // The socket is registered (on a relay, `openShard` attached it): only the stream's start and replay are asked for.
+      const rpc = this.#namespace.get(this.#namespace.idFromName(shardName(shard))) as unknown as EventHubRpc
+      const start = await rpc.catchUp(connect)
       return { head: start.head, gaps: start.gaps, floors: start.floors, replayed: start.events, leave }
     } catch (error) {
       leave()
       throw error
+    }
+  }
+
+  /** Another stream's connect: its path, or `undefined` once it was given up on (module header); a failed connect throws. */
+  async #wait(key: string, shared: Shared): Promise<SocketPath | undefined> {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(resolve, READY_WAIT_MS)
+    })
+    try {
+      const path = await Promise.race([shared.ready, late])
+      if (!path) this.#forget(key, shared)
+      return path
+    } finally {
+      if (timer !== undefined) clearTimeout(timer)
     }
   }
 
@@ -152,17 +195,12 @@ export class SharedSockets {
     const shared: Shared = {
       members,
       closed: false,
-      idle: false,
       ready: openShard(this.#namespace, this.#binding, shard, live, {
+        // Runs in the request that opened the socket (module header).
         onMessage: (message) => {
-          // Runs in the request that opened the socket, the one place it can be closed (module header).
-          if (shared.idle) return this.#close(key, shared)
           for (const member of members) member.push(message)
         },
-        onClose: () => {
-          this.#forget(key, shared)
-          for (const member of members) member.close()
-        },
+        onClose: () => this.#drop(key, shared),
       }),
     }
     shared.ready.then(
@@ -175,18 +213,22 @@ export class SharedSockets {
     return shared
   }
 
-  /** The last stream left: close the socket if this request opened it, else at its next message. */
-  #release(key: string, shared: Shared): void {
+  /** A stream ended, in its own request: the opener takes the socket down with it (module header). */
+  #ended(key: string, shared: Shared, member: Member): void {
+    shared.members.delete(member)
+    if (shared.opener !== member) return
     try {
-      this.#close(key, shared)
-    } catch {
-      shared.idle = true
+      shared.path?.socket.close(1000)
+    } catch (error) {
+      console.error('mcp-edge: a shared hub socket could not be closed', error)
     }
+    this.#drop(key, shared)
   }
 
-  #close(key: string, shared: Shared): void {
-    shared.path?.socket.close(1000)
+  /** The socket is gone: no new stream joins it, and every stream on it ends as on a drop. */
+  #drop(key: string, shared: Shared): void {
     this.#forget(key, shared)
+    for (const member of shared.members) member.close()
   }
 
   #forget(key: string, shared: Shared): void {
