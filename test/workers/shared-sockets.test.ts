@@ -2,14 +2,15 @@
  * Shared hub sockets (`cloudflareEventHub({ shareSockets: true })`, shared-sockets.ts) inside
  * workerd, with the real `McpEventHub` objects: streams of one principal and one subscription
  * share one socket, and each hears only what its principal may see (a stream of another principal
- * has its own socket); one leaves and the other keeps hearing, and the last to leave closes the
- * socket; the socket drops and both streams end, each resuming from its own id; a stream that
+ * has its own socket); a joiner leaves and the others keep hearing; the opener leaves and the
+ * socket closes with no publish, the other stream ending as on a drop; a throwing deliver ends its
+ * stream only; a listen refused on one shard leaves the socket it joined on another; the socket drops and both streams end, each resuming from its own id; a stream that
  * joins a shared socket with a cursor hears its replay (several batches) and then the live events,
  * once and in order, while events keep being published; a full shard's object sends a shared
  * socket to a relay. Every stream here runs in the test's one request. Across requests: the scale
  * bench (`node bench/run.mjs --only scale`: thousands of streams, each a request of its own, each
  * hearing every update once) and test/http/shared-sockets.test.ts over `wrangler dev`; through
- * `SELF.fetch` a stream failed once the request that opened its socket ended (bench/README.md).
+ * `SELF.fetch` a stream on another request's socket fails (bench/README.md), so that is not here.
  */
 import { env, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
