@@ -250,4 +250,16 @@ describe('cloudflareEventHub shareSockets', () => {
       for (const each of [bob, ...alice]) each.stop()
     }
   })
+
+  it('fails every stream waiting on a connect that fails (none hangs), and keeps no socket for it', async () => {
+    const hub = shared()
+    const uri = topicOnShard(13)
+    // A principal of 17,000 characters: the object refuses the socket (its attachment is over 16 KiB).
+    const principal = 'p'.repeat(17_000)
+    const listen = () => hub.listen({ topics: new Set([`resource:${uri}`]), principal }, () => {}, new AbortController().signal)
+    const before = await sockets('events/13')
+    const results = await Promise.allSettled([listen(), listen(), listen()])
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected'])
+    expect(await sockets('events/13')).toBe(before)
+  })
 })
