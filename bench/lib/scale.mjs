@@ -154,12 +154,13 @@ const fdsNeeded = (listeners, sessions, transport) =>
  * count over both shows what the sockets cost, and a count past the file limit over HTTP runs there.
  */
 export async function fanoutScale(
-  { scaleListeners, scaleBindingListeners, scaleSessionShare, scaleRounds: rounds, scaleCapacity },
+  { scaleListeners, scaleBindingListeners, scaleSessionShare, scaleRounds: rounds, scaleCapacity, scaleShare },
   log,
 ) {
   const limit = fileLimit()
   const vars = { FANOUT_LISTEN_STREAMS: String(Math.max(1000, ...scaleListeners, ...scaleBindingListeners)) }
   if (scaleCapacity !== undefined) vars.FANOUT_CAPACITY = String(scaleCapacity)
+  if (scaleShare === false) vars.FANOUT_SHARE_SOCKETS = '0'
   const plan = [
     ...scaleListeners.map((listeners) => ({ listeners, transport: 'http' })),
     ...scaleBindingListeners.map((listeners) => ({ listeners, transport: 'binding' })),

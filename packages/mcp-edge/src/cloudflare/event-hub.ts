@@ -11,8 +11,7 @@
  * charge); listeners never send anything, so they never wake it.
  *
  * Storage layout: the event log's tables (event-log.ts: `event_log`, `event_floor`, `event_count`,
- * `event_meta`),
- * so a listener that reconnects with a cursor hears what it missed, and the numbering survives a
+ * `event_meta`), so a listener that reconnects with a cursor hears what it missed, and the numbering survives a
  * restart or a deploy. The runtime keeps, across hibernation, each socket's tags and attachment:
  * its topics are its tags (`getWebSockets(topic)` finds the listeners of a topic without an index
  * of our own), and `{ topics, principal }` is its attachment. A socket with more than
@@ -36,6 +35,8 @@
  * kept in `hub_relays (name, binding)`), which sends it to theirs. A relay's listener asks the
  * shard's object for its start and replay (`attach`) after its socket is registered, and drops
  * what it hears live at or below the `head` that answer names, so it hears each event once, in order.
+ * A socket shared by streams (shared-sockets.ts) connects without a cursor; each of its streams asks
+ * for its start and replay the same way (`catchUp`; `attach` on a relay). `capacity` counts sockets.
  */
 import { DurableObject } from 'cloudflare:workers'
 import type { EventLogOptions } from '../server/events/event-log.ts'
@@ -133,6 +134,8 @@ export interface EventHubRpc {
    * tell its new listener where it starts (`head`) and, from `after`, what it missed.
    */
   attach(relay: string, binding: string, connect: Connect): Attached
+  /** On a shard's object: `attach` for a listener on a shared socket (shared-sockets.ts), registering nothing. */
+  catchUp(connect: Connect): Attached
   /** Listener sockets held here, and the relays this object forwards to. */
   stats(): { sockets: number; relays: string[] }
 }
@@ -241,6 +244,9 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
       this.ctx.storage.sql.exec('INSERT OR IGNORE INTO hub_relays VALUES (?, ?)', relay, binding)
       this.#relays.set(relay, { binding })
     }
+    return this.catchUp(connect)
+  }
+  catchUp(connect: Connect): Attached {
     if (typeof connect.after !== 'number') return { head: this.#log.head, gaps: [], floors: [], events: [] }
     return this.#replay(connect, { topics: new Set(connect.topics), principal: connect.principal ?? null })
   }

@@ -33,6 +33,7 @@ import type { EventHub, McpEvent } from '../server/events/events.ts'
 import { positive } from '../server/limits.ts'
 import type { EventHubRpc } from './event-hub.ts'
 import { HubListener, shardName } from './hub-listener.ts'
+import { SharedSockets } from './shared-sockets.ts'
 
 export interface EventHubOptions {
   /** Name of the Durable Object binding of `McpEventHub` (for example `MCP_EVENTS`). */
@@ -43,6 +44,15 @@ export interface EventHubOptions {
   log?: EventLogOptions
   /** The most listener sockets one hub object serves (default `HUB_CAPACITY`); more go to relays. */
   capacity?: number
+  /**
+   * One hub socket per isolate, shard and subscription (same topics, same principal), shared by
+   * the isolate's streams, instead of one per stream (default `false`): a hub then sends an event
+   * once per such socket, and the isolate hands it to each stream (shared-sockets.ts,
+   * docs/notifications.md#capacity). Experimental: a socket lasts as long as the stream that opened
+   * it, and the others on it then end and resume; `publish` counts hub sockets; shards with a
+   * `session:` topic are not shared. Deploy the hub's Worker first (this asks it for `catchUp`).
+   */
+  shareSockets?: boolean
 }
 
 /**
@@ -84,6 +94,7 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
   }
   const namespace = bindings[options.binding] as DurableObjectNamespace
   const hub = (shard: number) => namespace.get(namespace.idFromName(shardName(shard)))
+  const shared = options.shareSockets ? new SharedSockets(namespace, options.binding) : undefined
 
   return {
     async publish(event: McpEvent) {
@@ -107,6 +118,7 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
         signal,
         pace,
         relinked,
+        open: shared?.open,
       })
       return listener.start(byShard(subscription.topics, shards), after)
     },

@@ -14,7 +14,8 @@
  * and the new socket's registration, or held on a relay's socket whose replay ended with one,
  * reaches nobody and is never replayed: once the new path is registered the listener says so
  * (`relinked`), and its owner reads again what such messages would have told it.
- * It does not decide who may see an event (the hub does) nor what a stream sends (listen-relay.ts).
+ * A path shared with other streams (shared-sockets.ts) is handled as a relay's. It does not decide
+ * who may see an event (the hub does) nor what a stream sends (listen-relay.ts).
  */
 import { encodeCursor } from '../server/events/event-log.ts'
 import { MAX_REPLAY_EVENTS, replayBatch } from './event-log.ts'
@@ -51,16 +52,24 @@ function parseMessage(text: string): HubMessage {
   return lastMessage
 }
 
-/** One shard's open path: its socket, where it starts, what it cannot replay (with each gap's floor), and (on a relay only) the replay itself. */
-interface ShardPath {
-  socket: WebSocket
+/** One shard's path: its start, what it cannot replay (each gap's floor), the replay (relay, shared socket), how to leave it. */
+export interface ShardPath {
   head: number
   gaps: string[]
   floors: number[]
   replayed?: HubMessage[]
+  leave: () => void
 }
 
-type Handlers = { onMessage: (data: string) => void; onClose: () => void }
+/** A socket's own path (`openShard`): its socket and the hub object it is on. */
+export interface SocketPath extends ShardPath {
+  socket: WebSocket
+  object: string
+}
+export type Handlers = { onMessage: (message: HubMessage) => void; onClose: () => void }
+
+/** How a listener opens a shard's path: its own socket (`openShard`), or a shared one (shared-sockets.ts). */
+export type OpenPath = (shard: number, connect: Connect, handlers: Handlers) => Promise<ShardPath>
 
 /**
  * Open a socket to hub object `name`; `undefined` when it is full (with how many relays its shard
@@ -72,14 +81,14 @@ async function openSocket(
   name: string,
   connect: Connect,
   { onMessage, onClose }: Handlers,
-): Promise<ShardPath | { relays: number }> {
+): Promise<{ socket: WebSocket; head: number; gaps: string[]; floors: number[] } | { relays: number }> {
   const response = await namespace.get(namespace.idFromName(name)).fetch('http://hub', {
     headers: { upgrade: 'websocket', [SUBSCRIPTION_HEADER]: encodeURIComponent(JSON.stringify(connect)) },
   })
   if (response.status === 503) return { relays: Number(response.headers.get(RELAYS_HEADER) ?? 0) }
   const socket = response.webSocket
   if (!socket) throw new Error(`Event hub refused a listener: ${response.status}`)
-  socket.addEventListener('message', (message) => onMessage(message.data as string))
+  socket.addEventListener('message', (message) => onMessage(parseMessage(message.data as string)))
   // An error is followed by a close (WHATWG WebSockets).
   socket.addEventListener('close', onClose)
   socket.accept()
@@ -101,16 +110,16 @@ export const shardName = (shard: number): string => `events/${shard}`
  * full, on a relay with room, newest first, whose start and replay the shard's object then gives
  * (module header).
  */
-async function openShard(
+export async function openShard(
   namespace: DurableObjectNamespace,
   binding: string,
   shard: number,
   connect: Connect,
   handlers: Handlers,
-): Promise<ShardPath> {
+): Promise<SocketPath> {
   const name = shardName(shard)
   const own = await openSocket(namespace, name, connect, handlers)
-  if ('socket' in own) return own
+  if ('socket' in own) return { ...own, object: name, leave: () => own.socket.close(1000) }
   const { after, ...live } = connect
   for (let relay = Math.max(1, own.relays); relay <= own.relays + MAX_RELAY_PROBES; relay++) {
     const path = await openSocket(namespace, `${name}/${relay}`, live, handlers)
@@ -118,18 +127,19 @@ async function openShard(
     const rpc = namespace.get(namespace.idFromName(name)) as unknown as EventHubRpc
     const attached = await rpc.attach(`${name}/${relay}`, binding, connect)
     const { head, gaps, floors, events } = attached
-    return { socket: path.socket, head, gaps, floors, replayed: events }
+    const { socket } = path
+    return { socket, object: `${name}/${relay}`, head, gaps, floors, replayed: events, leave: () => socket.close(1000) }
   }
   throw new Error(`Event hub shard ${shard} and its relays are full (capacity ${connect.capacity})`)
 }
 
-/** One socket of a listener to one shard; `held` until its start is known; `dropped` once a newer one replaced it (or none will). */
+/** One path of a listener to one shard; `held` until its start is known; `dropped` once a newer one replaced it (or none will). */
 interface Link {
   shard: number
   topics: string[]
   dropped: boolean
   held?: HubMessage[]
-  socket?: WebSocket
+  leave?: () => void
 }
 
 export interface HubListenerOptions {
@@ -143,6 +153,8 @@ export interface HubListenerOptions {
   pace?: () => Promise<boolean>
   /** Called once each later batch's path is registered (module header): live-only messages of the gap before it are lost. */
   relinked?: () => void
+  /** How each shard's path is opened (default: a socket of its own, `openShard`; shared-sockets.ts shares one). */
+  open?: OpenPath
 }
 
 export class HubListener {
@@ -171,7 +183,9 @@ export class HubListener {
     const gaps: string[] = []
     const shards = [...groups]
     this.#batch = replayBatch(shards.length)
-    const opened = await Promise.all(
+    // Before any path opens, so a stream that ends while they open leaves every one (`#open` adds each link first).
+    signal.addEventListener('abort', () => this.#close(), { once: true })
+    const settled = await Promise.allSettled(
       shards.map(async ([shard, topics]) => {
         const from = after === undefined ? undefined : after === null ? null : (after.get(shard) ?? null)
         // A shard resumed from nowhere (an unknown id, a shard the cursor lacks) replays nothing: all its topics are gaps.
@@ -184,8 +198,11 @@ export class HubListener {
         return opening
       }),
     )
-    if (signal.aborted) this.#close()
-    else signal.addEventListener('abort', () => this.#close(), { once: true })
+    const failed = settled.find((result) => result.status === 'rejected')
+    // One shard refused: leave the paths the others opened (a shared socket's streams stay on it otherwise).
+    if (failed || signal.aborted) this.#close()
+    if (failed) throw failed.reason
+    const opened = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
     const cursor = encodeCursor(this.#cursor)
     for (const topic of gaps) this.#hinted.add(topic)
     for (const { link, path } of opened) this.#begin(link, path)
@@ -193,18 +210,23 @@ export class HubListener {
   }
 
   async #open(shard: number, topics: string[], after: number | undefined): Promise<{ link: Link; path: ShardPath }> {
-    const { namespace, binding, principal, log, capacity } = this.#options
+    const { namespace, binding, principal, log, capacity, open } = this.#options
     const link: Link = { shard, topics, dropped: false, held: [] }
     this.#links.add(link)
     const connect: Connect = { topics, principal, log, capacity, batch: this.#batch }
     if (after !== undefined) connect.after = after
-    const path = await openShard(namespace, binding, shard, connect, {
-      onMessage: (data) => this.#message(link, parseMessage(data)),
+    const handlers: Handlers = {
+      onMessage: (message) => this.#message(link, message),
       onClose: () => {
         if (!link.dropped) this.#ended()
       },
-    })
-    link.socket = path.socket
+    }
+    // A shard with a session topic keeps a socket of its own (shared-sockets.ts, module header).
+    const share = open && !topics.some((topic) => topic.startsWith('session:'))
+    const path = await (share ? open(shard, connect, handlers) : openShard(namespace, binding, shard, connect, handlers))
+    link.leave = path.leave
+    // The stream ended while this path opened (`#close` ran before it had `leave`).
+    if (this.#options.signal.aborted) path.leave()
     return { link, path }
   }
 
@@ -276,12 +298,12 @@ export class HubListener {
 
   #drop(link: Link): void {
     link.dropped = true
-    link.socket?.close(1000)
+    link.leave?.()
     this.#links.delete(link)
   }
 
-  /** Closing a closed socket is ignored (compatibility date 2026-04-07 and later). */
+  /** Closing a closed socket is ignored (compatibility date 2026-04-07 and later), and so is leaving a shared one twice. */
   #close(): void {
-    for (const link of this.#links) link.socket?.close(1000)
+    for (const link of this.#links) link.leave?.()
   }
 }

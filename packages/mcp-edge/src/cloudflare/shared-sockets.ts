@@ -1,0 +1,238 @@
+/**
+ * One hub socket per isolate, shard and subscription, shared by every stream of the isolate that
+ * listens with that subscription (`cloudflareEventHub({ shareSockets: true })`, events.ts). A hub
+ * object sends an event once per socket and each socket's message is one event in the isolate, so
+ * N such streams cost the hub one send instead of N, and the isolate one WebSocket message; the
+ * isolate hands the message to each stream in JavaScript (bench/README.md, "Fan-out at scale").
+ *
+ * Who may see what does not move: streams share a socket only when their principal and their
+ * shard's topics are the same, so the hub's check of the socket (its topics, its principal, an
+ * event's audience) is exactly the check it made of each stream's own socket, and each stream's
+ * listener checks every event again (listen-hub.ts `offer`).
+ *
+ * workerd's rules, checked in workerd (bench/README.md): a socket belongs to the request that
+ * opened it, and its message events run in that request, also after that request's response
+ * ended; from another request, calling the socket (even `close`) throws "Cannot perform I/O on
+ * behalf of a different request". So a message is not delivered from the opener's request: each
+ * stream's `Member` waits on a promise made in its own request, which the message resolves; workerd
+ * runs what follows in the stream's request, where its deliver, its response and any I/O it does
+ * belong. A socket never outlives the stream that opened it: once the opener's response ends,
+ * workerd cancels that request's remaining work after a short grace, which would kill the socket's
+ * read loop with no `close` event. So when the opener's stream ends, for any reason (client gone,
+ * timeout, DELETE, lag, a replay batch left, an exception), its `Member` — resumed in the opener's
+ * request — removes the socket from the map, closes it, and ends every other stream on it as a
+ * dropped socket ends them: each resumes from its own cursor, and the next stream opens a new
+ * socket. The opener is always a member while the socket is open, so no socket stays open without
+ * members. A stream waiting for the opener's connect gives up after `READY_WAIT_MS` (the opener's
+ * request may be gone mid-connect) and opens a socket of its own; a failed connect fails it.
+ *
+ * What the hub sends on a shared socket is live only: the socket connects without a cursor, and
+ * each stream gets its start and its replay from the shard's object by RPC (`catchUp`; on a relay,
+ * `attach`) once it is on the socket, as a relay's listener does (hub-listener.ts); what it hears
+ * at or below its start is dropped, the rest held until the replay is in. Replay batches, relays,
+ * `relinked` and de-duplication across shards stay per stream (hub-listener.ts).
+ *
+ * Capacity counts sockets: a shared socket takes one of its object's `capacity`, whatever the
+ * number of streams on it (docs/limits.md).
+ *
+ * Shards whose topics include a `session:` topic are not shared (hub-listener.ts `#open` keeps a
+ * socket of their own): a 2025 GET stream's session topic is its own, so sharing there only
+ * adds a `catchUp` per connect and per replay batch.
+ *
+ * Relies on `handle_cross_request_promise_resolution` (workerd's default since compatibility date
+ * 2024-10-14): a promise resolved from another request resumes its waiter in the waiter's request.
+ * Experimental, off by default (docs/notifications.md#capacity).
+ */
+import type { Connect, EventHubRpc, HubMessage } from './event-hub.ts'
+import { openShard, shardName } from './hub-listener.ts'
+import type { Handlers, ShardPath, SocketPath } from './hub-listener.ts'
+
+/** Messages a stream may have waiting for its request before it is cut off (its stream ends; the client resumes). */
+const MAX_WAITING = 1024
+
+/** How long a stream waits for another stream's connect before opening a socket of its own (module header). */
+export const READY_WAIT_MS = 10_000
+
+/**
+ * One stream on a shared socket: its messages, taken in its own request (module header). `onEnd`
+ * runs once, in the stream's request, whichever way it ends.
+ */
+class Member {
+  readonly #handlers: Handlers
+  #queue: HubMessage[] = []
+  #wake: (() => void) | undefined
+  #state: 'open' | 'closed' | 'left' = 'open'
+
+  /** Made in the stream's request, so `#run` waits there. */
+  constructor(handlers: Handlers, onEnd: () => void) {
+    this.#handlers = handlers
+    void this.#run().finally(onEnd)
+  }
+
+  push(message: HubMessage): void {
+    if (this.#state !== 'open') return
+    if (this.#queue.length >= MAX_WAITING) this.close()
+    else {
+      this.#queue.push(message)
+      this.#poke()
+    }
+  }
+
+  /** The socket dropped (or its opener left): the stream hears what waits, then ends. */
+  close(): void {
+    if (this.#state !== 'open') return
+    this.#state = 'closed'
+    this.#poke()
+  }
+
+  /** The stream left: nothing more reaches it. */
+  leave(): void {
+    this.#state = 'left'
+    this.#queue = []
+    this.#poke()
+  }
+
+  #poke(): void {
+    const wake = this.#wake
+    this.#wake = undefined
+    wake?.()
+  }
+
+  async #run(): Promise<void> {
+    for (;;) {
+      while (this.#queue.length === 0 && this.#state === 'open') {
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve
+        })
+      }
+      const batch = this.#queue
+      this.#queue = []
+      for (const message of batch) {
+        if (this.#state === 'left') return
+        try {
+          this.#handlers.onMessage(message)
+        } catch (error) {
+          // A stream that cannot take a message ends as a dropped socket ends it: its client resumes.
+          console.error('mcp-edge: a stream on a shared hub socket failed; it ends', error)
+          this.#state = 'closed'
+          this.#queue = []
+          break
+        }
+      }
+      if (this.#state === 'left') return
+      if (this.#state === 'closed' && this.#queue.length === 0) return this.#handlers.onClose()
+    }
+  }
+}
+
+/** A shared socket: its path once open, its streams, the one that opened it, and whether it is closed. */
+interface Shared {
+  ready: Promise<SocketPath>
+  path?: SocketPath
+  members: Set<Member>
+  opener?: Member
+  closed: boolean
+}
+
+export class SharedSockets {
+  readonly #namespace: DurableObjectNamespace
+  readonly #binding: string
+  readonly #sockets = new Map<string, Shared>()
+
+  constructor(namespace: DurableObjectNamespace, binding: string) {
+    this.#namespace = namespace
+    this.#binding = binding
+  }
+
+  /** Open sockets (a test's view, test/workers/shared-sockets.test.ts). */
+  get size(): number {
+    return this.#sockets.size
+  }
+
+  /** A stream's path to `shard` (hub-listener.ts `OpenPath`): on the isolate's socket for its subscription, opened if none is. */
+  readonly open = async (shard: number, connect: Connect, handlers: Handlers): Promise<ShardPath> => {
+    const key = JSON.stringify([shard, connect.principal, [...connect.topics].sort()])
+    const existing = this.#sockets.get(key)
+    const shared = existing ?? this.#connect(key, shard, connect)
+    const path = existing ? await this.#wait(key, existing) : await shared.ready
+    // Dropped (or given up on) while this stream waited for it: a new one.
+    if (!path || shared.closed) return this.open(shard, connect, handlers)
+    const opener = !existing
+    const member: Member = new Member(handlers, () => this.#ended(key, shared, member))
+    shared.members.add(member)
+    if (opener) shared.opener = member
+    const leave = () => member.leave()
+    try {
+      // The socket is registered (on a relay, `openShard` attached it): only the stream's start and replay are asked for.
+      const rpc = this.#namespace.get(this.#namespace.idFromName(shardName(shard))) as unknown as EventHubRpc
+      const start = await rpc.catchUp(connect)
+      return { head: start.head, gaps: start.gaps, floors: start.floors, replayed: start.events, leave }
+    } catch (error) {
+      leave()
+      throw error
+    }
+  }
+
+  /** Another stream's connect: its path, or `undefined` once it was given up on (module header); a failed connect throws. */
+  async #wait(key: string, shared: Shared): Promise<SocketPath | undefined> {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(resolve, READY_WAIT_MS)
+    })
+    try {
+      const path = await Promise.race([shared.ready, late])
+      if (!path) this.#forget(key, shared)
+      return path
+    } finally {
+      if (timer !== undefined) clearTimeout(timer)
+    }
+  }
+
+  /** Open the socket of `key`, without a cursor (it carries live messages only), on the shard's object or a relay. */
+  #connect(key: string, shard: number, connect: Connect): Shared {
+    const { after: _after, batch: _batch, ...live } = connect
+    const members = new Set<Member>()
+    const shared: Shared = {
+      members,
+      closed: false,
+      ready: openShard(this.#namespace, this.#binding, shard, live, {
+        // Runs in the request that opened the socket (module header).
+        onMessage: (message) => {
+          for (const member of members) member.push(message)
+        },
+        onClose: () => this.#drop(key, shared),
+      }),
+    }
+    shared.ready.then(
+      (path) => {
+        shared.path = path
+      },
+      () => this.#forget(key, shared),
+    )
+    this.#sockets.set(key, shared)
+    return shared
+  }
+
+  /** A stream ended, in its own request: the opener takes the socket down with it (module header). */
+  #ended(key: string, shared: Shared, member: Member): void {
+    shared.members.delete(member)
+    if (shared.opener !== member) return
+    try {
+      shared.path?.socket.close(1000)
+    } catch (error) {
+      console.error('mcp-edge: a shared hub socket could not be closed', error)
+    }
+    this.#drop(key, shared)
+  }
+
+  /** The socket is gone: no new stream joins it, and every stream on it ends as on a drop. */
+  #drop(key: string, shared: Shared): void {
+    this.#forget(key, shared)
+    for (const member of shared.members) member.close()
+  }
+
+  #forget(key: string, shared: Shared): void {
+    shared.closed = true
+    if (this.#sockets.get(key) === shared) this.#sockets.delete(key)
+  }
+}

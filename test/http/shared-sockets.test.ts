@@ -1,0 +1,103 @@
+/**
+ * Shared hub sockets across requests, over real HTTP (`wrangler dev`, the fixture's /shared-hub:
+ * `cloudflareEventHub({ shareSockets: true })`): listen streams opened by separate requests of one
+ * isolate share one hub socket per principal and subscription; each hears only what its principal
+ * may see; the stream whose request opened a socket ends, the socket closes with it and the other
+ * stream on it ends (each resumes from its own id), and a new stream opens a fresh socket and hears
+ * what follows; a hub restart ends every stream on a socket with its listen result, and each
+ * resumes from its own id.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildRequest, type MessageStream, openStream, rpc } from '../support/mcp.ts'
+import { type PairServer, startPair } from '../support/pair.ts'
+
+let fixture: PairServer
+
+beforeAll(async () => {
+  fixture = await startPair({ config: 'test/fixture/wrangler.jsonc' })
+}, 180_000)
+
+afterAll(async () => {
+  await fixture?.stop()
+})
+
+const call = (url: string, name: string, args: Record<string, unknown>) =>
+  rpc(fetch, url, 'tools/call', { name, arguments: args })
+
+async function listen(url: string, uri: string, principal: string, after?: string): Promise<MessageStream> {
+  const meta = after === undefined ? undefined : { 'dev.mcp-edge/lastEventId': after }
+  const request = buildRequest(
+    url,
+    'subscriptions/listen',
+    { notifications: { resourceSubscriptions: [uri] } },
+    { headers: { authorization: `Bearer ${principal}` }, meta },
+  )
+  const stream = await openStream(fetch, request)
+  expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged')
+  return stream
+}
+
+/** The next notification's URI and id; `undefined` once the stream ended with its listen result. */
+async function heard(stream: MessageStream) {
+  const message = await stream.next()
+  if (!message.method) return undefined
+  return { uri: message.params?.uri as string, id: message.params?._meta?.['dev.mcp-edge/eventId'] as string }
+}
+
+describe('shared hub sockets across requests (fixture, /shared-hub)', () => {
+  it('serves separate requests on one socket, closed with the stream that opened it, and through a hub restart', async () => {
+    const [owner, other] = fixture.urls
+    const shared = other.replace(/\/mcp$/, '/shared-hub')
+    const uri = `test://shared-${Date.now()}`
+    const sockets = async () => Number((await call(shared, 'hub_sockets', {})).message.result?.content?.[0]?.text)
+    const before = await sockets()
+    const opener = await listen(shared, uri, 'alice')
+    const second = await listen(shared, uri, 'alice')
+    const bob = await listen(shared, uri, 'bob')
+    const open = [opener, second, bob]
+    try {
+      // Alice's two streams on one socket, bob's on another.
+      expect(await sockets()).toBe(before + 2)
+      await call(owner, 'notify_resource', { uri: `${uri}/alice`, audience: ['alice'] })
+      await call(owner, 'notify_resource', { uri: `${uri}/all` })
+      const ids: string[] = []
+      for (const stream of [opener, second]) {
+        expect((await heard(stream))?.uri).toBe(`${uri}/alice`)
+        const all = await heard(stream)
+        expect(all?.uri).toBe(`${uri}/all`)
+        ids.push(all?.id ?? '')
+      }
+      // One log, one numbering: both give the event the same id; bob's first is the open one.
+      expect(ids[0]).toBe(ids[1])
+      expect((await heard(bob))?.uri).toBe(`${uri}/all`)
+      // The request that opened alice's socket ends: the socket goes with it (workerd would cancel
+      // its reads soon after), so alice's other stream ends as on a drop, and bob's stays.
+      await opener.close()
+      expect(await heard(second)).toBeUndefined()
+      for (let tries = 0; (await sockets()) !== before + 1 && tries < 100; tries++) await new Promise((r) => setTimeout(r, 50))
+      expect(await sockets()).toBe(before + 1)
+      // A new stream of alice opens a socket of its own and hears what follows, as bob does.
+      const third = await listen(shared, uri, 'alice')
+      open.push(third)
+      expect(await sockets()).toBe(before + 2)
+      await call(owner, 'notify_resource', { uri: `${uri}/2` })
+      const thirdLast = await heard(third)
+      expect(thirdLast?.uri).toBe(`${uri}/2`)
+      const bobLast = await heard(bob)
+      expect(bobLast?.uri).toBe(`${uri}/2`)
+      // The hub restarts: both streams end with their result, and each resumes from its own id.
+      await call(owner, 'restart_event_hub', {})
+      expect(await heard(third)).toBeUndefined()
+      expect(await heard(bob)).toBeUndefined()
+      await call(owner, 'notify_resource', { uri: `${uri}/3` })
+      // `second` resumes from the id it heard before its socket went, so it hears 2 and 3.
+      const resumed = [await listen(shared, uri, 'alice', ids[1]), await listen(shared, uri, 'bob', bobLast?.id)]
+      open.push(...resumed)
+      expect((await heard(resumed[0] as MessageStream))?.uri).toBe(`${uri}/2`)
+      expect((await heard(resumed[0] as MessageStream))?.uri).toBe(`${uri}/3`)
+      expect((await heard(resumed[1] as MessageStream))?.uri).toBe(`${uri}/3`)
+    } finally {
+      await Promise.all(open.map((stream) => stream.close().catch(() => {})))
+    }
+  }, 60_000)
+})

@@ -1,0 +1,265 @@
+/**
+ * Shared hub sockets (`cloudflareEventHub({ shareSockets: true })`, shared-sockets.ts) inside
+ * workerd, with the real `McpEventHub` objects: streams of one principal and one subscription
+ * share one socket, and each hears only what its principal may see (a stream of another principal
+ * has its own socket); a joiner leaves and the others keep hearing; the opener leaves and the
+ * socket closes with no publish, the other stream ending as on a drop; a throwing deliver ends its
+ * stream only; a listen refused on one shard leaves the socket it joined on another; the socket drops and both streams end, each resuming from its own id; a stream that
+ * joins a shared socket with a cursor hears its replay (several batches) and then the live events,
+ * once and in order, while events keep being published; a full shard's object sends a shared
+ * socket to a relay. Every stream here runs in the test's one request. Across requests: the scale
+ * bench (`node bench/run.mjs --only scale`: thousands of streams, each a request of its own, each
+ * hearing every update once) and test/http/shared-sockets.test.ts over `wrangler dev`; through
+ * `SELF.fetch` a stream on another request's socket fails (bench/README.md), so that is not here.
+ */
+import { env, runInDurableObject } from 'cloudflare:test'
+import { describe, expect, it } from 'vitest'
+import type { EventHubRpc } from '../../packages/mcp-edge/src/cloudflare/event-hub.ts'
+import { cloudflareEventHub, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
+import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
+import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
+
+/** A layout whose shards 12–16 no other test uses, so their objects start empty; each test its own shard. */
+const SHARDS = 17
+const object = (name: string) => env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName(name)) as unknown as EventHubRpc
+const update = (uri: string, audience?: string[]): McpEvent => ({ type: 'resourceUpdated', uri, audience })
+const sockets = async (name: string) => (await object(name).stats()).sockets
+
+function topicOnShard(shard: number): string {
+  for (let i = 0; ; i++) {
+    const uri = `test://shared-${crypto.randomUUID().slice(0, 8)}-${i}`
+    if (shardOf(`resource:${uri}`, SHARDS) === shard) return uri
+  }
+}
+
+/** A stream of `principal` on `uri` through `hub`, resumed after `after` when given: what it heard, and whether its path closed. */
+async function stream(hub: ReturnType<typeof cloudflareEventHub>, uri: string, principal: string, after?: string) {
+  const heard: Array<{ uri: string; id: string | undefined }> = []
+  let wake = () => {}
+  const stop = new AbortController()
+  const path = await hub.listen(
+    { topics: new Set([`resource:${uri}`]), principal },
+    (event, id) => {
+      if (event.type === 'resourceUpdated') heard.push({ uri: event.uri, id })
+      wake()
+    },
+    stop.signal,
+    after === undefined ? undefined : decodeCursor(after),
+  )
+  const state = { closed: false }
+  void path.closed.then(() => {
+    state.closed = true
+    wake()
+  })
+  return {
+    heard,
+    state,
+    start: path.cursor ?? '',
+    stop: () => stop.abort(),
+    uris: () => heard.map((entry) => entry.uri),
+    async until(count: number) {
+      while (heard.length < count) await new Promise<void>((resolve) => (wake = resolve))
+    },
+    async ended() {
+      while (!state.closed) await new Promise<void>((resolve) => (wake = resolve))
+    },
+  }
+}
+
+/** Polls `done` (a socket closes a little after its stream ends), up to 5 s. */
+async function until(done: () => Promise<boolean>): Promise<void> {
+  for (const stop = Date.now() + 5000; !(await done()); ) {
+    if (Date.now() > stop) throw new Error('not reached in 5 s')
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+const shared = () => cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, shareSockets: true })
+
+describe('cloudflareEventHub shareSockets', () => {
+  it('shares one socket among streams of one principal and subscription; each hears only what its principal may see', async () => {
+    const hub = shared()
+    const uri = topicOnShard(13)
+    const alice = [await stream(hub, uri, 'alice'), await stream(hub, uri, 'alice')]
+    const bob = await stream(hub, uri, 'bob')
+    try {
+      expect(await sockets('events/13')).toBe(2)
+      // One send for both of alice's streams, none for bob's.
+      expect(await hub.publish(update(`${uri}/alice`, ['alice']))).toBe(1)
+      expect(await hub.publish(update(`${uri}/bob`, ['bob']))).toBe(1)
+      expect(await hub.publish(update(`${uri}/all`))).toBe(2)
+      for (const each of alice) {
+        await each.until(2)
+        expect(each.uris()).toEqual([`${uri}/alice`, `${uri}/all`])
+      }
+      await bob.until(2)
+      expect(bob.uris()).toEqual([`${uri}/bob`, `${uri}/all`])
+      // Both of alice's streams give the event the same id (the shard's seq), as their own sockets did.
+      expect(alice[0]?.heard.map((entry) => entry.id)).toEqual(alice[1]?.heard.map((entry) => entry.id))
+    } finally {
+      for (const each of [...alice, bob]) each.stop()
+    }
+  })
+
+  it('keeps hearing when a joiner leaves; the opener leaving ends the others and closes the socket with no publish', async () => {
+    const hub = shared()
+    const uri = topicOnShard(14)
+    const opener = await stream(hub, uri, 'alice')
+    const second = await stream(hub, uri, 'alice')
+    const third = await stream(hub, uri, 'alice')
+    third.stop()
+    expect(await hub.publish(update(`${uri}/1`))).toBe(1)
+    await second.until(1)
+    await opener.until(1)
+    expect(third.heard).toEqual([])
+    expect(second.state.closed).toBe(false)
+    // The opener leaves: the socket goes at once (no message needed), and the other stream ends as on a drop.
+    opener.stop()
+    await second.ended()
+    await until(async () => (await sockets('events/14')) === 0)
+    expect(second.uris()).toEqual([`${uri}/1`])
+    // A new stream opens a socket of its own and hears what follows.
+    const next = await stream(hub, uri, 'alice')
+    try {
+      expect(await sockets('events/14')).toBe(1)
+      expect(await hub.publish(update(`${uri}/2`))).toBe(1)
+      await next.until(1)
+      expect(next.uris()).toEqual([`${uri}/2`])
+    } finally {
+      next.stop()
+    }
+    await until(async () => (await sockets('events/14')) === 0)
+  })
+
+  it('ends a stream whose deliver throws, as a drop; the others on its socket keep hearing', async () => {
+    const hub = shared()
+    const uri = topicOnShard(14)
+    const opener = await stream(hub, uri, 'alice')
+    const failing = await hub.listen(
+      { topics: new Set([`resource:${uri}`]), principal: 'alice' },
+      () => {
+        throw new Error('deliver failed in a test')
+      },
+      new AbortController().signal,
+    )
+    try {
+      let ended = false
+      void failing.closed.then(() => {
+        ended = true
+      })
+      expect(await hub.publish(update(`${uri}/1`))).toBe(1)
+      await opener.until(1)
+      await until(async () => ended)
+      expect(await hub.publish(update(`${uri}/2`))).toBe(1)
+      await opener.until(2)
+      expect(opener.uris()).toEqual([1, 2].map((i) => `${uri}/${i}`))
+    } finally {
+      opener.stop()
+    }
+    await until(async () => (await sockets('events/14')) === 0)
+  })
+
+  it('leaves every shard it joined when another shard refuses the stream', async () => {
+    const hub = shared()
+    const uri = topicOnShard(13)
+    // A topic of 17,000 characters on another shard: its object refuses the socket (over 16 KiB).
+    let refused = ''
+    for (let i = 0; shardOf(refused, SHARDS) === 13 || refused === ''; i++) refused = `resource:test://${'x'.repeat(17_000)}${i}`
+    const before = await sockets('events/13')
+    await expect(
+      hub.listen({ topics: new Set([`resource:${uri}`, refused]), principal: 'alice' }, () => {}, new AbortController().signal),
+    ).rejects.toThrow()
+    await until(async () => (await sockets('events/13')) === before)
+    expect(await hub.publish(update(`${uri}/1`))).toBe(0)
+  })
+
+  it('ends every stream on a socket that drops; each resumes from its own id on one socket again', async () => {
+    const hub = shared()
+    const uri = topicOnShard(15)
+    const early = await stream(hub, uri, 'alice')
+    await hub.publish(update(`${uri}/1`))
+    await early.until(1)
+    const late = await stream(hub, uri, 'alice')
+    await hub.publish(update(`${uri}/2`))
+    await early.until(2)
+    await late.until(1)
+    expect(late.uris()).toEqual([`${uri}/2`])
+    await runInDurableObject(env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName('events/15')), (_instance, state) =>
+      state.abort('restart in a test'),
+    ).catch(() => {})
+    await early.ended()
+    await late.ended()
+    await hub.publish(update(`${uri}/3`))
+    // `early` from its first id (it missed 2 and 3 from there), `late` from its last.
+    const resumed = [await stream(hub, uri, 'alice', early.heard[0]?.id), await stream(hub, uri, 'alice', late.heard[0]?.id)]
+    try {
+      expect(await sockets('events/15')).toBe(1)
+      await hub.publish(update(`${uri}/4`))
+      await resumed[0]?.until(3)
+      await resumed[1]?.until(2)
+      expect(resumed[0]?.uris()).toEqual([2, 3, 4].map((i) => `${uri}/${i}`))
+      expect(resumed[1]?.uris()).toEqual([3, 4].map((i) => `${uri}/${i}`))
+    } finally {
+      for (const each of resumed) each?.stop()
+    }
+  })
+
+  it('replays a stream that joins a shared socket with a cursor in batches, then the live events, once and in order', async () => {
+    const hub = shared()
+    const uri = topicOnShard(16)
+    const first = await stream(hub, uri, 'alice')
+    const open = [first]
+    try {
+      await hub.publish(update(`${uri}/0`))
+      await first.until(1)
+      // More than one replay batch (128 events) behind, and still published to while it joins.
+      let count = 0
+      for (; count < 160; ) await hub.publish(update(`${uri}/${++count}`))
+      let more = Number.POSITIVE_INFINITY
+      const published = (async () => {
+        while (count < more) await hub.publish(update(`${uri}/${++count}`))
+      })()
+      const resumed = await stream(hub, uri, 'alice', first.heard[0]?.id)
+      open.push(resumed)
+      more = count + 5
+      await published
+      await resumed.until(count)
+      expect(resumed.uris()).toEqual(Array.from({ length: count }, (_, i) => `${uri}/${i + 1}`))
+      const seqs = resumed.heard.map((entry) => decodeCursor(entry.id ?? '')?.get(16) ?? -1)
+      expect(seqs).toEqual(Array.from({ length: count }, (_, i) => seqs[0]! + i))
+      expect(await sockets('events/16')).toBe(1)
+    } finally {
+      for (const each of open) each.stop()
+    }
+  })
+
+  it('puts a shared socket on a relay when the shard’s object is full, where its streams hear every event once', async () => {
+    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, shareSockets: true, capacity: 1 })
+    const uri = topicOnShard(12)
+    const bob = await stream(hub, uri, 'bob')
+    const alice = [await stream(hub, uri, 'alice'), await stream(hub, uri, 'alice')]
+    try {
+      expect((await object('events/12').stats()).relays).toEqual(['events/12/1'])
+      expect(await sockets('events/12/1')).toBe(1)
+      for (let i = 1; i <= 3; i++) expect(await hub.publish(update(`${uri}/${i}`))).toBe(2)
+      for (const each of [bob, ...alice]) {
+        await each.until(3)
+        expect(each.uris()).toEqual([1, 2, 3].map((i) => `${uri}/${i}`))
+      }
+    } finally {
+      for (const each of [bob, ...alice]) each.stop()
+    }
+  })
+
+  it('fails every stream waiting on a connect that fails (none hangs), and keeps no socket for it', async () => {
+    const hub = shared()
+    const uri = topicOnShard(13)
+    // A principal of 17,000 characters: the object refuses the socket (its attachment is over 16 KiB).
+    const principal = 'p'.repeat(17_000)
+    const listen = () => hub.listen({ topics: new Set([`resource:${uri}`]), principal }, () => {}, new AbortController().signal)
+    const before = await sockets('events/13')
+    const results = await Promise.allSettled([listen(), listen(), listen()])
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected'])
+    expect(await sockets('events/13')).toBe(before)
+  })
+})
