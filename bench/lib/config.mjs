@@ -84,8 +84,11 @@ export const config = {
   scaleSessionShare: 0.2,
   scaleRounds: int('BENCH_SCALE_ROUNDS', pick(10, 2)),
   scaleCapacity: process.env.BENCH_SCALE_CAPACITY ? int('BENCH_SCALE_CAPACITY') : quick ? 40 : undefined,
-  /** `BENCH_SCALE_SHARE=0`: a hub socket per stream (the fan-out Worker's `FANOUT_SHARE_SOCKETS`), to compare. */
-  scaleShare: process.env.BENCH_SCALE_SHARE !== '0',
+  /**
+   * `BENCH_SCALE_SHARE=1`: the experimental shared hub sockets (`shareSockets`, the fan-out Worker's
+   * `FANOUT_SHARE_SOCKETS`); off by default, as the library ships it, so the verdicts judge the default.
+   */
+  scaleShare: process.env.BENCH_SCALE_SHARE === '1',
   /** Idle session streams in the inspected isolate (heap per stream). */
   heapStreams: int('BENCH_HEAP_STREAMS', pick(500, 20)),
   profileRequests: pick(5000, 300),
