@@ -125,9 +125,16 @@ export async function openShard(
     const path = await openSocket(namespace, `${name}/${relay}`, live, handlers)
     if (!('socket' in path)) continue
     const rpc = namespace.get(namespace.idFromName(name)) as unknown as EventHubRpc
-    const attached = await rpc.attach(`${name}/${relay}`, binding, connect)
-    const { head, gaps, floors, events } = attached
     const { socket } = path
+    // A relay socket the shard's object could not attach is left at once, not held until the request ends.
+    let attached: Awaited<ReturnType<EventHubRpc['attach']>>
+    try {
+      attached = await rpc.attach(`${name}/${relay}`, binding, connect)
+    } catch (error) {
+      socket.close(1000)
+      throw error
+    }
+    const { head, gaps, floors, events } = attached
     return { socket, object: `${name}/${relay}`, head, gaps, floors, replayed: events, leave: () => socket.close(1000) }
   }
   throw new Error(`Event hub shard ${shard} and its relays are full (capacity ${connect.capacity})`)

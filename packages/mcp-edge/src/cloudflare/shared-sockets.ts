@@ -24,7 +24,11 @@
  * dropped socket ends them: each resumes from its own cursor, and the next stream opens a new
  * socket. The opener is always a member while the socket is open, so no socket stays open without
  * members. A stream waiting for the opener's connect gives up after `READY_WAIT_MS` (the opener's
- * request may be gone mid-connect) and opens a socket of its own; a failed connect fails it.
+ * request may be gone mid-connect) and opens a socket of its own; a failed connect fails it; an
+ * opener whose connect was given up on closes the socket it got and starts again. Known costs,
+ * not losses: an opener that resumes from a cursor more than one replay batch behind leaves its
+ * path at the batch's end, which ends the streams that joined meanwhile (each resumes from its own
+ * id), and a joiner whose stream ends while it waits still waits out `READY_WAIT_MS`.
  *
  * What the hub sends on a shared socket is live only: the socket connects without a cursor, and
  * each stream gets its start and its replay from the shard's object by RPC (`catchUp`; on a relay,
@@ -155,8 +159,12 @@ export class SharedSockets {
     const existing = this.#sockets.get(key)
     const shared = existing ?? this.#connect(key, shard, connect)
     const path = existing ? await this.#wait(key, existing) : await shared.ready
-    // Dropped (or given up on) while this stream waited for it: a new one.
-    if (!path || shared.closed) return this.open(shard, connect, handlers)
+    // Dropped (or given up on) while this stream waited for it: a new one. A socket this stream
+    // opened, given up on by a joiner meanwhile (READY_WAIT_MS), is closed here, in its request.
+    if (!path || shared.closed) {
+      if (!existing && path) closeSocket(path.socket)
+      return this.open(shard, connect, handlers)
+    }
     const opener = !existing
     const member: Member = new Member(handlers, () => this.#ended(key, shared, member))
     shared.members.add(member)
@@ -217,11 +225,7 @@ export class SharedSockets {
   #ended(key: string, shared: Shared, member: Member): void {
     shared.members.delete(member)
     if (shared.opener !== member) return
-    try {
-      shared.path?.socket.close(1000)
-    } catch (error) {
-      console.error('mcp-edge: a shared hub socket could not be closed', error)
-    }
+    if (shared.path) closeSocket(shared.path.socket)
     this.#drop(key, shared)
   }
 
@@ -234,5 +238,14 @@ export class SharedSockets {
   #forget(key: string, shared: Shared): void {
     shared.closed = true
     if (this.#sockets.get(key) === shared) this.#sockets.delete(key)
+  }
+}
+
+/** Close a socket from the request that opened it; a failure is logged (the streams on it end anyway). */
+function closeSocket(socket: WebSocket): void {
+  try {
+    socket.close(1000)
+  } catch (error) {
+    console.error('mcp-edge: a shared hub socket could not be closed', error)
   }
 }
