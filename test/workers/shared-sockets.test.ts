@@ -2,8 +2,8 @@
  * Shared hub sockets (`cloudflareEventHub({ shareSockets: true })`, shared-sockets.ts) inside
  * workerd, with the real `McpEventHub` objects: streams of one principal and one subscription
  * share one socket, and each hears only what its principal may see (a stream of another principal
- * has its own socket); a joiner leaves and the others keep hearing; the opener leaves and the
- * socket closes with no publish, the other stream ending as on a drop; a throwing deliver ends its
+ * has its own socket); a joiner leaves and the others keep hearing; the opener leaves, its socket
+ * closes, and the others move to one new socket missing nothing; a throwing deliver ends its
  * stream only; a listen refused on one shard leaves the socket it joined on another; the socket drops and both streams end, each resuming from its own id; a stream that
  * joins a shared socket with a cursor hears its replay (several batches) and then the live events,
  * once and in order, while events keep being published; a full shard's object sends a shared
@@ -101,32 +101,39 @@ describe('cloudflareEventHub shareSockets', () => {
     }
   })
 
-  it('keeps hearing when a joiner leaves; the opener leaving ends the others and closes the socket with no publish', async () => {
+  it('keeps hearing when a joiner leaves; when the opener leaves, the others move to one new socket and miss nothing', async () => {
     const hub = shared()
     const uri = topicOnShard(14)
     const opener = await stream(hub, uri, 'alice')
     const second = await stream(hub, uri, 'alice')
     const third = await stream(hub, uri, 'alice')
+    const fourth = await stream(hub, uri, 'alice')
     third.stop()
     expect(await hub.publish(update(`${uri}/1`))).toBe(1)
-    await second.until(1)
-    await opener.until(1)
+    for (const each of [opener, second, fourth]) await each.until(1)
     expect(third.heard).toEqual([])
-    expect(second.state.closed).toBe(false)
-    // The opener leaves: the socket goes at once (no message needed), and the other stream ends as on a drop.
+    // The opener leaves: its socket goes with it at once, and the other two open one new socket
+    // from their own cursors; what is published meanwhile reaches them by replay or live, once.
     opener.stop()
-    await second.ended()
-    await until(async () => (await sockets('events/14')) === 0)
-    expect(second.uris()).toEqual([`${uri}/1`])
-    // A new stream opens a socket of its own and hears what follows.
+    await hub.publish(update(`${uri}/2`))
+    for (const each of [second, fourth]) await each.until(2)
+    await until(async () => (await sockets('events/14')) === 1)
+    expect(await hub.publish(update(`${uri}/3`))).toBe(1)
+    // A new stream joins the moved socket.
     const next = await stream(hub, uri, 'alice')
     try {
       expect(await sockets('events/14')).toBe(1)
-      expect(await hub.publish(update(`${uri}/2`))).toBe(1)
+      expect(await hub.publish(update(`${uri}/4`))).toBe(1)
+      for (const each of [second, fourth]) {
+        await each.until(4)
+        expect(each.uris()).toEqual([1, 2, 3, 4].map((i) => `${uri}/${i}`))
+        expect(each.state.closed).toBe(false)
+      }
       await next.until(1)
-      expect(next.uris()).toEqual([`${uri}/2`])
+      expect(next.uris()).toEqual([`${uri}/4`])
+      expect(opener.uris()).toEqual([`${uri}/1`])
     } finally {
-      next.stop()
+      for (const each of [second, fourth, next]) each.stop()
     }
     await until(async () => (await sockets('events/14')) === 0)
   })

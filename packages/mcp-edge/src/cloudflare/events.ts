@@ -49,7 +49,7 @@ export interface EventHubOptions {
    * the isolate's streams, instead of one per stream (default `false`): a hub then sends an event
    * once per such socket, and the isolate hands it to each stream (shared-sockets.ts,
    * docs/notifications.md#capacity). Experimental: a socket lasts as long as the stream that opened
-   * it, and the others on it then end and resume; `publish` counts hub sockets; shards with a
+   * it, and the others on it then move to a new one; `publish` counts hub sockets; shards with a
    * `session:` topic are not shared. Deploy the hub's Worker first (this asks it for `catchUp`).
    */
   shareSockets?: boolean

@@ -14,7 +14,9 @@
  * and the new socket's registration, or held on a relay's socket whose replay ended with one,
  * reaches nobody and is never replayed: once the new path is registered the listener says so
  * (`relinked`), and its owner reads again what such messages would have told it.
- * A path shared with other streams (shared-sockets.ts) is handled as a relay's. It does not decide
+ * A path shared with other streams (shared-sockets.ts) is handled as a relay's; when its socket goes
+ * with the stream that opened it, the listener opens a new path from its cursor, as after a batch,
+ * and its own stream goes on. It does not decide
  * who may see an event (the hub does) nor what a stream sends (listen-relay.ts).
  */
 import { encodeCursor } from '../server/events/event-log.ts'
@@ -66,7 +68,16 @@ export interface SocketPath extends ShardPath {
   socket: WebSocket
   object: string
 }
-export type Handlers = { onMessage: (message: HubMessage) => void; onClose: () => void }
+export interface Handlers {
+  onMessage: (message: HubMessage) => void
+  /** The path dropped: the stream ends, and its client resumes from its last id. */
+  onClose: () => void
+  /**
+   * A shared socket closed because the stream that opened it ended (shared-sockets.ts): the
+   * stream is not at fault, so it opens a new path from its cursor instead of ending.
+   */
+  onMoved?: () => void
+}
 
 /** How a listener opens a shard's path: its own socket (`openShard`), or a shared one (shared-sockets.ts). */
 export type OpenPath = (shard: number, connect: Connect, handlers: Handlers) => Promise<ShardPath>
@@ -227,6 +238,11 @@ export class HubListener {
       onClose: () => {
         if (!link.dropped) this.#ended()
       },
+      onMoved: () => {
+        if (link.dropped) return
+        this.#drop(link)
+        void this.#next(link)
+      },
     }
     // A shard with a session topic keeps a socket of its own (shared-sockets.ts, module header).
     const share = open && !topics.some((topic) => topic.startsWith('session:'))
@@ -276,7 +292,11 @@ export class HubListener {
     this.#options.deliver(message.event, encodeCursor(this.#cursor))
   }
 
-  /** The rest of a replay cut at its bound; if the log lost events the stream was not told of meanwhile, it ends (its resume hears the hints). */
+  /**
+   * A new path from the cursor: the rest of a replay cut at its bound, or a shared socket that went
+   * with its opener (`onMoved`). If the log lost events the stream was not told of meanwhile, it
+   * ends (its resume hears the hints).
+   */
   async #next(link: Link): Promise<void> {
     const { signal, pace } = this.#options
     try {

@@ -20,15 +20,19 @@
  * workerd cancels that request's remaining work after a short grace, which would kill the socket's
  * read loop with no `close` event. So when the opener's stream ends, for any reason (client gone,
  * timeout, DELETE, lag, a replay batch left, an exception), its `Member` — resumed in the opener's
- * request — removes the socket from the map, closes it, and ends every other stream on it as a
- * dropped socket ends them: each resumes from its own cursor, and the next stream opens a new
- * socket. The opener is always a member while the socket is open, so no socket stays open without
- * members. A stream waiting for the opener's connect gives up after `READY_WAIT_MS` (the opener's
- * request may be gone mid-connect) and opens a socket of its own; a failed connect fails it; an
- * opener whose connect was given up on closes the socket it got and starts again. Known costs,
- * not losses: an opener that resumes from a cursor more than one replay batch behind leaves its
- * path at the batch's end, which ends the streams that joined meanwhile (each resumes from its own
- * id), and a joiner whose stream ends while it waits still waits out `READY_WAIT_MS`.
+ * request — removes the socket from the map, closes it, and moves every other stream on it: each,
+ * in its own request, opens a new path from its own cursor (hub-listener.ts `onMoved`), the first
+ * a new socket that the others join, and gets what was published meanwhile by `catchUp`; its
+ * response goes on, so its client sees nothing of it. A socket that drops (the hub restarted or was
+ * redeployed) ends its streams instead, and their clients resume from their own ids. The opener is
+ * always a member while the socket is open, so no socket stays open without members. A stream
+ * waiting for the opener's connect gives up after `READY_WAIT_MS` (the opener's request may be gone
+ * mid-connect) and opens a socket of its own; a failed connect fails it; an opener whose connect
+ * was given up on closes the socket it got and starts again. Known costs, not losses: each opener
+ * that leaves costs the streams left on its socket a new connect (one of them) and a `catchUp`
+ * each, as does an opener that resumes from a cursor more than one replay batch behind (it leaves
+ * its path at the batch's end); and a joiner whose stream ends while it waits still waits out
+ * `READY_WAIT_MS`.
  *
  * What the hub sends on a shared socket is live only: the socket connects without a cursor, and
  * each stream gets its start and its replay from the shard's object by RPC (`catchUp`; on a relay,
@@ -66,6 +70,8 @@ class Member {
   #queue: HubMessage[] = []
   #wake: (() => void) | undefined
   #state: 'open' | 'closed' | 'left' = 'open'
+  /** Closed because the opener's stream ended, not because the socket dropped: the stream moves to a new path. */
+  #moved = false
 
   /** Made in the stream's request, so `#run` waits there. */
   constructor(handlers: Handlers, onEnd: () => void) {
@@ -82,10 +88,14 @@ class Member {
     }
   }
 
-  /** The socket dropped (or its opener left): the stream hears what waits, then ends. */
-  close(): void {
+  /**
+   * The socket dropped: the stream hears what waits, then ends. `moved`: its opener left; the
+   * stream hears what waits, then opens a new path from its cursor (hub-listener.ts `onMoved`).
+   */
+  close(moved = false): void {
     if (this.#state !== 'open') return
     this.#state = 'closed'
+    this.#moved = moved
     this.#poke()
   }
 
@@ -119,12 +129,16 @@ class Member {
           // A stream that cannot take a message ends as a dropped socket ends it: its client resumes.
           console.error('mcp-edge: a stream on a shared hub socket failed; it ends', error)
           this.#state = 'closed'
+          this.#moved = false
           this.#queue = []
           break
         }
       }
       if (this.#state === 'left') return
-      if (this.#state === 'closed' && this.#queue.length === 0) return this.#handlers.onClose()
+      if (this.#state === 'closed' && this.#queue.length === 0) {
+        const { onClose, onMoved = onClose } = this.#handlers
+        return this.#moved ? onMoved() : onClose()
+      }
     }
   }
 }
@@ -221,18 +235,18 @@ export class SharedSockets {
     return shared
   }
 
-  /** A stream ended, in its own request: the opener takes the socket down with it (module header). */
+  /** A stream ended, in its own request: the opener takes the socket down with it, and the others move (module header). */
   #ended(key: string, shared: Shared, member: Member): void {
     shared.members.delete(member)
     if (shared.opener !== member) return
     if (shared.path) closeSocket(shared.path.socket)
-    this.#drop(key, shared)
+    this.#drop(key, shared, true)
   }
 
-  /** The socket is gone: no new stream joins it, and every stream on it ends as on a drop. */
-  #drop(key: string, shared: Shared): void {
+  /** The socket is gone: no new stream joins it; every stream on it ends as on a drop, or moves to a new path when its opener left. */
+  #drop(key: string, shared: Shared, moved = false): void {
     this.#forget(key, shared)
-    for (const member of shared.members) member.close()
+    for (const member of shared.members) member.close(moved)
   }
 
   #forget(key: string, shared: Shared): void {
