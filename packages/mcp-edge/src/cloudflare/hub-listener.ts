@@ -92,7 +92,7 @@ async function openSocket(
   name: string,
   connect: Connect,
   { onMessage, onClose }: Handlers,
-): Promise<{ socket: WebSocket; head: number; gaps: string[]; floors: number[] } | { relays: number }> {
+): Promise<Omit<SocketPath, 'object' | 'leave'> | { relays: number }> {
   const response = await namespace.get(namespace.idFromName(name)).fetch('http://hub', {
     headers: { upgrade: 'websocket', [SUBSCRIPTION_HEADER]: encodeURIComponent(JSON.stringify(connect)) },
   })
@@ -113,6 +113,9 @@ async function openSocket(
   }
 }
 
+/** How a stream leaves a socket of its own: a normal close (a closed socket's close is ignored, `#close`). */
+const leaving = (socket: WebSocket) => () => socket.close(1000)
+
 /** The name of a shard's own object; its relays are `<name>/<n>`, from 1 (module header). */
 export const shardName = (shard: number): string => `events/${shard}`
 
@@ -130,7 +133,7 @@ export async function openShard(
 ): Promise<SocketPath> {
   const name = shardName(shard)
   const own = await openSocket(namespace, name, connect, handlers)
-  if ('socket' in own) return { ...own, object: name, leave: () => own.socket.close(1000) }
+  if ('socket' in own) return { ...own, object: name, leave: leaving(own.socket) }
   const { after, ...live } = connect
   for (let relay = Math.max(1, own.relays); relay <= own.relays + MAX_RELAY_PROBES; relay++) {
     const path = await openSocket(namespace, `${name}/${relay}`, live, handlers)
@@ -146,7 +149,7 @@ export async function openShard(
       throw error
     }
     const { head, gaps, floors, events } = attached
-    return { socket, object: `${name}/${relay}`, head, gaps, floors, replayed: events, leave: () => socket.close(1000) }
+    return { socket, object: `${name}/${relay}`, head, gaps, floors, replayed: events, leave: leaving(socket) }
   }
   throw new Error(`Event hub shard ${shard} and its relays are full (capacity ${connect.capacity})`)
 }
