@@ -7,7 +7,7 @@
  * stream only; a listen refused on one shard leaves the socket it joined on another; the socket drops and both streams end, each resuming from its own id; a stream that
  * joins a shared socket with a cursor hears its replay (several batches) and then the live events,
  * once and in order, while events keep being published; a full shard's object sends a shared
- * socket to a relay. Every stream here runs in the test's one request. Across requests: the scale
+ * socket to a relay; a connect slower than another stream's wait leaves one socket, not two. Every stream here runs in the test's one request. Across requests: the scale
  * bench (`node bench/run.mjs --only scale`: thousands of streams, each a request of its own, each
  * hearing every update once) and test/http/shared-sockets.test.ts over `wrangler dev`; through
  * `SELF.fetch` a stream on another request's socket fails (bench/README.md), so that is not here.
@@ -16,6 +16,7 @@ import { env, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import type { EventHubRpc } from '../../packages/mcp-edge/src/cloudflare/event-hub.ts'
 import { cloudflareEventHub, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
+import { SharedSockets } from '../../packages/mcp-edge/src/cloudflare/shared-sockets.ts'
 import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 
@@ -268,5 +269,31 @@ describe('cloudflareEventHub shareSockets', () => {
     const results = await Promise.allSettled([listen(), listen(), listen()])
     expect(results.map((result) => result.status)).toEqual(['rejected', 'rejected', 'rejected'])
     expect(await sockets('events/13')).toBe(before)
+  })
+
+  it('closes the socket of a connect a waiting stream gave up on, and joins the one that stream opened', async () => {
+    const uri = topicOnShard(16)
+    const stub = env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName('events/16'))
+    const before = await sockets('events/16')
+    // The shard's object takes no event for 400 ms, so the first connect outlasts the second
+    // stream's wait (100 ms here): that stream opens a socket of its own, and the first, once
+    // connected, must close its socket and join it.
+    const blocked = runInDurableObject(stub, (_instance, state) =>
+      state.blockConcurrencyWhile(() => new Promise((resolve) => setTimeout(resolve, 400))),
+    )
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const paths = new SharedSockets(env.MCP_EVENTS, 'MCP_EVENTS', 100)
+    const connect = { topics: [`resource:${uri}`], principal: 'alice', capacity: 1000 }
+    const handlers = { onMessage: () => {}, onClose: () => {} }
+    const opened = await Promise.all([paths.open(16, connect, handlers), paths.open(16, connect, handlers)])
+    await blocked
+    try {
+      await until(async () => (await sockets('events/16')) === before + 1)
+      expect(paths.size).toBe(1)
+      expect(await shared().publish(update(`${uri}/1`))).toBe(1)
+    } finally {
+      for (const path of opened) path.leave()
+    }
+    await until(async () => (await sockets('events/16')) === before)
   })
 })

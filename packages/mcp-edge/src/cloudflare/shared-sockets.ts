@@ -156,10 +156,13 @@ export class SharedSockets {
   readonly #namespace: DurableObjectNamespace
   readonly #binding: string
   readonly #sockets = new Map<string, Shared>()
+  readonly #readyWaitMs: number
 
-  constructor(namespace: DurableObjectNamespace, binding: string) {
+  /** `readyWaitMs`: how long a stream waits for another's connect (a test shortens it). */
+  constructor(namespace: DurableObjectNamespace, binding: string, readyWaitMs = READY_WAIT_MS) {
     this.#namespace = namespace
     this.#binding = binding
+    this.#readyWaitMs = readyWaitMs
   }
 
   /** Open sockets (a test's view, test/workers/shared-sockets.test.ts). */
@@ -199,7 +202,7 @@ export class SharedSockets {
   async #wait(key: string, shared: Shared): Promise<SocketPath | undefined> {
     let timer: ReturnType<typeof setTimeout> | undefined
     const late = new Promise<undefined>((resolve) => {
-      timer = setTimeout(resolve, READY_WAIT_MS)
+      timer = setTimeout(resolve, this.#readyWaitMs)
     })
     try {
       const path = await Promise.race([shared.ready, late])
