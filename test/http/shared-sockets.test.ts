@@ -1,6 +1,6 @@
 /**
  * Shared hub sockets across requests, over real HTTP (`wrangler dev`, the fixture's /shared-hub:
- * `cloudflareEventHub({ shareSockets: true })`): listen streams opened by separate requests of one
+ * `cloudflareEventHub({ shareSockets: sharedHubSockets })`): listen streams opened by separate requests of one
  * isolate share one hub socket per principal and subscription; each hears only what its principal
  * may see; the stream whose request opened a socket ends, the socket closes with it and the other
  * stream on it moves to a new socket without ending, hearing what was published meanwhile once, and

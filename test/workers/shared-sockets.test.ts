@@ -1,5 +1,5 @@
 /**
- * Shared hub sockets (`cloudflareEventHub({ shareSockets: true })`, shared-sockets.ts) inside
+ * Shared hub sockets (`cloudflareEventHub({ shareSockets: sharedHubSockets })`, shared-sockets.ts) inside
  * workerd, with the real `McpEventHub` objects: streams of one principal and one subscription
  * share one socket, and each hears only what its principal may see (a stream of another principal
  * has its own socket); a joiner leaves and the others keep hearing; the opener leaves, its socket
@@ -16,7 +16,7 @@ import { env, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import type { EventHubRpc } from '../../packages/mcp-edge/src/cloudflare/event-hub.ts'
 import { cloudflareEventHub, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
-import { SharedSockets } from '../../packages/mcp-edge/src/cloudflare/shared-sockets.ts'
+import { SharedSockets, sharedHubSockets } from '../../packages/mcp-edge/src/cloudflare/shared-sockets.ts'
 import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 
@@ -75,7 +75,7 @@ async function until(done: () => Promise<boolean>): Promise<void> {
   }
 }
 
-const shared = () => cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, shareSockets: true })
+const shared = () => cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, shareSockets: sharedHubSockets })
 
 describe('cloudflareEventHub shareSockets', () => {
   it('shares one socket among streams of one principal and subscription; each hears only what its principal may see', async () => {
@@ -242,7 +242,7 @@ describe('cloudflareEventHub shareSockets', () => {
   })
 
   it('puts a shared socket on a relay when the shard’s object is full, where its streams hear every event once', async () => {
-    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, shareSockets: true, capacity: 1 })
+    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, shareSockets: sharedHubSockets, capacity: 1 })
     const uri = topicOnShard(12)
     const bob = await stream(hub, uri, 'bob')
     const alice = [await stream(hub, uri, 'alice'), await stream(hub, uri, 'alice')]

@@ -14,12 +14,12 @@
 import { env } from 'cloudflare:workers'
 import { Hono } from 'hono'
 import * as z from 'zod/mini'
-import { cloudflareEventHub, cloudflareServices, createDurableObjects, HUB_CAPACITY } from 'mcp-edge/cloudflare'
+import { cloudflareEventHub, cloudflareServices, createDurableObjects, HUB_CAPACITY, sharedHubSockets } from 'mcp-edge/cloudflare'
 import { createMcpServer, mcp } from 'mcp-edge'
 
 const capacity = env.FANOUT_CAPACITY ? Number(env.FANOUT_CAPACITY) : undefined
 // A hub socket per stream, as the library ships; FANOUT_SHARE_SOCKETS "1": one per isolate and subscription (experimental).
-const shareSockets = env.FANOUT_SHARE_SOCKETS === '1'
+const shareSockets = env.FANOUT_SHARE_SOCKETS === '1' ? sharedHubSockets : undefined
 const events = env.FANOUT_MODE === 'isolate' ? 'isolate' : cloudflareEventHub({ binding: 'MCP_EVENTS', capacity, shareSockets })
 const limits = env.FANOUT_LISTEN_STREAMS ? { listenStreams: Number(env.FANOUT_LISTEN_STREAMS) } : undefined
 // Warnings only: a log line per request would be most of what 1,000 sessions' set-up prints.

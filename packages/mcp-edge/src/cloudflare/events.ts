@@ -33,7 +33,7 @@ import type { EventHub, McpEvent } from '../server/events/events.ts'
 import { positive } from '../server/limits.ts'
 import type { EventHubRpc } from './event-hub.ts'
 import { HubListener, shardName } from './hub-listener.ts'
-import { SharedSockets } from './shared-sockets.ts'
+import type { HubSocketSharing } from './hub-listener.ts'
 
 export interface EventHubOptions {
   /** Name of the Durable Object binding of `McpEventHub` (for example `MCP_EVENTS`). */
@@ -45,14 +45,15 @@ export interface EventHubOptions {
   /** The most listener sockets one hub object serves (default `HUB_CAPACITY`); more go to relays. */
   capacity?: number
   /**
-   * One hub socket per isolate, shard and subscription (same topics, same principal), shared by
-   * the isolate's streams, instead of one per stream (default `false`): a hub then sends an event
-   * once per such socket, and the isolate hands it to each stream (shared-sockets.ts,
-   * docs/notifications.md#capacity). Experimental: a socket lasts as long as the stream that opened
+   * `sharedHubSockets`: one hub socket per isolate, shard and subscription (same topics, same
+   * principal), shared by the isolate's streams, instead of one per stream (the default): a hub
+   * then sends an event once per such socket, and the isolate hands it to each stream
+   * (shared-sockets.ts, docs/notifications.md#capacity). Given by import, so a Worker that does not
+   * share carries none of its code. Experimental: a socket lasts as long as the stream that opened
    * it, and the others on it then move to a new one; `publish` counts hub sockets; shards with a
    * `session:` topic are not shared. Deploy the hub's Worker first (this asks it for `catchUp`).
    */
-  shareSockets?: boolean
+  shareSockets?: HubSocketSharing
 }
 
 /**
@@ -94,7 +95,7 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
   }
   const namespace = bindings[options.binding] as DurableObjectNamespace
   const hub = (shard: number) => namespace.get(namespace.idFromName(shardName(shard)))
-  const shared = options.shareSockets ? new SharedSockets(namespace, options.binding) : undefined
+  const open = options.shareSockets?.(namespace, options.binding)
 
   return {
     async publish(event: McpEvent) {
@@ -118,7 +119,7 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
         signal,
         pace,
         relinked,
-        open: shared?.open,
+        open,
       })
       return listener.start(byShard(subscription.topics, shards), after)
     },

@@ -82,6 +82,9 @@ export interface Handlers {
 /** How a listener opens a shard's path: its own socket (`openShard`), or a shared one (shared-sockets.ts). */
 export type OpenPath = (shard: number, connect: Connect, handlers: Handlers) => Promise<ShardPath>
 
+/** What `cloudflareEventHub`'s `shareSockets` takes: `sharedHubSockets` (shared-sockets.ts), made once per hub. */
+export type HubSocketSharing = (namespace: DurableObjectNamespace, binding: string) => OpenPath
+
 /**
  * Open a socket to hub object `name`; `undefined` when it is full (with how many relays its shard
  * has). Its handlers are attached before `accept()`, so a message or a close that arrives while

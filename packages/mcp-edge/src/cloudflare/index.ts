@@ -17,6 +17,7 @@ import { durableInputRelay, McpInputRelay } from './input-relay.ts'
 import { analyticsEngine, analyticsEngineExporter } from './analytics.ts'
 import { McpEventHub } from './event-hub.ts'
 import { cloudflareEventHub, HUB_CAPACITY } from './events.ts'
+import { sharedHubSockets } from './shared-sockets.ts'
 import { durableNonces, McpNonceLedger } from './nonce-ledger.ts'
 import { cloudflareResults, McpResultStore, r2Results } from './result-store.ts'
 import { durableSessions, McpSessionLedger } from './session-ledger.ts'
@@ -104,11 +105,13 @@ export {
   McpResultStore,
   McpSessionLedger,
   r2Results,
+  sharedHubSockets,
   workersTracing,
 }
 export type { AnalyticsEngineOptions, DataPointWriter } from './analytics.ts'
 export type { EventHubRpc } from './event-hub.ts'
 export type { EventHubOptions } from './events.ts'
+export type { HubSocketSharing } from './hub-listener.ts'
 export type { EventLogOptions } from '../server/events/event-log.ts'
 export type { ResultStoreOptions } from './result-store.ts'
 export type { TaskObjectRpc } from './task-object.ts'

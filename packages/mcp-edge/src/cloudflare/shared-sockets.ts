@@ -1,9 +1,10 @@
 /**
  * One hub socket per isolate, shard and subscription, shared by every stream of the isolate that
- * listens with that subscription (`cloudflareEventHub({ shareSockets: true })`, events.ts). A hub
- * object sends an event once per socket and each socket's message is one event in the isolate, so
- * N such streams cost the hub one send instead of N, and the isolate one WebSocket message; the
- * isolate hands the message to each stream in JavaScript (bench/README.md, "Fan-out at scale").
+ * listens with that subscription (`cloudflareEventHub({ shareSockets: sharedHubSockets })`,
+ * events.ts). A hub object sends an event once per socket and each socket's message is one event
+ * in the isolate, so N such streams cost the hub one send instead of N, and the isolate one
+ * WebSocket message; the isolate hands the message to each stream in JavaScript (bench/README.md,
+ * "Fan-out at scale").
  *
  * Who may see what does not move: streams share a socket only when their principal and their
  * shard's topics are the same, so the hub's check of the socket (its topics, its principal, an
@@ -53,7 +54,7 @@
  */
 import type { Connect, EventHubRpc, HubMessage } from './event-hub.ts'
 import { openShard, shardName } from './hub-listener.ts'
-import type { Handlers, ShardPath, SocketPath } from './hub-listener.ts'
+import type { Handlers, HubSocketSharing, ShardPath, SocketPath } from './hub-listener.ts'
 
 /** Messages a stream may have waiting for its request before it is cut off (its stream ends; the client resumes). */
 const MAX_WAITING = 1024
@@ -257,6 +258,15 @@ export class SharedSockets {
     if (this.#sockets.get(key) === shared) this.#sockets.delete(key)
   }
 }
+
+/**
+ * Shared hub sockets, for `cloudflareEventHub`'s `shareSockets` (module header). Imported by name,
+ * so a Worker that does not share carries none of this.
+ *
+ * @example
+ * events: cloudflareEventHub({ binding: 'MCP_EVENTS', shareSockets: sharedHubSockets })
+ */
+export const sharedHubSockets: HubSocketSharing = (namespace, binding) => new SharedSockets(namespace, binding).open
 
 /** Close a socket from the request that opened it; a failure is logged (the streams on it end anyway). */
 function closeSocket(socket: WebSocket): void {

@@ -76,7 +76,7 @@ export interface EventHub {
   /**
    * Deliver `event` to every matching listener, wherever it is. Resolves once the hub has it; to
    * the number of listeners it reached, when the hub can tell (a span records a number); with
-   * `cloudflareEventHub({ shareSockets: true })`, the hub sockets it reached (a shared one counts once).
+   * shared hub sockets (`sharedHubSockets`), the hub sockets it reached (a shared one counts once).
    */
   // biome-ignore lint/suspicious/noConfusingVoidType: hubs written as Promise<void> still fit
   publish(event: McpEvent): Promise<number | undefined | void>
