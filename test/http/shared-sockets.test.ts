@@ -2,9 +2,9 @@
  * Shared hub sockets across requests, over real HTTP (`wrangler dev`, the fixture's /shared-hub:
  * `cloudflareEventHub({ shareSockets: sharedHubSockets })`): listen streams opened by separate requests of one
  * isolate share one hub socket per principal and subscription; each hears only what its principal
- * may see; the stream whose request opened a socket ends, the socket closes with it and the other
- * stream on it moves to a new socket without ending, hearing what was published meanwhile once, and
- * a new stream joins that socket; a hub restart ends every stream on a socket with its listen
+ * may see; the stream whose request opened a socket ends, the socket closes with it, and the other
+ * streams on it move without ending to one new socket, which the youngest opens (so when that one
+ * ends, the other moves again); a hub restart ends every stream on a socket with its listen
  * result, and each resumes from its own id.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -45,64 +45,68 @@ async function heard(stream: MessageStream) {
 }
 
 describe('shared hub sockets across requests (fixture, /shared-hub)', () => {
-  it('serves separate requests on one socket, closed with the stream that opened it, and through a hub restart', async () => {
+  it('serves separate requests on one socket; when its opener goes the others move to one the youngest opens; through a hub restart', async () => {
     const [owner, other] = fixture.urls
     const shared = other.replace(/\/mcp$/, '/shared-hub')
     const uri = `test://shared-${Date.now()}`
-    const sockets = async () => Number((await call(shared, 'hub_sockets', {})).message.result?.content?.[0]?.text)
-    // The hub's count once sockets closing and opening have settled at `count` (up to 5 s).
-    const settle = async (count: number) => {
-      for (let tries = 0; (await sockets()) !== count && tries < 100; tries++) await new Promise((r) => setTimeout(r, 50))
-      expect(await sockets()).toBe(count)
+    const count = async (tool: string) => Number((await call(shared, tool, {})).message.result?.content?.[0]?.text)
+    const sockets = () => count('hub_sockets')
+    const connects = () => count('hub_connects')
+    // `read` once it has reached `value` (sockets close and open a little after a stream ends), up to 5 s.
+    const reach = async (read: () => Promise<number>, value: number) => {
+      for (let tries = 0; (await read()) !== value && tries < 100; tries++) await new Promise((r) => setTimeout(r, 50))
+      expect(await read()).toBe(value)
     }
     const before = await sockets()
+    const connected = await connects()
     const opener = await listen(shared, uri, 'alice')
     const second = await listen(shared, uri, 'alice')
+    const third = await listen(shared, uri, 'alice')
     const bob = await listen(shared, uri, 'bob')
-    const open = [opener, second, bob]
+    const open = [opener, second, third, bob]
     try {
-      // Alice's two streams on one socket, bob's on another.
+      // Alice's three streams on one socket, bob's on another.
       expect(await sockets()).toBe(before + 2)
+      expect(await connects()).toBe(connected + 2)
       await call(owner, 'notify_resource', { uri: `${uri}/alice`, audience: ['alice'] })
       await call(owner, 'notify_resource', { uri: `${uri}/all` })
       const ids: string[] = []
-      for (const stream of [opener, second]) {
+      for (const stream of [opener, second, third]) {
         expect((await heard(stream))?.uri).toBe(`${uri}/alice`)
         const all = await heard(stream)
         expect(all?.uri).toBe(`${uri}/all`)
         ids.push(all?.id ?? '')
       }
-      // One log, one numbering: both give the event the same id; bob's first is the open one.
-      expect(ids[0]).toBe(ids[1])
+      // One log, one numbering: all give the event the same id; bob's first is the open one.
+      expect(new Set(ids).size).toBe(1)
       expect((await heard(bob))?.uri).toBe(`${uri}/all`)
       // The request that opened alice's socket ends: the socket goes with it (workerd would cancel
-      // its reads soon after), and alice's other stream moves to a new socket, opened from its own
-      // request, without ending: it hears what is published meanwhile, once. Bob's stays.
+      // its reads soon after), and alice's other streams move, without ending, to one new socket.
       await opener.close()
+      await reach(connects, connected + 3)
+      await reach(sockets, before + 2)
       await call(owner, 'notify_resource', { uri: `${uri}/moved` })
-      expect((await heard(second))?.uri).toBe(`${uri}/moved`)
-      await settle(before + 2)
-      // A new stream of alice joins that socket and hears what follows, as the others do. (Had the
-      // worker not yet seen the opener go, it joins the old socket and moves with `second`.)
-      const third = await listen(shared, uri, 'alice')
-      open.push(third)
-      await settle(before + 2)
+      for (const stream of [second, third, bob]) expect((await heard(stream))?.uri).toBe(`${uri}/moved`)
+      // `third`, the youngest, opened it (woken first, in its own request): when it goes, `second`
+      // moves again. Had `second` opened it, nothing would move and no socket would open.
+      await third.close()
+      await reach(connects, connected + 4)
+      await reach(sockets, before + 2)
       await call(owner, 'notify_resource', { uri: `${uri}/2` })
       const secondLast = await heard(second)
       expect(secondLast?.uri).toBe(`${uri}/2`)
-      expect((await heard(third))?.uri).toBe(`${uri}/2`)
-      expect((await heard(bob))?.uri).toBe(`${uri}/moved`)
       const bobLast = await heard(bob)
       expect(bobLast?.uri).toBe(`${uri}/2`)
       // The hub restarts: every stream ends with its result, and each resumes from its own id.
       await call(owner, 'restart_event_hub', {})
-      for (const stream of [second, third, bob]) expect(await heard(stream)).toBeUndefined()
+      for (const stream of [second, bob]) expect(await heard(stream)).toBeUndefined()
       await call(owner, 'notify_resource', { uri: `${uri}/3` })
-      // `second` resumes from the first id it heard, so it hears everything after it.
+      // Resumed from the first id it heard, alice's stream hears everything after it.
       const resumed = [await listen(shared, uri, 'alice', ids[1]), await listen(shared, uri, 'bob', bobLast?.id)]
       open.push(...resumed)
-      for (const expected of ['moved', '2', '3'])
+      for (const expected of ['moved', '2', '3']) {
         expect((await heard(resumed[0] as MessageStream))?.uri).toBe(`${uri}/${expected}`)
+      }
       expect((await heard(resumed[1] as MessageStream))?.uri).toBe(`${uri}/3`)
       expect(secondLast?.id).not.toBe(ids[1])
     } finally {

@@ -17,6 +17,8 @@ import { describe, expect, it } from 'vitest'
 import type { EventHubRpc } from '../../packages/mcp-edge/src/cloudflare/event-hub.ts'
 import { cloudflareEventHub, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
 import { SharedSockets, sharedHubSockets } from '../../packages/mcp-edge/src/cloudflare/shared-sockets.ts'
+import { countingHub } from '../fixture/counting-hub.ts'
+import type { HubCounts } from '../fixture/counting-hub.ts'
 import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 
@@ -66,6 +68,8 @@ async function stream(hub: ReturnType<typeof cloudflareEventHub>, uri: string, p
     },
   }
 }
+
+type Stream = Awaited<ReturnType<typeof stream>>
 
 /** Polls `done` (a socket closes a little after its stream ends), up to 5 s. */
 async function until(done: () => Promise<boolean>): Promise<void> {
@@ -295,5 +299,66 @@ describe('cloudflareEventHub shareSockets', () => {
       for (const path of opened) path.leave()
     }
     await until(async () => (await sockets('events/16')) === before)
+  })
+
+  it('moves the streams to a socket the youngest opens, so older streams leave without moving anyone', async () => {
+    const counts: HubCounts = { connects: 0, catchUps: 0 }
+    const hub = cloudflareEventHub({
+      binding: 'MCP_EVENTS',
+      shards: SHARDS,
+      shareSockets: (namespace, binding) => sharedHubSockets(countingHub(namespace, counts), binding),
+    })
+    const uri = topicOnShard(15)
+    const streams = []
+    for (let i = 0; i < 5; i++) streams.push(await stream(hub, uri, 'alice'))
+    const [first, second, third, fourth, fifth] = streams as [Stream, Stream, Stream, Stream, Stream]
+    expect(counts).toEqual({ connects: 1, catchUps: 5 })
+    // The opener leaves: the four others move, each asking for what it missed, to one new socket.
+    first.stop()
+    await hub.publish(update(`${uri}/1`))
+    for (const each of [second, third, fourth, fifth]) await each.until(1)
+    expect(counts).toEqual({ connects: 2, catchUps: 9 })
+    // The youngest opened it: the older ones leave and nobody moves.
+    second.stop()
+    third.stop()
+    await hub.publish(update(`${uri}/2`))
+    for (const each of [fourth, fifth]) await each.until(2)
+    expect(counts).toEqual({ connects: 2, catchUps: 9 })
+    // Its opener leaves: the last one moves.
+    fifth.stop()
+    await hub.publish(update(`${uri}/3`))
+    await fourth.until(3)
+    expect(counts).toEqual({ connects: 3, catchUps: 10 })
+    expect(fourth.uris()).toEqual([1, 2, 3].map((i) => `${uri}/${i}`))
+    fourth.stop()
+    await until(async () => (await sockets('events/15')) === 0)
+  })
+
+  it('moves a stream whose socket goes while its own start is still coming, from its cursor once that is known', async () => {
+    const hub = shared()
+    const uri = topicOnShard(13)
+    const opener = await stream(hub, uri, 'alice')
+    for (let i = 1; i <= 3; i++) await hub.publish(update(`${uri}/${i}`))
+    await opener.until(3)
+    // The shard's object takes no event for 300 ms: the joiner's `catchUp` (a resume after 1) waits,
+    // and the opener leaves meanwhile, so the joiner must move before its start is known.
+    const stub = env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName('events/13'))
+    const blocked = runInDurableObject(stub, (_instance, state) =>
+      state.blockConcurrencyWhile(() => new Promise((resolve) => setTimeout(resolve, 300))),
+    )
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const joining = stream(hub, uri, 'alice', opener.heard[0]?.id)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    opener.stop()
+    await blocked
+    const joiner = await joining
+    try {
+      await hub.publish(update(`${uri}/4`))
+      await joiner.until(3)
+      expect(joiner.uris()).toEqual([2, 3, 4].map((i) => `${uri}/${i}`))
+      expect(joiner.state.closed).toBe(false)
+    } finally {
+      joiner.stop()
+    }
   })
 })

@@ -77,6 +77,8 @@ export interface Handlers {
    * stream is not at fault, so it opens a new path from its cursor instead of ending.
    */
   onMoved?: () => void
+  /** The stream's place in the isolate's order of streams (a larger one is younger), kept across moves. */
+  order?: number
 }
 
 /** How a listener opens a shard's path: its own socket (`openShard`), or a shared one (shared-sockets.ts). */
@@ -157,14 +159,21 @@ export async function openShard(
   throw new Error(`Event hub shard ${shard} and its relays are full (capacity ${connect.capacity})`)
 }
 
-/** One path of a listener to one shard; `held` until its start is known; `dropped` once a newer one replaced it (or none will). */
+/**
+ * One path of a listener to one shard; `held` until its start is known; `dropped` once a newer one
+ * replaced it (or none will); `moved` when its shared socket went before its start was known.
+ */
 interface Link {
   shard: number
   topics: string[]
   dropped: boolean
   held?: HubMessage[]
+  moved?: boolean
   leave?: () => void
 }
+
+/** Streams this isolate has started, for `Handlers.order`. */
+let started = 0
 
 export interface HubListenerOptions {
   namespace: DurableObjectNamespace
@@ -183,6 +192,7 @@ export interface HubListenerOptions {
 
 export class HubListener {
   readonly #options: HubListenerOptions
+  readonly #order = ++started
   readonly #cursor: Cursor = new Map()
   readonly #links = new Set<Link>()
   readonly #recent = new Set<string>()
@@ -246,9 +256,11 @@ export class HubListener {
       },
       onMoved: () => {
         if (link.dropped) return
-        this.#drop(link)
-        void this.#next(link)
+        // Before its start (and the stream's cursor) is known, it moves once they are (`#begin`).
+        if (link.held) link.moved = true
+        else this.#move(link)
       },
+      order: this.#order,
     }
     // A shard with a session topic keeps a socket of its own (shared-sockets.ts, module header).
     const share = open && !topics.some((topic) => topic.startsWith('session:'))
@@ -268,6 +280,13 @@ export class HubListener {
       if (!link.dropped) this.#cursor.set(link.shard, Math.max(this.#cursor.get(link.shard) ?? 0, path.head))
     }
     for (const message of held) this.#message(link, message)
+    if (link.moved && !link.dropped) this.#move(link)
+  }
+
+  /** Its shared socket went with the stream that opened it: a new path from the cursor. */
+  #move(link: Link): void {
+    this.#drop(link)
+    void this.#next(link, true)
   }
 
   #message(link: Link, message: HubMessage): void {
@@ -303,7 +322,7 @@ export class HubListener {
    * with its opener (`onMoved`). If the log lost events the stream was not told of meanwhile, it
    * ends (its resume hears the hints).
    */
-  async #next(link: Link): Promise<void> {
+  async #next(link: Link, moved = false): Promise<void> {
     const { signal, pace } = this.#options
     try {
       // The listener ended while this batch waited (`false`): no connect for a stream that is gone.
@@ -311,7 +330,8 @@ export class HubListener {
       const { link: next, path } = await this.#open(link.shard, link.topics, this.#cursor.get(link.shard))
       if (signal.aborted) return this.#close()
       if (this.#lost(link.shard, path)) return this.#ended()
-      this.#options.relinked?.()
+      // A shared shard has no session topic, so no live-only message was lost in a move (module header).
+      if (!moved) this.#options.relinked?.()
       this.#begin(next, path)
     } catch {
       this.#ended()

@@ -24,15 +24,19 @@
  * request — removes the socket from the map, closes it, and moves every other stream on it: each,
  * in its own request, opens a new path from its own cursor (hub-listener.ts `onMoved`), the first
  * a new socket that the others join, and gets what was published meanwhile by `catchUp`; its
- * response goes on, so its client sees nothing of it. A socket that drops (the hub restarted or was
+ * response goes on. (A move that fails — the new connect, a `catchUp`, a log pruned past the
+ * cursor — ends the stream, and its client resumes from its last id.) The youngest stream is woken
+ * first, and workerd runs the wake-ups in that order, so it opens the new socket: it would time out
+ * last, and streams that end before it leave without moving anyone. Had the oldest opened it, every
+ * stream's end would move all the others. A socket that drops (the hub restarted or was
  * redeployed) ends its streams instead, and their clients resume from their own ids. The opener is
  * always a member while the socket is open, so no socket stays open without members. A stream
  * waiting for the opener's connect gives up after `READY_WAIT_MS` (the opener's request may be gone
  * mid-connect) and opens a socket of its own; a failed connect fails it; an opener whose connect
  * was given up on closes the socket it got and starts again. Known costs, not losses: each opener
- * that leaves costs the streams left on its socket a new connect (one of them) and a `catchUp`
- * each, as does an opener that resumes from a cursor more than one replay batch behind (it leaves
- * its path at the batch's end); and a joiner whose stream ends while it waits still waits out
+ * that leaves costs the streams left on its socket one connect in all and a `catchUp` each, as
+ * does an opener that resumes from a cursor more than one replay batch behind (it leaves its path
+ * at the batch's end); and a joiner whose stream ends while it waits still waits out
  * `READY_WAIT_MS`.
  *
  * What the hub sends on a shared socket is live only: the socket connects without a cursor, and
@@ -68,6 +72,8 @@ export const READY_WAIT_MS = 10_000
  */
 class Member {
   readonly #handlers: Handlers
+  /** Its stream's place in the isolate's order (`Handlers.order`): the youngest moves first. */
+  readonly order: number
   #queue: HubMessage[] = []
   #wake: (() => void) | undefined
   #state: 'open' | 'closed' | 'left' = 'open'
@@ -77,6 +83,7 @@ class Member {
   /** Made in the stream's request, so `#run` waits there. */
   constructor(handlers: Handlers, onEnd: () => void) {
     this.#handlers = handlers
+    this.order = handlers.order ?? 0
     void this.#run().finally(onEnd)
   }
 
@@ -247,10 +254,14 @@ export class SharedSockets {
     this.#drop(key, shared, true)
   }
 
-  /** The socket is gone: no new stream joins it; every stream on it ends as on a drop, or moves to a new path when its opener left. */
+  /**
+   * The socket is gone: no new stream joins it; every stream on it ends as on a drop, or moves to a
+   * new path when its opener left, the youngest first (module header).
+   */
   #drop(key: string, shared: Shared, moved = false): void {
     this.#forget(key, shared)
-    for (const member of shared.members) member.close(moved)
+    const members = moved ? [...shared.members].sort((a, b) => b.order - a.order) : shared.members
+    for (const member of members) member.close(moved)
   }
 
   #forget(key: string, shared: Shared): void {
