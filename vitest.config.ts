@@ -14,9 +14,54 @@ const alias = [
   { find: /^mcp-edge\/sdk$/, replacement: source('sdk/index.ts') },
 ]
 
+/**
+ * The fixture's /shared-hub server as an auxiliary Worker of the workers-aux project
+ * (test/fixture/shared-hub-worker.ts says why), bundled from the sources with esbuild (the copy
+ * wrangler uses), as `wrangler dev` would bundle it (about 0.25 s). Its compatibility date is the
+ * fixture's (test/fixture/wrangler.jsonc), so `handle_cross_request_promise_resolution` is on.
+ */
+async function sharedHubWorker() {
+  const { build } = await import('esbuild')
+  const bundled = await build({
+    entryPoints: [fileURLToPath(new URL('./test/fixture/shared-hub-worker.ts', import.meta.url))],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    conditions: ['workerd', 'worker', 'browser'],
+    mainFields: ['module', 'main'],
+    external: ['cloudflare:*', 'node:*'],
+    logLevel: 'error',
+    plugins: [
+      {
+        name: 'mcp-edge-sources',
+        setup(esbuild) {
+          esbuild.onResolve({ filter: /^mcp-edge(\/|$)/ }, ({ path }) => {
+            const found = alias.find((entry) => entry.find.test(path))
+            return found && { path: found.replacement }
+          })
+        },
+      },
+    ],
+  })
+  const [output] = bundled.outputFiles
+  if (!output) throw new Error('esbuild made no bundle of test/fixture/shared-hub-worker.ts')
+  return {
+    name: 'shared-hub',
+    modules: [{ type: 'ESModule' as const, path: 'shared-hub-worker.mjs', contents: output.text }],
+    compatibilityDate: '2026-11-01',
+    compatibilityFlags: ['enable_request_signal'],
+    durableObjects: { MCP_EVENTS: { className: 'McpEventHub', useSQLite: true } },
+  }
+}
+
+/** Shared hub sockets across requests, inside workerd (the workers-aux project). */
+const ACROSS_REQUESTS = 'test/workers/shared-sockets-across.test.ts'
+
 // Three layers (STYLE "Tests"): pure unit tests in Node; tests inside workerd against the
-// fixture Worker and its Durable Objects; black-box tests over real HTTP against `wrangler dev`,
-// which the http project's global setup starts and stops. Each template's own tests (in workerd,
+// fixture Worker and its Durable Objects (one file against an auxiliary Worker); black-box tests
+// over real HTTP against `wrangler dev`, which the http project's global setup starts and stops. Each template's own tests (in workerd,
 // against the built package) run as a project too, and the benchmark's smoke run as the last.
 export default defineConfig({
   test: {
@@ -32,7 +77,30 @@ export default defineConfig({
             miniflare: { bindings: { FIXTURE_TRACE: 'record', MCP_PUBLIC_URL: 'https://oauth.example.com' } },
           }),
         ],
-        test: { name: 'workers', include: ['test/workers/**/*.test.ts'], testTimeout: 30_000, hookTimeout: 60_000 },
+        test: {
+          name: 'workers',
+          include: ['test/workers/**/*.test.ts'],
+          exclude: [ACROSS_REQUESTS],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      // Inside workerd too, against an auxiliary Worker, which keeps the compatibility flags it is
+      // given: the pool turns `handle_cross_request_promise_resolution` off for the Worker under
+      // test (test/fixture/shared-hub-worker.ts). A project of its own, so that only this file
+      // starts that Worker (it added about 0.3 s to each file's start in the workers project).
+      {
+        resolve: { alias },
+        plugins: [
+          cloudflareTest(async () => ({
+            miniflare: {
+              compatibilityDate: '2026-11-01',
+              serviceBindings: { SHARED_HUB: 'shared-hub' },
+              workers: [await sharedHubWorker()],
+            },
+          })),
+        ],
+        test: { name: 'workers-aux', include: [ACROSS_REQUESTS], testTimeout: 30_000, hookTimeout: 60_000 },
       },
       {
         test: {

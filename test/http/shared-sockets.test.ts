@@ -8,7 +8,7 @@
  * result, and each resumes from its own id.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildRequest, type MessageStream, openStream, rpc } from '../support/mcp.ts'
+import { expectAudiences, listenResource, type MessageStream, nextUpdate, rpc } from '../support/mcp.ts'
 import { type PairServer, startPair } from '../support/pair.ts'
 
 let fixture: PairServer
@@ -24,25 +24,7 @@ afterAll(async () => {
 const call = (url: string, name: string, args: Record<string, unknown>) =>
   rpc(fetch, url, 'tools/call', { name, arguments: args })
 
-async function listen(url: string, uri: string, principal: string, after?: string): Promise<MessageStream> {
-  const meta = after === undefined ? undefined : { 'dev.mcp-edge/lastEventId': after }
-  const request = buildRequest(
-    url,
-    'subscriptions/listen',
-    { notifications: { resourceSubscriptions: [uri] } },
-    { headers: { authorization: `Bearer ${principal}` }, meta },
-  )
-  const stream = await openStream(fetch, request)
-  expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged')
-  return stream
-}
-
-/** The next notification's URI and id; `undefined` once the stream ended with its listen result. */
-async function heard(stream: MessageStream) {
-  const message = await stream.next()
-  if (!message.method) return undefined
-  return { uri: message.params?.uri as string, id: message.params?._meta?.['dev.mcp-edge/eventId'] as string }
-}
+const listen = (url: string, uri: string, principal: string, after?: string) => listenResource(fetch, url, uri, principal, after)
 
 describe('shared hub sockets across requests (fixture, /shared-hub)', () => {
   it('serves separate requests on one socket; when its opener goes the others move to one the youngest opens; through a hub restart', async () => {
@@ -70,45 +52,37 @@ describe('shared hub sockets across requests (fixture, /shared-hub)', () => {
       expect(await connects()).toBe(connected + 2)
       await call(owner, 'notify_resource', { uri: `${uri}/alice`, audience: ['alice'] })
       await call(owner, 'notify_resource', { uri: `${uri}/all` })
-      const ids: string[] = []
-      for (const stream of [opener, second, third]) {
-        expect((await heard(stream))?.uri).toBe(`${uri}/alice`)
-        const all = await heard(stream)
-        expect(all?.uri).toBe(`${uri}/all`)
-        ids.push(all?.id ?? '')
-      }
       // One log, one numbering: all give the event the same id; bob's first is the open one.
-      expect(new Set(ids).size).toBe(1)
-      expect((await heard(bob))?.uri).toBe(`${uri}/all`)
+      const allId = await expectAudiences([opener, second, third], bob, uri)
       // The request that opened alice's socket ends: the socket goes with it (workerd would cancel
       // its reads soon after), and alice's other streams move, without ending, to one new socket.
       await opener.close()
       await reach(connects, connected + 3)
       await reach(sockets, before + 2)
       await call(owner, 'notify_resource', { uri: `${uri}/moved` })
-      for (const stream of [second, third, bob]) expect((await heard(stream))?.uri).toBe(`${uri}/moved`)
+      for (const stream of [second, third, bob]) expect((await nextUpdate(stream))?.uri).toBe(`${uri}/moved`)
       // `third`, the youngest, opened it (woken first, in its own request): when it goes, `second`
       // moves again. Had `second` opened it, nothing would move and no socket would open.
       await third.close()
       await reach(connects, connected + 4)
       await reach(sockets, before + 2)
       await call(owner, 'notify_resource', { uri: `${uri}/2` })
-      const secondLast = await heard(second)
+      const secondLast = await nextUpdate(second)
       expect(secondLast?.uri).toBe(`${uri}/2`)
-      const bobLast = await heard(bob)
+      const bobLast = await nextUpdate(bob)
       expect(bobLast?.uri).toBe(`${uri}/2`)
       // The hub restarts: every stream ends with its result, and each resumes from its own id.
       await call(owner, 'restart_event_hub', {})
-      for (const stream of [second, bob]) expect(await heard(stream)).toBeUndefined()
+      for (const stream of [second, bob]) expect(await nextUpdate(stream)).toBeUndefined()
       await call(owner, 'notify_resource', { uri: `${uri}/3` })
       // Resumed from the first id it heard, alice's stream hears everything after it.
-      const resumed = [await listen(shared, uri, 'alice', ids[1]), await listen(shared, uri, 'bob', bobLast?.id)]
+      const resumed = [await listen(shared, uri, 'alice', allId), await listen(shared, uri, 'bob', bobLast?.id)]
       open.push(...resumed)
       for (const expected of ['moved', '2', '3']) {
-        expect((await heard(resumed[0] as MessageStream))?.uri).toBe(`${uri}/${expected}`)
+        expect((await nextUpdate(resumed[0] as MessageStream))?.uri).toBe(`${uri}/${expected}`)
       }
-      expect((await heard(resumed[1] as MessageStream))?.uri).toBe(`${uri}/3`)
-      expect(secondLast?.id).not.toBe(ids[1])
+      expect((await nextUpdate(resumed[1] as MessageStream))?.uri).toBe(`${uri}/3`)
+      expect(secondLast?.id).not.toBe(allId)
     } finally {
       await Promise.all(open.map((stream) => stream.close().catch(() => {})))
     }

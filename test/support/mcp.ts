@@ -158,6 +158,51 @@ export async function openStream(fetcher: Fetcher, request: Request): Promise<Me
   }
 }
 
+/** A listen stream of `principal` (the fixtures' "Bearer <name>") on resource `uri`, past its acknowledgement; resumed after `after` when given. */
+export async function listenResource(
+  fetcher: Fetcher,
+  url: string,
+  uri: string,
+  principal: string,
+  after?: string,
+): Promise<MessageStream> {
+  const meta = after === undefined ? undefined : { 'dev.mcp-edge/lastEventId': after }
+  const request = buildRequest(
+    url,
+    'subscriptions/listen',
+    { notifications: { resourceSubscriptions: [uri] } },
+    { headers: { authorization: `Bearer ${principal}` }, meta },
+  )
+  const stream = await openStream(fetcher, request)
+  expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged')
+  return stream
+}
+
+/** The next notification's URI and id; `undefined` once the stream ended with its listen result. */
+export async function nextUpdate(stream: MessageStream): Promise<{ uri: string; id: string } | undefined> {
+  const message = await stream.next()
+  if (!message.method) return undefined
+  return { uri: message.params?.uri as string, id: message.params?._meta?.['dev.mcp-edge/eventId'] as string }
+}
+
+/**
+ * After an update for alice only (`<uri>/alice`) and one for all (`<uri>/all`) were published:
+ * each of alice's streams hears both, in order, and gives the second one id (one log, one
+ * numbering); bob's hears the second only. Returns that id.
+ */
+export async function expectAudiences(alice: MessageStream[], bob: MessageStream, uri: string): Promise<string> {
+  const ids: string[] = []
+  for (const stream of alice) {
+    expect((await nextUpdate(stream))?.uri).toBe(`${uri}/alice`)
+    const all = await nextUpdate(stream)
+    expect(all?.uri).toBe(`${uri}/all`)
+    ids.push(all?.id ?? '')
+  }
+  expect(new Set(ids).size).toBe(1)
+  expect((await nextUpdate(bob))?.uri).toBe(`${uri}/all`)
+  return ids[0] ?? ''
+}
+
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } }
 const TERMINAL = ['completed', 'failed', 'cancelled']
 

@@ -7,10 +7,15 @@
  * stream only; a listen refused on one shard leaves the socket it joined on another; the socket drops and both streams end, each resuming from its own id; a stream that
  * joins a shared socket with a cursor hears its replay (several batches) and then the live events,
  * once and in order, while events keep being published; a full shard's object sends a shared
- * socket to a relay; a connect slower than another stream's wait leaves one socket, not two. Every stream here runs in the test's one request. Across requests: the scale
- * bench (`node bench/run.mjs --only scale`: thousands of streams, each a request of its own, each
- * hearing every update once) and test/http/shared-sockets.test.ts over `wrangler dev`; through
- * `SELF.fetch` a stream on another request's socket fails (bench/README.md), so that is not here.
+ * socket to a relay; a connect slower than another stream's wait leaves one socket, not two.
+ * Every stream here runs in the test's one request.
+ *
+ * Across requests: test/workers/shared-sockets-across.test.ts (each stream a request of its own in
+ * an auxiliary Worker), test/http/shared-sockets.test.ts over `wrangler dev`, and the scale bench
+ * (`node bench/run.mjs --only scale`). Not through `SELF.fetch`: the pool adds
+ * `no_handle_cross_request_promise_resolution` to the Worker under test (the fixture), so there a
+ * stream woken from another request's socket resumes in that request and fails at its first event
+ * ("Promise will never complete"; bench/README.md has the evidence).
  */
 import { env, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
