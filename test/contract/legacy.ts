@@ -590,7 +590,8 @@ export function legacyContract(target: () => ContractTarget): void {
     })
 
     // One request ends another's stream by resolving a promise: workerd runs its continuation in
-    // the stream's own request, which the Workers test pool does not (as for notifications/cancelled).
+    // the stream's own request, which the Workers test pool turns off (as for notifications/cancelled;
+    // `crossRequestContinuations`).
     it.skipIf(!target().crossRequestContinuations)(
       'ends the older stream when the session opens another (one stream per session), and ends on DELETE',
       async () => {

@@ -12,8 +12,10 @@ export interface ContractTarget {
   fetch: Fetcher
   /**
    * Whether one request's promise, resolved by another request, continues in its own request (as
-   * in workerd behind wrangler dev and on Cloudflare). The Workers test pool runs SELF.fetch
-   * requests differently, so tests that depend on it run over HTTP only.
+   * in workerd behind wrangler dev and on Cloudflare: `handle_cross_request_promise_resolution`).
+   * The Workers test pool turns that flag off for the Worker under test (it adds
+   * `no_handle_cross_request_promise_resolution`; bench/README.md), so there such a continuation
+   * runs in the resolving request; tests that depend on it run over HTTP only.
    */
   crossRequestContinuations?: boolean
 }

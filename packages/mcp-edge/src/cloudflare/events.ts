@@ -52,6 +52,9 @@ export interface EventHubOptions {
    * share carries none of its code. Experimental: a socket lasts as long as the stream that opened
    * it, and the others on it then move to a new one; `publish` counts hub sockets; shards with a
    * `session:` topic are not shared. Deploy the hub's Worker first (this asks it for `catchUp`).
+   * Needs `handle_cross_request_promise_resolution` (a compatibility date from 2024-10-14, without
+   * `no_handle_cross_request_promise_resolution`); without it a stream on another request's socket
+   * fails at its first event.
    */
   shareSockets?: HubSocketSharing
 }
