@@ -7,8 +7,11 @@
  * stream only; a listen refused on one shard leaves the socket it joined on another; the socket drops and both streams end, each resuming from its own id; a stream that
  * joins a shared socket with a cursor hears its replay (several batches) and then the live events,
  * once and in order, while events keep being published; a full shard's object sends a shared
- * socket to a relay; a connect slower than another stream's wait leaves one socket, not two.
- * Every stream here runs in the test's one request.
+ * socket to a relay; a connect slower than another stream's wait leaves one socket, not two; a
+ * chain of openers leaving, the youngest stream opening each new socket; a move while a stream's
+ * start is still coming. Every stream here runs in the test's one request. `sharedHubSockets`
+ * itself refuses every listen here, naming the fix, as in any Worker with cross-request promise
+ * resolution off.
  *
  * Across requests: test/workers/shared-sockets-across.test.ts (each stream a request of its own in
  * an auxiliary Worker), test/http/shared-sockets.test.ts over `wrangler dev`, and the scale bench
@@ -17,12 +20,14 @@
  * stream woken from another request's socket resumes in that request and fails at its first event
  * ("Promise will never complete"; bench/README.md has the evidence).
  */
-import { env, runInDurableObject } from 'cloudflare:test'
+import { env, runInDurableObject, SELF } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import type { EventHubRpc } from '../../packages/mcp-edge/src/cloudflare/event-hub.ts'
+import type { HubSocketSharing } from '../../packages/mcp-edge/src/cloudflare/hub-listener.ts'
 import { cloudflareEventHub, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
 import { SharedSockets, sharedHubSockets } from '../../packages/mcp-edge/src/cloudflare/shared-sockets.ts'
 import { countingHub } from '../fixture/counting-hub.ts'
+import { rpc } from '../support/mcp.ts'
 import type { HubCounts } from '../fixture/counting-hub.ts'
 import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
@@ -84,7 +89,13 @@ async function until(done: () => Promise<boolean>): Promise<void> {
   }
 }
 
-const shared = () => cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, shareSockets: sharedHubSockets })
+/**
+ * Sharing as `sharedHubSockets` sets it up, less its check: the pool turns cross-request promise
+ * resolution off (module header), which that check refuses, and every stream here runs in the
+ * test's one request, where sharing needs none.
+ */
+const inOneRequest: HubSocketSharing = (namespace, binding) => new SharedSockets(namespace, binding).open
+const shared = () => cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, shareSockets: inOneRequest })
 
 describe('cloudflareEventHub shareSockets', () => {
   it('shares one socket among streams of one principal and subscription; each hears only what its principal may see', async () => {
@@ -251,7 +262,7 @@ describe('cloudflareEventHub shareSockets', () => {
   })
 
   it('puts a shared socket on a relay when the shard’s object is full, where its streams hear every event once', async () => {
-    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, shareSockets: sharedHubSockets, capacity: 1 })
+    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, shareSockets: inOneRequest, capacity: 1 })
     const uri = topicOnShard(12)
     const bob = await stream(hub, uri, 'bob')
     const alice = [await stream(hub, uri, 'alice'), await stream(hub, uri, 'alice')]
@@ -311,7 +322,7 @@ describe('cloudflareEventHub shareSockets', () => {
     const hub = cloudflareEventHub({
       binding: 'MCP_EVENTS',
       shards: SHARDS,
-      shareSockets: (namespace, binding) => sharedHubSockets(countingHub(namespace, counts), binding),
+      shareSockets: (namespace, binding) => inOneRequest(countingHub(namespace, counts), binding),
     })
     const uri = topicOnShard(15)
     const streams = []
@@ -365,5 +376,31 @@ describe('cloudflareEventHub shareSockets', () => {
     } finally {
       joiner.stop()
     }
+  })
+
+  it('refuses every listen, naming the fix, where cross-request promise resolution is off (this pool)', async () => {
+    const uri = topicOnShard(12)
+    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, shareSockets: sharedHubSockets })
+    const before = await sockets('events/12')
+    const refusal = hub.listen(
+      { topics: new Set([`resource:${uri}`]), principal: 'alice' },
+      () => {},
+      new AbortController().signal,
+    )
+    await expect(refusal).rejects.toThrow(/handle_cross_request_promise_resolution/)
+    await expect(refusal).rejects.toMatchObject({ kind: 'misconfigured', code: -32603 })
+    expect(await sockets('events/12')).toBe(before)
+    // Through the fixture's /shared-hub, as a client sees it: a JSON-RPC error that says what to change.
+    const answer = await rpc(
+      (request) => SELF.fetch(request),
+      'http://127.0.0.1/shared-hub',
+      'subscriptions/listen',
+      { notifications: { resourceSubscriptions: [uri] } },
+      { headers: { authorization: 'Bearer alice' } },
+    )
+    expect(answer.status).toBe(500)
+    expect(answer.message.error?.code).toBe(-32603)
+    expect(answer.message.error?.message).toMatch(/no_handle_cross_request_promise_resolution/)
+    expect(await sockets('events/12')).toBe(before)
   })
 })

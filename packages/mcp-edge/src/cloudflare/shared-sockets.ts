@@ -56,6 +56,7 @@
  * 2024-10-14): a promise resolved from another request resumes its waiter in the waiter's request.
  * Experimental, off by default (docs/notifications.md#capacity).
  */
+import { McpError } from '../protocol/errors.ts'
 import type { Connect, EventHubRpc, HubMessage } from './event-hub.ts'
 import { openShard, shardName } from './hub-listener.ts'
 import type { Handlers, HubSocketSharing, ShardPath, SocketPath } from './hub-listener.ts'
@@ -272,12 +273,36 @@ export class SharedSockets {
 
 /**
  * Shared hub sockets, for `cloudflareEventHub`'s `shareSockets` (module header). Imported by name,
- * so a Worker that does not share carries none of this.
+ * so a Worker that does not share carries none of this. In a Worker whose compatibility settings
+ * turn `handle_cross_request_promise_resolution` off, a stream woken from another request's socket
+ * would resume in that request and fail: there every listen is refused (500, -32603) with a message
+ * that names the fix, and nothing is shared.
  *
  * @example
  * events: cloudflareEventHub({ binding: 'MCP_EVENTS', shareSockets: sharedHubSockets })
  */
-export const sharedHubSockets: HubSocketSharing = (namespace, binding) => new SharedSockets(namespace, binding).open
+export const sharedHubSockets: HubSocketSharing = (namespace, binding) => {
+  if (!crossRequestPromises()) return () => Promise.reject(notShareable())
+  return new SharedSockets(namespace, binding).open
+}
+
+/**
+ * Whether workerd resumes a promise resolved from another request in its waiter's request (module
+ * header). Read from `Cloudflare.compatibilityFlags`; a runtime without it is taken at its word.
+ */
+function crossRequestPromises(): boolean {
+  const runtime = (globalThis as { Cloudflare?: { compatibilityFlags?: Record<string, boolean | undefined> } }).Cloudflare
+  return runtime?.compatibilityFlags?.handle_cross_request_promise_resolution !== false
+}
+
+const notShareable = () =>
+  new McpError(
+    'misconfigured',
+    'Server misconfigured: shared hub sockets (shareSockets: sharedHubSockets) need ' +
+      'handle_cross_request_promise_resolution, which this Worker has off. Set compatibility_date to ' +
+      '2024-10-14 or later and remove no_handle_cross_request_promise_resolution from compatibility_flags ' +
+      '(wrangler.jsonc), or leave shareSockets out. See docs/notifications.md#capacity.',
+  )
 
 /** Close a socket from the request that opened it; a failure is logged (the streams on it end anyway). */
 function closeSocket(socket: WebSocket): void {
