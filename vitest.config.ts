@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { cloudflareTest } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
@@ -13,6 +14,15 @@ const alias = [
   { find: /^mcp-edge\/oauth$/, replacement: source('oauth/index.ts') },
   { find: /^mcp-edge\/sdk$/, replacement: source('sdk/index.ts') },
 ]
+
+/** The fixture Worker's compatibility date and flags (test/fixture/wrangler.jsonc), for the auxiliary Worker. */
+const FIXTURE_COMPATIBILITY = (() => {
+  const config = readFileSync(fileURLToPath(new URL('./test/fixture/wrangler.jsonc', import.meta.url)), 'utf8')
+  const date = config.match(/"compatibility_date":\s*"([^"]+)"/)?.[1]
+  const flags = config.match(/"compatibility_flags":\s*(\[[^\]]*\])/)?.[1]
+  if (!date || !flags) throw new Error('test/fixture/wrangler.jsonc: no compatibility_date or compatibility_flags')
+  return { compatibilityDate: date, compatibilityFlags: JSON.parse(flags) as string[] }
+})()
 
 /**
  * The fixture's /shared-hub server as an auxiliary Worker of the workers-aux project
@@ -50,8 +60,7 @@ async function sharedHubWorker() {
   return {
     name: 'shared-hub',
     modules: [{ type: 'ESModule' as const, path: 'shared-hub-worker.mjs', contents: output.text }],
-    compatibilityDate: '2026-11-01',
-    compatibilityFlags: ['enable_request_signal'],
+    ...FIXTURE_COMPATIBILITY,
     durableObjects: { MCP_EVENTS: { className: 'McpEventHub', useSQLite: true } },
   }
 }
@@ -94,7 +103,7 @@ export default defineConfig({
         plugins: [
           cloudflareTest(async () => ({
             miniflare: {
-              compatibilityDate: '2026-11-01',
+              compatibilityDate: FIXTURE_COMPATIBILITY.compatibilityDate,
               serviceBindings: { SHARED_HUB: 'shared-hub' },
               workers: [await sharedHubWorker()],
             },

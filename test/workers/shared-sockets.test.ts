@@ -259,6 +259,7 @@ describe('cloudflareEventHub shareSockets', () => {
     } finally {
       for (const each of open) each.stop()
     }
+    await until(async () => (await sockets('events/16')) === 0)
   })
 
   it('puts a shared socket on a relay when the shard’s object is full, where its streams hear every event once', async () => {
@@ -302,12 +303,15 @@ describe('cloudflareEventHub shareSockets', () => {
       state.blockConcurrencyWhile(() => new Promise((resolve) => setTimeout(resolve, 400))),
     )
     await new Promise((resolve) => setTimeout(resolve, 20))
-    const paths = new SharedSockets(env.MCP_EVENTS, 'MCP_EVENTS', 100)
+    const counts: HubCounts = { connects: 0, catchUps: 0 }
+    const paths = new SharedSockets(countingHub(env.MCP_EVENTS, counts), 'MCP_EVENTS', 100)
     const connect = { topics: [`resource:${uri}`], principal: 'alice', capacity: 1000 }
     const handlers = { onMessage: () => {}, onClose: () => {} }
     const opened = await Promise.all([paths.open(16, connect, handlers), paths.open(16, connect, handlers)])
     await blocked
     try {
+      // Two connects: the block held the first past the second stream's wait.
+      expect(counts.connects).toBe(2)
       await until(async () => (await sockets('events/16')) === before + 1)
       expect(paths.size).toBe(1)
       expect(await shared().publish(update(`${uri}/1`))).toBe(1)
@@ -363,8 +367,13 @@ describe('cloudflareEventHub shareSockets', () => {
       state.blockConcurrencyWhile(() => new Promise((resolve) => setTimeout(resolve, 300))),
     )
     await new Promise((resolve) => setTimeout(resolve, 20))
-    const joining = stream(hub, uri, 'alice', opener.heard[0]?.id)
+    let started = false
+    const joining = stream(hub, uri, 'alice', opener.heard[0]?.id).finally(() => {
+      started = true
+    })
     await new Promise((resolve) => setTimeout(resolve, 50))
+    // Its start is still coming (the block holds its `catchUp`) when the opener leaves.
+    expect(started).toBe(false)
     opener.stop()
     await blocked
     const joiner = await joining
@@ -379,6 +388,11 @@ describe('cloudflareEventHub shareSockets', () => {
   })
 
   it('refuses every listen, naming the fix, where cross-request promise resolution is off (this pool)', async () => {
+    const flags = (globalThis as { Cloudflare?: { compatibilityFlags?: Record<string, boolean> } }).Cloudflare?.compatibilityFlags
+    expect(
+      flags?.handle_cross_request_promise_resolution,
+      'the pool no longer turns cross-request promise resolution off: test the refusal in an auxiliary Worker with no_handle_cross_request_promise_resolution',
+    ).toBe(false)
     const uri = topicOnShard(12)
     const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, shareSockets: sharedHubSockets })
     const before = await sockets('events/12')

@@ -16,8 +16,8 @@
  * (`relinked`), and its owner reads again what such messages would have told it.
  * A path shared with other streams (shared-sockets.ts) is handled as a relay's; when its socket goes
  * with the stream that opened it, the listener opens a new path from its cursor, as after a batch,
- * and its own stream goes on. It does not decide
- * who may see an event (the hub does) nor what a stream sends (listen-relay.ts).
+ * and its own stream goes on. It does not decide who may see an event (the hub does) nor what a
+ * stream sends (listen-relay.ts).
  */
 import { encodeCursor } from '../server/events/event-log.ts'
 import { MAX_REPLAY_EVENTS, replayBatch } from './event-log.ts'

@@ -26,8 +26,9 @@
  * a new socket that the others join, and gets what was published meanwhile by `catchUp`; its
  * response goes on. (A move that fails — the new connect, a `catchUp`, a log pruned past the
  * cursor — ends the stream, and its client resumes from its last id.) The youngest stream is woken
- * first, and workerd runs the wake-ups in that order, so it opens the new socket: it would time out
- * last, and streams that end before it leave without moving anyone. Had the oldest opened it, every
+ * first, and workerd runs the wake-ups in that order, so it normally opens the new socket (unless
+ * its `pace` waits, on a full inbox or a 2025 stream's facts): it would time out last, and streams
+ * that end before it leave without moving anyone. Had the oldest opened it, every
  * stream's end would move all the others. A socket that drops (the hub restarted or was
  * redeployed) ends its streams instead, and their clients resume from their own ids. The opener is
  * always a member while the socket is open, so no socket stays open without members. A stream
@@ -65,7 +66,7 @@ import type { Handlers, HubSocketSharing, ShardPath, SocketPath } from './hub-li
 const MAX_WAITING = 1024
 
 /** How long a stream waits for another stream's connect before opening a socket of its own (module header). */
-export const READY_WAIT_MS = 10_000
+const READY_WAIT_MS = 10_000
 
 /**
  * One stream on a shared socket: its messages, taken in its own request (module header). `onEnd`
@@ -188,7 +189,11 @@ export class SharedSockets {
     // Dropped (or given up on) while this stream waited for it: a new one. A socket this stream
     // opened, given up on by a joiner meanwhile (READY_WAIT_MS), is closed here, in its request.
     if (!path || shared.closed) {
-      if (!existing && path) closeSocket(path.socket)
+      if (!existing && path) {
+        closeSocket(path.socket)
+        // A stream may have joined it between its connect and the give-up: it moves.
+        this.#drop(key, shared, true)
+      }
       return this.open(shard, connect, handlers)
     }
     const opener = !existing
@@ -275,20 +280,23 @@ export class SharedSockets {
  * Shared hub sockets, for `cloudflareEventHub`'s `shareSockets` (module header). Imported by name,
  * so a Worker that does not share carries none of this. In a Worker whose compatibility settings
  * turn `handle_cross_request_promise_resolution` off, a stream woken from another request's socket
- * would resume in that request and fail: there every listen is refused (500, -32603) with a message
- * that names the fix, and nothing is shared.
+ * would resume in that request and fail: there every listen that would share a socket is refused
+ * (500, -32603) with a message that names the fix, which is also logged once when the hub is made.
  *
  * @example
  * events: cloudflareEventHub({ binding: 'MCP_EVENTS', shareSockets: sharedHubSockets })
  */
 export const sharedHubSockets: HubSocketSharing = (namespace, binding) => {
-  if (!crossRequestPromises()) return () => Promise.reject(notShareable())
-  return new SharedSockets(namespace, binding).open
+  if (crossRequestPromises()) return new SharedSockets(namespace, binding).open
+  console.error(`mcp-edge: ${notShareable().message}`)
+  return () => Promise.reject(notShareable())
 }
 
 /**
  * Whether workerd resumes a promise resolved from another request in its waiter's request (module
- * header). Read from `Cloudflare.compatibilityFlags`; a runtime without it is taken at its word.
+ * header), from `Cloudflare.compatibilityFlags`. A runtime without that object (Node, a workerd
+ * older than it) is assumed to have the flag on: on such a workerd with a date before 2024-10-14,
+ * sharing fails at a woken stream's first event.
  */
 function crossRequestPromises(): boolean {
   const runtime = (globalThis as { Cloudflare?: { compatibilityFlags?: Record<string, boolean | undefined> } }).Cloudflare
