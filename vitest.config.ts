@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { cloudflareTest } from '@cloudflare/vitest-plugin'
 import { defineConfig } from 'vitest/config'
+import { WORKERD_BUILD } from './scripts/lib/workerd-esbuild.mjs'
 
 // The library's sources, under the names users import: the unit and workerd projects test the
 // sources themselves (no build needed, one copy of every module); the HTTP project runs Workers
@@ -34,15 +35,9 @@ async function sharedHubWorker() {
   const { build } = await import('esbuild')
   const bundled = await build({
     entryPoints: [fileURLToPath(new URL('./test/fixture/shared-hub-worker.ts', import.meta.url))],
-    bundle: true,
+    ...WORKERD_BUILD,
     write: false,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    conditions: ['workerd', 'worker', 'browser'],
-    mainFields: ['module', 'main'],
     external: ['cloudflare:*', 'node:*'],
-    logLevel: 'error',
     plugins: [
       {
         name: 'mcp-edge-sources',

@@ -6,6 +6,7 @@
 import { isAbsolute, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
+import { WORKERD_BUILD } from '../../scripts/lib/workerd-esbuild.mjs'
 import { ROOT, TMP } from './env.mjs'
 
 /** Bundle `entry` (absolute, or relative to the repo root) into TMP; returns the output path. */
@@ -15,13 +16,7 @@ export async function bundle(entry, name) {
     entryPoints: [isAbsolute(entry) ? entry : join(ROOT, entry)],
     outfile,
     absWorkingDir: ROOT,
-    bundle: true,
-    format: 'esm',
-    platform: 'neutral',
-    target: 'es2022',
-    conditions: ['workerd', 'worker', 'browser'],
-    mainFields: ['module', 'main'],
-    logLevel: 'error',
+    ...WORKERD_BUILD,
   })
   return outfile
 }
