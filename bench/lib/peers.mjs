@@ -125,6 +125,13 @@ export function peerTargets(peers, ratioTarget) {
   if (!peers) return []
   const { rounds, lanes } = peers
   const others = lanes.filter((lane) => !lane.startsWith('edge') && !lane.startsWith('hono-log') && lane !== 'hono')
+  // Where the limit falls against the floor that writes the same log line (no MCP at all): a limit
+  // at or under it cannot be met by any runtime that logs each call, which the verdict then says.
+  const logFloor = medians(rounds, 'cpuUsPerRequest')['hono-log']
+  const againstFloor = (limitUs) =>
+    logFloor === undefined
+      ? ''
+      : `; the limit, ${limitUs.toFixed(0)} µs, is ${limitUs <= logFloor ? 'at or under' : `${((limitUs / logFloor - 1) * 100).toFixed(0)}% over`} the log-line floor's ${logFloor.toFixed(0)} µs`
   const cpu = others
     .filter((lane) => SDK_BASED.includes(lane.replace(/-legacy$/, '')))
     .map((lane) =>
@@ -133,7 +140,8 @@ export function peerTargets(peers, ratioTarget) {
         name: `CPU per tools/call as shipped ≤ ${PEER_CPU_LIMIT}× ${lane}`,
         limit: PEER_CPU_LIMIT,
         atMost: true,
-        short: (cut, theirs) => `≈ ${cut.toFixed(0)} µs/call to cut at ${lane}'s ${theirs.toFixed(0)} µs`,
+        short: (cut, theirs) =>
+          `≈ ${cut.toFixed(0)} µs/call to cut at ${lane}'s ${theirs.toFixed(0)} µs${againstFloor(theirs * PEER_CPU_LIMIT)}`,
       }),
     )
   const rps = others.map((lane) =>

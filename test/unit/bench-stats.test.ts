@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { describeRatio, ratioInterval } from '../../bench/lib/compare.mjs'
+import { peerTargets } from '../../bench/lib/peers.mjs'
 import { MIN_RESAMPLED, median, medianInterval } from '../../bench/lib/stats.mjs'
 import {
   judge,
@@ -160,5 +161,31 @@ describe('start-up of 500 zod tools against Workers’ limit', () => {
         'take 58.0 ms above it (the limit leaves 55.9 ms above the 5-tool server), mcp-edge with the 200 tools 16.0 ms more than that floor',
     )
     expect(startupSchemasGap([{ hono: { cpuMs: 100 } }], 500)(1, 100)).toBe("≈ 1.0 ms to cut at the 5-tool server's 100.0 ms")
+  })
+})
+
+describe('peer CPU targets against the log-line floor', () => {
+  // Each target's own miss wording, with the ratio arithmetic left to `ratioTarget` (tested above).
+  const shortOf = (peers: { rounds: Record<string, Record<string, number>>[]; lanes: string[] }) =>
+    peerTargets(peers, (_rounds, _metric, _a, _b, fields) => fields)
+      .filter((target) => target.id.startsWith('peerCpu:'))
+      .map((target) => target.short(20, 700))
+
+  it('says where the limit falls against the floor with a log line: over it, or at or under it', () => {
+    const round = (logFloor: number) => ({ 'hono-log': { cpuUsPerRequest: logFloor } })
+    const peers = (logFloor: number) => ({
+      rounds: [round(logFloor), round(logFloor)],
+      lanes: ['hono', 'hono-log', 'edge', 'sdk'],
+    })
+    expect(shortOf(peers(340))).toEqual([
+      "≈ 20 µs/call to cut at sdk's 700 µs; the limit, 350 µs, is 3% over the log-line floor's 340 µs",
+    ])
+    expect(shortOf(peers(360))).toEqual([
+      "≈ 20 µs/call to cut at sdk's 700 µs; the limit, 350 µs, is at or under the log-line floor's 360 µs",
+    ])
+  })
+
+  it('words a miss without the clause when the rounds have no log-line floor', () => {
+    expect(shortOf({ rounds: [{}], lanes: ['hono', 'edge', 'sdk'] })).toEqual(["≈ 20 µs/call to cut at sdk's 700 µs"])
   })
 })
