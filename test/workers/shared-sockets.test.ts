@@ -10,8 +10,8 @@
  * socket to a relay; a connect slower than another stream's wait leaves one socket, not two; a
  * chain of openers leaving, the youngest stream opening each new socket; a move while a stream's
  * start is still coming. Every stream here runs in the test's one request. `sharedHubSockets`
- * itself refuses every listen here, naming the fix, as in any Worker with cross-request promise
- * resolution off.
+ * itself shares nothing here (a socket per stream, one warning), as in any Worker with
+ * cross-request promise resolution off.
  *
  * Across requests: test/workers/shared-sockets-across.test.ts (each stream a request of its own in
  * an auxiliary Worker), test/http/shared-sockets.test.ts over `wrangler dev`, and the scale bench
@@ -21,13 +21,13 @@
  * ("Promise will never complete"; bench/README.md has the evidence).
  */
 import { env, runInDurableObject, SELF } from 'cloudflare:test'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { EventHubRpc } from '../../packages/mcp-edge/src/cloudflare/event-hub.ts'
 import type { HubSocketSharing } from '../../packages/mcp-edge/src/cloudflare/hub-listener.ts'
 import { cloudflareEventHub, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
 import { SharedSockets, sharedHubSockets } from '../../packages/mcp-edge/src/cloudflare/shared-sockets.ts'
 import { countingHub } from '../fixture/counting-hub.ts'
-import { rpc } from '../support/mcp.ts'
+import { listenResource, nextUpdate } from '../support/mcp.ts'
 import type { HubCounts } from '../fixture/counting-hub.ts'
 import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
@@ -91,8 +91,8 @@ async function until(done: () => Promise<boolean>): Promise<void> {
 
 /**
  * Sharing as `sharedHubSockets` sets it up, less its check: the pool turns cross-request promise
- * resolution off (module header), which that check refuses, and every stream here runs in the
- * test's one request, where sharing needs none.
+ * resolution off (module header), where that check shares nothing, and every stream here runs in
+ * the test's one request, where sharing needs none.
  */
 const inOneRequest: HubSocketSharing = (namespace, binding) => new SharedSockets(namespace, binding).open
 const shared = () => cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, shareSockets: inOneRequest })
@@ -387,34 +387,53 @@ describe('cloudflareEventHub shareSockets', () => {
     }
   })
 
-  it('refuses every listen, naming the fix, where cross-request promise resolution is off (this pool)', async () => {
+  it('shares nothing where cross-request promise resolution is off (this pool): a socket per stream, and one warning', async () => {
     const flags = (globalThis as { Cloudflare?: { compatibilityFlags?: Record<string, boolean> } }).Cloudflare?.compatibilityFlags
     expect(
       flags?.handle_cross_request_promise_resolution,
-      'the pool no longer turns cross-request promise resolution off: test the refusal in an auxiliary Worker with no_handle_cross_request_promise_resolution',
+      'the pool no longer turns cross-request promise resolution off: test the fallback in an auxiliary Worker with no_handle_cross_request_promise_resolution',
     ).toBe(false)
+    const warned = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    let hub: ReturnType<typeof cloudflareEventHub>
+    try {
+      hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, shareSockets: sharedHubSockets })
+      const lines = warned.mock.calls.map((call) => String(call[0]))
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(/shared hub sockets .* are off in this Worker/)
+      expect(lines[0]).toMatch(/no_handle_cross_request_promise_resolution/)
+    } finally {
+      warned.mockRestore()
+    }
     const uri = topicOnShard(12)
-    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, shareSockets: sharedHubSockets })
     const before = await sockets('events/12')
-    const refusal = hub.listen(
-      { topics: new Set([`resource:${uri}`]), principal: 'alice' },
-      () => {},
-      new AbortController().signal,
-    )
-    await expect(refusal).rejects.toThrow(/handle_cross_request_promise_resolution/)
-    await expect(refusal).rejects.toMatchObject({ kind: 'misconfigured', code: -32603 })
-    expect(await sockets('events/12')).toBe(before)
-    // Through the fixture's /shared-hub, as a client sees it: a JSON-RPC error that says what to change.
-    const answer = await rpc(
-      (request) => SELF.fetch(request),
-      'http://127.0.0.1/shared-hub',
-      'subscriptions/listen',
-      { notifications: { resourceSubscriptions: [uri] } },
-      { headers: { authorization: 'Bearer alice' } },
-    )
-    expect(answer.status).toBe(500)
-    expect(answer.message.error?.code).toBe(-32603)
-    expect(answer.message.error?.message).toMatch(/no_handle_cross_request_promise_resolution/)
-    expect(await sockets('events/12')).toBe(before)
+    const alice = [await stream(hub, uri, 'alice'), await stream(hub, uri, 'alice')]
+    try {
+      // Two streams of one principal and subscription: two sockets, where sharing would open one.
+      expect(await sockets('events/12')).toBe(before + 2)
+      expect(await hub.publish(update(`${uri}/1`))).toBe(2)
+      for (const each of alice) {
+        await each.until(1)
+        expect(each.uris()).toEqual([`${uri}/1`])
+      }
+    } finally {
+      for (const each of alice) each.stop()
+    }
+    await until(async () => (await sockets('events/12')) === before)
+    // Through the fixture's /shared-hub (shareSockets on, one shard: events/0), as clients see it:
+    // two listens of one principal are served, each on a socket of its own, and both hear an update.
+    const fixtureUri = 'test://shared-hub'
+    const fixtureBefore = await sockets('events/0')
+    const fetcher = (request: Request) => SELF.fetch(request)
+    const listens = [
+      await listenResource(fetcher, 'http://127.0.0.1/shared-hub', fixtureUri, 'alice'),
+      await listenResource(fetcher, 'http://127.0.0.1/shared-hub', fixtureUri, 'alice'),
+    ]
+    try {
+      expect(await sockets('events/0')).toBe(fixtureBefore + 2)
+      await cloudflareEventHub({ binding: 'MCP_EVENTS' }).publish(update(fixtureUri))
+      for (const listen of listens) expect((await nextUpdate(listen))?.uri).toBe(fixtureUri)
+    } finally {
+      for (const listen of listens) await listen.close()
+    }
   })
 })

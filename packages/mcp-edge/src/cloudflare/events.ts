@@ -53,9 +53,9 @@ export interface EventHubOptions {
    * it, and the others on it then move to a new one; `publish` counts hub sockets; shards with a
    * `session:` topic are not shared. Deploy the hub's Worker first (this asks it for `catchUp`).
    * Needs `handle_cross_request_promise_resolution` (a compatibility date from 2024-10-14, without
-   * `no_handle_cross_request_promise_resolution`); without it every listen that would share a
-   * socket is refused (500, -32603) with a message naming the fix, since a stream on another
-   * request's socket would fail.
+   * `no_handle_cross_request_promise_resolution`), since a stream woken from another request's
+   * socket would fail without it: there (the Workers test pool is such a place) each stream keeps
+   * a socket of its own, and the hub logs once, when made, what to change to share.
    */
   shareSockets?: HubSocketSharing
 }

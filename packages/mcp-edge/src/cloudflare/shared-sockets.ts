@@ -55,9 +55,9 @@
  *
  * Relies on `handle_cross_request_promise_resolution` (workerd's default since compatibility date
  * 2024-10-14): a promise resolved from another request resumes its waiter in the waiter's request.
- * Experimental, off by default (docs/notifications.md#capacity).
+ * Where a Worker turns it off, `sharedHubSockets` shares nothing (below). Experimental, off by
+ * default (docs/notifications.md#capacity).
  */
-import { McpError } from '../protocol/errors.ts'
 import type { Connect, EventHubRpc, HubMessage } from './event-hub.ts'
 import { openShard, shardName } from './hub-listener.ts'
 import type { Handlers, HubSocketSharing, ShardPath, SocketPath } from './hub-listener.ts'
@@ -279,17 +279,18 @@ export class SharedSockets {
 /**
  * Shared hub sockets, for `cloudflareEventHub`'s `shareSockets` (module header). Imported by name,
  * so a Worker that does not share carries none of this. In a Worker whose compatibility settings
- * turn `handle_cross_request_promise_resolution` off, a stream woken from another request's socket
- * would resume in that request and fail: there every listen that would share a socket is refused
- * (500, -32603) with a message that names the fix, which is also logged once when the hub is made.
+ * turn `handle_cross_request_promise_resolution` off (the Workers test pool does, for the Worker
+ * under test), a stream woken from another request's socket would resume in that request and fail:
+ * there each stream keeps a socket of its own, as without `shareSockets`, and the hub says so once
+ * when it is made, naming what to change to share.
  *
  * @example
  * events: cloudflareEventHub({ binding: 'MCP_EVENTS', shareSockets: sharedHubSockets })
  */
 export const sharedHubSockets: HubSocketSharing = (namespace, binding) => {
   if (crossRequestPromises()) return new SharedSockets(namespace, binding).open
-  console.error(`mcp-edge: ${notShareable().message}`)
-  return () => Promise.reject(notShareable())
+  console.warn(NOT_SHAREABLE)
+  return (shard, connect, handlers) => openShard(namespace, binding, shard, connect, handlers)
 }
 
 /**
@@ -303,14 +304,11 @@ function crossRequestPromises(): boolean {
   return runtime?.compatibilityFlags?.handle_cross_request_promise_resolution !== false
 }
 
-const notShareable = () =>
-  new McpError(
-    'misconfigured',
-    'Server misconfigured: shared hub sockets (shareSockets: sharedHubSockets) need ' +
-      'handle_cross_request_promise_resolution, which this Worker has off. Set compatibility_date to ' +
-      '2024-10-14 or later and remove no_handle_cross_request_promise_resolution from compatibility_flags ' +
-      '(wrangler.jsonc), or leave shareSockets out. See docs/notifications.md#capacity.',
-  )
+const NOT_SHAREABLE =
+  'mcp-edge: shared hub sockets (shareSockets: sharedHubSockets) are off in this Worker: they need ' +
+  'handle_cross_request_promise_resolution, which its compatibility settings turn off, so each listen stream keeps a ' +
+  'socket of its own. To share, set compatibility_date to 2024-10-14 or later and remove ' +
+  'no_handle_cross_request_promise_resolution from compatibility_flags (wrangler.jsonc). See docs/notifications.md#capacity.'
 
 /** Close a socket from the request that opened it; a failure is logged (the streams on it end anyway). */
 function closeSocket(socket: WebSocket): void {
