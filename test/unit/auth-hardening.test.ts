@@ -3,7 +3,7 @@
  * long enough to be one, and the 2025 session cache is bounded by size and holds only sessions
  * that passed their principal check.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { AuthChallenge, isLocalRequest, isProxied } from '../../packages/mcp-edge/src/http/auth.ts'
 import { bearerToken } from '../../packages/mcp-edge/src/http/bearer.ts'
@@ -130,5 +130,46 @@ describe('jwtResourceServer and the token type (RFC 9068 §4)', () => {
       expect(await verify(lenient, typ), String(typ)).toMatchObject({ subject: 'alice' })
     for (const typ of ['logout+jwt', 'dpop+jwt', 'oauth-id-jag+jwt'])
       expect(await verify(lenient, typ), typ).toBeInstanceOf(AuthChallenge)
+  })
+})
+
+describe('jwtResourceServer and where its keys come from', () => {
+  const options = { resource: 'https://mcp.example.com/mcp', issuer: 'https://issuer.example' }
+  const request = new Request(options.resource, { headers: { authorization: 'Bearer a.b.c' } })
+
+  it('refuses a jwksUrl in plain http off this machine (500 naming the fix, logged once), fetching nothing', async () => {
+    const fetched = vi.spyOn(globalThis, 'fetch')
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    try {
+      for (const jwksUrl of ['http://issuer.example/jwks', 'not a url', 'https://user:secret@issuer.example/jwks']) {
+        const server = jwtResourceServer({ ...options, jwksUrl })
+        // One env object, as a Worker's isolate has: the reason is kept and logged once.
+        const env = {}
+        for (let i = 0; i < 2; i++) {
+          const refused = await server.authenticate(request, env).catch((error: unknown) => error)
+          expect(refused, jwksUrl).toMatchObject({ kind: 'misconfigured', code: -32603, status: 500 })
+          expect((refused as Error).message).toContain(
+            'jwksUrl must be an https URL (http only on 127.0.0.1, localhost or [::1])',
+          )
+          expect(() => server.challenge(env)).toThrow(/jwksUrl must be an https URL/)
+        }
+      }
+      expect(fetched).not.toHaveBeenCalled()
+      expect(logged.mock.calls.filter((call) => String(call[0]).includes('jwksUrl must be an https URL'))).toHaveLength(3)
+    } finally {
+      fetched.mockRestore()
+      logged.mockRestore()
+    }
+  })
+
+  it('takes https, and http on loopback (local development)', () => {
+    for (const jwksUrl of [
+      'https://issuer.example/jwks',
+      'http://127.0.0.1:9000/jwks',
+      'http://localhost/jwks',
+      'http://[::1]/jwks',
+    ]) {
+      expect(jwtResourceServer({ ...options, jwksUrl, scopes: ['mcp'] }).challenge({}).scopes, jwksUrl).toEqual(['mcp'])
+    }
   })
 })

@@ -362,6 +362,60 @@ describe('scopes in the method table', () => {
   })
 })
 
+describe('the baseline scopes any access needs', () => {
+  const metadata = 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp'
+  const as = (scopes: string[] | undefined) => ({ 'x-test-principal': JSON.stringify({ subject: 'u', scopes }) })
+  const call = (headers: Record<string, string>) =>
+    post('https://mcp.example.com/mcp', 'tools/call', { name: 'read_notes', arguments: {} }, headers)
+
+  it('answers a principal whose scopes lack requiredScopes 403 insufficient_scope, before any tool runs', async () => {
+    const ran = vi.fn(() => text('read'))
+    const server = createMcpServer<object>({ name: 'baseline', version: '1.0.0' }).tool(
+      'read_notes',
+      { input: z.object({}) },
+      ran,
+    )
+    const app = appWith(server, { requirePrincipal: true, requiredScopes: ['mcp'], resourceMetadataUrl: metadata })
+    for (const scopes of [[], ['notes:read']]) {
+      const response = await app.request(call(as(scopes)))
+      expect(response.status).toBe(403)
+      expect(response.headers.get('www-authenticate')).toBe(
+        `Bearer realm="mcp", error="insufficient_scope", scope="mcp", resource_metadata="${metadata}"`,
+      )
+      expect((await response.json()).error).toEqual({
+        code: -32600,
+        message: 'Forbidden: this server needs scope mcp',
+        data: { requiredScopes: ['mcp'] },
+      })
+    }
+    expect(ran).not.toHaveBeenCalled()
+    const granted = await app.request(call(as(['mcp'])))
+    expect((await granted.json()).result.content[0].text).toBe('read')
+    // A principal without scopes (a shared secret's) is not limited by them.
+    expect((await app.request(call(as(undefined)))).status).toBe(200)
+  })
+
+  it("holds an authenticate function's and a resource server's principals to it too", async () => {
+    const principal = (request: Request): Principal => ({
+      subject: 'u',
+      scopes: (request.headers.get('x-scopes') ?? '').split(' ').filter(Boolean),
+    })
+    const viaAuthenticate = createMcpHandler(scopedServer(), { authenticate: principal, requiredScopes: ['mcp'] })
+    const viaResourceServer = createMcpHandler(scopedServer(), {
+      resourceServer: {
+        authenticate: async (request: Request) => principal(request),
+        challenge: () => ({ resourceMetadataUrl: metadata, scopes: ['mcp'] }),
+      },
+    })
+    for (const handle of [viaAuthenticate, viaResourceServer]) {
+      const refused = await handle(call({ 'x-scopes': 'notes:write' }), {})
+      expect(refused.status).toBe(403)
+      expect(refused.headers.get('www-authenticate')).toContain('error="insufficient_scope", scope="mcp"')
+      expect((await handle(call({ 'x-scopes': 'mcp' }), {})).status).toBe(200)
+    }
+  })
+})
+
 describe('scopes on listen streams', () => {
   it('neither subscribes a principal to a resource it may not read, nor tells it of updates below a prefix', async () => {
     const server = createMcpServer<object>({ name: 'scoped', version: '1.0.0', events: 'isolate' })

@@ -14,6 +14,7 @@ import type { JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import type { Awaitable, Principal } from '../server/types.ts'
 import { isLoopbackAddress, isLoopbackHost, urlHost } from './guards.ts'
 import { libraryLog } from '../server/telemetry/log.ts'
+import { requireScopes } from '../server/methods/access.ts'
 
 const CONFIGURE_AUTH = 'configure authenticate, resourceServer or auth middleware (docs/deploy.md#deploy-to-production).'
 
@@ -46,7 +47,11 @@ export interface AuthOptions<Env> {
   resourceServer?: ResourceServer<Env>
   /** Added to `WWW-Authenticate` (RFC 9728 protected resource metadata) when no resource server names it. */
   resourceMetadataUrl?: string
-  /** The baseline scopes any access needs, named in challenges when no resource server names them. */
+  /**
+   * The baseline scopes any access needs, named in challenges when no resource server names them:
+   * a principal that carries scopes without all of these is answered 403 `insufficient_scope`
+   * naming them (the client steps up); one without `scopes` (a shared secret's) is not limited.
+   */
   requiredScopes?: readonly string[]
   /** Serve requests from anywhere without authentication (only with no other authentication configured). */
   allowAnonymous?: boolean
@@ -181,6 +186,13 @@ export function createAuthenticator<Env>(
   const authenticated = async (request: Request, env: Env, verify: NonNullable<typeof authenticate>) => {
     const principal = await verify(request, env)
     if (!principal) throw new AuthChallenge('Unauthorized')
+    return withBaseline(principal, env)
+  }
+  // The baseline scopes any access needs (a resource server's, else `requiredScopes`), held by
+  // every principal that carries scopes: a token without them is 403 insufficient_scope, and
+  // the client steps up. A principal without `scopes` (a shared secret's) is not limited by them.
+  const withBaseline = <P extends Principal | undefined>(principal: P, env: Env): P => {
+    if (principal?.scopes !== undefined) requireScopes(principal, baseline(env), 'this server')
     return principal
   }
   // Not async itself: a local or given principal is known at once, without a promise of its own
@@ -192,11 +204,13 @@ export function createAuthenticator<Env>(
     headers: Headers,
     url: string,
   ): Awaitable<Principal | undefined> => {
-    if (given) return given
+    if (given) return withBaseline(given, env)
     if (requirePrincipal) throw new AuthChallenge('Unauthorized')
     // Adopted into a native promise: a resource server of one's own may answer with another
     // thenable (a Workers RPC call's), which the handler must await as it would a Promise.
-    if (resourceServer) return Promise.resolve(resourceServer.authenticate(request, env))
+    if (resourceServer) {
+      return Promise.resolve(resourceServer.authenticate(request, env)).then((principal) => withBaseline(principal, env))
+    }
     if (authenticate) return authenticated(request, env, authenticate)
     if (unwarned) {
       unwarned = false

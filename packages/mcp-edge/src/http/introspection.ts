@@ -21,6 +21,7 @@
 import { McpError } from '../protocol/errors.ts'
 import type { Principal } from '../server/types.ts'
 import { libraryLog } from '../server/telemetry/log.ts'
+import { isSecureUrl } from '../protocol/secure-url.ts'
 import { AuthChallenge, principalFromClaims } from './auth.ts'
 import type { ResourceServer } from './auth.ts'
 import { bearerOf, metadataUrlOf, resourceMetadata } from './resource-server.ts'
@@ -35,7 +36,10 @@ export interface IntrospectionResourceServerOptions {
   /** This resource server's client at the issuer (it authenticates the introspection requests). */
   clientId: string
   clientSecret: string
-  /** Scopes any access needs: published as `scopes_supported` and named in the 401 challenge. */
+  /**
+   * Scopes any access needs: a token without all of them is answered 403 `insufficient_scope`;
+   * published as `scopes_supported` and named in the 401 challenge.
+   */
   scopes?: string[]
   /** A human-readable name in the metadata (`resource_name`). */
   resourceName?: string
@@ -55,8 +59,6 @@ export interface IntrospectionResourceServer<Env> extends ResourceServer<Env> {
 const DEFAULT_CACHE_TTL_SECONDS = 60
 const DEFAULT_MAX_CACHE_ENTRIES = 1000
 const DEFAULT_TIMEOUT_MS = 5000
-// The client's secret and the token travel to the endpoint: plain http only to this machine.
-const LOOPBACK_HOSTNAMES = ['127.0.0.1', 'localhost', '[::1]']
 
 /** Accepted tokens by the hex SHA-256 of their value, least recently used first. */
 class AcceptedTokens {
@@ -102,7 +104,8 @@ function misconfiguration(options: IntrospectionResourceServerOptions): string |
   } catch {
     url = undefined
   }
-  if (!url || !(url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTNAMES.includes(url.hostname)))) {
+  // The client's secret and the token travel to the endpoint: plain http only to this machine.
+  if (!url || !isSecureUrl(url)) {
     return 'introspectionResourceServer: introspectionUrl must be an https URL (http only on loopback)'
   }
   if (!options.clientId || !options.clientSecret) {

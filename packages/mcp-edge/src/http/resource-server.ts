@@ -16,6 +16,7 @@ import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify } from 'jose'
 import type { JSONWebKeySet, JWTPayload, JWTVerifyGetKey } from 'jose'
 import { McpError } from '../protocol/errors.ts'
 import type { Principal } from '../server/types.ts'
+import { isSecureUrl } from '../protocol/secure-url.ts'
 import { AuthChallenge, principalFromClaims } from './auth.ts'
 import type { ResourceServer } from './auth.ts'
 import { errorFields, libraryLog } from '../server/telemetry/log.ts'
@@ -29,7 +30,10 @@ export interface JwtResourceServerOptions {
   jwksUrl?: string
   /** A fixed key set instead of `jwksUrl` (keys you manage yourself). */
   jwks?: JSONWebKeySet
-  /** Scopes any access needs: published as `scopes_supported` and named in the 401 challenge. */
+  /**
+   * Scopes any access needs: a token without all of them is answered 403 `insufficient_scope`;
+   * published as `scopes_supported` and named in the 401 challenge.
+   */
   scopes?: string[]
   /** Accepted signature algorithms (default RS256, ES256, PS256, EdDSA). */
   algorithms?: string[]
@@ -116,6 +120,25 @@ export function resourceMetadata(options: {
   }
 }
 
+/** Why the key options cannot work, or `undefined`: keys given inline, or fetched over https (http only on loopback). */
+function jwksMisconfiguration(options: JwtResourceServerOptions): string | undefined {
+  if (options.jwks) return undefined
+  if (!options.jwksUrl) return "jwtResourceServer: set jwksUrl (the issuer's jwks_uri) or jwks"
+  if (!URL.canParse(options.jwksUrl) || !isSecureUrl(new URL(options.jwksUrl))) {
+    // Keys fetched in the clear could be swapped on the way, and every token signed with them accepted.
+    return 'jwtResourceServer: jwksUrl must be an https URL (http only on 127.0.0.1, localhost or [::1])'
+  }
+  return undefined
+}
+
+function verificationKeys(options: JwtResourceServerOptions): JWTVerifyGetKey {
+  if (options.jwks) return createLocalJWKSet(options.jwks)
+  return createRemoteJWKSet(new URL(options.jwksUrl as string), {
+    cacheMaxAge: options.jwksCacheMaxAgeMs ?? 10 * 60 * 1000,
+    cooldownDuration: options.jwksCooldownMs ?? 30_000,
+  })
+}
+
 /**
  * @example
  * const resourceServer = jwtResourceServer<Env>((env) => ({
@@ -127,23 +150,20 @@ export function resourceMetadata(options: {
 export function jwtResourceServer<Env>(
   config: JwtResourceServerOptions | ((env: Env) => JwtResourceServerOptions),
 ): JwtResourceServer<Env> {
-  // One verifier per env object (per isolate in a Worker): its JWKS cache lives as long as it.
-  const built = new WeakMap<object, { options: JwtResourceServerOptions; keys: JWTVerifyGetKey }>()
+  // One verifier per env object (per isolate in a Worker): its JWKS cache lives as long as it. A
+  // configuration that cannot work is kept as its reason, logged once, and answered 500 naming it.
+  const built = new WeakMap<object, { options: JwtResourceServerOptions; keys: JWTVerifyGetKey } | Error>()
   const configFor = (env: Env) => {
     const key = (env ?? built) as object
     let found = built.get(key)
     if (!found) {
       const options = typeof config === 'function' ? config(env) : config
-      if (!options.jwks && !options.jwksUrl) throw new Error("jwtResourceServer: set jwksUrl (the issuer's jwks_uri) or jwks")
-      const keys = options.jwks
-        ? createLocalJWKSet(options.jwks)
-        : createRemoteJWKSet(new URL(options.jwksUrl as string), {
-            cacheMaxAge: options.jwksCacheMaxAgeMs ?? 10 * 60 * 1000,
-            cooldownDuration: options.jwksCooldownMs ?? 30_000,
-          })
-      found = { options, keys }
+      const wrong = jwksMisconfiguration(options)
+      if (wrong) libraryLog.error('server misconfigured', { error: wrong })
+      found = wrong ? new Error(wrong) : { options, keys: verificationKeys(options) }
       built.set(key, found)
     }
+    if (found instanceof Error) throw new McpError('misconfigured', `Server misconfigured: ${found.message}`)
     return found
   }
 

@@ -6,7 +6,7 @@
  * again. Only settled values are cached, never a pending fetch: a Worker cannot await I/O started
  * by another request.
  */
-import { isSecureUrl } from './secure-url.ts'
+import { isSecureUrl } from '../protocol/secure-url.ts'
 import { UpstreamError } from './upstream.ts'
 import { readJsonObject, upstreamFetch } from './upstream-fetch.ts'
 

@@ -1,16 +1,9 @@
 /**
  * The transport rule for every upstream URL (issuer, endpoints, API origin): https, or plain http
- * on a loopback host for local development. Tokens and client secrets travel to these URLs, so
- * nothing else is accepted; `*.localhost` names are not loopback here (they need not resolve so).
+ * on a loopback host for local development (protocol/secure-url.ts). Tokens and client secrets
+ * travel to these URLs, so nothing else is accepted.
  */
-
-const LOOPBACK_HOSTNAMES = new Set(['127.0.0.1', 'localhost', '[::1]'])
-
-/** Whether `url` may carry credentials: https, or http on 127.0.0.1, localhost or [::1]. */
-export function isSecureUrl(url: URL): boolean {
-  if (url.username !== '' || url.password !== '') return false
-  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK_HOSTNAMES.has(url.hostname))
-}
+import { isSecureUrl } from '../protocol/secure-url.ts'
 
 /**
  * `value` parsed, or a TypeError naming the setting and how to fix it.
