@@ -11,6 +11,7 @@
 import { createExecutionContext, env } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
 import { createMcpHandler, getMcpAuthContext, McpServer } from 'mcp-edge/sdk'
+import type { McpRequestContext } from 'mcp-edge/sdk'
 import { buildRequest, readResponse } from '../support/mcp.ts'
 
 /** A promise and its resolve, for the test to pace the handlers. */
@@ -66,5 +67,32 @@ describe("SDK-style code's request context, two calls interleaved", () => {
     expect(await second).toEqual(['bob', 'second', 'bob', 'second'])
     released.get('first')?.resolve()
     expect(await first).toEqual(['ada', 'first', 'ada', 'first'])
+  })
+})
+
+describe("a factory's context, read by a tool of the server the isolate keeps", () => {
+  // `(ctx = {}) =>` takes the context without naming a parameter (its length is 0), so the server
+  // is built once and kept; a tool that reads the context later must see the call it serves.
+  const factory = (ctx: McpRequestContext = {} as McpRequestContext) => {
+    const built = new McpServer({ name: 'factory-context', version: '1.0.0' })
+    built.registerTool('token', { description: "The caller's token, as the factory's context gives it" }, async () => {
+      await Promise.resolve()
+      return { content: [{ type: 'text', text: String(ctx.authInfo?.token) }] }
+    })
+    return built
+  }
+  const handler = createMcpHandler(factory)
+  const callAs = async (token: string) => {
+    const request = buildRequest('http://127.0.0.1/mcp', 'tools/call', { name: 'token', arguments: {} })
+    const response = await handler.fetch(request, { authInfo: { token, clientId: `client-${token}`, scopes: [] } })
+    const { message } = await readResponse(response)
+    return (message.result as { content: { text: string }[] }).content[0]?.text
+  }
+
+  it("gives each call its own caller's authInfo, never the first caller's", async () => {
+    expect(factory.length).toBe(0)
+    expect(await callAs('tok-alice')).toBe('tok-alice')
+    expect(await callAs('tok-bob')).toBe('tok-bob')
+    expect(await Promise.all([callAs('tok-carol'), callAs('tok-dave')])).toEqual(['tok-carol', 'tok-dave'])
   })
 })

@@ -27,8 +27,8 @@ import { factoryBuilt, notifierOf } from './notifier.ts'
 import type { ServerNotifier } from './notifier.ts'
 import { fromAuthInfo, grantOf, principalFromProps, propsOf } from './principal.ts'
 import type { AuthInfo } from './principal.ts'
-import { authContextReads, RequestHost, withRequest } from './request-store.ts'
-import type { McpAuthContext } from './request-store.ts'
+import { authContextReads, currentRequest, RequestHost, withRequest } from './request-store.ts'
+import type { McpAuthContext, RequestStore } from './request-store.ts'
 import type { McpServer } from './server.ts'
 import { edgeOf, edgeOptions, serving } from './serving.ts'
 import type { Serving } from './serving.ts'
@@ -140,22 +140,28 @@ function buildHandler<Env>(
       : 'legacy'
   // A factory runs as part of the request it is built for, so it may read getMcpAuthContext() as
   // under agents (which builds it in the same async context), and is given the caller's authInfo.
-  // Whether it read either is noted: a server built from them is that caller's own.
+  // Whether it read either is noted: a server built from them is that caller's own. Read later (a
+  // tool of a server kept for the isolate, whose factory took its context without naming it, as
+  // `(ctx = {}) =>` does), the context is the request being served then, never the build's.
   let personal = false
-  const contextFor = (host: RequestHost): McpRequestContext => ({
-    get era() {
-      personal = true
-      return eraOf(host.request)
-    },
-    get requestInfo() {
-      personal = true
-      return host.request
-    },
-    get authInfo() {
-      personal = true
-      return authInfoOf(host.principal, host)
-    },
-  })
+  const contextFor = (host: RequestHost): McpRequestContext => {
+    const now = (): RequestStore => currentRequest() ?? host
+    return {
+      get era() {
+        personal = true
+        return eraOf(now().request)
+      },
+      get requestInfo() {
+        personal = true
+        return now().request
+      },
+      get authInfo() {
+        personal = true
+        const store = now()
+        return authInfoOf(store.principal, store)
+      },
+    }
+  }
   const factory = typeof serverOrFactory === 'function' ? serverOrFactory : undefined
   const build = (host: RequestHost) =>
     factory
