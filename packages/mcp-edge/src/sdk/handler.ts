@@ -13,6 +13,10 @@
  */
 import { waitUntil, env as workerEnv } from 'cloudflare:workers'
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import { McpError } from '../protocol/errors.ts'
+import { rejection } from '../http/respond.ts'
+import { ConfigurationError } from '../server/errors.ts'
+import { errorFields, libraryLog } from '../server/telemetry/log.ts'
 import type { McpServer as EdgeServer } from '../server/server.ts'
 import { authInfoOf } from './context.ts'
 import type {
@@ -118,6 +122,23 @@ function withBody(request: Request, parsedBody: unknown): Request {
   return new Request(request.url, { method, headers, signal, body: JSON.stringify(parsedBody) })
 }
 
+/**
+ * A build that threw (the factory, or the server's options): a JSON-RPC 500 (-32603) rather than
+ * the runtime's error page, which no MCP client reads. Logged; its message reaches the client only
+ * when it is a `ConfigurationError` (which names the fix and holds no secret), as the core answers
+ * a configuration error (http/handler.ts).
+ */
+function buildFailed(error: unknown, byFactory: boolean): Response {
+  libraryLog.error('createMcpHandler could not build the server', errorFields(error))
+  const detail =
+    error instanceof ConfigurationError
+      ? error.message
+      : byFactory
+        ? 'the server factory given to createMcpHandler threw; see the server logs'
+        : undefined
+  return rejection(new McpError('misconfigured', detail && `Server misconfigured: ${detail}`), undefined)
+}
+
 /** SDK 2.x code passes no execution context: the runtime's own `waitUntil` keeps publishes and spans alive. */
 const RUNTIME_CONTEXT: HandlerContext = { waitUntil: (promise) => waitUntil(promise) }
 
@@ -207,7 +228,13 @@ function buildHandler<Env>(
   }
   const first: Handle = async (request, env, ctx, authContext, authInfo) => {
     const host = hostFor(request, env, ctx, authContext, authInfo)
-    return (await appFor(host)).fetch(request, env, host)
+    let app: Serving
+    try {
+      app = await appFor(host)
+    } catch (error) {
+      return buildFailed(error, factory !== undefined)
+    }
+    return app.fetch(request, env, host)
   }
   // Not an async function once the app is ready (one promise less a call), but as one to its caller.
   return (request, env, ctx, authContext, authInfo) => {

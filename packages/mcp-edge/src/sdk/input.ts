@@ -184,7 +184,14 @@ const ANSWER_SHAPE: Record<InputRequest['method'], (answer: Record<string, unkno
  */
 export function rawSpec(request: InputRequest): InputSpec<Record<string, unknown>> {
   const known = ANSWER_SHAPE[request.method]
-  if (known === undefined) throw new McpError('invalidParams', `Cannot ask the client for ${String(request.method)}`)
+  // The handler's doing, not the client's: -32603 naming what can be asked (not -32602, Invalid params).
+  if (known === undefined) {
+    throw new McpError(
+      'internalError',
+      `A handler asked the client for ${String(request.method)}, which mcp-edge/sdk does not ask: it asks ` +
+        'elicitation/create, sampling/createMessage and roots/list (elicitInput, createMessage, listRoots)',
+    )
+  }
   return {
     request,
     requires: [requiredCapability(request)],
