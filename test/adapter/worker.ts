@@ -200,6 +200,16 @@ export class Counter extends McpAgent<Env, State> {
   initialState: State = { count: 0 }
 
   async init() {
+    // Rejection paths: an init() that throws (for the caller /agent-broken names), and a question
+    // asked outside a handler, whose refusal the tool ask_outside reports.
+    if (this.props?.sub === 'broken-init') throw new Error('init failed: the database password is hunter2')
+    let askedOutside = 'asked'
+    try {
+      await this.elicitInput({ message: 'From init?', requestedSchema: { type: 'object', properties: {} } })
+    } catch (error) {
+      askedOutside = error instanceof Error ? error.message : String(error)
+    }
+    this.server.tool('ask_outside', async () => ({ content: [{ type: 'text', text: askedOutside }] }))
     this.server.tool('increment', { by: z.number().default(1) }, async ({ by }) => {
       this.setState({ count: this.state.count + by })
       return { content: [{ type: 'text', text: String(this.state.count) }] }
@@ -257,7 +267,7 @@ const perUser = () => {
   return own
 }
 // Rejection paths: a build that fails once (tried again on the next request), an agent whose
-// binding the Worker lacks, and one handed props that name no one.
+// binding the Worker lacks, one handed props that name no one, and one whose init() throws.
 let failing = 1
 const flaky = createMcpHandler(
   () => {
@@ -269,6 +279,7 @@ const flaky = createMcpHandler(
 const sdk2Auth = createMcpHandler(server, { route: '/sdk2-auth', services })
 const unbound = Counter.serve('/agent-unbound', { binding: 'NO_SUCH_BINDING' })
 const nameless = Counter.serve('/agent-nameless')
+const brokenInit = Counter.serve('/agent-broken')
 // A factory written with a rest parameter (so `length` is 0) that builds from its context.
 const restFactory = (...args: { authInfo?: { clientId: string } }[]) => {
   const who = args[0]?.authInfo?.clientId ?? 'nobody'
@@ -304,6 +315,10 @@ export default {
       // As an OAuth provider in front hands the grant's props over on the execution context.
       const granted = { waitUntil: (promise: Promise<unknown>) => ctx.waitUntil(promise), props: { color: 'blue' } }
       return nameless.fetch(request, env, granted as unknown as ExecutionContext)
+    }
+    if (pathname === '/agent-broken') {
+      const granted = { waitUntil: (promise: Promise<unknown>) => ctx.waitUntil(promise), props: { sub: 'broken-init' } }
+      return brokenInit.fetch(request, env, granted as unknown as ExecutionContext)
     }
     if (pathname.startsWith('/agent/')) return agent.fetch(request, env, ctx)
     if (pathname === '/per-user') {
