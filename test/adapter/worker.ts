@@ -267,7 +267,8 @@ const perUser = () => {
   return own
 }
 // Rejection paths: a build that fails once (tried again on the next request), an agent whose
-// binding the Worker lacks, one handed props that name no one, and one whose init() throws.
+// binding the Worker lacks, one handed props that name no one, one whose init() throws, and one
+// that authenticates its callers.
 let failing = 1
 const flaky = createMcpHandler(
   () => {
@@ -280,6 +281,10 @@ const sdk2Auth = createMcpHandler(server, { route: '/sdk2-auth', services })
 const unbound = Counter.serve('/agent-unbound', { binding: 'NO_SUCH_BINDING' })
 const nameless = Counter.serve('/agent-nameless')
 const brokenInit = Counter.serve('/agent-broken')
+// An agent whose Worker authenticates its callers itself (mcp-edge's authenticate option).
+const guarded = Counter.serve('/agent-auth', {
+  authenticate: (request) => (request.headers.get('authorization') === 'Bearer good' ? { subject: 'good' } : undefined),
+})
 // A factory written with a rest parameter (so `length` is 0) that builds from its context.
 const restFactory = (...args: { authInfo?: { clientId: string } }[]) => {
   const who = args[0]?.authInfo?.clientId ?? 'nobody'
@@ -316,6 +321,7 @@ export default {
       const granted = { waitUntil: (promise: Promise<unknown>) => ctx.waitUntil(promise), props: { color: 'blue' } }
       return nameless.fetch(request, env, granted as unknown as ExecutionContext)
     }
+    if (pathname === '/agent-auth') return guarded.fetch(request, env, ctx)
     if (pathname === '/agent-broken') {
       const granted = { waitUntil: (promise: Promise<unknown>) => ctx.waitUntil(promise), props: { sub: 'broken-init' } }
       return brokenInit.fetch(request, env, granted as unknown as ExecutionContext)

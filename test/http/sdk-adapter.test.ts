@@ -532,6 +532,20 @@ describe('rejection paths of the adapter over HTTP', () => {
     expect(text(message.result)).toBe('this.elicitInput works inside a tool, prompt or resource handler only')
   })
 
+  it("an McpAgent refuses a caller its authenticate option does not know: 401 with the challenge, the caller's state unchanged", async () => {
+    const as = (token: string) => ({ headers: { authorization: `Bearer ${token}` } })
+    const count = async () =>
+      text((await rpc(fetch, `${base}/agent-auth`, 'tools/call', { name: 'count', arguments: {} }, as('good'))).message.result)
+    const before = await count()
+    for (const options of [{}, as('bad')]) {
+      const refused = await rpc(fetch, `${base}/agent-auth`, 'tools/call', { name: 'increment', arguments: { by: 7 } }, options)
+      expect(refused.status).toBe(401)
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="mcp"')
+      expect(refused.message).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Unauthorized' } })
+    }
+    expect(await count()).toBe(before)
+  })
+
   it('an McpAgent refuses a foreign Origin with 403 before its object runs anything', async () => {
     const count = async () =>
       text((await rpc(fetch, `${base}/agent`, 'tools/call', { name: 'count', arguments: {} })).message.result)
