@@ -75,10 +75,19 @@ describe('a name already registered', () => {
     const first = server.registerTool('first', { description: 'one' }, ok)
     server.registerTool('second', { description: 'two' }, ok)
     expect(() => first.update({ name: 'second', description: 'changed' })).toThrow('Tool "second" is already registered')
-    expect([...server.edge.tools.keys()].sort()).toEqual(['first', 'second'])
+    // In their order too: tools/list is not reordered by an update that did not happen.
+    expect([...server.edge.tools.keys()]).toEqual(['first', 'second'])
     expect(server.edge.tools.get('first')?.definition.description).toBe('one')
     expect(server.edge.tools.get('second')?.definition.description).toBe('two')
     expect(first.enabled).toBe(true)
+    const read = async (uri: URL) => ({ contents: [{ uri: uri.href, text: uri.href }] })
+    const a = server.registerResource('a', 'docs://a', {}, read)
+    server.registerResource('b', 'docs://b', {}, read)
+    expect(() => a.update({ uri: 'docs://b' })).toThrow('Resource "docs://b" is already registered')
+    expect([...server.edge.resources.entries()].map(([uri, entry]) => [uri, entry.definition.name])).toEqual([
+      ['docs://a', 'a'],
+      ['docs://b', 'b'],
+    ])
   })
 
   it('a handle used after remove() puts nothing back', () => {
