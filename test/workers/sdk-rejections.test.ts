@@ -81,6 +81,10 @@ describe('questions an SDK-style handler cannot ask, or answers that do not fit'
       message: 'Invalid params: inputResponses["sure"] is not a valid answer to elicitation/create',
     })
     expect(done).toEqual([])
+    // An accepted answer whose content is not an object (mrtr: a malformed answer is a JSON-RPC error).
+    const notContent = await call('confirm', { requestState, inputResponses: { sure: { action: 'accept', content: 'yes' } } })
+    expect(notContent.message.error).toEqual(wrong.message.error)
+    expect(done).toEqual([])
     // The same state with a real answer still runs the tool: the refusal used nothing up.
     const right = await call('confirm', { requestState, inputResponses: { sure: { action: 'decline' } } })
     expect(right.message.result).toMatchObject({ content: [{ type: 'text', text: 'decline' }] })

@@ -173,7 +173,10 @@ function requiredCapability(request: InputRequest): CapabilityPath {
 }
 
 const ANSWER_SHAPE: Record<InputRequest['method'], (answer: Record<string, unknown>) => boolean> = {
-  'elicitation/create': (answer) => answer.action === 'accept' || answer.action === 'decline' || answer.action === 'cancel',
+  // ElicitResult: an action, and content (if any; a null taken as none) an object of the form's fields.
+  'elicitation/create': (answer) =>
+    (answer.action === 'accept' || answer.action === 'decline' || answer.action === 'cancel') &&
+    (answer.content == null || isObject(answer.content)),
   'sampling/createMessage': (answer) => typeof answer.model === 'string' && 'content' in answer,
   'roots/list': (answer) => Array.isArray(answer.roots),
 }
