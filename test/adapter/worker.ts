@@ -195,14 +195,17 @@ interface State {
   count: number
 }
 
+/** How many times the /agent-broken caller's object fails its init(). */
+let initFailures = 1
+
 export class Counter extends McpAgent<Env, State> {
   server = new McpServer({ name: 'counter', version: '1.0.0' })
   initialState: State = { count: 0 }
 
   async init() {
-    // Rejection paths: an init() that throws (for the caller /agent-broken names), and a question
-    // asked outside a handler, whose refusal the tool ask_outside reports.
-    if (this.props?.sub === 'broken-init') throw new Error('init failed: the database password is hunter2')
+    // Rejection paths: an init() that throws once (for the caller /agent-broken names), and a
+    // question asked outside a handler, whose refusal the tool ask_outside reports.
+    if (this.props?.sub === 'broken-init' && initFailures-- > 0) throw new Error('init failed: the database password is hunter2')
     let askedOutside = 'asked'
     try {
       await this.elicitInput({ message: 'From init?', requestedSchema: { type: 'object', properties: {} } })

@@ -146,6 +146,22 @@ describe('a server factory that throws', () => {
   })
 })
 
+describe('options mcp() refuses, given to createMcpHandler with a server', () => {
+  it("are a JSON-RPC 500 (-32603) carrying mcp-edge's own message, which names the fix", async () => {
+    const resourceServer = {
+      authenticate: async () => ({ subject: 'x' }),
+      challenge: () => ({ resourceMetadataUrl: '', scopes: [] }),
+    }
+    const both = createMcpHandler(server, { route: '/both', authenticate: () => undefined, resourceServer })
+    const response = await both.fetch(buildRequest('http://127.0.0.1/both', 'tools/list'), env, createExecutionContext())
+    expect(response.status).toBe(500)
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32603, message: 'Server misconfigured: mcp(): set either authenticate or resourceServer, not both' },
+    })
+  })
+})
+
 class Agent extends McpAgent {
   server = new McpServer({ name: 'agent', version: '1.0.0' })
   async init() {}

@@ -123,20 +123,19 @@ function withBody(request: Request, parsedBody: unknown): Request {
 }
 
 /**
- * A build that threw (the factory, or the server's options): a JSON-RPC 500 (-32603) rather than
- * the runtime's error page, which no MCP client reads. Logged; its message reaches the client only
- * when it is a `ConfigurationError` (which names the fix and holds no secret), as the core answers
- * a configuration error (http/handler.ts).
+ * A build that threw: a JSON-RPC 500 (-32603) rather than the runtime's error page, which no MCP
+ * client reads; logged. A factory's own error may hold anything, so the client is told only that
+ * it threw, unless it is a `ConfigurationError` (which names the fix and holds no secret, as the
+ * core answers one: http/handler.ts). A server's build runs mcp-edge's code alone, whose refusal
+ * of the options names the fix.
  */
 function buildFailed(error: unknown, byFactory: boolean): Response {
   libraryLog.error('createMcpHandler could not build the server', errorFields(error))
-  const detail =
-    error instanceof ConfigurationError
-      ? error.message
-      : byFactory
-        ? 'the server factory given to createMcpHandler threw; see the server logs'
-        : undefined
-  return rejection(new McpError('misconfigured', detail && `Server misconfigured: ${detail}`), undefined)
+  const own = error instanceof ConfigurationError || !byFactory
+  const detail = own
+    ? String(error instanceof Error ? error.message : error)
+    : 'the server factory given to createMcpHandler threw; see the server logs'
+  return rejection(new McpError('misconfigured', `Server misconfigured: ${detail}`), undefined)
 }
 
 /** SDK 2.x code passes no execution context: the runtime's own `waitUntil` keeps publishes and spans alive. */
