@@ -195,11 +195,24 @@ interface State {
   count: number
 }
 
+/** How many times the /agent-broken caller's object fails its init(). */
+let initFailures = 1
+
 export class Counter extends McpAgent<Env, State> {
   server = new McpServer({ name: 'counter', version: '1.0.0' })
   initialState: State = { count: 0 }
 
   async init() {
+    // Rejection paths: an init() that throws once (for the caller /agent-broken names), and a
+    // question asked outside a handler, whose refusal the tool ask_outside reports.
+    if (this.props?.sub === 'broken-init' && initFailures-- > 0) throw new Error('init failed: the database password is hunter2')
+    let askedOutside = 'asked'
+    try {
+      await this.elicitInput({ message: 'From init?', requestedSchema: { type: 'object', properties: {} } })
+    } catch (error) {
+      askedOutside = error instanceof Error ? error.message : String(error)
+    }
+    this.server.tool('ask_outside', async () => ({ content: [{ type: 'text', text: askedOutside }] }))
     this.server.tool('increment', { by: z.number().default(1) }, async ({ by }) => {
       this.setState({ count: this.state.count + by })
       return { content: [{ type: 'text', text: String(this.state.count) }] }
@@ -257,7 +270,8 @@ const perUser = () => {
   return own
 }
 // Rejection paths: a build that fails once (tried again on the next request), an agent whose
-// binding the Worker lacks, and one handed props that name no one.
+// binding the Worker lacks, one handed props that name no one, one whose init() throws, and one
+// that authenticates its callers.
 let failing = 1
 const flaky = createMcpHandler(
   () => {
@@ -269,6 +283,11 @@ const flaky = createMcpHandler(
 const sdk2Auth = createMcpHandler(server, { route: '/sdk2-auth', services })
 const unbound = Counter.serve('/agent-unbound', { binding: 'NO_SUCH_BINDING' })
 const nameless = Counter.serve('/agent-nameless')
+const brokenInit = Counter.serve('/agent-broken')
+// An agent whose Worker authenticates its callers itself (mcp-edge's authenticate option).
+const guarded = Counter.serve('/agent-auth', {
+  authenticate: (request) => (request.headers.get('authorization') === 'Bearer good' ? { subject: 'good' } : undefined),
+})
 // A factory written with a rest parameter (so `length` is 0) that builds from its context.
 const restFactory = (...args: { authInfo?: { clientId: string } }[]) => {
   const who = args[0]?.authInfo?.clientId ?? 'nobody'
@@ -304,6 +323,11 @@ export default {
       // As an OAuth provider in front hands the grant's props over on the execution context.
       const granted = { waitUntil: (promise: Promise<unknown>) => ctx.waitUntil(promise), props: { color: 'blue' } }
       return nameless.fetch(request, env, granted as unknown as ExecutionContext)
+    }
+    if (pathname === '/agent-auth') return guarded.fetch(request, env, ctx)
+    if (pathname === '/agent-broken') {
+      const granted = { waitUntil: (promise: Promise<unknown>) => ctx.waitUntil(promise), props: { sub: 'broken-init' } }
+      return brokenInit.fetch(request, env, granted as unknown as ExecutionContext)
     }
     if (pathname.startsWith('/agent/')) return agent.fetch(request, env, ctx)
     if (pathname === '/per-user') {

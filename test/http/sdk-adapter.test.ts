@@ -355,7 +355,7 @@ describe('McpAgent', () => {
 
   it("a request that reaches the agent's object by another route cannot choose its principal either", async () => {
     const claim = { principal: { subject: 'alice' }, props: { login: 'alice' }, route: 'principal', binding: 'MCP_OBJECT' }
-    for (const header of [JSON.stringify(claim), `k1.AAAA.${btoa(JSON.stringify(claim))}`]) {
+    for (const header of [JSON.stringify(claim), `k1.AAAA.${btoa(JSON.stringify(claim))}`, null]) {
       const forged = await fetch(
         buildRequest(
           `${base}/agent-direct`,
@@ -364,7 +364,7 @@ describe('McpAgent', () => {
           { headers: { 'x-mcp-edge-agent': header } },
         ),
       )
-      // The object serves only the header its Worker's serve() sealed with MCP_STATE_KEYS.
+      // The object serves only the header its Worker's serve() sealed with MCP_STATE_KEYS (none: 404 too).
       expect(forged.status).toBe(404)
       await forged.body?.cancel()
     }
@@ -434,6 +434,13 @@ describe('what mcp-edge adds, from SDK-style code', () => {
       expect(
         text((await rpc(fetch, keyless.url, 'tools/call', { name: 'add', arguments: { a: 1, b: 1 } })).message.result as object),
       ).toBe('2')
+      // An McpAgent keeps state per session, so it needs the secret for every request: 500 saying how to set it.
+      const agent = await rpc(fetch, keyless.url.replace(/\/mcp$/, '/agent'), 'tools/call', { name: 'count', arguments: {} })
+      expect(agent.status).toBe(500)
+      expect(agent.message.error?.code).toBe(-32603)
+      expect(agent.message.error?.message).toMatch(
+        /^Server misconfigured: MCP_STATE_KEYS is not set\. .*wrangler secret put MCP_STATE_KEYS/,
+      )
     } finally {
       await keyless.stop()
     }
@@ -492,11 +499,71 @@ describe('rejection paths of the adapter over HTTP', () => {
   it('an McpAgent without its binding is 500 naming the binding; props naming no one, 500 naming the fields; another path, 404', async () => {
     const unbound = await call('/agent-unbound')
     expect(unbound.status).toBe(500)
-    expect(JSON.stringify(unbound.message)).toContain('the Durable Object binding NO_SUCH_BINDING is missing')
+    expect(unbound.message).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: -32603,
+        message:
+          'Server misconfigured: the Durable Object binding NO_SUCH_BINDING is missing: bind the agent class in wrangler.jsonc (docs/migrate.md)',
+      },
+    })
     const nameless = await call('/agent-nameless')
     expect(nameless.status).toBe(500)
-    expect(JSON.stringify(nameless.message)).toContain("the grant's props name no one")
+    expect(nameless.message.error?.code).toBe(-32603)
+    expect(nameless.message.error?.message).toMatch(
+      /^Server misconfigured: the grant's props name no one: give them one of sub, /,
+    )
     expect((await fetch(`${base}/agent/elsewhere`, { method: 'POST', body: '{}' })).status).toBe(404)
+  })
+
+  it('an McpAgent whose init() throws answers a JSON-RPC 500 naming init(), without the error itself, and runs init() again next time', async () => {
+    const count = () => rpc(fetch, `${base}/agent-broken`, 'tools/call', { name: 'count', arguments: {} })
+    const failed = await count()
+    expect(failed.status).toBe(500)
+    expect(failed.message).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32603, message: 'Server misconfigured: Counter.init() threw; see the server logs' },
+    })
+    const served = await count()
+    expect([served.status, text(served.message.result)]).toEqual([200, '0'])
+  })
+
+  it("an McpAgent's this.elicitInput outside a handler (here in init()) throws saying where it works", async () => {
+    const { message } = await rpc(fetch, `${base}/agent`, 'tools/call', { name: 'ask_outside', arguments: {} })
+    expect(text(message.result)).toBe('this.elicitInput works inside a tool, prompt or resource handler only')
+  })
+
+  it("an McpAgent refuses a caller its authenticate option does not know: 401 with the challenge, the caller's state unchanged", async () => {
+    const as = (token: string) => ({ headers: { authorization: `Bearer ${token}` } })
+    const count = async () =>
+      text((await rpc(fetch, `${base}/agent-auth`, 'tools/call', { name: 'count', arguments: {} }, as('good'))).message.result)
+    const before = await count()
+    for (const options of [{}, as('bad')]) {
+      const refused = await rpc(fetch, `${base}/agent-auth`, 'tools/call', { name: 'increment', arguments: { by: 7 } }, options)
+      expect(refused.status).toBe(401)
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="mcp"')
+      expect(refused.message).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Unauthorized' } })
+    }
+    expect(await count()).toBe(before)
+  })
+
+  it('an McpAgent refuses a foreign Origin with 403 before its object runs anything', async () => {
+    const count = async () =>
+      text((await rpc(fetch, `${base}/agent`, 'tools/call', { name: 'count', arguments: {} })).message.result)
+    const before = await count()
+    const refused = await rpc(
+      fetch,
+      `${base}/agent`,
+      'tools/call',
+      { name: 'increment', arguments: { by: 7 } },
+      { headers: { origin: 'https://evil.example' } },
+    )
+    expect(refused.status).toBe(403)
+    expect(refused.message).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Forbidden: origin https://evil.example is not allowed' },
+    })
+    expect(await count()).toBe(before)
   })
 })
 

@@ -122,6 +122,7 @@ describe('zod 3 schemas', () => {
     expect(() =>
       server.registerPrompt('p', { argsSchema: { who: z3.string() } as never }, async () => ({ messages: [] })),
     ).toThrow(/^Prompt "p": the schema is zod 3/)
+    expect([...server.edge.tools.keys(), ...server.edge.prompts.keys()]).toEqual([])
   })
 })
 

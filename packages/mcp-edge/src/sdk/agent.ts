@@ -11,7 +11,8 @@
  * State lives in the object's SQLite storage (`ctx.storage.kv`, key `mcp-edge:state`), and so do
  * the redeemed single-use confirmations (table `mcp_edge_redeemed`) when no McpNonceLedger is
  * bound; sessions are sealed with `MCP_STATE_KEYS`, which an McpAgent Worker must set (each
- * request says how).
+ * request says how). Over 300 lines: the object half and the Worker half (`serve`) share the
+ * forwarded caller's shape and routing names, which one file keeps together.
  */
 import { DurableObject } from 'cloudflare:workers'
 import { Hono } from 'hono/tiny'
@@ -22,6 +23,7 @@ import { createAuthenticator } from '../http/auth.ts'
 import type { AuthOptions } from '../http/auth.ts'
 import { checkOrigin } from '../http/guards.ts'
 import { failure, rejection } from '../http/respond.ts'
+import { errorFields, libraryLog } from '../server/telemetry/log.ts'
 import type { McpServer as EdgeServer } from '../server/server.ts'
 import type { NonceLedger } from '../server/tasks/tasks.ts'
 import type { Principal } from '../server/types.ts'
@@ -167,7 +169,16 @@ export abstract class McpAgent<
         this.#app = undefined
         throw error
       })
-      return (await this.#app).fetch(served, this.env, host)
+      let app: Serving
+      try {
+        app = await this.#app
+      } catch (error) {
+        // init() threw (it runs again next request): a JSON-RPC 500 naming the class, logged; not an
+        // exception through the Worker, whose error page no MCP client reads and carries the message.
+        libraryLog.error('McpAgent init() failed', errorFields(error))
+        return misconfigured(`${this.constructor.name}.init() threw; see the server logs`)
+      }
+      return app.fetch(served, this.env, host)
     })
   }
 

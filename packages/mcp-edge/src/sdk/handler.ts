@@ -13,6 +13,10 @@
  */
 import { waitUntil, env as workerEnv } from 'cloudflare:workers'
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
+import { McpError } from '../protocol/errors.ts'
+import { rejection } from '../http/respond.ts'
+import { ConfigurationError } from '../server/errors.ts'
+import { errorFields, libraryLog } from '../server/telemetry/log.ts'
 import type { McpServer as EdgeServer } from '../server/server.ts'
 import { authInfoOf } from './context.ts'
 import type {
@@ -118,6 +122,22 @@ function withBody(request: Request, parsedBody: unknown): Request {
   return new Request(request.url, { method, headers, signal, body: JSON.stringify(parsedBody) })
 }
 
+/**
+ * A build that threw: a JSON-RPC 500 (-32603) rather than the runtime's error page, which no MCP
+ * client reads; logged. A factory's own error may hold anything, so the client is told only that
+ * it threw, unless it is a `ConfigurationError` (which names the fix and holds no secret, as the
+ * core answers one: http/handler.ts). A server's build runs mcp-edge's code alone, whose refusal
+ * of the options names the fix.
+ */
+function buildFailed(error: unknown, byFactory: boolean): Response {
+  libraryLog.error('createMcpHandler could not build the server', errorFields(error))
+  const own = error instanceof ConfigurationError || !byFactory
+  const detail = own
+    ? String(error instanceof Error ? error.message : error)
+    : 'the server factory given to createMcpHandler threw; see the server logs'
+  return rejection(new McpError('misconfigured', `Server misconfigured: ${detail}`), undefined)
+}
+
 /** SDK 2.x code passes no execution context: the runtime's own `waitUntil` keeps publishes and spans alive. */
 const RUNTIME_CONTEXT: HandlerContext = { waitUntil: (promise) => waitUntil(promise) }
 
@@ -213,7 +233,13 @@ function buildHandler<Env>(
   }
   const first: Handle = async (request, env, ctx, authContext, authInfo) => {
     const host = hostFor(request, env, ctx, authContext, authInfo)
-    return (await appFor(host)).fetch(request, env, host)
+    let app: Serving
+    try {
+      app = await appFor(host)
+    } catch (error) {
+      return buildFailed(error, factory !== undefined)
+    }
+    return app.fetch(request, env, host)
   }
   // Not an async function once the app is ready (one promise less a call), but as one to its caller.
   return (request, env, ctx, authContext, authInfo) => {

@@ -173,7 +173,10 @@ function requiredCapability(request: InputRequest): CapabilityPath {
 }
 
 const ANSWER_SHAPE: Record<InputRequest['method'], (answer: Record<string, unknown>) => boolean> = {
-  'elicitation/create': (answer) => answer.action === 'accept' || answer.action === 'decline' || answer.action === 'cancel',
+  // ElicitResult: an action, and content (if any; a null taken as none) an object of the form's fields.
+  'elicitation/create': (answer) =>
+    (answer.action === 'accept' || answer.action === 'decline' || answer.action === 'cancel') &&
+    (answer.content == null || isObject(answer.content)),
   'sampling/createMessage': (answer) => typeof answer.model === 'string' && 'content' in answer,
   'roots/list': (answer) => Array.isArray(answer.roots),
 }
@@ -184,7 +187,14 @@ const ANSWER_SHAPE: Record<InputRequest['method'], (answer: Record<string, unkno
  */
 export function rawSpec(request: InputRequest): InputSpec<Record<string, unknown>> {
   const known = ANSWER_SHAPE[request.method]
-  if (known === undefined) throw new McpError('invalidParams', `Cannot ask the client for ${String(request.method)}`)
+  // The handler's doing, not the client's: -32603 naming what can be asked (not -32602, Invalid params).
+  if (known === undefined) {
+    throw new McpError(
+      'internalError',
+      `A handler asked the client for ${String(request.method)}, which mcp-edge/sdk does not ask: it asks ` +
+        'elicitation/create, sampling/createMessage and roots/list (elicitInput, createMessage, listRoots)',
+    )
+  }
   return {
     request,
     requires: [requiredCapability(request)],

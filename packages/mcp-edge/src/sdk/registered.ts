@@ -13,6 +13,8 @@ export interface Slot<Config> {
   drop(name: string, config: Config): void
   /** Tell listeners the list changed. */
   announce(): void
+  /** The definition's key in the core registry when not its name (a resource's URI or template): `update` moves it when this changes. */
+  key?(name: string, config: Config): string
   /**
    * Build the definition named `name` now (its schemas converted, which registration otherwise
    * leaves to first use), so that an `update` with a bad schema throws and is rolled back.
@@ -70,36 +72,58 @@ export class Registered<Config> {
    * Change the definition: a new name, new fields (merged into the config), enabled or not. A
    * `null` name (or, for a resource, a `null` `uri` or `template`) removes it, as in the SDKs. The
    * new definition is built in place of the old one, its schemas converted at once; if that
-   * fails, the old one is put back and the error is thrown.
+   * fails (a bad schema, a name already taken), the old one stays as it was and the error is thrown.
    */
   update(changes: UpdateBase & Record<string, unknown>): void {
     if (this.#removed) return
     const { name, enabled, ...fields } = changes
     const removing = name === null || fields.uri === null || fields.template === null
     const before = { name: this.#name, config: this.#config, enabled: this.#enabled }
-    if (before.enabled) this.#slot.drop(before.name, before.config)
     if (removing) {
+      if (before.enabled) this.#slot.drop(before.name, before.config)
       this.#removed = true
       this.#enabled = false
     } else {
       const config = { ...before.config, ...this.#rename(fields) }
       const next = { name: name ?? before.name, config, enabled: enabled ?? before.enabled }
-      let added = false
-      try {
-        if (next.enabled) {
-          this.#slot.add(next.name, next.config)
-          added = true
-          this.#slot.check?.(next.name)
-        }
-      } catch (error) {
-        if (added) this.#slot.drop(next.name, next.config)
-        if (before.enabled) this.#slot.add(before.name, before.config)
-        throw error
-      }
+      this.#replace(before, next)
       this.#name = next.name
       this.#config = next.config
       this.#enabled = next.enabled
     }
     if (before.enabled || this.#enabled) this.#slot.announce()
   }
+
+  /**
+   * Put `next` in place of `before`. Under a new key the new definition is added first, so a key
+   * already taken throws with nothing changed (the old one keeps its place in the lists); under
+   * the same key the old one must go first, and is put back if the new one fails.
+   */
+  #replace(before: Definition<Config>, next: Definition<Config>): void {
+    const slot = this.#slot
+    const keyOf = (definition: Definition<Config>) => slot.key?.(definition.name, definition.config) ?? definition.name
+    const moving = before.enabled && next.enabled && keyOf(before) !== keyOf(next)
+    const dropFirst = before.enabled && !moving
+    if (dropFirst) slot.drop(before.name, before.config)
+    let added = false
+    try {
+      if (next.enabled) {
+        slot.add(next.name, next.config)
+        added = true
+        slot.check?.(next.name)
+      }
+    } catch (error) {
+      if (added) slot.drop(next.name, next.config)
+      if (dropFirst) slot.add(before.name, before.config)
+      throw error
+    }
+    if (moving) slot.drop(before.name, before.config)
+  }
+}
+
+/** A handle's definition at one moment. */
+interface Definition<Config> {
+  name: string
+  config: Config
+  enabled: boolean
 }

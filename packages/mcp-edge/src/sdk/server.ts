@@ -4,7 +4,8 @@
  * a core tool, resource, template or prompt whose handler calls the SDK-style callback with the
  * SDK-style context (context.ts) and runs its multi-round-trip questions on the core's sealed
  * rounds (rounds.ts). The core knows nothing of this file.
- * The registrations themselves are in define.ts, the types in types.ts.
+ * The registrations themselves are in define.ts, the types in types.ts. Over 300 lines: the
+ * SDKs' overloads of `tool`, `resource` and `prompt` are the class's public API and stay on it.
  */
 import type { Icon, ToolAnnotations } from '../protocol/types.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
@@ -185,6 +186,7 @@ export class McpServer<Env = unknown> {
             ? this.edge.removeResource(slot.target)
             : this.edge.removeResourceTemplate(slot.target.uriTemplate),
         announce: () => this.#announce('resources'),
+        key: (_key, slot) => (typeof slot.target === 'string' ? `uri ${slot.target}` : `template ${slot.target.uriTemplate}`),
       },
       { uri: 'target', template: 'target' },
     )

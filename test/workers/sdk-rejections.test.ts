@@ -1,0 +1,181 @@
+/**
+ * mcp-edge/sdk's rejections that reach a client, inside workerd through `createMcpHandler` (and
+ * McpAgent's static fetchers): each answers the JSON-RPC code and HTTP status it should, says what
+ * to fix, and changes nothing else (the tool's side effect did not happen, the next request is
+ * served). The ones that need a Durable Object of an agent run over `wrangler dev`
+ * (test/http/sdk-adapter.test.ts); registration-time refusals are test/unit/sdk-registration.test.ts's.
+ */
+import { createExecutionContext, env } from 'cloudflare:test'
+import { describe, expect, it } from 'vitest'
+import * as z from 'zod'
+import { createMcpHandler, inputRequired, McpAgent, McpServer, MissingRequiredClientCapabilityError } from 'mcp-edge/sdk'
+import { buildRequest, readResponse } from '../support/mcp.ts'
+
+const URL_ = 'http://127.0.0.1/mcp'
+const ELICIT = { elicitation: {} }
+const Sure = z.object({ sure: z.boolean() })
+
+/** What each tool did, so a test can see that a refused call did nothing. */
+const done: string[] = []
+
+const server = new McpServer({ name: 'sdk-rejections', version: '1.0.0' })
+server.registerTool('ping_client', {}, async (extra) => {
+  await extra.sendRequest({ method: 'ping' })
+  done.push('ping_client')
+  return { content: [{ type: 'text', text: 'pinged' }] }
+})
+// Not destructive, so its state is not single-use: a refused answer leaves the state to answer again.
+server.registerTool('confirm', { annotations: { destructiveHint: false } }, async (ctx) => {
+  const answer = ctx.mcpReq.inputResponses?.sure as { action?: string } | undefined
+  if (answer === undefined) {
+    return inputRequired({ inputRequests: { sure: inputRequired.elicit({ message: 'Sure?', requestedSchema: Sure }) } })
+  }
+  done.push(`confirm:${answer.action}`)
+  return { content: [{ type: 'text', text: String(answer.action) }] }
+})
+server.registerTool('needs_sampling', {}, async () => {
+  throw new MissingRequiredClientCapabilityError({ requiredCapabilities: { sampling: {} } })
+})
+server.registerTool('ask_awaited', {}, async (extra) => {
+  const answer = await extra.mcpReq.elicitInput({ message: 'Name?', requestedSchema: { type: 'object', properties: {} } })
+  done.push('ask_awaited')
+  return { content: [{ type: 'text', text: answer.action }] }
+})
+server.registerTool('add', { inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
+  content: [{ type: 'text', text: String(a + b) }],
+}))
+const handler = createMcpHandler(server)
+
+const call = (name: string, params: Record<string, unknown> = {}, on: unknown = env) =>
+  handler
+    .fetch(
+      buildRequest(URL_, 'tools/call', { name, arguments: {}, ...params }, { capabilities: ELICIT }),
+      on,
+      createExecutionContext(),
+    )
+    .then(readResponse)
+
+describe('questions an SDK-style handler cannot ask, or answers that do not fit', () => {
+  it('sendRequest for a method mcp-edge does not ask a client is -32603 naming the ones it asks, and the tool goes no further', async () => {
+    done.length = 0
+    const { status, message } = await call('ping_client')
+    expect(status).toBe(200)
+    expect(message.error).toEqual({
+      code: -32603,
+      message:
+        'A handler asked the client for ping, which mcp-edge/sdk does not ask: it asks elicitation/create, ' +
+        'sampling/createMessage and roots/list (elicitInput, createMessage, listRoots)',
+    })
+    expect(done).toEqual([])
+  })
+
+  it('an answer of the wrong shape is -32602 naming the answer, and the handler is not run with it', async () => {
+    done.length = 0
+    const first = await call('confirm')
+    expect(first.message.result).toMatchObject({ resultType: 'input_required', inputRequests: { sure: {} } })
+    const requestState = (first.message.result as { requestState: string }).requestState
+    const wrong = await call('confirm', { requestState, inputResponses: { sure: { accepted: true } } })
+    expect(wrong.status).toBe(200)
+    expect(wrong.message.error).toEqual({
+      code: -32602,
+      message: 'Invalid params: inputResponses["sure"] is not a valid answer to elicitation/create',
+    })
+    expect(done).toEqual([])
+    // An accepted answer whose content is not an object (mrtr: a malformed answer is a JSON-RPC error).
+    const notContent = await call('confirm', { requestState, inputResponses: { sure: { action: 'accept', content: 'yes' } } })
+    expect(notContent.message.error).toEqual(wrong.message.error)
+    expect(done).toEqual([])
+    // The same state with a real answer still runs the tool: the refusal used nothing up.
+    const right = await call('confirm', { requestState, inputResponses: { sure: { action: 'decline' } } })
+    expect(right.message.result).toMatchObject({ content: [{ type: 'text', text: 'decline' }] })
+    expect(done).toEqual(['confirm:decline'])
+  })
+})
+
+describe('errors an SDK-style handler throws', () => {
+  it('MissingRequiredClientCapabilityError is -32021 with HTTP 400 and the capability, not an isError result', async () => {
+    const { status, message } = await call('needs_sampling')
+    expect(status).toBe(400)
+    expect(message.error).toEqual({
+      code: -32021,
+      message: 'Missing required client capability',
+      data: { requiredCapabilities: { sampling: {} } },
+    })
+  })
+})
+
+describe('a Worker without MCP_STATE_KEYS', () => {
+  it('an awaited elicitInput is 500 naming the secret and how to set it; a tool that does not ask still answers', async () => {
+    done.length = 0
+    const keyless = {}
+    const asked = await call('ask_awaited', {}, keyless)
+    expect(asked.status).toBe(500)
+    expect(asked.message.error?.code).toBe(-32603)
+    expect(asked.message.error?.message).toMatch(
+      /^Server misconfigured: a tool asked the client for input, which needs the MCP_STATE_KEYS secret\. .*wrangler secret put MCP_STATE_KEYS/,
+    )
+    expect(done).toEqual([])
+    expect((await call('add', { arguments: { a: 1, b: 2 } }, keyless)).message.result).toMatchObject({
+      content: [{ type: 'text', text: '3' }],
+    })
+  })
+})
+
+describe('a server factory that throws', () => {
+  it('is a JSON-RPC 500 (-32603) that does not leak its message, and the next request builds again', async () => {
+    let failing = 1
+    const flaky = createMcpHandler(() => {
+      if (failing-- > 0) throw new Error('the database password is hunter2')
+      return server
+    })
+    const request = () => buildRequest(URL_, 'tools/call', { name: 'add', arguments: { a: 2, b: 2 } })
+    const failed = await flaky.fetch(request(), env, createExecutionContext())
+    expect(failed.status).toBe(500)
+    expect(failed.headers.get('content-type')).toBe('application/json')
+    const body = await failed.json()
+    expect(body).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: -32603,
+        message: 'Server misconfigured: the server factory given to createMcpHandler threw; see the server logs',
+      },
+    })
+    expect(JSON.stringify(body)).not.toContain('hunter2')
+    const { message } = await readResponse(await flaky.fetch(request(), env, createExecutionContext()))
+    expect(message.result).toMatchObject({ content: [{ type: 'text', text: '4' }] })
+  })
+})
+
+describe('options mcp() refuses, given to createMcpHandler with a server', () => {
+  it("are a JSON-RPC 500 (-32603) carrying mcp-edge's own message, which names the fix", async () => {
+    const resourceServer = {
+      authenticate: async () => ({ subject: 'x' }),
+      challenge: () => ({ resourceMetadataUrl: '', scopes: [] }),
+    }
+    const both = createMcpHandler(server, { route: '/both', authenticate: () => undefined, resourceServer })
+    const response = await both.fetch(buildRequest('http://127.0.0.1/both', 'tools/list'), env, createExecutionContext())
+    expect(response.status).toBe(500)
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32603, message: 'Server misconfigured: mcp(): set either authenticate or resourceServer, not both' },
+    })
+  })
+})
+
+class Agent extends McpAgent {
+  server = new McpServer({ name: 'agent', version: '1.0.0' })
+  async init() {}
+}
+
+describe("McpAgent's SSE transport and its helpers outside a handler", () => {
+  it.each(['serveSSE', 'mount'] as const)('%s answers every request 410, naming serve() with the same path', async (method) => {
+    const response = await Agent[method]('/sse').fetch(new Request('http://127.0.0.1/sse'), env, createExecutionContext())
+    expect(response.status).toBe(410)
+    expect(response.headers.get('content-type')).toBe('application/json')
+    expect(await response.json()).toEqual({
+      error: 'sse_transport_removed',
+      message:
+        "The HTTP+SSE transport is not served by mcp-edge: export default Agent.serve('/sse') instead (Streamable HTTP, which current clients speak); see docs/migrate.md",
+    })
+  })
+})
