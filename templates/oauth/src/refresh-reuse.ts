@@ -1,5 +1,5 @@
 /**
- * A spent refresh token presented again ends its grant (OAuth 2.1 §4.3.1, RFC 9700 §4.14.2).
+ * A spent refresh token presented again ends its grant (refresh token rotation, RFC 9700 §4.14.2).
  * `@cloudflare/workers-oauth-provider` rotates a grant's refresh token at each refresh but keeps
  * accepting the one before (so a client whose answer was lost may retry), and a refresh with that
  * previous token keeps it the previous one: alone, a stolen refresh token the client already spent
