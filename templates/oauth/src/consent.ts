@@ -9,10 +9,11 @@
  * person's identity provider. Consent for this client comes first, then the provider, reached from
  * the approving POST by a redirect (the MCP authorization spec's confused-deputy rule); its answer
  * comes back to /oauth/callback (src/callback.ts). Without them, for development: the passphrase
- * in the MCP_OAUTH_PASSPHRASE secret, which signs in one principal, `passphrase` (whoever knows it
- * is that one person: they do not choose a subject); without that secret only a local browser
- * may approve (the fail-closed endpoint's rule: no proxy headers either), as any name it types,
- * so such a deploy hands out no tokens.
+ * in the MCP_OAUTH_PASSPHRASE secret (at least 32 characters; a wrong one declines that consent),
+ * which signs in one principal, `passphrase` (whoever knows it is that one person: they do not
+ * choose a subject); without that secret only a local browser may approve (the fail-closed
+ * endpoint's rule: no proxy headers either), as any name it types, so such a deploy hands out no
+ * tokens.
  */
 import { AuthorizationError, authorizationErrorRedirect, CimdFetchError } from '@cloudflare/workers-oauth-provider'
 import type { OAuthHelpers } from '@cloudflare/workers-oauth-provider'
@@ -71,9 +72,33 @@ async function sameSecret(given: string, expected: string): Promise<boolean> {
 const NOT_CONFIGURED =
   'Sign-in is not configured: set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, or MCP_OAUTH_PASSPHRASE.'
 
+/** The shortest passphrase accepted: `openssl rand -base64 32` gives 44 characters. */
+export const MIN_PASSPHRASE_CHARS = 32
+
+/**
+ * MCP_OAUTH_PASSPHRASE, or `undefined` when it is unset (or empty). Anyone on the internet may
+ * guess it, so a short one is a configuration error (SignInNotConfigured: src/provider.ts then
+ * serves nothing and says why, and refuses to start with it), never a weak lock.
+ *
+ * @example
+ * const secret = passphraseFrom(env) // undefined: only a local browser may consent
+ */
+export function passphraseFrom(env: Pick<ConsentEnv, 'MCP_OAUTH_PASSPHRASE'>): string | undefined {
+  const secret = env.MCP_OAUTH_PASSPHRASE
+  if (!secret) return undefined
+  if (secret.length < MIN_PASSPHRASE_CHARS) {
+    throw new SignInNotConfigured(
+      `MCP_OAUTH_PASSPHRASE is shorter than ${MIN_PASSPHRASE_CHARS} characters. Generate one with: ` +
+        'openssl rand -base64 32 | npx wrangler secret put MCP_OAUTH_PASSPHRASE ' +
+        '(for local development put MCP_OAUTH_PASSPHRASE="..." in .dev.vars)',
+    )
+  }
+  return secret
+}
+
 /** Without a provider, sign-in is possible with a passphrase configured, or from a browser on this machine. */
 function canSignIn(request: Request, env: ConsentEnv): boolean {
-  return Boolean(env.MCP_OAUTH_PASSPHRASE) || isLocalRequest(request)
+  return passphraseFrom(env) !== undefined || isLocalRequest(request)
 }
 
 /**
@@ -107,7 +132,7 @@ export function signInRoutes(options: SignInOptions): Hono<{ Bindings: ConsentEn
       scope,
       description: describeScope(scope, options),
     }))
-    const by: SignInBy = upstream ? { provider: upstream.issuer } : { passphrase: Boolean(c.env.MCP_OAUTH_PASSPHRASE) }
+    const by: SignInBy = upstream ? { provider: upstream.issuer } : { passphrase: passphraseFrom(c.env) !== undefined }
     const page = consentPage(options.brand, { details, handle: transaction.handle, scopes, by })
     return htmlResponse(page, 200, transaction.headers)
   })
@@ -143,11 +168,18 @@ export function signInRoutes(options: SignInOptions): Hono<{ Bindings: ConsentEn
       }
       return new Response(null, { status: 302, headers })
     }
-    const secret = c.env.MCP_OAUTH_PASSPHRASE
+    const secret = passphraseFrom(c.env)
+    if (secret && !(await sameSecret(String(form.get('passphrase') ?? ''), secret))) {
+      // One guess per consent: a wrong one declines it (the handle is spent, the client is told
+      // access_denied), so each guess costs a new authorization request, and each is logged.
+      // What makes guessing hopeless is the passphrase's length (passphraseFrom).
+      console.warn(JSON.stringify({ msg: 'wrong passphrase' }))
+      const denied = await oauth.denyConsent(c.req.raw, handle, { description: 'Wrong passphrase' })
+      return new Response(null, { status: 302, headers: denied.headers })
+    }
     // With the passphrase the subject is derived, never typed: a `user` field is ignored.
     const user = secret ? PASSPHRASE_SUBJECT : String(form.get('user') ?? '').trim()
     if (!NAME.test(user)) return refuse('Enter a name of 1 to 64 letters, digits, spaces or . _ @ -', 400)
-    if (secret && !(await sameSecret(String(form.get('passphrase') ?? ''), secret))) return refuse('Wrong passphrase.', 403)
     const approved = await oauth.approveConsent(c.req.raw, handle, { scope })
     const { redirectTo } = await oauth.completeAuthorization({
       request: approved.request, // from storage, not from the form

@@ -34,7 +34,10 @@ export interface EnterpriseIdp {
 export interface EnterpriseProps {
   /** `<issuer>#<sub>`: never a passphrase name (those hold no `:`), and unlike a provider's ids. */
   subject: string
-  /** The email the ID-JAG carried, if any. */
+  /**
+   * The email the ID-JAG carried, if any, as verified: the IdP EMA_ISSUER names is the company's
+   * directory, trusted to name its people (unless the ID-JAG itself says `email_verified: false`).
+   */
   claims: UpstreamClaims
   issuer: string
   enterprise: true
@@ -105,7 +108,8 @@ export function enterpriseGrant<E>(idp: EnterpriseIdp, scopes: readonly [string,
       if (!granted.includes(scopes[0])) return null
       const props: EnterpriseProps = {
         subject: `${idp.issuer}#${claims.sub}`,
-        claims: typeof claims.email === 'string' ? { email: claims.email } : {},
+        claims:
+          typeof claims.email === 'string' && claims.email_verified !== false ? { email: claims.email, emailVerified: true } : {},
         issuer: idp.issuer,
         enterprise: true,
       }

@@ -3,24 +3,29 @@
  * `@cloudflare/workers-oauth-provider`: it publishes the RFC 9728 and RFC 8414 metadata, registers
  * clients dynamically (RFC 7591), runs PKCE S256, issues tokens bound to this resource (RFC 8707),
  * and lets a request reach /mcp only with a valid token for it. The MCP principal is who signed
- * in (the grant's props: the identity provider's subject with its name and email, src/callback.ts,
- * or the passphrase page's name, or an enterprise IdP's subject from an ID-JAG, src/enterprise.ts)
- * and the token's scopes, so tools that declare `scopes` are filtered and step-up challenged by
- * mcp(). The settings are read from each request's env: with EMA_ISSUER and EMA_JWKS_URI the token
- * endpoint also takes ID-JAGs (jwt-bearer) and the metadata says so; the provider is rebuilt only
- * when they change. The repository's demo uses it too.
+ * in (the grant's props: the identity provider's subject with its name and email, the email only
+ * if verified, src/callback.ts, or the passphrase page's name, or an enterprise IdP's subject from
+ * an ID-JAG, src/enterprise.ts) and the token's scopes, so tools that declare `scopes` are
+ * filtered and step-up challenged by mcp(). Refresh tokens work for a week from sign-in, and one
+ * presented again after it was spent revokes its grant (src/refresh-reuse.ts). The settings are
+ * read from each request's env: with EMA_ISSUER and EMA_JWKS_URI the token endpoint also takes
+ * ID-JAGs (jwt-bearer) and the metadata says so; the provider is rebuilt only when they change.
+ * The repository's demo uses it too.
  */
 import { OAuthProvider } from '@cloudflare/workers-oauth-provider'
 import type { OAuthErrorInternal, OAuthProviderOptions, OAuthResourceAuth } from '@cloudflare/workers-oauth-provider'
+import { env as workerEnv } from 'cloudflare:workers'
 import { Hono } from 'hono'
 import { createLog, mcp } from 'mcp-edge'
 import type { McpHttpOptions, McpServer, McpVariables } from 'mcp-edge'
 import type { SignedInProps } from './callback'
-import { signInRoutes } from './consent'
+import { passphraseFrom, signInRoutes } from './consent'
+import type { ConsentEnv } from './consent'
 import { enterpriseFromEnv, enterpriseGrant } from './enterprise'
 import type { EnterpriseEnv, EnterpriseIdp } from './enterprise'
 import { SignInNotConfigured, upstreamFromEnv } from './upstream'
 import type { UpstreamEnv } from './upstream'
+import { refusingReuse, withPresentedRefreshToken } from './refresh-reuse'
 import { upstreamGrant } from './upstream-grant'
 
 export interface OAuthWorkerOptions<E extends object> {
@@ -35,6 +40,11 @@ export interface OAuthWorkerOptions<E extends object> {
   scopeDescriptions?: Record<string, string>
   /** Access token lifetime in seconds (default one hour; KV allows no less than 60). */
   accessTokenTtl?: number
+  /**
+   * How long a grant's refresh tokens work, in seconds from sign-in however often they are used
+   * (default 7 days): then the person signs in again.
+   */
+  refreshTokenTtl?: number
   /** mcp()'s services (sealed state, tasks…), as in a Worker without OAuth. */
   services?: McpHttpOptions<E>['services']
   /** More routes beside the consent page (the demo's playground). */
@@ -57,6 +67,8 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
   const baseline = options.scopes[0]
   const metadataUrl = `${base}/.well-known/oauth-protected-resource/mcp`
   const accessTokenTtl = options.accessTokenTtl ?? 3600
+  // A passphrase too short to be safe: the Worker does not start (src/consent.ts says how to fix it).
+  passphraseFrom(workerEnv as { MCP_OAUTH_PASSPHRASE?: string })
 
   // The protected API: the provider verified the token; its props and scopes become the principal.
   const api = new Hono<{ Bindings: E; Variables: McpVariables }>()
@@ -85,7 +97,10 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
     }
     if (subject) {
       const principal = { subject, scopes: context.auth?.scope ?? [], clientId: context.auth?.clientId }
-      c.set('principal', claims ? { ...principal, name: claims.name, email: claims.email } : principal)
+      // An address the provider did not verify may be anyone's (some let people type any): a tool
+      // that allows people by email sees only verified ones.
+      const email = claims?.emailVerified === true ? claims.email : undefined
+      c.set('principal', claims ? { ...principal, name: claims.name, email } : principal)
     }
     // Tools reach the provider's API as the caller through ctx.upstream; the token is never on the principal.
     if (upstream && issuer) c.set('upstream', { issuer, token: async () => upstream.accessToken })
@@ -117,7 +132,7 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
       apiHandler: api as unknown as ExportedHandler<E> & Pick<Required<ExportedHandler<E>>, 'fetch'>,
       defaultHandler: site as unknown as ExportedHandler<E>,
       authorizeEndpoint: '/authorize',
-      tokenEndpoint: '/oauth/token',
+      tokenEndpoint: TOKEN_PATH,
       // Clients register themselves (RFC 7591), or name an https URL of their metadata document (CIMD).
       clientRegistrationEndpoint: '/oauth/register',
       clientIdMetadataDocumentEnabled: true,
@@ -130,8 +145,11 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
         resource_name: options.resourceName,
       },
       accessTokenTTL: accessTokenTtl,
-      // The identity provider's tokens: carried by ours, refreshed with ours (src/upstream-grant.ts).
-      tokenExchangeCallback: upstreamGrant(accessTokenTtl) as OAuthProviderOptions<E>['tokenExchangeCallback'],
+      // A fixed lifetime, not an idle one: a stolen grant does not live on by being used.
+      refreshTokenTTL: options.refreshTokenTtl ?? REFRESH_TOKEN_TTL_S,
+      // The identity provider's tokens: carried by ours, refreshed with ours (src/upstream-grant.ts);
+      // a refresh token presented again after it was spent revokes its grant (src/refresh-reuse.ts).
+      tokenExchangeCallback: refusingReuse(upstreamGrant(accessTokenTtl)) as OAuthProviderOptions<E>['tokenExchangeCallback'],
       // Experimental in the library: ID-JAGs from one enterprise IdP (src/enterprise.ts), when configured.
       ...(enterprise ? { enterpriseManagedAuthorization: enterpriseGrant<E>(enterprise, options.scopes, base) } : {}),
       // Every error answer logged, with the library's internal reason (logOAuthError, below).
@@ -140,21 +158,26 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
 
   let built: { idp: EnterpriseIdp | undefined; provider: OAuthProvider<E> } | undefined
   return {
-    fetch(request, env, ctx) {
+    async fetch(request, env, ctx) {
       let enterprise: EnterpriseIdp | undefined
       try {
         enterprise = enterpriseFromEnv(env as EnterpriseEnv)
+        passphraseFrom(env as ConsentEnv)
       } catch (error) {
-        // Half configured: nothing is served, and the answer says what is missing.
+        // Half configured, or a passphrase too short: nothing is served, and the answer says why.
         if (!(error instanceof SignInNotConfigured)) throw error
         return Response.json({ error: 'server_error', error_description: error.message }, { status: 500 })
       }
       // enterpriseFromEnv gives the same object while the settings stay the same.
       if (!built || built.idp !== enterprise) built = { idp: enterprise, provider: authorizationServer(enterprise) }
-      return built.provider.fetch(request, env, ctx)
+      return built.provider.fetch(request, await withPresentedRefreshToken(request, env, TOKEN_PATH), ctx)
     },
   }
 }
+
+const TOKEN_PATH = '/oauth/token'
+/** The default refresh token lifetime: a week from sign-in. */
+const REFRESH_TOKEN_TTL_S = 7 * 24 * 3600
 
 /** What a token's grant may carry: a sign-in's props (src/callback.ts), a passphrase name's, or an ID-JAG's. */
 type GrantProps = Partial<SignedInProps> & { enterprise?: true }

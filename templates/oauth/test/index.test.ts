@@ -22,10 +22,17 @@ const base64url = (bytes: ArrayBuffer | Uint8Array) =>
 
 type Fetch = (path: string, init?: RequestInit) => Promise<Response>
 
-/** Register a client, consent as `user` (with the form's `extra` fields), and trade the code for an access token. */
-async function signIn(user: string, via: Fetch = call, extra: Record<string, string> = {}): Promise<string> {
-  const call = via
-  const registered = await call('/oauth/register', {
+/** A consent page opened for a newly registered public client: what its form posts back. */
+interface OpenConsent {
+  clientId: string
+  verifier: string
+  handle: string
+  cookie: string
+}
+
+/** Register a client and open the consent page for it (scope `mcp`, PKCE S256), as `via` serves it. */
+async function openConsent(via: Fetch, headers: Record<string, string> = {}): Promise<OpenConsent> {
+  const registered = await via('/oauth/register', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ client_name: 'test', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
@@ -43,38 +50,68 @@ async function signIn(user: string, via: Fetch = call, extra: Record<string, str
     state: 'xyz',
     resource: `${ORIGIN}/mcp`,
   })
-  const page = await call(`/authorize?${query}`)
+  const page = await via(`/authorize?${query}`, { headers })
   expect(page.status).toBe(200)
   const handle = /name="handle" value="([^"]+)"/.exec(await page.text())?.[1] ?? ''
   const cookie = page.headers
     .getSetCookie()
     .map((line) => line.split(';')[0])
     .join('; ')
-  const form = new URLSearchParams({ handle, user, decision: 'approve', scope: 'mcp', ...extra })
-  const approved = await call('/authorize', {
+  return { clientId: client_id, verifier, handle, cookie }
+}
+
+/** Post the consent form (approve, scope `mcp`, and `fields`) as the browser that opened it. */
+function postConsent(via: Fetch, consent: OpenConsent, fields: Record<string, string>, headers: Record<string, string> = {}) {
+  return via('/authorize', {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: ORIGIN },
-    body: form,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: consent.cookie, origin: ORIGIN, ...headers },
+    body: new URLSearchParams({ handle: consent.handle, decision: 'approve', scope: 'mcp', ...fields }),
     redirect: 'manual',
   })
+}
+
+interface Tokens {
+  access_token: string
+  refresh_token: string
+  clientId: string
+}
+
+/** Register a client, consent as `user` (with the form's `extra` fields), and trade the code for tokens. */
+async function signInTokens(user: string, via: Fetch = call, extra: Record<string, string> = {}): Promise<Tokens> {
+  const consent = await openConsent(via)
+  const approved = await postConsent(via, consent, { user, ...extra })
   expect(approved.status).toBe(302)
   const back = new URL(approved.headers.get('location') ?? '')
   expect(back.searchParams.get('state')).toBe('xyz')
-  const token = await call('/oauth/token', {
+  const token = await via('/oauth/token', {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({
       grant_type: 'authorization_code',
       code: back.searchParams.get('code') ?? '',
       redirect_uri: REDIRECT,
-      client_id,
-      code_verifier: verifier,
+      client_id: consent.clientId,
+      code_verifier: consent.verifier,
       resource: `${ORIGIN}/mcp`,
     }),
   })
   expect(token.status).toBe(200)
-  return ((await token.json()) as { access_token: string }).access_token
+  return { ...((await token.json()) as Omit<Tokens, 'clientId'>), clientId: consent.clientId }
 }
+
+/** Register a client, consent as `user` (with the form's `extra` fields), and trade the code for an access token. */
+async function signIn(user: string, via: Fetch = call, extra: Record<string, string> = {}): Promise<string> {
+  return (await signInTokens(user, via, extra)).access_token
+}
+
+/** The Worker with other settings than wrangler.jsonc's: each request gets `settings` as its env. */
+function withSettings(settings: typeof env): Fetch {
+  const handler = worker as { fetch(request: Request, settings: typeof env, ctx: ExecutionContext): Promise<Response> }
+  return (path, init) => handler.fetch(new Request(`${ORIGIN}${path}`, init), settings, createExecutionContext())
+}
+
+/** A passphrase as `openssl rand -base64 32` makes one (44 characters). */
+const PASSPHRASE = 'kq3tV9yXb2Lr8WmZ0cJf4sHn6pAe1uGd5oQi7xTz+Yw='
 
 /** The consent page (without `scope`) for a client registered with `metadata`, as `via` serves it. */
 async function consentPage(metadata: Record<string, string>, via: Fetch = call): Promise<Response> {
@@ -131,18 +168,85 @@ describe('the MCP server behind OAuth', () => {
   })
 
   it('with MCP_OAUTH_PASSPHRASE signs in one principal, "passphrase": the person cannot choose a subject', async () => {
-    const PASSPHRASE = 'correct horse battery staple'
     const settings = { ...env, MCP_OAUTH_PASSPHRASE: PASSPHRASE }
+    const token = await signIn('admin', withSettings(settings), { passphrase: PASSPHRASE })
     const handler = worker as { fetch(request: Request, settings: typeof env, ctx: ExecutionContext): Promise<Response> }
-    const at: Fetch = (path, init) => handler.fetch(new Request(`${ORIGIN}${path}`, init), settings, createExecutionContext())
-    const token = await signIn('admin', at, { passphrase: PASSPHRASE })
     const client = new McpClient({
       url: `${ORIGIN}/mcp`,
       token: () => token,
       fetch: (request) => handler.fetch(request, settings, createExecutionContext()),
     })
     expect(await client.callTool('whoami', {})).toMatchObject({ structuredContent: { subject: 'passphrase' } })
-    await expect(signIn('admin', at, { passphrase: 'wrong' })).rejects.toThrow()
+  })
+
+  it('declines the consent at a wrong passphrase: the client gets access_denied, and that consent takes no second guess', async () => {
+    // From the internet (the passphrase lets remote browsers consent), as a guesser would come.
+    const remote = { 'cf-connecting-ip': '203.0.113.7' }
+    const at = withSettings({ ...env, MCP_OAUTH_PASSPHRASE: PASSPHRASE })
+    const consent = await openConsent(at, remote)
+    const wrong = await postConsent(at, consent, { passphrase: PASSPHRASE.slice(1) }, remote)
+    const back = new URL(wrong.headers.get('location') ?? 'about:blank')
+    expect([
+      wrong.status,
+      `${back.origin}${back.pathname}`,
+      back.searchParams.get('error'),
+      back.searchParams.get('code'),
+    ]).toEqual([302, REDIRECT, 'access_denied', null])
+    expect(back.searchParams.get('state')).toBe('xyz')
+    // The same consent with the right passphrase now: refused on the page, no code for anyone.
+    const again = await postConsent(at, consent, { passphrase: PASSPHRASE }, remote)
+    expect([again.status, again.headers.get('location')]).toEqual([400, null])
+  })
+
+  it('refuses a passphrase shorter than 32 characters: nothing is served, and every answer says how to make one', async () => {
+    const description =
+      'MCP_OAUTH_PASSPHRASE is shorter than 32 characters. Generate one with: openssl rand -base64 32 | ' +
+      'npx wrangler secret put MCP_OAUTH_PASSPHRASE (for local development put MCP_OAUTH_PASSPHRASE="..." in .dev.vars)'
+    for (const passphrase of ['abc', 'x'.repeat(31)]) {
+      const at = withSettings({ ...env, MCP_OAUTH_PASSPHRASE: passphrase })
+      for (const path of ['/authorize?response_type=code', '/mcp', '/.well-known/oauth-authorization-server']) {
+        const answer = await at(path, { headers: { 'cf-connecting-ip': '203.0.113.7' } })
+        expect([passphrase.length, path, answer.status, await answer.json()]).toEqual([
+          passphrase.length,
+          path,
+          500,
+          { error: 'server_error', error_description: description },
+        ])
+      }
+    }
+    const long = await withSettings({ ...env, MCP_OAUTH_PASSPHRASE: 'x'.repeat(32) })('/.well-known/oauth-authorization-server')
+    expect(long.status).toBe(200)
+  })
+
+  it('ends refresh tokens a week after sign-in, and revokes the grant when a spent refresh token comes back', async () => {
+    const first = await signInTokens('lin')
+    const refresh = (token: string) =>
+      call('/oauth/token', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token, client_id: first.clientId }),
+      })
+    // The library's grant record (`grant:<user>:<grant>`, its Grant type): a fixed lifetime of 7 days.
+    const [user, grantId] = first.refresh_token.split(':')
+    const key = `grant:${user}:${grantId}`
+    const grant = await env.OAUTH_KV.get<{ createdAt: number; expiresAt?: number }>(key, 'json')
+    expect((grant?.expiresAt ?? 0) - (grant?.createdAt ?? 0)).toBe(7 * 24 * 3600)
+    const rotated = await refresh(first.refresh_token)
+    expect(rotated.status).toBe(200)
+    const second = (await rotated.json()) as Tokens
+    const mcpAs = (token: string) =>
+      new McpClient({ url: `${ORIGIN}/mcp`, token: () => token, fetch: (request) => exports.default.fetch(request) })
+    expect(await mcpAs(second.access_token).callTool('whoami', {})).toMatchObject({ structuredContent: { subject: 'lin' } })
+    // The spent token again (a copy someone kept): refused, and the grant goes with every token it has.
+    const replayed = await refresh(first.refresh_token)
+    expect([replayed.status, ((await replayed.json()) as { error: string }).error]).toEqual([400, 'invalid_grant'])
+    const current = await refresh(second.refresh_token)
+    expect([current.status, ((await current.json()) as { error: string }).error]).toEqual([400, 'invalid_grant'])
+    const refused = await mcpAs(second.access_token)
+      .request('tools/list', {})
+      .catch((caught: unknown) => caught)
+    expect((refused as McpClientError).status).toBe(401)
+    expect(await env.OAUTH_KV.get(key)).toBeNull()
   })
 
   it('renders the consent page under a strict policy: the server, the client marked unverified, its https logo only, the fields for the sign-in mode', async () => {
@@ -167,10 +271,7 @@ describe('the MCP server behind OAuth', () => {
     expect(html).not.toContain('<script')
     expect(await (await consentPage({ logo_uri: 'http://client.example/logo.png' })).text()).not.toContain('client.example')
     // With the passphrase: its field, and no name to choose (the principal is `passphrase`).
-    const settings = { ...env, MCP_OAUTH_PASSPHRASE: 'correct horse battery staple' }
-    const handler = worker as { fetch(request: Request, settings: typeof env, ctx: ExecutionContext): Promise<Response> }
-    const at: Fetch = (path, init) => handler.fetch(new Request(`${ORIGIN}${path}`, init), settings, createExecutionContext())
-    const withPassphrase = await (await consentPage({}, at)).text()
+    const withPassphrase = await (await consentPage({}, withSettings({ ...env, MCP_OAUTH_PASSPHRASE: PASSPHRASE }))).text()
     expect(withPassphrase).toContain('<input type="password" name="passphrase" required autocomplete="current-password">')
     expect(withPassphrase).not.toContain('name="user"')
   })
