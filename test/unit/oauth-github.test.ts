@@ -90,15 +90,34 @@ describe('githubProvider against a GitHub stand-in', () => {
     }
   })
 
-  it('falls back to the login for a missing name, takes a public email as is, and goes on without email when /user/emails is forbidden', async () => {
+  it('falls back to the login for a missing name, takes a public email (verified when /user/emails lists it so), and goes on without email when /user/emails is forbidden', async () => {
     const open = await start({ user: { ...ADA, name: null, email: 'public@example.test' } })
     expect((await open.upstream.exchangeCode(await authorize(open.upstream))).claims).toEqual({
       name: 'ada',
       login: 'ada',
       email: 'public@example.test',
     })
-    expect(open.github.requests.map((request) => request.path)).not.toContain('/api/v3/user/emails')
     await open.github.close()
+
+    const listed = await start({
+      user: { ...ADA, email: 'public@example.test' },
+      emails: [
+        { email: 'ada@example.test', primary: true, verified: true },
+        { email: 'public@example.test', primary: false, verified: true },
+      ],
+    })
+    expect((await listed.upstream.exchangeCode(await authorize(listed.upstream))).claims).toMatchObject({
+      email: 'public@example.test',
+      emailVerified: true,
+    })
+    await listed.github.close()
+
+    const unverifiedPrimary = await start({ emails: [{ email: 'ada@example.test', primary: true, verified: false }] })
+    expect((await unverifiedPrimary.upstream.exchangeCode(await authorize(unverifiedPrimary.upstream))).claims).toEqual({
+      name: 'Ada Lovelace',
+      login: 'ada',
+    })
+    await unverifiedPrimary.github.close()
 
     const app = await start({ emailsStatus: 403 })
     expect((await app.upstream.exchangeCode(await authorize(app.upstream))).claims).toEqual({

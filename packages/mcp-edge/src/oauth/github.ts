@@ -44,19 +44,23 @@ async function jsonOf(response: Response): Promise<unknown> {
   return response.json().catch(() => undefined)
 }
 
-/** The primary verified address, when the token may read addresses (a GitHub App may not: 403). */
-async function primaryEmail(api: string, accessToken: string): Promise<string | undefined> {
+/**
+ * The verified addresses and the primary one if it is verified, when the token may read them (a
+ * GitHub App may not: 403, then none is known to be verified).
+ */
+async function verifiedEmails(api: string, accessToken: string): Promise<{ verified: string[]; primary?: string }> {
   const response = await apiGet(api, '/user/emails', accessToken)
   if ([401, 403, 404].includes(response.status)) {
     await response.body?.cancel()
-    return undefined
+    return { verified: [] }
   }
   const emails = await jsonOf(response)
   if (!Array.isArray(emails)) {
     throw new UpstreamError('profile_failed', `GitHub's /user/emails answered ${response.status} without a list`)
   }
-  const primary = emails.find((entry) => entry?.primary === true && entry?.verified === true && typeof entry?.email === 'string')
-  return primary?.email
+  const verified = emails.filter((entry) => entry?.verified === true && typeof entry?.email === 'string')
+  const primary = verified.find((entry) => entry.primary === true)?.email as string | undefined
+  return { verified: verified.map((entry) => entry.email as string), ...(primary ? { primary } : {}) }
 }
 
 async function profile(api: string, accessToken: string): Promise<{ subject: string; claims: UpstreamClaims }> {
@@ -81,10 +85,14 @@ async function profile(api: string, accessToken: string): Promise<{ subject: str
     throw new UpstreamError('profile_failed', "GitHub's /user has no id or login")
   }
   const claims: UpstreamClaims = { login, name: typeof name === 'string' && name !== '' ? name : login }
-  // `email` is the public address, null when none is public: then the primary verified one.
-  const verified = typeof email === 'string' ? undefined : await primaryEmail(api, accessToken)
-  if (typeof email === 'string') claims.email = email
-  else if (verified !== undefined) Object.assign(claims, { email: verified, emailVerified: true })
+  // `email` is the public address, null when none is public: then the primary verified one. The
+  // public one is said to be verified only when /user/emails lists it so (a principal's email is
+  // taken only when verified: templates/oauth/src/provider.ts).
+  const { verified, primary } = await verifiedEmails(api, accessToken)
+  if (typeof email === 'string') {
+    claims.email = email
+    if (verified.includes(email)) claims.emailVerified = true
+  } else if (primary !== undefined) Object.assign(claims, { email: primary, emailVerified: true })
   return { subject: String(id), claims }
 }
 
