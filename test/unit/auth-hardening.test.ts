@@ -5,7 +5,10 @@
  */
 import { describe, expect, it, vi } from 'vitest'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
-import { AuthChallenge, isLocalRequest, isProxied } from '../../packages/mcp-edge/src/http/auth.ts'
+import * as z from 'zod'
+import { AuthChallenge, isLocalRequest, isProxied, principalFromClaims } from '../../packages/mcp-edge/src/http/auth.ts'
+import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
+import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import { bearerToken } from '../../packages/mcp-edge/src/http/bearer.ts'
 import { LegacySessions } from '../../packages/mcp-edge/src/server/legacy/session.ts'
 import { jwtResourceServer } from '../../packages/mcp-edge/src/http/resource-server.ts'
@@ -171,5 +174,66 @@ describe('jwtResourceServer and where its keys come from', () => {
     ]) {
       expect(jwtResourceServer({ ...options, jwksUrl, scopes: ['mcp'] }).challenge({}).scopes, jwksUrl).toEqual(['mcp'])
     }
+  })
+})
+
+describe('scopes as issuers write them', () => {
+  it('reads scope and scp each as a space-separated string or a list (Entra ID: scp string; Spring: scope list)', () => {
+    const scopesOf = (claims: Record<string, unknown>) => principalFromClaims({ sub: 'u', ...claims })?.scopes
+    expect(scopesOf({ scope: 'mcp records:write' })).toEqual(['mcp', 'records:write'])
+    expect(scopesOf({ scp: 'mcp User.Read' })).toEqual(['mcp', 'User.Read'])
+    expect(scopesOf({ scope: ['mcp', 'records:write'] })).toEqual(['mcp', 'records:write'])
+    expect(scopesOf({ scp: ['mcp', 7, ''] })).toEqual(['mcp'])
+    expect(scopesOf({})).toEqual([])
+  })
+
+  it('lets an Entra-shaped token (scp string) through a jwtResourceServer whose baseline is mcp', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256')
+    const jwks = { keys: [{ ...(await exportJWK(publicKey)), kid: 'k', alg: 'ES256' }] }
+    const options = {
+      resource: 'https://mcp.example.com/mcp',
+      issuer: 'https://login.example/tenant/v2.0',
+      jwks,
+      scopes: ['mcp'],
+    }
+    const token = await new SignJWT({ sub: 'entra-user', scp: 'mcp User.Read' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k', typ: 'JWT' })
+      .setIssuer(options.issuer)
+      .setAudience(options.resource)
+      .setExpirationTime('5m')
+      .sign(privateKey)
+    const handle = createMcpHandler(
+      createMcpServer({ name: 'entra', version: '1.0.0' }).tool('who', { input: z.object({}) }, (_args, ctx) => ({
+        content: [{ type: 'text', text: ctx.principal?.subject ?? '' }],
+      })),
+      { resourceServer: jwtResourceServer(options) },
+    )
+    const request = new Request('https://mcp.example.com/mcp', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'who',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'who',
+          arguments: {},
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    })
+    const response = await handle(request, {})
+    expect(response.status).toBe(200)
+    expect((await response.json()).result.content[0].text).toBe('entra-user')
   })
 })

@@ -112,6 +112,21 @@ describe('githubProvider against a GitHub stand-in', () => {
     })
     await listed.github.close()
 
+    // GitHub failing (5xx) on /user/emails: retry later, as when /user fails; an answer that is no
+    // list costs the verified mark, not the sign-in.
+    const failing = await start({ user: { ...ADA, email: 'public@example.test' }, emailsStatus: 502 })
+    expect(await refusal(failing.upstream.exchangeCode(await authorize(failing.upstream)))).toMatchObject({
+      reason: 'unavailable',
+    })
+    await failing.github.close()
+    const odd = await start({ user: { ...ADA, email: 'public@example.test' }, emails: { not: 'a list' } as never })
+    expect((await odd.upstream.exchangeCode(await authorize(odd.upstream))).claims).toEqual({
+      name: 'Ada Lovelace',
+      login: 'ada',
+      email: 'public@example.test',
+    })
+    await odd.github.close()
+
     const unverifiedPrimary = await start({ emails: [{ email: 'ada@example.test', primary: true, verified: false }] })
     expect((await unverifiedPrimary.upstream.exchangeCode(await authorize(unverifiedPrimary.upstream))).claims).toEqual({
       name: 'Ada Lovelace',

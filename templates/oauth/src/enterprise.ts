@@ -109,7 +109,9 @@ export function enterpriseGrant<E>(idp: EnterpriseIdp, scopes: readonly [string,
       const props: EnterpriseProps = {
         subject: `${idp.issuer}#${claims.sub}`,
         claims:
-          typeof claims.email === 'string' && claims.email_verified !== false ? { email: claims.email, emailVerified: true } : {},
+          typeof claims.email === 'string' && claims.email_verified !== false && claims.email_verified !== 'false'
+            ? { email: claims.email, emailVerified: true }
+            : {},
         issuer: idp.issuer,
         enterprise: true,
       }

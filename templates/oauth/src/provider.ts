@@ -6,8 +6,8 @@
  * in (the grant's props: the identity provider's subject with its name and email, the email only
  * if verified, src/callback.ts, or the passphrase page's name, or an enterprise IdP's subject from
  * an ID-JAG, src/enterprise.ts) and the token's scopes, so tools that declare `scopes` are
- * filtered and step-up challenged by mcp(). Refresh tokens work for a week from sign-in, and one
- * presented again after it was spent revokes its grant (src/refresh-reuse.ts). The settings are
+ * filtered and step-up challenged by mcp(). Refresh tokens work for a week from sign-in (docs/oauth.md
+ * says why a spent one is not made to revoke its grant). The settings are
  * read from each request's env: with EMA_ISSUER and EMA_JWKS_URI the token endpoint also takes
  * ID-JAGs (jwt-bearer) and the metadata says so; the provider is rebuilt only when they change.
  * The repository's demo uses it too.
@@ -25,7 +25,6 @@ import { enterpriseFromEnv, enterpriseGrant } from './enterprise'
 import type { EnterpriseEnv, EnterpriseIdp } from './enterprise'
 import { SignInNotConfigured, upstreamFromEnv } from './upstream'
 import type { UpstreamEnv } from './upstream'
-import { refusingReuse, withPresentedRefreshToken } from './refresh-reuse'
 import { upstreamGrant } from './upstream-grant'
 
 export interface OAuthWorkerOptions<E extends object> {
@@ -147,9 +146,8 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
       accessTokenTTL: accessTokenTtl,
       // A fixed lifetime, not an idle one: a stolen grant does not live on by being used.
       refreshTokenTTL: options.refreshTokenTtl ?? REFRESH_TOKEN_TTL_S,
-      // The identity provider's tokens: carried by ours, refreshed with ours (src/upstream-grant.ts);
-      // a refresh token presented again after it was spent revokes its grant (src/refresh-reuse.ts).
-      tokenExchangeCallback: refusingReuse(upstreamGrant(accessTokenTtl)) as OAuthProviderOptions<E>['tokenExchangeCallback'],
+      // The identity provider's tokens: carried by ours, refreshed with ours (src/upstream-grant.ts).
+      tokenExchangeCallback: upstreamGrant(accessTokenTtl) as OAuthProviderOptions<E>['tokenExchangeCallback'],
       // Experimental in the library: ID-JAGs from one enterprise IdP (src/enterprise.ts), when configured.
       ...(enterprise ? { enterpriseManagedAuthorization: enterpriseGrant<E>(enterprise, options.scopes, base) } : {}),
       // Every error answer logged, with the library's internal reason (logOAuthError, below).
@@ -170,7 +168,7 @@ export function createOAuthWorker<E extends object>(options: OAuthWorkerOptions<
       }
       // enterpriseFromEnv gives the same object while the settings stay the same.
       if (!built || built.idp !== enterprise) built = { idp: enterprise, provider: authorizationServer(enterprise) }
-      return built.provider.fetch(request, await withPresentedRefreshToken(request, env, TOKEN_PATH), ctx)
+      return built.provider.fetch(request, env, ctx)
     },
   }
 }

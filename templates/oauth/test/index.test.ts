@@ -218,7 +218,7 @@ describe('the MCP server behind OAuth', () => {
     expect(long.status).toBe(200)
   })
 
-  it('ends refresh tokens a week after sign-in, and revokes the grant when a spent refresh token comes back', async () => {
+  it('ends refresh tokens a week after sign-in; a refresh retried with the token before keeps the grant', async () => {
     const first = await signInTokens('lin')
     const refresh = (token: string) =>
       call('/oauth/token', {
@@ -237,16 +237,10 @@ describe('the MCP server behind OAuth', () => {
     const mcpAs = (token: string) =>
       new McpClient({ url: `${ORIGIN}/mcp`, token: () => token, fetch: (request) => exports.default.fetch(request) })
     expect(await mcpAs(second.access_token).callTool('whoami', {})).toMatchObject({ structuredContent: { subject: 'lin' } })
-    // The spent token again (a copy someone kept): refused, and the grant goes with every token it has.
-    const replayed = await refresh(first.refresh_token)
-    expect([replayed.status, ((await replayed.json()) as { error: string }).error]).toEqual([400, 'invalid_grant'])
-    const current = await refresh(second.refresh_token)
-    expect([current.status, ((await current.json()) as { error: string }).error]).toEqual([400, 'invalid_grant'])
-    const refused = await mcpAs(second.access_token)
-      .request('tools/list', {})
-      .catch((caught: unknown) => caught)
-    expect((refused as McpClientError).status).toBe(401)
-    expect(await env.OAUTH_KV.get(key)).toBeNull()
+    // A client that lost the answer (or a second process of it) sends the token before again: the
+    // library answers it, and the grant stays (docs/oauth.md says why the template keeps this).
+    expect((await refresh(first.refresh_token)).status).toBe(200)
+    expect(await env.OAUTH_KV.get(key)).not.toBeNull()
   })
 
   it('renders the consent page under a strict policy: the server, the client marked unverified, its https logo only, the fields for the sign-in mode', async () => {

@@ -6,7 +6,8 @@
  * JWTs) or the `authenticate` option; else, with no authentication configured at all, the server
  * fails closed: it serves local requests only (loopback URL host, `Host` and `CF-Connecting-IP`, no
  * proxy headers) and answers anyone else 401 with how to configure authentication. `allowAnonymous` opts out.
- * It does not check scopes: per-tool scopes belong to the server's method table.
+ * Of scopes it checks only the baseline every access needs (403 `insufficient_scope`); per-tool
+ * scopes belong to the server's method table.
  */
 import { HEADER } from '../protocol/constants.ts'
 import { McpError } from '../protocol/errors.ts'
@@ -144,13 +145,15 @@ export function principalFromClaims(claims: unknown): Principal | undefined {
   if (typeof claims !== 'object' || claims === null) return undefined
   const { sub, scope, scp } = claims as { sub?: unknown; scope?: unknown; scp?: unknown }
   if (typeof sub !== 'string' || sub === '') return undefined
-  const scopes =
-    typeof scope === 'string'
-      ? scope.split(' ').filter(Boolean)
-      : Array.isArray(scp)
-        ? scp.filter((item) => typeof item === 'string')
-        : []
-  return { subject: sub, scopes }
+  // `scope` (RFC 9068, RFC 8693) or `scp` (Entra ID, Okta), each a space-separated string or a
+  // list, as issuers write them (Entra's `scp` is a string, Spring Authorization Server's `scope` a list).
+  return { subject: sub, scopes: scopeList(scope ?? scp) }
+}
+
+function scopeList(value: unknown): string[] {
+  if (typeof value === 'string') return value.split(' ').filter(Boolean)
+  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string' && item !== '')
+  return []
 }
 
 const quoted = (value: string) => `"${value.replace(/["\\]/g, '')}"`

@@ -45,19 +45,15 @@ async function jsonOf(response: Response): Promise<unknown> {
 }
 
 /**
- * The verified addresses and the primary one if it is verified, when the token may read them (a
- * GitHub App may not: 403, then none is known to be verified).
+ * The verified addresses and the primary one if it is verified (the first 100: GitHub pages the
+ * list), when the token may read them. A token that may not (a GitHub App without the email
+ * permission: 403), or an answer that is no list, leaves none known to be verified: the sign-in
+ * goes on without a verified address. GitHub failing (5xx, 429) is `unavailable`, as for /user.
  */
 async function verifiedEmails(api: string, accessToken: string): Promise<{ verified: string[]; primary?: string }> {
-  const response = await apiGet(api, '/user/emails', accessToken)
-  if ([401, 403, 404].includes(response.status)) {
-    await response.body?.cancel()
-    return { verified: [] }
-  }
-  const emails = await jsonOf(response)
-  if (!Array.isArray(emails)) {
-    throw new UpstreamError('profile_failed', `GitHub's /user/emails answered ${response.status} without a list`)
-  }
+  const response = await apiGet(api, '/user/emails?per_page=100', accessToken)
+  const emails = [401, 403, 404].includes(response.status) ? await response.body?.cancel() : await jsonOf(response)
+  if (!Array.isArray(emails)) return { verified: [] }
   const verified = emails.filter((entry) => entry?.verified === true && typeof entry?.email === 'string')
   const primary = verified.find((entry) => entry.primary === true)?.email as string | undefined
   return { verified: verified.map((entry) => entry.email as string), ...(primary ? { primary } : {}) }

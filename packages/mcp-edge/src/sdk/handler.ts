@@ -32,7 +32,7 @@ import type { ServerNotifier } from './notifier.ts'
 import { fromAuthInfo, grantOf, principalFromProps, propsOf } from './principal.ts'
 import type { AuthInfo } from './principal.ts'
 import { authContextReads, currentRequest, RequestHost, withRequest } from './request-store.ts'
-import type { McpAuthContext, RequestStore } from './request-store.ts'
+import type { McpAuthContext } from './request-store.ts'
 import type { McpServer } from './server.ts'
 import { edgeOf, edgeOptions, serving } from './serving.ts'
 import type { Serving } from './serving.ts'
@@ -162,26 +162,24 @@ function buildHandler<Env>(
   // under agents (which builds it in the same async context), and is given the caller's authInfo.
   // Whether it read either is noted: a server built from them is that caller's own. Read later (a
   // tool of a server kept for the isolate, whose factory took its context without naming it, as
-  // `(ctx = {}) =>` does), the context is the request being served then, never the build's.
+  // `(ctx = {}) =>` does), the context is the request being served then, never the build's; read
+  // outside any request, it names no caller.
   let personal = false
-  const contextFor = (host: RequestHost): McpRequestContext => {
-    const now = (): RequestStore => currentRequest() ?? host
-    return {
-      get era() {
-        personal = true
-        return eraOf(now().request)
-      },
-      get requestInfo() {
-        personal = true
-        return now().request
-      },
-      get authInfo() {
-        personal = true
-        const store = now()
-        return authInfoOf(store.principal, store)
-      },
-    }
-  }
+  const contextFor = (host: RequestHost): McpRequestContext => ({
+    get era() {
+      personal = true
+      return eraOf((currentRequest() ?? host).request)
+    },
+    get requestInfo() {
+      personal = true
+      return currentRequest()?.request
+    },
+    get authInfo() {
+      personal = true
+      const store = currentRequest()
+      return store && authInfoOf(store.principal, store)
+    },
+  })
   const factory = typeof serverOrFactory === 'function' ? serverOrFactory : undefined
   const build = (host: RequestHost) =>
     factory
