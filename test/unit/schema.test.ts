@@ -71,6 +71,18 @@ describe('parseWith and asArguments', () => {
     expect(!result.ok && result.message).toMatch(/^city: .+; days: .+$/)
   })
 
+  // Classic zod installs its English locale; its messages are kept as zod words them (zod/mini's
+  // generic ones are spelled out instead: argument-errors.test.ts).
+  it('keeps classic zod’s messages as they are', () => {
+    const schema = z.object({ a: z.number(), unit: z.enum(['c', 'f']), name: z.string().min(2), to: z.email() })
+    const result = parseWith(schema, { a: '1', unit: 'k', name: 'x', to: 'nobody' })
+    expect(!result.ok && result.message).toBe(
+      'a: Invalid input: expected number, received string; unit: Invalid option: expected one of "c"|"f"; name: Too small: expected string to have >=2 characters; to: Invalid email address',
+    )
+    const missing = parseWith(z.object({ b: z.number() }), {})
+    expect(!missing.ok && missing.message).toBe('b: Invalid input: expected number, received undefined')
+  })
+
   it('returns the parsed value', () => {
     expect(parseWith(z.object({ n: z.coerce.number() }), { n: '4' })).toEqual({ ok: true, value: { n: 4 } })
   })
