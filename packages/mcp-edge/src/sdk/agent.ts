@@ -27,7 +27,7 @@ import type { NonceLedger } from '../server/tasks/tasks.ts'
 import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
 import type { CreateMcpHandlerOptions } from './handler-types.ts'
-import { edgeOf, edgeOptions, serving } from './serving.ts'
+import { edgeOf, edgeOptions, notServedHere, serving } from './serving.ts'
 import type { Serving } from './serving.ts'
 import { currentHandler, currentRequest, RequestHost, withRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
@@ -231,10 +231,12 @@ export abstract class McpAgent<
     const guards = edgeOptions(options)
     const preflight = new Hono()
     preflight.options(path, mcpCors(guards.allowedOrigins), (c) => c.body(null, 204))
+    // biome-ignore lint/complexity/noThisInStatic: the subclass's name, which the 404 names
+    const notHere = notServedHere(path, `${this.name}.serve's path`)
     return {
       async fetch(request, env, ctx) {
         const { pathname } = new URL(request.url)
-        if (pathname !== path) return new Response('Not found', { status: 404 })
+        if (pathname !== path) return new Response(notHere, { status: 404 })
         const namespace = (env as Record<string, unknown>)[binding] as DurableObjectNamespace | undefined
         if (!namespace)
           return misconfigured(
