@@ -247,7 +247,7 @@ export abstract class McpAgent<
         const named = principalFromProps(props, options.principal, grant)
         if (props !== undefined && named === undefined) {
           return misconfigured(
-            "the grant's props name no one: give them one of sub, userId, user_id, login, email, username, id, claims.sub or user.id, or pass serve()'s principal option (docs/migrate.md)",
+            "the grant's props name no one: give them one of sub, userId, user_id, login, email, userEmail, username, id, claims.sub or user.id, or pass serve()'s principal option (docs/migrate.md)",
           )
         }
         // A browser's CORS preflight carries no credentials: answered here, before authentication.
