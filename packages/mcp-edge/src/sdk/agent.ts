@@ -67,6 +67,16 @@ function principalName(principal: Principal | undefined): string {
   return `principal:${principal?.subject ?? 'anonymous'}`
 }
 
+/**
+ * A 2025 session ends on DELETE only where a session ledger keeps that it did (http/legacy.ts),
+ * and an agent's objects keep none of their own: without `MCP_SESSIONS` the core's 405 would not
+ * say what ends sessions here, where agents answered 204.
+ */
+function undeletable(): Response {
+  const message = `Method not allowed: sessions end on DELETE only with a session ledger. Bind McpSessionLedger as MCP_SESSIONS (export { McpSessionLedger } from 'mcp-edge/cloudflare'; docs/migrate.md)`
+  return rejection(new McpError('methodNotAllowed', message), undefined, { allow: 'POST' })
+}
+
 function misconfigured(message: string): Response {
   return rejection(new McpError('misconfigured', `Server misconfigured: ${message}`), undefined)
 }
@@ -237,6 +247,7 @@ export abstract class McpAgent<
       async fetch(request, env, ctx) {
         const { pathname } = new URL(request.url)
         if (pathname !== path) return new Response(notHere, { status: 404 })
+        if (request.method === 'DELETE' && !(env as Record<string, unknown>).MCP_SESSIONS) return undeletable()
         const namespace = (env as Record<string, unknown>)[binding] as DurableObjectNamespace | undefined
         if (!namespace)
           return misconfigured(
