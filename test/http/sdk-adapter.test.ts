@@ -272,6 +272,25 @@ describe('McpAgent', () => {
     }
   })
 
+  it('ends a 2025 session on DELETE where McpSessionLedger is bound as MCP_SESSIONS: 204, then 404', async () => {
+    const { client, transport } = await sdk1('/agent')
+    try {
+      expect(text(await client.callTool({ name: 'increment', arguments: { by: 1 } }))).toBe('1')
+      const headers = { 'mcp-session-id': transport.sessionId as string, 'mcp-protocol-version': '2025-11-25' }
+      const ended = await fetch(`${base}/agent`, { method: 'DELETE', headers })
+      expect(ended.status).toBe(204)
+      const after = await fetch(`${base}/agent`, {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'count', arguments: {} } }),
+      })
+      expect(after.status).toBe(404)
+      expect((await after.json()).error.message).toBe('Session not found: send initialize again')
+    } finally {
+      await client.close()
+    }
+  })
+
   it("offers agents' this.sql and this.elicitInput", async () => {
     const { client } = await sdk1('/agent', [{ action: 'accept', content: { yes: true } }])
     try {

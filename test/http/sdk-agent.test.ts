@@ -67,6 +67,21 @@ describe('McpAgent served with serve("/mcp"): 2025 sessions (the SDK 1.x client)
     expect(await counter(second.client)).toMatchObject({ text: '1' })
   })
 
+  // This fixture binds no McpSessionLedger (sdk-adapter.test.ts ends a session where one is bound).
+  it('answers DELETE of a session 405 naming MCP_SESSIONS, and the session goes on', async () => {
+    const { client, transport } = await session()
+    try {
+      expect(await increment(client, 7)).toBe('counter is 7')
+      const headers = { 'mcp-session-id': transport.sessionId as string, 'mcp-protocol-version': '2025-11-25' }
+      const response = await fetch(worker.url, { method: 'DELETE', headers })
+      expect(response.status).toBe(405)
+      expect((await response.json()).error.message).toContain('Bind McpSessionLedger as MCP_SESSIONS')
+      expect(await increment(client, 1)).toBe('counter is 8')
+    } finally {
+      await client.close()
+    }
+  })
+
   it('starts each Inspector CLI run (a new session each) from initialState', async () => {
     for (let run = 0; run < 2; run++) {
       const called = await inspect(worker.url, '--method', 'tools/call', '--tool-name', 'increment', '--tool-arg', 'by=4')

@@ -71,6 +71,18 @@ describe('parseWith and asArguments', () => {
     expect(!result.ok && result.message).toMatch(/^city: .+; days: .+$/)
   })
 
+  // Classic zod installs its English locale; its messages are kept as zod words them (zod/mini's
+  // generic ones are spelled out instead: argument-errors.test.ts).
+  it('keeps classic zod’s messages as they are', () => {
+    const schema = z.object({ a: z.number(), unit: z.enum(['c', 'f']), name: z.string().min(2), to: z.email() })
+    const result = parseWith(schema, { a: '1', unit: 'k', name: 'x', to: 'nobody' })
+    expect(!result.ok && result.message).toBe(
+      'a: Invalid input: expected number, received string; unit: Invalid option: expected one of "c"|"f"; name: Too small: expected string to have >=2 characters; to: Invalid email address',
+    )
+    const missing = parseWith(z.object({ b: z.number() }), {})
+    expect(!missing.ok && missing.message).toBe('b: Invalid input: expected number, received undefined')
+  })
+
   it('returns the parsed value', () => {
     expect(parseWith(z.object({ n: z.coerce.number() }), { n: '4' })).toEqual({ ok: true, value: { n: 4 } })
   })
@@ -117,6 +129,107 @@ describe('McpServer registration errors', () => {
     expect(configError(() => server.prompt('greet', {}, () => ({ messages: [] }))).message).toBe(
       'Prompt "greet" is already registered',
     )
+  })
+
+  // What TypeScript refuses but JavaScript (or `wrangler dev`, which checks no types) passes on:
+  // each failed on first use before, as a TypeError (a tool gone from tools/list, -32603 calls).
+  it('refuses a tool without input, saying what to write for a tool without arguments', () => {
+    const server = createMcpServer({ name: 's', version: '1' })
+    const options = { description: 'How many notes there are' } as never
+    expect(configError(() => server.tool('count_notes', options, ok)).message).toBe(
+      'Tool "count_notes": input is required; use z.object({}) for a tool without arguments',
+    )
+    expect(server.tools.has('count_notes')).toBe(false)
+    expect(() => server.tool('count_notes', { description: 'How many notes there are', input: z.object({}) }, ok)).not.toThrow()
+  })
+
+  it('refuses a shape of fields where a tool’s input or output schema goes', () => {
+    const server = createMcpServer({ name: 's', version: '1' })
+    const shape = { city: z.string() } as never
+    expect(configError(() => server.tool('weather', { input: shape }, ok)).message).toBe(
+      'Tool "weather": input must be a zod object schema, { jsonSchema }, or a function returning one; wrap a shape of fields in z.object({ ... })',
+    )
+    expect(configError(() => server.tool('weather', { input: z.object({}), output: shape }, ok)).message).toBe(
+      'Tool "weather": output must be a zod schema or a function returning one; wrap a shape of fields in z.object({ ... })',
+    )
+    expect(server.tools.has('weather')).toBe(false)
+    // Every form the types allow is still taken.
+    server.tool('a', { input: () => z.object({}), output: () => z.string() }, ok)
+    server.tool('b', { input: { jsonSchema: { type: 'object' } }, output: z.object({ n: z.number() }) }, ok)
+    expect([...server.tools.keys()]).toEqual(['a', 'b'])
+  })
+
+  it('refuses options that are no object and handlers that are no function, for every kind', () => {
+    const server = createMcpServer({ name: 's', version: '1' })
+    const none = undefined as never
+    const cases: [() => unknown, string][] = [
+      [
+        () => server.tool('t', ok as never, none),
+        'Tool "t": the options must be an object: server.tool(name, { input, ... }, handler)',
+      ],
+      [
+        () => server.tool('t', { input: z.object({}) }, none),
+        'Tool "t": the handler must be a function: server.tool(name, { input, ... }, handler)',
+      ],
+      [
+        () => server.resource('file:///a', none, ok as never),
+        'Resource "file:///a": the options must be an object: server.resource(uri, { name, ... }, handler)',
+      ],
+      [
+        () => server.resource('file:///a', { name: 'a' }, none),
+        'Resource "file:///a": the handler must be a function: server.resource(uri, { name, ... }, handler)',
+      ],
+      [
+        () => server.resourceTemplate('file:///{+path}', { name: 'files' }, none),
+        'Resource template "file:///{+path}": the handler must be a function: server.resourceTemplate(uriTemplate, { name, ... }, handler)',
+      ],
+      [
+        () => server.prompt('p', none, ok as never),
+        'Prompt "p": the options must be an object: server.prompt(name, { args, ... }, handler)',
+      ],
+      [
+        () => server.prompt('p', {}, none),
+        'Prompt "p": the handler must be a function: server.prompt(name, { args, ... }, handler)',
+      ],
+    ]
+    for (const [register, message] of cases) expect(configError(register).message).toBe(message)
+    expect([server.tools.size, server.resources.size, server.templates.size, server.prompts.size]).toEqual([0, 0, 0, 0])
+  })
+
+  it('refuses a resource or template without its name, and completers or a list that are no function', () => {
+    const server = createMcpServer({ name: 's', version: '1' })
+    const read = () => ({ contents: [] })
+    const cases: [() => unknown, string][] = [
+      [
+        () => server.resource('file:///a', {} as never, read),
+        'Resource "file:///a": name is required (a string clients show for it)',
+      ],
+      [
+        () => server.resourceTemplate('file:///{+path}', { title: 'Files' } as never, () => undefined),
+        'Resource template "file:///{+path}": name is required (a string clients show for it)',
+      ],
+      [
+        () => server.resourceTemplate('file:///{+path}', { name: 'files', complete: { path: ['a'] as never } }, () => undefined),
+        'Resource template "file:///{+path}": complete.path must be a function (value, ctx) => string[]',
+      ],
+      [
+        () => server.resourceTemplate('file:///{+path}', { name: 'files', list: [] as never }, () => undefined),
+        'Resource template "file:///{+path}": list must be a function (ctx) => Resource[]',
+      ],
+      [
+        () => server.prompt('greet', { args: { name: z.string() } as never }, () => ({ messages: [] })),
+        'Prompt "greet": args must be a zod object schema; wrap a shape of fields in z.object({ ... })',
+      ],
+      [
+        () =>
+          server.prompt('greet', { args: z.object({ name: z.string() }), complete: { name: 'x' as never } }, () => ({
+            messages: [],
+          })),
+        'Prompt "greet": complete.name must be a function (value, ctx) => string[]',
+      ],
+    ]
+    for (const [register, message] of cases) expect(configError(register).message).toBe(message)
+    expect([server.resources.size, server.templates.size, server.prompts.size]).toEqual([0, 0, 0])
   })
 
   it('refuses a raw JSON Schema input that is not an object', () => {

@@ -29,7 +29,7 @@ import type { NonceLedger } from '../server/tasks/tasks.ts'
 import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
 import type { CreateMcpHandlerOptions } from './handler-types.ts'
-import { edgeOf, edgeOptions, serving } from './serving.ts'
+import { edgeOf, edgeOptions, notServedHere, serving } from './serving.ts'
 import type { Serving } from './serving.ts'
 import { currentHandler, currentRequest, RequestHost, withRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
@@ -67,6 +67,16 @@ type Fetcher = { fetch(request: Request, env: unknown, ctx: ExecutionContext): P
 /** The object that serves a caller's requests without a session (and keeps its confirmations). */
 function principalName(principal: Principal | undefined): string {
   return `principal:${principal?.subject ?? 'anonymous'}`
+}
+
+/**
+ * A 2025 session ends on DELETE only where a session ledger keeps that it did (http/legacy.ts),
+ * and an agent's objects keep none of their own: without `MCP_SESSIONS` the core's 405 would not
+ * say what ends sessions here, where agents answered 204.
+ */
+function undeletable(): Response {
+  const message = `Method not allowed: sessions end on DELETE only with a session ledger. Bind McpSessionLedger as MCP_SESSIONS (export { McpSessionLedger } from 'mcp-edge/cloudflare'; docs/migrate.md)`
+  return rejection(new McpError('methodNotAllowed', message), undefined, { allow: 'POST' })
 }
 
 function misconfigured(message: string): Response {
@@ -242,10 +252,13 @@ export abstract class McpAgent<
     const guards = edgeOptions(options)
     const preflight = new Hono()
     preflight.options(path, mcpCors(guards.allowedOrigins), (c) => c.body(null, 204))
+    // biome-ignore lint/complexity/noThisInStatic: the subclass's name, which the 404 names
+    const notHere = notServedHere(path, `${this.name}.serve's path`)
     return {
       async fetch(request, env, ctx) {
         const { pathname } = new URL(request.url)
-        if (pathname !== path) return new Response('Not found', { status: 404 })
+        if (pathname !== path) return new Response(notHere, { status: 404 })
+        if (request.method === 'DELETE' && !(env as Record<string, unknown>).MCP_SESSIONS) return undeletable()
         const namespace = (env as Record<string, unknown>)[binding] as DurableObjectNamespace | undefined
         if (!namespace)
           return misconfigured(
@@ -256,7 +269,7 @@ export abstract class McpAgent<
         const named = principalFromProps(props, options.principal, grant)
         if (props !== undefined && named === undefined) {
           return misconfigured(
-            "the grant's props name no one: give them one of sub, userId, user_id, login, email, username, id, claims.sub or user.id, or pass serve()'s principal option (docs/migrate.md)",
+            "the grant's props name no one: give them one of sub, userId, user_id, login, email, userEmail, username, id, claims.sub or user.id, or pass serve()'s principal option (docs/migrate.md)",
           )
         }
         // A browser's CORS preflight carries no credentials: answered here, before authentication.

@@ -6,8 +6,11 @@
  */
 import type { Principal } from '../server/types.ts'
 
-/** Props fields that name the person, in the order agents' templates fill them. */
-const SUBJECT_FIELDS = ['sub', 'userId', 'user_id', 'login', 'email', 'username', 'id'] as const
+/**
+ * Props fields that name the person, in the order agents' templates fill them (`userEmail`:
+ * Cloudflare's remote-mcp-server demo).
+ */
+const SUBJECT_FIELDS = ['sub', 'userId', 'user_id', 'login', 'email', 'userEmail', 'username', 'id'] as const
 
 const named = (value: unknown): value is string | number =>
   (typeof value === 'string' && value !== '') || typeof value === 'number'

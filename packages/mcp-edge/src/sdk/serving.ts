@@ -42,6 +42,15 @@ function pathOf(url: string): string {
 }
 
 /**
+ * The body of the 404 a request to another path gets: agents' handlers serve their route only, and
+ * SDK 2.x's own serves any path, so the answer names the path and what set it.
+ *
+ * @example
+ * new Response(notServedHere('/mcp', "MyMCP.serve's path"), { status: 404 })
+ */
+export const notServedHere = (route: string, setBy: string) => `404 Not Found: this MCP server is served at ${route} (${setBy})`
+
+/**
  * `server` at `route`. The caller is the one established before (McpAgent's Worker), else the one
  * the grant's props name (an OAuth provider in front, or `authContext`), else whoever `mcp()`'s own
  * authentication finds. A request without an Origin (any non-browser client) goes straight to the
@@ -54,11 +63,10 @@ export function serving<Env>(server: EdgeServer<Env>, route: string, given: McpH
   const legacy = given.legacy === 'reject' ? given.legacy : { logLevel: 'debug' as const, ...given.legacy }
   const options = { ...given, legacy }
   const direct = createEdgeHandler(server, options)
-  const notHere = `404 Not Found: this MCP server is served at ${route} (createMcpHandler's route option)`
+  const notHere = notServedHere(route, "createMcpHandler's route option")
   let app: EdgeApp<Env> | undefined
   return {
     async fetch(request, env, host) {
-      // agents' handlers serve their route only; the SDK 2.x's own serves any path, hence the hint.
       if (pathOf(request.url) !== route) return new Response(notHere, { status: 404 })
       if (request.method === 'OPTIONS' || request.headers.has('origin')) {
         app ??= mountApp(server, route, options)

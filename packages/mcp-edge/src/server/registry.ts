@@ -1,12 +1,14 @@
 /**
  * Registered resources, resource templates and prompts as the runtime keeps them (tools:
  * tool-entry.ts): each definition's wire JSON is computed once, so a request only looks things up.
- * Registration errors are configuration errors and throw at start-up; a prompt's arguments, which
- * come from its zod schema, are converted on first use instead (a `prompts/list` page that holds
- * it, or a `prompts/get`), as a tool's schemas are, and a schema with no JSON Schema fails every
- * use naming the prompt, logged once; lists leave the prompt out.
+ * Registration errors are configuration errors and throw at start-up (registration.ts checks
+ * what JavaScript callers can get wrong); a prompt's arguments, which come from its zod schema,
+ * are converted on first use instead (a `prompts/list` page that holds it, or a `prompts/get`),
+ * as a tool's schemas are, and a schema with no JSON Schema fails every use naming the prompt,
+ * logged once; lists leave the prompt out.
  */
 import type { Prompt, PromptArgument, Resource, ResourceTemplate } from '../protocol/types.ts'
+import { checkArguments, checkCallbacks, checkPromptArgs, checkResourceName } from './registration.ts'
 import { Derived } from './schema/derived.ts'
 import { toJsonSchema } from './schema/schema.ts'
 import type { JsonSchema, JsonSchemaConverter, ObjectSchema } from './schema/schema.ts'
@@ -58,6 +60,8 @@ export function buildResourceEntry<Env>(
   options: ResourceOptions<Env>,
   handler: ResourceHandler<Env>,
 ): ResourceEntry<Env> {
+  checkArguments(`Resource "${uri}"`, options, handler, 'server.resource(uri, { name, ... }, handler)')
+  checkResourceName(`Resource "${uri}"`, options)
   const { cache, scopes, visible, ...rest } = options
   return { definition: { uri, ...rest }, scopes: scopes ?? [], visible, cache, handler }
 }
@@ -67,6 +71,10 @@ export function buildTemplateEntry<Env>(
   options: ResourceTemplateOptions<Env>,
   handler: ResourceTemplateHandler<Env>,
 ): TemplateEntry<Env> {
+  const what = `Resource template "${uriTemplate}"`
+  checkArguments(what, options, handler, 'server.resourceTemplate(uriTemplate, { name, ... }, handler)')
+  checkResourceName(what, options)
+  checkCallbacks(what, options)
   const { cache, complete, scopes, visible, list, ...rest } = options
   return {
     definition: { uriTemplate, ...rest },
@@ -86,6 +94,9 @@ export function buildPromptEntry<Env>(
   handler: PromptEntry<Env>['handler'],
   convert?: JsonSchemaConverter,
 ): PromptEntry<Env> {
+  checkArguments(`Prompt "${name}"`, options, handler, 'server.prompt(name, { args, ... }, handler)')
+  checkPromptArgs(`Prompt "${name}"`, options.args)
+  checkCallbacks(`Prompt "${name}"`, options)
   return new RegisteredPrompt(name, options, handler, convert)
 }
 

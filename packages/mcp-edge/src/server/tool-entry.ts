@@ -15,6 +15,7 @@ import { findHeaderParams } from '../protocol/header-values.ts'
 import type { HeaderParam } from '../protocol/header-values.ts'
 import type { CallToolResult, Tool } from '../protocol/types.ts'
 import { positive } from './limits.ts'
+import { checkArguments, checkToolSchemas } from './registration.ts'
 import { DEFAULT_MAX_RESULT_BYTES } from './results/budget.ts'
 import { Derived } from './schema/derived.ts'
 import { toJsonSchema } from './schema/schema.ts'
@@ -263,7 +264,7 @@ class RegisteredTool<Env> implements ToolEntry<Env> {
 
 /**
  * Register-time checks and the entry. What needs no conversion fails here, at start-up: a bad
- * name, a raw `{ jsonSchema }` input that is no object or has a bad header annotation, a view
+ * name, options or a handler of the wrong kind, no input (registration.ts), a raw `{ jsonSchema }` input that is no object or has a bad header annotation, a view
  * that is no `ui://` URI, a bad `maxResultBytes`. Everything derived from zod schemas waits for
  * the tool's first use.
  */
@@ -276,6 +277,8 @@ export function buildToolEntry<Env>(
   if (!TOOL_NAME.test(name)) {
     throw new Error(`Tool name "${name}" must be 1–128 characters from A-Z a-z 0-9 _ . - (server/tools "Tool names")`)
   }
+  checkArguments(`Tool "${name}"`, options, handler, 'server.tool(name, { input, ... }, handler)')
+  checkToolSchemas(`Tool "${name}"`, options)
   if (isJsonSchemaInput(options.input)) findHeaderParams(name, inputJsonSchema(name, options.input))
   const { view } = options
   if (view !== undefined) checkViewUri(typeof view === 'string' ? view : view.uri, `Tool "${name}"`)

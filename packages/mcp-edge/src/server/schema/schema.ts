@@ -6,6 +6,7 @@
 import * as z from 'zod/mini'
 import { McpError } from '../../protocol/errors.ts'
 import { isObject } from '../../protocol/jsonrpc.ts'
+import { issueMessage } from './issues.ts'
 import { zodToJsonSchema } from './json-schema.ts'
 
 /** Any zod v4 schema (classic `zod` or `zod/mini`). */
@@ -51,11 +52,20 @@ export function parseWith<S extends Schema>(
 ): { ok: true; value: Infer<S> } | { ok: false; message: string } {
   const result = z.safeParse(schema, value)
   if (result.success) return { ok: true, value: result.data }
-  return { ok: false, message: summarizeIssues(result.error.issues) }
+  return { ok: false, message: summarizeIssues(result.error.issues, value) }
 }
 
-export function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
-  return issues.map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ')
+/**
+ * The issues of parsing `input` on one line, each after its path; zod's generic "Invalid input"
+ * (all zod/mini says without a locale) is spelled out from the issue (issues.ts).
+ */
+export function summarizeIssues(issues: readonly z.core.$ZodIssue[], input: unknown): string {
+  return issues
+    .map((issue) => {
+      const message = issueMessage(issue, input)
+      return issue.path.length > 0 ? `${issue.path.join('.')}: ${message}` : message
+    })
+    .join('; ')
 }
 
 /** Throw -32602 unless `value` is a JSON object (tool arguments, prompt arguments). */

@@ -1,0 +1,49 @@
+/**
+ * The Worker half of mcp-edge/sdk's `McpAgent.serve(path)`: what it answers itself, before any
+ * request reaches the agent's Durable Object. A request to another path gets a 404 that names the
+ * path served, in the words `createMcpHandler` uses; a DELETE without a session ledger bound, a
+ * 405 that names the binding which ends sessions. (The agent's objects, sessions and state
+ * are tested under `wrangler dev`: test/http/sdk-agent.test.ts, sdk-adapter.test.ts.)
+ */
+import { createExecutionContext, env } from 'cloudflare:test'
+import { describe, expect, it } from 'vitest'
+import { McpAgent, McpServer } from 'mcp-edge/sdk'
+
+class NotesMCP extends McpAgent {
+  server = new McpServer({ name: 'notes', version: '1.0.0' })
+  async init() {}
+}
+
+const post = (path: string) =>
+  new Request(`http://127.0.0.1${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+  })
+
+describe('McpAgent.serve', () => {
+  it('answers a request to another path with a 404 that names the path it serves', async () => {
+    for (const path of ['/', '/sse', '/mcp/', '/mcpx']) {
+      const response = await NotesMCP.serve('/mcp').fetch(post(path), env, createExecutionContext())
+      expect(response.status).toBe(404)
+      expect(await response.text()).toBe("404 Not Found: this MCP server is served at /mcp (NotesMCP.serve's path)")
+    }
+  })
+
+  // With the ledger bound, DELETE reaches the session's object and ends it (204, then 404):
+  // test/http/sdk-adapter.test.ts; without it, the session keeps working: test/http/sdk-agent.test.ts.
+  it('answers DELETE without a session ledger with a 405 that names the binding which ends sessions', async () => {
+    const request = new Request('http://127.0.0.1/mcp', { method: 'DELETE', headers: { 'mcp-session-id': 's1.any' } })
+    const response = await NotesMCP.serve('/mcp').fetch(request, {}, createExecutionContext())
+    expect(response.status).toBe(405)
+    expect(response.headers.get('allow')).toBe('POST')
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: -32600,
+        message:
+          "Method not allowed: sessions end on DELETE only with a session ledger. Bind McpSessionLedger as MCP_SESSIONS (export { McpSessionLedger } from 'mcp-edge/cloudflare'; docs/migrate.md)",
+      },
+    })
+  })
+})
