@@ -42,6 +42,8 @@ const args = process.argv.slice(2)
 // With file filters given, the bench project may have nothing to run; without, it must.
 const benchArgs = ['--project', 'bench', ...(args.length > 0 ? ['--passWithNoTests'] : []), ...args]
 const BENCH_NAME = 'vitest run (bench: npm run bench with tiny counts)'
+/** How long the background run may take from its start (its test's own timeout is 25 minutes). */
+const BACKGROUND_LIMIT_MS = 30 * 60_000
 const after = process.env.MCP_EDGE_BENCH_SMOKE === 'after'
 const bench = after ? undefined : startVitest(BENCH_NAME, benchArgs, { background: true })
 
@@ -74,11 +76,26 @@ function startVitest(name, vitestArgs, { background = false } = {}) {
     console.log(`\n> ${name}`)
     return { name, report, status: spawnSync('npx', command, { stdio: 'inherit', env }).status }
   }
-  console.log(`\n> ${name}: started in the background (niced), its output follows the other projects'`)
   const log = join(dir, 'output.log')
+  console.log(`\n> ${name}: started in the background (niced); its output, printed after the other projects': ${log}`)
   const out = openSync(log, 'w')
-  const child = spawn('nice', ['-n', '19', 'npx', ...command], { stdio: ['ignore', out, out], env })
+  // Its own process group, so that it and every workerd under it go with this run.
+  const child = spawn('nice', ['-n', '19', 'npx', ...command], { stdio: ['ignore', out, out], env, detached: true })
   closeSync(out)
+  const stop = () => {
+    try {
+      process.kill(-child.pid, 'SIGKILL')
+    } catch {
+      // ended already
+    }
+  }
+  process.on('exit', stop)
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.on(signal, () => {
+      stop()
+      process.exit(1)
+    })
+  }
   const exited = new Promise((resolve) => {
     child.on('exit', (code) => resolve(code))
     child.on('error', (error) => {
@@ -86,13 +103,24 @@ function startVitest(name, vitestArgs, { background = false } = {}) {
       resolve(null)
     })
   })
-  return { name, report, log, exited }
+  return { name, report, log, exited, stop, startedAt: Date.now() }
 }
 
+/** The background run's end (stopped, and counted failed, past `BACKGROUND_LIMIT_MS`), its output, its counts. */
 async function finishVitest(run) {
-  const status = await run.exited
+  let timer
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve('late'), Math.max(0, run.startedAt + BACKGROUND_LIMIT_MS - Date.now()))
+  })
+  let status = await Promise.race([run.exited, late])
+  clearTimeout(timer)
   console.log(`\n> ${run.name} (ran in the background)`)
   process.stdout.write(readFileSync(run.log, 'utf8'))
+  if (status === 'late') {
+    run.stop()
+    console.log(`✗ ${run.name} was still running ${BACKGROUND_LIMIT_MS / 60_000} minutes after it started: stopped`)
+    status = null
+  }
   countReport({ ...run, status })
 }
 

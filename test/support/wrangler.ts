@@ -56,16 +56,36 @@ export async function kvKeys(server: WranglerServer, config: string, binding: st
   return (JSON.parse(listed) as { name: string }[]).map((key) => key.name)
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
+/**
+ * The kernel's ephemeral ports start here (`ip_local_port_range`): `listen(0)` and every outgoing
+ * connection's own port come from above it, so a port picked below it is not taken by the bench's
+ * workerd processes or by a client's connection between the pick and wrangler's bind.
+ */
+const EPHEMERAL_LOW = (() => {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768
+  } catch {
+    return 32768
+  }
+})()
+const PICK_FROM = Math.max(1024, EPHEMERAL_LOW - 12_000)
+
+/** Whether a server can listen on `port` of 127.0.0.1 now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolvePort(port))
-    })
+    server.once('error', () => resolve(false))
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
   })
+}
+
+/** A free port of 127.0.0.1 below the ephemeral range (EPHEMERAL_LOW says why). */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const port = PICK_FROM + Math.floor(Math.random() * (EPHEMERAL_LOW - PICK_FROM))
+    if (await canListen(port)) return port
+  }
+  throw new Error(`no free port between ${PICK_FROM} and ${EPHEMERAL_LOW} in 50 tries`)
 }
 
 const DISCOVER = JSON.stringify({
