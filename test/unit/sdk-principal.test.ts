@@ -14,6 +14,9 @@ describe('the principal of a grant’s props', () => {
     // The fields before it keep their precedence.
     expect(principalFromProps({ userEmail: 'ada@example.com', email: 'a@example.com' })).toEqual({ subject: 'a@example.com' })
     expect(principalFromProps({ userEmail: 'ada@example.com', login: 'ada' })).toEqual({ subject: 'ada' })
+    // Last of all: props that named someone before userEmail was read name the same one now.
+    expect(principalFromProps({ userEmail: 'ada@example.com', id: '42' })).toEqual({ subject: '42' })
+    expect(principalFromProps({ userEmail: 'ada@example.com', username: 'ada' })).toEqual({ subject: 'ada' })
   })
 
   it('is named by nothing in props of a bearer token alone, unless the principal option names it', () => {

@@ -253,12 +253,19 @@ export abstract class McpAgent<
     const preflight = new Hono()
     preflight.options(path, mcpCors(guards.allowedOrigins), (c) => c.body(null, 204))
     // biome-ignore lint/complexity/noThisInStatic: the subclass's name, which the 404 names
-    const notHere = notServedHere(path, `${this.name}.serve's path`)
+    const notHere = notServedHere(path, `${this?.name || 'McpAgent'}.serve's path`)
     return {
       async fetch(request, env, ctx) {
         const { pathname } = new URL(request.url)
         if (pathname !== path) return new Response(notHere, { status: 404 })
-        if (request.method === 'DELETE' && !(env as Record<string, unknown>).MCP_SESSIONS) return undeletable()
+        // A 2025 session's DELETE from a non-browser client (a browser's goes on, to be answered with CORS).
+        if (
+          request.method === 'DELETE' &&
+          !(env as Record<string, unknown>).MCP_SESSIONS &&
+          request.headers.has('mcp-session-id') &&
+          !request.headers.has('origin')
+        )
+          return undeletable()
         const namespace = (env as Record<string, unknown>)[binding] as DurableObjectNamespace | undefined
         if (!namespace)
           return misconfigured(
@@ -269,7 +276,7 @@ export abstract class McpAgent<
         const named = principalFromProps(props, options.principal, grant)
         if (props !== undefined && named === undefined) {
           return misconfigured(
-            "the grant's props name no one: give them one of sub, userId, user_id, login, email, userEmail, username, id, claims.sub or user.id, or pass serve()'s principal option (docs/migrate.md)",
+            "the grant's props name no one: give them one of sub, userId, user_id, login, email, username, id, userEmail, claims.sub or user.id, or pass serve()'s principal option (docs/migrate.md)",
           )
         }
         // A browser's CORS preflight carries no credentials: answered here, before authentication.

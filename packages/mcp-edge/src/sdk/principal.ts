@@ -7,10 +7,11 @@
 import type { Principal } from '../server/types.ts'
 
 /**
- * Props fields that name the person, in the order agents' templates fill them (`userEmail`:
+ * Props fields that name the person, in the order agents' templates fill them (`userEmail` last, so
+ * that no props which named someone before this field was added name someone else now:
  * Cloudflare's remote-mcp-server demo).
  */
-const SUBJECT_FIELDS = ['sub', 'userId', 'user_id', 'login', 'email', 'userEmail', 'username', 'id'] as const
+const SUBJECT_FIELDS = ['sub', 'userId', 'user_id', 'login', 'email', 'username', 'id', 'userEmail'] as const
 
 const named = (value: unknown): value is string | number =>
   (typeof value === 'string' && value !== '') || typeof value === 'number'
