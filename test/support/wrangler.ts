@@ -132,14 +132,18 @@ async function waitReady(url: string, child: ChildProcess, logFile: string, time
  */
 export async function startWrangler(options: WranglerOptions): Promise<WranglerServer> {
   // A free port can be taken by another process between picking it and wrangler binding it
-  // (several servers start at once); only that race is retried, with fresh ports.
+  // (several servers start at once): only that race is retried, with a fresh port, or with the
+  // given one after a pause.
   for (let attempt = 1; ; attempt++) {
     try {
       return await startOnce(options)
     } catch (error) {
       const log = (error as { logFile?: string }).logFile
       const raced = log !== undefined && readFileSync(log, 'utf8').includes('Address already in use')
-      if (!raced || options.port !== undefined || attempt === 3) throw error
+      if (!raced || attempt === 3) throw error
+      // A given port is one a stopped server held (a restart): its process may not have let go of
+      // it yet on a loaded machine, so wait a moment and try it again.
+      if (options.port !== undefined) await new Promise((done) => setTimeout(done, 2000))
     }
   }
 }
