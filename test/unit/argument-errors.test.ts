@@ -62,10 +62,30 @@ describe('argument errors with zod/mini', () => {
     expect(messageOf(z.object({ at: z.string().check(z.regex(/^\d{4}$/)) }), { at: 'soon' })).toBe(
       'at: Invalid string: must match pattern /^\\d{4}$/',
     )
-    expect(messageOf(z.object({ to: z.email() }), { to: 'nobody' })).toBe('to: Invalid email')
+    expect(messageOf(z.object({ to: z.email() }), { to: 'nobody' })).toBe('to: Invalid email address')
+    expect(messageOf(z.object({ at: z.iso.datetime(), id: z.uuid() }), { at: 'soon', id: 'x' })).toBe(
+      'at: Invalid ISO datetime; id: Invalid UUID',
+    )
+    const affixes = z.object({
+      a: z.string().check(z.startsWith('sk_')),
+      b: z.string().check(z.endsWith('.md')),
+      c: z.string().check(z.includes('@')),
+    })
+    expect(messageOf(affixes, { a: 'pk_1', b: 'x.txt', c: 'y' })).toBe(
+      'a: Invalid string: must start with "sk_"; b: Invalid string: must end with ".md"; c: Invalid string: must include "@"',
+    )
     expect(messageOf(z.object({ n: z.number().check(z.multipleOf(5)) }), { n: 7 })).toBe(
       'n: Invalid number: must be a multiple of 5',
     )
+  })
+
+  it('names the type zod checked after a coercion or transform, not the one sent', () => {
+    expect(messageOf(z.object({ n: z.coerce.number() }), { n: 'abc' })).toBe('n: Invalid input: expected number, received NaN')
+    const numbered = z.pipe(
+      z.transform((value: unknown) => Number(value)),
+      z.int(),
+    )
+    expect(messageOf(z.object({ n: numbered }), { n: 'abc' })).toBe('n: Invalid input: expected number, received NaN')
   })
 
   it('keeps a message the schema gives', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
+import * as z3 from 'zod/v3'
 import { findHeaderParams } from '../../packages/mcp-edge/src/protocol/header-values.ts'
 import { asArguments, parseWith } from '../../packages/mcp-edge/src/server/schema/schema.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
@@ -153,6 +154,10 @@ describe('McpServer registration errors', () => {
       'Tool "weather": output must be a zod schema or a function returning one; wrap a shape of fields in z.object({ ... })',
     )
     expect(server.tools.has('weather')).toBe(false)
+    // A zod 3 schema is told apart from a shape: wrapping it in z.object would not help.
+    expect(configError(() => server.tool('weather', { input: z3.object({ city: z3.string() }) as never }, ok)).message).toBe(
+      "Tool \"weather\": input must be a zod object schema, { jsonSchema }, or a function returning one; this is a zod 3 schema; mcp-edge reads zod 4: import z from 'zod' 4.x or 'zod/mini'",
+    )
     // Every form the types allow is still taken.
     server.tool('a', { input: () => z.object({}), output: () => z.string() }, ok)
     server.tool('b', { input: { jsonSchema: { type: 'object' } }, output: z.object({ n: z.number() }) }, ok)

@@ -24,7 +24,7 @@ import { libraryLog } from '../server/telemetry/log.ts'
 import { isSecureUrl } from '../protocol/secure-url.ts'
 import { AuthChallenge, principalFromClaims } from './auth.ts'
 import type { ResourceServer } from './auth.ts'
-import { bearerOf, metadataUrlOf, resourceMetadata } from './resource-server.ts'
+import { bearerOf, challengeOf, perEnv, resourceMetadata } from './resource-server.ts'
 
 export interface IntrospectionResourceServerOptions {
   /** This endpoint's canonical URI (`https://mcp.example.com/mcp`): the audience tokens must carry. */
@@ -177,28 +177,13 @@ function refusal(answer: Record<string, unknown>, options: IntrospectionResource
 export function introspectionResourceServer<Env>(
   config: IntrospectionResourceServerOptions | ((env: Env) => IntrospectionResourceServerOptions),
 ): IntrospectionResourceServer<Env> {
-  // Per env object (per isolate in a Worker): its options, or what is wrong with them, and its cache.
-  type Built = { options: IntrospectionResourceServerOptions; accepted: AcceptedTokens; ttlMs: number } | Error
-  const built = new WeakMap<object, Built>()
-  const configFor = (env: Env) => {
-    const key = (env ?? built) as object
-    let found = built.get(key)
-    if (!found) {
-      const options = typeof config === 'function' ? config(env) : config
-      const wrong = misconfiguration(options)
-      if (wrong) libraryLog.error('server misconfigured', { error: wrong })
-      found = wrong
-        ? new Error(wrong)
-        : {
-            options,
-            accepted: new AcceptedTokens(options.maxCacheEntries ?? DEFAULT_MAX_CACHE_ENTRIES),
-            ttlMs: (options.cacheTtlSeconds ?? DEFAULT_CACHE_TTL_SECONDS) * 1000,
-          }
-      built.set(key, found)
-    }
-    if (found instanceof Error) throw new McpError('misconfigured', `Server misconfigured: ${found.message}`)
-    return found
-  }
+  // Per env object (per isolate in a Worker): its options and its cache.
+  const configFor = perEnv(config, misconfiguration, (options) => ({
+    options,
+    accepted: new AcceptedTokens(options.maxCacheEntries ?? DEFAULT_MAX_CACHE_ENTRIES),
+    ttlMs: (options.cacheTtlSeconds ?? DEFAULT_CACHE_TTL_SECONDS) * 1000,
+    challenge: challengeOf(options),
+  }))
 
   return {
     async authenticate(request, env): Promise<Principal> {
@@ -222,10 +207,7 @@ export function introspectionResourceServer<Env>(
       }
       return principal
     },
-    challenge(env) {
-      const { options } = configFor(env)
-      return { resourceMetadataUrl: metadataUrlOf(options.resource), scopes: options.scopes ?? [] }
-    },
+    challenge: (env) => configFor(env).challenge,
     metadata(env) {
       return resourceMetadata(configFor(env).options)
     },

@@ -120,6 +120,37 @@ export function resourceMetadata(options: {
   }
 }
 
+/** What a resource server's 401 and 403 answers name: its metadata document and the scopes every call needs. */
+export function challengeOf(options: { resource: string; scopes?: string[] | undefined }) {
+  return { resourceMetadataUrl: metadataUrlOf(options.resource), scopes: options.scopes ?? [] }
+}
+
+/**
+ * A resource server's state per env object (per isolate in a Worker), made once by `make` from
+ * the options `config` gives for that env. Options that cannot work (`check` says why) are logged
+ * once, and every request then gets a 500 naming them.
+ */
+export function perEnv<Env, Options, Built extends object>(
+  config: Options | ((env: Env) => Options),
+  check: (options: Options) => string | undefined,
+  make: (options: Options) => Built,
+): (env: Env) => Built {
+  const built = new WeakMap<object, Built | Error>()
+  return (env) => {
+    const key = (env ?? built) as object
+    let found = built.get(key)
+    if (!found) {
+      const options = typeof config === 'function' ? (config as (env: Env) => Options)(env) : config
+      const wrong = check(options)
+      if (wrong) libraryLog.error('server misconfigured', { error: wrong })
+      found = wrong ? new Error(wrong) : make(options)
+      built.set(key, found)
+    }
+    if (found instanceof Error) throw new McpError('misconfigured', `Server misconfigured: ${found.message}`)
+    return found
+  }
+}
+
 /** Why the key options cannot work, or `undefined`: keys given inline, or fetched over https (http only on loopback). */
 function jwksMisconfiguration(options: JwtResourceServerOptions): string | undefined {
   if (options.jwks) return undefined
@@ -150,22 +181,12 @@ function verificationKeys(options: JwtResourceServerOptions): JWTVerifyGetKey {
 export function jwtResourceServer<Env>(
   config: JwtResourceServerOptions | ((env: Env) => JwtResourceServerOptions),
 ): JwtResourceServer<Env> {
-  // One verifier per env object (per isolate in a Worker): its JWKS cache lives as long as it. A
-  // configuration that cannot work is kept as its reason, logged once, and answered 500 naming it.
-  const built = new WeakMap<object, { options: JwtResourceServerOptions; keys: JWTVerifyGetKey } | Error>()
-  const configFor = (env: Env) => {
-    const key = (env ?? built) as object
-    let found = built.get(key)
-    if (!found) {
-      const options = typeof config === 'function' ? config(env) : config
-      const wrong = jwksMisconfiguration(options)
-      if (wrong) libraryLog.error('server misconfigured', { error: wrong })
-      found = wrong ? new Error(wrong) : { options, keys: verificationKeys(options) }
-      built.set(key, found)
-    }
-    if (found instanceof Error) throw new McpError('misconfigured', `Server misconfigured: ${found.message}`)
-    return found
-  }
+  // One verifier per env object (per isolate in a Worker): its JWKS cache lives as long as it.
+  const configFor = perEnv(config, jwksMisconfiguration, (options) => ({
+    options,
+    keys: verificationKeys(options),
+    challenge: challengeOf(options),
+  }))
 
   return {
     async authenticate(request, env): Promise<Principal> {
@@ -192,10 +213,7 @@ export function jwtResourceServer<Env>(
         throw new McpError('misconfigured')
       }
     },
-    challenge(env) {
-      const { options } = configFor(env)
-      return { resourceMetadataUrl: metadataUrlOf(options.resource), scopes: options.scopes ?? [] }
-    },
+    challenge: (env) => configFor(env).challenge,
     metadata(env) {
       return resourceMetadata(configFor(env).options)
     },

@@ -14,7 +14,15 @@ import type { Schema } from './schema/schema.ts'
 /** A zod v4 schema, classic or mini: every one carries its internals under `_zod`. */
 export const isSchema = (value: unknown): value is Schema => isObject(value) && '_zod' in value
 
-const SHAPE_HINT = 'wrap a shape of fields in z.object({ ... })'
+/**
+ * What to write instead of `value` where a zod schema goes: a zod 3 schema (it has `_def`, no
+ * `_zod`) needs zod 4, anything else is taken for a shape of fields.
+ */
+function schemaHint(value: unknown): string {
+  return isObject(value) && '_def' in value
+    ? "this is a zod 3 schema; mcp-edge reads zod 4: import z from 'zod' 4.x or 'zod/mini'"
+    : 'wrap a shape of fields in z.object({ ... })'
+}
 
 /**
  * A registration's options (its second argument) are an object and its handler (its last) a
@@ -38,16 +46,18 @@ export function checkToolSchemas(what: string, options: { input?: unknown; outpu
     throw new Error(`${what}: input is required; use z.object({}) for a tool without arguments`)
   }
   if (!isSchema(input) && typeof input !== 'function' && !(isObject(input) && 'jsonSchema' in input)) {
-    throw new Error(`${what}: input must be a zod object schema, { jsonSchema }, or a function returning one; ${SHAPE_HINT}`)
+    throw new Error(
+      `${what}: input must be a zod object schema, { jsonSchema }, or a function returning one; ${schemaHint(input)}`,
+    )
   }
   if (output !== undefined && !isSchema(output) && typeof output !== 'function') {
-    throw new Error(`${what}: output must be a zod schema or a function returning one; ${SHAPE_HINT}`)
+    throw new Error(`${what}: output must be a zod schema or a function returning one; ${schemaHint(output)}`)
   }
 }
 
 /** A prompt's `args`, when given: a zod object schema. */
 export function checkPromptArgs(what: string, args: unknown): void {
-  if (args !== undefined && !isSchema(args)) throw new Error(`${what}: args must be a zod object schema; ${SHAPE_HINT}`)
+  if (args !== undefined && !isSchema(args)) throw new Error(`${what}: args must be a zod object schema; ${schemaHint(args)}`)
 }
 
 /** A resource's or resource template's `name`: required by MCP, what clients show for it. */

@@ -3,7 +3,8 @@
  * no locale (classic zod loads its English one when imported), so with zod/mini alone a tool's
  * argument error read "b: Invalid input", which a model calling the tool cannot correct its call
  * from. Such a message is rebuilt from the issue's own fields (`code`, `expected`, `values`,
- * `minimum`, `maximum`, `keys`…) and the received type from the value at the issue's path, in
+ * `minimum`, `maximum`, `keys`…) and the received type from the value zod checked (the issue's
+ * `input`, with `reportInput`; else the value at the issue's path), in
  * classic zod's English words, so a server reads the same whichever zod it imports. Any other
  * message (classic zod's, a schema's own) is kept as given. Called by `summarizeIssues`
  * (schema.ts); it imports no locale, which would cost every Worker the whole table.
@@ -28,7 +29,8 @@ const UNITS: Record<string, string> = { string: 'characters', array: 'items', se
  */
 export function issueMessage(issue: Issue, input: unknown): string {
   if (issue.message !== GENERIC) return issue.message
-  return described(issue, valueAt(input, issue.path)) ?? GENERIC
+  // The value zod checked, when parsed with `reportInput` (after a transform or `z.coerce`); else the one sent.
+  return described(issue, 'input' in issue ? issue.input : valueAt(input, issue.path)) ?? GENERIC
 }
 
 function described(issue: Issue, value: unknown): string | undefined {
@@ -43,9 +45,7 @@ function described(issue: Issue, value: unknown): string | undefined {
     case 'too_big':
       return sized(issue)
     case 'invalid_format':
-      return issue.format === 'regex' && issue.pattern !== undefined
-        ? `Invalid string: must match pattern ${issue.pattern}`
-        : `Invalid ${issue.format}`
+      return formatMessage(issue)
     case 'not_multiple_of':
       return `Invalid number: must be a multiple of ${issue.divisor}`
     case 'unrecognized_keys':
@@ -58,6 +58,40 @@ function described(issue: Issue, value: unknown): string | undefined {
     default:
       return undefined
   }
+}
+
+/** What a string format is called, where zod's name for it is not a word (classic zod's English). */
+const FORMATS: Record<string, string> = {
+  regex: 'input',
+  template_literal: 'input',
+  email: 'email address',
+  url: 'URL',
+  uuid: 'UUID',
+  guid: 'GUID',
+  datetime: 'ISO datetime',
+  date: 'ISO date',
+  time: 'ISO time',
+  duration: 'ISO duration',
+  ipv4: 'IPv4 address',
+  ipv6: 'IPv6 address',
+  cidrv4: 'IPv4 range',
+  cidrv6: 'IPv6 range',
+  base64: 'base64-encoded string',
+  base64url: 'base64url-encoded string',
+  json_string: 'JSON string',
+  e164: 'E.164 number',
+  jwt: 'JWT',
+}
+
+/** "Invalid string: must start with "a"", "Invalid email address". */
+function formatMessage(issue: z.core.$ZodIssueInvalidStringFormat): string {
+  const { format } = issue
+  const fields = issue as { prefix?: string; suffix?: string; includes?: string }
+  if (format === 'starts_with') return `Invalid string: must start with "${fields.prefix}"`
+  if (format === 'ends_with') return `Invalid string: must end with "${fields.suffix}"`
+  if (format === 'includes') return `Invalid string: must include "${fields.includes}"`
+  if (format === 'regex' && issue.pattern !== undefined) return `Invalid string: must match pattern ${issue.pattern}`
+  return `Invalid ${FORMATS[format] ?? format}`
 }
 
 /** "Too small: expected string to have >=2 characters", "Too big: expected number to be <=10". */

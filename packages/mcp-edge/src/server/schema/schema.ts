@@ -50,7 +50,8 @@ export function parseWith<S extends Schema>(
   schema: S,
   value: unknown,
 ): { ok: true; value: Infer<S> } | { ok: false; message: string } {
-  const result = z.safeParse(schema, value)
+  // reportInput: each issue carries the value zod checked, for its message (issues.ts).
+  const result = z.safeParse(schema, value, { reportInput: true })
   if (result.success) return { ok: true, value: result.data }
   return { ok: false, message: summarizeIssues(result.error.issues, value) }
 }
