@@ -60,6 +60,22 @@ async function sharedHubWorker() {
   }
 }
 
+/**
+ * The http files that start every server they use (the OAuth, SDK adapter, fault, resource-server
+ * and conformance files, about half of the http project's time): the `http-own` project. A file
+ * here that read a server of the http project's global setup would get `inject('fixtureUrl')`
+ * undefined and fail.
+ */
+const OWN_SERVERS = [
+  'test/http/oauth*.test.ts',
+  'test/http/conformance.test.ts',
+  'test/http/sdk-*.test.ts',
+  'test/http/*-fault.test.ts',
+  'test/http/resource-server*.test.ts',
+  'test/http/consent-page.test.ts',
+  'test/http/playground-oauth.test.ts',
+]
+
 /** Shared hub sockets across requests, inside workerd (the workers-aux project). */
 const ACROSS_REQUESTS = 'test/workers/shared-sockets-across.test.ts'
 
@@ -106,12 +122,29 @@ export default defineConfig({
         ],
         test: { name: 'workers-aux', include: [ACROSS_REQUESTS], testTimeout: 30_000, hookTimeout: 60_000 },
       },
+      // Over HTTP, each file alone in its project (its servers, clocks and streams are timed), in
+      // two projects that scripts/test.mjs runs side by side in two vitest processes: most of a
+      // file's time is waiting (servers starting, clocks running out, streams), and vitest runs
+      // one file at a time on two cores. `http` holds every file that uses the servers its global
+      // setup starts, so none sees another's traffic or log lines; `http-own` (OWN_SERVERS) the
+      // files that start all of their own.
       {
         test: {
           name: 'http',
           environment: 'node',
           include: ['test/http/**/*.test.ts'],
+          exclude: OWN_SERVERS,
           globalSetup: ['test/http/setup.ts'],
+          fileParallelism: false,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: 'http-own',
+          environment: 'node',
+          include: OWN_SERVERS,
           fileParallelism: false,
           testTimeout: 60_000,
           hookTimeout: 120_000,

@@ -133,8 +133,8 @@ function redeem(server: WranglerServer, assertion: string, as: Client, extra: Re
 }
 
 /** The grant keys in a Worker's KV (`grant:<userId>:<id>`), read as wrangler reads local state. */
-function grants(server: WranglerServer, prefix = 'grant:'): Promise<string[]> {
-  return kvKeys(server, CONFIG, 'OAUTH_KV', prefix)
+function grants(server: WranglerServer, prefix = 'grant:'): string[] {
+  return kvKeys(server, prefix)
 }
 
 /** The reasons the Worker logged for refused ID-JAGs (src/enterprise.ts), oldest first. */
@@ -157,7 +157,7 @@ async function expectRefused(
   const body = (await response.json()) as { error: string }
   expect([response.status, body.error]).toEqual(wire)
   await expect.poll(() => reasons(server).slice(logged), { timeout: 5000 }).toEqual([reason])
-  expect(await grants(server)).toEqual(stored)
+  expect(grants(server)).toEqual(stored)
 }
 
 /** Claims of an ID-JAG `idp` would issue for `sub` to `client` at `server`, alive for five minutes. */
@@ -251,8 +251,8 @@ describe('Enterprise-Managed Authorization: oidc-provider with our ID-JAG token-
       structuredContent: { subject: `${idp.issuer}#ada`, name: null, email: 'ada@example.test', scopes: ['mcp'] },
     })
     // One grant, under the enterprise principal (user id encoded: the library's token format forbids ":").
-    expect(await grants(worker, `grant:${encodeURIComponent(`${idp.issuer}#ada`)}:`)).toHaveLength(1)
-    known = await grants(worker)
+    expect(grants(worker, `grant:${encodeURIComponent(`${idp.issuer}#ada`)}:`)).toHaveLength(1)
+    known = grants(worker)
     expect(known).toHaveLength(1)
     ada = { idJag, token }
   })
@@ -285,7 +285,7 @@ describe('Enterprise-Managed Authorization: oidc-provider with our ID-JAG token-
     } finally {
       await mcpClient.close()
     }
-    known = await grants(worker)
+    known = grants(worker)
   })
 
   it('grants only the scopes this server offers, of those the ID-JAG carries', async () => {
@@ -295,7 +295,7 @@ describe('Enterprise-Managed Authorization: oidc-provider with our ID-JAG token-
     const issued = (await response.json()) as { scope: string; access_token: string }
     expect([response.status, issued.scope]).toEqual([200, 'mcp'])
     expect((await whoami(worker, issued.access_token)).structuredContent?.scopes).toEqual(['mcp'])
-    known = await grants(worker)
+    known = grants(worker)
     expect(known).toHaveLength(3) // ada twice (by hand, then through the official client), and eve
   })
 
@@ -347,7 +347,7 @@ describe('Enterprise-Managed Authorization: oidc-provider with our ID-JAG token-
     }
     const ours = await viaLocalhost(await idp.sign(claimsFor('ida')))
     expect(ours.status).toBe(200)
-    known = await grants(worker)
+    known = grants(worker)
     const theHosts = { ...claimsFor('ida'), aud: `http://localhost:${worker.port}` }
     await expectRefused(
       async () => {
@@ -368,7 +368,7 @@ describe('Enterprise-Managed Authorization: oidc-provider with our ID-JAG token-
     expect((await whoami(es256, access_token)).structuredContent?.subject).toBe(`${idp.issuer}#fred`)
     const rs = await idp.sign(claimsFor('fred', agent, [0, 300], es256))
     expect(decodeProtectedHeader(rs).alg).toBe('RS256')
-    await expectRefused(() => redeem(es256, rs, agent), [400, 'invalid_grant'], 'invalid_alg', es256, await grants(es256))
+    await expectRefused(() => redeem(es256, rs, agent), [400, 'invalid_grant'], 'invalid_alg', es256, grants(es256))
   })
 
   it('grants the baseline scope to an ID-JAG and a request that name none', async () => {
@@ -377,7 +377,7 @@ describe('Enterprise-Managed Authorization: oidc-provider with our ID-JAG token-
     const issued = (await response.json()) as { scope: string; access_token: string }
     expect([response.status, issued.scope]).toEqual([200, 'mcp'])
     expect((await whoami(worker, issued.access_token)).structuredContent?.scopes).toEqual(['mcp'])
-    known = await grants(worker)
+    known = grants(worker)
   })
 
   it('refuses an ID-JAG issued to another client than the one authenticating (400 invalid_grant: client_id_mismatch)', async () => {
@@ -442,7 +442,7 @@ describe('Enterprise-Managed Authorization: oidc-provider with our ID-JAG token-
     expect(response.status).toBe(200)
     const { access_token } = (await response.json()) as { access_token: string }
     expect((await whoami(gated, access_token)).structuredContent?.subject).toBe(`${idp.issuer}#joe`)
-    expect(await grants(gated)).toHaveLength(1)
+    expect(grants(gated)).toHaveLength(1)
   })
 
   it('takes a client by its metadata document at an https URL (CIMD) over the same trust: consent names it; another redirect URI, or an untrusted certificate, is refused', async () => {
@@ -520,6 +520,6 @@ describe('the same Worker and KV trusting another IdP, then with EMA turned off'
       .toMatch(/"msg":"OAuth error response"[^\n]*"status":400,"error":"unsupported_grant_type"/)
     const answer = await whoami(worker, ada.token)
     expect([answer.status, answer.challenge]).toEqual([401, expect.stringContaining('error_description="Sign in again"')])
-    expect(await grants(worker)).toEqual(known)
+    expect(grants(worker)).toEqual(known)
   }, 150_000) // restarts the Worker inside the test: startWrangler allows 90 s
 })

@@ -3,12 +3,13 @@
  * persisted to a directory the caller chooses, no metrics, logs out of the home directory. The
  * process runs in its own group so stopping it also stops its workerd children.
  */
-import { execFile, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { mkdtempSync, openSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { DatabaseSync } from 'node:sqlite'
 import { groupSignaller, startTogether } from './process-group.ts'
 
 const ROOT = resolve(import.meta.dirname, '../..')
@@ -39,21 +40,30 @@ export interface WranglerOptions {
 }
 
 /**
- * The keys under `prefix` of a running Worker's KV namespace `binding` (its local state, as
- * `wrangler kv key list --local` reads it; about 1.5 s, a wrangler start). Asynchronous: a test
- * process blocked that long (longer on a loaded machine) keeps its idle keep-alive connections past
- * the server's idle timeout, and the next fetch on one of them met ECONNRESET.
+ * The keys under `prefix` of a Worker's KV namespace in its local state, unexpired, in key order,
+ * as `wrangler kv key list --local` lists them: read from the SQLite file miniflare keeps the
+ * namespace in (`<persistTo>/v3/kv/miniflare-KVNamespaceObject/<id>.sqlite`, table
+ * `_mf_entries`), which is what that command reads, without its 2 s wrangler start (a dozen of
+ * them in oauth-ema.test.ts). Opened read-only beside the running workerd (SQLite's WAL mode
+ * lets both). The Workers read here bind one KV namespace; a state with more, or laid out
+ * otherwise (another miniflare), throws rather than answer for the wrong one.
  */
-export async function kvKeys(server: WranglerServer, config: string, binding: string, prefix: string): Promise<string[]> {
-  const args = ['kv', 'key', 'list', '--binding', binding, '--local', '--persist-to', server.persistTo]
-  args.push('-c', config, '--prefix', prefix)
-  const env = { ...process.env, WRANGLER_SEND_METRICS: 'false' }
-  const listed = await new Promise<string>((resolveListed, reject) =>
-    execFile(process.execPath, [WRANGLER, ...args], { cwd: ROOT, env }, (error, stdout) =>
-      error ? reject(error) : resolveListed(stdout),
-    ),
-  )
-  return (JSON.parse(listed) as { name: string }[]).map((key) => key.name)
+export function kvKeys(server: WranglerServer, prefix: string): string[] {
+  const dir = join(server.persistTo, 'v3/kv/miniflare-KVNamespaceObject')
+  if (!existsSync(dir)) throw new Error(`kvKeys: no ${dir}: miniflare keeps KV elsewhere now`)
+  const files = readdirSync(dir).filter((name) => name.endsWith('.sqlite') && name !== 'metadata.sqlite')
+  if (files.length > 1) throw new Error(`kvKeys: ${files.length} KV namespaces in ${dir}, which one is meant?`)
+  const [file] = files
+  if (file === undefined) return [] // nothing written yet
+  const db = new DatabaseSync(join(dir, file), { readOnly: true })
+  try {
+    const rows = db
+      .prepare('SELECT key FROM _mf_entries WHERE substr(key, 1, ?) = ? AND (expiration IS NULL OR expiration > ?) ORDER BY key')
+      .all(prefix.length, prefix, Date.now()) as { key: string }[]
+    return rows.map((row) => row.key)
+  } finally {
+    db.close()
+  }
 }
 
 /**
