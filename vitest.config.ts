@@ -61,14 +61,17 @@ async function sharedHubWorker() {
 }
 
 /**
- * The http files that start every server they use (the OAuth, SDK adapter, fault, resource-server
- * and conformance files, about half of the http project's time): the `http-own` project. A file
- * here that read a server of the http project's global setup would get `inject('fixtureUrl')`
- * undefined and fail.
+ * The http files that start every server they use (the OAuth, SDK adapter, fault, resource-server,
+ * conformance and two-isolate files), so many that the two vitest processes take about as long:
+ * the `http-own` project. A file here that read a server of the http project's global setup would
+ * get `inject('fixtureUrl')` undefined and fail.
  */
 const OWN_SERVERS = [
   'test/http/oauth*.test.ts',
   'test/http/conformance.test.ts',
+  'test/http/*-pair.test.ts',
+  'test/http/notifications.test.ts',
+  'test/http/session-stream.test.ts',
   'test/http/sdk-*.test.ts',
   'test/http/*-fault.test.ts',
   'test/http/resource-server*.test.ts',

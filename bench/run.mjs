@@ -31,7 +31,7 @@ import { fanoutScale } from './lib/scale.mjs'
 import { memoryUnderLoad } from './lib/memory.mjs'
 import { moreBundleJobs, templateBundleJobs, templateBundlesSection } from './lib/more-bundles.mjs'
 import { PEER_VARIANTS, peerLoopJobs, peersIsolate, peersLoad, peersSection } from './lib/peers.mjs'
-import { profileMissed } from './lib/profile.mjs'
+import { profiledVariants, profileMissed } from './lib/profile.mjs'
 import { floorSection, streamingSection, targetsTable, toMarkdown, writeResults } from './lib/report.mjs'
 import { stateInNode, stateInWorkerd } from './lib/state.mjs'
 import { firstChunkLatency, partialLatency, streamCompare } from './lib/streaming.mjs'
@@ -64,13 +64,9 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
   process.on(signal, () => void stopAll().finally(() => process.exit(130)))
 }
 
-/** The builds of the demo with telemetry off (variants.mjs `edge-off`): minified as the demo's, and unminified for profiles. */
-function edgeOffJobs() {
-  const config = telemetryOffConfig('edge')
-  return [
-    ['edge-off', { config }],
-    ['edge-off', { config, minify: false }],
-  ]
+/** The build of the demo with telemetry off (variants.mjs `edge-off`), minified as the demo's. */
+function edgeOffJob() {
+  return ['edge-off', { config: telemetryOffConfig('edge') }]
 }
 
 /** Start every variant, run `fn` on the targets, stop them all. */
@@ -157,7 +153,7 @@ async function onlyPeers() {
 async function onlyFloor() {
   const variants = ['edge', 'sdk', 'hono', 'hono-log', 'hono-token', 'loop-hono', 'loop-hono-log', 'loop-edge']
   const workers = [...new Set(variants.map((variant) => VARIANTS[variant].worker))]
-  const jobs = [...workers.map((worker) => [worker]), edgeOffJobs()[0]]
+  const jobs = [...workers.map((worker) => [worker]), edgeOffJob()]
   const bundles = Object.fromEntries((await buildAll(jobs)).map((bundle) => [bundle.worker, bundle]))
   const results = {
     machine: machineInfo(),
@@ -241,18 +237,22 @@ async function main() {
   }
   if (config.quick) results.config.command = `BENCH_QUICK=1 ${results.config.command}`
 
-  log('building (wrangler deploy --dry-run --outdir), minified and unminified')
+  // A quick run builds the measured Workers minified only (their unminified sizes are a full run's
+  // table, and profiles read them: the profiled ones are built before profiling).
+  log(`building (wrangler deploy --dry-run --outdir), minified${config.quick ? '' : ' and unminified'}`)
   // The measured Workers, then the ones measured for their size only (OAuth mode, the templates).
+  const measured = [...BUILT_WORKERS.map((worker) => [worker]), edgeOffJob()]
+  const unminified = ([worker, options = {}]) => [worker, { ...options, minify: false }]
   const jobs = [
-    ...BUILT_WORKERS.flatMap((worker) => [[worker], [worker, { minify: false }]]),
-    ...edgeOffJobs(),
+    ...measured.flatMap((job) => (config.quick ? [job] : [job, unminified(job)])),
     ...moreBundleJobs(),
     ...peerLoopJobs(),
   ]
   results.bundles = {}
-  for (const bundle of await buildAll(jobs)) {
+  const keep = (bundle) => {
     results.bundles[bundle.worker] = { ...results.bundles[bundle.worker], [bundle.minify ? 'min' : 'raw']: bundle }
   }
+  for (const bundle of await buildAll(jobs)) keep(bundle)
   const scriptOf = (variant, kind = 'min') => results.bundles[VARIANTS[variant].worker][kind].scriptPath
 
   const startupVariants = [
@@ -300,7 +300,11 @@ async function main() {
     log(
       `profiling in workerd for ${config.profile === '1' ? 'every target' : `the missed targets (${missed.map((t) => t.id).join(', ')})`}`,
     )
-    results.profile = await profileMissed(config.profile === '1' ? results.targets : missed, scriptOf, config)
+    const profiled = config.profile === '1' ? results.targets : missed
+    const workers = new Set(profiledVariants(profiled, config).map((variant) => VARIANTS[variant].worker))
+    const unbuilt = measured.filter(([worker]) => workers.has(worker) && !results.bundles[worker].raw)
+    for (const bundle of await buildAll(unbuilt.map(unminified))) keep(bundle)
+    results.profile = await profileMissed(profiled, scriptOf, config)
   }
 
   results.workerdWarnings = reportWorkerdWarnings(log)

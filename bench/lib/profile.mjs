@@ -120,6 +120,14 @@ export async function profileStartup(name, variant, scriptPath, runs) {
   return { name, variant, units: kept.length, made, unit: 'start', file, startupMs, ...analyse(profile, scriptPath) }
 }
 
+/** The variants profileMissed profiles for these targets (it reads their unminified builds). */
+export function profiledVariants(targets, config) {
+  const kinds = new Set(targets.map((target) => target.profile).filter(Boolean))
+  const all = plans(config)
+  const variants = [...kinds].flatMap((kind) => (kind === 'startup' ? STARTUP_PROFILED : all[kind].map(([, variant]) => variant)))
+  return [...new Set(variants)]
+}
+
 /** Profiles for the given targets, one set per kind of target. */
 export async function profileMissed(targets, scriptOf, config) {
   const kinds = [...new Set(targets.map((target) => target.profile).filter(Boolean))]

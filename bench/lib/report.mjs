@@ -159,8 +159,9 @@ function startupSection({ startup, bundles }) {
       worker,
       kib(min.rawBytes, 2),
       kib(min.gzipBytes, 2),
-      kib(raw.rawBytes, 2),
-      kib(raw.gzipBytes, 2),
+      // A quick run builds few Workers unminified (run.mjs).
+      raw ? kib(raw.rawBytes, 2) : '–',
+      raw ? kib(raw.gzipBytes, 2) : '–',
     ])
   return [
     '## Start-up and bundles',

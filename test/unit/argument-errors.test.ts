@@ -62,9 +62,9 @@ describe('argument errors with zod/mini', () => {
     expect(messageOf(z.object({ at: z.string().check(z.regex(/^\d{4}$/)) }), { at: 'soon' })).toBe(
       'at: Invalid string: must match pattern /^\\d{4}$/',
     )
-    expect(messageOf(z.object({ to: z.email() }), { to: 'nobody' })).toBe('to: Invalid email address')
+    expect(messageOf(z.object({ to: z.email() }), { to: 'nobody' })).toBe('to: Invalid email')
     expect(messageOf(z.object({ at: z.iso.datetime(), id: z.uuid() }), { at: 'soon', id: 'x' })).toBe(
-      'at: Invalid ISO datetime; id: Invalid UUID',
+      'at: Invalid datetime; id: Invalid uuid',
     )
     const affixes = z.object({
       a: z.string().check(z.startsWith('sk_')),

@@ -60,30 +60,11 @@ function described(issue: Issue, value: unknown): string | undefined {
   }
 }
 
-/** What a string format is called, where zod's name for it is not a word (classic zod's English). */
-const FORMATS: Record<string, string> = {
-  regex: 'input',
-  template_literal: 'input',
-  email: 'email address',
-  url: 'URL',
-  uuid: 'UUID',
-  guid: 'GUID',
-  datetime: 'ISO datetime',
-  date: 'ISO date',
-  time: 'ISO time',
-  duration: 'ISO duration',
-  ipv4: 'IPv4 address',
-  ipv6: 'IPv6 address',
-  cidrv4: 'IPv4 range',
-  cidrv6: 'IPv6 range',
-  base64: 'base64-encoded string',
-  base64url: 'base64url-encoded string',
-  json_string: 'JSON string',
-  e164: 'E.164 number',
-  jwt: 'JWT',
-}
-
-/** "Invalid string: must start with "a"", "Invalid email address". */
+/**
+ * "Invalid string: must start with "sk_"", "Invalid email": the value a string must contain, or
+ * the format's name as zod gives it (classic zod's English has nouns for them, "email address",
+ * which would cost every Worker a table for little a model calling the tool could not read).
+ */
 function formatMessage(issue: z.core.$ZodIssueInvalidStringFormat): string {
   const { format } = issue
   const fields = issue as { prefix?: string; suffix?: string; includes?: string }
@@ -91,7 +72,7 @@ function formatMessage(issue: z.core.$ZodIssueInvalidStringFormat): string {
   if (format === 'ends_with') return `Invalid string: must end with "${fields.suffix}"`
   if (format === 'includes') return `Invalid string: must include "${fields.includes}"`
   if (format === 'regex' && issue.pattern !== undefined) return `Invalid string: must match pattern ${issue.pattern}`
-  return `Invalid ${FORMATS[format] ?? format}`
+  return `Invalid ${format}`
 }
 
 /** "Too small: expected string to have >=2 characters", "Too big: expected number to be <=10". */
