@@ -61,17 +61,16 @@ async function sharedHubWorker() {
 }
 
 /**
- * The http files that start every server they use (the OAuth, SDK adapter, fault, resource-server,
- * conformance and two-isolate files), so many that the two vitest processes take about as long:
- * the `http-own` project. A file here that read a server of the http project's global setup would
- * get `inject('fixtureUrl')` undefined and fail.
+ * The http files that start every server they use: the OAuth, SDK adapter, fault, resource-server
+ * and conformance files, and the two that test `npm run dev:pair` and the 2025 lane on two
+ * isolates. They are the `http-own` project, so many that the two lanes of scripts/test.mjs take
+ * about as long (the second runs the pack check after them). A file here that read a server of
+ * the http project's global setup would get `inject('fixtureUrl')` undefined and fail.
  */
 const OWN_SERVERS = [
   'test/http/oauth*.test.ts',
   'test/http/conformance.test.ts',
   'test/http/*-pair.test.ts',
-  'test/http/notifications.test.ts',
-  'test/http/session-stream.test.ts',
   'test/http/sdk-*.test.ts',
   'test/http/*-fault.test.ts',
   'test/http/resource-server*.test.ts',
@@ -129,8 +128,8 @@ export default defineConfig({
       // two projects that scripts/test.mjs runs side by side in two vitest processes: most of a
       // file's time is waiting (servers starting, clocks running out, streams), and vitest runs
       // one file at a time on two cores. `http` holds every file that uses the servers its global
-      // setup starts, so none sees another's traffic or log lines; `http-own` (OWN_SERVERS) the
-      // files that start all of their own.
+      // setup starts, so none sees another's traffic or log lines; `http-own` (OWN_SERVERS) files
+      // that start all of their own.
       {
         test: {
           name: 'http',

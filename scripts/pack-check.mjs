@@ -191,13 +191,25 @@ const tsBlocks = (markdown) => [...markdown.matchAll(/^```ts\n([\s\S]*?)^```$/gm
 
 const tarballs = {}
 
-await stage('build and lint the packages (publint --strict, attw --profile esm-only)', () => {
-  run('npm', ['run', 'build'])
+/**
+ * `--built`: the packages were just built by the caller (npm test builds first, then runs this
+ * beside other tests): neither built again here nor by mcp-edge's prepack, since a build empties
+ * dist/ while those tests' servers read it.
+ */
+const built = process.argv.includes('--built')
+
+await stage(`${built ? 'lint' : 'build and lint'} the packages (publint --strict, attw --profile esm-only)`, () => {
+  if (!built) run('npm', ['run', 'build'])
   for (const pkg of ['packages/mcp-edge', 'packages/create-mcp-edge']) run('npx', ['publint', '--strict', pkg])
 })
 
 await stage('npm pack -w mcp-edge -w create-mcp-edge', () => {
-  const packed = JSON.parse(run('npm', ['pack', '-w', 'mcp-edge', '-w', 'create-mcp-edge', '--json', '--pack-destination', WORK]))
+  // create-mcp-edge's prepack copies the templates into it (and builds nothing): it always runs.
+  const pack = (workspace, scripts) =>
+    JSON.parse(
+      run('npm', ['pack', '-w', workspace, '--json', '--pack-destination', WORK, ...(scripts ? [] : ['--ignore-scripts'])]),
+    )
+  const packed = [...pack('mcp-edge', !built), ...pack('create-mcp-edge', true)]
   for (const entry of packed)
     tarballs[entry.name] = { path: join(WORK, entry.filename), files: entry.files.map((file) => file.path) }
   const library = tarballs['mcp-edge']

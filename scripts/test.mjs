@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // `npm test`: build the library, typecheck every program, check that the generated types and the
 // API reference are current, lint, run every Vitest project (unit, inside workerd, over HTTP with
-// wrangler dev, interop, conformance, each template's own tests, in two processes side by side;
-// then the benchmark's smoke run alone), then the pack check. Vitest's global setup starts and stops the servers.
+// wrangler dev, interop, conformance, each template's own tests) and the pack check, in two lanes
+// side by side; then the benchmark's smoke run alone. Vitest's global setup starts and stops the servers.
 // Ends with one plain line, `N passed, N failed`, which CI reads.
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PROGRAMS } from './typecheck.mjs'
@@ -37,21 +37,24 @@ step('build the mcp-edge package', 'npm', ['run', 'build'])
 // The durable template's view (a static asset its own tests read); `wrangler dev` builds the demo's.
 step("build the durable template's view", process.execPath, ['templates/durable/view/build.mjs'])
 for (const [name, project] of PROGRAMS) step(`typecheck (${name})`, 'npx', ['tsc', '-p', project])
-step('generated types are current (wrangler types --check)', process.execPath, ['scripts/types.mjs', '--check'])
+step('generated types are current (what wrangler types writes)', process.execPath, ['scripts/types.mjs', '--check'])
 step('the API reference is current (docs/reference.md)', process.execPath, ['tools/reference/generate.mjs', '--check'])
 step('the public API is as reviewed (packages/mcp-edge/api/, npm run api)', process.execPath, ['tools/reference/api-report.mjs'])
 step('lint and format', 'npx', ['biome', 'ci', '.'])
 step('the workflows (actionlint)', process.execPath, ['scripts/actionlint.mjs'])
 
-// Every project but the benchmark's smoke run, in two vitest processes side by side: vitest runs
-// one file at a time on two cores, and an http file spends most of its time waiting (servers
-// starting, clocks running out, streams). The second runs the http files that start all of their
-// own servers (the http-own project; vitest.config.ts); its output is printed when both are done.
-// Then the smoke run alone (vitest.config.ts says why).
+// Every project but the benchmark's smoke run, in two lanes side by side: vitest runs one file at
+// a time on two cores, and an http file spends most of its time waiting (servers starting, clocks
+// running out, streams). The first lane runs every project but two; the second the http files
+// that start all of their own servers (the http-own project; vitest.config.ts), then the pack
+// check of what users install (the tarballs, scaffolds outside the repository, real clients), on
+// the packages built above. The second's output is printed when both are done. Then the smoke run
+// alone (vitest.config.ts says why).
 const args = process.argv.slice(2)
-// With file filters given, a run may have nothing to run; without, each must.
+// With file filters given, a run may have nothing to run (one matching test in all is needed).
 const noTests = args.length > 0 ? ['--passWithNoTests'] : []
-await Promise.all([
+let ran = 0
+const [, secondLane] = await Promise.all([
   vitest('vitest run (unit, workers, workers-aux, http, templates)', [
     '--project',
     '!bench',
@@ -60,23 +63,66 @@ await Promise.all([
     ...noTests,
     ...args,
   ]),
-  vitest('vitest run (http-own, beside the other projects)', ['--project', 'http-own', ...noTests, ...args], { quiet: true }),
+  (async () => [
+    await vitest('vitest run (http-own, beside the first lane)', ['--project', 'http-own', ...noTests, ...args], {
+      lane: '1',
+    }),
+    await laneStep('pack check (npm pack, create-mcp-edge scaffolds, their tests, real clients; beside the first lane)', [
+      'scripts/pack-check.mjs',
+      '--built',
+    ]),
+  ])(),
 ])
-await vitest('vitest run (bench: npm run bench with tiny counts, alone)', ['--project', 'bench', ...noTests, ...args])
+for (const [name, output] of secondLane) console.log(`\n> ${name}: its output\n${readFileSync(output, 'utf8')}`)
+await vitest('vitest run (bench: npm run bench with tiny counts, alone)', ['--project', 'bench', ...noTests, ...args], {
+  lane: '',
+})
+if (args.length > 0 && ran === 0) {
+  failed++
+  console.log(`✗ no test matched ${args.join(' ')}`)
+}
 
-/** One vitest run, counted into the totals; `quiet`: its output kept in a file and printed when it ends. */
-async function vitest(name, vitestArgs, { quiet = false } = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'mcp-edge-vitest-'))
-  const report = join(dir, 'report.json')
-  const output = join(dir, 'output.log')
+/**
+ * A command of a lane. `lane` '0' or '1': its servers take that half of the free ports
+ * (MCP_EDGE_TEST_LANE; test/support/wrangler.ts), so that the two lanes never pick the same one;
+ * '' (alone): all of them. The second lane's output goes to a file the caller prints; the others
+ * print as they go. Resolves with the exit status and the output file.
+ */
+async function inLane(name, command, commandArgs, lane) {
+  const output = join(mkdtempSync(join(tmpdir(), 'mcp-edge-lane-')), 'output.log')
+  const quiet = lane === '1'
   console.log(`\n> ${name}${quiet ? ` (its output: ${output})` : ''}`)
-  const child = spawn(
+  // One descriptor for both streams, so that neither writes over the other in the file.
+  const log = quiet ? openSync(output, 'w') : undefined
+  const child = spawn(command, commandArgs, {
+    stdio: log === undefined ? 'inherit' : ['ignore', log, log],
+    env: { ...env, MCP_EDGE_TEST_LANE: lane },
+  })
+  const status = await new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)))
+  if (log !== undefined) closeSync(log)
+  return { status, output }
+}
+
+/** `step`, in the second lane. Returns its name and output file. */
+async function laneStep(name, commandArgs) {
+  const { status, output } = await inLane(name, process.execPath, commandArgs, '1')
+  if (status === 0) passed++
+  else {
+    failed++
+    console.log(`✗ ${name} failed (exit ${status})`)
+  }
+  return [name, output]
+}
+
+/** One vitest run, counted into the totals (`lane`: inLane's; the first by default). Returns its name and output file. */
+async function vitest(name, vitestArgs, { lane = '0' } = {}) {
+  const report = join(mkdtempSync(join(tmpdir(), 'mcp-edge-vitest-')), 'report.json')
+  const { status, output } = await inLane(
+    name,
     'npx',
     ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...vitestArgs],
-    { stdio: quiet ? ['ignore', openSync(output, 'w'), openSync(output, 'a')] : 'inherit', env },
+    lane,
   )
-  const status = await new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)))
-  if (quiet) console.log(`\n> ${name}: its output\n${readFileSync(output, 'utf8')}`)
   try {
     const summary = JSON.parse(readFileSync(report, 'utf8'))
     // A file that failed outside its tests (its setup threw, it did not import) reports its tests as
@@ -87,6 +133,7 @@ async function vitest(name, vitestArgs, { quiet = false } = {}) {
     const vitestFailed = summary.numFailedTests + brokenFiles.length
     passed += summary.numPassedTests
     failed += vitestFailed
+    ran += summary.numTotalTests
     for (const file of brokenFiles) console.log(`✗ ${file.name} failed outside its tests: ${file.message ?? ''}`)
     skipped.push(
       ...summary.testResults.flatMap((file) =>
@@ -98,10 +145,8 @@ async function vitest(name, vitestArgs, { quiet = false } = {}) {
     failed++
     console.log(`✗ ${name}: vitest produced no report (exit ${status})`)
   }
+  return [name, output]
 }
-
-// What users install, as they install it: tarballs, scaffolds outside the repository, real clients.
-step('pack check (npm pack, create-mcp-edge scaffolds, their tests, real clients)', process.execPath, ['scripts/pack-check.mjs'])
 
 if (skipped.length > 0) console.log(`\n${skipped.length} skipped:\n${skipped.map((name) => `  - ${name}`).join('\n')}`)
 console.log(`\n${passed} passed, ${failed} failed`)

@@ -9,7 +9,6 @@ import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync } from 'no
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { DatabaseSync } from 'node:sqlite'
 import { groupSignaller, startTogether } from './process-group.ts'
 
 const ROOT = resolve(import.meta.dirname, '../..')
@@ -50,12 +49,18 @@ export interface WranglerOptions {
  */
 export function kvKeys(server: WranglerServer, prefix: string): string[] {
   const dir = join(server.persistTo, 'v3/kv/miniflare-KVNamespaceObject')
-  if (!existsSync(dir)) throw new Error(`kvKeys: no ${dir}: miniflare keeps KV elsewhere now`)
+  // Miniflare makes the folder and its metadata.sqlite when the Worker starts, and each namespace's
+  // file beside it on the first write; without them, KV is kept some other way now.
+  if (!existsSync(join(dir, 'metadata.sqlite')))
+    throw new Error(`kvKeys: no ${dir}/metadata.sqlite: where does miniflare keep KV now?`)
   const files = readdirSync(dir).filter((name) => name.endsWith('.sqlite') && name !== 'metadata.sqlite')
   if (files.length > 1) throw new Error(`kvKeys: ${files.length} KV namespaces in ${dir}, which one is meant?`)
   const [file] = files
   if (file === undefined) return [] // nothing written yet
-  const db = new DatabaseSync(join(dir, file), { readOnly: true })
+  // Loaded here, not imported: node:sqlite needs no flag from Node 22.13, and the http project runs on 22.12 too.
+  const sqlite = process.getBuiltinModule('node:sqlite')
+  if (!sqlite) throw new Error(`kvKeys needs node:sqlite (Node 22.13 or later), not in Node ${process.version}`)
+  const db = new sqlite.DatabaseSync(join(dir, file), { readOnly: true })
   try {
     const rows = db
       .prepare('SELECT key FROM _mf_entries WHERE substr(key, 1, ?) = ? AND (expiration IS NULL OR expiration > ?) ORDER BY key')
@@ -79,6 +84,17 @@ const EPHEMERAL_LOW = (() => {
   }
 })()
 const PICK_FROM = Math.max(1024, EPHEMERAL_LOW - 12_000)
+/**
+ * The part of that range this process picks from: npm test runs two vitest processes side by side
+ * (scripts/test.mjs), each with its own MCP_EDGE_TEST_LANE, 0 or 1, and each takes its own half,
+ * so neither takes a port the other picked and has not bound yet. Alone, the whole range.
+ */
+const [PICK_LOW, PICK_HIGH] = (() => {
+  const lane = process.env.MCP_EDGE_TEST_LANE
+  if (lane !== '0' && lane !== '1') return [PICK_FROM, EPHEMERAL_LOW]
+  const middle = Math.floor((PICK_FROM + EPHEMERAL_LOW) / 2)
+  return lane === '0' ? [PICK_FROM, middle] : [middle, EPHEMERAL_LOW]
+})()
 
 /** Whether a server can listen on `port` of 127.0.0.1 now. */
 function canListen(port: number): Promise<boolean> {
@@ -92,10 +108,10 @@ function canListen(port: number): Promise<boolean> {
 /** A free port of 127.0.0.1 below the ephemeral range (EPHEMERAL_LOW says why). */
 export async function freePort(): Promise<number> {
   for (let tries = 0; tries < 50; tries++) {
-    const port = PICK_FROM + Math.floor(Math.random() * (EPHEMERAL_LOW - PICK_FROM))
+    const port = PICK_LOW + Math.floor(Math.random() * (PICK_HIGH - PICK_LOW))
     if (await canListen(port)) return port
   }
-  throw new Error(`no free port between ${PICK_FROM} and ${EPHEMERAL_LOW} in 50 tries`)
+  throw new Error(`no free port between ${PICK_LOW} and ${PICK_HIGH} in 50 tries`)
 }
 
 const DISCOVER = JSON.stringify({
