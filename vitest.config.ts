@@ -62,8 +62,8 @@ async function sharedHubWorker() {
 
 /**
  * The http files that start every server they use: the OAuth, SDK adapter, fault, resource-server
- * and conformance files, and three that run two isolates (`npm run dev:pair`, the 2025 lane,
- * notifications across them). They are the `http-own` project, so many that the two lanes of scripts/test.mjs take
+ * and conformance files, and the two that test `npm run dev:pair` and the 2025 lane on two
+ * isolates. They are the `http-own` project, so many that the two lanes of scripts/test.mjs take
  * about as long (the second runs the pack check after them). A file here that read a server of
  * the http project's global setup would get `inject('fixtureUrl')` undefined and fail.
  */
@@ -71,7 +71,6 @@ const OWN_SERVERS = [
   'test/http/oauth*.test.ts',
   'test/http/conformance.test.ts',
   'test/http/*-pair.test.ts',
-  'test/http/notifications.test.ts',
   'test/http/sdk-*.test.ts',
   'test/http/*-fault.test.ts',
   'test/http/resource-server*.test.ts',

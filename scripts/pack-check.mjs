@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * `npm run pack:check` (a step of `npm test`): what a user installs, checked the way a user gets
- * it. Builds; lints the packages (publint --strict, @arethetypeswrong/cli --profile esm-only);
- * packs mcp-edge and create-mcp-edge with `npm pack`; checks that the library's tarball holds only
+ * it. Builds (unless `--built`); lints the packages (publint --strict, @arethetypeswrong/cli
+ * --profile esm-only); packs mcp-edge and create-mcp-edge with `npm pack` (create-mcp-edge from a
+ * copy outside the repository); checks that the library's tarball holds only
  * what users need; scaffolds each template from the tarballs into a folder outside the repository
  * (`npx <create tarball> <dir> --template <t> --mcp-edge <library tarball>`, which installs from
  * the npm registry through the shared npm cache); runs each project's own `npm test` and
@@ -13,12 +14,14 @@
  * README and docs/ the same way. Prints each stage's seconds; exits non-zero on any failure.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startCollector } from '../test/support/otlp-collector.ts'
+// Below the kernel's ephemeral ports, in npm test's second lane's half (MCP_EDGE_TEST_LANE): not
+// taken, between the pick and wrangler's bind, by the first lane's servers and connections.
+import { freePort } from '../test/support/wrangler.ts'
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..')
 const LIBRARY = join(ROOT, 'packages/mcp-edge')
@@ -60,16 +63,6 @@ function run(command, args, { both = false, ...options } = {}) {
   }
   return both ? `${result.stdout}${result.stderr}` : result.stdout
 }
-
-const freePort = () =>
-  new Promise((done, fail) => {
-    const server = createServer()
-    server.on('error', fail)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address()
-      server.close(() => done(port))
-    })
-  })
 
 /** `npm run dev` of a scaffolded project on a free port; resolves once /mcp answers. */
 async function serve(dir, env = {}) {
@@ -198,18 +191,41 @@ const tarballs = {}
  */
 const built = process.argv.includes('--built')
 
+/**
+ * A copy of create-mcp-edge outside the repository, beside a copy of templates/ as in the
+ * repository, to pack from: its prepack copies the templates into the package's folder and its
+ * postpack removes them, and in the repository that folder, while it exists, is what
+ * create-mcp-edge scaffolds from (index.mjs), which test/unit/create.test.ts may be doing beside
+ * this check (npm test). Packed there, its own prepack and postpack run as in the repository.
+ */
+function stagedCreatePackage() {
+  const staged = join(WORK, 'stage')
+  const made = new Set(['node_modules', '.wrangler', 'dist'])
+  cpSync(join(ROOT, 'templates'), join(staged, 'templates'), {
+    recursive: true,
+    filter: (from) => !made.has(basename(from)),
+  })
+  const pkg = join(staged, 'packages/create-mcp-edge')
+  const source = join(ROOT, 'packages/create-mcp-edge')
+  cpSync(source, pkg, {
+    recursive: true,
+    filter: (from) => from === source || !['node_modules', 'templates'].includes(basename(from)),
+  })
+  return pkg
+}
+
 await stage(`${built ? 'lint' : 'build and lint'} the packages (publint --strict, attw --profile esm-only)`, () => {
   if (!built) run('npm', ['run', 'build'])
   for (const pkg of ['packages/mcp-edge', 'packages/create-mcp-edge']) run('npx', ['publint', '--strict', pkg])
 })
 
-await stage('npm pack -w mcp-edge -w create-mcp-edge', () => {
-  // create-mcp-edge's prepack copies the templates into it (and builds nothing): it always runs.
-  const pack = (workspace, scripts) =>
-    JSON.parse(
-      run('npm', ['pack', '-w', workspace, '--json', '--pack-destination', WORK, ...(scripts ? [] : ['--ignore-scripts'])]),
-    )
-  const packed = [...pack('mcp-edge', !built), ...pack('create-mcp-edge', true)]
+await stage('npm pack mcp-edge and create-mcp-edge', () => {
+  const packed = [
+    ...JSON.parse(
+      run('npm', ['pack', '-w', 'mcp-edge', '--json', '--pack-destination', WORK, ...(built ? ['--ignore-scripts'] : [])]),
+    ),
+    ...JSON.parse(run('npm', ['pack', '--json', '--pack-destination', WORK], { cwd: stagedCreatePackage() })),
+  ]
   for (const entry of packed)
     tarballs[entry.name] = { path: join(WORK, entry.filename), files: entry.files.map((file) => file.path) }
   const library = tarballs['mcp-edge']

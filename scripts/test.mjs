@@ -5,7 +5,7 @@
 // side by side; then the benchmark's smoke run alone. Vitest's global setup starts and stops the servers.
 // Ends with one plain line, `N passed, N failed`, which CI reads.
 import { spawn, spawnSync } from 'node:child_process'
-import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PROGRAMS } from './typecheck.mjs'
@@ -75,7 +75,10 @@ const [, secondLane] = await Promise.all([
   ]),
   secondLaneDone,
 ])
-for (const [name, output] of secondLane) console.log(`\n> ${name}: its output\n${readFileSync(output, 'utf8')}`)
+for (const [name, output] of secondLane) {
+  const printed = existsSync(output) ? readFileSync(output, 'utf8') : '(none: the command did not start)'
+  console.log(`\n> ${name}: its output\n${printed}`)
+}
 await vitest('vitest run (bench: npm run bench with tiny counts, alone)', ['--project', 'bench', ...noTests, ...args], {
   lane: '',
 })
@@ -100,7 +103,11 @@ async function inLane(name, command, commandArgs, lane) {
     stdio: log === undefined ? 'inherit' : ['ignore', log, log],
     env: { ...env, MCP_EDGE_TEST_LANE: lane },
   })
-  const status = await new Promise((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal)))
+  // A child that could not start reports an error, and no exit.
+  const status = await new Promise((resolve) => {
+    child.on('error', (error) => resolve(error.code ?? String(error)))
+    child.on('exit', (code, signal) => resolve(code ?? signal))
+  })
   if (log !== undefined) closeSync(log)
   return { status, output }
 }

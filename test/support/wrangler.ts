@@ -83,7 +83,10 @@ const EPHEMERAL_LOW = (() => {
     return 32768
   }
 })()
-const PICK_FROM = Math.max(1024, EPHEMERAL_LOW - 12_000)
+// Where the ephemeral range starts too low to leave room below it (some containers start it at
+// 1024), ports are picked from a fixed span, and a race is left to startWrangler's retries.
+const [PICK_FROM, PICK_TO] =
+  EPHEMERAL_LOW - 1024 >= 4000 ? [Math.max(1024, EPHEMERAL_LOW - 12_000), EPHEMERAL_LOW] : [20_000, 30_000]
 /**
  * The part of that range this process picks from: npm test runs two vitest processes side by side
  * (scripts/test.mjs), each with its own MCP_EDGE_TEST_LANE, 0 or 1, and each takes its own half,
@@ -91,9 +94,9 @@ const PICK_FROM = Math.max(1024, EPHEMERAL_LOW - 12_000)
  */
 const [PICK_LOW, PICK_HIGH] = (() => {
   const lane = process.env.MCP_EDGE_TEST_LANE
-  if (lane !== '0' && lane !== '1') return [PICK_FROM, EPHEMERAL_LOW]
-  const middle = Math.floor((PICK_FROM + EPHEMERAL_LOW) / 2)
-  return lane === '0' ? [PICK_FROM, middle] : [middle, EPHEMERAL_LOW]
+  if (lane !== '0' && lane !== '1') return [PICK_FROM, PICK_TO]
+  const middle = Math.floor((PICK_FROM + PICK_TO) / 2)
+  return lane === '0' ? [PICK_FROM, middle] : [middle, PICK_TO]
 })()
 
 /** Whether a server can listen on `port` of 127.0.0.1 now. */
