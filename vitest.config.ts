@@ -63,8 +63,8 @@ async function sharedHubWorker() {
 /**
  * The http files that start every server they use: the OAuth, SDK adapter, fault, resource-server
  * and conformance files, and the two that test `npm run dev:pair` and the 2025 lane on two
- * isolates. They are the `http-own` project, so many that the two lanes of scripts/test.mjs take
- * about as long (the second runs the pack check after them). A file here that read a server of
+ * isolates. They are the `http-own` project, which scripts/test.mjs runs in its second lane after
+ * the workerd projects, so that the two lanes take about as long. A file here that read a server of
  * the http project's global setup would get `inject('fixtureUrl')` undefined and fail.
  */
 const OWN_SERVERS = [
@@ -153,8 +153,8 @@ export default defineConfig({
         },
       },
       // `npm run bench` with tiny counts: minutes of wrangler builds and workerd processes, so
-      // scripts/test.mjs runs it after the others, alone (beside them, on two cores, it ran past
-      // its timeout and slowed every other file).
+      // scripts/test.mjs runs it after the others, with only the pack check beside it (beside the
+      // other tests, on two cores, it ran past its timeout and slowed every other file).
       { test: { name: 'bench', environment: 'node', include: ['test/bench/**/*.test.ts'], testTimeout: 600_000 } },
       'templates/*/vitest.config.ts',
     ],

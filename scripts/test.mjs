@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: build the library, typecheck every program, check that the generated types and the
 // API reference are current, lint, run every Vitest project (unit, inside workerd, over HTTP with
-// wrangler dev, interop, conformance, each template's own tests) and the pack check, in two lanes
-// side by side; then the benchmark's smoke run alone. Vitest's global setup starts and stops the servers.
+// wrangler dev, interop, conformance, each template's own tests) in two lanes side by side; then
+// the benchmark's smoke run beside the pack check. Vitest's global setup starts and stops the servers.
 // Ends with one plain line, `N passed, N failed`, which CI reads.
 import { spawn, spawnSync } from 'node:child_process'
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs'
@@ -38,24 +38,22 @@ step('build the mcp-edge package', 'npm', ['run', 'build'])
 step("build the durable template's view", process.execPath, ['templates/durable/view/build.mjs'])
 // Then two lanes side by side: vitest runs one file at a time on two cores, and an http file
 // spends most of its time waiting (servers starting, clocks running out, streams). The second
-// lane starts now, since it needs only the packages built above: the http files that start all of
-// their own servers (the http-own project; vitest.config.ts), then the pack check of what users
-// install (the tarballs, scaffolds outside the repository, real clients). Its output is printed
-// when both lanes are done. The first runs the checks below, then every other project but the
-// benchmark's smoke run, which runs last, alone (vitest.config.ts says why).
+// lane starts now, since it needs only the packages built above: the tests inside workerd, then
+// the http files that start all of their own servers (the http-own project; vitest.config.ts).
+// Its output is printed when both lanes are done. The first runs the checks below, then every
+// other project but the benchmark's smoke run. Last, the smoke run, and beside it the pack check
+// of what users install (the tarballs, scaffolds outside the repository, real clients), whose
+// output is printed when it ends. The smoke run has no other tests beside it (vitest.config.ts).
 const args = process.argv.slice(2)
 // With file filters given, a run may have nothing to run (one matching test in all is needed).
 const noTests = args.length > 0 ? ['--passWithNoTests'] : []
 let ran = 0
-const secondLaneDone = (async () => [
-  await vitest('vitest run (http-own, in the second lane)', ['--project', 'http-own', ...noTests, ...args], {
-    lane: '1',
-  }),
-  await laneStep('pack check (npm pack, create-mcp-edge scaffolds, their tests, real clients; in the second lane)', [
-    'scripts/pack-check.mjs',
-    '--built',
-  ]),
-])()
+const inWorkerd = ['--project', 'workers', '--project', 'workers-aux']
+const secondLane = vitest(
+  'vitest run (workers, workers-aux, http-own, in the second lane)',
+  [...inWorkerd, '--project', 'http-own', ...noTests, ...args],
+  { lane: '1' },
+)
 
 for (const [name, project] of PROGRAMS) step(`typecheck (${name})`, 'npx', ['tsc', '-p', project])
 step('generated types are current (what wrangler types writes)', process.execPath, ['scripts/types.mjs', '--check'])
@@ -64,27 +62,26 @@ step('the public API is as reviewed (packages/mcp-edge/api/, npm run api)', proc
 step('lint and format', 'npx', ['biome', 'ci', '.'])
 step('the workflows (actionlint)', process.execPath, ['scripts/actionlint.mjs'])
 
-const [, secondLane] = await Promise.all([
-  vitest('vitest run (unit, workers, workers-aux, http, templates)', [
-    '--project',
-    '!bench',
-    '--project',
-    '!http-own',
-    ...noTests,
-    ...args,
+const exclude = ['!bench', '!http-own', '!workers', '!workers-aux'].flatMap((project) => ['--project', project])
+await vitest('vitest run (unit, http, templates)', [...exclude, ...noTests, ...args])
+printOutput(await secondLane)
+const [, packed] = await Promise.all([
+  vitest('vitest run (bench: npm run bench with tiny counts)', ['--project', 'bench', ...noTests, ...args], { lane: '' }),
+  laneStep('pack check (npm pack, create-mcp-edge scaffolds, their tests, real clients; beside the bench smoke run)', [
+    'scripts/pack-check.mjs',
+    '--built',
   ]),
-  secondLaneDone,
 ])
-for (const [name, output] of secondLane) {
-  const printed = existsSync(output) ? readFileSync(output, 'utf8') : '(none: the command did not start)'
-  console.log(`\n> ${name}: its output\n${printed}`)
-}
-await vitest('vitest run (bench: npm run bench with tiny counts, alone)', ['--project', 'bench', ...noTests, ...args], {
-  lane: '',
-})
+printOutput(packed)
 if (args.length > 0 && ran === 0) {
   failed++
   console.log(`✗ no test matched ${args.join(' ')}`)
+}
+
+/** A second-lane command's output, from its file. */
+function printOutput([name, output]) {
+  const printed = existsSync(output) ? readFileSync(output, 'utf8') : '(none: the command did not start)'
+  console.log(`\n> ${name}: its output\n${printed}`)
 }
 
 /**
