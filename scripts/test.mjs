@@ -24,11 +24,15 @@ const skipped = []
 
 function step(name, command, args) {
   console.log(`\n> ${name}: ${command} ${args.join(' ')}`)
-  const result = spawnSync(command, args, { stdio: 'inherit', env })
-  if (result.status === 0) passed++
+  count(name, spawnSync(command, args, { stdio: 'inherit', env }).status)
+}
+
+/** A step's exit status, into the totals. */
+function count(name, status) {
+  if (status === 0) passed++
   else {
     failed++
-    console.log(`✗ ${name} failed (exit ${result.status})`)
+    console.log(`✗ ${name} failed (exit ${status})`)
   }
 }
 
@@ -80,7 +84,7 @@ if (args.length > 0 && ran === 0) {
 
 /** A second-lane command's output, from its file. */
 function printOutput([name, output]) {
-  const printed = existsSync(output) ? readFileSync(output, 'utf8') : '(none: the command did not start)'
+  const printed = output !== undefined && existsSync(output) ? readFileSync(output, 'utf8') : '(none: the command did not start)'
   console.log(`\n> ${name}: its output\n${printed}`)
 }
 
@@ -91,11 +95,10 @@ function printOutput([name, output]) {
  * print as they go. Resolves with the exit status and the output file.
  */
 async function inLane(name, command, commandArgs, lane) {
-  const output = join(mkdtempSync(join(tmpdir(), 'mcp-edge-lane-')), 'output.log')
-  const quiet = lane === '1'
-  console.log(`\n> ${name}${quiet ? ` (its output: ${output})` : ''}`)
+  const output = lane === '1' ? join(mkdtempSync(join(tmpdir(), 'mcp-edge-lane-')), 'output.log') : undefined
+  console.log(`\n> ${name}${output ? ` (its output: ${output})` : ''}`)
   // One descriptor for both streams, so that neither writes over the other in the file.
-  const log = quiet ? openSync(output, 'w') : undefined
+  const log = output === undefined ? undefined : openSync(output, 'w')
   const child = spawn(command, commandArgs, {
     stdio: log === undefined ? 'inherit' : ['ignore', log, log],
     env: { ...env, MCP_EDGE_TEST_LANE: lane },
@@ -112,11 +115,7 @@ async function inLane(name, command, commandArgs, lane) {
 /** `step`, in the second lane. Returns its name and output file. */
 async function laneStep(name, commandArgs) {
   const { status, output } = await inLane(name, process.execPath, commandArgs, '1')
-  if (status === 0) passed++
-  else {
-    failed++
-    console.log(`✗ ${name} failed (exit ${status})`)
-  }
+  count(name, status)
   return [name, output]
 }
 
