@@ -110,18 +110,24 @@ describe('fail closed without configured authentication', () => {
     }
   })
 
-  it('warns once, at the first request, unless authentication is configured or a choice was made', async () => {
+  it('warns once per isolate, at the first request, unless authentication is configured or a choice was made', async () => {
+    // A new isolate's modules: other tests here have said it already in this one.
+    vi.resetModules()
+    const fresh = (await import('../../packages/mcp-edge/src/http/handler.ts')).createMcpHandler
+    const serverOf = (await import('../../packages/mcp-edge/src/server/server.ts')).createMcpServer
+    const server = () => serverOf({ name: 'fresh', version: '1.0.0' }).tool('t', { input: z.object({}) }, () => text('t'))
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
-    const fresh = createMcpHandler(scopedServer(), {})
-    expect(warn).not.toHaveBeenCalled()
-    await fresh(post('http://127.0.0.1/mcp', 'tools/list'), {})
-    await fresh(post('http://127.0.0.1/mcp', 'tools/list'), {})
-    expect(records(warn)).toEqual([{ level: 'warn', time: expect.any(String), msg: LOCAL_ONLY_WARNING }])
-    warn.mockClear()
     for (const options of [{ authenticate: () => ({ subject: 'a' }) }, { allowAnonymous: true }, { requirePrincipal: true }]) {
-      await createMcpHandler(scopedServer(), options)(post('http://127.0.0.1/mcp', 'tools/list'), {})
+      await fresh(server(), options)(post('http://127.0.0.1/mcp', 'tools/list'), {})
     }
     expect(warn).not.toHaveBeenCalled()
+    const first = fresh(server(), {})
+    expect(warn).not.toHaveBeenCalled()
+    await first(post('http://127.0.0.1/mcp', 'tools/list'), {})
+    await first(post('http://127.0.0.1/mcp', 'tools/list'), {})
+    // Another handler (a factory builds one per request): not said again.
+    await fresh(server(), {})(post('http://127.0.0.1/mcp', 'tools/list'), {})
+    expect(records(warn)).toEqual([{ level: 'warn', time: expect.any(String), msg: LOCAL_ONLY_WARNING }])
   })
 
   it('with requirePrincipal, refuses even a local request that middleware did not authenticate', async () => {

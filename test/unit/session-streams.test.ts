@@ -43,11 +43,12 @@ const ledger: SessionLedger = {
   revokePrincipal: async () => {},
 }
 
-async function setup(extra: Partial<McpServices>) {
+/** `modules`: the library's server and handler modules, by default this file's (fresh ones: a new isolate's). */
+async function setup(extra: Partial<McpServices>, modules = { createMcpServer, createMcpHandler }) {
   const hub = countingHub()
-  const server = createMcpServer({ name: 'streams', version: '1.0.0', events: hub })
+  const server = modules.createMcpServer({ name: 'streams', version: '1.0.0', events: hub })
   const requestState = new RequestStateCodec(createKeyRing(KEYS))
-  const handle = createMcpHandler(server, { services: () => ({ requestState, sessions: ledger, ...extra }) })
+  const handle = modules.createMcpHandler(server, { services: () => ({ requestState, sessions: ledger, ...extra }) })
   const fetcher = (request: Request) => handle(request, undefined)
   const client = await legacyConnect(fetcher, ENDPOINT)
   expect(client.sessionId).toBeTruthy()
@@ -67,14 +68,21 @@ describe("a 2025 session's GET stream", () => {
     expect(hub.listens).toBe(0)
   })
 
-  it('warns once, naming sessionStreams: openSessionStream, when services have sessions and a hub but not it', async () => {
+  it('warns once per isolate, naming sessionStreams: openSessionStream, when services have sessions and a hub but not it', async () => {
+    // A new isolate's modules (other tests here said it already), and two handlers: said once.
+    vi.resetModules()
+    const modules = {
+      createMcpServer: (await import('../../packages/mcp-edge/src/server/server.ts')).createMcpServer,
+      createMcpHandler: (await import('../../packages/mcp-edge/src/http/handler.ts')).createMcpHandler,
+    }
     const warnings: string[] = []
     const original = console.warn
     console.warn = (line: unknown) => void warnings.push(String(line))
     try {
-      const { get } = await setup({})
+      const { get } = await setup({}, modules)
       expect((await get()).status).toBe(405)
       expect((await get()).status).toBe(405)
+      expect((await (await setup({}, modules)).get()).status).toBe(405)
     } finally {
       console.warn = original
     }

@@ -7,9 +7,18 @@
  * Worker's `MCP_EVENTS` hub, here before the factory built any server; before, it was refused.
  */
 import { createExecutionContext, env } from 'cloudflare:test'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, expectTypeOf, it, vi } from 'vitest'
+import * as z from 'zod'
 import { cloudflareEventHub } from 'mcp-edge/cloudflare'
-import { createMcpHandler, McpServer } from 'mcp-edge/sdk'
+import { acceptedContent, createMcpHandler, ErrorCode, McpError, McpServer } from 'mcp-edge/sdk'
+import type {
+  ClientCapabilities,
+  CreateMcpHandlerOptions,
+  Icon,
+  ServerContext,
+  ServerOptions,
+  StandardSchemaWithJSON,
+} from 'mcp-edge/sdk'
 
 const initialize = () =>
   new Request('http://127.0.0.1/mcp', {
@@ -65,5 +74,175 @@ describe("SDK 2.x's handler.notify", () => {
       { type: 'resourceUpdated', uri },
       { type: 'listChanged', list: 'tools' },
     ])
+  })
+})
+
+const post = (url: string, headers: Record<string, string> = {}) => {
+  const request = initialize()
+  return new Request(url, { method: 'POST', headers: { ...Object.fromEntries(request.headers), ...headers }, body: request.body })
+}
+const preflight = (url: string, origin: string, asked = 'content-type') =>
+  new Request(url, {
+    method: 'OPTIONS',
+    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': asked },
+  })
+const serve = (options: CreateMcpHandlerOptions, request: Request) =>
+  createMcpHandler(factory, { allowAnonymous: true, ...options }).fetch(request, env, createExecutionContext())
+
+describe("agents' browser and Host options", () => {
+  it('allowedOriginHostnames admits an origin by its host name; any other origin is refused with 403 before anything runs', async () => {
+    const options = { allowedOriginHostnames: ['playground.ai.cloudflare.com'] }
+    const allowed = await serve(options, post('https://mcp.example.com/mcp', { origin: 'https://playground.ai.cloudflare.com' }))
+    expect(allowed.status).toBe(200)
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://playground.ai.cloudflare.com')
+    const refused = await serve(options, post('https://mcp.example.com/mcp', { origin: 'https://evil.example' }))
+    expect(refused.status).toBe(403)
+    expect(await refused.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Forbidden: origin https://evil.example is not allowed' },
+    })
+    expect((await serve(options, preflight('https://mcp.example.com/mcp', 'https://evil.example'))).status).toBe(403)
+    const asked = await serve(options, preflight('https://mcp.example.com/mcp', 'https://playground.ai.cloudflare.com'))
+    expect(asked.status).toBe(204)
+    expect(asked.headers.get('access-control-allow-origin')).toBe('https://playground.ai.cloudflare.com')
+    // A loopback origin (a local page in development) passes as it does without the option.
+    expect((await serve(options, post('https://mcp.example.com/mcp', { origin: 'http://localhost:5173' }))).status).toBe(200)
+    // Its scheme's wildcard (a browser extension's).
+    const extension = { allowedOriginHostnames: ['moz-extension://*'] }
+    expect((await serve(extension, post('https://mcp.example.com/mcp', { origin: 'moz-extension://0c2f4e' }))).status).toBe(200)
+    expect((await serve(extension, post('https://mcp.example.com/mcp', { origin: 'https://0c2f4e' }))).status).toBe(403)
+  })
+
+  it("by default admits corsOptions.origin's host name and the endpoint's own workers.dev origin, and '*' admits any", async () => {
+    const cors = { corsOptions: { origin: 'https://app.example.com' } }
+    expect((await serve(cors, post('https://mcp.example.com/mcp', { origin: 'https://app.example.com' }))).status).toBe(200)
+    expect((await serve(cors, post('https://mcp.example.com/mcp', { origin: 'https://other.example.com' }))).status).toBe(403)
+    const own = 'https://my-server.acct.workers.dev'
+    expect((await serve({}, post(`${own}/mcp`, { origin: own }))).status).toBe(200)
+    expect((await serve({}, post(`${own}/mcp`, { origin: 'https://evil.acct.workers.dev' }))).status).toBe(403)
+    // Not on workers.dev, the endpoint's own origin is not assumed (a rebound name would pass).
+    expect((await serve({}, post('https://mcp.example.com/mcp', { origin: 'https://mcp.example.com' }))).status).toBe(403)
+    expect((await serve({ allowedOriginHostnames: '*' }, post(own, { origin: 'https://anyone.example' }))).status).toBe(404)
+    const any = await serve({ allowedOriginHostnames: '*' }, post(`${own}/mcp`, { origin: 'https://anyone.example' }))
+    expect(any.status).toBe(200)
+  })
+
+  it('allowedHostnames refuses another Host with 403 (loopback names still pass)', async () => {
+    const options = { allowedHostnames: ['mcp.example.com'] }
+    expect((await serve(options, post('https://mcp.example.com/mcp', { host: 'mcp.example.com' }))).status).toBe(200)
+    expect((await serve(options, post('http://127.0.0.1:8787/mcp', { host: '127.0.0.1:8787' }))).status).toBe(200)
+    const refused = await serve(options, post('https://mcp.example.com/mcp', { host: 'evil.example' }))
+    expect(refused.status).toBe(403)
+    expect(await refused.json()).toMatchObject({
+      error: { code: -32600, message: 'Forbidden: host evil.example is not allowed' },
+    })
+  })
+
+  it("corsOptions' headers, methods, max age and exposed headers are added to what MCP clients need", async () => {
+    const options = {
+      corsOptions: { headers: 'cf-account-id', methods: 'PUT', maxAge: 86400, exposeHeaders: 'x-request-id' },
+    }
+    const asked = await serve(
+      options,
+      preflight('https://mcp.example.com/mcp', 'http://localhost:5173', 'content-type,cf-account-id'),
+    )
+    expect(asked.status).toBe(204)
+    const allowHeaders = (asked.headers.get('access-control-allow-headers') ?? '').toLowerCase()
+    expect(allowHeaders).toContain('cf-account-id')
+    expect(allowHeaders).toContain('mcp-protocol-version')
+    expect(asked.headers.get('access-control-allow-methods')).toContain('PUT')
+    expect(asked.headers.get('access-control-allow-methods')).toContain('POST')
+    expect(asked.headers.get('access-control-max-age')).toBe('86400')
+    const answered = await serve(options, post('https://mcp.example.com/mcp', { origin: 'http://localhost:5173' }))
+    expect(answered.status).toBe(200)
+    expect(answered.headers.get('access-control-expose-headers')).toMatch(/Mcp-Session-Id.*x-request-id/)
+  })
+})
+
+describe('options with nothing to act on', () => {
+  it('are named once per isolate in a warning saying why, and change nothing', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      for (let i = 0; i < 2; i++) {
+        const response = await serve({ keepAliveMs: 5000, enableJsonResponse: true }, post('http://127.0.0.1/mcp'))
+        expect(response.status).toBe(200)
+      }
+      const said = warn.mock.calls.map(([line]) => String(line)).filter((line) => line.includes('does nothing on mcp-edge'))
+      expect(said).toHaveLength(2)
+      expect(said.join('\n')).toContain('createMcpHandler option keepAliveMs does nothing on mcp-edge')
+      expect(said.join('\n')).toContain('createMcpHandler option enableJsonResponse does nothing on mcp-edge')
+    } finally {
+      warn.mockRestore()
+    }
+  })
+})
+
+describe('server.server.onerror', () => {
+  const call = (name: string) =>
+    new Request('http://127.0.0.1/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: {
+          name,
+          arguments: {},
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' },
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    })
+
+  it("hears what a handler threw unexpectedly, before it is answered; an McpError is the client's, not reported", async () => {
+    const heard: Error[] = []
+    const server = new McpServer({ name: 'onerror', version: '1.0.0' })
+    server.server.onerror = (error) => heard.push(error)
+    server.registerTool('boom', {}, () => {
+      throw new Error('boom')
+    })
+    server.registerTool('refuse', {}, () => {
+      throw new McpError(ErrorCode.InvalidParams, 'not that')
+    })
+    const handler = createMcpHandler(server, { allowAnonymous: true })
+    const boom = await handler.fetch(withVersion(call('boom'), 'boom'), env, createExecutionContext())
+    expect(await boom.json()).toMatchObject({ result: { isError: true, content: [{ type: 'text', text: 'boom' }] } })
+    expect(heard.map((error) => error.message)).toEqual(['boom'])
+    const refused = await handler.fetch(withVersion(call('refuse'), 'refuse'), env, createExecutionContext())
+    expect(await refused.json()).toMatchObject({ result: { isError: true } })
+    expect(heard).toHaveLength(1)
+  })
+})
+
+/** A 2026-07-28 request names its revision in the header too. */
+function withVersion(request: Request, name: string): Request {
+  const headers = new Headers(request.headers)
+  headers.set('mcp-protocol-version', '2026-07-28')
+  headers.set('mcp-method', 'tools/call')
+  headers.set('mcp-name', name)
+  return new Request(request, { headers })
+}
+
+describe('types ported code names', () => {
+  it("acceptedContent with a schema is typed by it; agents' options spread through Omit", () => {
+    const amount = acceptedContent({ a: { action: 'accept', content: { amount: 3 } } }, 'a', z.object({ amount: z.number() }))
+    expectTypeOf(amount).toEqualTypeOf<{ amount: number } | undefined>()
+    expect(amount).toEqual({ amount: 3 })
+    expect(acceptedContent({ a: { action: 'accept', content: { amount: 'x' } } }, 'a', z.object({ amount: z.number() }))).toBe(
+      undefined,
+    )
+    const base: Omit<CreateMcpHandlerOptions, 'authContext' | 'legacy'> = { route: '/mcp', corsOptions: { origin: '*' } }
+    const options: CreateMcpHandlerOptions = { ...base, legacy: 'stateless' }
+    expectTypeOf(options.route).toEqualTypeOf<string | undefined>()
+    const context = (ctx: ServerContext): string | undefined => ctx.sessionId
+    const schema: StandardSchemaWithJSON = z.object({})
+    const icon: Icon = { src: 'https://example.com/icon.png' }
+    const capabilities: ClientCapabilities = {}
+    const serverOptions: ServerOptions = { instructions: 'hi' }
+    expect([typeof context, schema, icon, capabilities, serverOptions]).toHaveLength(5)
   })
 })

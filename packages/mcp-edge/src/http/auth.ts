@@ -14,7 +14,7 @@ import { McpError } from '../protocol/errors.ts'
 import type { JsonRpcResponse } from '../protocol/jsonrpc.ts'
 import type { Awaitable, Principal } from '../server/types.ts'
 import { isLoopbackAddress, isLoopbackHost, urlHost } from './guards.ts'
-import { libraryLog } from '../server/telemetry/log.ts'
+import { warnOnce } from '../server/telemetry/log.ts'
 import { requireScopes } from '../server/methods/access.ts'
 
 const CONFIGURE_AUTH = 'configure authenticate, resourceServer or auth middleware (docs/deploy.md#deploy-to-production).'
@@ -178,12 +178,13 @@ export interface Authenticator<Env> {
  */
 export function createAuthenticator<Env>(
   options: AuthOptions<Env>,
-  warn: (message: string) => void = (message) => libraryLog.warn(message),
+  warn: (message: string) => void = warnOnce,
 ): Authenticator<Env> {
   const { authenticate, resourceServer, allowAnonymous, requirePrincipal } = options
   if (authenticate && resourceServer) throw new Error('mcp(): set either authenticate or resourceServer, not both')
-  // Warned once, at the isolate's first request (a Worker has no other start-up moment that a
-  // handler which never serves, such as an unused app in the same bundle, would not also reach).
+  // Warned at the isolate's first request (a Worker has no other start-up moment that a handler
+  // which never serves, such as an unused app in the same bundle, would not also reach), and once
+  // per isolate however many handlers say it (`warnOnce`: a factory's, built per request).
   let unwarned = authenticate === undefined && resourceServer === undefined && !allowAnonymous && !requirePrincipal
 
   const authenticated = async (request: Request, env: Env, verify: NonNullable<typeof authenticate>) => {

@@ -38,7 +38,7 @@ import type { ServerCard } from './discovery/server-card.ts'
 import { failure, rejection } from './respond.ts'
 import { extractContext } from '../server/telemetry/trace-context.ts'
 import type { SpanContext } from '../server/telemetry/trace-context.ts'
-import { libraryLog } from '../server/telemetry/log.ts'
+import { libraryLog, warnOnce } from '../server/telemetry/log.ts'
 
 export type { McpServices }
 
@@ -217,8 +217,8 @@ function servicesCache<Env>(
       try {
         found = options.services(env)
         const unredeemable = singleUseWarning(server.tools.values(), found)
-        if (unredeemable) libraryLog.warn(unredeemable)
-        if (legacy?.missesStreams(found)) libraryLog.warn(NO_SESSION_STREAMS)
+        if (unredeemable) warnOnce(unredeemable)
+        if (legacy?.missesStreams(found)) warnOnce(NO_SESSION_STREAMS)
       } catch (error) {
         found = error instanceof Error ? error : new Error(String(error))
         libraryLog.error('server misconfigured', { error: found.message })

@@ -29,7 +29,7 @@ import type { NonceLedger } from '../server/tasks/tasks.ts'
 import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
 import type { CreateMcpHandlerOptions } from './handler-types.ts'
-import { edgeOf, edgeOptions, notServedHere, serving } from './serving.ts'
+import { browserRules, edgeOf, edgeOptions, notServedHere, serving } from './serving.ts'
 import type { Serving } from './serving.ts'
 import { currentHandler, currentRequest, RequestHost, withRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
@@ -250,8 +250,10 @@ export abstract class McpAgent<
     const binding = options.binding ?? 'MCP_OBJECT'
     const auth = createAuthenticator(options as AuthOptions<unknown>)
     const guards = edgeOptions(options)
+    const browser = browserRules(options)
+    // Origins are checked before (browser.refuse): the preflight answers any that reaches it.
     const preflight = new Hono()
-    preflight.options(path, mcpCors(guards.allowedOrigins), (c) => c.body(null, 204))
+    preflight.options(path, mcpCors(['*']), (c) => c.body(null, 204))
     // biome-ignore lint/complexity/noThisInStatic: the subclass's name, which the 404 names
     const notHere = notServedHere(path, `${this?.name || 'McpAgent'}.serve's path`)
     return {
@@ -279,8 +281,10 @@ export abstract class McpAgent<
             "the grant's props name no one: give them one of sub, userId, user_id, login, email, username, id, userEmail, claims.sub or user.id, or pass serve()'s principal option (docs/migrate.md)",
           )
         }
+        const refused = browser.refuse(request)
+        if (refused) return refused
         // A browser's CORS preflight carries no credentials: answered here, before authentication.
-        if (request.method === 'OPTIONS') return preflight.fetch(request, env, ctx)
+        if (request.method === 'OPTIONS') return browser.decorate(await preflight.fetch(request, env, ctx))
         let principal: Principal | undefined
         try {
           checkOrigin(request.headers, guards)
@@ -306,7 +310,8 @@ export abstract class McpAgent<
           // McpAgent keeps state per session, so it needs MCP_STATE_KEYS: the error says how to set it.
           return misconfigured(error instanceof Error ? error.message : String(error))
         }
-        return scoped.get(scoped.idFromName(name)).fetch(new Request(request, { headers }))
+        const answered = await scoped.get(scoped.idFromName(name)).fetch(new Request(request, { headers }))
+        return request.headers.has('origin') ? browser.decorate(answered) : answered
       },
     }
   }

@@ -10,13 +10,42 @@ import type { McpAuthContext } from './request-store.ts'
 import type { McpServer as EdgeServer } from '../server/server.ts'
 import type { McpServer } from './server.ts'
 
-/** agents' CORS options: the origin allowed besides loopback ones (the rest mcp-edge decides). */
+/**
+ * agents' CORS options. `origin`: allowed besides loopback origins (its host name, as agents
+ * allows it); `headers`, `methods` and `exposeHeaders` (comma-separated) are added to what MCP
+ * clients need, which mcp-edge always allows; `maxAge` replaces mcp-edge's 600 s.
+ */
 export interface CorsOptions {
   origin?: string
   methods?: string
   headers?: string
   maxAge?: number
   exposeHeaders?: string
+}
+
+/**
+ * Options of agents' and the SDKs' handlers and transports that have nothing to act on in
+ * mcp-edge: accepted, so ported code compiles, and each named in a warning (once per isolate)
+ * with why (`IGNORED_OPTIONS`, serving.ts).
+ */
+export interface IgnoredHandlerOptions {
+  /** agents' SDK 1.x transport (`WorkerTransport`): mcp-edge serves without transport objects. */
+  transport?: unknown
+  storage?: unknown
+  sessionIdGenerator?: unknown
+  onsessioninitialized?: unknown
+  onsessionclosed?: unknown
+  eventStore?: unknown
+  retryInterval?: number
+  enableJsonResponse?: boolean
+  enableDnsRebindingProtection?: boolean
+  /** SDK 2.x: how a 2026-07-28 answer is shaped. */
+  responseMode?: 'auto' | 'sse' | 'json'
+  maxSubscriptions?: number
+  keepAliveMs?: number
+  maxRequestBodySize?: number
+  /** SDK 2.x: out-of-band errors; set `server.server.onerror` to hear a handler's. */
+  onerror?: (error: Error) => void
 }
 
 /** What a factory is given (SDK v2 `McpRequestContext`). */
@@ -38,7 +67,7 @@ export type McpServerFactory<Env = unknown> = (
   ctx: McpRequestContext,
 ) => McpServer<Env> | EdgeServer<Env> | Promise<McpServer<Env> | EdgeServer<Env>>
 
-export interface CreateMcpHandlerOptions<Env = unknown> extends Omit<McpHttpOptions<Env>, 'legacy'> {
+export interface CreateMcpHandlerOptions<Env = unknown> extends Omit<McpHttpOptions<Env>, 'legacy'>, IgnoredHandlerOptions {
   /**
    * 2025-era clients: mcp-edge's lane options, `'reject'` (none served), or agents' and SDK 2.x's
    * `'stateless'` (their default), which is mcp-edge's lane as it is.
@@ -55,7 +84,15 @@ export interface CreateMcpHandlerOptions<Env = unknown> extends Omit<McpHttpOpti
    * `sub`, `userId`, `user_id`, `login`, `email`, `username`, `id`, at the top of the props or under `claims` or `user`.
    */
   principal?: (props: Record<string, unknown>) => Principal | undefined
-  [agentsOption: string]: unknown
+  /** agents: the `Host` names served (besides loopback ones); another is refused with 403. */
+  allowedHostnames?: string[]
+  /**
+   * agents: the host names of browser origins allowed (besides loopback ones), `'*'` for any. An
+   * item `<scheme>://*` allows every origin of a scheme other than http(s) (a browser
+   * extension's). Default: `corsOptions.origin`'s host name, and the endpoint's own where it is
+   * on `workers.dev`. Requests without an Origin (non-browser clients) pass.
+   */
+  allowedOriginHostnames?: string[] | '*'
 }
 
 /**

@@ -34,7 +34,7 @@ import type { AuthInfo } from './principal.ts'
 import { authContextReads, currentRequest, RequestHost, withRequest } from './request-store.ts'
 import type { McpAuthContext } from './request-store.ts'
 import type { McpServer } from './server.ts'
-import { edgeOf, edgeOptions, serving } from './serving.ts'
+import { browserRules, edgeOf, edgeOptions, serving } from './serving.ts'
 import type { Serving } from './serving.ts'
 import { conventionalEvents } from './services.ts'
 
@@ -148,10 +148,11 @@ function buildHandler<Env>(
 ): Handle {
   const route = options.route ?? '/mcp'
   const mounted = edgeOptions(options)
+  const browser = browserRules(options)
   const appOf = (server: McpServer<Env> | EdgeServer<Env>) => {
     const edge = edgeOf(server)
     if (typeof serverOrFactory === 'function') factoryBuilt(serverOrFactory, edge)
-    return serving(edge, route, mounted)
+    return serving(edge, route, mounted, browser)
   }
   // The era is the request's own header's (a 2026-07-28 client names its revision on every request).
   const eraOf = (request: Request): 'legacy' | 'modern' =>

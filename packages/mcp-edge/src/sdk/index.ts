@@ -15,6 +15,7 @@ useConventionalEvents(conventionalEvents)
 export { McpServer, ResourceTemplate } from './server.ts'
 export type {
   McpServerOptions,
+  McpServerOptions as ServerOptions,
   PromptCallback,
   PromptConfig,
   ReadResourceCallback,
@@ -24,6 +25,7 @@ export type {
   RegisteredResourceTemplate,
   RegisteredTool,
   ResourceMetadata,
+  StandardSchemaWithJSON,
   ToolCallback,
   ToolConfig,
   ToolInputSchema,
@@ -51,7 +53,13 @@ export type {
   PrimitiveSchemaDefinition,
   RequestedSchema,
 } from './input.ts'
-export type { AuthInfo, RequestHandlerExtra, SdkNotification, SdkRequest } from './context.ts'
+export type {
+  AuthInfo,
+  RequestHandlerExtra,
+  RequestHandlerExtra as ServerContext,
+  SdkNotification,
+  SdkRequest,
+} from './context.ts'
 export { completable } from './schema.ts'
 export {
   ErrorCode,
@@ -78,6 +86,7 @@ export {
 export type {
   CorsOptions,
   CreateMcpHandlerOptions,
+  IgnoredHandlerOptions,
   McpFetchHandler,
   McpHandlerRequestOptions,
   McpRequestContext,
@@ -91,8 +100,10 @@ export type { ServeOptions } from './agent.ts'
 export { LowLevelServer } from './low-level.ts'
 export type {
   CallToolResult,
+  ClientCapabilities,
   ContentBlock,
   GetPromptResult,
+  Icon,
   Implementation,
   PromptMessage,
   ReadResourceResult,

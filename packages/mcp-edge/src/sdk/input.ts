@@ -14,7 +14,7 @@ import type { CapabilityPath } from '../server/capabilities.ts'
 import type { InputRequest, InputSpec, Root } from '../server/input/input.ts'
 import { toJsonSchema } from '../server/schema/schema.ts'
 import { isZod } from './schema.ts'
-import type { Schema } from '../server/schema/schema.ts'
+import type { Infer, Schema } from '../server/schema/schema.ts'
 
 /** What an `InputRequiredResult` carries (mrtr.mdx): questions, and optional state of the handler's own. */
 export interface InputRequiredResult {
@@ -136,13 +136,19 @@ export function isInputRequired(value: unknown): value is InputRequiredResult {
 export function acceptedContent<T = Record<string, unknown>>(
   responses: Record<string, unknown> | undefined,
   key: string,
-  schema?: Schema,
-): T | undefined {
+): T | undefined
+/** With `schema`: the content as the schema parsed it, typed by it (SDK v2's schema-aware overload). */
+export function acceptedContent<S extends Schema>(
+  responses: Record<string, unknown> | undefined,
+  key: string,
+  schema: S,
+): Infer<S> | undefined
+export function acceptedContent(responses: Record<string, unknown> | undefined, key: string, schema?: Schema): unknown {
   const answer = responses?.[key]
   if (!isObject(answer) || answer.action !== 'accept' || !isObject(answer.content)) return undefined
-  if (schema === undefined) return answer.content as T
+  if (schema === undefined) return answer.content
   const parsed = z.safeParse(schema, answer.content)
-  return parsed.success ? (parsed.data as T) : undefined
+  return parsed.success ? parsed.data : undefined
 }
 
 export type InputResponseView =

@@ -6,6 +6,10 @@
  */
 import type { ListKind } from '../server/events/events.ts'
 import type { LogLevel } from '../protocol/constants.ts'
+import { McpError as EdgeError } from '../protocol/errors.ts'
+import { InputRequired } from '../server/input/input-round.ts'
+import { TaskSuspended } from '../server/tasks/replay.ts'
+import { errorFields, libraryLog } from '../server/telemetry/log.ts'
 import type { ClientCapabilities, Implementation } from '../protocol/types.ts'
 import type { RequestHandlerExtra, SdkNotification } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
@@ -41,6 +45,13 @@ function running(what: string): RequestHandlerExtra {
 
 export class LowLevelServer {
   readonly #hooks: LowLevelHooks
+  /**
+   * An error tracker's hook (`server.server.onerror = report`): called with what a tool, resource
+   * or prompt handler threw that was not meant for the client (not an `McpError`, a question or a
+   * task's suspension), before it is answered (a tool's `isError` result, else -32603). The SDKs
+   * call it for their transport's errors, which mcp-edge's handlers have none of.
+   */
+  onerror?: ((error: Error) => void) | undefined
 
   constructor(hooks: LowLevelHooks) {
     this.#hooks = hooks
@@ -117,5 +128,15 @@ export class LowLevelServer {
   sendPromptListChanged(): Promise<void> {
     this.#hooks.listChanged('prompts')
     return Promise.resolve()
+  }
+}
+
+/** `server.onerror` with what a handler threw, if it is unexpected (LowLevelServer's `onerror`); a hook that throws is logged. */
+export function reportUnexpected(server: LowLevelServer, error: unknown): void {
+  if (!server.onerror || error instanceof EdgeError || error instanceof InputRequired || error instanceof TaskSuspended) return
+  try {
+    server.onerror(error instanceof Error ? error : new Error(String(error)))
+  } catch (failure) {
+    libraryLog.error('server.server.onerror threw', errorFields(failure))
   }
 }

@@ -13,7 +13,7 @@ import type { EventDelivery, ListKind } from '../server/events/events.ts'
 import type { ServerOptions } from '../server/types.ts'
 import { definePrompt, defineResource, defineTool } from './define.ts'
 import type { Hooks } from './rounds.ts'
-import { LowLevelServer } from './low-level.ts'
+import { LowLevelServer, reportUnexpected } from './low-level.ts'
 import { publishing } from './notifier.ts'
 import { Registered } from './registered.ts'
 import { currentHandler, currentRequest } from './request-store.ts'
@@ -101,8 +101,9 @@ export class McpServer<Env = unknown> {
     this.edge = new EdgeServer<Env>({ listCache: UNCACHED_LISTS, ...edgeOptions, ...serverInfo })
     const listChanged = (kind: ListKind) => this.#notify(kind)
     const resourceUpdated = (uri: string) => this.#resourceUpdated(uri)
-    this.#hooks = { listChanged, resourceUpdated, decodeState: options.requestState?.verify }
     this.server = new LowLevelServer({ listChanged, resourceUpdated, log: (params) => this.sendLoggingMessage(params) })
+    const threw = (error: unknown) => reportUnexpected(this.server, error)
+    this.#hooks = { listChanged, resourceUpdated, decodeState: options.requestState?.verify, threw }
   }
 
   registerTool<In extends ToolInputSchema = undefined, Out = undefined>(

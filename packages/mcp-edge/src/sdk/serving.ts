@@ -6,25 +6,125 @@
 import { Hono } from 'hono/tiny'
 import { createMcpHandler as createEdgeHandler } from '../http/handler.ts'
 import type { McpHttpOptions } from '../http/handler.ts'
-import { pathStart } from '../http/guards.ts'
+import { isLoopbackOrigin, pathStart } from '../http/guards.ts'
 import { mcp } from '../http/hono.ts'
+import { rejection } from '../http/respond.ts'
+import { McpError } from '../protocol/errors.ts'
+import { warnOnce } from '../server/telemetry/log.ts'
 import type { McpVariables } from '../http/hono.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
-import type { CreateMcpHandlerOptions } from './handler-types.ts'
+import type { CreateMcpHandlerOptions, IgnoredHandlerOptions } from './handler-types.ts'
 import { RequestHost } from './request-store.ts'
 import type { McpServer } from './server.ts'
 import { conventionalServices } from './services.ts'
+import { hostnameOf } from './web/guards.ts'
 
 export const edgeOf = <Env>(server: McpServer<Env> | EdgeServer<Env>): EdgeServer<Env> =>
   server instanceof EdgeServer ? server : server.edge
 
-/** The `mcp()` options of the adapter: conventional services unless given, agents' origin allowed. */
+/** Why each of agents' and the SDKs' options that mcp-edge does not act on does nothing here (handler-types.ts). */
+const IGNORED_OPTIONS: Record<keyof IgnoredHandlerOptions, string> = {
+  transport: 'mcp-edge serves without transport objects',
+  storage: 'a 2025 session is a sealed id, its state in Durable Objects (docs/migrate.md)',
+  sessionIdGenerator: 'a 2025 session is a sealed id, its state in Durable Objects (docs/migrate.md)',
+  onsessioninitialized: 'a 2025 session is a sealed id, its state in Durable Objects (docs/migrate.md)',
+  onsessionclosed: 'a 2025 session is a sealed id, its state in Durable Objects (docs/migrate.md)',
+  eventStore: "a stream resumes from the event hub's log (docs/notifications.md)",
+  retryInterval: "a stream resumes from the event hub's log (docs/notifications.md)",
+  enableJsonResponse: 'a call is answered with JSON unless its handler sends something before the result',
+  responseMode: 'a call is answered with JSON unless its handler sends something before the result',
+  enableDnsRebindingProtection: 'Origin is always checked (allowedOriginHostnames, allowedOrigins)',
+  maxSubscriptions: "mcp-edge's own limits apply (docs/limits.md)",
+  keepAliveMs: "mcp-edge's own limits apply (docs/limits.md)",
+  maxRequestBodySize: "mcp-edge's own limits apply (docs/limits.md)",
+  onerror: "set server.server.onerror to hear what a handler throws; the rest is in mcp-edge's log",
+}
+
+/**
+ * The `mcp()` options of the adapter: conventional services unless given, agents' `allowedHostnames`
+ * as mcp-edge's `allowedHosts`. Browsers' origins are the adapter's to check (`browserRules`), so
+ * the core allows any that reaches it. Options with nothing to act on are named in a warning.
+ */
 export function edgeOptions<Env>(options: CreateMcpHandlerOptions<Env>): McpHttpOptions<Env> {
-  const { route: _route, authContext: _props, corsOptions, principal: _principal, legacy, ...rest } = options
-  const origin = corsOptions ? corsOptions.origin : undefined
-  const allowedOrigins = origin && origin !== '*' ? [...(rest.allowedOrigins ?? []), origin] : rest.allowedOrigins
+  const { route: _route, authContext: _props, corsOptions: _cors, principal: _principal, legacy, ...rest } = options
+  const { allowedHostnames, allowedOriginHostnames: _origins, ...own } = rest
+  const edge: McpHttpOptions<Env> & Record<string, unknown> = { ...own }
+  for (const key of Object.keys(IGNORED_OPTIONS) as (keyof IgnoredHandlerOptions)[]) {
+    if (edge[key] === undefined) continue
+    delete edge[key]
+    warnOnce(`createMcpHandler option ${key} does nothing on mcp-edge: ${IGNORED_OPTIONS[key]}`)
+  }
+  const allowedHosts = allowedHostnames ? [...(own.allowedHosts ?? []), ...allowedHostnames] : own.allowedHosts
   const lane = legacy === 'stateless' ? undefined : legacy
-  return { ...rest, legacy: lane, allowedOrigins, services: rest.services ?? ((env) => conventionalServices(env, false)) }
+  const services = own.services ?? ((env: Env) => conventionalServices(env, false))
+  return { ...edge, legacy: lane, allowedHosts, allowedOrigins: ['*'], services }
+}
+
+/** How the adapter answers a browser (a request with an Origin, a CORS preflight): agents' rules. */
+export interface BrowserRules {
+  /** The 403 a request whose Origin is not allowed gets, or undefined. */
+  refuse(request: Request): Response | undefined
+  /** A response to a browser, with `corsOptions`' headers, methods and max age added. */
+  decorate(response: Response): Response
+}
+
+const list = (value: string | undefined) =>
+  value
+    ? value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean)
+    : []
+
+/**
+ * An Origin passes if it is a loopback origin, listed in `allowedOrigins` (mcp-edge's, whole
+ * origins), or its host name is allowed (`allowedOriginHostnames`, or by default
+ * `corsOptions.origin`'s and the endpoint's own on `workers.dev`, as agents allows).
+ */
+export function browserRules<Env>(options: CreateMcpHandlerOptions<Env>): BrowserRules {
+  const { allowedOriginHostnames, corsOptions, allowedOrigins = [] } = options
+  const configured = corsOptions ? hostnameOf(corsOptions.origin ?? '') : undefined
+  const named = allowedOriginHostnames ?? (configured ? [configured] : [])
+  const allowed = (origin: string, url: string) => {
+    if (allowedOriginHostnames === '*' || allowedOrigins.includes('*') || allowedOrigins.includes(origin)) return true
+    if (isLoopbackOrigin(origin)) return true
+    const hostname = hostnameOf(origin)
+    if (hostname === undefined) return false
+    const scheme = origin.slice(0, origin.indexOf(':') + 1)
+    if (scheme !== 'http:' && scheme !== 'https:' && named.includes(`${scheme}//*`)) return true
+    if (named.includes(hostname)) return true
+    return allowedOriginHostnames === undefined && hostname.endsWith('.workers.dev') && hostname === hostnameOf(url)
+  }
+  const extra = corsOptions ? corsOptions : {}
+  const headers = list(extra.headers)
+  const methods = list(extra.methods)
+  const exposed = list(extra.exposeHeaders)
+  const plain = headers.length === 0 && methods.length === 0 && exposed.length === 0 && extra.maxAge === undefined
+  return {
+    refuse(request) {
+      const origin = request.headers.get('origin')
+      if (origin === null || allowed(origin, request.url)) return undefined
+      return rejection(new McpError('forbidden', `Forbidden: origin ${origin} is not allowed`), undefined)
+    },
+    decorate(response) {
+      if (plain || !response.headers.has('access-control-allow-origin')) return response
+      const decorated = new Response(response.body, response)
+      const add = (name: string, items: string[]) => {
+        if (items.length === 0) return
+        const present = list(decorated.headers.get(name) ?? '')
+        const lower = new Set(present.map((item) => item.toLowerCase()))
+        decorated.headers.set(name, [...present, ...items.filter((item) => !lower.has(item.toLowerCase()))].join(', '))
+      }
+      if (decorated.headers.has('access-control-allow-methods')) {
+        add('access-control-allow-headers', headers)
+        add('access-control-allow-methods', methods)
+        if (extra.maxAge !== undefined) decorated.headers.set('access-control-max-age', String(extra.maxAge))
+      } else {
+        add('access-control-expose-headers', exposed)
+      }
+      return decorated
+    },
+  }
 }
 
 type EdgeApp<Env> = Hono<{ Bindings: Env & object; Variables: McpVariables }>
@@ -57,7 +157,12 @@ export const notServedHere = (route: string, setBy: string) => `404 Not Found: t
  * core's handler; a browser's (an Origin, a CORS preflight) through `mcp()`, which answers CORS.
  * Either way the core's execution context is `host`, which the handlers find again (request-store.ts).
  */
-export function serving<Env>(server: EdgeServer<Env>, route: string, given: McpHttpOptions<Env>): Serving {
+export function serving<Env>(
+  server: EdgeServer<Env>,
+  route: string,
+  given: McpHttpOptions<Env>,
+  browser?: BrowserRules,
+): Serving {
   // The SDKs log every level to a session that never sent logging/setLevel (their
   // isMessageIgnored); mcp-edge's own default is `info`.
   const legacy = given.legacy === 'reject' ? given.legacy : { logLevel: 'debug' as const, ...given.legacy }
@@ -69,9 +174,12 @@ export function serving<Env>(server: EdgeServer<Env>, route: string, given: McpH
     async fetch(request, env, host) {
       if (pathOf(request.url) !== route) return new Response(notHere, { status: 404 })
       if (request.method === 'OPTIONS' || request.headers.has('origin')) {
+        const refused = browser?.refuse(request)
+        if (refused) return refused
         app ??= mountApp(server, route, options)
         // Hono reads waitUntil and passThroughOnException of a Workers context; the host has both.
-        return app.fetch(request, env as Env & object, host as unknown as ExecutionContext)
+        const answered = await app.fetch(request, env as Env & object, host as unknown as ExecutionContext)
+        return browser ? browser.decorate(answered) : answered
       }
       return direct(request, env as Env, host, host.principal)
     },

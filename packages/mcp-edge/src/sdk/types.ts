@@ -17,6 +17,11 @@ type Awaitable<T> = T | Promise<T>
 export type AnyCallback = (...args: never[]) => unknown
 /** A tool's input as the SDKs take it: a zod raw shape, a zod object, or nothing. */
 export type ToolInputSchema = ZodRawShape | ObjectSchema | undefined
+/**
+ * SDK 2.x's type of a schema a tool or prompt is given, as far as mcp-edge takes one: a zod 4
+ * object (a tool's input and output, a prompt's arguments).
+ */
+export type StandardSchemaWithJSON = ObjectSchema
 
 /** A tool callback: `(args, extra)` with an input schema, `(extra)` without one (as in the SDKs). */
 export type ToolCallback<In extends ToolInputSchema = undefined, Env = unknown> = [In] extends [undefined]

@@ -17,7 +17,8 @@ export function localhostAllowedOrigins(): string[] {
 
 const refuse = (message: string) => Response.json({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }, { status: 403 })
 
-const hostnameOf = (url: string): string | undefined => {
+/** A URL's host name, or undefined when it has none or does not parse. */
+export const hostnameOf = (url: string): string | undefined => {
   try {
     return new URL(url).hostname || undefined
   } catch {

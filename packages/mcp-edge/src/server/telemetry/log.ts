@@ -97,3 +97,19 @@ export function errorFields(error: unknown): LogFields {
 
 /** The library's own log for what happens outside any request's observer (start-up, background work). */
 export const libraryLog: Log = createLog('info')
+
+/** Messages `warnOnce` has logged in this isolate. */
+const warned = new Set<string>()
+
+/**
+ * `libraryLog.warn(message)`, once per isolate for each message: a configuration warning from code
+ * that runs again and again (a handler built per request by a factory) is said once, not per request.
+ *
+ * @example
+ * warnOnce('createMcpHandler option keepAliveMs does nothing on mcp-edge: …')
+ */
+export function warnOnce(message: string): void {
+  if (warned.has(message)) return
+  warned.add(message)
+  libraryLog.warn(message)
+}
