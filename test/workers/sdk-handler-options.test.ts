@@ -127,6 +127,24 @@ describe("agents' browser and Host options", () => {
     expect(any.status).toBe(200)
   })
 
+  it('a refused origin runs no factory, and a non-web corsOptions.origin allows nothing', async () => {
+    let built = 0
+    const counting = () => {
+      built++
+      return factory()
+    }
+    const options = { allowAnonymous: true, allowedOriginHostnames: ['app.example.com'] }
+    const refused = await createMcpHandler(counting, options).fetch(
+      post('https://mcp.example.com/mcp', { origin: 'https://evil.example' }),
+      env,
+      createExecutionContext(),
+    )
+    expect(refused.status).toBe(403)
+    expect(built).toBe(0)
+    const extension = { corsOptions: { origin: 'chrome-extension://abc' } }
+    expect((await serve(extension, post('https://mcp.example.com/mcp', { origin: 'chrome-extension://abc' }))).status).toBe(403)
+  })
+
   it('allowedHostnames refuses another Host with 403 (loopback names still pass)', async () => {
     const options = { allowedHostnames: ['mcp.example.com'] }
     expect((await serve(options, post('https://mcp.example.com/mcp', { host: 'mcp.example.com' }))).status).toBe(200)

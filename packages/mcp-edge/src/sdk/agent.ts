@@ -217,14 +217,16 @@ export abstract class McpAgent<
    */
   async #start(path: string) {
     await this.init()
-    return serving(edgeOf(await this.server), path, {
+    const options = {
       allowedOrigins: ['*'],
       allowAnonymous: true,
       services: (env: Env) => {
         const services = conventionalServices(env, true)
         return { ...services, nonces: services.nonces ?? this.#ledger() }
       },
-    })
+    }
+    // The Worker refused the origins it does not allow (serve's browser rules): any that arrives passed.
+    return serving(edgeOf(await this.server), path, options, browserRules({ allowedOriginHostnames: '*' }))
   }
 
   /**

@@ -231,6 +231,9 @@ function buildHandler<Env>(
     return new RequestHost(request, props, principal, ctx, env, conventional, credentials)
   }
   const first: Handle = async (request, env, ctx, authContext, authInfo) => {
+    // A foreign page's request is refused before a factory runs for it (as agents checks first).
+    const refused = browser.refuse(request)
+    if (refused) return refused
     const host = hostFor(request, env, ctx, authContext, authInfo)
     let app: Serving
     try {

@@ -7,6 +7,7 @@
 import type { ListKind } from '../server/events/events.ts'
 import type { LogLevel } from '../protocol/constants.ts'
 import { McpError as EdgeError } from '../protocol/errors.ts'
+import { ToolError } from '../server/errors.ts'
 import { InputRequired } from '../server/input/input-round.ts'
 import { TaskSuspended } from '../server/tasks/replay.ts'
 import { errorFields, libraryLog } from '../server/telemetry/log.ts'
@@ -131,9 +132,20 @@ export class LowLevelServer {
   }
 }
 
-/** `server.onerror` with what a handler threw, if it is unexpected (LowLevelServer's `onerror`); a hook that throws is logged. */
-export function reportUnexpected(server: LowLevelServer, error: unknown): void {
-  if (!server.onerror || error instanceof EdgeError || error instanceof InputRequired || error instanceof TaskSuspended) return
+/**
+ * `server.onerror` with what a handler threw, if it is unexpected (LowLevelServer's `onerror`):
+ * not an error meant for the client (an `McpError`, a `ToolError`), a question or a task's
+ * suspension, nor what a call the client abandoned threw. A hook that throws is logged.
+ */
+export function reportUnexpected(server: LowLevelServer, error: unknown, signal: AbortSignal): void {
+  if (!server.onerror || signal.aborted) return
+  if (
+    error instanceof EdgeError ||
+    error instanceof ToolError ||
+    error instanceof InputRequired ||
+    error instanceof TaskSuspended
+  )
+    return
   try {
     server.onerror(error instanceof Error ? error : new Error(String(error)))
   } catch (failure) {

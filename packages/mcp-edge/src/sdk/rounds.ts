@@ -23,7 +23,7 @@ export interface Hooks extends Announcements {
   /** SDK 2.x `requestState.verify`: turns a handler's own state back into its payload. */
   decodeState?: ((state: string, extra: RequestHandlerExtra) => Promise<unknown>) | undefined
   /** What a handler threw, before it is answered (`server.server.onerror` hears the unexpected ones). */
-  threw?: ((error: unknown) => void) | undefined
+  threw?: ((error: unknown, ctx: RequestContext<unknown>) => void) | undefined
 }
 
 /** Sealed between rounds: the open questions by wire key, each with the handler's key. */
@@ -119,7 +119,7 @@ async function runRounds<Env, R>(
       frame.handler = extra
       result = await handler(extra)
     } catch (error) {
-      hooks.threw?.(error)
+      hooks.threw?.(error, context)
       if (!failed) throw error
       return failed(error, context)
     } finally {

@@ -102,7 +102,7 @@ export class McpServer<Env = unknown> {
     const listChanged = (kind: ListKind) => this.#notify(kind)
     const resourceUpdated = (uri: string) => this.#resourceUpdated(uri)
     this.server = new LowLevelServer({ listChanged, resourceUpdated, log: (params) => this.sendLoggingMessage(params) })
-    const threw = (error: unknown) => reportUnexpected(this.server, error)
+    const threw = (error: unknown, ctx: { signal: AbortSignal }) => reportUnexpected(this.server, error, ctx.signal)
     this.#hooks = { listChanged, resourceUpdated, decodeState: options.requestState?.verify, threw }
   }
 

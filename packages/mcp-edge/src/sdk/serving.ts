@@ -83,7 +83,8 @@ const list = (value: string | undefined) =>
  */
 export function browserRules<Env>(options: CreateMcpHandlerOptions<Env>): BrowserRules {
   const { allowedOriginHostnames, corsOptions, allowedOrigins = [] } = options
-  const configured = corsOptions ? hostnameOf(corsOptions.origin ?? '') : undefined
+  const origin = corsOptions ? (corsOptions.origin ?? '') : ''
+  const configured = /^https?:\/\//.test(origin) ? hostnameOf(origin) : undefined
   const named = allowedOriginHostnames ?? (configured ? [configured] : [])
   const allowed = (origin: string, url: string) => {
     if (allowedOriginHostnames === '*' || allowedOrigins.includes('*') || allowedOrigins.includes(origin)) return true
@@ -157,12 +158,7 @@ export const notServedHere = (route: string, setBy: string) => `404 Not Found: t
  * core's handler; a browser's (an Origin, a CORS preflight) through `mcp()`, which answers CORS.
  * Either way the core's execution context is `host`, which the handlers find again (request-store.ts).
  */
-export function serving<Env>(
-  server: EdgeServer<Env>,
-  route: string,
-  given: McpHttpOptions<Env>,
-  browser?: BrowserRules,
-): Serving {
+export function serving<Env>(server: EdgeServer<Env>, route: string, given: McpHttpOptions<Env>, browser: BrowserRules): Serving {
   // The SDKs log every level to a session that never sent logging/setLevel (their
   // isMessageIgnored); mcp-edge's own default is `info`.
   const legacy = given.legacy === 'reject' ? given.legacy : { logLevel: 'debug' as const, ...given.legacy }
@@ -174,12 +170,12 @@ export function serving<Env>(
     async fetch(request, env, host) {
       if (pathOf(request.url) !== route) return new Response(notHere, { status: 404 })
       if (request.method === 'OPTIONS' || request.headers.has('origin')) {
-        const refused = browser?.refuse(request)
+        const refused = browser.refuse(request)
         if (refused) return refused
         app ??= mountApp(server, route, options)
         // Hono reads waitUntil and passThroughOnException of a Workers context; the host has both.
         const answered = await app.fetch(request, env as Env & object, host as unknown as ExecutionContext)
-        return browser ? browser.decorate(answered) : answered
+        return browser.decorate(answered)
       }
       return direct(request, env as Env, host, host.principal)
     },

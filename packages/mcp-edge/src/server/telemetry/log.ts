@@ -98,8 +98,9 @@ export function errorFields(error: unknown): LogFields {
 /** The library's own log for what happens outside any request's observer (start-up, background work). */
 export const libraryLog: Log = createLog('info')
 
-/** Messages `warnOnce` has logged in this isolate. */
+/** Messages `warnOnce` has logged in this isolate (at most `MAX_WARNED`, then it starts again). */
 const warned = new Set<string>()
+const MAX_WARNED = 256
 
 /**
  * `libraryLog.warn(message)`, once per isolate for each message: a configuration warning from code
@@ -110,6 +111,8 @@ const warned = new Set<string>()
  */
 export function warnOnce(message: string): void {
   if (warned.has(message)) return
+  // Bounded: a message naming what a request chose (a factory's tools) could be new each time.
+  if (warned.size >= MAX_WARNED) warned.clear()
   warned.add(message)
   libraryLog.warn(message)
 }
