@@ -46,4 +46,41 @@ describe('McpAgent.serve', () => {
       },
     })
   })
+
+  // The Worker answers these itself, before the agent's binding is used: a stand-in for it.
+  const bound = { MCP_OBJECT: {} }
+  const preflight = (origin: string) =>
+    new Request('https://notes.example.com/mcp', {
+      method: 'OPTIONS',
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-notes-team' },
+    })
+
+  it("answers a preflight as agents' options say: 403 from an origin not allowed, CORS with the server's own header from one allowed", async () => {
+    const handler = NotesMCP.serve('/mcp', { corsOptions: { origin: 'https://notes-app.example.com', headers: 'x-notes-team' } })
+    const refused = await handler.fetch(preflight('https://evil.example'), bound, createExecutionContext())
+    expect(refused.status).toBe(403)
+    expect(await refused.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Forbidden: origin https://evil.example is not allowed' },
+    })
+    const allowed = await handler.fetch(preflight('https://notes-app.example.com'), bound, createExecutionContext())
+    expect(allowed.status).toBe(204)
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://notes-app.example.com')
+    expect(allowed.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('x-notes-team')
+  })
+
+  it('refuses a POST from an origin not allowed with 403, before authentication and the agent', async () => {
+    const request = post('/mcp')
+    const foreign = new Request('https://notes.example.com/mcp', {
+      method: 'POST',
+      headers: { ...Object.fromEntries(request.headers), origin: 'https://evil.example' },
+      body: await request.text(),
+    })
+    const response = await NotesMCP.serve('/mcp', { allowedOriginHostnames: ['notes-app.example.com'] }).fetch(
+      foreign,
+      bound,
+      createExecutionContext(),
+    )
+    expect(response.status).toBe(403)
+  })
 })

@@ -10,6 +10,7 @@ import { createExecutionContext, env } from 'cloudflare:test'
 import { describe, expect, expectTypeOf, it, vi } from 'vitest'
 import * as z from 'zod'
 import { cloudflareEventHub } from 'mcp-edge/cloudflare'
+import { buildRequest } from '../support/mcp.ts'
 import { acceptedContent, createMcpHandler, ErrorCode, McpError, McpServer } from 'mcp-edge/sdk'
 import type {
   ClientCapabilities,
@@ -196,25 +197,7 @@ describe('options with nothing to act on', () => {
 })
 
 describe('server.server.onerror', () => {
-  const call = (name: string) =>
-    new Request('http://127.0.0.1/mcp', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 2,
-        method: 'tools/call',
-        params: {
-          name,
-          arguments: {},
-          _meta: {
-            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-            'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' },
-            'io.modelcontextprotocol/clientCapabilities': {},
-          },
-        },
-      }),
-    })
+  const ENDPOINT = 'http://127.0.0.1/mcp'
 
   it("hears what a handler threw unexpectedly, before it is answered; an McpError is the client's, not reported", async () => {
     const heard: Error[] = []
@@ -227,23 +210,70 @@ describe('server.server.onerror', () => {
       throw new McpError(ErrorCode.InvalidParams, 'not that')
     })
     const handler = createMcpHandler(server, { allowAnonymous: true })
-    const boom = await handler.fetch(withVersion(call('boom'), 'boom'), env, createExecutionContext())
+    const boom = await handler.fetch(
+      buildRequest(ENDPOINT, 'tools/call', { name: 'boom', arguments: {} }),
+      env,
+      createExecutionContext(),
+    )
     expect(await boom.json()).toMatchObject({ result: { isError: true, content: [{ type: 'text', text: 'boom' }] } })
     expect(heard.map((error) => error.message)).toEqual(['boom'])
-    const refused = await handler.fetch(withVersion(call('refuse'), 'refuse'), env, createExecutionContext())
+    const refused = await handler.fetch(
+      buildRequest(ENDPOINT, 'tools/call', { name: 'refuse', arguments: {} }),
+      env,
+      createExecutionContext(),
+    )
     expect(await refused.json()).toMatchObject({ result: { isError: true } })
     expect(heard).toHaveLength(1)
   })
-})
 
-/** A 2026-07-28 request names its revision in the header too. */
-function withVersion(request: Request, name: string): Request {
-  const headers = new Headers(request.headers)
-  headers.set('mcp-protocol-version', '2026-07-28')
-  headers.set('mcp-method', 'tools/call')
-  headers.set('mcp-name', name)
-  return new Request(request, { headers })
-}
+  it("hears a prompt's and a resource's too; a hook that throws changes no answer", async () => {
+    const heard: string[] = []
+    const server = new McpServer({ name: 'onerror-more', version: '1.0.0' })
+    server.server.onerror = (error) => {
+      heard.push(error.message)
+      throw new Error('the tracker is down')
+    }
+    server.registerPrompt('p', {}, () => {
+      throw new Error('prompt broke')
+    })
+    server.registerResource('r', 'notes://r', {}, () => {
+      throw new Error('resource broke')
+    })
+    server.registerTool('t', {}, () => {
+      throw new Error('tool broke')
+    })
+    const handler = createMcpHandler(server, { allowAnonymous: true })
+    const send = (method: string, params: Record<string, unknown>) =>
+      handler.fetch(buildRequest(ENDPOINT, method, params), env, createExecutionContext())
+    for (const answered of [await send('prompts/get', { name: 'p' }), await send('resources/read', { uri: 'notes://r' })]) {
+      expect(await answered.json()).toMatchObject({ error: { code: -32603 } })
+    }
+    const tool = await send('tools/call', { name: 't', arguments: {} })
+    expect(await tool.json()).toMatchObject({ result: { isError: true, content: [{ text: 'tool broke' }] } })
+    expect(heard).toEqual(['prompt broke', 'resource broke', 'tool broke'])
+  })
+
+  it("createMcpHandler's onerror hears a factory's throw and, for a server without its own, its handlers'", async () => {
+    const heard: string[] = []
+    let fail = true
+    const handler = createMcpHandler(
+      () => {
+        if (fail) throw new Error('factory broke')
+        const server = new McpServer({ name: 'onerror-option', version: '1.0.0' })
+        server.registerTool('t', {}, () => {
+          throw new Error('tool broke')
+        })
+        return server
+      },
+      { allowAnonymous: true, onerror: (error) => heard.push(error.message) },
+    )
+    const send = () => handler.fetch(buildRequest(ENDPOINT, 'tools/call', { name: 't', arguments: {} }), env, createExecutionContext())
+    expect((await send()).status).toBe(500)
+    fail = false
+    expect(await (await send()).json()).toMatchObject({ result: { isError: true } })
+    expect(heard).toEqual(['factory broke', 'tool broke'])
+  })
+})
 
 describe('types ported code names', () => {
   it("acceptedContent with a schema is typed by it; agents' options spread through Omit", () => {

@@ -23,13 +23,13 @@ import { createAuthenticator } from '../http/auth.ts'
 import type { AuthOptions } from '../http/auth.ts'
 import { checkOrigin } from '../http/guards.ts'
 import { failure, rejection } from '../http/respond.ts'
-import { errorFields, libraryLog } from '../server/telemetry/log.ts'
+import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
 import type { McpServer as EdgeServer } from '../server/server.ts'
 import type { NonceLedger } from '../server/tasks/tasks.ts'
 import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
 import type { CreateMcpHandlerOptions } from './handler-types.ts'
-import { browserRules, edgeOf, edgeOptions, notServedHere, serving } from './serving.ts'
+import { browserRules, edgeOf, edgeOptions, ignoredOptions, notServedHere, serving } from './serving.ts'
 import type { Serving } from './serving.ts'
 import { currentHandler, currentRequest, RequestHost, withRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
@@ -61,6 +61,11 @@ interface Forwarded {
   binding: string
   jurisdiction?: DurableObjectJurisdiction
 }
+
+/** serve()'s `onerror` cannot reach the agent's server, which runs in its Durable Object. */
+const AGENT_ONERROR =
+  "McpAgent.serve's onerror option does nothing: the agent's server runs in its Durable Object, which a function given " +
+  'to serve() does not reach; set this.server.server.onerror in init() (docs/migrate.md)'
 
 type Fetcher = { fetch(request: Request, env: unknown, ctx: ExecutionContext): Promise<Response> }
 
@@ -253,6 +258,7 @@ export abstract class McpAgent<
     const auth = createAuthenticator(options as AuthOptions<unknown>)
     const guards = edgeOptions(options)
     const browser = browserRules(options)
+    const sayIgnored = ignoredOptions(options)
     // Origins are checked before (browser.refuse): the preflight answers any that reaches it.
     const preflight = new Hono()
     preflight.options(path, mcpCors(['*']), (c) => c.body(null, 204))
@@ -285,6 +291,8 @@ export abstract class McpAgent<
         }
         const refused = browser.refuse(request)
         if (refused) return refused
+        sayIgnored()
+        if (options.onerror) warnOnce(AGENT_ONERROR)
         // A browser's CORS preflight carries no credentials: answered here, before authentication.
         if (request.method === 'OPTIONS') return browser.decorate(await preflight.fetch(request, env, ctx))
         let principal: Principal | undefined

@@ -44,8 +44,6 @@ export interface IgnoredHandlerOptions {
   maxSubscriptions?: number
   keepAliveMs?: number
   maxRequestBodySize?: number
-  /** SDK 2.x: out-of-band errors; set `server.server.onerror` to hear a handler's. */
-  onerror?: (error: Error) => void
 }
 
 /** What a factory is given (SDK v2 `McpRequestContext`). */
@@ -93,6 +91,12 @@ export interface CreateMcpHandlerOptions<Env = unknown> extends Omit<McpHttpOpti
    * on `workers.dev`. Requests without an Origin (non-browser clients) pass.
    */
   allowedOriginHostnames?: string[] | '*'
+  /**
+   * SDK 2.x: reporting only, never the response. Hears what the server factory threw, and what a
+   * handler of the SDK-style servers served here threw unexpectedly (as `server.server.onerror`
+   * does, where a server sets none of its own).
+   */
+  onerror?: (error: Error) => void
 }
 
 /**

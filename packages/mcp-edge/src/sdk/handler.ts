@@ -33,8 +33,9 @@ import { fromAuthInfo, grantOf, principalFromProps, propsOf } from './principal.
 import type { AuthInfo } from './principal.ts'
 import { authContextReads, currentRequest, RequestHost, withRequest } from './request-store.ts'
 import type { McpAuthContext } from './request-store.ts'
-import type { McpServer } from './server.ts'
-import { browserRules, edgeOf, edgeOptions, serving } from './serving.ts'
+import { McpServer } from './server.ts'
+import { browserRules, edgeOf, edgeOptions, ignoredOptions, serving } from './serving.ts'
+import { report, reportsTo } from './low-level.ts'
 import type { Serving } from './serving.ts'
 import { conventionalEvents } from './services.ts'
 
@@ -149,7 +150,9 @@ function buildHandler<Env>(
   const route = options.route ?? '/mcp'
   const mounted = edgeOptions(options)
   const browser = browserRules(options)
+  const sayIgnored = ignoredOptions(options)
   const appOf = (server: McpServer<Env> | EdgeServer<Env>) => {
+    if (options.onerror && server instanceof McpServer) reportsTo(server.server, options.onerror)
     const edge = edgeOf(server)
     if (typeof serverOrFactory === 'function') factoryBuilt(serverOrFactory, edge)
     return serving(edge, route, mounted, browser)
@@ -234,11 +237,13 @@ function buildHandler<Env>(
     // A foreign page's request is refused before a factory runs for it (as agents checks first).
     const refused = browser.refuse(request)
     if (refused) return refused
+    sayIgnored()
     const host = hostFor(request, env, ctx, authContext, authInfo)
     let app: Serving
     try {
       app = await appFor(host)
     } catch (error) {
+      report(options.onerror, error)
       return buildFailed(error, factory !== undefined)
     }
     return app.fetch(request, env, host)

@@ -132,23 +132,32 @@ export class LowLevelServer {
   }
 }
 
+/** The `onerror` option of the handler serving a server, heard where the server sets no `onerror` of its own. */
+const handlerReporters = new WeakMap<LowLevelServer, (error: Error) => void>()
+
+/** `createMcpHandler`'s `onerror` hears what `server`'s handlers throw unexpectedly (unless the server has its own). */
+export function reportsTo(server: LowLevelServer, onerror: (error: Error) => void): void {
+  handlerReporters.set(server, onerror)
+}
+
+/** `onerror(error)`, as an Error, if there is a hook; a hook that throws is logged, never the response's concern. */
+export function report(onerror: ((error: Error) => void) | undefined, error: unknown): void {
+  if (!onerror) return
+  try {
+    onerror(error instanceof Error ? error : new Error(String(error)))
+  } catch (failure) {
+    libraryLog.error('an onerror hook threw', errorFields(failure))
+  }
+}
+
 /**
- * `server.onerror` with what a handler threw, if it is unexpected (LowLevelServer's `onerror`):
- * not an error meant for the client (an `McpError`, a `ToolError`), a question or a task's
- * suspension, nor what a call the client abandoned threw. A hook that throws is logged.
+ * `server.onerror` (else its handler's) with what a handler threw, if it is unexpected: not an
+ * error meant for the client (an `McpError`, a `ToolError`), a question or a task's suspension,
+ * nor what a call the client abandoned threw.
  */
 export function reportUnexpected(server: LowLevelServer, error: unknown, signal: AbortSignal): void {
-  if (!server.onerror || signal.aborted) return
-  if (
-    error instanceof EdgeError ||
-    error instanceof ToolError ||
-    error instanceof InputRequired ||
-    error instanceof TaskSuspended
-  )
-    return
-  try {
-    server.onerror(error instanceof Error ? error : new Error(String(error)))
-  } catch (failure) {
-    libraryLog.error('server.server.onerror threw', errorFields(failure))
-  }
+  if (signal.aborted) return
+  const meant =
+    error instanceof EdgeError || error instanceof ToolError || error instanceof InputRequired || error instanceof TaskSuspended
+  if (!meant) report(server.onerror ?? handlerReporters.get(server), error)
 }

@@ -37,27 +37,39 @@ const IGNORED_OPTIONS: Record<keyof IgnoredHandlerOptions, string> = {
   maxSubscriptions: "mcp-edge's own limits apply (docs/limits.md)",
   keepAliveMs: "mcp-edge's own limits apply (docs/limits.md)",
   maxRequestBodySize: "mcp-edge's own limits apply (docs/limits.md)",
-  onerror: "set server.server.onerror to hear what a handler throws; the rest is in mcp-edge's log",
 }
 
 /**
  * The `mcp()` options of the adapter: conventional services unless given, agents' `allowedHostnames`
  * as mcp-edge's `allowedHosts`. Browsers' origins are the adapter's to check (`browserRules`), so
- * the core allows any that reaches it. Options with nothing to act on are named in a warning.
+ * the core allows any that reaches it. Options with nothing to act on are left out (`ignoredOptions`).
  */
 export function edgeOptions<Env>(options: CreateMcpHandlerOptions<Env>): McpHttpOptions<Env> {
   const { route: _route, authContext: _props, corsOptions: _cors, principal: _principal, legacy, ...rest } = options
-  const { allowedHostnames, allowedOriginHostnames: _origins, ...own } = rest
+  const { allowedHostnames, allowedOriginHostnames: _origins, onerror: _onerror, ...own } = rest
   const edge: McpHttpOptions<Env> & Record<string, unknown> = { ...own }
-  for (const key of Object.keys(IGNORED_OPTIONS) as (keyof IgnoredHandlerOptions)[]) {
-    if (edge[key] === undefined) continue
-    delete edge[key]
-    warnOnce(`createMcpHandler option ${key} does nothing on mcp-edge: ${IGNORED_OPTIONS[key]}`)
-  }
+  for (const key of Object.keys(IGNORED_OPTIONS)) delete edge[key]
   const allowedHosts = allowedHostnames ? [...(own.allowedHosts ?? []), ...allowedHostnames] : own.allowedHosts
   const lane = legacy === 'stateless' ? undefined : legacy
   const services = own.services ?? ((env: Env) => conventionalServices(env, false))
   return { ...edge, legacy: lane, allowedHosts, allowedOrigins: ['*'], services }
+}
+
+/**
+ * Says, once per isolate, why each option given that mcp-edge does not act on does nothing here.
+ * Called at a request (a handler is usually made at the module's top level, where a Worker's log
+ * has no clock yet), as the "local requests only" warning is.
+ *
+ * @example
+ * const sayIgnored = ignoredOptions(options)
+ * sayIgnored() // at the first request
+ */
+export function ignoredOptions<Env>(options: CreateMcpHandlerOptions<Env>): () => void {
+  const given = (Object.keys(IGNORED_OPTIONS) as (keyof IgnoredHandlerOptions)[]).filter((key) => options[key] !== undefined)
+  const messages = given.map((key) => `createMcpHandler option ${key} does nothing on mcp-edge: ${IGNORED_OPTIONS[key]}`)
+  return () => {
+    for (const message of messages) warnOnce(message)
+  }
 }
 
 /** How the adapter answers a browser (a request with an Origin, a CORS preflight): agents' rules. */
