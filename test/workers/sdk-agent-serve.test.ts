@@ -6,7 +6,7 @@
  * are tested under `wrangler dev`: test/http/sdk-agent.test.ts, sdk-adapter.test.ts.)
  */
 import { createExecutionContext, env } from 'cloudflare:test'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { McpAgent, McpServer } from 'mcp-edge/sdk'
 
 class NotesMCP extends McpAgent {
@@ -67,6 +67,20 @@ describe('McpAgent.serve', () => {
     expect(allowed.status).toBe(204)
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://notes-app.example.com')
     expect(allowed.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('x-notes-team')
+  })
+
+  it("names serve()'s options that cannot act, once, at the first request: onerror, which the agent's object is out of reach of", async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      const handler = NotesMCP.serve('/mcp', { onerror: () => {}, keepAliveMs: 1000 })
+      expect(warn).not.toHaveBeenCalled()
+      for (let i = 0; i < 2; i++) await handler.fetch(preflight('http://localhost:5173'), bound, createExecutionContext())
+      const said = warn.mock.calls.map(([line]) => String(line))
+      expect(said.filter((line) => line.includes("McpAgent.serve's onerror option does nothing"))).toHaveLength(1)
+      expect(said.filter((line) => line.includes('McpAgent.serve option keepAliveMs does nothing'))).toHaveLength(1)
+    } finally {
+      warn.mockRestore()
+    }
   })
 
   it('refuses a POST from an origin not allowed with 403, before authentication and the agent', async () => {

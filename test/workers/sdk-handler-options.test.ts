@@ -179,9 +179,12 @@ describe("agents' browser and Host options", () => {
 })
 
 describe('options with nothing to act on', () => {
-  it('are named once per isolate in a warning saying why, and change nothing', async () => {
+  it('are named once per isolate in a warning saying why, at the first request, and change nothing', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
     try {
+      // Made, not yet serving (a Worker's top level, where its log has no clock): nothing said.
+      createMcpHandler(factory, { maxSubscriptions: 3 })
+      expect(warn).not.toHaveBeenCalled()
       for (let i = 0; i < 2; i++) {
         const response = await serve({ keepAliveMs: 5000, enableJsonResponse: true }, post('http://127.0.0.1/mcp'))
         expect(response.status).toBe(200)
@@ -267,11 +270,36 @@ describe('server.server.onerror', () => {
       },
       { allowAnonymous: true, onerror: (error) => heard.push(error.message) },
     )
-    const send = () => handler.fetch(buildRequest(ENDPOINT, 'tools/call', { name: 't', arguments: {} }), env, createExecutionContext())
+    const send = () =>
+      handler.fetch(buildRequest(ENDPOINT, 'tools/call', { name: 't', arguments: {} }), env, createExecutionContext())
     expect((await send()).status).toBe(500)
     fail = false
     expect(await (await send()).json()).toMatchObject({ result: { isError: true } })
     expect(heard).toEqual(['factory broke', 'tool broke'])
+  })
+
+  it("hears a shared build's failure once, however many requests waited on it; a server's own onerror comes first", async () => {
+    const heard: string[] = []
+    const broken = createMcpHandler(
+      () => {
+        throw new Error('factory broke')
+      },
+      { allowAnonymous: true, onerror: (error) => heard.push(error.message) },
+    )
+    const send = (handler: typeof broken) =>
+      handler.fetch(buildRequest(ENDPOINT, 'tools/call', { name: 't', arguments: {} }), env, createExecutionContext())
+    const answers = await Promise.all([send(broken), send(broken)])
+    expect(answers.map((answer) => answer.status)).toEqual([500, 500])
+    expect(heard).toEqual(['factory broke'])
+    const own: string[] = []
+    const server = new McpServer({ name: 'own-onerror', version: '1.0.0' })
+    server.server.onerror = (error) => own.push(error.message)
+    server.registerTool('t', {}, () => {
+      throw new Error('tool broke')
+    })
+    await send(createMcpHandler(server, { allowAnonymous: true, onerror: (error) => heard.push(error.message) }))
+    expect(own).toEqual(['tool broke'])
+    expect(heard).toEqual(['factory broke'])
   })
 })
 

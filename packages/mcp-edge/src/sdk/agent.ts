@@ -258,7 +258,7 @@ export abstract class McpAgent<
     const auth = createAuthenticator(options as AuthOptions<unknown>)
     const guards = edgeOptions(options)
     const browser = browserRules(options)
-    const sayIgnored = ignoredOptions(options)
+    const sayIgnored = ignoredOptions(options, 'McpAgent.serve')
     // Origins are checked before (browser.refuse): the preflight answers any that reaches it.
     const preflight = new Hono()
     preflight.options(path, mcpCors(['*']), (c) => c.body(null, 204))

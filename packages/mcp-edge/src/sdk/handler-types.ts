@@ -92,9 +92,9 @@ export interface CreateMcpHandlerOptions<Env = unknown> extends Omit<McpHttpOpti
    */
   allowedOriginHostnames?: string[] | '*'
   /**
-   * SDK 2.x: reporting only, never the response. Hears what the server factory threw, and what a
-   * handler of the SDK-style servers served here threw unexpectedly (as `server.server.onerror`
-   * does, where a server sets none of its own).
+   * SDK 2.x: reporting only, never the response. Hears what building the server threw (the
+   * factory, or options `mcp()` refuses), and what a handler of the SDK-style servers served here
+   * threw unexpectedly (as `server.server.onerror` does, where a server sets none of its own).
    */
   onerror?: (error: Error) => void
 }

@@ -185,10 +185,17 @@ function buildHandler<Env>(
     },
   })
   const factory = typeof serverOrFactory === 'function' ? serverOrFactory : undefined
-  const build = (host: RequestHost) =>
+  const make = (host: RequestHost) =>
     factory
       ? Promise.resolve(withRequest(host, () => factory(contextFor(host)))).then(appOf)
-      : Promise.resolve(appOf(serverOrFactory as McpServer<Env> | EdgeServer<Env>))
+      : appOf(serverOrFactory as McpServer<Env> | EdgeServer<Env>)
+  // What a build throws (the factory, or the options) is `onerror`'s to hear, once per attempt:
+  // the requests waiting on a shared build are answered from the same failure.
+  const build = (host: RequestHost): Promise<Serving> =>
+    new Promise<Serving>((resolve) => resolve(make(host))).catch((error: unknown) => {
+      report(options.onerror, error)
+      throw error
+    })
   // A server, or a factory that reads nothing of its request: one app per isolate (a failed build
   // is tried again). A factory that names a parameter, or read its context or the caller's props
   // (getMcpAuthContext) while building, builds per request, as the SDK does.
@@ -243,7 +250,6 @@ function buildHandler<Env>(
     try {
       app = await appFor(host)
     } catch (error) {
-      report(options.onerror, error)
       return buildFailed(error, factory !== undefined)
     }
     return app.fetch(request, env, host)

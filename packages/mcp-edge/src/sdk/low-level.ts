@@ -140,13 +140,16 @@ export function reportsTo(server: LowLevelServer, onerror: (error: Error) => voi
   handlerReporters.set(server, onerror)
 }
 
-/** `onerror(error)`, as an Error, if there is a hook; a hook that throws is logged, never the response's concern. */
+/** `onerror(error)`, as an Error, if there is a hook; a hook that throws (or rejects) is logged, never the response's concern. */
 export function report(onerror: ((error: Error) => void) | undefined, error: unknown): void {
   if (!onerror) return
+  const threw = (failure: unknown) => libraryLog.error('an onerror hook threw', errorFields(failure))
   try {
-    onerror(error instanceof Error ? error : new Error(String(error)))
+    // An async hook's rejection too: typed void, a hook may still return a promise.
+    const returned: unknown = onerror(error instanceof Error ? error : new Error(String(error)))
+    if (returned instanceof Promise) returned.catch(threw)
   } catch (failure) {
-    libraryLog.error('an onerror hook threw', errorFields(failure))
+    threw(failure)
   }
 }
 

@@ -64,9 +64,9 @@ export function edgeOptions<Env>(options: CreateMcpHandlerOptions<Env>): McpHttp
  * const sayIgnored = ignoredOptions(options)
  * sayIgnored() // at the first request
  */
-export function ignoredOptions<Env>(options: CreateMcpHandlerOptions<Env>): () => void {
+export function ignoredOptions<Env>(options: CreateMcpHandlerOptions<Env>, by = 'createMcpHandler'): () => void {
   const given = (Object.keys(IGNORED_OPTIONS) as (keyof IgnoredHandlerOptions)[]).filter((key) => options[key] !== undefined)
-  const messages = given.map((key) => `createMcpHandler option ${key} does nothing on mcp-edge: ${IGNORED_OPTIONS[key]}`)
+  const messages = given.map((key) => `${by} option ${key} does nothing on mcp-edge: ${IGNORED_OPTIONS[key]}`)
   return () => {
     for (const message of messages) warnOnce(message)
   }
