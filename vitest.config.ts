@@ -154,8 +154,9 @@ export default defineConfig({
         },
       },
       // `npm run bench` with tiny counts: minutes of wrangler builds and workerd processes, so
-      // scripts/test.mjs runs it after the others, with only the pack check beside it (beside the
-      // other tests, on two cores, it ran past its timeout and slowed every other file).
+      // scripts/test.mjs runs it once one of the two lanes has ended, beside the other's last files
+      // and then the pack check (beside all the other tests, on two cores, it ran past its timeout
+      // and slowed every other file).
       { test: { name: 'bench', environment: 'node', include: ['test/bench/**/*.test.ts'], testTimeout: 600_000 } },
       'templates/*/vitest.config.ts',
     ],

@@ -76,7 +76,7 @@ function readSamples() {
 
 process.env.MINIFLARE_WORKERD_V8_FLAGS = '--perf-basic-prof --interpreted-frames-native-stack'
 const vars = { FANOUT_LISTEN_STREAMS: String(Math.max(1000, listeners)) }
-if (share) vars.FANOUT_SHARE_SOCKETS = '1'
+vars.FANOUT_SHARE_SOCKETS = share ? '1' : '0'
 const figures = await withPair(
   'hub',
   async (endpoints, pid, driverUrl) => {

@@ -45,9 +45,12 @@ step("build the durable template's view", process.execPath, ['templates/durable/
 // lane starts now, since it needs only the packages built above: the tests inside workerd, then
 // the http files that start all of their own servers (the http-own project; vitest.config.ts).
 // Its output is printed when both lanes are done. The first runs the checks below, then every
-// other project but the benchmark's smoke run. Last, the smoke run, and beside it the pack check
-// of what users install (the tarballs, scaffolds outside the repository, real clients), whose
-// output is printed when it ends. The smoke run has no other tests beside it (vitest.config.ts).
+// other project but the benchmark's smoke run. The smoke run starts when either lane ends (the
+// other's last files then share the cores with its builds), and the pack check of what users
+// install (the tarballs, scaffolds outside the repository, real clients) when both have: the
+// lanes rarely end together, and a core left idle until then was most of a minute of the run.
+// Both print their output when they end. The smoke run has no other tests beside it for long
+// (vitest.config.ts).
 const args = process.argv.slice(2)
 // With file filters given, a run may have nothing to run (one matching test in all is needed).
 const noTests = args.length > 0 ? ['--passWithNoTests'] : []
@@ -67,15 +70,20 @@ step('lint and format', 'npx', ['biome', 'ci', '.'])
 step('the workflows (actionlint)', process.execPath, ['scripts/actionlint.mjs'])
 
 const exclude = ['!bench', '!http-own', '!workers', '!workers-aux'].flatMap((project) => ['--project', project])
-await vitest('vitest run (unit, http, templates)', [...exclude, ...noTests, ...args])
-printOutput(await secondLane)
-const [, packed] = await Promise.all([
-  vitest('vitest run (bench: npm run bench with tiny counts)', ['--project', 'bench', ...noTests, ...args], { lane: '' }),
-  laneStep('pack check (npm pack, create-mcp-edge scaffolds, their tests, real clients; beside the bench smoke run)', [
-    'scripts/pack-check.mjs',
-    '--built',
-  ]),
-])
+const firstLane = vitest('vitest run (unit, http, templates)', [...exclude, ...noTests, ...args])
+const benched = Promise.race([firstLane, secondLane]).then(() =>
+  vitest('vitest run (bench: npm run bench with tiny counts)', ['--project', 'bench', ...noTests, ...args], {
+    lane: '',
+    toFile: true,
+  }),
+)
+const [, second] = await Promise.all([firstLane, secondLane])
+printOutput(second)
+const packed = await laneStep(
+  'pack check (npm pack, create-mcp-edge scaffolds, their tests, real clients; beside the bench smoke run)',
+  ['scripts/pack-check.mjs', '--built'],
+)
+printOutput(await benched)
 printOutput(packed)
 if (args.length > 0 && ran === 0) {
   failed++
@@ -91,11 +99,12 @@ function printOutput([name, output]) {
 /**
  * A command of a lane. `lane` '0' or '1': its servers take that half of the free ports
  * (MCP_EDGE_TEST_LANE; test/support/wrangler.ts), so that the two lanes never pick the same one;
- * '' (alone): all of them. The second lane's output goes to a file the caller prints; the others
- * print as they go. Resolves with the exit status and the output file.
+ * '' (alone, or the bench's, whose servers take ephemeral ports): all of them. The second lane's
+ * output (and with `toFile`, any) goes to a file the caller prints; the others print as they go.
+ * Resolves with the exit status and the output file.
  */
-async function inLane(name, command, commandArgs, lane) {
-  const output = lane === '1' ? join(mkdtempSync(join(tmpdir(), 'mcp-edge-lane-')), 'output.log') : undefined
+async function inLane(name, command, commandArgs, lane, toFile = lane === '1') {
+  const output = toFile ? join(mkdtempSync(join(tmpdir(), 'mcp-edge-lane-')), 'output.log') : undefined
   console.log(`\n> ${name}${output ? ` (its output: ${output})` : ''}`)
   // One descriptor for both streams, so that neither writes over the other in the file.
   const log = output === undefined ? undefined : openSync(output, 'w')
@@ -119,14 +128,15 @@ async function laneStep(name, commandArgs) {
   return [name, output]
 }
 
-/** One vitest run, counted into the totals (`lane`: inLane's; the first by default). Returns its name and output file. */
-async function vitest(name, vitestArgs, { lane = '0' } = {}) {
+/** One vitest run, counted into the totals (`lane`, `toFile`: inLane's; the first lane by default). Returns its name and output file. */
+async function vitest(name, vitestArgs, { lane = '0', toFile } = {}) {
   const report = join(mkdtempSync(join(tmpdir(), 'mcp-edge-vitest-')), 'report.json')
   const { status, output } = await inLane(
     name,
     'npx',
     ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...vitestArgs],
     lane,
+    toFile,
   )
   try {
     const summary = JSON.parse(readFileSync(report, 'utf8'))

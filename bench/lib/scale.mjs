@@ -160,7 +160,7 @@ export async function fanoutScale(
   const limit = fileLimit()
   const vars = { FANOUT_LISTEN_STREAMS: String(Math.max(1000, ...scaleListeners, ...scaleBindingListeners)) }
   if (scaleCapacity !== undefined) vars.FANOUT_CAPACITY = String(scaleCapacity)
-  if (scaleShare) vars.FANOUT_SHARE_SOCKETS = '1'
+  if (!scaleShare) vars.FANOUT_SHARE_SOCKETS = '0'
   const plan = [
     ...scaleListeners.map((listeners) => ({ listeners, transport: 'http' })),
     ...scaleBindingListeners.map((listeners) => ({ listeners, transport: 'binding' })),

@@ -28,6 +28,7 @@ import {
   cloudflareResults,
   cloudflareServices,
   createDurableObjects,
+  sharedHubSockets,
   workersTracing,
 } from 'mcp-edge/cloudflare'
 import { bearerToken, createMcpServer, input, mcp, otlpFromEnv, resultBudgets } from 'mcp-edge'
@@ -76,8 +77,9 @@ export const server = createMcpServer<NotesEnv & ViewsEnv>({
   // What a client shows its model about this server as a whole; tools/list describes each tool.
   instructions: 'One example tool for each thing mcp-edge adds.',
   limits: { listenStreams: cap(env.MCP_MAX_LISTEN_STREAMS), liveTasks: cap(env.MCP_MAX_LIVE_TASKS) },
-  // List changes and resource updates reach listen streams in every isolate through McpEventHub.
-  events: cloudflareEventHub({ binding: 'MCP_EVENTS' }),
+  // List changes and resource updates reach listen streams in every isolate through McpEventHub,
+  // an isolate's streams with the same caller and subscription on one socket, as the durable template.
+  events: cloudflareEventHub({ binding: 'MCP_EVENTS', shareSockets: sharedHubSockets }),
   // A log line per message; traces and metrics over OTLP once OTEL_EXPORTER_OTLP_ENDPOINT is set.
   telemetry: { tracer: otlpFromEnv, native: workersTracing() },
   // Results over 64 KiB are stored in McpResultStore objects and answered with a preview and a

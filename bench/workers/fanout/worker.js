@@ -5,8 +5,8 @@
  * Object, every isolate) or "isolate" (the in-isolate path, `events: 'isolate'`; no GET streams
  * then). 2025 sessions are sealed with `MCP_STATE_KEYS` (a binding the bench passes) and their
  * subscriptions and streams kept in the McpSessionLedger. The scale step (bench/lib/scale.mjs)
- * passes `FANOUT_CAPACITY` (listeners per hub object), `FANOUT_SHARE_SOCKETS` ("1": the experimental
- * `shareSockets`, one hub socket per isolate and subscription instead of one per stream) and `FANOUT_LISTEN_STREAMS` (the per-caller
+ * passes `FANOUT_CAPACITY` (listeners per hub object), `FANOUT_SHARE_SOCKETS` ("0": a hub socket
+ * per stream, instead of `shareSockets`' one per isolate and subscription) and `FANOUT_LISTEN_STREAMS` (the per-caller
  * cap of one isolate, 1,000 by default: its thousands of streams share one anonymous caller), and
  * reads `GET /hub`: the capacity, and the hub objects of shard 0 with the listener sockets each holds.
  * JavaScript for the reason given in extras.js.
@@ -18,8 +18,8 @@ import { cloudflareEventHub, cloudflareServices, createDurableObjects, HUB_CAPAC
 import { createMcpServer, mcp } from 'mcp-edge'
 
 const capacity = env.FANOUT_CAPACITY ? Number(env.FANOUT_CAPACITY) : undefined
-// A hub socket per stream, as the library ships; FANOUT_SHARE_SOCKETS "1": one per isolate and subscription (experimental).
-const shareSockets = env.FANOUT_SHARE_SOCKETS === '1' ? sharedHubSockets : undefined
+// One hub socket per isolate and subscription, as the durable template ships; FANOUT_SHARE_SOCKETS "0": one per stream.
+const shareSockets = env.FANOUT_SHARE_SOCKETS === '0' ? undefined : sharedHubSockets
 const events = env.FANOUT_MODE === 'isolate' ? 'isolate' : cloudflareEventHub({ binding: 'MCP_EVENTS', capacity, shareSockets })
 const limits = env.FANOUT_LISTEN_STREAMS ? { listenStreams: Number(env.FANOUT_LISTEN_STREAMS) } : undefined
 // Warnings only: a log line per request would be most of what 1,000 sessions' set-up prints.

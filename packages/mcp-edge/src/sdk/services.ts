@@ -6,7 +6,7 @@
  * and the `MCP_EVENTS` hub. Who the caller is, is principal.ts's.
  */
 import { env as workerEnv } from 'cloudflare:workers'
-import { cloudflareEventHub, cloudflareServices } from '../cloudflare/index.ts'
+import { cloudflareEventHub, cloudflareServices, sharedHubSockets } from '../cloudflare/index.ts'
 import type { EventHub } from '../server/events/events.ts'
 import type { CloudflareServicesConfig } from '../cloudflare/index.ts'
 import type { McpServices } from '../server/dispatch.ts'
@@ -49,7 +49,9 @@ export function conventionalEvents(): EventHub | undefined {
   // bindings do not change while the isolate lives.
   if (conventionalHub === null) {
     const bindings = workerEnv as unknown as Record<string, unknown> | undefined
-    conventionalHub = bindings?.MCP_EVENTS ? cloudflareEventHub({ binding: 'MCP_EVENTS' }) : undefined
+    conventionalHub = bindings?.MCP_EVENTS
+      ? cloudflareEventHub({ binding: 'MCP_EVENTS', shareSockets: sharedHubSockets })
+      : undefined
   }
   return conventionalHub
 }
