@@ -13,7 +13,9 @@
  * isolate and object runs; V8's background threads moved the totals by a tenth) over the rounds ÷
  * deliveries. Scripts alternate try by try: this tree's fan-out Worker (built unminified, as the
  * profile builds it, unless `tree=` names a script) and any given beside it, for example a copy
- * of an earlier build (`node bench/cg-fanout.mjs before=/tmp/before/worker.js`).
+ * of an earlier build (`node bench/cg-fanout.mjs before=/tmp/before/worker.js`). Since 8cd7854 the
+ * fan-out Worker shares hub sockets unless its `FANOUT_SHARE_SOCKETS` is "0" (none is passed here),
+ * so a build from before that keeps a socket per stream: compare builds that agree on it.
  *
  * Instructions are not time (cache misses and the kernel's side of each socket write are left
  * out), and the count includes the touch call itself and the rounds' idle work, spread over the

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `node bench/perf-scale.mjs [listeners] [rounds] [--share]`: where workerd's CPU per delivery
+ * `node bench/perf-scale.mjs [listeners] [rounds] [--per-stream]`: where workerd's CPU per delivery
  * goes at a point of the scale step held inside workerd (lib/scale.mjs, `transport: 'binding'`),
  * native code included, which a V8 CPU profile does not split (it charges workerd's stream and
  * socket work to whatever JavaScript called it, or to `(program)`). The four isolates and the
@@ -12,7 +12,9 @@
  * share and as µs of the CPU per delivery measured in the same run (perf's own cost included, so
  * the figure is higher than the scale step's). The fan-out Worker is bundled as the step bundles
  * it (minified: JavaScript frames keep their file positions). Needs `perf` (linux-perf) and
- * permission to attach to workerd; never part of `npm test`. About a minute at 2,000.
+ * permission to attach to workerd; never part of `npm test`. About a minute at 2,000. Hub sockets
+ * are shared, as the durable template ships them (`--share` was the flag for that before
+ * 8cd7854 and is still taken); `--per-stream`: one per stream.
  */
 import { spawn, spawnSync } from 'node:child_process'
 import { join } from 'node:path'
@@ -23,7 +25,7 @@ import { SCALE_ISOLATES } from './lib/scale.mjs'
 import { DRIVER, openInWorkerd } from './lib/scale-driver.mjs'
 
 const args = process.argv.slice(2)
-const share = args.includes('--share')
+const share = !args.includes('--per-stream')
 const [listeners = 2000, rounds = 8] = args.filter((arg) => !arg.startsWith('--')).map(Number)
 const sessions = Math.round(listeners / 5)
 const data = join(TMP, 'perf-scale.data')

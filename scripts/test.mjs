@@ -49,8 +49,8 @@ step("build the durable template's view", process.execPath, ['templates/durable/
 // other's last files then share the cores with its builds), and the pack check of what users
 // install (the tarballs, scaffolds outside the repository, real clients) when both have: the
 // lanes rarely end together, and a core left idle until then was most of a minute of the run.
-// Both print their output when they end. The smoke run has no other tests beside it for long
-// (vitest.config.ts).
+// Their outputs are printed once both have ended. The smoke run has no other tests beside it for
+// long (vitest.config.ts).
 const args = process.argv.slice(2)
 // With file filters given, a run may have nothing to run (one matching test in all is needed).
 const noTests = args.length > 0 ? ['--passWithNoTests'] : []
@@ -79,10 +79,10 @@ const benched = Promise.race([firstLane, secondLane]).then(() =>
 )
 const [, second] = await Promise.all([firstLane, secondLane])
 printOutput(second)
-const packed = await laneStep(
-  'pack check (npm pack, create-mcp-edge scaffolds, their tests, real clients; beside the bench smoke run)',
-  ['scripts/pack-check.mjs', '--built'],
-)
+const packed = await laneStep('pack check (npm pack, create-mcp-edge scaffolds, their tests, real clients)', [
+  'scripts/pack-check.mjs',
+  '--built',
+])
 printOutput(await benched)
 printOutput(packed)
 if (args.length > 0 && ran === 0) {
@@ -90,7 +90,7 @@ if (args.length > 0 && ran === 0) {
   console.log(`✗ no test matched ${args.join(' ')}`)
 }
 
-/** A second-lane command's output, from its file. */
+/** The output of a command that wrote it to a file (the second lane, the bench smoke run, the pack check). */
 function printOutput([name, output]) {
   const printed = output !== undefined && existsSync(output) ? readFileSync(output, 'utf8') : '(none: the command did not start)'
   console.log(`\n> ${name}: its output\n${printed}`)

@@ -87,7 +87,8 @@ export const config = {
   /**
    * Shared hub sockets (`shareSockets: sharedHubSockets`), as the durable template ships them, so the
    * verdicts judge what users run; `BENCH_SCALE_SHARE=0`: a hub socket per stream (the fan-out
-   * Worker's `FANOUT_SHARE_SOCKETS`), as `cloudflareEventHub` without `shareSockets`.
+   * Worker's `FANOUT_SHARE_SOCKETS`), as `cloudflareEventHub` without `shareSockets`, in the
+   * scale and fan-out steps both (2025 GET streams never share: each has its session's topic).
    */
   scaleShare: process.env.BENCH_SCALE_SHARE !== '0',
   /** Idle session streams in the inspected isolate (heap per stream). */

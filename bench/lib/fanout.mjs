@@ -196,16 +196,23 @@ export async function withPair(mode, run, { isolates = 2, vars = {}, driver } = 
 }
 
 /**
+ * The fan-out Worker's `FANOUT_SHARE_SOCKETS` for `share` (config's `scaleShare`): shared hub
+ * sockets unless told otherwise, as the durable template ships.
+ */
+export const shareVars = (share) => (share ? {} : { FANOUT_SHARE_SOCKETS: '0' })
+
+/**
  * Fan-out figures for each listener count: across two isolates through the hub, and in one
  * isolate without it. Each count gets fresh isolates: a closed stream is noticed by the server
  * only at its next write, so the streams of one count would still be open (and counted against
  * the per-caller cap of 1,000) while the next count opens its own.
  */
-export async function fanoutLatency({ fanoutListeners, fanoutRounds: rounds }, log) {
-  const results = { hub: [], isolate: [] }
+export async function fanoutLatency({ fanoutListeners, fanoutRounds: rounds, scaleShare }, log) {
+  const results = { hub: [], isolate: [], sharedSockets: scaleShare }
+  const vars = shareVars(scaleShare)
   for (const listeners of fanoutListeners) {
     log(`fan-out through the hub: ${listeners} listen streams over 2 isolates, ${rounds} rounds`)
-    results.hub.push(await withPair('hub', (endpoints, pid) => measure(endpoints, pid, listeners, rounds)))
+    results.hub.push(await withPair('hub', (endpoints, pid) => measure(endpoints, pid, listeners, rounds), { vars }))
   }
   for (const listeners of fanoutListeners) {
     log(`fan-out in one isolate: ${listeners} listen streams, ${rounds} rounds`)

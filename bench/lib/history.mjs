@@ -29,6 +29,8 @@ export function appendHistory(dir, { machine, targets, floor, config }) {
     rounds: floor.rounds.length,
     // Where workerd's standard output went (workerd.mjs); runs before the field had the pipe.
     stdout: config.stdout,
+    // Whether the fan-out Worker shared hub sockets (config.scaleShare); runs before the field did not.
+    sharedSockets: config.scaleShare,
     // A target measured on the demo with telemetry off carries the as-shipped figure under its old id.
     targets: Object.fromEntries(
       targets.flatMap((target) => [
@@ -38,10 +40,11 @@ export function appendHistory(dir, { machine, targets, floor, config }) {
     ),
   })
   const kept = runs.slice(-KEEP)
-  const same = (run) => (run.stdout ?? 'pipe') === config.stdout
+  const same = (run) => (run.stdout ?? 'pipe') === config.stdout && (run.sharedSockets ?? false) === config.scaleShare
   mkdirSync(dir, { recursive: true })
   writeFileSync(file, `${JSON.stringify(kept, null, 2)}\n`)
-  // The spread compares like with like: runs whose workerd wrote its output the same way.
+  // The spread compares like with like: runs whose workerd wrote its output the same way, and
+  // whose hub sockets were shared or not alike.
   return kept.filter(same)
 }
 

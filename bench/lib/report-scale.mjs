@@ -44,7 +44,7 @@ export function scaleSection(scale) {
   const first = scale.points.find((p) => !p.failed)
   const targets = scaleTargets(scale)
   return [
-    `### Fan-out at scale (fan-out Worker as ${scale.isolates} isolates, 127.0.0.1${scale.sharedSockets ? ', experimental shared hub sockets' : ', a hub socket per stream'})`,
+    `### Fan-out at scale (fan-out Worker as ${scale.isolates} isolates, 127.0.0.1${scale.sharedSockets ? ', shared hub sockets as the durable template ships them' : ', a hub socket per stream (BENCH_SCALE_SHARE=0)'})`,
     '',
     table(
       [

@@ -30,7 +30,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { LEDGER_PACE_MS, openSession, openStream } from './fanout-2025.mjs'
-import { fanoutRounds, inBatches, openListener, withPair } from './fanout.mjs'
+import { fanoutRounds, inBatches, openListener, shareVars, withPair } from './fanout.mjs'
 import { isAlive, rssBytes } from './proc.mjs'
 import { DRIVER, openInWorkerd } from './scale-driver.mjs'
 
@@ -160,7 +160,7 @@ export async function fanoutScale(
   const limit = fileLimit()
   const vars = { FANOUT_LISTEN_STREAMS: String(Math.max(1000, ...scaleListeners, ...scaleBindingListeners)) }
   if (scaleCapacity !== undefined) vars.FANOUT_CAPACITY = String(scaleCapacity)
-  if (!scaleShare) vars.FANOUT_SHARE_SOCKETS = '0'
+  Object.assign(vars, shareVars(scaleShare))
   const plan = [
     ...scaleListeners.map((listeners) => ({ listeners, transport: 'http' })),
     ...scaleBindingListeners.map((listeners) => ({ listeners, transport: 'binding' })),

@@ -272,7 +272,7 @@ export function scaleTargets(scale) {
     const point = ran.find((p) => (p.transport ?? 'http') === 'http') ?? ran[0]
     // Not run (or skipped: the file limit could not hold its streams): no verdict, the report says so.
     if (!point) continue
-    const held = `${point.transport === 'binding' ? ', streams held inside workerd (no sockets)' : ''}${scale.sharedSockets ? ', experimental shared hub sockets' : ''}`
+    const held = `${point.transport === 'binding' ? ', streams held inside workerd (no sockets)' : ''}${scale.sharedSockets ? '' : ', a hub socket per stream (BENCH_SCALE_SHARE=0)'}`
     // A point that failed misses its target: nothing was delivered in time.
     const measured = point.failed ? Number.POSITIVE_INFINITY : point.lastP99Ms
     targets.push({

@@ -56,6 +56,52 @@ describe('the 2025-era lane on two isolates', () => {
     await collector?.close()
   })
 
+  it("shares one hub socket among an isolate's listen streams of one caller and subscription, as the durable template does", async () => {
+    const [a, b] = pair.urls
+    const subscription = { notifications: { resourceSubscriptions: ['notes://all'] } }
+    /**
+     * What the publish of one add_note (called on b) counted: the hub sockets it reached. The
+     * publish span is not in the call's trace, so it is told from the earlier ones by being new.
+     */
+    const publishReached = async (streams: Awaited<ReturnType<typeof openStream>>[]) => {
+      const isPublish = (span: { name: string; attributes: Record<string, unknown> }) =>
+        span.name === 'publish notifications/resources/updated' && span.attributes['mcp.resource.uri'] === 'notes://all'
+      const before = new Set(
+        collector
+          .spans()
+          .filter(isPublish)
+          .map((span) => span.spanId),
+      )
+      await rpc(fetch, b, 'tools/call', { name: 'add_note', arguments: { text: 'shared socket' } })
+      for (const stream of streams) {
+        expect(await stream.next()).toMatchObject({ method: 'notifications/resources/updated', params: { uri: 'notes://all' } })
+      }
+      const fresh = (await collector.waitFor((all) => all.some((span) => isPublish(span) && !before.has(span.spanId)))).filter(
+        (span) => isPublish(span) && !before.has(span.spanId),
+      )
+      expect(fresh).toHaveLength(1)
+      return fresh[0]?.attributes['mcp_edge.event.listeners'] as number
+    }
+    const listen = async () => {
+      const stream = await openStream(fetch, buildRequest(a, 'subscriptions/listen', subscription))
+      expect((await stream.next()).method).toBe('notifications/subscriptions/acknowledged')
+      return stream
+    }
+    const first = await listen()
+    let second: Awaited<ReturnType<typeof openStream>> | undefined
+    try {
+      // The first test of the file, so no other stream listens yet: one socket.
+      expect(await publishReached([first])).toBe(1)
+      second = await listen()
+      // Both streams hear it, and the hub still reached one socket: the second joined the first's
+      // (with a socket per stream, as cloudflareEventHub without shareSockets, two).
+      expect(await publishReached([first, second])).toBe(1)
+    } finally {
+      await first.close()
+      await second?.close()
+    }
+  })
+
   it('opens a session sealed by one isolate on the other, and refuses a changed one there too', async () => {
     const [a, b] = pair.urls
     const client = await legacyConnect(fetch, a, { capabilities: { elicitation: {} } })

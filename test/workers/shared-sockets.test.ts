@@ -401,6 +401,8 @@ describe('cloudflareEventHub shareSockets', () => {
       expect(lines).toHaveLength(1)
       expect(lines[0]).toMatch(/shared hub sockets .* are off in this Worker/)
       expect(lines[0]).toMatch(/no_handle_cross_request_promise_resolution/)
+      // …and says that under the test pool this is expected (the pool, not the Worker's config, turns it off).
+      expect(lines[0]).toMatch(/Workers test pool \(@cloudflare\/vitest-pool-workers\) that is expected/)
     } finally {
       warned.mockRestore()
     }

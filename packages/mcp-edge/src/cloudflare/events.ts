@@ -49,7 +49,8 @@ export interface EventHubOptions {
    * principal), shared by the isolate's streams, instead of one per stream (the default): a hub
    * then sends an event once per such socket, and the isolate hands it to each stream
    * (shared-sockets.ts, docs/notifications.md#capacity). Given by import, so a Worker that does not
-   * share carries none of its code. Experimental: a socket lasts as long as the stream that opened
+   * share carries none of its code; the durable template shares. For a Worker's own listen streams,
+   * not streams served inside Durable Objects. A socket lasts as long as the stream that opened
    * it, and the others on it then move to a new one; `publish` counts hub sockets; shards with a
    * `session:` topic are not shared. Deploy the hub's Worker first (this asks it for `catchUp`).
    * Needs `handle_cross_request_promise_resolution` (a compatibility date from 2024-10-14, without

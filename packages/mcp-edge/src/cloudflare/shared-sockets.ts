@@ -55,8 +55,10 @@
  *
  * Relies on `handle_cross_request_promise_resolution` (workerd's default since compatibility date
  * 2024-10-14): a promise resolved from another request resumes its waiter in the waiter's request.
- * Where a Worker turns it off, `sharedHubSockets` shares nothing (below). Experimental, off by
- * default (docs/notifications.md#capacity).
+ * Where a Worker turns it off, `sharedHubSockets` shares nothing (below). Given by import, not by
+ * default; the durable template shares (docs/notifications.md#capacity). Streams served inside a
+ * Durable Object are not provided for: the map is the isolate's, so they could join a socket that
+ * a plain request or another object opened (mcp-edge/sdk's hub for McpAgent does not share).
  */
 import type { Connect, EventHubRpc, HubMessage } from './event-hub.ts'
 import { openShard, shardName } from './hub-listener.ts'
@@ -306,9 +308,11 @@ function crossRequestPromises(): boolean {
 
 const NOT_SHAREABLE =
   'mcp-edge: shared hub sockets (shareSockets: sharedHubSockets) are off in this Worker: they need ' +
-  'handle_cross_request_promise_resolution, which its compatibility settings turn off, so each listen stream keeps a ' +
-  'socket of its own. To share, set compatibility_date to 2024-10-14 or later and remove ' +
-  'no_handle_cross_request_promise_resolution from compatibility_flags (wrangler.jsonc). See docs/notifications.md#capacity.'
+  'handle_cross_request_promise_resolution, which is off here, so each listen stream keeps a socket of its own. ' +
+  'Under the Workers test pool (@cloudflare/vitest-pool-workers) that is expected: the pool turns it off for the ' +
+  'Worker under test, and nothing needs changing. Elsewhere, to share, set compatibility_date to 2024-10-14 or later ' +
+  'and remove no_handle_cross_request_promise_resolution from compatibility_flags (wrangler.jsonc). ' +
+  'See docs/notifications.md#capacity.'
 
 /** Close a socket from the request that opened it; a failure is logged (the streams on it end anyway). */
 function closeSocket(socket: WebSocket): void {

@@ -6,7 +6,7 @@
  * and the `MCP_EVENTS` hub. Who the caller is, is principal.ts's.
  */
 import { env as workerEnv } from 'cloudflare:workers'
-import { cloudflareEventHub, cloudflareServices, sharedHubSockets } from '../cloudflare/index.ts'
+import { cloudflareEventHub, cloudflareServices } from '../cloudflare/index.ts'
 import type { EventHub } from '../server/events/events.ts'
 import type { CloudflareServicesConfig } from '../cloudflare/index.ts'
 import type { McpServices } from '../server/dispatch.ts'
@@ -46,12 +46,12 @@ const isolateRelay = memoryInputRelay()
  */
 export function conventionalEvents(): EventHub | undefined {
   // One per isolate: a factory builds a server (and asks for it) per request, and the Worker's
-  // bindings do not change while the isolate lives.
+  // bindings do not change while the isolate lives. A socket per stream, not shared hub sockets:
+  // this hub also serves McpAgent's objects, whose streams would share a socket with another
+  // object's or a plain request's in the same isolate, which shared-sockets.ts does not provide for.
   if (conventionalHub === null) {
     const bindings = workerEnv as unknown as Record<string, unknown> | undefined
-    conventionalHub = bindings?.MCP_EVENTS
-      ? cloudflareEventHub({ binding: 'MCP_EVENTS', shareSockets: sharedHubSockets })
-      : undefined
+    conventionalHub = bindings?.MCP_EVENTS ? cloudflareEventHub({ binding: 'MCP_EVENTS' }) : undefined
   }
   return conventionalHub
 }
