@@ -18,6 +18,7 @@ const env = {
   // (wrangler, about 0.3 s less CPU a start of its 2 s; vitest's workers).
   NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'mcp-edge-node-compile-cache'),
 }
+const started = performance.now()
 let passed = 0
 let failed = 0
 const skipped = []
@@ -118,6 +119,8 @@ async function inLane(name, command, commandArgs, lane, toFile = lane === '1') {
     child.on('exit', (code, signal) => resolve(code ?? signal))
   })
   if (log !== undefined) closeSync(log)
+  // When each lane's command ended, for balancing the lanes (the clean-clone CI prints only totals).
+  console.log(`[test] ${name}: ended ${((performance.now() - started) / 1000).toFixed(0)} s into npm test`)
   return { status, output }
 }
 

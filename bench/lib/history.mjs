@@ -40,12 +40,18 @@ export function appendHistory(dir, { machine, targets, floor, config }) {
     ),
   })
   const kept = runs.slice(-KEEP)
-  const same = (run) => (run.stdout ?? 'pipe') === config.stdout && (run.sharedSockets ?? false) === config.scaleShare
+  const sameOutput = (run) => (run.stdout ?? 'pipe') === config.stdout
+  // Whether hub sockets were shared moves only the fan-out at scale's figures.
+  const sameSharing = (run) => (run.sharedSockets ?? false) === config.scaleShare
+  const alike = (run) =>
+    sameSharing(run)
+      ? run
+      : { ...run, targets: Object.fromEntries(Object.entries(run.targets).filter(([id]) => !id.startsWith('scale'))) }
   mkdirSync(dir, { recursive: true })
   writeFileSync(file, `${JSON.stringify(kept, null, 2)}\n`)
-  // The spread compares like with like: runs whose workerd wrote its output the same way, and
-  // whose hub sockets were shared or not alike.
-  return kept.filter(same)
+  // The spread compares like with like: runs whose workerd wrote its output the same way, and for
+  // the scale targets, runs whose hub sockets were shared or not alike.
+  return kept.filter(sameOutput).map(alike)
 }
 
 /** Smallest and largest value of a target over the runs that measured it. */

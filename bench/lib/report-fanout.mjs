@@ -62,7 +62,7 @@ export function fanoutSection(fanout) {
   }
   const rounds = fanout.hub[0]?.rounds ?? legacy?.rounds
   return [
-    `### Notification fan-out (fan-out Worker as two isolates, 127.0.0.1${fanout.sharedSockets === false ? ', a hub socket per stream (BENCH_SCALE_SHARE=0)' : ', shared hub sockets'})`,
+    `### Notification fan-out (fan-out Worker as two isolates, 127.0.0.1${fanout.sharedSockets ? ', shared hub sockets' : ', a hub socket per stream'})`,
     '',
     table(
       [

@@ -310,7 +310,8 @@ export function toMarkdown(results) {
     'Ratios are medians of per-round ratios of alternated rounds; "95% interval" is the median\'s, by resampling the rounds ' +
       '(a verdict whose interval holds the limit is "not settled": another run of as many rounds could reverse it); ' +
       '"per-round range" is their smallest and largest; ' +
-      '"recent runs" the smallest and largest measured value over the runs kept in history.json whose workerd output went where this run\'s did. ' +
+      '"recent runs" the smallest and largest measured value over the runs kept in history.json whose workerd output went where this run\'s did ' +
+      "(for the fan-out at scale, whose hub sockets were also shared, or not, as this run's). " +
       'The targets against the floor and the SDK v2 Worker compare like with like: neither writes a log line or makes a span per request, ' +
       'so they are measured on the demo with telemetry off; "as the templates ship" is the same figure for the demo with the templates\' ' +
       'telemetry (a JSON log line per request, spans mirrored where the runtime traces the invocation; bench/README.md, "Telemetry"): ' +
