@@ -343,6 +343,26 @@ describe('Outbox: byte budget', () => {
     expect(outbox.stats.droppedMessages).toBe(1)
   })
 
+  // A listen stream's updates carry event ids: one dropped would be hidden from a client that
+  // resumes from a later id, so they stay (their pushers bound them), and only id-less ones go.
+  it('never drops a droppable message that carries an event id, even over the budget; drops an id-less one instead', () => {
+    const outbox = new Outbox({ maxBufferedBytes: 300 })
+    const update = (n: number) => legacyEventNotification({ type: 'resourceUpdated', uri: `test://${n}` }, undefined, `ev:0-${n}`)
+    outbox.push(log('plain'.padEnd(200, '.')), { droppable: true })
+    for (let n = 1; n <= 4; n++) outbox.push(update(n), { droppable: true })
+    outbox.push(log('big'.padEnd(400, '!')), { droppable: true })
+    const sent: (OutboxText | undefined)[] = []
+    for (let text = outbox.pollText(); text !== undefined; text = outbox.pollText()) sent.push(text)
+    expect(sent.map((text) => text?.id ?? JSON.parse(text?.json ?? '{}').params.data.slice(0, 5))).toEqual([
+      'ev:0-1',
+      'ev:0-2',
+      'ev:0-3',
+      'ev:0-4',
+      'big!!',
+    ])
+    expect(outbox.stats.droppedMessages).toBe(1)
+  })
+
   it('never drops a message that is not droppable, nor the chunk pushed with room', () => {
     const outbox = new Outbox({ maxBufferedBytes: 300 })
     outbox.push(log('important'.padEnd(400, '!')))

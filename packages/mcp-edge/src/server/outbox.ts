@@ -291,15 +291,18 @@ export class Outbox {
 
   /**
    * Over budget: drop the oldest droppable entries (chunks of producers that did not wait, logs,
-   * listen notifications). The newest message stays, so one larger than the budget (a task's
-   * result on a listen stream) still goes out; a dropped chunk leaves its seq as the gap.
+   * listen notifications without an event id). The newest message stays, so one larger than the
+   * budget (a task's result on a listen stream) still goes out; a dropped chunk leaves its seq as
+   * the gap. A message with an event id is never dropped: a later id would hide its loss from a
+   * client that resumes. What pushes those bounds them itself (the listen relay pushes below its
+   * own mark, and a listener that falls behind ends its stream to resume: listen-relay.ts).
    */
   #trim(): void {
     let index = 0
     const newest = this.#queue.at(-1)
     while (this.stats.bufferedBytes > this.#maxBytes && index < this.#queue.length) {
       const entry = this.#queue[index] as Entry
-      if (!entry.droppable || (entry.kind === 'message' && entry === newest)) {
+      if (!entry.droppable || (entry.kind === 'message' && (entry === newest || entry.id !== undefined))) {
         index++
         continue
       }
