@@ -110,6 +110,42 @@ describe('McpAgent served with serve("/mcp"): 2026-07-28 clients (no session)', 
   })
 })
 
+// Before, serve('/repo/*') matched only the path '/repo/*' itself: every request was 404; an
+// onStart override never ran, and onStateChanged and validateStateChange were never called.
+describe("McpAgent served at a path pattern (serve('/repo/*')), with agents' lifecycle hooks", () => {
+  const clients: (Client | ClientV2)[] = []
+  afterAll(() => Promise.all(clients.map((client) => client.close())))
+  const visit = async (client: Client | ClientV2) => text(await client.callTool({ name: 'visit', arguments: {} }))
+
+  it('serves every path the pattern matches, a 2026-07-28 caller getting an object per path; onStart runs once, before init()', async () => {
+    const at = async (path: string) => {
+      const client = new ClientV2(
+        { name: 'client-2x', version: '1.0.0' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      )
+      await client.connect(new TransportV2(new URL(path, worker.url)))
+      clients.push(client)
+      return client
+    }
+    const a = await at('/repo/acme/widgets')
+    expect(await visit(a)).toBe('1 visits; hooks onStart; 2 state changes')
+    expect(await visit(a)).toBe('2 visits; hooks onStart; 3 state changes')
+    // validateStateChange refuses a third: the tool's error, and nothing stored or announced.
+    const refused = await a.callTool({ name: 'visit', arguments: {} })
+    expect(refused).toMatchObject({ isError: true, content: [{ type: 'text', text: 'at most 2 visits a path' }] })
+    const b = await at('/repo/acme/gadgets')
+    expect(await visit(b)).toBe('1 visits; hooks onStart; 2 state changes')
+  })
+
+  it('keeps a 2025 session on one object, whichever path it started at', async () => {
+    const client = new Client({ name: 'sdk-1x', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL('/repo/acme/widgets', worker.url)))
+    clients.push(client)
+    expect(await visit(client)).toBe('1 visits; hooks onStart; 2 state changes')
+    expect(await visit(client)).toBe('2 visits; hooks onStart; 3 state changes')
+  })
+})
+
 describe('McpAgent.serveSSE', () => {
   it('answers an error that names serve() instead of opening an SSE stream', async () => {
     const response = await fetch(new URL('/sse', worker.url), { headers: { accept: 'text/event-stream' } })

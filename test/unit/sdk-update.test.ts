@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
+import { completable, completersOf } from '../../packages/mcp-edge/src/sdk/schema.ts'
 
 const ok = async () => ({ content: [{ type: 'text' as const, text: 'ok' }] })
 const quiet = <T>(body: () => T): T => {
@@ -38,5 +39,22 @@ describe('update() with a schema that has no JSON Schema', () => {
       /^Prompt "greet", arguments: zod type "date"/,
     )
     expect(server.edge.prompts.get('greet')!.definition.arguments?.map((argument) => argument.name)).toEqual(['who'])
+  })
+})
+
+// SDK 2.x finds the completer of an optional prompt argument (unwrapOptionalSchema); before, it
+// was looked up on the wrapper only, and completion/complete answered [] for it.
+describe('completable prompt arguments', () => {
+  it('finds the completer of an argument made optional, nullable or given a default, as of a required one', () => {
+    const languages = (value: string) => ['go', 'rust', 'ts'].filter((language) => language.startsWith(value))
+    const schema = z.object({
+      required: completable(z.string(), languages),
+      optional: completable(z.string(), languages).optional(),
+      defaulted: completable(z.string(), languages).default('ts').optional(),
+      plain: z.string().optional(),
+    })
+    const found = completersOf(schema)
+    expect(Object.keys(found)).toEqual(['required', 'optional', 'defaulted'])
+    expect(found.optional?.('r')).toEqual(['rust'])
   })
 })

@@ -30,6 +30,22 @@ describe('McpAgent.serve', () => {
     }
   })
 
+  // agents' serve takes a URL pattern, '/' meaning every path (Sentry's and GitMCP's servers serve
+  // '/*'). Before, the path was compared as it was written: serve('/*') answered 404 to everything.
+  it("serves every path a pattern matches ('/repo/*', and '/' as every path), and 404 names the pattern elsewhere", async () => {
+    const reached = async (handler: ReturnType<typeof NotesMCP.serve>, path: string) => {
+      const response = await handler.fetch(post(path), {}, createExecutionContext())
+      return response.status === 404 ? await response.text() : 'past the path check'
+    }
+    const repo = NotesMCP.serve('/repo/*')
+    for (const path of ['/repo/a', '/repo/acme/widgets', '/repo/']) expect(await reached(repo, path)).toBe('past the path check')
+    for (const path of ['/repo', '/mcp', '/'])
+      expect(await reached(repo, path)).toBe("404 Not Found: this MCP server is served at /repo/* (NotesMCP.serve's path)")
+    for (const path of ['/', '/mcp', '/a/b']) expect(await reached(NotesMCP.serve('/'), path)).toBe('past the path check')
+    expect(await reached(NotesMCP.serve('/mcp/:org'), '/mcp/acme')).toBe('past the path check')
+    expect(await reached(NotesMCP.serve('/mcp/:org'), '/mcp/acme/x')).toMatch(/^404 Not Found/)
+  })
+
   // With the ledger bound, DELETE reaches the session's object and ends it (204, then 404):
   // test/http/sdk-adapter.test.ts; without it, the session keeps working: test/http/sdk-agent.test.ts.
   it('answers DELETE without a session ledger with a 405 that names the binding which ends sessions', async () => {

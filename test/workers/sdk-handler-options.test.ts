@@ -10,6 +10,7 @@ import { createExecutionContext, env } from 'cloudflare:test'
 import { describe, expect, expectTypeOf, it, vi } from 'vitest'
 import * as z from 'zod'
 import { cloudflareEventHub } from 'mcp-edge/cloudflare'
+import type { EventHub, McpEvent } from 'mcp-edge'
 import { buildRequest } from '../support/mcp.ts'
 import { acceptedContent, createMcpHandler, ErrorCode, McpError, McpServer } from 'mcp-edge/sdk'
 import type {
@@ -19,6 +20,9 @@ import type {
   ServerContext,
   ServerOptions,
   StandardSchemaWithJSON,
+  ToolCallback,
+  ToolConfig,
+  ToolInputSchema,
 } from 'mcp-edge/sdk'
 
 const initialize = () =>
@@ -300,6 +304,115 @@ describe('server.server.onerror', () => {
     await send(createMcpHandler(server, { allowAnonymous: true, onerror: (error) => heard.push(error.message) }))
     expect(own).toEqual(['tool broke'])
     expect(heard).toEqual(['factory broke'])
+  })
+})
+
+const call = (name: string) => buildRequest('http://127.0.0.1/mcp', 'tools/call', { name, arguments: {} })
+
+describe('list changes of handles', () => {
+  /** The `events` option as a Worker may write its own hub: this one keeps what is published. */
+  const recording = (published: McpEvent[]): EventHub => ({
+    publish: async (event) => {
+      published.push(event)
+      return 0
+    },
+    listen: () => Promise.reject(new Error('no listener in this test')),
+  })
+
+  // Before, every request of the factory below announced tools/list_changed to every listener of
+  // the Worker (a Durable Object call each), as the SDK 2.x subscriptions example would have.
+  it('announces none while a server is set up (a factory building it per request), as an SDK server sends none before it is connected; then each', async () => {
+    const published: McpEvent[] = []
+    const factory = () => {
+      const server = new McpServer({ name: 'set-up', version: '1.0.0' }, { events: recording(published) })
+      const beta = server.registerTool('beta', {}, async () => ({ content: [{ type: 'text', text: 'beta' }] }))
+      beta.disable()
+      server.sendToolListChanged()
+      server.registerTool('enable_beta', {}, async () => {
+        beta.enable()
+        return { content: [{ type: 'text', text: 'on' }] }
+      })
+      return server
+    }
+    const handler = createMcpHandler(factory)
+    const listed = await handler.fetch(buildRequest('http://127.0.0.1/mcp', 'tools/list'), env, createExecutionContext())
+    expect(((await listed.json()) as { result: { tools: { name: string }[] } }).result.tools.map((tool) => tool.name)).toEqual([
+      'enable_beta',
+    ])
+    expect(published).toEqual([])
+    const enabled = await handler.fetch(call('enable_beta'), env, createExecutionContext())
+    expect(enabled.status).toBe(200)
+    expect(published).toEqual([{ type: 'listChanged', list: 'tools' }])
+  })
+
+  it('announces none for a server at the top of the module until it is first served', async () => {
+    const published: McpEvent[] = []
+    const server = new McpServer({ name: 'module-top', version: '1.0.0' }, { events: recording(published) })
+    const beta = server.registerTool('beta', {}, async () => ({ content: [{ type: 'text', text: 'beta' }] }))
+    beta.disable()
+    const handler = createMcpHandler(server)
+    expect(published).toEqual([])
+    await handler.fetch(buildRequest('http://127.0.0.1/mcp', 'tools/list'), env, createExecutionContext())
+    beta.enable()
+    expect(published).toEqual([{ type: 'listChanged', list: 'tools' }])
+  })
+})
+
+describe('McpServer as SDK code extends it', () => {
+  // Cloudflare's own servers subclass McpServer and wrap both methods (mcp-server-cloudflare's
+  // CloudflareMCPServer); in both SDKs tool() does not go through registerTool, so each tool is
+  // wrapped once. Before, tool() called this.registerTool and its callback was wrapped twice.
+  it('registers a tool() once through a subclass that wraps tool and registerTool alike', async () => {
+    const wrapped: string[] = []
+    class Counted extends McpServer {
+      override tool(name: string, ...rest: unknown[]) {
+        wrapped.push(`tool ${name}`)
+        return (super.tool as (name: string, ...rest: unknown[]) => ReturnType<McpServer['tool']>)(name, ...rest)
+      }
+      override registerTool<In extends ToolInputSchema = undefined, Out = undefined>(
+        name: string,
+        config: ToolConfig<In, Out>,
+        callback: ToolCallback<In>,
+      ) {
+        wrapped.push(`registerTool ${name}`)
+        return super.registerTool(name, config, callback)
+      }
+    }
+    const server = new Counted({ name: 'counted', version: '1.0.0' })
+    server.tool('a', async () => ({ content: [{ type: 'text', text: 'a' }] }))
+    server.registerTool('b', {}, async () => ({ content: [{ type: 'text', text: 'b' }] }))
+    server.prompt('p', () => ({ messages: [] }))
+    server.resource('r', 'docs://r', (uri) => ({ contents: [{ uri: uri.href, text: 'r' }] }))
+    expect(wrapped).toEqual(['tool a', 'registerTool b'])
+    expect([...server.edge.tools.keys()]).toEqual(['a', 'b'])
+  })
+
+  // Published servers name tools 'list sites'; SDK 1.x warns of the convention (a SHOULD) and
+  // serves them. Before, the registration threw, and a Worker with one at its top failed to load.
+  it("serves a tool named outside the spec's convention, as SDK 1.x does, where a native tool's name is refused", async () => {
+    const server = new McpServer({ name: 'wix-like', version: '1.0.0' })
+    server.tool('list sites', 'List all sites', async () => ({ content: [{ type: 'text', text: 'sites' }] }))
+    expect(() => server.tool('', async () => ({ content: [] }))).toThrow(/Tool name "" must be 1–128 characters/)
+    expect(() => server.edge.tool('list sites 2', { input: z.object({}) }, () => ({ content: [] }))).toThrow(
+      /must be 1–128 characters/,
+    )
+    const handler = createMcpHandler(server)
+    const listed = await handler.fetch(buildRequest('http://127.0.0.1/mcp', 'tools/list'), env, createExecutionContext())
+    expect(((await listed.json()) as { result: { tools: { name: string }[] } }).result.tools.map((tool) => tool.name)).toEqual([
+      'list sites',
+    ])
+    const called = await handler.fetch(call('list sites'), env, createExecutionContext())
+    expect(((await called.json()) as { result: unknown }).result).toMatchObject({ content: [{ type: 'text', text: 'sites' }] })
+  })
+
+  it('takes instructions from the options over any in the server info, and from the server info when the options have none', async () => {
+    const instructionsOf = async (server: McpServer) => {
+      const response = await createMcpHandler(server).fetch(initialize(), env, createExecutionContext())
+      return ((await response.json()) as { result: { instructions?: string } }).result.instructions
+    }
+    const info = { name: 'info', version: '1.0.0', instructions: 'from the info' }
+    expect(await instructionsOf(new McpServer(info, { instructions: 'from the options' }))).toBe('from the options')
+    expect(await instructionsOf(new McpServer(info))).toBe('from the info')
   })
 })
 

@@ -1,7 +1,8 @@
 /**
  * SDK-style fixture (b): an `McpAgent` (Cloudflare `agents`) with an SDK 1.x `McpServer` and a
  * counter in the agent's state, as the authless template's counter does, served with
- * `CounterMCP.serve('/mcp')` on the `MCP_OBJECT` binding. Only the import lines differ from that
+ * `CounterMCP.serve('/mcp')` on the `MCP_OBJECT` binding, and `RepoMCP`, served at a path pattern
+ * with agents' lifecycle hooks. Only the import lines differ from that
  * code (`// was:` names the original; test/unit/sdk-fixture-types.test.ts puts it back).
  * `/sse` answers with serveSSE, which mcp-edge does not offer. Test-only (test/http/sdk-agent.test.ts).
  */
@@ -36,10 +37,47 @@ export class CounterMCP extends McpAgent<Env, State, Record<string, unknown>> {
   }
 }
 
+type Visits = { visits: number; hooks: string[] }
+
+/**
+ * Served at every path below /repo/ (`serve('/repo/*')`), as GitMCP and Sentry's servers serve a
+ * pattern, with agents' lifecycle hooks: `onStart` overridden without calling `super` (as agents'
+ * earlier releases had it, beside `init()`), and `validateStateChange` and `onStateChanged`, which
+ * `setState` calls.
+ */
+export class RepoMCP extends McpAgent<Env, Visits, Record<string, unknown>> {
+  server = new McpServer({ name: 'sdk-agent-repo', version: '1.0.0' })
+
+  initialState: Visits = { visits: 0, hooks: [] }
+
+  changes = 0
+
+  override async onStart() {
+    this.setState({ ...this.state, hooks: [...this.state.hooks, 'onStart'] })
+  }
+
+  override onStateChanged() {
+    this.changes++
+  }
+
+  override validateStateChange(next: Visits) {
+    if (next.visits > 2) throw new Error('at most 2 visits a path')
+  }
+
+  async init() {
+    this.server.tool('visit', 'Count a visit to this path', async () => {
+      this.setState({ ...this.state, visits: this.state.visits + 1 })
+      const seen = `${this.state.visits} visits; hooks ${this.state.hooks.join(',')}; ${this.changes} state changes`
+      return { content: [{ type: 'text', text: seen }] }
+    })
+  }
+}
+
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext) {
     const { pathname } = new URL(request.url)
     if (pathname === '/sse' || pathname === '/sse/message') return CounterMCP.serveSSE('/sse').fetch(request, env, ctx)
+    if (pathname.startsWith('/repo/')) return RepoMCP.serve('/repo/*', { binding: 'REPO_OBJECT' }).fetch(request, env, ctx)
     if (pathname === '/mcp') return CounterMCP.serve('/mcp').fetch(request, env, ctx)
     return new Response('Not found', { status: 404 })
   },

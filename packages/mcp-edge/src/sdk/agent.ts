@@ -27,7 +27,7 @@ import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
 import type { McpServer as EdgeServer } from '../server/server.ts'
 import type { NonceLedger } from '../server/tasks/tasks.ts'
 import type { Principal } from '../server/types.ts'
-import type { McpServer } from './server.ts'
+import { McpServer, served } from './server.ts'
 import type { CreateMcpHandlerOptions } from './handler-types.ts'
 import { browserRules, edgeOf, edgeOptions, ignoredOptions, notServedHere, serving } from './serving.ts'
 import type { Serving } from './serving.ts'
@@ -57,6 +57,8 @@ interface Forwarded {
   grant?: Grant
   /** The object serves a 2025 session (`session`) or a caller's stateless requests (`principal`). */
   route: 'session' | 'principal'
+  /** A `principal` object of one path, when `serve`'s path is a pattern: its caller's home is another. */
+  path?: string
   /** The agent's binding and jurisdiction, for reaching the caller's own object (its ledger). */
   binding: string
   jurisdiction?: DurableObjectJurisdiction
@@ -72,6 +74,18 @@ type Fetcher = { fetch(request: Request, env: unknown, ctx: ExecutionContext): P
 /** The object that serves a caller's requests without a session (and keeps its confirmations). */
 function principalName(principal: Principal | undefined): string {
   return `principal:${principal?.subject ?? 'anonymous'}`
+}
+
+/**
+ * agents' `serve` path: a URL pattern's pathname (`/*`, `/mcp/:org`), where `/` means every path.
+ * A pattern serves many paths, and `init()` may register tools from the one it started for (the
+ * URL, or props naming it), so a caller without a session gets an object per path there.
+ */
+function pathMatcher(path: string): { matches(pathname: string): boolean; pattern: boolean } {
+  const pathname = path === '/' ? '/*' : path
+  if (!/[*:({]/.test(pathname)) return { matches: (given) => given === pathname, pattern: false }
+  const compiled = new URLPattern({ pathname })
+  return { matches: (given) => compiled.test({ pathname: given }), pattern: true }
 }
 
 /**
@@ -117,6 +131,9 @@ export abstract class McpAgent<
   #forwarded: Forwarded | undefined
   #state: { value: State } | undefined
   #app: Promise<Serving> | undefined
+  #initialized: Promise<void> | undefined
+  /** Whether the failed start failed in `init()` (else in an `onStart` override), for its message. */
+  #initThrew = false
 
   /** This session's (or, without one, this principal's) state: stored, else `initialState`. */
   get state(): State {
@@ -130,12 +147,38 @@ export abstract class McpAgent<
 
   /** Replace the state: stored at once in the object's SQLite storage. */
   setState(state: State): void {
+    this.validateStateChange(state, 'server')
     this.ctx.storage.kv.put(STATE_KEY, state)
     this.#state = { value: state }
-    this.onStateUpdate?.(state, 'server')
+    this.onStateChanged(state, 'server')
+    this.onStateUpdate(state, 'server')
   }
 
-  onStateUpdate?(state: State, source: unknown): void
+  /** Called by `setState` before anything is stored (agents' hook): throw to refuse the change. */
+  validateStateChange(_next: State, _source: unknown): void {}
+
+  /** Called by `setState` with the new state (agents' hook; overriding it is optional). */
+  onStateChanged(_state: State | undefined, _source: unknown): void {}
+
+  /** agents' older name of `onStateChanged`, called the same way. */
+  onStateUpdate(_state: State | undefined, _source: unknown): void {}
+
+  /**
+   * agents' start hook: runs once per object, before its first request is served, with that
+   * request's props. As in agents, this base runs `init()`; an override that does not call
+   * `super.onStart()` has `init()` run after it instead (as agents' earlier releases did).
+   */
+  async onStart(_props?: Props): Promise<void> {
+    await this.#init()
+  }
+
+  #init(): Promise<void> {
+    this.#initialized ??= this.init().catch((error: unknown) => {
+      this.#initThrew = true
+      throw error
+    })
+    return this.#initialized
+  }
 
   /**
    * The props of the calling request's grant (an OAuth provider in front). Read from the request
@@ -180,8 +223,9 @@ export abstract class McpAgent<
     })
     return withRequest(host, async () => {
       // init() runs inside the first request, so it sees that request's props, as agents' does.
-      this.#app ??= this.#start(new URL(request.url).pathname).catch((error: unknown) => {
+      this.#app ??= this.#start().catch((error: unknown) => {
         this.#app = undefined
+        this.#initialized = undefined
         throw error
       })
       let app: Serving
@@ -190,8 +234,9 @@ export abstract class McpAgent<
       } catch (error) {
         // init() threw (it runs again next request): a JSON-RPC 500 naming the class, logged; not an
         // exception through the Worker, whose error page no MCP client reads and carries the message.
-        libraryLog.error('McpAgent init() failed', errorFields(error))
-        return misconfigured(`${this.constructor.name}.init() threw; see the server logs`)
+        const hook = this.#initThrew ? 'init' : 'onStart'
+        libraryLog.error(`McpAgent ${hook}() failed`, errorFields(error))
+        return misconfigured(`${this.constructor.name}.${hook}() threw; see the server logs`)
       }
       return app.fetch(served, this.env, host)
     })
@@ -216,12 +261,14 @@ export abstract class McpAgent<
   }
 
   /**
-   * `init()`, then the app serving the path `serve` forwarded from (only its path reaches here).
-   * The Worker checked the Origin and authenticated the caller, who arrives with the request (or
+   * `init()`, then the app serving what `serve` forwarded, at whatever path it matched. The Worker
+   * checked the path and the Origin and authenticated the caller, who arrives with the request (or
    * is anonymous): `serve`'s options act there, and the object serves with the conventional services.
    */
-  async #start(path: string) {
-    await this.init()
+  async #start() {
+    this.#initThrew = false
+    await this.onStart(this.props)
+    await this.#init()
     const options = {
       allowedOrigins: ['*'],
       allowAnonymous: true,
@@ -230,8 +277,10 @@ export abstract class McpAgent<
         return { ...services, nonces: services.nonces ?? this.#ledger() }
       },
     }
+    const server = await this.server
+    if (server instanceof McpServer) served(server)
     // The Worker refused the origins it does not allow (serve's browser rules): any that arrives passed.
-    return serving(edgeOf(await this.server), path, options, browserRules({ allowedOriginHostnames: '*' }))
+    return serving(edgeOf(server), '', options, browserRules({ allowedOriginHostnames: '*' }))
   }
 
   /**
@@ -243,7 +292,8 @@ export abstract class McpAgent<
     return {
       redeem: (nonce, expiresAt) => {
         const forwarded = this.#forwarded
-        if (!forwarded || forwarded.route === 'principal') return this.redeemConfirmation(nonce, expiresAt)
+        if (!forwarded || (forwarded.route === 'principal' && forwarded.path === undefined))
+          return this.redeemConfirmation(nonce, expiresAt)
         const namespace = (this.env as Record<string, unknown>)[forwarded.binding] as DurableObjectNamespace<McpAgent>
         const scoped = forwarded.jurisdiction ? namespace.jurisdiction(forwarded.jurisdiction) : namespace
         const home = scoped.get(scoped.idFromName(principalName(forwarded.principal)))
@@ -252,22 +302,23 @@ export abstract class McpAgent<
     }
   }
 
-  /** The Worker's fetch handler: `export default MyMCP.serve('/mcp')`. */
+  /** The Worker's fetch handler: `export default MyMCP.serve('/mcp')` (or a pattern: `serve('/*')`). */
   static serve<Env = unknown>(path: string, options: ServeOptions<Env> = {}): Fetcher {
     const binding = options.binding ?? 'MCP_OBJECT'
+    const served = pathMatcher(path)
     const auth = createAuthenticator(options as AuthOptions<unknown>)
     const guards = edgeOptions(options)
     const browser = browserRules(options)
     const sayIgnored = ignoredOptions(options, 'McpAgent.serve')
     // Origins are checked before (browser.refuse): the preflight answers any that reaches it.
     const preflight = new Hono()
-    preflight.options(path, mcpCors(['*']), (c) => c.body(null, 204))
+    preflight.options('*', mcpCors(['*']), (c) => c.body(null, 204))
     // biome-ignore lint/complexity/noThisInStatic: the subclass's name, which the 404 names
     const notHere = notServedHere(path, `${this?.name || 'McpAgent'}.serve's path`)
     return {
       async fetch(request, env, ctx) {
         const { pathname } = new URL(request.url)
-        if (pathname !== path) return new Response(notHere, { status: 404 })
+        if (!served.matches(pathname)) return new Response(notHere, { status: 404 })
         // A 2025 session's DELETE from a non-browser client (a browser's goes on, to be answered with CORS).
         if (
           request.method === 'DELETE' &&
@@ -309,11 +360,17 @@ export abstract class McpAgent<
         const modern = version !== null && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(version)
         const session = modern ? null : request.headers.get('mcp-session-id')
         const route = session === null ? 'principal' : 'session'
+        const perPath = route === 'principal' && served.pattern ? pathname : undefined
         const name =
-          session === null ? principalName(principal) : `session:${JSON.stringify([principal?.subject ?? null, session])}`
+          session !== null
+            ? `session:${JSON.stringify([principal?.subject ?? null, session])}`
+            : perPath === undefined
+              ? principalName(principal)
+              : `path:${JSON.stringify([principal?.subject ?? null, perPath])}`
         const scoped = options.jurisdiction ? namespace.jurisdiction(options.jurisdiction) : namespace
         const headers = new Headers(request.headers)
         const forwarded: Forwarded = { principal, props, grant, route, binding, jurisdiction: options.jurisdiction }
+        if (perPath !== undefined) forwarded.path = perPath
         try {
           headers.set(FORWARDED, await sealForwarded((env as Record<string, unknown>).MCP_STATE_KEYS as string, forwarded))
         } catch (error) {

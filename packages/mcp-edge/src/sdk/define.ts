@@ -12,6 +12,7 @@ import { InputRequired } from '../server/input/input-round.ts'
 import { isObject } from '../protocol/jsonrpc.ts'
 import { parseWith } from '../server/schema/schema.ts'
 import { toolError } from '../server/tool-result.ts'
+import { CONVENTION_WARNED } from '../server/tool-entry.ts'
 import type { ObjectSchema, Schema } from '../server/schema/schema.ts'
 import type { McpServer as EdgeServer } from '../server/server.ts'
 import { TaskSuspended } from '../server/tasks/replay.ts'
@@ -79,7 +80,9 @@ export function defineTool<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: strin
       ? run
       : (args: unknown, extra: RequestHandlerExtra<Env>) =>
           Promise.resolve(run(args, extra)).then((result) => checkOutput(name, output, result))
-  edge.tool(name, dropUndefined(options) as ToolOptions<ObjectSchema, undefined, undefined, Env>, (args, ctx) =>
+  // As SDK 1.x, a name outside the spec's convention is warned about, not refused (tool-entry.ts).
+  const lenient = { ...dropUndefined(options), [CONVENTION_WARNED]: true }
+  edge.tool(name, lenient as ToolOptions<ObjectSchema, undefined, undefined, Env>, (args, ctx) =>
     runSdkHandler(ctx, hooks, (extra) => checked(args, extra) as CallToolResult, toolFailure),
   )
 }

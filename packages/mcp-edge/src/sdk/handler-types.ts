@@ -71,7 +71,7 @@ export interface CreateMcpHandlerOptions<Env = unknown> extends Omit<McpHttpOpti
    * `'stateless'` (their default), which is mcp-edge's lane as it is.
    */
   legacy?: McpHttpOptions<Env>['legacy'] | 'stateless'
-  /** The endpoint's path (default `/mcp`); other paths are 404. */
+  /** The endpoint's path (default `/mcp`); other paths are 404. Empty (`''`): every path, as in agents. */
   route?: string
   /** Props for `getMcpAuthContext()`, taking precedence over an OAuth provider's in front (agents' order). */
   authContext?: McpAuthContext

@@ -33,7 +33,7 @@ import { fromAuthInfo, grantOf, principalFromProps, propsOf } from './principal.
 import type { AuthInfo } from './principal.ts'
 import { authContextReads, currentRequest, RequestHost, withRequest } from './request-store.ts'
 import type { McpAuthContext } from './request-store.ts'
-import { McpServer } from './server.ts'
+import { McpServer, served } from './server.ts'
 import { browserRules, edgeOf, edgeOptions, ignoredOptions, serving } from './serving.ts'
 import { report, reportsTo } from './low-level.ts'
 import type { Serving } from './serving.ts'
@@ -152,7 +152,10 @@ function buildHandler<Env>(
   const browser = browserRules(options)
   const sayIgnored = ignoredOptions(options)
   const appOf = (server: McpServer<Env> | EdgeServer<Env>) => {
-    if (options.onerror && server instanceof McpServer) reportsTo(server.server, options.onerror)
+    if (server instanceof McpServer) {
+      if (options.onerror) reportsTo(server.server, options.onerror)
+      served(server)
+    }
     const edge = edgeOf(server)
     if (typeof serverOrFactory === 'function') factoryBuilt(serverOrFactory, edge)
     return serving(edge, route, mounted, browser)

@@ -84,11 +84,20 @@ export function completable<S extends Schema>(schema: S, complete: CompleteCallb
   return schema
 }
 
-/** The completion callbacks of an object schema's properties (for the core's `complete` option). */
+/** Wrappers a completable schema may be inside (`completable(z.string(), …).optional()`). */
+const WRAPPERS = new Set(['optional', 'nullable', 'default'])
+
+/**
+ * The completion callbacks of an object schema's properties (for the core's `complete` option),
+ * found through the wrappers an optional argument adds, as SDK 2.x unwraps them.
+ */
 export function completersOf(schema: ObjectSchema): Record<string, CompleteCallback> {
   const found: Record<string, CompleteCallback> = {}
   for (const [name, property] of Object.entries(schema._zod.def.shape)) {
-    const complete = completers.get(property as object)
+    let inner = property as { _zod: { def: { type: string; innerType?: unknown } } }
+    while (!completers.has(inner) && WRAPPERS.has(inner._zod.def.type) && inner._zod.def.innerType)
+      inner = inner._zod.def.innerType as typeof inner
+    const complete = completers.get(inner)
     if (complete) found[name] = complete
   }
   return found

@@ -97,8 +97,9 @@ export class McpServer<Env = unknown> {
     )
     edgeOptions.events ??= conventionalEvents()
     // Lists are not cached by clients unless the server says so: SDK code changes them at run time
-    // (handles, registrations in a handler), which a cached list would hide for its TTL.
-    this.edge = new EdgeServer<Env>({ listCache: UNCACHED_LISTS, ...edgeOptions, ...serverInfo })
+    // (handles, registrations in a handler), which a cached list would hide for its TTL. The options
+    // come last: keys of theirs in the server info (`instructions`, given there by mistake) yield.
+    this.edge = new EdgeServer<Env>({ listCache: UNCACHED_LISTS, ...serverInfo, ...edgeOptions })
     const listChanged = (kind: ListKind) => this.#notify(kind)
     const resourceUpdated = (uri: string) => this.#resourceUpdated(uri)
     this.server = new LowLevelServer({ listChanged, resourceUpdated, log: (params) => this.sendLoggingMessage(params) })
@@ -111,6 +112,16 @@ export class McpServer<Env = unknown> {
     config: ToolConfig<In, Out>,
     callback: ToolCallback<In, Env>,
   ): RegisteredTool {
+    return this.#registerTool(
+      name,
+      config as ToolConfig<ToolInputSchema, unknown>,
+      callback as ToolCallback<ToolInputSchema, Env>,
+    )
+  }
+
+  // The older overloads register through these, not through the public methods, as the SDKs'
+  // own do: a subclass that wraps both `tool` and `registerTool` wraps each registration once.
+  #registerTool(name: string, config: ToolConfig<ToolInputSchema, unknown>, callback: ToolCallback<ToolInputSchema, Env>) {
     return new Registered<ToolSlotConfig>(
       name,
       { ...config, callback } as ToolSlotConfig,
@@ -161,7 +172,7 @@ export class McpServer<Env = unknown> {
     refuseZod3(rest[0], `Tool ${name}`)
     const inputSchema = rest.length > 0 && isRawShape(rest[0]) ? (rest.shift() as ZodRawShape) : undefined
     const annotations = rest.shift() as ToolAnnotations | undefined
-    return this.registerTool(name, { description, inputSchema, annotations }, callback as ToolCallback<ToolInputSchema, Env>)
+    return this.#registerTool(name, { description, inputSchema, annotations }, callback as ToolCallback<ToolInputSchema, Env>)
   }
 
   registerResource(name: string, uri: string, metadata: ResourceMetadata, callback: ReadResourceCallback<Env>): RegisteredResource
@@ -177,6 +188,10 @@ export class McpServer<Env = unknown> {
     metadata: ResourceMetadata,
     callback: AnyCallback,
   ): RegisteredResource {
+    return this.#registerResource(name, target, metadata, callback)
+  }
+
+  #registerResource(name: string, target: string | ResourceTemplate, metadata: ResourceMetadata, callback: AnyCallback) {
     return new Registered<ResourceSlotConfig>(
       name,
       { name, target, metadata, callback },
@@ -206,7 +221,7 @@ export class McpServer<Env = unknown> {
   resource(name: string, target: string | ResourceTemplate, ...rest: unknown[]): RegisteredResource {
     const callback = rest.pop() as AnyCallback
     const metadata = (rest[0] ?? {}) as ResourceMetadata
-    return this.registerResource(name, target as string, metadata, callback as ReadResourceCallback<Env>)
+    return this.#registerResource(name, target, metadata, callback)
   }
 
   registerPrompt<Args extends PromptArgsSchema = undefined>(
@@ -214,6 +229,10 @@ export class McpServer<Env = unknown> {
     config: PromptConfig<Args>,
     callback: PromptCallback<Args, Env>,
   ): RegisteredPrompt {
+    return this.#registerPrompt(name, config as PromptConfig<PromptArgsSchema>, callback as PromptCallback<PromptArgsSchema, Env>)
+  }
+
+  #registerPrompt(name: string, config: PromptConfig<PromptArgsSchema>, callback: PromptCallback<PromptArgsSchema, Env>) {
     return new Registered<PromptSlotConfig>(name, { ...config, callback } as PromptSlotConfig, {
       add: (key, slot) => definePrompt(this.edge, this.#hooks, key, slot),
       drop: (key) => this.edge.removePrompt(key),
@@ -236,7 +255,7 @@ export class McpServer<Env = unknown> {
     const callback = rest.pop() as AnyCallback
     const description = typeof rest[0] === 'string' ? (rest.shift() as string) : undefined
     const argsSchema = rest.shift() as ZodRawShape | undefined
-    return this.registerPrompt(name, { description, argsSchema }, callback as PromptCallback<PromptArgsSchema, Env>)
+    return this.#registerPrompt(name, { description, argsSchema }, callback as PromptCallback<PromptArgsSchema, Env>)
   }
 
   sendToolListChanged(): void {
@@ -294,13 +313,27 @@ export class McpServer<Env = unknown> {
     if (typeof this.edge.events === 'object') this.#notify(kind)
   }
 
+  /**
+   * Nothing is announced before the server is first served, as an SDK server sends nothing before
+   * it is connected: handles disabled while it is set up (at the module's top, in a factory built
+   * per request, in `McpAgent.init()`) change no list a client has seen.
+   */
   #notify(kind: ListKind): void {
+    if (!SERVED.has(this)) return
     void publishing(this.edge.notifyListChanged(kind), 'list change lost')
   }
 
   #resourceUpdated(uri: string): void {
     void publishing(this.edge.notifyResourceUpdated(uri), 'resource update lost')
   }
+}
+
+/** The servers served so far (`served`): their list changes are announced. */
+const SERVED = new WeakSet<object>()
+
+/** `server` is being served: from now on its list changes reach listeners (createMcpHandler, McpAgent). */
+export function served(server: object): void {
+  SERVED.add(server)
 }
 
 export { ResourceTemplate }

@@ -164,7 +164,8 @@ function pathOf(url: string): string {
 export const notServedHere = (route: string, setBy: string) => `404 Not Found: this MCP server is served at ${route} (${setBy})`
 
 /**
- * `server` at `route`. The caller is the one established before (McpAgent's Worker), else the one
+ * `server` at `route`, or at every path when it is empty (agents' `route: ''`; an agent's object,
+ * whose Worker matched the path). The caller is the one established before (McpAgent's Worker), else the one
  * the grant's props name (an OAuth provider in front, or `authContext`), else whoever `mcp()`'s own
  * authentication finds. A request without an Origin (any non-browser client) goes straight to the
  * core's handler; a browser's (an Origin, a CORS preflight) through `mcp()`, which answers CORS.
@@ -180,7 +181,7 @@ export function serving<Env>(server: EdgeServer<Env>, route: string, given: McpH
   let app: EdgeApp<Env> | undefined
   return {
     async fetch(request, env, host) {
-      if (pathOf(request.url) !== route) return new Response(notHere, { status: 404 })
+      if (route !== '' && pathOf(request.url) !== route) return new Response(notHere, { status: 404 })
       if (request.method === 'OPTIONS' || request.headers.has('origin')) {
         const refused = browser.refuse(request)
         if (refused) return refused
@@ -194,7 +195,8 @@ export function serving<Env>(server: EdgeServer<Env>, route: string, given: McpH
   }
 }
 
-function mountApp<Env>(server: EdgeServer<Env>, route: string, options: McpHttpOptions<Env>): EdgeApp<Env> {
+function mountApp<Env>(server: EdgeServer<Env>, path: string, options: McpHttpOptions<Env>): EdgeApp<Env> {
+  const route = path === '' ? '/*' : path
   const app = new Hono<{ Bindings: Env & object; Variables: McpVariables }>()
   app.use(route, async (c, next) => {
     const host = c.executionCtx as unknown

@@ -15,6 +15,7 @@ import { findHeaderParams } from '../protocol/header-values.ts'
 import type { HeaderParam } from '../protocol/header-values.ts'
 import type { CallToolResult, Tool } from '../protocol/types.ts'
 import { positive } from './limits.ts'
+import { warnOnce } from './telemetry/log.ts'
 import { checkArguments, checkToolSchemas } from './registration.ts'
 import { DEFAULT_MAX_RESULT_BYTES } from './results/budget.ts'
 import { Derived } from './schema/derived.ts'
@@ -33,6 +34,13 @@ import type {
 } from './types.ts'
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
+
+/**
+ * Set on a tool's options by mcp-edge/sdk: a name outside that convention (a SHOULD of the spec:
+ * `list sites`, `github:search`) is served with a warning, as SDK 1.x does, so code written for it
+ * loads; a native tool's is refused at registration. Not exported from the package.
+ */
+export const CONVENTION_WARNED = Symbol('mcp-edge: tool name convention warned, not enforced')
 export const DEFAULT_TASK_TTL_MS = 60 * 60 * 1000
 export const DEFAULT_TASK_POLL_MS = 1000
 
@@ -275,7 +283,10 @@ export function buildToolEntry<Env>(
   convert?: JsonSchemaConverter,
 ): ToolEntry<Env> {
   if (!TOOL_NAME.test(name)) {
-    throw new Error(`Tool name "${name}" must be 1–128 characters from A-Z a-z 0-9 _ . - (server/tools "Tool names")`)
+    const convention = '1–128 characters from A-Z a-z 0-9 _ . -'
+    if (name === '' || (options as { [CONVENTION_WARNED]?: boolean })[CONVENTION_WARNED] !== true)
+      throw new Error(`Tool name "${name}" must be ${convention} (server/tools "Tool names")`)
+    warnOnce(`Tool name "${name}" is not ${convention}, as the spec says tool names should be: some clients may refuse it`)
   }
   checkArguments(`Tool "${name}"`, options, handler, 'server.tool(name, { input, ... }, handler)')
   checkToolSchemas(`Tool "${name}"`, options)
