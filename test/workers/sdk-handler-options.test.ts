@@ -405,6 +405,20 @@ describe('McpServer as SDK code extends it', () => {
     expect(((await called.json()) as { result: unknown }).result).toMatchObject({ content: [{ type: 'text', text: 'sites' }] })
   })
 
+  // agents' createMcpHandler serves every path when its route is empty; before, nothing matched ''.
+  it("serves every path with route '' (agents' any path), only its own with the default route", async () => {
+    const server = new McpServer({ name: 'anywhere', version: '1.0.0' })
+    server.registerTool('here', {}, async () => ({ content: [{ type: 'text', text: 'here' }] }))
+    const status = async (route: string | undefined, path: string) => {
+      const request = buildRequest(`http://127.0.0.1${path}`, 'tools/call', { name: 'here', arguments: {} })
+      const handler = createMcpHandler(server, route === undefined ? {} : { route })
+      return (await handler.fetch(request, env, createExecutionContext())).status
+    }
+    for (const path of ['/mcp', '/', '/a/b']) expect(await status('', path)).toBe(200)
+    expect(await status(undefined, '/mcp')).toBe(200)
+    expect(await status(undefined, '/a/b')).toBe(404)
+  })
+
   it('takes instructions from the options over any in the server info, and from the server info when the options have none', async () => {
     const instructionsOf = async (server: McpServer) => {
       const response = await createMcpHandler(server).fetch(initialize(), env, createExecutionContext())
