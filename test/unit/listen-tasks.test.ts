@@ -55,6 +55,48 @@ describe('task statuses through the hub', () => {
     expect(forwarded).toHaveLength(1)
   })
 
+  // Before, a completed status waited for its result while later events went on, so ids went
+  // backwards along the stream (ev:0-11 sent, then ev:0-10); and a resource update that reached
+  // the hub while the state was read went out before the task events held meanwhile.
+  it("keeps the hub's order: other events wait behind a completed result being read, and behind events held during the read", async () => {
+    const stored = { t1: task('t1', 'working', '2026-11-30T00:00:02.000Z') }
+    let release: () => void = () => {}
+    const reading = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const slow: TaskBackend = {
+      get: async (taskId: string, principal: string | null) => {
+        if (stored.t1.status === 'completed') await reading
+        return backend(stored).get(taskId, principal)
+      },
+    } as TaskBackend
+    const order: string[] = []
+    const hub = new HubTasks(slow, 'ada', (_event, id) => order.push(id ?? 'no id'))
+    const update = (id: string) =>
+      hub.inOrder(() => {
+        order.push(id)
+        return undefined
+      })
+    // While start reads the state: a task event and an update, in the hub's order, wait.
+    hub.see(event(task('t1', 'working', '2026-11-30T00:00:04.000Z', { statusMessage: 'half' })) as never, 'ev:0-7')
+    update('ev:0-8')
+    const watch = await hub.start(['t1'], 'sub-1', () => {})
+    expect(order).toEqual(['ev:0-7', 'ev:0-8'])
+    // A completed status without its result: read back, and what follows waits for it.
+    stored.t1 = task('t1', 'completed', '2026-11-30T00:00:05.000Z', { result: { content: [] } })
+    hub.see(event(task('t1', 'completed', '2026-11-30T00:00:05.000Z')) as never, 'ev:0-10')
+    update('ev:0-11')
+    await Promise.resolve()
+    expect(order).toEqual(['ev:0-7', 'ev:0-8'])
+    release()
+    await watch.ended
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(order).toEqual(['ev:0-7', 'ev:0-8', 'ev:0-10', 'ev:0-11'])
+    // Nothing pending: an update goes out at once.
+    update('ev:0-12')
+    expect(order.at(-1)).toBe('ev:0-12')
+  })
+
   it('ends at once when every watched task is already terminal', async () => {
     const hub = new HubTasks(backend({ t: task('t', 'failed', '2026-11-30T00:00:01.000Z') }), 'ada', () => {})
     const watch = await hub.start(['t'], 1, () => {})

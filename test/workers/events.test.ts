@@ -273,6 +273,41 @@ describe('a large task result through the hub', () => {
   })
 })
 
+describe('a tasks-only listen stream and a slow reader', () => {
+  // Each result is over the 16 KiB the relay moves to a stream ahead of its reader, so the last
+  // statuses wait in the listener's inbox. Before, the stream ended as soon as the last task did,
+  // with them still there: the client got the stream's result without them.
+  it('ends only once every task status is on the stream', async () => {
+    const create = async () => {
+      const created = await rpc(
+        fetcher,
+        URL,
+        'tools/call',
+        { name: 'sized_task', arguments: { bytes: 40_000, afterMs: 400 } },
+        { headers: { authorization: 'Bearer alice' }, capabilities: TASKS },
+      )
+      return created.message.result?.taskId as string
+    }
+    const taskIds = await Promise.all([create(), create(), create()])
+    const stream = await listen({ taskIds }, 'alice')
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      const completed: string[] = []
+      for (;;) {
+        const message = await stream.next()
+        if (message.method === 'notifications/tasks' && message.params.status === 'completed') {
+          expect(message.params.result.content[0].text).toHaveLength(40_000)
+          completed.push(message.params.taskId)
+        }
+        if ('result' in message) break
+      }
+      expect(completed.sort()).toEqual([...taskIds].sort())
+    } finally {
+      await stream.close()
+    }
+  })
+})
+
 describe('publishing outside a request', () => {
   it('reaches listen streams from a scheduled handler and from a queue consumer', async () => {
     const stream = await listen({ resourceSubscriptions: ['test://scheduled', 'test://queued'] }, 'alice')

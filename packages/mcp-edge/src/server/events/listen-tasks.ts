@@ -8,6 +8,8 @@
  *   than what was read go on, so a stream never shows `working` after `completed`.
  * - Hub events leave the result out (it may be megabytes; a WebSocket message is at most 1 MiB):
  *   a `completed` status is read back whole, with `tasks/get`, in the listen request itself.
+ * - The stream's other events pass through `inOrder` too, so they wait behind that read and
+ *   behind the held events: event ids only grow along a stream.
  */
 import { NOTIFICATION } from '../../protocol/constants.ts'
 import { notification } from '../../protocol/jsonrpc.ts'
@@ -36,8 +38,10 @@ export class HubTasks {
   readonly #tasks: TaskBackend
   readonly #principal: string | null
   readonly #forward: (event: McpEvent, id?: string) => void
-  /** Events (with their ids in the hub's log) held while the current state is read; `undefined` once it was. */
-  #held: Array<[TaskEvent, string | undefined]> | undefined = []
+  /** The stream's events (task and other) held while the current state is read; `undefined` once it was. */
+  #held: Array<() => Promise<void> | undefined> | undefined = []
+  /** The forwarding under way while a completed result is read back: later events wait for it. */
+  #busy: Promise<void> | undefined
   readonly #seen = new Map<string, Seen>()
   readonly #open = new Set<string>()
   #ended: (() => void) | undefined
@@ -54,8 +58,29 @@ export class HubTasks {
    * pass only if newer than the state `start` read (so a resume never moves a task backwards).
    */
   see(event: TaskEvent, id?: string): void {
-    if (this.#held) this.#held.push([event, id])
-    else void this.#pass(event, id)
+    this.inOrder(() => this.#pass(event, id))
+  }
+
+  /**
+   * Forward in the order the hub sent: `step` now, unless the current state is still being read
+   * or a completed result read back (then after them). `step` returns a promise only when it reads.
+   */
+  inOrder(step: () => Promise<void> | undefined): void {
+    if (this.#held) {
+      this.#held.push(step)
+      return
+    }
+    const running = this.#busy ? this.#busy.then(step) : step()
+    if (running === undefined) return
+    const busy: Promise<void> = running.then(
+      () => {
+        if (this.#busy === busy) this.#busy = undefined
+      },
+      () => {
+        if (this.#busy === busy) this.#busy = undefined
+      },
+    )
+    this.#busy = busy
   }
 
   /**
@@ -81,25 +106,31 @@ export class HubTasks {
     const ended = new Promise<void>((resolve) => {
       this.#ended = resolve
     })
-    for (const [event, id] of this.#held ?? []) void this.#pass(event, id)
+    const held = this.#held ?? []
     this.#held = undefined
+    for (const step of held) this.inOrder(step)
     this.#check()
     return { taskIds: owned, ended }
   }
 
-  async #pass(event: TaskEvent, id: string | undefined): Promise<void> {
+  /** A promise only while a completed result is read back (`inOrder` makes later events wait). */
+  #pass(event: TaskEvent, id: string | undefined): Promise<void> | undefined {
     if (!this.#open.has(event.taskId) || !newer(event, this.#seen.get(event.taskId))) return
     this.#seen.set(event.taskId, { status: event.params.status, lastUpdatedAt: event.params.lastUpdatedAt })
     const status = event.params.status as TaskStatus
-    let params = event.params
-    if (status === 'completed' && !('result' in params)) {
-      const found = await this.#tasks.get(event.taskId, this.#principal).catch(() => undefined)
-      if (found) params = { ...found.task, _meta: params._meta }
-    }
+    if (status !== 'completed' || 'result' in event.params) return this.#send(event, event.params, id)
+    return this.#tasks
+      .get(event.taskId, this.#principal)
+      .catch(() => undefined)
+      .then((found) => this.#send(event, found ? { ...found.task, _meta: event.params._meta } : event.params, id))
+  }
+
+  #send(event: TaskEvent, params: TaskEvent['params'], id: string | undefined): undefined {
     this.#forward({ ...event, params }, id)
     // Only now: the stream may end once the last task's terminal status is on it.
-    if (isTerminal(status)) this.#open.delete(event.taskId)
+    if (isTerminal(params.status as TaskStatus)) this.#open.delete(event.taskId)
     this.#check()
+    return undefined
   }
 
   #check(): void {

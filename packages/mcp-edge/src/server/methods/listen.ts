@@ -136,8 +136,15 @@ export const listen: MethodEntry = {
         statusesViaHub && options.tasks
           ? new HubTasks(options.tasks, principal, (event, id) => relay.deliver(event, id))
           : undefined
-      const deliver = (event: McpEvent, id?: string) =>
-        event.type === 'task' && hubTasks ? hubTasks.see(event, id) : relay.deliver(event, id)
+      const deliver = (event: McpEvent, id?: string) => {
+        if (!hubTasks) return relay.deliver(event, id)
+        if (event.type === 'task') return hubTasks.see(event, id)
+        // Behind the tasks' reads, so that ids only grow along the stream (listen-tasks.ts).
+        hubTasks.inOrder(() => {
+          relay.deliver(event, id)
+          return undefined
+        })
+      }
       const hubPath =
         hub && listener.topics.size > 0
           ? await hub.listen(listener, deliver, stop.signal, resume, () => relay.drained())
@@ -162,7 +169,8 @@ export const listen: MethodEntry = {
       // Nothing is left on the filter once no list or resource is asked for and the tasks ended.
       const others = honoured.toolsListChanged || honoured.promptsListChanged || honoured.resourcesListChanged
       if (!others && !honoured.resourceSubscriptions?.length) {
-        if (tasksEnded) void tasksEnded.then(() => stop.abort())
+        // The last statuses may still wait in the relay's inbox: the stream ends once they are on it.
+        if (tasksEnded) void tasksEnded.then(() => relay.drained()).then(() => stop.abort())
         else stop.abort()
       }
       // With a hub, everything comes through it; without one, from this isolate's listeners.
