@@ -117,6 +117,18 @@ describe('a listener of logged events', () => {
     ])
   })
 
+  // A resume past the log hints one re-read per topic, and a filter may hold some 700 URIs:
+  // before, hints past MAX_INBOX gave way to each other and the oldest were lost unsaid.
+  it('keeps every re-read hint of a resume, however many topics, while plain id-less entries give way past MAX_INBOX', () => {
+    const uris = Array.from({ length: MAX_INBOX + 144 }, (_, i) => `r://x/${i}`)
+    const listener = new Listener('L', new Set(['resource:r://x']), null)
+    for (const uri of uris) listener.offer({ type: 'resourceUpdated', uri }, undefined, true)
+    listener.offer({ type: 'resourceUpdated', uri: 'r://x/live' })
+    expect(listener.pending).toBe(uris.length + 1)
+    const sent = listener.take(uris.length + 1).map((message) => (message.params as { uri: string }).uri)
+    expect(sent).toEqual([...uris, 'r://x/live'])
+  })
+
   it('still takes re-read hints (no id) when full or lagging, giving way only among entries without ids', () => {
     const listener = new Listener('L', new Set(['resource:r://x', 'list:tools']), null)
     for (let i = 0; i <= MAX_INBOX; i++) listener.offer({ type: 'resourceUpdated', uri: `r://x/${i}` }, `ev:0-${i + 1}`)

@@ -17,8 +17,9 @@
  * `MAX_INBOX` entries (with ids or not: hints count) the listener is `lagging`, takes no more
  * events with ids, and its stream ends once
  * the inbox is sent, so the client resumes from the last id it got and the log replays the rest;
- * entries without an id (in-isolate events, re-read hints) give way only to each other, past
- * `MAX_INBOX` of them.
+ * entries without an id (in-isolate events) give way only to each other, past `MAX_INBOX` of them.
+ * A re-read hint (`offer(…, hint)`: what a resume past the log may have missed) never gives way:
+ * there is at most one per topic of the subscription, which its filter's size bounds.
  */
 import type { JsonRpcNotification } from '../../protocol/jsonrpc.ts'
 import type { RequestId, SubscriptionFilter } from '../../protocol/types.ts'
@@ -42,6 +43,7 @@ export class Listener implements Subscription {
     message: JsonRpcNotification
     event: McpEvent
     at: number
+    hint: boolean
   }> = []
   #lagging = false
 
@@ -81,10 +83,10 @@ export class Listener implements Subscription {
   }
 
   /**
-   * Queue `event` (with `id`, its place in a hub's log) if this listener asked for it and may see
-   * it; whether it did (or had it pending, or lags).
+   * Queue `event` (with `id`, its place in a hub's log; or as a re-read `hint`, which is never
+   * dropped) if this listener asked for it and may see it; whether it did (or had it pending, or lags).
    */
-  offer(event: McpEvent, id?: string): boolean {
+  offer(event: McpEvent, id?: string, hint = false): boolean {
     if (!matches(this, event) || !this.#allows(event)) return false
     // Lagging, it takes no more events with ids (the log replays them); re-read hints still go out.
     if (this.#lagging && id !== undefined) return true
@@ -98,13 +100,14 @@ export class Listener implements Subscription {
       this.#lagging = true
       return true
     }
-    this.#inbox.push({ key, id, message: this.#shape(event, this.subscriptionId, id), event, at: this.#sent ? Date.now() : 0 })
+    const message = this.#shape(event, this.subscriptionId, id)
+    this.#inbox.push({ key, id, message, event, at: this.#sent ? Date.now() : 0, hint })
     // An event with an id is never dropped (module header): one is taken only while the inbox
     // holds fewer than MAX_INBOX entries of any kind (hints count too), else the listener lags;
     // entries without an id give way to each other past MAX_INBOX of them. So the inbox holds at
     // most MAX_INBOX with ids and MAX_INBOX without.
-    if (id === undefined && this.#inbox.length > MAX_INBOX) {
-      const without = this.#inbox.filter((entry) => entry.id === undefined)
+    if (id === undefined && !hint && this.#inbox.length > MAX_INBOX) {
+      const without = this.#inbox.filter((entry) => entry.id === undefined && !entry.hint)
       if (without.length > MAX_INBOX) this.#inbox.splice(this.#inbox.indexOf(without[0]!), 1)
     }
     return true

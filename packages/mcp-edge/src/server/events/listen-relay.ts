@@ -35,9 +35,12 @@ export class Relay {
     this.#poll = poll
   }
 
-  /** An event from the hub (runs in the listen request), with its id in the hub's log. Before `run`, it waits in the inbox. */
-  deliver(event: McpEvent, id?: string): void {
-    this.#listener.offer(event, id)
+  /**
+   * An event from the hub (runs in the listen request), with its id in the hub's log, or a re-read
+   * `hint` (listen-hub.ts). Before `run`, it waits in the inbox.
+   */
+  deliver(event: McpEvent, id?: string, hint?: boolean): void {
+    this.#listener.offer(event, id, hint)
     this.#flush()
   }
 

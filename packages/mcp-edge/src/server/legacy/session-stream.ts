@@ -127,7 +127,7 @@ export async function openSessionStream<Env>({
     if (!(now instanceof Promise)) return ends(now) ? end() : undefined
     now.then((read) => (ends(read) ? end() : undefined), end)
   }
-  const deliver = (event: McpEvent, eventId?: string) => {
+  const deliver = (event: McpEvent, eventId?: string, hint?: boolean) => {
     if (event.type === 'task') return
     // A change of the session's facts (stream-facts.ts): read them again now, so an end or a newer
     // stream stops this one without waiting for an event.
@@ -141,7 +141,7 @@ export async function openSessionStream<Env>({
     // URI now, a log message if the session's level admits it now.
     const decide = (now: SessionFacts) => {
       if (ends(now)) return end()
-      if (wants(now, event, logLevel)) relay.deliver(event, eventId)
+      if (wants(now, event, logLevel)) relay.deliver(event, eventId, hint)
     }
     const now = facts.get()
     if (now instanceof Promise) now.then(decide, end)
@@ -209,9 +209,13 @@ function wants(now: SessionFacts, event: McpEvent, logLevel: LogLevel): boolean 
 }
 
 /** The re-read hints for `gaps` (module header): list changes, and an update per URI subscribed now. */
-async function hint(gaps: readonly string[], deliver: (event: McpEvent) => void, facts: StreamFacts): Promise<void> {
-  for (const event of gapHints(gaps)) deliver(event)
+async function hint(
+  gaps: readonly string[],
+  deliver: (event: McpEvent, eventId: undefined, hint: true) => void,
+  facts: StreamFacts,
+): Promise<void> {
+  for (const event of gapHints(gaps)) deliver(event, undefined, true)
   if (!gaps.includes(ALL_RESOURCES)) return
   const now = await facts.get()
-  for (const uri of now.subscriptions ?? []) deliver({ type: 'resourceUpdated', uri })
+  for (const uri of now.subscriptions ?? []) deliver({ type: 'resourceUpdated', uri }, undefined, true)
 }

@@ -151,7 +151,7 @@ export const listen: MethodEntry = {
           : undefined
       // Resumed past what the log holds (or with no log at all): what may be lost, to re-read.
       const gaps = hubPath ? hubPath.gaps : resume ? [...listener.topics] : undefined
-      for (const hint of gapHints(gaps ?? [])) relay.deliver(hint)
+      for (const hint of gapHints(gaps ?? [])) relay.deliver(hint, undefined, true)
       let tasksEnded: Promise<void> | undefined
       if (watched && options.tasks) {
         const watch = hubTasks
