@@ -137,7 +137,7 @@ describe("McpAgent served at a path pattern (serve('/repo/*')), with agents' lif
     expect(await visit(b)).toBe('1 visits; hooks onStart; 2 state changes')
   })
 
-  it('keeps a 2025 session on one object, whichever path it started at', async () => {
+  it("keeps a 2025 session's state on an object of its own, apart from the path's", async () => {
     const client = new Client({ name: 'sdk-1x', version: '1.0.0' })
     await client.connect(new StreamableHTTPClientTransport(new URL('/repo/acme/widgets', worker.url)))
     clients.push(client)

@@ -11,6 +11,10 @@ import { decodeCursor, encodeCursor, gapHints, MAX_CURSOR_CHARS } from '../../pa
 import { legacyEventNotification } from '../../packages/mcp-edge/src/server/legacy/session-stream.ts'
 import { SSE_ID } from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import { Listener, MAX_INBOX } from '../../packages/mcp-edge/src/server/events/listen-hub.ts'
+import { Relay } from '../../packages/mcp-edge/src/server/events/listen-relay.ts'
+import { Outbox } from '../../packages/mcp-edge/src/server/outbox.ts'
+import { notification } from '../../packages/mcp-edge/src/protocol/jsonrpc.ts'
+import { drain } from './support.ts'
 
 describe('cursors', () => {
   it('name each shard’s newest seq, shards in ascending order, and read back as written', () => {
@@ -127,6 +131,26 @@ describe('a listener of logged events', () => {
     expect(listener.pending).toBe(uris.length + 1)
     const sent = listener.take(uris.length + 1).map((message) => (message.params as { uri: string }).uri)
     expect(sent).toEqual([...uris, 'r://x/live'])
+  })
+
+  // A listen stream's ids are in _meta, not SSE ids: the relay tells the outbox which it must keep.
+  // Before, one large message over the stream's budget (a task's result) dropped the older updates
+  // and hints, and the later id hid the loss from a client that resumed.
+  it("keeps a listen stream's updates with ids and its hints in the outbox when a large message takes it over budget", async () => {
+    const outbox = new Outbox({ maxBufferedBytes: 2000 })
+    const listener = new Listener('L', new Set(['resource:r://x']), null)
+    const relay = new Relay(listener, outbox, false)
+    const stop = new AbortController()
+    const running = relay.run(stop.signal, Date.now() + 60_000, undefined)
+    relay.deliver({ type: 'resourceUpdated', uri: 'r://x/hinted' }, undefined, true)
+    for (let i = 1; i <= 5; i++) relay.deliver({ type: 'resourceUpdated', uri: `r://x/${i}` }, `ev:0-${i}`)
+    relay.deliver({ type: 'resourceUpdated', uri: 'r://x/live' })
+    outbox.push(notification('notifications/message', { level: 'info', data: 'big'.padEnd(5000, '!') }), { droppable: true })
+    stop.abort()
+    await running
+    const uris = drain(outbox).map((message) => (message as { params: { uri?: string } }).params.uri ?? 'big')
+    expect(uris).toEqual(['r://x/hinted', 'r://x/1', 'r://x/2', 'r://x/3', 'r://x/4', 'r://x/5', 'big'])
+    expect(outbox.stats.droppedMessages).toBe(1)
   })
 
   it('still takes re-read hints (no id) when full or lagging, giving way only among entries without ids', () => {

@@ -88,10 +88,18 @@ describe('task statuses through the hub', () => {
     update('ev:0-11')
     await Promise.resolve()
     expect(order).toEqual(['ev:0-7', 'ev:0-8'])
+    // The hub's pace waits for the read-back too: no next replay batch while events are held here.
+    let idle = false
+    void hub.idle().then(() => {
+      idle = true
+    })
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(idle).toBe(false)
     release()
     await watch.ended
     await new Promise((resolve) => setTimeout(resolve, 0))
     expect(order).toEqual(['ev:0-7', 'ev:0-8', 'ev:0-10', 'ev:0-11'])
+    expect(idle).toBe(true)
     // Nothing pending: an update goes out at once.
     update('ev:0-12')
     expect(order.at(-1)).toBe('ev:0-12')

@@ -343,8 +343,9 @@ describe('Outbox: byte budget', () => {
     expect(outbox.stats.droppedMessages).toBe(1)
   })
 
-  // A listen stream's updates carry event ids: one dropped would be hidden from a client that
+  // A 2025 GET stream's updates carry SSE ids: one dropped would be hidden from a client that
   // resumes from a later id, so they stay (their pushers bound them), and only id-less ones go.
+  // (A listen stream's ids are in _meta; the relay pushes those as not droppable: event-log.test.ts.)
   it('never drops a droppable message that carries an event id, even over the budget; drops an id-less one instead', () => {
     const outbox = new Outbox({ maxBufferedBytes: 300 })
     const update = (n: number) => legacyEventNotification({ type: 'resourceUpdated', uri: `test://${n}` }, undefined, `ev:0-${n}`)

@@ -283,7 +283,7 @@ describe('a tasks-only listen stream and a slow reader', () => {
         fetcher,
         URL,
         'tools/call',
-        { name: 'sized_task', arguments: { bytes: 40_000, afterMs: 400 } },
+        { name: 'sized_task', arguments: { bytes: 40_000, afterMs: 1000 } },
         { headers: { authorization: 'Bearer alice' }, capabilities: TASKS },
       )
       return created.message.result?.taskId as string
@@ -291,16 +291,20 @@ describe('a tasks-only listen stream and a slow reader', () => {
     const taskIds = await Promise.all([create(), create(), create()])
     const stream = await listen({ taskIds }, 'alice')
     try {
-      await new Promise((resolve) => setTimeout(resolve, 1500))
+      await new Promise((resolve) => setTimeout(resolve, 2000))
       const completed: string[] = []
+      const working: string[] = []
       for (;;) {
         const message = await stream.next()
+        // The state first: each task still running when the stream opened (else this tests nothing).
+        if (message.method === 'notifications/tasks' && message.params.status === 'working') working.push(message.params.taskId)
         if (message.method === 'notifications/tasks' && message.params.status === 'completed') {
           expect(message.params.result.content[0].text).toHaveLength(40_000)
           completed.push(message.params.taskId)
         }
         if ('result' in message) break
       }
+      expect(working.sort()).toEqual([...taskIds].sort())
       expect(completed.sort()).toEqual([...taskIds].sort())
     } finally {
       await stream.close()

@@ -44,6 +44,7 @@ describe('McpAgent.serve', () => {
     for (const path of ['/', '/mcp', '/a/b']) expect(await reached(NotesMCP.serve('/'), path)).toBe('past the path check')
     expect(await reached(NotesMCP.serve('/mcp/:org'), '/mcp/acme')).toBe('past the path check')
     expect(await reached(NotesMCP.serve('/mcp/:org'), '/mcp/acme/x')).toMatch(/^404 Not Found/)
+    expect(() => NotesMCP.serve('/mcp/(')).toThrow(/^NotesMCP\.serve: '\/mcp\/\(' is not a URL pattern's path/)
   })
 
   // With the ledger bound, DELETE reaches the session's object and ends it (204, then 404):
@@ -112,5 +113,15 @@ describe('McpAgent.serve', () => {
       createExecutionContext(),
     )
     expect(response.status).toBe(403)
+  })
+
+  // What docs/migrate.md tells a server that agents served to any page: allowedOriginHostnames '*'.
+  it("lets any origin's preflight through with allowedOriginHostnames '*', as agents' serve did, and refuses it by default", async () => {
+    const open = NotesMCP.serve('/mcp', { allowedOriginHostnames: '*' })
+    const allowed = await open.fetch(preflight('https://anywhere.example'), bound, createExecutionContext())
+    expect(allowed.status).toBe(204)
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://anywhere.example')
+    const refused = await NotesMCP.serve('/mcp').fetch(preflight('https://anywhere.example'), bound, createExecutionContext())
+    expect(refused.status).toBe(403)
   })
 })

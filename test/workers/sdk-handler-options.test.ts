@@ -14,6 +14,7 @@ import type { EventHub, McpEvent } from 'mcp-edge'
 import { buildRequest } from '../support/mcp.ts'
 import { acceptedContent, createMcpHandler, ErrorCode, McpError, McpServer } from 'mcp-edge/sdk'
 import type {
+  CallToolResult,
   ClientCapabilities,
   CreateMcpHandlerOptions,
   Icon,
@@ -345,16 +346,21 @@ describe('list changes of handles', () => {
     expect(published).toEqual([{ type: 'listChanged', list: 'tools' }])
   })
 
-  it('announces none for a server at the top of the module until it is first served', async () => {
+  // The server's list is announced from the turn after the one that built it: toggles at the
+  // module's top are not, later ones are, served here or not (a scheduled handler, a task's run in
+  // its Durable Object, an isolate that served no request yet).
+  it('announces none in the turn that builds a server at the top of the module, and every change after it, served or not', async () => {
     const published: McpEvent[] = []
     const server = new McpServer({ name: 'module-top', version: '1.0.0' }, { events: recording(published) })
     const beta = server.registerTool('beta', {}, async () => ({ content: [{ type: 'text', text: 'beta' }] }))
     beta.disable()
-    const handler = createMcpHandler(server)
     expect(published).toEqual([])
-    await handler.fetch(buildRequest('http://127.0.0.1/mcp', 'tools/list'), env, createExecutionContext())
+    await Promise.resolve()
     beta.enable()
     expect(published).toEqual([{ type: 'listChanged', list: 'tools' }])
+    await createMcpHandler(server).fetch(buildRequest('http://127.0.0.1/mcp', 'tools/list'), env, createExecutionContext())
+    beta.disable()
+    expect(published).toHaveLength(2)
   })
 })
 
@@ -379,11 +385,18 @@ describe('McpServer as SDK code extends it', () => {
       }
     }
     const server = new Counted({ name: 'counted', version: '1.0.0' })
+    // The same for prompts and resources, wrapped on the instance.
+    const wrap = (method: 'prompt' | 'registerPrompt' | 'resource' | 'registerResource') => {
+      const own = (server[method] as (...args: unknown[]) => unknown).bind(server)
+      Object.assign(server, { [method]: (...args: unknown[]) => (wrapped.push(`${method} ${args[0]}`), own(...args)) })
+    }
+    for (const method of ['prompt', 'registerPrompt', 'resource', 'registerResource'] as const) wrap(method)
     server.tool('a', async () => ({ content: [{ type: 'text', text: 'a' }] }))
     server.registerTool('b', {}, async () => ({ content: [{ type: 'text', text: 'b' }] }))
     server.prompt('p', () => ({ messages: [] }))
     server.resource('r', 'docs://r', (uri) => ({ contents: [{ uri: uri.href, text: 'r' }] }))
-    expect(wrapped).toEqual(['tool a', 'registerTool b'])
+    expect(wrapped).toEqual(['tool a', 'registerTool b', 'prompt p', 'resource r'])
+    expect([...server.edge.prompts.keys()]).toEqual(['p'])
     expect([...server.edge.tools.keys()]).toEqual(['a', 'b'])
   })
 
@@ -403,6 +416,45 @@ describe('McpServer as SDK code extends it', () => {
     ])
     const called = await handler.fetch(call('list sites'), env, createExecutionContext())
     expect(((await called.json()) as { result: unknown }).result).toMatchObject({ content: [{ type: 'text', text: 'sites' }] })
+  })
+
+  // SDK 2.x's extension-capabilities example declares its extension with registerCapabilities;
+  // before, that was a TypeError at start-up, and `capabilities.extensions` was dropped.
+  it("offers the extensions SDK 2.x code declares, in its options' capabilities or with registerCapabilities", async () => {
+    const server = new McpServer(
+      { name: 'extended', version: '1.0.0' },
+      { capabilities: { extensions: { 'com.example/first': { level: 1 } } } },
+    )
+    server.server.registerCapabilities({ extensions: { 'com.example/second': {} }, logging: {} })
+    const response = await createMcpHandler(server).fetch(initialize(), env, createExecutionContext())
+    const { capabilities } = ((await response.json()) as { result: { capabilities: Record<string, unknown> } }).result
+    expect(capabilities.extensions).toEqual({ 'com.example/first': { level: 1 }, 'com.example/second': {} })
+  })
+
+  // JavaScript servers return only structuredContent; before, the call failed with -32603 ("not a
+  // CallToolResult"). SDK 2.x adds the JSON as text (SDK 1.x reads it as no content).
+  it('completes a result that has only structuredContent with its JSON as text, checked against the output schema', async () => {
+    const server = new McpServer({ name: 'structured', version: '1.0.0' })
+    const only = (value: unknown) => async () => ({ structuredContent: value }) as unknown as CallToolResult
+    server.registerTool('weather', { outputSchema: { temp: z.number() } }, only({ temp: 20 }))
+    server.registerTool('wrong', { outputSchema: { temp: z.number() } }, only({ temp: 'warm' }))
+    server.registerTool('untyped', {}, only({ rows: 3 }))
+    const result = async (name: string) => {
+      const response = await createMcpHandler(server).fetch(call(name), env, createExecutionContext())
+      return ((await response.json()) as { result: Record<string, unknown> }).result
+    }
+    expect(await result('weather')).toMatchObject({
+      content: [{ type: 'text', text: '{"temp":20}' }],
+      structuredContent: { temp: 20 },
+    })
+    expect(await result('untyped')).toMatchObject({
+      content: [{ type: 'text', text: '{"rows":3}' }],
+      structuredContent: { rows: 3 },
+    })
+    expect(await result('wrong')).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/^Output validation error/) }],
+    })
   })
 
   // agents' createMcpHandler serves every path when its route is empty; before, nothing matched ''.

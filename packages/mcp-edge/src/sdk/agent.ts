@@ -1,12 +1,14 @@
 /**
  * `McpAgent` as Cloudflare's agents writes it: a Durable Object class with `server`, `init()`,
  * `initialState`, `state`/`setState` and `props`, served by `MyMCP.serve('/mcp')` through its
- * `MCP_OBJECT` binding. The Worker half (`serve`) authenticates the request and routes it to one
- * object: the 2025 session's (its `Mcp-Session-Id`), so state is per session as McpAgent keeps
- * it, or, for a request without a session (a 2026-07-28 client, an `initialize`), the caller's
- * (`principal:<subject>`), so a stateless client's state is per principal. The object half runs
- * `init()` once and serves the request with `mcp()`; the caller and the grant's props travel from
- * the Worker in one internal header that a client cannot set (the Worker replaces it).
+ * `MCP_OBJECT` binding. The Worker half (`serve`, at a path or agents' URL pattern) authenticates
+ * the request and routes it to one object: the 2025 session's (its `Mcp-Session-Id`), so state is
+ * per session as McpAgent keeps it, or, for a request without a session (a 2026-07-28 client, an
+ * `initialize`), the caller's (`principal:<subject>`; at a pattern, the caller's of that path,
+ * `path:[subject, path]`), so a stateless client's state is per principal. The object half runs
+ * agents' `onStart` and `init()` once and serves the request with `mcp()`; the caller and the
+ * grant's props travel from the Worker in one internal header that a client cannot set (the
+ * Worker replaces it).
  *
  * State lives in the object's SQLite storage (`ctx.storage.kv`, key `mcp-edge:state`), and so do
  * the redeemed single-use confirmations (table `mcp_edge_redeemed`) when no McpNonceLedger is
@@ -27,11 +29,11 @@ import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
 import type { McpServer as EdgeServer } from '../server/server.ts'
 import type { NonceLedger } from '../server/tasks/tasks.ts'
 import type { Principal } from '../server/types.ts'
-import { McpServer, served } from './server.ts'
+import type { McpServer } from './server.ts'
 import type { CreateMcpHandlerOptions } from './handler-types.ts'
 import { browserRules, edgeOf, edgeOptions, ignoredOptions, notServedHere, serving } from './serving.ts'
 import type { Serving } from './serving.ts'
-import { currentHandler, currentRequest, RequestHost, withRequest } from './request-store.ts'
+import { currentHandler, currentRequest, RequestHost, withBuilding, withRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
 import { grantOf, principalFromProps, propsOf } from './principal.ts'
@@ -81,10 +83,15 @@ function principalName(principal: Principal | undefined): string {
  * A pattern serves many paths, and `init()` may register tools from the one it started for (the
  * URL, or props naming it), so a caller without a session gets an object per path there.
  */
-function pathMatcher(path: string): { matches(pathname: string): boolean; pattern: boolean } {
+function pathMatcher(path: string, by: string): { matches(pathname: string): boolean; pattern: boolean } {
   const pathname = path === '/' ? '/*' : path
-  if (!/[*:({]/.test(pathname)) return { matches: (given) => given === pathname, pattern: false }
-  const compiled = new URLPattern({ pathname })
+  if (!/[*:({?+]/.test(pathname)) return { matches: (given) => given === pathname, pattern: false }
+  let compiled: URLPattern
+  try {
+    compiled = new URLPattern({ pathname })
+  } catch (error) {
+    throw new TypeError(`${by}: '${path}' is not a URL pattern's path (${error instanceof Error ? error.message : error})`)
+  }
   return { matches: (given) => compiled.test({ pathname: given }), pattern: true }
 }
 
@@ -223,9 +230,11 @@ export abstract class McpAgent<
     })
     return withRequest(host, async () => {
       // init() runs inside the first request, so it sees that request's props, as agents' does.
-      this.#app ??= this.#start().catch((error: unknown) => {
+      // onStart and init() set the server up: list changes they make are not announced.
+      this.#app ??= withBuilding(host, () => this.#start()).catch((error: unknown) => {
         this.#app = undefined
-        this.#initialized = undefined
+        // init() runs again only if it failed: one that succeeded registered its tools already.
+        if (this.#initThrew) this.#initialized = undefined
         throw error
       })
       let app: Serving
@@ -244,7 +253,7 @@ export abstract class McpAgent<
 
   /**
    * Redeem a confirmation's nonce once for this object's caller (an RPC from the caller's session
-   * objects; `principal:` objects redeem their own). A sealed state is bound to its caller, so
+   * and `path:` objects; `principal:` objects redeem their own). A sealed state is bound to its caller, so
    * one ledger per caller makes each state single-use wherever it is replayed.
    */
   async redeemConfirmation(nonce: string, expiresAt: number): Promise<boolean> {
@@ -278,7 +287,6 @@ export abstract class McpAgent<
       },
     }
     const server = await this.server
-    if (server instanceof McpServer) served(server)
     // The Worker refused the origins it does not allow (serve's browser rules): any that arrives passed.
     return serving(edgeOf(server), '', options, browserRules({ allowedOriginHostnames: '*' }))
   }
@@ -305,7 +313,8 @@ export abstract class McpAgent<
   /** The Worker's fetch handler: `export default MyMCP.serve('/mcp')` (or a pattern: `serve('/*')`). */
   static serve<Env = unknown>(path: string, options: ServeOptions<Env> = {}): Fetcher {
     const binding = options.binding ?? 'MCP_OBJECT'
-    const served = pathMatcher(path)
+    // biome-ignore lint/complexity/noThisInStatic: the subclass's name, which the error names
+    const served = pathMatcher(path, `${this?.name || 'McpAgent'}.serve`)
     const auth = createAuthenticator(options as AuthOptions<unknown>)
     const guards = edgeOptions(options)
     const browser = browserRules(options)

@@ -20,6 +20,7 @@ import { errorFields, libraryLog } from '../server/telemetry/log.ts'
 import type { RequestContext, TaskMode, ToolOptions } from '../server/types.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import { currentRequest, hostOf, withHandler } from './request-store.ts'
+import { isInputRequired } from './input.ts'
 import { runSdkHandler } from './rounds.ts'
 import type { Hooks } from './rounds.ts'
 import { completersOf, objectSchema, outputSchema } from './schema.ts'
@@ -48,6 +49,18 @@ function toolFailure(error: unknown, ctx: RequestContext<unknown>): CallToolResu
 }
 
 /**
+ * A result without `content` (JavaScript code returning only `structuredContent`): SDK 1.x reads it
+ * as no content, SDK 2.x adds its JSON as text, which the 2026-07-28 revision asks of structured
+ * results; the core needs `content`, so it is completed here as SDK 2.x completes it.
+ */
+function withContent(result: unknown): unknown {
+  if (!isObject(result) || 'content' in result || isInputRequired(result)) return result
+  const { structuredContent } = result as { structuredContent?: unknown }
+  const content = structuredContent === undefined ? [] : [{ type: 'text', text: JSON.stringify(structuredContent) }]
+  return { ...result, content }
+}
+
+/**
  * As both SDKs check a result against the tool's output schema: a result without `isError` that
  * lacks its structured content, or whose content does not match, is an `isError` result saying
  * so (the core, for its own tools, answers with a JSON-RPC error instead).
@@ -73,8 +86,11 @@ export function defineTool<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: strin
   const task = taskOption ?? (support === undefined ? undefined : TASK_SUPPORT[support])
   const options = { ...same, input, output, task }
   const withArgs = given !== undefined
-  const run = (args: unknown, extra: RequestHandlerExtra<Env>) =>
-    (withArgs ? call(callback, args, extra) : call(callback, extra)) as CallToolResult | Promise<CallToolResult>
+  const run = (args: unknown, extra: RequestHandlerExtra<Env>) => {
+    const result = withArgs ? call(callback, args, extra) : call(callback, extra)
+    const pending = typeof (result as { then?: unknown } | undefined)?.then === 'function'
+    return (pending ? Promise.resolve(result).then(withContent) : withContent(result)) as CallToolResult | Promise<CallToolResult>
+  }
   const checked =
     output === undefined
       ? run

@@ -31,9 +31,9 @@ import { factoryBuilt, notifierOf } from './notifier.ts'
 import type { ServerNotifier } from './notifier.ts'
 import { fromAuthInfo, grantOf, principalFromProps, propsOf } from './principal.ts'
 import type { AuthInfo } from './principal.ts'
-import { authContextReads, currentRequest, RequestHost, withRequest } from './request-store.ts'
+import { authContextReads, currentRequest, RequestHost, withBuilding } from './request-store.ts'
 import type { McpAuthContext } from './request-store.ts'
-import { McpServer, served } from './server.ts'
+import { McpServer } from './server.ts'
 import { browserRules, edgeOf, edgeOptions, ignoredOptions, serving } from './serving.ts'
 import { report, reportsTo } from './low-level.ts'
 import type { Serving } from './serving.ts'
@@ -152,10 +152,7 @@ function buildHandler<Env>(
   const browser = browserRules(options)
   const sayIgnored = ignoredOptions(options)
   const appOf = (server: McpServer<Env> | EdgeServer<Env>) => {
-    if (server instanceof McpServer) {
-      if (options.onerror) reportsTo(server.server, options.onerror)
-      served(server)
-    }
+    if (options.onerror && server instanceof McpServer) reportsTo(server.server, options.onerror)
     const edge = edgeOf(server)
     if (typeof serverOrFactory === 'function') factoryBuilt(serverOrFactory, edge)
     return serving(edge, route, mounted, browser)
@@ -190,7 +187,7 @@ function buildHandler<Env>(
   const factory = typeof serverOrFactory === 'function' ? serverOrFactory : undefined
   const make = (host: RequestHost) =>
     factory
-      ? Promise.resolve(withRequest(host, () => factory(contextFor(host)))).then(appOf)
+      ? Promise.resolve(withBuilding(host, () => factory(contextFor(host)))).then(appOf)
       : appOf(serverOrFactory as McpServer<Env> | EdgeServer<Env>)
   // What a build throws (the factory, or the options) is `onerror`'s to hear, once per attempt:
   // the requests waiting on a shared build are answered from the same failure.

@@ -11,13 +11,15 @@ import { ToolError } from '../server/errors.ts'
 import { InputRequired } from '../server/input/input-round.ts'
 import { TaskSuspended } from '../server/tasks/replay.ts'
 import { errorFields, libraryLog } from '../server/telemetry/log.ts'
-import type { ClientCapabilities, Implementation } from '../protocol/types.ts'
+import type { ClientCapabilities, Implementation, JsonObject } from '../protocol/types.ts'
 import type { RequestHandlerExtra, SdkNotification } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
 import { currentHandler } from './request-store.ts'
 import { refuseCompletionNotifier, refuseRequestHandler } from './unsupported.ts'
 
 export interface LowLevelHooks {
+  /** Extensions declared with `registerCapabilities`, added to the server's own. */
+  extensions(given: Record<string, JsonObject>): void
   listChanged(kind: ListKind): void
   resourceUpdated(uri: string): void
   log(params: { level: LogLevel; data: unknown; logger?: string }): Promise<void>
@@ -78,6 +80,15 @@ export class LowLevelServer {
   /** Refused, naming why: mcp-edge sends no `notifications/elicitation/complete` (unsupported.ts). */
   createElicitationCompletionNotifier(elicitationId: string, _options?: unknown): () => Promise<void> {
     return refuseCompletionNotifier(elicitationId)
+  }
+
+  /**
+   * SDK 2.x's way to declare what `capabilities` holds beside what is registered: its `extensions`
+   * are offered in `initialize` and `server/discover` from then on. Other capabilities (tools,
+   * resources, prompts, logging, completions) are derived from what is registered, and left as they are.
+   */
+  registerCapabilities(capabilities: { extensions?: Record<string, JsonObject> } & Record<string, unknown>): void {
+    if (capabilities.extensions) this.#hooks.extensions(capabilities.extensions)
   }
 
   getClientCapabilities(): ClientCapabilities | undefined {

@@ -138,6 +138,8 @@ export function hostOf(ctx: WaitUntil): RequestHost | undefined {
 export interface Frame {
   readonly store: RequestStore | undefined
   handler: unknown
+  /** A server is being set up for the request (a factory, `McpAgent`'s `onStart` and `init()`). */
+  readonly building?: boolean
 }
 
 const storage = new AsyncLocalStorage<Frame>()
@@ -145,6 +147,20 @@ const storage = new AsyncLocalStorage<Frame>()
 /** Run `fn` with `store` as the current request's (McpAgent: its `init()` and `this.props`). */
 export function withRequest<T>(store: RequestStore, fn: () => T): T {
   return storage.run({ store, handler: undefined }, fn)
+}
+
+/**
+ * `withRequest`, for code that sets a server up (a factory, `McpAgent`'s `init()`): what it
+ * changes of the server's lists is not announced (`building`), as an SDK server announces nothing
+ * before it is connected.
+ */
+export function withBuilding<T>(store: RequestStore, fn: () => T): T {
+  return storage.run({ store, handler: undefined, building: true }, fn)
+}
+
+/** Whether the code running now sets a server up (`withBuilding`). */
+export function building(): boolean {
+  return storage.getStore()?.building === true
 }
 
 /**

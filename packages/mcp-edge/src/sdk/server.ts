@@ -7,7 +7,7 @@
  * The registrations themselves are in define.ts, the types in types.ts. Over 300 lines: the
  * SDKs' overloads of `tool`, `resource` and `prompt` are the class's public API and stay on it.
  */
-import type { Icon, ToolAnnotations } from '../protocol/types.ts'
+import type { Icon, JsonObject, ToolAnnotations } from '../protocol/types.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
 import type { EventDelivery, ListKind } from '../server/events/events.ts'
 import type { ServerOptions } from '../server/types.ts'
@@ -16,7 +16,7 @@ import type { Hooks } from './rounds.ts'
 import { LowLevelServer, reportUnexpected } from './low-level.ts'
 import { publishing } from './notifier.ts'
 import { Registered } from './registered.ts'
-import { currentHandler, currentRequest } from './request-store.ts'
+import { building, currentHandler, currentRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import { ResourceTemplate } from './resource-template.ts'
 import { experimentalTasks } from './unsupported.ts'
@@ -85,6 +85,8 @@ export class McpServer<Env = unknown> {
   /** SDK 1.x `experimental.tasks.registerToolTask`: refused, naming `execution: { taskSupport }` (unsupported.ts). */
   readonly experimental = experimentalTasks
   readonly #hooks: Hooks
+  /** Set once the turn that built the server is over (`#notify`). */
+  #live = false
 
   constructor(
     serverInfo: { name: string; version: string; title?: string; description?: string; websiteUrl?: string; icons?: Icon[] },
@@ -96,15 +98,23 @@ export class McpServer<Env = unknown> {
       EDGE_OPTIONS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]]),
     )
     edgeOptions.events ??= conventionalEvents()
+    // SDK 2.x declares its extensions among its capabilities: offered as mcp-edge's own.
+    const declared = (options.capabilities as { extensions?: ServerOptions['extensions'] } | undefined)?.extensions
+    if (declared) edgeOptions.extensions = { ...declared, ...edgeOptions.extensions }
     // Lists are not cached by clients unless the server says so: SDK code changes them at run time
     // (handles, registrations in a handler), which a cached list would hide for its TTL. The options
     // come last: keys of theirs in the server info (`instructions`, given there by mistake) yield.
     this.edge = new EdgeServer<Env>({ listCache: UNCACHED_LISTS, ...serverInfo, ...edgeOptions })
     const listChanged = (kind: ListKind) => this.#notify(kind)
     const resourceUpdated = (uri: string) => this.#resourceUpdated(uri)
-    this.server = new LowLevelServer({ listChanged, resourceUpdated, log: (params) => this.sendLoggingMessage(params) })
+    const extensions = (given: Record<string, JsonObject>) => Object.assign(this.edge.extensions, given)
+    const log = (params: Parameters<LowLevelServer['sendLoggingMessage']>[0]) => this.sendLoggingMessage(params)
+    this.server = new LowLevelServer({ extensions, listChanged, resourceUpdated, log })
     const threw = (error: unknown, ctx: { signal: AbortSignal }) => reportUnexpected(this.server, error, ctx.signal)
     this.#hooks = { listChanged, resourceUpdated, decodeState: options.requestState?.verify, threw }
+    queueMicrotask(() => {
+      this.#live = true
+    })
   }
 
   registerTool<In extends ToolInputSchema = undefined, Out = undefined>(
@@ -314,26 +324,18 @@ export class McpServer<Env = unknown> {
   }
 
   /**
-   * Nothing is announced before the server is first served, as an SDK server sends nothing before
-   * it is connected: handles disabled while it is set up (at the module's top, in a factory built
-   * per request, in `McpAgent.init()`) change no list a client has seen.
+   * Nothing is announced while the server is set up, as an SDK server sends nothing before it is
+   * connected: handles disabled at the module's top (in the turn that built the server), in a
+   * factory, or in `McpAgent`'s `onStart` and `init()` (`building`) change no list a client has seen.
    */
   #notify(kind: ListKind): void {
-    if (!SERVED.has(this)) return
+    if (!this.#live || building()) return
     void publishing(this.edge.notifyListChanged(kind), 'list change lost')
   }
 
   #resourceUpdated(uri: string): void {
     void publishing(this.edge.notifyResourceUpdated(uri), 'resource update lost')
   }
-}
-
-/** The servers served so far (`served`): their list changes are announced. */
-const SERVED = new WeakSet<object>()
-
-/** `server` is being served: from now on its list changes reach listeners (createMcpHandler, McpAgent). */
-export function served(server: object): void {
-  SERVED.add(server)
 }
 
 export { ResourceTemplate }

@@ -9,8 +9,8 @@
  * - A chunk pushed while the same token's previous wait is still pending comes from a producer
  *   that does not wait. Only such chunks are merged (a plain-text chunk joins the pending plain-text
  *   chunk of that producer before it; SEP-2998: hosts MAY coalesce) or dropped (past
- *   `maxBufferedBytes`, the oldest of them first, with droppable log and listen messages; delivery
- *   is best-effort). The newest message is never dropped, so one larger than the budget (a task's
+ *   `maxBufferedBytes`, the oldest of them first, with droppable log messages and listen messages
+ *   that carry no event id; delivery is best-effort). The newest message is never dropped, so one larger than the budget (a task's
  *   result on a listen stream) still goes out, and a waiting reader takes a message as it is pushed.
  * - `seq` is assigned when a chunk enters the queue. A merged chunk shares the seq of the chunk it
  *   joined, since nothing of it is missing; a dropped chunk takes its seq with it, so the receiver
@@ -293,9 +293,10 @@ export class Outbox {
    * Over budget: drop the oldest droppable entries (chunks of producers that did not wait, logs,
    * listen notifications without an event id). The newest message stays, so one larger than the
    * budget (a task's result on a listen stream) still goes out; a dropped chunk leaves its seq as
-   * the gap. A message with an event id is never dropped: a later id would hide its loss from a
-   * client that resumes. What pushes those bounds them itself (the listen relay pushes below its
-   * own mark, and a listener that falls behind ends its stream to resume: listen-relay.ts).
+   * the gap. A message with an SSE id (a 2025 GET stream's) is never dropped, nor one pushed as not
+   * droppable (a listen stream's with an event id in `_meta`, or a re-read hint): a later id would
+   * hide its loss from a client that resumes. What pushes those bounds them itself (the listen
+   * relay pushes below its own mark, and a listener that falls behind ends its stream: listen-relay.ts).
    */
   #trim(): void {
     let index = 0

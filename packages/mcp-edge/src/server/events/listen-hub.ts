@@ -104,8 +104,8 @@ export class Listener implements Subscription {
     this.#inbox.push({ key, id, message, event, at: this.#sent ? Date.now() : 0, hint })
     // An event with an id is never dropped (module header): one is taken only while the inbox
     // holds fewer than MAX_INBOX entries of any kind (hints count too), else the listener lags;
-    // entries without an id give way to each other past MAX_INBOX of them. So the inbox holds at
-    // most MAX_INBOX with ids and MAX_INBOX without.
+    // entries without an id give way to each other past MAX_INBOX of them, hints never. So the
+    // inbox holds at most MAX_INBOX with ids, MAX_INBOX others, and one hint per topic.
     if (id === undefined && !hint && this.#inbox.length > MAX_INBOX) {
       const without = this.#inbox.filter((entry) => entry.id === undefined && !entry.hint)
       if (without.length > MAX_INBOX) this.#inbox.splice(this.#inbox.indexOf(without[0]!), 1)
@@ -115,9 +115,17 @@ export class Listener implements Subscription {
 
   /** Take up to `limit` pending notifications, oldest first. */
   take(limit = MAX_INBOX): JsonRpcNotification[] {
+    return this.takeKept(limit).map((taken) => taken.message)
+  }
+
+  /**
+   * `take`, with whether each must reach the stream (`kept`: it has an event id, or is a re-read
+   * hint), which the relay tells the stream's outbox: those it never drops (outbox.ts).
+   */
+  takeKept(limit = MAX_INBOX): { message: JsonRpcNotification; kept: boolean }[] {
     return this.#inbox.splice(0, limit).map((entry) => {
       this.#sent?.(entry.event, entry.at)
-      return entry.message
+      return { message: entry.message, kept: entry.id !== undefined || entry.hint }
     })
   }
 }

@@ -89,7 +89,8 @@ export class Relay {
     this.#timer = undefined
     const listener = this.#listener
     while (listener.pending > 0 && this.#outbox.stats.bufferedBytes < LISTEN_BUFFER_BYTES) {
-      for (const message of listener.take(1)) this.#outbox.push(message, { droppable: true })
+      // What has an id (or is a hint) is never dropped by the outbox: a later id would hide its loss.
+      for (const { message, kept } of listener.takeKept(1)) this.#outbox.push(message, { droppable: !kept })
     }
     if (listener.pending === 0) this.#wake()
     if (listener.lagging && listener.pending === 0) {

@@ -17,6 +17,7 @@ import type { JsonRpcNotification, RequestId } from '../../protocol/jsonrpc.ts'
 import { tag } from './events.ts'
 import type { McpEvent } from './events.ts'
 import { isTerminal } from '../tasks/tasks.ts'
+import { errorFields, libraryLog } from '../telemetry/log.ts'
 import type { TaskBackend, TaskStatus, TaskWatch } from '../tasks/tasks.ts'
 
 type TaskEvent = Extract<McpEvent, { type: 'task' }>
@@ -76,11 +77,21 @@ export class HubTasks {
       () => {
         if (this.#busy === busy) this.#busy = undefined
       },
-      () => {
+      (error: unknown) => {
+        libraryLog.error('listen event lost', errorFields(error))
         if (this.#busy === busy) this.#busy = undefined
       },
     )
     this.#busy = busy
+  }
+
+  /**
+   * Resolves once no read-back holds events back: the hub's pace waits for it, so a long replay
+   * sends its next batch only when this one is past `inOrder` (events held here are not in the
+   * listener's inbox, which the relay's pace measures).
+   */
+  async idle(): Promise<void> {
+    while (this.#busy) await this.#busy
   }
 
   /**

@@ -145,10 +145,9 @@ export const listen: MethodEntry = {
           return undefined
         })
       }
-      const hubPath =
-        hub && listener.topics.size > 0
-          ? await hub.listen(listener, deliver, stop.signal, resume, () => relay.drained())
-          : undefined
+      // The next batch of a long replay once this one is on the stream, past any task's read-back.
+      const pace = () => (hubTasks ? hubTasks.idle().then(() => relay.drained()) : relay.drained())
+      const hubPath = hub && listener.topics.size > 0 ? await hub.listen(listener, deliver, stop.signal, resume, pace) : undefined
       // Resumed past what the log holds (or with no log at all): what may be lost, to re-read.
       const gaps = hubPath ? hubPath.gaps : resume ? [...listener.topics] : undefined
       for (const hint of gapHints(gaps ?? [])) relay.deliver(hint, undefined, true)
