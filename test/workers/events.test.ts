@@ -283,7 +283,7 @@ describe('a tasks-only listen stream and a slow reader', () => {
         fetcher,
         URL,
         'tools/call',
-        { name: 'sized_task', arguments: { bytes: 40_000, afterMs: 1000 } },
+        { name: 'sized_task', arguments: { bytes: 40_000, afterMs: 1500 } },
         { headers: { authorization: 'Bearer alice' }, capabilities: TASKS },
       )
       return created.message.result?.taskId as string
@@ -291,7 +291,7 @@ describe('a tasks-only listen stream and a slow reader', () => {
     const taskIds = await Promise.all([create(), create(), create()])
     const stream = await listen({ taskIds }, 'alice')
     try {
-      await new Promise((resolve) => setTimeout(resolve, 2000))
+      await new Promise((resolve) => setTimeout(resolve, 2500))
       const completed: string[] = []
       const working: string[] = []
       for (;;) {

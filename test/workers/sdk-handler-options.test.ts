@@ -324,9 +324,11 @@ describe('list changes of handles', () => {
   // the Worker (a Durable Object call each), as the SDK 2.x subscriptions example would have.
   it('announces none while a server is set up (a factory building it per request), as an SDK server sends none before it is connected; then each', async () => {
     const published: McpEvent[] = []
-    const factory = () => {
+    const factory = async () => {
       const server = new McpServer({ name: 'set-up', version: '1.0.0' }, { events: recording(published) })
       const beta = server.registerTool('beta', {}, async () => ({ content: [{ type: 'text', text: 'beta' }] }))
+      // Past the turn that built the server: only the set-up's own frame keeps this quiet.
+      await Promise.resolve()
       beta.disable()
       server.sendToolListChanged()
       server.registerTool('enable_beta', {}, async () => {
@@ -349,6 +351,26 @@ describe('list changes of handles', () => {
   // The server's list is announced from the turn after the one that built it: toggles at the
   // module's top are not, later ones are, served here or not (a scheduled handler, a task's run in
   // its Durable Object, an isolate that served no request yet).
+  // Work a set-up starts that runs after it (a timer, an unawaited load) resumes in its frame.
+  it('announces what work started by a set-up changes once the set-up is over', async () => {
+    const published: McpEvent[] = []
+    let load: () => void = () => {}
+    const factory = () => {
+      const server = new McpServer({ name: 'loads-later', version: '1.0.0' }, { events: recording(published) })
+      const beta = server.registerTool('beta', {}, async () => ({ content: [{ type: 'text', text: 'beta' }] }))
+      beta.disable()
+      void new Promise<void>((resolve) => {
+        load = resolve
+      }).then(() => beta.enable())
+      return server
+    }
+    await createMcpHandler(factory).fetch(buildRequest('http://127.0.0.1/mcp', 'tools/list'), env, createExecutionContext())
+    expect(published).toEqual([])
+    load()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(published).toEqual([{ type: 'listChanged', list: 'tools' }])
+  })
+
   it('announces none in the turn that builds a server at the top of the module, and every change after it, served or not', async () => {
     const published: McpEvent[] = []
     const server = new McpServer({ name: 'module-top', version: '1.0.0' }, { events: recording(published) })

@@ -85,7 +85,7 @@ function principalName(principal: Principal | undefined): string {
  */
 function pathMatcher(path: string, by: string): { matches(pathname: string): boolean; pattern: boolean } {
   const pathname = path === '/' ? '/*' : path
-  if (!/[*:({?+]/.test(pathname)) return { matches: (given) => given === pathname, pattern: false }
+  if (!/[*:({]/.test(pathname)) return { matches: (given) => given === pathname, pattern: false }
   let compiled: URLPattern
   try {
     compiled = new URLPattern({ pathname })

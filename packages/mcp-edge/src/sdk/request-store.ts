@@ -139,7 +139,7 @@ export interface Frame {
   readonly store: RequestStore | undefined
   handler: unknown
   /** A server is being set up for the request (a factory, `McpAgent`'s `onStart` and `init()`). */
-  readonly building?: boolean
+  building?: boolean
 }
 
 const storage = new AsyncLocalStorage<Frame>()
@@ -152,10 +152,23 @@ export function withRequest<T>(store: RequestStore, fn: () => T): T {
 /**
  * `withRequest`, for code that sets a server up (a factory, `McpAgent`'s `init()`): what it
  * changes of the server's lists is not announced (`building`), as an SDK server announces nothing
- * before it is connected.
+ * before it is connected. Only until the set-up settles: work it started that runs later (a timer,
+ * an unawaited load) resumes in this frame, and is announced by then.
  */
-export function withBuilding<T>(store: RequestStore, fn: () => T): T {
-  return storage.run({ store, handler: undefined, building: true }, fn)
+export function withBuilding<T>(store: RequestStore, fn: () => T | Promise<T>): Promise<T> {
+  const frame: Frame = { store, handler: undefined, building: true }
+  const settled = () => {
+    frame.building = false
+  }
+  let out: Promise<T>
+  try {
+    out = Promise.resolve(storage.run(frame, fn))
+  } catch (error) {
+    settled()
+    throw error
+  }
+  out.then(settled, settled)
+  return out
 }
 
 /** Whether the code running now sets a server up (`withBuilding`). */

@@ -94,6 +94,11 @@ export class HubTasks {
     while (this.#busy) await this.#busy
   }
 
+  /** Whether a read-back holds events back now. */
+  get busy(): boolean {
+    return this.#busy !== undefined
+  }
+
   /**
    * Read the current state of `taskIds`, send that of each owned task (`send`), then let the
    * waiting events through. Resolves with the owned ids and when they have all ended.

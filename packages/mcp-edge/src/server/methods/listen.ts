@@ -145,8 +145,16 @@ export const listen: MethodEntry = {
           return undefined
         })
       }
-      // The next batch of a long replay once this one is on the stream, past any task's read-back.
-      const pace = () => (hubTasks ? hubTasks.idle().then(() => relay.drained()) : relay.drained())
+      // The next batch of a long replay once this one is on the stream, past any task's read-back
+      // (one may start while the stream drains: the first batch comes before the tasks' state is read).
+      const pace = async (): Promise<boolean> => {
+        if (!hubTasks) return relay.drained()
+        for (;;) {
+          await hubTasks.idle()
+          if (!(await relay.drained())) return false
+          if (!hubTasks.busy) return true
+        }
+      }
       const hubPath = hub && listener.topics.size > 0 ? await hub.listen(listener, deliver, stop.signal, resume, pace) : undefined
       // Resumed past what the log holds (or with no log at all): what may be lost, to re-read.
       const gaps = hubPath ? hubPath.gaps : resume ? [...listener.topics] : undefined
