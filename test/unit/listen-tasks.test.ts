@@ -4,7 +4,7 @@
  * older status after a newer one), a completed result read back whole (hub events carry none),
  * and the end once every task is terminal. The task backend is a map here; the hub is the test.
  */
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 import { HubTasks } from '../../packages/mcp-edge/src/server/events/listen-tasks.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
@@ -120,5 +120,60 @@ describe('task statuses through the hub', () => {
     })
     server.taskChanged('t', 'ada', { taskId: 't', status: 'completed', result: { content: [] } })
     expect(published).toEqual([{ type: 'task', taskId: 't', params: { taskId: 't', status: 'completed' }, audience: ['ada'] }])
+  })
+})
+
+// Before, a failed publish was logged and nothing more: a stream watching the task through the hub
+// never heard it, and waited for its timeout.
+describe('task status publishes that fail', () => {
+  afterEach(() => {
+    vi.useRealTimers()
+    vi.restoreAllMocks()
+  })
+  const failing = (failures: number, published: McpEvent[]) => {
+    let left = failures
+    return createMcpServer({
+      name: 'u',
+      version: '1',
+      events: {
+        publish: async (given) => {
+          if (left-- > 0) throw new Error('hub unreachable')
+          published.push(given)
+        },
+        listen: async () => ({ closed: new Promise(() => {}) }),
+      },
+    })
+  }
+  const quietly = () => {
+    for (const level of ['warn', 'error'] as const) vi.spyOn(console, level).mockImplementation(() => {})
+  }
+
+  it('are tried again until the hub has them', async () => {
+    vi.useFakeTimers()
+    quietly()
+    const published: McpEvent[] = []
+    failing(2, published).taskChanged('t', 'ada', { taskId: 't', status: 'completed', lastUpdatedAt: 'T1' })
+    await vi.advanceTimersByTimeAsync(50)
+    expect(published).toEqual([])
+    await vi.advanceTimersByTimeAsync(1_100)
+    expect(published).toEqual([
+      { type: 'task', taskId: 't', params: { taskId: 't', status: 'completed', lastUpdatedAt: 'T1' }, audience: ['ada'] },
+    ])
+  })
+
+  it('are not tried again once a newer status of the task was reported, and give up after the last wait', async () => {
+    vi.useFakeTimers()
+    quietly()
+    const published: McpEvent[] = []
+    const server = failing(1, published)
+    server.taskChanged('t', 'ada', { taskId: 't', status: 'working', lastUpdatedAt: 'T1' })
+    server.taskChanged('t', 'ada', { taskId: 't', status: 'completed', lastUpdatedAt: 'T2' })
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(published.map((event) => (event as unknown as { params: { status: string } }).params.status)).toEqual(['completed'])
+    const down: McpEvent[] = []
+    failing(99, down).taskChanged('u', null, { taskId: 'u', status: 'failed', lastUpdatedAt: 'T3' })
+    await vi.advanceTimersByTimeAsync(10_000)
+    expect(down).toEqual([])
+    expect(console.error).toHaveBeenCalledTimes(1)
   })
 })

@@ -29,6 +29,7 @@ import { checkedFeature, Limits } from './limits.ts'
 import { logEvent } from './events/events.ts'
 import type { EventDelivery, ListKind, McpEvent, NotifyLogOptions, NotifyOptions } from './events/events.ts'
 import { ListenHub } from './events/listen-hub.ts'
+import { TaskEvents } from './events/task-publish.ts'
 import { createMethodTable } from './methods/index.ts'
 import type { HeaderParam } from '../protocol/header-values.ts'
 import { buildPromptEntry, buildResourceEntry, buildTemplateEntry } from './registry.ts'
@@ -60,7 +61,6 @@ import type {
   VisibilityContext,
 } from './types.ts'
 import { checkDefinitions } from './schema/derived.ts'
-import { errorFields, libraryLog } from './telemetry/log.ts'
 import type { ResultPolicy } from './results/store.ts'
 
 export const DEFAULT_PAGE_SIZE = 50
@@ -90,6 +90,8 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
   readonly prompts = new Map<string, PromptEntry<Env>>()
   /** The listen streams of this isolate (single-isolate delivery, and this isolate's registry changes). */
   readonly hub = new ListenHub()
+  /** Task status changes through the hub, tried again when a publish fails (task-publish.ts). */
+  readonly #taskEvents = new TaskEvents((event) => this.publish(event))
   /** Per-principal caps of this isolate (issue 11); the defaults' are built at their first use (`limits`). */
   #limits: Limits | undefined
   /** Results over their budget: where they are stored, and the limits (undefined: never cut). */
@@ -324,9 +326,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
     // The result stays out (it may be megabytes; a hub message is at most 1 MiB): a listener
     // reads a completed task back whole (listen-tasks.ts).
     const { result: _result, ...status } = params
-    this.publish({ type: 'task', taskId, params: status, audience }).catch((error: unknown) => {
-      libraryLog.error('task event lost', errorFields(error))
-    })
+    void this.#taskEvents.changed(taskId, { type: 'task', taskId, params: status, audience }, status.lastUpdatedAt)
   }
 
   /**
