@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inspect } from '../support/client-processes.ts'
+import { buildRequest } from '../support/mcp.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
 let worker: WranglerServer
@@ -143,6 +144,26 @@ describe("McpAgent served at a path pattern (serve('/repo/*')), with agents' lif
     clients.push(client)
     expect(await visit(client)).toBe('1 visits; hooks onStart; 2 state changes')
     expect(await visit(client)).toBe('2 visits; hooks onStart; 3 state changes')
+  })
+})
+
+describe('McpAgent whose onStart fails after init() ran', () => {
+  // Before, the failure cleared init()'s run too: the next request ran init() again, which
+  // registered its tool a second time and failed, and so did every request after it.
+  it('answers 500 naming onStart, then serves on the next request without running init() again', async () => {
+    const url = new URL('/flaky', worker.url)
+    const first = await fetch(buildRequest(url.href, 'tools/list'))
+    expect(first.status).toBe(500)
+    expect(await first.json()).toMatchObject({
+      error: { message: 'Server misconfigured: FlakyMCP.onStart() threw; see the server logs' },
+    })
+    const client = new ClientV2({ name: 'client-2x', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    await client.connect(new TransportV2(url))
+    try {
+      expect(text(await client.callTool({ name: 'inits', arguments: {} }))).toBe('init ran 1 time(s)')
+    } finally {
+      await client.close()
+    }
   })
 })
 

@@ -73,11 +73,39 @@ export class RepoMCP extends McpAgent<Env, Visits, Record<string, unknown>> {
   }
 }
 
+/**
+ * An `onStart` that runs agents' own (which runs `init()`) and then fails once, as one that opens
+ * a connection might: the next request starts the object again without running `init()` twice.
+ */
+export class FlakyMCP extends McpAgent<Env, unknown, Record<string, unknown>> {
+  static failed = false
+
+  server = new McpServer({ name: 'sdk-agent-flaky', version: '1.0.0' })
+
+  inits = 0
+
+  override async onStart(props?: Record<string, unknown>) {
+    await super.onStart(props)
+    if (!FlakyMCP.failed) {
+      FlakyMCP.failed = true
+      throw new Error('the database was not ready')
+    }
+  }
+
+  async init() {
+    this.inits++
+    this.server.tool('inits', 'How many times init() ran', async () => ({
+      content: [{ type: 'text', text: `init ran ${this.inits} time(s)` }],
+    }))
+  }
+}
+
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext) {
     const { pathname } = new URL(request.url)
     if (pathname === '/sse' || pathname === '/sse/message') return CounterMCP.serveSSE('/sse').fetch(request, env, ctx)
     if (pathname.startsWith('/repo/')) return RepoMCP.serve('/repo/*', { binding: 'REPO_OBJECT' }).fetch(request, env, ctx)
+    if (pathname === '/flaky') return FlakyMCP.serve('/flaky', { binding: 'FLAKY_OBJECT' }).fetch(request, env, ctx)
     if (pathname === '/mcp') return CounterMCP.serve('/mcp').fetch(request, env, ctx)
     return new Response('Not found', { status: 404 })
   },
