@@ -13,7 +13,7 @@
  * State lives in the object's SQLite storage (`ctx.storage.kv`, key `mcp-edge:state`), and so do
  * the redeemed single-use confirmations (table `mcp_edge_redeemed`) when no McpNonceLedger is
  * bound; sessions are sealed with `MCP_STATE_KEYS`, which an McpAgent Worker must set (each
- * request says how). Over 300 lines: the object half and the Worker half (`serve`) share the
+ * request says how). Over 400 lines: the object half and the Worker half (`serve`) share the
  * forwarded caller's shape and routing names, which one file keeps together.
  */
 import { DurableObject } from 'cloudflare:workers'
