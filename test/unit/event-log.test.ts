@@ -24,6 +24,7 @@ describe('cursors', () => {
         [0, 17],
         [1, 0],
       ]),
+      1,
     )
     expect(text).toBe('ev:0-17.1-0.3-9')
     expect(decodeCursor(text)).toEqual(
@@ -33,8 +34,9 @@ describe('cursors', () => {
         [3, 9],
       ]),
     )
-    expect(decodeCursor(encodeCursor(new Map()))).toEqual(new Map())
-    expect(decodeCursor('ev:0-999999999999999')?.get(0)).toBe(999_999_999_999_999)
+    expect(decodeCursor(encodeCursor(new Map(), 1))).toEqual(new Map())
+    // A new log's numbers: its creation time in ms, times 1,000 (cloudflare/event-log.ts).
+    expect(decodeCursor('ev:0-1796000000000000')?.get(0)).toBe(1_796_000_000_000_000)
     // A priming id: the cursor, then the stream's own nonce.
     expect(decodeCursor('ev:0-17.3-9~AAAAAAAAAAAA')).toEqual(
       new Map([
@@ -42,6 +44,27 @@ describe('cursors', () => {
         [3, 9],
       ]),
     )
+  })
+
+  it('say over how many shards the hub spread topics when it is more than one, and read it back', () => {
+    const spread = encodeCursor(new Map([[2, 5]]), 4)
+    expect(spread).toBe('ev:2-5/4')
+    expect([...(decodeCursor(spread) ?? [])]).toEqual([[2, 5]])
+    expect(decodeCursor(spread)?.shards).toBe(4)
+    expect(
+      decodeCursor(
+        `${encodeCursor(
+          new Map([
+            [0, 1],
+            [3, 9],
+          ]),
+          16,
+        )}~AAAAAAAAAAAA`,
+      )?.shards,
+    ).toBe(16)
+    // One shard: the short form, as ids were before the spread was written.
+    expect(decodeCursor('ev:0-17')?.shards).toBe(1)
+    expect(decodeCursor(encodeCursor(new Map([[0, 17]]), 1))?.shards).toBe(1)
   })
 
   it('refuse what is not one: another kind of id, a malformed pair, a shard twice, a number too long, too many characters', () => {
@@ -53,15 +76,22 @@ describe('cursors', () => {
       'ev:0-1.0-2',
       'ev:-1-2',
       'ev:0-1e3',
-      'ev:0-1234567890123456',
+      'ev:0-12345678901234567',
       'ev:0-1\n',
-      `ev:${Array.from({ length: 200 }, (_, shard) => `${shard}-123456`).join('.')}`,
+      'ev:0-1/0',
+      'ev:0-1/x',
+      'ev:0-1/4/4',
+      'ev:0-1/12345',
+      `ev:${Array.from({ length: 250 }, (_, shard) => `${shard}-123456`).join('.')}`,
     ]) {
       expect(decodeCursor(text), text).toBeUndefined()
     }
-    expect(`ev:${Array.from({ length: 200 }, (_, shard) => `${shard}-123456`).join('.')}`.length).toBeGreaterThan(
+    expect(`ev:${Array.from({ length: 250 }, (_, shard) => `${shard}-123456`).join('.')}`.length).toBeGreaterThan(
       MAX_CURSOR_CHARS,
     )
+    // The longest a hub makes fits: 64 shards of 16-digit numbers, their count and a priming nonce.
+    const longest = `${encodeCursor(new Map(Array.from({ length: 64 }, (_, shard) => [shard, 9_000_000_000_000_000])), 64)}~AAAAAAAAAAAAAAAAAAAAAA`
+    expect(decodeCursor(longest)?.size).toBe(64)
   })
 })
 

@@ -7,7 +7,7 @@
  */
 import { env, runInDurableObject, SELF } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
-import { MAX_REPLAY_EVENTS, SqlEventLog } from '../../packages/mcp-edge/src/cloudflare/event-log.ts'
+import { MAX_REPLAY_EVENTS, SEQS_PER_MS, SqlEventLog } from '../../packages/mcp-edge/src/cloudflare/event-log.ts'
 import { SUBSCRIPTION_HEADER } from '../../packages/mcp-edge/src/cloudflare/event-hub.ts'
 import { cloudflareEventHub, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
 import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
@@ -38,70 +38,81 @@ async function listen(uris: string[] | Record<string, unknown>, after?: string) 
   return { stream, start: ack.params._meta[ID] as string }
 }
 
+/** A new log's start: its creation time in ms, times `SEQS_PER_MS` (cloudflare/event-log.ts). */
+function started(log: SqlEventLog): number {
+  const s = log.head
+  expect(s).toBeGreaterThan((Date.now() - 60_000) * SEQS_PER_MS)
+  expect(s).toBeLessThanOrEqual(Date.now() * SEQS_PER_MS)
+  return s
+}
+
 const notify = (uri: string) => rpc(fetcher, URL, 'tools/call', { name: 'notify_resource', arguments: { uri } })
 
 describe('SqlEventLog', () => {
   it('numbers events, and replays those after a seq on the asked topics, in order, once each', async () => {
     await runInDurableObject(fresh(), (_instance, state) => {
       const log = new SqlEventLog(state.storage.sql)
-      expect(log.head).toBe(0)
-      expect(log.append(update('a://x/1'), ['resource:a://x/1', 'resource:a://x'])).toBe(1)
-      expect(log.append(update('b://y'), ['resource:b://y'])).toBe(2)
-      expect(log.append(update('a://x/2'), ['resource:a://x/2', 'resource:a://x'])).toBe(3)
-      const replay = log.replay(['resource:a://x', 'resource:a://x/1'], 0)
+      const s = started(log)
+      expect(log.append(update('a://x/1'), ['resource:a://x/1', 'resource:a://x'])).toBe(s + 1)
+      expect(log.append(update('b://y'), ['resource:b://y'])).toBe(s + 2)
+      expect(log.append(update('a://x/2'), ['resource:a://x/2', 'resource:a://x'])).toBe(s + 3)
+      const replay = log.replay(['resource:a://x', 'resource:a://x/1'], s)
       expect(replay).toEqual({
         events: [
-          { seq: 1, event: update('a://x/1') },
-          { seq: 3, event: update('a://x/2') },
+          { seq: s + 1, event: update('a://x/1') },
+          { seq: s + 3, event: update('a://x/2') },
         ],
         gaps: [],
         floors: [],
-        head: 3,
+        head: s + 3,
         more: false,
       })
-      expect(log.replay(['resource:a://x'], 1).events.map((row) => row.seq)).toEqual([3])
-      expect(log.replay(['resource:a://x'], 3)).toEqual({ events: [], gaps: [], floors: [], head: 3, more: false })
+      expect(log.replay(['resource:a://x'], s + 1).events.map((row) => row.seq)).toEqual([s + 3])
+      expect(log.replay(['resource:a://x'], s + 3)).toEqual({ events: [], gaps: [], floors: [], head: s + 3, more: false })
     })
   })
 
   it('replays in bounded batches: at most MAX_REPLAY_EVENTS, and says more follow; the next batch starts after the last', async () => {
     await runInDurableObject(fresh(), (_instance, state) => {
       const log = new SqlEventLog(state.storage.sql)
+      const s = started(log)
       const count = MAX_REPLAY_EVENTS + 40
       for (let i = 0; i < count; i++) log.append(update(`m://many/${i % 2}`), [`resource:m://many/${i % 2}`, 'resource:m://many'])
       const topics = ['resource:m://many', 'resource:m://many/0']
-      const first = log.replay(topics, 0)
+      const first = log.replay(topics, s)
       expect(first.more).toBe(true)
-      expect(first.events.map((row) => row.seq)).toEqual(Array.from({ length: MAX_REPLAY_EVENTS }, (_, i) => i + 1))
-      const next = log.replay(topics, MAX_REPLAY_EVENTS)
+      expect(first.events.map((row) => row.seq)).toEqual(Array.from({ length: MAX_REPLAY_EVENTS }, (_, i) => s + i + 1))
+      const next = log.replay(topics, s + MAX_REPLAY_EVENTS)
       expect(next.more).toBe(false)
-      expect(next.events.map((row) => row.seq)).toEqual(Array.from({ length: 40 }, (_, i) => MAX_REPLAY_EVENTS + 1 + i))
+      expect(next.events.map((row) => row.seq)).toEqual(Array.from({ length: 40 }, (_, i) => s + MAX_REPLAY_EVENTS + 1 + i))
     })
   })
 
   it('bounds a batch by bytes of event JSON too, but always returns at least one event', async () => {
     await runInDurableObject(fresh(), (_instance, state) => {
       const log = new SqlEventLog(state.storage.sql)
+      const s = started(log)
       const big = (n: number): McpEvent => ({ type: 'log', level: 'info', data: 'x'.repeat(n) })
       for (let i = 0; i < 3; i++) log.append(big(400), ['log'])
-      const twoFit = log.replay(['log'], 0, {}, { events: 100, bytes: 1000 })
-      expect([twoFit.events.map((row) => row.seq), twoFit.more]).toEqual([[1, 2], true])
-      const tooBig = log.replay(['log'], 0, {}, { events: 100, bytes: 100 })
-      expect([tooBig.events.map((row) => row.seq), tooBig.more]).toEqual([[1], true])
-      expect(log.replay(['log'], 2, {}, { events: 100, bytes: 100 }).more).toBe(false)
+      const twoFit = log.replay(['log'], s, {}, { events: 100, bytes: 1000 })
+      expect([twoFit.events.map((row) => row.seq), twoFit.more]).toEqual([[s + 1, s + 2], true])
+      const tooBig = log.replay(['log'], s, {}, { events: 100, bytes: 100 })
+      expect([tooBig.events.map((row) => row.seq), tooBig.more]).toEqual([[s + 1], true])
+      expect(log.replay(['log'], s + 2, {}, { events: 100, bytes: 100 }).more).toBe(false)
     })
   })
 
   it('keeps a topic’s newest events within the count: a cursor before them is told, one after them and other topics are not', async () => {
     await runInDurableObject(fresh(), (_instance, state) => {
       const log = new SqlEventLog(state.storage.sql)
+      const s = started(log)
       const bounds = { maxEvents: 2 }
       log.append(update('q://quiet'), ['resource:q://quiet'], bounds)
       for (let i = 0; i < 4; i++) log.append(update('n://noisy'), ['resource:n://noisy'], bounds)
-      expect(log.replay(['resource:n://noisy'], 0, bounds)).toMatchObject({ gaps: ['resource:n://noisy'], floors: [3] })
-      expect(log.replay(['resource:n://noisy'], 0, bounds).events.map((row) => row.seq)).toEqual([4, 5])
-      expect(log.replay(['resource:n://noisy'], 3, bounds)).toMatchObject({ gaps: [] })
-      expect(log.replay(['resource:q://quiet'], 0, bounds)).toMatchObject({ gaps: [], events: [{ seq: 1 }] })
+      expect(log.replay(['resource:n://noisy'], s, bounds)).toMatchObject({ gaps: ['resource:n://noisy'], floors: [s + 3] })
+      expect(log.replay(['resource:n://noisy'], s, bounds).events.map((row) => row.seq)).toEqual([s + 4, s + 5])
+      expect(log.replay(['resource:n://noisy'], s + 3, bounds)).toMatchObject({ gaps: [] })
+      expect(log.replay(['resource:q://quiet'], s, bounds)).toMatchObject({ gaps: [], events: [{ seq: s + 1 }] })
       // The bound is kept by a count per topic, which matches the rows.
       const counts = state.storage.sql.exec('SELECT topic, n FROM event_count ORDER BY topic').toArray()
       expect(counts).toEqual([
@@ -110,11 +121,11 @@ describe('SqlEventLog', () => {
       ])
       // A log that keeps nothing: every event is past its reach.
       log.append(update('z://none'), ['resource:z://none'], { maxEvents: 0 })
-      expect(log.replay(['resource:z://none'], 5, bounds)).toEqual({
+      expect(log.replay(['resource:z://none'], s + 5, bounds)).toEqual({
         events: [],
         gaps: ['resource:z://none'],
-        floors: [6],
-        head: 6,
+        floors: [s + 6],
+        head: s + 6,
         more: false,
       })
     })
@@ -123,23 +134,46 @@ describe('SqlEventLog', () => {
   it('drops events past the age bound (a cursor before them is told), and tells a cursor from a wiped log about every topic', async () => {
     await runInDurableObject(fresh(), async (_instance, state) => {
       const log = new SqlEventLog(state.storage.sql)
+      const s = started(log)
       log.append(update('o://old'), ['resource:o://old'])
       await scheduler.wait(5) // the clock moves on I/O in workerd
-      expect(log.replay(['resource:o://old'], 0, { maxAgeMs: 1 })).toEqual({
+      expect(log.replay(['resource:o://old'], s, { maxAgeMs: 1 })).toEqual({
         events: [],
         gaps: ['resource:o://old'],
-        floors: [1],
-        head: 1,
+        floors: [s + 1],
+        head: s + 1,
         more: false,
       })
       expect(state.storage.sql.exec('SELECT count(*) AS n FROM event_log').one().n).toBe(0)
       expect(state.storage.sql.exec('SELECT count(*) AS n FROM event_count').one().n).toBe(0)
-      expect(log.replay(['resource:o://old', 'list:tools'], 7)).toEqual({
+      expect(log.replay(['resource:o://old', 'list:tools'], s + 7)).toEqual({
         events: [],
         gaps: ['resource:o://old', 'list:tools'],
         // A cursor from a wiped log: everything may be lost, whatever the stream was told.
         floors: [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
-        head: 1,
+        head: s + 1,
+        more: false,
+      })
+    })
+  })
+
+  it('numbers a log made again past its predecessor: a cursor from before is told about every topic, however far the new log went', async () => {
+    await runInDurableObject(fresh(), async (_instance, state) => {
+      const before = new SqlEventLog(state.storage.sql)
+      for (let i = 0; i < 3; i++) before.append(update(`w://wiped/${i}`), ['resource:w://wiped'])
+      const cursor = before.head
+      // Its storage lost (as when the object is deleted, or its class moved): the log is made again.
+      for (const table of ['event_log', 'event_floor', 'event_count', 'event_meta']) state.storage.sql.exec(`DROP TABLE ${table}`)
+      await scheduler.wait(2) // the clock moves on I/O in workerd
+      const again = new SqlEventLog(state.storage.sql)
+      expect(again.head).toBeGreaterThan(cursor)
+      // More events than the old cursor's number would count from 1.
+      for (let i = 0; i < 5; i++) again.append(update(`w://wiped/${i}`), ['resource:w://wiped'])
+      expect(again.replay(['resource:w://wiped', 'list:tools'], cursor)).toEqual({
+        events: [],
+        gaps: ['resource:w://wiped', 'list:tools'],
+        floors: [again.head - 5, again.head - 5],
+        head: again.head,
         more: false,
       })
     })
@@ -158,6 +192,8 @@ describe('SqlEventLog', () => {
         '{"type":"listChanged","list":"tools"}',
       )
       state.storage.sql.exec("INSERT OR REPLACE INTO event_meta VALUES ('head', 1)")
+      state.storage.sql.exec("DELETE FROM event_meta WHERE key = 'forgotten'")
+      // A log numbered from 1, as logs were before they started at their creation time, keeps its numbers.
       const log = new SqlEventLog(state.storage.sql)
       log.append({ type: 'listChanged', list: 'tools' }, ['list:tools'], {}, 'copy-1')
       expect(log.replay(['list:tools'], 0).events).toEqual([
@@ -169,14 +205,14 @@ describe('SqlEventLog', () => {
 
   it('keeps its numbering across a restart of its object', async () => {
     const id = env.MCP_EVENTS.idFromName(`log-test/${crypto.randomUUID()}`)
-    await runInDurableObject(env.MCP_EVENTS.get(id), (_instance, state) =>
+    const first = await runInDurableObject(env.MCP_EVENTS.get(id), (_instance, state) =>
       new SqlEventLog(state.storage.sql).append(update('r://1'), ['resource:r://1']),
     )
     await runInDurableObject(env.MCP_EVENTS.get(id), (_instance, state) => state.abort('restart in a test')).catch(() => {})
     await runInDurableObject(env.MCP_EVENTS.get(id), (_instance, state) => {
       const log = new SqlEventLog(state.storage.sql)
-      expect(log.append(update('r://2'), ['resource:r://2'])).toBe(2)
-      expect(log.replay(['resource:r://1'], 0).events).toEqual([{ seq: 1, event: update('r://1') }])
+      expect(log.append(update('r://2'), ['resource:r://2'])).toBe(first + 1)
+      expect(log.replay(['resource:r://1'], first - 1).events).toEqual([{ seq: first, event: update('r://1') }])
     })
   })
 })
@@ -200,23 +236,24 @@ describe('McpEventHub and its log', () => {
 
   it('sends a session’s announcement live only: no seq, no row in the log, nothing replayed', async () => {
     const stub = fresh()
+    const s = await runInDurableObject(stub, (_instance, state) => new SqlEventLog(state.storage.sql).head)
     const live = await socket(stub, ['session:n1', 'resource:u://1'])
     const announcement: McpEvent = { type: 'session', nonce: 'n1' }
     expect(await stub.publish(announcement)).toBe(1)
     expect(await stub.publish(update('u://1'))).toBe(1)
     await until(() => live.heard.length === 2)
     // The update after it is the log's first event.
-    expect(live.heard).toEqual([{ event: announcement }, { seq: 1, event: update('u://1') }])
+    expect(live.heard).toEqual([{ event: announcement }, { seq: s + 1, event: update('u://1') }])
     await runInDurableObject(stub, (_instance, state) => {
       const rows = state.storage.sql.exec<{ topic: string; seq: number }>('SELECT topic, seq FROM event_log').toArray()
       expect(rows.length).toBeGreaterThan(0)
-      expect(rows.filter((row) => row.seq !== 1 || row.topic.startsWith('session:'))).toEqual([])
-      expect(new SqlEventLog(state.storage.sql).head).toBe(1)
+      expect(rows.filter((row) => row.seq !== s + 1 || row.topic.startsWith('session:'))).toEqual([])
+      expect(new SqlEventLog(state.storage.sql).head).toBe(s + 1)
     })
-    const resumed = await socket(stub, ['session:n1', 'resource:u://1'], 0)
+    const resumed = await socket(stub, ['session:n1', 'resource:u://1'], s)
     await until(() => resumed.heard.length === 1)
     await scheduler.wait(20)
-    expect(resumed.heard).toEqual([{ seq: 1, event: update('u://1') }])
+    expect(resumed.heard).toEqual([{ seq: s + 1, event: update('u://1') }])
     live.ws.close(1000)
     resumed.ws.close(1000)
   })
@@ -393,5 +430,39 @@ describe('cloudflareEventHub across shards', () => {
     } finally {
       stopSecond.abort()
     }
+  })
+
+  it('takes an id from another spread of topics (the shard count changed) as unknown: every topic is hinted', async () => {
+    const base = `test://respread-${crypto.randomUUID()}`
+    const topics = new Set(Array.from({ length: 6 }, (_, i) => `resource:${base}/${i}`))
+    const ids = async (shards: number) => {
+      const stop = new AbortController()
+      const opened = await cloudflareEventHub({ binding: 'MCP_EVENTS', shards }).listen(
+        { topics, principal: null },
+        () => {},
+        stop.signal,
+      )
+      stop.abort()
+      return opened.cursor ?? ''
+    }
+    const [two, four] = [await ids(2), await ids(4)]
+    expect(decodeCursor(two)?.shards).toBe(2)
+    const resume = async (shards: number, after: string) => {
+      const stop = new AbortController()
+      const path = await cloudflareEventHub({ binding: 'MCP_EVENTS', shards }).listen(
+        { topics, principal: null },
+        () => {},
+        stop.signal,
+        decodeCursor(after),
+      )
+      stop.abort()
+      return path.gaps?.length
+    }
+    // From its own spread: nothing missed. From another: its shards held other topics.
+    expect(await resume(2, two)).toBe(0)
+    expect(await resume(4, four)).toBe(0)
+    expect(await resume(4, two)).toBe(topics.size)
+    expect(await resume(2, four)).toBe(topics.size)
+    expect(await resume(1, two)).toBe(topics.size)
   })
 })

@@ -18,6 +18,12 @@
  *   what it drops.
  * - `event_meta (key, value)`: `head` (the newest `seq` given) and `forgotten`.
  *
+ * Numbering: a new log starts at its creation time (`SEQS_PER_MS` per ms), not at 1, and takes
+ * everything before that as forgotten. A log made again, because its object's storage was lost or
+ * its class moved, thus numbers past every id its predecessor gave: a cursor from before reads as
+ * older than the log remembers (every topic hinted), never as a place in the new numbering, where
+ * it would replay the wrong events unsaid.
+ *
  * A replay is bounded (`MAX_REPLAY_EVENTS`, `MAX_REPLAY_BYTES`): it reads the seqs after the cursor
  * from the keys alone, then the events' JSON only for the batch it returns, and says whether more
  * follow (the listener asks again after the batch, cloudflare/events.ts).
@@ -49,6 +55,12 @@ export function replayBatch(shards: number): number {
 }
 /** The most event JSON one replay returns, in bytes (at least one event, however large). */
 export const MAX_REPLAY_BYTES = 1024 * 1024
+
+/**
+ * A new log's first `seq` is its creation time in ms times this (module header): a log made again
+ * numbers past its predecessor unless that one logged over a thousand events per ms of its life.
+ */
+export const SEQS_PER_MS = 1000
 
 /** How long a pruned topic's floor is remembered (a cursor older than that gets a hint for every topic). */
 export const FLOOR_KEEP_MS = 24 * 60 * 60_000
@@ -92,9 +104,15 @@ export class SqlEventLog {
     sql.exec('CREATE INDEX IF NOT EXISTS event_floor_at ON event_floor (at)')
     sql.exec('CREATE TABLE IF NOT EXISTS event_count (topic TEXT PRIMARY KEY, n INTEGER NOT NULL)')
     sql.exec('CREATE TABLE IF NOT EXISTS event_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)')
+    // A new log numbers from its creation time (module header), and remembers nothing before it.
+    if (sql.exec("SELECT 1 FROM event_meta WHERE key = 'head'").toArray().length === 0) {
+      const start = Date.now() * SEQS_PER_MS
+      this.#setMeta('head', start)
+      this.#setMeta('forgotten', start)
+    }
   }
 
-  /** The newest `seq` given (0 before the first). */
+  /** The newest `seq` given (the log's start before the first). */
   get head(): number {
     return this.#meta('head')
   }

@@ -188,6 +188,8 @@ export interface HubListenerOptions {
   relinked?: () => void
   /** How each shard's path is opened (default: a socket of its own, `openShard`; shared-sockets.ts shares one). */
   open?: OpenPath
+  /** Over how many shards the hub spreads topics, as ids say (event-log.ts; default 1). */
+  shards?: number
 }
 
 export class HubListener {
@@ -237,7 +239,7 @@ export class HubListener {
     if (failed || signal.aborted) this.#close()
     if (failed) throw failed.reason
     const opened = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
-    const cursor = encodeCursor(this.#cursor)
+    const cursor = encodeCursor(this.#cursor, this.#options.shards ?? 1)
     for (const topic of gaps) this.#hinted.add(topic)
     for (const { link, path } of opened) this.#begin(link, path)
     return { closed: this.#closed, cursor, gaps }
@@ -314,7 +316,7 @@ export class HubListener {
       this.#recent.add(message.id)
       if (this.#recent.size > RECENT_IDS) this.#recent.delete(this.#recent.values().next().value as string)
     }
-    this.#options.deliver(message.event, encodeCursor(this.#cursor))
+    this.#options.deliver(message.event, encodeCursor(this.#cursor, this.#options.shards ?? 1))
   }
 
   /**

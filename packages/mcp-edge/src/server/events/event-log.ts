@@ -6,12 +6,16 @@
  * notification, `_meta[RESUME_META]` on the listen request: the 2026-07-28 transport has no SSE
  * ids and ignores `Last-Event-ID`).
  *
- * Ids: each hub object (shard) numbers the events it logs 1, 2, 3… (one order per shard, kept in
- * storage, so it survives restarts and deploys). A stream's cursor is the newest number it has
- * been given from each shard it listens to, written `ev:<shard>-<seq>.<shard>-<seq>…` (shards in
- * ascending order), so one id covers a stream that merges topics from several shards. A suffix
- * `~<anything>` is read past: a 2025 GET stream's priming id is its starting cursor with the
- * stream's own nonce, so that no two events of a session share an id (2025 streamable-http).
+ * Ids: each hub object (shard) numbers the events it logs in one order, kept in storage, so it
+ * survives restarts and deploys; a log made again (its storage lost) numbers past anything the one
+ * before it gave (cloudflare/event-log.ts), so an older id is never read as one of its own. A
+ * stream's cursor is the newest number it has been given from each shard it listens to, written
+ * `ev:<shard>-<seq>.<shard>-<seq>…` (shards in ascending order), so one id covers a stream that
+ * merges topics from several shards, then `/<n>` when the hub spreads topics over n > 1 shards: an
+ * id from another spread names shards that logged other topics, and resumes as an unknown one
+ * (every topic hinted). A suffix `~<anything>` is read past: a 2025 GET stream's priming id is its
+ * starting cursor with the stream's own nonce, so that no two events of a session share an id
+ * (2025 streamable-http).
  */
 import type { Cursor, McpEvent } from './events.ts'
 
@@ -26,40 +30,46 @@ export const DEFAULT_LOG_EVENTS = 1000
 export const DEFAULT_LOG_AGE_MS = 10 * 60_000
 /** The start of every cursor (a 2025 GET stream's priming id and a call stream's `p:` never start so). */
 export const CURSOR_PREFIX = 'ev:'
-/** The longest cursor read (64 shards of 15-digit numbers fit). */
-export const MAX_CURSOR_CHARS = 1200
+/** The longest cursor read (64 shards of 16-digit numbers, their count and a priming nonce fit). */
+export const MAX_CURSOR_CHARS = 1400
 /** What an SSE formatter reads as a message's event id (a 2025 GET stream's `id:`); never serialised. */
 export const SSE_ID = Symbol('mcp-edge SSE id')
 /** `_meta` key of a `subscriptions/listen` request resuming after the cursor it names. */
 export const RESUME_META = 'dev.mcp-edge/lastEventId'
 
 /**
+ * The id of `cursor`, given by a hub that spreads topics over `shards` shards.
+ *
  * @example
- * encodeCursor(new Map([[1, 5], [0, 17]])) // 'ev:0-17.1-5'
+ * encodeCursor(new Map([[0, 17]]), 1) // 'ev:0-17'
+ * encodeCursor(new Map([[1, 5], [0, 17]]), 4) // 'ev:0-17.1-5/4'
  */
-export function encodeCursor(cursor: ReadonlyMap<number, number>): string {
+export function encodeCursor(cursor: ReadonlyMap<number, number>, shards: number): string {
   // One shard (the usual case): every delivered event's id is made here, once per stream.
-  if (cursor.size === 1) {
+  if (cursor.size === 1 && shards === 1) {
     for (const [shard, seq] of cursor) return `${CURSOR_PREFIX}${shard}-${seq}`
   }
   const pairs = [...cursor].sort(([a], [b]) => a - b).map(([shard, seq]) => `${shard}-${seq}`)
-  return `${CURSOR_PREFIX}${pairs.join('.')}`
+  return `${CURSOR_PREFIX}${pairs.join('.')}${shards === 1 ? '' : `/${shards}`}`
 }
 
-const PAIR = /^(\d{1,4})-(\d{1,15})$/
+const PAIR = /^(\d{1,4})-(\d{1,16})$/
+const SPREAD = /^[1-9]\d{0,3}$/
 
 /**
  * The cursor `text` names, or `undefined` when it is not one (malformed, or another kind of id).
  *
  * @example
- * decodeCursor('ev:0-17.3-9') // Map { 0 => 17, 3 => 9 }
- * decodeCursor('ev:0-17~AbC') // Map { 0 => 17 } (a priming id)
+ * decodeCursor('ev:0-17.3-9/4') // Map { 0 => 17, 3 => 9 }, shards 4
+ * decodeCursor('ev:0-17~AbC') // Map { 0 => 17 }, shards 1 (a priming id)
  */
 export function decodeCursor(text: string): Cursor | undefined {
   if (!text.startsWith(CURSOR_PREFIX) || text.length > MAX_CURSOR_CHARS) return undefined
   const suffix = text.indexOf('~')
-  const body = text.slice(CURSOR_PREFIX.length, suffix < 0 ? undefined : suffix)
+  const [body = '', spread, ...rest] = text.slice(CURSOR_PREFIX.length, suffix < 0 ? undefined : suffix).split('/')
+  if (rest.length > 0 || (spread !== undefined && !SPREAD.test(spread))) return undefined
   const cursor: Cursor = new Map()
+  cursor.shards = spread === undefined ? 1 : Number(spread)
   if (body === '') return cursor
   for (const pair of body.split('.')) {
     const match = PAIR.exec(pair)

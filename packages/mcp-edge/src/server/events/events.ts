@@ -100,8 +100,13 @@ export interface EventHub {
   ): Promise<ListenPath>
 }
 
-/** Where a stream stands in the hubs' logs: the newest `seq` it was given, per shard (event-log.ts). */
-export type Cursor = Map<number, number>
+/**
+ * Where a stream stands in the hubs' logs: the newest `seq` it was given, per shard (event-log.ts),
+ * and, as its id said, over how many shards the hub spread topics then (`shards`).
+ */
+export interface Cursor extends Map<number, number> {
+  shards?: number
+}
 
 /**
  * A listener's open path from a hub. A hub with a log (event-log.ts) gives each event an `id`
