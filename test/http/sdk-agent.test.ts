@@ -147,20 +147,23 @@ describe("McpAgent served at a path pattern (serve('/repo/*')), with agents' lif
   })
 })
 
-describe('McpAgent whose onStart fails after init() ran', () => {
-  // Before, the failure cleared init()'s run too: the next request ran init() again, which
-  // registered its tool a second time and failed, and so did every request after it.
-  it('answers 500 naming onStart, then serves on the next request without running init() again', async () => {
+describe('McpAgent whose start fails: first in init(), then in onStart after init() ran', () => {
+  // Before, the init() that failed left its tool registered: its next run failed on the tool's
+  // name, and so did every request after it until the object was evicted. And an onStart failure
+  // cleared init()'s run too: the next request ran init() again, which failed the same way.
+  it('answers 500 naming each hook, then serves, with init() run once more after its own failure only', async () => {
     const url = new URL('/flaky', worker.url)
-    const first = await fetch(buildRequest(url.href, 'tools/list'))
-    expect(first.status).toBe(500)
-    expect(await first.json()).toMatchObject({
-      error: { message: 'Server misconfigured: FlakyMCP.onStart() threw; see the server logs' },
-    })
+    const failed = async () => {
+      const response = await fetch(buildRequest(url.href, 'tools/list'))
+      expect(response.status).toBe(500)
+      return ((await response.json()) as { error: { message: string } }).error.message
+    }
+    expect(await failed()).toBe('Server misconfigured: FlakyMCP.init() threw; see the server logs')
+    expect(await failed()).toBe('Server misconfigured: FlakyMCP.onStart() threw; see the server logs')
     const client = new ClientV2({ name: 'client-2x', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
     await client.connect(new TransportV2(url))
     try {
-      expect(text(await client.callTool({ name: 'inits', arguments: {} }))).toBe('init ran 1 time(s)')
+      expect(text(await client.callTool({ name: 'inits', arguments: {} }))).toBe('init ran 2 time(s)')
     } finally {
       await client.close()
     }

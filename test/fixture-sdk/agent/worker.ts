@@ -74,11 +74,14 @@ export class RepoMCP extends McpAgent<Env, Visits, Record<string, unknown>> {
 }
 
 /**
- * An `onStart` that runs agents' own (which runs `init()`) and then fails once, as one that opens
- * a connection might: the next request starts the object again without running `init()` twice.
+ * A start that fails twice, as one that opens connections might: first `init()` itself, after
+ * registering its tool (the next request runs it again, and its tool's name is free again), then
+ * an `onStart` that runs agents' own (which runs `init()`) and fails after it (the next request
+ * starts the object again without running `init()` a third time).
  */
 export class FlakyMCP extends McpAgent<Env, unknown, Record<string, unknown>> {
-  static failed = false
+  static initFailed = false
+  static startFailed = false
 
   server = new McpServer({ name: 'sdk-agent-flaky', version: '1.0.0' })
 
@@ -86,8 +89,8 @@ export class FlakyMCP extends McpAgent<Env, unknown, Record<string, unknown>> {
 
   override async onStart(props?: Record<string, unknown>) {
     await super.onStart(props)
-    if (!FlakyMCP.failed) {
-      FlakyMCP.failed = true
+    if (!FlakyMCP.startFailed) {
+      FlakyMCP.startFailed = true
       throw new Error('the database was not ready')
     }
   }
@@ -97,6 +100,10 @@ export class FlakyMCP extends McpAgent<Env, unknown, Record<string, unknown>> {
     this.server.tool('inits', 'How many times init() ran', async () => ({
       content: [{ type: 'text', text: `init ran ${this.inits} time(s)` }],
     }))
+    if (!FlakyMCP.initFailed) {
+      FlakyMCP.initFailed = true
+      throw new Error('the upstream was not ready')
+    }
   }
 }
 

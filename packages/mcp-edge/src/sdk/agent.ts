@@ -31,7 +31,7 @@ import type { NonceLedger } from '../server/tasks/tasks.ts'
 import type { Principal } from '../server/types.ts'
 import type { McpServer } from './server.ts'
 import type { CreateMcpHandlerOptions } from './handler-types.ts'
-import { browserRules, edgeOf, edgeOptions, ignoredOptions, notServedHere, serving } from './serving.ts'
+import { browserRules, edgeOf, edgeOptions, ignoredOptions, notServedHere, rollbackPoint, serving } from './serving.ts'
 import type { Serving } from './serving.ts'
 import { currentHandler, currentRequest, RequestHost, withBuilding, withRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
@@ -180,11 +180,22 @@ export abstract class McpAgent<
   }
 
   #init(): Promise<void> {
-    this.#initialized ??= this.init().catch((error: unknown) => {
+    this.#initialized ??= this.#runInit()
+    return this.#initialized
+  }
+
+  /**
+   * `init()`, taking back what it registered if it throws, so that its next run can register it
+   * again (agents makes a new object). A server that is a promise, or that init() makes, had nothing yet.
+   */
+  #runInit(): Promise<void> {
+    const server = this.server as McpServer | EdgeServer | Promise<unknown> | undefined
+    const rollback = server instanceof Promise || server === undefined ? undefined : rollbackPoint(edgeOf(server))
+    return this.init().catch((error: unknown) => {
       this.#initThrew = true
+      rollback?.()
       throw error
     })
-    return this.#initialized
   }
 
   /**

@@ -22,6 +22,29 @@ import { hostnameOf } from './web/guards.ts'
 export const edgeOf = <Env>(server: McpServer<Env> | EdgeServer<Env>): EdgeServer<Env> =>
   server instanceof EdgeServer ? server : server.edge
 
+/**
+ * What `edge` has registered now, as a function that removes whatever is registered after it: an
+ * `init()` that fails leaves nothing behind for its next run to trip on (agents makes a new object).
+ *
+ * @example
+ * const rollback = rollbackPoint(edge)
+ * await init().catch((error) => { rollback(); throw error })
+ */
+export function rollbackPoint<Env>(edge: EdgeServer<Env>): () => void {
+  const registries: Array<[Map<string, unknown>, (key: string) => boolean]> = [
+    [edge.tools, (key) => edge.removeTool(key)],
+    [edge.resources, (key) => edge.removeResource(key)],
+    [edge.templates, (key) => edge.removeResourceTemplate(key)],
+    [edge.prompts, (key) => edge.removePrompt(key)],
+  ]
+  const before = registries.map(([registry]) => new Set(registry.keys()))
+  return () => {
+    registries.forEach(([registry, remove], i) => {
+      for (const key of [...registry.keys()]) if (!before[i]?.has(key)) remove(key)
+    })
+  }
+}
+
 /** Why each of agents' and the SDKs' options that mcp-edge does not act on does nothing here (handler-types.ts). */
 const IGNORED_OPTIONS: Record<keyof IgnoredHandlerOptions, string> = {
   transport: 'mcp-edge serves without transport objects',
