@@ -2,10 +2,13 @@
  * Task statuses through the event hub, as a listen stream sees them (src/server/listen-tasks.ts):
  * the current state first, then only newer changes (an event that raced the read never shows an
  * older status after a newer one), a completed result read back whole (hub events carry none),
- * and the end once every task is terminal. The task backend is a map here; the hub is the test.
+ * and the end once every task is terminal; and listen.ts wiring it into a stream (its order and the
+ * replay's pace). The task backend is a map here; the hub is the test.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
+import type { EventHub, McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
+import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
+import { buildRequest, openStream } from '../support/mcp.ts'
 import { HubTasks } from '../../packages/mcp-edge/src/server/events/listen-tasks.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import type { DetailedTask, TaskBackend } from '../../packages/mcp-edge/src/server/tasks/tasks.ts'
@@ -120,6 +123,79 @@ describe('task statuses through the hub', () => {
     })
     server.taskChanged('t', 'ada', { taskId: 't', status: 'completed', result: { content: [] } })
     expect(published).toEqual([{ type: 'task', taskId: 't', params: { taskId: 't', status: 'completed' }, audience: ['ada'] }])
+  })
+})
+
+// listen.ts's wiring of the above: the stream's other hub events go through `inOrder`, and the
+// hub's replay pace waits for `idle()`. Before it was wired, an update heard while a completed
+// result was read went out first (its id newer than the status after it), and the next replay
+// batch was asked for while events were held back.
+describe('a listen stream watching a task through a hub', () => {
+  it('sends a resource update heard while a completed result is read after it, and paces the replay behind the read', async () => {
+    const stored = { t1: task('t1', 'working', '2026-11-30T00:00:02.000Z') }
+    let release: () => void = () => {}
+    const reading = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const tasks = {
+      get: async (taskId: string, principal: string | null) => {
+        if (stored.t1.status === 'completed') await reading
+        return backend(stored).get(taskId, principal)
+      },
+      watch: async () => {
+        throw new Error('statuses come through the hub')
+      },
+    } as unknown as TaskBackend
+    let hub: { deliver: (event: McpEvent, id?: string) => void; pace: () => Promise<boolean> } | undefined
+    const events: EventHub = {
+      publish: async () => 0,
+      listen: async (_subscription, deliver, signal, _after, pace) => {
+        hub = { deliver, pace: pace as () => Promise<boolean> }
+        return { closed: new Promise((resolve) => signal.addEventListener('abort', () => resolve())), cursor: 'ev:0-5', gaps: [] }
+      },
+    }
+    const server = createMcpServer({ name: 'u', version: '1', events, listenTimeoutMs: 10_000 })
+    server.resource('notes://all', { name: 'notes' }, (uri) => ({ contents: [{ uri, text: '' }] }))
+    const handle = createMcpHandler(server, { authenticate: () => ({ subject: 'ada' }), services: () => ({ tasks }) })
+    const listen = await openStream(
+      (request) => handle(request, undefined),
+      buildRequest(
+        'http://127.0.0.1/mcp',
+        'subscriptions/listen',
+        { notifications: { taskIds: ['t1'], resourceSubscriptions: ['notes://all'] } },
+        { capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } },
+      ),
+    )
+    try {
+      expect((await listen.next()).method).toBe('notifications/subscriptions/acknowledged')
+      expect((await listen.next()).params).toMatchObject({ taskId: 't1', status: 'working' })
+      const { deliver, pace } = hub as NonNullable<typeof hub>
+      stored.t1 = task('t1', 'completed', '2026-11-30T00:00:03.000Z', { result: { content: [{ type: 'text', text: 'big' }] } })
+      const { result: _left, ...status } = stored.t1
+      deliver(event(status as DetailedTask), 'ev:0-6')
+      deliver({ type: 'resourceUpdated', uri: 'notes://all' }, 'ev:0-7')
+      let paced: boolean | undefined
+      void pace().then((room) => {
+        paced = room
+      })
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(paced).toBeUndefined()
+      release()
+      const [completed, updated] = [await listen.next(), await listen.next()]
+      expect([completed.method, completed.params?.status, completed.params?._meta?.['dev.mcp-edge/eventId']]).toEqual([
+        'notifications/tasks',
+        'completed',
+        'ev:0-6',
+      ])
+      expect(completed.params?.result).toEqual({ content: [{ type: 'text', text: 'big' }] })
+      expect([updated.method, updated.params?._meta?.['dev.mcp-edge/eventId']]).toEqual([
+        'notifications/resources/updated',
+        'ev:0-7',
+      ])
+      await vi.waitFor(() => expect(paced).toBe(true))
+    } finally {
+      await listen.close()
+    }
   })
 })
 
