@@ -148,25 +148,35 @@ describe("McpAgent served at a path pattern (serve('/repo/*')), with agents' lif
 })
 
 describe('McpAgent whose start fails: first in init(), then in onStart after init() ran', () => {
+  /** The message of the 500 a request to `path` gets. */
+  const failed = async (path: string) => {
+    const response = await fetch(buildRequest(new URL(path, worker.url).href, 'tools/list'))
+    expect(response.status).toBe(500)
+    return ((await response.json()) as { error: { message: string } }).error.message
+  }
+  /** What the `inits` tool of the agent at `path` says, asked by the SDK 2.x client. */
+  const inits = async (path: string) => {
+    const client = new ClientV2({ name: 'client-2x', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    await client.connect(new TransportV2(new URL(path, worker.url)))
+    try {
+      return text(await client.callTool({ name: 'inits', arguments: {} }))
+    } finally {
+      await client.close()
+    }
+  }
+
   // Before, the init() that failed left its tool registered: its next run failed on the tool's
   // name, and so did every request after it until the object was evicted. And an onStart failure
   // cleared init()'s run too: the next request ran init() again, which failed the same way.
   it('answers 500 naming each hook, then serves, with init() run once more after its own failure only', async () => {
-    const url = new URL('/flaky', worker.url)
-    const failed = async () => {
-      const response = await fetch(buildRequest(url.href, 'tools/list'))
-      expect(response.status).toBe(500)
-      return ((await response.json()) as { error: { message: string } }).error.message
-    }
-    expect(await failed()).toBe('Server misconfigured: FlakyMCP.init() threw; see the server logs')
-    expect(await failed()).toBe('Server misconfigured: FlakyMCP.onStart() threw; see the server logs')
-    const client = new ClientV2({ name: 'client-2x', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
-    await client.connect(new TransportV2(url))
-    try {
-      expect(text(await client.callTool({ name: 'inits', arguments: {} }))).toBe('init ran 2 time(s)')
-    } finally {
-      await client.close()
-    }
+    expect(await failed('/flaky')).toBe('Server misconfigured: FlakyMCP.init() threw; see the server logs')
+    expect(await failed('/flaky')).toBe('Server misconfigured: FlakyMCP.onStart() threw; see the server logs')
+    expect(await inits('/flaky')).toBe('init ran 2 time(s)')
+  })
+
+  it('takes back what a failed init() registered on a server given as a promise too', async () => {
+    expect(await failed('/promised')).toBe('Server misconfigured: PromisedMCP.init() threw; see the server logs')
+    expect(await inits('/promised')).toBe('init ran 2 time(s)')
   })
 })
 

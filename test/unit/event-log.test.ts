@@ -7,7 +7,13 @@
  */
 import { describe, expect, it } from 'vitest'
 import { formatEvent } from '../../packages/mcp-edge/src/http/sse.ts'
-import { decodeCursor, encodeCursor, gapHints, MAX_CURSOR_CHARS } from '../../packages/mcp-edge/src/server/events/event-log.ts'
+import {
+  decodeCursor,
+  encodeCursor,
+  gapHints,
+  MAX_CURSOR_CHARS,
+  MAX_SHARDS,
+} from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import { legacyEventNotification } from '../../packages/mcp-edge/src/server/legacy/session-stream.ts'
 import { SSE_ID } from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import { Listener, MAX_INBOX } from '../../packages/mcp-edge/src/server/events/listen-hub.ts'
@@ -35,8 +41,8 @@ describe('cursors', () => {
       ]),
     )
     expect(decodeCursor(encodeCursor(new Map(), 1))).toEqual(new Map())
-    // A new log's numbers: its creation time in ms, times 1,000 (cloudflare/event-log.ts).
-    expect(decodeCursor('ev:0-1796000000000000')?.get(0)).toBe(1_796_000_000_000_000)
+    // A new log's numbers: its creation time in ms, times 100 (cloudflare/event-log.ts).
+    expect(decodeCursor('ev:0-179600000000000')?.get(0)).toBe(179_600_000_000_000)
     // A priming id: the cursor, then the stream's own nonce.
     expect(decodeCursor('ev:0-17.3-9~AAAAAAAAAAAA')).toEqual(
       new Map([
@@ -46,25 +52,24 @@ describe('cursors', () => {
     )
   })
 
-  it('say over how many shards the hub spread topics when it is more than one, and read it back', () => {
+  it('say over how many shards the hub spread topics when it is more than one, in a pair that names no shard', () => {
     const spread = encodeCursor(new Map([[2, 5]]), 4)
-    expect(spread).toBe('ev:2-5/4')
+    expect(spread).toBe('ev:2-5.9999-4')
     expect([...(decodeCursor(spread) ?? [])]).toEqual([[2, 5]])
     expect(decodeCursor(spread)?.shards).toBe(4)
-    expect(
-      decodeCursor(
-        `${encodeCursor(
-          new Map([
-            [0, 1],
-            [3, 9],
-          ]),
-          16,
-        )}~AAAAAAAAAAAA`,
-      )?.shards,
-    ).toBe(16)
-    // One shard: the short form, as ids were before the spread was written.
-    expect(decodeCursor('ev:0-17')?.shards).toBe(1)
-    expect(decodeCursor(encodeCursor(new Map([[0, 17]]), 1))?.shards).toBe(1)
+    const primed = `${encodeCursor(
+      new Map([
+        [3, 9],
+        [0, 1],
+      ]),
+      16,
+    )}~AAAAAAAAAAAA`
+    expect(primed).toBe('ev:0-1.3-9.9999-16~AAAAAAAAAAAA')
+    expect(decodeCursor(primed)?.shards).toBe(16)
+    // One shard, or an id given before ids said their spread: none said, taken as it is.
+    expect(encodeCursor(new Map([[0, 17]]), 1)).toBe('ev:0-17')
+    expect(decodeCursor('ev:0-17')?.shards).toBeUndefined()
+    expect(decodeCursor('ev:0-17.3-9')?.shards).toBeUndefined()
   })
 
   it('refuse what is not one: another kind of id, a malformed pair, a shard twice, a number too long, too many characters', () => {
@@ -76,22 +81,21 @@ describe('cursors', () => {
       'ev:0-1.0-2',
       'ev:-1-2',
       'ev:0-1e3',
-      'ev:0-12345678901234567',
+      'ev:0-1234567890123456',
       'ev:0-1\n',
-      'ev:0-1/0',
-      'ev:0-1/x',
-      'ev:0-1/4/4',
-      'ev:0-1/12345',
-      `ev:${Array.from({ length: 250 }, (_, shard) => `${shard}-123456`).join('.')}`,
+      'ev:0-1.9999-1',
+      'ev:0-1.9999-129',
+      'ev:0-1/4',
+      `ev:${Array.from({ length: 400 }, (_, shard) => `${shard}-123456`).join('.')}`,
     ]) {
       expect(decodeCursor(text), text).toBeUndefined()
     }
-    expect(`ev:${Array.from({ length: 250 }, (_, shard) => `${shard}-123456`).join('.')}`.length).toBeGreaterThan(
+    expect(`ev:${Array.from({ length: 400 }, (_, shard) => `${shard}-123456`).join('.')}`.length).toBeGreaterThan(
       MAX_CURSOR_CHARS,
     )
-    // The longest a hub makes fits: 64 shards of 16-digit numbers, their count and a priming nonce.
-    const longest = `${encodeCursor(new Map(Array.from({ length: 64 }, (_, shard) => [shard, 9_000_000_000_000_000])), 64)}~AAAAAAAAAAAAAAAAAAAAAA`
-    expect(decodeCursor(longest)?.size).toBe(64)
+    // The longest a hub makes fits: every shard of the most a hub has, 15-digit numbers, the spread and a priming nonce.
+    const longest = `${encodeCursor(new Map(Array.from({ length: MAX_SHARDS }, (_, shard) => [shard, 999_999_999_999_999])), MAX_SHARDS)}~${'A'.repeat(43)}`
+    expect(decodeCursor(longest)?.size).toBe(MAX_SHARDS)
   })
 })
 

@@ -464,5 +464,7 @@ describe('cloudflareEventHub across shards', () => {
     expect(await resume(4, two)).toBe(topics.size)
     expect(await resume(2, four)).toBe(topics.size)
     expect(await resume(1, two)).toBe(topics.size)
+    // An id that says no spread (given before ids said it) is taken as it is.
+    expect(await resume(2, two.replace('.9999-2', ''))).toBe(0)
   })
 })

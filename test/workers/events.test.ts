@@ -378,10 +378,15 @@ describe('cloudflareEventHub', () => {
     }
   })
 
-  it('fails at once, with instructions, when the binding is missing or shards is not a positive integer', () => {
+  it('fails at once, with instructions, when the binding is missing or shards is not a positive integer up to 128', () => {
     expect(() => cloudflareEventHub({ binding: 'NO_SUCH_BINDING' })).toThrow(
       'Binding NO_SUCH_BINDING is missing: bind the McpEventHub class in wrangler.jsonc (docs/deploy.md#configuration)',
     )
     expect(() => cloudflareEventHub({ binding: 'MCP_EVENTS', shards: 0 })).toThrow('shards must be a positive integer')
+    // More would make ids longer than a resume reads (event-log.ts).
+    expect(() => cloudflareEventHub({ binding: 'MCP_EVENTS', shards: 129 })).toThrow(
+      'cloudflareEventHub: shards must be a positive integer up to 128, or unset (got 129)',
+    )
+    expect(() => cloudflareEventHub({ binding: 'MCP_EVENTS', shards: 128 })).not.toThrow()
   })
 })

@@ -107,12 +107,36 @@ export class FlakyMCP extends McpAgent<Env, unknown, Record<string, unknown>> {
   }
 }
 
+/**
+ * A server given as a promise (an async factory, as agents allows), whose `init()` registers a
+ * tool and then fails once: the next request's `init()` registers it again.
+ */
+export class PromisedMCP extends McpAgent<Env, unknown, Record<string, unknown>> {
+  static initFailed = false
+
+  server = Promise.resolve(new McpServer({ name: 'sdk-agent-promised', version: '1.0.0' }))
+
+  inits = 0
+
+  async init() {
+    this.inits++
+    ;(await this.server).tool('inits', 'How many times init() ran', async () => ({
+      content: [{ type: 'text', text: `init ran ${this.inits} time(s)` }],
+    }))
+    if (!PromisedMCP.initFailed) {
+      PromisedMCP.initFailed = true
+      throw new Error('the upstream was not ready')
+    }
+  }
+}
+
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext) {
     const { pathname } = new URL(request.url)
     if (pathname === '/sse' || pathname === '/sse/message') return CounterMCP.serveSSE('/sse').fetch(request, env, ctx)
     if (pathname.startsWith('/repo/')) return RepoMCP.serve('/repo/*', { binding: 'REPO_OBJECT' }).fetch(request, env, ctx)
     if (pathname === '/flaky') return FlakyMCP.serve('/flaky', { binding: 'FLAKY_OBJECT' }).fetch(request, env, ctx)
+    if (pathname === '/promised') return PromisedMCP.serve('/promised', { binding: 'PROMISED_OBJECT' }).fetch(request, env, ctx)
     if (pathname === '/mcp') return CounterMCP.serve('/mcp').fetch(request, env, ctx)
     return new Response('Not found', { status: 404 })
   },

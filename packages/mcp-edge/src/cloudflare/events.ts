@@ -27,6 +27,7 @@
  */
 import { env as workerEnv } from 'cloudflare:workers'
 import { fnv1a } from '../protocol/hash.ts'
+import { MAX_SHARDS } from '../server/events/event-log.ts'
 import type { EventLogOptions } from '../server/events/event-log.ts'
 import { eventTopics } from '../server/events/events.ts'
 import type { EventHub, McpEvent } from '../server/events/events.ts'
@@ -38,7 +39,7 @@ import type { HubSocketSharing } from './hub-listener.ts'
 export interface EventHubOptions {
   /** Name of the Durable Object binding of `McpEventHub` (for example `MCP_EVENTS`). */
   binding: string
-  /** How many hub objects topics are spread over (default 1). Every Worker on the hub must use the same number. */
+  /** How many hub objects topics are spread over (default 1, at most 128). Every Worker on the hub must use the same number. */
   shards?: number
   /** The bounds of each topic's log (count and age), which make streams resumable (docs/notifications.md#resuming). */
   log?: EventLogOptions
@@ -90,7 +91,7 @@ function byShard(topics: Iterable<string>, shards: number): Map<number, string[]
  * await server.notifyResourceUpdated('notes://all')
  */
 export function cloudflareEventHub(options: EventHubOptions): EventHub {
-  const shards = positive(options.shards, 1, 'cloudflareEventHub: shards')
+  const shards = positive(options.shards, 1, 'cloudflareEventHub: shards', MAX_SHARDS)
   const capacity = positive(options.capacity, HUB_CAPACITY, 'cloudflareEventHub: capacity')
   const bindings = workerEnv as unknown as Record<string, unknown>
   if (!bindings[options.binding]) {
@@ -128,8 +129,11 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
         shards,
       })
       // An id from another spread of topics (`shards` changed since): the shards it names logged
-      // other topics, so it resumes as an unknown id does, every topic hinted (event-log.ts).
-      const from = after && after.shards !== undefined && after.shards !== shards ? null : after
+      // other topics, so it resumes as an unknown id does, every topic hinted (event-log.ts). One
+      // that says no spread is a one-shard hub's (the shards a stream now lacks are hinted) or
+      // was given before ids said it: taken as it is.
+      const spread = after?.shards ?? shards
+      const from = after && spread !== shards ? null : after
       return listener.start(byShard(subscription.topics, shards), from)
     },
   }

@@ -186,16 +186,18 @@ export abstract class McpAgent<
 
   /**
    * `init()`, taking back what it registered if it throws, so that its next run can register it
-   * again (agents makes a new object). A server that is a promise, or that init() makes, had nothing yet.
+   * again (agents makes a new object). A server that init() itself makes had nothing before.
    */
-  #runInit(): Promise<void> {
-    const server = this.server as McpServer | EdgeServer | Promise<unknown> | undefined
-    const rollback = server instanceof Promise || server === undefined ? undefined : rollbackPoint(edgeOf(server))
-    return this.init().catch((error: unknown) => {
+  async #runInit(): Promise<void> {
+    const server = (await this.server) as McpServer | EdgeServer | undefined
+    const rollback = server === undefined ? undefined : rollbackPoint(edgeOf(server))
+    try {
+      await this.init()
+    } catch (error) {
       this.#initThrew = true
       rollback?.()
       throw error
-    })
+    }
   }
 
   /**

@@ -11,11 +11,13 @@
  * before it gave (cloudflare/event-log.ts), so an older id is never read as one of its own. A
  * stream's cursor is the newest number it has been given from each shard it listens to, written
  * `ev:<shard>-<seq>.<shard>-<seq>…` (shards in ascending order), so one id covers a stream that
- * merges topics from several shards, then `/<n>` when the hub spreads topics over n > 1 shards: an
- * id from another spread names shards that logged other topics, and resumes as an unknown one
- * (every topic hinted). A suffix `~<anything>` is read past: a 2025 GET stream's priming id is its
- * starting cursor with the stream's own nonce, so that no two events of a session share an id
- * (2025 streamable-http).
+ * merges topics from several shards. A hub that spreads topics over n > 1 shards adds the pair
+ * `9999-<n>` (`SPREAD_PAIR`; no shard has that index): an id from another spread names shards that
+ * logged other topics, and resumes as an unknown one (every topic hinted). An id without it (a
+ * one-shard hub's, or one given before ids said their spread) is taken as it is. Earlier releases
+ * read the pair as a shard they do not listen to, and so resume such an id as before. A suffix
+ * `~<anything>` is read past: a 2025 GET stream's priming id is its starting cursor with the
+ * stream's own nonce, so that no two events of a session share an id (2025 streamable-http).
  */
 import type { Cursor, McpEvent } from './events.ts'
 
@@ -30,8 +32,12 @@ export const DEFAULT_LOG_EVENTS = 1000
 export const DEFAULT_LOG_AGE_MS = 10 * 60_000
 /** The start of every cursor (a 2025 GET stream's priming id and a call stream's `p:` never start so). */
 export const CURSOR_PREFIX = 'ev:'
-/** The longest cursor read (64 shards of 16-digit numbers, their count and a priming nonce fit). */
-export const MAX_CURSOR_CHARS = 1400
+/** The most shards a hub spreads topics over (`cloudflareEventHub`'s `shards`). */
+export const MAX_SHARDS = 128
+/** The index of the pair that says over how many shards a hub spreads topics (module header). */
+export const SPREAD_PAIR = 9999
+/** The longest cursor read: `MAX_SHARDS` shards of 15-digit numbers, the spread and a priming nonce fit. */
+export const MAX_CURSOR_CHARS = 2700
 /** What an SSE formatter reads as a message's event id (a 2025 GET stream's `id:`); never serialised. */
 export const SSE_ID = Symbol('mcp-edge SSE id')
 /** `_meta` key of a `subscriptions/listen` request resuming after the cursor it names. */
@@ -42,7 +48,7 @@ export const RESUME_META = 'dev.mcp-edge/lastEventId'
  *
  * @example
  * encodeCursor(new Map([[0, 17]]), 1) // 'ev:0-17'
- * encodeCursor(new Map([[1, 5], [0, 17]]), 4) // 'ev:0-17.1-5/4'
+ * encodeCursor(new Map([[1, 5], [0, 17]]), 4) // 'ev:0-17.1-5.9999-4'
  */
 export function encodeCursor(cursor: ReadonlyMap<number, number>, shards: number): string {
   // One shard (the usual case): every delivered event's id is made here, once per stream.
@@ -50,26 +56,25 @@ export function encodeCursor(cursor: ReadonlyMap<number, number>, shards: number
     for (const [shard, seq] of cursor) return `${CURSOR_PREFIX}${shard}-${seq}`
   }
   const pairs = [...cursor].sort(([a], [b]) => a - b).map(([shard, seq]) => `${shard}-${seq}`)
-  return `${CURSOR_PREFIX}${pairs.join('.')}${shards === 1 ? '' : `/${shards}`}`
+  if (shards > 1) pairs.push(`${SPREAD_PAIR}-${shards}`)
+  return `${CURSOR_PREFIX}${pairs.join('.')}`
 }
 
-const PAIR = /^(\d{1,4})-(\d{1,16})$/
-const SPREAD = /^[1-9]\d{0,3}$/
+const PAIR = /^(\d{1,4})-(\d{1,15})$/
 
 /**
  * The cursor `text` names, or `undefined` when it is not one (malformed, or another kind of id).
+ * Its `shards` is the spread the id says, if it says one.
  *
  * @example
- * decodeCursor('ev:0-17.3-9/4') // Map { 0 => 17, 3 => 9 }, shards 4
- * decodeCursor('ev:0-17~AbC') // Map { 0 => 17 }, shards 1 (a priming id)
+ * decodeCursor('ev:0-17.3-9.9999-4') // Map { 0 => 17, 3 => 9 }, shards 4
+ * decodeCursor('ev:0-17~AbC') // Map { 0 => 17 }, shards undefined (a priming id)
  */
 export function decodeCursor(text: string): Cursor | undefined {
   if (!text.startsWith(CURSOR_PREFIX) || text.length > MAX_CURSOR_CHARS) return undefined
   const suffix = text.indexOf('~')
-  const [body = '', spread, ...rest] = text.slice(CURSOR_PREFIX.length, suffix < 0 ? undefined : suffix).split('/')
-  if (rest.length > 0 || (spread !== undefined && !SPREAD.test(spread))) return undefined
+  const body = text.slice(CURSOR_PREFIX.length, suffix < 0 ? undefined : suffix)
   const cursor: Cursor = new Map()
-  cursor.shards = spread === undefined ? 1 : Number(spread)
   if (body === '') return cursor
   for (const pair of body.split('.')) {
     const match = PAIR.exec(pair)
@@ -77,6 +82,12 @@ export function decodeCursor(text: string): Cursor | undefined {
     const shard = Number(match[1])
     if (cursor.has(shard)) return undefined
     cursor.set(shard, Number(match[2]))
+  }
+  const spread = cursor.get(SPREAD_PAIR)
+  if (spread !== undefined) {
+    if (spread < 2 || spread > MAX_SHARDS) return undefined
+    cursor.delete(SPREAD_PAIR)
+    cursor.shards = spread
   }
   return cursor
 }
