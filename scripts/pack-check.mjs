@@ -29,6 +29,17 @@ const TEMPLATES = ['minimal', 'durable', 'oauth']
 const SERVED = ['minimal', 'durable']
 /** The TypeScript a consumer on the oldest supported release compiles with. */
 const CONSUMER_TS = '5.9.3'
+/** How a consumer's project compiles: a Workers project's settings, the declarations of every package checked. */
+const CONSUMER_OPTIONS = {
+  target: 'es2022',
+  module: 'esnext',
+  moduleResolution: 'bundler',
+  lib: ['es2022'],
+  types: ['@cloudflare/workers-types'],
+  strict: true,
+  skipLibCheck: false,
+  noEmit: true,
+}
 const WORK = mkdtempSync(join(tmpdir(), 'mcp-edge-pack-'))
 const ENV = {
   ...process.env,
@@ -266,16 +277,7 @@ await stage(
       writeFileSync(
         join(dir, 'tsconfig.json'),
         JSON.stringify({
-          compilerOptions: {
-            target: 'es2022',
-            module: 'esnext',
-            moduleResolution: 'bundler',
-            lib: ['es2022'],
-            types: ['@cloudflare/workers-types'],
-            strict: true,
-            skipLibCheck: false,
-            noEmit: true,
-          },
+          compilerOptions: CONSUMER_OPTIONS,
           files,
         }),
       )
@@ -310,6 +312,79 @@ await stage(
     console.log(`  mcp-edge ${version}: README block 1 alone, then ${names.length} more block(s) from the README and docs/`)
   },
 )
+
+// Servers ported from agents often pin zod 3.25, which carries zod 4 as `zod/v4`: the library
+// must resolve and type-check against that install too (it imports zod/v4/mini, which both have).
+await stage('an SDK-style server on zod 3.25 (schemas from zod/v4): compiles (skipLibCheck: false), then serves', async () => {
+  const dir = join(WORK, 'zod-3.25')
+  mkdirSync(join(dir, 'src'), { recursive: true })
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({
+      name: 'zod-325',
+      private: true,
+      type: 'module',
+      scripts: { dev: `${join(ROOT, 'node_modules/.bin/wrangler')} dev --ip 127.0.0.1 --port $PORT` },
+      dependencies: { 'mcp-edge': `file:${tarballs['mcp-edge'].path}` },
+    }),
+  )
+  run('npm', ['install', '--no-save', 'zod@3.25.76', 'hono@^4', '@cloudflare/workers-types', `typescript@${CONSUMER_TS}`], {
+    cwd: dir,
+  })
+  run('npm', ['install'], { cwd: dir })
+  writeFileSync(
+    join(dir, 'wrangler.jsonc'),
+    JSON.stringify({
+      name: 'zod-325',
+      main: 'src/index.ts',
+      compatibility_date: '2026-11-01',
+      compatibility_flags: ['nodejs_compat'],
+    }),
+  )
+  writeFileSync(
+    join(dir, 'src/index.ts'),
+    `import { createMcpHandler, McpServer } from 'mcp-edge/sdk'
+import { z } from 'zod/v4'
+
+const server = new McpServer({ name: 'zod-325', version: '1.0.0' })
+server.registerTool(
+  'add',
+  { inputSchema: { a: z.number().describe('first'), b: z.number().min(0) }, outputSchema: { sum: z.number() } },
+  async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }], structuredContent: { sum: a + b } }),
+)
+export default { fetch: createMcpHandler(server) }
+`,
+  )
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: CONSUMER_OPTIONS,
+      include: ['src'],
+    }),
+  )
+  run(join(dir, 'node_modules/.bin/tsc'), ['-p', dir], { cwd: dir })
+  const server = await serve(dir)
+  try {
+    const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client')
+    const client = new Client({ name: 'pack-check', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
+    try {
+      const [tool] = (await client.listTools()).tools
+      if (tool?.inputSchema.properties?.b?.minimum !== 0) throw new Error(`tools/list answered ${JSON.stringify(tool)}`)
+      const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })
+      if (sum.structuredContent?.sum !== 5) throw new Error(`add answered ${JSON.stringify(sum)}`)
+      const refused = await client.callTool({ name: 'add', arguments: { a: 2, b: -3 } })
+      if (!refused.isError) throw new Error(`add took b: -3: ${JSON.stringify(refused)}`)
+      console.log(
+        `  zod ${JSON.parse(readFileSync(join(dir, 'node_modules/zod/package.json'), 'utf8')).version}: add → 5, b: -3 refused`,
+      )
+    } finally {
+      await client.close()
+    }
+  } finally {
+    server.stop()
+  }
+})
 
 for (const template of TEMPLATES) {
   const dir = join(WORK, 'projects', `my-${template}-server`)

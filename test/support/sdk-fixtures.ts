@@ -8,6 +8,7 @@
 const ORIGINALS = [
   '@modelcontextprotocol/sdk/server/mcp.js',
   '@modelcontextprotocol/sdk/types.js',
+  '@modelcontextprotocol/sdk/validation/cfworker',
   '@modelcontextprotocol/server',
   'agents/mcp',
   'agents/mcp/server',

@@ -42,7 +42,7 @@ describe('layering', () => {
       'cloudflare:workers',
     ])
     expect(specifiers('import {\n  a,\n  b,\n} from "hono/tiny"')).toEqual(['hono/tiny'])
-    expect(sourceFiles('server').some((file) => specifiers(readFileSync(file, 'utf8')).includes('zod/mini'))).toBe(true)
+    expect(sourceFiles('server').some((file) => specifiers(readFileSync(file, 'utf8')).includes('zod/v4/mini'))).toBe(true)
   })
 
   it('keeps hono, cloudflare:* and node:* out of protocol/, server/ and oauth/', () => {

@@ -156,7 +156,7 @@ describe('McpServer registration errors', () => {
     expect(server.tools.has('weather')).toBe(false)
     // A zod 3 schema is told apart from a shape: wrapping it in z.object would not help.
     expect(configError(() => server.tool('weather', { input: z3.object({ city: z3.string() }) as never }, ok)).message).toBe(
-      "Tool \"weather\": input must be a zod object schema, { jsonSchema }, or a function returning one; this is a zod 3 schema; mcp-edge reads zod 4: import * as z from 'zod' (4.x) or 'zod/mini'",
+      "Tool \"weather\": input must be a zod object schema, { jsonSchema }, or a function returning one; this is a zod 3 schema; mcp-edge reads zod 4: import * as z from 'zod' with zod 4 installed, or from 'zod/v4' with zod 3.25",
     )
     // Every form the types allow is still taken.
     server.tool('a', { input: () => z.object({}), output: () => z.string() }, ok)

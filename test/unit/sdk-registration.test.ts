@@ -8,7 +8,7 @@
  * a `Response` as the SDK does. In Node: none of it touches the Workers runtime. The refusals that
  * reach a client are test/workers/sdk-rejections.test.ts's.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import * as z from 'zod'
 import { createRequestStateCodec } from '../../packages/mcp-edge/src/sdk/codec.ts'
 import { inputRequired } from '../../packages/mcp-edge/src/sdk/input.ts'
@@ -111,16 +111,26 @@ describe('SDK calls with no request to act on', () => {
     )
   })
 
-  it("server.server's questions and notification outside a handler throw, saying where they work", () => {
+  // Also logged: work a handler left running after it returned (`void server.server.createMessage(...)`,
+  // as EpicMe does) rejects where nothing awaits it, and was lost without a word.
+  it("server.server's questions and notification outside a handler throw, saying where they work, and log it", () => {
     const low = server.server
     const outside = (what: string) =>
-      `server.${what} works inside a tool, prompt or resource handler only (mcp-edge keeps no connection to ask on)`
-    expect(() => low.elicitInput({ message: 'x', requestedSchema: { type: 'object', properties: {} } })).toThrow(
-      outside('elicitInput'),
-    )
-    expect(() => low.createMessage({ messages: [], maxTokens: 1 })).toThrow(outside('createMessage'))
-    expect(() => low.listRoots()).toThrow(outside('listRoots'))
-    expect(() => low.notification({ method: 'notifications/message' })).toThrow(outside('notification'))
+      `server.${what} works inside a tool, prompt or resource handler only, while it runs (mcp-edge keeps no connection to ask on)`
+    const logged = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      expect(() => low.elicitInput({ message: 'x', requestedSchema: { type: 'object', properties: {} } })).toThrow(
+        outside('elicitInput'),
+      )
+      expect(() => low.createMessage({ messages: [], maxTokens: 1 })).toThrow(outside('createMessage'))
+      expect(() => low.listRoots()).toThrow(outside('listRoots'))
+      expect(() => low.notification({ method: 'notifications/message' })).toThrow(outside('notification'))
+      expect(logged.mock.calls.map(([line]) => JSON.parse(String(line)).msg)).toEqual(
+        ['elicitInput', 'createMessage', 'listRoots', 'notification'].map(outside),
+      )
+    } finally {
+      logged.mockRestore()
+    }
   })
 
   it('createElicitationCompletionNotifier throws naming inputRequired.elicitUrl', () => {

@@ -6,7 +6,7 @@
  * (grants, authInfo, the forwarded caller) is sdk-auth.test.ts's.
  */
 import { CallToolRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import * as z from 'zod'
 import * as z3 from 'zod/v3'
 import type { EventHub, McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
@@ -97,6 +97,27 @@ describe('the error codes an SDK 2.x server throws', () => {
     expect((await read('memo://bad')).error).toEqual({ code: -32603, message: 'a code the table lacks' })
   })
 
+  // Before, an empty contents answered -32603: EpicMe's not-found path returns { contents: [] }
+  // with its reason, which the SDKs pass on (the schema has no minimum). No contents at all is
+  // still a handler's fault: -32603.
+  it('an empty contents passes as the handler returned it; none at all is -32603', async () => {
+    const empty = new McpServer({ name: 'sdk', version: '1' })
+    empty.registerResource('empty', 'memo://empty', {}, async () => ({ contents: [], error: { message: 'no such entry' } }))
+    empty.registerResource('none', 'memo://none', {}, async () => ({}) as never)
+    const { result } = await sendAs(empty.edge, 'resources/read', { uri: 'memo://empty' })
+    expect(result).toMatchObject({ contents: [], error: { message: 'no such entry' } })
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    try {
+      expect((await sendAs(empty.edge, 'resources/read', { uri: 'memo://none' })).error).toEqual({
+        code: -32603,
+        message: 'Internal error',
+      })
+      expect(String(logged.mock.calls[0]?.[0])).toContain('A resource handler must return { contents: [...] }')
+    } finally {
+      logged.mockRestore()
+    }
+  })
+
   it('an integer code of the application passes as given', async () => {
     expect((await read('memo://custom')).error).toEqual({ code: -32050, message: 'the application says no' })
     expect(ProtocolErrorCode.MissingRequiredClientCapability).toBe(-32021)
@@ -116,7 +137,9 @@ describe('zod 3 schemas', () => {
   })
 
   it('registerTool and registerPrompt refuse zod 3 shapes and objects, naming what to install', () => {
-    expect(() => server.registerTool('a', { inputSchema: { a: z3.string() } as never }, callback)).toThrow(/zod 3.*zod@\^4/)
+    expect(() => server.registerTool('a', { inputSchema: { a: z3.string() } as never }, callback)).toThrow(
+      /zod 3.*'zod\/v4' with zod 3.25 installed, or from 'zod' with zod@\^4/,
+    )
     expect(() => server.registerTool('b', { inputSchema: z3.object({ a: z3.string() }) as never }, callback)).toThrow(/zod 3/)
     expect(() => server.registerTool('c', { outputSchema: { a: z3.string() } as never }, callback)).toThrow(/zod 3/)
     expect(() =>

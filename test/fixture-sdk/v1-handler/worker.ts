@@ -8,6 +8,7 @@
  */
 import { McpServer, ResourceTemplate } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/server/mcp.js
 import { createMcpHandler } from 'mcp-edge/sdk' // was: agents/mcp
+import { CfWorkerJsonSchemaValidator } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/validation/cfworker
 import type { CallToolResult, GetPromptResult } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
 import { z } from 'zod'
 
@@ -111,9 +112,15 @@ function registerContent(server: McpServer): void {
   )
 }
 
-/** A new server per request: an SDK 1.x server connects to one transport only. */
+/**
+ * A new server per request: an SDK 1.x server connects to one transport only. With the validator
+ * Workers servers pass (the SDK's default, Ajv, compiles code at run time, which Workers forbid).
+ */
 function createServer(): McpServer {
-  const server = new McpServer({ name: 'sdk-v1-fixture', version: '1.0.0' })
+  const server = new McpServer(
+    { name: 'sdk-v1-fixture', version: '1.0.0' },
+    { jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
+  )
   registerTools(server)
   registerContent(server)
   return server

@@ -81,7 +81,8 @@ export interface CreateMcpHandlerOptions<Env = unknown> extends Omit<McpHttpOpti
    * Who the grant's props name (an OAuth provider in front, or `authContext`). Default: the first of
    * `sub`, `userId`, `user_id`, `login`, `email`, `username`, `id`, at the top of the props or under `claims` or `user`.
    */
-  principal?: (props: Record<string, unknown>) => Principal | undefined
+  // biome-ignore lint/suspicious/noExplicitAny: the props as the server types them (agents' Props), whatever their shape
+  principal?: (props: any) => Principal | undefined
   /** agents: the `Host` names served (besides loopback ones); another is refused with 403. */
   allowedHostnames?: string[]
   /**

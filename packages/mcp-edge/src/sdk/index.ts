@@ -96,6 +96,7 @@ export type { ServerNotifier } from './notifier.ts'
 export { getMcpAuthContext } from './request-store.ts'
 export type { McpAuthContext } from './request-store.ts'
 export { McpAgent } from './agent.ts'
+export { CfWorkerJsonSchemaValidator } from './validators.ts'
 export type { ServeOptions } from './agent.ts'
 export { LowLevelServer } from './low-level.ts'
 export type {

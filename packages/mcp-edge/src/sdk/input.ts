@@ -7,7 +7,7 @@
  *
  * Called by the adapter's tool, prompt and resource wrappers (context.ts); builds nothing itself.
  */
-import * as z from 'zod/mini'
+import * as z from 'zod/v4/mini'
 import { McpError } from '../protocol/errors.ts'
 import { isObject } from '../protocol/jsonrpc.ts'
 import type { CapabilityPath } from '../server/capabilities.ts'

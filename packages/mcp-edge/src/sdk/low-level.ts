@@ -10,7 +10,7 @@ import { McpError as EdgeError } from '../protocol/errors.ts'
 import { ToolError } from '../server/errors.ts'
 import { InputRequired } from '../server/input/input-round.ts'
 import { TaskSuspended } from '../server/tasks/replay.ts'
-import { errorFields, libraryLog } from '../server/telemetry/log.ts'
+import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
 import type { ClientCapabilities, Implementation, JsonObject } from '../protocol/types.ts'
 import type { RequestHandlerExtra, SdkNotification } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
@@ -37,12 +37,18 @@ type RequestSchema = { shape?: { method?: { value?: unknown } } }
 /** The methods whose bookkeeping mcp-edge keeps itself: a handler set for them is not needed. */
 const KEPT_BY_MCP_EDGE = new Set(['resources/subscribe', 'resources/unsubscribe'])
 
+/**
+ * The handler running now, or an error saying where the call works. Logged too (once per isolate):
+ * work a handler left running after it returned (`void server.server.createMessage(...)`) rejects
+ * where nothing awaits it, and agents would have sent it on the session's stream.
+ */
 function running(what: string): RequestHandlerExtra {
   const extra = currentHandler() as RequestHandlerExtra | undefined
-  if (!extra)
-    throw new Error(
-      `server.${what} works inside a tool, prompt or resource handler only (mcp-edge keeps no connection to ask on)`,
-    )
+  if (!extra) {
+    const message = `server.${what} works inside a tool, prompt or resource handler only, while it runs (mcp-edge keeps no connection to ask on)`
+    warnOnce(message)
+    throw new Error(message)
+  }
   return extra
 }
 

@@ -3,7 +3,7 @@
  * a zod object; a zod object passes as is. `completable()` (SDK 1.x) marks an argument's schema
  * with its completion callback, which the adapter hands to the core's `complete` option.
  */
-import * as z from 'zod/mini'
+import * as z from 'zod/v4/mini'
 import { isObject } from '../protocol/jsonrpc.ts'
 import type { ObjectSchema, Schema } from '../server/schema/schema.ts'
 
@@ -25,15 +25,15 @@ const isZod3 = (value: unknown): boolean =>
   isObject(value) && !('_zod' in value) && isObject(value._def) && typeof value._def.typeName === 'string'
 
 /**
- * Refuse zod 3, whose schemas (or a raw shape of them) mcp-edge cannot read: SDK 1.x takes both
- * majors, agents and mcp-edge zod 4 only. Without this, `tool()` would take a zod 3 shape for
- * annotations and call the callback with no arguments.
+ * Refuse zod 3, whose schemas (or a raw shape of them) mcp-edge cannot read, where SDK 1.x takes
+ * both majors. Without this, `tool()` would take a zod 3 shape for annotations and call the
+ * callback with no arguments. zod 3.25 carries zod 4 as `zod/v4`, which is what mcp-edge reads.
  */
 export function refuseZod3(value: unknown, what: string): void {
   if (isZod3(value) || (isObject(value) && !isZod(value) && Object.values(value).some(isZod3)))
     throw new Error(
-      `${what}: the schema is zod 3, and mcp-edge/sdk takes zod 4 schemas, as agents does: ` +
-        "install zod@^4 (with zod 3.25, import * as z from 'zod/v4'); see docs/migrate.md",
+      `${what}: the schema is zod 3, and mcp-edge/sdk takes zod 4 schemas (SDK 1.x takes both): ` +
+        "import * as z from 'zod/v4' with zod 3.25 installed, or from 'zod' with zod@^4 (not 'zod/v3'); see docs/migrate.md",
     )
 }
 

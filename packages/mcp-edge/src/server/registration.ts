@@ -20,7 +20,7 @@ export const isSchema = (value: unknown): value is Schema => isObject(value) && 
  */
 function schemaHint(value: unknown): string {
   return isObject(value) && '_def' in value
-    ? "this is a zod 3 schema; mcp-edge reads zod 4: import * as z from 'zod' (4.x) or 'zod/mini'"
+    ? "this is a zod 3 schema; mcp-edge reads zod 4: import * as z from 'zod' with zod 4 installed, or from 'zod/v4' with zod 3.25"
     : 'wrap a shape of fields in z.object({ ... })'
 }
 

@@ -7,7 +7,7 @@
  *
  * Not here: which tools `tools/list` carries (McpServer.listed), nor any state between searches.
  */
-import * as z from 'zod/mini'
+import * as z from 'zod/v4/mini'
 import { isLegacyVersion, shapeLegacyResult } from '../../protocol/legacy.ts'
 import type { CallToolResult, Tool } from '../../protocol/types.ts'
 import { mayList } from '../methods/access.ts'

@@ -70,9 +70,11 @@ export const resourcesRead: MethodEntry = {
   },
 }
 
+/**
+ * The result with its cache hint. An empty `contents` passes, as the schema and the SDKs let it
+ * (a resource with nothing in it); a missing resource is the handler's to throw as not found.
+ */
 function withCache(result: ReadResourceResult, cache: CacheHint | undefined): object {
-  if (!Array.isArray(result?.contents) || result.contents.length === 0) {
-    throw new Error('A resource handler must return { contents: [...] } with at least one item')
-  }
+  if (!Array.isArray(result?.contents)) throw new Error('A resource handler must return { contents: [...] }')
   return { ...(cache ?? DEFAULT_READ_CACHE), ...result }
 }

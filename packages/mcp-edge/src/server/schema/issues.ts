@@ -9,7 +9,7 @@
  * message (classic zod's, a schema's own) is kept as given. Called by `summarizeIssues`
  * (schema.ts); it imports no locale, which would cost every Worker the whole table.
  */
-import type * as z from 'zod/mini'
+import type * as z from 'zod/v4/mini'
 
 type Issue = z.core.$ZodIssue
 

@@ -4,7 +4,7 @@
  * inside, and `anyOf` of bare types as a `type` list. Pure functions over zod's public fields
  * (`_zod.def`, `.optin`, `.traits`) and JSON.
  */
-import type * as z from 'zod/mini'
+import type * as z from 'zod/v4/mini'
 
 export type Json = Record<string, unknown>
 export type Zod = z.core.$ZodType

@@ -19,7 +19,7 @@
  * instance, recursion caught, metadata and wrappers merged, the finishing rules); each type's
  * keywords are json-schema-types.ts's.
  */
-import * as z from 'zod/mini'
+import * as z from 'zod/v4/mini'
 import { compact, defOf, numericKey, transforms } from './json-schema-rules.ts'
 import type { Json, Zod } from './json-schema-rules.ts'
 import { TYPE_KEYWORDS } from './json-schema-types.ts'

@@ -3,7 +3,7 @@
  * out, converted once, when first needed, and never per request. (The `x-mcp-header` annotations
  * of a tool's input schema are found and checked in src/protocol/header-values.ts.)
  */
-import * as z from 'zod/mini'
+import * as z from 'zod/v4/mini'
 import { McpError } from '../../protocol/errors.ts'
 import { isObject } from '../../protocol/jsonrpc.ts'
 import { issueMessage } from './issues.ts'
