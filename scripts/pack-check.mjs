@@ -343,7 +343,8 @@ await stage('an SDK-style server on zod 3.25 (schemas from zod/v4): compiles (sk
   )
   writeFileSync(
     join(dir, 'src/index.ts'),
-    `import { createMcpHandler, McpServer } from 'mcp-edge/sdk'
+    `import { createMcpHandler as nativeHandler, createMcpServer, toolSearch } from 'mcp-edge'
+import { createMcpHandler, McpServer } from 'mcp-edge/sdk'
 import { z } from 'zod/v4'
 
 const server = new McpServer({ name: 'zod-325', version: '1.0.0' })
@@ -352,7 +353,17 @@ server.registerTool(
   { inputSchema: { a: z.number().describe('first'), b: z.number().min(0) }, outputSchema: { sum: z.number() } },
   async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }], structuredContent: { sum: a + b } }),
 )
-export default { fetch: createMcpHandler(server) }
+// The native API at /native, with tool search (its own schema is built with zod/v4/mini).
+const native = createMcpServer({ name: 'zod-325-native', version: '1.0.0', toolSearch: toolSearch({ alwaysListed: [] }) })
+native.tool('add', { input: z.object({ a: z.number(), b: z.number() }) }, ({ a, b }) => ({
+  content: [{ type: 'text', text: String(a + b) }],
+}))
+const sdk = createMcpHandler(server)
+const edge = nativeHandler(native)
+export default {
+  fetch: (request: Request, env: unknown, ctx: ExecutionContext) =>
+    new URL(request.url).pathname === '/native' ? edge(request, env, ctx) : sdk(request, env, ctx),
+}
 `,
   )
   writeFileSync(
@@ -375,6 +386,17 @@ export default { fetch: createMcpHandler(server) }
       if (sum.structuredContent?.sum !== 5) throw new Error(`add answered ${JSON.stringify(sum)}`)
       const refused = await client.callTool({ name: 'add', arguments: { a: 2, b: -3 } })
       if (!refused.isError) throw new Error(`add took b: -3: ${JSON.stringify(refused)}`)
+      const native = new Client({ name: 'pack-check', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+      await native.connect(new StreamableHTTPClientTransport(new URL(server.url.replace(/\/mcp$/, '/native'))))
+      try {
+        const [search] = (await native.listTools()).tools
+        if (!search?.inputSchema.properties?.query?.description)
+          throw new Error(`tools/list at /native answered ${JSON.stringify(search)}`)
+        const found = await native.callTool({ name: search.name, arguments: { query: 'add' } })
+        if (!JSON.stringify(found).includes('add')) throw new Error(`${search.name} answered ${JSON.stringify(found)}`)
+      } finally {
+        await native.close()
+      }
       console.log(
         `  zod ${JSON.parse(readFileSync(join(dir, 'node_modules/zod/package.json'), 'utf8')).version}: add → 5, b: -3 refused`,
       )

@@ -113,18 +113,19 @@ describe('SDK calls with no request to act on', () => {
 
   // Also logged: work a handler left running after it returned (`void server.server.createMessage(...)`,
   // as EpicMe does) rejects where nothing awaits it, and was lost without a word.
-  it("server.server's questions and notification outside a handler throw, saying where they work, and log it", () => {
+  it("server.server's questions and notification outside a handler reject, saying where they work, and log it", async () => {
     const low = server.server
     const outside = (what: string) =>
       `server.${what} works inside a tool, prompt or resource handler only, while it runs (mcp-edge keeps no connection to ask on)`
     const logged = vi.spyOn(console, 'warn').mockImplementation(() => {})
     try {
-      expect(() => low.elicitInput({ message: 'x', requestedSchema: { type: 'object', properties: {} } })).toThrow(
+      // A promise that rejects, as the SDKs' methods do, so that `.catch()` hears it.
+      await expect(low.elicitInput({ message: 'x', requestedSchema: { type: 'object', properties: {} } })).rejects.toThrow(
         outside('elicitInput'),
       )
-      expect(() => low.createMessage({ messages: [], maxTokens: 1 })).toThrow(outside('createMessage'))
-      expect(() => low.listRoots()).toThrow(outside('listRoots'))
-      expect(() => low.notification({ method: 'notifications/message' })).toThrow(outside('notification'))
+      await expect(low.createMessage({ messages: [], maxTokens: 1 })).rejects.toThrow(outside('createMessage'))
+      await expect(low.listRoots()).rejects.toThrow(outside('listRoots'))
+      await expect(low.notification({ method: 'notifications/message' })).rejects.toThrow(outside('notification'))
       expect(logged.mock.calls.map(([line]) => JSON.parse(String(line)).msg)).toEqual(
         ['elicitInput', 'createMessage', 'listRoots', 'notification'].map(outside),
       )

@@ -97,9 +97,9 @@ describe('the error codes an SDK 2.x server throws', () => {
     expect((await read('memo://bad')).error).toEqual({ code: -32603, message: 'a code the table lacks' })
   })
 
-  // Before, an empty contents answered -32603: EpicMe's not-found path returns { contents: [] }
-  // with its reason, which the SDKs pass on (the schema has no minimum). No contents at all is
-  // still a handler's fault: -32603.
+  // Before, an empty contents answered -32603, where the schema has no minimum and the SDKs pass
+  // it on (EpicMe returns one, with a field of its own). No contents at all is still a handler's
+  // fault: -32603. (A missing resource is the handler's to throw as not found, -32602: above.)
   it('an empty contents passes as the handler returned it; none at all is -32603', async () => {
     const empty = new McpServer({ name: 'sdk', version: '1' })
     empty.registerResource('empty', 'memo://empty', {}, async () => ({ contents: [], error: { message: 'no such entry' } }))

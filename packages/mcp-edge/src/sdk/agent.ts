@@ -186,11 +186,21 @@ export abstract class McpAgent<
 
   /**
    * `init()`, taking back what it registered if it throws, so that its next run can register it
-   * again (agents makes a new object). A server that init() itself makes had nothing before.
+   * again (agents makes a new object). A server given as a promise is read once it is there,
+   * without waiting for it (`init()` may be what makes it), before `init()` goes on with it: its
+   * own `await this.server` resumes after this one. A server that `init()` assigns had nothing before.
    */
   async #runInit(): Promise<void> {
-    const server = (await this.server) as McpServer | EdgeServer | undefined
-    const rollback = server === undefined ? undefined : rollbackPoint(edgeOf(server))
+    const server = this.server as McpServer | EdgeServer | PromiseLike<McpServer | EdgeServer> | undefined
+    let rollback: (() => void) | undefined
+    if (server !== undefined && 'then' in server) {
+      server.then(
+        (given) => {
+          rollback = rollbackPoint(edgeOf(given))
+        },
+        () => {},
+      )
+    } else if (server !== undefined) rollback = rollbackPoint(edgeOf(server))
     try {
       await this.init()
     } catch (error) {

@@ -38,9 +38,10 @@ type RequestSchema = { shape?: { method?: { value?: unknown } } }
 const KEPT_BY_MCP_EDGE = new Set(['resources/subscribe', 'resources/unsubscribe'])
 
 /**
- * The handler running now, or an error saying where the call works. Logged too (once per isolate):
- * work a handler left running after it returned (`void server.server.createMessage(...)`) rejects
- * where nothing awaits it, and agents would have sent it on the session's stream.
+ * The handler running now, or an error saying where the call works (the methods are async, so it
+ * rejects their promise, as the SDKs' do). Logged too (once per isolate): work a handler left
+ * running after it returned (`void server.server.createMessage(...)`) rejects where nothing awaits
+ * it, and agents would have sent it on the session's stream.
  */
 function running(what: string): RequestHandlerExtra {
   const extra = currentHandler() as RequestHandlerExtra | undefined
@@ -67,19 +68,19 @@ export class LowLevelServer {
   }
 
   /** Ask the user (form or URL): a 2026-07-28 client through a multi-round trip, a 2025 one on the call's stream. */
-  elicitInput(params: ElicitParams, _options?: unknown): Promise<ElicitResult> {
+  async elicitInput(params: ElicitParams, _options?: unknown): Promise<ElicitResult> {
     return running('elicitInput').mcpReq.elicitInput(params)
   }
 
   /** Sampling (deprecated in 2026-07-28; still served to clients that declare it). */
   // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
-  createMessage(params: Record<string, unknown>, _options?: unknown): Promise<any> {
+  async createMessage(params: Record<string, unknown>, _options?: unknown): Promise<any> {
     return running('createMessage').mcpReq.requestSampling(params)
   }
 
   /** Roots (deprecated in 2026-07-28; still served to clients that declare it). */
   // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
-  listRoots(_params?: unknown, _options?: unknown): Promise<any> {
+  async listRoots(_params?: unknown, _options?: unknown): Promise<any> {
     return running('listRoots').sendRequest({ method: 'roots/list' })
   }
 
@@ -105,7 +106,7 @@ export class LowLevelServer {
     return (currentHandler() as RequestHandlerExtra | undefined)?.edge.meta.clientInfo
   }
 
-  notification(notification: SdkNotification): Promise<void> {
+  async notification(notification: SdkNotification): Promise<void> {
     return running('notification').sendNotification(notification)
   }
 

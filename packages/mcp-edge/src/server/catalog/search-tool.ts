@@ -43,19 +43,21 @@ export function toolSearch(options: ToolSearchOptions = {}): ToolSearch {
   }
 }
 
+/**
+ * The tool's input. Descriptions go in zod's global registry, as `z.describe` puts them: zod/mini
+ * has `describe` only from zod 4.1.13, and a server may run on zod 3.25's `zod/v4` (a peer).
+ */
 function searchInput(maxResults: number) {
   return z.object({
     query: z
       .string()
-      .check(
-        z.minLength(1),
-        z.maxLength(MAX_QUERY_CHARS),
-        z.describe('Words to look for in tool names, titles and descriptions'),
-      ),
+      .check(z.minLength(1), z.maxLength(MAX_QUERY_CHARS))
+      .register(z.globalRegistry, { description: 'Words to look for in tool names, titles and descriptions' }),
     limit: z.optional(
       z
         .int()
-        .check(z.minimum(1), z.maximum(maxResults), z.describe(`How many tools to return (default and most: ${maxResults})`)),
+        .check(z.minimum(1), z.maximum(maxResults))
+        .register(z.globalRegistry, { description: `How many tools to return (default and most: ${maxResults})` }),
     ),
   })
 }

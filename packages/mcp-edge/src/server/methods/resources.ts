@@ -1,7 +1,8 @@
 /**
  * `resources/list`, `resources/templates/list` and `resources/read` (server/resources.mdx). A
  * read tries the fixed resources, then the templates in registration order, skipping those hidden
- * from the caller (`visible`); a miss is -32602 with `data.uri` (SEP-2164), never an empty `contents`.
+ * from the caller (`visible`); a miss is -32602 with `data.uri` (SEP-2164), never an empty `contents`
+ * (a handler's own empty `contents` passes as it returned it: the schema allows one).
  */
 import { McpError } from '../../protocol/errors.ts'
 import type { ReadResourceResult, Resource } from '../../protocol/types.ts'
@@ -72,7 +73,8 @@ export const resourcesRead: MethodEntry = {
 
 /**
  * The result with its cache hint. An empty `contents` passes, as the schema and the SDKs let it
- * (a resource with nothing in it); a missing resource is the handler's to throw as not found.
+ * (a resource with nothing in it); for a missing resource the revision wants -32602, which the
+ * handler throws (`McpError`, SDK 2.x `ResourceNotFoundError`): mcp-edge cannot tell the two apart.
  */
 function withCache(result: ReadResourceResult, cache: CacheHint | undefined): object {
   if (!Array.isArray(result?.contents)) throw new Error('A resource handler must return { contents: [...] }')
