@@ -398,7 +398,7 @@ export default {
         await native.close()
       }
       console.log(
-        `  zod ${JSON.parse(readFileSync(join(dir, 'node_modules/zod/package.json'), 'utf8')).version}: add → 5, b: -3 refused`,
+        `  zod ${JSON.parse(readFileSync(join(dir, 'node_modules/zod/package.json'), 'utf8')).version}: add → 5, b: -3 refused; tool search at /native`,
       )
     } finally {
       await client.close()
