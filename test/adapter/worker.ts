@@ -223,6 +223,9 @@ export class Counter extends McpAgent<Env, State> {
     this.server.tool('remember', { word: z.string() }, async ({ word }) => {
       this.sql`CREATE TABLE IF NOT EXISTS words (word TEXT)`
       this.sql`INSERT INTO words (word) VALUES (${word})`
+      // A boolean, as agents' types take it (workerd binds it as text).
+      this.sql`CREATE TABLE IF NOT EXISTS flags (word TEXT, long)`
+      this.sql`INSERT INTO flags (word, long) VALUES (${word}, ${word.length > 3})`
       const [row] = this.sql<{ n: number }>`SELECT count(*) AS n FROM words`
       return { content: [{ type: 'text', text: `${row?.n ?? 0} words` }] }
     })

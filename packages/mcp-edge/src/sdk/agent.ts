@@ -226,12 +226,13 @@ export abstract class McpAgent<
   }
 
   /**
-   * agents' `this.sql`: a query on the object's SQLite storage, values bound as parameters.
+   * agents' `this.sql`: a query on the object's SQLite storage, values bound as parameters. A
+   * boolean is taken, as agents types it, and bound as workerd binds it (the text `true`/`false`).
    *
    * @example
    * const rows = this.sql<{ n: number }>`SELECT count(*) AS n FROM notes WHERE owner = ${owner}`
    */
-  sql<Row = Record<string, SqlStorageValue>>(strings: TemplateStringsArray, ...values: SqlStorageValue[]): Row[] {
+  sql<Row = Record<string, SqlStorageValue>>(strings: TemplateStringsArray, ...values: (SqlStorageValue | boolean)[]): Row[] {
     return this.ctx.storage.sql.exec(strings.join('?'), ...values).toArray() as Row[]
   }
 
