@@ -47,7 +47,7 @@ describe('SDK 2.x factory via createMcpHandler: the 2.x client pinned to 2026-07
   it('lists the tools with the JSON Schemas of their zod objects', async () => {
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28')
     const { tools } = await client.listTools()
-    expect(tools.map((tool) => tool.name)).toEqual(['hello', 'deploy'])
+    expect(tools.map((tool) => tool.name)).toEqual(['hello', 'deploy', 'shout'])
     expect(tools[1]).toMatchObject({
       inputSchema: {
         type: 'object',
@@ -57,6 +57,20 @@ describe('SDK 2.x factory via createMcpHandler: the 2.x client pinned to 2026-07
       annotations: { destructiveHint: true },
     })
     expect((await client.callTool({ name: 'hello', arguments: {} })).content).toEqual([{ type: 'text', text: 'Hello, World!' }])
+  })
+
+  // Registered through generic wrappers, as cloudflare/mcp-server-cloudflare registers every tool
+  // and prompt: the SDK's type arguments in its order, and the callbacks typed by its types.
+  it('serves what generic wrappers registered: a tool with an output schema, prompts with and without arguments', async () => {
+    const shout = await client.callTool({ name: 'shout', arguments: { text: 'hi' } })
+    expect([shout.content, shout.structuredContent]).toEqual([[{ type: 'text', text: 'HI' }], { loud: 'HI' }])
+    expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['ask', 'greeting'])
+    expect((await client.getPrompt({ name: 'ask', arguments: { topic: 'tides' } })).messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Tell me about tides.' } },
+    ])
+    expect((await client.getPrompt({ name: 'greeting' })).messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Hello!' } },
+    ])
   })
 
   it('confirms deploy through an input_required round: acceptedContent reads the answer on re-entry', async () => {

@@ -37,6 +37,7 @@ describe('the SDK-style fixtures (test/fixture-sdk)', () => {
       'conformance',
       'examples',
       'v1-handler',
+      'v2-default',
       'v2-factory',
     ])
     for (const fixture of fixtures) {

@@ -29,10 +29,10 @@ const valibotLike = { '~standard': { version: 1, vendor: 'valibot', validate: (v
 describe('schemas mcp-edge/sdk cannot read, refused at registration', () => {
   it('a zod schema that is not an object, naming what it takes; nothing is registered', () => {
     const server = new McpServer({ name: 'sdk', version: '1' })
-    expect(() => server.registerTool('n', { inputSchema: z.string() as never }, ok)).toThrow(
+    expect(() => server.registerTool('n', { inputSchema: z.string() as never }, ok as never)).toThrow(
       'Tool "n": the schema must be a zod object or a raw shape of zod schemas',
     )
-    expect(() => server.registerPrompt('p', { argsSchema: z.array(z.string()) as never }, noMessages)).toThrow(
+    expect(() => server.registerPrompt('p', { argsSchema: z.array(z.string()) as never }, noMessages as never)).toThrow(
       'Prompt "p": the schema must be a zod object or a raw shape of zod schemas',
     )
     expect([server.edge.tools.size, server.edge.prompts.size]).toEqual([0, 0])
@@ -42,8 +42,8 @@ describe('schemas mcp-edge/sdk cannot read, refused at registration', () => {
     const server = new McpServer({ name: 'sdk', version: '1' })
     const message =
       /^Tool "v": mcp-edge\/sdk takes zod schemas \(a raw shape or z\.object\); convert other Standard Schemas to zod$/
-    expect(() => server.registerTool('v', { inputSchema: valibotLike as never }, ok)).toThrow(message)
-    expect(() => server.registerTool('v', { inputSchema: { city: valibotLike } as never }, ok)).toThrow(message)
+    expect(() => server.registerTool('v', { inputSchema: valibotLike as never }, ok as never)).toThrow(message)
+    expect(() => server.registerTool('v', { inputSchema: { city: valibotLike } as never }, ok as never)).toThrow(message)
     expect(() => server.registerTool('w', { outputSchema: valibotLike as never }, ok)).toThrow(/^Tool "w": .*Standard Schemas/)
     expect(server.edge.tools.size).toBe(0)
   })

@@ -130,20 +130,22 @@ describe('zod 3 schemas', () => {
   const callback = async () => ({ content: [] })
 
   it('tool() refuses a zod 3 shape instead of taking it for annotations', () => {
-    expect(() => server.tool('add', 'Adds', { a: z3.number(), b: z3.number() } as never, callback)).toThrow(
+    expect(() => server.tool('add', 'Adds', { a: z3.number(), b: z3.number() } as never, callback as never)).toThrow(
       /^Tool add: the schema is zod 3, and mcp-edge\/sdk takes zod 4 schemas/,
     )
     expect(server.edge.tools.has('add')).toBe(false)
   })
 
   it('registerTool and registerPrompt refuse zod 3 shapes and objects, naming what to install', () => {
-    expect(() => server.registerTool('a', { inputSchema: { a: z3.string() } as never }, callback)).toThrow(
+    expect(() => server.registerTool('a', { inputSchema: { a: z3.string() } as never }, callback as never)).toThrow(
       /zod 3.*'zod\/v4' with zod 3.25 installed, or from 'zod' with zod@\^4/,
     )
-    expect(() => server.registerTool('b', { inputSchema: z3.object({ a: z3.string() }) as never }, callback)).toThrow(/zod 3/)
+    expect(() => server.registerTool('b', { inputSchema: z3.object({ a: z3.string() }) as never }, callback as never)).toThrow(
+      /zod 3/,
+    )
     expect(() => server.registerTool('c', { outputSchema: { a: z3.string() } as never }, callback)).toThrow(/zod 3/)
     expect(() =>
-      server.registerPrompt('p', { argsSchema: { who: z3.string() } as never }, async () => ({ messages: [] })),
+      server.registerPrompt('p', { argsSchema: { who: z3.string() } as never }, (async () => ({ messages: [] })) as never),
     ).toThrow(/^Prompt "p": the schema is zod 3/)
     expect([...server.edge.tools.keys(), ...server.edge.prompts.keys()]).toEqual([])
   })

@@ -397,7 +397,7 @@ describe('McpServer as SDK code extends it', () => {
         wrapped.push(`tool ${name}`)
         return (super.tool as (name: string, ...rest: unknown[]) => ReturnType<McpServer['tool']>)(name, ...rest)
       }
-      override registerTool<In extends ToolInputSchema = undefined, Out = undefined>(
+      override registerTool<Out = undefined, In extends ToolInputSchema = undefined>(
         name: string,
         config: ToolConfig<In, Out>,
         callback: ToolCallback<In>,

@@ -11,7 +11,7 @@
  * front; none for a caller mcp-edge authenticates, known only after the server is built). A factory
  * without parameters that reads `getMcpAuthContext()` is called per request too.
  */
-import { waitUntil, env as workerEnv } from 'cloudflare:workers'
+import { waitUntil, WorkerEntrypoint, env as workerEnv } from 'cloudflare:workers'
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { McpError } from '../protocol/errors.ts'
 import { rejection } from '../http/respond.ts'
@@ -107,10 +107,33 @@ export function createMcpHandler<Env = unknown>(
     isRequestOptions(env, ctx)
       ? serve(withBody(request, env.parsedBody), workerEnv, RUNTIME_CONTEXT, authContext, env.authInfo)
       : serve(request, env ?? workerEnv, ctx ?? RUNTIME_CONTEXT, authContext)
-  return Object.assign((request: Request, env: unknown, ctx: HandlerContext) => fetch(request, env, ctx), {
-    fetch,
-    notify,
+  return asEntrypoint(fetch, notify)
+}
+
+/**
+ * The handler in every form code uses it: a function (agents: `{ fetch: createMcpHandler(server) }`,
+ * or called), with `fetch` and `notify` (SDK 2.x: `handler.fetch(request)`), that is also a Worker's
+ * default export as SDK 2.x code writes it (`export default createMcpHandler(factory)`). The runtime
+ * takes a function there for an entrypoint class, so it is one: constructed, it is a
+ * `WorkerEntrypoint` whose `fetch` serves. (An arrow function there failed the Worker's start.)
+ */
+function asEntrypoint(fetch: McpFetchHandler['fetch'], notify: ServerNotifier): McpFetchHandler {
+  function McpHandler(this: unknown, first: Request | ExecutionContext, env: unknown, ctx: HandlerContext) {
+    if (new.target) return Reflect.construct(WorkerEntrypoint, [first, env], new.target)
+    return fetch(first as Request, env, ctx)
+  }
+  Object.setPrototypeOf(McpHandler, WorkerEntrypoint)
+  McpHandler.prototype = Object.create(WorkerEntrypoint.prototype, {
+    constructor: { value: McpHandler, writable: true, configurable: true },
+    fetch: {
+      value(this: { env: unknown; ctx: HandlerContext }, request: Request) {
+        return fetch(request, this.env, this.ctx)
+      },
+      writable: true,
+      configurable: true,
+    },
   })
+  return Object.assign(McpHandler, { fetch, notify }) as unknown as McpFetchHandler
 }
 
 /**

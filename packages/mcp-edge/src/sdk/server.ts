@@ -117,7 +117,8 @@ export class McpServer<Env = unknown> {
     })
   }
 
-  registerTool<In extends ToolInputSchema = undefined, Out = undefined>(
+  // The type parameters in the SDKs' order (output, then input), for code that gives them.
+  registerTool<Out = undefined, In extends ToolInputSchema = undefined>(
     name: string,
     config: ToolConfig<In, Out>,
     callback: ToolCallback<In, Env>,

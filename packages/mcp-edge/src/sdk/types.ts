@@ -23,8 +23,12 @@ export type ToolInputSchema = ZodRawShape | ObjectSchema | undefined
  */
 export type StandardSchemaWithJSON = ObjectSchema
 
-/** A tool callback: `(args, extra)` with an input schema, `(extra)` without one (as in the SDKs). */
-export type ToolCallback<In extends ToolInputSchema = undefined, Env = unknown> = [In] extends [undefined]
+/**
+ * A tool callback: `(args, extra)` with an input schema, `(extra)` without one (as in the SDKs).
+ * Conditional on `In` itself, as the SDKs write it: a callback given through a generic wrapper
+ * (`<In>(…, callback: ToolCallback<In>)`) is then typed by what it returns, its literals kept.
+ */
+export type ToolCallback<In extends ToolInputSchema = undefined, Env = unknown> = In extends undefined
   ? (extra: RequestHandlerExtra<Env>) => Awaitable<CallToolResult | InputRequiredResult>
   : (args: ShapeOutput<In>, extra: RequestHandlerExtra<Env>) => Awaitable<CallToolResult | InputRequiredResult>
 
@@ -74,7 +78,8 @@ export type ReadResourceTemplateCallback<Env = unknown> = (
 ) => Awaitable<ReadResourceResult | InputRequiredResult>
 
 export type PromptArgsSchema = Record<string, ObjectSchema['_zod']['def']['shape'][string]> | ObjectSchema | undefined
-export type PromptCallback<Args extends PromptArgsSchema = undefined, Env = unknown> = [Args] extends [undefined]
+/** A prompt callback: `(args, extra)` with arguments, `(extra)` without (as in the SDKs; see `ToolCallback`). */
+export type PromptCallback<Args extends PromptArgsSchema = undefined, Env = unknown> = Args extends undefined
   ? (extra: RequestHandlerExtra<Env>) => Awaitable<GetPromptResult | InputRequiredResult>
   : (args: ShapeOutput<Args>, extra: RequestHandlerExtra<Env>) => Awaitable<GetPromptResult | InputRequiredResult>
 
