@@ -7,6 +7,7 @@
  * Worker's `MCP_EVENTS` hub, here before the factory built any server; before, it was refused.
  */
 import { createExecutionContext, env } from 'cloudflare:test'
+import { WorkerEntrypoint } from 'cloudflare:workers'
 import { describe, expect, expectTypeOf, it, vi } from 'vitest'
 import * as z from 'zod'
 import { cloudflareEventHub } from 'mcp-edge/cloudflare'
@@ -53,6 +54,28 @@ describe("createMcpHandler's legacy option, as agents and SDK 2.x write it", () 
     const response = await createMcpHandler(factory, { legacy: 'reject' }).fetch(initialize(), env, createExecutionContext())
     expect(response.status).toBe(400)
     expect(await response.json()).toMatchObject({ error: { code: expect.any(Number) } })
+  })
+})
+
+// SDK 2.x code makes the handler a Worker's default export (`export default createMcpHandler(f)`),
+// which the runtime constructs as an entrypoint class: `new Handler(ctx, env).fetch(request)`, as
+// workerd does without wrangler's dev middleware (test/http/sdk-v2-default.test.ts runs it with it).
+describe('the handler as a default export', () => {
+  it('is a WorkerEntrypoint class whose instances serve, and the same function when called or given as fetch', async () => {
+    const Handler = createMcpHandler(factory, { legacy: 'stateless' })
+    expect(Object.getPrototypeOf(Handler.prototype)).toBe(WorkerEntrypoint.prototype)
+    const Entrypoint = Handler as unknown as new (
+      ctx: ExecutionContext,
+      env: unknown,
+    ) => { fetch(request: Request): Promise<Response> }
+    const constructed = await new Entrypoint(createExecutionContext(), env).fetch(initialize())
+    const called = await Handler(initialize(), env, createExecutionContext())
+    for (const response of [constructed, called]) {
+      expect(response.status).toBe(200)
+      expect(await response.json()).toMatchObject({ result: { serverInfo: { name: 'legacy-option' } } })
+    }
+    // Made once per server and options: code that calls createMcpHandler per request makes no function per request.
+    expect(createMcpHandler(factory, { legacy: 'stateless' })).toBe(Handler)
   })
 })
 

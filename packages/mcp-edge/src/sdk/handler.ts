@@ -40,7 +40,10 @@ import type { Serving } from './serving.ts'
 import { conventionalEvents } from './services.ts'
 
 /** Handlers built before, by server or factory: SDK code often calls createMcpHandler per request. */
-const built = new WeakMap<object, { options: Record<string, unknown>; handle: Handle; notify: ServerNotifier }>()
+const built = new WeakMap<
+  object,
+  { options: Record<string, unknown>; handle: Handle; notify: ServerNotifier; handler?: McpFetchHandler }
+>()
 
 type Handle = (
   request: Request,
@@ -100,7 +103,16 @@ export function createMcpHandler<Env = unknown>(
     cached = { options: rest, handle, notify: cached?.notify ?? notifierOf(served, conventionalEvents) }
     built.set(serverOrFactory, cached)
   }
-  const { handle: serve, notify } = cached
+  // Without `authContext`, the handler itself is made once too (code that calls this per request
+  // makes no function per request).
+  if (authContext === undefined) {
+    cached.handler ??= handlerOf(cached.handle, cached.notify, undefined)
+    return cached.handler
+  }
+  return handlerOf(cached.handle, cached.notify, authContext)
+}
+
+function handlerOf(serve: Handle, notify: ServerNotifier, authContext: McpAuthContext | undefined): McpFetchHandler {
   // SDK 2.x code hands its handler the request alone (`handler.fetch(request)`): the Worker's env,
   // where MCP_STATE_KEYS and the Durable Object bindings are, is then the module-level one.
   const fetch = (request: Request, env?: unknown, ctx?: HandlerContext) =>
