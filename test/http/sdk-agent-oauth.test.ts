@@ -96,6 +96,19 @@ describe('McpAgent behind workers-oauth-provider with GitHub sign-in', () => {
     }
   })
 
+  it("serves a stateless server given to the provider as another API handler, with the grant's props", async () => {
+    const client = new Client({ name: 'sdk-1x', version: '1.0.0' })
+    const transport = new StreamableHTTPClientTransport(new URL('/plain', worker.url), {
+      requestInit: { headers: { authorization: `Bearer ${provider.accessToken}` } },
+    })
+    await client.connect(transport)
+    try {
+      expect(text(await client.callTool({ name: 'login', arguments: {} }))).toBe('octocat')
+    } finally {
+      await client.close()
+    }
+  })
+
   it('refuses a client without a token with 401 and the resource metadata to sign in with', async () => {
     const client = new ClientV2({ name: 'anonymous', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
     await expect(client.connect(new TransportV2(new URL(worker.url)))).rejects.toThrow()

@@ -10,6 +10,7 @@ import OAuthProvider from '@cloudflare/workers-oauth-provider'
 import { env } from 'cloudflare:workers'
 import { McpServer } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/server/mcp.js
 import { McpAgent } from 'mcp-edge/sdk' // was: agents/mcp
+import { createMcpHandler, getMcpAuthContext } from 'mcp-edge/sdk' // was: agents/mcp
 import { z } from 'zod'
 import { GitHubHandler } from './github-handler.ts'
 import type { Props } from './github-handler.ts'
@@ -41,8 +42,20 @@ export class GitHubMCP extends McpAgent<Env, Record<string, never>, Props> {
   }
 }
 
+// Added for the test: a stateless server as another API handler, agents' `createMcpHandler` (as an
+// object's fetch, which agents' handler, a function, needs there) reading the grant's props with
+// `getMcpAuthContext()`.
+const plain = new McpServer({ name: 'sdk-github-plain', version: '1.0.0' })
+plain.registerTool('login', { description: 'The GitHub login of the grant' }, async () => ({
+  content: [{ type: 'text', text: String(getMcpAuthContext()?.props.login ?? 'nobody') }],
+}))
+
 export default new OAuthProvider({
-  apiHandlers: { '/sse': GitHubMCP.serveSSE('/sse'), '/mcp': GitHubMCP.serve('/mcp') },
+  apiHandlers: {
+    '/sse': GitHubMCP.serveSSE('/sse'),
+    '/mcp': GitHubMCP.serve('/mcp'),
+    '/plain': { fetch: createMcpHandler(plain, { route: '/plain' }) },
+  },
   authorizeEndpoint: '/authorize',
   clientRegistrationEndpoint: '/register',
   tokenEndpoint: '/token',
