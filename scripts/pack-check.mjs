@@ -109,11 +109,17 @@ async function serve(dir, env = {}) {
   throw new Error(`npm run dev in ${dir} did not answer within 60 s`)
 }
 
-/** The official client (2026-07-28): discover, list, call; for durable, a task polled to completed. */
-async function drive(template, url) {
+/** The official MCP client (2.x), pinned to 2026-07-28, connected to the MCP endpoint at `url`. */
+async function connected(url) {
   const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client')
   const client = new Client({ name: 'pack-check', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
   await client.connect(new StreamableHTTPClientTransport(new URL(url)))
+  return client
+}
+
+/** The official client (2026-07-28): discover, list, call; for durable, a task polled to completed. */
+async function drive(template, url) {
+  const client = await connected(url)
   try {
     await client.discover()
     const { tools } = await client.listTools()
@@ -376,9 +382,7 @@ export default {
   run(join(dir, 'node_modules/.bin/tsc'), ['-p', dir], { cwd: dir })
   const server = await serve(dir)
   try {
-    const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client')
-    const client = new Client({ name: 'pack-check', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
-    await client.connect(new StreamableHTTPClientTransport(new URL(server.url)))
+    const client = await connected(server.url)
     try {
       const [tool] = (await client.listTools()).tools
       if (tool?.inputSchema.properties?.b?.minimum !== 0) throw new Error(`tools/list answered ${JSON.stringify(tool)}`)
@@ -386,8 +390,7 @@ export default {
       if (sum.structuredContent?.sum !== 5) throw new Error(`add answered ${JSON.stringify(sum)}`)
       const refused = await client.callTool({ name: 'add', arguments: { a: 2, b: -3 } })
       if (!refused.isError) throw new Error(`add took b: -3: ${JSON.stringify(refused)}`)
-      const native = new Client({ name: 'pack-check', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
-      await native.connect(new StreamableHTTPClientTransport(new URL(server.url.replace(/\/mcp$/, '/native'))))
+      const native = await connected(server.url.replace(/\/mcp$/, '/native'))
       try {
         const [search] = (await native.listTools()).tools
         if (!search?.inputSchema.properties?.query?.description)

@@ -194,6 +194,8 @@ export interface HubListenerOptions {
 
 export class HubListener {
   readonly #options: HubListenerOptions
+  /** Over how many shards the hub spreads topics, said in every id (`encodeCursor`). */
+  readonly #shards: number
   readonly #order = ++started
   readonly #cursor: Cursor = new Map()
   readonly #links = new Set<Link>()
@@ -208,6 +210,7 @@ export class HubListener {
 
   constructor(options: HubListenerOptions) {
     this.#options = options
+    this.#shards = options.shards ?? 1
     this.#closed = new Promise<void>((resolve) => {
       this.#ended = resolve
     })
@@ -239,7 +242,7 @@ export class HubListener {
     if (failed || signal.aborted) this.#close()
     if (failed) throw failed.reason
     const opened = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
-    const cursor = encodeCursor(this.#cursor, this.#options.shards ?? 1)
+    const cursor = encodeCursor(this.#cursor, this.#shards)
     for (const topic of gaps) this.#hinted.add(topic)
     for (const { link, path } of opened) this.#begin(link, path)
     return { closed: this.#closed, cursor, gaps }
@@ -316,7 +319,7 @@ export class HubListener {
       this.#recent.add(message.id)
       if (this.#recent.size > RECENT_IDS) this.#recent.delete(this.#recent.values().next().value as string)
     }
-    this.#options.deliver(message.event, encodeCursor(this.#cursor, this.#options.shards ?? 1))
+    this.#options.deliver(message.event, encodeCursor(this.#cursor, this.#shards))
   }
 
   /**
