@@ -320,37 +320,41 @@ await stage(
 )
 
 // Servers ported from agents often pin zod 3.25, which carries zod 4 as `zod/v4`: the library
-// must resolve and type-check against that install too (it imports zod/v4/mini, which both have).
-await stage('an SDK-style server on zod 3.25 (schemas from zod/v4): compiles (skipLibCheck: false), then serves', async () => {
-  const dir = join(WORK, 'zod-3.25')
-  mkdirSync(join(dir, 'src'), { recursive: true })
-  writeFileSync(
-    join(dir, 'package.json'),
-    JSON.stringify({
-      name: 'zod-325',
-      private: true,
-      type: 'module',
-      scripts: { dev: `${join(ROOT, 'node_modules/.bin/wrangler')} dev --ip 127.0.0.1 --port $PORT` },
-      dependencies: { 'mcp-edge': `file:${tarballs['mcp-edge'].path}` },
-    }),
-  )
-  run('npm', ['install', '--no-save', 'zod@3.25.76', 'hono@^4', '@cloudflare/workers-types', `typescript@${CONSUMER_TS}`], {
-    cwd: dir,
-  })
-  run('npm', ['install'], { cwd: dir })
-  writeFileSync(
-    join(dir, 'wrangler.jsonc'),
-    JSON.stringify({
-      name: 'zod-325',
-      main: 'src/index.ts',
-      compatibility_date: '2026-11-01',
-      compatibility_flags: ['nodejs_compat'],
-    }),
-  )
-  writeFileSync(
-    join(dir, 'src/index.ts'),
-    `import { createMcpHandler as nativeHandler, createMcpServer, toolSearch } from 'mcp-edge'
+// must resolve and type-check against that install too (it imports zod/v4/mini, which both have),
+// and take their zod 3 schemas (`from 'zod'`) as SDK 1.x did.
+await stage(
+  'an SDK-style server on zod 3.25 (schemas from zod, and from zod/v4): compiles (skipLibCheck: false), then serves',
+  async () => {
+    const dir = join(WORK, 'zod-3.25')
+    mkdirSync(join(dir, 'src'), { recursive: true })
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({
+        name: 'zod-325',
+        private: true,
+        type: 'module',
+        scripts: { dev: `${join(ROOT, 'node_modules/.bin/wrangler')} dev --ip 127.0.0.1 --port $PORT` },
+        dependencies: { 'mcp-edge': `file:${tarballs['mcp-edge'].path}` },
+      }),
+    )
+    run('npm', ['install', '--no-save', 'zod@3.25.76', 'hono@^4', '@cloudflare/workers-types', `typescript@${CONSUMER_TS}`], {
+      cwd: dir,
+    })
+    run('npm', ['install'], { cwd: dir })
+    writeFileSync(
+      join(dir, 'wrangler.jsonc'),
+      JSON.stringify({
+        name: 'zod-325',
+        main: 'src/index.ts',
+        compatibility_date: '2026-11-01',
+        compatibility_flags: ['nodejs_compat'],
+      }),
+    )
+    writeFileSync(
+      join(dir, 'src/index.ts'),
+      `import { createMcpHandler as nativeHandler, createMcpServer, toolSearch } from 'mcp-edge'
 import { createMcpHandler, McpServer } from 'mcp-edge/sdk'
+import { z as z3 } from 'zod'
 import { z } from 'zod/v4'
 
 const server = new McpServer({ name: 'zod-325', version: '1.0.0' })
@@ -359,6 +363,10 @@ server.registerTool(
   { inputSchema: { a: z.number().describe('first'), b: z.number().min(0) }, outputSchema: { sum: z.number() } },
   async ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }], structuredContent: { sum: a + b } }),
 )
+// zod 3, as most McpAgent servers wrote it.
+server.tool('calculate', { operation: z3.enum(['add', 'divide']), a: z3.number(), b: z3.number().describe('second') }, async ({ operation, a, b }) => ({
+  content: [{ type: 'text', text: String(operation === 'add' ? a + b : a / b) }],
+}))
 // The native API at /native, with tool search (its own schema is built with zod/v4/mini).
 const native = createMcpServer({ name: 'zod-325-native', version: '1.0.0', toolSearch: toolSearch({ alwaysListed: [] }) })
 native.tool('add', { input: z.object({ a: z.number(), b: z.number() }) }, ({ a, b }) => ({
@@ -371,45 +379,55 @@ export default {
     new URL(request.url).pathname === '/native' ? edge(request, env, ctx) : sdk(request, env, ctx),
 }
 `,
-  )
-  writeFileSync(
-    join(dir, 'tsconfig.json'),
-    JSON.stringify({
-      compilerOptions: CONSUMER_OPTIONS,
-      include: ['src'],
-    }),
-  )
-  run(join(dir, 'node_modules/.bin/tsc'), ['-p', dir], { cwd: dir })
-  const server = await serve(dir)
-  try {
-    const client = await connected(server.url)
+    )
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: CONSUMER_OPTIONS,
+        include: ['src'],
+      }),
+    )
+    run(join(dir, 'node_modules/.bin/tsc'), ['-p', dir], { cwd: dir })
+    const server = await serve(dir)
     try {
-      const [tool] = (await client.listTools()).tools
-      if (tool?.inputSchema.properties?.b?.minimum !== 0) throw new Error(`tools/list answered ${JSON.stringify(tool)}`)
-      const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })
-      if (sum.structuredContent?.sum !== 5) throw new Error(`add answered ${JSON.stringify(sum)}`)
-      const refused = await client.callTool({ name: 'add', arguments: { a: 2, b: -3 } })
-      if (!refused.isError) throw new Error(`add took b: -3: ${JSON.stringify(refused)}`)
-      const native = await connected(server.url.replace(/\/mcp$/, '/native'))
+      const client = await connected(server.url)
       try {
-        const [search] = (await native.listTools()).tools
-        if (!search?.inputSchema.properties?.query?.description)
-          throw new Error(`tools/list at /native answered ${JSON.stringify(search)}`)
-        const found = await native.callTool({ name: search.name, arguments: { query: 'add' } })
-        if (!JSON.stringify(found).includes('add')) throw new Error(`${search.name} answered ${JSON.stringify(found)}`)
+        const [tool, calculate] = (await client.listTools()).tools
+        if (tool?.inputSchema.properties?.b?.minimum !== 0) throw new Error(`tools/list answered ${JSON.stringify(tool)}`)
+        if (
+          calculate?.inputSchema.properties?.b?.description !== 'second' ||
+          calculate.inputSchema.properties.operation?.enum?.length !== 2
+        )
+          throw new Error(`tools/list answered ${JSON.stringify(calculate)}`)
+        const quotient = await client.callTool({ name: 'calculate', arguments: { operation: 'divide', a: 9, b: 2 } })
+        if (quotient.content?.[0]?.text !== '4.5') throw new Error(`calculate answered ${JSON.stringify(quotient)}`)
+        const modulo = await client.callTool({ name: 'calculate', arguments: { operation: 'modulo', a: 9, b: 2 } })
+        if (!modulo.isError) throw new Error(`calculate took operation: modulo: ${JSON.stringify(modulo)}`)
+        const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })
+        if (sum.structuredContent?.sum !== 5) throw new Error(`add answered ${JSON.stringify(sum)}`)
+        const refused = await client.callTool({ name: 'add', arguments: { a: 2, b: -3 } })
+        if (!refused.isError) throw new Error(`add took b: -3: ${JSON.stringify(refused)}`)
+        const native = await connected(server.url.replace(/\/mcp$/, '/native'))
+        try {
+          const [search] = (await native.listTools()).tools
+          if (!search?.inputSchema.properties?.query?.description)
+            throw new Error(`tools/list at /native answered ${JSON.stringify(search)}`)
+          const found = await native.callTool({ name: search.name, arguments: { query: 'add' } })
+          if (!JSON.stringify(found).includes('add')) throw new Error(`${search.name} answered ${JSON.stringify(found)}`)
+        } finally {
+          await native.close()
+        }
+        console.log(
+          `  zod ${JSON.parse(readFileSync(join(dir, 'node_modules/zod/package.json'), 'utf8')).version}: add → 5, b: -3 refused; zod 3's calculate → 4.5, modulo refused; tool search at /native`,
+        )
       } finally {
-        await native.close()
+        await client.close()
       }
-      console.log(
-        `  zod ${JSON.parse(readFileSync(join(dir, 'node_modules/zod/package.json'), 'utf8')).version}: add → 5, b: -3 refused; tool search at /native`,
-      )
     } finally {
-      await client.close()
+      server.stop()
     }
-  } finally {
-    server.stop()
-  }
-})
+  },
+)
 
 for (const template of TEMPLATES) {
   const dir = join(WORK, 'projects', `my-${template}-server`)

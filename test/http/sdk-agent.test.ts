@@ -49,9 +49,26 @@ describe('McpAgent served with serve("/mcp"): 2025 sessions (the SDK 1.x client)
 
   it('lists the tools registered in init(), registerTool and the older tool() alike', async () => {
     const { tools } = await first.client.listTools()
-    expect(tools.map((tool) => tool.name)).toEqual(['increment', 'add'])
+    expect(tools.map((tool) => tool.name)).toEqual(['increment', 'add', 'calculate'])
     expect(tools[0]?.inputSchema).toMatchObject({ properties: { by: { type: 'integer' } }, required: ['by'] })
     expect(text(await first.client.callTool({ name: 'add', arguments: { a: 20, b: 22 } }))).toBe('42')
+  })
+
+  it('serves a tool whose schema is zod 3, as SDK 1.x did: listed, called, bad arguments refused', async () => {
+    const { tools } = await first.client.listTools()
+    expect(tools.find((tool) => tool.name === 'calculate')?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: {
+        operation: { type: 'string', enum: ['add', 'subtract', 'multiply', 'divide'] },
+        a: { type: 'number' },
+        b: { type: 'number', description: 'The second operand' },
+      },
+      required: ['operation', 'a', 'b'],
+    })
+    expect(text(await first.client.callTool({ name: 'calculate', arguments: { operation: 'multiply', a: 6, b: 7 } }))).toBe('42')
+    const refused = await first.client.callTool({ name: 'calculate', arguments: { operation: 'modulo', a: 6, b: 7 } })
+    expect(refused.isError).toBe(true)
+    expect(text(refused)).toMatch(/operation/)
   })
 
   it('keeps the counter across calls within one session', async () => {
@@ -108,6 +125,16 @@ describe('McpAgent served with serve("/mcp"): 2026-07-28 clients (no session)', 
     const other = await connect()
     expect(await increment(other, 1)).toBe('counter is 11')
     expect(await counter(one)).toMatchObject({ text: '11' })
+  })
+
+  it('calls the zod 3 tool, and refuses its bad arguments', async () => {
+    const client = await connect()
+    expect(text(await client.callTool({ name: 'calculate', arguments: { operation: 'divide', a: 1, b: 0 } }))).toBe(
+      'Error: Cannot divide by zero',
+    )
+    const refused = await client.callTool({ name: 'calculate', arguments: { operation: 'add', a: '1', b: 2 } })
+    expect(refused.isError).toBe(true)
+    expect(text(refused)).toMatch(/^Invalid arguments for tool calculate: a: /)
   })
 })
 

@@ -1,14 +1,12 @@
 /**
  * mcp-edge/sdk where a ported server would meet the SDKs' semantics (a review's findings): output
- * schemas checked into an `isError` result, error codes an SDK 2.x server throws, zod 3 refused
- * with a clear error, logs that reach the caller only, rejection paths of handlers, URL elicitation
+ * schemas checked into an `isError` result, error codes an SDK 2.x server throws, logs that reach the caller only, rejection paths of handlers, URL elicitation
  * from any handler, SDK 1.x's setRequestHandler. In Node, through the core's `handle`. Who calls
  * (grants, authInfo, the forwarded caller) is sdk-auth.test.ts's.
  */
 import { CallToolRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { describe, expect, it, vi } from 'vitest'
 import * as z from 'zod'
-import * as z3 from 'zod/v3'
 import type { EventHub, McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 import {
   McpError,
@@ -122,32 +120,6 @@ describe('the error codes an SDK 2.x server throws', () => {
     expect((await read('memo://custom')).error).toEqual({ code: -32050, message: 'the application says no' })
     expect(ProtocolErrorCode.MissingRequiredClientCapability).toBe(-32021)
     expect(ProtocolErrorCode.UnsupportedProtocolVersion).toBe(-32022)
-  })
-})
-
-describe('zod 3 schemas', () => {
-  const server = new McpServer({ name: 'sdk', version: '1' })
-  const callback = async () => ({ content: [] })
-
-  it('tool() refuses a zod 3 shape instead of taking it for annotations', () => {
-    expect(() => server.tool('add', 'Adds', { a: z3.number(), b: z3.number() } as never, callback as never)).toThrow(
-      /^Tool add: the schema is zod 3, and mcp-edge\/sdk takes zod 4 schemas/,
-    )
-    expect(server.edge.tools.has('add')).toBe(false)
-  })
-
-  it('registerTool and registerPrompt refuse zod 3 shapes and objects, naming what to install', () => {
-    expect(() => server.registerTool('a', { inputSchema: { a: z3.string() } as never }, callback as never)).toThrow(
-      /zod 3.*'zod\/v4' with zod 3.25 installed, or from 'zod' with zod@\^4/,
-    )
-    expect(() => server.registerTool('b', { inputSchema: z3.object({ a: z3.string() }) as never }, callback as never)).toThrow(
-      /zod 3/,
-    )
-    expect(() => server.registerTool('c', { outputSchema: { a: z3.string() } as never }, callback)).toThrow(/zod 3/)
-    expect(() =>
-      server.registerPrompt('p', { argsSchema: { who: z3.string() } as never }, (async () => ({ messages: [] })) as never),
-    ).toThrow(/^Prompt "p": the schema is zod 3/)
-    expect([...server.edge.tools.keys(), ...server.edge.prompts.keys()]).toEqual([])
   })
 })
 

@@ -2,13 +2,16 @@
  * SDK-style fixture (b): an `McpAgent` (Cloudflare `agents`) with an SDK 1.x `McpServer` and a
  * counter in the agent's state, as the authless template's counter does, served with
  * `CounterMCP.serve('/mcp')` on the `MCP_OBJECT` binding, and `RepoMCP`, served at a path pattern
- * with agents' lifecycle hooks. Only the import lines differ from that
+ * with agents' lifecycle hooks. `calculate` is Cloudflare's authless template's, its schema in
+ * zod 3 as that template's users wrote it. Only the import lines differ from that
  * code (`// was:` names the original; test/unit/sdk-fixture-types.test.ts puts it back).
  * `/sse` answers with serveSSE, which mcp-edge does not offer. Test-only (test/http/sdk-agent.test.ts).
  */
 import { McpServer } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/server/mcp.js
 import { McpAgent } from 'mcp-edge/sdk' // was: agents/mcp
 import { z } from 'zod'
+// Most McpAgent servers are on zod 3 (`import { z } from 'zod'` with zod 3.25): `zod/v3` is that API.
+import { z as z3 } from 'zod/v3'
 
 type State = { counter: number }
 
@@ -34,6 +37,20 @@ export class CounterMCP extends McpAgent<Env, State, Record<string, unknown>> {
     this.server.tool('add', 'Add two numbers', { a: z.number(), b: z.number() }, async ({ a, b }) => ({
       content: [{ type: 'text', text: String(a + b) }],
     }))
+
+    this.server.tool(
+      'calculate',
+      {
+        operation: z3.enum(['add', 'subtract', 'multiply', 'divide']),
+        a: z3.number(),
+        b: z3.number().describe('The second operand'),
+      },
+      async ({ operation, a, b }) => {
+        if (operation === 'divide' && b === 0) return { content: [{ type: 'text', text: 'Error: Cannot divide by zero' }] }
+        const result = { add: a + b, subtract: a - b, multiply: a * b, divide: a / b }[operation]
+        return { content: [{ type: 'text', text: String(result) }] }
+      },
+    )
   }
 }
 

@@ -73,7 +73,7 @@ export {
 export type { UrlElicitation } from './errors.ts'
 export { createRequestStateCodec } from './codec.ts'
 export type { RequestStateCodec, RequestStateCodecOptions } from './codec.ts'
-export type { CompleteCallback, ShapeOutput, ZodRawShape } from './schema.ts'
+export type { CompleteCallback, ShapeOutput, Zod3Object, Zod3Type, ZodRawShape } from './schema.ts'
 export { createMcpHandler } from './handler.ts'
 export { OAuthError, OAuthErrorCode, requireBearerAuth } from './web/bearer-auth.ts'
 export type { BearerAuthOptions, OAuthTokenVerifier } from './web/bearer-auth.ts'

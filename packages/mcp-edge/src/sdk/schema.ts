@@ -1,45 +1,69 @@
 /**
  * The SDKs' schema forms, as the core takes them: a zod raw shape (`{ city: z.string() }`) becomes
- * a zod object; a zod object passes as is. `completable()` (SDK 1.x) marks an argument's schema
+ * a zod object; a zod object passes as is; a zod 3 schema (as SDK 1.x takes) becomes its zod 4
+ * twin (zod3.ts). `completable()` (SDK 1.x) marks an argument's schema
  * with its completion callback, which the adapter hands to the core's `complete` option.
  */
 import * as z from 'zod/v4/mini'
 import { isObject } from '../protocol/jsonrpc.ts'
 import type { ObjectSchema, Schema } from '../server/schema/schema.ts'
+import { isZod3, twin } from './zod3.ts'
+import type { Zod3Schema } from './zod3.ts'
 
-/** A zod raw shape: the properties of an object schema. */
-export type ZodRawShape = Record<string, Schema>
+/**
+ * A zod 3 schema as the types read it (`zod@3`, `zod/v3`): what it parses to. zod 4's classic
+ * schemas have these members too, so every test below asks for zod 4 (`_zod`) first.
+ */
+export interface Zod3Type<Output = unknown> {
+  readonly _output: Output
+  readonly _def: object
+}
+/** A zod 3 object schema, or one that parses to an object (a refined object is zod 3's `ZodEffects`). */
+export type Zod3Object = Zod3Type<Record<string, unknown>>
+
+/** A zod raw shape: the properties of an object schema, zod 4 schemas or zod 3 ones. */
+export type ZodRawShape = Record<string, Schema | Zod3Type>
+
+/** What one schema of a shape parses to, zod 4's or zod 3's. */
+type OutputOf<S> = S extends Schema ? z.core.output<S> : S extends Zod3Type<infer O> ? O : never
+type Flat<T> = { [K in keyof T]: T[K] } & {}
+/** A shape with zod 3 schemas in it, as zod 3 types it: a key whose value may be undefined is optional. */
+type MixedShapeOutput<S> = Flat<
+  { [K in keyof S as undefined extends OutputOf<S[K]> ? never : K]: OutputOf<S[K]> } & {
+    [K in keyof S as undefined extends OutputOf<S[K]> ? K : never]?: OutputOf<S[K]>
+  }
+>
 
 /** The parsed arguments of a raw shape or an object schema. */
 export type ShapeOutput<S> = S extends ObjectSchema
   ? z.core.output<S>
-  : S extends ZodRawShape
+  : S extends Record<string, Schema>
     ? z.core.output<z.ZodMiniObject<S, z.core.$strip>>
-    : Record<string, unknown>
+    : S extends ZodRawShape
+      ? MixedShapeOutput<S>
+      : S extends Zod3Type<infer O>
+        ? O
+        : Record<string, unknown>
 
 /** True for any zod v4 schema (classic or mini). */
 export const isZod = (value: unknown): value is Schema => isObject(value) && '_zod' in value
 
-/** True for a zod 3 schema (`zod@3`, or `zod/v3`), which has `_def.typeName` where zod 4 has `_zod`. */
-const isZod3 = (value: unknown): boolean =>
-  isObject(value) && !('_zod' in value) && isObject(value._def) && typeof value._def.typeName === 'string'
+/** True for a schema of either major. */
+const isAnyZod = (value: unknown): value is Schema | Zod3Schema => isZod(value) || isZod3(value)
 
-/**
- * Refuse zod 3, whose schemas (or a raw shape of them) mcp-edge cannot read, where SDK 1.x takes
- * both majors. Without this, `tool()` would take a zod 3 shape for annotations and call the
- * callback with no arguments. zod 3.25 carries zod 4 as `zod/v4`, which is what mcp-edge reads.
- */
-export function refuseZod3(value: unknown, what: string): void {
-  if (isZod3(value) || (isObject(value) && !isZod(value) && Object.values(value).some(isZod3)))
-    throw new Error(
-      `${what}: the schema is zod 3, and mcp-edge/sdk takes zod 4 schemas (SDK 1.x takes both): ` +
-        "import * as z from 'zod/v4' with zod 3.25 installed, or from 'zod' with zod@^4 (not 'zod/v3'); see docs/migrate.md",
-    )
+/** True for a zod raw shape (an object whose values are all zod schemas, of either major), not a zod schema itself. */
+export function isRawShape(value: unknown): value is ZodRawShape {
+  return isObject(value) && !isAnyZod(value) && Object.values(value).every(isAnyZod)
 }
 
-/** True for a zod raw shape (an object whose values are all zod schemas), not a zod schema itself. */
-export function isRawShape(value: unknown): value is ZodRawShape {
-  return isObject(value) && !isZod(value) && Object.values(value).every(isZod)
+/** A schema as the core takes it: zod 4 as it is, zod 3 as its zod 4 twin (zod3.ts). */
+function asZod4(schema: Schema | Zod3Schema | Zod3Type, what: string, at?: string): Schema {
+  if (!isZod3(schema)) return schema as Schema
+  try {
+    return twin(schema, followCompleter, at)
+  } catch (error) {
+    throw new Error(`${what}: ${(error as Error).message}`)
+  }
 }
 
 const EMPTY = z.object({})
@@ -52,19 +76,23 @@ const EMPTY = z.object({})
  */
 export function objectSchema(given: unknown, what: string): ObjectSchema {
   if (given === undefined) return EMPTY
-  refuseZod3(given, what)
-  if (isZod(given)) {
-    if (given._zod.def.type !== 'object')
+  if (isAnyZod(given)) {
+    const schema = asZod4(given, what)
+    if (schema._zod.def.type !== 'object')
       throw new Error(`${what}: the schema must be a zod object or a raw shape of zod schemas`)
-    return given as ObjectSchema
+    return schema as ObjectSchema
   }
-  if (isRawShape(given)) return z.object(given)
+  if (isRawShape(given))
+    return z.object(
+      Object.fromEntries(Object.entries(given).map(([key, schema]) => [key, asZod4(schema, what, `/properties/${key}`)])),
+    )
   throw new Error(`${what}: mcp-edge/sdk takes zod schemas (a raw shape or z.object); convert other Standard Schemas to zod`)
 }
 
 /** An output schema: a raw shape or any zod schema. */
 export function outputSchema(given: unknown, what: string): Schema | undefined {
-  if (given === undefined || isZod(given)) return given
+  if (given === undefined) return given
+  if (isAnyZod(given)) return asZod4(given, what)
   return objectSchema(given, what)
 }
 
@@ -79,9 +107,15 @@ const completers = new WeakMap<object, CompleteCallback>()
  * @example
  * server.registerPrompt('review', { argsSchema: { language: completable(z.string(), (v) => ['ts', 'go'].filter((l) => l.startsWith(v))) } }, …)
  */
-export function completable<S extends Schema>(schema: S, complete: CompleteCallback): S {
+export function completable<S extends Schema | Zod3Type>(schema: S, complete: CompleteCallback): S {
   completers.set(schema, complete)
   return schema
+}
+
+/** A zod 3 schema's completion callback, moved to its twin as the twin is made. */
+function followCompleter(from: object, to: Schema): void {
+  const complete = completers.get(from)
+  if (complete) completers.set(to, complete)
 }
 
 /** Wrappers a completable schema may be inside (`completable(z.string(), …).optional()`). */

@@ -20,7 +20,7 @@ import { building, currentHandler, currentRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import { ResourceTemplate } from './resource-template.ts'
 import { experimentalTasks } from './unsupported.ts'
-import { isRawShape, isZod, refuseZod3 } from './schema.ts'
+import { isRawShape, isZod } from './schema.ts'
 import type { ZodRawShape } from './schema.ts'
 import type {
   AnyCallback,
@@ -180,7 +180,6 @@ export class McpServer<Env = unknown> {
     // annotations; a zod schema itself is refused, as there (tool() takes a raw shape).
     if (isZod(rest[0]))
       throw new Error(`Tool ${name}: tool() takes a raw shape of zod schemas; pass a z.object as registerTool's inputSchema`)
-    refuseZod3(rest[0], `Tool ${name}`)
     const inputSchema = rest.length > 0 && isRawShape(rest[0]) ? (rest.shift() as ZodRawShape) : undefined
     const annotations = rest.shift() as ToolAnnotations | undefined
     return this.#registerTool(name, { description, inputSchema, annotations }, callback as ToolCallback<ToolInputSchema, Env>)

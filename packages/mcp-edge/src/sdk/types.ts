@@ -10,13 +10,13 @@ import type { RequestHandlerExtra } from './context.ts'
 import type { InputRequiredResult } from './input.ts'
 import type { Registered, UpdateBase } from './registered.ts'
 import type { ResourceTemplate } from './resource-template.ts'
-import type { ShapeOutput, ZodRawShape } from './schema.ts'
+import type { ShapeOutput, Zod3Object, ZodRawShape } from './schema.ts'
 
 type Awaitable<T> = T | Promise<T>
 /** A user callback of any arity, kept until called with the arguments its registration implies. */
 export type AnyCallback = (...args: never[]) => unknown
-/** A tool's input as the SDKs take it: a zod raw shape, a zod object, or nothing. */
-export type ToolInputSchema = ZodRawShape | ObjectSchema | undefined
+/** A tool's input as the SDKs take it: a zod raw shape, a zod object (zod 4, or zod 3 as SDK 1.x takes), or nothing. */
+export type ToolInputSchema = ZodRawShape | ObjectSchema | Zod3Object | undefined
 /**
  * SDK 2.x's type of a schema a tool or prompt is given, as far as mcp-edge takes one: a zod 4
  * object (a tool's input and output, a prompt's arguments).
@@ -77,7 +77,7 @@ export type ReadResourceTemplateCallback<Env = unknown> = (
   extra: RequestHandlerExtra<Env>,
 ) => Awaitable<ReadResourceResult | InputRequiredResult>
 
-export type PromptArgsSchema = Record<string, ObjectSchema['_zod']['def']['shape'][string]> | ObjectSchema | undefined
+export type PromptArgsSchema = ZodRawShape | ObjectSchema | Zod3Object | undefined
 /** A prompt callback: `(args, extra)` with arguments, `(extra)` without (as in the SDKs; see `ToolCallback`). */
 export type PromptCallback<Args extends PromptArgsSchema = undefined, Env = unknown> = Args extends undefined
   ? (extra: RequestHandlerExtra<Env>) => Awaitable<GetPromptResult | InputRequiredResult>

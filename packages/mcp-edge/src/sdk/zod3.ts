@@ -1,0 +1,339 @@
+/**
+ * zod 3 schemas (`zod@3`, or `zod/v3`), which SDK 1.x takes beside zod 4 and which most servers
+ * written for `McpAgent` still use, read as their zod 4 twins: each zod 3 node is rebuilt, once,
+ * as the zod 4 (mini) node a user converting by hand would write (same type, checks, messages,
+ * wrappers, description). The core then validates and converts the twin as any zod 4 schema, so
+ * a tool advertises the JSON Schema its zod 4 equivalent would, and validates by zod 4's rules.
+ *
+ * What zod 3 keeps in functions is called, not rebuilt: a refinement (`refine`, `superRefine`)
+ * runs as a zod 4 check, a `transform` or `preprocess` as a zod 4 transform on the same side of
+ * its schema, a `catch` as zod 4's, each with a context that takes zod 3's `addIssue`. A schema
+ * zod 4 has no twin for (a function, a promise, a class of another library) is refused at
+ * registration with the fix. zod is never imported here for zod 3: the nodes are read from
+ * their `_def`, which every zod 3 release (3.20 on, and `zod/v3` of zod 4) shapes alike.
+ */
+import * as z from 'zod/v4/mini'
+import { isObject } from '../protocol/jsonrpc.ts'
+import type { Schema } from '../server/schema/schema.ts'
+
+/** A zod 3 schema as the adapter reads it: its definition, named by `typeName`. */
+export interface Zod3Schema {
+  readonly _def: { readonly typeName: string; readonly description?: string }
+}
+
+/** True for a zod 3 schema, which has `_def.typeName` where zod 4 has `_zod`. */
+export const isZod3 = (value: unknown): value is Zod3Schema =>
+  isObject(value) && !('_zod' in value) && isObject(value._def) && typeof value._def.typeName === 'string'
+
+// biome-ignore lint/suspicious/noExplicitAny: zod 3's definitions, read by `typeName` without its types
+type Def = Record<string, any>
+/** A zod 3 check or bound, as its definition keeps it. */
+// biome-ignore lint/suspicious/noExplicitAny: a check's value is a number, string, bigint or Date by its kind
+type Check = { kind: string; value?: any; inclusive?: boolean; message?: string; [more: string]: any }
+/** What zod 3 hands a refinement or transform: `addIssue`, and the path (here always relative). */
+interface Zod3Context {
+  addIssue(issue: { message?: string; path?: (string | number)[]; fatal?: boolean }): void
+  readonly path: (string | number)[]
+}
+
+const twins = new WeakMap<object, Schema>()
+
+/**
+ * The zod 4 twin of a zod 3 schema (the same twin for the same node). `onTwin` is told each node
+ * and its twin as they are made (how `completable()` marks follow a schema); `at` is where the
+ * schema is, for errors.
+ *
+ * @example
+ * twin(z3.object({ city: z3.string().min(1) })) // z.object({ city: z.string().check(z.minLength(1)) })
+ */
+export function twin(schema: Zod3Schema, onTwin?: (from: object, to: Schema) => void, at = ''): Schema {
+  const convert = (node: Zod3Schema, at: string): Schema => {
+    const done = twins.get(node)
+    if (done) return done
+    const made = described(node._def, build(node._def as Def, at, convert))
+    twins.set(node, made)
+    onTwin?.(node, made)
+    return made
+  }
+  return convert(schema, at)
+}
+
+function described(def: { description?: string }, schema: Schema): Schema {
+  // Registered as the search tool's schemas are: `z.describe` is zod/mini's from 4.1.13 only.
+  return def.description === undefined
+    ? schema
+    : (schema as z.ZodMiniType).register(z.globalRegistry, { description: def.description })
+}
+
+type Convert = (node: Zod3Schema, at: string) => Schema
+
+/** A message given to a zod 3 check, as zod 4's params. */
+const says = (check: { message?: string } | null | undefined) =>
+  check?.message === undefined ? undefined : { error: check.message }
+
+/** The zod 4 twin of one zod 3 definition; its children through `convert`. */
+function build(def: Def, at: string, convert: Convert): Schema {
+  const child = (node: Zod3Schema, key: string) => convert(node, `${at}/${key}`)
+  const same = (node: Zod3Schema) => convert(node, at)
+  switch (def.typeName) {
+    case 'ZodString':
+      return (def.coerce ? z.coerce.string() : z.string()).check(...def.checks.map(stringCheck))
+    case 'ZodNumber':
+      return numberLike(def.coerce ? z.coerce.number() : z.number(), def.checks)
+    case 'ZodBigInt':
+      return numberLike(def.coerce ? z.coerce.bigint() : z.bigint(), def.checks)
+    case 'ZodDate':
+      return numberLike(def.coerce ? z.coerce.date() : z.date(), def.checks)
+    case 'ZodBoolean':
+      return def.coerce ? z.coerce.boolean() : z.boolean()
+    case 'ZodNull':
+      return z.null()
+    case 'ZodUndefined':
+      return z.undefined()
+    case 'ZodVoid':
+      return z.void()
+    // zod 3 takes an object's `any` and `unknown` keys as optional; zod 4 wants them present.
+    case 'ZodAny':
+      return z.optional(z.any())
+    case 'ZodUnknown':
+      return z.optional(z.unknown())
+    case 'ZodNever':
+      return z.never()
+    case 'ZodNaN':
+      return z.nan()
+    case 'ZodSymbol':
+      return z.symbol()
+    case 'ZodLiteral':
+      return z.literal(def.value)
+    case 'ZodEnum':
+      return z.enum(def.values)
+    case 'ZodNativeEnum':
+      return z.nativeEnum(def.values)
+    case 'ZodArray': {
+      const bounds = [
+        def.minLength && z.minLength(def.minLength.value, says(def.minLength)),
+        def.maxLength && z.maxLength(def.maxLength.value, says(def.maxLength)),
+        def.exactLength && z.length(def.exactLength.value, says(def.exactLength)),
+      ]
+      return z.array(child(def.type, 'items')).check(...bounds.filter(Boolean))
+    }
+    case 'ZodSet': {
+      const bounds = [
+        def.minSize && z.minSize(def.minSize.value, says(def.minSize)),
+        def.maxSize && z.maxSize(def.maxSize.value, says(def.maxSize)),
+      ]
+      return z.set(child(def.valueType, 'items')).check(...bounds.filter(Boolean))
+    }
+    case 'ZodObject':
+      return object(def, child)
+    case 'ZodUnion':
+      return z.union(def.options.map((option: Zod3Schema, i: number) => child(option, `anyOf/${i}`)))
+    case 'ZodDiscriminatedUnion':
+      return z.discriminatedUnion(
+        def.discriminator,
+        def.options.map((option: Zod3Schema, i: number) => child(option, `oneOf/${i}`)),
+      )
+    case 'ZodIntersection':
+      return z.intersection(child(def.left, 'allOf/0'), child(def.right, 'allOf/1'))
+    case 'ZodTuple': {
+      const items = def.items.map((item: Zod3Schema, i: number) => child(item, `prefixItems/${i}`))
+      return def.rest ? z.tuple(items, child(def.rest, 'items')) : z.tuple(items)
+    }
+    case 'ZodRecord': {
+      const key = child(def.keyType, 'propertyNames') as z.core.$ZodRecordKey
+      // A zod 3 record with enum keys takes some of them; zod 4's `record` would want them all.
+      const partial = ['enum', 'literal'].includes(key._zod.def.type)
+      return (partial ? z.partialRecord : z.record)(key, child(def.valueType, 'additionalProperties'))
+    }
+    case 'ZodMap':
+      return z.map(child(def.keyType, 'keys'), child(def.valueType, 'values'))
+    case 'ZodOptional':
+      return z.optional(same(def.innerType))
+    case 'ZodNullable':
+      return z.nullable(same(def.innerType))
+    case 'ZodDefault':
+      return z._default(same(def.innerType), def.defaultValue)
+    case 'ZodCatch':
+      return z.catch(same(def.innerType), def.catchValue)
+    case 'ZodReadonly':
+      return z.readonly(same(def.innerType))
+    case 'ZodBranded':
+      return same(def.type)
+    case 'ZodLazy':
+      return z.lazy(() => same(def.getter()))
+    case 'ZodPipeline':
+      return z.pipe(same(def.in), same(def.out))
+    case 'ZodEffects':
+      return effect(def, same(def.schema))
+    default:
+      throw new Error(
+        `${at ? `${at}: ` : ''}zod 3's ${def.typeName} has no zod 4 twin in mcp-edge/sdk; ` +
+          "write this schema with zod 4 (import * as z from 'zod/v4' with zod 3.25, or from 'zod' with zod@^4); see docs/migrate.md",
+      )
+  }
+}
+
+/** A zod 3 string check as zod 4's (formats included: zod 4 takes a format as a check). */
+function stringCheck(check: Check): z.core.$ZodCheck<string> {
+  const params = says(check)
+  switch (check.kind) {
+    case 'min':
+      return z.minLength(check.value, params)
+    case 'max':
+      return z.maxLength(check.value, params)
+    case 'length':
+      return z.length(check.value, params)
+    case 'regex':
+      return z.regex(check.regex, params)
+    case 'includes':
+      return z.includes(check.value, { ...params, position: check.position })
+    case 'startsWith':
+      return z.startsWith(check.value, params)
+    case 'endsWith':
+      return z.endsWith(check.value, params)
+    case 'trim':
+      return z.trim()
+    case 'toLowerCase':
+      return z.toLowerCase()
+    case 'toUpperCase':
+      return z.toUpperCase()
+    // zod 3's uuid is any 8-4-4-4-12 hex string: zod 4's guid (advertised as format "uuid").
+    case 'uuid':
+      return z.guid(params)
+    case 'datetime':
+      return z.iso.datetime({ ...params, offset: check.offset, local: check.local, precision: check.precision })
+    case 'date':
+      return z.iso.date(params)
+    case 'time':
+      return z.iso.time({ ...params, precision: check.precision })
+    case 'duration':
+      return z.iso.duration(params)
+    case 'ip':
+      return check.version === 'v6'
+        ? z.ipv6(params)
+        : check.version === 'v4'
+          ? z.ipv4(params)
+          : either(z.ipv4(), z.ipv6(), params)
+    case 'cidr':
+      return check.version === 'v6'
+        ? z.cidrv6(params)
+        : check.version === 'v4'
+          ? z.cidrv4(params)
+          : either(z.cidrv4(), z.cidrv6(), params)
+    case 'jwt':
+      return z.jwt({ ...params, alg: check.alg })
+    default: {
+      const format = FORMATS[check.kind]
+      if (!format)
+        throw new Error(`zod 3's string check "${check.kind}" has no zod 4 twin in mcp-edge/sdk; write this schema with zod 4`)
+      return format(params)
+    }
+  }
+}
+
+/** zod 3's string formats that zod 4 names alike. */
+const FORMATS: Record<string, (params?: { error: string }) => z.core.$ZodCheck<string>> = {
+  email: z.email,
+  url: z.url,
+  emoji: z.emoji,
+  nanoid: z.nanoid,
+  cuid: z.cuid,
+  cuid2: z.cuid2,
+  ulid: z.ulid,
+  base64: z.base64,
+  base64url: z.base64url,
+}
+
+/** zod 3's `ip()`/`cidr()` without a version: either, as a check (no JSON Schema format). */
+function either(a: Schema, b: Schema, params: { error: string } | undefined): z.core.$ZodCheck<string> {
+  return z.refine(
+    (value: string) => z.safeParse(a, value).success || z.safeParse(b, value).success,
+    params ?? 'Invalid IP address',
+  )
+}
+
+/** A number's, bigint's or date's bounds (zod 3 keeps `inclusive` on `min`/`max`). */
+function numberLike<S extends z.ZodMiniType>(base: S, checks: Check[]): S {
+  const twins = checks.flatMap((check): z.core.$ZodCheck<unknown>[] => {
+    const params = says(check)
+    switch (check.kind) {
+      case 'min':
+        return [check.inclusive === false ? z.gt(check.value, params) : z.gte(check.value, params)]
+      case 'max':
+        return [check.inclusive === false ? z.lt(check.value, params) : z.lte(check.value, params)]
+      case 'multipleOf':
+        return [z.multipleOf(check.value, params)]
+      // zod 4's int (safe integers) as a check, where zod 3's was Number.isInteger.
+      case 'int':
+        return [z.int(params) as z.core.$ZodCheck<unknown>]
+      // zod 4's numbers are finite already.
+      case 'finite':
+        return []
+      default:
+        throw new Error(`zod 3's number check "${check.kind}" has no zod 4 twin in mcp-edge/sdk; write this schema with zod 4`)
+    }
+  })
+  return twins.length === 0 ? base : (base.check as (...checks: z.core.$ZodCheck<unknown>[]) => S)(...twins)
+}
+
+function object(def: Def, child: (node: Zod3Schema, key: string) => Schema): Schema {
+  const given = def.shape() as Record<string, Zod3Schema>
+  const shape = Object.fromEntries(Object.entries(given).map(([key, node]) => [key, child(node, `properties/${key}`)]))
+  const made =
+    def.unknownKeys === 'strict'
+      ? z.strictObject(shape)
+      : def.unknownKeys === 'passthrough'
+        ? z.looseObject(shape)
+        : z.object(shape)
+  // zod 3 keeps `never` as the catchall of an object without one.
+  return def.catchall?._def?.typeName === 'ZodNever' ? made : z.catchall(made, child(def.catchall, 'additionalProperties'))
+}
+
+/**
+ * zod 3's effects on the twin of the schema they wrap: a refinement as a check, a transform
+ * after it and a preprocess before it (zod 4's JSON Schema of a preprocessed input is its schema's,
+ * as zod 3's converters gave it).
+ */
+function effect(def: Def, inner: Schema): Schema {
+  const { type, refinement, transform } = def.effect
+  if (type === 'refinement')
+    return (inner as z.ZodMiniType).check(
+      z.superRefine((value, payload) => settled(refinement(value, context(payload.addIssue)))),
+    )
+  const run = (value: unknown, payload: z.core.ParsePayload) =>
+    settled(
+      transform(
+        value,
+        context((issue) => payload.issues.push({ ...issue, input: value } as (typeof payload.issues)[number])),
+      ),
+    )
+  return type === 'preprocess' ? z.pipe(z.transform(run), inner) : z.pipe(inner, z.transform(run))
+}
+
+/**
+ * What a zod 3 effect returned, unless a promise: the core checks arguments synchronously, so an
+ * asynchronous refinement or transform is a server error that says so (in the log; the caller
+ * gets -32603), its promise settled quietly.
+ */
+function settled<T>(out: T): T {
+  if (!(out instanceof Promise)) return out
+  out.catch(() => {})
+  throw new Error(
+    'a zod 3 refinement or transform returned a promise: mcp-edge/sdk checks arguments synchronously; ' +
+      'make it synchronous, or do the asynchronous check in the handler',
+  )
+}
+
+/** The context zod 3 hands a refinement or transform, on zod 4's way of adding an issue. */
+function context(add: (issue: z.core.$ZodRawIssue) => void): Zod3Context {
+  return {
+    addIssue: ({ message, path, fatal }) =>
+      add({
+        code: 'custom',
+        message: message ?? 'Invalid input',
+        path: path ?? [],
+        continue: fatal !== true,
+      } as z.core.$ZodRawIssue),
+    path: [],
+  }
+}

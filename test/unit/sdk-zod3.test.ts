@@ -1,0 +1,312 @@
+/**
+ * zod 3 schemas in mcp-edge/sdk (sdk/zod3.ts), as SDK 1.x takes them and most `McpAgent` servers
+ * write them (`import { z } from 'zod'` with zod 3.25). The referee for each twin is the same
+ * schema written by hand in zod 4: its JSON Schema from zod's own `z.toJSONSchema`, and zod 3
+ * itself for what a value parses to. Then a server registered with zod 3 schemas, called through
+ * the core's `handle` (its Worker under wrangler dev, on a real zod 3.25 install, is pack:check's).
+ */
+import { describe, expect, it, vi } from 'vitest'
+import * as z4 from 'zod'
+import * as z3 from 'zod/v3'
+import { zodToJsonSchema } from '../../packages/mcp-edge/src/server/schema/json-schema.ts'
+import { completable } from '../../packages/mcp-edge/src/sdk/schema.ts'
+import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
+import { twin } from '../../packages/mcp-edge/src/sdk/zod3.ts'
+import * as z from 'zod/v4/mini'
+import { sendAs } from './support.ts'
+
+type Case = [name: string, zod3: z3.ZodTypeAny, zod4: z4.ZodType, values: unknown[]]
+
+const cases: Case[] = [
+  ['string bounds', z3.string().min(2).max(5), z4.string().min(2).max(5), ['ab', 'a', 'abcdef', 3]],
+  [
+    'string length and affixes',
+    z3.string().length(4).startsWith('a').endsWith('z'),
+    z4.string().length(4).startsWith('a').endsWith('z'),
+    ['abcz', 'abz', 'bbcz'],
+  ],
+  [
+    'includes at a position',
+    z3.string().includes('x', { position: 2 }),
+    z4.string().includes('x', { position: 2 }),
+    ['abx', 'xab'],
+  ],
+  ['regex', z3.string().regex(/^[a-z]+$/), z4.string().regex(/^[a-z]+$/), ['abc', 'ABC']],
+  ['email', z3.string().email(), z4.email(), ['a@b.co', 'nope']],
+  ['url', z3.string().url(), z4.url(), ['https://example.com/x', 'not a url']],
+  ['uuid (any 8-4-4-4-12 hex)', z3.string().uuid(), z4.guid(), ['00000000-0000-0000-0000-000000000000', 'xyz']],
+  ['datetime', z3.string().datetime(), z4.iso.datetime(), ['2026-12-06T10:00:00Z', '2026-12-06']],
+  ['date', z3.string().date(), z4.iso.date(), ['2026-12-06', '06/12/2026']],
+  ['trim then bounds', z3.string().trim().min(1), z4.string().trim().min(1), ['  a ', '   ']],
+  ['number bounds', z3.number().min(0).max(10), z4.number().min(0).max(10), [0, 10, -1, 11, '3']],
+  ['exclusive bounds', z3.number().gt(0).lt(1), z4.number().gt(0).lt(1), [0.5, 0, 1]],
+  [
+    'integer, positive, multiple',
+    z3.number().int().positive().multipleOf(5),
+    z4.int().positive().multipleOf(5),
+    [10, 7, -5, 2.5],
+  ],
+  ['coerced number', z3.coerce.number(), z4.coerce.number(), ['42', 42, 'x']],
+  ['boolean', z3.boolean(), z4.boolean(), [true, 'true']],
+  ['null', z3.null(), z4.null(), [null, 0]],
+  // zod 3 takes an object's any and unknown keys as optional (zod 4 wants them present).
+  [
+    'any and unknown',
+    z3.object({ a: z3.any(), b: z3.unknown() }),
+    z4.object({ a: z4.any().optional(), b: z4.unknown().optional() }),
+    [{ a: 1 }, {}, 1],
+  ],
+  ['literal', z3.literal('on'), z4.literal('on'), ['on', 'off']],
+  ['enum', z3.enum(['add', 'subtract']), z4.enum(['add', 'subtract']), ['add', 'divide']],
+  ['native enum', z3.nativeEnum({ Up: 'UP', Down: 'DOWN' } as const), z4.enum({ Up: 'UP', Down: 'DOWN' } as const), ['UP', 'Up']],
+  ['array bounds', z3.array(z3.string()).min(1).max(2), z4.array(z4.string()).min(1).max(2), [['a'], [], ['a', 'b', 'c'], [1]]],
+  ['nonempty array', z3.array(z3.number()).nonempty(), z4.array(z4.number()).min(1), [[1], []]],
+  [
+    'tuple with rest',
+    z3.tuple([z3.string(), z3.number()]).rest(z3.boolean()),
+    z4.tuple([z4.string(), z4.number()], z4.boolean()),
+    [
+      ['a', 1, true],
+      ['a', 'b'],
+    ],
+  ],
+  ['record', z3.record(z3.number()), z4.record(z4.string(), z4.number()), [{ a: 1 }, { a: 'x' }]],
+  [
+    'record with enum keys (partial, as zod 3)',
+    z3.record(z3.enum(['a', 'b']), z3.number()),
+    z4.partialRecord(z4.enum(['a', 'b']), z4.number()),
+    [{ a: 1 }, { c: 1 }],
+  ],
+  ['union', z3.union([z3.string(), z3.number()]), z4.union([z4.string(), z4.number()]), ['a', 1, true]],
+  [
+    'discriminated union',
+    z3.discriminatedUnion('kind', [
+      z3.object({ kind: z3.literal('a'), a: z3.string() }),
+      z3.object({ kind: z3.literal('b'), b: z3.number() }),
+    ]),
+    z4.discriminatedUnion('kind', [
+      z4.object({ kind: z4.literal('a'), a: z4.string() }),
+      z4.object({ kind: z4.literal('b'), b: z4.number() }),
+    ]),
+    [{ kind: 'a', a: 'x' }, { kind: 'b', b: 'x' }, { kind: 'c' }],
+  ],
+  [
+    'object: optional, nullable, default, description',
+    z3.object({
+      city: z3.string().describe('The city'),
+      days: z3.number().int().min(1).default(3).describe('How many days'),
+      units: z3.enum(['metric', 'imperial']).optional(),
+      note: z3.string().nullable(),
+    }),
+    z4.object({
+      city: z4.string().describe('The city'),
+      days: z4.int().min(1).default(3).describe('How many days'),
+      units: z4.enum(['metric', 'imperial']).optional(),
+      note: z4.string().nullable(),
+    }),
+    [{ city: 'Oslo', note: null, extra: 1 }, { city: 'Oslo', days: 0, note: null }, { note: null }],
+  ],
+  ['strict object', z3.object({ a: z3.string() }).strict(), z4.strictObject({ a: z4.string() }), [{ a: 'x' }, { a: 'x', b: 1 }]],
+  ['passthrough object', z3.object({ a: z3.string() }).passthrough(), z4.looseObject({ a: z4.string() }), [{ a: 'x', b: 1 }]],
+  [
+    'catchall',
+    z3.object({ a: z3.string() }).catchall(z3.number()),
+    z4.object({ a: z4.string() }).catchall(z4.number()),
+    [
+      { a: 'x', b: 1 },
+      { a: 'x', b: 'y' },
+    ],
+  ],
+  [
+    'nested arrays of objects',
+    z3.array(z3.object({ id: z3.string(), tags: z3.array(z3.string()).optional() })),
+    z4.array(z4.object({ id: z4.string(), tags: z4.array(z4.string()).optional() })),
+    [[{ id: 'a' }], [{ tags: [] }]],
+  ],
+  [
+    'readonly and branded',
+    z3.object({ a: z3.string().brand<'Id'>().readonly() }),
+    z4.object({ a: z4.string().readonly() }),
+    [{ a: 'x' }, { a: 1 }],
+  ],
+  [
+    'refinement',
+    z3.string().refine((value) => value.includes('@'), 'needs an @'),
+    z4.string().refine((value) => value.includes('@'), 'needs an @'),
+    ['a@b', 'ab'],
+  ],
+  ['transform', z3.string().transform((value) => value.length), z4.string().transform((value) => value.length), ['abc', 3]],
+  [
+    'preprocess',
+    z3.preprocess((value) => (typeof value === 'string' ? Number(value) : value), z3.number()),
+    z4.preprocess((value) => (typeof value === 'string' ? Number(value) : value), z4.number()),
+    ['7', 7, 'x'],
+  ],
+  ['pipeline', z3.string().pipe(z3.coerce.number()), z4.string().pipe(z4.coerce.number()), ['7', 7]],
+  ['catch', z3.number().catch(0), z4.number().catch(0), [5, 'x']],
+]
+
+describe('a zod 3 schema’s zod 4 twin', () => {
+  for (const [name, zod3, zod4, values] of cases) {
+    it(`${name}: zod 4’s JSON Schema, zod 3’s answers`, () => {
+      const made = twin(zod3 as never)
+      expect(zodToJsonSchema(made, 'input')).toEqual(z4.toJSONSchema(zod4, { target: 'draft-2020-12', io: 'input' }))
+      for (const value of values) {
+        const expected = zod3.safeParse(value)
+        const got = z.safeParse(made, value)
+        expect({ value, ok: got.success }).toEqual({ value, ok: expected.success })
+        if (got.success && expected.success) expect(got.data).toEqual(expected.data)
+      }
+    })
+  }
+
+  it('a refinement’s and a transform’s issues keep their messages and paths', () => {
+    const password = z3
+      .object({ password: z3.string(), confirm: z3.string() })
+      .refine((value) => value.password === value.confirm, { message: 'passwords differ', path: ['confirm'] })
+    const failed = z.safeParse(twin(password as never), { password: 'a', confirm: 'b' })
+    expect(failed.success).toBe(false)
+    expect(failed.error?.issues.map(({ message, path }) => ({ message, path }))).toEqual([
+      { message: 'passwords differ', path: ['confirm'] },
+    ])
+    const parsed = z3.string().transform((value, ctx) => {
+      const n = Number(value)
+      if (Number.isNaN(n)) ctx.addIssue({ code: z3.ZodIssueCode.custom, message: 'not a number' })
+      return n
+    })
+    expect(z.safeParse(twin(parsed as never), 'x').error?.issues[0]?.message).toBe('not a number')
+    expect(z.safeParse(twin(parsed as never), '4').data).toBe(4)
+  })
+
+  it('a check’s own message carries over', () => {
+    const made = twin(z3.string().min(3, 'at least three') as never)
+    expect(z.safeParse(made, 'ab').error?.issues[0]?.message).toBe('at least three')
+  })
+
+  it('one node, one twin: a schema shared in two places is converted once', () => {
+    const id = z3.string().uuid()
+    const made = twin(z3.object({ a: id, b: id }) as never) as z.ZodMiniObject
+    expect(made.def.shape.a).toBe(made.def.shape.b)
+  })
+
+  it('refuses what zod 4 has no twin for, naming the place and the fix', () => {
+    expect(() => twin(z3.object({ run: z3.function() }) as never)).toThrow(
+      /^\/properties\/run: zod 3's ZodFunction has no zod 4 twin in mcp-edge\/sdk; write this schema with zod 4 \(import \* as z from 'zod\/v4'/,
+    )
+    expect(() => twin(z3.promise(z3.string()) as never)).toThrow(/ZodPromise has no zod 4 twin/)
+  })
+})
+
+type ToolAnswer = { content: { type: string; text: string }[]; isError?: boolean; structuredContent?: unknown }
+
+describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
+  const server = new McpServer({ name: 'calculator', version: '1.0.0' })
+  // Cloudflare's remote-MCP template, on zod 3: tool() with a raw shape.
+  server.tool(
+    'calculate',
+    { operation: z3.enum(['add', 'divide']), a: z3.number(), b: z3.number() },
+    async ({ operation, a, b }) => ({
+      content: [{ type: 'text', text: String(operation === 'add' ? a + b : a / b) }],
+    }),
+  )
+  server.registerTool(
+    'greet',
+    {
+      description: 'Greets',
+      inputSchema: z3
+        .object({ name: z3.string().trim().min(1).describe('Who'), times: z3.number().int().default(1) })
+        .refine((v) => v.name !== 'nobody', 'not nobody'),
+      outputSchema: { text: z3.string() },
+    },
+    async ({ name, times }) => {
+      const text = Array.from({ length: times }, () => `hi ${name}`).join(' ')
+      return { content: [{ type: 'text', text }], structuredContent: { text } }
+    },
+  )
+  server.registerPrompt(
+    'review',
+    {
+      argsSchema: {
+        language: completable(z3.string().describe('The language'), (value) =>
+          ['go', 'rust', 'ts'].filter((l) => l.startsWith(value)),
+        ),
+      },
+    },
+    ({ language }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `review my ${language}` } }] }),
+  )
+
+  const call = (name: string, args: Record<string, unknown>) =>
+    sendAs<ToolAnswer>(server.edge, 'tools/call', { name, arguments: args })
+
+  it('lists each tool with its zod 4 twin’s JSON Schema', async () => {
+    const { result } = await sendAs<{ tools: { name: string; inputSchema: unknown; outputSchema?: unknown }[] }>(
+      server.edge,
+      'tools/list',
+      {},
+    )
+    const byName = Object.fromEntries(result!.tools.map((tool) => [tool.name, tool]))
+    expect(byName.calculate?.inputSchema).toEqual(
+      z4.toJSONSchema(z4.object({ operation: z4.enum(['add', 'divide']), a: z4.number(), b: z4.number() }), {
+        target: 'draft-2020-12',
+        io: 'input',
+      }),
+    )
+    expect(byName.greet?.inputSchema).toMatchObject({
+      properties: { name: { type: 'string', minLength: 1, description: 'Who' }, times: { type: 'integer', default: 1 } },
+      required: ['name'],
+    })
+    expect(byName.greet?.outputSchema).toMatchObject({ properties: { text: { type: 'string' } }, required: ['text'] })
+  })
+
+  it('calls with the parsed arguments: defaults filled, strings trimmed', async () => {
+    expect((await call('calculate', { operation: 'add', a: 2, b: 3 })).result?.content[0]?.text).toBe('5')
+    expect((await call('greet', { name: '  ada ' })).result?.structuredContent).toEqual({ text: 'hi ada' })
+  })
+
+  it('answers bad arguments with an error result that says what is wrong, and calls nothing', async () => {
+    const wrong = (await call('calculate', { operation: 'modulo', a: 2, b: 3 })).result
+    expect(wrong?.isError).toBe(true)
+    expect(wrong?.content[0]?.text).toMatch(/operation/)
+    const refined = (await call('greet', { name: 'nobody' })).result
+    expect(refined?.isError).toBe(true)
+    expect(refined?.content[0]?.text).toContain('not nobody')
+  })
+
+  it('lists, completes and gets a prompt whose argument is zod 3', async () => {
+    const listed = await sendAs<{ prompts: { arguments: unknown[] }[] }>(server.edge, 'prompts/list', {})
+    expect(listed.result?.prompts[0]?.arguments).toEqual([{ name: 'language', description: 'The language', required: true }])
+    const completed = await sendAs<{ completion: { values: string[] } }>(server.edge, 'completion/complete', {
+      ref: { type: 'ref/prompt', name: 'review' },
+      argument: { name: 'language', value: 'r' },
+    })
+    expect(completed.result?.completion.values).toEqual(['rust'])
+    const got = await sendAs<{ messages: { content: { text: string } }[] }>(server.edge, 'prompts/get', {
+      name: 'review',
+      arguments: { language: 'go' },
+    })
+    expect(got.result?.messages[0]?.content.text).toBe('review my go')
+  })
+
+  it('fails the call of a tool whose refinement returns a promise, the log saying why', async () => {
+    let called = false
+    server.registerTool('lookup', { inputSchema: { id: z3.string().refine(async (id) => id !== '') } }, async () => {
+      called = true
+      return { content: [] }
+    })
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
+    try {
+      expect((await call('lookup', { id: 'a' })).error).toEqual({ code: -32603, message: 'Internal error' })
+      expect(String(logged.mock.calls[0]?.[0])).toContain('a zod 3 refinement or transform returned a promise')
+      expect(called).toBe(false)
+    } finally {
+      logged.mockRestore()
+    }
+  })
+
+  it('refuses at registration a zod 3 schema with no twin, and registers nothing', () => {
+    expect(() => server.registerTool('run', { inputSchema: { fn: z3.function() } }, async () => ({ content: [] }))).toThrow(
+      /^Tool "run": \/properties\/fn: zod 3's ZodFunction has no zod 4 twin/,
+    )
+    expect(server.edge.tools.has('run')).toBe(false)
+  })
+})
