@@ -32,11 +32,27 @@ const cases: Case[] = [
     ['abx', 'xab'],
   ],
   ['regex', z3.string().regex(/^[a-z]+$/), z4.string().regex(/^[a-z]+$/), ['abc', 'ABC']],
-  ['email', z3.string().email(), z4.email(), ['a@b.co', 'nope']],
-  ['url', z3.string().url(), z4.url(), ['https://example.com/x', 'not a url']],
-  ['uuid (any 8-4-4-4-12 hex)', z3.string().uuid(), z4.guid(), ['00000000-0000-0000-0000-000000000000', 'xyz']],
-  ['datetime', z3.string().datetime(), z4.iso.datetime(), ['2026-12-06T10:00:00Z', '2026-12-06']],
-  ['date', z3.string().date(), z4.iso.date(), ['2026-12-06', '06/12/2026']],
+  // Formats are checked by zod 3 itself and advertised as SDK 1.x (zod-to-json-schema) did: a
+  // `format` where it gave one, no pattern.
+  ['email', z3.string().email(), z4.string().meta({ format: 'email' }), ['a@b.co', 'nope']],
+  ['url', z3.string().url(), z4.string().meta({ format: 'uri' }), ['https://example.com/x', 'not a url']],
+  ['uuid', z3.string().uuid(), z4.string().meta({ format: 'uuid' }), ['00000000-0000-0000-0000-000000000000', 'xyz']],
+  [
+    'datetime',
+    z3.string().datetime({ offset: true }),
+    z4.string().meta({ format: 'date-time' }),
+    ['2026-12-06T10:00:00+01:00', '2026-12-06'],
+  ],
+  ['date', z3.string().date(), z4.string().meta({ format: 'date' }), ['2026-12-06', '06/12/2026']],
+  ['ip of either version', z3.string().ip(), z4.string(), ['10.0.0.1', '::1', '300.0.0.1']],
+  ['ipv6', z3.string().ip({ version: 'v6' }), z4.string().meta({ format: 'ipv6' }), ['::1', '10.0.0.1']],
+  ['cuid, and a bound after it', z3.string().cuid().max(30), z4.string().max(30), ['cjld2cjxh0000qzrmn831i7rn', 'nope']],
+  [
+    'trim, then a format',
+    z3.string().trim().email().describe('Mail'),
+    z4.string().trim().meta({ format: 'email', description: 'Mail' }),
+    [' a@b.co ', ' no '],
+  ],
   ['trim then bounds', z3.string().trim().min(1), z4.string().trim().min(1), ['  a ', '   ']],
   ['number bounds', z3.number().min(0).max(10), z4.number().min(0).max(10), [0, 10, -1, 11, '3']],
   ['exclusive bounds', z3.number().gt(0).lt(1), z4.number().gt(0).lt(1), [0.5, 0, 1]],
@@ -143,7 +159,8 @@ const cases: Case[] = [
     ['7', 7, 'x'],
   ],
   ['pipeline', z3.string().pipe(z3.coerce.number()), z4.string().pipe(z4.coerce.number()), ['7', 7]],
-  ['catch', z3.number().catch(0), z4.number().catch(0), [5, 'x']],
+  // zod 4 advertises a catch's fallback as its default; SDK 1.x (zod-to-json-schema) advertised none, nor does the twin.
+  ['catch', z3.number().catch(0), z4.number(), [5, 'x']],
 ]
 
 describe('a zod 3 schema’s zod 4 twin', () => {
@@ -181,6 +198,8 @@ describe('a zod 3 schema’s zod 4 twin', () => {
   it('a check’s own message carries over', () => {
     const made = twin(z3.string().min(3, 'at least three') as never)
     expect(z.safeParse(made, 'ab').error?.issues[0]?.message).toBe('at least three')
+    const mail = twin(z3.string().email('give an email') as never)
+    expect(z.safeParse(mail, 'ab').error?.issues.map((issue) => issue.message)).toEqual(['give an email'])
   })
 
   it('one node, one twin: a schema shared in two places is converted once', () => {
@@ -189,11 +208,18 @@ describe('a zod 3 schema’s zod 4 twin', () => {
     expect(made.def.shape.a).toBe(made.def.shape.b)
   })
 
-  it('refuses what zod 4 has no twin for, naming the place and the fix', () => {
+  it('refuses the kinds with no JSON Schema here, naming the place and the fix', () => {
     expect(() => twin(z3.object({ run: z3.function() }) as never)).toThrow(
-      /^\/properties\/run: zod 3's ZodFunction has no zod 4 twin in mcp-edge\/sdk; write this schema with zod 4 \(import \* as z from 'zod\/v4'/,
+      /^\/properties\/run: zod 3's ZodFunction is not taken by mcp-edge\/sdk, .* or in zod 4 \(import \* as z from 'zod\/v4' with zod 3\.25/,
     )
-    expect(() => twin(z3.promise(z3.string()) as never)).toThrow(/ZodPromise has no zod 4 twin/)
+    for (const schema of [
+      z3.promise(z3.string()),
+      z3.date(),
+      z3.bigint(),
+      z3.set(z3.string()),
+      z3.intersection(z3.object({}), z3.object({})),
+    ])
+      expect(() => twin(schema as never)).toThrow(new RegExp(`^zod 3's ${schema._def.typeName} is not taken`))
   })
 })
 
@@ -304,8 +330,8 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
   })
 
   it('refuses at registration a zod 3 schema with no twin, and registers nothing', () => {
-    expect(() => server.registerTool('run', { inputSchema: { fn: z3.function() } }, async () => ({ content: [] }))).toThrow(
-      /^Tool "run": \/properties\/fn: zod 3's ZodFunction has no zod 4 twin/,
+    expect(() => server.registerTool('run', { inputSchema: { when: z3.date() } }, async () => ({ content: [] }))).toThrow(
+      /^Tool "run": \/properties\/when: zod 3's ZodDate is not taken by mcp-edge\/sdk/,
     )
     expect(server.edge.tools.has('run')).toBe(false)
   })

@@ -7,9 +7,11 @@
  *
  * What zod 3 keeps in functions is called, not rebuilt: a refinement (`refine`, `superRefine`)
  * runs as a zod 4 check, a `transform` or `preprocess` as a zod 4 transform on the same side of
- * its schema, a `catch` as zod 4's, each with a context that takes zod 3's `addIssue`. A schema
- * zod 4 has no twin for (a function, a promise, a class of another library) is refused at
- * registration with the fix. zod is never imported here for zod 3: the nodes are read from
+ * its schema, a `catch` by its fallback, each with a context that takes zod 3's `addIssue`; a
+ * string format is checked by zod 3 itself. Only the
+ * kinds a tool's JSON Schema can be made of here have twins (the core's converter refuses the
+ * others in zod 4 too: dates, bigints, maps, sets, intersections, lazy schemas, functions); the
+ * others are refused at registration, naming where they are, rather than at the first `tools/list`. zod is never imported here for zod 3: the nodes are read from
  * their `_def`, which every zod 3 release (3.20 on, and `zod/v3` of zod 4) shapes alike.
  */
 import * as z from 'zod/v4/mini'
@@ -50,7 +52,7 @@ export function twin(schema: Zod3Schema, onTwin?: (from: object, to: Schema) => 
   const convert = (node: Zod3Schema, at: string): Schema => {
     const done = twins.get(node)
     if (done) return done
-    const made = described(node._def, build(node._def as Def, at, convert))
+    const made = build(node, at, convert)
     twins.set(node, made)
     onTwin?.(node, made)
     return made
@@ -58,11 +60,10 @@ export function twin(schema: Zod3Schema, onTwin?: (from: object, to: Schema) => 
   return convert(schema, at)
 }
 
-function described(def: { description?: string }, schema: Schema): Schema {
-  // Registered as the search tool's schemas are: `z.describe` is zod/mini's from 4.1.13 only.
-  return def.description === undefined
-    ? schema
-    : (schema as z.ZodMiniType).register(z.globalRegistry, { description: def.description })
+/** A twin's description, and a string's format, as metadata (`z.describe` is zod/mini's from 4.1.13 only). */
+function withMeta(schema: Schema, description: string | undefined, format?: string): Schema {
+  const meta = { ...(description === undefined ? {} : { description }), ...(format === undefined ? {} : { format }) }
+  return Object.keys(meta).length === 0 ? schema : (schema as z.ZodMiniType).register(z.globalRegistry, meta)
 }
 
 type Convert = (node: Zod3Schema, at: string) => Schema
@@ -71,27 +72,24 @@ type Convert = (node: Zod3Schema, at: string) => Schema
 const says = (check: { message?: string } | null | undefined) =>
   check?.message === undefined ? undefined : { error: check.message }
 
-/** The zod 4 twin of one zod 3 definition; its children through `convert`. */
-function build(def: Def, at: string, convert: Convert): Schema {
+/** The zod 4 twin of one zod 3 schema, described as it is; its children through `convert`. */
+function build(node: Zod3Schema, at: string, convert: Convert): Schema {
+  const def = node._def as Def
+  if (def.typeName === 'ZodString') return string(node, def)
+  return withMeta(kind(def, at, convert), def.description)
+}
+
+/** The zod 4 twin of one zod 3 definition of any kind but a string. */
+function kind(def: Def, at: string, convert: Convert): Schema {
   const child = (node: Zod3Schema, key: string) => convert(node, `${at}/${key}`)
   const same = (node: Zod3Schema) => convert(node, at)
   switch (def.typeName) {
-    case 'ZodString':
-      return (def.coerce ? z.coerce.string() : z.string()).check(...def.checks.map(stringCheck))
     case 'ZodNumber':
       return numberLike(def.coerce ? z.coerce.number() : z.number(), def.checks)
-    case 'ZodBigInt':
-      return numberLike(def.coerce ? z.coerce.bigint() : z.bigint(), def.checks)
-    case 'ZodDate':
-      return numberLike(def.coerce ? z.coerce.date() : z.date(), def.checks)
     case 'ZodBoolean':
       return def.coerce ? z.coerce.boolean() : z.boolean()
     case 'ZodNull':
       return z.null()
-    case 'ZodUndefined':
-      return z.undefined()
-    case 'ZodVoid':
-      return z.void()
     // zod 3 takes an object's `any` and `unknown` keys as optional; zod 4 wants them present.
     case 'ZodAny':
       return z.optional(z.any())
@@ -99,10 +97,6 @@ function build(def: Def, at: string, convert: Convert): Schema {
       return z.optional(z.unknown())
     case 'ZodNever':
       return z.never()
-    case 'ZodNaN':
-      return z.nan()
-    case 'ZodSymbol':
-      return z.symbol()
     case 'ZodLiteral':
       return z.literal(def.value)
     case 'ZodEnum':
@@ -117,13 +111,6 @@ function build(def: Def, at: string, convert: Convert): Schema {
       ]
       return z.array(child(def.type, 'items')).check(...bounds.filter(Boolean))
     }
-    case 'ZodSet': {
-      const bounds = [
-        def.minSize && z.minSize(def.minSize.value, says(def.minSize)),
-        def.maxSize && z.maxSize(def.maxSize.value, says(def.maxSize)),
-      ]
-      return z.set(child(def.valueType, 'items')).check(...bounds.filter(Boolean))
-    }
     case 'ZodObject':
       return object(def, child)
     case 'ZodUnion':
@@ -133,8 +120,6 @@ function build(def: Def, at: string, convert: Convert): Schema {
         def.discriminator,
         def.options.map((option: Zod3Schema, i: number) => child(option, `oneOf/${i}`)),
       )
-    case 'ZodIntersection':
-      return z.intersection(child(def.left, 'allOf/0'), child(def.right, 'allOf/1'))
     case 'ZodTuple': {
       const items = def.items.map((item: Zod3Schema, i: number) => child(item, `prefixItems/${i}`))
       return def.rest ? z.tuple(items, child(def.rest, 'items')) : z.tuple(items)
@@ -145,8 +130,6 @@ function build(def: Def, at: string, convert: Convert): Schema {
       const partial = ['enum', 'literal'].includes(key._zod.def.type)
       return (partial ? z.partialRecord : z.record)(key, child(def.valueType, 'additionalProperties'))
     }
-    case 'ZodMap':
-      return z.map(child(def.keyType, 'keys'), child(def.valueType, 'values'))
     case 'ZodOptional':
       return z.optional(same(def.innerType))
     case 'ZodNullable':
@@ -154,103 +137,90 @@ function build(def: Def, at: string, convert: Convert): Schema {
     case 'ZodDefault':
       return z._default(same(def.innerType), def.defaultValue)
     case 'ZodCatch':
-      return z.catch(same(def.innerType), def.catchValue)
+      return caught(same(def.innerType), def.catchValue)
     case 'ZodReadonly':
       return z.readonly(same(def.innerType))
     case 'ZodBranded':
       return same(def.type)
-    case 'ZodLazy':
-      return z.lazy(() => same(def.getter()))
     case 'ZodPipeline':
       return z.pipe(same(def.in), same(def.out))
     case 'ZodEffects':
       return effect(def, same(def.schema))
     default:
       throw new Error(
-        `${at ? `${at}: ` : ''}zod 3's ${def.typeName} has no zod 4 twin in mcp-edge/sdk; ` +
-          "write this schema with zod 4 (import * as z from 'zod/v4' with zod 3.25, or from 'zod' with zod@^4); see docs/migrate.md",
+        `${at ? `${at}: ` : ''}zod 3's ${def.typeName} is not taken by mcp-edge/sdk, which reads the zod 3 schemas ` +
+          'that have a JSON Schema here (strings, numbers, booleans, enums, literals, arrays, tuples, objects, records, ' +
+          'unions, and their optional, nullable, default, catch and effects wrappers); write this part with those, ' +
+          "or in zod 4 (import * as z from 'zod/v4' with zod 3.25, or from 'zod' with zod@^4); see docs/migrate.md",
       )
   }
 }
 
-/** A zod 3 string check as zod 4's (formats included: zod 4 takes a format as a check). */
-function stringCheck(check: Check): z.core.$ZodCheck<string> {
-  const params = says(check)
-  switch (check.kind) {
-    case 'min':
-      return z.minLength(check.value, params)
-    case 'max':
-      return z.maxLength(check.value, params)
-    case 'length':
-      return z.length(check.value, params)
-    case 'regex':
-      return z.regex(check.regex, params)
-    case 'includes':
-      return z.includes(check.value, { ...params, position: check.position })
-    case 'startsWith':
-      return z.startsWith(check.value, params)
-    case 'endsWith':
-      return z.endsWith(check.value, params)
-    case 'trim':
-      return z.trim()
-    case 'toLowerCase':
-      return z.toLowerCase()
-    case 'toUpperCase':
-      return z.toUpperCase()
-    // zod 3's uuid is any 8-4-4-4-12 hex string: zod 4's guid (advertised as format "uuid").
-    case 'uuid':
-      return z.guid(params)
-    case 'datetime':
-      return z.iso.datetime({ ...params, offset: check.offset, local: check.local, precision: check.precision })
-    case 'date':
-      return z.iso.date(params)
-    case 'time':
-      return z.iso.time({ ...params, precision: check.precision })
-    case 'duration':
-      return z.iso.duration(params)
-    case 'ip':
-      return check.version === 'v6'
-        ? z.ipv6(params)
-        : check.version === 'v4'
-          ? z.ipv4(params)
-          : either(z.ipv4(), z.ipv6(), params)
-    case 'cidr':
-      return check.version === 'v6'
-        ? z.cidrv6(params)
-        : check.version === 'v4'
-          ? z.cidrv4(params)
-          : either(z.cidrv4(), z.cidrv6(), params)
-    case 'jwt':
-      return z.jwt({ ...params, alg: check.alg })
-    default: {
-      const format = FORMATS[check.kind]
-      if (!format)
-        throw new Error(`zod 3's string check "${check.kind}" has no zod 4 twin in mcp-edge/sdk; write this schema with zod 4`)
-      return format(params)
+/**
+ * A zod 3 string: its bounds, affixes, patterns and case changes as zod 4's checks, in their
+ * order; its formats checked by zod 3 itself (each alone, in its place), which is exact and brings
+ * none of zod 4's format schemas (some 3 KiB gzip), and advertised as SDK 1.x advertised them.
+ */
+function string(node: Zod3Schema, def: Def): Schema {
+  let format: string | undefined
+  const checks = (def.checks as Check[]).map((check) => {
+    const params = says(check)
+    switch (check.kind) {
+      case 'min':
+        return z.minLength(check.value, params)
+      case 'max':
+        return z.maxLength(check.value, params)
+      case 'length':
+        return z.length(check.value, params)
+      case 'regex':
+        return z.regex(check.regex, params)
+      case 'includes':
+        return z.includes(check.value, { ...params, position: check.position })
+      case 'startsWith':
+        return z.startsWith(check.value, params)
+      case 'endsWith':
+        return z.endsWith(check.value, params)
+      case 'trim':
+        return z.trim()
+      case 'toLowerCase':
+        return z.toLowerCase()
+      case 'toUpperCase':
+        return z.toUpperCase()
+      default:
+        format =
+          FORMATS[check.kind === 'ip' || check.kind === 'cidr' ? `${check.kind}${check.version ?? ''}` : check.kind] ?? format
+        return byZod3(node, def, check)
     }
-  }
+  })
+  const base = def.coerce ? z.coerce.string() : z.string()
+  return withMeta(checks.length === 0 ? base : base.check(...checks), def.description, format)
 }
 
-/** zod 3's string formats that zod 4 names alike. */
-const FORMATS: Record<string, (params?: { error: string }) => z.core.$ZodCheck<string>> = {
-  email: z.email,
-  url: z.url,
-  emoji: z.emoji,
-  nanoid: z.nanoid,
-  cuid: z.cuid,
-  cuid2: z.cuid2,
-  ulid: z.ulid,
-  base64: z.base64,
-  base64url: z.base64url,
+/** zod 3's string formats as zod-to-json-schema (SDK 1.x) advertised them; the others have none. */
+const FORMATS: Record<string, string> = {
+  email: 'email',
+  url: 'uri',
+  uuid: 'uuid',
+  datetime: 'date-time',
+  date: 'date',
+  time: 'time',
+  duration: 'duration',
+  ipv4: 'ipv4',
+  ipv6: 'ipv6',
 }
 
-/** zod 3's `ip()`/`cidr()` without a version: either, as a check (no JSON Schema format). */
-function either(a: Schema, b: Schema, params: { error: string } | undefined): z.core.$ZodCheck<string> {
-  return z.refine(
-    (value: string) => z.safeParse(a, value).success || z.safeParse(b, value).success,
-    params ?? 'Invalid IP address',
-  )
+/** One zod 3 string check, run by zod 3: a string schema of its class with that check alone. */
+function byZod3(node: Zod3Schema, def: Def, check: Check): z.core.$ZodCheck<string> {
+  const Class = node.constructor as new (def: Def) => { safeParse(value: unknown): Zod3Result }
+  const alone = new Class({ ...def, checks: [check], coerce: false, description: undefined })
+  return z.superRefine((value: string, payload) => {
+    const parsed = alone.safeParse(value)
+    for (const issue of parsed.success ? [] : parsed.error.issues) payload.addIssue({ code: 'custom', message: issue.message })
+  })
 }
+
+/** What a zod 3 `safeParse` answers, as far as it is read here. */
+type Zod3Result = { success: true } | { success: false; error: { issues: { message: string }[] } }
 
 /** A number's, bigint's or date's bounds (zod 3 keeps `inclusive` on `min`/`max`). */
 function numberLike<S extends z.ZodMiniType>(base: S, checks: Check[]): S {
@@ -274,6 +244,20 @@ function numberLike<S extends z.ZodMiniType>(base: S, checks: Check[]): S {
     }
   })
   return twins.length === 0 ? base : (base.check as (...checks: z.core.$ZodCheck<unknown>[]) => S)(...twins)
+}
+
+/**
+ * zod 3's `catch`: the value if its schema takes it, else the fallback. Not zod 4's `catch`, whose
+ * parse brings some 3 KiB (gzip) of issue handling that nothing else of the adapter's needs. Its
+ * JSON Schema is its schema's, without zod 4's `default` (as SDK 1.x advertised it); the value is
+ * parsed once more when taken.
+ */
+function caught(inner: Schema, fallback: (ctx: { error: unknown; input: unknown }) => unknown): Schema {
+  const rescue = (input: unknown) => {
+    const parsed = z.safeParse(inner, input)
+    return parsed.success ? input : fallback({ error: parsed.error, input })
+  }
+  return z.pipe(z.transform(rescue), inner)
 }
 
 function object(def: Def, child: (node: Zod3Schema, key: string) => Schema): Schema {
