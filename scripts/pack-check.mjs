@@ -367,6 +367,11 @@ server.registerTool(
 server.tool('calculate', { operation: z3.enum(['add', 'divide']), a: z3.number(), b: z3.number().describe('second') }, async ({ operation, a, b }) => ({
   content: [{ type: 'text', text: String(operation === 'add' ? a + b : a / b) }],
 }))
+server.registerTool(
+  'signup',
+  { inputSchema: { email: z3.string().trim().email(), age: z3.number().int().min(18).optional() } },
+  async ({ email, age }) => ({ content: [{ type: 'text', text: \`\${email} \${age ?? '-'}\` }] }),
+)
 // The native API at /native, with tool search (its own schema is built with zod/v4/mini).
 const native = createMcpServer({ name: 'zod-325-native', version: '1.0.0', toolSearch: toolSearch({ alwaysListed: [] }) })
 native.tool('add', { input: z.object({ a: z.number(), b: z.number() }) }, ({ a, b }) => ({
@@ -403,6 +408,13 @@ export default {
         if (quotient.content?.[0]?.text !== '4.5') throw new Error(`calculate answered ${JSON.stringify(quotient)}`)
         const modulo = await client.callTool({ name: 'calculate', arguments: { operation: 'modulo', a: 9, b: 2 } })
         if (!modulo.isError) throw new Error(`calculate took operation: modulo: ${JSON.stringify(modulo)}`)
+        const signup = (await client.listTools()).tools.find((each) => each.name === 'signup')
+        if (signup?.inputSchema.properties?.email?.format !== 'email')
+          throw new Error(`tools/list answered ${JSON.stringify(signup)}`)
+        const joined = await client.callTool({ name: 'signup', arguments: { email: ' ada@example.com ' } })
+        if (joined.content?.[0]?.text !== 'ada@example.com -') throw new Error(`signup answered ${JSON.stringify(joined)}`)
+        const unmailed = await client.callTool({ name: 'signup', arguments: { email: 'ada', age: 30 } })
+        if (!unmailed.isError) throw new Error(`signup took email: ada: ${JSON.stringify(unmailed)}`)
         const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })
         if (sum.structuredContent?.sum !== 5) throw new Error(`add answered ${JSON.stringify(sum)}`)
         const refused = await client.callTool({ name: 'add', arguments: { a: 2, b: -3 } })
@@ -418,7 +430,7 @@ export default {
           await native.close()
         }
         console.log(
-          `  zod ${JSON.parse(readFileSync(join(dir, 'node_modules/zod/package.json'), 'utf8')).version}: add → 5, b: -3 refused; zod 3's calculate → 4.5, modulo refused; tool search at /native`,
+          `  zod ${JSON.parse(readFileSync(join(dir, 'node_modules/zod/package.json'), 'utf8')).version}: add → 5, b: -3 refused; zod 3's calculate → 4.5, modulo refused, signup's email checked; tool search at /native`,
         )
       } finally {
         await client.close()

@@ -8,11 +8,13 @@
  * What zod 3 keeps in functions is called, not rebuilt: a refinement (`refine`, `superRefine`)
  * runs as a zod 4 check, a `transform` or `preprocess` as a zod 4 transform on the same side of
  * its schema, a `catch` by its fallback, each with a context that takes zod 3's `addIssue`; a
- * string format is checked by zod 3 itself. Only the
- * kinds a tool's JSON Schema can be made of here have twins (the core's converter refuses the
- * others in zod 4 too: dates, bigints, maps, sets, intersections, lazy schemas, functions); the
- * others are refused at registration, naming where they are, rather than at the first `tools/list`. zod is never imported here for zod 3: the nodes are read from
- * their `_def`, which every zod 3 release (3.20 on, and `zod/v3` of zod 4) shapes alike.
+ * string format is checked by zod 3 itself. Only the kinds a tool's JSON Schema can be made of
+ * here have twins (the core's converter refuses the others in zod 4 too: dates, bigints, maps,
+ * sets, intersections, lazy schemas, functions); the others are refused at registration, naming
+ * where they are, rather than at the first `tools/list`. zod is never imported here for zod 3:
+ * the nodes are read from their `_def`, which every zod 3 release (3.20 on, and `zod/v3` of zod 4)
+ * shapes alike. Only zod/mini functions that zod 3.25's `zod/v4` (zod 4.0) has are used: its mini
+ * has no `superRefine`, so issues are added to the parse's payload directly (`context`).
  */
 import * as z from 'zod/v4/mini'
 import { isObject } from '../protocol/jsonrpc.ts'
@@ -213,9 +215,10 @@ const FORMATS: Record<string, string> = {
 function byZod3(node: Zod3Schema, def: Def, check: Check): z.core.$ZodCheck<string> {
   const Class = node.constructor as new (def: Def) => { safeParse(value: unknown): Zod3Result }
   const alone = new Class({ ...def, checks: [check], coerce: false, description: undefined })
-  return z.superRefine((value: string, payload) => {
-    const parsed = alone.safeParse(value)
-    for (const issue of parsed.success ? [] : parsed.error.issues) payload.addIssue({ code: 'custom', message: issue.message })
+  return z.check<string>((payload) => {
+    const parsed = alone.safeParse(payload.value)
+    const ctx = context(payload)
+    for (const issue of parsed.success ? [] : parsed.error.issues) ctx.addIssue({ message: issue.message })
   })
 }
 
@@ -281,16 +284,8 @@ function object(def: Def, child: (node: Zod3Schema, key: string) => Schema): Sch
 function effect(def: Def, inner: Schema): Schema {
   const { type, refinement, transform } = def.effect
   if (type === 'refinement')
-    return (inner as z.ZodMiniType).check(
-      z.superRefine((value, payload) => settled(refinement(value, context(payload.addIssue)))),
-    )
-  const run = (value: unknown, payload: z.core.ParsePayload) =>
-    settled(
-      transform(
-        value,
-        context((issue) => payload.issues.push({ ...issue, input: value } as (typeof payload.issues)[number])),
-      ),
-    )
+    return (inner as z.ZodMiniType).check(z.check((payload) => void settled(refinement(payload.value, context(payload)))))
+  const run = (value: unknown, payload: z.core.ParsePayload) => settled(transform(value, context(payload)))
   return type === 'preprocess' ? z.pipe(z.transform(run), inner) : z.pipe(inner, z.transform(run))
 }
 
@@ -308,16 +303,17 @@ function settled<T>(out: T): T {
   )
 }
 
-/** The context zod 3 hands a refinement or transform, on zod 4's way of adding an issue. */
-function context(add: (issue: z.core.$ZodRawIssue) => void): Zod3Context {
+/** The context zod 3 hands a refinement or transform: its `addIssue` adds to the zod 4 parse's issues. */
+function context(payload: z.core.ParsePayload): Zod3Context {
   return {
     addIssue: ({ message, path, fatal }) =>
-      add({
+      payload.issues.push({
         code: 'custom',
         message: message ?? 'Invalid input',
         path: path ?? [],
+        input: payload.value,
         continue: fatal !== true,
-      } as z.core.$ZodRawIssue),
+      } as (typeof payload.issues)[number]),
     path: [],
   }
 }
