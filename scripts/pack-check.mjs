@@ -369,7 +369,12 @@ server.tool('calculate', { operation: z3.enum(['add', 'divide']), a: z3.number()
 }))
 server.registerTool(
   'signup',
-  { inputSchema: { email: z3.string().trim().email(), age: z3.number().int().min(18).optional() } },
+  {
+    inputSchema: {
+      email: z3.string().trim().email().refine((value) => !value.endsWith('.test'), 'no test domains'),
+      age: z3.number().int().min(18).optional(),
+    },
+  },
   async ({ email, age }) => ({ content: [{ type: 'text', text: \`\${email} \${age ?? '-'}\` }] }),
 )
 // The native API at /native, with tool search (its own schema is built with zod/v4/mini).
@@ -415,6 +420,9 @@ export default {
         if (joined.content?.[0]?.text !== 'ada@example.com -') throw new Error(`signup answered ${JSON.stringify(joined)}`)
         const unmailed = await client.callTool({ name: 'signup', arguments: { email: 'ada', age: 30 } })
         if (!unmailed.isError) throw new Error(`signup took email: ada: ${JSON.stringify(unmailed)}`)
+        const tested = await client.callTool({ name: 'signup', arguments: { email: 'ada@example.test' } })
+        if (!tested.isError || !JSON.stringify(tested).includes('no test domains'))
+          throw new Error(`signup took a .test domain: ${JSON.stringify(tested)}`)
         const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })
         if (sum.structuredContent?.sum !== 5) throw new Error(`add answered ${JSON.stringify(sum)}`)
         const refused = await client.callTool({ name: 'add', arguments: { a: 2, b: -3 } })
@@ -430,7 +438,7 @@ export default {
           await native.close()
         }
         console.log(
-          `  zod ${JSON.parse(readFileSync(join(dir, 'node_modules/zod/package.json'), 'utf8')).version}: add → 5, b: -3 refused; zod 3's calculate → 4.5, modulo refused, signup's email checked; tool search at /native`,
+          `  zod ${JSON.parse(readFileSync(join(dir, 'node_modules/zod/package.json'), 'utf8')).version}: add → 5, b: -3 refused; zod 3's calculate → 4.5, modulo refused, signup's email format and refinement checked; tool search at /native`,
         )
       } finally {
         await client.close()

@@ -145,6 +145,18 @@ const cases: Case[] = [
     z4.object({ a: z4.string().readonly() }),
     [{ a: 'x' }, { a: 1 }],
   ],
+  // zod 4.6 reads a refined schema's metadata from the one it refines; zod 3.25's zod 4 (4.0) does
+  // not, so the twin carries it over itself (pack:check's zod 3.25 stage serves such a tool).
+  [
+    'a refined format keeps its format and description',
+    z3
+      .string()
+      .email()
+      .describe('Mail')
+      .refine((value) => !value.endsWith('.test'), 'no test domains'),
+    z4.string().meta({ format: 'email', description: 'Mail' }),
+    ['a@b.co', 'a@b.test', 'nope'],
+  ],
   [
     'refinement',
     z3.string().refine((value) => value.includes('@'), 'needs an @'),

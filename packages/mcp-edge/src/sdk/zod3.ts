@@ -65,7 +65,8 @@ export function twin(schema: Zod3Schema, onTwin?: (from: object, to: Schema) => 
 /** A twin's description, and a string's format, as metadata (`z.describe` is zod/mini's from 4.1.13 only). */
 function withMeta(schema: Schema, description: string | undefined, format?: string): Schema {
   const meta = { ...(description === undefined ? {} : { description }), ...(format === undefined ? {} : { format }) }
-  return Object.keys(meta).length === 0 ? schema : (schema as z.ZodMiniType).register(z.globalRegistry, meta)
+  if (Object.keys(meta).length === 0) return schema
+  return (schema as z.ZodMiniType).register(z.globalRegistry, { ...z.globalRegistry.get(schema), ...meta })
 }
 
 type Convert = (node: Zod3Schema, at: string) => Schema
@@ -283,8 +284,14 @@ function object(def: Def, child: (node: Zod3Schema, key: string) => Schema): Sch
  */
 function effect(def: Def, inner: Schema): Schema {
   const { type, refinement, transform } = def.effect
-  if (type === 'refinement')
-    return (inner as z.ZodMiniType).check(z.check((payload) => void settled(refinement(payload.value, context(payload)))))
+  if (type === 'refinement') {
+    // A check makes a new schema: the metadata of the one it refines (a format, a description) goes with it.
+    const refined = (inner as z.ZodMiniType).check(
+      z.check((payload) => void settled(refinement(payload.value, context(payload)))),
+    )
+    const meta = z.globalRegistry.get(inner)
+    return meta ? refined.register(z.globalRegistry, { ...meta }) : refined
+  }
   const run = (value: unknown, payload: z.core.ParsePayload) => settled(transform(value, context(payload)))
   return type === 'preprocess' ? z.pipe(z.transform(run), inner) : z.pipe(inner, z.transform(run))
 }
