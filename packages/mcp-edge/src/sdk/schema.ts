@@ -7,7 +7,7 @@
 import * as z from 'zod/v4/mini'
 import { isObject } from '../protocol/jsonrpc.ts'
 import type { ObjectSchema, Schema } from '../server/schema/schema.ts'
-import { isZod3, twin } from './zod3.ts'
+import { isZod3, originOf, twin } from './zod3.ts'
 import type { Zod3Schema } from './zod3.ts'
 
 /**
@@ -17,6 +17,8 @@ import type { Zod3Schema } from './zod3.ts'
 export interface Zod3Type<Output = unknown> {
   readonly _output: Output
   readonly _def: object
+  /** zod 4's schemas have it; a zod 3 one does not. */
+  readonly _zod?: never
 }
 /** A zod 3 object schema, or one that parses to an object (a refined object is zod 3's `ZodEffects`). */
 export type Zod3Object = Zod3Type<Record<string, unknown>>
@@ -60,7 +62,7 @@ export function isRawShape(value: unknown): value is ZodRawShape {
 function asZod4(schema: Schema | Zod3Schema | Zod3Type, what: string, at?: string): Schema {
   if (!isZod3(schema)) return schema as Schema
   try {
-    return twin(schema, followCompleter, at)
+    return twin(schema, at)
   } catch (error) {
     throw new Error(`${what}: ${(error as Error).message}`)
   }
@@ -112,14 +114,11 @@ export function completable<S extends Schema | Zod3Type>(schema: S, complete: Co
   return schema
 }
 
-/** A zod 3 schema's completion callback, moved to its twin as the twin is made. */
-function followCompleter(from: object, to: Schema): void {
-  const complete = completers.get(from)
-  if (complete) completers.set(to, complete)
-}
+/** Whether a schema, or the zod 3 one it is the twin of, is marked completable (looked up when registered). */
+const marked = (schema: object) => completers.has(schema) || completers.has(originOf(schema as Schema) ?? schema)
 
 /** Wrappers a completable schema may be inside (`completable(z.string(), …).optional()`). */
-const WRAPPERS = new Set(['optional', 'nullable', 'default'])
+const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault'])
 
 /**
  * The completion callbacks of an object schema's properties (for the core's `complete` option),
@@ -129,9 +128,9 @@ export function completersOf(schema: ObjectSchema): Record<string, CompleteCallb
   const found: Record<string, CompleteCallback> = {}
   for (const [name, property] of Object.entries(schema._zod.def.shape)) {
     let inner = property as { _zod: { def: { type: string; innerType?: unknown } } }
-    while (!completers.has(inner) && WRAPPERS.has(inner._zod.def.type) && inner._zod.def.innerType)
+    while (!marked(inner) && WRAPPERS.has(inner._zod.def.type) && inner._zod.def.innerType)
       inner = inner._zod.def.innerType as typeof inner
-    const complete = completers.get(inner)
+    const complete = completers.get(inner) ?? completers.get(originOf(inner as Schema) ?? inner)
     if (complete) found[name] = complete
   }
   return found

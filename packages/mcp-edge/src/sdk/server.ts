@@ -21,6 +21,7 @@ import type { RequestHandlerExtra } from './context.ts'
 import { ResourceTemplate } from './resource-template.ts'
 import { experimentalTasks } from './unsupported.ts'
 import { isRawShape, isZod } from './schema.ts'
+import { isZod3 } from './zod3.ts'
 import type { ZodRawShape } from './schema.ts'
 import type {
   AnyCallback,
@@ -178,7 +179,7 @@ export class McpServer<Env = unknown> {
     const description = typeof rest[0] === 'string' ? (rest.shift() as string) : undefined
     // As in SDK 1.x: an object of zod schemas (or an empty one) is the params schema, anything else
     // annotations; a zod schema itself is refused, as there (tool() takes a raw shape).
-    if (isZod(rest[0]))
+    if (isZod(rest[0]) || isZod3(rest[0]))
       throw new Error(`Tool ${name}: tool() takes a raw shape of zod schemas; pass a z.object as registerTool's inputSchema`)
     const inputSchema = rest.length > 0 && isRawShape(rest[0]) ? (rest.shift() as ZodRawShape) : undefined
     const annotations = rest.shift() as ToolAnnotations | undefined

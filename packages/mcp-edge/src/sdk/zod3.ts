@@ -7,7 +7,7 @@
  *
  * What zod 3 keeps in functions is called, not rebuilt: a refinement (`refine`, `superRefine`)
  * runs as a zod 4 check, a `transform` or `preprocess` as a zod 4 transform on the same side of
- * its schema, a `catch` by its fallback, each with a context that takes zod 3's `addIssue`; a
+ * its schema, a `catch` as zod 4's, each with a context that takes zod 3's `addIssue`; a
  * string format is checked by zod 3 itself. Only the kinds a tool's JSON Schema can be made of
  * here have twins (the core's converter refuses the others in zod 4 too: dates, bigints, maps,
  * sets, intersections, lazy schemas, functions); the others are refused at registration, naming
@@ -41,32 +41,41 @@ interface Zod3Context {
 }
 
 const twins = new WeakMap<object, Schema>()
+/** Each twin's zod 3 node, for what is looked up by it later (`completable()` marks, schema.ts). */
+const origins = new WeakMap<Schema, Zod3Schema>()
 
 /**
- * The zod 4 twin of a zod 3 schema (the same twin for the same node). `onTwin` is told each node
- * and its twin as they are made (how `completable()` marks follow a schema); `at` is where the
- * schema is, for errors.
+ * The zod 4 twin of a zod 3 schema (the same twin for the same node); `at` is where the schema
+ * is, for errors.
  *
  * @example
  * twin(z3.object({ city: z3.string().min(1) })) // z.object({ city: z.string().check(z.minLength(1)) })
  */
-export function twin(schema: Zod3Schema, onTwin?: (from: object, to: Schema) => void, at = ''): Schema {
+export function twin(schema: Zod3Schema, at = ''): Schema {
   const convert = (node: Zod3Schema, at: string): Schema => {
     const done = twins.get(node)
     if (done) return done
     const made = build(node, at, convert)
     twins.set(node, made)
-    onTwin?.(node, made)
+    origins.set(made, node)
     return made
   }
   return convert(schema, at)
 }
 
-/** A twin's description, and a string's format, as metadata (`z.describe` is zod/mini's from 4.1.13 only). */
+/** The zod 3 node a twin was made of, if it is one. */
+export const originOf = (schema: Schema): Zod3Schema | undefined => origins.get(schema)
+
+/**
+ * A twin's description, and a string's format, as metadata (`z.describe` is zod/mini's from
+ * 4.1.13 only). A schema that is already another node's twin (a brand's) is cloned first, so the
+ * metadata stays this node's.
+ */
 function withMeta(schema: Schema, description: string | undefined, format?: string): Schema {
   const meta = { ...(description === undefined ? {} : { description }), ...(format === undefined ? {} : { format }) }
   if (Object.keys(meta).length === 0) return schema
-  return (schema as z.ZodMiniType).register(z.globalRegistry, { ...z.globalRegistry.get(schema), ...meta })
+  const own = (origins.has(schema) ? (schema as z.ZodMiniType).clone() : schema) as z.ZodMiniType
+  return own.register(z.globalRegistry, { ...z.globalRegistry.get(schema), ...meta })
 }
 
 type Convert = (node: Zod3Schema, at: string) => Schema
@@ -93,11 +102,10 @@ function kind(def: Def, at: string, convert: Convert): Schema {
       return def.coerce ? z.coerce.boolean() : z.boolean()
     case 'ZodNull':
       return z.null()
-    // zod 3 takes an object's `any` and `unknown` keys as optional; zod 4 wants them present.
     case 'ZodAny':
-      return z.optional(z.any())
+      return z.any()
     case 'ZodUnknown':
-      return z.optional(z.unknown())
+      return z.unknown()
     case 'ZodNever':
       return z.never()
     case 'ZodLiteral':
@@ -129,8 +137,9 @@ function kind(def: Def, at: string, convert: Convert): Schema {
     }
     case 'ZodRecord': {
       const key = child(def.keyType, 'propertyNames') as z.core.$ZodRecordKey
-      // A zod 3 record with enum keys takes some of them; zod 4's `record` would want them all.
-      const partial = ['enum', 'literal'].includes(key._zod.def.type)
+      // A zod 3 record with keys of a finite set (an enum, literals) takes some of them; zod 4's
+      // `record` would want them all.
+      const partial = key._zod.values !== undefined
       return (partial ? z.partialRecord : z.record)(key, child(def.valueType, 'additionalProperties'))
     }
     case 'ZodOptional':
@@ -138,9 +147,10 @@ function kind(def: Def, at: string, convert: Convert): Schema {
     case 'ZodNullable':
       return z.nullable(same(def.innerType))
     case 'ZodDefault':
-      return z._default(same(def.innerType), def.defaultValue)
+      // zod 3 parses its default as a value given, which is zod 4's prefault (its default is the output).
+      return z.prefault(same(def.innerType), def.defaultValue)
     case 'ZodCatch':
-      return caught(same(def.innerType), def.catchValue)
+      return z.catch(same(def.innerType), def.catchValue)
     case 'ZodReadonly':
       return z.readonly(same(def.innerType))
     case 'ZodBranded':
@@ -250,23 +260,15 @@ function numberLike<S extends z.ZodMiniType>(base: S, checks: Check[]): S {
   return twins.length === 0 ? base : (base.check as (...checks: z.core.$ZodCheck<unknown>[]) => S)(...twins)
 }
 
-/**
- * zod 3's `catch`: the value if its schema takes it, else the fallback. Not zod 4's `catch`, whose
- * parse brings some 3 KiB (gzip) of issue handling that nothing else of the adapter's needs. Its
- * JSON Schema is its schema's, without zod 4's `default` (as SDK 1.x advertised it); the value is
- * parsed once more when taken.
- */
-function caught(inner: Schema, fallback: (ctx: { error: unknown; input: unknown }) => unknown): Schema {
-  const rescue = (input: unknown) => {
-    const parsed = z.safeParse(inner, input)
-    return parsed.success ? input : fallback({ error: parsed.error, input })
-  }
-  return z.pipe(z.transform(rescue), inner)
-}
-
 function object(def: Def, child: (node: Zod3Schema, key: string) => Schema): Schema {
   const given = def.shape() as Record<string, Zod3Schema>
-  const shape = Object.fromEntries(Object.entries(given).map(([key, node]) => [key, child(node, `properties/${key}`)]))
+  // zod 3 takes an object's `any` and `unknown` keys as optional; zod 4 wants them present.
+  const loose = (node: Zod3Schema) => node._def.typeName === 'ZodAny' || node._def.typeName === 'ZodUnknown'
+  const property = (key: string, node: Zod3Schema) => {
+    const made = child(node, `properties/${key}`)
+    return loose(node) ? z.optional(made) : made
+  }
+  const shape = Object.fromEntries(Object.entries(given).map(([key, node]) => [key, property(key, node)]))
   const made =
     def.unknownKeys === 'strict'
       ? z.strictObject(shape)
