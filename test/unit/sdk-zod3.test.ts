@@ -249,6 +249,19 @@ describe('a zod 3 schema’s zod 4 twin', () => {
     expect(zodToJsonSchema(twin(base as never), 'input')).toMatchObject({ description: 'plain' })
   })
 
+  it('a schema’s own messages for a wrong or missing value carry over', () => {
+    const made = twin(
+      z3.object({
+        name: z3.string({ required_error: 'name is required', invalid_type_error: 'name must be text' }),
+        mode: z3.enum(['a', 'b'], { message: 'mode is a or b' }),
+        count: z3.number({ errorMap: () => ({ message: 'count is a number' }) }),
+      }) as never,
+    )
+    const messages = (value: unknown) => z.safeParse(made, value).error?.issues.map((issue) => issue.message)
+    expect(messages({ mode: 'c', count: 'x' })).toEqual(['name is required', 'mode is a or b', 'count is a number'])
+    expect(messages({ name: 1, mode: 'a', count: 1 })).toEqual(['name must be text'])
+  })
+
   it('one node, one twin: a schema shared in two places is converted once', () => {
     const id = z3.string().uuid()
     const made = twin(z3.object({ a: id, b: id }) as never) as z.ZodMiniObject
@@ -399,6 +412,15 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
       /^Tool z3obj: tool\(\) takes a raw shape of zod schemas/,
     )
     expect(server.edge.tools.has('z3obj')).toBe(false)
+  })
+
+  it('tells the caller a schema’s own message for a missing argument', async () => {
+    server.registerTool('named', { inputSchema: { name: z3.string({ required_error: 'name is required' }) } }, async () => ({
+      content: [],
+    }))
+    const answer = (await call('named', {})).result
+    expect(answer?.isError).toBe(true)
+    expect(answer?.content[0]?.text).toBe('Invalid arguments for tool named: name: name is required')
   })
 
   it('refuses at registration a zod 3 schema with no twin, and registers nothing', () => {

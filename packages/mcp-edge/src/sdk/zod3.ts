@@ -91,17 +91,37 @@ function build(node: Zod3Schema, at: string, convert: Convert): Schema {
   return withMeta(kind(def, at, convert), def.description)
 }
 
+/** A zod 3 definition's message for a wrong or missing value, never set: zod 4's own then. */
+const UNSET = '\u0000'
+
+/**
+ * zod 3's messages for a value of the wrong type or none (`invalid_type_error`, `required_error`,
+ * `message`, or an `errorMap`, which zod 3 keeps as one function), as zod 4's `error` param.
+ */
+function typeError(def: Def): { error: (issue: z.core.$ZodRawIssue) => string | undefined } | undefined {
+  const map = def.errorMap as ((issue: object, ctx: object) => { message?: string } | undefined) | undefined
+  if (typeof map !== 'function') return undefined
+  return {
+    error: (issue) => {
+      const code = issue.code === 'invalid_value' ? 'invalid_enum_value' : issue.code
+      const message = map({ ...issue, code }, { data: issue.input, defaultError: UNSET })?.message
+      return message === UNSET ? undefined : message
+    },
+  }
+}
+
 /** The zod 4 twin of one zod 3 definition of any kind but a string. */
 function kind(def: Def, at: string, convert: Convert): Schema {
   const child = (node: Zod3Schema, key: string) => convert(node, `${at}/${key}`)
   const same = (node: Zod3Schema) => convert(node, at)
+  const params = typeError(def)
   switch (def.typeName) {
     case 'ZodNumber':
-      return numberLike(def.coerce ? z.coerce.number() : z.number(), def.checks)
+      return numberLike(def.coerce ? z.coerce.number(params) : z.number(params), def.checks)
     case 'ZodBoolean':
-      return def.coerce ? z.coerce.boolean() : z.boolean()
+      return def.coerce ? z.coerce.boolean(params) : z.boolean(params)
     case 'ZodNull':
-      return z.null()
+      return z.null(params)
     case 'ZodAny':
       return z.any()
     case 'ZodUnknown':
@@ -109,38 +129,42 @@ function kind(def: Def, at: string, convert: Convert): Schema {
     case 'ZodNever':
       return z.never()
     case 'ZodLiteral':
-      return z.literal(def.value)
+      return z.literal(def.value, params)
     case 'ZodEnum':
-      return z.enum(def.values)
+      return z.enum(def.values, params)
     case 'ZodNativeEnum':
-      return z.nativeEnum(def.values)
+      return z.nativeEnum(def.values, params)
     case 'ZodArray': {
       const bounds = [
         def.minLength && z.minLength(def.minLength.value, says(def.minLength)),
         def.maxLength && z.maxLength(def.maxLength.value, says(def.maxLength)),
         def.exactLength && z.length(def.exactLength.value, says(def.exactLength)),
       ]
-      return z.array(child(def.type, 'items')).check(...bounds.filter(Boolean))
+      return z.array(child(def.type, 'items'), params).check(...bounds.filter(Boolean))
     }
     case 'ZodObject':
-      return object(def, child)
+      return object(def, child, params)
     case 'ZodUnion':
-      return z.union(def.options.map((option: Zod3Schema, i: number) => child(option, `anyOf/${i}`)))
+      return z.union(
+        def.options.map((option: Zod3Schema, i: number) => child(option, `anyOf/${i}`)),
+        params,
+      )
     case 'ZodDiscriminatedUnion':
       return z.discriminatedUnion(
         def.discriminator,
         def.options.map((option: Zod3Schema, i: number) => child(option, `oneOf/${i}`)),
+        params,
       )
     case 'ZodTuple': {
       const items = def.items.map((item: Zod3Schema, i: number) => child(item, `prefixItems/${i}`))
-      return def.rest ? z.tuple(items, child(def.rest, 'items')) : z.tuple(items)
+      return def.rest ? z.tuple(items, child(def.rest, 'items'), params) : z.tuple(items, params)
     }
     case 'ZodRecord': {
       const key = child(def.keyType, 'propertyNames') as z.core.$ZodRecordKey
       // A zod 3 record with keys of a finite set (an enum, literals) takes some of them; zod 4's
       // `record` would want them all.
       const partial = key._zod.values !== undefined
-      return (partial ? z.partialRecord : z.record)(key, child(def.valueType, 'additionalProperties'))
+      return (partial ? z.partialRecord : z.record)(key, child(def.valueType, 'additionalProperties'), params)
     }
     case 'ZodOptional':
       return z.optional(same(def.innerType))
@@ -205,7 +229,8 @@ function string(node: Zod3Schema, def: Def): Schema {
         return byZod3(node, def, check)
     }
   })
-  const base = def.coerce ? z.coerce.string() : z.string()
+  const params = typeError(def)
+  const base = def.coerce ? z.coerce.string(params) : z.string(params)
   return withMeta(checks.length === 0 ? base : base.check(...checks), def.description, format)
 }
 
@@ -260,7 +285,7 @@ function numberLike<S extends z.ZodMiniType>(base: S, checks: Check[]): S {
   return twins.length === 0 ? base : (base.check as (...checks: z.core.$ZodCheck<unknown>[]) => S)(...twins)
 }
 
-function object(def: Def, child: (node: Zod3Schema, key: string) => Schema): Schema {
+function object(def: Def, child: (node: Zod3Schema, key: string) => Schema, params: ReturnType<typeof typeError>): Schema {
   const given = def.shape() as Record<string, Zod3Schema>
   // zod 3 takes an object's `any` and `unknown` keys as optional; zod 4 wants them present.
   const loose = (node: Zod3Schema) => node._def.typeName === 'ZodAny' || node._def.typeName === 'ZodUnknown'
@@ -271,10 +296,10 @@ function object(def: Def, child: (node: Zod3Schema, key: string) => Schema): Sch
   const shape = Object.fromEntries(Object.entries(given).map(([key, node]) => [key, property(key, node)]))
   const made =
     def.unknownKeys === 'strict'
-      ? z.strictObject(shape)
+      ? z.strictObject(shape, params)
       : def.unknownKeys === 'passthrough'
-        ? z.looseObject(shape)
-        : z.object(shape)
+        ? z.looseObject(shape, params)
+        : z.object(shape, params)
   // zod 3 keeps `never` as the catchall of an object without one.
   return def.catchall?._def?.typeName === 'ZodNever' ? made : z.catchall(made, child(def.catchall, 'additionalProperties'))
 }
