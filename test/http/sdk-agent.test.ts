@@ -138,6 +138,37 @@ describe('McpAgent served with serve("/mcp"): 2026-07-28 clients (no session)', 
   })
 })
 
+// As most of Cloudflare's own McpAgent apps were written (a review ported one, radar): before,
+// every request answered 500 ("onStart() threw"), since the getter threw when read before init().
+describe('McpAgent whose server is assigned in init() behind a throwing getter, on a metering subclass with 56 tools', () => {
+  const clients: (Client | ClientV2)[] = []
+  afterAll(() => Promise.all(clients.map((client) => client.close())))
+  const late = () => new URL('/late', worker.url)
+
+  it('lists every tool on one page, as an SDK server does, and meters the calls (SDK 1.x client, 2025)', async () => {
+    const client = new Client({ name: 'sdk-1x', version: '1.0.0' })
+    clients.push(client)
+    await client.connect(new StreamableHTTPClientTransport(late()))
+    const listed = await client.listTools()
+    expect(listed.tools).toHaveLength(56)
+    expect(listed.nextCursor).toBeUndefined()
+    expect(text(await client.callTool({ name: 'echo_55', arguments: { text: 'hi' } }))).toBe('55: hi')
+    expect(JSON.parse(text(await client.callTool({ name: 'metered', arguments: {} })) ?? '')).toMatchObject({
+      echo_55: { ok: 1, failed: 0 },
+    })
+  })
+
+  it('serves a 2026-07-28 client the same list', async () => {
+    const client = new ClientV2({ name: 'client-2x', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    clients.push(client)
+    await client.connect(new TransportV2(late()))
+    const listed = await client.listTools()
+    expect(listed.tools.map((tool) => tool.name).slice(-2)).toEqual(['echo_55', 'metered'])
+    expect(listed.nextCursor).toBeUndefined()
+    expect(text(await client.callTool({ name: 'echo_1', arguments: { text: 'x' } }))).toBe('1: x')
+  })
+})
+
 // Before, serve('/repo/*') matched only the path '/repo/*' itself: every request was 404; an
 // onStart override never ran, and onStateChanged and validateStateChange were never called.
 describe("McpAgent served at a path pattern (serve('/repo/*')), with agents' lifecycle hooks", () => {

@@ -7,6 +7,7 @@
 
 const ORIGINALS = [
   '@modelcontextprotocol/sdk/server/mcp.js',
+  '@modelcontextprotocol/sdk/shared/protocol.js',
   '@modelcontextprotocol/sdk/types.js',
   '@modelcontextprotocol/sdk/validation/cfworker',
   '@modelcontextprotocol/server',

@@ -12,6 +12,7 @@ import { McpAgent } from 'mcp-edge/sdk' // was: agents/mcp
 import { z } from 'zod'
 // Most McpAgent servers are on zod 3 (`import { z } from 'zod'` with zod 3.25): `zod/v3` is that API.
 import { z as z3 } from 'zod/v3'
+import { MeteredServer } from './metered.ts'
 
 type State = { counter: number }
 
@@ -147,6 +148,36 @@ export class PromisedMCP extends McpAgent<Env, unknown, Record<string, unknown>>
   }
 }
 
+/**
+ * A server assigned in `init()` behind a getter that throws until then, as most of Cloudflare's
+ * own `McpAgent` apps had it, on a metering subclass (metered.ts), with more tools than mcp-edge's
+ * native page of 50: an SDK server lists them all at once.
+ */
+export class LateMCP extends McpAgent<Env, unknown, Record<string, unknown>> {
+  _server: MeteredServer | undefined
+
+  set server(server: MeteredServer) {
+    this._server = server
+  }
+
+  get server(): MeteredServer {
+    if (!this._server) throw new Error('Tried to access server before it was initialized')
+    return this._server
+  }
+
+  async init() {
+    this.server = new MeteredServer({ name: 'sdk-agent-late', version: '1.0.0' })
+    for (let i = 1; i <= 55; i++) {
+      this.server.tool(`echo_${i}`, `Echo, number ${i}`, { text: z3.string() }, async ({ text }) => ({
+        content: [{ type: 'text', text: `${i}: ${text}` }],
+      }))
+    }
+    this.server.tool('metered', 'What the metering counted', async () => ({
+      content: [{ type: 'text', text: JSON.stringify(Object.fromEntries(this.server.calls)) }],
+    }))
+  }
+}
+
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext) {
     const { pathname } = new URL(request.url)
@@ -154,6 +185,7 @@ export default {
     if (pathname.startsWith('/repo/')) return RepoMCP.serve('/repo/*', { binding: 'REPO_OBJECT' }).fetch(request, env, ctx)
     if (pathname === '/flaky') return FlakyMCP.serve('/flaky', { binding: 'FLAKY_OBJECT' }).fetch(request, env, ctx)
     if (pathname === '/promised') return PromisedMCP.serve('/promised', { binding: 'PROMISED_OBJECT' }).fetch(request, env, ctx)
+    if (pathname === '/late') return LateMCP.serve('/late', { binding: 'LATE_OBJECT' }).fetch(request, env, ctx)
     if (pathname === '/mcp') return CounterMCP.serve('/mcp').fetch(request, env, ctx)
     return new Response('Not found', { status: 404 })
   },

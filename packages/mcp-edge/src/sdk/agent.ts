@@ -188,10 +188,17 @@ export abstract class McpAgent<
    * `init()`, taking back what it registered if it throws, so that its next run can register it
    * again (agents makes a new object). A server given as a promise is read once it is there,
    * without waiting for it (`init()` may be what makes it), before `init()` goes on with it: its
-   * own `await this.server` resumes after this one. A server that `init()` assigns had nothing before.
+   * own `await this.server` resumes after this one. A server that `init()` assigns had nothing before,
+   * and one read through a getter that throws until `init()` assigns it (as Cloudflare's own servers
+   * wrote it: "Tried to access server before it was initialized") has nothing yet either.
    */
   async #runInit(): Promise<void> {
-    const server = this.server as McpServer | EdgeServer | PromiseLike<McpServer | EdgeServer> | undefined
+    let server: McpServer | EdgeServer | PromiseLike<McpServer | EdgeServer> | undefined
+    try {
+      server = this.server
+    } catch {
+      server = undefined
+    }
     let rollback: (() => void) | undefined
     if (server !== undefined && 'then' in server) {
       server.then(

@@ -35,11 +35,20 @@ export interface SdkRequest {
   params?: Record<string, unknown>
 }
 
+/** The SDKs' names for what a server sends the client (`@modelcontextprotocol/sdk/types.js`). */
+export type ServerRequest = SdkRequest
+export type ServerNotification = SdkNotification
+
 /** A result schema the SDKs pass to `sendRequest`: a zod schema (or anything with `parse`). */
 type ResultSchema = unknown
 
-/** The handler's second argument: SDK 1.x `extra` and SDK 2.x `ctx` in one. */
-export interface RequestHandlerExtra<Env = unknown> {
+/**
+ * The handler's second argument: SDK 1.x `extra` and SDK 2.x `ctx` in one. SDK 1.x's type takes
+ * two arguments (`RequestHandlerExtra<ServerRequest, ServerNotification>`), which code that
+ * wraps callbacks names; here the first is the Worker's env, and the second is taken and unused.
+ */
+// biome-ignore lint/correctness/noUnusedVariables: SDK 1.x's second type argument, accepted as given
+export interface RequestHandlerExtra<Env = unknown, _Notification = unknown> {
   signal: AbortSignal
   authInfo?: AuthInfo
   sessionId?: string

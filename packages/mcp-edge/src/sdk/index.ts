@@ -59,6 +59,8 @@ export type {
   RequestHandlerExtra as ServerContext,
   SdkNotification,
   SdkRequest,
+  ServerNotification,
+  ServerRequest,
 } from './context.ts'
 export { completable } from './schema.ts'
 export {

@@ -63,6 +63,13 @@ export class LowLevelServer {
    */
   onerror?: ((error: Error) => void) | undefined
 
+  /**
+   * Taken, and never called: the SDKs call it when a 2025 client's `initialize` completes, and a
+   * 2026-07-28 client has none. Code that read the client there reads it in a handler instead
+   * (`getClientVersion()`, `getClientCapabilities()` answer for the calling client; docs/migrate.md).
+   */
+  oninitialized?: (() => void) | undefined
+
   constructor(hooks: LowLevelHooks) {
     this.#hooks = hooks
   }

@@ -45,6 +45,8 @@ import type {
 } from './types.ts'
 
 const UNCACHED_LISTS = { ttlMs: 0, cacheScope: 'public' } as const
+/** The SDKs' lists are not paginated. */
+const ONE_PAGE = Number.POSITIVE_INFINITY
 /** The options of mcp-edge's own server that an SDK-style server takes too. */
 const EDGE_OPTIONS = [
   'instructions',
@@ -103,9 +105,11 @@ export class McpServer<Env = unknown> {
     const declared = (options.capabilities as { extensions?: ServerOptions['extensions'] } | undefined)?.extensions
     if (declared) edgeOptions.extensions = { ...declared, ...edgeOptions.extensions }
     // Lists are not cached by clients unless the server says so: SDK code changes them at run time
-    // (handles, registrations in a handler), which a cached list would hide for its TTL. The options
-    // come last: keys of theirs in the server info (`instructions`, given there by mistake) yield.
-    this.edge = new EdgeServer<Env>({ listCache: UNCACHED_LISTS, ...serverInfo, ...edgeOptions })
+    // (handles, registrations in a handler), which a cached list would hide for its TTL. And each is
+    // one page, as the SDKs list: a client that reads one page (SDK 1.x's `listTools()` does) sees
+    // every tool of a server moved here with more than mcp-edge's 50 a page. The options come last:
+    // keys of theirs in the server info (`instructions`, given there by mistake) yield.
+    this.edge = new EdgeServer<Env>({ listCache: UNCACHED_LISTS, pageSize: ONE_PAGE, ...serverInfo, ...edgeOptions })
     const listChanged = (kind: ListKind) => this.#notify(kind)
     const resourceUpdated = (uri: string) => this.#resourceUpdated(uri)
     const extensions = (given: Record<string, JsonObject>) => Object.assign(this.edge.extensions, given)
