@@ -171,7 +171,16 @@ const cases: Case[] = [
     ['7', 7, 'x'],
   ],
   ['pipeline', z3.string().pipe(z3.coerce.number()), z4.string().pipe(z4.coerce.number()), ['7', 7]],
-  ['catch', z3.number().catch(0), z4.number().catch(0), [5, 'x']],
+  // A catch advertises no default, as SDK 1.x did (its fallback may read a context the listing has not).
+  ['catch', z3.number().catch(0), z4.number(), [5, 'x']],
+  [
+    'a catch whose fallback reads its context',
+    z3
+      .number()
+      .catch((ctx) => (typeof ctx.input === 'string' && ctx.error.issues.length > 0 && ctx.error.message !== '' ? -1 : 0)),
+    z4.number(),
+    [5, 'x', null],
+  ],
   // A review's findings: each of these answered otherwise than zod 3 before its fix.
   [
     'catch around a transform',
@@ -185,7 +194,7 @@ const cases: Case[] = [
       .catch(-1),
     ['abc', 5],
   ],
-  ['catch after trim', z3.string().trim().catch('  keep  '), z4.string().trim().catch('  keep  '), [' a ', 5]],
+  ['catch after trim', z3.string().trim().catch('  keep  '), z4.string().trim(), [' a ', 5]],
   [
     'a default is parsed as a value given (zod 4’s prefault)',
     z3.object({ opts: z3.object({ verbose: z3.boolean().default(false) }).default({}), n: z3.string().trim().default(' a ') }),
@@ -197,6 +206,19 @@ const cases: Case[] = [
     z3.record(z3.union([z3.literal('a'), z3.literal('b')]), z3.number()),
     z4.partialRecord(z4.union([z4.literal('a'), z4.literal('b')]), z4.number()),
     [{ a: 1 }, { c: 1 }],
+  ],
+  [
+    'an object’s keys that take undefined stay optional (any or unknown, nullable or refined)',
+    z3.object({ a: z3.any().nullable(), b: z3.any().refine(() => true), n: z3.string() }),
+    z4.object({
+      a: z4.any().nullable().optional(),
+      b: z4
+        .any()
+        .refine(() => true)
+        .optional(),
+      n: z4.string(),
+    }),
+    [{ n: 'x' }, { a: null, n: 'x' }, {}],
   ],
   ['any in a tuple stays required', z3.tuple([z3.string(), z3.any()]), z4.tuple([z4.string(), z4.any()]), [['x'], ['x', 1]]],
 ]
@@ -238,6 +260,25 @@ describe('a zod 3 schema’s zod 4 twin', () => {
     expect(z.safeParse(made, 'ab').error?.issues[0]?.message).toBe('at least three')
     const mail = twin(z3.string().email('give an email') as never)
     expect(z.safeParse(mail, 'ab').error?.issues.map((issue) => issue.message)).toEqual(['give an email'])
+  })
+
+  it('asks a schema’s error map as zod 3 does: its codes, received, a default text', () => {
+    const schema = z3.object({
+      m: z3.enum(['a', 'b'], { required_error: 'need m', invalid_type_error: 'm is text' }),
+      l: z3.literal('x', { required_error: 'need l' }),
+      r: z3.string({
+        errorMap: (issue) => ({ message: (issue as { received?: string }).received === 'undefined' ? 'REQUIRED' : 'WRONG' }),
+      }),
+      p: z3.number({ errorMap: (_issue, ctx) => ({ message: `p: ${ctx.defaultError}` }) }),
+    })
+    const made = twin(schema as never)
+    for (const value of [{}, { m: 5, l: 'y', r: 1, p: 'x' }, { m: 'c', l: 'x', r: 'ok', p: 1 }]) {
+      const ours = z.safeParse(made, value).error?.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+      const theirs = schema.safeParse(value).error?.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`)
+      // Where zod 3 has no message of the schema's, it words its own and the twin zod 4's (or the runtime's).
+      const own = (line: string) => !/Invalid (literal|enum|option)|Expected '|Invalid input/.test(line)
+      expect({ value, messages: ours?.filter(own) }).toEqual({ value, messages: theirs?.filter(own) })
+    }
   })
 
   it('a described brand keeps its description to itself', () => {
@@ -405,6 +446,31 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
       argument: { name: 'lang', value: 'r' },
     })
     expect(completed.result?.completion.values).toEqual(['rust'])
+  })
+
+  it('takes the any and unknown keys of a raw shape as optional, as SDK 1.x listed and parsed them', async () => {
+    server.tool('anyraw', { data: z3.any(), u: z3.unknown(), n: z3.string() }, async (args) => ({
+      content: [{ type: 'text', text: JSON.stringify(args) }],
+    }))
+    const { result } = await sendAs<{ tools: { name: string; inputSchema: { required?: string[] } }[] }>(
+      server.edge,
+      'tools/list',
+      {},
+    )
+    expect(result?.tools.find((tool) => tool.name === 'anyraw')?.inputSchema.required).toEqual(['n'])
+    expect((await call('anyraw', { n: 'x' })).result?.content[0]?.text).toBe('{"n":"x"}')
+  })
+
+  it('completes a completable schema whose brand served a tool first', async () => {
+    const lang = completable(z3.string(), (value) => ['go', 'rust'].filter((l) => l.startsWith(value)))
+    const local = new McpServer({ name: 'branded', version: '1' })
+    local.registerTool('uses_brand', { inputSchema: { lang: lang.brand<'Lang'>() } }, async () => ({ content: [] }))
+    local.registerPrompt('pick', { argsSchema: { lang } }, () => ({ messages: [] }))
+    const completed = await sendAs<{ completion: { values: string[] } }>(local.edge, 'completion/complete', {
+      ref: { type: 'ref/prompt', name: 'pick' },
+      argument: { name: 'lang', value: 'g' },
+    })
+    expect(completed.result?.completion.values).toEqual(['go'])
   })
 
   it('tool() refuses a zod 3 object where a raw shape goes, as a zod 4 one, instead of taking it for annotations', () => {

@@ -7,7 +7,7 @@
 import * as z from 'zod/v4/mini'
 import { isObject } from '../protocol/jsonrpc.ts'
 import type { ObjectSchema, Schema } from '../server/schema/schema.ts'
-import { isZod3, originOf, twin } from './zod3.ts'
+import { asProperty, isZod3, originOf, twin } from './zod3.ts'
 import type { Zod3Schema } from './zod3.ts'
 
 /**
@@ -58,6 +58,12 @@ export function isRawShape(value: unknown): value is ZodRawShape {
   return isObject(value) && !isAnyZod(value) && Object.values(value).every(isAnyZod)
 }
 
+/** A raw shape's property as the core takes it: a zod 3 one optional where zod 3 takes its key as optional. */
+function property(key: string, schema: Schema | Zod3Type, what: string): Schema {
+  const made = asZod4(schema, what, `/properties/${key}`)
+  return isZod3(schema) ? asProperty(schema, made) : made
+}
+
 /** A schema as the core takes it: zod 4 as it is, zod 3 as its zod 4 twin (zod3.ts). */
 function asZod4(schema: Schema | Zod3Schema | Zod3Type, what: string, at?: string): Schema {
   if (!isZod3(schema)) return schema as Schema
@@ -85,9 +91,7 @@ export function objectSchema(given: unknown, what: string): ObjectSchema {
     return schema as ObjectSchema
   }
   if (isRawShape(given))
-    return z.object(
-      Object.fromEntries(Object.entries(given).map(([key, schema]) => [key, asZod4(schema, what, `/properties/${key}`)])),
-    )
+    return z.object(Object.fromEntries(Object.entries(given).map(([key, schema]) => [key, property(key, schema, what)])))
   throw new Error(`${what}: mcp-edge/sdk takes zod schemas (a raw shape or z.object); convert other Standard Schemas to zod`)
 }
 

@@ -57,7 +57,8 @@ export function twin(schema: Zod3Schema, at = ''): Schema {
     if (done) return done
     const made = build(node, at, convert)
     twins.set(node, made)
-    origins.set(made, node)
+    // A brand's twin is its schema's: the schema keeps it as its origin.
+    if (!origins.has(made)) origins.set(made, node)
     return made
   }
   return convert(schema, at)
@@ -91,21 +92,46 @@ function build(node: Zod3Schema, at: string, convert: Convert): Schema {
   return withMeta(kind(def, at, convert), def.description)
 }
 
-/** A zod 3 definition's message for a wrong or missing value, never set: zod 4's own then. */
-const UNSET = '\u0000'
+/** zod 3's name of a value's type (its `ZodParsedType`), which its error maps read as `received`. */
+function parsedType(value: unknown): string {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'array'
+  if (typeof value === 'number') return Number.isNaN(value) ? 'nan' : 'number'
+  return typeof value
+}
+
+/** What zod 3 calls the issue zod 4 raised, by the kind of schema (zod 4 says `invalid_value` for all three). */
+function zod3Code(typeName: string, issue: z.core.$ZodRawIssue): string {
+  if (issue.code !== 'invalid_value') return issue.code
+  const type = typeof issue.input
+  if (typeName === 'ZodLiteral') return 'invalid_literal'
+  if (typeName === 'ZodEnum' && type !== 'string') return 'invalid_type'
+  if (typeName === 'ZodNativeEnum' && type !== 'string' && type !== 'number') return 'invalid_type'
+  return 'invalid_enum_value'
+}
 
 /**
  * zod 3's messages for a value of the wrong type or none (`invalid_type_error`, `required_error`,
- * `message`, or an `errorMap`, which zod 3 keeps as one function), as zod 4's `error` param.
+ * `message`, or an `errorMap`, which zod 3 keeps as one function), as zod 4's `error` param: the
+ * map is asked as zod 3 asks it (its issue codes, `received`, a default text); an answer that is
+ * the default text leaves the message to zod 4 and the runtime.
  */
 function typeError(def: Def): { error: (issue: z.core.$ZodRawIssue) => string | undefined } | undefined {
   const map = def.errorMap as ((issue: object, ctx: object) => { message?: string } | undefined) | undefined
   if (typeof map !== 'function') return undefined
   return {
     error: (issue) => {
-      const code = issue.code === 'invalid_value' ? 'invalid_enum_value' : issue.code
-      const message = map({ ...issue, code }, { data: issue.input, defaultError: UNSET })?.message
-      return message === UNSET ? undefined : message
+      const received = parsedType(issue.input)
+      const expected = (issue as { expected?: string }).expected
+      const fallback =
+        received === 'undefined'
+          ? 'Required'
+          : issue.code === 'invalid_type' && expected
+            ? `Expected ${expected}, received ${received}`
+            : 'Invalid input'
+      const code = zod3Code(def.typeName, issue)
+      const message = map({ ...issue, code, received }, { data: issue.input, defaultError: fallback })?.message
+      return message === fallback ? undefined : message
     },
   }
 }
@@ -174,7 +200,7 @@ function kind(def: Def, at: string, convert: Convert): Schema {
       // zod 3 parses its default as a value given, which is zod 4's prefault (its default is the output).
       return z.prefault(same(def.innerType), def.defaultValue)
     case 'ZodCatch':
-      return z.catch(same(def.innerType), def.catchValue)
+      return z.catch(same(def.innerType), fallback(def.catchValue))
     case 'ZodReadonly':
       return z.readonly(same(def.innerType))
     case 'ZodBranded':
@@ -285,14 +311,34 @@ function numberLike<S extends z.ZodMiniType>(base: S, checks: Check[]): S {
   return twins.length === 0 ? base : (base.check as (...checks: z.core.$ZodCheck<unknown>[]) => S)(...twins)
 }
 
+/**
+ * zod 3's catch fallback, for zod 4's: given zod 3's context (an error with `issues`, `errors` and
+ * `message`, and the input). Asked with no context, which is how the core's converter reads a
+ * catch's `default`, it answers nothing: SDK 1.x advertised none, and a fallback that reads its
+ * context would fail the tool's listing.
+ */
+function fallback(catchValue: (ctx: object) => unknown) {
+  return (ctx?: { error: { issues: unknown[] }; input: unknown }) => {
+    if (ctx === undefined) return undefined
+    const { issues } = ctx.error
+    return catchValue({ error: { issues, errors: issues, message: JSON.stringify(issues, null, 2) }, input: ctx.input })
+  }
+}
+
+/**
+ * An object property's twin: optional where zod 3 takes the key as optional (its schema takes
+ * `undefined`: `any()`, `unknown()`, or anything of them that lets `undefined` through), which
+ * zod 4 asks of an object's keys unless the schema is optional itself.
+ */
+export function asProperty(node: Zod3Schema, made: Schema): Schema {
+  if (made._zod.optin === 'optional') return made
+  const optional = (node as { isOptional?: () => boolean }).isOptional?.() === true
+  return optional ? z.optional(made) : made
+}
+
 function object(def: Def, child: (node: Zod3Schema, key: string) => Schema, params: ReturnType<typeof typeError>): Schema {
   const given = def.shape() as Record<string, Zod3Schema>
-  // zod 3 takes an object's `any` and `unknown` keys as optional; zod 4 wants them present.
-  const loose = (node: Zod3Schema) => node._def.typeName === 'ZodAny' || node._def.typeName === 'ZodUnknown'
-  const property = (key: string, node: Zod3Schema) => {
-    const made = child(node, `properties/${key}`)
-    return loose(node) ? z.optional(made) : made
-  }
+  const property = (key: string, node: Zod3Schema) => asProperty(node, child(node, `properties/${key}`))
   const shape = Object.fromEntries(Object.entries(given).map(([key, node]) => [key, property(key, node)]))
   const made =
     def.unknownKeys === 'strict'
