@@ -420,6 +420,8 @@ export default {
         if (joined.content?.[0]?.text !== 'ada@example.com -') throw new Error(`signup answered ${JSON.stringify(joined)}`)
         const unmailed = await client.callTool({ name: 'signup', arguments: { email: 'ada', age: 30 } })
         if (!unmailed.isError) throw new Error(`signup took email: ada: ${JSON.stringify(unmailed)}`)
+        const young = await client.callTool({ name: 'signup', arguments: { email: 'ada@example.com', age: 17 } })
+        if (!young.isError) throw new Error(`signup took age: 17: ${JSON.stringify(young)}`)
         const tested = await client.callTool({ name: 'signup', arguments: { email: 'ada@example.test' } })
         if (!tested.isError || !JSON.stringify(tested).includes('no test domains'))
           throw new Error(`signup took a .test domain: ${JSON.stringify(tested)}`)

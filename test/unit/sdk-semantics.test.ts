@@ -1,7 +1,8 @@
 /**
  * mcp-edge/sdk where a ported server would meet the SDKs' semantics (a review's findings): output
- * schemas checked into an `isError` result, error codes an SDK 2.x server throws, logs that reach the caller only, rejection paths of handlers, URL elicitation
- * from any handler, SDK 1.x's setRequestHandler. In Node, through the core's `handle`. Who calls
+ * schemas checked into an `isError` result, error codes an SDK 2.x server throws, logs that reach
+ * the caller only, rejection paths of handlers, URL elicitation from any handler, SDK 1.x's
+ * setRequestHandler. In Node, through the core's `handle`. Who calls
  * (grants, authInfo, the forwarded caller) is sdk-auth.test.ts's.
  */
 import { CallToolRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js'

@@ -4,6 +4,7 @@
  * schema written by hand in zod 4: its JSON Schema from zod's own `z.toJSONSchema`, and zod 3
  * itself for what a value parses to. Then a server registered with zod 3 schemas, called through
  * the core's `handle` (its Worker under wrangler dev, on a real zod 3.25 install, is pack:check's).
+ * Over 500 lines: the corpus of schema kinds, one row each, is most of it.
  */
 import { describe, expect, it, vi } from 'vitest'
 import * as z4 from 'zod'
@@ -471,6 +472,34 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
       argument: { name: 'lang', value: 'g' },
     })
     expect(completed.result?.completion.values).toEqual(['go'])
+  })
+
+  it('serves a key whose zod 3 optionality check throws, as SDK 1.x did (it reads a throw as optional)', async () => {
+    server.tool(
+      'lower',
+      { tag: z3.any().transform((value) => String(value).toLowerCase()), n: z3.any().refine((value) => value.length > 0) },
+      async (args) => ({
+        content: [{ type: 'text', text: JSON.stringify(args) }],
+      }),
+    )
+    const { result } = await sendAs<{ tools: { name: string; inputSchema: { required?: string[] } }[] }>(
+      server.edge,
+      'tools/list',
+      {},
+    )
+    expect(result?.tools.find((tool) => tool.name === 'lower')?.inputSchema.required).toBeUndefined()
+    expect((await call('lower', { tag: 'ABC', n: 'x' })).result?.content[0]?.text).toBe('{"tag":"abc","n":"x"}')
+  })
+
+  it('completes a zod 3 brand marked completable', async () => {
+    const local = new McpServer({ name: 'brand-marked', version: '1' })
+    const lang = completable(z3.string().brand<'Lang'>(), (value) => ['go', 'rust'].filter((l) => l.startsWith(value)))
+    local.registerPrompt('pick', { argsSchema: { lang } }, () => ({ messages: [] }))
+    const completed = await sendAs<{ completion: { values: string[] } }>(local.edge, 'completion/complete', {
+      ref: { type: 'ref/prompt', name: 'pick' },
+      argument: { name: 'lang', value: 'r' },
+    })
+    expect(completed.result?.completion.values).toEqual(['rust'])
   })
 
   it('tool() refuses a zod 3 object where a raw shape goes, as a zod 4 one, instead of taking it for annotations', () => {

@@ -3,7 +3,9 @@
  * counter in the agent's state, as the authless template's counter does, served with
  * `CounterMCP.serve('/mcp')` on the `MCP_OBJECT` binding, and `RepoMCP`, served at a path pattern
  * with agents' lifecycle hooks. `calculate` is Cloudflare's authless template's, its schema in
- * zod 3 as that template's users wrote it. Only the import lines differ from that
+ * zod 3 as that template's users wrote it. `LateMCP` assigns its server in `init()` behind a
+ * getter that throws before, on a metering `McpServer` subclass (metered.ts), as Cloudflare's own
+ * apps did. Only the import lines differ from that
  * code (`// was:` names the original; test/unit/sdk-fixture-types.test.ts puts it back).
  * `/sse` answers with serveSSE, which mcp-edge does not offer. Test-only (test/http/sdk-agent.test.ts).
  */
@@ -173,7 +175,9 @@ export class LateMCP extends McpAgent<Env, unknown, Record<string, unknown>> {
       }))
     }
     this.server.tool('metered', 'What the metering counted', async () => ({
-      content: [{ type: 'text', text: JSON.stringify(Object.fromEntries(this.server.calls)) }],
+      content: [
+        { type: 'text', text: JSON.stringify({ calls: Object.fromEntries(this.server.calls), clients: this.server.clients }) },
+      ],
     }))
   }
 }

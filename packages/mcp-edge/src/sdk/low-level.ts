@@ -64,8 +64,9 @@ export class LowLevelServer {
   onerror?: ((error: Error) => void) | undefined
 
   /**
-   * Taken, and never called: the SDKs call it when a 2025 client's `initialize` completes, and a
-   * 2026-07-28 client has none. Code that read the client there reads it in a handler instead
+   * Taken, and never called, in either era: the SDKs call it when a 2025 client's `initialize`
+   * completes on their session object, which mcp-edge has none of (a 2025 session is a sealed id),
+   * and a 2026-07-28 client sends none. Code that read the client there reads it in a handler instead
    * (`getClientVersion()`, `getClientCapabilities()` answer for the calling client; docs/migrate.md).
    */
   oninitialized?: (() => void) | undefined

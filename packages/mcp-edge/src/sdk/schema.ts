@@ -7,7 +7,7 @@
 import * as z from 'zod/v4/mini'
 import { isObject } from '../protocol/jsonrpc.ts'
 import type { ObjectSchema, Schema } from '../server/schema/schema.ts'
-import { asProperty, isZod3, originOf, twin } from './zod3.ts'
+import { isZod3, originOf, twin, twinProperty } from './zod3.ts'
 import type { Zod3Schema } from './zod3.ts'
 
 /**
@@ -60,15 +60,19 @@ export function isRawShape(value: unknown): value is ZodRawShape {
 
 /** A raw shape's property as the core takes it: a zod 3 one optional where zod 3 takes its key as optional. */
 function property(key: string, schema: Schema | Zod3Type, what: string): Schema {
-  const made = asZod4(schema, what, `/properties/${key}`)
-  return isZod3(schema) ? asProperty(schema, made) : made
+  return asZod4(schema, what, `/properties/${key}`, twinProperty)
 }
 
-/** A schema as the core takes it: zod 4 as it is, zod 3 as its zod 4 twin (zod3.ts). */
-function asZod4(schema: Schema | Zod3Schema | Zod3Type, what: string, at?: string): Schema {
+/** A schema as the core takes it: zod 4 as it is, zod 3 as its zod 4 twin (zod3.ts), errors naming `what`. */
+function asZod4(
+  schema: Schema | Zod3Schema | Zod3Type,
+  what: string,
+  at = '',
+  make: (schema: Zod3Schema, at: string) => Schema = twin,
+): Schema {
   if (!isZod3(schema)) return schema as Schema
   try {
-    return twin(schema, at)
+    return make(schema, at)
   } catch (error) {
     throw new Error(`${what}: ${(error as Error).message}`)
   }
@@ -115,6 +119,9 @@ const completers = new WeakMap<object, CompleteCallback>()
  */
 export function completable<S extends Schema | Zod3Type>(schema: S, complete: CompleteCallback): S {
   completers.set(schema, complete)
+  // A zod 3 brand's twin is its schema's (zod3.ts): the mark goes on the schema too.
+  if (isZod3(schema) && schema._def.typeName === 'ZodBranded')
+    completers.set((schema._def as unknown as { type: object }).type, complete)
   return schema
 }
 

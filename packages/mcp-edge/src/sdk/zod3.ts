@@ -15,6 +15,9 @@
  * the nodes are read from their `_def`, which every zod 3 release (3.20 on, and `zod/v3` of zod 4)
  * shapes alike. Only zod/mini functions that zod 3.25's `zod/v4` (zod 4.0) has are used: its mini
  * has no `superRefine`, so issues are added to the parse's payload directly (`context`).
+ * Over 400 lines: one switch over zod 3's kinds and the few functions it calls (strings, numbers,
+ * objects, effects, messages), all reading the same zod 3 definitions with the same helpers;
+ * split, each part would import the others.
  */
 import * as z from 'zod/v4/mini'
 import { isObject } from '../protocol/jsonrpc.ts'
@@ -57,7 +60,7 @@ export function twin(schema: Zod3Schema, at = ''): Schema {
     if (done) return done
     const made = build(node, at, convert)
     twins.set(node, made)
-    // A brand's twin is its schema's: the schema keeps it as its origin.
+    // A brand's twin is its schema's: the schema keeps it as its origin (`completable` marks both).
     if (!origins.has(made)) origins.set(made, node)
     return made
   }
@@ -169,7 +172,7 @@ function kind(def: Def, at: string, convert: Convert): Schema {
       return z.array(child(def.type, 'items'), params).check(...bounds.filter(Boolean))
     }
     case 'ZodObject':
-      return object(def, child, params)
+      return object(def, at, child, params)
     case 'ZodUnion':
       return z.union(
         def.options.map((option: Zod3Schema, i: number) => child(option, `anyOf/${i}`)),
@@ -305,7 +308,10 @@ function numberLike<S extends z.ZodMiniType>(base: S, checks: Check[]): S {
       case 'finite':
         return []
       default:
-        throw new Error(`zod 3's number check "${check.kind}" has no zod 4 twin in mcp-edge/sdk; write this schema with zod 4`)
+        throw new Error(
+          `zod 3's number check "${check.kind}" has no zod 4 twin in mcp-edge/sdk; ` +
+            "write this schema in zod 4 (import * as z from 'zod/v4' with zod 3.25, or from 'zod' with zod@^4)",
+        )
     }
   })
   return twins.length === 0 ? base : (base.check as (...checks: z.core.$ZodCheck<unknown>[]) => S)(...twins)
@@ -326,20 +332,35 @@ function fallback(catchValue: (ctx: object) => unknown) {
 }
 
 /**
- * An object property's twin: optional where zod 3 takes the key as optional (its schema takes
- * `undefined`: `any()`, `unknown()`, or anything of them that lets `undefined` through), which
- * zod 4 asks of an object's keys unless the schema is optional itself.
+ * An object property's twin, optional where zod 3 takes the key as optional: where its schema
+ * takes `undefined` (zod 3's `isOptional()`, asked as zod-to-json-schema asks it for SDK 1.x, a
+ * throw read as yes). zod 4 wants an object's keys present unless the schema is optional. Its
+ * `optional` skips the schema for a missing key, where zod 3 runs it on `undefined`: a transform
+ * of such a key (`unknown().transform((v) => v ?? [])`) does not run when the key is missing.
  */
-export function asProperty(node: Zod3Schema, made: Schema): Schema {
-  if (made._zod.optin === 'optional') return made
-  const optional = (node as { isOptional?: () => boolean }).isOptional?.() === true
+export function twinProperty(node: Zod3Schema, at: string): Schema {
+  const made = twin(node, at)
+  // Optional already (zod 4.6 says 'defaulted' of a default, where 4.0 says 'optional').
+  if (made._zod.optin !== undefined) return made
+  let optional: boolean
+  try {
+    optional = (node as { isOptional?: () => boolean }).isOptional?.() === true
+  } catch {
+    optional = true
+  }
   return optional ? z.optional(made) : made
 }
 
-function object(def: Def, child: (node: Zod3Schema, key: string) => Schema, params: ReturnType<typeof typeError>): Schema {
+function object(
+  def: Def,
+  at: string,
+  child: (node: Zod3Schema, key: string) => Schema,
+  params: ReturnType<typeof typeError>,
+): Schema {
   const given = def.shape() as Record<string, Zod3Schema>
-  const property = (key: string, node: Zod3Schema) => asProperty(node, child(node, `properties/${key}`))
-  const shape = Object.fromEntries(Object.entries(given).map(([key, node]) => [key, property(key, node)]))
+  const shape = Object.fromEntries(
+    Object.entries(given).map(([key, node]) => [key, twinProperty(node, `${at}/properties/${key}`)]),
+  )
   const made =
     def.unknownKeys === 'strict'
       ? z.strictObject(shape, params)
