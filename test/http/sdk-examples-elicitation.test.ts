@@ -147,7 +147,9 @@ describe('the SDK 2.x createMcpHandler on mcp-edge/sdk: another path', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
     })
     expect(response.status).toBe(404)
-    expect(await response.text()).toBe("404 Not Found: this MCP server is served at /mcp (createMcpHandler's route option)")
+    expect(await response.text()).toBe(
+      "404 Not Found: this MCP server is served at /mcp (createMcpHandler's route option); it was asked at /api/mcp",
+    )
   })
 })
 

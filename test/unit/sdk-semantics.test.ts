@@ -247,3 +247,44 @@ describe('setRequestHandler as SDK 1.x calls it, with a request schema', () => {
     )
   })
 })
+
+describe('server.server.getClientCapabilities(), as SDK 1.x reads them', () => {
+  const server = new McpServer({ name: 'caps', version: '1' })
+  server.registerTool('caps', {}, async () => ({
+    content: [{ type: 'text', text: JSON.stringify(server.server.getClientCapabilities()) }],
+  }))
+  const declared = async (clientCapabilities: Record<string, unknown>) => {
+    const answer = await server.edge.handle(
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'caps', arguments: {} } },
+      { protocolVersion: '2026-07-28', clientCapabilities, raw: {} },
+      { env: {}, cancel: { signal: new AbortController().signal } },
+    )
+    const { result } = answer.message as { result?: ToolAnswer }
+    return JSON.parse(result?.content[0]?.text ?? 'null')
+  }
+
+  // Servers ask `getClientCapabilities()?.elicitation?.form` before they elicit: it answered undefined.
+  it('reads an empty elicitation as form elicitation, and leaves a declared mode as it is', async () => {
+    expect(await declared({ elicitation: {}, sampling: {} })).toEqual({ elicitation: { form: {} }, sampling: {} })
+    expect(await declared({ elicitation: { url: {} } })).toEqual({ elicitation: { url: {} } })
+    expect(await declared({ sampling: {} })).toEqual({ sampling: {} })
+  })
+})
+
+// Cloudflare's mcp-common nested `{ title, annotations }` there; SDK 1.x took it until 1.2x.
+describe("tool()'s annotations argument after a params schema, as SDK 1.x typed it", () => {
+  it('compiles with keys besides the annotations, and lists them as given, as SDK 1.x did', async () => {
+    const server = new McpServer({ name: 'loose', version: '1' })
+    server.tool(
+      'accounts_list',
+      'List accounts',
+      {},
+      { title: 'List accounts', annotations: { readOnlyHint: true } },
+      async () => ({
+        content: [],
+      }),
+    )
+    const { result } = await sendAs<{ tools: { annotations?: unknown }[] }>(server.edge, 'tools/list', {})
+    expect(result?.tools[0]?.annotations).toEqual({ title: 'List accounts', annotations: { readOnlyHint: true } })
+  })
+})

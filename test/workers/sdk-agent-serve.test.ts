@@ -26,7 +26,9 @@ describe('McpAgent.serve', () => {
     for (const path of ['/', '/sse', '/mcp/', '/mcpx']) {
       const response = await NotesMCP.serve('/mcp').fetch(post(path), env, createExecutionContext())
       expect(response.status).toBe(404)
-      expect(await response.text()).toBe("404 Not Found: this MCP server is served at /mcp (NotesMCP.serve's path)")
+      expect(await response.text()).toBe(
+        `404 Not Found: this MCP server is served at /mcp (NotesMCP.serve's path); it was asked at ${path}`,
+      )
     }
   })
 
@@ -40,7 +42,9 @@ describe('McpAgent.serve', () => {
     const repo = NotesMCP.serve('/repo/*')
     for (const path of ['/repo/a', '/repo/acme/widgets', '/repo/']) expect(await reached(repo, path)).toBe('past the path check')
     for (const path of ['/repo', '/mcp', '/'])
-      expect(await reached(repo, path)).toBe("404 Not Found: this MCP server is served at /repo/* (NotesMCP.serve's path)")
+      expect(await reached(repo, path)).toBe(
+        `404 Not Found: this MCP server is served at /repo/* (NotesMCP.serve's path); it was asked at ${path}`,
+      )
     for (const path of ['/', '/mcp', '/a/b']) expect(await reached(NotesMCP.serve('/'), path)).toBe('past the path check')
     expect(await reached(NotesMCP.serve('/mcp/:org'), '/mcp/acme')).toBe('past the path check')
     expect(await reached(NotesMCP.serve('/mcp/:org'), '/mcp/acme/x')).toMatch(/^404 Not Found/)

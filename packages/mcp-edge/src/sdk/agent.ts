@@ -354,11 +354,11 @@ export abstract class McpAgent<
     const preflight = new Hono()
     preflight.options('*', mcpCors(['*']), (c) => c.body(null, 204))
     // biome-ignore lint/complexity/noThisInStatic: the subclass's name, which the 404 names
-    const notHere = notServedHere(path, `${this?.name || 'McpAgent'}.serve's path`)
+    const setBy = `${this?.name || 'McpAgent'}.serve's path`
     return {
       async fetch(request, env, ctx) {
         const { pathname } = new URL(request.url)
-        if (!served.matches(pathname)) return new Response(notHere, { status: 404 })
+        if (!served.matches(pathname)) return new Response(notServedHere(path, setBy, pathname), { status: 404 })
         // A 2025 session's DELETE from a non-browser client (a browser's goes on, to be answered with CORS).
         if (
           request.method === 'DELETE' &&

@@ -30,6 +30,7 @@ export type {
   ToolConfig,
   ToolInputSchema,
 } from './server.ts'
+export type { LooseToolAnnotations } from './types.ts'
 export type { ListResourcesCallback, ListResourcesResult, ResourceTemplateCallbacks } from './resource-template.ts'
 export {
   acceptedContent,

@@ -4,6 +4,7 @@
  * declared, logging and list changes. The questions are the running handler's (`extra`): outside
  * a handler there is no request to ask on, and they say so.
  */
+import { isObject } from '../protocol/jsonrpc.ts'
 import type { ListKind } from '../server/events/events.ts'
 import type { LogLevel } from '../protocol/constants.ts'
 import { McpError as EdgeError } from '../protocol/errors.ts'
@@ -106,8 +107,12 @@ export class LowLevelServer {
     if (capabilities.extensions) this.#hooks.extensions(capabilities.extensions)
   }
 
+  /** As SDK 1.x reads them: an empty `elicitation` declares form elicitation (`{ form: {} }`). */
   getClientCapabilities(): ClientCapabilities | undefined {
-    return (currentHandler() as RequestHandlerExtra | undefined)?.edge.meta.clientCapabilities
+    const declared = (currentHandler() as RequestHandlerExtra | undefined)?.edge.meta.clientCapabilities
+    const elicitation = declared?.elicitation
+    const empty = isObject(elicitation) && Object.keys(elicitation).length === 0
+    return empty ? { ...declared, elicitation: { form: {} } } : declared
   }
 
   getClientVersion(): Implementation | undefined {

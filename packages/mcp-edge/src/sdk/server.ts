@@ -25,6 +25,7 @@ import { isZod3 } from './zod3.ts'
 import type { ZodRawShape } from './schema.ts'
 import type {
   AnyCallback,
+  LooseToolAnnotations,
   McpServerOptions,
   PromptArgsSchema,
   PromptCallback,
@@ -168,14 +169,14 @@ export class McpServer<Env = unknown> {
   tool<In extends ZodRawShape>(
     name: string,
     paramsSchema: In,
-    annotations: ToolAnnotations,
+    annotations: LooseToolAnnotations,
     callback: ToolCallback<In, Env>,
   ): RegisteredTool
   tool<In extends ZodRawShape>(
     name: string,
     description: string,
     paramsSchema: In,
-    annotations: ToolAnnotations,
+    annotations: LooseToolAnnotations,
     callback: ToolCallback<In, Env>,
   ): RegisteredTool
   tool(name: string, ...rest: unknown[]): RegisteredTool {

@@ -182,9 +182,10 @@ function pathOf(url: string): string {
  * SDK 2.x's own serves any path, so the answer names the path and what set it.
  *
  * @example
- * new Response(notServedHere('/mcp', "MyMCP.serve's path"), { status: 404 })
+ * new Response(notServedHere('/mcp', "MyMCP.serve's path", '/'), { status: 404 })
  */
-export const notServedHere = (route: string, setBy: string) => `404 Not Found: this MCP server is served at ${route} (${setBy})`
+export const notServedHere = (route: string, setBy: string, asked: string) =>
+  `404 Not Found: this MCP server is served at ${route} (${setBy}); it was asked at ${asked}`
 
 /**
  * `server` at `route`, or at every path when it is empty (agents' `route: ''`; an agent's object,
@@ -200,11 +201,11 @@ export function serving<Env>(server: EdgeServer<Env>, route: string, given: McpH
   const legacy = given.legacy === 'reject' ? given.legacy : { logLevel: 'debug' as const, ...given.legacy }
   const options = { ...given, legacy }
   const direct = createEdgeHandler(server, options)
-  const notHere = notServedHere(route, "createMcpHandler's route option")
   let app: EdgeApp<Env> | undefined
   return {
     async fetch(request, env, host) {
-      if (route !== '' && pathOf(request.url) !== route) return new Response(notHere, { status: 404 })
+      const asked = route === '' ? route : pathOf(request.url)
+      if (asked !== route) return new Response(notServedHere(route, "createMcpHandler's route option", asked), { status: 404 })
       if (request.method === 'OPTIONS' || request.headers.has('origin')) {
         const refused = browser.refuse(request)
         if (refused) return refused

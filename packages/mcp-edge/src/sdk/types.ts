@@ -15,6 +15,13 @@ import type { ShapeOutput, Zod3Object, ZodRawShape } from './schema.ts'
 type Awaitable<T> = T | Promise<T>
 /** A user callback of any arity, kept until called with the arguments its registration implies. */
 export type AnyCallback = (...args: never[]) => unknown
+/**
+ * `tool()`'s annotations argument after a params schema, as SDK 1.x typed it until 1.2x (a
+ * passthrough schema): keys besides the annotations are taken, and listed as given. Code that nests
+ * `{ title, annotations: {…} }` there compiled against it, and compiles here.
+ */
+export type LooseToolAnnotations = ToolAnnotations & { [key: string]: unknown }
+
 /** A tool's input as the SDKs take it: a zod raw shape, a zod object (zod 4, or zod 3 as SDK 1.x takes), or nothing. */
 export type ToolInputSchema = ZodRawShape | ObjectSchema | Zod3Object | undefined
 /**
