@@ -85,8 +85,14 @@ function withMeta(schema: Schema, description: string | undefined, format?: stri
 type Convert = (node: Zod3Schema, at: string) => Schema
 
 /** A message given to a zod 3 check, as zod 4's params. */
-const says = (check: { message?: string } | null | undefined) =>
-  check?.message === undefined ? undefined : { error: check.message }
+/**
+ * A zod 3 check's params as zod 4's: its own message, else the schema's error map (`typeError`),
+ * which zod 3 asks for a check's issue too (zod 4.6 asks the schema's own for its checks; zod 4.0,
+ * which zod 3.25 carries, asks only the check's).
+ */
+type Params = { error: string | ((issue: z.core.$ZodRawIssue) => string | undefined) } | undefined
+const says = (check: { message?: string } | null | undefined, schema?: Params): Params =>
+  check?.message === undefined ? schema : { error: check.message }
 
 /** The zod 4 twin of one zod 3 schema, described as it is; its children through `convert`. */
 function build(node: Zod3Schema, at: string, convert: Convert): Schema {
@@ -146,7 +152,7 @@ function kind(def: Def, at: string, convert: Convert): Schema {
   const params = typeError(def)
   switch (def.typeName) {
     case 'ZodNumber':
-      return numberLike(def.coerce ? z.coerce.number(params) : z.number(params), def.checks)
+      return numberLike(def.coerce ? z.coerce.number(params) : z.number(params), def.checks, params)
     case 'ZodBoolean':
       return def.coerce ? z.coerce.boolean(params) : z.boolean(params)
     case 'ZodNull':
@@ -165,9 +171,9 @@ function kind(def: Def, at: string, convert: Convert): Schema {
       return z.nativeEnum(def.values, params)
     case 'ZodArray': {
       const bounds = [
-        def.minLength && z.minLength(def.minLength.value, says(def.minLength)),
-        def.maxLength && z.maxLength(def.maxLength.value, says(def.maxLength)),
-        def.exactLength && z.length(def.exactLength.value, says(def.exactLength)),
+        def.minLength && z.minLength(def.minLength.value, says(def.minLength, params)),
+        def.maxLength && z.maxLength(def.maxLength.value, says(def.maxLength, params)),
+        def.exactLength && z.length(def.exactLength.value, says(def.exactLength, params)),
       ]
       return z.array(child(def.type, 'items'), params).check(...bounds.filter(Boolean))
     }
@@ -229,8 +235,9 @@ function kind(def: Def, at: string, convert: Convert): Schema {
  */
 function string(node: Zod3Schema, def: Def): Schema {
   let format: string | undefined
+  const schema = typeError(def)
   const checks = (def.checks as Check[]).map((check) => {
-    const params = says(check)
+    const params = says(check, schema)
     switch (check.kind) {
       case 'min':
         return z.minLength(check.value, params)
@@ -258,8 +265,7 @@ function string(node: Zod3Schema, def: Def): Schema {
         return byZod3(node, def, check)
     }
   })
-  const params = typeError(def)
-  const base = def.coerce ? z.coerce.string(params) : z.string(params)
+  const base = def.coerce ? z.coerce.string(schema) : z.string(schema)
   return withMeta(checks.length === 0 ? base : base.check(...checks), def.description, format)
 }
 
@@ -291,9 +297,9 @@ function byZod3(node: Zod3Schema, def: Def, check: Check): z.core.$ZodCheck<stri
 type Zod3Result = { success: true } | { success: false; error: { issues: { message: string }[] } }
 
 /** A number's, bigint's or date's bounds (zod 3 keeps `inclusive` on `min`/`max`). */
-function numberLike<S extends z.ZodMiniType>(base: S, checks: Check[]): S {
+function numberLike<S extends z.ZodMiniType>(base: S, checks: Check[], schema: Params): S {
   const twins = checks.flatMap((check): z.core.$ZodCheck<unknown>[] => {
-    const params = says(check)
+    const params = says(check, schema)
     switch (check.kind) {
       case 'min':
         return [check.inclusive === false ? z.gt(check.value, params) : z.gte(check.value, params)]
