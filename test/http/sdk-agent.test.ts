@@ -6,7 +6,7 @@
  * clients, which have no session, it is kept per principal (here the one anonymous principal). The
  * SSE transport, which mcp-edge does not offer, answers an error that names `serve`. `LateMCP`
  * assigns its server in `init()` behind a throwing getter, on a metering subclass (metered.ts)
- * with 56 tools, listed on one page as an SDK server lists them.
+ * with 57 tools, listed on one page as an SDK server lists them.
  */
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -142,7 +142,7 @@ describe('McpAgent served with serve("/mcp"): 2026-07-28 clients (no session)', 
 
 // As most of Cloudflare's own McpAgent apps were written (a review ported one, radar): before,
 // every request answered 500 ("onStart() threw"), since the getter threw when read before init().
-describe('McpAgent whose server is assigned in init() behind a throwing getter, on a metering subclass with 56 tools', () => {
+describe('McpAgent whose server is assigned in init() behind a throwing getter, on a metering subclass with 57 tools', () => {
   const clients: (Client | ClientV2)[] = []
   afterAll(() => Promise.all(clients.map((client) => client.close())))
   const late = () => new URL('/late', worker.url)
@@ -153,7 +153,7 @@ describe('McpAgent whose server is assigned in init() behind a throwing getter, 
     clients.push(client)
     await client.connect(new StreamableHTTPClientTransport(late()))
     const listed = await client.listTools()
-    expect(listed.tools).toHaveLength(56)
+    expect(listed.tools).toHaveLength(57)
     expect(listed.nextCursor).toBeUndefined()
     expect(text(await client.callTool({ name: 'echo_55', arguments: { text: 'hi' } }))).toBe('55: hi')
     const metered = JSON.parse(text(await client.callTool({ name: 'metered', arguments: {} })) ?? '')
@@ -168,7 +168,14 @@ describe('McpAgent whose server is assigned in init() behind a throwing getter, 
     await client.connect(new TransportV2(late()))
     const listed = await client.listTools()
     expect(listed.tools.map((tool) => tool.name)).toEqual(names2025)
-    expect(names2025.slice(-2)).toEqual(['echo_55', 'metered'])
+    expect(names2025.slice(-3)).toEqual(['echo_55', 'describe_request', 'metered'])
+    // A handler annotated RequestHandlerExtra<ServerRequest, ServerNotification>, registered as it is.
+    const described = await client.callTool({
+      name: 'describe_request',
+      arguments: { level: 'info' },
+      _meta: { progressToken: 7 },
+    })
+    expect(text(described)).toBe('token 7, level info, code -32602')
     expect(listed.nextCursor).toBeUndefined()
     expect(text(await client.callTool({ name: 'echo_1', arguments: { text: 'x' } }))).toBe('1: x')
   })

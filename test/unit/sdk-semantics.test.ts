@@ -288,3 +288,19 @@ describe("tool()'s annotations argument after a params schema, as SDK 1.x typed 
     expect(result?.tools[0]?.annotations).toEqual({ title: 'List accounts', annotations: { readOnlyHint: true } })
   })
 })
+
+describe("server.server's request, close and onclose, as SDK 1.x code calls them", () => {
+  it('request asks through the running handler, and outside one rejects saying so; close resolves', async () => {
+    const server = new McpServer({ name: 'low', version: '1' })
+    server.server.onclose = () => {}
+    const logged = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      await expect(server.server.request({ method: 'roots/list' })).rejects.toThrow(
+        /^server\.request works inside a tool, prompt or resource handler only/,
+      )
+    } finally {
+      logged.mockRestore()
+    }
+    await expect(server.server.close()).resolves.toBeUndefined()
+  })
+})

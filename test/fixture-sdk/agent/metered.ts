@@ -8,6 +8,8 @@ import { McpServer } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/serve
 import type { ToolCallback } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/server/mcp.js
 import type { RequestHandlerExtra } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/shared/protocol.js
 import type { ServerNotification, ServerRequest } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
+import type { LoggingLevel, ProgressToken, TextContent } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
+import { ErrorCode, McpError } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
 import type { ZodRawShape } from 'zod/v3'
 
 export class MeteredServer extends McpServer {
@@ -23,6 +25,7 @@ export class MeteredServer extends McpServer {
     this.server.onerror = () => {
       this.errors++
     }
+    this.server.onclose = () => {}
     const tool = this.tool.bind(this)
     this.tool = (name: string, ...rest: unknown[]): ReturnType<typeof this.tool> => {
       const callback = rest[rest.length - 1] as ToolCallback<ZodRawShape | undefined>
@@ -46,4 +49,18 @@ export class MeteredServer extends McpServer {
       return tool(name, ...rest)
     }
   }
+}
+
+/** What a handler annotated with SDK 1.x's types reads: the progress token, as the SDK types it. */
+function describeCall(token: ProgressToken | undefined, level: LoggingLevel, code: ErrorCode): TextContent {
+  return { type: 'text', text: `token ${token ?? 'none'}, level ${level}, code ${code}` }
+}
+
+/** A handler written apart from its registration, annotated as SDK 1.x code annotates it. */
+export async function describeRequest(
+  args: { level: LoggingLevel },
+  extra: RequestHandlerExtra<ServerRequest, ServerNotification>,
+): Promise<{ content: TextContent[] }> {
+  if (args.level === 'emergency') throw new McpError(ErrorCode.InvalidParams, 'not that one')
+  return { content: [describeCall(extra._meta?.progressToken, args.level, ErrorCode.InvalidParams)] }
 }

@@ -14,7 +14,9 @@ import { McpAgent } from 'mcp-edge/sdk' // was: agents/mcp
 import { z } from 'zod'
 // Most McpAgent servers are on zod 3 (`import { z } from 'zod'` with zod 3.25): `zod/v3` is that API.
 import { z as z3 } from 'zod/v3'
-import { MeteredServer } from './metered.ts'
+import { describeRequest, MeteredServer } from './metered.ts'
+import type { RequestHandlerExtra } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/shared/protocol.js
+import type { ServerNotification, ServerRequest } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
 
 type State = { counter: number }
 
@@ -174,6 +176,12 @@ export class LateMCP extends McpAgent<Env, unknown, Record<string, unknown>> {
         content: [{ type: 'text', text: `${i}: ${text}` }],
       }))
     }
+    this.server.registerTool(
+      'describe_request',
+      { inputSchema: { level: z.enum(['info', 'warning', 'emergency']) } },
+      // Registered through a call: an annotated handler given as it is needs a cast (docs/migrate.md).
+      (args, extra) => describeRequest(args, extra as RequestHandlerExtra<ServerRequest, ServerNotification>),
+    )
     this.server.tool('metered', 'What the metering counted', async () => ({
       content: [
         { type: 'text', text: JSON.stringify({ calls: Object.fromEntries(this.server.calls), clients: this.server.clients }) },

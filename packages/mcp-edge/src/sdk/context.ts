@@ -46,6 +46,8 @@ type ResultSchema = unknown
  * The handler's second argument: SDK 1.x `extra` and SDK 2.x `ctx` in one. SDK 1.x's type takes
  * two arguments (`RequestHandlerExtra<ServerRequest, ServerNotification>`), which code that
  * wraps callbacks names; here the first is the Worker's env, and the second is taken and unused.
+ * A handler annotated so is not the type `registerTool` takes (`RequestHandlerExtra<unknown>`):
+ * registered as it is, it needs a cast (docs/migrate.md).
  */
 // biome-ignore lint/correctness/noUnusedVariables: SDK 1.x's second type argument, accepted as given
 export interface RequestHandlerExtra<Env = unknown, _Notification = unknown> {
@@ -53,7 +55,7 @@ export interface RequestHandlerExtra<Env = unknown, _Notification = unknown> {
   authInfo?: AuthInfo
   sessionId?: string
   requestId: RequestId
-  _meta?: Record<string, unknown>
+  _meta?: { progressToken?: string | number; [key: string]: unknown }
   requestInfo?: { headers: Record<string, string> }
   /** `notifications/progress` and `notifications/message` go to the request's stream; list changes to listeners. */
   sendNotification(notification: SdkNotification): Promise<void>

@@ -18,6 +18,8 @@ export const ErrorCode = {
   InternalError: -32603,
   UrlElicitationRequired: -32042,
 } as const
+/** One of the codes, as SDK 1.x's enum names its type (`code: ErrorCode`). */
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode]
 
 /** The SDK v2 names: 1.x's, less the transport's two, plus the codes 2.x added. */
 export const ProtocolErrorCode = {
@@ -31,6 +33,7 @@ export const ProtocolErrorCode = {
   UnsupportedProtocolVersion: -32022,
   UrlElicitationRequired: -32042,
 } as const
+export type ProtocolErrorCode = (typeof ProtocolErrorCode)[keyof typeof ProtocolErrorCode]
 
 const KINDS: Record<number, ErrorKind> = {
   [-32700]: 'parseError',

@@ -116,4 +116,18 @@ export type {
   TextContent,
   Tool,
   ToolAnnotations,
+  ImageContent,
+  AudioContent,
+  EmbeddedResource,
+  ResourceContents,
+  TextResourceContents,
+  BlobResourceContents,
+  ServerCapabilities,
+  Prompt,
+  PromptArgument,
+  RequestMeta,
+  CompleteResult,
 } from '../protocol/types.ts'
+/** SDK 1.x's names: a log level, a request's id, a progress token. */
+export type { LogLevel as LoggingLevel } from '../protocol/constants.ts'
+export type { RequestId, RequestId as ProgressToken } from '../protocol/jsonrpc.ts'

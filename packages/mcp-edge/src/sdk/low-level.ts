@@ -13,7 +13,7 @@ import { InputRequired } from '../server/input/input-round.ts'
 import { TaskSuspended } from '../server/tasks/replay.ts'
 import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
 import type { ClientCapabilities, Implementation, JsonObject } from '../protocol/types.ts'
-import type { RequestHandlerExtra, SdkNotification } from './context.ts'
+import type { RequestHandlerExtra, SdkNotification, SdkRequest } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
 import { currentHandler } from './request-store.ts'
 import { refuseCompletionNotifier, refuseRequestHandler } from './unsupported.ts'
@@ -72,6 +72,9 @@ export class LowLevelServer {
    */
   oninitialized?: (() => void) | undefined
 
+  /** Taken, and never called: the SDKs call it when their transport closes, and mcp-edge keeps none. */
+  onclose?: (() => void) | undefined
+
   constructor(hooks: LowLevelHooks) {
     this.#hooks = hooks
   }
@@ -86,6 +89,15 @@ export class LowLevelServer {
   async createMessage(params: Record<string, unknown>, _options?: unknown): Promise<any> {
     return running('createMessage').mcpReq.requestSampling(params)
   }
+
+  /** SDK 1.x `request({ method, params }, resultSchema)`: the running handler's `sendRequest`. */
+  // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
+  async request(request: SdkRequest, resultSchema?: unknown, options?: unknown): Promise<any> {
+    return running('request').sendRequest(request, resultSchema, options)
+  }
+
+  /** Nothing to close: mcp-edge serves each request on its own, with no transport to end. */
+  async close(): Promise<void> {}
 
   /** Roots (deprecated in 2026-07-28; still served to clients that declare it). */
   // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
