@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-log.ts'
 import { answer, legacyConnect, legacyGet, legacyRpc, legacyStream } from '../support/legacy.ts'
 import { buildRequest, openStream, rpc } from '../support/mcp.ts'
-import { type Collector, startCollector } from '../support/otlp-collector.ts'
+import { type CollectedSpan, type Collector, startCollector } from '../support/otlp-collector.ts'
 import { type PairServer, startPair } from '../support/pair.ts'
 
 /** The hub seq an SSE id names (one hub shard, as the demo has). */
@@ -305,11 +305,14 @@ describe('the 2025-era lane on two isolates', () => {
     } finally {
       await stream.close()
     }
-    const spans = await collector.waitFor((all) => all.some((span) => isDeliver(span) && !earlier.has(span.spanId)))
-    const deliver = spans.find((span) => isDeliver(span) && !earlier.has(span.spanId))
-    const publish = spans.find(
-      (span) => span.name === 'publish notifications/resources/updated' && span.spanId === deliver?.parentSpanId,
-    )
+    // Each isolate exports its own spans when its request is done: the publishing one's may come
+    // after the delivering one's, so both are waited for.
+    const deliverIn = (all: CollectedSpan[]) => all.find((span) => isDeliver(span) && !earlier.has(span.spanId))
+    const publishOf = (all: CollectedSpan[], deliver: CollectedSpan | undefined) =>
+      all.find((span) => span.name === 'publish notifications/resources/updated' && span.spanId === deliver?.parentSpanId)
+    const spans = await collector.waitFor((all) => publishOf(all, deliverIn(all)) !== undefined)
+    const deliver = deliverIn(spans)
+    const publish = publishOf(spans, deliver)
     expect(publish).toMatchObject({ kind: 4, traceId: deliver?.traceId, attributes: { 'mcp.resource.uri': 'notes://all' } })
     expect(publish?.attributes['mcp_edge.event.listeners']).toBeGreaterThanOrEqual(1)
     expect(deliver).toMatchObject({ kind: 5, attributes: { 'mcp.resource.uri': 'notes://all' } })
