@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
-import { completable, completersOf } from '../../packages/mcp-edge/src/sdk/schema.ts'
+import { completable, completersOf } from '../../packages/mcp-edge/src/sdk/schema/schema.ts'
 
 const ok = async () => ({ content: [{ type: 'text' as const, text: 'ok' }] })
 const quiet = <T>(body: () => T): T => {

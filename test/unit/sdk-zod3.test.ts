@@ -1,5 +1,5 @@
 /**
- * zod 3 schemas in mcp-edge/sdk (sdk/zod3.ts), as SDK 1.x takes them and most `McpAgent` servers
+ * zod 3 schemas in mcp-edge/sdk (sdk/schema/zod3.ts), as SDK 1.x takes them and most `McpAgent` servers
  * write them (`import { z } from 'zod'` with zod 3.25). The referee for each twin is the same
  * schema written by hand in zod 4: its JSON Schema from zod's own `z.toJSONSchema`, and zod 3
  * itself for what a value parses to. Then a server registered with zod 3 schemas, called through
@@ -10,9 +10,9 @@ import { describe, expect, it, vi } from 'vitest'
 import * as z4 from 'zod'
 import * as z3 from 'zod/v3'
 import { zodToJsonSchema } from '../../packages/mcp-edge/src/server/schema/json-schema.ts'
-import { completable } from '../../packages/mcp-edge/src/sdk/schema.ts'
+import { completable } from '../../packages/mcp-edge/src/sdk/schema/schema.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
-import { twin } from '../../packages/mcp-edge/src/sdk/zod3.ts'
+import { twin } from '../../packages/mcp-edge/src/sdk/schema/zod3.ts'
 import * as z from 'zod/v4/mini'
 import { sendAs } from './support.ts'
 

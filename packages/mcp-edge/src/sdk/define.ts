@@ -23,8 +23,8 @@ import { currentRequest, hostOf, withHandler } from './request-store.ts'
 import { isInputRequired } from './input.ts'
 import { runSdkHandler } from './rounds.ts'
 import type { Hooks } from './rounds.ts'
-import { completersOf, objectSchema, outputSchema } from './schema.ts'
-import type { CompleteCallback } from './schema.ts'
+import { completersOf, objectSchema, outputSchema } from './schema/schema.ts'
+import type { CompleteCallback } from './schema/schema.ts'
 import type { AnyCallback, PromptSlotConfig, ResourceSlotConfig, ToolSlotConfig } from './types.ts'
 
 const TASK_SUPPORT: Record<string, TaskMode> = { forbidden: 'never', optional: 'optional', required: 'always' }

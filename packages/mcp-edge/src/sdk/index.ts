@@ -63,7 +63,7 @@ export type {
   ServerNotification,
   ServerRequest,
 } from './context.ts'
-export { completable } from './schema.ts'
+export { completable } from './schema/schema.ts'
 export {
   ErrorCode,
   McpError,
@@ -76,7 +76,7 @@ export {
 export type { UrlElicitation } from './errors.ts'
 export { createRequestStateCodec } from './codec.ts'
 export type { RequestStateCodec, RequestStateCodecOptions } from './codec.ts'
-export type { CompleteCallback, ShapeOutput, Zod3Object, Zod3Type, ZodRawShape } from './schema.ts'
+export type { CompleteCallback, ShapeOutput, Zod3Object, Zod3Type, ZodRawShape } from './schema/schema.ts'
 export { createMcpHandler } from './handler.ts'
 export { OAuthError, OAuthErrorCode, requireBearerAuth } from './web/bearer-auth.ts'
 export type { BearerAuthOptions, OAuthTokenVerifier } from './web/bearer-auth.ts'

@@ -13,7 +13,7 @@ import { isObject } from '../protocol/jsonrpc.ts'
 import type { CapabilityPath } from '../server/capabilities.ts'
 import type { InputRequest, InputSpec, Root } from '../server/input/input.ts'
 import { toJsonSchema } from '../server/schema/schema.ts'
-import { isZod } from './schema.ts'
+import { isZod } from './schema/schema.ts'
 import type { Infer, Schema } from '../server/schema/schema.ts'
 
 /** What an `InputRequiredResult` carries (mrtr.mdx): questions, and optional state of the handler's own. */

@@ -5,7 +5,7 @@
  */
 import type { Resource } from '../protocol/types.ts'
 import type { RequestHandlerExtra } from './context.ts'
-import type { CompleteCallback } from './schema.ts'
+import type { CompleteCallback } from './schema/schema.ts'
 
 /** What a template's `list` callback returns (SDK `ListResourcesResult`). */
 export interface ListResourcesResult {

@@ -20,9 +20,9 @@ import { building, currentHandler, currentRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import { ResourceTemplate } from './resource-template.ts'
 import { experimentalTasks } from './unsupported.ts'
-import { isRawShape, isZod } from './schema.ts'
-import { isZod3 } from './zod3.ts'
-import type { ZodRawShape } from './schema.ts'
+import { isRawShape, isZod } from './schema/schema.ts'
+import { isZod3 } from './schema/zod3.ts'
+import type { ZodRawShape } from './schema/schema.ts'
 import type {
   AnyCallback,
   LooseToolAnnotations,

@@ -10,7 +10,7 @@ import type { RequestHandlerExtra } from './context.ts'
 import type { InputRequiredResult } from './input.ts'
 import type { Registered, UpdateBase } from './registered.ts'
 import type { ResourceTemplate } from './resource-template.ts'
-import type { ShapeOutput, Zod3Object, ZodRawShape } from './schema.ts'
+import type { ShapeOutput, Zod3Object, ZodRawShape } from './schema/schema.ts'
 
 type Awaitable<T> = T | Promise<T>
 /** A user callback of any arity, kept until called with the arguments its registration implies. */

@@ -20,8 +20,8 @@
  * split, each part would import the others.
  */
 import * as z from 'zod/v4/mini'
-import { isObject } from '../protocol/jsonrpc.ts'
-import type { Schema } from '../server/schema/schema.ts'
+import { isObject } from '../../protocol/jsonrpc.ts'
+import type { Schema } from '../../server/schema/schema.ts'
 
 /** A zod 3 schema as the adapter reads it: its definition, named by `typeName`. */
 export interface Zod3Schema {

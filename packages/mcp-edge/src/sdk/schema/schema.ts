@@ -5,8 +5,8 @@
  * with its completion callback, which the adapter hands to the core's `complete` option.
  */
 import * as z from 'zod/v4/mini'
-import { isObject } from '../protocol/jsonrpc.ts'
-import type { ObjectSchema, Schema } from '../server/schema/schema.ts'
+import { isObject } from '../../protocol/jsonrpc.ts'
+import type { ObjectSchema, Schema } from '../../server/schema/schema.ts'
 import { isZod3, originOf, twin, twinProperty } from './zod3.ts'
 import type { Zod3Schema } from './zod3.ts'
 
