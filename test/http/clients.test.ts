@@ -11,10 +11,10 @@
 import { createMCPClient } from '@ai-sdk/mcp'
 import type { MCPClient } from '@ai-sdk/mcp'
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { answeringClientV1, answerWith } from '../support/sdk-clients.ts'
 import { hasPython, inspect as inspectAt, pythonClient, pythonSeen, startMcpRemote } from '../support/client-processes.ts'
 import type { McpRemote } from '../support/client-processes.ts'
 import { legacyRpc } from '../support/legacy.ts'
@@ -37,13 +37,7 @@ describe('@modelcontextprotocol/sdk 1.x client (defaults)', () => {
   const asked: unknown[] = []
 
   beforeAll(async () => {
-    client = new Client({ name: 'sdk-1x', version: '1.0.0' }, { capabilities: { elicitation: {} } })
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      asked.push(request.params)
-      return CONFIRM
-    })
-    transport = new StreamableHTTPClientTransport(new URL(inject('templateUrl')))
-    await client.connect(transport)
+    ;({ client, transport } = await answeringClientV1(new URL(inject('templateUrl')), answerWith(CONFIRM, asked)))
   })
   afterAll(() => client?.close())
 

@@ -5,11 +5,12 @@
  * called again: the 2.x client pinned to 2026-07-28 answers through input_required rounds, the SDK
  * 1.x client and mcp-remote (2025 era) through elicitation requests on the call's stream.
  */
-import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
+import type { Client as ClientV2 } from '@modelcontextprotocol/client'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { answeringClientV2 } from '../support/sdk-clients.ts'
 import { startMcpRemote } from '../support/client-processes.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
@@ -35,12 +36,7 @@ describe('SDK 2.x factory via createMcpHandler: the 2.x client pinned to 2026-07
   const you = person(true, false)
 
   beforeAll(async () => {
-    client = new ClientV2(
-      { name: 'client-2x', version: '1.0.0' },
-      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
-    )
-    client.setRequestHandler('elicitation/create', async (request) => you.answer(request.params))
-    await client.connect(new TransportV2(new URL(worker.url)))
+    client = await answeringClientV2(new URL(worker.url), (params) => you.answer(params as never))
   })
   afterAll(() => client?.close())
 

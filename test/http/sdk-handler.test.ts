@@ -6,11 +6,11 @@
  * same confirmation through input_required rounds), Inspector's CLI, mcp-remote as a desktop host,
  * and the Python SDK both ways where `.venv-python` holds it.
  */
-import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import type { Client as ClientV2 } from '@modelcontextprotocol/client'
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { answeringClientV1, answeringClientV2, answerWith } from '../support/sdk-clients.ts'
 import { hasPython, inspect, pythonClient, pythonSeen, startMcpRemote } from '../support/client-processes.ts'
 import type { McpRemote } from '../support/client-processes.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
@@ -32,13 +32,7 @@ describe('SDK 1.x server via createMcpHandler: the SDK 1.x client (2025 era, def
   const asked: unknown[] = []
 
   beforeAll(async () => {
-    client = new Client({ name: 'sdk-1x', version: '1.0.0' }, { capabilities: { elicitation: {} } })
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      asked.push(request.params)
-      return CONFIRM
-    })
-    transport = new StreamableHTTPClientTransport(new URL(worker.url))
-    await client.connect(transport)
+    ;({ client, transport } = await answeringClientV1(new URL(worker.url), answerWith(CONFIRM, asked)))
   })
   afterAll(() => client?.close())
 
@@ -136,15 +130,7 @@ describe('SDK 1.x server via createMcpHandler: the 2.x client pinned to 2026-07-
   const asked: unknown[] = []
 
   beforeAll(async () => {
-    client = new ClientV2(
-      { name: 'client-2x', version: '1.0.0' },
-      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
-    )
-    client.setRequestHandler('elicitation/create', async (request) => {
-      asked.push(request.params)
-      return CONFIRM
-    })
-    await client.connect(new TransportV2(new URL(worker.url)))
+    client = await answeringClientV2(new URL(worker.url), answerWith(CONFIRM, asked))
   })
   afterAll(() => client?.close())
 
