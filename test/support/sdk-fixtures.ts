@@ -6,6 +6,7 @@
  */
 
 const ORIGINALS = [
+  '@modelcontextprotocol/sdk/server/index.js',
   '@modelcontextprotocol/sdk/server/mcp.js',
   '@modelcontextprotocol/sdk/shared/protocol.js',
   '@modelcontextprotocol/sdk/types.js',

@@ -36,6 +36,7 @@ describe('the SDK-style fixtures (test/fixture-sdk)', () => {
       'bearer-auth',
       'conformance',
       'examples',
+      'low-level',
       'v1-handler',
       'v2-default',
       'v2-factory',

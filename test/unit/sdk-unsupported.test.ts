@@ -31,11 +31,12 @@ describe('server.experimental.tasks.registerToolTask', () => {
 })
 
 describe('server.server.setRequestHandler and sendResourceUpdated', () => {
-  it('refuses a custom method naming why, takes resources/subscribe and unsubscribe', () => {
+  it('refuses a custom method naming why, takes resources/subscribe, unsubscribe and logging/setLevel', () => {
     const server = new McpServer({ name: 'sdk', version: '1' })
     expect(() => server.server.setRequestHandler('acme/search', () => ({}))).toThrow(
-      /^server\.server\.setRequestHandler\("acme\/search"\) is not supported by mcp-edge\/sdk: .*serves no custom ones/,
+      /^setRequestHandler\("acme\/search"\) is not supported by mcp-edge\/sdk: .*serves no custom ones/,
     )
+    expect(() => server.server.setRequestHandler('logging/setLevel', () => ({}))).not.toThrow()
     expect(() => server.server.setRequestHandler('resources/subscribe', () => ({}))).not.toThrow()
     expect(() => server.server.setRequestHandler('resources/unsubscribe', () => ({}))).not.toThrow()
   })

@@ -26,13 +26,12 @@ import type { AuthOptions } from '../http/auth.ts'
 import { checkOrigin } from '../http/guards.ts'
 import { failure, rejection } from '../http/respond.ts'
 import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
-import type { McpServer as EdgeServer } from '../server/server.ts'
 import type { NonceLedger } from '../server/tasks/tasks.ts'
 import type { Principal } from '../server/types.ts'
-import type { McpServer } from './server.ts'
 import type { CreateMcpHandlerOptions } from './handler-types.ts'
 import { browserRules, edgeOf, edgeOptions, ignoredOptions, notServedHere, rollbackPoint, serving } from './serving.ts'
-import type { Serving } from './serving.ts'
+import type { AnyServer, Serving } from './serving.ts'
+import { prepared } from './low-level-server.ts'
 import { currentHandler, currentRequest, RequestHost, withBuilding, withRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
@@ -130,7 +129,7 @@ export abstract class McpAgent<
 > extends DurableObject<Env> {
   // `any`: a server built without a type argument (`new McpServer({...})`, as agents' examples do).
   // biome-ignore lint/suspicious/noExplicitAny: any Env, as above
-  abstract server: McpServer<any> | EdgeServer<any> | Promise<McpServer<any> | EdgeServer<any>>
+  abstract server: AnyServer<any> | Promise<AnyServer<any>>
   /** Register tools here; runs once per object, before its first request. */
   abstract init(): Promise<void>
   // `initialState` is the subclass's own field (not declared here, so it needs no `override`).
@@ -193,7 +192,7 @@ export abstract class McpAgent<
    * wrote it: "Tried to access server before it was initialized") has nothing yet either.
    */
   async #runInit(): Promise<void> {
-    let server: McpServer | EdgeServer | PromiseLike<McpServer | EdgeServer> | undefined
+    let server: AnyServer<unknown> | PromiseLike<AnyServer<unknown>> | undefined
     try {
       server = this.server
     } catch {
@@ -317,7 +316,7 @@ export abstract class McpAgent<
         return { ...services, nonces: services.nonces ?? this.#ledger() }
       },
     }
-    const server = await this.server
+    const server = await prepared(await this.server)
     // The Worker refused the origins it does not allow (serve's browser rules): any that arrives passed.
     return serving(edgeOf(server), '', options, browserRules({ allowedOriginHostnames: '*' }))
   }

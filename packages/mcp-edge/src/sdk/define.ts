@@ -53,7 +53,7 @@ function toolFailure(error: unknown, ctx: RequestContext<unknown>): CallToolResu
  * as no content, SDK 2.x adds its JSON as text, which the 2026-07-28 revision asks of structured
  * results; the core needs `content`, so it is completed here as SDK 2.x completes it.
  */
-function withContent(result: unknown): unknown {
+export function withContent(result: unknown): unknown {
   if (!isObject(result) || 'content' in result || isInputRequired(result)) return result
   const { structuredContent } = result as { structuredContent?: unknown }
   const content = structuredContent === undefined ? [] : [{ type: 'text', text: JSON.stringify(structuredContent) }]
@@ -108,7 +108,7 @@ export function defineTool<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: strin
  * 2026-07-28 retired ("MUST NOT be emitted"): there, as SDK 2.x does, an error naming the
  * replacement. For every kind of handler (tools, resources, prompts).
  */
-function protocolFailure(error: unknown, ctx: RequestContext<unknown>): never {
+export function protocolFailure(error: unknown, ctx: RequestContext<unknown>): never {
   if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired && isModern(ctx.meta.protocolVersion))
     throw new EdgeError('internalError', URL_ELICITATION_RETIRED)
   throw error

@@ -7,8 +7,7 @@ import type { Principal } from '../server/types.ts'
 import type { ServerNotifier } from './notifier.ts'
 import type { AuthInfo } from './principal.ts'
 import type { McpAuthContext } from './request-store.ts'
-import type { McpServer as EdgeServer } from '../server/server.ts'
-import type { McpServer } from './server.ts'
+import type { AnyServer } from './serving.ts'
 
 /**
  * agents' CORS options. `origin`: allowed besides loopback origins (its host name, as agents
@@ -61,9 +60,7 @@ export interface McpHandlerRequestOptions {
   parsedBody?: unknown
 }
 
-export type McpServerFactory<Env = unknown> = (
-  ctx: McpRequestContext,
-) => McpServer<Env> | EdgeServer<Env> | Promise<McpServer<Env> | EdgeServer<Env>>
+export type McpServerFactory<Env = unknown> = (ctx: McpRequestContext) => AnyServer<Env> | Promise<AnyServer<Env>>
 
 export interface CreateMcpHandlerOptions<Env = unknown> extends Omit<McpHttpOptions<Env>, 'legacy'>, IgnoredHandlerOptions {
   /**

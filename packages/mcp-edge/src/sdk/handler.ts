@@ -17,7 +17,6 @@ import { McpError } from '../protocol/errors.ts'
 import { rejection } from '../http/respond.ts'
 import { ConfigurationError } from '../server/errors.ts'
 import { errorFields, libraryLog } from '../server/telemetry/log.ts'
-import type { McpServer as EdgeServer } from '../server/server.ts'
 import { authInfoOf } from './context.ts'
 import type {
   CreateMcpHandlerOptions,
@@ -36,7 +35,8 @@ import type { McpAuthContext } from './request-store.ts'
 import { McpServer } from './server.ts'
 import { browserRules, edgeOf, edgeOptions, ignoredOptions, serving } from './serving.ts'
 import { report, reportsTo } from './low-level.ts'
-import type { Serving } from './serving.ts'
+import { prepared, Server } from './low-level-server.ts'
+import type { AnyServer, Serving } from './serving.ts'
 import { conventionalEvents } from './services.ts'
 
 /** Handlers built before, by server or factory: SDK code often calls createMcpHandler per request. */
@@ -89,7 +89,7 @@ export function createMcpHandler<Env = unknown>(
   // `any`: SDK code builds its server without an Env type (`new McpServer({...})`), while the
   // options may name one (a `services` function of the Worker's env).
   // biome-ignore lint/suspicious/noExplicitAny: see above
-  serverOrFactory: McpServer<any> | EdgeServer<any> | McpServerFactory<any>,
+  serverOrFactory: AnyServer<any> | McpServerFactory<any>,
   options: CreateMcpHandlerOptions<Env> = {},
 ): McpFetchHandler {
   // Built once per server (or factory) and options, `authContext` aside (agents' examples give
@@ -179,15 +179,16 @@ const RUNTIME_CONTEXT: HandlerContext = { waitUntil: (promise) => waitUntil(prom
 
 function buildHandler<Env>(
   // biome-ignore lint/suspicious/noExplicitAny: as createMcpHandler's
-  serverOrFactory: McpServer<any> | EdgeServer<any> | McpServerFactory<any>,
+  serverOrFactory: AnyServer<any> | McpServerFactory<any>,
   options: CreateMcpHandlerOptions<Env>,
 ): Handle {
   const route = options.route ?? '/mcp'
   const mounted = edgeOptions(options)
   const browser = browserRules(options)
   const sayIgnored = ignoredOptions(options)
-  const appOf = (server: McpServer<Env> | EdgeServer<Env>) => {
+  const appOf = (server: AnyServer<Env>) => {
     if (options.onerror && server instanceof McpServer) reportsTo(server.server, options.onerror)
+    if (options.onerror && server instanceof Server) reportsTo(server, options.onerror)
     const edge = edgeOf(server)
     if (typeof serverOrFactory === 'function') factoryBuilt(serverOrFactory, edge)
     return serving(edge, route, mounted, browser)
@@ -222,8 +223,10 @@ function buildHandler<Env>(
   const factory = typeof serverOrFactory === 'function' ? serverOrFactory : undefined
   const make = (host: RequestHost) =>
     factory
-      ? Promise.resolve(withBuilding(host, () => factory(contextFor(host)))).then(appOf)
-      : appOf(serverOrFactory as McpServer<Env> | EdgeServer<Env>)
+      ? Promise.resolve(withBuilding(host, () => factory(contextFor(host))))
+          .then(prepared)
+          .then(appOf)
+      : Promise.resolve(prepared(serverOrFactory as AnyServer<Env>)).then(appOf)
   // What a build throws (the factory, or the options) is `onerror`'s to hear, once per attempt:
   // the requests waiting on a shared build are answered from the same failure.
   const build = (host: RequestHost): Promise<Serving> =>

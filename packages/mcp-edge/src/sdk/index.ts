@@ -102,6 +102,21 @@ export { McpAgent } from './agent.ts'
 export { CfWorkerJsonSchemaValidator } from './validators.ts'
 export type { ServeOptions } from './agent.ts'
 export { LowLevelServer } from './low-level.ts'
+export {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  Server,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from './low-level-server.ts'
+export type { RequestHandler } from './low-level-server.ts'
 export type {
   CallToolResult,
   ClientCapabilities,

@@ -32,11 +32,22 @@ export type SubscribeHandler = (
   ctx: RequestHandlerExtra,
 ) => unknown
 
-/** An SDK 1.x request schema, as far as its method is read (`SubscribeRequestSchema.shape.method.value`). */
-type RequestSchema = { shape?: { method?: { value?: unknown } } }
+/** An SDK request schema, as far as its method is read (`SubscribeRequestSchema.shape.method.value`). */
+export type RequestSchema = { shape?: { method?: unknown } }
+
+/**
+ * The method a request schema names (or the name itself, as SDK 2.x gives it): zod 3's and classic
+ * zod 4's literal say it as `value`, zod/mini's (mcp-edge/sdk's own schemas) in its definition.
+ */
+export function methodOf(methodOrSchema: string | RequestSchema): string | undefined {
+  if (typeof methodOrSchema === 'string') return methodOrSchema
+  const literal = methodOrSchema?.shape?.method as { value?: unknown; _zod?: { def?: { values?: unknown[] } } } | undefined
+  const method = literal?.value ?? literal?._zod?.def?.values?.[0]
+  return typeof method === 'string' ? method : undefined
+}
 
 /** The methods whose bookkeeping mcp-edge keeps itself: a handler set for them is not needed. */
-const KEPT_BY_MCP_EDGE = new Set(['resources/subscribe', 'resources/unsubscribe'])
+const KEPT_BY_MCP_EDGE = new Set(['resources/subscribe', 'resources/unsubscribe', 'logging/setLevel'])
 
 /**
  * The handler running now, or an error saying where the call works (the methods are async, so it
@@ -148,15 +159,16 @@ export class LowLevelServer {
   /**
    * `resources/subscribe` and `resources/unsubscribe`: accepted and not called, as mcp-edge keeps a
    * 2025 session's subscriptions itself (sealed in the session, served on its GET stream) and
-   * 2026-07-28 clients subscribe with `subscriptions/listen`. Any other method is refused, naming why.
+   * 2026-07-28 clients subscribe with `subscriptions/listen`; so is `logging/setLevel` (the level is
+   * the session's, or the request's). Any other method is refused, naming why.
    */
   setRequestHandler(method: 'resources/subscribe' | 'resources/unsubscribe', handler: SubscribeHandler): void
   setRequestHandler(methodOrSchema: string | RequestSchema, handler: unknown): void
   setRequestHandler(methodOrSchema: string | RequestSchema, _handler: unknown): void {
     // SDK 2.x names the method; SDK 1.x passes the request's schema (`SubscribeRequestSchema`).
-    const method = typeof methodOrSchema === 'string' ? methodOrSchema : methodOrSchema?.shape?.method?.value
-    if (typeof method === 'string' && KEPT_BY_MCP_EDGE.has(method)) return
-    refuseRequestHandler(typeof method === 'string' ? method : String(methodOrSchema))
+    const method = methodOf(methodOrSchema)
+    if (method !== undefined && KEPT_BY_MCP_EDGE.has(method)) return
+    refuseRequestHandler(method ?? String(methodOrSchema))
   }
 
   sendToolListChanged(): Promise<void> {

@@ -15,12 +15,15 @@ import type { McpVariables } from '../http/hono.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
 import type { CreateMcpHandlerOptions, IgnoredHandlerOptions } from './handler-types.ts'
 import { RequestHost } from './request-store.ts'
+import type { Server } from './low-level-server.ts'
 import type { McpServer } from './server.ts'
 import { conventionalServices } from './services.ts'
 import { hostnameOf } from './web/guards.ts'
 
-export const edgeOf = <Env>(server: McpServer<Env> | EdgeServer<Env>): EdgeServer<Env> =>
-  server instanceof EdgeServer ? server : server.edge
+/** What the adapter serves: an SDK-style server (`McpServer`, the low-level `Server`) or mcp-edge's own. */
+export type AnyServer<Env> = McpServer<Env> | Server<Env> | EdgeServer<Env>
+
+export const edgeOf = <Env>(server: AnyServer<Env>): EdgeServer<Env> => (server instanceof EdgeServer ? server : server.edge)
 
 /**
  * What `edge` has registered now, as a function that removes whatever is registered after it: an

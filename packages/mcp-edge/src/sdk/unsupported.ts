@@ -45,8 +45,9 @@ export function refuseCompletionNotifier(elicitationId: string): never {
  */
 export function refuseRequestHandler(method: string): never {
   throw new Error(
-    `server.server.setRequestHandler("${method}") is not supported by mcp-edge/sdk: mcp-edge answers the protocol's ` +
-      'methods itself and serves no custom ones. Register tools, resources and prompts on the McpServer ' +
-      '(resources/subscribe and resources/unsubscribe are accepted: mcp-edge keeps subscriptions itself; docs/migrate.md).',
+    `setRequestHandler("${method}") is not supported by mcp-edge/sdk: mcp-edge answers the protocol's methods ` +
+      'itself and serves no custom ones. Register tools, resources and prompts on an McpServer, or set the handlers ' +
+      'of their lists, calls, reads and gets on a Server (resources/subscribe, resources/unsubscribe and ' +
+      'logging/setLevel are accepted: mcp-edge keeps them itself; docs/migrate.md).',
   )
 }

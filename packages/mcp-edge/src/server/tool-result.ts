@@ -36,7 +36,7 @@ export function finishResult(tool: ToolEntry, result: CallToolResult, assembled:
       throw new McpError('internalError', `Tool ${tool.name} returned structuredContent that does not match its outputSchema`)
     }
     // server/tools.mdx: a tool that returns structured content SHOULD also return it as text.
-    if (!content.some((block) => block.type === 'text')) {
+    if (result.structuredContent !== undefined && !content.some((block) => block.type === 'text')) {
       content = [...content, { type: 'text', text: JSON.stringify(result.structuredContent) }]
     }
   }

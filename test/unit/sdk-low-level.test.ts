@@ -1,0 +1,250 @@
+/**
+ * The SDKs' low-level `Server` on mcp-edge/sdk (src/sdk/low-level-server.ts): its list handlers
+ * read into the core's registries when it is prepared, and again when it announces a change; each
+ * item served by its call, read or get handler with the request as the SDK builds it; what a list
+ * handler returns that cannot be served fails the read, naming the item. In Node, through the
+ * core's `handle`; real clients over HTTP are test/http/sdk-low-level.test.ts's.
+ */
+import {
+  CallToolRequestSchema as Sdk1CallTool,
+  ListToolsRequestSchema as Sdk1ListTools,
+} from '@modelcontextprotocol/sdk/types.js'
+import { describe, expect, it } from 'vitest'
+import {
+  CallToolRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  Server,
+  GetPromptRequestSchema,
+} from '../../packages/mcp-edge/src/sdk/low-level-server.ts'
+import { sendAs } from './support.ts'
+
+type Listed = {
+  tools: { name: string; inputSchema: unknown; outputSchema?: unknown; annotations?: unknown }[]
+  nextCursor?: string
+}
+type ToolAnswer = { content: { type: string; text: string }[]; isError?: boolean; structuredContent?: unknown }
+
+const OBJECT = { type: 'object', properties: { text: { type: 'string' } } }
+const echoTool = (name: string, extra: Record<string, unknown> = {}) => ({ name, inputSchema: OBJECT, ...extra })
+
+function echoServer(tools: () => Record<string, unknown>[]) {
+  const server = new Server({ name: 'low', version: '1' }, { capabilities: { tools: {} } })
+  const seen: unknown[] = []
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools() }))
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    seen.push(request)
+    return { content: [{ type: 'text', text: `${request.params.name}: ${String(request.params.arguments?.text)}` }] }
+  })
+  return { server, seen }
+}
+
+describe('a low-level Server’s tools', () => {
+  it('are what its list handler returned, schemas and fields as given, once prepared', async () => {
+    const annotations = { readOnlyHint: true }
+    const output = { type: 'object', properties: { n: { type: 'number' } } }
+    const { server } = echoServer(() => [echoTool('echo', { title: 'Echo', annotations, outputSchema: output, _meta: { a: 1 } })])
+    // Nothing is listed before: the server has no tools yet, so it offers none.
+    expect((await sendAs<Listed>(server.edge, 'tools/list', {})).error?.code).toBe(-32601)
+    await server.prepared()
+    const { result } = await sendAs<Listed>(server.edge, 'tools/list', {})
+    expect(result?.tools).toEqual([
+      { name: 'echo', title: 'Echo', inputSchema: OBJECT, outputSchema: output, annotations, _meta: { a: 1 } },
+    ])
+  })
+
+  it('are called through its CallTool handler with the request as the SDK builds it', async () => {
+    const { server, seen } = echoServer(() => [echoTool('echo')])
+    await server.prepared()
+    const { result } = await sendAs<ToolAnswer>(server.edge, 'tools/call', { name: 'echo', arguments: { text: 'hi' } })
+    expect(result?.content).toEqual([{ type: 'text', text: 'echo: hi' }])
+    expect(seen).toEqual([{ method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }])
+  })
+
+  it('a name it did not list is -32602 before its handler runs', async () => {
+    const { server, seen } = echoServer(() => [echoTool('echo')])
+    await server.prepared()
+    const { error } = await sendAs(server.edge, 'tools/call', { name: 'nope', arguments: {} })
+    expect(error?.code).toBe(-32602)
+    expect(seen).toEqual([])
+  })
+
+  it('takes SDK 1.x’s own request schemas, and SDK 2.x’s method names', async () => {
+    const server = new Server({ name: 'low', version: '1' })
+    server.setRequestHandler(Sdk1ListTools, async () => ({ tools: [echoTool('one')] }))
+    server.setRequestHandler(Sdk1CallTool, async () => ({ content: [{ type: 'text', text: '1' }] }))
+    const v2 = new Server({ name: 'low', version: '1' })
+    v2.setRequestHandler('tools/list', async () => ({ tools: [echoTool('two')] }))
+    v2.setRequestHandler('tools/call', async () => ({ content: [{ type: 'text', text: '2' }] }))
+    await Promise.all([server.prepared(), v2.prepared()])
+    expect((await sendAs<ToolAnswer>(server.edge, 'tools/call', { name: 'one' })).result?.content[0]?.text).toBe('1')
+    expect((await sendAs<ToolAnswer>(v2.edge, 'tools/call', { name: 'two' })).result?.content[0]?.text).toBe('2')
+  })
+
+  it('are read again when the server announces a change: added, changed and removed', async () => {
+    let tools = [echoTool('a'), echoTool('b', { description: 'old' })]
+    const { server } = echoServer(() => tools)
+    await server.prepared()
+    tools = [echoTool('b', { description: 'new' }), echoTool('c')]
+    await server.sendToolListChanged()
+    const { result } = await sendAs<Listed>(server.edge, 'tools/list', {})
+    expect(result?.tools.map((tool) => [tool.name, (tool as { description?: string }).description])).toEqual([
+      ['b', 'new'],
+      ['c', undefined],
+    ])
+    expect((await sendAs(server.edge, 'tools/call', { name: 'a' })).error?.code).toBe(-32602)
+  })
+
+  it('follows nextCursor through every page into one list', async () => {
+    const server = new Server({ name: 'low', version: '1' })
+    const pages: Record<string, { tools: unknown[]; nextCursor?: string }> = {
+      '': { tools: [echoTool('p1')], nextCursor: 'two' },
+      two: { tools: [echoTool('p2')], nextCursor: 'three' },
+      three: { tools: [echoTool('p3')] },
+    }
+    server.setRequestHandler(ListToolsRequestSchema, async (request) => pages[request.params?.cursor ?? ''])
+    server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [] }))
+    await server.prepared()
+    const { result } = await sendAs<Listed>(server.edge, 'tools/list', {})
+    expect(result?.tools.map((tool) => tool.name)).toEqual(['p1', 'p2', 'p3'])
+  })
+
+  it('a tool that throws is a JSON-RPC error, as the SDK’s low-level server answers', async () => {
+    const server = new Server({ name: 'low', version: '1' })
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [echoTool('boom')] }))
+    server.setRequestHandler(CallToolRequestSchema, async () => {
+      throw new Error('broke')
+    })
+    await server.prepared()
+    const { result, error } = await sendAs(server.edge, 'tools/call', { name: 'boom' })
+    expect(result).toBeUndefined()
+    expect(error?.code).toBe(-32603)
+  })
+})
+
+describe('what a list handler returns that cannot be served fails the read, naming it', () => {
+  const failing = async (tools: unknown) => {
+    const server = new Server({ name: 'low', version: '1' })
+    server.setRequestHandler(ListToolsRequestSchema, async () => tools as { tools: [] })
+    return server.prepared().then(
+      () => 'read',
+      (error: Error) => error.message,
+    )
+  }
+
+  it('no tools array, a tool without a name, without an object input schema, or listed twice', async () => {
+    expect(await failing({})).toBe('tools/list: the handler returned no "tools" array')
+    expect(await failing({ tools: [{ inputSchema: OBJECT }] })).toBe('tools/list: a tool has no name')
+    expect(await failing({ tools: [{ name: 'x', inputSchema: { type: 'string' } }] })).toBe(
+      'tools/list: tool "x" has no inputSchema of type "object"',
+    )
+    expect(await failing({ tools: [echoTool('x'), echoTool('x')] })).toBe('tool "x" is listed twice')
+  })
+
+  it('a cursor that never ends stops at 100 pages', async () => {
+    const server = new Server({ name: 'low', version: '1' })
+    let pages = 0
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      pages++
+      return { tools: [], nextCursor: 'again' }
+    })
+    await expect(server.prepared()).rejects.toThrow('tools/list: more than 100 pages')
+    expect(pages).toBe(100)
+  })
+
+  it('a failed read is tried again at the next prepare', async () => {
+    let fail = true
+    const { server } = echoServer(() => {
+      if (fail) throw new Error('upstream down')
+      return [echoTool('back')]
+    })
+    await expect(server.prepared()).rejects.toThrow('upstream down')
+    fail = false
+    await server.prepared()
+    expect((await sendAs<Listed>(server.edge, 'tools/list', {})).result?.tools.map((tool) => tool.name)).toEqual(['back'])
+  })
+
+  it('a list handler that asks the client is told there is none', async () => {
+    const server = new Server({ name: 'low', version: '1' })
+    server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+      await extra.sendRequest({ method: 'roots/list' })
+      return { tools: [] }
+    })
+    await expect(server.prepared()).rejects.toThrow('tools/list is read when mcp-edge builds its lists, with no client to ask')
+  })
+})
+
+describe('a low-level Server’s resources and prompts', () => {
+  it('resources listed on pages are one list, read through ReadResource', async () => {
+    const server = new Server({ name: 'low', version: '1' })
+    server.setRequestHandler(ListResourcesRequestSchema, async (request) =>
+      request.params?.cursor
+        ? { resources: [{ uri: 'n://2', name: 'two' }] }
+        : { resources: [{ uri: 'n://1', name: 'one', mimeType: 'text/plain' }], nextCursor: 'next' },
+    )
+    server.setRequestHandler(ReadResourceRequestSchema, async (request) => ({
+      contents: [{ uri: request.params.uri, text: `read ${request.params.uri}` }],
+    }))
+    await server.prepared()
+    const listed = await sendAs<{ resources: unknown[] }>(server.edge, 'resources/list', {})
+    expect(listed.result?.resources).toEqual([
+      { uri: 'n://1', name: 'one', mimeType: 'text/plain' },
+      { uri: 'n://2', name: 'two' },
+    ])
+    const read = await sendAs<{ contents: unknown[] }>(server.edge, 'resources/read', { uri: 'n://2' })
+    expect(read.result?.contents).toEqual([{ uri: 'n://2', text: 'read n://2' }])
+  })
+
+  it('a resource without a name fails the read', async () => {
+    const server = new Server({ name: 'low', version: '1' })
+    server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [{ uri: 'n://1' }] }) as never)
+    await expect(server.prepared()).rejects.toThrow('resource "n://1" has no name')
+  })
+
+  it('prompts keep their listed arguments; a missing required one is refused before the handler', async () => {
+    const server = new Server({ name: 'low', version: '1' })
+    const got: unknown[] = []
+    server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+      prompts: [{ name: 'greet', arguments: [{ name: 'who', description: 'Whom', required: true }, { name: 'tone' }] }],
+    }))
+    server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+      got.push(request.params)
+      return { messages: [{ role: 'user', content: { type: 'text', text: `hi ${request.params.arguments?.who}` } }] }
+    })
+    await server.prepared()
+    const listed = await sendAs<{ prompts: unknown[] }>(server.edge, 'prompts/list', {})
+    expect(listed.result?.prompts).toEqual([
+      {
+        name: 'greet',
+        arguments: [
+          { name: 'who', description: 'Whom', required: true },
+          { name: 'tone', required: false },
+        ],
+      },
+    ])
+    expect((await sendAs(server.edge, 'prompts/get', { name: 'greet', arguments: {} })).error?.code).toBe(-32602)
+    expect(got).toEqual([])
+    const { result } = await sendAs<{ messages: unknown[] }>(server.edge, 'prompts/get', {
+      name: 'greet',
+      arguments: { who: 'Ada' },
+    })
+    expect(result?.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'hi Ada' } }])
+    expect(got).toEqual([{ name: 'greet', arguments: { who: 'Ada' } }])
+  })
+})
+
+describe('setRequestHandler on a low-level Server', () => {
+  it('accepts what mcp-edge keeps itself and refuses what it cannot serve, naming why', () => {
+    const server = new Server({ name: 'low', version: '1' })
+    expect(() => server.setRequestHandler('logging/setLevel', async () => ({}))).not.toThrow()
+    expect(() => server.setRequestHandler('resources/subscribe', async () => ({}))).not.toThrow()
+    expect(() => server.setRequestHandler('ping', async () => ({}))).toThrow(/setRequestHandler\("ping"\) is not supported/)
+    expect(() => server.setRequestHandler('tools/call', 'not a function' as never)).toThrow(TypeError)
+  })
+
+  it('connect(transport) says how a Worker serves it', async () => {
+    await expect(new Server({ name: 'low', version: '1' }).connect({})).rejects.toThrow(/createMcpHandler\(server\)/)
+  })
+})
