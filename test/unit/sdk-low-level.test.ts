@@ -9,7 +9,7 @@ import {
   CallToolRequestSchema as Sdk1CallTool,
   ListToolsRequestSchema as Sdk1ListTools,
 } from '@modelcontextprotocol/sdk/types.js'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import {
   CallToolRequestSchema,
   ListPromptsRequestSchema,
@@ -242,6 +242,20 @@ describe('setRequestHandler on a low-level Server', () => {
     expect(() => server.setRequestHandler('resources/subscribe', async () => ({}))).not.toThrow()
     expect(() => server.setRequestHandler('ping', async () => ({}))).toThrow(/setRequestHandler\("ping"\) is not supported/)
     expect(() => server.setRequestHandler('tools/call', 'not a function' as never)).toThrow(TypeError)
+  })
+
+  it('setNotificationHandler is accepted and never called, said once in the log', () => {
+    const server = new Server({ name: 'low', version: '1' })
+    const logged = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      server.setNotificationHandler('notifications/roots/list_changed', () => {})
+      server.setNotificationHandler('notifications/roots/list_changed', () => {})
+      const messages = logged.mock.calls.map(([line]) => (JSON.parse(String(line)) as { msg: string }).msg)
+      const said = 'setNotificationHandler("notifications/roots/list_changed") is accepted and never called'
+      expect(messages.filter((message) => message.startsWith(said))).toHaveLength(1)
+    } finally {
+      logged.mockRestore()
+    }
   })
 
   it('connect(transport) says how a Worker serves it', async () => {

@@ -171,6 +171,22 @@ export class LowLevelServer {
     refuseRequestHandler(method ?? String(methodOrSchema))
   }
 
+  /**
+   * Taken, and never called (logged once, naming the method): the SDKs call it for a client's
+   * notification on their session object, and mcp-edge answers a client's notifications itself
+   * (`notifications/initialized`, `notifications/cancelled`, which aborts the call's `signal`) and
+   * keeps no session object to hand the others to (`notifications/roots/list_changed`: read the
+   * roots in the handler that needs them, with `listRoots()`).
+   */
+  setNotificationHandler(methodOrSchema: string | RequestSchema, _handler: unknown): void {
+    const method = methodOf(methodOrSchema) ?? String(methodOrSchema)
+    warnOnce(
+      `setNotificationHandler("${method}") is accepted and never called: mcp-edge hands no client notifications to handlers (docs/migrate.md)`,
+    )
+  }
+
+  removeNotificationHandler(_method: string): void {}
+
   sendToolListChanged(): Promise<void> {
     this.#hooks.listChanged('tools')
     return Promise.resolve()
