@@ -10,6 +10,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Client as ClientV2 } from '@modelcontextprotocol/client'
 import { McpError } from '@modelcontextprotocol/sdk/types.js'
+import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { answeringClientV1, answeringClientV2, answerWith } from '../support/sdk-clients.ts'
 import { inspect } from '../support/client-processes.ts'
@@ -196,5 +197,47 @@ describe('an McpAgent whose server is a promise of a low-level Server (Cloudflar
     } finally {
       await client.close()
     }
+  })
+})
+
+describe('a low-level Server whose lists cannot be read', () => {
+  const initialize = (path: string) =>
+    fetch(new URL(path, worker.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    })
+
+  it('a list handler that throws: 500, its message kept for the log (it may hold anything)', async () => {
+    const response = await initialize('/throwing')
+    const body = (await response.json()) as { error: { code: number; message: string } }
+    expect([response.status, body.error]).toEqual([
+      500,
+      { code: -32603, message: "Server misconfigured: the server's list handlers threw; see the server logs" },
+    ])
+    await expect.poll(() => readFileSync(worker.logFile, 'utf8'), { timeout: 5000 }).toContain('SECRET-KEY')
+  })
+
+  it('a list with an item mcp-edge cannot serve: 500 naming the item', async () => {
+    const response = await initialize('/invalid')
+    const body = (await response.json()) as { error: { code: number; message: string } }
+    expect([response.status, body.error]).toEqual([
+      500,
+      { code: -32603, message: 'Server misconfigured: tools/list: tool "shapeless" has no inputSchema of type "object"' },
+    ])
+  })
+
+  it('an McpAgent whose server’s list handler throws: 500 naming the class, the message for the log', async () => {
+    const response = await initialize('/misbuilt-agent')
+    const body = (await response.json()) as { error: { code: number; message: string } }
+    expect([response.status, body.error]).toEqual([
+      500,
+      { code: -32603, message: "Server misconfigured: MisbuiltMCP's server's list handlers threw; see the server logs" },
+    ])
   })
 })

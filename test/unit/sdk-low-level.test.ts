@@ -12,13 +12,15 @@ import {
 import { describe, expect, it, vi } from 'vitest'
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
-  Server,
-  GetPromptRequestSchema,
-} from '../../packages/mcp-edge/src/sdk/low-level-server.ts'
+} from '../../packages/mcp-edge/src/sdk/low-level/schemas.ts'
+import { Server } from '../../packages/mcp-edge/src/sdk/low-level/server.ts'
 import { sendAs } from './support.ts'
 
 type Listed = {
@@ -74,12 +76,15 @@ describe('a low-level Server’s tools', () => {
   it('takes SDK 1.x’s own request schemas, and SDK 2.x’s method names', async () => {
     const server = new Server({ name: 'low', version: '1' })
     server.setRequestHandler(Sdk1ListTools, async () => ({ tools: [echoTool('one')] }))
-    server.setRequestHandler(Sdk1CallTool, async () => ({ content: [{ type: 'text', text: '1' }] }))
+    // The request is typed by SDK 1.x's own schema: its params are read as the SDK types them.
+    server.setRequestHandler(Sdk1CallTool, async (request) => ({
+      content: [{ type: 'text', text: request.params.name.length.toString() }],
+    }))
     const v2 = new Server({ name: 'low', version: '1' })
     v2.setRequestHandler('tools/list', async () => ({ tools: [echoTool('two')] }))
     v2.setRequestHandler('tools/call', async () => ({ content: [{ type: 'text', text: '2' }] }))
     await Promise.all([server.prepared(), v2.prepared()])
-    expect((await sendAs<ToolAnswer>(server.edge, 'tools/call', { name: 'one' })).result?.content[0]?.text).toBe('1')
+    expect((await sendAs<ToolAnswer>(server.edge, 'tools/call', { name: 'one' })).result?.content[0]?.text).toBe('3')
     expect((await sendAs<ToolAnswer>(v2.edge, 'tools/call', { name: 'two' })).result?.content[0]?.text).toBe('2')
   })
 
@@ -140,7 +145,7 @@ describe('what a list handler returns that cannot be served fails the read, nami
     expect(await failing({ tools: [{ name: 'x', inputSchema: { type: 'string' } }] })).toBe(
       'tools/list: tool "x" has no inputSchema of type "object"',
     )
-    expect(await failing({ tools: [echoTool('x'), echoTool('x')] })).toBe('tool "x" is listed twice')
+    expect(await failing({ tools: [echoTool('x'), echoTool('x')] })).toBe('tools/list: tool "x" is listed twice')
   })
 
   it('a cursor that never ends stops at 100 pages', async () => {
@@ -197,10 +202,33 @@ describe('a low-level Server’s resources and prompts', () => {
     expect(read.result?.contents).toEqual([{ uri: 'n://2', text: 'read n://2' }])
   })
 
+  it('a prompt argument named __proto__ is listed and required; one listed twice fails the read; unlisted ones reach the handler', async () => {
+    const server = new Server({ name: 'low', version: '1' })
+    let listed: unknown[] = [{ name: '__proto__', required: true }, { name: 'x' }]
+    const got: unknown[] = []
+    server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [{ name: 'p', arguments: listed }] }) as never)
+    server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+      got.push(request.params.arguments)
+      return { messages: [] }
+    })
+    await server.prepared()
+    const prompts = await sendAs<{ prompts: { arguments: unknown[] }[] }>(server.edge, 'prompts/list', {})
+    expect(prompts.result?.prompts[0]?.arguments).toEqual([
+      { name: '__proto__', required: true },
+      { name: 'x', required: false },
+    ])
+    expect((await sendAs(server.edge, 'prompts/get', { name: 'p', arguments: { x: '1' } })).error?.code).toBe(-32602)
+    const given = await sendAs(server.edge, 'prompts/get', { name: 'p', arguments: JSON.parse('{"__proto__":"v","extra":"e"}') })
+    expect(given.error).toBeUndefined()
+    expect(got).toMatchObject([{ extra: 'e' }])
+    listed = [{ name: 'a' }, { name: 'a', required: true }]
+    await expect(server.sendPromptListChanged()).rejects.toThrow('prompts/list: prompt "p" lists argument "a" twice')
+  })
+
   it('a resource without a name fails the read', async () => {
     const server = new Server({ name: 'low', version: '1' })
     server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [{ uri: 'n://1' }] }) as never)
-    await expect(server.prepared()).rejects.toThrow('resource "n://1" has no name')
+    await expect(server.prepared()).rejects.toThrow('resources/list: resource "n://1" has no name')
   })
 
   it('prompts keep their listed arguments; a missing required one is refused before the handler', async () => {
@@ -232,6 +260,110 @@ describe('a low-level Server’s resources and prompts', () => {
     })
     expect(result?.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'hi Ada' } }])
     expect(got).toEqual([{ name: 'greet', arguments: { who: 'Ada' } }])
+  })
+})
+
+describe('reading a low-level Server’s lists again', () => {
+  const names = async (server: Server) =>
+    (await sendAs<Listed>(server.edge, 'tools/list', {})).result?.tools.map((tool) => tool.name)
+
+  it('a prepare while a slow read runs waits for it', async () => {
+    let release = () => {}
+    const slow = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const server = new Server({ name: 'low', version: '1' })
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      await slow
+      return { tools: [echoTool('late')] }
+    })
+    server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [] }))
+    const first = server.prepared()
+    let second = false
+    const waiting = server.prepared().then(() => {
+      second = true
+    })
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(second).toBe(false)
+    release()
+    await Promise.all([first, waiting])
+    expect(await names(server)).toEqual(['late'])
+  })
+
+  it('a list with an item the core cannot serve changes nothing: the last read stays listed and callable', async () => {
+    let tools: Record<string, unknown>[] = [echoTool('a'), echoTool('b')]
+    const { server } = echoServer(() => tools)
+    await server.prepared()
+    tools = [echoTool('a', { description: 'changed' }), { name: 'bad', inputSchema: { type: 'string' } }, echoTool('c')]
+    await expect(server.sendToolListChanged()).rejects.toThrow('tools/list: tool "bad" has no inputSchema of type "object"')
+    expect(await names(server)).toEqual(['a', 'b'])
+    expect(
+      (await sendAs<ToolAnswer>(server.edge, 'tools/call', { name: 'b', arguments: { text: 'x' } })).result?.content,
+    ).toEqual([{ type: 'text', text: 'b: x' }])
+  })
+
+  it('keeps the list’s order when an item changes', async () => {
+    let tools = [echoTool('a'), echoTool('b'), echoTool('c')]
+    const { server } = echoServer(() => tools)
+    await server.prepared()
+    tools = [echoTool('a', { description: 'new' }), echoTool('b'), echoTool('c')]
+    await server.sendToolListChanged()
+    expect(await names(server)).toEqual(['a', 'b', 'c'])
+  })
+
+  it('puts back an entry the registry lost (an McpAgent’s rollback of a failed init) though the list is the same', async () => {
+    const { server } = echoServer(() => [echoTool('a')])
+    await server.prepared()
+    server.edge.removeTool('a')
+    await server.sendToolListChanged()
+    expect(await names(server)).toEqual(['a'])
+  })
+
+  it('a change announced from a tool (extra.sendNotification) whose read fails is logged, not an unhandled rejection', async () => {
+    let fail = false
+    const server = new Server({ name: 'low', version: '1' })
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      if (fail) throw new Error('db down')
+      return { tools: [echoTool('poke')] }
+    })
+    server.setRequestHandler(CallToolRequestSchema, async (_request, extra) => {
+      fail = true
+      await extra.sendNotification({ method: 'notifications/tools/list_changed' })
+      return { content: [{ type: 'text', text: 'poked' }] }
+    })
+    await server.prepared()
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {})
+    const unhandled = vi.fn()
+    process.on('unhandledRejection', unhandled)
+    try {
+      expect((await sendAs<ToolAnswer>(server.edge, 'tools/call', { name: 'poke' })).result?.content[0]?.text).toBe('poked')
+      await vi.waitFor(() => expect(errors.mock.calls.map(([line]) => String(line)).join('\n')).toContain('db down'))
+      expect(unhandled).not.toHaveBeenCalled()
+    } finally {
+      process.off('unhandledRejection', unhandled)
+      errors.mockRestore()
+    }
+  })
+
+  it('a completion handler set after the first read completes what was read before', async () => {
+    const server = new Server({ name: 'low', version: '1' })
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+      resourceTemplates: [{ uriTemplate: 'files://{ dir }/{name}', name: 'file' }],
+    }))
+    server.setRequestHandler(ReadResourceRequestSchema, async (request) => ({
+      contents: [{ uri: request.params.uri, text: '' }],
+    }))
+    await server.prepared()
+    server.setRequestHandler(CompleteRequestSchema, async (request) => ({
+      completion: { values: [`${request.params.argument.name}:${request.params.argument.value}`] },
+    }))
+    await server.prepared()
+    const ref = { type: 'ref/resource', uri: 'files://{ dir }/{name}' }
+    const { result } = await sendAs<{ completion: { values: string[] } }>(server.edge, 'completion/complete', {
+      ref,
+      argument: { name: 'dir', value: 'sr' },
+    })
+    expect(result?.completion.values).toEqual(['dir:sr'])
   })
 })
 

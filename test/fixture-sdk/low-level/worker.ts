@@ -15,7 +15,7 @@ import { CallToolRequestSchema, CompleteRequestSchema, ErrorCode, McpError } fro
 import { GetPromptRequestSchema, ListPromptsRequestSchema } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
 import { ListResourcesRequestSchema, ListResourceTemplatesRequestSchema } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
 import { ListToolsRequestSchema, ReadResourceRequestSchema, SetLevelRequestSchema } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
-import type { CallToolResult, Resource, Tool } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
+import type { CallToolResult, Resource, ServerCapabilities, Tool } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
 
 const NOTES: Record<string, string> = {
   alpha: 'First note.',
@@ -52,11 +52,13 @@ const NOTE_TOOLS: Tool[] = [
   },
 ]
 
+const CAPABILITIES: ServerCapabilities = { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} }
+
 function notesServer(): Server {
   const server = new Server(
     { name: 'sdk-low-level-notes', version: '1.0.0' },
     {
-      capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} },
+      capabilities: CAPABILITIES,
       instructions: 'Notes, read as resources.',
     },
   )
@@ -75,10 +77,14 @@ function notesServer(): Server {
         const token = request.params._meta?.progressToken
         for (let left = from - 1; left >= 0; left--) {
           if (token !== undefined) {
-            await extra.sendNotification({
-              method: 'notifications/progress',
-              params: { progressToken: token, progress: from - left, total: from, message: `${left} to go` },
-            })
+            // As the reference server reports progress: on the server, naming the request it belongs to.
+            await server.notification(
+              {
+                method: 'notifications/progress',
+                params: { progressToken: token, progress: from - left, total: from, message: `${left} to go` },
+              },
+              { relatedRequestId: extra.requestId },
+            )
           }
         }
         return { content: [{ type: 'text', text: 'Liftoff' }] }
@@ -203,12 +209,36 @@ export class BrowserMCP extends McpAgent<Env, History, Record<string, unknown>> 
   }
 }
 
+/** Test-only, not modelled on published code: servers whose lists cannot be read, and what a client is told. */
+function misbuilt(list: () => Promise<{ tools: Tool[] }>): Server {
+  const server = new Server({ name: 'misbuilt', version: '1.0.0' }, { capabilities: { tools: {} } })
+  server.setRequestHandler(ListToolsRequestSchema, list)
+  return server
+}
+const throwing = misbuilt(async () => {
+  throw new Error('upstream https://api.example.com/?key=SECRET-KEY failed')
+})
+const invalid = misbuilt(async () => ({ tools: [{ name: 'shapeless' } as Tool] }))
+
+/** Test-only: an agent whose server's list handler throws. */
+export class MisbuiltMCP extends McpAgent<Env> {
+  server = misbuilt(async () => {
+    throw new Error('the catalog is down')
+  })
+
+  async init() {}
+}
+
 export { McpNonceLedger } from 'mcp-edge/cloudflare'
 
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext) {
     const { pathname } = new URL(request.url)
     if (pathname === '/browser') return BrowserMCP.serve('/browser').fetch(request, env, ctx)
+    if (pathname === '/misbuilt-agent')
+      return MisbuiltMCP.serve('/misbuilt-agent', { binding: 'MISBUILT_OBJECT' }).fetch(request, env, ctx)
+    if (pathname === '/throwing') return createMcpHandler(throwing, { route: '/throwing' })(request, env, ctx)
+    if (pathname === '/invalid') return createMcpHandler(invalid, { route: '/invalid' })(request, env, ctx)
     return createMcpHandler(notes)(request, env, ctx)
   },
 } satisfies ExportedHandler<Env>

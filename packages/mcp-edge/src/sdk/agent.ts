@@ -31,7 +31,7 @@ import type { Principal } from '../server/types.ts'
 import type { CreateMcpHandlerOptions } from './handler-types.ts'
 import { browserRules, edgeOf, edgeOptions, ignoredOptions, notServedHere, rollbackPoint, serving } from './serving.ts'
 import type { AnyServer, Serving } from './serving.ts'
-import { prepared } from './low-level-server.ts'
+import { prepared } from './low-level/server.ts'
 import { currentHandler, currentRequest, RequestHost, withBuilding, withRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
@@ -140,6 +140,8 @@ export abstract class McpAgent<
   #initialized: Promise<void> | undefined
   /** Whether the failed start failed in `init()` (else in an `onStart` override), for its message. */
   #initThrew = false
+  /** Whether it failed reading a low-level `Server`'s lists (after `init()`), for its message. */
+  #listsThrew = false
 
   /** This session's (or, without one, this principal's) state: stored, else `initialState`. */
   get state(): State {
@@ -273,9 +275,10 @@ export abstract class McpAgent<
       } catch (error) {
         // init() threw (it runs again next request): a JSON-RPC 500 naming the class, logged; not an
         // exception through the Worker, whose error page no MCP client reads and carries the message.
-        const hook = this.#initThrew ? 'init' : 'onStart'
-        libraryLog.error(`McpAgent ${hook}() failed`, errorFields(error))
-        return misconfigured(`${this.constructor.name}.${hook}() threw; see the server logs`)
+        const step = this.#initThrew ? 'init()' : this.#listsThrew ? "server's list handlers" : 'onStart()'
+        const where = this.#listsThrew ? `${this.constructor.name}'s ${step}` : `${this.constructor.name}.${step}`
+        libraryLog.error(`McpAgent ${step} failed`, errorFields(error))
+        return misconfigured(`${where} threw; see the server logs`)
       }
       return app.fetch(served, this.env, host)
     })
@@ -306,6 +309,7 @@ export abstract class McpAgent<
    */
   async #start() {
     this.#initThrew = false
+    this.#listsThrew = false
     await this.onStart(this.props)
     await this.#init()
     const options = {
@@ -316,7 +320,11 @@ export abstract class McpAgent<
         return { ...services, nonces: services.nonces ?? this.#ledger() }
       },
     }
-    const server = await prepared(await this.server)
+    const given = await this.server
+    const server = await Promise.resolve(prepared(given)).catch((error: unknown) => {
+      this.#listsThrew = true
+      throw error
+    })
     // The Worker refused the origins it does not allow (serve's browser rules): any that arrives passed.
     return serving(edgeOf(server), '', options, browserRules({ allowedOriginHostnames: '*' }))
   }

@@ -16,10 +16,11 @@ import type { RequestId } from '../protocol/jsonrpc.ts'
 import type { InputRequest } from '../server/input/input.ts'
 import type { Principal, RequestContext, ToolContext } from '../server/types.ts'
 import { elicitRequest, parseResult, rawSpec } from './input.ts'
-import type { ElicitParams, ElicitResult } from './input.ts'
+import type { CreateMessageResult, ElicitParams, ElicitResult } from './input.ts'
 import { missingStateKeys } from './request-store.ts'
 import type { RequestStore } from './request-store.ts'
 import type { AuthInfo } from './principal.ts'
+import type { RequestOf } from './low-level/schemas.ts'
 
 export type { AuthInfo }
 
@@ -43,13 +44,19 @@ export type ServerNotification = SdkNotification
 type ResultSchema = unknown
 
 /**
+ * What `sendRequest` resolves to, as the SDKs type it: the result schema's output (zod 4's, or zod
+ * 3's `_output`), and `any` without a schema.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: without a schema, as the SDKs
+export type ResultOf<S> = unknown extends S ? any : RequestOf<S>
+
+/**
  * The handler's second argument: SDK 1.x `extra` and SDK 2.x `ctx` in one. SDK 1.x's type takes
  * two arguments (`RequestHandlerExtra<ServerRequest, ServerNotification>`), which code that
  * wraps callbacks names; here the first is the Worker's env, and the second is taken and unused.
  * A handler annotated so is not the type `registerTool` takes (`RequestHandlerExtra<unknown>`):
  * registered as it is, it needs a cast (docs/migrate.md).
  */
-// biome-ignore lint/correctness/noUnusedVariables: SDK 1.x's second type argument, accepted as given
 export interface RequestHandlerExtra<Env = unknown, _Notification = unknown> {
   signal: AbortSignal
   authInfo?: AuthInfo
@@ -60,8 +67,7 @@ export interface RequestHandlerExtra<Env = unknown, _Notification = unknown> {
   /** `notifications/progress` and `notifications/message` go to the request's stream; list changes to listeners. */
   sendNotification(notification: SdkNotification): Promise<void>
   /** `elicitation/create`, `sampling/createMessage` or `roots/list`, answered by the client. */
-  // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
-  sendRequest(request: SdkRequest, resultSchema?: ResultSchema, options?: unknown): Promise<any>
+  sendRequest<S = unknown>(request: SdkRequest, resultSchema?: S, options?: unknown): Promise<ResultOf<S>>
   mcpReq: {
     id: RequestId
     method: string
@@ -73,10 +79,8 @@ export interface RequestHandlerExtra<Env = unknown, _Notification = unknown> {
     requestState: <T = unknown>() => T | undefined
     log(level: LogLevel, data: unknown, logger?: string): Promise<void>
     elicitInput(params: ElicitParams, options?: unknown): Promise<ElicitResult>
-    // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
-    requestSampling(params: Record<string, unknown>, options?: unknown): Promise<any>
-    // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
-    send(request: SdkRequest, resultSchema?: ResultSchema, options?: unknown): Promise<any>
+    requestSampling(params: Record<string, unknown>, options?: unknown): Promise<CreateMessageResult>
+    send<S = unknown>(request: SdkRequest, resultSchema?: S, options?: unknown): Promise<ResultOf<S>>
     notify(notification: SdkNotification): Promise<void>
   }
   http?: { authInfo?: AuthInfo; req?: Request }
@@ -158,11 +162,9 @@ class McpReq<Env> {
     this.#extra.edge.log(level, data, logger)
   readonly elicitInput = (params: ElicitParams): Promise<ElicitResult> =>
     this.#extra.ask(elicitRequest(params)) as Promise<ElicitResult>
-  // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
-  readonly requestSampling = (params: Record<string, unknown>): Promise<any> =>
-    this.#extra.ask({ method: 'sampling/createMessage', params })
-  // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
-  readonly send = (request: SdkRequest, resultSchema?: ResultSchema): Promise<any> =>
+  readonly requestSampling = (params: Record<string, unknown>): Promise<CreateMessageResult> =>
+    this.#extra.ask({ method: 'sampling/createMessage', params }) as Promise<CreateMessageResult>
+  readonly send = <S = unknown>(request: SdkRequest, resultSchema?: S): Promise<ResultOf<S>> =>
     this.#extra.sendRequest(request, resultSchema)
   readonly notify = (notification: SdkNotification): Promise<void> => this.#extra.sendNotification(notification)
 }
@@ -226,7 +228,8 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
   // Bound functions, made when first read, so that SDK code may destructure them
   // (`async (args, { sendNotification }) => …`) and a call that never reads them makes none.
   get sendRequest(): RequestHandlerExtra['sendRequest'] {
-    this.#sendRequest ??= (request, resultSchema) => this.#request(request, resultSchema)
+    this.#sendRequest ??= ((request: SdkRequest, resultSchema?: ResultSchema) =>
+      this.#request(request, resultSchema)) as RequestHandlerExtra['sendRequest']
     return this.#sendRequest
   }
 

@@ -35,7 +35,7 @@ import type { McpAuthContext } from './request-store.ts'
 import { McpServer } from './server.ts'
 import { browserRules, edgeOf, edgeOptions, ignoredOptions, serving } from './serving.ts'
 import { report, reportsTo } from './low-level.ts'
-import { prepared, Server } from './low-level-server.ts'
+import { prepared, Server } from './low-level/server.ts'
 import type { AnyServer, Serving } from './serving.ts'
 import { conventionalEvents } from './services.ts'
 
@@ -162,16 +162,20 @@ function withBody(request: Request, parsedBody: unknown): Request {
  * A build that threw: a JSON-RPC 500 (-32603) rather than the runtime's error page, which no MCP
  * client reads; logged. A factory's own error may hold anything, so the client is told only that
  * it threw, unless it is a `ConfigurationError` (which names the fix and holds no secret, as the
- * core answers one: http/handler.ts). A server's build runs mcp-edge's code alone, whose refusal
- * of the options names the fix.
+ * core answers one: http/handler.ts); so may a low-level server's list handlers (`userCode`).
+ * Another server's build runs mcp-edge's code alone, whose refusal of the options names the fix.
  */
-function buildFailed(error: unknown, byFactory: boolean): Response {
+function buildFailed(error: unknown, userCode: string | undefined): Response {
   libraryLog.error('createMcpHandler could not build the server', errorFields(error))
-  const own = error instanceof ConfigurationError || !byFactory
-  const detail = own
-    ? String(error instanceof Error ? error.message : error)
-    : 'the server factory given to createMcpHandler threw; see the server logs'
+  const own = error instanceof ConfigurationError || userCode === undefined
+  const detail = own ? String(error instanceof Error ? error.message : error) : `${userCode} threw; see the server logs`
   return rejection(new McpError('misconfigured', `Server misconfigured: ${detail}`), undefined)
+}
+
+/** What user code a build of `served` runs, whose errors' messages are for the log only. */
+function userCodeOf(served: unknown): string | undefined {
+  if (typeof served === 'function') return 'the server factory given to createMcpHandler'
+  return served instanceof Server ? "the server's list handlers" : undefined
 }
 
 /** SDK 2.x code passes no execution context: the runtime's own `waitUntil` keeps publishes and spans alive. */
@@ -288,7 +292,7 @@ function buildHandler<Env>(
     try {
       app = await appFor(host)
     } catch (error) {
-      return buildFailed(error, factory !== undefined)
+      return buildFailed(error, userCodeOf(serverOrFactory))
     }
     return app.fetch(request, env, host)
   }

@@ -42,6 +42,8 @@ export {
   ListRootsResultSchema,
 } from './input.ts'
 export type {
+  CreateMessageResult,
+  ListRootsResult,
   ElicitFormParams,
   ElicitRequestFormParams,
   ElicitParams,
@@ -102,6 +104,7 @@ export { McpAgent } from './agent.ts'
 export { CfWorkerJsonSchemaValidator } from './validators.ts'
 export type { ServeOptions } from './agent.ts'
 export { LowLevelServer } from './low-level.ts'
+export { Server } from './low-level/server.ts'
 export {
   CallToolRequestSchema,
   CompleteRequestSchema,
@@ -111,12 +114,17 @@ export {
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
-  Server,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
-} from './low-level-server.ts'
-export type { RequestHandler } from './low-level-server.ts'
+} from './low-level/schemas.ts'
+export type {
+  ListPromptsResult,
+  ListResourceTemplatesResult,
+  ListToolsResult,
+  RequestHandler,
+  RequestOf,
+} from './low-level/schemas.ts'
 export type {
   CallToolResult,
   ClientCapabilities,

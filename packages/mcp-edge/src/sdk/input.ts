@@ -213,15 +213,24 @@ export function rawSpec(request: InputRequest): InputSpec<Record<string, unknown
   }
 }
 
-/** The result schemas SDK 1.x code passes to `extra.sendRequest` (checked with zod, as there). */
+/**
+ * The result schemas SDK 1.x code passes to `extra.sendRequest` (checked with zod, as there), typed
+ * as the SDK's are, so that code reading the answer (`result.content.text`) compiles as there.
+ */
 export const ElicitResultSchema = z.looseObject({
   action: z.enum(['accept', 'decline', 'cancel']),
-  content: z.optional(z.record(z.string(), z.unknown())),
+  content: z.optional(z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]))),
 })
+
+const sampledContent = z.union([
+  z.looseObject({ type: z.literal('text'), text: z.string() }),
+  z.looseObject({ type: z.literal('image'), data: z.string(), mimeType: z.string() }),
+  z.looseObject({ type: z.literal('audio'), data: z.string(), mimeType: z.string() }),
+])
 
 export const CreateMessageResultSchema = z.looseObject({
   role: z.enum(['user', 'assistant']),
-  content: z.unknown(),
+  content: sampledContent,
   model: z.string(),
   stopReason: z.optional(z.string()),
 })
@@ -229,6 +238,11 @@ export const CreateMessageResultSchema = z.looseObject({
 export const ListRootsResultSchema = z.looseObject({
   roots: z.array(z.looseObject({ uri: z.string(), name: z.optional(z.string()) })),
 })
+
+/** A client's answer to sampling (`createMessage`, `mcpReq.requestSampling`), as the SDKs type it. */
+export type CreateMessageResult = z.output<typeof CreateMessageResultSchema>
+/** A client's roots (`listRoots`). */
+export type ListRootsResult = z.output<typeof ListRootsResultSchema>
 
 /** Check an answer with the result schema the SDK code gave (any zod schema, or anything with `parse`). */
 export function parseResult(schema: unknown, answer: unknown): unknown {

@@ -13,8 +13,8 @@ import { InputRequired } from '../server/input/input-round.ts'
 import { TaskSuspended } from '../server/tasks/replay.ts'
 import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
 import type { ClientCapabilities, Implementation, JsonObject } from '../protocol/types.ts'
-import type { RequestHandlerExtra, SdkNotification, SdkRequest } from './context.ts'
-import type { ElicitParams, ElicitResult } from './input.ts'
+import type { RequestHandlerExtra, ResultOf, SdkNotification, SdkRequest } from './context.ts'
+import type { CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult } from './input.ts'
 import { currentHandler } from './request-store.ts'
 import { refuseCompletionNotifier, refuseRequestHandler } from './unsupported.ts'
 
@@ -96,14 +96,12 @@ export class LowLevelServer {
   }
 
   /** Sampling (deprecated in 2026-07-28; still served to clients that declare it). */
-  // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
-  async createMessage(params: Record<string, unknown>, _options?: unknown): Promise<any> {
+  async createMessage(params: Record<string, unknown>, _options?: unknown): Promise<CreateMessageResult> {
     return running('createMessage').mcpReq.requestSampling(params)
   }
 
   /** SDK 1.x `request({ method, params }, resultSchema)`: the running handler's `sendRequest`. */
-  // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
-  async request(request: SdkRequest, resultSchema?: unknown, options?: unknown): Promise<any> {
+  async request<S = unknown>(request: SdkRequest, resultSchema?: S, options?: unknown): Promise<ResultOf<S>> {
     return running('request').sendRequest(request, resultSchema, options)
   }
 
@@ -111,8 +109,7 @@ export class LowLevelServer {
   async close(): Promise<void> {}
 
   /** Roots (deprecated in 2026-07-28; still served to clients that declare it). */
-  // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
-  async listRoots(_params?: unknown, _options?: unknown): Promise<any> {
+  async listRoots(_params?: unknown, _options?: unknown): Promise<ListRootsResult> {
     return running('listRoots').sendRequest({ method: 'roots/list' })
   }
 
@@ -142,7 +139,8 @@ export class LowLevelServer {
     return (currentHandler() as RequestHandlerExtra | undefined)?.edge.meta.clientInfo
   }
 
-  async notification(notification: SdkNotification): Promise<void> {
+  /** `options` (SDK 1.x's `relatedRequestId`…) is taken: a notification goes to the running handler's request. */
+  async notification(notification: SdkNotification, _options?: unknown): Promise<void> {
     return running('notification').sendNotification(notification)
   }
 

@@ -132,7 +132,7 @@ export interface PromptSlotConfig extends PromptConfig<PromptArgsSchema> {
 /** Options of the SDKs' `McpServer` constructor, and any of mcp-edge's server options. */
 export type McpServerOptions = Omit<Partial<ServerOptions>, 'name' | 'version'> & {
   /** The SDKs' declared capabilities: mcp-edge derives them from what is registered. */
-  capabilities?: Record<string, unknown>
+  capabilities?: object
   /**
    * SDK 2.x: how a handler's own `requestState` is read back (`createRequestStateCodec(...).verify`);
    * `ctx.mcpReq.requestState()` then gives the decoded payload.

@@ -23,7 +23,8 @@ export const promptsGet: MethodEntry = {
     const args = asArguments(params.arguments, 'arguments')
     const nonString = Object.entries(args).find(([, value]) => typeof value !== 'string')
     if (nonString) throw new McpError('invalidParams', `Invalid params: argument "${nonString[0]}" must be a string`)
-    const missing = prompt.required.filter((key) => args[key] === undefined)
+    // Own keys only: an argument may be named `__proto__`, which every object seems to have.
+    const missing = prompt.required.filter((key) => !Object.hasOwn(args, key) || args[key] === undefined)
     if (missing.length > 0) {
       throw new McpError('invalidParams', `Missing required argument${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}`)
     }

@@ -1,0 +1,359 @@
+/**
+ * The SDKs' low-level `Server` (SDK 1.x `@modelcontextprotocol/sdk/server/index.js`, 2.x
+ * `@modelcontextprotocol/server`): a server whose lists and calls are request handlers
+ * (`setRequestHandler(ListToolsRequestSchema, …)`, `CallToolRequestSchema`…), not registrations.
+ *
+ * mcp-edge serves lists itself (both eras, pages, scopes, tasks, list-change events), so what a
+ * list handler returns is read into the core's registries (reading.ts): when the server is first
+ * served (`prepared`), and again when the server announces a change (`sendToolListChanged()` and
+ * kin), which is how an SDK server tells its clients that a list changed. Each tool, resource,
+ * template and prompt read so is served by the handler the server set for its call, read or get,
+ * called with the request as the SDK builds it and the SDK-style `extra` (context.ts), on the
+ * core's rounds (rounds.ts), so `elicitInput` and `sendRequest` work in it as in `McpServer`'s.
+ */
+import { McpError as EdgeError } from '../../protocol/errors.ts'
+import { isObject } from '../../protocol/jsonrpc.ts'
+import type { CallToolResult, GetPromptResult, Icon, JsonObject, ReadResourceResult } from '../../protocol/types.ts'
+import { ConfigurationError } from '../../server/errors.ts'
+import type { ListKind } from '../../server/events/events.ts'
+import { zodToJsonSchema } from '../../server/schema/json-schema.ts'
+import type { ObjectSchema } from '../../server/schema/schema.ts'
+import type { McpServer as EdgeServer } from '../../server/server.ts'
+import { CONVENTION_WARNED } from '../../server/tool-entry.ts'
+import type { Completer, PromptOptions, RequestContext, ServerOptions, ToolOptions } from '../../server/types.ts'
+import { compileUriTemplate } from '../../server/uri-template.ts'
+import type { RequestHandlerExtra } from '../context.ts'
+import { protocolFailure, withContent } from '../define.ts'
+import { LowLevelServer, methodOf, reportUnexpected } from '../low-level.ts'
+import type { RequestSchema } from '../low-level.ts'
+import { publishing } from '../notifier.ts'
+import { runSdkHandler } from '../rounds.ts'
+import type { Hooks } from '../rounds.ts'
+import { McpServer } from '../server.ts'
+import type { McpServerOptions } from '../types.ts'
+import { convertingRaw, ListedRegistry, pick, plan, promptArgs, rawOutput, readPages } from './reading.ts'
+import type { RequestHandler, RequestOf } from './schemas.ts'
+
+/** The methods whose handlers serve what the core lists: read into its registries, called for each item. */
+const SERVED: Record<string, ListKind[]> = {
+  'tools/list': ['tools'],
+  'tools/call': ['tools'],
+  'resources/list': ['resources'],
+  'resources/templates/list': ['resources'],
+  'resources/read': ['resources'],
+  'prompts/list': ['prompts'],
+  'prompts/get': ['prompts'],
+  'completion/complete': ['resources', 'prompts'],
+}
+const KINDS: readonly ListKind[] = ['tools', 'resources', 'prompts']
+const COMPLETE = 'completion/complete'
+
+const TOOL_FIELDS = ['title', 'description', 'annotations', 'icons', '_meta'] as const
+const RESOURCE_FIELDS = ['name', 'title', 'description', 'mimeType', 'size', 'icons', '_meta'] as const
+const TEMPLATE_FIELDS = RESOURCE_FIELDS.filter((key) => key !== 'size')
+const PROMPT_FIELDS = ['title', 'description', 'icons', '_meta'] as const
+
+/** The request's `_meta` (a progress token…), as the SDKs hand it to the handler in `params`. */
+const metaOf = (extra: RequestHandlerExtra) =>
+  extra._meta === undefined || Object.keys(extra._meta).length === 0 ? {} : { _meta: extra._meta }
+
+/**
+ * @example
+ * const server = new Server({ name: 'demo', version: '1.0.0' }, { capabilities: { tools: {} } })
+ * server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [ECHO] }))
+ * server.setRequestHandler(CallToolRequestSchema, async (request) => ({
+ *   content: [{ type: 'text', text: String(request.params.arguments?.text) }],
+ * }))
+ * export default { fetch: createMcpHandler(server) }
+ */
+// SDK code names the SDK's three type arguments (`Server<Request, Notification, Result>`, as
+// `S extends Server<infer R, any, any>`): taken, the first as the Worker's env, the others unused.
+export class Server<Env = unknown, _Notification = unknown, _Result = unknown> extends LowLevelServer {
+  /**
+   * mcp-edge's own server underneath, holding what the list handlers returned. `createMcpHandler`
+   * and `McpAgent` read the lists before they serve it; served otherwise (`mcp(server.edge)`),
+   * await `server.prepared()` first.
+   */
+  readonly edge: EdgeServer<Env>
+  /** Announces, logs and connects as an SDK-style server does. */
+  readonly #owner: McpServer<Env>
+  readonly #handlers = new Map<string, RequestHandler>()
+  readonly #hooks: Hooks
+  readonly #tools: ListedRegistry
+  readonly #resources: ListedRegistry
+  readonly #templates: ListedRegistry
+  readonly #prompts: ListedRegistry
+  /** The kinds whose handlers changed since they were last read. */
+  readonly #stale = new Set<ListKind>(KINDS)
+  /** The last read of each kind (one at a time: a later one waits for it). */
+  readonly #reading: Partial<Record<ListKind, Promise<void>>> = {}
+
+  constructor(
+    serverInfo: { name: string; version: string; title?: string; description?: string; websiteUrl?: string; icons?: Icon[] },
+    options: McpServerOptions = {},
+  ) {
+    // Set once `super` returns: the hooks are called later, never during the construction.
+    const self: { server?: Server<Env> } = {}
+    const ownerOf = () => (self.server as Server<Env>).#owner
+    super({
+      extensions: (given: Record<string, JsonObject>) => ownerOf().server.registerCapabilities({ extensions: given }),
+      listChanged: (kind) => (self.server as Server<Env>).#announced(kind),
+      resourceUpdated: (uri) => void ownerOf().server.sendResourceUpdated({ uri }),
+      log: (params) => ownerOf().sendLoggingMessage(params),
+    })
+    self.server = this
+    const jsonSchema = convertingRaw((options.jsonSchema as ServerOptions['jsonSchema']) ?? zodToJsonSchema)
+    this.#owner = new McpServer<Env>(serverInfo, { ...options, jsonSchema })
+    const edge = this.#owner.edge
+    this.edge = edge
+    this.#tools = new ListedRegistry(
+      (key) => edge.removeTool(key),
+      (key) => edge.tools.has(key),
+    )
+    this.#resources = new ListedRegistry(
+      (key) => edge.removeResource(key),
+      (key) => edge.resources.has(key),
+    )
+    this.#templates = new ListedRegistry(
+      (key) => edge.removeResourceTemplate(key),
+      (key) => edge.templates.has(key),
+    )
+    this.#prompts = new ListedRegistry(
+      (key) => edge.removePrompt(key),
+      (key) => edge.prompts.has(key),
+    )
+    const threw = (error: unknown, ctx: { signal: AbortSignal }) => reportUnexpected(this, error, ctx.signal)
+    this.#hooks = {
+      listChanged: (kind: ListKind) => this.#announced(kind),
+      resourceUpdated: (uri: string) => void this.sendResourceUpdated({ uri }),
+      decodeState: options.requestState?.verify,
+      threw,
+    }
+  }
+
+  /**
+   * Serve `method` with `handler`, given the SDK's request schema (1.x) or the method's name (2.x).
+   * The lists, calls, reads, gets and completions are served; `resources/subscribe`,
+   * `resources/unsubscribe` and `logging/setLevel` are accepted and never called (mcp-edge keeps
+   * them itself); any other method is refused, naming why.
+   */
+  override setRequestHandler<S extends RequestSchema>(
+    schema: S,
+    handler: (request: RequestOf<S>, extra: RequestHandlerExtra) => unknown,
+  ): void
+  override setRequestHandler(method: string, handler: RequestHandler): void
+  override setRequestHandler(methodOrSchema: string | RequestSchema, handler: unknown): void {
+    const method = methodOf(methodOrSchema)
+    const kinds = method === undefined ? undefined : SERVED[method]
+    if (method === undefined || !kinds) {
+      super.setRequestHandler(methodOrSchema, handler)
+      return
+    }
+    if (typeof handler !== 'function') throw new TypeError(`setRequestHandler(${method}): the handler must be a function`)
+    this.#handlers.set(method, handler as RequestHandler)
+    for (const kind of kinds) this.#stale.add(kind)
+  }
+
+  /** No handler for `method` from now on (its list is read again before the server is next prepared). */
+  removeRequestHandler(method: string): void {
+    const kinds = SERVED[method]
+    if (!this.#handlers.delete(method) || !kinds) return
+    for (const kind of kinds) this.#stale.add(kind)
+  }
+
+  /** The list is read again, then its listeners told (the SDKs' contract for a list that changed). */
+  override sendToolListChanged(): Promise<void> {
+    return this.#changed('tools')
+  }
+
+  override sendResourceListChanged(): Promise<void> {
+    return this.#changed('resources')
+  }
+
+  override sendPromptListChanged(): Promise<void> {
+    return this.#changed('prompts')
+  }
+
+  /** mcp-edge serves no transport objects: a Worker serves the server with `createMcpHandler`. */
+  connect(transport: unknown): Promise<void> {
+    return this.#owner.connect(transport)
+  }
+
+  /**
+   * Every list read that is due (the first, or since a handler changed), and those under way: what
+   * `createMcpHandler` and `McpAgent` wait for before serving. A list handler that throws fails it
+   * (its error as it threw it); a list with an item the core cannot serve fails it with a
+   * `ConfigurationError` naming the item, and the registry keeps what it had.
+   */
+  prepared(): Promise<void> {
+    const reads = KINDS.map((kind) => {
+      if (this.#stale.has(kind)) return this.#readKind(kind)
+      // A read under way that fails leaves its kind due: read it again.
+      return this.#reading[kind]?.catch(() => this.#readKind(kind))
+    })
+    return Promise.all(reads).then(() => {})
+  }
+
+  /** A change announced through a hook (`extra.sendNotification`): read and told, its failure logged. */
+  #announced(kind: ListKind): void {
+    void publishing(this.#changed(kind), 'list change lost: reading the list again failed')
+  }
+
+  async #changed(kind: ListKind): Promise<void> {
+    this.#stale.add(kind)
+    await this.#readKind(kind)
+    if (kind === 'tools') this.#owner.sendToolListChanged()
+    else if (kind === 'resources') this.#owner.sendResourceListChanged()
+    else this.#owner.sendPromptListChanged()
+  }
+
+  #readKind(kind: ListKind): Promise<void> {
+    const run = async () => {
+      // Due again if a handler changes while it runs, or if it fails.
+      this.#stale.delete(kind)
+      try {
+        if (kind === 'tools') await this.#readTools()
+        else if (kind === 'resources') await this.#readResources()
+        else await this.#readPrompts()
+      } catch (error) {
+        this.#stale.add(kind)
+        throw error
+      }
+    }
+    const read = (this.#reading[kind] ?? Promise.resolve()).then(run, run)
+    this.#reading[kind] = read
+    return read
+  }
+
+  /** Every item of `method`'s pages (none without a handler). */
+  #list(method: string, key: string): Promise<Record<string, unknown>[]> {
+    const handler = this.#handlers.get(method)
+    return handler ? readPages(handler, method, key) : Promise.resolve([])
+  }
+
+  async #readTools(): Promise<void> {
+    const tools = await this.#list('tools/list', 'tools')
+    this.#tools.apply(plan(tools, 'tools/list', 'tool', 'name', (name, tool) => this.#toolAdder(name, tool)))
+  }
+
+  #toolAdder(name: string, tool: Record<string, unknown>): () => void {
+    const { inputSchema, outputSchema } = tool
+    if (!isObject(inputSchema) || inputSchema.type !== 'object') {
+      throw new ConfigurationError(`tools/list: tool "${name}" has no inputSchema of type "object"`)
+    }
+    const options = {
+      ...pick(tool, TOOL_FIELDS),
+      input: { jsonSchema: inputSchema },
+      ...(isObject(outputSchema) ? { output: rawOutput(outputSchema) } : {}),
+      // As SDK 1.x, a name outside the spec's convention is warned about, not refused (tool-entry.ts).
+      [CONVENTION_WARNED]: true,
+    } as unknown as ToolOptions<ObjectSchema, undefined, undefined, Env>
+    const call = (args: unknown, ctx: RequestContext<Env>) =>
+      runSdkHandler(
+        ctx,
+        this.#hooks,
+        (extra) => this.#call('tools/call', { name, arguments: args, ...metaOf(extra) }, extra, withContent),
+        protocolFailure,
+      ) as Promise<CallToolResult>
+    return () => void this.edge.tool(name, options, call)
+  }
+
+  async #readResources(): Promise<void> {
+    const [resources, templates] = await Promise.all([
+      this.#list('resources/list', 'resources'),
+      this.#list('resources/templates/list', 'resourceTemplates'),
+    ])
+    const read = (ctx: RequestContext<Env>, uri: string) =>
+      runSdkHandler(
+        ctx,
+        this.#hooks,
+        (extra) => this.#call('resources/read', { uri, ...metaOf(extra) }, extra),
+        protocolFailure,
+      ) as Promise<ReadResourceResult>
+    const named = (method: string, what: string, key: string, item: Record<string, unknown>) => {
+      if (typeof item.name !== 'string') throw new ConfigurationError(`${method}: ${what} "${key}" has no name`)
+    }
+    const salt = this.#handlers.has(COMPLETE) ? '+complete' : ''
+    // Both checked before either registry changes.
+    const listed = plan(resources, 'resources/list', 'resource', 'uri', (uri, resource) => {
+      named('resources/list', 'resource', uri, resource)
+      const listing = pick(resource, RESOURCE_FIELDS) as { name: string }
+      return () => void this.edge.resource(uri, listing, (given, ctx) => read(ctx, given))
+    })
+    const templated = plan(
+      templates,
+      'resources/templates/list',
+      'resource template',
+      'uriTemplate',
+      (uriTemplate, template) => {
+        named('resources/templates/list', 'resource template', uriTemplate, template)
+        let variables: readonly string[]
+        try {
+          variables = compileUriTemplate(uriTemplate).variables
+        } catch (error) {
+          throw new ConfigurationError(`resources/templates/list: ${(error as Error).message}`)
+        }
+        const complete = this.#completers({ type: 'ref/resource', uri: uriTemplate }, variables)
+        const listing = { ...(pick(template, TEMPLATE_FIELDS) as { name: string }), ...complete }
+        return () => void this.edge.resourceTemplate(uriTemplate, listing, (uri, _variables, ctx) => read(ctx, uri))
+      },
+      salt,
+    )
+    this.#resources.apply(listed)
+    this.#templates.apply(templated)
+  }
+
+  async #readPrompts(): Promise<void> {
+    const prompts = await this.#list('prompts/list', 'prompts')
+    const salt = this.#handlers.has(COMPLETE) ? '+complete' : ''
+    const adder = (name: string, prompt: Record<string, unknown>) => {
+      const args = promptArgs(prompt.arguments, name)
+      const complete = this.#completers({ type: 'ref/prompt', name }, args ? Object.keys(args._zod.def.shape) : [])
+      const options = { ...pick(prompt, PROMPT_FIELDS), ...(args ? { args } : {}), ...complete } as PromptOptions<
+        ObjectSchema,
+        Env
+      >
+      const get = (given: unknown, ctx: RequestContext<Env>) =>
+        runSdkHandler(
+          ctx,
+          this.#hooks,
+          (extra) => this.#call('prompts/get', { name, arguments: given, ...metaOf(extra) }, extra),
+          protocolFailure,
+        ) as Promise<GetPromptResult>
+      return () => void this.edge.prompt(name, options, (given, ctx) => get(given, ctx as RequestContext<Env>))
+    }
+    this.#prompts.apply(plan(prompts, 'prompts/list', 'prompt', 'name', adder, salt))
+  }
+
+  /** With a `completion/complete` handler: a completer for each of `names`, asking it with `ref`. */
+  #completers(ref: Record<string, string>, names: readonly string[]): { complete?: Record<string, Completer<Env>> } {
+    if (!this.#handlers.has(COMPLETE) || names.length === 0) return {}
+    const completer: (name: string) => Completer<Env> = (name) => (value, ctx) =>
+      runSdkHandler(ctx, this.#hooks, (extra) => {
+        const params = { ref, argument: { name, value }, context: { arguments: ctx.arguments } }
+        return this.#call(COMPLETE, params, extra, (result) => (result as { completion: unknown }).completion)
+      }) as ReturnType<Completer<Env>>
+    return { complete: Object.fromEntries(names.map((name) => [name, completer(name)])) }
+  }
+
+  /** The handler of `method` with the request the SDKs build, its result through `finish`. */
+  #call(
+    method: string,
+    params: Record<string, unknown>,
+    extra: RequestHandlerExtra,
+    finish?: (result: unknown) => unknown,
+  ): unknown {
+    const handler = this.#handlers.get(method)
+    if (!handler) throw new EdgeError('methodNotFound', `Method not found: ${method} (the server set no handler for it)`)
+    const result = handler({ method, params }, extra)
+    if (!finish) return result
+    return typeof (result as { then?: unknown } | undefined)?.then === 'function'
+      ? Promise.resolve(result).then(finish)
+      : finish(result)
+  }
+}
+
+/** A low-level server's lists are read before it is served (the others need nothing). */
+export function prepared<S>(server: S): Promise<S> | S {
+  return server instanceof Server ? server.prepared().then(() => server) : server
+}
