@@ -240,4 +240,13 @@ describe('a low-level Server whose lists cannot be read', () => {
       { code: -32603, message: "Server misconfigured: MisbuiltMCP's server's list handlers threw; see the server logs" },
     ])
   })
+
+  it('an McpAgent whose server lists a tool mcp-edge cannot serve: 500 naming the tool', async () => {
+    const response = await initialize('/shapeless-agent')
+    const body = (await response.json()) as { error: { code: number; message: string } }
+    expect([response.status, body.error]).toEqual([
+      500,
+      { code: -32603, message: 'Server misconfigured: tools/list: tool "shapeless" has no inputSchema of type "object"' },
+    ])
+  })
 })

@@ -20,7 +20,10 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '../../packages/mcp-edge/src/sdk/low-level/schemas.ts'
+import { ListHandlerFailed } from '../../packages/mcp-edge/src/sdk/low-level/reading.ts'
 import { Server } from '../../packages/mcp-edge/src/sdk/low-level/server.ts'
+import type { RequestHandlerExtra as Sdk1Extra } from '@modelcontextprotocol/sdk/shared/protocol.js'
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js'
 import { sendAs } from './support.ts'
 
 type Listed = {
@@ -77,7 +80,10 @@ describe('a low-level Server’s tools', () => {
     const server = new Server({ name: 'low', version: '1' })
     server.setRequestHandler(Sdk1ListTools, async () => ({ tools: [echoTool('one')] }))
     // The request is typed by SDK 1.x's own schema: its params are read as the SDK types them.
-    server.setRequestHandler(Sdk1CallTool, async (request) => ({
+    // A helper typed with SDK 1.x's RequestHandlerExtra takes the handler's extra as it is.
+    const helper = (extra: Sdk1Extra<ServerRequest, ServerNotification>) => extra.requestId
+    server.setRequestHandler(Sdk1CallTool, async (request, extra) => ({
+      _meta: { request: helper(extra) },
       content: [{ type: 'text', text: request.params.name.length.toString() }],
     }))
     const v2 = new Server({ name: 'low', version: '1' })
@@ -142,6 +148,7 @@ describe('what a list handler returns that cannot be served fails the read, nami
   it('no tools array, a tool without a name, without an object input schema, or listed twice', async () => {
     expect(await failing({})).toBe('tools/list: the handler returned no "tools" array')
     expect(await failing({ tools: [{ inputSchema: OBJECT }] })).toBe('tools/list: a tool has no name')
+    expect(await failing({ tools: [{ name: '', inputSchema: OBJECT }] })).toBe('tools/list: a tool has no name')
     expect(await failing({ tools: [{ name: 'x', inputSchema: { type: 'string' } }] })).toBe(
       'tools/list: tool "x" has no inputSchema of type "object"',
     )
@@ -165,7 +172,7 @@ describe('what a list handler returns that cannot be served fails the read, nami
       if (fail) throw new Error('upstream down')
       return [echoTool('back')]
     })
-    await expect(server.prepared()).rejects.toThrow('upstream down')
+    await expect(server.prepared()).rejects.toThrow(new ListHandlerFailed('tools/list', new Error('upstream down')))
     fail = false
     await server.prepared()
     expect((await sendAs<Listed>(server.edge, 'tools/list', {})).result?.tools.map((tool) => tool.name)).toEqual(['back'])
@@ -202,9 +209,9 @@ describe('a low-level Server’s resources and prompts', () => {
     expect(read.result?.contents).toEqual([{ uri: 'n://2', text: 'read n://2' }])
   })
 
-  it('a prompt argument named __proto__ is listed and required; one listed twice fails the read; unlisted ones reach the handler', async () => {
+  it('prompt arguments: __proto__ or one listed twice fail the read; unlisted ones reach the handler', async () => {
     const server = new Server({ name: 'low', version: '1' })
-    let listed: unknown[] = [{ name: '__proto__', required: true }, { name: 'x' }]
+    let listed: unknown[] = [{ name: 'who', required: true }]
     const got: unknown[] = []
     server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [{ name: 'p', arguments: listed }] }) as never)
     server.setRequestHandler(GetPromptRequestSchema, async (request) => {
@@ -212,17 +219,16 @@ describe('a low-level Server’s resources and prompts', () => {
       return { messages: [] }
     })
     await server.prepared()
-    const prompts = await sendAs<{ prompts: { arguments: unknown[] }[] }>(server.edge, 'prompts/list', {})
-    expect(prompts.result?.prompts[0]?.arguments).toEqual([
-      { name: '__proto__', required: true },
-      { name: 'x', required: false },
-    ])
-    expect((await sendAs(server.edge, 'prompts/get', { name: 'p', arguments: { x: '1' } })).error?.code).toBe(-32602)
-    const given = await sendAs(server.edge, 'prompts/get', { name: 'p', arguments: JSON.parse('{"__proto__":"v","extra":"e"}') })
-    expect(given.error).toBeUndefined()
-    expect(got).toMatchObject([{ extra: 'e' }])
+    expect((await sendAs(server.edge, 'prompts/get', { name: 'p', arguments: { who: 'Ada', extra: 'e' } })).error).toBeUndefined()
+    expect(got).toEqual([{ who: 'Ada', extra: 'e' }])
     listed = [{ name: 'a' }, { name: 'a', required: true }]
     await expect(server.sendPromptListChanged()).rejects.toThrow('prompts/list: prompt "p" lists argument "a" twice')
+    // zod leaves __proto__ out of what it parses: the handler could never read it.
+    listed = [{ name: '__proto__' }]
+    await expect(server.sendPromptListChanged()).rejects.toThrow('prompts/list: prompt "p" has an argument named __proto__')
+    expect((await sendAs<{ prompts: unknown[] }>(server.edge, 'prompts/list', {})).result?.prompts).toEqual([
+      { name: 'p', arguments: [{ name: 'who', required: true }] },
+    ])
   })
 
   it('a resource without a name fails the read', async () => {
@@ -317,6 +323,53 @@ describe('reading a low-level Server’s lists again', () => {
     server.edge.removeTool('a')
     await server.sendToolListChanged()
     expect(await names(server)).toEqual(['a'])
+  })
+
+  it('a prepare reads again what the registry lost since', async () => {
+    const { server } = echoServer(() => [echoTool('a')])
+    await server.prepared()
+    server.edge.removeTool('a')
+    await server.prepared()
+    expect(await names(server)).toEqual(['a'])
+  })
+
+  it('templates the core refuses put the resources of the same read back as they were', async () => {
+    let uri = 'n://one'
+    const server = new Server({ name: 'low', version: '1' })
+    server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [{ uri, name: uri }] }))
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+      resourceTemplates: uri === 'n://one' ? [] : [{ uriTemplate: 't://{x}', name: 't' }],
+    }))
+    server.setRequestHandler(ReadResourceRequestSchema, async () => ({ contents: [] }))
+    await server.prepared()
+    // Registered on the server underneath: the listed template of the same URI template is refused.
+    server.edge.resourceTemplate('t://{x}', { name: 'native' }, () => ({ contents: [] }))
+    uri = 'n://two'
+    await expect(server.sendResourceListChanged()).rejects.toThrow('t://{x}')
+    const listed = await sendAs<{ resources: { uri: string }[] }>(server.edge, 'resources/list', {})
+    expect(listed.result?.resources.map((resource) => resource.uri)).toEqual(['n://one'])
+  })
+
+  it('sendToolListChanged() left unawaited, whose read fails, is logged, not an unhandled rejection', async () => {
+    let fail = false
+    const { server } = echoServer(() => {
+      if (fail) throw new Error('catalog gone')
+      return [echoTool('a')]
+    })
+    await server.prepared()
+    fail = true
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {})
+    const unhandled = vi.fn()
+    process.on('unhandledRejection', unhandled)
+    try {
+      void server.sendToolListChanged()
+      await vi.waitFor(() => expect(errors.mock.calls.map(([line]) => String(line)).join('\n')).toContain('catalog gone'))
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(unhandled).not.toHaveBeenCalled()
+    } finally {
+      process.off('unhandledRejection', unhandled)
+      errors.mockRestore()
+    }
   })
 
   it('a change announced from a tool (extra.sendNotification) whose read fails is logged, not an unhandled rejection', async () => {

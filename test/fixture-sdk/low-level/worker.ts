@@ -220,6 +220,13 @@ const throwing = misbuilt(async () => {
 })
 const invalid = misbuilt(async () => ({ tools: [{ name: 'shapeless' } as Tool] }))
 
+/** Test-only: an agent whose server lists a tool mcp-edge cannot serve. */
+export class ShapelessMCP extends McpAgent<Env> {
+  server = misbuilt(async () => ({ tools: [{ name: 'shapeless' } as Tool] }))
+
+  async init() {}
+}
+
 /** Test-only: an agent whose server's list handler throws. */
 export class MisbuiltMCP extends McpAgent<Env> {
   server = misbuilt(async () => {
@@ -235,6 +242,9 @@ export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext) {
     const { pathname } = new URL(request.url)
     if (pathname === '/browser') return BrowserMCP.serve('/browser').fetch(request, env, ctx)
+    if (pathname === '/shapeless-agent') {
+      return ShapelessMCP.serve('/shapeless-agent', { binding: 'SHAPELESS_OBJECT' }).fetch(request, env, ctx)
+    }
     if (pathname === '/misbuilt-agent')
       return MisbuiltMCP.serve('/misbuilt-agent', { binding: 'MISBUILT_OBJECT' }).fetch(request, env, ctx)
     if (pathname === '/throwing') return createMcpHandler(throwing, { route: '/throwing' })(request, env, ctx)

@@ -25,13 +25,15 @@ import { createAuthenticator } from '../http/auth.ts'
 import type { AuthOptions } from '../http/auth.ts'
 import { checkOrigin } from '../http/guards.ts'
 import { failure, rejection } from '../http/respond.ts'
+import { ConfigurationError } from '../server/errors.ts'
 import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
 import type { NonceLedger } from '../server/tasks/tasks.ts'
 import type { Principal } from '../server/types.ts'
-import type { CreateMcpHandlerOptions } from './handler-types.ts'
+import type { AnyServer, CreateMcpHandlerOptions } from './handler-types.ts'
 import { browserRules, edgeOf, edgeOptions, ignoredOptions, notServedHere, rollbackPoint, serving } from './serving.ts'
-import type { AnyServer, Serving } from './serving.ts'
+import type { Serving } from './serving.ts'
 import { prepared } from './low-level/server.ts'
+import { ListHandlerFailed } from './low-level/reading.ts'
 import { currentHandler, currentRequest, RequestHost, withBuilding, withRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
@@ -275,6 +277,11 @@ export abstract class McpAgent<
       } catch (error) {
         // init() threw (it runs again next request): a JSON-RPC 500 naming the class, logged; not an
         // exception through the Worker, whose error page no MCP client reads and carries the message.
+        // mcp-edge's own refusal after it (a listed item it cannot serve) names the item and the fix.
+        if (!this.#initThrew && error instanceof ConfigurationError) {
+          libraryLog.error('McpAgent could not serve its server', errorFields(error))
+          return misconfigured(error.message)
+        }
         const step = this.#initThrew ? 'init()' : this.#listsThrew ? "server's list handlers" : 'onStart()'
         const where = this.#listsThrew ? `${this.constructor.name}'s ${step}` : `${this.constructor.name}.${step}`
         libraryLog.error(`McpAgent ${step} failed`, errorFields(error))
@@ -322,7 +329,7 @@ export abstract class McpAgent<
     }
     const given = await this.server
     const server = await Promise.resolve(prepared(given)).catch((error: unknown) => {
-      this.#listsThrew = true
+      this.#listsThrew = error instanceof ListHandlerFailed
       throw error
     })
     // The Worker refused the origins it does not allow (serve's browser rules): any that arrives passed.

@@ -16,11 +16,11 @@ import type { RequestId } from '../protocol/jsonrpc.ts'
 import type { InputRequest } from '../server/input/input.ts'
 import type { Principal, RequestContext, ToolContext } from '../server/types.ts'
 import { elicitRequest, parseResult, rawSpec } from './input.ts'
-import type { CreateMessageResult, ElicitParams, ElicitResult } from './input.ts'
+import type { CreateMessageResult, CreateMessageResultWithTools, ElicitParams, ElicitResult } from './input.ts'
 import { missingStateKeys } from './request-store.ts'
 import type { RequestStore } from './request-store.ts'
 import type { AuthInfo } from './principal.ts'
-import type { RequestOf } from './low-level/schemas.ts'
+import type * as z from 'zod/v4/mini'
 
 export type { AuthInfo }
 
@@ -44,11 +44,22 @@ export type ServerNotification = SdkNotification
 type ResultSchema = unknown
 
 /**
- * What `sendRequest` resolves to, as the SDKs type it: the result schema's output (zod 4's, or zod
- * 3's `_output`), and `any` without a schema.
+ * What a schema parses to: zod 4's output (classic or mini: mcp-edge/sdk's own schemas, SDK 1.x
+ * releases on zod 4), or zod 3's `_output` (SDK 1.x releases on zod 3, whose schemas code may
+ * import). The request a `setRequestHandler` handler gets; what `sendRequest` resolves to.
  */
-// biome-ignore lint/suspicious/noExplicitAny: without a schema, as the SDKs
-export type ResultOf<S> = unknown extends S ? any : RequestOf<S>
+export type RequestOf<S> = S extends z.core.$ZodType ? z.output<S> : S extends { _output: infer Output } ? Output : unknown
+
+/**
+ * `sendRequest` as the SDKs type it: resolving to the result schema's output (zod 4's, or zod 3's
+ * `_output`), and to `any` without a schema. Two overloads, not one generic, so that `extra` stays
+ * assignable to SDK 1.x's `RequestHandlerExtra` where code passes it to a helper typed with it.
+ */
+export interface SendRequest {
+  <S extends object>(request: SdkRequest, resultSchema: S, options?: unknown): Promise<RequestOf<S>>
+  // biome-ignore lint/suspicious/noExplicitAny: without a schema, as the SDKs
+  (request: SdkRequest, resultSchema?: unknown, options?: unknown): Promise<any>
+}
 
 /**
  * The handler's second argument: SDK 1.x `extra` and SDK 2.x `ctx` in one. SDK 1.x's type takes
@@ -67,7 +78,7 @@ export interface RequestHandlerExtra<Env = unknown, _Notification = unknown> {
   /** `notifications/progress` and `notifications/message` go to the request's stream; list changes to listeners. */
   sendNotification(notification: SdkNotification): Promise<void>
   /** `elicitation/create`, `sampling/createMessage` or `roots/list`, answered by the client. */
-  sendRequest<S = unknown>(request: SdkRequest, resultSchema?: S, options?: unknown): Promise<ResultOf<S>>
+  sendRequest: SendRequest
   mcpReq: {
     id: RequestId
     method: string
@@ -79,8 +90,11 @@ export interface RequestHandlerExtra<Env = unknown, _Notification = unknown> {
     requestState: <T = unknown>() => T | undefined
     log(level: LogLevel, data: unknown, logger?: string): Promise<void>
     elicitInput(params: ElicitParams, options?: unknown): Promise<ElicitResult>
-    requestSampling(params: Record<string, unknown>, options?: unknown): Promise<CreateMessageResult>
-    send<S = unknown>(request: SdkRequest, resultSchema?: S, options?: unknown): Promise<ResultOf<S>>
+    requestSampling(
+      params: Record<string, unknown>,
+      options?: unknown,
+    ): Promise<CreateMessageResult | CreateMessageResultWithTools>
+    send: SendRequest
     notify(notification: SdkNotification): Promise<void>
   }
   http?: { authInfo?: AuthInfo; req?: Request }
@@ -162,10 +176,9 @@ class McpReq<Env> {
     this.#extra.edge.log(level, data, logger)
   readonly elicitInput = (params: ElicitParams): Promise<ElicitResult> =>
     this.#extra.ask(elicitRequest(params)) as Promise<ElicitResult>
-  readonly requestSampling = (params: Record<string, unknown>): Promise<CreateMessageResult> =>
-    this.#extra.ask({ method: 'sampling/createMessage', params }) as Promise<CreateMessageResult>
-  readonly send = <S = unknown>(request: SdkRequest, resultSchema?: S): Promise<ResultOf<S>> =>
-    this.#extra.sendRequest(request, resultSchema)
+  readonly requestSampling = (params: Record<string, unknown>): Promise<CreateMessageResult | CreateMessageResultWithTools> =>
+    this.#extra.ask({ method: 'sampling/createMessage', params }) as Promise<CreateMessageResult | CreateMessageResultWithTools>
+  readonly send: SendRequest = (request: SdkRequest, resultSchema?: unknown) => this.#extra.sendRequest(request, resultSchema)
   readonly notify = (notification: SdkNotification): Promise<void> => this.#extra.sendNotification(notification)
 }
 

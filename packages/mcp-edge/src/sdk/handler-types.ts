@@ -7,7 +7,12 @@ import type { Principal } from '../server/types.ts'
 import type { ServerNotifier } from './notifier.ts'
 import type { AuthInfo } from './principal.ts'
 import type { McpAuthContext } from './request-store.ts'
-import type { AnyServer } from './serving.ts'
+import type { McpServer as EdgeServer } from '../server/server.ts'
+import type { Server } from './low-level/server.ts'
+import type { McpServer } from './server.ts'
+
+/** What the adapter serves: an SDK-style server (`McpServer`, the low-level `Server`) or mcp-edge's own. */
+export type AnyServer<Env> = McpServer<Env> | Server<Env> | EdgeServer<Env>
 
 /**
  * agents' CORS options. `origin`: allowed besides loopback origins (its host name, as agents

@@ -19,6 +19,7 @@ import { ConfigurationError } from '../server/errors.ts'
 import { errorFields, libraryLog } from '../server/telemetry/log.ts'
 import { authInfoOf } from './context.ts'
 import type {
+  AnyServer,
   CreateMcpHandlerOptions,
   HandlerContext,
   McpFetchHandler,
@@ -36,7 +37,8 @@ import { McpServer } from './server.ts'
 import { browserRules, edgeOf, edgeOptions, ignoredOptions, serving } from './serving.ts'
 import { report, reportsTo } from './low-level.ts'
 import { prepared, Server } from './low-level/server.ts'
-import type { AnyServer, Serving } from './serving.ts'
+import { ListHandlerFailed } from './low-level/reading.ts'
+import type { Serving } from './serving.ts'
 import { conventionalEvents } from './services.ts'
 
 /** Handlers built before, by server or factory: SDK code often calls createMcpHandler per request. */
@@ -172,10 +174,10 @@ function buildFailed(error: unknown, userCode: string | undefined): Response {
   return rejection(new McpError('misconfigured', `Server misconfigured: ${detail}`), undefined)
 }
 
-/** What user code a build of `served` runs, whose errors' messages are for the log only. */
-function userCodeOf(served: unknown): string | undefined {
-  if (typeof served === 'function') return 'the server factory given to createMcpHandler'
-  return served instanceof Server ? "the server's list handlers" : undefined
+/** Whose code threw `error` in a build of `served`, if user code did: its message is for the log only. */
+function userCodeOf(served: unknown, error: unknown): string | undefined {
+  if (error instanceof ListHandlerFailed) return "the server's list handlers"
+  return typeof served === 'function' ? 'the server factory given to createMcpHandler' : undefined
 }
 
 /** SDK 2.x code passes no execution context: the runtime's own `waitUntil` keeps publishes and spans alive. */
@@ -292,7 +294,7 @@ function buildHandler<Env>(
     try {
       app = await appFor(host)
     } catch (error) {
-      return buildFailed(error, userCodeOf(serverOrFactory))
+      return buildFailed(error, userCodeOf(serverOrFactory, error))
     }
     return app.fetch(request, env, host)
   }

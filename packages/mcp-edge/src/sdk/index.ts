@@ -35,6 +35,7 @@ export type { ListResourcesCallback, ListResourcesResult, ResourceTemplateCallba
 export {
   acceptedContent,
   CreateMessageResultSchema,
+  CreateMessageResultWithToolsSchema,
   ElicitResultSchema,
   inputRequired,
   inputResponse,
@@ -43,6 +44,7 @@ export {
 } from './input.ts'
 export type {
   CreateMessageResult,
+  CreateMessageResultWithTools,
   ListRootsResult,
   ElicitFormParams,
   ElicitRequestFormParams,

@@ -228,9 +228,24 @@ const sampledContent = z.union([
   z.looseObject({ type: z.literal('audio'), data: z.string(), mimeType: z.string() }),
 ])
 
+/** SDK 1.x's: one text, image or audio block, as a sampling request without tools is answered. */
 export const CreateMessageResultSchema = z.looseObject({
   role: z.enum(['user', 'assistant']),
   content: sampledContent,
+  model: z.string(),
+  stopReason: z.optional(z.string()),
+})
+
+const toolSampledContent = z.union([
+  sampledContent,
+  z.looseObject({ type: z.literal('tool_use'), id: z.string(), name: z.string(), input: z.record(z.string(), z.unknown()) }),
+  z.looseObject({ type: z.literal('tool_result'), toolUseId: z.string(), content: z.array(z.unknown()) }),
+])
+
+/** A sampling request with `tools` is answered with blocks, tool uses among them (2025-11-25). */
+export const CreateMessageResultWithToolsSchema = z.looseObject({
+  role: z.enum(['user', 'assistant']),
+  content: z.union([toolSampledContent, z.array(toolSampledContent)]),
   model: z.string(),
   stopReason: z.optional(z.string()),
 })
@@ -239,8 +254,10 @@ export const ListRootsResultSchema = z.looseObject({
   roots: z.array(z.looseObject({ uri: z.string(), name: z.optional(z.string()) })),
 })
 
-/** A client's answer to sampling (`createMessage`, `mcpReq.requestSampling`), as the SDKs type it. */
+/** A client's answer to sampling without tools (`createMessage`), as SDK 1.x types it. */
 export type CreateMessageResult = z.output<typeof CreateMessageResultSchema>
+/** A client's answer to sampling with tools; SDK 2.x's `requestSampling` gives either. */
+export type CreateMessageResultWithTools = z.output<typeof CreateMessageResultWithToolsSchema>
 /** A client's roots (`listRoots`). */
 export type ListRootsResult = z.output<typeof ListRootsResultSchema>
 

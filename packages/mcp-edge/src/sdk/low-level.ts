@@ -13,8 +13,8 @@ import { InputRequired } from '../server/input/input-round.ts'
 import { TaskSuspended } from '../server/tasks/replay.ts'
 import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
 import type { ClientCapabilities, Implementation, JsonObject } from '../protocol/types.ts'
-import type { RequestHandlerExtra, ResultOf, SdkNotification, SdkRequest } from './context.ts'
-import type { CreateMessageResult, ElicitParams, ElicitResult, ListRootsResult } from './input.ts'
+import type { RequestHandlerExtra, RequestOf, SdkNotification, SdkRequest } from './context.ts'
+import type { CreateMessageResult, CreateMessageResultWithTools, ElicitParams, ElicitResult, ListRootsResult } from './input.ts'
 import { currentHandler } from './request-store.ts'
 import { refuseCompletionNotifier, refuseRequestHandler } from './unsupported.ts'
 
@@ -96,12 +96,20 @@ export class LowLevelServer {
   }
 
   /** Sampling (deprecated in 2026-07-28; still served to clients that declare it). */
-  async createMessage(params: Record<string, unknown>, _options?: unknown): Promise<CreateMessageResult> {
+  createMessage(params: { tools: unknown[] } & Record<string, unknown>, options?: unknown): Promise<CreateMessageResultWithTools>
+  createMessage(params: Record<string, unknown>, options?: unknown): Promise<CreateMessageResult>
+  async createMessage(
+    params: Record<string, unknown>,
+    _options?: unknown,
+  ): Promise<CreateMessageResult | CreateMessageResultWithTools> {
     return running('createMessage').mcpReq.requestSampling(params)
   }
 
   /** SDK 1.x `request({ method, params }, resultSchema)`: the running handler's `sendRequest`. */
-  async request<S = unknown>(request: SdkRequest, resultSchema?: S, options?: unknown): Promise<ResultOf<S>> {
+  request<S extends object>(request: SdkRequest, resultSchema: S, options?: unknown): Promise<RequestOf<S>>
+  // biome-ignore lint/suspicious/noExplicitAny: without a schema, as the SDKs
+  request(request: SdkRequest, resultSchema?: unknown, options?: unknown): Promise<any>
+  async request(request: SdkRequest, resultSchema?: unknown, options?: unknown): Promise<unknown> {
     return running('request').sendRequest(request, resultSchema, options)
   }
 

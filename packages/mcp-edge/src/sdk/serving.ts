@@ -13,15 +13,10 @@ import { McpError } from '../protocol/errors.ts'
 import { warnOnce } from '../server/telemetry/log.ts'
 import type { McpVariables } from '../http/hono.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
-import type { CreateMcpHandlerOptions, IgnoredHandlerOptions } from './handler-types.ts'
+import type { AnyServer, CreateMcpHandlerOptions, IgnoredHandlerOptions } from './handler-types.ts'
 import { RequestHost } from './request-store.ts'
-import type { Server } from './low-level/server.ts'
-import type { McpServer } from './server.ts'
 import { conventionalServices } from './services.ts'
 import { hostnameOf } from './web/guards.ts'
-
-/** What the adapter serves: an SDK-style server (`McpServer`, the low-level `Server`) or mcp-edge's own. */
-export type AnyServer<Env> = McpServer<Env> | Server<Env> | EdgeServer<Env>
 
 export const edgeOf = <Env>(server: AnyServer<Env>): EdgeServer<Env> => (server instanceof EdgeServer ? server : server.edge)
 

@@ -10,6 +10,17 @@ import type { JsonSchema, ObjectSchema, Schema } from '../../server/schema/schem
 import type { RequestHandlerExtra } from '../context.ts'
 import type { RequestHandler } from './schemas.ts'
 
+/**
+ * What a list handler threw, as it threw it (`cause`): user code, whose message may hold anything,
+ * so a client is told only that the list handlers threw (handler.ts, agent.ts).
+ */
+export class ListHandlerFailed extends Error {
+  constructor(method: string, cause: unknown) {
+    super(`the ${method} handler threw: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+    this.name = 'ListHandlerFailed'
+  }
+}
+
 /** More pages than this from one list handler is a cursor that never ends. */
 const MAX_PAGES = 100
 
@@ -42,7 +53,12 @@ export async function readPages(handler: RequestHandler, method: string, key: st
   let cursor: unknown
   for (let page = 0; page < MAX_PAGES; page++) {
     const params = typeof cursor === 'string' ? { cursor } : {}
-    const result = await handler({ method, params }, listingExtra(method))
+    let result: unknown
+    try {
+      result = await handler({ method, params }, listingExtra(method))
+    } catch (error) {
+      throw new ListHandlerFailed(method, error)
+    }
     const listed = isObject(result) ? result[key] : undefined
     if (!Array.isArray(listed)) throw new ConfigurationError(`${method}: the handler returned no "${key}" array`)
     for (const item of listed) {
@@ -78,7 +94,7 @@ export function plan(
   const seen = new Set<string>()
   return items.map((item) => {
     const key = item[keyField]
-    if (typeof key !== 'string') throw new ConfigurationError(`${method}: a ${what} has no ${keyField}`)
+    if (typeof key !== 'string' || key === '') throw new ConfigurationError(`${method}: a ${what} has no ${keyField}`)
     if (seen.has(key)) throw new ConfigurationError(`${method}: ${what} "${key}" is listed twice`)
     seen.add(key)
     return { key, json: JSON.stringify(item) + salt, add: prepare(key, item) }
@@ -89,7 +105,8 @@ export function plan(
  * One of the core's registries as a list handler fills it. `apply` brings it to a new read: when
  * anything changed (an item, the order, or an entry the registry lost, as an `McpAgent`'s rollback
  * takes back what a failed `init()` registered), every item of the last read is removed and the new
- * ones added in their order; if an add throws, what was there before is put back.
+ * ones added in their order; if an add throws (the core refuses it), what was there before is put
+ * back. It returns how to undo it (a later registry's failure, in the same read).
  */
 export class ListedRegistry {
   #applied: Planned[] = []
@@ -101,12 +118,12 @@ export class ListedRegistry {
     this.#has = has
   }
 
-  apply(next: Planned[]): void {
+  apply(next: Planned[]): () => void {
     const previous = this.#applied
     const same =
       previous.length === next.length &&
       next.every((item, i) => previous[i]?.key === item.key && previous[i]?.json === item.json && this.#has(item.key))
-    if (same) return
+    if (same) return () => {}
     for (const { key } of previous) this.#remove(key)
     const added: Planned[] = []
     try {
@@ -117,9 +134,16 @@ export class ListedRegistry {
     } catch (error) {
       for (const { key } of added) this.#remove(key)
       for (const item of previous) if (!this.#has(item.key)) item.add()
-      throw error
+      // The core's refusal names the item and the fix, and nothing of the caller's: a client may read it.
+      throw error instanceof ConfigurationError ? error : new ConfigurationError((error as Error).message)
     }
     this.#applied = next
+    return () => void this.apply(previous)
+  }
+
+  /** Whether every entry of the last read is still registered (an `McpAgent`'s rollback may have taken some back). */
+  intact(): boolean {
+    return this.#applied.every((item) => this.#has(item.key))
   }
 }
 
@@ -156,6 +180,8 @@ export function promptArgs(args: unknown, name: string): ObjectSchema | undefine
     if (!isObject(arg) || typeof arg.name !== 'string') {
       throw new ConfigurationError(`prompts/list: prompt "${name}" has an argument without a name`)
     }
+    // zod leaves `__proto__` out of what it parses, so the handler would never get it.
+    if (arg.name === '__proto__') throw new ConfigurationError(`prompts/list: prompt "${name}" has an argument named __proto__`)
     if (Object.hasOwn(shape, arg.name)) {
       throw new ConfigurationError(`prompts/list: prompt "${name}" lists argument "${arg.name}" twice`)
     }

@@ -8,6 +8,8 @@ import { LOG_LEVELS } from '../../protocol/constants.ts'
 import type { Prompt, ResourceTemplate, Tool } from '../../protocol/types.ts'
 import type { RequestHandlerExtra } from '../context.ts'
 
+export type { RequestOf } from '../context.ts'
+
 const meta = z.optional(z.record(z.string(), z.unknown()))
 const paginated = z.optional(z.looseObject({ cursor: z.optional(z.string()), _meta: meta }))
 const request = <M extends string, P extends z.core.$ZodType>(method: M, params: P) =>
@@ -41,12 +43,6 @@ export const CompleteRequestSchema = request(
   }),
 )
 export const SetLevelRequestSchema = request('logging/setLevel', z.looseObject({ level: z.enum(LOG_LEVELS), _meta: meta }))
-
-/**
- * The request a schema describes: zod 4's output (classic or mini: mcp-edge/sdk's own schemas, SDK
- * 1.x releases on zod 4), or zod 3's `_output` (SDK 1.x releases on zod 3, whose schemas code may import).
- */
-export type RequestOf<S> = S extends z.core.$ZodType ? z.output<S> : S extends { _output: infer Output } ? Output : unknown
 
 /** A request handler as the SDKs take it: the request (typed by its schema) and the SDK-style `extra`. */
 export type RequestHandler<Request = { method: string; params?: Record<string, unknown> }> = (

@@ -97,7 +97,7 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
     const ownerOf = () => (self.server as Server<Env>).#owner
     super({
       extensions: (given: Record<string, JsonObject>) => ownerOf().server.registerCapabilities({ extensions: given }),
-      listChanged: (kind) => (self.server as Server<Env>).#announced(kind),
+      listChanged: (kind) => void (self.server as Server<Env>).#announce(kind),
       resourceUpdated: (uri) => void ownerOf().server.sendResourceUpdated({ uri }),
       log: (params) => ownerOf().sendLoggingMessage(params),
     })
@@ -124,7 +124,7 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
     )
     const threw = (error: unknown, ctx: { signal: AbortSignal }) => reportUnexpected(this, error, ctx.signal)
     this.#hooks = {
-      listChanged: (kind: ListKind) => this.#announced(kind),
+      listChanged: (kind: ListKind) => void this.#announce(kind),
       resourceUpdated: (uri: string) => void this.sendResourceUpdated({ uri }),
       decodeState: options.requestState?.verify,
       threw,
@@ -163,15 +163,25 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
 
   /** The list is read again, then its listeners told (the SDKs' contract for a list that changed). */
   override sendToolListChanged(): Promise<void> {
-    return this.#changed('tools')
+    return this.#announce('tools')
   }
 
   override sendResourceListChanged(): Promise<void> {
-    return this.#changed('resources')
+    return this.#announce('resources')
   }
 
   override sendPromptListChanged(): Promise<void> {
-    return this.#changed('prompts')
+    return this.#announce('prompts')
+  }
+
+  /**
+   * Read `kind` again and tell its listeners: the promise to await, also kept alive for the request
+   * and its failure logged, for code that does not await it (`void server.sendToolListChanged()`).
+   */
+  #announce(kind: ListKind): Promise<void> {
+    const changed = this.#changed(kind)
+    void publishing(changed, 'list change lost: reading the list again failed')
+    return changed
   }
 
   /** mcp-edge serves no transport objects: a Worker serves the server with `createMcpHandler`. */
@@ -180,23 +190,25 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
   }
 
   /**
-   * Every list read that is due (the first, or since a handler changed), and those under way: what
-   * `createMcpHandler` and `McpAgent` wait for before serving. A list handler that throws fails it
-   * (its error as it threw it); a list with an item the core cannot serve fails it with a
-   * `ConfigurationError` naming the item, and the registry keeps what it had.
+   * Every list read that is due (the first, since a handler changed, or since an entry it read was
+   * taken back), and those under way: what `createMcpHandler` and `McpAgent` wait for before
+   * serving. A list handler that throws fails it with a `ListHandlerFailed` (its error the cause);
+   * a list with an item the core cannot serve fails it with a `ConfigurationError` naming the
+   * item, and the registry keeps what it had.
    */
   prepared(): Promise<void> {
     const reads = KINDS.map((kind) => {
-      if (this.#stale.has(kind)) return this.#readKind(kind)
+      if (this.#stale.has(kind) || !this.#intact(kind)) return this.#readKind(kind)
       // A read under way that fails leaves its kind due: read it again.
       return this.#reading[kind]?.catch(() => this.#readKind(kind))
     })
     return Promise.all(reads).then(() => {})
   }
 
-  /** A change announced through a hook (`extra.sendNotification`): read and told, its failure logged. */
-  #announced(kind: ListKind): void {
-    void publishing(this.#changed(kind), 'list change lost: reading the list again failed')
+  #intact(kind: ListKind): boolean {
+    if (kind === 'tools') return this.#tools.intact()
+    if (kind === 'prompts') return this.#prompts.intact()
+    return this.#resources.intact() && this.#templates.intact()
   }
 
   async #changed(kind: ListKind): Promise<void> {
@@ -299,8 +311,14 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
       },
       salt,
     )
-    this.#resources.apply(listed)
-    this.#templates.apply(templated)
+    // One read: the templates refused puts the resources back as they were.
+    const undo = this.#resources.apply(listed)
+    try {
+      this.#templates.apply(templated)
+    } catch (error) {
+      undo()
+      throw error
+    }
   }
 
   async #readPrompts(): Promise<void> {

@@ -18,7 +18,7 @@ function findCompleter(ref: Record<string, unknown>, name: string, call: Call): 
     const prompt = server.prompts.get(ref.name)
     if (!prompt || !isVisible(prompt, viewerOf(call))) throw new McpError('invalidParams', `Unknown prompt: ${ref.name}`)
     requireScopes(call.options.principal, prompt.scopes, `Prompt "${ref.name}"`)
-    return prompt.complete[name]
+    return Object.hasOwn(prompt.complete, name) ? prompt.complete[name] : undefined
   }
   if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
     const template = server.templates.get(ref.uri)
@@ -26,7 +26,7 @@ function findCompleter(ref: Record<string, unknown>, name: string, call: Call): 
       throw new McpError('invalidParams', `Unknown resource template: ${ref.uri}`)
     }
     requireScopes(call.options.principal, template.scopes, `Resource template ${ref.uri}`)
-    return template.complete[name] as Completer<unknown> | undefined
+    return Object.hasOwn(template.complete, name) ? (template.complete[name] as Completer<unknown>) : undefined
   }
   throw new McpError('invalidParams', 'Invalid params: ref must be a ref/prompt or ref/resource')
 }
