@@ -201,8 +201,9 @@ describe('an McpAgent whose server is a promise of a low-level Server (Cloudflar
 })
 
 describe('a low-level Server whose lists cannot be read', () => {
-  const initialize = (path: string) =>
-    fetch(new URL(path, worker.url), {
+  /** What an `initialize` at `path` is answered with: HTTP status and JSON-RPC error. */
+  const initialize = async (path: string) => {
+    const response = await fetch(new URL(path, worker.url), {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({
@@ -212,41 +213,28 @@ describe('a low-level Server whose lists cannot be read', () => {
         params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
       }),
     })
+    const body = (await response.json()) as { error: { code: number; message: string } }
+    return [response.status, body.error]
+  }
+  const misconfigured = (message: string) => [500, { code: -32603, message: `Server misconfigured: ${message}` }]
+  const SHAPELESS = 'tools/list: tool "shapeless" has no inputSchema of type "object"'
 
   it('a list handler that throws: 500, its message kept for the log (it may hold anything)', async () => {
-    const response = await initialize('/throwing')
-    const body = (await response.json()) as { error: { code: number; message: string } }
-    expect([response.status, body.error]).toEqual([
-      500,
-      { code: -32603, message: "Server misconfigured: the server's list handlers threw; see the server logs" },
-    ])
+    expect(await initialize('/throwing')).toEqual(misconfigured("the server's list handlers threw; see the server logs"))
     await expect.poll(() => readFileSync(worker.logFile, 'utf8'), { timeout: 5000 }).toContain('SECRET-KEY')
   })
 
   it('a list with an item mcp-edge cannot serve: 500 naming the item', async () => {
-    const response = await initialize('/invalid')
-    const body = (await response.json()) as { error: { code: number; message: string } }
-    expect([response.status, body.error]).toEqual([
-      500,
-      { code: -32603, message: 'Server misconfigured: tools/list: tool "shapeless" has no inputSchema of type "object"' },
-    ])
+    expect(await initialize('/invalid')).toEqual(misconfigured(SHAPELESS))
   })
 
   it('an McpAgent whose server’s list handler throws: 500 naming the class, the message for the log', async () => {
-    const response = await initialize('/misbuilt-agent')
-    const body = (await response.json()) as { error: { code: number; message: string } }
-    expect([response.status, body.error]).toEqual([
-      500,
-      { code: -32603, message: "Server misconfigured: MisbuiltMCP's server's list handlers threw; see the server logs" },
-    ])
+    expect(await initialize('/misbuilt-agent')).toEqual(
+      misconfigured("MisbuiltMCP's server's list handlers threw; see the server logs"),
+    )
   })
 
   it('an McpAgent whose server lists a tool mcp-edge cannot serve: 500 naming the tool', async () => {
-    const response = await initialize('/shapeless-agent')
-    const body = (await response.json()) as { error: { code: number; message: string } }
-    expect([response.status, body.error]).toEqual([
-      500,
-      { code: -32603, message: 'Server misconfigured: tools/list: tool "shapeless" has no inputSchema of type "object"' },
-    ])
+    expect(await initialize('/shapeless-agent')).toEqual(misconfigured(SHAPELESS))
   })
 })

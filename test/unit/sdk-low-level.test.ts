@@ -269,6 +269,22 @@ describe('a low-level Server’s resources and prompts', () => {
   })
 })
 
+/** Run `act`; then `failure` must reach the error log, and no promise be left rejected unhandled. */
+async function loggedNotUnhandled(failure: string, act: () => Promise<void>) {
+  const errors = vi.spyOn(console, 'error').mockImplementation(() => {})
+  const unhandled = vi.fn()
+  process.on('unhandledRejection', unhandled)
+  try {
+    await act()
+    await vi.waitFor(() => expect(errors.mock.calls.map(([line]) => String(line)).join('\n')).toContain(failure))
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(unhandled).not.toHaveBeenCalled()
+  } finally {
+    process.off('unhandledRejection', unhandled)
+    errors.mockRestore()
+  }
+}
+
 describe('reading a low-level Server’s lists again', () => {
   const names = async (server: Server) =>
     (await sendAs<Listed>(server.edge, 'tools/list', {})).result?.tools.map((tool) => tool.name)
@@ -358,18 +374,9 @@ describe('reading a low-level Server’s lists again', () => {
     })
     await server.prepared()
     fail = true
-    const errors = vi.spyOn(console, 'error').mockImplementation(() => {})
-    const unhandled = vi.fn()
-    process.on('unhandledRejection', unhandled)
-    try {
+    await loggedNotUnhandled('catalog gone', async () => {
       void server.sendToolListChanged()
-      await vi.waitFor(() => expect(errors.mock.calls.map(([line]) => String(line)).join('\n')).toContain('catalog gone'))
-      await new Promise((resolve) => setTimeout(resolve, 10))
-      expect(unhandled).not.toHaveBeenCalled()
-    } finally {
-      process.off('unhandledRejection', unhandled)
-      errors.mockRestore()
-    }
+    })
   })
 
   it('a change announced from a tool (extra.sendNotification) whose read fails is logged, not an unhandled rejection', async () => {
@@ -385,17 +392,9 @@ describe('reading a low-level Server’s lists again', () => {
       return { content: [{ type: 'text', text: 'poked' }] }
     })
     await server.prepared()
-    const errors = vi.spyOn(console, 'error').mockImplementation(() => {})
-    const unhandled = vi.fn()
-    process.on('unhandledRejection', unhandled)
-    try {
+    await loggedNotUnhandled('db down', async () => {
       expect((await sendAs<ToolAnswer>(server.edge, 'tools/call', { name: 'poke' })).result?.content[0]?.text).toBe('poked')
-      await vi.waitFor(() => expect(errors.mock.calls.map(([line]) => String(line)).join('\n')).toContain('db down'))
-      expect(unhandled).not.toHaveBeenCalled()
-    } finally {
-      process.off('unhandledRejection', unhandled)
-      errors.mockRestore()
-    }
+    })
   })
 
   it('a completion handler set after the first read completes what was read before', async () => {
