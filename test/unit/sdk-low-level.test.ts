@@ -20,7 +20,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '../../packages/mcp-edge/src/sdk/low-level/schemas.ts'
-import { ListHandlerFailed } from '../../packages/mcp-edge/src/sdk/low-level/reading.ts'
+import { ListHandlerFailed } from '../../packages/mcp-edge/src/sdk/low-level/prepare.ts'
 import { Server } from '../../packages/mcp-edge/src/sdk/low-level/server.ts'
 import type { RequestHandlerExtra as Sdk1Extra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js'

@@ -35,9 +35,8 @@ import { authContextReads, currentRequest, RequestHost, withBuilding } from './r
 import type { McpAuthContext } from './request-store.ts'
 import { McpServer } from './server.ts'
 import { browserRules, edgeOf, edgeOptions, ignoredOptions, serving } from './serving.ts'
-import { report, reportsTo } from './low-level.ts'
-import { prepared, Server } from './low-level/server.ts'
-import { ListHandlerFailed } from './low-level/reading.ts'
+import { LowLevelServer, report, reportsTo } from './low-level.ts'
+import { ListHandlerFailed, prepared } from './low-level/prepare.ts'
 import type { Serving } from './serving.ts'
 import { conventionalEvents } from './services.ts'
 
@@ -194,7 +193,8 @@ function buildHandler<Env>(
   const sayIgnored = ignoredOptions(options)
   const appOf = (server: AnyServer<Env>) => {
     if (options.onerror && server instanceof McpServer) reportsTo(server.server, options.onerror)
-    if (options.onerror && server instanceof Server) reportsTo(server, options.onerror)
+    // The low-level `Server` is one (importing it here would bundle it into every Worker).
+    if (options.onerror && server instanceof LowLevelServer) reportsTo(server, options.onerror)
     const edge = edgeOf(server)
     if (typeof serverOrFactory === 'function') factoryBuilt(serverOrFactory, edge)
     return serving(edge, route, mounted, browser)

@@ -8,18 +8,8 @@ import { isObject } from '../../protocol/jsonrpc.ts'
 import { ConfigurationError } from '../../server/errors.ts'
 import type { JsonSchema, ObjectSchema, Schema } from '../../server/schema/schema.ts'
 import type { RequestHandlerExtra } from '../context.ts'
+import { ListHandlerFailed } from './prepare.ts'
 import type { RequestHandler } from './schemas.ts'
-
-/**
- * What a list handler threw, as it threw it (`cause`): user code, whose message may hold anything,
- * so a client is told only that the list handlers threw (handler.ts, agent.ts).
- */
-export class ListHandlerFailed extends Error {
-  constructor(method: string, cause: unknown) {
-    super(`the ${method} handler threw: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
-    this.name = 'ListHandlerFailed'
-  }
-}
 
 /** More pages than this from one list handler is a cursor that never ends. */
 const MAX_PAGES = 100

@@ -370,8 +370,3 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
       : finish(result)
   }
 }
-
-/** A low-level server's lists are read before it is served (the others need nothing). */
-export function prepared<S>(server: S): Promise<S> | S {
-  return server instanceof Server ? server.prepared().then(() => server) : server
-}

@@ -1,0 +1,23 @@
+/**
+ * What serving needs of a low-level `Server` (server.ts), without importing it: its lists read
+ * before it is served, and how its list handlers' failures are told apart. A Worker serving an
+ * `McpServer` bundles none of the low-level server's code.
+ */
+
+/**
+ * What a list handler threw, as it threw it (`cause`): user code, whose message may hold anything,
+ * so a client is told only that the list handlers threw (handler.ts, agent.ts).
+ */
+export class ListHandlerFailed extends Error {
+  constructor(method: string, cause: unknown) {
+    super(`the ${method} handler threw: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+    this.name = 'ListHandlerFailed'
+  }
+}
+
+/** `server`, once its lists are read (a low-level `Server`; any other server is ready as it is). */
+export function prepared<S>(server: S): Promise<S> | S {
+  const preparable = server as { prepared?: unknown } | null | undefined
+  if (typeof preparable?.prepared !== 'function') return server
+  return (preparable.prepared as () => Promise<void>).call(server).then(() => server)
+}
