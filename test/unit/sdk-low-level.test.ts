@@ -20,6 +20,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
 } from '../../packages/mcp-edge/src/sdk/low-level/schemas.ts'
+import { ErrorCode, McpError } from '../../packages/mcp-edge/src/sdk/errors.ts'
 import { ListHandlerFailed } from '../../packages/mcp-edge/src/sdk/low-level/prepare.ts'
 import { Server } from '../../packages/mcp-edge/src/sdk/low-level/server.ts'
 import type { RequestHandlerExtra as Sdk1Extra } from '@modelcontextprotocol/sdk/shared/protocol.js'
@@ -132,6 +133,31 @@ describe('a low-level Server’s tools', () => {
     const { result, error } = await sendAs(server.edge, 'tools/call', { name: 'boom' })
     expect(result).toBeUndefined()
     expect(error?.code).toBe(-32603)
+  })
+})
+
+describe('a low-level Server’s onerror', () => {
+  it('hears what a handler throws unexpectedly, not the errors meant for the client', async () => {
+    const server = new Server({ name: 'low', version: '1' })
+    const heard: string[] = []
+    server.onerror = (error) => void heard.push(error.message)
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [echoTool('bug'), echoTool('meant')] }))
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      if (request.params.name === 'meant') throw new McpError(ErrorCode.InvalidParams, 'no such record')
+      throw new Error('a bug')
+    })
+    await server.prepared()
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {})
+    try {
+      expect((await sendAs(server.edge, 'tools/call', { name: 'bug' })).error?.code).toBe(-32603)
+      expect((await sendAs(server.edge, 'tools/call', { name: 'meant' })).error).toMatchObject({
+        code: -32602,
+        message: 'no such record',
+      })
+    } finally {
+      errors.mockRestore()
+    }
+    expect(heard).toEqual(['a bug'])
   })
 })
 

@@ -1,7 +1,7 @@
 /**
  * SDK-style fixture: servers written on SDK 1.x's low-level `Server`, whose lists and calls are
  * request handlers, as older servers and some Workers ones are. `/mcp` is a notes server in the
- * style of the SDK's "everything" reference server (paginated resources read by a template,
+ * style of the MCP reference servers' "everything" server (paginated resources read by a template,
  * prompts with arguments, completion, progress, a confirmation through `server.elicitInput`),
  * served by agents' `createMcpHandler`. `/browser` is an `McpAgent` whose `server` is a promise of
  * a `Server` with ListTools and CallTool handlers over a fixed tool list, as Cloudflare's

@@ -3,6 +3,7 @@
  * before it is served, and how its list handlers' failures are told apart. A Worker serving an
  * `McpServer` bundles none of the low-level server's code.
  */
+import { LowLevelServer } from '../low-level.ts'
 
 /**
  * What a list handler threw, as it threw it (`cause`): user code, whose message may hold anything,
@@ -15,9 +16,12 @@ export class ListHandlerFailed extends Error {
   }
 }
 
-/** `server`, once its lists are read (a low-level `Server`; any other server is ready as it is). */
+/**
+ * `server`, once its lists are read: a low-level `Server` (a `LowLevelServer` with `prepared`, the
+ * base an `McpServer`'s `server.server` is too, which has none); any other server is ready as it is.
+ */
 export function prepared<S>(server: S): Promise<S> | S {
-  const preparable = server as { prepared?: unknown } | null | undefined
-  if (typeof preparable?.prepared !== 'function') return server
-  return (preparable.prepared as () => Promise<void>).call(server).then(() => server)
+  if (!(server instanceof LowLevelServer)) return server
+  const preparable = server as LowLevelServer & { prepared?: () => Promise<void> }
+  return typeof preparable.prepared === 'function' ? preparable.prepared().then(() => server) : server
 }
