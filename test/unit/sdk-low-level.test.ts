@@ -25,6 +25,8 @@ import { ListHandlerFailed } from '../../packages/mcp-edge/src/sdk/low-level/pre
 import { Server } from '../../packages/mcp-edge/src/sdk/low-level/server.ts'
 import type { RequestHandlerExtra as Sdk1Extra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js'
+import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
+import { McpServer, ResourceTemplate } from '../../packages/mcp-edge/src/sdk/server.ts'
 import { sendAs } from './support.ts'
 
 type Listed = {
@@ -442,6 +444,37 @@ describe('reading a low-level Server’s lists again', () => {
       argument: { name: 'dir', value: 'sr' },
     })
     expect(result?.completion.values).toEqual(['dir:sr'])
+  })
+})
+
+describe('resource annotations (audience, priority, lastModified), listed as given', () => {
+  const annotations = { audience: ['user' as const], priority: 0.8, lastModified: '2026-12-06T00:00:00Z' }
+  const listed = async (edge: Server['edge']) => {
+    const resources = await sendAs<{ resources: unknown[] }>(edge, 'resources/list', {})
+    const templates = await sendAs<{ resourceTemplates: unknown[] }>(edge, 'resources/templates/list', {})
+    return [resources.result?.resources, templates.result?.resourceTemplates]
+  }
+
+  it('on the native API, an McpServer’s registerResource and a low-level Server’s lists', async () => {
+    const native = createMcpServer({ name: 'native', version: '1' })
+    native.resource('n://a', { name: 'a', annotations }, (uri) => ({ contents: [{ uri, text: '' }] }))
+    native.resourceTemplate('n://{x}', { name: 'x', annotations }, (uri) => ({ contents: [{ uri, text: '' }] }))
+    const sdk = new McpServer({ name: 'sdk', version: '1' })
+    sdk.registerResource('a', 'n://a', { annotations }, (uri) => ({ contents: [{ uri: uri.href, text: '' }] }))
+    sdk.registerResource('x', new ResourceTemplate('n://{x}', { list: undefined }), { annotations }, (uri) => ({
+      contents: [{ uri: uri.href, text: '' }],
+    }))
+    const low = new Server({ name: 'low', version: '1' })
+    low.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [{ uri: 'n://a', name: 'a', annotations }] }))
+    low.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+      resourceTemplates: [{ uriTemplate: 'n://{x}', name: 'x', annotations }],
+    }))
+    low.setRequestHandler(ReadResourceRequestSchema, async () => ({ contents: [] }))
+    await low.prepared()
+    const expected = [[{ uri: 'n://a', name: 'a', annotations }], [{ uriTemplate: 'n://{x}', name: 'x', annotations }]]
+    expect(await listed(native)).toEqual(expected)
+    expect(await listed(sdk.edge)).toEqual(expected)
+    expect(await listed(low.edge)).toEqual(expected)
   })
 })
 

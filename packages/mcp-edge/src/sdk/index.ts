@@ -141,6 +141,7 @@ export type {
   TextContent,
   Tool,
   ToolAnnotations,
+  Annotations,
   ImageContent,
   AudioContent,
   EmbeddedResource,

@@ -2,7 +2,14 @@
  * The public types of `mcp-edge/sdk`'s `McpServer`: the configs and callbacks of its
  * registrations, as the SDKs write them, and the handles they return.
  */
-import type { CallToolResult, GetPromptResult, Icon, ReadResourceResult, ToolAnnotations } from '../protocol/types.ts'
+import type {
+  Annotations,
+  CallToolResult,
+  GetPromptResult,
+  Icon,
+  ReadResourceResult,
+  ToolAnnotations,
+} from '../protocol/types.ts'
 import type { CapabilityPath } from '../server/capabilities.ts'
 import type { ObjectSchema } from '../server/schema/schema.ts'
 import type { ServerOptions, TaskMode, ToolView } from '../server/types.ts'
@@ -68,6 +75,7 @@ export type ResourceMetadata = {
   description?: string
   mimeType?: string
   size?: number
+  annotations?: Annotations
   icons?: Icon[]
   _meta?: Record<string, unknown>
   /** mcp-edge: OAuth scopes a caller needs to list and read it. */

@@ -12,6 +12,7 @@ import type {
   ClientCapabilities,
   CompleteResult,
   ContentBlock,
+  Annotations,
   GetPromptResult,
   Icon,
   JsonObject,
@@ -225,6 +226,8 @@ export interface ResourceOptions<Env = unknown> {
   description?: string
   mimeType?: string
   size?: number
+  /** Who it is for and how much it matters (`audience`, `priority`, `lastModified`), listed as given. */
+  annotations?: Annotations
   icons?: Icon[]
   _meta?: MetaObject
   cache?: CacheHint

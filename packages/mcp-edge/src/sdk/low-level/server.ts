@@ -49,7 +49,7 @@ const KINDS: readonly ListKind[] = ['tools', 'resources', 'prompts']
 const COMPLETE = 'completion/complete'
 
 const TOOL_FIELDS = ['title', 'description', 'annotations', 'icons', '_meta'] as const
-const RESOURCE_FIELDS = ['name', 'title', 'description', 'mimeType', 'size', 'icons', '_meta'] as const
+const RESOURCE_FIELDS = ['name', 'title', 'description', 'mimeType', 'size', 'annotations', 'icons', '_meta'] as const
 const TEMPLATE_FIELDS = RESOURCE_FIELDS.filter((key) => key !== 'size')
 const PROMPT_FIELDS = ['title', 'description', 'icons', '_meta'] as const
 
