@@ -3,8 +3,9 @@
  * nothing else (test/fixture-sdk/low-level), under `wrangler dev`, driven by real clients at their
  * defaults: the SDK 1.x client (2025 era: the confirmation through its elicitation handler,
  * progress through onprogress), the 2.x client pinned to 2026-07-28 (the same confirmation through
- * input_required rounds), Inspector's CLI; and an `McpAgent` whose server is a promise of a
- * low-level `Server` (as Cloudflare's Playwright server), its state kept per 2025 session.
+ * input_required rounds), Inspector's CLI, the Python SDK both ways where `.venv-python` holds it;
+ * and an `McpAgent` whose server is a promise of a low-level `Server` (as Cloudflare's Playwright
+ * server), its state kept per 2025 session.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -13,7 +14,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js'
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { answeringClientV1, answeringClientV2, answerWith } from '../support/sdk-clients.ts'
-import { inspect } from '../support/client-processes.ts'
+import { hasPython, inspect, pythonClient } from '../support/client-processes.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
 const TOOLS = ['add', 'countdown', 'delete_note', 'fail']
@@ -162,6 +163,25 @@ describe('a low-level Server via createMcpHandler: Inspector CLI', () => {
     expect(listed.result.tools.map((tool: { name: string }) => tool.name)).toEqual(TOOLS)
     const added = await inspect(worker.url, '--method', 'tools/call', '--tool-name', 'add', '--tool-arg', 'a=2', 'b=40')
     expect([added.code, added.result.structuredContent]).toEqual([0, { sum: 42 }])
+  })
+})
+
+describe.skipIf(!hasPython)('a low-level Server via createMcpHandler: the Python SDK, when .venv-python has it', () => {
+  const seen = {
+    tools: TOOLS,
+    add: { sum: 5 },
+    resource: 'Third note.',
+    prompt: 'Summarize alpha (haiku): First note.',
+    delete: ['Deleted beta.'],
+    asked: ['Delete note beta?'],
+  }
+
+  it('ClientSession.initialize() (2025 era), the confirmation through its elicitation callback', async () => {
+    expect(await pythonClient(worker.url, 'session', 'low-level')).toEqual({ protocolVersion: '2025-11-25', ...seen })
+  })
+
+  it('Client at its defaults (2026-07-28), the confirmation through input_required rounds', async () => {
+    expect(await pythonClient(worker.url, 'client', 'low-level')).toEqual({ protocolVersion: '2026-07-28', ...seen })
   })
 })
 

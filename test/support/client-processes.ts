@@ -94,10 +94,18 @@ export function startMcpRemote(url: string, answer: object): McpRemote {
   }
 }
 
-/** test/support/python-client.py against `url` (`session` or `client`); killed after 50 s. */
-export async function pythonClient(url: string, how: 'session' | 'client'): Promise<any> {
+/**
+ * test/support/python-client.py against `url` (`session` or `client`), exercising the demo's
+ * tools or (`low-level`) test/fixture-sdk/low-level's; killed after 50 s.
+ */
+export async function pythonClient(
+  url: string,
+  how: 'session' | 'client',
+  exercise: 'demo' | 'low-level' = 'demo',
+): Promise<any> {
   const script = join(ROOT, 'test/support/python-client.py')
-  const { code, signal, stdout, stderr } = await run(PYTHON, [script, url, how], 50_000)
+  const extra = exercise === 'low-level' ? ['low-level'] : []
+  const { code, signal, stdout, stderr } = await run(PYTHON, [script, url, how, ...extra], 50_000)
   if (code !== 0) throw new Error(`python exited with ${signal ?? code}: ${stderr}`)
   try {
     return JSON.parse(stdout)

@@ -1,6 +1,6 @@
 """The official Python SDK's client (PyPI `mcp`) against an MCP endpoint, for test/http/clients.test.ts.
 
-Usage: python python-client.py <url> session|client|subscribe
+Usage: python python-client.py <url> session|client|subscribe [low-level]
 
 - `session`: `ClientSession` over `streamable_http_client`, opened with `initialize()` (the
   2025-era handshake, as hosts built on the session API connect).
@@ -9,6 +9,10 @@ Usage: python python-client.py <url> session|client|subscribe
 Either way it lists tools, calls `add`, reads `info://server`, gets the `summarize` prompt, calls
 `delete_record` (confirmed through the elicitation callback) and `get_weather` (structured
 content), and prints what it saw as one line of JSON. Anything that fails raises (exit status 1).
+
+With `low-level`, it exercises test/fixture-sdk/low-level's notes server instead (for
+test/http/sdk-low-level.test.ts): lists tools, calls `add` (structured content), reads
+`notes://gamma`, gets `summarize`, and calls `delete_note` (confirmed through the callback).
 
 - `subscribe`: `ClientSession` at its defaults subscribes to `notes://all`, waits until its own GET
   stream is open (the SDK logs it), prints `{"ready": ..., "subscribe": <advertised>}`, then waits
@@ -29,7 +33,8 @@ asked = []
 
 async def on_elicit(context, params):
     asked.append(params.message)
-    return types.ElicitResult(action="accept", content={"confirm": True, "reason": "cleanup"})
+    content = {"confirm": True} if LOW_LEVEL else {"confirm": True, "reason": "cleanup"}
+    return types.ElicitResult(action="accept", content=content)
 
 
 def texts(result):
@@ -49,6 +54,21 @@ async def exercise(peer, protocol_version):
         "delete": texts(await peer.call_tool("delete_record", {"id": "r-1"})),
         "asked": asked,
         "weather": weather.structured_content,
+    }
+
+
+async def exercise_low_level(peer, protocol_version):
+    added = await peer.call_tool("add", {"a": 2, "b": 3})
+    resource = await peer.read_resource("notes://gamma")
+    prompt = await peer.get_prompt("summarize", {"note": "alpha", "style": "haiku"})
+    return {
+        "protocolVersion": protocol_version,
+        "tools": [tool.name for tool in (await peer.list_tools()).tools],
+        "add": added.structured_content,
+        "resource": resource.contents[0].text,
+        "prompt": prompt.messages[0].content.text,
+        "delete": texts(await peer.call_tool("delete_note", {"name": "beta"})),
+        "asked": asked,
     }
 
 
@@ -81,16 +101,18 @@ async def subscribe(url):
 
 
 async def main(url, how):
+    run = exercise_low_level if LOW_LEVEL else exercise
     if how == "subscribe":
         await subscribe(url)
     elif how == "session":
         async with streamable_http_client(url) as (read, write, *_):
             async with ClientSession(read, write, elicitation_callback=on_elicit) as session:
                 initialized = await session.initialize()
-                print(json.dumps(await exercise(session, initialized.protocol_version)))
+                print(json.dumps(await run(session, initialized.protocol_version)))
     else:
         async with Client(url, elicitation_callback=on_elicit) as client:
-            print(json.dumps(await exercise(client, client.protocol_version)))
+            print(json.dumps(await run(client, client.protocol_version)))
 
 
+LOW_LEVEL = sys.argv[3:4] == ["low-level"]
 asyncio.run(main(sys.argv[1], sys.argv[2]))
