@@ -88,8 +88,7 @@ export function defineTool<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: strin
   const withArgs = given !== undefined
   const run = (args: unknown, extra: RequestHandlerExtra<Env>) => {
     const result = withArgs ? call(callback, args, extra) : call(callback, extra)
-    const pending = typeof (result as { then?: unknown } | undefined)?.then === 'function'
-    return (pending ? Promise.resolve(result).then(withContent) : withContent(result)) as CallToolResult | Promise<CallToolResult>
+    return afterResult(result, withContent) as CallToolResult | Promise<CallToolResult>
   }
   const checked =
     output === undefined
@@ -185,6 +184,12 @@ function wrapCompleters(complete: Record<string, CompleteCallback>) {
   )
 }
 
-function dropUndefined<T extends object>(value: T): T {
+/** `finish` of what a handler returned: at once, or once its promise settles (a sync handler's result stays sync). */
+export function afterResult(result: unknown, finish: (value: unknown) => unknown): unknown {
+  const pending = typeof (result as { then?: unknown } | undefined)?.then === 'function'
+  return pending ? Promise.resolve(result).then(finish) : finish(result)
+}
+
+export function dropUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T
 }

@@ -8,6 +8,7 @@ import { isObject } from '../../protocol/jsonrpc.ts'
 import { ConfigurationError } from '../../server/errors.ts'
 import type { JsonSchema, ObjectSchema, Schema } from '../../server/schema/schema.ts'
 import type { RequestHandlerExtra } from '../context.ts'
+import { dropUndefined } from '../define.ts'
 import { ListHandlerFailed } from './prepare.ts'
 import type { RequestHandler } from './schemas.ts'
 
@@ -100,12 +101,17 @@ export function plan(
  */
 export class ListedRegistry {
   #applied: Planned[] = []
+  readonly #registry: ReadonlyMap<string, unknown>
   readonly #remove: (key: string) => void
-  readonly #has: (key: string) => boolean
 
-  constructor(remove: (key: string) => void, has: (key: string) => boolean) {
+  /** `registry`, one of the core server's maps, and how to remove an entry from it (which announces it). */
+  constructor(registry: ReadonlyMap<string, unknown>, remove: (key: string) => void) {
+    this.#registry = registry
     this.#remove = remove
-    this.#has = has
+  }
+
+  #has(key: string): boolean {
+    return this.#registry.has(key)
   }
 
   apply(next: Planned[]): () => void {
@@ -151,10 +157,6 @@ export function rawOutput(jsonSchema: JsonSchema): Schema {
   const schema = z.unknown()
   rawSchemas.set(schema, jsonSchema)
   return schema
-}
-
-function dropUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T
 }
 
 /**

@@ -23,7 +23,7 @@ import { CONVENTION_WARNED } from '../../server/tool-entry.ts'
 import type { Completer, PromptOptions, RequestContext, ServerOptions, ToolOptions } from '../../server/types.ts'
 import { compileUriTemplate } from '../../server/uri-template.ts'
 import type { RequestHandlerExtra } from '../context.ts'
-import { protocolFailure, withContent } from '../define.ts'
+import { afterResult, protocolFailure, withContent } from '../define.ts'
 import { LowLevelServer, methodOf, reportUnexpected } from '../low-level.ts'
 import type { RequestSchema } from '../low-level.ts'
 import { publishing } from '../notifier.ts'
@@ -54,8 +54,9 @@ const TEMPLATE_FIELDS = RESOURCE_FIELDS.filter((key) => key !== 'size')
 const PROMPT_FIELDS = ['title', 'description', 'icons', '_meta'] as const
 
 /** The request's `_meta` (a progress token…), as the SDKs hand it to the handler in `params`. */
-const metaOf = (extra: RequestHandlerExtra) =>
-  extra._meta === undefined || Object.keys(extra._meta).length === 0 ? {} : { _meta: extra._meta }
+function metaOf(extra: RequestHandlerExtra): { _meta?: Record<string, unknown> } {
+  return extra._meta === undefined || Object.keys(extra._meta).length === 0 ? {} : { _meta: extra._meta }
+}
 
 /**
  * @example
@@ -83,6 +84,8 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
   readonly #resources: ListedRegistry
   readonly #templates: ListedRegistry
   readonly #prompts: ListedRegistry
+  /** Each kind's read, whether what it read is still registered, and how its listeners are told. */
+  readonly #kinds: Record<ListKind, { read(): Promise<void>; intact(): boolean; tell(): void }>
   /** The kinds whose handlers changed since they were last read. */
   readonly #stale = new Set<ListKind>(KINDS)
   /** The last read of each kind (one at a time: a later one waits for it). */
@@ -106,22 +109,24 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
     this.#owner = new McpServer<Env>(serverInfo, { ...options, jsonSchema })
     const edge = this.#owner.edge
     this.edge = edge
-    this.#tools = new ListedRegistry(
-      (key) => edge.removeTool(key),
-      (key) => edge.tools.has(key),
-    )
-    this.#resources = new ListedRegistry(
-      (key) => edge.removeResource(key),
-      (key) => edge.resources.has(key),
-    )
-    this.#templates = new ListedRegistry(
-      (key) => edge.removeResourceTemplate(key),
-      (key) => edge.templates.has(key),
-    )
-    this.#prompts = new ListedRegistry(
-      (key) => edge.removePrompt(key),
-      (key) => edge.prompts.has(key),
-    )
+    this.#tools = new ListedRegistry(edge.tools, (key) => edge.removeTool(key))
+    this.#resources = new ListedRegistry(edge.resources, (key) => edge.removeResource(key))
+    this.#templates = new ListedRegistry(edge.templates, (key) => edge.removeResourceTemplate(key))
+    this.#prompts = new ListedRegistry(edge.prompts, (key) => edge.removePrompt(key))
+    const owner = this.#owner
+    this.#kinds = {
+      tools: { read: () => this.#readTools(), intact: () => this.#tools.intact(), tell: () => owner.sendToolListChanged() },
+      resources: {
+        read: () => this.#readResources(),
+        intact: () => this.#resources.intact() && this.#templates.intact(),
+        tell: () => owner.sendResourceListChanged(),
+      },
+      prompts: {
+        read: () => this.#readPrompts(),
+        intact: () => this.#prompts.intact(),
+        tell: () => owner.sendPromptListChanged(),
+      },
+    }
     const threw = (error: unknown, ctx: { signal: AbortSignal }) => reportUnexpected(this, error, ctx.signal)
     this.#hooks = {
       listChanged: (kind: ListKind) => void this.#announce(kind),
@@ -198,25 +203,17 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
    */
   prepared(): Promise<void> {
     const reads = KINDS.map((kind) => {
-      if (this.#stale.has(kind) || !this.#intact(kind)) return this.#readKind(kind)
+      if (this.#stale.has(kind) || !this.#kinds[kind].intact()) return this.#readKind(kind)
       // A read under way that fails leaves its kind due: read it again.
       return this.#reading[kind]?.catch(() => this.#readKind(kind))
     })
     return Promise.all(reads).then(() => {})
   }
 
-  #intact(kind: ListKind): boolean {
-    if (kind === 'tools') return this.#tools.intact()
-    if (kind === 'prompts') return this.#prompts.intact()
-    return this.#resources.intact() && this.#templates.intact()
-  }
-
   async #changed(kind: ListKind): Promise<void> {
     this.#stale.add(kind)
     await this.#readKind(kind)
-    if (kind === 'tools') this.#owner.sendToolListChanged()
-    else if (kind === 'resources') this.#owner.sendResourceListChanged()
-    else this.#owner.sendPromptListChanged()
+    this.#kinds[kind].tell()
   }
 
   #readKind(kind: ListKind): Promise<void> {
@@ -224,9 +221,7 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
       // Due again if a handler changes while it runs, or if it fails.
       this.#stale.delete(kind)
       try {
-        if (kind === 'tools') await this.#readTools()
-        else if (kind === 'resources') await this.#readResources()
-        else await this.#readPrompts()
+        await this.#kinds[kind].read()
       } catch (error) {
         this.#stale.add(kind)
         throw error
@@ -285,7 +280,7 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
     const named = (method: string, what: string, key: string, item: Record<string, unknown>) => {
       if (typeof item.name !== 'string') throw new ConfigurationError(`${method}: ${what} "${key}" has no name`)
     }
-    const salt = this.#handlers.has(COMPLETE) ? '+complete' : ''
+    const salt = this.#completesSalt()
     // Both checked before either registry changes.
     const listed = plan(resources, 'resources/list', 'resource', 'uri', (uri, resource) => {
       named('resources/list', 'resource', uri, resource)
@@ -323,7 +318,7 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
 
   async #readPrompts(): Promise<void> {
     const prompts = await this.#list('prompts/list', 'prompts')
-    const salt = this.#handlers.has(COMPLETE) ? '+complete' : ''
+    const salt = this.#completesSalt()
     const adder = (name: string, prompt: Record<string, unknown>) => {
       const args = promptArgs(prompt.arguments, name)
       const complete = this.#completers({ type: 'ref/prompt', name }, args ? Object.keys(args._zod.def.shape) : [])
@@ -341,6 +336,11 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
       return () => void this.edge.prompt(name, options, (given, ctx) => get(given, ctx as RequestContext<Env>))
     }
     this.#prompts.apply(plan(prompts, 'prompts/list', 'prompt', 'name', adder, salt))
+  }
+
+  /** What else a resource's or prompt's registration depends on: whether a completion handler is set. */
+  #completesSalt(): string {
+    return this.#handlers.has(COMPLETE) ? '+complete' : ''
   }
 
   /** With a `completion/complete` handler: a completer for each of `names`, asking it with `ref`. */
@@ -364,9 +364,6 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
     const handler = this.#handlers.get(method)
     if (!handler) throw new EdgeError('methodNotFound', `Method not found: ${method} (the server set no handler for it)`)
     const result = handler({ method, params }, extra)
-    if (!finish) return result
-    return typeof (result as { then?: unknown } | undefined)?.then === 'function'
-      ? Promise.resolve(result).then(finish)
-      : finish(result)
+    return finish ? afterResult(result, finish) : result
   }
 }
