@@ -17,6 +17,8 @@ import {
   isLocalRequest,
   LOCAL_ONLY_WARNING,
   NOT_CONFIGURED_MESSAGE,
+  PROXIED_MESSAGE,
+  routedMessage,
 } from '../../packages/mcp-edge/src/http/auth.ts'
 import { urlHost } from '../../packages/mcp-edge/src/http/guards.ts'
 import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
@@ -108,6 +110,25 @@ describe('fail closed without configured authentication', () => {
       expect(await response.json()).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: NOT_CONFIGURED_MESSAGE } })
       expect(request.bodyUsed).toBe(false)
     }
+  })
+
+  it("says why a loopback caller whose URL names another host is refused: wrangler dev's routes, or a tunnel", async () => {
+    // wrangler dev serving a Worker with `routes` hands it the route's host in the URL and Host;
+    // only the connecting address (Miniflare's, from the socket) is loopback.
+    const headers = { host: 'mcp.example.com', 'cf-connecting-ip': '127.0.0.1' }
+    const request = post('http://mcp.example.com/mcp', 'tools/list', {}, headers)
+    const response = await handle(request, {})
+    expect(response.status).toBe(401)
+    expect(response.headers.get('www-authenticate')).toBe('Bearer realm="mcp"')
+    const message = (await response.json()).error.message
+    expect(message).toBe(routedMessage('mcp.example.com'))
+    expect(message).toContain('--local-upstream 127.0.0.1:<port>')
+    expect(request.bodyUsed).toBe(false)
+    // The same request carrying a proxy's mark is said to be proxied; from a remote address, not configured.
+    const proxied = post('http://mcp.example.com/mcp', 'tools/list', {}, { ...headers, 'x-forwarded-for': '203.0.113.9' })
+    expect((await (await handle(proxied, {})).json()).error.message).toBe(PROXIED_MESSAGE)
+    const remote = post('http://mcp.example.com/mcp', 'tools/list', {}, { ...headers, 'cf-connecting-ip': '203.0.113.9' })
+    expect((await (await handle(remote, {})).json()).error.message).toBe(NOT_CONFIGURED_MESSAGE)
   })
 
   it('warns once per isolate, at the first request, unless authentication is configured or a choice was made', async () => {

@@ -27,6 +27,19 @@ export const PROXIED_MESSAGE =
   'Unauthorized: no authentication is configured, so this MCP server serves local requests only, and this request ' +
   `came through a proxy (it carries Forwarded, X-Forwarded-*, X-Real-IP or Via). To serve it, ${CONFIGURE_AUTH}`
 
+/**
+ * The same server's 401 to a request from a loopback address whose URL names another host: a
+ * tunnel in front that keeps the public `Host`, or `wrangler dev` serving a Worker with `routes`,
+ * which hands it the route's host (`--local-upstream` keeps the URL local).
+ */
+export function routedMessage(host: string): string {
+  return (
+    `Unauthorized: no authentication is configured, so this MCP server serves local requests only, and this request's URL names ${host}, not a loopback host. ` +
+    "Under wrangler dev, a Worker with routes sees its route's host: start it with --local-upstream 127.0.0.1:<port> to keep local requests local. " +
+    `To serve others, ${CONFIGURE_AUTH}`
+  )
+}
+
 /** Its start-up warning: the server runs and serves, locally. */
 export const LOCAL_ONLY_WARNING =
   'Local requests only: no authentication is configured, so this MCP server serves local requests only ' +
@@ -116,6 +129,15 @@ function isLocal(headers: Headers, url: string): boolean {
     (address === null || isLoopbackAddress(address)) &&
     !isProxied(headers)
   )
+}
+
+/** Why a request is not local, for its 401 (`isLocal` was false). */
+function notLocalMessage(headers: Headers, url: string): string {
+  if (isProxied(headers)) return PROXIED_MESSAGE
+  const address = headers.get('cf-connecting-ip')
+  const urlName = urlHost(url)
+  if (address !== null && isLoopbackAddress(address) && !isLoopbackHost(urlName)) return routedMessage(urlName)
+  return NOT_CONFIGURED_MESSAGE
 }
 
 const PROXY_HEADERS = new Set(['forwarded', 'via', 'x-real-ip'])
@@ -221,7 +243,7 @@ export function createAuthenticator<Env>(
       warn(LOCAL_ONLY_WARNING)
     }
     if (allowAnonymous || isLocal(headers, url)) return undefined
-    throw new AuthChallenge(isProxied(headers) ? PROXIED_MESSAGE : NOT_CONFIGURED_MESSAGE)
+    throw new AuthChallenge(notLocalMessage(headers, url))
   }
 
   const baseline = (env: Env) => resourceServer?.challenge(env).scopes ?? options.requiredScopes ?? []
