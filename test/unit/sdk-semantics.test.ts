@@ -19,6 +19,7 @@ import {
 import { RequestHost, withRequest } from '../../packages/mcp-edge/src/sdk/request-store.ts'
 import { inputRequired } from '../../packages/mcp-edge/src/sdk/input.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
+import { ResourceTemplate } from '../../packages/mcp-edge/src/sdk/resource-template.ts'
 import { sendAs } from './support.ts'
 
 type ToolAnswer = { content: { type: string; text: string }[]; isError?: boolean; structuredContent?: unknown }
@@ -286,6 +287,27 @@ describe("tool()'s annotations argument after a params schema, as SDK 1.x typed 
     )
     const { result } = await sendAs<{ tools: { annotations?: unknown }[] }>(server.edge, 'tools/list', {})
     expect(result?.tools[0]?.annotations).toEqual({ title: 'List accounts', annotations: { readOnlyHint: true } })
+  })
+})
+
+describe("an SDK server's lists are not cached, and never shared between callers", () => {
+  it('answers ttlMs 0 and cacheScope private: a server may be built per caller', async () => {
+    const server = new McpServer({ name: 'per-caller', version: '1' })
+    const ok = async () => ({ content: [] })
+    server.registerTool('mine', { description: 'A tool this caller may use' }, ok)
+    server.registerPrompt('p', { description: 'A prompt' }, async () => ({ messages: [] }))
+    server.registerResource('r', 'notes://r', {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'r' }] }))
+    const template = new ResourceTemplate('notes://{id}', { list: undefined })
+    server.registerResource('t', template, {}, async (uri) => ({ contents: [{ uri: uri.href, text: 't' }] }))
+    for (const method of ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']) {
+      const { result } = await sendAs<{ ttlMs: number; cacheScope: string }>(server.edge, method, {})
+      expect(result, method).toMatchObject({ ttlMs: 0, cacheScope: 'private' })
+    }
+    // The server's own choice, as an option, still stands.
+    const cached = new McpServer({ name: 'shared', version: '1' }, { listCache: { ttlMs: 60_000, cacheScope: 'public' } })
+    cached.registerTool('t', { description: 'A tool' }, ok)
+    const { result } = await sendAs<{ ttlMs: number; cacheScope: string }>(cached.edge, 'tools/list', {})
+    expect(result).toMatchObject({ ttlMs: 60_000, cacheScope: 'public' })
   })
 })
 

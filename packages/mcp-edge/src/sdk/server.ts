@@ -45,7 +45,12 @@ import type {
   ToolSlotConfig,
 } from './types.ts'
 
-const UNCACHED_LISTS = { ttlMs: 0, cacheScope: 'public' } as const
+/**
+ * Lists not cached (below), and `private`: a server built per caller (a factory that reads its
+ * context, an `McpAgent` whose `init()` registers by `this.props`) lists what that caller may use,
+ * and mcp-edge cannot tell such a server from one shared by everyone.
+ */
+const UNCACHED_LISTS = { ttlMs: 0, cacheScope: 'private' } as const
 /** The SDKs' lists are not paginated. */
 const ONE_PAGE = Number.POSITIVE_INFINITY
 /** The options of mcp-edge's own server that an SDK-style server takes too. */
