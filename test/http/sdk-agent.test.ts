@@ -238,15 +238,74 @@ describe('McpAgent whose start fails: first in init(), then in onStart after ini
   // Before, the init() that failed left its tool registered: its next run failed on the tool's
   // name, and so did every request after it until the object was evicted. And an onStart failure
   // cleared init()'s run too: the next request ran init() again, which failed the same way.
-  it('answers 500 naming each hook, then serves, with init() run once more after its own failure only', async () => {
+  // A failed start is taken back whole, as agents' new object would start again: onStart's failure
+  // after init() ran takes init()'s tool back, and the next start runs init() again.
+  it('answers 500 naming each hook, then serves, with onStart and init() run again after each failure', async () => {
     expect(await failed('/flaky')).toBe('Server misconfigured: FlakyMCP.init() threw; see the server logs')
     expect(await failed('/flaky')).toBe('Server misconfigured: FlakyMCP.onStart() threw; see the server logs')
-    expect(await inits('/flaky')).toBe('init ran 2 time(s)')
+    expect(await inits('/flaky')).toBe('init ran 3 time(s)')
   })
 
   it('takes back what a failed init() registered on a server given as a promise too', async () => {
     expect(await failed('/promised')).toBe('Server misconfigured: PromisedMCP.init() threw; see the server logs')
     expect(await inits('/promised')).toBe('init ran 2 time(s)')
+  })
+})
+
+// A 2026-07-28 client has no session: the person's requests are served by their principal's
+// object, which outlives any one grant. Before, init() ran once there, with the first grant's
+// props: signed in again without image_generation, the same person still listed and called
+// generateImage (and, with it granted later, never got it) until the object was evicted.
+describe("McpAgent whose init() registers by the grant's props (Cloudflare's remote-mcp-authkit demo)", () => {
+  const grant = (permissions: string[], accessToken: string) => JSON.stringify({ sub: 'user_dave', permissions, accessToken })
+  const clientWith = async (props: string) => {
+    const client = new ClientV2({ name: 'client-2x', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    const url = new URL('/gate', worker.url)
+    await client.connect(new TransportV2(url, { requestInit: { headers: { 'x-test-grant': props } } }))
+    return client
+  }
+  const names = async (client: ClientV2) => (await client.listTools()).tools.map((tool) => tool.name)
+  const inits = async (client: ClientV2) => text(await client.callTool({ name: 'inits', arguments: {} }))
+
+  it('sets the object up again for a grant whose permissions differ, and not for a new token alone', async () => {
+    const granted = await clientWith(grant(['image_generation'], 'token-1'))
+    expect(await names(granted)).toEqual(['add', 'inits', 'generateImage'])
+    expect(await inits(granted)).toBe('init ran 1 time(s); token token-1')
+    // A new token (a refresh) that init() does not read: the same set-up, the new token in the tool.
+    const refreshed = await clientWith(grant(['image_generation'], 'token-2'))
+    expect(await inits(refreshed)).toBe('init ran 1 time(s); token token-2')
+    // Signed in again without the permission: no generateImage, listed or called.
+    const revoked = await clientWith(grant([], 'token-3'))
+    expect(await names(revoked)).toEqual(['add', 'inits'])
+    await expect(revoked.callTool({ name: 'generateImage', arguments: { prompt: 'a cat' } })).rejects.toThrow(
+      /Unknown tool: generateImage/,
+    )
+    expect(await inits(revoked)).toBe('init ran 2 time(s); token token-3')
+    // Granted again: back.
+    expect(text(await granted.callTool({ name: 'generateImage', arguments: { prompt: 'a cat' } }))).toBe('an image of a cat')
+    expect(await inits(granted)).toBe('init ran 3 time(s); token token-1')
+    await Promise.all([granted.close(), refreshed.close(), revoked.close()])
+  })
+
+  it('serves two grants of one person at once, each with its own tools', async () => {
+    const [granted, revoked] = await Promise.all([clientWith(grant(['image_generation'], 'a')), clientWith(grant([], 'b'))])
+    try {
+      const lists = await Promise.all(Array.from({ length: 8 }, (_, i) => names(i % 2 === 0 ? granted : revoked)))
+      for (const [i, list] of lists.entries()) {
+        expect(list, `request ${i}`).toEqual(i % 2 === 0 ? ['add', 'inits', 'generateImage'] : ['add', 'inits'])
+      }
+      const calls = await Promise.allSettled(
+        Array.from({ length: 6 }, (_, i) =>
+          (i % 2 === 0 ? granted : revoked).callTool({ name: 'generateImage', arguments: { prompt: String(i) } }),
+        ),
+      )
+      for (const [i, call] of calls.entries()) {
+        if (i % 2 === 0) expect(call, `call ${i}`).toMatchObject({ status: 'fulfilled' })
+        else expect(String((call as PromiseRejectedResult).reason), `call ${i}`).toMatch(/Unknown tool: generateImage/)
+      }
+    } finally {
+      await Promise.all([granted.close(), revoked.close()])
+    }
   })
 })
 

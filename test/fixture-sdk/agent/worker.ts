@@ -99,7 +99,7 @@ export class RepoMCP extends McpAgent<Env, Visits, Record<string, unknown>> {
  * A start that fails twice, as one that opens connections might: first `init()` itself, after
  * registering its tool (the next request runs it again, and its tool's name is free again), then
  * an `onStart` that runs agents' own (which runs `init()`) and fails after it (the next request
- * starts the object again without running `init()` a third time).
+ * starts the object again, `init()` a third time, its tool taken back before).
  */
 export class FlakyMCP extends McpAgent<Env, unknown, Record<string, unknown>> {
   static initFailed = false
@@ -190,9 +190,44 @@ export class LateMCP extends McpAgent<Env, unknown, Record<string, unknown>> {
   }
 }
 
+/** What an OAuth provider in front hands over, as WorkOS AuthKit's demo grants it. */
+type GateProps = { sub: string; permissions: string[]; accessToken: string }
+
+/**
+ * Cloudflare's remote-mcp-authkit demo, its AI binding left out: `init()` registers
+ * `generateImage` only for a grant whose permissions include `image_generation`. Signed in again
+ * with fewer permissions (or more), the same person's next request gets a set-up of its own; a new
+ * token alone, which `init()` does not read, changes nothing (`inits` counts its runs).
+ */
+export class GateMCP extends McpAgent<Env, unknown, GateProps> {
+  server = new McpServer({ name: 'sdk-agent-gate', version: '1.0.0' })
+
+  inits = 0
+
+  async init() {
+    this.inits++
+    this.server.tool('add', 'Add two numbers the way only MCP can', { a: z.number(), b: z.number() }, async ({ a, b }) => ({
+      content: [{ type: 'text', text: String(a + b) }],
+    }))
+    this.server.tool('inits', 'How many times init() ran', async () => ({
+      content: [{ type: 'text', text: `init ran ${this.inits} time(s); token ${this.props?.accessToken}` }],
+    }))
+    if (this.props!.permissions.includes('image_generation')) {
+      this.server.tool('generateImage', 'Generate an image', { prompt: z.string() }, async ({ prompt }) => ({
+        content: [{ type: 'text', text: `an image of ${prompt}` }],
+      }))
+    }
+  }
+}
+
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext) {
     const { pathname } = new URL(request.url)
+    if (pathname === '/gate') {
+      // Added for the test: the grant an OAuth provider would hand over (ctx.props), as the test names it.
+      ;(ctx as ExecutionContext & { props: unknown }).props = JSON.parse(request.headers.get('x-test-grant') ?? 'null')
+      return GateMCP.serve('/gate', { binding: 'GATE_OBJECT' }).fetch(request, env, ctx)
+    }
     if (pathname === '/sse' || pathname === '/sse/message') return CounterMCP.serveSSE('/sse').fetch(request, env, ctx)
     if (pathname.startsWith('/repo/')) return RepoMCP.serve('/repo/*', { binding: 'REPO_OBJECT' }).fetch(request, env, ctx)
     if (pathname === '/flaky') return FlakyMCP.serve('/flaky', { binding: 'FLAKY_OBJECT' }).fetch(request, env, ctx)

@@ -6,7 +6,8 @@
  * per session as McpAgent keeps it, or, for a request without a session (a 2026-07-28 client, an
  * `initialize`), the caller's (`principal:<subject>`; at a pattern, the caller's of that path,
  * `path:[subject, path]`), so a stateless client's state is per principal. The object half runs
- * agents' `onStart` and `init()` once and serves the request with `mcp()`; the caller and the
+ * agents' `onStart` and `init()` once, and again for a request whose grant differs in the props
+ * they read (agent-setup.ts), and serves the request with `mcp()`; the caller and the
  * grant's props travel from the Worker in one internal header that a client cannot set (the
  * Worker replaces it).
  *
@@ -39,6 +40,8 @@ import type { ElicitParams, ElicitResult } from './input.ts'
 import { grantOf, principalFromProps, propsOf } from './principal.ts'
 import type { Grant } from './principal.ts'
 import { openForwarded, sealForwarded } from './forward.ts'
+import { Dispatching, watchProps } from './agent-setup.ts'
+import type { PropsSeen } from './agent-setup.ts'
 import { conventionalServices } from './services.ts'
 
 /** The internal header carrying the caller from the Worker to the object (JSON). */
@@ -64,6 +67,12 @@ interface Forwarded {
   /** The agent's binding and jurisdiction, for reaching the caller's own object (its ledger). */
   binding: string
   jurisdiction?: DurableObjectJurisdiction
+}
+
+/** An object's set-up: the app it serves, once `onStart` and `init()` ran, and what they read of the props. */
+interface SetUp {
+  readonly app: Promise<Serving>
+  readonly seen: PropsSeen
 }
 
 /** serve()'s `onerror` cannot reach the agent's server, which runs in its Durable Object. */
@@ -131,14 +140,18 @@ export abstract class McpAgent<
   // `any`: a server built without a type argument (`new McpServer({...})`, as agents' examples do).
   // biome-ignore lint/suspicious/noExplicitAny: any Env, as above
   abstract server: AnyServer<any> | Promise<AnyServer<any>>
-  /** Register tools here; runs once per object, before its first request. */
+  /** Register tools here; runs once per object, before its first request (and again for other props it reads: agent-setup.ts). */
   abstract init(): Promise<void>
   // `initialState` is the subclass's own field (not declared here, so it needs no `override`).
   /** Set by the first request: which object this is, for `redeemConfirmation`'s home. */
   #forwarded: Forwarded | undefined
   #state: { value: State } | undefined
-  #app: Promise<Serving> | undefined
+  /** The set-up serving now (`onStart`, `init()`, the app), and what it read of the props. */
+  #setUp: SetUp | undefined
   #initialized: Promise<void> | undefined
+  /** Takes the server back to what it had before the set-up (agent-setup.ts: a set-up made again). */
+  #undo: (() => void) | undefined
+  readonly #dispatching = new Dispatching()
   /** Whether the failed start failed in `init()` (else in an `onStart` override), for its message. */
   #initThrew = false
   /** Whether it failed reading a low-level `Server`'s lists (after `init()`), for its message. */
@@ -174,7 +187,7 @@ export abstract class McpAgent<
 
   /**
    * agents' start hook: runs once per object, before its first request is served, with that
-   * request's props. As in agents, this base runs `init()`; an override that does not call
+   * request's props (and again, with `init()`, for a request whose props differ in what they read). As in agents, this base runs `init()`; an override that does not call
    * `super.onStart()` has `init()` run after it instead (as agents' earlier releases did).
    */
   async onStart(_props?: Props): Promise<void> {
@@ -186,37 +199,53 @@ export abstract class McpAgent<
     return this.#initialized
   }
 
-  /**
-   * `init()`, taking back what it registered if it throws, so that its next run can register it
-   * again (agents makes a new object). A server given as a promise is read once it is there,
-   * without waiting for it (`init()` may be what makes it), before `init()` goes on with it: its
-   * own `await this.server` resumes after this one. A server that `init()` assigns had nothing before,
-   * and one read through a getter that throws until `init()` assigns it (as Cloudflare's own servers
-   * wrote it: "Tried to access server before it was initialized") has nothing yet either.
-   */
   async #runInit(): Promise<void> {
-    let server: AnyServer<unknown> | PromiseLike<AnyServer<unknown>> | undefined
-    try {
-      server = this.server
-    } catch {
-      server = undefined
-    }
-    let rollback: (() => void) | undefined
-    if (server !== undefined && 'then' in server) {
-      server.then(
-        (given) => {
-          rollback = rollbackPoint(edgeOf(given))
-        },
-        () => {},
-      )
-    } else if (server !== undefined) rollback = rollbackPoint(edgeOf(server))
     try {
       await this.init()
     } catch (error) {
       this.#initThrew = true
-      rollback?.()
       throw error
     }
+  }
+
+  /** The server as the class gives it, or undefined while a getter throws (until `init()` makes it). */
+  #given(): AnyServer<unknown> | PromiseLike<AnyServer<unknown>> | undefined {
+    try {
+      return this.server
+    } catch {
+      return undefined
+    }
+  }
+
+  /**
+   * Note what the server has before a set-up, so that what the set-up registers can be taken back
+   * when it fails or runs again (agents makes a new object). A server given as a promise is read
+   * once it is there, without waiting for it (`init()` may be what makes it), before `init()` goes
+   * on with it: its own `await this.server` resumes after this one. A server that `init()` assigns,
+   * or reads through a getter that throws until `init()` assigns it (as Cloudflare's own servers
+   * wrote it: "Tried to access server before it was initialized"), has nothing before.
+   */
+  #markBefore(): void {
+    const server = this.#given()
+    this.#undo = undefined
+    if (server !== undefined && 'then' in server) {
+      server.then(
+        (given) => {
+          this.#undo = rollbackPoint(edgeOf(given))
+        },
+        () => {},
+      )
+    } else if (server !== undefined) this.#undo = rollbackPoint(edgeOf(server))
+  }
+
+  /** Take back what the set-up registered: everything, on a server the set-up made. */
+  #takeBack(): void {
+    if (this.#undo) {
+      this.#undo()
+      return
+    }
+    const server = this.#given()
+    if (server !== undefined && !('then' in server)) rollbackPoint(edgeOf(server), 'nothing')()
   }
 
   /**
@@ -262,17 +291,9 @@ export abstract class McpAgent<
       grant: forwarded.grant,
     })
     return withRequest(host, async () => {
-      // init() runs inside the first request, so it sees that request's props, as agents' does.
-      // onStart and init() set the server up: list changes they make are not announced.
-      this.#app ??= withBuilding(host, () => this.#start()).catch((error: unknown) => {
-        this.#app = undefined
-        // init() runs again only if it failed: one that succeeded registered its tools already.
-        if (this.#initThrew) this.#initialized = undefined
-        throw error
-      })
       let app: Serving
       try {
-        app = await this.#app
+        app = await this.#appFor(forwarded, served)
       } catch (error) {
         // init() threw (it runs again next request): a JSON-RPC 500 naming the class, logged; not an
         // exception through the Worker, whose error page no MCP client reads and carries the message.
@@ -286,8 +307,65 @@ export abstract class McpAgent<
         libraryLog.error(`McpAgent ${step} failed`, errorFields(error))
         return misconfigured(`${where} threw; see the server logs`)
       }
-      return app.fetch(served, this.env, host)
+      try {
+        return await app.fetch(served, this.env, host)
+      } finally {
+        this.#dispatching.end()
+      }
     })
+  }
+
+  /**
+   * The app set up for this request's props, counted as dispatching until it has answered: the
+   * object's, unless its set-up read props that differ in this request's (agent-setup.ts); then
+   * the set-up runs again for these, once the requests the last one is dispatching are answered.
+   * Requests that arrive meanwhile wait for it, and are served by it if it fits them.
+   */
+  async #appFor(forwarded: Forwarded, served: Request): Promise<Serving> {
+    for (;;) {
+      const current = this.#setUp
+      if (current === undefined) {
+        this.#setUp = this.#setUpFor(forwarded, served, undefined)
+        continue
+      }
+      const app = await current.app
+      if (this.#setUp !== current) continue
+      if (current.seen.fits(forwarded.props)) {
+        this.#dispatching.start()
+        return app
+      }
+      this.#setUp = this.#setUpFor(forwarded, served, this.#dispatching.drained())
+    }
+  }
+
+  /**
+   * `onStart` and `init()` run inside the request they are set up for, so they see its props (as
+   * agents' first request's), watched; what they change of the lists is not announced. `after`:
+   * the set-up runs again, once that resolves, on a server taken back to what it had before.
+   */
+  #setUpFor(forwarded: Forwarded, served: Request, after: Promise<void> | undefined): SetUp {
+    const seen = watchProps(forwarded.props)
+    const host = new RequestHost(served, seen.props, forwarded.principal, this.ctx, this.env, true, {
+      grant: forwarded.grant,
+    })
+    const start = async () => {
+      if (after === undefined) this.#markBefore()
+      else {
+        await after
+        this.#takeBack()
+      }
+      return withBuilding(host, () => this.#start())
+    }
+    const setUp: SetUp = {
+      seen,
+      app: start().catch((error: unknown) => {
+        // The next request sets it up again, from what the server had before.
+        if (this.#setUp === setUp) this.#setUp = undefined
+        this.#takeBack()
+        throw error
+      }),
+    }
+    return setUp
   }
 
   /**
@@ -316,6 +394,7 @@ export abstract class McpAgent<
   async #start() {
     this.#initThrew = false
     this.#listsThrew = false
+    this.#initialized = undefined
     await this.onStart(this.props)
     await this.#init()
     const options = {

@@ -21,21 +21,22 @@ import { hostnameOf } from './web/guards.ts'
 export const edgeOf = <Env>(server: AnyServer<Env>): EdgeServer<Env> => (server instanceof EdgeServer ? server : server.edge)
 
 /**
- * What `edge` has registered now, as a function that removes whatever is registered after it: an
- * `init()` that fails leaves nothing behind for its next run to trip on (agents makes a new object).
+ * What `edge` has registered now (or, `keep: 'nothing'`, nothing), as a function that removes
+ * whatever is registered after it: an `init()` that fails, or runs again for other props, leaves
+ * nothing behind for its next run to trip on (agents makes a new object).
  *
  * @example
  * const rollback = rollbackPoint(edge)
  * await init().catch((error) => { rollback(); throw error })
  */
-export function rollbackPoint<Env>(edge: EdgeServer<Env>): () => void {
+export function rollbackPoint<Env>(edge: EdgeServer<Env>, keep: 'registered' | 'nothing' = 'registered'): () => void {
   const registries: Array<[Map<string, unknown>, (key: string) => boolean]> = [
     [edge.tools, (key) => edge.removeTool(key)],
     [edge.resources, (key) => edge.removeResource(key)],
     [edge.templates, (key) => edge.removeResourceTemplate(key)],
     [edge.prompts, (key) => edge.removePrompt(key)],
   ]
-  const before = registries.map(([registry]) => new Set(registry.keys()))
+  const before = registries.map(([registry]) => new Set(keep === 'registered' ? registry.keys() : []))
   return () => {
     registries.forEach(([registry, remove], i) => {
       for (const key of [...registry.keys()]) if (!before[i]?.has(key)) remove(key)
