@@ -348,20 +348,25 @@ export abstract class McpAgent<
     const host = new RequestHost(served, seen.props, forwarded.principal, this.ctx, this.env, true, {
       grant: forwarded.grant,
     })
-    const start = async () => {
+    // Taking back is part of the set-up too: what it removes is not announced either.
+    const app = withBuilding(host, async () => {
       if (after === undefined) this.#markBefore()
       else {
         await after
         this.#takeBack()
       }
-      return withBuilding(host, () => this.#start())
-    }
+      try {
+        return await this.#start()
+      } catch (error) {
+        this.#takeBack()
+        throw error
+      }
+    })
     const setUp: SetUp = {
       seen,
-      app: start().catch((error: unknown) => {
+      app: app.catch((error: unknown) => {
         // The next request sets it up again, from what the server had before.
         if (this.#setUp === setUp) this.#setUp = undefined
-        this.#takeBack()
         throw error
       }),
     }
