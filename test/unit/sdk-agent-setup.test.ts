@@ -1,89 +1,174 @@
 /**
  * What an McpAgent's set-up read of the props decides which requests it serves (agent-setup.ts):
- * only the keys it read count, all of them once it walked them; and a set-up runs again only once
- * the requests being dispatched are answered. (Served by an agent: test/http/sdk-agent.test.ts.)
+ * the keys it read, present or missing, compared as JSON; the props it is handed can be stored and
+ * sent, and answer as the running request's once it is done; and `SetUps` sets up again only once
+ * the requests under way are answered, one set-up at a time. (Served by an agent, under
+ * `wrangler dev`: test/http/sdk-agent.test.ts.)
  */
-import { describe, expect, it } from 'vitest'
-import { Dispatching, watchProps } from '../../packages/mcp-edge/src/sdk/agent-setup.ts'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { DRAIN_TIMEOUT_MS, SetUps, watchProps } from '../../packages/mcp-edge/src/sdk/agent-setup.ts'
+import type { RequestStore } from '../../packages/mcp-edge/src/sdk/request-store.ts'
+import { withRequest } from '../../packages/mcp-edge/src/sdk/request-store.ts'
 
 const grant = { sub: 'dave', permissions: ['image_generation'], claims: { org: 'acme' }, accessToken: 't1' }
+type Grant = typeof grant
 
 describe('watchProps', () => {
-  it('fits any props while the set-up read none of them', () => {
+  it('serves any props while the set-up read none of them', () => {
     const seen = watchProps(grant)
-    expect(seen.fits({ sub: 'dave', permissions: [] })).toBe(true)
-    expect(seen.fits(undefined)).toBe(true)
+    expect(seen.differing({ sub: 'dave', permissions: [] })).toEqual([])
+    expect(seen.differing(undefined)).toEqual([])
   })
 
   it('compares the keys read, as JSON, deep values included, and nothing else', () => {
     const seen = watchProps(grant)
-    const props = seen.props as typeof grant
+    const props = seen.props as Grant
     expect(props.permissions.includes('image_generation')).toBe(true)
     expect(props.claims.org).toBe('acme')
-    expect(seen.fits({ ...grant, accessToken: 't2' })).toBe(true)
-    expect(seen.fits({ ...grant, permissions: [] })).toBe(false)
-    expect(seen.fits({ ...grant, claims: { org: 'other' } })).toBe(false)
-    expect(seen.fits(undefined)).toBe(false)
+    expect(seen.differing({ ...grant, accessToken: 't2' })).toEqual([])
+    expect(seen.differing({ ...grant, permissions: [] })).toEqual(['permissions'])
+    expect(seen.differing({ ...grant, claims: { org: 'other' }, permissions: [] })).toEqual(['permissions', 'claims'])
+    expect(seen.differing(undefined)).toEqual(['props'])
   })
 
-  it('counts a key asked about with `in`, or read through its descriptor, even when it is missing', () => {
+  it('counts a key the set-up found missing, read or asked about with `in`', () => {
+    const read = watchProps({ sub: 'dave' })
+    expect((read.props as { admin?: boolean }).admin).toBeUndefined()
+    expect(read.differing({ sub: 'dave', admin: true })).toEqual(['admin'])
+    expect(read.differing({ sub: 'erin' })).toEqual([])
     const asked = watchProps({ sub: 'dave' })
-    expect('admin' in (asked.props ?? {})).toBe(false)
-    expect(asked.fits({ sub: 'dave', admin: true })).toBe(false)
-    expect(asked.fits({ sub: 'erin' })).toBe(true)
-    const described = watchProps({ sub: 'dave' })
-    expect(Object.getOwnPropertyDescriptor(described.props, 'sub')?.value).toBe('dave')
-    expect(described.fits({ sub: 'erin' })).toBe(false)
+    expect('admin' in (asked.props as object)).toBe(false)
+    expect(asked.differing({ sub: 'dave', admin: true })).toEqual(['admin'])
+    // What every object has is not a key of the props.
+    const plain = watchProps({ sub: 'dave' })
+    expect(String(plain.props)).toBe('[object Object]')
+    expect(plain.props instanceof Object).toBe(true)
+    expect(plain.differing({ sub: 'erin', toString: 'x' })).toEqual([])
   })
 
-  it('compares everything once the set-up walked the props (spread, keys, JSON)', () => {
-    for (const walk of [
-      (props: object) => ({ ...props }),
-      (props: object) => Object.keys(props),
-      (props: object) => JSON.stringify(props),
-    ]) {
-      const seen = watchProps(grant)
-      walk(seen.props as object)
-      expect(seen.fits({ ...grant })).toBe(true)
-      expect(seen.fits({ ...grant, accessToken: 't2' })).toBe(false)
-    }
+  it('hands the set-up props it can store and send: structuredClone and JSON copy them, reading every key', () => {
+    const cloned = watchProps(grant)
+    expect(structuredClone(cloned.props)).toEqual(grant)
+    expect(cloned.differing({ ...grant, accessToken: 't2' })).toEqual(['accessToken'])
+    const written = watchProps(grant)
+    expect(JSON.parse(JSON.stringify(written.props))).toEqual(grant)
+    expect({ ...written.props }).toEqual(grant)
+    expect(Object.keys(written.props as object)).toEqual(Object.keys(grant))
   })
 
-  it('counts keys read after the set-up, by work it left running, from then on', () => {
+  it('once settled, answers as the running request: props kept from the set-up read the caller', () => {
     const seen = watchProps(grant)
-    expect(seen.fits({ ...grant, accessToken: 't2' })).toBe(true)
-    expect(seen.props?.accessToken).toBe('t1')
-    expect(seen.fits({ ...grant, accessToken: 't2' })).toBe(false)
+    const kept = seen.props as Grant & { extra?: string }
+    seen.settle()
+    const other = { ...grant, accessToken: 't2', extra: 'e' }
+    const store = { props: other } as unknown as RequestStore
+    withRequest(store, () => {
+      expect(kept.accessToken).toBe('t2')
+      expect(kept.extra).toBe('e')
+    })
+    // Outside a request (an alarm), and read after the set-up no longer counts.
+    expect(kept.accessToken).toBe('t1')
+    expect(seen.differing({ ...grant, accessToken: 't3' })).toEqual([])
   })
 
-  it('never matches a value JSON cannot write', () => {
-    const seen = watchProps({ big: 1n })
-    expect(seen.props?.big).toBe(1n)
-    expect(seen.fits({ big: 1n })).toBe(false)
-  })
-
-  it('without props, hands none to the set-up and fits every request', () => {
+  it('without props, hands none to the set-up and serves only requests without any', () => {
     const seen = watchProps(undefined)
     expect(seen.props).toBeUndefined()
-    expect(seen.fits(grant)).toBe(true)
+    expect(seen.differing(undefined)).toEqual([])
+    expect(seen.differing(grant)).toEqual(['props'])
   })
 })
 
-describe('Dispatching', () => {
-  it('resolves drained() once every request started has ended, and at once when none has', async () => {
-    const dispatching = new Dispatching()
-    await dispatching.drained()
-    dispatching.start()
-    dispatching.start()
-    let drained = false
-    const waiting = dispatching.drained().then(() => {
-      drained = true
+/** A set-up that reads `permissions`, as the authkit demo's init() does, and says what it made. */
+function setUpLog() {
+  const made: { permissions: string; again: boolean }[] = []
+  const gates: (() => void)[] = []
+  let fail = false
+  const setUp = async (props: Record<string, unknown> | undefined, again: boolean) => {
+    const permissions = String(props?.permissions)
+    made.push({ permissions, again })
+    if (fail) {
+      fail = false
+      throw new Error('the upstream was not ready')
+    }
+    return `app for ${permissions}`
+  }
+  return { made, gates, setUp, failNext: () => (fail = true) }
+}
+
+describe('SetUps', () => {
+  afterEach(() => {
+    vi.useRealTimers()
+    vi.restoreAllMocks()
+  })
+
+  const a = { sub: 'dave', permissions: ['a'] }
+  const b = { sub: 'dave', permissions: ['b'] }
+
+  it('sets up once for requests whose props it read the same, and again for other ones, once those are answered', async () => {
+    vi.spyOn(console, 'log').mockImplementation(() => {})
+    const setUps = new SetUps<string>('GateMCP')
+    const log = setUpLog()
+    expect(await setUps.appFor(a, log.setUp)).toBe('app for a')
+    expect(await setUps.appFor({ ...a, accessToken: 'new' }, log.setUp)).toBe('app for a')
+    expect(log.made).toEqual([{ permissions: 'a', again: false }])
+    // Two requests under way: another grant waits for both to be answered.
+    let served: string | undefined
+    const waiting = setUps.appFor(b, log.setUp).then((app) => {
+      served = app
     })
-    dispatching.end()
-    await Promise.resolve()
-    expect(drained).toBe(false)
-    dispatching.end()
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(served).toBeUndefined()
+    // Meanwhile a request of the first grant waits too, for the set-up under way.
+    const meanwhile = setUps.appFor(a, log.setUp)
+    setUps.answered()
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(served).toBeUndefined()
+    setUps.answered()
     await waiting
-    expect(drained).toBe(true)
+    expect(served).toBe('app for b')
+    // The first grant's request is then set up for again, once b's is answered.
+    setUps.answered()
+    expect(await meanwhile).toBe('app for a')
+    expect(log.made).toEqual([
+      { permissions: 'a', again: false },
+      { permissions: 'b', again: true },
+      { permissions: 'a', again: true },
+    ])
+    expect(console.log).toHaveBeenCalledWith(expect.stringContaining('"keys":"permissions"'))
+  })
+
+  it("fails the requests a failed set-up was for, and sets up for another grant's that waited on it", async () => {
+    vi.spyOn(console, 'log').mockImplementation(() => {})
+    const setUps = new SetUps<string>('GateMCP')
+    const log = setUpLog()
+    log.failNext()
+    const [first, same, other] = await Promise.allSettled([
+      setUps.appFor(a, log.setUp),
+      setUps.appFor(a, log.setUp),
+      setUps.appFor(b, log.setUp),
+    ])
+    expect(first).toMatchObject({ status: 'rejected', reason: { message: 'the upstream was not ready' } })
+    expect(same).toMatchObject({ status: 'rejected' })
+    expect(other).toEqual({ status: 'fulfilled', value: 'app for b' })
+    // The failed set-up is not kept: the next request of that grant sets up afresh.
+    setUps.answered()
+    expect(await setUps.appFor(a, log.setUp)).toBe('app for a')
+    expect(log.made.map((made) => made.again)).toEqual([false, false, true])
+  })
+
+  it(`sets up again after ${DRAIN_TIMEOUT_MS} ms even while a request is still being answered, and says so`, async () => {
+    vi.useFakeTimers()
+    vi.spyOn(console, 'log').mockImplementation(() => {})
+    vi.spyOn(console, 'warn').mockImplementation(() => {})
+    const setUps = new SetUps<string>('GateMCP')
+    const log = setUpLog()
+    await setUps.appFor(a, log.setUp)
+    const waiting = setUps.appFor(b, log.setUp)
+    await vi.advanceTimersByTimeAsync(DRAIN_TIMEOUT_MS - 1)
+    expect(log.made).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(await waiting).toBe('app for b')
+    expect(console.warn).toHaveBeenCalledWith(expect.stringContaining('still being answered'))
   })
 })

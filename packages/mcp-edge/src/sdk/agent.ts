@@ -27,6 +27,7 @@ import type { AuthOptions } from '../http/auth.ts'
 import { checkOrigin } from '../http/guards.ts'
 import { failure, rejection } from '../http/respond.ts'
 import { ConfigurationError } from '../server/errors.ts'
+import { quiet } from '../server/server.ts'
 import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
 import type { NonceLedger } from '../server/tasks/tasks.ts'
 import type { Principal } from '../server/types.ts'
@@ -40,8 +41,7 @@ import type { ElicitParams, ElicitResult } from './input.ts'
 import { grantOf, principalFromProps, propsOf } from './principal.ts'
 import type { Grant } from './principal.ts'
 import { openForwarded, sealForwarded } from './forward.ts'
-import { Dispatching, watchProps } from './agent-setup.ts'
-import type { PropsSeen } from './agent-setup.ts'
+import { SetUps } from './agent-setup.ts'
 import { conventionalServices } from './services.ts'
 
 /** The internal header carrying the caller from the Worker to the object (JSON). */
@@ -67,12 +67,6 @@ interface Forwarded {
   /** The agent's binding and jurisdiction, for reaching the caller's own object (its ledger). */
   binding: string
   jurisdiction?: DurableObjectJurisdiction
-}
-
-/** An object's set-up: the app it serves, once `onStart` and `init()` ran, and what they read of the props. */
-interface SetUp {
-  readonly app: Promise<Serving>
-  readonly seen: PropsSeen
 }
 
 /** serve()'s `onerror` cannot reach the agent's server, which runs in its Durable Object. */
@@ -146,12 +140,15 @@ export abstract class McpAgent<
   /** Set by the first request: which object this is, for `redeemConfirmation`'s home. */
   #forwarded: Forwarded | undefined
   #state: { value: State } | undefined
-  /** The set-up serving now (`onStart`, `init()`, the app), and what it read of the props. */
-  #setUp: SetUp | undefined
+  /** `onStart` and `init()` run, again for other props they read (agent-setup.ts). */
+  #setUps: SetUps<Serving> | undefined
   #initialized: Promise<void> | undefined
-  /** Takes the server back to what it had before the set-up (agent-setup.ts: a set-up made again). */
+  /** Takes the server back to what it had before the set-up (a failed one, or one made again). */
   #undo: (() => void) | undefined
-  readonly #dispatching = new Dispatching()
+  /** The app of each server served: one per server, whatever its set-ups (a 2025 session's calls and streams live in it). */
+  readonly #apps = new WeakMap<object, Serving>()
+  /** The server the last set-up served, whose listen streams a set-up made again does not tell. */
+  #served: object | undefined
   /** Whether the failed start failed in `init()` (else in an `onStart` override), for its message. */
   #initThrew = false
   /** Whether it failed reading a low-level `Server`'s lists (after `init()`), for its message. */
@@ -291,9 +288,10 @@ export abstract class McpAgent<
       grant: forwarded.grant,
     })
     return withRequest(host, async () => {
+      this.#setUps ??= new SetUps(this.constructor.name)
       let app: Serving
       try {
-        app = await this.#appFor(forwarded, served)
+        app = await this.#setUps.appFor(forwarded.props, (props, again) => this.#setUp(forwarded, served, props, again))
       } catch (error) {
         // init() threw (it runs again next request): a JSON-RPC 500 naming the class, logged; not an
         // exception through the Worker, whose error page no MCP client reads and carries the message.
@@ -310,67 +308,32 @@ export abstract class McpAgent<
       try {
         return await app.fetch(served, this.env, host)
       } finally {
-        this.#dispatching.end()
+        this.#setUps.answered()
       }
     })
-  }
-
-  /**
-   * The app set up for this request's props, counted as dispatching until it has answered: the
-   * object's, unless its set-up read props that differ in this request's (agent-setup.ts); then
-   * the set-up runs again for these, once the requests the last one is dispatching are answered.
-   * Requests that arrive meanwhile wait for it, and are served by it if it fits them.
-   */
-  async #appFor(forwarded: Forwarded, served: Request): Promise<Serving> {
-    for (;;) {
-      const current = this.#setUp
-      if (current === undefined) {
-        this.#setUp = this.#setUpFor(forwarded, served, undefined)
-        continue
-      }
-      const app = await current.app
-      if (this.#setUp !== current) continue
-      if (current.seen.fits(forwarded.props)) {
-        this.#dispatching.start()
-        return app
-      }
-      this.#setUp = this.#setUpFor(forwarded, served, this.#dispatching.drained())
-    }
   }
 
   /**
    * `onStart` and `init()` run inside the request they are set up for, so they see its props (as
-   * agents' first request's), watched; what they change of the lists is not announced. `after`:
-   * the set-up runs again, once that resolves, on a server taken back to what it had before.
+   * agents' first request's), watched (agent-setup.ts); neither what they change of the lists nor
+   * what is taken back is announced, in an event hub or in this isolate. `again`: the set-up runs
+   * again, on a server taken back to what it had before the first.
    */
-  #setUpFor(forwarded: Forwarded, served: Request, after: Promise<void> | undefined): SetUp {
-    const seen = watchProps(forwarded.props)
-    const host = new RequestHost(served, seen.props, forwarded.principal, this.ctx, this.env, true, {
-      grant: forwarded.grant,
-    })
-    // Taking back is part of the set-up too: what it removes is not announced either.
-    const app = withBuilding(host, async () => {
-      if (after === undefined) this.#markBefore()
-      else {
-        await after
-        this.#takeBack()
-      }
+  #setUp(forwarded: Forwarded, served: Request, props: Forwarded['props'], again: boolean): Promise<Serving> {
+    const host = new RequestHost(served, props, forwarded.principal, this.ctx, this.env, true, { grant: forwarded.grant })
+    return withBuilding(host, async () => {
+      const loud = this.#served ? quiet(this.#served) : () => {}
       try {
+        if (again) this.#takeBack()
+        else this.#markBefore()
         return await this.#start()
       } catch (error) {
         this.#takeBack()
         throw error
+      } finally {
+        loud()
       }
     })
-    const setUp: SetUp = {
-      seen,
-      app: app.catch((error: unknown) => {
-        // The next request sets it up again, from what the server had before.
-        if (this.#setUp === setUp) this.#setUp = undefined
-        throw error
-      }),
-    }
-    return setUp
   }
 
   /**
@@ -416,7 +379,14 @@ export abstract class McpAgent<
       throw error
     })
     // The Worker refused the origins it does not allow (serve's browser rules): any that arrives passed.
-    return serving(edgeOf(server), '', options, browserRules({ allowedOriginHostnames: '*' }))
+    const edge = edgeOf(server)
+    this.#served = edge
+    let app = this.#apps.get(edge)
+    if (!app) {
+      app = serving(edge, '', options, browserRules({ allowedOriginHostnames: '*' }))
+      this.#apps.set(edge, app)
+    }
+    return app
   }
 
   /**
