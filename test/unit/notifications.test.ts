@@ -18,8 +18,9 @@ import {
 import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 import { MAX_SUBSCRIPTION_BYTES } from '../../packages/mcp-edge/src/server/methods/listen.ts'
 import { serverCapabilities } from '../../packages/mcp-edge/src/server/server-capabilities.ts'
-import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
+import { createMcpServer, quiet } from '../../packages/mcp-edge/src/server/server.ts'
 import type { EventDelivery } from '../../packages/mcp-edge/src/server/events/events.ts'
+import { Listener } from '../../packages/mcp-edge/src/server/events/listen-hub.ts'
 import { buildRequest, openStream, rpc } from '../support/mcp.ts'
 
 const URL = 'http://127.0.0.1/mcp'
@@ -150,6 +151,25 @@ describe('in-isolate delivery', () => {
     } finally {
       await Promise.all([alice.close(), bob.close()])
     }
+  })
+})
+
+describe('registry changes heard in this isolate', () => {
+  it("are not heard while the server is quiet (an McpAgent's set-up made again), and are again after", () => {
+    const server = createMcpServer({ name: 'quiet', version: '1.0.0' })
+    const listener = new Listener('l', { toolsListChanged: true }, null)
+    server.hub.add(listener)
+    const loud = quiet(server)
+    const louder = quiet(server)
+    server.tool('set_up_again', { input: z.object({}) }, () => ({ content: [] }))
+    server.removeTool('set_up_again')
+    loud()
+    loud()
+    server.tool('still_quiet', { input: z.object({}) }, () => ({ content: [] }))
+    expect(listener.take()).toEqual([])
+    louder()
+    server.tool('heard', { input: z.object({}) }, () => ({ content: [] }))
+    expect(listener.take().map((message) => message.method)).toEqual(['notifications/tools/list_changed'])
   })
 })
 
