@@ -19,6 +19,19 @@ describe('the principal of a grant’s props', () => {
     expect(principalFromProps({ userEmail: 'ada@example.com', username: 'ada' })).toEqual({ subject: 'ada' })
   })
 
+  // cloudflare/mcp-server-cloudflare's grants: a user token's props name the user, an account
+  // token's the account. Before, the account token's named no one (500 without the option).
+  it("is named by an account token's account, after anything that names a person", () => {
+    const account = { id: 'acc1', name: 'Acme' }
+    expect(principalFromProps({ type: 'account_token', accessToken: 't', account })).toEqual({ subject: 'acc1' })
+    expect(principalFromProps({ type: 'user_token', accessToken: 't', user: { id: 'u1', email: 'ada@example.com' } })).toEqual({
+      subject: 'ada@example.com',
+    })
+    expect(principalFromProps({ account, user: { id: 'u1' } })).toEqual({ subject: 'u1' })
+    expect(principalFromProps({ account, claims: { sub: 'auth0|7' } })).toEqual({ subject: 'auth0|7' })
+    expect(principalFromProps({ account: { name: 'Acme' } })).toBeUndefined()
+  })
+
   it('is named by nothing in props of a bearer token alone, unless the principal option names it', () => {
     expect(principalFromProps({ bearerToken: 'opaque' })).toBeUndefined()
     const principal = (props: Record<string, unknown>) => ({ subject: String(props.userEmail) })

@@ -18,6 +18,7 @@ import type {
   CallToolResult,
   ClientCapabilities,
   CreateMcpHandlerOptions,
+  McpRequestContext,
   Icon,
   ServerContext,
   ServerOptions,
@@ -183,6 +184,32 @@ describe("agents' browser and Host options", () => {
     expect(await refused.json()).toMatchObject({
       error: { code: -32600, message: 'Forbidden: host evil.example is not allowed' },
     })
+  })
+
+  // mcp-server-cloudflare's apps build their server from the caller's grant and throw without one;
+  // a preflight carries no credentials. Before, it ran the factory and answered 500, so no browser
+  // client (the AI playground) could connect.
+  it("answers a browser's preflight without running a factory, which may need the caller", async () => {
+    let built = 0
+    const needsCaller = createMcpHandler(
+      (ctx: McpRequestContext) => {
+        built++
+        if (!ctx.authInfo) throw new Error('Authenticated request props are required')
+        return new McpServer({ name: 'needs-caller', version: '1.0.0' })
+      },
+      { allowedOriginHostnames: ['playground.ai.cloudflare.com'], corsOptions: { maxAge: 86400 } },
+    )
+    const send = (request: Request) => needsCaller.fetch(request, env, createExecutionContext())
+    const asked = await send(preflight('https://mcp.example.com/mcp', 'https://playground.ai.cloudflare.com', 'authorization'))
+    expect(asked.status).toBe(204)
+    expect(asked.headers.get('access-control-allow-origin')).toBe('https://playground.ai.cloudflare.com')
+    expect((asked.headers.get('access-control-allow-headers') ?? '').toLowerCase()).toContain('authorization')
+    expect(asked.headers.get('access-control-max-age')).toBe('86400')
+    expect((await send(preflight('https://mcp.example.com/mcp', 'https://evil.example'))).status).toBe(403)
+    expect(built).toBe(0)
+    // The request itself still builds for its caller (here none: the factory's own error, 500).
+    expect((await send(post('https://mcp.example.com/mcp', { origin: 'https://playground.ai.cloudflare.com' }))).status).toBe(500)
+    expect(built).toBe(1)
   })
 
   it("corsOptions' headers, methods, max age and exposed headers are added to what MCP clients need", async () => {

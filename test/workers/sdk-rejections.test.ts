@@ -121,6 +121,33 @@ describe('a Worker without MCP_STATE_KEYS', () => {
   })
 })
 
+// Before, such props passed as no authentication at all: a deployed request got 401 "no
+// authentication is configured", though an OAuth provider in front had admitted the caller.
+describe('a grant whose props name no one, handed to createMcpHandler', () => {
+  it('is a JSON-RPC 500 (-32603) naming the fields and the principal option; with the option, served', async () => {
+    const request = () => buildRequest('https://mcp.example.com/mcp', 'tools/call', { name: 'add', arguments: { a: 2, b: 3 } })
+    // What @cloudflare/workers-oauth-provider hands its API handler: the grant's props on ctx.
+    const granted = () => Object.assign(createExecutionContext(), { props: { bearerToken: 'tok_123' } })
+    const refused = await readResponse(await handler.fetch(request(), env, granted()))
+    expect(refused.status).toBe(500)
+    expect(refused.message).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: -32603,
+        message:
+          "Server misconfigured: the grant's props name no one: give them one of sub, userId, user_id, login, email, username, id, userEmail, claims.sub, user.id or account.id, or pass createMcpHandler()'s principal option (docs/migrate.md)",
+      },
+    })
+    expect(JSON.stringify(refused.message)).not.toContain('tok_123')
+    const named = createMcpHandler(server, { principal: (props) => ({ subject: `token:${String(props.bearerToken).length}` }) })
+    const served = await readResponse(await named.fetch(request(), env, granted()))
+    expect(served.message.result).toMatchObject({ content: [{ type: 'text', text: '5' }] })
+    // authContext's props are the grant's too (agents' option).
+    const given = createMcpHandler(server, { authContext: { props: { team: 'red' } } })
+    expect((await readResponse(await given.fetch(request(), env, createExecutionContext()))).status).toBe(500)
+  })
+})
+
 describe('a server factory that throws', () => {
   it('is a JSON-RPC 500 (-32603) that does not leak its message, and the next request builds again', async () => {
     let failing = 1

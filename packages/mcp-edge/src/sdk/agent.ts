@@ -18,9 +18,7 @@
  * forwarded caller's shape and routing names, which one file keeps together.
  */
 import { DurableObject } from 'cloudflare:workers'
-import { Hono } from 'hono/tiny'
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
-import { mcpCors } from '../http/cors.ts'
 import { McpError } from '../protocol/errors.ts'
 import { createAuthenticator } from '../http/auth.ts'
 import type { AuthOptions } from '../http/auth.ts'
@@ -32,13 +30,22 @@ import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
 import type { NonceLedger } from '../server/tasks/tasks.ts'
 import type { Principal } from '../server/types.ts'
 import type { AnyServer, CreateMcpHandlerOptions } from './handler-types.ts'
-import { browserRules, edgeOf, edgeOptions, ignoredOptions, notServedHere, rollbackPoint, serving } from './serving.ts'
+import {
+  answerPreflight,
+  browserRules,
+  edgeOf,
+  edgeOptions,
+  ignoredOptions,
+  notServedHere,
+  rollbackPoint,
+  serving,
+} from './serving.ts'
 import type { Serving } from './serving.ts'
 import { ListHandlerFailed, prepared } from './low-level/prepare.ts'
 import { currentHandler, currentRequest, RequestHost, withBuilding, withRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
-import { grantOf, principalFromProps, propsOf } from './principal.ts'
+import { grantOf, namesNoOne, principalFromProps, propsOf } from './principal.ts'
 import type { Grant } from './principal.ts'
 import { openForwarded, sealForwarded } from './forward.ts'
 import { SetUps } from './agent-setup.ts'
@@ -417,9 +424,6 @@ export abstract class McpAgent<
     const guards = edgeOptions(options)
     const browser = browserRules(options)
     const sayIgnored = ignoredOptions(options, 'McpAgent.serve')
-    // Origins are checked before (browser.refuse): the preflight answers any that reaches it.
-    const preflight = new Hono()
-    preflight.options('*', mcpCors(['*']), (c) => c.body(null, 204))
     // biome-ignore lint/complexity/noThisInStatic: the subclass's name, which the 404 names
     const setBy = `${this?.name || 'McpAgent'}.serve's path`
     return {
@@ -443,16 +447,14 @@ export abstract class McpAgent<
         const grant = grantOf(ctx)
         const named = principalFromProps(props, options.principal, grant)
         if (props !== undefined && named === undefined) {
-          return misconfigured(
-            "the grant's props name no one: give them one of sub, userId, user_id, login, email, username, id, userEmail, claims.sub or user.id, or pass serve()'s principal option (docs/migrate.md)",
-          )
+          return misconfigured(namesNoOne('serve()'))
         }
         const refused = browser.refuse(request)
         if (refused) return refused
         sayIgnored()
         if (options.onerror) warnOnce(AGENT_ONERROR)
         // A browser's CORS preflight carries no credentials: answered here, before authentication.
-        if (request.method === 'OPTIONS') return browser.decorate(await preflight.fetch(request, env, ctx))
+        if (request.method === 'OPTIONS') return answerPreflight(request, browser)
         let principal: Principal | undefined
         try {
           checkOrigin(request.headers, guards)

@@ -81,7 +81,7 @@ export interface CreateMcpHandlerOptions<Env = unknown> extends Omit<McpHttpOpti
   corsOptions?: CorsOptions | false
   /**
    * Who the grant's props name (an OAuth provider in front, or `authContext`). Default: the first of
-   * `sub`, `userId`, `user_id`, `login`, `email`, `username`, `id`, at the top of the props or under `claims` or `user`.
+   * `sub`, `userId`, `user_id`, `login`, `email`, `username`, `id`, at the top of the props or under `claims`, `user` or `account`.
    */
   // biome-ignore lint/suspicious/noExplicitAny: the props as the server types them (agents' Props), whatever their shape
   principal?: (props: any) => Principal | undefined

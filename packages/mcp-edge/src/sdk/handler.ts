@@ -29,12 +29,12 @@ import type {
 } from './handler-types.ts'
 import { factoryBuilt, notifierOf } from './notifier.ts'
 import type { ServerNotifier } from './notifier.ts'
-import { fromAuthInfo, grantOf, principalFromProps, propsOf } from './principal.ts'
+import { fromAuthInfo, grantOf, namesNoOne, principalFromProps, propsOf } from './principal.ts'
 import type { AuthInfo } from './principal.ts'
 import { authContextReads, currentRequest, RequestHost, withBuilding } from './request-store.ts'
 import type { McpAuthContext } from './request-store.ts'
 import { McpServer } from './server.ts'
-import { browserRules, edgeOf, edgeOptions, ignoredOptions, serving } from './serving.ts'
+import { answerPreflight, browserRules, edgeOf, edgeOptions, ignoredOptions, serving, servesPath } from './serving.ts'
 import { LowLevelServer, report, reportsTo } from './low-level.ts'
 import { ListHandlerFailed, prepared } from './low-level/prepare.ts'
 import type { Serving } from './serving.ts'
@@ -280,6 +280,11 @@ function buildHandler<Env>(
     const props = authContext?.props ?? given?.props ?? propsOf(ctx)
     const grant = given?.grant ?? grantOf(ctx)
     const principal = principalFromProps(props, options.principal, grant)
+    // Props that name no one would pass as no authentication at all (401 "not configured", for a
+    // caller an OAuth provider admitted): say what names the caller instead, as McpAgent.serve does.
+    if (props !== undefined && principal === undefined) {
+      return rejection(new McpError('misconfigured', `Server misconfigured: ${namesNoOne('createMcpHandler()')}`), undefined)
+    }
     // Most requests carry neither: no object made for them.
     const credentials = grant || authInfo ? { grant, authInfo } : undefined
     return new RequestHost(request, props, principal, ctx, env, conventional, credentials)
@@ -288,8 +293,11 @@ function buildHandler<Env>(
     // A foreign page's request is refused before a factory runs for it (as agents checks first).
     const refused = browser.refuse(request)
     if (refused) return refused
+    // Nor for a preflight, which carries no credentials: a factory may need them (agents answers it first too).
+    if (factory && request.method === 'OPTIONS' && servesPath(route, request.url)) return answerPreflight(request, browser)
     sayIgnored()
     const host = hostFor(request, env, ctx, authContext, authInfo)
+    if (host instanceof Response) return host
     let app: Serving
     try {
       app = await appFor(host)
@@ -302,7 +310,8 @@ function buildHandler<Env>(
   return (request, env, ctx, authContext, authInfo) => {
     if (!ready) return first(request, env, ctx, authContext, authInfo)
     try {
-      return ready.fetch(request, env, hostFor(request, env, ctx, authContext, authInfo))
+      const host = hostFor(request, env, ctx, authContext, authInfo)
+      return host instanceof Response ? Promise.resolve(host) : ready.fetch(request, env, host)
     } catch (error) {
       return Promise.reject(error)
     }

@@ -16,9 +16,12 @@ const SUBJECT_FIELDS = ['sub', 'userId', 'user_id', 'login', 'email', 'username'
 const named = (value: unknown): value is string | number =>
   (typeof value === 'string' && value !== '') || typeof value === 'number'
 
-/** The first naming field of an object, at its top or under `claims` or `user` (Auth0's, WorkOS's templates). */
+/**
+ * The first naming field of an object, at its top or under `claims` or `user` (Auth0's, WorkOS's
+ * templates), or `account` (mcp-server-cloudflare's account tokens, whose caller is the account).
+ */
 function subjectOf(props: Record<string, unknown>): string | undefined {
-  for (const holder of [props, props.claims, props.user]) {
+  for (const holder of [props, props.claims, props.user, props.account]) {
     if (typeof holder !== 'object' || holder === null) continue
     for (const field of SUBJECT_FIELDS) {
       const value = (holder as Record<string, unknown>)[field]
@@ -78,6 +81,11 @@ export function principalFromProps(
   if (named === undefined || grant === undefined) return named
   const client = grant.clientId === undefined ? {} : { client_id: grant.clientId }
   return { ...client, ...named, scopes: scopesOf(named.scopes, grant.scopes) }
+}
+
+/** Why props that name no one are refused (500): `where` takes the `principal` option that names the caller. */
+export function namesNoOne(where: string): string {
+  return `the grant's props name no one: give them one of sub, userId, user_id, login, email, username, id, userEmail, claims.sub, user.id or account.id, or pass ${where}'s principal option (docs/migrate.md)`
 }
 
 /** Both lists: the scopes in both (a token narrowed below the props' list is held to it); else the one given. */

@@ -8,6 +8,7 @@ import { createMcpHandler as createEdgeHandler } from '../http/handler.ts'
 import type { McpHttpOptions } from '../http/handler.ts'
 import { isLoopbackOrigin, pathStart } from '../http/guards.ts'
 import { mcp } from '../http/hono.ts'
+import { mcpCors } from '../http/cors.ts'
 import { rejection } from '../http/respond.ts'
 import { McpError } from '../protocol/errors.ts'
 import { warnOnce } from '../server/telemetry/log.ts'
@@ -163,6 +164,24 @@ export function browserRules<Env>(options: CreateMcpHandlerOptions<Env>): Browse
 }
 
 type EdgeApp<Env> = Hono<{ Bindings: Env & object; Variables: McpVariables }>
+
+/** A browser's CORS preflight, as `mcp()` answers one (the origin was checked before: `BrowserRules.refuse`). */
+const preflights = new Hono()
+preflights.options('*', mcpCors(['*']), (c) => c.body(null, 204))
+
+/**
+ * Answer a browser's CORS preflight (an allowed origin's) without the server: it carries no
+ * credentials, so a factory that needs them, or an agent's object, must not be reached for it, as
+ * agents answers it first too.
+ */
+export async function answerPreflight(request: Request, browser: BrowserRules): Promise<Response> {
+  return browser.decorate(await preflights.fetch(request))
+}
+
+/** Whether `route` serves the path of `url` (`''`: every path). */
+export function servesPath(route: string, url: string): boolean {
+  return route === '' || pathOf(url) === route
+}
 
 /** A Worker-style fetch handler, for a request the adapter holds as `host`. */
 export interface Serving {
