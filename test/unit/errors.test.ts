@@ -22,6 +22,7 @@ describe('the error table', () => {
       unauthorized: [-32600, 401],
       forbidden: [-32600, 403],
       authUnavailable: [-32603, 503],
+      unavailable: [-32603, 503],
       insufficientScope: [-32600, 403],
       tooManyRequests: [-32600, 429],
       methodNotAllowed: [-32600, 405],

@@ -6,7 +6,7 @@
  * `wrangler dev`: test/http/sdk-agent.test.ts.)
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { DRAIN_TIMEOUT_MS, SetUps, watchProps } from '../../packages/mcp-edge/src/sdk/agent-setup.ts'
+import { DRAIN_TIMEOUT_MS, SetUpBusy, SetUps, watchProps } from '../../packages/mcp-edge/src/sdk/agent-setup.ts'
 import type { RequestStore } from '../../packages/mcp-edge/src/sdk/request-store.ts'
 import { withRequest } from '../../packages/mcp-edge/src/sdk/request-store.ts'
 
@@ -29,6 +29,25 @@ describe('watchProps', () => {
     expect(seen.differing({ ...grant, permissions: [] })).toEqual(['permissions'])
     expect(seen.differing({ ...grant, claims: { org: 'other' }, permissions: [] })).toEqual(['permissions', 'claims'])
     expect(seen.differing(undefined)).toEqual(['props'])
+  })
+
+  it('compares a value as it was read, whatever the set-up did to it after', () => {
+    const seen = watchProps({ sub: 'dave', permissions: ['b', 'a'] })
+    ;(seen.props as { permissions: string[] }).permissions.sort()
+    expect(seen.differing({ sub: 'dave', permissions: ['b', 'a'] })).toEqual([])
+    expect(seen.differing({ sub: 'dave', permissions: ['a', 'b'] })).toEqual(['permissions'])
+    // Written, as agents' props could be, without changing what was read.
+    const written = watchProps({ sub: 'dave', note: 'x' })
+    ;(written.props as { note: string }).note = 'y'
+    expect((written.props as { note: string }).note).toBe('y')
+  })
+
+  it("counts which keys there are once anything is read: `'admin' in props` reads no value", () => {
+    const seen = watchProps({ sub: 'dave', admin: true })
+    expect(seen.props?.sub).toBe('dave')
+    expect('admin' in (seen.props as object)).toBe(true)
+    expect(seen.differing({ sub: 'dave' })).toEqual(['(its keys)'])
+    expect(seen.differing({ admin: true, sub: 'dave' })).toEqual([])
   })
 
   it('counts a key the set-up found missing, read or asked about with `in`', () => {
@@ -56,17 +75,15 @@ describe('watchProps', () => {
     expect(Object.keys(written.props as object)).toEqual(Object.keys(grant))
   })
 
-  it('once settled, answers as the running request: props kept from the set-up read the caller', () => {
+  it('once settled, answers as the running request (none for one without props), and is a plain object', () => {
     const seen = watchProps(grant)
-    const kept = seen.props as Grant & { extra?: string }
+    const kept = seen.props as Grant
     seen.settle()
-    const other = { ...grant, accessToken: 't2', extra: 'e' }
-    const store = { props: other } as unknown as RequestStore
-    withRequest(store, () => {
-      expect(kept.accessToken).toBe('t2')
-      expect(kept.extra).toBe('e')
-    })
-    // Outside a request (an alarm), and read after the set-up no longer counts.
+    expect(Object.getPrototypeOf(kept)).toBe(Object.prototype)
+    const store = (props: unknown) => ({ props }) as unknown as RequestStore
+    withRequest(store({ ...grant, accessToken: 't2' }), () => expect(kept.accessToken).toBe('t2'))
+    withRequest(store(undefined), () => expect(kept.accessToken).toBeUndefined())
+    // Outside a request (an alarm), the set-up's; and read after the set-up no longer counts.
     expect(kept.accessToken).toBe('t1')
     expect(seen.differing({ ...grant, accessToken: 't3' })).toEqual([])
   })
@@ -82,7 +99,6 @@ describe('watchProps', () => {
 /** A set-up that reads `permissions`, as the authkit demo's init() does, and says what it made. */
 function setUpLog() {
   const made: { permissions: string; again: boolean }[] = []
-  const gates: (() => void)[] = []
   let fail = false
   const setUp = async (props: Record<string, unknown> | undefined, again: boolean) => {
     const permissions = String(props?.permissions)
@@ -93,8 +109,11 @@ function setUpLog() {
     }
     return `app for ${permissions}`
   }
-  return { made, gates, setUp, failNext: () => (fail = true) }
+  return { made, setUp, failNext: () => (fail = true) }
 }
+
+/** Every callback due now has run (a turn of the event loop: no clock involved). */
+const turn = () => new Promise((resolve) => setImmediate(resolve))
 
 describe('SetUps', () => {
   afterEach(() => {
@@ -102,34 +121,36 @@ describe('SetUps', () => {
     vi.restoreAllMocks()
   })
 
-  const a = { sub: 'dave', permissions: ['a'] }
-  const b = { sub: 'dave', permissions: ['b'] }
+  const a = { sub: 'dave', permissions: ['a'], accessToken: 't1' }
+  const b = { sub: 'dave', permissions: ['b'], accessToken: 't1' }
 
   it('sets up once for requests whose props it read the same, and again for other ones, once those are answered', async () => {
     vi.spyOn(console, 'log').mockImplementation(() => {})
     const setUps = new SetUps<string>('GateMCP')
     const log = setUpLog()
-    expect(await setUps.appFor(a, log.setUp)).toBe('app for a')
-    expect(await setUps.appFor({ ...a, accessToken: 'new' }, log.setUp)).toBe('app for a')
+    const first = await setUps.appFor(a, log.setUp)
+    const second = await setUps.appFor({ ...a, accessToken: 't2' }, log.setUp)
+    expect([first.app, second.app]).toEqual(['app for a', 'app for a'])
     expect(log.made).toEqual([{ permissions: 'a', again: false }])
     // Two requests under way: another grant waits for both to be answered.
     let served: string | undefined
-    const waiting = setUps.appFor(b, log.setUp).then((app) => {
-      served = app
+    const waiting = setUps.appFor(b, log.setUp).then((set) => {
+      served = set.app
+      return set
     })
-    await new Promise((resolve) => setTimeout(resolve, 10))
+    await turn()
     expect(served).toBeUndefined()
     // Meanwhile a request of the first grant waits too, for the set-up under way.
     const meanwhile = setUps.appFor(a, log.setUp)
-    setUps.answered()
-    await new Promise((resolve) => setTimeout(resolve, 10))
+    first.answered()
+    await turn()
     expect(served).toBeUndefined()
-    setUps.answered()
-    await waiting
+    second.answered()
+    const forB = await waiting
     expect(served).toBe('app for b')
     // The first grant's request is then set up for again, once b's is answered.
-    setUps.answered()
-    expect(await meanwhile).toBe('app for a')
+    forB.answered()
+    expect((await meanwhile).app).toBe('app for a')
     expect(log.made).toEqual([
       { permissions: 'a', again: false },
       { permissions: 'b', again: true },
@@ -150,25 +171,35 @@ describe('SetUps', () => {
     ])
     expect(first).toMatchObject({ status: 'rejected', reason: { message: 'the upstream was not ready' } })
     expect(same).toMatchObject({ status: 'rejected' })
-    expect(other).toEqual({ status: 'fulfilled', value: 'app for b' })
+    expect(other).toMatchObject({ status: 'fulfilled', value: { app: 'app for b' } })
     // The failed set-up is not kept: the next request of that grant sets up afresh.
-    setUps.answered()
-    expect(await setUps.appFor(a, log.setUp)).toBe('app for a')
+    ;(other as PromiseFulfilledResult<{ answered: () => void }>).value.answered()
+    expect((await setUps.appFor(a, log.setUp)).app).toBe('app for a')
     expect(log.made.map((made) => made.again)).toEqual([false, false, true])
   })
 
-  it(`sets up again after ${DRAIN_TIMEOUT_MS} ms even while a request is still being answered, and says so`, async () => {
+  it(`answers another grant SetUpBusy after ${DRAIN_TIMEOUT_MS} ms of a request still being answered, and serves on as it was`, async () => {
     vi.useFakeTimers()
     vi.spyOn(console, 'log').mockImplementation(() => {})
     vi.spyOn(console, 'warn').mockImplementation(() => {})
     const setUps = new SetUps<string>('GateMCP')
     const log = setUpLog()
-    await setUps.appFor(a, log.setUp)
-    const waiting = setUps.appFor(b, log.setUp)
+    const hung = await setUps.appFor(a, log.setUp)
+    const other = setUps.appFor(b, log.setUp)
+    const same = setUps.appFor(a, log.setUp)
+    const refused = expect(other).rejects.toBeInstanceOf(SetUpBusy)
     await vi.advanceTimersByTimeAsync(DRAIN_TIMEOUT_MS - 1)
     expect(log.made).toHaveLength(1)
     await vi.advanceTimersByTimeAsync(1)
-    expect(await waiting).toBe('app for b')
-    expect(console.warn).toHaveBeenCalledWith(expect.stringContaining('still being answered'))
+    await refused
+    expect(console.warn).toHaveBeenCalledWith(expect.stringContaining('could not be set up for another grant'))
+    // The first grant's set-up was never taken back: its requests are served by it, without a set-up.
+    expect((await same).app).toBe('app for a')
+    expect(log.made).toHaveLength(1)
+    // Once the hung request is answered (and the one after it), the other grant is set up for.
+    hung.answered()
+    ;(await same).answered()
+    vi.useRealTimers()
+    expect((await setUps.appFor(b, log.setUp)).app).toBe('app for b')
   })
 })

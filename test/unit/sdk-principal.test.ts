@@ -23,7 +23,7 @@ describe('the principal of a grant’s props', () => {
   // token's the account. Before, the account token's named no one (500 without the option).
   it("is named by an account token's account, after anything that names a person", () => {
     const account = { id: 'acc1', name: 'Acme' }
-    expect(principalFromProps({ type: 'account_token', accessToken: 't', account })).toEqual({ subject: 'acc1' })
+    expect(principalFromProps({ type: 'account_token', accessToken: 't', account })).toEqual({ subject: 'account:acc1' })
     expect(principalFromProps({ type: 'user_token', accessToken: 't', user: { id: 'u1', email: 'ada@example.com' } })).toEqual({
       subject: 'ada@example.com',
     })

@@ -142,9 +142,16 @@ describe('a grant whose props name no one, handed to createMcpHandler', () => {
     const named = createMcpHandler(server, { principal: (props) => ({ subject: `token:${String(props.bearerToken).length}` }) })
     const served = await readResponse(await named.fetch(request(), env, granted()))
     expect(served.message.result).toMatchObject({ content: [{ type: 'text', text: '5' }] })
-    // authContext's props are the grant's too (agents' option).
+    // authContext's props are the grant's too (agents' option); empty ones are none, as agents reads them.
     const given = createMcpHandler(server, { authContext: { props: { team: 'red' } } })
     expect((await readResponse(await given.fetch(request(), env, createExecutionContext()))).status).toBe(500)
+    const empty = createMcpHandler(server, { authContext: { props: {} }, allowAnonymous: true })
+    expect((await readResponse(await empty.fetch(request(), env, createExecutionContext()))).message.result).toMatchObject({
+      content: [{ type: 'text', text: '5' }],
+    })
+    // Another path is 404, as without props.
+    const elsewhere = buildRequest('https://mcp.example.com/other', 'tools/list')
+    expect((await handler.fetch(elsewhere, env, granted())).status).toBe(404)
   })
 })
 

@@ -42,6 +42,8 @@ export const ERROR_KINDS = {
    * out, failed or answered nonsense): refused, never served, and the client may retry.
    */
   authUnavailable: { code: -32603, status: 503, message: 'Service unavailable: the token could not be checked; retry' },
+  /** Busy for a while with work that must end first (mcp-edge/sdk's McpAgent, set up for another grant): retry. */
+  unavailable: { code: -32603, status: 503, message: 'Service unavailable: retry' },
   /** A valid token without the scopes an operation needs (authorization "Scope Challenge"); step-up. */
   insufficientScope: { code: -32600, status: 403, message: 'Forbidden: insufficient scope' },
   /** A per-principal or per-isolate cap, or the rate limit, was reached; retry later. */

@@ -12,14 +12,16 @@
  * set-up runs again for it. Props the set-up never reads (a token only a tool reads) change nothing.
  *
  * The props the set-up is handed are a plain object with a getter per key (a `Proxy` cannot be
- * stored or sent: `structuredClone` refuses it), on a prototype that notes the keys asked for and
- * missing. Once the set-up is done, the same object answers with the props of the request running
- * then, as `this.props` does: a tool that kept `const props = this.props` from `init()` reads its
- * own caller's token, not the set-up's.
+ * stored: `structuredClone` refuses it), on a prototype that notes the keys asked for and missing;
+ * which keys there are counts as read once anything is (`'admin' in props` reads no value). Once
+ * the set-up is done, the object is plain (workerd's RPC sends no other) and answers with the
+ * props of the request running then, as `this.props` does: a tool that kept
+ * `const props = this.props` from `init()` reads its own caller's token, not the set-up's.
  *
  * A set-up runs again only once the requests the last one is dispatching have been answered (a
- * request looks its tool up between being handed the app and answering), or after
- * `DRAIN_TIMEOUT_MS`: a request that has not answered by then has long looked its tool up.
+ * request looks its tool up between being handed the app and answering). Not answered within
+ * `DRAIN_TIMEOUT_MS`, the request that needs the new set-up is answered 503 (`SetUpBusy`) and the
+ * last set-up serves on: a request still sending its body has not looked its tool up yet.
  */
 import { libraryLog } from '../server/telemetry/log.ts'
 import { currentRequest } from './request-store.ts'
@@ -41,6 +43,9 @@ export interface PropsSeen {
 
 const json = (value: unknown) => JSON.stringify(value) ?? 'undefined'
 
+/** A key every object has (`toString`, `constructor`): not one of the props. */
+const inherited = (key: PropertyKey) => typeof key !== 'string' || key in Object.prototype
+
 /**
  * Watch what is read of `props` until `settle()` (module header).
  *
@@ -52,13 +57,21 @@ const json = (value: unknown) => JSON.stringify(value) ?? 'undefined'
 export function watchProps(props: Props | undefined): PropsSeen {
   // Without props, a request with props of its own is set up for them (and the reverse, below).
   if (props === undefined) return { props, differing: (given) => (given === undefined ? [] : ['props']), settle() {} }
-  const read = new Set<string>()
+  // Each key read, with its value as it was read (init() may change the object after).
+  const read = new Map<string, string>()
+  const note = (key: string) => {
+    if (!read.has(key)) read.set(key, json(props[key]))
+  }
+  const keysOf = (of: Props) => json(Object.keys(of).sort())
+  const keys = keysOf(props)
   let settled = false
-  const watched: Props = Object.create(missing(read, () => settled))
-  // The request running now, unless it is the set-up's own (work it left running): its props.
-  const now = () => {
-    const running = currentRequest()?.props
-    return running === undefined || running === watched ? props : running
+  const watched: Props = Object.create(missing(note, () => settled))
+  // Once settled, the request running now's props (none for one without), unless it is the
+  // set-up's own (work it left running) or there is none (an alarm): the set-up's.
+  const now = (): Props => {
+    const store = currentRequest()
+    if (store === undefined || store.props === watched) return props
+    return store.props ?? {}
   }
   for (const key of Object.keys(props)) {
     Object.defineProperty(watched, key, {
@@ -66,8 +79,11 @@ export function watchProps(props: Props | undefined): PropsSeen {
       configurable: true,
       get() {
         if (settled) return now()[key]
-        read.add(key)
+        note(key)
         return props[key]
+      },
+      set(value: unknown) {
+        props[key] = value
       },
     })
   }
@@ -76,33 +92,31 @@ export function watchProps(props: Props | undefined): PropsSeen {
     differing(given) {
       if (read.size === 0) return []
       if (given === undefined) return ['props']
-      return [...read].filter((key) => json(props[key]) !== json(given[key]))
+      const differing = [...read].filter(([key, was]) => was !== json(given[key])).map(([key]) => key)
+      // A key's presence is asked without reading it (`'admin' in props`): which keys there are counts too.
+      if (differing.length === 0 && keysOf(given) !== keys) differing.push('(its keys)')
+      return differing
     },
     settle() {
       settled = true
+      // A plain object from here on, which workerd's RPC sends (it refuses another prototype).
+      Object.setPrototypeOf(watched, Object.prototype)
     },
   }
 }
 
 /**
- * The prototype of the watched props: a key they lack is looked up here, and noted while the
- * set-up runs (`if (this.props.admin)` for a grant without `admin` reads it as much as one with
- * it); once settled, answered from the running request's props as the own keys are.
+ * The prototype of the watched props while the set-up runs: a key they lack is looked up here,
+ * and noted (`if (this.props.admin)` for a grant without `admin` reads it as much as one with it).
  */
-function missing(read: Set<string>, settled: () => boolean): object {
+function missing(note: (key: string) => void, settled: () => boolean): object {
   return new Proxy(Object.create(null), {
     get(_target, key, receiver) {
-      if (typeof key === 'string' && !(key in Object.prototype)) {
-        if (!settled()) read.add(key)
-        else {
-          const running = currentRequest()?.props
-          if (running !== undefined && running !== receiver && Object.hasOwn(running, key)) return running[key]
-        }
-      }
+      if (!inherited(key) && !settled()) note(key as string)
       return Reflect.get(Object.prototype, key, receiver)
     },
     has(_target, key) {
-      if (typeof key === 'string' && !(key in Object.prototype) && !settled()) read.add(key)
+      if (!inherited(key) && !settled()) note(key as string)
       return Reflect.has(Object.prototype, key)
     },
     getPrototypeOf: () => Object.prototype,
@@ -141,10 +155,25 @@ class Dispatching {
   }
 }
 
-/** One set-up: the app it serves once done, and what it read of the props. */
+/** One set-up: the app it serves once done, what it read of the props, and the requests it is dispatching. */
 interface SetUp<App> {
   readonly app: Promise<App>
   readonly seen: PropsSeen
+  readonly dispatching: Dispatching
+}
+
+/**
+ * A request whose grant needs a set-up of its own while a request of the set-up serving now has
+ * not been answered within `DRAIN_TIMEOUT_MS`: answered 503, to be sent again. Setting up anyway
+ * could hand that request (one still sending its body, say) the other grant's tools.
+ */
+export class SetUpBusy extends Error {
+  constructor(name: string) {
+    super(
+      `${name} is answering a request of another grant (for over ${DRAIN_TIMEOUT_MS / 1000} s) before it can be set up for this one: retry`,
+    )
+    this.name = 'SetUpBusy'
+  }
 }
 
 /**
@@ -158,15 +187,14 @@ export type SetUpFor<App> = (props: Props | undefined, again: boolean) => Promis
  * setting up again (with the request's `setUp`) when the last set-up read props that differ.
  *
  * @example
- * const app = await setUps.appFor(request.props, (props, again) => start(request, props, again))
- * try { return await app.fetch(request) } finally { setUps.answered() }
+ * const { app, answered } = await setUps.appFor(request.props, (props, again) => start(request, props, again))
+ * try { return await app.fetch(request) } finally { answered() }
  */
 export class SetUps<App> {
   readonly #name: string
-  readonly #dispatching = new Dispatching()
   #current: SetUp<App> | undefined
 
-  /** `name`: the agent class's, for the log. */
+  /** `name`: the agent class's, for the log and the 503. */
   constructor(name: string) {
     this.#name = name
   }
@@ -174,9 +202,10 @@ export class SetUps<App> {
   /**
    * The app for a request with `props`, counted as dispatching until `answered()`. Requests that
    * arrive while a set-up runs wait for it, and are served by it if it fits them; one that a failed
-   * set-up does not fit sets up for itself. A failure that fits is thrown.
+   * set-up does not fit sets up for itself. A failure that fits is thrown, and so is `SetUpBusy`
+   * when the set-up for it could not start.
    */
-  async appFor(props: Props | undefined, setUp: SetUpFor<App>): Promise<App> {
+  async appFor(props: Props | undefined, setUp: SetUpFor<App>): Promise<{ app: App; answered: () => void }> {
     for (;;) {
       const current = this.#current
       if (current === undefined) {
@@ -187,41 +216,43 @@ export class SetUps<App> {
       try {
         app = await current.app
       } catch (error) {
+        // Not started (busy): the set-up before serves on, and whoever it fits.
+        const restored = this.#current
+        if (error instanceof SetUpBusy && restored !== undefined && restored !== current) {
+          if (restored.seen.differing(props).length === 0) continue
+          throw error
+        }
         if (current.seen.differing(props).length === 0) throw error
         continue
       }
       if (this.#current !== current) continue
       const differing = current.seen.differing(props)
       if (differing.length === 0) {
-        this.#dispatching.start()
-        return app
+        current.dispatching.start()
+        return { app, answered: () => current.dispatching.end() }
       }
       // Names only: props hold tokens.
       libraryLog.info(`${this.#name} is set up again: a request's props differ in what onStart and init() read`, {
         keys: differing.join(' '),
       })
-      this.#current = this.#begin(props, setUp, this.#drained())
+      this.#current = this.#begin(props, setUp, current)
     }
   }
 
-  /** The request handed an app by `appFor` has been answered. */
-  answered(): void {
-    this.#dispatching.end()
-  }
-
-  async #drained(): Promise<void> {
-    if (await this.#dispatching.drained(DRAIN_TIMEOUT_MS)) return
-    libraryLog.warn(`${this.#name} is set up again while a request is still being answered, after ${DRAIN_TIMEOUT_MS} ms`)
-  }
-
-  #begin(props: Props | undefined, setUp: SetUpFor<App>, after: Promise<void> | undefined): SetUp<App> {
+  #begin(props: Props | undefined, setUp: SetUpFor<App>, before: SetUp<App> | undefined): SetUp<App> {
     const seen = watchProps(props)
     const run = async () => {
-      await after
-      return setUp(seen.props, after !== undefined)
+      if (before !== undefined && !(await before.dispatching.drained(DRAIN_TIMEOUT_MS))) {
+        libraryLog.warn(`${this.#name} could not be set up for another grant: a request is still being answered`, {
+          waitedMs: DRAIN_TIMEOUT_MS,
+        })
+        throw new SetUpBusy(this.#name)
+      }
+      return setUp(seen.props, before !== undefined)
     }
     const begun: SetUp<App> = {
       seen,
+      dispatching: new Dispatching(),
       app: run().then(
         (app) => {
           seen.settle()
@@ -229,8 +260,8 @@ export class SetUps<App> {
         },
         (error: unknown) => {
           seen.settle()
-          // The next request sets it up again.
-          if (this.#current === begun) this.#current = undefined
+          // Busy, the set-up before is as it was and serves on; otherwise the next request sets up again.
+          if (this.#current === begun) this.#current = error instanceof SetUpBusy ? before : undefined
           throw error
         },
       ),

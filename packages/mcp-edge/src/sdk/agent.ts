@@ -48,7 +48,7 @@ import type { ElicitParams, ElicitResult } from './input.ts'
 import { grantOf, namesNoOne, principalFromProps, propsOf } from './principal.ts'
 import type { Grant } from './principal.ts'
 import { openForwarded, sealForwarded } from './forward.ts'
-import { SetUps } from './agent-setup.ts'
+import { SetUpBusy, SetUps } from './agent-setup.ts'
 import { conventionalServices } from './services.ts'
 
 /** The internal header carrying the caller from the Worker to the object (JSON). */
@@ -296,10 +296,15 @@ export abstract class McpAgent<
     })
     return withRequest(host, async () => {
       this.#setUps ??= new SetUps(this.constructor.name)
-      let app: Serving
+      let set: { app: Serving; answered: () => void }
       try {
-        app = await this.#setUps.appFor(forwarded.props, (props, again) => this.#setUp(forwarded, served, props, again))
+        set = await this.#setUps.appFor(forwarded.props, (props, again) => this.#setUp(forwarded, served, props, again))
       } catch (error) {
+        if (error instanceof SetUpBusy) {
+          return rejection(new McpError('unavailable', `Service unavailable: ${error.message}`), undefined, {
+            'retry-after': '5',
+          })
+        }
         // init() threw (it runs again next request): a JSON-RPC 500 naming the class, logged; not an
         // exception through the Worker, whose error page no MCP client reads and carries the message.
         // mcp-edge's own refusal after it (a listed item it cannot serve) names the item and the fix.
@@ -313,9 +318,9 @@ export abstract class McpAgent<
         return misconfigured(`${where} threw; see the server logs`)
       }
       try {
-        return await app.fetch(served, this.env, host)
+        return await set.app.fetch(served, this.env, host)
       } finally {
-        this.#setUps.answered()
+        set.answered()
       }
     })
   }

@@ -277,12 +277,13 @@ function buildHandler<Env>(
     // agents' order: the props given as authContext, else the OAuth provider's (with what it says
     // of the token, ctx.auth), or those of the authInfo SDK 2.x code handed over.
     const given = authInfo ? fromAuthInfo(authInfo) : undefined
-    const props = authContext?.props ?? given?.props ?? propsOf(ctx)
+    const props = propsOf(authContext) ?? given?.props ?? propsOf(ctx)
     const grant = given?.grant ?? grantOf(ctx)
     const principal = principalFromProps(props, options.principal, grant)
     // Props that name no one would pass as no authentication at all (401 "not configured", for a
-    // caller an OAuth provider admitted): say what names the caller instead, as McpAgent.serve does.
-    if (props !== undefined && principal === undefined) {
+    // caller an OAuth provider admitted): say what names the caller instead, as McpAgent.serve does
+    // (at the route: another path is 404, and a preflight carries no caller).
+    if (props !== undefined && principal === undefined && request.method !== 'OPTIONS' && servesPath(route, request.url)) {
       return rejection(new McpError('misconfigured', `Server misconfigured: ${namesNoOne('createMcpHandler()')}`), undefined)
     }
     // Most requests carry neither: no object made for them.

@@ -18,14 +18,20 @@ const named = (value: unknown): value is string | number =>
 
 /**
  * The first naming field of an object, at its top or under `claims` or `user` (Auth0's, WorkOS's
- * templates), or `account` (mcp-server-cloudflare's account tokens, whose caller is the account).
+ * templates), or `account` (mcp-server-cloudflare's account tokens, whose caller is the account:
+ * `account:<id>`, apart from any user's subject).
  */
 function subjectOf(props: Record<string, unknown>): string | undefined {
-  for (const holder of [props, props.claims, props.user, props.account]) {
+  for (const [holder, prefix] of [
+    [props, ''],
+    [props.claims, ''],
+    [props.user, ''],
+    [props.account, 'account:'],
+  ] as const) {
     if (typeof holder !== 'object' || holder === null) continue
     for (const field of SUBJECT_FIELDS) {
       const value = (holder as Record<string, unknown>)[field]
-      if (named(value)) return String(value)
+      if (named(value)) return `${prefix}${value}`
     }
   }
   return undefined

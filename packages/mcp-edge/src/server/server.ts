@@ -74,7 +74,8 @@ const quieted = new WeakMap<object, number>()
 /**
  * Keep `server`'s registry changes from this isolate's listen streams until the returned function
  * is called: mcp-edge/sdk's McpAgent sets its server up again per grant, which changes no grant's
- * lists (an event hub hears nothing of registry changes anyway: `notifyListChanged`).
+ * lists (an event hub hears nothing of registry changes anyway: `notifyListChanged`). Every
+ * change meanwhile is kept from them, whoever makes it.
  *
  * @example
  * const loud = quiet(server)
