@@ -14,9 +14,9 @@ const grant = { sub: 'dave', permissions: ['image_generation'], claims: { org: '
 type Grant = typeof grant
 
 describe('watchProps', () => {
-  it('serves any props while the set-up read none of them', () => {
+  it('serves any props with the same keys while the set-up read none of them', () => {
     const seen = watchProps(grant)
-    expect(seen.differing({ sub: 'dave', permissions: [] })).toEqual([])
+    expect(seen.differing({ ...grant, sub: 'erin', permissions: [] })).toEqual([])
     expect(seen.differing(undefined)).toEqual([])
   })
 
@@ -48,6 +48,12 @@ describe('watchProps', () => {
     expect('admin' in (seen.props as object)).toBe(true)
     expect(seen.differing({ sub: 'dave' })).toEqual(['(its keys)'])
     expect(seen.differing({ admin: true, sub: 'dave' })).toEqual([])
+    // Asked alone, reading no value at all (`in`, `Object.hasOwn`): the next grant without it differs.
+    for (const ask of [(props: object) => 'admin' in props, (props: object) => Object.hasOwn(props, 'admin')]) {
+      const only = watchProps({ sub: 'dave', admin: true })
+      expect(ask(only.props as object)).toBe(true)
+      expect(only.differing({ sub: 'dave' })).toEqual(['(its keys)'])
+    }
   })
 
   it('counts a key the set-up found missing, read or asked about with `in`', () => {
@@ -62,7 +68,7 @@ describe('watchProps', () => {
     const plain = watchProps({ sub: 'dave' })
     expect(String(plain.props)).toBe('[object Object]')
     expect(plain.props instanceof Object).toBe(true)
-    expect(plain.differing({ sub: 'erin', toString: 'x' })).toEqual([])
+    expect(plain.differing({ sub: 'erin' })).toEqual([])
   })
 
   it('hands the set-up props it can store and send: structuredClone and JSON copy them, reading every key', () => {

@@ -145,13 +145,21 @@ describe('a grant whose props name no one, handed to createMcpHandler', () => {
     // authContext's props are the grant's too (agents' option); empty ones are none, as agents reads them.
     const given = createMcpHandler(server, { authContext: { props: { team: 'red' } } })
     expect((await readResponse(await given.fetch(request(), env, createExecutionContext()))).status).toBe(500)
+    // A server that chose to serve anyone serves such a caller as anonymous.
+    const open = createMcpHandler(server, { allowAnonymous: true })
+    expect((await readResponse(await open.fetch(request(), env, granted()))).message.result).toMatchObject({
+      content: [{ type: 'text', text: '5' }],
+    })
     const empty = createMcpHandler(server, { authContext: { props: {} }, allowAnonymous: true })
     expect((await readResponse(await empty.fetch(request(), env, createExecutionContext()))).message.result).toMatchObject({
       content: [{ type: 'text', text: '5' }],
     })
-    // Another path is 404, as without props.
+    // Another path is 404, as without props; a foreign page's request 403, as without props.
     const elsewhere = buildRequest('https://mcp.example.com/other', 'tools/list')
     expect((await handler.fetch(elsewhere, env, granted())).status).toBe(404)
+    const foreign = request()
+    foreign.headers.set('origin', 'https://evil.example')
+    expect((await handler.fetch(foreign, env, granted())).status).toBe(403)
   })
 })
 

@@ -90,10 +90,10 @@ export function watchProps(props: Props | undefined): PropsSeen {
   return {
     props: watched,
     differing(given) {
-      if (read.size === 0) return []
-      if (given === undefined) return ['props']
+      if (given === undefined) return read.size === 0 ? [] : ['props']
       const differing = [...read].filter(([key, was]) => was !== json(given[key])).map(([key]) => key)
-      // A key's presence is asked without reading it (`'admin' in props`): which keys there are counts too.
+      // A key's presence is asked without reading it (`'admin' in props`, `Object.hasOwn`), which
+      // nothing notes: which keys there are counts, whatever was read.
       if (differing.length === 0 && keysOf(given) !== keys) differing.push('(its keys)')
       return differing
     },

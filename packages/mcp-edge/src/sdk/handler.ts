@@ -283,8 +283,18 @@ function buildHandler<Env>(
     // Props that name no one would pass as no authentication at all (401 "not configured", for a
     // caller an OAuth provider admitted): say what names the caller instead, as McpAgent.serve does
     // (at the route: another path is 404, and a preflight carries no caller).
-    if (props !== undefined && principal === undefined && request.method !== 'OPTIONS' && servesPath(route, request.url)) {
-      return rejection(new McpError('misconfigured', `Server misconfigured: ${namesNoOne('createMcpHandler()')}`), undefined)
+    // (A server that chose allowAnonymous serves such a caller as anonymous, as before.)
+    if (
+      props !== undefined &&
+      principal === undefined &&
+      !options.allowAnonymous &&
+      request.method !== 'OPTIONS' &&
+      servesPath(route, request.url)
+    ) {
+      return (
+        browser.refuse(request) ??
+        rejection(new McpError('misconfigured', `Server misconfigured: ${namesNoOne('createMcpHandler()')}`), undefined)
+      )
     }
     // Most requests carry neither: no object made for them.
     const credentials = grant || authInfo ? { grant, authInfo } : undefined
