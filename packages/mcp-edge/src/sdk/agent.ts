@@ -76,6 +76,15 @@ interface Forwarded {
   jurisdiction?: DurableObjectJurisdiction
 }
 
+/** A set-up that threw, with the hook it threw in (`lists`: reading a low-level `Server`'s lists). */
+class SetUpFailed extends Error {
+  readonly step: 'init' | 'lists' | 'onStart'
+  constructor(step: 'init' | 'lists' | 'onStart', cause: unknown) {
+    super(`${step} threw`, { cause })
+    this.step = step
+  }
+}
+
 /** serve()'s `onerror` cannot reach the agent's server, which runs in its Durable Object. */
 const AGENT_ONERROR =
   "McpAgent.serve's onerror option does nothing: the agent's server runs in its Durable Object, which a function given " +
@@ -308,13 +317,14 @@ export abstract class McpAgent<
         // init() threw (it runs again next request): a JSON-RPC 500 naming the class, logged; not an
         // exception through the Worker, whose error page no MCP client reads and carries the message.
         // mcp-edge's own refusal after it (a listed item it cannot serve) names the item and the fix.
-        if (!this.#initThrew && error instanceof ConfigurationError) {
-          libraryLog.error('McpAgent could not serve its server', errorFields(error))
-          return misconfigured(error.message)
+        const failed = error instanceof SetUpFailed ? error : new SetUpFailed('onStart', error)
+        if (failed.step !== 'init' && failed.cause instanceof ConfigurationError) {
+          libraryLog.error('McpAgent could not serve its server', errorFields(failed.cause))
+          return misconfigured(failed.cause.message)
         }
-        const step = this.#initThrew ? 'init()' : this.#listsThrew ? "server's list handlers" : 'onStart()'
-        const where = this.#listsThrew ? `${this.constructor.name}'s ${step}` : `${this.constructor.name}.${step}`
-        libraryLog.error(`McpAgent ${step} failed`, errorFields(error))
+        const step = failed.step === 'init' ? 'init()' : failed.step === 'lists' ? "server's list handlers" : 'onStart()'
+        const where = failed.step === 'lists' ? `${this.constructor.name}'s ${step}` : `${this.constructor.name}.${step}`
+        libraryLog.error(`McpAgent ${step} failed`, errorFields(failed.cause))
         return misconfigured(`${where} threw; see the server logs`)
       }
       try {
@@ -340,8 +350,10 @@ export abstract class McpAgent<
         else this.#markBefore()
         return await this.#start()
       } catch (error) {
+        // Which hook threw, said now: another grant's set-up may begin before the requests hear it.
+        const step = this.#initThrew ? 'init' : this.#listsThrew ? 'lists' : 'onStart'
         this.#takeBack()
-        throw error
+        throw new SetUpFailed(step, error)
       } finally {
         loud()
       }
