@@ -7,6 +7,7 @@
  * (`getMcpAuthContext()`) in tools, reads and completions, and an McpAgent's state per 2025
  * session and per principal.
  */
+import { readFileSync } from 'node:fs'
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -532,6 +533,10 @@ describe('rejection paths of the adapter over HTTP', () => {
     expect(nameless.message.error?.message).toMatch(
       /^Server misconfigured: the grant's props name no one: give them one of sub, /,
     )
+    // And in the operator's log, where the client's 500 does not reach.
+    await expect
+      .poll(() => readFileSync(worker.logFile, 'utf8'), { timeout: 5000 })
+      .toContain("McpAgent.serve answers 500: the grant's props name no one")
     expect((await fetch(`${base}/agent/elsewhere`, { method: 'POST', body: '{}' })).status).toBe(404)
   })
 

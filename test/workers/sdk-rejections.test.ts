@@ -6,7 +6,7 @@
  * (test/http/sdk-adapter.test.ts); registration-time refusals are test/unit/sdk-registration.test.ts's.
  */
 import { createExecutionContext, env } from 'cloudflare:test'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import * as z from 'zod'
 import { createMcpHandler, inputRequired, McpAgent, McpServer, MissingRequiredClientCapabilityError } from 'mcp-edge/sdk'
 import { buildRequest, readResponse } from '../support/mcp.ts'
@@ -128,7 +128,15 @@ describe('a grant whose props name no one, handed to createMcpHandler', () => {
     const request = () => buildRequest('https://mcp.example.com/mcp', 'tools/call', { name: 'add', arguments: { a: 2, b: 3 } })
     // What @cloudflare/workers-oauth-provider hands its API handler: the grant's props on ctx.
     const granted = () => Object.assign(createExecutionContext(), { props: { bearerToken: 'tok_123' } })
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
     const refused = await readResponse(await handler.fetch(request(), env, granted()))
+    await handler.fetch(request(), env, granted())
+    // Said in the operator's log once per isolate, the token nowhere.
+    const said = warn.mock.calls.map(([line]) => String(line)).filter((line) => line.includes('name no one'))
+    warn.mockRestore()
+    expect(said).toHaveLength(1)
+    expect(said[0]).toContain("createMcpHandler answers 500: the grant's props name no one")
+    expect(said[0]).not.toContain('tok_123')
     expect(refused.status).toBe(500)
     expect(refused.message).toEqual({
       jsonrpc: '2.0',

@@ -464,6 +464,8 @@ export abstract class McpAgent<
         const grant = grantOf(ctx)
         const named = principalFromProps(props, options.principal, grant)
         if (props !== undefined && named === undefined) {
+          // In the operator's log too, once per isolate: the 500 reaches only the client.
+          warnOnce(`McpAgent.serve answers 500: ${namesNoOne('serve()')}`)
           return misconfigured(namesNoOne('serve()'))
         }
         const refused = browser.refuse(request)

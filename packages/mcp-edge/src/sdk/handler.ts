@@ -16,7 +16,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { McpError } from '../protocol/errors.ts'
 import { rejection } from '../http/respond.ts'
 import { ConfigurationError } from '../server/errors.ts'
-import { errorFields, libraryLog } from '../server/telemetry/log.ts'
+import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
 import { authInfoOf } from './context.ts'
 import type {
   AnyServer,
@@ -291,10 +291,11 @@ function buildHandler<Env>(
       request.method !== 'OPTIONS' &&
       servesPath(route, request.url)
     ) {
-      return (
-        browser.refuse(request) ??
-        rejection(new McpError('misconfigured', `Server misconfigured: ${namesNoOne('createMcpHandler()')}`), undefined)
-      )
+      const refused = browser.refuse(request)
+      if (refused) return refused
+      // In the operator's log too, once per isolate: the 500 reaches only the client.
+      warnOnce(`createMcpHandler answers 500: ${namesNoOne('createMcpHandler()')}`)
+      return rejection(new McpError('misconfigured', `Server misconfigured: ${namesNoOne('createMcpHandler()')}`), undefined)
     }
     // Most requests carry neither: no object made for them.
     const credentials = grant || authInfo ? { grant, authInfo } : undefined
