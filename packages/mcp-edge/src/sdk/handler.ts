@@ -294,8 +294,9 @@ function buildHandler<Env>(
       const refused = browser.refuse(request)
       if (refused) return refused
       // In the operator's log too, once per isolate: the 500 reaches only the client.
-      warnOnce(`createMcpHandler answers 500: ${namesNoOne('createMcpHandler()')}`)
-      return rejection(new McpError('misconfigured', `Server misconfigured: ${namesNoOne('createMcpHandler()')}`), undefined)
+      const why = namesNoOne('createMcpHandler()')
+      warnOnce(`createMcpHandler answers 500: ${why}`)
+      return rejection(new McpError('misconfigured', `Server misconfigured: ${why}`), undefined)
     }
     // Most requests carry neither: no object made for them.
     const credentials = grant || authInfo ? { grant, authInfo } : undefined

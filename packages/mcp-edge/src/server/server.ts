@@ -29,6 +29,7 @@ import { checkedFeature, Limits } from './limits.ts'
 import { logEvent } from './events/events.ts'
 import type { EventDelivery, ListKind, McpEvent, NotifyLogOptions, NotifyOptions } from './events/events.ts'
 import { ListenHub } from './events/listen-hub.ts'
+import { isQuiet } from './quiet.ts'
 import { TaskEvents } from './events/task-publish.ts'
 import { createMethodTable } from './methods/index.ts'
 import type { HeaderParam } from '../protocol/header-values.ts'
@@ -67,31 +68,6 @@ export const DEFAULT_PAGE_SIZE = 50
 export const DEFAULT_LIST_CACHE: CacheHint = { ttlMs: 5 * 60 * 1000, cacheScope: 'public' }
 /** A listen stream ends gracefully after this long; the client may open a new one. */
 export const DEFAULT_LISTEN_TIMEOUT_MS = 10 * 60 * 1000
-
-/** Servers whose registry changes this isolate's listeners do not hear now, how many times over (`quiet`). */
-const quieted = new WeakMap<object, number>()
-
-/**
- * Keep `server`'s registry changes from this isolate's listen streams until the returned function
- * is called: mcp-edge/sdk's McpAgent sets its server up again per grant, which changes no grant's
- * lists (an event hub hears nothing of registry changes anyway: `notifyListChanged`). Every
- * change meanwhile is kept from them, whoever makes it.
- *
- * @example
- * const loud = quiet(server)
- * try { await init() } finally { loud() }
- */
-export function quiet(server: object): () => void {
-  quieted.set(server, (quieted.get(server) ?? 0) + 1)
-  let done = false
-  return () => {
-    if (done) return
-    done = true
-    const left = (quieted.get(server) ?? 1) - 1
-    if (left > 0) quieted.set(server, left)
-    else quieted.delete(server)
-  }
-}
 
 /** A response and the HTTP status it should ride on when sent as plain JSON. */
 export interface Handled {
@@ -361,7 +337,7 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
    */
   #registryChanged(kind: ListKind): void {
     // Registration at module scope, before any stream could listen, publishes nothing.
-    if (this.hub.listening && !quieted.has(this)) this.hub.publish({ type: 'listChanged', list: kind })
+    if (this.hub.listening && !isQuiet(this)) this.hub.publish({ type: 'listChanged', list: kind })
   }
 
   /**
