@@ -184,7 +184,7 @@ describe('SetUps', () => {
     expect(log.made.map((made) => made.again)).toEqual([false, false, true])
   })
 
-  it(`answers another grant SetUpBusy after ${DRAIN_TIMEOUT_MS} ms of a request still being answered, and serves on as it was`, async () => {
+  it(`answers another grant SetUpBusy after ${DRAIN_TIMEOUT_MS} ms of a request still being answered (then at once, until it is), and serves on as it was`, async () => {
     vi.useFakeTimers()
     vi.spyOn(console, 'log').mockImplementation(() => {})
     vi.spyOn(console, 'warn').mockImplementation(() => {})
@@ -202,6 +202,16 @@ describe('SetUps', () => {
     // The first grant's set-up was never taken back: its requests are served by it, without a set-up.
     expect((await same).app).toBe('app for a')
     expect(log.made).toHaveLength(1)
+    // While the hung request is unanswered, the other grant's next request is refused at once,
+    // with no second wait, and the first grant's are served meanwhile.
+    let again: unknown
+    setUps.appFor(b, log.setUp).catch((error: unknown) => (again = error))
+    const meanwhile = setUps.appFor(a, log.setUp)
+    await vi.advanceTimersByTimeAsync(0)
+    expect(again).toBeInstanceOf(SetUpBusy)
+    expect((await meanwhile).app).toBe('app for a')
+    ;(await meanwhile).answered()
+    expect(console.warn).toHaveBeenCalledTimes(2)
     // Once the hung request is answered (and the one after it), the other grant is set up for.
     hung.answered()
     ;(await same).answered()

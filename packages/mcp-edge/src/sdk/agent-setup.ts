@@ -21,7 +21,8 @@
  * A set-up runs again only once the requests the last one is dispatching have been answered (a
  * request looks its tool up between being handed the app and answering). Not answered within
  * `DRAIN_TIMEOUT_MS`, the request that needs the new set-up is answered 503 (`SetUpBusy`) and the
- * last set-up serves on: a request still sending its body has not looked its tool up yet.
+ * last set-up serves on: a request still sending its body has not looked its tool up yet. Until
+ * that request is answered, the next one that needs a new set-up is answered 503 at once.
  */
 import { libraryLog } from '../server/telemetry/log.ts'
 import { currentRequest } from './request-store.ts'
@@ -130,6 +131,8 @@ function missing(note: (key: string) => void, settled: () => boolean): object {
 class Dispatching {
   #count = 0
   #waiting: (() => void)[] = []
+  /** A wait timed out: the next ones fail at once, until every request under way is answered. */
+  #stuck = false
 
   start(): void {
     this.#count++
@@ -137,16 +140,24 @@ class Dispatching {
 
   end(): void {
     if (--this.#count > 0) return
+    this.#stuck = false
     const waiting = this.#waiting
     this.#waiting = []
     for (const resume of waiting) resume()
   }
 
-  /** Resolves once no request is being dispatched, or after `timeoutMs` (whether it drained). */
+  /**
+   * Resolves once no request is being dispatched, or after `timeoutMs` (whether it drained); at
+   * once with false after a wait timed out, while the request it waited for is still unanswered.
+   */
   drained(timeoutMs: number): Promise<boolean> {
     if (this.#count === 0) return Promise.resolve(true)
+    if (this.#stuck) return Promise.resolve(false)
     return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), timeoutMs)
+      const timer = setTimeout(() => {
+        this.#stuck = true
+        resolve(false)
+      }, timeoutMs)
       this.#waiting.push(() => {
         clearTimeout(timer)
         resolve(true)
