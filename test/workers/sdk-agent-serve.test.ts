@@ -119,6 +119,42 @@ describe('McpAgent.serve', () => {
     expect(response.status).toBe(403)
   })
 
+  // Without CORS headers a browser client sees a network error, not the challenge or the fix.
+  it("answers what the Worker refuses itself with CORS headers for an allowed page's client: 401, props naming no one, a missing binding", async () => {
+    const serve = NotesMCP.serve('/mcp', { allowedOriginHostnames: ['notes-app.example.com'] })
+    const from = async (origin: string) => {
+      const request = post('/mcp')
+      return new Request('https://notes.example.com/mcp', {
+        method: 'POST',
+        headers: { ...Object.fromEntries(request.headers), origin },
+        body: await request.text(),
+      })
+    }
+    const granted = (props: Record<string, unknown>) => Object.assign(createExecutionContext(), { props })
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    const answers = [
+      await serve.fetch(await from('https://notes-app.example.com'), bound, createExecutionContext()),
+      await serve.fetch(await from('https://notes-app.example.com'), bound, granted({ token: 't' })),
+      await serve.fetch(await from('https://notes-app.example.com'), {}, createExecutionContext()),
+    ]
+    warn.mockRestore()
+    expect(answers.map((answer) => answer.status)).toEqual([401, 500, 500])
+    for (const answer of answers) {
+      expect(answer.headers.get('access-control-allow-origin')).toBe('https://notes-app.example.com')
+      expect(answer.headers.get('access-control-expose-headers')).toContain('WWW-Authenticate')
+    }
+    expect((await answers[1]?.json()) as unknown).toMatchObject({ error: { message: expect.stringContaining('name no one') } })
+    expect((await answers[2]?.json()) as unknown).toMatchObject({
+      error: { message: expect.stringContaining('MCP_OBJECT is missing') },
+    })
+    // A foreign page's is refused 403 first, with none (props or no binding make no difference).
+    for (const env of [bound, {}]) {
+      const refused = await serve.fetch(await from('https://evil.example'), env, granted({ token: 't' }))
+      expect(refused.status).toBe(403)
+      expect(refused.headers.get('access-control-allow-origin')).toBeNull()
+    }
+  })
+
   // What docs/migrate.md tells a server that agents served to any page: allowedOriginHostnames '*'.
   it("lets any origin's preflight through with allowedOriginHostnames '*', as agents' serve did, and refuses it by default", async () => {
     const open = NotesMCP.serve('/mcp', { allowedOriginHostnames: '*' })

@@ -167,7 +167,16 @@ describe('a grant whose props name no one, handed to createMcpHandler', () => {
     expect((await handler.fetch(elsewhere, env, granted())).status).toBe(404)
     const foreign = request()
     foreign.headers.set('origin', 'https://evil.example')
-    expect((await handler.fetch(foreign, env, granted())).status).toBe(403)
+    const forbidden = await handler.fetch(foreign, env, granted())
+    expect(forbidden.status).toBe(403)
+    expect(forbidden.headers.get('access-control-allow-origin')).toBeNull()
+    // An allowed page's browser client reads the 500 (without CORS headers it sees a network error).
+    const page = request()
+    page.headers.set('origin', 'http://localhost:5173')
+    const told = await handler.fetch(page, env, granted())
+    expect(told.status).toBe(500)
+    expect(told.headers.get('access-control-allow-origin')).toBe('http://localhost:5173')
+    expect(await told.json()).toEqual(refused.message)
   })
 })
 
@@ -179,9 +188,13 @@ describe('a server factory that throws', () => {
       return server
     })
     const request = () => buildRequest(URL_, 'tools/call', { name: 'add', arguments: { a: 2, b: 2 } })
-    const failed = await flaky.fetch(request(), env, createExecutionContext())
+    // From a browser client's page (a loopback origin: allowed), which reads it with CORS headers.
+    const page = request()
+    page.headers.set('origin', 'http://localhost:5173')
+    const failed = await flaky.fetch(page, env, createExecutionContext())
     expect(failed.status).toBe(500)
     expect(failed.headers.get('content-type')).toBe('application/json')
+    expect(failed.headers.get('access-control-allow-origin')).toBe('http://localhost:5173')
     const body = await failed.json()
     expect(body).toEqual({
       jsonrpc: '2.0',

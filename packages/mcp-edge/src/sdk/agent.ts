@@ -39,6 +39,7 @@ import {
   notServedHere,
   rollbackPoint,
   serving,
+  toBrowser,
 } from './serving.ts'
 import type { Serving } from './serving.ts'
 import { ListHandlerFailed, prepared } from './low-level/prepare.ts'
@@ -455,10 +456,20 @@ export abstract class McpAgent<
           !request.headers.has('origin')
         )
           return undeletable()
+        const refused = browser.refuse(request)
+        if (refused) return refused
+        sayIgnored()
+        if (options.onerror) warnOnce(AGENT_ONERROR)
+        // A browser's CORS preflight carries no credentials: answered here, before authentication.
+        if (request.method === 'OPTIONS') return answerPreflight(request, browser)
+        // What the Worker answers itself, a browser reads too (the 401's challenge, the 500's fix).
+        const refuse = (response: Response) => toBrowser(request, response, browser)
         const namespace = (env as Record<string, unknown>)[binding] as DurableObjectNamespace | undefined
         if (!namespace)
-          return misconfigured(
-            `the Durable Object binding ${binding} is missing: bind the agent class in wrangler.jsonc (docs/migrate.md)`,
+          return refuse(
+            misconfigured(
+              `the Durable Object binding ${binding} is missing: bind the agent class in wrangler.jsonc (docs/migrate.md)`,
+            ),
           )
         const props = propsOf(ctx)
         const grant = grantOf(ctx)
@@ -466,21 +477,15 @@ export abstract class McpAgent<
         if (props !== undefined && named === undefined) {
           // In the operator's log too, once per isolate: the 500 reaches only the client.
           warnOnce(`McpAgent.serve answers 500: ${namesNoOne('serve()')}`)
-          return misconfigured(namesNoOne('serve()'))
+          return refuse(misconfigured(namesNoOne('serve()')))
         }
-        const refused = browser.refuse(request)
-        if (refused) return refused
-        sayIgnored()
-        if (options.onerror) warnOnce(AGENT_ONERROR)
-        // A browser's CORS preflight carries no credentials: answered here, before authentication.
-        if (request.method === 'OPTIONS') return answerPreflight(request, browser)
         let principal: Principal | undefined
         try {
           checkOrigin(request.headers, guards)
           principal = await auth.resolve(request, env, named)
         } catch (error) {
           const failed = failure(error)
-          return rejection(failed, undefined, auth.headersFor(failed, env))
+          return refuse(rejection(failed, undefined, auth.headersFor(failed, env)))
         }
         // A 2025 session's requests go to its object, named with its caller, so a session id sent by
         // someone else, or with a 2026-07-28 request (which has no session), reaches none of theirs.
@@ -503,7 +508,7 @@ export abstract class McpAgent<
           headers.set(FORWARDED, await sealForwarded((env as Record<string, unknown>).MCP_STATE_KEYS as string, forwarded))
         } catch (error) {
           // McpAgent keeps state per session, so it needs MCP_STATE_KEYS: the error says how to set it.
-          return misconfigured(error instanceof Error ? error.message : String(error))
+          return refuse(misconfigured(error instanceof Error ? error.message : String(error)))
         }
         const answered = await scoped.get(scoped.idFromName(name)).fetch(new Request(request, { headers }))
         return request.headers.has('origin') ? browser.decorate(answered) : answered

@@ -34,7 +34,7 @@ import type { AuthInfo } from './principal.ts'
 import { authContextReads, currentRequest, RequestHost, withBuilding } from './request-store.ts'
 import type { McpAuthContext } from './request-store.ts'
 import { McpServer } from './server.ts'
-import { answerPreflight, browserRules, edgeOf, edgeOptions, ignoredOptions, serving, servesPath } from './serving.ts'
+import { answerPreflight, browserRules, edgeOf, edgeOptions, ignoredOptions, serving, servesPath, toBrowser } from './serving.ts'
 import { LowLevelServer, report, reportsTo } from './low-level.ts'
 import { ListHandlerFailed, prepared } from './low-level/prepare.ts'
 import type { Serving } from './serving.ts'
@@ -292,11 +292,11 @@ function buildHandler<Env>(
       servesPath(route, request.url)
     ) {
       const refused = browser.refuse(request)
-      if (refused) return refused
+      if (refused) return Promise.resolve(refused)
       // In the operator's log too, once per isolate: the 500 reaches only the client.
       const why = namesNoOne('createMcpHandler()')
       warnOnce(`createMcpHandler answers 500: ${why}`)
-      return rejection(new McpError('misconfigured', `Server misconfigured: ${why}`), undefined)
+      return toBrowser(request, rejection(new McpError('misconfigured', `Server misconfigured: ${why}`), undefined), browser)
     }
     // Most requests carry neither: no object made for them.
     const credentials = grant || authInfo ? { grant, authInfo } : undefined
@@ -310,12 +310,12 @@ function buildHandler<Env>(
     if (factory && request.method === 'OPTIONS' && servesPath(route, request.url)) return answerPreflight(request, browser)
     sayIgnored()
     const host = hostFor(request, env, ctx, authContext, authInfo)
-    if (host instanceof Response) return host
+    if (!(host instanceof RequestHost)) return host
     let app: Serving
     try {
       app = await appFor(host)
     } catch (error) {
-      return buildFailed(error, userCodeOf(serverOrFactory, error))
+      return toBrowser(request, buildFailed(error, userCodeOf(serverOrFactory, error)), browser)
     }
     return app.fetch(request, env, host)
   }
@@ -324,7 +324,7 @@ function buildHandler<Env>(
     if (!ready) return first(request, env, ctx, authContext, authInfo)
     try {
       const host = hostFor(request, env, ctx, authContext, authInfo)
-      return host instanceof Response ? Promise.resolve(host) : ready.fetch(request, env, host)
+      return host instanceof RequestHost ? ready.fetch(request, env, host) : host
     } catch (error) {
       return Promise.reject(error)
     }

@@ -178,6 +178,20 @@ export async function answerPreflight(request: Request, browser: BrowserRules): 
   return browser.decorate(await preflights.fetch(request))
 }
 
+/** What the adapter answers itself (a rejection, a misconfiguration), with `mcp()`'s CORS headers added. */
+const forBrowsers = new Hono<{ Bindings: { answer: Response } }>()
+forBrowsers.all('*', mcpCors(['*']), (c) => c.env.answer)
+
+/**
+ * `answer` as a browser can read it: with the CORS headers `mcp()` gives its own answers, for a
+ * request with an allowed Origin (checked before: `BrowserRules.refuse`). Without them a browser
+ * client sees a network error, not the 401's challenge or the 500's fix.
+ */
+export async function toBrowser(request: Request, answer: Response, browser: BrowserRules): Promise<Response> {
+  if (!request.headers.has('origin')) return answer
+  return browser.decorate(await forBrowsers.fetch(request, { answer }))
+}
+
 /** Whether `route` serves the path of `url` (`''`: every path). */
 export function servesPath(route: string, url: string): boolean {
   return route === '' || pathOf(url) === route
