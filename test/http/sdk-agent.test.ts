@@ -218,10 +218,16 @@ describe("McpAgent served at a path pattern (serve('/repo/*')), with agents' lif
 })
 
 describe('McpAgent whose start fails: first in init(), then in onStart after init() ran', () => {
-  /** The message of the 500 a request to `path` gets. */
+  /**
+   * The message of the 500 a request to `path` gets, from an allowed page's browser client: it
+   * reads the 500 (CORS headers), where before it saw a network error.
+   */
   const failed = async (path: string) => {
-    const response = await fetch(buildRequest(new URL(path, worker.url).href, 'tools/list'))
+    const request = buildRequest(new URL(path, worker.url).href, 'tools/list')
+    request.headers.set('origin', 'http://localhost:5173')
+    const response = await fetch(request)
     expect(response.status).toBe(500)
+    expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:5173')
     return ((await response.json()) as { error: { message: string } }).error.message
   }
   /** What the `inits` tool of the agent at `path` says, asked by the SDK 2.x client. */

@@ -511,7 +511,9 @@ export abstract class McpAgent<
           return refuse(misconfigured(error instanceof Error ? error.message : String(error)))
         }
         const answered = await scoped.get(scoped.idFromName(name)).fetch(new Request(request, { headers }))
-        return request.headers.has('origin') ? browser.decorate(answered) : answered
+        if (!request.headers.has('origin')) return answered
+        // The object's own refusals (a set-up that threw or is busy) come without CORS headers.
+        return answered.headers.has('access-control-allow-origin') ? browser.decorate(answered) : refuse(answered)
       },
     }
   }
