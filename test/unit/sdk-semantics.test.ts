@@ -16,6 +16,7 @@ import {
   ResourceNotFoundError,
   UrlElicitationRequiredError,
 } from '../../packages/mcp-edge/src/sdk/errors.ts'
+import type { RequestHandlerExtra } from '../../packages/mcp-edge/src/sdk/context.ts'
 import { RequestHost, withRequest } from '../../packages/mcp-edge/src/sdk/request-store.ts'
 import { inputRequired } from '../../packages/mcp-edge/src/sdk/input.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
@@ -324,5 +325,61 @@ describe("server.server's request, close and onclose, as SDK 1.x code calls them
       logged.mockRestore()
     }
     await expect(server.server.close()).resolves.toBeUndefined()
+  })
+})
+
+// agents' own test server has a tool that returns JSON.stringify(extra). Before, `extra` carried
+// mcp-edge's context as an own field, and with it the Worker's env: that tool handed any caller
+// MCP_STATE_KEYS.
+describe('the handler’s extra, serialized as a debugging tool returns it', () => {
+  it('serializes to the SDKs’ data fields, never the env; spread, it keeps its fields and functions', async () => {
+    const server = new McpServer({ name: 'sdk', version: '1' })
+    server.registerTool('echo_extra', {}, async (extra) => ({
+      content: [{ type: 'text', text: JSON.stringify({ keys: Object.keys(extra), extra, spread: { ...extra } }) }],
+    }))
+    const env = { MCP_STATE_KEYS: 'k1:c2VjcmV0IHNlY3JldCBzZWNyZXQgc2VjcmV0IDMyYg==', API_TOKEN: 'tok_live_123' }
+    const answer = await server.edge.handle(
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'echo_extra', arguments: {}, _meta: { progressToken: 'p1' } },
+      },
+      { protocolVersion: '2026-07-28', clientCapabilities: {}, raw: { progressToken: 'p1' } },
+      { env, principal: { subject: 'dave' }, cancel: { signal: new AbortController().signal } },
+    )
+    const text = (answer.message as { result: ToolAnswer }).result.content[0]?.text ?? ''
+    expect(text).not.toContain('c2VjcmV0')
+    expect(text).not.toContain('tok_live_123')
+    const { keys, extra, spread } = JSON.parse(text)
+    expect(keys).toEqual([
+      ...'signal authInfo sessionId requestId _meta requestInfo sendNotification sendRequest mcpReq http'.split(' '),
+    ])
+    expect(extra).toMatchObject({ requestId: 7, _meta: { progressToken: 'p1' }, mcpReq: { id: 7, method: 'tools/call' } })
+    expect(extra.authInfo).toMatchObject({ clientId: 'dave' })
+    expect(Object.keys(extra)).not.toContain('edge')
+    expect(spread).toMatchObject({ requestId: 7, _meta: { progressToken: 'p1' } })
+    expect(Object.keys(spread)).not.toContain('edge')
+  })
+
+  // Wrappers that add the caller pass `{ ...extra, authInfo }` to the handler they wrap (as some
+  // published servers do). Before, the copy had no fields at all: its sendNotification was undefined.
+  it('spread into a wrapper’s copy, keeps its fields and the functions the wrapped handler calls', async () => {
+    const server = new McpServer({ name: 'sdk', version: '1' })
+    const wrapped = async (extra: RequestHandlerExtra) => {
+      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: 'p1', progress: 1, total: 2 } })
+      return {
+        content: [{ type: 'text' as const, text: `${extra.requestId} ${extra.authInfo?.clientId} ${extra.signal.aborted}` }],
+      }
+    }
+    server.registerTool('wrapped', {}, async (extra) =>
+      wrapped({ ...extra, authInfo: { token: 't', clientId: 'wrapper', scopes: [] } }),
+    )
+    const answer = await server.edge.handle(
+      { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'wrapped', arguments: {}, _meta: { progressToken: 'p1' } } },
+      { protocolVersion: '2026-07-28', clientCapabilities: {}, raw: { progressToken: 'p1' } },
+      { env: {}, cancel: { signal: new AbortController().signal } },
+    )
+    expect((answer.message as { result: ToolAnswer }).result.content[0]?.text).toBe('8 wrapper false')
   })
 })

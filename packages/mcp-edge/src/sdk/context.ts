@@ -185,17 +185,44 @@ class McpReq<Env> {
 /**
  * The SDK-style context of one handler run. Built per call, so what a handler rarely reads (the
  * auth info, the headers, `mcpReq`) is computed when read, and the methods live on the prototype.
+ * `edge` holds the Worker's env, secrets included, which a tool that returns
+ * `JSON.stringify(extra)` (a debugging tool, as agents' own test server has) would hand its caller:
+ * it is never an own field, and `toJSON` gives what the SDKs' object serializes to.
  */
 class SdkExtra<Env> implements RequestHandlerExtra<Env> {
-  readonly edge: ToolContext<Env>
-  readonly run: RunState
+  readonly #edge: ToolContext<Env>
+  readonly #run: RunState
   readonly #store: RequestStore | undefined
   #mcpReq: McpReq<Env> | undefined
 
   constructor(ctx: RequestContext<Env>, run: RunState, store: RequestStore | undefined) {
-    this.edge = ctx as ToolContext<Env>
-    this.run = run
+    this.#edge = ctx as ToolContext<Env>
+    this.#run = run
     this.#store = store
+  }
+
+  get edge(): ToolContext<Env> {
+    return this.#edge
+  }
+  /** The run's answers, question count and announcements (rounds.ts). */
+  get run(): RunState {
+    return this.#run
+  }
+
+  /** What the SDKs' `extra` serializes to: its data fields (its functions, and `edge`, are left out). */
+  toJSON(): Record<string, unknown> {
+    const { signal, authInfo, sessionId, requestId, _meta, requestInfo, mcpReq, http } = this
+    const { id, method, inputResponses } = mcpReq
+    return {
+      signal,
+      authInfo,
+      sessionId,
+      requestId,
+      _meta,
+      requestInfo,
+      mcpReq: { id, method, _meta, signal, inputResponses },
+      http: http && { authInfo: http.authInfo },
+    }
   }
 
   get signal(): AbortSignal {
@@ -290,6 +317,35 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
   }
 }
 
+/** The fields the SDKs' `extra` (and 2.x `ctx`) has as its own: what a spread copies. */
+const OWN_FIELDS: readonly string[] = [
+  'signal',
+  'authInfo',
+  'sessionId',
+  'requestId',
+  '_meta',
+  'requestInfo',
+  'sendNotification',
+  'sendRequest',
+  'mcpReq',
+  'http',
+]
+
+/**
+ * `extra` as code spreads it: wrappers pass `{ ...extra, authInfo }` on to the handler they wrap,
+ * which then calls `extra.sendNotification`. The SDKs' object has its fields as its own; here they
+ * are getters (computed when read), so the proxy reports them as own fields, read when copied.
+ * `edge` is not among them: it holds the env.
+ */
+const SPREADABLE: ProxyHandler<SdkExtra<unknown>> = {
+  get: (target, key) => target[key as keyof SdkExtra<unknown>],
+  ownKeys: () => [...OWN_FIELDS],
+  getOwnPropertyDescriptor: (target, key) =>
+    typeof key === 'string' && OWN_FIELDS.includes(key)
+      ? { value: target[key as keyof SdkExtra<unknown>], enumerable: true, configurable: true, writable: true }
+      : undefined,
+}
+
 /**
  * The SDK-style context of one handler run, for the request `store` (undefined: a task's run).
  *
@@ -302,5 +358,5 @@ export function createExtra<Env>(
   run: RunState,
   store: RequestStore | undefined,
 ): RequestHandlerExtra<Env> {
-  return new SdkExtra(ctx, run, store)
+  return new Proxy(new SdkExtra(ctx, run, store), SPREADABLE as ProxyHandler<SdkExtra<Env>>)
 }
