@@ -76,6 +76,7 @@ describe('createMcpHandler with an SDK-style server', () => {
         'count_down',
         'book_table',
         'deploy',
+        'insist',
         'rename',
         'lookup',
         'tally',
@@ -116,6 +117,23 @@ describe('createMcpHandler with an SDK-style server', () => {
         'Deploy to prod?',
         'Deploy to prod?',
       ])
+    } finally {
+      await client.close()
+    }
+  })
+
+  // Before, a 2025 client that declined was asked again without end, each answer a request of
+  // its own that ran the handler from its first round: thousands of questions in one call.
+  it('cuts a 2025 client off after 32 rounds of a handler that asks again whatever the answer', async () => {
+    const { client, asked } = await sdk1(
+      '/mcp',
+      Array.from({ length: 40 }, () => ({ action: 'decline' })),
+    )
+    try {
+      await expect(client.callTool({ name: 'insist', arguments: {} })).rejects.toThrow(
+        'the handler kept asking for input (32 rounds), whatever the answers',
+      )
+      expect(asked).toHaveLength(32)
     } finally {
       await client.close()
     }

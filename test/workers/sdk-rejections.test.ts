@@ -10,6 +10,7 @@ import { describe, expect, it, vi } from 'vitest'
 import * as z from 'zod'
 import { createMcpHandler, inputRequired, McpAgent, McpServer, MissingRequiredClientCapabilityError } from 'mcp-edge/sdk'
 import { buildRequest, readResponse } from '../support/mcp.ts'
+import { MAX_ROUNDS_PER_CALL } from '../../packages/mcp-edge/src/sdk/rounds.ts'
 
 const URL_ = 'http://127.0.0.1/mcp'
 const ELICIT = { elicitation: {} }
@@ -44,6 +45,12 @@ server.registerTool('ask_awaited', {}, async (extra) => {
 server.registerTool('add', { inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => ({
   content: [{ type: 'text', text: String(a + b) }],
 }))
+// Asks again whatever the answer (the agents conformance server's elicitation tool, answered "decline").
+server.registerTool('insist', { annotations: { destructiveHint: false } }, async (ctx) => {
+  const answer = ctx.mcpReq.inputResponses?.name as { action?: string } | undefined
+  if (answer?.action === 'accept') return { content: [{ type: 'text', text: 'thanks' }] }
+  return inputRequired({ inputRequests: { name: inputRequired.elicit({ message: 'Name?', requestedSchema: Sure }) } })
+})
 const handler = createMcpHandler(server)
 
 const call = (name: string, params: Record<string, unknown> = {}, on: unknown = env) =>
@@ -89,6 +96,27 @@ describe('questions an SDK-style handler cannot ask, or answers that do not fit'
     const right = await call('confirm', { requestState, inputResponses: { sure: { action: 'decline' } } })
     expect(right.message.result).toMatchObject({ content: [{ type: 'text', text: 'decline' }] })
     expect(done).toEqual(['confirm:decline'])
+  })
+})
+
+// Before, the cap counted rounds within one request only: a 2025-era client's answer comes in a
+// request of its own, so a client that declined each time was asked again without end (thousands
+// of elicitation requests in one call).
+describe('a handler that asks again whatever the answer', () => {
+  it(`is cut off after ${MAX_ROUNDS_PER_CALL} rounds of the call with -32603, counted across its requests`, async () => {
+    let answer = await call('insist')
+    let rounds = 1
+    for (; rounds <= MAX_ROUNDS_PER_CALL + 1 && answer.message.result; rounds++) {
+      // Declined under the key each round asks it (`name`, then `name~2`, `name~3`…).
+      const { requestState, inputRequests } = answer.message.result as { requestState: string; inputRequests: object }
+      const inputResponses = Object.fromEntries(Object.keys(inputRequests).map((key) => [key, { action: 'decline' }]))
+      answer = await call('insist', { requestState, inputResponses })
+    }
+    expect(rounds).toBe(MAX_ROUNDS_PER_CALL + 1)
+    expect(answer.message.error).toEqual({
+      code: -32603,
+      message: `Internal error: the handler kept asking for input (${MAX_ROUNDS_PER_CALL} rounds), whatever the answers`,
+    })
   })
 })
 

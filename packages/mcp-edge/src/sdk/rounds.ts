@@ -30,8 +30,14 @@ export interface Hooks extends Announcements {
 const PENDING = 'sdk:pending'
 /** Sealed between rounds: the handler's own `requestState`. */
 const HANDLER_STATE = 'sdk:requestState'
-/** More `inputRequired` answers than this in one request is a handler that cannot be satisfied. */
-const MAX_ASKS_PER_REQUEST = 32
+/** Sealed between rounds: how many rounds of questions the call has asked. */
+const ROUNDS = 'sdk:rounds'
+/**
+ * More rounds of questions than this in one call is a handler that cannot be satisfied (one that
+ * asks again whatever the answer). Counted across the call's requests, not per request: a 2025-era
+ * client's answer comes in a request of its own, which runs the handler again from its first round.
+ */
+export const MAX_ROUNDS_PER_CALL = 32
 
 interface Pending {
   key: string
@@ -111,7 +117,8 @@ async function runRounds<Env, R>(
   // Questions an earlier round asked: their answers are in this request (or sealed), read them first.
   const asked = (ctx.state[PENDING] ?? {}) as Asked
   if (ctx.state[PENDING] !== undefined) run.responses = await answersOf(context, asked)
-  for (let asks = 0; ; asks++) {
+  let rounds = (ctx.state[ROUNDS] as number | undefined) ?? 0
+  for (;;) {
     run.asked = 0
     let result: R | InputRequiredResult
     try {
@@ -126,9 +133,13 @@ async function runRounds<Env, R>(
       frame.handler = undefined
     }
     if (!isInputRequired(result)) return result
-    if (asks === MAX_ASKS_PER_REQUEST) {
-      throw new McpError('internalError', 'The handler kept asking for input that it was given')
+    if (rounds === MAX_ROUNDS_PER_CALL) {
+      throw new McpError(
+        'internalError',
+        `Internal error: the handler kept asking for input (${rounds} rounds), whatever the answers`,
+      )
     }
+    ctx.state[ROUNDS] = ++rounds
     if (result.requestState !== undefined) {
       ctx.state[HANDLER_STATE] = result.requestState
       await decodeState(ctx, run, hooks, result.requestState, frame)
