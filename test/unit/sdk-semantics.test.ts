@@ -164,6 +164,29 @@ describe('sendLoggingMessage reaches the caller, never every listener', () => {
     expect(published).toEqual([])
   })
 
+  // Before, a registration announced nothing (SDK 1.x announces one once connected): a client
+  // heard of a tool a handler removed, never of one it added.
+  it('a tool, resource or prompt registered by a handler is announced; one registered at set-up is not', async () => {
+    published.length = 0
+    const built = new McpServer({ name: 'sdk', version: '1' }, { events: hub })
+    built.registerTool('install', {}, async () => {
+      built.registerTool('installed', {}, async () => ({ content: [{ type: 'text', text: 'here' }] }))
+      built.registerResource('manual', 'memo://manual', {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'read me' }] }))
+      built.registerPrompt('greet', {}, () => ({ messages: [] }))
+      return { content: [{ type: 'text', text: 'installed' }] }
+    })
+    await Promise.resolve()
+    expect(published).toEqual([])
+    expect((await call(built, 'install')).result?.content[0]?.text).toBe('installed')
+    await Promise.resolve()
+    expect(published).toEqual([
+      { type: 'listChanged', list: 'tools' },
+      { type: 'listChanged', list: 'resources' },
+      { type: 'listChanged', list: 'prompts' },
+    ])
+    expect((await call(built, 'installed')).result?.content[0]?.text).toBe('here')
+  })
+
   it('server.server.sendResourceUpdated publishes the resource update', async () => {
     published.length = 0
     await server.server.sendResourceUpdated({ uri: 'memo://one' })
