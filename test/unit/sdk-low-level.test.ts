@@ -19,6 +19,7 @@ import {
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
+  SubscribeRequestSchema,
 } from '../../packages/mcp-edge/src/sdk/low-level/schemas.ts'
 import { ErrorCode, McpError } from '../../packages/mcp-edge/src/sdk/errors.ts'
 import { ListHandlerFailed } from '../../packages/mcp-edge/src/sdk/low-level/prepare.ts'
@@ -485,6 +486,20 @@ describe('setRequestHandler on a low-level Server', () => {
     expect(() => server.setRequestHandler('resources/subscribe', async () => ({}))).not.toThrow()
     expect(() => server.setRequestHandler('ping', async () => ({}))).toThrow(/setRequestHandler\("ping"\) is not supported/)
     expect(() => server.setRequestHandler('tools/call', 'not a function' as never)).toThrow(TypeError)
+  })
+
+  it("calls its own subscribe handler for a 2025 session's resources/subscribe, not its McpServer's", async () => {
+    const server = new Server({ name: 'low', version: '1' }, { capabilities: { resources: { subscribe: true } } })
+    server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: [{ uri: 'memory://graph', name: 'graph' }] }))
+    const subscribed: string[] = []
+    server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+      subscribed.push(request.params.uri)
+      return {}
+    })
+    await server.prepared()
+    const answer = await sendAs(server.edge, 'resources/subscribe', { uri: 'memory://graph' }, undefined, '2025-11-25')
+    expect(answer.error).toBeUndefined()
+    expect(subscribed).toEqual(['memory://graph'])
   })
 
   it('setNotificationHandler is accepted and never called, said once in the log', () => {

@@ -273,6 +273,70 @@ describe('setRequestHandler as SDK 1.x calls it, with a request schema', () => {
   })
 })
 
+// The official memory server keeps the URIs its subscribe handler saw, and sends an update only
+// for those. Before, mcp-edge took the handlers and never called them: every update was lost.
+describe('subscribe, unsubscribe and setLevel handlers of a 2025 session, as the memory server sets them', () => {
+  const published: McpEvent[] = []
+  const hub: EventHub = {
+    async publish(event) {
+      published.push(event)
+      return 1
+    },
+    async listen() {
+      throw new Error('not listened to in this test')
+    },
+  }
+  const server = new McpServer({ name: 'memory', version: '1' }, { events: hub })
+  const subscriptions = new Set<string>()
+  const heard: unknown[] = []
+  server.server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+    if (request.params.uri === 'memory://secret') throw new Error('not this one')
+    subscriptions.add(request.params.uri)
+    heard.push({ subscribed: request.params.uri, requestId: extra.requestId })
+    return {}
+  })
+  server.server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    subscriptions.delete(request.params.uri)
+    return {}
+  })
+  server.server.setRequestHandler('logging/setLevel', async (request) => {
+    heard.push({ level: request.params.level })
+    return {}
+  })
+  server.registerTool('touch', { inputSchema: { uri: z.string() } }, async ({ uri }) => {
+    if (subscriptions.has(uri)) await server.server.sendResourceUpdated({ uri })
+    return { content: [{ type: 'text', text: subscriptions.has(uri) ? 'sent' : 'nobody listens' }] }
+  })
+  server.registerResource('graph', 'memory://graph', {}, async (uri) => ({ contents: [{ uri: uri.href, text: '{}' }] }))
+  const legacy = (method: string, params: Record<string, unknown>) => sendAs(server.edge, method, params, undefined, '2025-11-25')
+
+  it("calls the server's handlers before keeping the subscription, so its own bookkeeping sees them", async () => {
+    expect(await legacy('resources/subscribe', { uri: 'memory://graph' })).toMatchObject({ result: {} })
+    expect(heard).toEqual([{ subscribed: 'memory://graph', requestId: 1 }])
+    published.length = 0
+    const touched = await call(server, 'touch', { uri: 'memory://graph' })
+    expect(touched.result?.content[0]?.text).toBe('sent')
+    await Promise.resolve()
+    expect(published).toMatchObject([{ type: 'resourceUpdated', uri: 'memory://graph' }])
+    expect(await legacy('resources/unsubscribe', { uri: 'memory://graph' })).toMatchObject({ result: {} })
+    expect((await call(server, 'touch', { uri: 'memory://graph' })).result?.content[0]?.text).toBe('nobody listens')
+    expect(await legacy('logging/setLevel', { level: 'warning' })).toMatchObject({ result: {} })
+    expect(heard.at(-1)).toEqual({ level: 'warning' })
+  })
+
+  it('answers what the handler throws, and asks it nothing for a request the core refuses first', async () => {
+    heard.length = 0
+    vi.spyOn(console, 'log').mockImplementation(() => {})
+    const refused = await legacy('resources/subscribe', { uri: 'memory://secret' })
+    vi.restoreAllMocks()
+    expect(refused.error?.code).toBe(-32603)
+    expect(subscriptions.has('memory://secret')).toBe(false)
+    expect(await legacy('resources/subscribe', { uri: '' })).toMatchObject({ error: { code: -32602 } })
+    expect(await legacy('logging/setLevel', { level: 'loud' })).toMatchObject({ error: { code: -32602 } })
+    expect(heard).toEqual([])
+  })
+})
+
 describe('server.server.getClientCapabilities(), as SDK 1.x reads them', () => {
   const server = new McpServer({ name: 'caps', version: '1' })
   server.registerTool('caps', {}, async () => ({

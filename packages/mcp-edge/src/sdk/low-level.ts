@@ -15,7 +15,9 @@ import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
 import type { ClientCapabilities, Implementation, JsonObject } from '../protocol/types.ts'
 import type { RequestHandlerExtra, RequestOf, SdkNotification, SdkRequest } from './context.ts'
 import type { CreateMessageResult, CreateMessageResultWithTools, ElicitParams, ElicitResult, ListRootsResult } from './input.ts'
-import { currentHandler } from './request-store.ts'
+import type { RequestWatcher } from '../server/kept-requests.ts'
+import { authInfoOf } from './context.ts'
+import { currentHandler, hostOf } from './request-store.ts'
 import { refuseCompletionNotifier, refuseRequestHandler } from './unsupported.ts'
 
 export interface LowLevelHooks {
@@ -26,11 +28,49 @@ export interface LowLevelHooks {
   log(params: { level: LogLevel; data: unknown; logger?: string }): Promise<void>
 }
 
-/** SDK 2.x's handler of `resources/subscribe` and `resources/unsubscribe`, as code writes it (never called). */
+/**
+ * What a handler of a request mcp-edge answers itself is called with beside the request: the
+ * request's signal, id, `_meta`, the session id and the caller's `authInfo` (no `sendRequest`:
+ * these requests ask the client nothing).
+ */
+export type KeptRequestExtra = Pick<RequestHandlerExtra, 'signal' | 'requestId' | '_meta' | 'sessionId' | 'authInfo'>
+
+/** SDK 2.x's handler of `resources/subscribe` and `resources/unsubscribe`, as code writes it. */
 export type SubscribeHandler = (
   request: { method: string; params: { uri: string; _meta?: Record<string, unknown> } },
-  ctx: RequestHandlerExtra,
+  ctx: KeptRequestExtra,
 ) => unknown
+
+/** SDK 2.x's handler of `logging/setLevel`, as code writes it. */
+export type SetLevelHandler = (
+  request: { method: string; params: { level: LogLevel; _meta?: Record<string, unknown> } },
+  ctx: KeptRequestExtra,
+) => unknown
+
+/** The handlers code set for the requests mcp-edge answers itself (`KEPT_BY_MCP_EDGE`), by server and method. */
+const keptHandlers = new WeakMap<LowLevelServer, Map<string, (request: unknown, extra: KeptRequestExtra) => unknown>>()
+
+/**
+ * What hears `server`'s kept requests for the core (server/kept-requests.ts): the handler its code
+ * set for the method, called before mcp-edge keeps the subscription or level itself, so that code
+ * keeping its own (a set of subscribed URIs it sends updates for) sees them as under the SDKs.
+ */
+export function keptRequestWatcher(server: LowLevelServer): RequestWatcher {
+  return async (request, options) => {
+    const handler = keptHandlers.get(server)?.get(request.method)
+    if (!handler) return
+    const params = (request.params ?? {}) as Record<string, unknown>
+    const store = options.waitUntil ? hostOf({ waitUntil: options.waitUntil }) : undefined
+    const extra: KeptRequestExtra = {
+      signal: options.cancel.signal,
+      requestId: request.id,
+      _meta: params._meta as RequestHandlerExtra['_meta'],
+      sessionId: store?.request.headers.get('mcp-session-id') ?? undefined,
+      authInfo: authInfoOf(options.principal, store),
+    }
+    await handler({ method: request.method, params }, extra)
+  }
+}
 
 /** An SDK request schema, as far as its method is read (`SubscribeRequestSchema.shape.method.value`). */
 export type RequestSchema = { shape?: { method?: unknown } }
@@ -46,7 +86,7 @@ export function methodOf(methodOrSchema: string | RequestSchema): string | undef
   return typeof method === 'string' ? method : undefined
 }
 
-/** The methods whose bookkeeping mcp-edge keeps itself: a handler set for them is not needed. */
+/** The methods whose bookkeeping mcp-edge keeps itself: a handler set for them is called first (`keptRequestWatcher`). */
 const KEPT_BY_MCP_EDGE = new Set(['resources/subscribe', 'resources/unsubscribe', 'logging/setLevel'])
 
 /**
@@ -163,18 +203,27 @@ export class LowLevelServer {
   }
 
   /**
-   * `resources/subscribe` and `resources/unsubscribe`: accepted and not called, as mcp-edge keeps a
-   * 2025 session's subscriptions itself (sealed in the session, served on its GET stream) and
-   * 2026-07-28 clients subscribe with `subscriptions/listen`; so is `logging/setLevel` (the level is
-   * the session's, or the request's). Any other method is refused, naming why.
+   * `resources/subscribe`, `resources/unsubscribe` and `logging/setLevel`, which mcp-edge answers
+   * and keeps itself (a 2025 session's subscriptions and level, in its session ledger), call the
+   * handler first, in the isolate the request reaches, with what it says (`KeptRequestExtra`); what
+   * it throws is the answer. 2026-07-28 clients send none of them (`subscriptions/listen`, a level
+   * per request). Any other method is refused, naming why.
    */
   setRequestHandler(method: 'resources/subscribe' | 'resources/unsubscribe', handler: SubscribeHandler): void
+  setRequestHandler(method: 'logging/setLevel', handler: SetLevelHandler): void
+  setRequestHandler<S extends RequestSchema>(
+    schema: S,
+    handler: (request: RequestOf<S>, extra: KeptRequestExtra) => unknown,
+  ): void
   setRequestHandler(methodOrSchema: string | RequestSchema, handler: unknown): void
-  setRequestHandler(methodOrSchema: string | RequestSchema, _handler: unknown): void {
+  setRequestHandler(methodOrSchema: string | RequestSchema, handler: unknown): void {
     // SDK 2.x names the method; SDK 1.x passes the request's schema (`SubscribeRequestSchema`).
     const method = methodOf(methodOrSchema)
-    if (method !== undefined && KEPT_BY_MCP_EDGE.has(method)) return
-    refuseRequestHandler(method ?? String(methodOrSchema))
+    if (method === undefined || !KEPT_BY_MCP_EDGE.has(method)) refuseRequestHandler(method ?? String(methodOrSchema))
+    if (typeof handler !== 'function') throw new TypeError(`setRequestHandler(${method}): the handler must be a function`)
+    let handlers = keptHandlers.get(this)
+    if (!handlers) keptHandlers.set(this, (handlers = new Map()))
+    handlers.set(method, handler as (request: unknown, extra: KeptRequestExtra) => unknown)
   }
 
   /**

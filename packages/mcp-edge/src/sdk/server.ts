@@ -10,10 +10,11 @@
 import type { Icon, JsonObject, ToolAnnotations } from '../protocol/types.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
 import type { EventDelivery, ListKind } from '../server/events/events.ts'
+import { watchKeptRequests } from '../server/kept-requests.ts'
 import type { ServerOptions } from '../server/types.ts'
 import { definePrompt, defineResource, defineTool } from './define.ts'
 import type { Hooks } from './rounds.ts'
-import { LowLevelServer, reportUnexpected } from './low-level.ts'
+import { keptRequestWatcher, LowLevelServer, reportUnexpected } from './low-level.ts'
 import { publishing } from './notifier.ts'
 import { Registered } from './registered.ts'
 import { building, currentHandler, currentRequest } from './request-store.ts'
@@ -121,6 +122,7 @@ export class McpServer<Env = unknown> {
     const extensions = (given: Record<string, JsonObject>) => Object.assign(this.edge.extensions, given)
     const log = (params: Parameters<LowLevelServer['sendLoggingMessage']>[0]) => this.sendLoggingMessage(params)
     this.server = new LowLevelServer({ extensions, listChanged, resourceUpdated, log })
+    watchKeptRequests(this.edge, keptRequestWatcher(this.server))
     const threw = (error: unknown, ctx: { signal: AbortSignal }) => reportUnexpected(this.server, error, ctx.signal)
     this.#hooks = { listChanged, resourceUpdated, decodeState: options.requestState?.verify, threw }
     queueMicrotask(() => {

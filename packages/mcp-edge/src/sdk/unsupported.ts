@@ -48,6 +48,6 @@ export function refuseRequestHandler(method: string): never {
     `setRequestHandler("${method}") is not supported by mcp-edge/sdk: mcp-edge answers the protocol's methods ` +
       'itself and serves no custom ones. Register tools, resources and prompts on an McpServer, or set the handlers ' +
       'of their lists, calls, reads and gets on a Server (resources/subscribe, resources/unsubscribe and ' +
-      'logging/setLevel are accepted: mcp-edge keeps them itself; docs/migrate.md).',
+      'logging/setLevel are called too; docs/migrate.md).',
   )
 }

@@ -16,6 +16,7 @@ import { isObject } from '../../protocol/jsonrpc.ts'
 import type { CallToolResult, GetPromptResult, Icon, JsonObject, ReadResourceResult } from '../../protocol/types.ts'
 import { ConfigurationError } from '../../server/errors.ts'
 import type { ListKind } from '../../server/events/events.ts'
+import { watchKeptRequests } from '../../server/kept-requests.ts'
 import { zodToJsonSchema } from '../../server/schema/json-schema.ts'
 import type { ObjectSchema } from '../../server/schema/schema.ts'
 import type { McpServer as EdgeServer } from '../../server/server.ts'
@@ -24,7 +25,7 @@ import type { Completer, PromptOptions, RequestContext, ServerOptions, ToolOptio
 import { compileUriTemplate } from '../../server/uri-template.ts'
 import type { RequestHandlerExtra } from '../context.ts'
 import { afterResult, protocolFailure, withContent } from '../define.ts'
-import { LowLevelServer, methodOf, reportUnexpected } from '../low-level.ts'
+import { keptRequestWatcher, LowLevelServer, methodOf, reportUnexpected } from '../low-level.ts'
 import type { RequestSchema } from '../low-level.ts'
 import { publishing } from '../notifier.ts'
 import { runSdkHandler } from '../rounds.ts'
@@ -109,6 +110,8 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
     this.#owner = new McpServer<Env>(serverInfo, { ...options, jsonSchema })
     const edge = this.#owner.edge
     this.edge = edge
+    // This server's own subscribe and setLevel handlers, not its owner's `server.server`'s.
+    watchKeptRequests(edge, keptRequestWatcher(this))
     this.#tools = new ListedRegistry(edge.tools, (key) => edge.removeTool(key))
     this.#resources = new ListedRegistry(edge.resources, (key) => edge.removeResource(key))
     this.#templates = new ListedRegistry(edge.templates, (key) => edge.removeResourceTemplate(key))
@@ -139,8 +142,8 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
   /**
    * Serve `method` with `handler`, given the SDK's request schema (1.x) or the method's name (2.x).
    * The lists, calls, reads, gets and completions are served; `resources/subscribe`,
-   * `resources/unsubscribe` and `logging/setLevel` are accepted and never called (mcp-edge keeps
-   * them itself); any other method is refused, naming why.
+   * `resources/unsubscribe` and `logging/setLevel` are called before mcp-edge keeps what they ask
+   * itself (low-level.ts `keptRequestWatcher`); any other method is refused, naming why.
    */
   override setRequestHandler<S extends RequestSchema>(
     schema: S,

@@ -8,7 +8,8 @@
  * then `initialize` advertises `subscribe` and `listChanged`. A subscription needs the scopes that
  * reading the resource needs (403 `insufficient_scope`, as `resources/read`). Without a ledger they
  * are accepted and kept nowhere: later calls log at the lane's configured level, and nothing is
- * delivered.
+ * delivered. Code that watches them (kept-requests.ts: an SDK server's own handlers) hears each
+ * one first, ledger or not.
  */
 import { LEGACY_METHOD, LOG_LEVELS } from '../../protocol/constants.ts'
 import { McpError } from '../../protocol/errors.ts'
@@ -16,6 +17,7 @@ import { isObject } from '../../protocol/jsonrpc.ts'
 import { legacyCapabilities, legacyImplementation } from '../../protocol/legacy.ts'
 import type { LegacyVersion, LogLevel } from '../../protocol/constants.ts'
 import type { Call, MethodEntry } from '../dispatch.ts'
+import { heard } from '../kept-requests.ts'
 import { MAX_SUBSCRIBED_URI } from '../legacy/session-ledger.ts'
 import { serverCapabilities } from '../server-capabilities.ts'
 import { readScopes, requireScopes, viewerOf } from './access.ts'
@@ -56,9 +58,10 @@ export const setLevel: MethodEntry = {
   era: 'legacy',
   capability: 'logging',
   inputRequired: false,
-  async run({ params, options }) {
+  async run({ params, options, request, server }) {
     if (!(LOG_LEVELS as readonly unknown[]).includes(params.level))
       throw invalid(`unknown log level ${JSON.stringify(params.level)}`)
+    await heard(server, request, options)
     await options.legacySession?.setLogLevel(params.level as LogLevel)
     return {}
   },
@@ -73,12 +76,13 @@ export const subscription: MethodEntry = {
     const { params, request, server, options } = call
     const uri = params.uri
     if (typeof uri !== 'string' || uri === '') throw invalid('uri must be a string')
-    const session = options.legacySession
-    if (!session || typeof server.events !== 'object') return {}
     if (uri.length > MAX_SUBSCRIBED_URI) throw invalid(`uri is longer than ${MAX_SUBSCRIBED_URI} characters`)
     const subscribing = request.method === LEGACY_METHOD.subscribe
     // A resource this principal may not read is not subscribed to either: 403 with its scopes, as resources/read.
     if (subscribing) requireScopes(options.principal, readScopes(server, viewerOf(call), uri), `Subscribing to ${uri}`)
+    await heard(server, request, options)
+    const session = options.legacySession
+    if (!session || typeof server.events !== 'object') return {}
     await session.subscribe(uri, subscribing)
     return {}
   },
