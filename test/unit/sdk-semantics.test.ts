@@ -126,7 +126,8 @@ describe('the error codes an SDK 2.x server throws', () => {
   })
 })
 
-describe('sendLoggingMessage reaches the caller, never every listener', () => {
+/** An event hub that keeps what is published to it, and is never listened to. */
+function recordingHub(): { published: McpEvent[]; hub: EventHub } {
   const published: McpEvent[] = []
   const hub: EventHub = {
     async publish(event) {
@@ -137,6 +138,11 @@ describe('sendLoggingMessage reaches the caller, never every listener', () => {
       throw new Error('not listened to in this test')
     },
   }
+  return { published, hub }
+}
+
+describe('sendLoggingMessage reaches the caller, never every listener', () => {
+  const { published, hub } = recordingHub()
   const server = new McpServer({ name: 'sdk', version: '1' }, { events: hub })
   server.registerTool('chatty', {}, async () => {
     await server.sendLoggingMessage({ level: 'info', data: 'working on it' }, 'a-session-id')
@@ -276,16 +282,7 @@ describe('setRequestHandler as SDK 1.x calls it, with a request schema', () => {
 // The official memory server keeps the URIs its subscribe handler saw, and sends an update only
 // for those. Before, mcp-edge took the handlers and never called them: every update was lost.
 describe('subscribe, unsubscribe and setLevel handlers of a 2025 session, as the memory server sets them', () => {
-  const published: McpEvent[] = []
-  const hub: EventHub = {
-    async publish(event) {
-      published.push(event)
-      return 1
-    },
-    async listen() {
-      throw new Error('not listened to in this test')
-    },
-  }
+  const { published, hub } = recordingHub()
   const server = new McpServer({ name: 'memory', version: '1' }, { events: hub })
   const subscriptions = new Set<string>()
   const heard: unknown[] = []
