@@ -16,7 +16,8 @@ import {
   ResourceNotFoundError,
   UrlElicitationRequiredError,
 } from '../../packages/mcp-edge/src/sdk/errors.ts'
-import type { RequestHandlerExtra } from '../../packages/mcp-edge/src/sdk/context.ts'
+import type { IsomorphicHeaders, RequestHandlerExtra } from '../../packages/mcp-edge/src/sdk/context.ts'
+import type { InputRequests } from '../../packages/mcp-edge/src/sdk/input.ts'
 import { RequestHost, withRequest } from '../../packages/mcp-edge/src/sdk/request-store.ts'
 import { inputRequired } from '../../packages/mcp-edge/src/sdk/input.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
@@ -323,7 +324,7 @@ describe('subscribe, unsubscribe and setLevel handlers of a 2025 session, as the
 
   it('answers what the handler throws, and asks it nothing for a request the core refuses first', async () => {
     heard.length = 0
-    vi.spyOn(console, 'log').mockImplementation(() => {})
+    vi.spyOn(console, 'error').mockImplementation(() => {})
     const refused = await legacy('resources/subscribe', { uri: 'memory://secret' })
     vi.restoreAllMocks()
     expect(refused.error?.code).toBe(-32603)
@@ -465,5 +466,36 @@ describe('the handler’s extra, serialized as a debugging tool returns it', () 
       { env: {}, cancel: { signal: new AbortController().signal } },
     )
     expect((answer.message as { result: ToolAnswer }).result.content[0]?.text).toBe('8 wrapper false')
+  })
+})
+
+// Found porting agents' conformance server and TestMcpAgent: names and fields their code uses
+// that mcp-edge/sdk lacked (a type error, or undefined at run time), with only the imports changed.
+describe('what ported code reads of the request beside its arguments', () => {
+  it("ctx.mcpReq.envelope holds the request's reserved _meta keys (2026-07-28), and is undefined without them", async () => {
+    const server = new McpServer({ name: 'sdk', version: '1' })
+    server.registerTool('envelope', {}, async (ctx) => {
+      // As SDK 1.x code casts it: a type alias, so the cast compiles (an interface would not).
+      const loose = ctx as Record<string, unknown>
+      const headers: IsomorphicHeaders | undefined = ctx.requestInfo?.headers
+      const asked: InputRequests = {}
+      return {
+        content: [
+          { type: 'text', text: JSON.stringify([ctx.mcpReq.envelope ?? null, typeof loose.signal, headers ?? null, asked]) },
+        ],
+      }
+    })
+    const capabilities = { elicitation: {} }
+    const send = (meta: Record<string, unknown>) =>
+      server.edge.handle(
+        { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'envelope', arguments: {}, _meta: meta } },
+        { protocolVersion: '2026-07-28', clientCapabilities: capabilities, raw: meta },
+        { env: {}, cancel: { signal: new AbortController().signal } },
+      )
+    const text = async (meta: Record<string, unknown>) =>
+      JSON.parse((((await send(meta)).message as { result: ToolAnswer }).result.content[0]?.text ?? '') as string)
+    const meta = { 'io.modelcontextprotocol/clientCapabilities': capabilities, progressToken: 'p' }
+    expect(await text(meta)).toEqual([{ 'io.modelcontextprotocol/clientCapabilities': capabilities }, 'object', null, {}])
+    expect((await text({ progressToken: 'p' }))[0]).toBeNull()
   })
 })

@@ -7,7 +7,8 @@
  */
 import { createExecutionContext, env } from 'cloudflare:test'
 import { describe, expect, it, vi } from 'vitest'
-import { McpAgent, McpServer } from 'mcp-edge/sdk'
+import { createMcpHandler, McpAgent, McpServer } from 'mcp-edge/sdk'
+import type { MessageExtraInfo, StatelessMcpHandler } from 'mcp-edge/sdk'
 
 class NotesMCP extends McpAgent {
   server = new McpServer({ name: 'notes', version: '1.0.0' })
@@ -163,5 +164,20 @@ describe('McpAgent.serve', () => {
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://anywhere.example')
     const refused = await NotesMCP.serve('/mcp').fetch(preflight('https://anywhere.example'), bound, createExecutionContext())
     expect(refused.status).toBe(403)
+  })
+})
+
+// Found porting agents' TestMcpAgent and conformance server: names their code uses that
+// mcp-edge/sdk lacked (type errors with only the imports changed). A type check (typecheck.mjs).
+describe("agents' and the SDKs' names for what ported code types", () => {
+  it('compile: elicitInput with its options, StatelessMcpHandler, MessageExtraInfo', () => {
+    const ask = (agent: McpAgent, requestId: number) =>
+      agent.elicitInput(
+        { message: 'Name?', requestedSchema: { type: 'object', properties: {} } },
+        { relatedRequestId: requestId },
+      )
+    const handler: StatelessMcpHandler = createMcpHandler(new McpServer({ name: 'typed', version: '1.0.0' }))
+    const info: MessageExtraInfo = { requestInfo: { headers: { accept: ['a', 'b'] }, url: new URL('https://x.test/mcp') } }
+    expect([typeof ask, typeof handler.fetch, info.requestInfo?.url?.pathname]).toEqual(['function', 'function', '/mcp'])
   })
 })

@@ -270,8 +270,11 @@ export abstract class McpAgent<
     return currentRequest()?.props as Props | undefined
   }
 
-  /** agents' `this.elicitInput`: ask the caller of the running tool (`server.server.elicitInput`). */
-  elicitInput(params: ElicitParams): Promise<ElicitResult> {
+  /**
+   * agents' `this.elicitInput`: ask the caller of the running tool (`server.server.elicitInput`).
+   * Its options (`relatedRequestId`) are taken: the question always goes to the running request.
+   */
+  elicitInput(params: ElicitParams, _options?: { relatedRequestId?: string | number }): Promise<ElicitResult> {
     const extra = currentHandler() as RequestHandlerExtra | undefined
     if (!extra) throw new Error('this.elicitInput works inside a tool, prompt or resource handler only')
     return extra.mcpReq.elicitInput(params)

@@ -68,13 +68,13 @@ export interface SendRequest {
  * A handler annotated so is not the type `registerTool` takes (`RequestHandlerExtra<unknown>`):
  * registered as it is, it needs a cast (docs/migrate.md).
  */
-export interface RequestHandlerExtra<Env = unknown, _Notification = unknown> {
+export type RequestHandlerExtra<Env = unknown, _Notification = unknown> = {
   signal: AbortSignal
   authInfo?: AuthInfo
   sessionId?: string
   requestId: RequestId
   _meta?: { progressToken?: string | number; [key: string]: unknown }
-  requestInfo?: { headers: Record<string, string> }
+  requestInfo?: RequestInfo
   /** `notifications/progress` and `notifications/message` go to the request's stream; list changes to listeners. */
   sendNotification(notification: SdkNotification): Promise<void>
   /** `elicitation/create`, `sampling/createMessage` or `roots/list`, answered by the client. */
@@ -83,6 +83,8 @@ export interface RequestHandlerExtra<Env = unknown, _Notification = unknown> {
     id: RequestId
     method: string
     _meta?: Record<string, unknown>
+    /** SDK 2.x: the reserved `io.modelcontextprotocol/*` keys of the request's `_meta` (2026-07-28's envelope), if it carried any. */
+    envelope?: Record<string, unknown>
     signal: AbortSignal
     /** Answers of a retried request (SDK v2 multi-round-trip): every answer given so far, by key. */
     inputResponses: Record<string, unknown> | undefined
@@ -100,6 +102,23 @@ export interface RequestHandlerExtra<Env = unknown, _Notification = unknown> {
   http?: { authInfo?: AuthInfo; req?: Request }
   /** mcp-edge's own context for this call: `partial`, `step`, `ask`, `task`… (a tool's; the same object elsewhere). */
   edge: ToolContext<Env>
+}
+
+/** SDK 1.x: headers as both Node.js and the browser give them. */
+export type IsomorphicHeaders = Record<string, string | string[] | undefined>
+
+/** SDK 1.x: what a handler's `extra.requestInfo` says of the HTTP request. */
+export interface RequestInfo {
+  headers: IsomorphicHeaders
+  url?: URL
+}
+
+/** SDK 1.x: what a transport hands the server with a message (typed for code that names it). */
+export interface MessageExtraInfo {
+  requestInfo?: RequestInfo
+  authInfo?: AuthInfo
+  closeSSEStream?: () => void
+  closeStandaloneSSEStream?: () => void
 }
 
 /**
@@ -128,6 +147,9 @@ export function authInfoOf(principal: Principal | undefined, store: RequestStore
   const clientId = principal?.client_id ?? principal?.azp ?? principal?.subject ?? ''
   return { token, clientId: String(clientId), scopes: [...(principal?.scopes ?? [])], extra }
 }
+
+/** The prefix of the `_meta` keys the protocol reserves (2026-07-28's per-request envelope). */
+const RESERVED_META = 'io.modelcontextprotocol/'
 
 const isLogLevel = (value: unknown): value is LogLevel => (LOG_LEVELS as readonly unknown[]).includes(value)
 
@@ -166,6 +188,13 @@ class McpReq<Env> {
   }
   get signal(): AbortSignal {
     return this.#extra.edge.signal
+  }
+  get envelope(): Record<string, unknown> | undefined {
+    let envelope: Record<string, unknown> | undefined
+    for (const [key, value] of Object.entries(this.#extra._meta ?? {})) {
+      if (key.startsWith(RESERVED_META)) (envelope ??= {})[key] = value
+    }
+    return envelope
   }
   get inputResponses(): Record<string, unknown> | undefined {
     return this.#extra.run.responses
@@ -240,8 +269,9 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
   get sessionId(): string | undefined {
     return this.#store?.request.headers.get('mcp-session-id') ?? undefined
   }
-  get requestInfo(): { headers: Record<string, string> } | undefined {
-    return this.#store ? { headers: Object.fromEntries(this.#store.request.headers) } : undefined
+  get requestInfo(): RequestInfo | undefined {
+    const request = this.#store?.request
+    return request ? { headers: Object.fromEntries(request.headers), url: new URL(request.url) } : undefined
   }
   get http(): { authInfo?: AuthInfo; req?: Request } | undefined {
     const authInfo = this.authInfo

@@ -52,6 +52,7 @@ export type {
   ElicitResult,
   ElicitUrlParams,
   ElicitUrlParams as ElicitRequestURLParams,
+  InputRequests,
   InputRequiredResult,
   InputRequiredSpec,
   InputResponseView,
@@ -60,8 +61,11 @@ export type {
 } from './input.ts'
 export type {
   AuthInfo,
+  IsomorphicHeaders,
+  MessageExtraInfo,
   RequestHandlerExtra,
   RequestHandlerExtra as ServerContext,
+  RequestInfo,
   SdkNotification,
   SdkRequest,
   ServerNotification,
@@ -95,6 +99,7 @@ export type {
   CreateMcpHandlerOptions,
   IgnoredHandlerOptions,
   McpFetchHandler,
+  McpFetchHandler as StatelessMcpHandler,
   McpHandlerRequestOptions,
   McpRequestContext,
   McpServerFactory,

@@ -16,10 +16,13 @@ import { toJsonSchema } from '../server/schema/schema.ts'
 import { isZod } from './schema/schema.ts'
 import type { Infer, Schema } from '../server/schema/schema.ts'
 
+/** SDK 2.x `InputRequests`: the questions of a round, by the handler's keys. */
+export type InputRequests = Record<string, InputRequest>
+
 /** What an `InputRequiredResult` carries (mrtr.mdx): questions, and optional state of the handler's own. */
 export interface InputRequiredResult {
   resultType: 'input_required'
-  inputRequests?: Record<string, InputRequest>
+  inputRequests?: InputRequests
   requestState?: string
   _meta?: Record<string, unknown>
 }
