@@ -500,6 +500,16 @@ describe('setRequestHandler on a low-level Server', () => {
     const answer = await sendAs(server.edge, 'resources/subscribe', { uri: 'memory://graph' }, undefined, '2025-11-25')
     expect(answer.error).toBeUndefined()
     expect(subscribed).toEqual(['memory://graph'])
+    // Removed, it is not called again.
+    server.removeRequestHandler('resources/subscribe')
+    await sendAs(server.edge, 'resources/subscribe', { uri: 'memory://graph' }, undefined, '2025-11-25')
+    expect(subscribed).toEqual(['memory://graph'])
+    // Its extra is not a call's: it asks the client nothing, and the types say so.
+    server.setRequestHandler(SubscribeRequestSchema, async (_request, extra) => {
+      // @ts-expect-error: a kept request's extra has no sendNotification
+      void extra.sendNotification
+      return {}
+    })
   })
 
   it('setNotificationHandler is accepted and never called, said once in the log', () => {

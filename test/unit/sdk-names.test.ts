@@ -1,6 +1,6 @@
 /**
  * SDK 1.x's names for the protocol's messages (`types.js`), as mcp-edge/sdk exports them
- * (sdk/names.ts, and context.ts for a handler's own): a value of each SDK type is one of mcp-edge/sdk's type of the same name, so code
+ * (the package's types, sdk/names.ts and context.ts): a value of each SDK type is one of mcp-edge/sdk's type of the same name, so code
  * that builds or receives one compiles with its import changed. A type check (`npm run typecheck`
  * fails when one no longer fits; the test only calls it). Not compared: `ClientRequest` and
  * `ClientNotification`, whose SDK unions hold the experimental tasks' messages, which
@@ -8,8 +8,7 @@
  */
 import type * as Sdk from '@modelcontextprotocol/sdk/types.js'
 import { describe, expect, it } from 'vitest'
-import type * as Context from '../../packages/mcp-edge/src/sdk/context.ts'
-import type * as Ours from '../../packages/mcp-edge/src/sdk/names.ts'
+import type * as Ours from 'mcp-edge/sdk'
 
 /** Each name as SDK 1.x types it. */
 interface SdkNames {
@@ -184,9 +183,9 @@ interface OurNames {
   ToolUseContent: Ours.ToolUseContent
   UnsubscribeRequest: Ours.UnsubscribeRequest
   UnsubscribeRequestParams: Ours.UnsubscribeRequestParams
-  IsomorphicHeaders: Context.IsomorphicHeaders
-  MessageExtraInfo: Context.MessageExtraInfo
-  RequestInfo: Context.RequestInfo
+  IsomorphicHeaders: Ours.IsomorphicHeaders
+  MessageExtraInfo: Ours.MessageExtraInfo
+  RequestInfo: Ours.RequestInfo
 }
 
 /** Compiles only while every SDK type fits the one of its name. */

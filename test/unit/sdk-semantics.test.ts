@@ -18,7 +18,7 @@ import {
 } from '../../packages/mcp-edge/src/sdk/errors.ts'
 import type { IsomorphicHeaders, RequestHandlerExtra } from '../../packages/mcp-edge/src/sdk/context.ts'
 import type { InputRequests } from '../../packages/mcp-edge/src/sdk/input.ts'
-import { RequestHost, withRequest } from '../../packages/mcp-edge/src/sdk/request-store.ts'
+import { getMcpAuthContext, RequestHost, withRequest } from '../../packages/mcp-edge/src/sdk/request-store.ts'
 import { inputRequired } from '../../packages/mcp-edge/src/sdk/input.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
 import { ResourceTemplate } from '../../packages/mcp-edge/src/sdk/resource-template.ts'
@@ -182,6 +182,9 @@ describe('sendLoggingMessage reaches the caller, never every listener', () => {
       built.registerPrompt('greet', {}, () => ({ messages: [] }))
       return { content: [{ type: 'text', text: 'installed' }] }
     })
+    // Set-up code that awaits before it registers (a factory reading its config) is set-up still.
+    await Promise.resolve()
+    built.registerTool('configured', {}, async () => ({ content: [{ type: 'text', text: 'configured' }] }))
     await Promise.resolve()
     expect(published).toEqual([])
     expect((await call(built, 'install')).result?.content[0]?.text).toBe('installed')
@@ -322,6 +325,39 @@ describe('subscribe, unsubscribe and setLevel handlers of a 2025 session, as the
     expect(heard.at(-1)).toEqual({ level: 'warning' })
   })
 
+  /** A 2025 session's request with a session ledger whose writes are recorded (or refused). */
+  const withSession = (method: string, params: Record<string, unknown>, subscribe: (uri: string, on: boolean) => Promise<void>) =>
+    server.edge.handle(
+      { jsonrpc: '2.0', id: 3, method, params },
+      { protocolVersion: '2025-11-25', clientCapabilities: {}, raw: {} },
+      {
+        env: {},
+        principal: { subject: 'dave', scopes: [] },
+        cancel: { signal: new AbortController().signal },
+        legacySession: { setLogLevel: async () => {}, subscribe },
+      },
+    )
+
+  it('hears a subscription only once the session ledger kept it, and takes it back when the handler refuses it', async () => {
+    heard.length = 0
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    const full = await withSession('resources/subscribe', { uri: 'memory://graph' }, async () => {
+      throw new McpError(-32602, 'Invalid params: a session subscribes to at most 64 resources at once')
+    })
+    expect((full.message as { error?: { code: number } }).error?.code).toBe(-32602)
+    expect(heard).toEqual([])
+    const kept: [string, boolean][] = []
+    const refused = await withSession('resources/subscribe', { uri: 'memory://secret' }, async (uri, on) => {
+      kept.push([uri, on])
+    })
+    vi.restoreAllMocks()
+    expect((refused.message as { error?: { code: number } }).error?.code).toBe(-32603)
+    expect(kept).toEqual([
+      ['memory://secret', true],
+      ['memory://secret', false],
+    ])
+  })
+
   it('answers what the handler throws, and asks it nothing for a request the core refuses first', async () => {
     heard.length = 0
     vi.spyOn(console, 'error').mockImplementation(() => {})
@@ -331,7 +367,39 @@ describe('subscribe, unsubscribe and setLevel handlers of a 2025 session, as the
     expect(subscriptions.has('memory://secret')).toBe(false)
     expect(await legacy('resources/subscribe', { uri: '' })).toMatchObject({ error: { code: -32602 } })
     expect(await legacy('logging/setLevel', { level: 'loud' })).toMatchObject({ error: { code: -32602 } })
+    // A resource the caller lacks the scopes to read: 403, without a session ledger too.
+    const guarded = new McpServer({ name: 'guarded', version: '1' })
+    let asked = 0
+    guarded.server.setRequestHandler(SubscribeRequestSchema, async () => {
+      asked++
+      return {}
+    })
+    guarded.registerResource('vault', 'memory://vault', { scopes: ['vault:read'] }, async (uri) => ({
+      contents: [{ uri: uri.href, text: '' }],
+    }))
+    const scoped = await sendAs(
+      guarded.edge,
+      'resources/subscribe',
+      { uri: 'memory://vault' },
+      { subject: 'eve', scopes: [] },
+      '2025-11-25',
+    )
+    expect(scoped.error).toMatchObject({ code: -32600, data: { requiredScopes: ['vault:read'] } })
+    expect(asked).toBe(0)
     expect(heard).toEqual([])
+  })
+
+  it("runs the handler in the request's frame: getMcpAuthContext() reads the grant's props", async () => {
+    const framed = new McpServer({ name: 'framed', version: '1' })
+    const seen: unknown[] = []
+    framed.server.setRequestHandler('resources/subscribe', async () => {
+      seen.push(getMcpAuthContext()?.props)
+      return {}
+    })
+    framed.registerResource('graph', 'memory://graph', {}, async (uri) => ({ contents: [{ uri: uri.href, text: '' }] }))
+    const host = new RequestHost(new Request('https://x.test/mcp'), { login: 'dave' }, { subject: 'dave' }, undefined, {}, false)
+    await withRequest(host, () => sendAs(framed.edge, 'resources/subscribe', { uri: 'memory://graph' }, undefined, '2025-11-25'))
+    expect(seen).toEqual([{ login: 'dave' }])
   })
 })
 
@@ -445,6 +513,32 @@ describe('the handler’s extra, serialized as a debugging tool returns it', () 
     expect(Object.keys(extra)).not.toContain('edge')
     expect(spread).toMatchObject({ requestId: 7, _meta: { progressToken: 'p1' } })
     expect(Object.keys(spread)).not.toContain('edge')
+  })
+
+  it('takes what code assigns or defines, as a plain object does, and refuses to be frozen', async () => {
+    const server = new McpServer({ name: 'sdk', version: '1' })
+    server.registerTool('assign', {}, async (extra) => {
+      const loose = extra as Record<string, unknown>
+      loose.authInfo = { token: 't', clientId: 'middleware', scopes: [] }
+      Object.defineProperty(extra, 'tenant', { value: 'acme', enumerable: true, configurable: true })
+      const copy = { ...extra } as Record<string, unknown>
+      let frozen = 'yes'
+      try {
+        Object.freeze(extra)
+      } catch (error) {
+        frozen = (error as Error).name
+      }
+      const text = [
+        extra.authInfo?.clientId,
+        copy.tenant,
+        (copy.authInfo as { clientId: string }).clientId,
+        'tenant' in extra,
+        frozen,
+      ]
+      return { content: [{ type: 'text', text: JSON.stringify(text) }] }
+    })
+    const { result } = await call(server, 'assign')
+    expect(JSON.parse(result?.content[0]?.text ?? '')).toEqual(['middleware', 'acme', 'middleware', true, 'TypeError'])
   })
 
   // Wrappers that add the caller pass `{ ...extra, authInfo }` to the handler they wrap (as some

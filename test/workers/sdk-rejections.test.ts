@@ -10,7 +10,7 @@ import { describe, expect, it, vi } from 'vitest'
 import * as z from 'zod'
 import { createMcpHandler, inputRequired, McpAgent, McpServer, MissingRequiredClientCapabilityError } from 'mcp-edge/sdk'
 import { buildRequest, readResponse } from '../support/mcp.ts'
-import { MAX_ROUNDS_PER_CALL } from '../../packages/mcp-edge/src/sdk/rounds.ts'
+import { MAX_ROUNDS_PER_CALL } from '../../packages/mcp-edge/src/sdk/context.ts'
 
 const URL_ = 'http://127.0.0.1/mcp'
 const ELICIT = { elicitation: {} }
@@ -50,6 +50,13 @@ server.registerTool('insist', { annotations: { destructiveHint: false } }, async
   const answer = ctx.mcpReq.inputResponses?.name as { action?: string } | undefined
   if (answer?.action === 'accept') return { content: [{ type: 'text', text: 'thanks' }] }
   return inputRequired({ inputRequests: { name: inputRequired.elicit({ message: 'Name?', requestedSchema: Sure }) } })
+})
+// The same, awaited: asks until accepted, each question a round of its own.
+server.registerTool('insist_awaited', { annotations: { destructiveHint: false } }, async (ctx) => {
+  for (;;) {
+    const answer = await ctx.mcpReq.elicitInput({ message: 'Name?', requestedSchema: { type: 'object', properties: {} } })
+    if (answer.action === 'accept') return { content: [{ type: 'text', text: 'thanks' }] }
+  }
 })
 const handler = createMcpHandler(server)
 
@@ -103,21 +110,24 @@ describe('questions an SDK-style handler cannot ask, or answers that do not fit'
 // request of its own, so a client that declined each time was asked again without end (thousands
 // of elicitation requests in one call).
 describe('a handler that asks again whatever the answer', () => {
-  it(`is cut off after ${MAX_ROUNDS_PER_CALL} rounds of the call with -32603, counted across its requests`, async () => {
-    let answer = await call('insist')
-    let rounds = 1
-    for (; rounds <= MAX_ROUNDS_PER_CALL + 1 && answer.message.result; rounds++) {
-      // Declined under the key each round asks it (`name`, then `name~2`, `name~3`…).
-      const { requestState, inputRequests } = answer.message.result as { requestState: string; inputRequests: object }
-      const inputResponses = Object.fromEntries(Object.keys(inputRequests).map((key) => [key, { action: 'decline' }]))
-      answer = await call('insist', { requestState, inputResponses })
-    }
-    expect(rounds).toBe(MAX_ROUNDS_PER_CALL + 1)
-    expect(answer.message.error).toEqual({
-      code: -32603,
-      message: `Internal error: the handler kept asking for input (${MAX_ROUNDS_PER_CALL} rounds), whatever the answers`,
-    })
-  })
+  it.each(['insist', 'insist_awaited'])(
+    `is cut off after ${MAX_ROUNDS_PER_CALL} rounds of the call with -32603, counted across its requests (%s)`,
+    async (tool) => {
+      let answer = await call(tool)
+      let rounds = 1
+      for (; rounds <= MAX_ROUNDS_PER_CALL + 1 && answer.message.result; rounds++) {
+        // Declined under the key each round asks it (`name`, then `name~2`, `name~3`…).
+        const { requestState, inputRequests } = answer.message.result as { requestState: string; inputRequests: object }
+        const inputResponses = Object.fromEntries(Object.keys(inputRequests).map((key) => [key, { action: 'decline' }]))
+        answer = await call(tool, { requestState, inputResponses })
+      }
+      expect(rounds).toBe(MAX_ROUNDS_PER_CALL + 1)
+      expect(answer.message.error).toEqual({
+        code: -32603,
+        message: `Internal error: the handler asked for input in more than ${MAX_ROUNDS_PER_CALL} rounds of one call`,
+      })
+    },
+  )
 })
 
 describe('errors an SDK-style handler throws', () => {

@@ -22,7 +22,8 @@
  * request looks its tool up between being handed the app and answering). Not answered within
  * `DRAIN_TIMEOUT_MS`, the request that needs the new set-up is answered 503 (`SetUpBusy`) and the
  * last set-up serves on: a request still sending its body has not looked its tool up yet. Until
- * that request is answered, the next one that needs a new set-up is answered 503 at once.
+ * every request of that set-up under way is answered, the next one that needs a new set-up is
+ * answered 503 at once.
  */
 import { libraryLog } from '../server/telemetry/log.ts'
 import { currentRequest } from './request-store.ts'
@@ -147,20 +148,20 @@ class Dispatching {
   }
 
   /**
-   * Resolves once no request is being dispatched, or after `timeoutMs` (whether it drained); at
-   * once with false after a wait timed out, while the request it waited for is still unanswered.
+   * Resolves `drained` once no request is being dispatched, or `timedOut` after `timeoutMs`; at
+   * once `stuck` after a wait timed out, until every request under way is answered.
    */
-  drained(timeoutMs: number): Promise<boolean> {
-    if (this.#count === 0) return Promise.resolve(true)
-    if (this.#stuck) return Promise.resolve(false)
+  drained(timeoutMs: number): Promise<'drained' | 'timedOut' | 'stuck'> {
+    if (this.#count === 0) return Promise.resolve('drained')
+    if (this.#stuck) return Promise.resolve('stuck')
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.#stuck = true
-        resolve(false)
+        resolve('timedOut')
       }, timeoutMs)
       this.#waiting.push(() => {
         clearTimeout(timer)
-        resolve(true)
+        resolve('drained')
       })
     })
   }
@@ -253,10 +254,14 @@ export class SetUps<App> {
   #begin(props: Props | undefined, setUp: SetUpFor<App>, before: SetUp<App> | undefined): SetUp<App> {
     const seen = watchProps(props)
     const run = async () => {
-      if (before !== undefined && !(await before.dispatching.drained(DRAIN_TIMEOUT_MS))) {
-        libraryLog.warn(`${this.#name} could not be set up for another grant: a request is still being answered`, {
-          waitedMs: DRAIN_TIMEOUT_MS,
-        })
+      const drained = before === undefined ? 'drained' : await before.dispatching.drained(DRAIN_TIMEOUT_MS)
+      if (drained !== 'drained') {
+        // Said once per timeout; the refusals after it, at once, until the requests are answered, are not.
+        if (drained === 'timedOut') {
+          libraryLog.warn(`${this.#name} could not be set up for another grant: a request is still being answered`, {
+            waitedMs: DRAIN_TIMEOUT_MS,
+          })
+        }
         throw new SetUpBusy(this.#name)
       }
       return setUp(seen.props, before !== undefined)

@@ -12,6 +12,7 @@
  */
 import type { LogLevel } from '../protocol/constants.ts'
 import { LOG_LEVELS } from '../protocol/constants.ts'
+import { McpError } from '../protocol/errors.ts'
 import type { RequestId } from '../protocol/jsonrpc.ts'
 import type { InputRequest } from '../server/input/input.ts'
 import type { Principal, RequestContext, ToolContext } from '../server/types.ts'
@@ -153,6 +154,21 @@ const RESERVED_META = 'io.modelcontextprotocol/'
 
 const isLogLevel = (value: unknown): value is LogLevel => (LOG_LEVELS as readonly unknown[]).includes(value)
 
+/**
+ * More rounds of questions than this in one call is a handler that cannot be satisfied (one that
+ * asks again whatever the answer): each style counts its own, `inputRequired` results across the
+ * call's requests (rounds.ts) and awaited questions in a run (`SdkExtra.ask`).
+ */
+export const MAX_ROUNDS_PER_CALL = 32
+
+/** The -32603 a call that asked in more than `MAX_ROUNDS_PER_CALL` rounds ends with. */
+export function tooManyRounds(): McpError {
+  return new McpError(
+    'internalError',
+    `Internal error: the handler asked for input in more than ${MAX_ROUNDS_PER_CALL} rounds of one call`,
+  )
+}
+
 /** Per run of a handler: answers given so far, and the order of the questions asked in it. */
 export interface RunState {
   /** What `mcpReq.inputResponses` shows: the answers collected in this call. */
@@ -190,11 +206,8 @@ class McpReq<Env> {
     return this.#extra.edge.signal
   }
   get envelope(): Record<string, unknown> | undefined {
-    let envelope: Record<string, unknown> | undefined
-    for (const [key, value] of Object.entries(this.#extra._meta ?? {})) {
-      if (key.startsWith(RESERVED_META)) (envelope ??= {})[key] = value
-    }
-    return envelope
+    const reserved = Object.entries(this.#extra._meta ?? {}).filter(([key]) => key.startsWith(RESERVED_META))
+    return reserved.length > 0 ? Object.fromEntries(reserved) : undefined
   }
   get inputResponses(): Record<string, unknown> | undefined {
     return this.#extra.run.responses
@@ -204,9 +217,11 @@ class McpReq<Env> {
   readonly log = async (level: LogLevel, data: unknown, logger?: string): Promise<void> =>
     this.#extra.edge.log(level, data, logger)
   readonly elicitInput = (params: ElicitParams): Promise<ElicitResult> =>
-    this.#extra.ask(elicitRequest(params)) as Promise<ElicitResult>
+    SdkExtra.ask(this.#extra, elicitRequest(params)) as Promise<ElicitResult>
   readonly requestSampling = (params: Record<string, unknown>): Promise<CreateMessageResult | CreateMessageResultWithTools> =>
-    this.#extra.ask({ method: 'sampling/createMessage', params }) as Promise<CreateMessageResult | CreateMessageResultWithTools>
+    SdkExtra.ask(this.#extra, { method: 'sampling/createMessage', params }) as Promise<
+      CreateMessageResult | CreateMessageResultWithTools
+    >
   readonly send: SendRequest = (request: SdkRequest, resultSchema?: unknown) => this.#extra.sendRequest(request, resultSchema)
   readonly notify = (notification: SdkNotification): Promise<void> => this.#extra.sendNotification(notification)
 }
@@ -283,12 +298,17 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
     return this.#mcpReq
   }
 
-  /** One question, keyed by its order in this run, answered through the core's rounds. */
-  async ask(request: InputRequest, schema?: ResultSchema): Promise<unknown> {
-    if (this.#store?.stateKeys === false) throw missingStateKeys()
-    this.run.asked++
-    const key = `q${this.run.asked}`
-    const answers = await this.edge.ask({ [key]: rawSpec(request) })
+  /**
+   * One question of `extra`'s run, keyed by its order in it, answered through the core's rounds
+   * (static: code calls methods on the proxy, which has no private fields).
+   */
+  static async ask<Env>(extra: SdkExtra<Env>, request: InputRequest, schema?: ResultSchema): Promise<unknown> {
+    if (extra.#store?.stateKeys === false) throw missingStateKeys()
+    const run = extra.#run
+    if (run.asked === MAX_ROUNDS_PER_CALL) throw tooManyRounds()
+    run.asked++
+    const key = `q${run.asked}`
+    const answers = await extra.#edge.ask({ [key]: rawSpec(request) })
     return parseResult(schema, answers[key])
   }
 
@@ -313,7 +333,7 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
     const { method, params = {} } = request
     const built: InputRequest =
       method === 'elicitation/create' ? elicitRequest(params as unknown as ElicitParams) : ({ method, params } as InputRequest)
-    return this.ask(built, resultSchema)
+    return SdkExtra.ask(this, built, resultSchema)
   }
 
   async #notify(notification: SdkNotification): Promise<void> {
@@ -361,19 +381,54 @@ const OWN_FIELDS: readonly string[] = [
   'http',
 ]
 
+/** What code assigned or defined on an `extra` (`extra.authInfo = …`), kept beside its getters. */
+const assigned = new WeakMap<object, Map<string | symbol, unknown>>()
+
+function assignedOf(target: object): Map<string | symbol, unknown> {
+  let own = assigned.get(target)
+  if (!own) {
+    own = new Map()
+    assigned.set(target, own)
+  }
+  return own
+}
+
 /**
- * `extra` as code spreads it: wrappers pass `{ ...extra, authInfo }` on to the handler they wrap,
- * which then calls `extra.sendNotification`. The SDKs' object has its fields as its own; here they
- * are getters (computed when read), so the proxy reports them as own fields, read when copied.
- * `edge` is not among them: it holds the env.
+ * `extra` as code handles the SDKs' plain object: wrappers pass `{ ...extra, authInfo }` on to the
+ * handler they wrap, which then calls `extra.sendNotification`; middleware assigns a field. Here the
+ * fields are getters (computed when read), so the proxy reports them as own fields (read when
+ * copied, not when described), and keeps what code assigns or defines beside them. `edge` is not
+ * among them: it holds the env. It cannot be frozen (its fields are computed).
  */
 const SPREADABLE: ProxyHandler<SdkExtra<unknown>> = {
-  get: (target, key) => target[key as keyof SdkExtra<unknown>],
-  ownKeys: () => [...OWN_FIELDS],
-  getOwnPropertyDescriptor: (target, key) =>
-    typeof key === 'string' && OWN_FIELDS.includes(key)
-      ? { value: target[key as keyof SdkExtra<unknown>], enumerable: true, configurable: true, writable: true }
-      : undefined,
+  get(target, key) {
+    const own = assigned.get(target)
+    return own?.has(key) ? own.get(key) : target[key as keyof SdkExtra<unknown>]
+  },
+  set(target, key, value) {
+    assignedOf(target).set(key, value)
+    return true
+  },
+  defineProperty(target, key, descriptor) {
+    assignedOf(target).set(key, 'value' in descriptor ? descriptor.value : descriptor.get?.call(target))
+    return true
+  },
+  deleteProperty(target, key) {
+    assigned.get(target)?.delete(key)
+    return true
+  },
+  has: (target, key) => assigned.get(target)?.has(key) === true || key in target,
+  ownKeys(target) {
+    const own = assigned.get(target)
+    return own ? [...new Set<string | symbol>([...OWN_FIELDS, ...own.keys()])] : [...OWN_FIELDS]
+  },
+  getOwnPropertyDescriptor(target, key) {
+    const own = assigned.get(target)
+    if (own?.has(key)) return { value: own.get(key), enumerable: true, configurable: true, writable: true }
+    if (typeof key !== 'string' || !OWN_FIELDS.includes(key)) return undefined
+    return { get: () => target[key as keyof SdkExtra<unknown>], enumerable: true, configurable: true }
+  },
+  preventExtensions: () => false,
 }
 
 /**

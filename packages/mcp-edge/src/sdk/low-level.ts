@@ -17,7 +17,7 @@ import type { RequestHandlerExtra, RequestOf, SdkNotification, SdkRequest } from
 import type { CreateMessageResult, CreateMessageResultWithTools, ElicitParams, ElicitResult, ListRootsResult } from './input.ts'
 import type { RequestWatcher } from '../server/kept-requests.ts'
 import { authInfoOf } from './context.ts'
-import { currentHandler, hostOf } from './request-store.ts'
+import { currentHandler, currentRequest, hostOf, withHandler } from './request-store.ts'
 import { refuseCompletionNotifier, refuseRequestHandler } from './unsupported.ts'
 
 export interface LowLevelHooks {
@@ -60,15 +60,25 @@ export function keptRequestWatcher(server: LowLevelServer): RequestWatcher {
     const handler = keptHandlers.get(server)?.get(request.method)
     if (!handler) return
     const params = (request.params ?? {}) as Record<string, unknown>
-    const store = options.waitUntil ? hostOf({ waitUntil: options.waitUntil }) : undefined
+    // As a tool's handler finds its request (rounds.ts): the adapter's host, else McpAgent's own frame.
+    const store = (options.waitUntil ? hostOf({ waitUntil: options.waitUntil }) : undefined) ?? currentRequest()
+    const signal = options.cancel.signal
     const extra: KeptRequestExtra = {
-      signal: options.cancel.signal,
+      signal,
       requestId: request.id,
       _meta: params._meta as RequestHandlerExtra['_meta'],
       sessionId: store?.request.headers.get('mcp-session-id') ?? undefined,
       authInfo: authInfoOf(options.principal, store),
     }
-    await handler({ method: request.method, params }, extra)
+    // In the request's frame, as a handler runs: getMcpAuthContext() and publishes' waitUntil find it.
+    await withHandler({ store, handler: undefined }, async () => {
+      try {
+        await handler({ method: request.method, params }, extra)
+      } catch (error) {
+        reportUnexpected(server, error, signal)
+        throw error
+      }
+    })
   }
 }
 
@@ -222,8 +232,16 @@ export class LowLevelServer {
     if (method === undefined || !KEPT_BY_MCP_EDGE.has(method)) refuseRequestHandler(method ?? String(methodOrSchema))
     if (typeof handler !== 'function') throw new TypeError(`setRequestHandler(${method}): the handler must be a function`)
     let handlers = keptHandlers.get(this)
-    if (!handlers) keptHandlers.set(this, (handlers = new Map()))
+    if (!handlers) {
+      handlers = new Map()
+      keptHandlers.set(this, handlers)
+    }
     handlers.set(method, handler as (request: unknown, extra: KeptRequestExtra) => unknown)
+  }
+
+  /** No handler for `method` from now on (one of the three above). */
+  removeRequestHandler(method: string): void {
+    keptHandlers.get(this)?.delete(method)
   }
 
   /**

@@ -1,10 +1,12 @@
 /**
  * The handle `registerTool`, `registerResource` and `registerPrompt` return (SDK
  * `RegisteredTool`…): `enable`, `disable`, `update` and `remove` take the definition out of the
- * core registry or put it back, and each change, the registration itself too, is announced to
- * listeners (`list_changed`). A disabled definition is absent, as in the SDKs: not listed, and a
+ * core registry or put it back, and each change is announced to listeners (`list_changed`), the
+ * registration itself too when a handler makes it while it runs. A disabled definition is absent, as in the SDKs: not listed, and a
  * call to it is unknown.
  */
+
+import { currentHandler } from './request-store.ts'
 
 /** What a handle does to the registry for its kind. */
 export interface Slot<Config> {
@@ -45,9 +47,9 @@ export class Registered<Config> {
     this.#slot = slot
     this.#aliases = aliases
     slot.add(name, config)
-    // As SDK 1.x announces a registration once connected (a tool added by a handler); the server
-    // announces nothing while it is set up (module scope, a factory, `init()`).
-    slot.announce()
+    // As SDK 1.x announces a registration once connected: one a handler makes while it runs. Set-up
+    // code registers outside any handler (module scope, a factory, `init()`, after an await too).
+    if (currentHandler() !== undefined) slot.announce()
   }
 
   get enabled(): boolean {

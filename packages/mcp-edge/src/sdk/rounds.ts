@@ -11,7 +11,7 @@
 import { McpError } from '../protocol/errors.ts'
 import type { InputRequest } from '../server/input/input.ts'
 import type { RequestContext } from '../server/types.ts'
-import { createExtra } from './context.ts'
+import { createExtra, MAX_ROUNDS_PER_CALL, tooManyRounds } from './context.ts'
 import type { Announcements, RequestHandlerExtra, RunState } from './context.ts'
 import { isInputRequired, rawSpec } from './input.ts'
 import { currentRequest, hostOf, missingStateKeys, withHandler } from './request-store.ts'
@@ -30,14 +30,12 @@ export interface Hooks extends Announcements {
 const PENDING = 'sdk:pending'
 /** Sealed between rounds: the handler's own `requestState`. */
 const HANDLER_STATE = 'sdk:requestState'
-/** Sealed between rounds: how many rounds of questions the call has asked. */
-const ROUNDS = 'sdk:rounds'
 /**
- * More rounds of questions than this in one call is a handler that cannot be satisfied (one that
- * asks again whatever the answer). Counted across the call's requests, not per request: a 2025-era
- * client's answer comes in a request of its own, which runs the handler again from its first round.
+ * Sealed between rounds: how many rounds of questions the call has asked, counted across its
+ * requests (a 2025-era client's answer comes in a request of its own, which runs the handler again
+ * from its first round); `MAX_ROUNDS_PER_CALL` caps them.
  */
-export const MAX_ROUNDS_PER_CALL = 32
+const ROUNDS = 'sdk:rounds'
 
 interface Pending {
   key: string
@@ -133,12 +131,7 @@ async function runRounds<Env, R>(
       frame.handler = undefined
     }
     if (!isInputRequired(result)) return result
-    if (rounds === MAX_ROUNDS_PER_CALL) {
-      throw new McpError(
-        'internalError',
-        `Internal error: the handler kept asking for input (${rounds} rounds), whatever the answers`,
-      )
-    }
+    if (rounds === MAX_ROUNDS_PER_CALL) throw tooManyRounds()
     ctx.state[ROUNDS] = ++rounds
     if (result.requestState !== undefined) {
       ctx.state[HANDLER_STATE] = result.requestState

@@ -1,9 +1,10 @@
 /**
  * Code that hears the 2025-era requests the core answers itself (`logging/setLevel`,
- * `resources/subscribe`, `resources/unsubscribe`: methods/legacy.ts), before the core keeps what
- * they ask: mcp-edge/sdk hands them to an SDK server's own handlers for them, which keep
- * bookkeeping of their own (a set of subscribed URIs that a tool sends updates for). What a
- * watcher throws is the request's answer, and nothing is kept. Internal to the package.
+ * `resources/subscribe`, `resources/unsubscribe`: methods/legacy.ts), once the core has kept what
+ * they ask (so a request the session ledger refuses is never heard): mcp-edge/sdk hands them to
+ * an SDK server's own handlers for them, which keep bookkeeping of their own (a set of subscribed
+ * URIs that a tool sends updates for). What a watcher throws is the request's answer, and a
+ * subscription is taken back (a level stays set). Internal to the package.
  */
 import type { JsonRpcRequest } from '../protocol/jsonrpc.ts'
 import type { HandleOptions } from './dispatch.ts'

@@ -26,7 +26,7 @@ import { compileUriTemplate } from '../../server/uri-template.ts'
 import type { RequestHandlerExtra } from '../context.ts'
 import { afterResult, protocolFailure, withContent } from '../define.ts'
 import { keptRequestWatcher, LowLevelServer, methodOf, reportUnexpected } from '../low-level.ts'
-import type { RequestSchema } from '../low-level.ts'
+import type { RequestSchema, SetLevelHandler, SubscribeHandler } from '../low-level.ts'
 import { publishing } from '../notifier.ts'
 import { runSdkHandler } from '../rounds.ts'
 import type { Hooks } from '../rounds.ts'
@@ -34,6 +34,7 @@ import { McpServer } from '../server.ts'
 import type { McpServerOptions } from '../types.ts'
 import { convertingRaw, ListedRegistry, pick, plan, promptArgs, rawOutput, readPages } from './reading.ts'
 import type { RequestHandler, RequestOf } from './schemas.ts'
+import type { SetLevelRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } from './schemas.ts'
 
 /** The methods whose handlers serve what the core lists: read into its registries, called for each item. */
 const SERVED: Record<string, ListKind[]> = {
@@ -145,6 +146,14 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
    * `resources/unsubscribe` and `logging/setLevel` are called before mcp-edge keeps what they ask
    * itself (low-level.ts `keptRequestWatcher`); any other method is refused, naming why.
    */
+  // The requests mcp-edge answers itself hand their handlers less than a call's `extra` (low-level.ts).
+  override setRequestHandler(
+    schema: typeof SubscribeRequestSchema | typeof UnsubscribeRequestSchema,
+    handler: SubscribeHandler,
+  ): void
+  override setRequestHandler(schema: typeof SetLevelRequestSchema, handler: SetLevelHandler): void
+  override setRequestHandler(method: 'resources/subscribe' | 'resources/unsubscribe', handler: SubscribeHandler): void
+  override setRequestHandler(method: 'logging/setLevel', handler: SetLevelHandler): void
   override setRequestHandler<S extends RequestSchema>(
     schema: S,
     handler: (request: RequestOf<S>, extra: RequestHandlerExtra) => unknown,
@@ -163,9 +172,13 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
   }
 
   /** No handler for `method` from now on (its list is read again before the server is next prepared). */
-  removeRequestHandler(method: string): void {
+  override removeRequestHandler(method: string): void {
     const kinds = SERVED[method]
-    if (!this.#handlers.delete(method) || !kinds) return
+    if (!kinds) {
+      super.removeRequestHandler(method)
+      return
+    }
+    if (!this.#handlers.delete(method)) return
     for (const kind of kinds) this.#stale.add(kind)
   }
 
