@@ -99,6 +99,13 @@ server.registerTool('insist', { annotations: { destructiveHint: false } }, async
   return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: 'Sure?', requestedSchema: Confirm }) } })
 })
 
+// A tuple in an output schema, as mapbox/mcp-server's bounding boxes are: SDK 1.x's client checks
+// the result with a draft-07 validator, which read `items: false` beside `prefixItems` as every item refused.
+server.registerTool('bbox', { outputSchema: { bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]) } }, async () => ({
+  content: [{ type: 'text', text: '[-1,50,1,52]' }],
+  structuredContent: { bbox: [-1, 50, 1, 52] },
+}))
+
 // SDK 1.x: a raw request with its result schema.
 server.registerTool(
   'rename',

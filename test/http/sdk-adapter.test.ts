@@ -77,6 +77,7 @@ describe('createMcpHandler with an SDK-style server', () => {
         'book_table',
         'deploy',
         'insist',
+        'bbox',
         'rename',
         'lookup',
         'tally',
@@ -117,6 +118,23 @@ describe('createMcpHandler with an SDK-style server', () => {
         'Deploy to prod?',
         'Deploy to prod?',
       ])
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("a tuple in an output schema passes SDK 1.x's client, which checks results with draft-07", async () => {
+    const { client } = await sdk1('/mcp')
+    try {
+      const { tools } = await client.listTools()
+      expect(tools.find((tool) => tool.name === 'bbox')?.outputSchema?.properties?.bbox).toEqual({
+        type: 'array',
+        prefixItems: [{ type: 'number' }, { type: 'number' }, { type: 'number' }, { type: 'number' }],
+        minItems: 4,
+        maxItems: 4,
+      })
+      const result = await client.callTool({ name: 'bbox', arguments: {} })
+      expect(result.structuredContent).toEqual({ bbox: [-1, 50, 1, 52] })
     } finally {
       await client.close()
     }

@@ -6,7 +6,7 @@ import { zodToJsonSchema } from '../../packages/mcp-edge/src/server/schema/json-
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import { build, recipe, STRING_FORMATS } from '../support/zod-recipes.ts'
 import type { Flavor, NumCheck, Recipe, StrCheck, StringFormat } from '../support/zod-recipes.ts'
-import { configError } from './support.ts'
+import { asMcpEdgeGives, configError } from './support.ts'
 
 // zod's own generator is the referee: the built-in converter must give the same JSON Schema.
 const IO = ['input', 'output'] as const
@@ -14,7 +14,7 @@ const FLAVORS: Flavor[] = ['classic', 'mini']
 const PLUG =
   "plug zod's full generator: createMcpServer({ ..., jsonSchema: (schema, io) => z.toJSONSchema(schema, { target: 'draft-2020-12', io }) })"
 const FIX = { input: `give the tool { jsonSchema } as its input instead, or ${PLUG}`, output: `built-in converter: ${PLUG}` }
-const referee = (schema: any, io: 'input' | 'output') => z.toJSONSchema(schema, { target: 'draft-2020-12', io })
+const referee = (schema: any, io: 'input' | 'output') => asMcpEdgeGives(z.toJSONSchema(schema, { target: 'draft-2020-12', io }))
 
 type Outcome = { json: unknown } | { error: string }
 function outcome(convert: () => unknown): Outcome {

@@ -104,3 +104,20 @@ export async function expectDiscoveryHeaders(app: Pick<Hono, 'request'>, url: st
   expect(posted.status).toBe(405)
   expect(posted.headers.get('allow')).toBe('GET, HEAD, OPTIONS')
 }
+
+/**
+ * zod's JSON Schema as mcp-edge gives it: a tuple without a rest has no `items: false` where
+ * `maxItems` bounds it to its prefix already (json-schema-types.ts `tuple`: a draft-07 validator,
+ * as SDK 1.x's client runs, read it as every item refused). The one place mcp-edge differs on purpose.
+ */
+export function asMcpEdgeGives<T>(json: T): T {
+  if (Array.isArray(json)) return json.map(asMcpEdgeGives) as T
+  if (json === null || typeof json !== 'object') return json
+  // fromEntries: a `__proto__` key stays a key.
+  const out: Record<string, unknown> = Object.fromEntries(
+    Object.entries(json).map(([key, value]) => [key, asMcpEdgeGives(value)]),
+  )
+  const prefix = out.prefixItems
+  if (out.items === false && Array.isArray(prefix) && out.maxItems === prefix.length) delete out.items
+  return out as T
+}

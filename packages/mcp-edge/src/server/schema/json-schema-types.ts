@@ -111,7 +111,7 @@ function array({ schema, def, own, fail, sub }: SchemaNode): undefined {
 function tuple({ schema, def, io, own, fail, sub }: SchemaNode): undefined {
   own.type = 'array'
   own.prefixItems = def.items.map((item, index) => sub(item, `prefixItems/${index}`))
-  own.items = def.rest ? sub(def.rest, 'items') : false
+  if (def.rest) own.items = sub(def.rest, 'items')
   // Trailing optional items are not required.
   const optional = (item: Zod) => (io === 'input' ? optin(item) !== undefined : item._zod.optout === 'optional')
   let minItems = def.items.length
@@ -121,6 +121,10 @@ function tuple({ schema, def, io, own, fail, sub }: SchemaNode): undefined {
   const { minimum, maximum } = bounds(schema, fail)
   if (minimum !== undefined) own.minItems = minimum
   if (maximum !== undefined) own.maxItems = maximum
+  // Without a rest, `maxItems` bounds the items to the prefix already: `items: false` only where it
+  // does not. A draft-07 validator (SDK 1.x's client checks results with one) ignores `prefixItems`
+  // and reads `items: false` as every item refused, so every result with a tuple failed there.
+  if (!def.rest && own.maxItems !== def.items.length) own.items = false
 }
 
 function object({ def, io, own, fail, sub }: SchemaNode): undefined {
