@@ -27,6 +27,18 @@ describe('compileUriTemplate', () => {
       expect(template.match('test://template/a?x=1/data')).toBeUndefined()
     })
 
+    // As the SDKs match it: mapbox/mcp-server reads `mapbox://compute/union?data=…` with
+    // `mapbox://compute/{spec}`. Before, mcp-edge answered every such read -32602.
+    it('takes the query and fragment into a variable that ends the template, and no further than a path segment', () => {
+      const tail = compileUriTemplate('ref://item/{spec}')
+      expect(tail.match('ref://item/abc?x=1')).toEqual({ spec: 'abc?x=1' })
+      expect(tail.match('ref://item/a#frag')).toEqual({ spec: 'a#frag' })
+      expect(tail.match('ref://item/a/b?x=1')).toBeUndefined()
+      expect(tail.match('ref://item/..?x')).toEqual({ spec: '..?x' })
+      expect(compileUriTemplate('ref://item/{spec}').match('ref://item/..')).toBeUndefined()
+      expect(compileUriTemplate('file:///{+path}').match('file:///a/b.txt?rev=3#top')).toEqual({ path: 'a/b.txt?rev=3#top' })
+    })
+
     it('refuses URIs whose literal parts differ', () => {
       expect(template.match('test://template/7/other')).toBeUndefined()
       expect(template.match('other://template/7/data')).toBeUndefined()

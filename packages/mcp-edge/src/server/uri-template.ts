@@ -5,6 +5,10 @@
  * operators a resource URI uses (none, `+`, `#`, `/`, `.`, `;`, `?`, `&`); explode and prefix
  * modifiers are accepted and matched as plain values.
  *
+ * A lone `{var}` or `{+var}` that ends the template matches the URI's query and fragment too, as
+ * the SDKs' templates do (`ref://item/{spec}` reads `ref://item/abc?x=1`); followed by more of the
+ * template, it stops where the URI's path ends.
+ *
  * Path safety: only reserved expansion (`{+var}`, `{#var}`) may span path segments. Any other
  * variable never matches across a `/`, and a value that decodes to contain `/` or `\`, or to be a
  * `.` or `..` segment, does not match at all (so `{name}` never hands a handler `../../etc/passwd`;
@@ -75,8 +79,13 @@ export function compileUriTemplate(template: string): UriTemplate {
       continue
     }
     const [first, separator, rule] = OPERATORS[operator] as (typeof OPERATORS)[string]
+    const single = names.length === 1
+    // A lone variable that ends the template takes the URI's query and fragment too, as the SDKs
+    // match it (`mapbox://compute/{spec}` reads `…/union?data=…`); one followed by more of the
+    // template stops at them, where the URI's path ends.
+    const tail = single && last === template.length && (operator === '' || operator === '+')
     // A lone reserved variable may contain its own separator (`{+path}` matches `a/b,c`).
-    const value = names.length === 1 && (operator === '+' || operator === '#') ? '[^?#]+' : rule
+    const value = tail ? (operator === '+' ? '.+' : '[^/,]+') : single && (operator === '+' || operator === '#') ? '[^?#]+' : rule
     names.forEach((name, index) => {
       const lead = escapeRegExp(index === 0 ? first : separator)
       // The whole name, then `=` and the value, or nothing for an empty one (`;x`): `;xy=1` is not x.
