@@ -12,6 +12,10 @@ import type * as Ours from 'mcp-edge/sdk'
 
 /** Each name as SDK 1.x types it. */
 interface SdkNames {
+  CallToolResult: Sdk.CallToolResult
+  GetPromptResult: Sdk.GetPromptResult
+  ReadResourceResult: Sdk.ReadResourceResult
+  ElicitRequestFormParams: Sdk.ElicitRequestFormParams
   BaseMetadata: Sdk.BaseMetadata
   CallToolRequest: Sdk.CallToolRequest
   CallToolRequestParams: Sdk.CallToolRequestParams
@@ -101,6 +105,10 @@ interface SdkNames {
 
 /** Each name as mcp-edge/sdk types it. */
 interface OurNames {
+  CallToolResult: Ours.CallToolResult
+  GetPromptResult: Ours.GetPromptResult
+  ReadResourceResult: Ours.ReadResourceResult
+  ElicitRequestFormParams: Ours.ElicitRequestFormParams
   BaseMetadata: Ours.BaseMetadata
   CallToolRequest: Ours.CallToolRequest
   CallToolRequestParams: Ours.CallToolRequestParams
@@ -190,9 +198,15 @@ interface OurNames {
 
 /** Compiles only while every SDK type fits the one of its name. */
 const fits = (sdk: SdkNames): OurNames => sdk
+/** Results are open, as the SDKs' are: one goes where a record is taken (ext-apps' callbacks). */
+const open = (result: Ours.ReadResourceResult): Record<string, unknown> => result
+/** SDK 2.x's name for the protocol's resource template (`ResourceTemplate` is the class). */
+const template = (sdk: Sdk.ResourceTemplate): Ours.ResourceTemplateType => sdk
 
 describe("SDK 1.x's types.js names", () => {
   it('are exported by mcp-edge/sdk, each taking what the SDK type of its name holds', () => {
     expect(fits({ Role: 'user' } as SdkNames).Role).toBe('user')
+    expect(template({ uriTemplate: 'notes://{name}', name: 'note' }).uriTemplate).toBe('notes://{name}')
+    expect(open({ contents: [], extra: 1 }).extra).toBe(1)
   })
 })

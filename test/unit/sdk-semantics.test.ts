@@ -19,7 +19,8 @@ import {
 import type { IsomorphicHeaders, RequestHandlerExtra } from '../../packages/mcp-edge/src/sdk/context.ts'
 import type { InputRequests } from '../../packages/mcp-edge/src/sdk/input.ts'
 import { getMcpAuthContext, RequestHost, withRequest } from '../../packages/mcp-edge/src/sdk/request-store.ts'
-import { inputRequired } from '../../packages/mcp-edge/src/sdk/input.ts'
+import { inputRequired, isInputRequired } from '../../packages/mcp-edge/src/sdk/input.ts'
+import { completable, isCompletable } from '../../packages/mcp-edge/src/sdk/schema/schema.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
 import { ResourceTemplate } from '../../packages/mcp-edge/src/sdk/resource-template.ts'
 import { sendAs } from './support.ts'
@@ -566,6 +567,18 @@ describe('the handler’s extra, serialized as a debugging tool returns it', () 
 // Found porting agents' conformance server and TestMcpAgent: names and fields their code uses
 // that mcp-edge/sdk lacked (a type error, or undefined at run time), with only the imports changed.
 describe('what ported code reads of the request beside its arguments', () => {
+  it("has SDK 2.x's guards: isCompletable, and isInputRequiredResult (isInputRequired)", () => {
+    expect([isCompletable(completable(z.string(), () => [])), isCompletable(z.string()), isCompletable(undefined)]).toEqual([
+      true,
+      false,
+      false,
+    ])
+    const asked = inputRequired({
+      inputRequests: { sure: inputRequired.elicit({ message: 'Sure?', requestedSchema: z.object({}) }) },
+    })
+    expect([isInputRequired(asked), isInputRequired({ content: [] })]).toEqual([true, false])
+  })
+
   it("ctx.mcpReq.envelope holds the request's reserved _meta keys (2026-07-28), and is undefined without them", async () => {
     const server = new McpServer({ name: 'sdk', version: '1' })
     server.registerTool('envelope', {}, async (ctx) => {

@@ -40,6 +40,7 @@ export {
   inputRequired,
   inputResponse,
   isInputRequired,
+  isInputRequired as isInputRequiredResult,
   ListRootsResultSchema,
 } from './input.ts'
 export type {
@@ -47,7 +48,6 @@ export type {
   CreateMessageResultWithTools,
   ListRootsResult,
   ElicitFormParams,
-  ElicitRequestFormParams,
   ElicitParams,
   ElicitResult,
   ElicitUrlParams,
@@ -71,7 +71,7 @@ export type {
   ServerNotification,
   ServerRequest,
 } from './context.ts'
-export { completable } from './schema/schema.ts'
+export { completable, isCompletable } from './schema/schema.ts'
 export {
   ErrorCode,
   McpError,
@@ -133,14 +133,12 @@ export type {
   RequestOf,
 } from './low-level/schemas.ts'
 export type {
-  CallToolResult,
+  ResourceTemplate as ResourceTemplateType,
   ClientCapabilities,
   ContentBlock,
-  GetPromptResult,
   Icon,
   Implementation,
   PromptMessage,
-  ReadResourceResult,
   Resource,
   ResourceLink,
   TextContent,

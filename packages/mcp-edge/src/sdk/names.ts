@@ -9,24 +9,29 @@
  */
 import type { LogLevel } from '../protocol/constants.ts'
 import type { RequestId } from '../protocol/jsonrpc.ts'
+import type * as Protocol from '../protocol/types.ts'
 import type {
   AudioContent,
-  CallToolResult,
   ClientCapabilities,
   CompleteResult,
   ContentBlock,
-  GetPromptResult,
   Icon,
   ImageContent,
   Implementation,
   MetaObject,
-  ReadResourceResult,
   ServerCapabilities,
   TextContent,
   Tool,
 } from '../protocol/types.ts'
 import type { RequestOf } from './context.ts'
-import type { CreateMessageResult, CreateMessageResultWithTools, ElicitParams, ElicitResult, ListRootsResult } from './input.ts'
+import type {
+  CreateMessageResult,
+  CreateMessageResultWithTools,
+  ElicitParams,
+  ElicitRequestFormParams as FormParams,
+  ElicitResult,
+  ListRootsResult,
+} from './input.ts'
 import type {
   CallToolRequestSchema,
   CompleteRequestSchema,
@@ -42,6 +47,20 @@ import type {
 } from './low-level/schemas.ts'
 import type { ListPromptsResult, ListResourceTemplatesResult, ListToolsResult } from './low-level/schemas.ts'
 import type { ListResourcesResult } from './resource-template.ts'
+
+/**
+ * An object type as the SDKs' loose zod schemas type it: other keys allowed, so a value annotated
+ * with it takes keys of its own, and goes where a record is taken (ext-apps' callbacks, a
+ * `Record<string, unknown>` parameter). mcp-edge's own types are closed; these are for SDK code.
+ */
+type Open<T> = T & { [key: string]: unknown }
+
+/** The results a handler returns, as the SDKs type them (open). */
+export type CallToolResult = Open<Protocol.CallToolResult>
+export type GetPromptResult = Open<Protocol.GetPromptResult>
+export type ReadResourceResult = Open<Protocol.ReadResourceResult>
+/** A form elicitation's params (SDK 2.x `ElicitRequestFormParams`), open as well. */
+export type ElicitRequestFormParams = Open<FormParams>
 
 /** The params every request and notification may carry. */
 export interface RequestParams {

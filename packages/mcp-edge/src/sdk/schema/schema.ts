@@ -128,6 +128,11 @@ export function completable<S extends Schema | Zod3Type>(schema: S, complete: Co
 /** Whether a schema, or the zod 3 one it is the twin of, is marked completable (looked up when registered). */
 const marked = (schema: object) => completers.has(schema) || completers.has(originOf(schema as Schema) ?? schema)
 
+/** SDK 2.x `isCompletable`: whether `completable` marked this schema. */
+export function isCompletable(schema: unknown): boolean {
+  return typeof schema === 'object' && schema !== null && marked(schema)
+}
+
 /** Wrappers a completable schema may be inside (`completable(z.string(), …).optional()`). */
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault'])
 
