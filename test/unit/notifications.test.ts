@@ -4,7 +4,7 @@
  * the listen method's filter limits. Cross-isolate delivery through the hub is tested in workerd
  * (test/workers/events.test.ts) and over two isolates (test/http/notifications.test.ts).
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import * as z from 'zod'
 import { createMcpHandler } from '../../packages/mcp-edge/src/http/handler.ts'
 import {
@@ -20,6 +20,8 @@ import { MAX_SUBSCRIPTION_BYTES } from '../../packages/mcp-edge/src/server/metho
 import { serverCapabilities } from '../../packages/mcp-edge/src/server/server-capabilities.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import { quiet } from '../../packages/mcp-edge/src/server/quiet.ts'
+import { watchKeptRequests } from '../../packages/mcp-edge/src/server/kept-requests.ts'
+import { McpError } from '../../packages/mcp-edge/src/protocol/errors.ts'
 import type { EventDelivery } from '../../packages/mcp-edge/src/server/events/events.ts'
 import { Listener } from '../../packages/mcp-edge/src/server/events/listen-hub.ts'
 import { buildRequest, openStream, rpc } from '../support/mcp.ts'
@@ -152,6 +154,28 @@ describe('in-isolate delivery', () => {
     } finally {
       await Promise.all([alice.close(), bob.close()])
     }
+  })
+})
+
+// A server that refuses subscriptions in its own subscribe handler (mcp-edge/sdk hands it the
+// requests: kept-requests.ts) refused 2025 sessions' only; a listen stream's went around it.
+describe("a listen stream's resources, heard by the server's own subscribe handler", () => {
+  it('leaves out of the acknowledgement what it refuses, and hears the rest unsubscribed when the stream ends', async () => {
+    const { server, fetch } = serve('isolate')
+    const heard: string[] = []
+    watchKeptRequests(server, async (request) => {
+      const uri = String((request.params as { uri: string }).uri)
+      if (uri === 'notes://denied') throw new McpError('invalidParams', 'Invalid params: not subscribable')
+      heard.push(`${request.method} ${uri}`)
+    })
+    const listen = await openStream(
+      fetch,
+      buildRequest(URL, 'subscriptions/listen', { notifications: { resourceSubscriptions: ['notes://all', 'notes://denied'] } }),
+    )
+    expect((await listen.next()).params?.notifications).toEqual({ resourceSubscriptions: ['notes://all'] })
+    expect(heard).toEqual(['resources/subscribe notes://all'])
+    await listen.close()
+    await vi.waitFor(() => expect(heard).toEqual(['resources/subscribe notes://all', 'resources/unsubscribe notes://all']))
   })
 })
 

@@ -339,24 +339,23 @@ describe('subscribe, unsubscribe and setLevel handlers of a 2025 session, as the
       },
     )
 
-  it('hears a subscription only once the session ledger kept it, and takes it back when the handler refuses it', async () => {
+  it('hears a subscription before the session ledger keeps it; one it refuses is not kept', async () => {
     heard.length = 0
     vi.spyOn(console, 'error').mockImplementation(() => {})
+    const kept: [string, boolean][] = []
+    const keep = async (uri: string, on: boolean) => void kept.push([uri, on])
+    const refused = await withSession('resources/subscribe', { uri: 'memory://secret' }, keep)
+    expect((refused.message as { error?: { code: number } }).error?.code).toBe(-32603)
+    expect(kept).toEqual([])
+    // The ledger full (its 65th): the handler has seen it, the client gets the ledger's refusal.
     const full = await withSession('resources/subscribe', { uri: 'memory://graph' }, async () => {
       throw new McpError(-32602, 'Invalid params: a session subscribes to at most 64 resources at once')
     })
-    expect((full.message as { error?: { code: number } }).error?.code).toBe(-32602)
-    expect(heard).toEqual([])
-    const kept: [string, boolean][] = []
-    const refused = await withSession('resources/subscribe', { uri: 'memory://secret' }, async (uri, on) => {
-      kept.push([uri, on])
-    })
     vi.restoreAllMocks()
-    expect((refused.message as { error?: { code: number } }).error?.code).toBe(-32603)
-    expect(kept).toEqual([
-      ['memory://secret', true],
-      ['memory://secret', false],
-    ])
+    expect((full.message as { error?: { code: number } }).error?.code).toBe(-32602)
+    expect(heard).toEqual([{ subscribed: 'memory://graph', requestId: 3 }])
+    await withSession('resources/subscribe', { uri: 'memory://graph' }, keep)
+    expect(kept).toEqual([['memory://graph', true]])
   })
 
   it('answers what the handler throws, and asks it nothing for a request the core refuses first', async () => {

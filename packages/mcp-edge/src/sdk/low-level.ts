@@ -216,8 +216,9 @@ export class LowLevelServer {
    * `resources/subscribe`, `resources/unsubscribe` and `logging/setLevel`, which mcp-edge answers
    * and keeps itself (a 2025 session's subscriptions and level, in its session ledger), call the
    * handler first, in the isolate the request reaches, with what it says (`KeptRequestExtra`); what
-   * it throws is the answer. 2026-07-28 clients send none of them (`subscriptions/listen`, a level
-   * per request). Any other method is refused, naming why.
+   * it throws is the answer, and nothing is kept. A 2026-07-28 listen stream's resources are heard
+   * as one `resources/subscribe` each, and `resources/unsubscribe` when it ends (2026-07-28
+   * clients send none of these requests). Any other method is refused, naming why.
    */
   setRequestHandler(method: 'resources/subscribe' | 'resources/unsubscribe', handler: SubscribeHandler): void
   setRequestHandler(method: 'logging/setLevel', handler: SetLevelHandler): void

@@ -9,7 +9,7 @@
  * reading the resource needs (403 `insufficient_scope`, as `resources/read`). Without a ledger they
  * are accepted and kept nowhere: later calls log at the lane's configured level, and nothing is
  * delivered. Code that watches them (kept-requests.ts: an SDK server's own handlers) hears each
- * one once the session keeps it, ledger or not; a subscription it refuses is taken back.
+ * one before the session keeps it, ledger or not; what it refuses is not kept.
  */
 import { LEGACY_METHOD, LOG_LEVELS } from '../../protocol/constants.ts'
 import { McpError } from '../../protocol/errors.ts'
@@ -61,8 +61,8 @@ export const setLevel: MethodEntry = {
   async run({ params, options, request, server }) {
     if (!(LOG_LEVELS as readonly unknown[]).includes(params.level))
       throw invalid(`unknown log level ${JSON.stringify(params.level)}`)
-    await options.legacySession?.setLogLevel(params.level as LogLevel)
     await heard(server, request, options)
+    await options.legacySession?.setLogLevel(params.level as LogLevel)
     return {}
   },
 }
@@ -80,16 +80,12 @@ export const subscription: MethodEntry = {
     const subscribing = request.method === LEGACY_METHOD.subscribe
     // A resource this principal may not read is not subscribed to either: 403 with its scopes, as resources/read.
     if (subscribing) requireScopes(options.principal, readScopes(server, viewerOf(call), uri), `Subscribing to ${uri}`)
+    // The code that watches it decides first: what it refuses is not kept. One the ledger then
+    // refuses (past its cap) the watcher has seen, which delivers nothing to the session.
+    await heard(server, request, options)
     const session = options.legacySession
-    const kept = session !== undefined && typeof server.events === 'object'
-    if (kept) await session.subscribe(uri, subscribing)
-    try {
-      await heard(server, request, options)
-    } catch (error) {
-      // Refused by the code that watches it: the session is left as it was.
-      if (kept) await session.subscribe(uri, !subscribing)
-      throw error
-    }
+    if (!session || typeof server.events !== 'object') return {}
+    await session.subscribe(uri, subscribing)
     return {}
   },
 }

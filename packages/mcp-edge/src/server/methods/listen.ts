@@ -34,6 +34,7 @@ import { Listener } from '../events/listen-hub.ts'
 import { Relay } from '../events/listen-relay.ts'
 import { HubTasks } from '../events/listen-tasks.ts'
 import { traceDeliveries } from '../telemetry/events.ts'
+import { listenedTo } from '../kept-requests.ts'
 import { mayRead, viewerOf } from './access.ts'
 import { subjectOf } from '../principal.ts'
 
@@ -106,6 +107,11 @@ export const listen: MethodEntry = {
       throw missingCapabilities([`extensions.${TASKS_EXTENSION}`], 'A subscription to taskIds')
     }
     const honoured = honour(call, filter)
+    // The server's own subscribe handler (mcp-edge/sdk) takes or refuses each resource, as for a 2025 session.
+    const subscribed = honoured.resourceSubscriptions?.length
+      ? await listenedTo(server, request, options, honoured.resourceSubscriptions)
+      : undefined
+    if (subscribed) honoured.resourceSubscriptions = subscribed.uris
     const hub = typeof server.events === 'object' ? server.events : undefined
     const principal = subjectOf(options.principal)
     const watched = filter.taskIds !== undefined && options.tasks ? filter.taskIds : undefined
@@ -119,7 +125,13 @@ export const listen: MethodEntry = {
     const topics = statusesViaHub ? { ...honoured, taskIds: watched } : honoured
     const listener = new Listener(request.id, topics, principal, allows, sent)
     // Per-principal cap on open listen streams in this isolate: 429 at the cap.
-    const release = server.limits.openListen(principal)
+    let release: () => void
+    try {
+      release = server.limits.openListen(principal)
+    } catch (error) {
+      await subscribed?.release()
+      throw error
+    }
     const stop = new AbortController()
     options.cancel.signal.addEventListener('abort', () => stop.abort())
     let held: JsonRpcNotification[] | undefined = []
@@ -190,6 +202,7 @@ export const listen: MethodEntry = {
     } finally {
       stop.abort()
       release()
+      await subscribed?.release()
     }
     return { _meta: tag(request.id) }
   },
