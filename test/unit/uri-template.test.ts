@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import { compileUriTemplate } from '../../packages/mcp-edge/src/server/uri-template.ts'
+import { sendAs } from './support.ts'
 
 describe('compileUriTemplate', () => {
   it('lists the variables of every expression', () => {
@@ -29,14 +31,24 @@ describe('compileUriTemplate', () => {
 
     // As the SDKs match it: mapbox/mcp-server reads `mapbox://compute/union?data=…` with
     // `mapbox://compute/{spec}`. Before, mcp-edge answered every such read -32602.
-    it('takes the query and fragment into a variable that ends the template, and no further than a path segment', () => {
+    it('with the query: takes it and the fragment, as sent, into a lone variable that ends the template', () => {
       const tail = compileUriTemplate('ref://item/{spec}')
-      expect(tail.match('ref://item/abc?x=1')).toEqual({ spec: 'abc?x=1' })
-      expect(tail.match('ref://item/a#frag')).toEqual({ spec: 'a#frag' })
-      expect(tail.match('ref://item/a/b?x=1')).toBeUndefined()
-      expect(tail.match('ref://item/..?x')).toEqual({ spec: '..?x' })
-      expect(compileUriTemplate('ref://item/{spec}').match('ref://item/..')).toBeUndefined()
-      expect(compileUriTemplate('file:///{+path}').match('file:///a/b.txt?rev=3#top')).toEqual({ path: 'a/b.txt?rev=3#top' })
+      expect(tail.match('ref://item/abc?x=1')).toBeUndefined()
+      expect(tail.matchWithQuery('ref://item/abc?x=1')).toEqual({ spec: 'abc?x=1' })
+      expect(tail.matchWithQuery('ref://item/a#frag')).toEqual({ spec: 'a#frag' })
+      expect(tail.matchWithQuery('ref://item/a%20b?next=%2Fhome&q=a%26b')).toEqual({ spec: 'a b?next=%2Fhome&q=a%26b' })
+      expect(compileUriTemplate('file:///{+path}').matchWithQuery('file:///a/b.txt?rev=3#top')).toEqual({
+        path: 'a/b.txt?rev=3#top',
+      })
+    })
+
+    it('with the query: checks the path part as match does, and matches nothing else', () => {
+      const tail = compileUriTemplate('ref://item/{spec}')
+      for (const uri of ['ref://item/..?x', 'ref://item/%2E%2E?x', 'ref://item/?x=1', 'ref://item/a/b?x=1', 'ref://item/abc'])
+        expect(tail.matchWithQuery(uri)).toBeUndefined()
+      expect(compileUriTemplate('file:///{+path}{?rev}').matchWithQuery('file:///a?rev=1#x')).toBeUndefined()
+      expect(compileUriTemplate('test://template/{id}/data').matchWithQuery('test://template/a?x=1/data')).toBeUndefined()
+      expect(compileUriTemplate('notes://{a}/{b}').matchWithQuery('notes://x/y?z')).toEqual({ a: 'x', b: 'y?z' })
     })
 
     it('refuses URIs whose literal parts differ', () => {
@@ -164,5 +176,28 @@ describe('compileUriTemplate', () => {
     it('matches a single {;x} parameter', () => {
       expect(compileUriTemplate('map://point{;x}').match('map://point;x=12')).toEqual({ x: '12' })
     })
+  })
+})
+
+describe('a resource read, by the templates that match', () => {
+  const read = (server: ReturnType<typeof createMcpServer>, uri: string, scopes: string[] = []) =>
+    sendAs<{ contents: { text: string }[] }>(server, 'resources/read', { uri }, { subject: 'dave', scopes })
+  const server = createMcpServer({ name: 'templates', version: '1' })
+  server.resourceTemplate('notes://{id}', { name: 'admin notes', scopes: ['notes:admin'] }, (uri, { id }) => ({
+    contents: [{ uri, text: `admin ${id}` }],
+  }))
+  server.resourceTemplate('notes://{id}{?rev}', { name: 'notes' }, (uri, { id, rev }) => ({
+    contents: [{ uri, text: `note ${id} rev ${rev}` }],
+  }))
+  server.resourceTemplate('ref://item/{spec}', { name: 'refs' }, (uri, { spec }) => ({
+    contents: [{ uri, text: `spec ${spec}` }],
+  }))
+
+  it('takes the query into a variable only when no template matches the URI as it is', async () => {
+    // The later template that matches exactly is not shadowed, nor are the first one's scopes asked.
+    expect((await read(server, 'notes://a?rev=2')).result?.contents[0]?.text).toBe('note a rev 2')
+    expect((await read(server, 'notes://a', ['notes:admin'])).result?.contents[0]?.text).toBe('admin a')
+    expect((await read(server, 'ref://item/union?data=e30')).result?.contents[0]?.text).toBe('spec union?data=e30')
+    expect((await read(server, 'ref://item/..?x')).error?.code).toBe(-32602)
   })
 })

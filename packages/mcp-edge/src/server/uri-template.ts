@@ -5,9 +5,10 @@
  * operators a resource URI uses (none, `+`, `#`, `/`, `.`, `;`, `?`, `&`); explode and prefix
  * modifiers are accepted and matched as plain values.
  *
- * A lone `{var}` or `{+var}` that ends the template matches the URI's query and fragment too, as
- * the SDKs' templates do (`ref://item/{spec}` reads `ref://item/abc?x=1`); followed by more of the
- * template, it stops where the URI's path ends.
+ * `matchWithQuery` is the SDKs' looser match, for a URI no template matches: a lone `{var}` or
+ * `{+var}` that ends a template with no query of its own takes the URI's query and fragment too
+ * (`ref://item/{spec}` reads `ref://item/abc?x=1` as `abc?x=1`). The path part is matched and
+ * checked as `match` does; the query and fragment are appended as sent.
  *
  * Path safety: only reserved expansion (`{+var}`, `{#var}`) may span path segments. Any other
  * variable never matches across a `/`, and a value that decodes to contain `/` or `\`, or to be a
@@ -20,7 +21,12 @@ export interface UriTemplate {
   readonly variables: readonly string[]
   /** The variables of `uri`, or `undefined` when it does not fit the template. */
   match(uri: string): Record<string, string> | undefined
+  /** `match`, with the URI's query and fragment given to a lone variable that ends the template (module header). */
+  matchWithQuery(uri: string): Record<string, string> | undefined
 }
+
+/** A template's last expression, when it is a lone `{var}` or `{+var}` and the template has no query or fragment of its own. */
+const OPEN_TAIL = /^[^?#]*\{\+?([^},]+)\}$/
 
 const EXPRESSION = /\{([+#./;?&]?)([^}]+)\}/g
 
@@ -79,13 +85,8 @@ export function compileUriTemplate(template: string): UriTemplate {
       continue
     }
     const [first, separator, rule] = OPERATORS[operator] as (typeof OPERATORS)[string]
-    const single = names.length === 1
-    // A lone variable that ends the template takes the URI's query and fragment too, as the SDKs
-    // match it (`mapbox://compute/{spec}` reads `…/union?data=…`); one followed by more of the
-    // template stops at them, where the URI's path ends.
-    const tail = single && last === template.length && (operator === '' || operator === '+')
     // A lone reserved variable may contain its own separator (`{+path}` matches `a/b,c`).
-    const value = tail ? (operator === '+' ? '.+' : '[^/,]+') : single && (operator === '+' || operator === '#') ? '[^?#]+' : rule
+    const value = names.length === 1 && (operator === '+' || operator === '#') ? '[^?#]+' : rule
     names.forEach((name, index) => {
       const lead = escapeRegExp(index === 0 ? first : separator)
       // The whole name, then `=` and the value, or nothing for an empty one (`;x`): `;xy=1` is not x.
@@ -98,9 +99,19 @@ export function compileUriTemplate(template: string): UriTemplate {
   pattern += `${escapeRegExp(template.slice(last))}$`
   const regex = new RegExp(pattern)
 
-  return {
+  const tail = OPEN_TAIL.exec(template)?.[1]
+    ?.replace(/(\*|:\d+)$/, '')
+    .trim()
+  const compiled: UriTemplate = {
     template,
     variables,
+    matchWithQuery(uri) {
+      const cut = uri.search(/[?#]/)
+      if (tail === undefined || cut < 0) return undefined
+      const variables = compiled.match(uri.slice(0, cut))
+      if (variables?.[tail] === undefined) return undefined
+      return { ...variables, [tail]: variables[tail] + uri.slice(cut) }
+    },
     match(uri) {
       const result = regex.exec(uri)
       if (!result) return undefined
@@ -128,4 +139,5 @@ export function compileUriTemplate(template: string): UriTemplate {
       return safe ? out : undefined
     },
   }
+  return compiled
 }

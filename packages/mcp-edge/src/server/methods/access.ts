@@ -12,6 +12,7 @@ import type { Call, Listed, ListedEntry, MethodEntry, ServerCore } from '../disp
 import { paginate } from '../pagination.ts'
 import { workingDefinitions } from '../schema/derived.ts'
 import { errorFields, libraryLog } from '../telemetry/log.ts'
+import type { TemplateEntry } from '../registry.ts'
 import type { Principal, Visibility, VisibilityContext } from '../types.ts'
 
 /** What visibility predicates see of this call. */
@@ -74,8 +75,31 @@ export function requireScopes(principal: Principal | undefined, needed: readonly
 export function readScopes<Env>(server: ServerCore<Env>, viewer: VisibilityContext<Env>, uri: string): readonly string[] {
   const fixed = server.resources.get(uri)
   if (fixed && isVisible(fixed, viewer)) return fixed.scopes
-  for (const entry of server.templates.values()) if (entry.template.match(uri) && isVisible(entry, viewer)) return entry.scopes
+  for (const { entry } of templatesMatching(server, uri)) if (isVisible(entry, viewer)) return entry.scopes
   return []
+}
+
+/**
+ * The templates that match `uri`, in registration order, with its variables: those that match it
+ * as it is, or, when none does, those that take its query and fragment into a variable that ends
+ * them (uri-template.ts `matchWithQuery`, as the SDKs match), so that looser match never shadows
+ * a template that matches exactly.
+ */
+export function templatesMatching<Env>(
+  server: ServerCore<Env>,
+  uri: string,
+): { entry: TemplateEntry<Env>; variables: Record<string, string> }[] {
+  const exact = matchAll(server, (entry) => entry.template.match(uri))
+  return exact.length > 0 ? exact : matchAll(server, (entry) => entry.template.matchWithQuery(uri))
+}
+
+function matchAll<Env>(server: ServerCore<Env>, match: (entry: TemplateEntry<Env>) => Record<string, string> | undefined) {
+  const found: { entry: TemplateEntry<Env>; variables: Record<string, string> }[] = []
+  for (const entry of server.templates.values()) {
+    const variables = match(entry)
+    if (variables) found.push({ entry, variables })
+  }
+  return found
 }
 
 /**
@@ -84,7 +108,7 @@ export function readScopes<Env>(server: ServerCore<Env>, viewer: VisibilityConte
  */
 export function mayRead<Env>(server: ServerCore<Env>, viewer: VisibilityContext<Env>, uri: string): boolean {
   const fixed = server.resources.get(uri)
-  const templates = [...server.templates.values()].filter((entry) => entry.template.match(uri) !== undefined)
+  const templates = templatesMatching(server, uri).map(({ entry }) => entry)
   const serving: { visible?: Visibility<Env> | undefined }[] = fixed ? [fixed, ...templates] : templates
   if (serving.length > 0 && !serving.some((entry) => isVisible(entry, viewer))) return false
   return missingScopes(viewer.principal, readScopes(server, viewer, uri)).length === 0

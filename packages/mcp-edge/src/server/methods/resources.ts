@@ -10,7 +10,7 @@ import type { MethodEntry } from '../dispatch.ts'
 import type { CacheHint } from '../types.ts'
 import { subjectOf } from '../principal.ts'
 import { readStoredResult } from '../results/spill.ts'
-import { isVisible, listMethod, mayList, requireScopes, viewerOf } from './access.ts'
+import { isVisible, listMethod, mayList, requireScopes, templatesMatching, viewerOf } from './access.ts'
 import { plainScope, runWithInput } from './context.ts'
 
 /** Reads default to no caching, privately: content may depend on who asks. */
@@ -59,9 +59,8 @@ export const resourcesRead: MethodEntry = {
         requireScopes(principal, fixed.scopes, `Resource ${uri}`)
         return withCache(await fixed.handler(uri, scope), fixed.cache)
       }
-      for (const entry of server.templates.values()) {
-        const variables = entry.template.match(uri)
-        if (!variables || !isVisible(entry, viewer)) continue
+      for (const { entry, variables } of templatesMatching(server, uri)) {
+        if (!isVisible(entry, viewer)) continue
         requireScopes(principal, entry.scopes, `Resource template ${entry.template.template}`)
         const result = await entry.handler(uri, variables, scope)
         if (result) return withCache(result, entry.cache)
