@@ -1,3 +1,5 @@
+import Ajv from 'ajv'
+import Ajv2020 from 'ajv/dist/2020.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
@@ -430,5 +432,32 @@ describe('createMcpServer: schemas converted on first use', () => {
     expect(definition?.outputSchema).toMatchObject({ properties: { n: {} }, additionalProperties: false })
     expect(server.prompts.get('p')?.definition.arguments).toEqual([{ name: 'text', description: 'The text', required: true }])
     expect(calls).toEqual(['input', 'output', 'input'])
+  })
+})
+
+// SDK 1.x's client checks a result against the tool's output schema with Ajv's draft-07; the
+// SDK 2.x client with 2020-12. A tuple is said so that both accept what zod accepts.
+describe('zodToJsonSchema: a tuple, as draft-07 and 2020-12 validators read it', () => {
+  const schemas: [string, z.ZodType][] = [
+    ['pair', z.tuple([z.string(), z.number()])],
+    ['optional last', z.tuple([z.string(), z.number().optional()])],
+    ['at most 5 (a check past its length)', z.tuple([z.string(), z.number()]).check(z.maxLength(5))],
+    ['at least 1', z.tuple([z.string(), z.number().optional()]).check(z.minLength(1))],
+  ]
+  const values = [[], ['a'], ['a', 1], ['a', 1, 2], [1, 'a'], ['a', 'b'], 'a']
+  // draft-07 has no `prefixItems`: it can only check the length, so it takes more than zod, but
+  // never refuses what zod takes (before, `items: false` refused every item).
+  it.each(schemas)('%s: 2020-12 takes exactly what zod takes, draft-07 all of it', (_name, schema) => {
+    const json = zodToJsonSchema(schema, 'output')
+    expect(json.items).toBeUndefined()
+    // A 2025-era client gets it without `$schema` (protocol/legacy.ts), as draft-07 Ajv needs.
+    const { $schema: _2020, ...legacy } = json
+    const draft07 = new Ajv({ strict: false }).compile(legacy)
+    const draft2020 = new Ajv2020({ strict: false }).compile(json)
+    for (const value of values) {
+      const zodSays = schema.safeParse(value).success
+      expect({ value, draft2020: draft2020(value) }).toEqual({ value, draft2020: zodSays })
+      if (zodSays) expect({ value, draft07: draft07(value) }).toEqual({ value, draft07: true })
+    }
   })
 })

@@ -200,6 +200,14 @@ interface OurNames {
 const fits = (sdk: SdkNames): OurNames => sdk
 /** Results are open, as the SDKs' are: one goes where a record is taken (ext-apps' callbacks). */
 const open = (result: Ours.ReadResourceResult): Record<string, unknown> => result
+/** A wrapper's view of what the callback it wraps returns: a result of the exported type, or a question. */
+declare const asks: (value: unknown) => value is Ours.InputRequiredResult
+const wrap = (callback: Ours.ToolCallback<undefined>) => async (extra: Ours.RequestHandlerExtra) => {
+  const result = await callback(extra)
+  if (asks(result)) return result
+  const seen: Ours.CallToolResult = result
+  return seen
+}
 /** SDK 2.x's name for the protocol's resource template (`ResourceTemplate` is the class). */
 const template = (sdk: Sdk.ResourceTemplate): Ours.ResourceTemplateType => sdk
 
@@ -208,5 +216,6 @@ describe("SDK 1.x's types.js names", () => {
     expect(fits({ Role: 'user' } as SdkNames).Role).toBe('user')
     expect(template({ uriTemplate: 'notes://{name}', name: 'note' }).uriTemplate).toBe('notes://{name}')
     expect(open({ contents: [], extra: 1 }).extra).toBe(1)
+    expect(typeof wrap).toBe('function')
   })
 })

@@ -174,7 +174,7 @@ describe('sendLoggingMessage reaches the caller, never every listener', () => {
 
   // Before, a registration announced nothing (SDK 1.x announces one once connected): a client
   // heard of a tool a handler removed, never of one it added.
-  it('a tool, resource or prompt registered by a handler is announced; one registered at set-up is not', async () => {
+  it('a tool, resource or prompt registered once the server has served is announced; one registered at set-up is not', async () => {
     published.length = 0
     const built = new McpServer({ name: 'sdk', version: '1' }, { events: hub })
     built.registerTool('install', {}, async () => {
@@ -196,6 +196,11 @@ describe('sendLoggingMessage reaches the caller, never every listener', () => {
       { type: 'listChanged', list: 'prompts' },
     ])
     expect((await call(built, 'installed')).result?.content[0]?.text).toBe('here')
+    // Once served, a registration from outside a handler (a timer, work left running) is announced too.
+    published.length = 0
+    built.registerTool('later', {}, async () => ({ content: [{ type: 'text', text: 'later' }] }))
+    await Promise.resolve()
+    expect(published).toEqual([{ type: 'listChanged', list: 'tools' }])
   })
 
   it('server.server.sendResourceUpdated publishes the resource update', async () => {
@@ -515,7 +520,7 @@ describe('the handler’s extra, serialized as a debugging tool returns it', () 
     expect(Object.keys(spread)).not.toContain('edge')
   })
 
-  it('takes what code assigns or defines, as a plain object does, and refuses to be frozen', async () => {
+  it('takes what code assigns or defines, as a plain object does, and refuses to be frozen or fixed', async () => {
     const server = new McpServer({ name: 'sdk', version: '1' })
     server.registerTool('assign', {}, async (extra) => {
       const loose = extra as Record<string, unknown>
@@ -528,17 +533,35 @@ describe('the handler’s extra, serialized as a debugging tool returns it', () 
       } catch (error) {
         frozen = (error as Error).name
       }
+      let fixed = 'yes'
+      try {
+        Object.defineProperty(extra, 'fixed', { value: 1, configurable: false })
+      } catch (error) {
+        fixed = (error as Error).name
+      }
+      const child = Object.create(extra) as Record<string, unknown>
+      child.tenant = 'child'
       const text = [
         extra.authInfo?.clientId,
         copy.tenant,
         (copy.authInfo as { clientId: string }).clientId,
         'tenant' in extra,
         frozen,
+        fixed,
+        `${child.tenant} ${(extra as Record<string, unknown>).tenant}`,
       ]
       return { content: [{ type: 'text', text: JSON.stringify(text) }] }
     })
     const { result } = await call(server, 'assign')
-    expect(JSON.parse(result?.content[0]?.text ?? '')).toEqual(['middleware', 'acme', 'middleware', true, 'TypeError'])
+    expect(JSON.parse(result?.content[0]?.text ?? '')).toEqual([
+      'middleware',
+      'acme',
+      'middleware',
+      true,
+      'TypeError',
+      'TypeError',
+      'child acme',
+    ])
   })
 
   // Wrappers that add the caller pass `{ ...extra, authInfo }` to the handler they wrap (as some

@@ -106,9 +106,10 @@ export async function expectDiscoveryHeaders(app: Pick<Hono, 'request'>, url: st
 }
 
 /**
- * zod's JSON Schema as mcp-edge gives it: a tuple without a rest has no `items: false` where
- * `maxItems` bounds it to its prefix already (json-schema-types.ts `tuple`: a draft-07 validator,
- * as SDK 1.x's client runs, read it as every item refused). The one place mcp-edge differs on purpose.
+ * zod's JSON Schema as mcp-edge gives it: a tuple without a rest says zod's `items: false` as
+ * `maxItems` at most its prefix's length (json-schema-types.ts `tuple`: a draft-07 validator, as
+ * SDK 1.x's client runs, read `items: false` as every item refused). The one place mcp-edge
+ * differs on purpose.
  */
 export function asMcpEdgeGives<T>(json: T): T {
   if (Array.isArray(json)) return json.map(asMcpEdgeGives) as T
@@ -118,6 +119,9 @@ export function asMcpEdgeGives<T>(json: T): T {
     Object.entries(json).map(([key, value]) => [key, asMcpEdgeGives(value)]),
   )
   const prefix = out.prefixItems
-  if (out.items === false && Array.isArray(prefix) && out.maxItems === prefix.length) delete out.items
+  if (out.items === false && Array.isArray(prefix)) {
+    delete out.items
+    out.maxItems = Math.min((out.maxItems as number | undefined) ?? prefix.length, prefix.length)
+  }
   return out as T
 }

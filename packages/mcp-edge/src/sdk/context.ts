@@ -381,6 +381,9 @@ const OWN_FIELDS: readonly string[] = [
   'http',
 ]
 
+/** An `extra`'s own proxy, kept on its target (the `set` trap tells an assignment to it from one to an object made from it). */
+const PROXY = Symbol('mcp-edge.extra')
+
 /** What code assigned or defined on an `extra` (`extra.authInfo = …`), kept beside its getters. */
 const assigned = new WeakMap<object, Map<string | symbol, unknown>>()
 
@@ -405,11 +408,16 @@ const SPREADABLE: ProxyHandler<SdkExtra<unknown>> = {
     const own = assigned.get(target)
     return own?.has(key) ? own.get(key) : target[key as keyof SdkExtra<unknown>]
   },
-  set(target, key, value) {
+  set(target, key, value, receiver) {
+    // On an object made from it (`Object.create(extra)`), the field is that object's own.
+    if (receiver !== (target as unknown as Record<symbol, unknown>)[PROXY])
+      return Reflect.defineProperty(receiver, key, { value, writable: true, enumerable: true, configurable: true })
     assignedOf(target).set(key, value)
     return true
   },
   defineProperty(target, key, descriptor) {
+    // Its fields stay configurable (a proxy may not report a field it does not hold as fixed).
+    if (descriptor.configurable === false || descriptor.writable === false) return false
     assignedOf(target).set(key, 'value' in descriptor ? descriptor.value : descriptor.get?.call(target))
     return true
   },
@@ -443,5 +451,8 @@ export function createExtra<Env>(
   run: RunState,
   store: RequestStore | undefined,
 ): RequestHandlerExtra<Env> {
-  return new Proxy(new SdkExtra(ctx, run, store), SPREADABLE as ProxyHandler<SdkExtra<Env>>)
+  const target = new SdkExtra(ctx, run, store)
+  const extra = new Proxy(target, SPREADABLE as ProxyHandler<SdkExtra<Env>>)
+  ;(target as unknown as Record<symbol, unknown>)[PROXY] = extra
+  return extra
 }

@@ -2,11 +2,9 @@
  * The handle `registerTool`, `registerResource` and `registerPrompt` return (SDK
  * `RegisteredTool`…): `enable`, `disable`, `update` and `remove` take the definition out of the
  * core registry or put it back, and each change is announced to listeners (`list_changed`), the
- * registration itself too when a handler makes it while it runs. A disabled definition is absent, as in the SDKs: not listed, and a
+ * registration itself too once the server has served a call. A disabled definition is absent, as in the SDKs: not listed, and a
  * call to it is unknown.
  */
-
-import { currentHandler } from './request-store.ts'
 
 /** What a handle does to the registry for its kind. */
 export interface Slot<Config> {
@@ -14,8 +12,8 @@ export interface Slot<Config> {
   add(name: string, config: Config): void
   /** Take the definition named `name` out of the core registry. */
   drop(name: string, config: Config): void
-  /** Tell listeners the list changed. */
-  announce(): void
+  /** Tell listeners the list changed; `added`: by a registration (told only once the server has served). */
+  announce(added?: boolean): void
   /** The definition's key in the core registry when not its name (a resource's URI or template): `update` moves it when this changes. */
   key?(name: string, config: Config): string
   /**
@@ -47,9 +45,9 @@ export class Registered<Config> {
     this.#slot = slot
     this.#aliases = aliases
     slot.add(name, config)
-    // As SDK 1.x announces a registration once connected: one a handler makes while it runs. Set-up
-    // code registers outside any handler (module scope, a factory, `init()`, after an await too).
-    if (currentHandler() !== undefined) slot.announce()
+    // As SDK 1.x announces a registration once connected: here once the server has served a call
+    // (set-up code that awaits before it registers, at module scope or in a factory, is not told).
+    slot.announce(true)
   }
 
   get enabled(): boolean {

@@ -22,6 +22,8 @@ import type { InputRequiredResult } from './input.ts'
 export interface Hooks extends Announcements {
   /** SDK 2.x `requestState.verify`: turns a handler's own state back into its payload. */
   decodeState?: ((state: string, extra: RequestHandlerExtra) => Promise<unknown>) | undefined
+  /** A handler of the server runs (the server has served: McpServer announces registrations from then on). */
+  ran?: (() => void) | undefined
   /** What a handler threw, before it is answered (`server.server.onerror` hears the unexpected ones). */
   threw?: ((error: unknown, ctx: RequestContext<unknown>) => void) | undefined
 }
@@ -108,6 +110,7 @@ async function runRounds<Env, R>(
   frame: Frame,
 ): Promise<R> {
   const context = ctx as RequestContext<unknown>
+  hooks.ran?.()
   const run: RunState = { responses: undefined, handlerState: undefined, asked: 0, hooks }
   // A first round (nearly every call) has neither: nothing to decode, nothing to read.
   const sealed = ctx.state[HANDLER_STATE]

@@ -97,6 +97,8 @@ export class McpServer<Env = unknown> {
   readonly #hooks: Hooks
   /** Set once the turn that built the server is over (`#notify`). */
   #live = false
+  /** Set once a handler of the server has run: registrations from then on are announced (registered.ts). */
+  #served = false
 
   constructor(
     serverInfo: { name: string; version: string; title?: string; description?: string; websiteUrl?: string; icons?: Icon[] },
@@ -124,7 +126,10 @@ export class McpServer<Env = unknown> {
     this.server = new LowLevelServer({ extensions, listChanged, resourceUpdated, log })
     watchKeptRequests(this.edge, keptRequestWatcher(this.server))
     const threw = (error: unknown, ctx: { signal: AbortSignal }) => reportUnexpected(this.server, error, ctx.signal)
-    this.#hooks = { listChanged, resourceUpdated, decodeState: options.requestState?.verify, threw }
+    const ran = () => {
+      this.#served = true
+    }
+    this.#hooks = { listChanged, resourceUpdated, decodeState: options.requestState?.verify, threw, ran }
     queueMicrotask(() => {
       this.#live = true
     })
@@ -152,7 +157,7 @@ export class McpServer<Env = unknown> {
       {
         add: (key, slot) => defineTool(this.edge, this.#hooks, key, slot),
         drop: (key) => this.edge.removeTool(key),
-        announce: () => this.#announce('tools'),
+        announce: (added) => this.#announce('tools', added),
         check: (key) => void this.edge.tools.get(key)?.definition,
       },
       { paramsSchema: 'inputSchema' },
@@ -224,7 +229,7 @@ export class McpServer<Env = unknown> {
           typeof slot.target === 'string'
             ? this.edge.removeResource(slot.target)
             : this.edge.removeResourceTemplate(slot.target.uriTemplate),
-        announce: () => this.#announce('resources'),
+        announce: (added) => this.#announce('resources', added),
         key: (_key, slot) => (typeof slot.target === 'string' ? `uri ${slot.target}` : `template ${slot.target.uriTemplate}`),
       },
       { uri: 'target', template: 'target' },
@@ -259,7 +264,7 @@ export class McpServer<Env = unknown> {
     return new Registered<PromptSlotConfig>(name, { ...config, callback } as PromptSlotConfig, {
       add: (key, slot) => definePrompt(this.edge, this.#hooks, key, slot),
       drop: (key) => this.edge.removePrompt(key),
-      announce: () => this.#announce('prompts'),
+      announce: (added) => this.#announce('prompts', added),
       check: (key) => void this.edge.prompts.get(key)?.definition,
     })
   }
@@ -332,7 +337,8 @@ export class McpServer<Env = unknown> {
   async close(): Promise<void> {}
 
   /** A registration changed: listeners hear it through the hub (the core tells this isolate's own). */
-  #announce(kind: ListKind): void {
+  #announce(kind: ListKind, added?: boolean): void {
+    if (added && !this.#served) return
     if (typeof this.edge.events === 'object') this.#notify(kind)
   }
 

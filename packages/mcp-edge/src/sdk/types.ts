@@ -2,14 +2,10 @@
  * The public types of `mcp-edge/sdk`'s `McpServer`: the configs and callbacks of its
  * registrations, as the SDKs write them, and the handles they return.
  */
-import type {
-  Annotations,
-  CallToolResult,
-  GetPromptResult,
-  Icon,
-  ReadResourceResult,
-  ToolAnnotations,
-} from '../protocol/types.ts'
+import type { Annotations, Icon, ToolAnnotations } from '../protocol/types.ts'
+// The results as the SDKs type them (open objects), so that what a callback returns is what code
+// that names these types holds (names.ts).
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from './names.ts'
 import type { CapabilityPath } from '../server/capabilities.ts'
 import type { ObjectSchema } from '../server/schema/schema.ts'
 import type { ServerOptions, TaskMode, ToolView } from '../server/types.ts'

@@ -121,10 +121,11 @@ function tuple({ schema, def, io, own, fail, sub }: SchemaNode): undefined {
   const { minimum, maximum } = bounds(schema, fail)
   if (minimum !== undefined) own.minItems = minimum
   if (maximum !== undefined) own.maxItems = maximum
-  // Without a rest, `maxItems` bounds the items to the prefix already: `items: false` only where it
-  // does not. A draft-07 validator (SDK 1.x's client checks results with one) ignores `prefixItems`
-  // and reads `items: false` as every item refused, so every result with a tuple failed there.
-  if (!def.rest && own.maxItems !== def.items.length) own.items = false
+  // Without a rest, zod's `items: false` is said as `maxItems` at most the prefix's length (the
+  // same in 2020-12): a draft-07 validator (SDK 1.x's client checks results with one) ignores
+  // `prefixItems` and reads `items: false` as every item refused, so every result with a tuple
+  // failed there. (With a rest, `items` is the rest's schema, which draft-07 applies to every item.)
+  if (!def.rest) own.maxItems = Math.min((own.maxItems as number | undefined) ?? def.items.length, def.items.length)
 }
 
 function object({ def, io, own, fail, sub }: SchemaNode): undefined {
