@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { median } from '../../bench/lib/stats.mjs'
 
 describe('npm run bench (quick)', () => {
@@ -18,6 +18,12 @@ describe('npm run bench (quick)', () => {
       cwd: resolve(import.meta.dirname, '../..'),
       env: { ...process.env, BENCH_QUICK: '1', BENCH_OUT: out, BENCH_PROFILE: '1', WRANGLER_SEND_METRICS: 'false' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // A group of its own, so that a run the test gives up on (its timeout) is stopped whole:
+      // before, the bench and the workerd it started ran on after a timed-out test.
+      detached: true,
+    })
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
     })
     let output = ''
     child.stdout.on('data', (chunk) => {
