@@ -381,9 +381,6 @@ const OWN_FIELDS: readonly string[] = [
   'http',
 ]
 
-/** An `extra`'s own proxy, kept on its target (the `set` trap tells an assignment to it from one to an object made from it). */
-const PROXY = Symbol('mcp-edge.extra')
-
 /** What code assigned or defined on an `extra` (`extra.authInfo = …`), kept beside its getters. */
 const assigned = new WeakMap<object, Map<string | symbol, unknown>>()
 
@@ -410,7 +407,8 @@ const SPREADABLE: ProxyHandler<SdkExtra<unknown>> = {
   },
   set(target, key, value, receiver) {
     // On an object made from it (`Object.create(extra)`), the field is that object's own.
-    if (receiver !== (target as unknown as Record<symbol, unknown>)[PROXY])
+    // (the proxy's prototype is its target's; an object made from the proxy has the proxy as its own)
+    if (Object.getPrototypeOf(receiver) !== Object.getPrototypeOf(target))
       return Reflect.defineProperty(receiver, key, { value, writable: true, enumerable: true, configurable: true })
     assignedOf(target).set(key, value)
     return true
@@ -451,8 +449,5 @@ export function createExtra<Env>(
   run: RunState,
   store: RequestStore | undefined,
 ): RequestHandlerExtra<Env> {
-  const target = new SdkExtra(ctx, run, store)
-  const extra = new Proxy(target, SPREADABLE as ProxyHandler<SdkExtra<Env>>)
-  ;(target as unknown as Record<symbol, unknown>)[PROXY] = extra
-  return extra
+  return new Proxy(new SdkExtra(ctx, run, store), SPREADABLE as ProxyHandler<SdkExtra<Env>>)
 }
