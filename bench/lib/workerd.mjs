@@ -45,11 +45,11 @@ export async function startWorker(variant, scriptPath, { inspectorPort, persistT
     ...(persistTo ? { resourcePersistencePath: persistTo } : {}),
   })
   const dispose = async () => {
-    await mf.dispose()
+    await disposeWithin(mf)
     if (isAlive(pid)) process.kill(pid, 'SIGKILL')
   }
   try {
-    const url = deferred ? await mf.unsafeGetDirectURL(`${options.name}-deferred`) : await mf.ready
+    const url = await within(deferred ? mf.unsafeGetDirectURL(`${options.name}-deferred`) : mf.ready, 'workerd to start')
     return {
       worker,
       variant,
@@ -80,7 +80,7 @@ export async function startWorkers(ids, scriptOf, variantOf = (id) => id) {
   }))
   const { mf, pid } = await spawn({ workers })
   const dispose = async () => {
-    await mf.dispose()
+    await disposeWithin(mf)
     if (isAlive(pid)) process.kill(pid, 'SIGKILL')
   }
   const targets = {}
@@ -232,13 +232,46 @@ async function spawn(options) {
   try {
     await mf.ready
   } catch (error) {
-    await mf.dispose().catch(() => {})
+    await disposeWithin(mf)
     throw error
   }
   const pids = workerdChildren().filter((pid) => !before.has(pid))
   if (pids.length !== 1) {
-    await mf.dispose()
+    await disposeWithin(mf)
     throw new Error(`expected one new workerd child, found ${pids.length}`)
   }
   return { mf, pid: pids[0] }
+}
+
+/** How long Miniflare's `dispose` may take before workerd is killed instead. */
+const DISPOSE_TIMEOUT_MS = 10_000
+
+/**
+ * Miniflare's `dispose`, given up after `DISPOSE_TIMEOUT_MS`: now and then (a workerd whose
+ * inspector was used, once or twice in a CI run) it never resolves, and the bench hung with it
+ * (the smoke test timed out at 600 s). The caller kills workerd by its pid after it either way.
+ */
+async function disposeWithin(mf) {
+  let timer
+  const late = new Promise((resolve) => {
+    timer = setTimeout(resolve, DISPOSE_TIMEOUT_MS)
+  })
+  await Promise.race([mf.dispose().catch(() => {}), late])
+  clearTimeout(timer)
+}
+
+/** `promise`, or an error after `DISPOSE_TIMEOUT_MS` × 6 naming what was awaited (a Miniflare call that never settles). */
+async function within(promise, what) {
+  let timer
+  const late = new Promise((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer from ${what} in ${(DISPOSE_TIMEOUT_MS * 6) / 1000} s`)),
+      DISPOSE_TIMEOUT_MS * 6,
+    )
+  })
+  try {
+    return await Promise.race([promise, late])
+  } finally {
+    clearTimeout(timer)
+  }
 }
