@@ -1,6 +1,6 @@
 /**
  * SDK 1.x's names for the protocol's messages (`types.js`), as mcp-edge/sdk exports them
- * (the package's types, sdk/names.ts and context.ts): a value of each SDK type is one of mcp-edge/sdk's type of the same name, so code
+ * (the package's types, sdk/low-level/names.ts and sdk/context.ts): a value of each SDK type is one of mcp-edge/sdk's type of the same name, so code
  * that builds or receives one compiles with its import changed. A type check (`npm run typecheck`
  * fails when one no longer fits; the test only calls it). Not compared: `ClientRequest` and
  * `ClientNotification`, whose SDK unions hold the experimental tasks' messages, which

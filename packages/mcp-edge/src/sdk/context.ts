@@ -9,6 +9,10 @@
  * 2026-07-28 client gets an `InputRequiredResult` and the handler runs again with the answer; a
  * 2025-era client is asked on the call's stream, and the handler also runs again from the top.
  * Each question is keyed by its order in the run, so the n-th question finds the n-th answer.
+ *
+ * Over 400 lines: the object (`SdkExtra`), its `mcpReq` and the proxy that lets code spread and
+ * assign it as the SDKs' plain object are one thing, each reading the others' private state; the
+ * types the SDKs name for it (`RequestHandlerExtra`, `RequestInfo`…) are its shape.
  */
 import type { LogLevel } from '../protocol/constants.ts'
 import { LOG_LEVELS } from '../protocol/constants.ts'

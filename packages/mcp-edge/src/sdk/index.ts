@@ -158,7 +158,7 @@ export type {
   CompleteResult,
 } from '../protocol/types.ts'
 /** SDK 1.x's names for the protocol's messages (`types.js`): requests, notifications, sampling, JSON-RPC. */
-export type * from './names.ts'
+export type * from './low-level/names.ts'
 /** SDK 1.x's names: a log level, a request's id, a progress token. */
 export type { LogLevel as LoggingLevel } from '../protocol/constants.ts'
 export type { RequestId, RequestId as ProgressToken } from '../protocol/jsonrpc.ts'

@@ -4,8 +4,8 @@
  */
 import type { Annotations, Icon, ToolAnnotations } from '../protocol/types.ts'
 // The results as the SDKs type them (open objects), so that what a callback returns is what code
-// that names these types holds (names.ts).
-import type { CallToolResult, GetPromptResult, ReadResourceResult } from './names.ts'
+// that names these types holds (low-level/names.ts).
+import type { CallToolResult, GetPromptResult, ReadResourceResult } from './low-level/names.ts'
 import type { CapabilityPath } from '../server/capabilities.ts'
 import type { ObjectSchema } from '../server/schema/schema.ts'
 import type { ServerOptions, TaskMode, ToolView } from '../server/types.ts'

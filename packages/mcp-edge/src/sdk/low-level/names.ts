@@ -7,9 +7,9 @@
  * tasks' types (so `ClientNotification` has no task status), the URL elicitation's completion
  * notification, and the client side's list-changed handler options, which servers do not use.
  */
-import type { LogLevel } from '../protocol/constants.ts'
-import type { RequestId } from '../protocol/jsonrpc.ts'
-import type * as Protocol from '../protocol/types.ts'
+import type { LogLevel } from '../../protocol/constants.ts'
+import type { RequestId } from '../../protocol/jsonrpc.ts'
+import type * as Protocol from '../../protocol/types.ts'
 import type {
   AudioContent,
   ClientCapabilities,
@@ -22,8 +22,8 @@ import type {
   ServerCapabilities,
   TextContent,
   Tool,
-} from '../protocol/types.ts'
-import type { RequestOf } from './context.ts'
+} from '../../protocol/types.ts'
+import type { RequestOf } from '../context.ts'
 import type {
   CreateMessageResult,
   CreateMessageResultWithTools,
@@ -31,7 +31,7 @@ import type {
   ElicitRequestFormParams as FormParams,
   ElicitResult,
   ListRootsResult,
-} from './input.ts'
+} from '../input.ts'
 import type {
   CallToolRequestSchema,
   CompleteRequestSchema,
@@ -44,9 +44,9 @@ import type {
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
-} from './low-level/schemas.ts'
-import type { ListPromptsResult, ListResourceTemplatesResult, ListToolsResult } from './low-level/schemas.ts'
-import type { ListResourcesResult } from './resource-template.ts'
+} from './schemas.ts'
+import type { ListPromptsResult, ListResourceTemplatesResult, ListToolsResult } from './schemas.ts'
+import type { ListResourcesResult } from '../resource-template.ts'
 
 /**
  * An object type as the SDKs' loose zod schemas type it: other keys allowed, so a value annotated
