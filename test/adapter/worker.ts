@@ -306,6 +306,12 @@ const brokenInit = Counter.serve('/agent-broken')
 const guarded = Counter.serve('/agent-auth', {
   authenticate: (request) => (request.headers.get('authorization') === 'Bearer good' ? { subject: 'good' } : undefined),
 })
+// An agent served with the lane and limit options its object acts on (forwarded by serve()).
+const strict = Counter.serve('/agent-strict', {
+  authenticate: () => ({ subject: 'strict' }),
+  legacy: 'reject',
+  maxBodyBytes: 600,
+})
 // A factory written with a rest parameter (so `length` is 0) that builds from its context.
 const restFactory = (...args: { authInfo?: { clientId: string } }[]) => {
   const who = args[0]?.authInfo?.clientId ?? 'nobody'
@@ -343,6 +349,7 @@ export default {
       return nameless.fetch(request, env, granted as unknown as ExecutionContext)
     }
     if (pathname === '/agent-auth') return guarded.fetch(request, env, ctx)
+    if (pathname === '/agent-strict') return strict.fetch(request, env, ctx)
     if (pathname === '/agent-broken') {
       const granted = { waitUntil: (promise: Promise<unknown>) => ctx.waitUntil(promise), props: { sub: 'broken-init' } }
       return brokenInit.fetch(request, env, granted as unknown as ExecutionContext)

@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { initializeRequest } from '../support/legacy.ts'
 import { buildRequest, rpc } from '../support/mcp.ts'
 import { startWrangler, type WranglerServer } from '../support/wrangler.ts'
 
@@ -605,6 +606,23 @@ describe('rejection paths of the adapter over HTTP', () => {
       expect(refused.message).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Unauthorized' } })
     }
     expect(await count()).toBe(before)
+  })
+
+  // Before, serve() took these options and its object served with the defaults: a 2025 client was
+  // served and a large body read.
+  it("an McpAgent's object acts on serve()'s lane and limit options: legacy 'reject' refuses a 2025 client, maxBodyBytes a larger body", async () => {
+    const url = `${base}/agent-strict`
+    const initialize = await fetch(initializeRequest(url))
+    expect(initialize.status).toBe(400)
+    expect(initialize.headers.get('mcp-session-id')).toBeNull()
+    expect(((await initialize.json()) as { error: { code: number } }).error.code).toBe(-32022)
+    const small = await rpc(fetch, url, 'tools/call', { name: 'count', arguments: {} })
+    expect(small.status).toBe(200)
+    const large = await rpc(fetch, url, 'tools/call', { name: 'increment', arguments: { by: 1 }, pad: 'x'.repeat(700) })
+    expect(large.status).toBe(413)
+    expect(text((await rpc(fetch, url, 'tools/call', { name: 'count', arguments: {} })).message.result)).toBe(
+      text(small.message.result),
+    )
   })
 
   it('an McpAgent refuses a foreign Origin with 403 before its object runs anything', async () => {

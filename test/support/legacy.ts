@@ -43,13 +43,12 @@ export function legacyRequest(
   return new Request(url, { method: 'POST', headers: legacyHeaders(client, extra), body: JSON.stringify(message), signal })
 }
 
-/** `initialize` then `notifications/initialized`, as a 2025 client does. */
-export async function legacyConnect(
-  fetcher: Fetcher,
+/** A 2025 client's `initialize` request (no session yet). */
+export function initializeRequest(
   url: string,
   options: { version?: string; capabilities?: Record<string, unknown>; principal?: string } = {},
-): Promise<LegacyClient & { initialize: RpcResult }> {
-  const request = legacyRequest(url, options.principal ? { principal: options.principal } : {}, {
+): Request {
+  return legacyRequest(url, options.principal ? { principal: options.principal } : {}, {
     jsonrpc: '2.0',
     id: nextId++,
     method: 'initialize',
@@ -59,7 +58,15 @@ export async function legacyConnect(
       clientInfo: { name: 'mcp-edge-legacy-tests', version: '1.0.0' },
     },
   })
-  const initialize = await readResponse(await fetcher(request))
+}
+
+/** `initialize` then `notifications/initialized`, as a 2025 client does. */
+export async function legacyConnect(
+  fetcher: Fetcher,
+  url: string,
+  options: { version?: string; capabilities?: Record<string, unknown>; principal?: string } = {},
+): Promise<LegacyClient & { initialize: RpcResult }> {
+  const initialize = await readResponse(await fetcher(initializeRequest(url, options)))
   const version = initialize.message.result?.protocolVersion as string
   const client: LegacyClient = { version, sessionId: initialize.headers.get('mcp-session-id') }
   if (options.principal) client.principal = options.principal

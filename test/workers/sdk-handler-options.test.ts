@@ -11,6 +11,7 @@ import { WorkerEntrypoint } from 'cloudflare:workers'
 import { describe, expect, expectTypeOf, it, vi } from 'vitest'
 import * as z from 'zod'
 import { cloudflareEventHub } from 'mcp-edge/cloudflare'
+import { serverCard } from 'mcp-edge'
 import type { EventHub, McpEvent } from 'mcp-edge'
 import { buildRequest } from '../support/mcp.ts'
 import { acceptedContent, createMcpHandler, ErrorCode, McpError, McpServer } from 'mcp-edge/sdk'
@@ -77,6 +78,35 @@ describe('the handler as a default export', () => {
     }
     // Made once per server and options: code that calls createMcpHandler per request makes no function per request.
     expect(createMcpHandler(factory, { legacy: 'stateless' })).toBe(Handler)
+  })
+
+  // Before, options were alike when their JSON was: two resource servers (objects of functions,
+  // as jwtResourceServer makes them) both read as `{}`, so a handler made per request for one
+  // host checked every host's tokens with the first's; and an inline array was never alike, so
+  // the handler and its factory's server were made again per request.
+  it('is made again for options holding other functions, and not for the same data written again inline', async () => {
+    const hosts = { allowedHostnames: ['mcp.example.com'], corsOptions: { origin: 'https://app.example', maxAge: 60 } }
+    const first = createMcpHandler(factory, { ...hosts, allowAnonymous: true })
+    expect(createMcpHandler(factory, { ...structuredClone(hosts), allowAnonymous: true })).toBe(first)
+    const subjectServer = (subject: string) => ({
+      authenticate: async () => ({ subject }),
+      challenge: () => ({ resourceMetadataUrl: 'https://mcp.example.com/.well-known/oauth-protected-resource', scopes: [] }),
+    })
+    const whoServer = new McpServer({ name: 'per-host', version: '1.0.0' })
+    whoServer.registerTool('who', {}, async (extra) => ({
+      content: [{ type: 'text', text: String(extra.authInfo?.extra?.subject) }],
+    }))
+    const who = async (subject: string) => {
+      const request = buildRequest('http://127.0.0.1/mcp', 'tools/call', { name: 'who', arguments: {} })
+      const response = await createMcpHandler(whoServer, { resourceServer: subjectServer(subject) }).fetch(
+        request,
+        env,
+        createExecutionContext(),
+      )
+      return ((await response.json()) as { result?: { content: { text: string }[] } }).result?.content[0]?.text
+    }
+    expect(await who('tenant-alpha')).toBe('tenant-alpha')
+    expect(await who('tenant-beta')).toBe('tenant-beta')
   })
 })
 
@@ -212,6 +242,20 @@ describe("agents' browser and Host options", () => {
     expect(built).toBe(1)
   })
 
+  // Before, `false` changed nothing: preflights and responses still carried CORS headers.
+  it('corsOptions: false answers no browser page: no CORS header on a preflight or a response, as agents', async () => {
+    const options = { corsOptions: false as const }
+    const origin = 'http://localhost:5173'
+    const answered = await serve(options, preflight('http://127.0.0.1/mcp', origin))
+    const served = await serve(options, post('http://127.0.0.1/mcp', { origin }))
+    expect(served.status).toBe(200)
+    for (const response of [answered, served]) {
+      expect([...response.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([])
+    }
+    // A page of another origin is still refused, before anything runs.
+    expect((await serve(options, post('http://127.0.0.1/mcp', { origin: 'https://evil.example' }))).status).toBe(403)
+  })
+
   it("corsOptions' headers, methods, max age and exposed headers are added to what MCP clients need", async () => {
     const options = {
       corsOptions: { headers: 'cf-account-id', methods: 'PUT', maxAge: 86400, exposeHeaders: 'x-request-id' },
@@ -230,6 +274,25 @@ describe("agents' browser and Host options", () => {
     const answered = await serve(options, post('https://mcp.example.com/mcp', { origin: 'http://localhost:5173' }))
     expect(answered.status).toBe(200)
     expect(answered.headers.get('access-control-expose-headers')).toMatch(/Mcp-Session-Id.*x-request-id/)
+  })
+})
+
+// Before, the route check answered 404 for <route>/server-card, so the option did nothing.
+describe("createMcpHandler's serverCard option", () => {
+  it('serves the Server Card at <route>/server-card, public, from the server identity', async () => {
+    const carded = new McpServer({ name: 'carded', version: '2.1.0' })
+    const handler = createMcpHandler(carded, {
+      route: '/mcp',
+      serverCard: serverCard({ name: 'com.example/carded', description: 'A carded server' }),
+    })
+    const response = await handler.fetch(new Request('https://mcp.example.com/mcp/server-card'), env, createExecutionContext())
+    expect(response.status).toBe(200)
+    expect(response.headers.get('content-type')).toBe('application/mcp-server-card+json')
+    expect(await response.json()).toMatchObject({ name: 'com.example/carded', version: '2.1.0' })
+    // The endpoint itself still asks for a caller (no authentication configured: only local requests).
+    expect(
+      (await handler.fetch(buildRequest('https://mcp.example.com/mcp', 'tools/list'), env, createExecutionContext())).status,
+    ).toBe(401)
   })
 })
 

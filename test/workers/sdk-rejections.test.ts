@@ -8,7 +8,17 @@
 import { createExecutionContext, env } from 'cloudflare:test'
 import { describe, expect, it, vi } from 'vitest'
 import * as z from 'zod'
-import { createMcpHandler, inputRequired, McpAgent, McpServer, MissingRequiredClientCapabilityError } from 'mcp-edge/sdk'
+import { AuthChallenge } from 'mcp-edge'
+import {
+  createMcpHandler,
+  ErrorCode,
+  getMcpAuthContext,
+  inputRequired,
+  McpAgent,
+  McpError,
+  McpServer,
+  MissingRequiredClientCapabilityError,
+} from 'mcp-edge/sdk'
 import { buildRequest, readResponse } from '../support/mcp.ts'
 import { MAX_ROUNDS_PER_CALL } from '../../packages/mcp-edge/src/sdk/context.ts'
 
@@ -58,6 +68,9 @@ server.registerTool('insist_awaited', { annotations: { destructiveHint: false } 
     if (answer.action === 'accept') return { content: [{ type: 'text', text: 'thanks' }] }
   }
 })
+server.registerPrompt('throws', { argsSchema: { code: z.string() } }, ({ code }) => {
+  throw new McpError(Number(code), `thrown with ${code}`)
+})
 const handler = createMcpHandler(server)
 
 const call = (name: string, params: Record<string, unknown> = {}, on: unknown = env) =>
@@ -106,6 +119,66 @@ describe('questions an SDK-style handler cannot ask, or answers that do not fit'
   })
 })
 
+// Before, an accepted form reached the handler as the client sent it: SDK code that relies on the
+// SDKs' check (a boolean that is a boolean, a count within its bounds) acted on anything.
+describe("an accepted form that does not match elicitInput's requestedSchema", () => {
+  it('is an isError result naming what does not match, as in the SDKs, and the handler goes no further', async () => {
+    const wipe = {
+      message: 'Wipe?',
+      requestedSchema: {
+        type: 'object' as const,
+        properties: {
+          confirm: { type: 'boolean' as const },
+          count: { type: 'integer' as const, maximum: 5 },
+          mode: { type: 'string' as const, enum: ['soft', 'hard'] },
+          email: { type: 'string' as const, format: 'email' },
+        },
+        required: ['confirm', 'count'],
+      },
+    }
+    const checked = new McpServer({ name: 'sdk-form-check', version: '1.0.0' })
+    // Not destructive, so its state is not single-use and each answer below can be tried on it.
+    checked.registerTool('wipe', { annotations: { destructiveHint: false } }, async (extra) => {
+      const answer = await extra.mcpReq.elicitInput(wipe)
+      done.push(`wipe:${JSON.stringify(answer.content)}`)
+      return { content: [{ type: 'text', text: answer.action }] }
+    })
+    const form = createMcpHandler(checked)
+    const wipeCall = (params: Record<string, unknown> = {}) =>
+      form
+        .fetch(
+          buildRequest(URL_, 'tools/call', { name: 'wipe', arguments: {}, ...params }, { capabilities: ELICIT }),
+          env,
+          createExecutionContext(),
+        )
+        .then(readResponse)
+    done.length = 0
+    const first = await wipeCall()
+    const { requestState, inputRequests } = first.message.result as {
+      requestState: string
+      inputRequests: Record<string, unknown>
+    }
+    const [key] = Object.keys(inputRequests)
+    const answer = (content: Record<string, unknown>) =>
+      wipeCall({ requestState, inputResponses: { [key as string]: { action: 'accept', content } } })
+    const wrong = await answer({ confirm: 'false', count: 1e9, mode: 'all', email: 'nobody' })
+    expect(wrong.message.result).toMatchObject({ isError: true })
+    const said = (wrong.message.result as { content: { text: string }[] }).content[0]?.text ?? ''
+    expect(said).toMatch(/^Elicitation response content does not match requested schema: /)
+    for (const field of ['confirm', 'count', 'mode', 'email']) expect(said).toContain(`${field}: `)
+    expect((await answer({ confirm: true })).message.result).toMatchObject({ isError: true })
+    expect(done).toEqual([])
+    const right = await answer({ confirm: true, count: 5, mode: 'soft', email: 'a@example.com', note: 'extra fields pass' })
+    expect(right.message.result).toMatchObject({ content: [{ type: 'text', text: 'accept' }] })
+    expect(
+      (await wipeCall({ requestState, inputResponses: { [key as string]: { action: 'decline' } } })).message.result,
+    ).toMatchObject({
+      content: [{ type: 'text', text: 'decline' }],
+    })
+    expect(done).toHaveLength(2)
+  })
+})
+
 // Before, the cap counted rounds within one request only: a 2025-era client's answer comes in a
 // request of its own, so a client that declined each time was asked again without end (thousands
 // of elicitation requests in one call).
@@ -139,6 +212,25 @@ describe('errors an SDK-style handler throws', () => {
       message: 'Missing required client capability',
       data: { requiredCapabilities: { sampling: {} } },
     })
+  })
+
+  // Before, a -32600 or -32601 a prompt threw took the HTTP status of a request the endpoint
+  // refuses (400, 404), though the method ran and answered it.
+  it('an McpError a prompt or resource handler throws is the JSON-RPC error it names, on a 200, whatever its code', async () => {
+    for (const [code, name] of [
+      [ErrorCode.MethodNotFound, 'method_not_found'],
+      [ErrorCode.InvalidRequest, 'invalid_request'],
+      [ErrorCode.InvalidParams, 'invalid_params'],
+    ] as const) {
+      const { status, message } = await readResponse(
+        await handler.fetch(
+          buildRequest(URL_, 'prompts/get', { name: 'throws', arguments: { code: String(code) } }),
+          env,
+          createExecutionContext(),
+        ),
+      )
+      expect([name, status, message.error]).toEqual([name, 200, { code, message: `thrown with ${code}` }])
+    }
   })
 })
 
@@ -215,6 +307,70 @@ describe('a grant whose props name no one, handed to createMcpHandler', () => {
     expect(told.status).toBe(500)
     expect(told.headers.get('access-control-allow-origin')).toBe('http://localhost:5173')
     expect(await told.json()).toEqual(refused.message)
+  })
+})
+
+// Before, props took the place of a check the options configured: authenticate was never called
+// for a request that carried props (an authContext, an OAuth provider's grant), so a hook that
+// refuses everyone let them through, and app data in authContext answered 500.
+describe("a grant's props beside authenticate or resourceServer", () => {
+  const whoServer = new McpServer({ name: 'sdk-props-beside-auth', version: '1.0.0' })
+  whoServer.registerTool('who', {}, async (extra) => ({
+    content: [
+      { type: 'text', text: JSON.stringify({ subject: extra.authInfo?.extra?.subject, props: getMcpAuthContext()?.props }) },
+    ],
+  }))
+  const request = (token?: string) => {
+    const built = buildRequest('https://mcp.example.com/mcp', 'tools/call', { name: 'who', arguments: {} })
+    if (token) built.headers.set('authorization', `Bearer ${token}`)
+    return built
+  }
+  const granted = () => Object.assign(createExecutionContext(), { props: { login: 'from-props' } })
+
+  it('are read, not taken for the caller: the configured check names the caller, or refuses with 401', async () => {
+    const checked = createMcpHandler(whoServer, {
+      authenticate: (incoming) => (incoming.headers.get('authorization') === 'Bearer good' ? { subject: 'checked-user' } : null),
+      authContext: { props: { tenant: 'acme', login: 'from-context' } },
+    })
+    const refused = await readResponse(await checked.fetch(request(), env, createExecutionContext()))
+    expect(refused.status).toBe(401)
+    const served = await readResponse(await checked.fetch(request('good'), env, createExecutionContext()))
+    const text = (served.message.result as { content: { text: string }[] }).content[0]?.text ?? ''
+    expect(JSON.parse(text)).toEqual({ subject: 'checked-user', props: { tenant: 'acme', login: 'from-context' } })
+    // The same with a resource server (an object of functions) and an OAuth provider's grant on ctx.
+    const resourceServer = {
+      authenticate: async (incoming: Request) => {
+        if (incoming.headers.get('authorization') !== 'Bearer jwt') throw new AuthChallenge('Unauthorized')
+        return { subject: 'token-user' }
+      },
+      challenge: () => ({ resourceMetadataUrl: 'https://mcp.example.com/.well-known/oauth-protected-resource', scopes: [] }),
+    }
+    const viaResource = createMcpHandler(whoServer, { resourceServer })
+    expect((await readResponse(await viaResource.fetch(request(), env, granted()))).status).toBe(401)
+    const read = await readResponse(await viaResource.fetch(request('jwt'), env, granted()))
+    const said = (read.message.result as { content: { text: string }[] }).content[0]?.text ?? ''
+    expect(JSON.parse(said)).toEqual({ subject: 'token-user', props: { login: 'from-props' } })
+  })
+
+  it('a principal option that throws is a JSON-RPC 500 naming the option, its message in the log only', async () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {})
+    try {
+      const throwing = createMcpHandler(whoServer, {
+        principal: () => {
+          throw new Error('props.user is undefined (secret-detail)')
+        },
+      })
+      const refused = await readResponse(await throwing.fetch(request(), env, granted()))
+      expect(refused.status).toBe(500)
+      expect(refused.message.error).toEqual({
+        code: -32603,
+        message: "Server misconfigured: createMcpHandler()'s principal option threw; see the server logs",
+      })
+      expect(JSON.stringify(refused.message)).not.toContain('secret-detail')
+      expect(error.mock.calls.map(([line]) => String(line)).join('\n')).toContain("createMcpHandler's principal option threw")
+    } finally {
+      error.mockRestore()
+    }
   })
 })
 

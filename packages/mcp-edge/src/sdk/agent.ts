@@ -29,6 +29,7 @@ import { quiet } from '../server/quiet.ts'
 import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
 import type { NonceLedger } from '../server/tasks/tasks.ts'
 import type { Principal } from '../server/types.ts'
+import type { McpHttpOptions } from '../http/handler.ts'
 import type { AnyServer, CreateMcpHandlerOptions } from './handler-types.ts'
 import {
   answerPreflight,
@@ -46,7 +47,7 @@ import { ListHandlerFailed, prepared } from './low-level/prepare.ts'
 import { currentHandler, currentRequest, RequestHost, withBuilding, withRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
-import { grantOf, namesNoOne, principalFromProps, propsOf } from './principal.ts'
+import { callerFromProps, grantOf, propsOf } from './principal.ts'
 import type { Grant } from './principal.ts'
 import { openForwarded, sealForwarded } from './forward.ts'
 import { SetUpBusy, SetUps } from './agent-setup.ts'
@@ -64,7 +65,24 @@ export interface ServeOptions<Env = unknown> extends CreateMcpHandlerOptions<Env
   jurisdiction?: DurableObjectJurisdiction
 }
 
+/** What of `serve()`'s options the object acts on (the Worker acts on the rest): JSON data, forwarded with each request. */
+type ObjectOptions = Pick<McpHttpOptions<unknown>, 'maxBodyBytes' | 'keepaliveMs' | 'stream' | 'maxJsonDepth'> & {
+  legacy?: McpHttpOptions<unknown>['legacy'] | 'stateless'
+}
+const OBJECT_OPTIONS = ['legacy', 'maxBodyBytes', 'keepaliveMs', 'stream', 'maxJsonDepth'] as const
+
+/** Options of `serve()` that neither the Worker nor the object acts on, and why (said once, at a request). */
+const NOT_FOR_AGENTS: Record<string, string> = {
+  route: "serve()'s path is the agent's route",
+  authContext: "an agent's props are those an OAuth provider in front hands the Worker (ctx.props)",
+  serverCard: 'an McpAgent serves no Server Card (serve one with createMcpHandler or mcp())',
+  services:
+    "an agent's object serves with the services bound by their conventional names (MCP_STATE_KEYS, MCP_EVENTS, MCP_SESSIONS: docs/migrate.md)",
+}
+
 interface Forwarded {
+  /** The options the object acts on, those `serve()` was given. */
+  options?: ObjectOptions
   principal?: Principal
   props?: Record<string, unknown>
   grant?: Grant
@@ -385,7 +403,8 @@ export abstract class McpAgent<
   /**
    * `init()`, then the app serving what `serve` forwarded, at whatever path it matched. The Worker
    * checked the path and the Origin and authenticated the caller, who arrives with the request (or
-   * is anonymous): `serve`'s options act there, and the object serves with the conventional services.
+   * is anonymous): `serve`'s options for those act there. The object serves with the conventional
+   * services, and with what `serve` forwarded of its options (`OBJECT_OPTIONS`: the lane, limits, keepalive).
    */
   async #start() {
     this.#initThrew = false
@@ -393,7 +412,11 @@ export abstract class McpAgent<
     this.#initialized = undefined
     await this.onStart(this.props)
     await this.#init()
+    // What the object acts on of serve()'s options (the Worker acted on the rest: auth, Origin, Host).
+    const { legacy, ...own } = this.#forwarded?.options ?? {}
     const options = {
+      ...own,
+      ...(legacy === undefined || legacy === 'stateless' ? {} : { legacy }),
       allowedOrigins: ['*'],
       allowAnonymous: true,
       services: (env: Env) => {
@@ -445,6 +468,9 @@ export abstract class McpAgent<
     const guards = edgeOptions(options)
     const browser = browserRules(options)
     const sayIgnored = ignoredOptions(options, 'McpAgent.serve')
+    const notForAgents = Object.keys(NOT_FOR_AGENTS).filter((key) => (options as Record<string, unknown>)[key] !== undefined)
+    const forOptions = OBJECT_OPTIONS.filter((key) => options[key] !== undefined)
+    const objectOptions = forOptions.length === 0 ? undefined : Object.fromEntries(forOptions.map((key) => [key, options[key]]))
     // biome-ignore lint/complexity/noThisInStatic: the subclass's name, which the 404 names
     const setBy = `${this?.name || 'McpAgent'}.serve's path`
     return {
@@ -462,6 +488,7 @@ export abstract class McpAgent<
         const refused = browser.refuse(request)
         if (refused) return refused
         sayIgnored()
+        for (const key of notForAgents) warnOnce(`McpAgent.serve option ${key} does nothing on mcp-edge: ${NOT_FOR_AGENTS[key]}`)
         if (options.onerror) warnOnce(AGENT_ONERROR)
         // A browser's CORS preflight carries no credentials: answered here, before authentication.
         if (request.method === 'OPTIONS') return answerPreflight(request, browser)
@@ -476,14 +503,9 @@ export abstract class McpAgent<
           )
         const props = propsOf(ctx)
         const grant = grantOf(ctx)
-        const named = principalFromProps(props, options.principal, grant)
-        if (props !== undefined && named === undefined) {
-          // In the operator's log too, once per isolate: the 500 reaches only the client.
-          warnOnce(`McpAgent.serve answers 500: ${namesNoOne('serve()')}`)
-          return refuse(misconfigured(namesNoOne('serve()')))
-        }
         let principal: Principal | undefined
         try {
+          const named = callerFromProps(props, grant, options, 'McpAgent.serve', 'serve()')
           checkOrigin(request.headers, guards)
           principal = await auth.resolve(request, env, named)
         } catch (error) {
@@ -507,6 +529,7 @@ export abstract class McpAgent<
         const headers = new Headers(request.headers)
         const forwarded: Forwarded = { principal, props, grant, route, binding, jurisdiction: options.jurisdiction }
         if (perPath !== undefined) forwarded.path = perPath
+        if (objectOptions) forwarded.options = objectOptions
         try {
           headers.set(FORWARDED, await sealForwarded((env as Record<string, unknown>).MCP_STATE_KEYS as string, forwarded))
         } catch (error) {

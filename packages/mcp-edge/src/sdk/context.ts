@@ -20,6 +20,7 @@ import { McpError } from '../protocol/errors.ts'
 import type { RequestId } from '../protocol/jsonrpc.ts'
 import type { InputRequest } from '../server/input/input.ts'
 import type { Principal, RequestContext, ToolContext } from '../server/types.ts'
+import { checkedAnswer } from './form-check.ts'
 import { elicitRequest, parseResult, rawSpec } from './input.ts'
 import type { CreateMessageResult, CreateMessageResultWithTools, ElicitParams, ElicitResult } from './input.ts'
 import { missingStateKeys } from './request-store.ts'
@@ -220,8 +221,8 @@ class McpReq<Env> {
   readonly requestState = <T = unknown>(): T | undefined => this.#extra.run.handlerState as T | undefined
   readonly log = async (level: LogLevel, data: unknown, logger?: string): Promise<void> =>
     this.#extra.edge.log(level, data, logger)
-  readonly elicitInput = (params: ElicitParams): Promise<ElicitResult> =>
-    SdkExtra.ask(this.#extra, elicitRequest(params)) as Promise<ElicitResult>
+  readonly elicitInput = async (params: ElicitParams): Promise<ElicitResult> =>
+    checkedAnswer(params, (await SdkExtra.ask(this.#extra, elicitRequest(params))) as ElicitResult)
   readonly requestSampling = (params: Record<string, unknown>): Promise<CreateMessageResult | CreateMessageResultWithTools> =>
     SdkExtra.ask(this.#extra, { method: 'sampling/createMessage', params }) as Promise<
       CreateMessageResult | CreateMessageResultWithTools

@@ -4,7 +4,7 @@
  * mcp-edge `McpError`s with the code given. Thrown in a tool they become an `isError` result, as
  * in the SDKs; thrown in a prompt or resource handler, the JSON-RPC error they name.
  */
-import { McpError as EdgeError } from '../protocol/errors.ts'
+import { ERROR_KINDS, McpError as EdgeError } from '../protocol/errors.ts'
 import type { ErrorKind } from '../protocol/errors.ts'
 
 /** JSON-RPC error codes by the SDKs' names. */
@@ -59,12 +59,18 @@ function codeOf(code: number): number {
  */
 export class McpError extends EdgeError {
   override readonly code: number
+  override readonly status: number
 
   constructor(code: number, message: string, data?: unknown) {
-    super(KINDS[code] ?? 'internalError', message, data)
+    const kind = KINDS[code] ?? 'internalError'
+    super(kind, message, data)
     // Any integer is a JSON-RPC code; anything else (an enum member the SDK has and this table
     // lacks, read as undefined) would leave the response without one.
     this.code = codeOf(code)
+    // Thrown by a handler, an error rides a 200 as every method's own error does
+    // (protocol/errors.ts), whatever its code: -32600 or -32601 from a prompt is not a request the
+    // endpoint refused. The two request gates a handler may name keep their 400.
+    this.status = kind === 'missingCapability' || kind === 'unsupportedVersion' ? ERROR_KINDS[kind].status : 200
   }
 }
 

@@ -16,7 +16,8 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { McpError } from '../protocol/errors.ts'
 import { rejection } from '../http/respond.ts'
 import { ConfigurationError } from '../server/errors.ts'
-import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
+import type { Principal } from '../server/types.ts'
+import { errorFields, libraryLog } from '../server/telemetry/log.ts'
 import { authInfoOf } from './context.ts'
 import type {
   AnyServer,
@@ -29,7 +30,7 @@ import type {
 } from './handler-types.ts'
 import { factoryBuilt, notifierOf } from './notifier.ts'
 import type { ServerNotifier } from './notifier.ts'
-import { fromAuthInfo, grantOf, namesNoOne, principalFromProps, propsOf } from './principal.ts'
+import { callerFromProps, fromAuthInfo, grantOf, propsOf } from './principal.ts'
 import type { AuthInfo } from './principal.ts'
 import { authContextReads, currentRequest, RequestHost, withBuilding } from './request-store.ts'
 import type { McpAuthContext } from './request-store.ts'
@@ -62,23 +63,24 @@ function isRequestOptions(value: unknown, ctx: unknown): value is McpHandlerRequ
 }
 
 /**
- * Shallow equality of two option objects: the same values, or plain objects (such as
- * `corsOptions`) with the same JSON. Anything JSON cannot compare is different.
+ * Whether two option values are the same: the same value, or JSON data alike (strings, numbers,
+ * booleans, null, and arrays and plain objects of those, such as `corsOptions` or
+ * `allowedHostnames` written inline per request). Anything holding a function or another kind of
+ * object (a resource server's `authenticate`, a `services` function) is the same only if it is
+ * the same object: two resource servers built per request for two hosts are two.
  */
+function sameValue(x: unknown, y: unknown): boolean {
+  if (x === y) return true
+  if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false
+  if (Array.isArray(x)) return Array.isArray(y) && x.length === y.length && x.every((item, i) => sameValue(item, y[i]))
+  const plain = (value: object) => Object.getPrototypeOf(value) === Object.prototype
+  return !Array.isArray(y) && plain(x) && plain(y) && sameOptions(x as Record<string, unknown>, y as Record<string, unknown>)
+}
+
+/** Two option objects with the same keys and the same values by `sameValue`. */
 function sameOptions(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
   const keys = Object.keys(a)
-  if (keys.length !== Object.keys(b).length) return false
-  const plain = (value: unknown) =>
-    typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype
-  return keys.every((key) => {
-    const [x, y] = [a[key], b[key]]
-    if (x === y) return true
-    try {
-      return plain(x) && plain(y) && JSON.stringify(x) === JSON.stringify(y)
-    } catch {
-      return false
-    }
-  })
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameValue(a[key], b[key]))
 }
 
 /**
@@ -279,24 +281,16 @@ function buildHandler<Env>(
     const given = authInfo ? fromAuthInfo(authInfo) : undefined
     const props = propsOf(authContext) ?? given?.props ?? propsOf(ctx)
     const grant = given?.grant ?? grantOf(ctx)
-    const principal = principalFromProps(props, options.principal, grant)
-    // Props that name no one would pass as no authentication at all (401 "not configured", for a
-    // caller an OAuth provider admitted): say what names the caller instead, as McpAgent.serve does
-    // (at the route: another path is 404, and a preflight carries no caller).
-    // (A server that chose allowAnonymous serves such a caller as anonymous, as before.)
-    if (
-      props !== undefined &&
-      principal === undefined &&
-      !options.allowAnonymous &&
-      request.method !== 'OPTIONS' &&
-      servesPath(route, request.url)
-    ) {
-      const refused = browser.refuse(request)
-      if (refused) return Promise.resolve(refused)
-      // In the operator's log too, once per isolate: the 500 reaches only the client.
-      const why = namesNoOne('createMcpHandler()')
-      warnOnce(`createMcpHandler answers 500: ${why}`)
-      return toBrowser(request, rejection(new McpError('misconfigured', `Server misconfigured: ${why}`), undefined), browser)
+    let principal: Principal | undefined
+    try {
+      principal = callerFromProps(props, grant, options, 'createMcpHandler', 'createMcpHandler()')
+    } catch (error) {
+      // Said at the route only: another path is 404, and a preflight carries no caller.
+      if (request.method !== 'OPTIONS' && servesPath(route, request.url)) {
+        const refused = browser.refuse(request)
+        if (refused) return Promise.resolve(refused)
+        return toBrowser(request, rejection(error as McpError, undefined), browser)
+      }
     }
     // Most requests carry neither: no object made for them.
     const credentials = grant || authInfo ? { grant, authInfo } : undefined

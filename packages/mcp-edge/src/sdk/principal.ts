@@ -4,6 +4,8 @@
  * token (`ctx.auth`) says which scopes it was granted. No Workers runtime import, so the unit tests
  * run it in Node.
  */
+import { McpError } from '../protocol/errors.ts'
+import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
 import type { Principal } from '../server/types.ts'
 
 /**
@@ -87,6 +89,46 @@ export function principalFromProps(
   if (named === undefined || grant === undefined) return named
   const client = grant.clientId === undefined ? {} : { client_id: grant.clientId }
   return { ...client, ...named, scopes: scopesOf(named.scopes, grant.scopes) }
+}
+
+/** What of the serving options decides whether, and how, props name the caller (`callerFromProps`). */
+export interface PropsOptions {
+  principal?: ((props: Record<string, unknown>) => Principal | undefined) | undefined
+  authenticate?: unknown
+  resourceServer?: unknown
+  allowAnonymous?: boolean | undefined
+}
+
+/**
+ * The caller a request's props name, as `createMcpHandler` and `McpAgent.serve` take it (`who`
+ * names which in the log, `where` in the client's message). None without props, nor when the options authenticate callers themselves
+ * (`authenticate`, `resourceServer`): those name the caller, and the props reach only
+ * `getMcpAuthContext()` and `this.props`. Props that name no one (unless anonymous callers are
+ * served), and a `principal` option that throws, are the operator's to fix: a `misconfigured`
+ * McpError (500) whose message says how, also in the log once per isolate.
+ *
+ * @example
+ * const principal = callerFromProps(propsOf(ctx), grantOf(ctx), options, 'McpAgent.serve', 'serve()')
+ */
+export function callerFromProps(
+  props: Record<string, unknown> | undefined,
+  grant: Grant | undefined,
+  options: PropsOptions,
+  who: string,
+  where: string,
+): Principal | undefined {
+  if (props === undefined || options.authenticate !== undefined || options.resourceServer !== undefined) return undefined
+  let named: Principal | undefined
+  try {
+    named = principalFromProps(props, options.principal, grant)
+  } catch (error) {
+    libraryLog.error(`${who}'s principal option threw`, errorFields(error))
+    throw new McpError('misconfigured', `Server misconfigured: ${where}'s principal option threw; see the server logs`)
+  }
+  if (named !== undefined || options.allowAnonymous) return named
+  const why = namesNoOne(where)
+  warnOnce(`${who} answers 500: ${why}`)
+  throw new McpError('misconfigured', `Server misconfigured: ${why}`)
 }
 
 /** Why props that name no one are refused (500): `where` takes the `principal` option that names the caller. */

@@ -7,10 +7,12 @@ import { Hono } from 'hono/tiny'
 import { createMcpHandler as createEdgeHandler } from '../http/handler.ts'
 import type { McpHttpOptions } from '../http/handler.ts'
 import { isLoopbackOrigin, pathStart } from '../http/guards.ts'
+import { SERVER_CARD_PATH } from '../http/discovery/server-card.ts'
 import { mcp } from '../http/hono.ts'
 import { mcpCors } from '../http/cors.ts'
 import { rejection } from '../http/respond.ts'
 import { McpError } from '../protocol/errors.ts'
+import { checkedFeature } from '../server/limits.ts'
 import { warnOnce } from '../server/telemetry/log.ts'
 import type { McpVariables } from '../http/hono.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
@@ -131,6 +133,7 @@ export function browserRules<Env>(options: CreateMcpHandlerOptions<Env>): Browse
     if (named.includes(hostname)) return true
     return allowedOriginHostnames === undefined && hostname.endsWith('.workers.dev') && hostname === hostnameOf(url)
   }
+  const off = corsOptions === false
   const extra = corsOptions ? corsOptions : {}
   const headers = list(extra.headers)
   const methods = list(extra.methods)
@@ -143,6 +146,7 @@ export function browserRules<Env>(options: CreateMcpHandlerOptions<Env>): Browse
       return rejection(new McpError('forbidden', `Forbidden: origin ${origin} is not allowed`), undefined)
     },
     decorate(response) {
+      if (off) return withoutCors(response)
       if (plain || !response.headers.has('access-control-allow-origin')) return response
       const decorated = new Response(response.body, response)
       const add = (name: string, items: string[]) => {
@@ -161,6 +165,15 @@ export function browserRules<Env>(options: CreateMcpHandlerOptions<Env>): Browse
       return decorated
     },
   }
+}
+
+/** `response` without its CORS headers (`corsOptions: false`: no browser page reads it, as agents leaves it). */
+function withoutCors(response: Response): Response {
+  const names = [...response.headers.keys()].filter((name) => name.startsWith('access-control-'))
+  if (names.length === 0) return response
+  const stripped = new Response(response.body, response)
+  for (const name of names) stripped.headers.delete(name)
+  return stripped
 }
 
 type EdgeApp<Env> = Hono<{ Bindings: Env & object; Variables: McpVariables }>
@@ -233,9 +246,14 @@ export function serving<Env>(server: EdgeServer<Env>, route: string, given: McpH
   const legacy = given.legacy === 'reject' ? given.legacy : { logLevel: 'debug' as const, ...given.legacy }
   const options = { ...given, legacy }
   const direct = createEdgeHandler(server, options)
+  // The Server Card beside the endpoint (`<route>/server-card`), public as mcp() serves it.
+  const checkedCard = checkedFeature(given.serverCard, ['route'], 'serverCard', 'serverCard({ name })', 'apps.md')
+  const card = checkedCard?.route(server.info)
+  const cardPath = `${route}${SERVER_CARD_PATH}`
   let app: EdgeApp<Env> | undefined
   return {
     async fetch(request, env, host) {
+      if (card && pathOf(request.url) === cardPath) return card(request)
       const asked = route === '' ? route : pathOf(request.url)
       if (asked !== route) return new Response(notServedHere(route, "createMcpHandler's route option", asked), { status: 404 })
       if (request.method === 'OPTIONS' || request.headers.has('origin')) {
