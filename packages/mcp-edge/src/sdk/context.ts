@@ -19,6 +19,7 @@ import { LOG_LEVELS } from '../protocol/constants.ts'
 import { McpError } from '../protocol/errors.ts'
 import type { RequestId } from '../protocol/jsonrpc.ts'
 import type { InputRequest } from '../server/input/input.ts'
+import { InputRequired } from '../server/input/input-round.ts'
 import type { Principal, RequestContext, ToolContext } from '../server/types.ts'
 import { checkedAnswer } from './form-check.ts'
 import { elicitRequest, parseResult, rawSpec } from './input.ts'
@@ -174,14 +175,34 @@ export function tooManyRounds(): McpError {
   )
 }
 
+/**
+ * The key of an awaited question: its place in the run, and a digest of what it asks (the form's
+ * message and schema, the sampling request's messages), so that a run asking something else at
+ * that place (the row it names changed between rounds) asks it anew rather than read the answer
+ * given to another question. A URL's address is left out: it often carries a fresh `state` each run.
+ */
+function questionKey(place: number, request: InputRequest): string {
+  const { message, requestedSchema, messages, systemPrompt } = request.params as Record<string, unknown>
+  const text = JSON.stringify([request.method, message, requestedSchema, messages, systemPrompt])
+  // FNV-1a, 32 bits: a change detector inside a sealed state, not a security measure.
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+  return `q${place}.${(hash >>> 0).toString(36)}`
+}
+
 /** Per run of a handler: answers given so far, and the order of the questions asked in it. */
 export interface RunState {
   /** What `mcpReq.inputResponses` shows: the answers collected in this call. */
   responses: Record<string, unknown> | undefined
   /** The handler's own `requestState`, kept sealed between rounds. */
   handlerState: unknown
-  /** How many questions this run has asked (their keys are `q1`, `q2`…). */
+  /** How many questions this run has asked (their keys are `q1.…`, `q2.…`: `questionKey`). */
   asked: number
+  /**
+   * Called when an awaited question goes to the client: the run is left waiting for good, and
+   * `runSdkHandler` ends the round with it (the handler runs again when the answer comes).
+   */
+  park?: ((pending: InputRequired) => void) | undefined
   /** The server's announcements: list changes and resource updates. */
   hooks: Announcements
 }
@@ -304,16 +325,26 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
   }
 
   /**
-   * One question of `extra`'s run, keyed by its order in it, answered through the core's rounds
-   * (static: code calls methods on the proxy, which has no private fields).
+   * One question of `extra`'s run, answered through the core's rounds (static: code calls methods
+   * on the proxy, which has no private fields). While the client has not answered, the question's
+   * promise never settles, as an SDK handler's await lasts until the answer comes: a rejection
+   * would let code that catches it (a fallback answer) act before the user has answered. The run
+   * is then left (`park`), and the handler runs again with the answer.
    */
   static async ask<Env>(extra: SdkExtra<Env>, request: InputRequest, schema?: ResultSchema): Promise<unknown> {
     if (extra.#store?.stateKeys === false) throw missingStateKeys()
     const run = extra.#run
     if (run.asked === MAX_ROUNDS_PER_CALL) throw tooManyRounds()
     run.asked++
-    const key = `q${run.asked}`
-    const answers = await extra.#edge.ask({ [key]: rawSpec(request) })
+    const key = questionKey(run.asked, request)
+    let answers: Record<string, unknown>
+    try {
+      answers = await extra.#edge.ask({ [key]: rawSpec(request) })
+    } catch (error) {
+      if (!(error instanceof InputRequired) || !run.park) throw error
+      run.park(error)
+      return new Promise(() => {})
+    }
     return parseResult(schema, answers[key])
   }
 

@@ -10,6 +10,7 @@
  */
 import { McpError } from '../protocol/errors.ts'
 import type { InputRequest } from '../server/input/input.ts'
+import type { InputRequired } from '../server/input/input-round.ts'
 import type { RequestContext } from '../server/types.ts'
 import { createExtra, MAX_ROUNDS_PER_CALL, tooManyRounds } from './context.ts'
 import type { Announcements, RequestHandlerExtra, RunState } from './context.ts'
@@ -45,6 +46,22 @@ interface Pending {
 }
 
 type Asked = Record<string, Pending>
+
+/** What `runSdkHandler` races a run against: an awaited question went to the client. */
+const PARKED = Symbol('parked')
+
+/**
+ * Questions whose answers are in: the core keeps the answers sealed, and reads them again by
+ * method only, so the question itself (a long sampling prompt, say) is not carried in the sealed
+ * state of every later round.
+ */
+function answered(asked: Asked): void {
+  for (const pending of Object.values(asked)) {
+    const { method, params } = pending.request
+    const mode = (params as { mode?: unknown }).mode
+    pending.request = { method, params: mode === undefined ? {} : { mode } } as InputRequest
+  }
+}
 
 /** Ask the questions of `asked` (by wire key) and return the answers by the handler's keys. */
 async function answersOf(ctx: RequestContext<unknown>, asked: Asked): Promise<Record<string, unknown>> {
@@ -117,29 +134,44 @@ async function runRounds<Env, R>(
   if (sealed !== undefined) await decodeState(ctx, run, hooks, sealed, frame)
   // Questions an earlier round asked: their answers are in this request (or sealed), read them first.
   const asked = (ctx.state[PENDING] ?? {}) as Asked
-  if (ctx.state[PENDING] !== undefined) run.responses = await answersOf(context, asked)
+  if (ctx.state[PENDING] !== undefined) {
+    run.responses = await answersOf(context, asked)
+    answered(asked)
+  }
   let rounds = (ctx.state[ROUNDS] as number | undefined) ?? 0
   for (;;) {
     run.asked = 0
-    let result: R | InputRequiredResult
+    let result: R | InputRequiredResult | typeof PARKED
+    let parked: InputRequired | undefined
     try {
       const extra = createExtra(ctx, run, frame.store)
       frame.handler = extra
-      result = await handler(extra)
+      // An awaited question the client has not answered leaves its run waiting for good (`park`):
+      // the round ends with the question, and the run is dropped.
+      const waiting = new Promise<typeof PARKED>((resolve) => {
+        run.park = (pending) => {
+          parked = pending
+          resolve(PARKED)
+        }
+      })
+      result = await Promise.race([handler(extra), waiting])
     } catch (error) {
       hooks.threw?.(error, context)
       if (!failed) throw error
       return failed(error, context)
     } finally {
       frame.handler = undefined
+      // A question the dropped run asks later (beside the one that parked it) waits for good too.
+      run.park = () => {}
     }
+    if (result === PARKED) throw parked
     if (!isInputRequired(result)) return result
     if (rounds === MAX_ROUNDS_PER_CALL) throw tooManyRounds()
     ctx.state[ROUNDS] = ++rounds
-    if (result.requestState !== undefined) {
-      ctx.state[HANDLER_STATE] = result.requestState
-      await decodeState(ctx, run, hooks, result.requestState, frame)
-    }
+    // The handler's own state is the last round's, as a client echoes the last result's only.
+    const handlerState = result.requestState
+    if (handlerState === undefined) delete ctx.state[HANDLER_STATE]
+    else ctx.state[HANDLER_STATE] = handlerState
     const requests = Object.entries(result.inputRequests ?? {})
     if (requests.length === 0) {
       // SDK 2.x paces a state-only round and calls again; mcp-edge's rounds are driven by questions.
@@ -158,5 +190,10 @@ async function runRounds<Env, R>(
     }
     ctx.state[PENDING] = asked
     run.responses = { ...run.responses, ...(await answersOf(context, fresh)) }
+    answered(asked)
+    // Answered in this request (a 2025-era client, asked on the call's stream): the next run reads
+    // the state as a retry would, decoded by the server's verify then, not when it was made.
+    if (handlerState === undefined) run.handlerState = undefined
+    else await decodeState(ctx, run, hooks, handlerState, frame)
   }
 }

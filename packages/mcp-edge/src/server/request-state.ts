@@ -192,7 +192,16 @@ export class RequestStateCodec {
       s: body.state,
     }
     if (body.trace !== undefined) payload.tp = body.trace
-    return this.#seal('', payload)
+    const token = await this.#seal('', payload)
+    // Said here, on the server, where it can be fixed: the client's retry would be refused as an
+    // invalid requestState (`open`), a client error for what the handler kept.
+    if (token.length > MAX_STATE_CHARS) {
+      throw new McpError(
+        'internalError',
+        `Internal error: the requestState of the next round would be ${token.length} characters, more than the ${MAX_STATE_CHARS} a retry may carry: keep less in the round's state, or ask for less (answers are kept in it; docs/multi-round-trip.md)`,
+      )
+    }
+    return token
   }
 
   /**
