@@ -23,7 +23,8 @@ import { inputRequired, isInputRequired } from '../../packages/mcp-edge/src/sdk/
 import { completable, isCompletable } from '../../packages/mcp-edge/src/sdk/schema/schema.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
 import { ResourceTemplate } from '../../packages/mcp-edge/src/sdk/resource-template.ts'
-import { sendAs } from './support.ts'
+import { Outbox } from '../../packages/mcp-edge/src/server/outbox.ts'
+import { drain, sendAs } from './support.ts'
 
 type ToolAnswer = { content: { type: string; text: string }[]; isError?: boolean; structuredContent?: unknown }
 
@@ -276,6 +277,45 @@ describe('setRequestHandler as SDK 1.x calls it, with a request schema', () => {
 
 // The official memory server keeps the URIs its subscribe handler saw, and sends an update only
 // for those. Before, mcp-edge took the handlers and never called them: every update was lost.
+// The reference "everything" server logs each subscription from its subscribe handler. Before,
+// sendLoggingMessage there found no running handler (and no named caller) and threw: every
+// subscribe was -32603, and nothing was kept.
+describe("a subscribe handler's sendLoggingMessage", () => {
+  const server = new McpServer({ name: 'everything', version: '1' })
+  server.registerResource('text', 'demo://resource/1', {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'one' }] }))
+  server.server.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+    await server.sendLoggingMessage(
+      { level: 'info', data: `Received Subscribe Resource request: ${request.params.uri}` },
+      extra.sessionId,
+    )
+    return {}
+  })
+  const subscribe = async (logLevel: 'info' | 'error') => {
+    const outbox = new Outbox()
+    const answer = await server.edge.handle(
+      { jsonrpc: '2.0', id: 7, method: 'resources/subscribe', params: { uri: 'demo://resource/1' } },
+      { protocolVersion: '2025-11-25', clientCapabilities: {}, raw: {}, logLevel },
+      { env: {}, cancel: { signal: new AbortController().signal }, outbox },
+    )
+    return { message: answer.message, sent: drain(outbox) }
+  }
+
+  it("goes on the subscribe request's own stream at the session's level, and the subscription is answered", async () => {
+    const heard = await subscribe('info')
+    expect(heard.message).toMatchObject({ result: {} })
+    expect(heard.sent).toEqual([
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level: 'info', data: 'Received Subscribe Resource request: demo://resource/1' },
+      },
+    ])
+    const quiet = await subscribe('error')
+    expect(quiet.message).toMatchObject({ result: {} })
+    expect(quiet.sent).toEqual([])
+  })
+})
+
 describe('subscribe, unsubscribe and setLevel handlers of a 2025 session, as the memory server sets them', () => {
   const { published, hub } = recordingHub()
   const server = new McpServer({ name: 'memory', version: '1' }, { events: hub })

@@ -56,7 +56,7 @@ const keptHandlers = new WeakMap<LowLevelServer, Map<string, (request: unknown, 
  * keeping its own (a set of subscribed URIs it sends updates for) sees them as under the SDKs.
  */
 export function keptRequestWatcher(server: LowLevelServer): RequestWatcher {
-  return async (request, options) => {
+  return async (request, options, log) => {
     const handler = keptHandlers.get(server)?.get(request.method)
     if (!handler) return
     const params = (request.params ?? {}) as Record<string, unknown>
@@ -70,8 +70,9 @@ export function keptRequestWatcher(server: LowLevelServer): RequestWatcher {
       sessionId: store?.request.headers.get('mcp-session-id') ?? undefined,
       authInfo: authInfoOf(options.principal, store),
     }
-    // In the request's frame, as a handler runs: getMcpAuthContext() and publishes' waitUntil find it.
-    await withHandler({ store, handler: undefined }, async () => {
+    // In the request's frame, as a handler runs: getMcpAuthContext() and publishes' waitUntil find
+    // it, and sendLoggingMessage the request's own stream.
+    await withHandler({ store, handler: undefined, log }, async () => {
       try {
         await handler({ method: request.method, params }, extra)
       } catch (error) {

@@ -26,6 +26,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { McpError } from '../protocol/errors.ts'
+import type { KeptRequestLog } from '../server/kept-requests.ts'
 import type { Principal } from '../server/types.ts'
 import type { AuthInfo, Grant } from './principal.ts'
 
@@ -140,6 +141,8 @@ export interface Frame {
   handler: unknown
   /** A server is being set up for the request (a factory, `McpAgent`'s `onStart` and `init()`). */
   building?: boolean
+  /** Where a log line of a kept request's handler goes (a subscribe handler's `sendLoggingMessage`). */
+  log?: KeptRequestLog | undefined
 }
 
 const storage = new AsyncLocalStorage<Frame>()
@@ -194,6 +197,11 @@ export function withHandler<T>(frame: Frame, fn: () => T): T {
 /** The current request's store, or undefined outside a request served by the adapter. */
 export function currentRequest(): RequestStore | undefined {
   return storage.getStore()?.store
+}
+
+/** Where a log line of the kept request being handled goes (low-level.ts `keptRequestWatcher`), if one is. */
+export function currentLog(): KeptRequestLog | undefined {
+  return storage.getStore()?.log
 }
 
 /** The SDK-style context of the handler running now (for `server.server.elicitInput` and kin). */

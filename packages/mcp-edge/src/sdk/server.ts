@@ -12,12 +12,13 @@ import { McpServer as EdgeServer } from '../server/server.ts'
 import type { EventDelivery, ListKind } from '../server/events/events.ts'
 import { watchKeptRequests } from '../server/kept-requests.ts'
 import type { ServerOptions } from '../server/types.ts'
+import { warnOnce } from '../server/telemetry/log.ts'
 import { definePrompt, defineResource, defineTool } from './define.ts'
 import type { Hooks } from './rounds.ts'
 import { keptRequestWatcher, LowLevelServer, reportUnexpected } from './low-level.ts'
 import { publishing } from './notifier.ts'
 import { Registered } from './registered.ts'
-import { building, currentHandler, currentRequest } from './request-store.ts'
+import { building, currentHandler, currentLog, currentRequest } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import { ResourceTemplate } from './resource-template.ts'
 import { experimentalTasks } from './unsupported.ts'
@@ -301,7 +302,8 @@ export class McpServer<Env = unknown> {
   /**
    * `notifications/message` to this server's client, as an SDK server has one: inside a handler,
    * to its caller on the request's stream (as `ctx.mcpReq.log`: a 2026-07-28 call gets it only if it
-   * asked for a level); outside one, to the streams of the caller whose request is being served (an
+   * asked for a level); in a subscribe or setLevel handler, on that request's stream, at its
+   * caller's level; outside any, to the streams of the caller whose request is being served (an
    * McpAgent's), through the event hub. Never to every listener: a shared server serves many
    * callers. `sessionId` picks nothing more: the caller is the request's.
    */
@@ -311,13 +313,18 @@ export class McpServer<Env = unknown> {
   ): Promise<void> {
     const running = currentHandler() as RequestHandlerExtra | undefined
     if (running) return running.mcpReq.log(params.level, params.data, params.logger)
+    // A subscribe or setLevel handler's: on that request's own stream, at its caller's level.
+    const kept = currentLog()
+    if (kept) return kept(params.level, params.data, params.logger)
     const subject = currentRequest()?.principal?.subject
     if (subject === undefined) {
-      throw new Error(
+      const message =
         'sendLoggingMessage outside a handler: mcp-edge/sdk serves many callers with one server and cannot tell whose ' +
-          'client to send it to. Call it inside a tool, resource or prompt handler, or use ' +
-          'server.edge.notifyLog(level, data, { audience: [subject] }) to name the listeners (docs/migrate.md)',
-      )
+        'client to send it to. Call it inside a tool, resource or prompt handler, or use ' +
+        'server.edge.notifyLog(level, data, { audience: [subject] }) to name the listeners (docs/migrate.md)'
+      // In the log too: code calling it from a timer rarely awaits it, and would lose the rejection.
+      warnOnce(message)
+      throw new Error(message)
     }
     const options = params.logger === undefined ? { audience: [subject] } : { audience: [subject], logger: params.logger }
     await this.edge.notifyLog(params.level, params.data, options)

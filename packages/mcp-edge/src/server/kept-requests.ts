@@ -7,10 +7,22 @@
  * session ledger refuses after it (past its cap) the watcher has seen, and is delivered nothing.
  * Internal to the package.
  */
+import { LOG_LEVELS } from '../protocol/constants.ts'
+import type { LogLevel } from '../protocol/constants.ts'
 import type { JsonRpcRequest } from '../protocol/jsonrpc.ts'
-import type { HandleOptions } from './dispatch.ts'
+import type { Call, HandleOptions } from './dispatch.ts'
+import { logTo } from './scope.ts'
 
-export type RequestWatcher = (request: JsonRpcRequest, options: HandleOptions<unknown>) => Promise<void>
+/**
+ * Where a watcher's log lines go: the kept request's own stream, at its caller's level, as a
+ * handler's `ctx.log` (a 2025 subscribe's POST answer then streams them before its result).
+ */
+export type KeptRequestLog = (level: LogLevel, data: unknown, logger?: string) => void
+
+export type RequestWatcher = (request: JsonRpcRequest, options: HandleOptions<unknown>, log: KeptRequestLog) => Promise<void>
+
+/** A listen stream's subscriptions log nowhere: the stream's first message is its acknowledgement. */
+const NO_LOG: KeptRequestLog = () => {}
 
 const watchers = new WeakMap<object, RequestWatcher>()
 
@@ -24,9 +36,14 @@ export function watchKeptRequests(server: object, watcher: RequestWatcher): void
   watchers.set(server, watcher)
 }
 
-/** Hand `request` to `server`'s watcher, if it has one. */
-export function heard(server: object, request: JsonRpcRequest, options: HandleOptions<unknown>): Promise<void> | undefined {
-  return watchers.get(server)?.(request, options)
+/** Hand the request of `call` to its server's watcher, if it has one. */
+export function heard(call: Call): Promise<void> | undefined {
+  const watcher = watchers.get(call.server)
+  if (!watcher) return undefined
+  const threshold = call.logLevel === undefined ? Number.POSITIVE_INFINITY : LOG_LEVELS.indexOf(call.logLevel)
+  return watcher(call.request, call.options as HandleOptions<unknown>, (level, data, logger) =>
+    logTo(call.options.outbox, threshold, level, data, logger),
+  )
 }
 
 /**
@@ -48,14 +65,14 @@ export async function listenedTo(
   const taken: string[] = []
   for (const uri of uris) {
     try {
-      await watcher(as('resources/subscribe', uri), options)
+      await watcher(as('resources/subscribe', uri), options, NO_LOG)
       taken.push(uri)
     } catch {
       // Refused by the server's handler: not honoured (the acknowledgement leaves it out).
     }
   }
   const release = async () => {
-    for (const uri of taken) await watcher(as('resources/unsubscribe', uri), options).catch(() => {})
+    for (const uri of taken) await watcher(as('resources/unsubscribe', uri), options, NO_LOG).catch(() => {})
   }
   return { uris: taken, release }
 }

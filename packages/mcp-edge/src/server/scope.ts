@@ -137,11 +137,7 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
   }
 
   log(level: LogLevel, data: unknown, logger?: string): void {
-    // logging.mdx: "MUST NOT emit notifications/message for a request that does not include" a level.
-    if (!this.#outbox || this.task !== undefined || LOG_LEVELS.indexOf(level) < this.#logLevel) return
-    const params: Record<string, unknown> = { level, data }
-    if (logger !== undefined) params.logger = logger
-    this.#outbox.push(notification(NOTIFICATION.message, params), { droppable: true })
+    if (this.task === undefined) logTo(this.#outbox, this.#logLevel, level, data, logger)
   }
 
   ask<const Specs extends InputSpecs>(requests: Specs): Promise<InputResponses<Specs>> {
@@ -177,4 +173,17 @@ export class RequestScope<Env = unknown> implements ToolContext<Env> {
   partialStats(): OutboxStats {
     return this.#partials.stats()
   }
+}
+
+/**
+ * `notifications/message` on a request's own stream, when `level` is at least the caller's
+ * `threshold` (an index of LOG_LEVELS; infinite when the request asked for no level: logging.mdx,
+ * "MUST NOT emit notifications/message for a request that does not include" one). Droppable: a
+ * slow reader loses log lines before anything else.
+ */
+export function logTo(outbox: Outbox | undefined, threshold: number, level: LogLevel, data: unknown, logger?: string): void {
+  if (!outbox || LOG_LEVELS.indexOf(level) < threshold) return
+  const params: Record<string, unknown> = { level, data }
+  if (logger !== undefined) params.logger = logger
+  outbox.push(notification(NOTIFICATION.message, params), { droppable: true })
 }

@@ -58,10 +58,11 @@ export const setLevel: MethodEntry = {
   era: 'legacy',
   capability: 'logging',
   inputRequired: false,
-  async run({ params, options, request, server }) {
+  async run(call) {
+    const { params, options } = call
     if (!(LOG_LEVELS as readonly unknown[]).includes(params.level))
       throw invalid(`unknown log level ${JSON.stringify(params.level)}`)
-    await heard(server, request, options)
+    await heard(call)
     await options.legacySession?.setLogLevel(params.level as LogLevel)
     return {}
   },
@@ -82,7 +83,7 @@ export const subscription: MethodEntry = {
     if (subscribing) requireScopes(options.principal, readScopes(server, viewerOf(call), uri), `Subscribing to ${uri}`)
     // The code that watches it decides first: what it refuses is not kept. One the ledger then
     // refuses (past its cap) the watcher has seen, which delivers nothing to the session.
-    await heard(server, request, options)
+    await heard(call)
     const session = options.legacySession
     if (!session || typeof server.events !== 'object') return {}
     await session.subscribe(uri, subscribing)
