@@ -23,6 +23,7 @@ import { inputRequired, isInputRequired } from '../../packages/mcp-edge/src/sdk/
 import { completable, isCompletable } from '../../packages/mcp-edge/src/sdk/schema/schema.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
 import { ResourceTemplate } from '../../packages/mcp-edge/src/sdk/resource-template.ts'
+import { Listener } from '../../packages/mcp-edge/src/server/events/listen-hub.ts'
 import { Outbox } from '../../packages/mcp-edge/src/server/outbox.ts'
 import { drain, sendAs } from './support.ts'
 
@@ -277,6 +278,56 @@ describe('setRequestHandler as SDK 1.x calls it, with a request schema', () => {
 
 // The official memory server keeps the URIs its subscribe handler saw, and sends an update only
 // for those. Before, mcp-edge took the handlers and never called them: every update was lost.
+// The SDK 2.x sticky-notes example starts with no note and declares resources; its tools register
+// and remove them. Before, an empty list was no list: its capability and methods went away (-32601),
+// so a client that read the capabilities at connect never listed the notes added later.
+describe('a list that is empty', () => {
+  const capabilitiesOf = async (server: McpServer) =>
+    ((await sendAs(server.edge, 'server/discover', {})).result as { capabilities: Record<string, unknown> }).capabilities
+
+  it('is offered when the server declares it, and from its first registration on, as the SDKs keep its handlers', async () => {
+    const board = new McpServer({ name: 'stickynotes', version: '1' }, { capabilities: { resources: { listChanged: true } } })
+    expect(await capabilitiesOf(board)).toHaveProperty('resources')
+    expect((await sendAs(board.edge, 'resources/list', {})).result).toMatchObject({ resources: [] })
+    const note = board.registerResource('note-1', 'note://1', {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'hi' }] }))
+    expect((await sendAs(board.edge, 'resources/list', {})).result).toMatchObject({ resources: [{ uri: 'note://1' }] })
+    note.remove()
+    expect((await sendAs(board.edge, 'resources/list', {})).result).toMatchObject({ resources: [] })
+    // Never declared: offered once a tool was registered, and still when it is disabled.
+    const plain = new McpServer({ name: 'plain', version: '1' })
+    expect((await sendAs(plain.edge, 'tools/list', {})).error?.code).toBe(-32601)
+    plain.registerTool('later', {}, async () => ({ content: [] })).disable()
+    expect((await sendAs(plain.edge, 'tools/list', {})).result).toMatchObject({ tools: [] })
+    expect(await capabilitiesOf(plain)).toHaveProperty('tools')
+    // A list neither declared nor registered into stays unoffered.
+    expect((await sendAs(plain.edge, 'prompts/list', {})).error?.code).toBe(-32601)
+    expect(await capabilitiesOf(plain)).not.toHaveProperty('prompts')
+  })
+})
+
+// Found porting the SDK's sticky-notes example: a note registered in a tool reached each listener
+// twice, once from the core's announcement to this isolate's listeners and once through the hub,
+// which reaches this isolate's listeners too.
+describe('a registration announced through the event hub', () => {
+  it("is announced once: through the hub, not also to this isolate's listeners directly", async () => {
+    const { published, hub } = recordingHub()
+    const board = new McpServer({ name: 'board', version: '1' }, { events: hub })
+    board.registerTool('add_note', {}, async () => {
+      board.registerResource('note', 'note://1', {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'hi' }] }))
+      return { content: [{ type: 'text', text: 'added' }] }
+    })
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    const listener = new Listener(1, { resourcesListChanged: true }, null)
+    const stop = board.edge.hub.add(listener)
+    published.length = 0
+    await call(board, 'add_note')
+    await Promise.resolve()
+    stop()
+    expect(published).toEqual([{ type: 'listChanged', list: 'resources' }])
+    expect(listener.pending).toBe(0)
+  })
+})
+
 // The reference "everything" server logs each subscription from its subscribe handler. Before,
 // sendLoggingMessage there found no running handler (and no named caller) and threw: every
 // subscribe was -32603, and nothing was kept.

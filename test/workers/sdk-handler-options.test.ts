@@ -14,10 +14,23 @@ import { cloudflareEventHub } from 'mcp-edge/cloudflare'
 import { serverCard } from 'mcp-edge'
 import type { EventHub, McpEvent } from 'mcp-edge'
 import { buildRequest } from '../support/mcp.ts'
-import { acceptedContent, createMcpHandler, ErrorCode, McpError, McpServer } from 'mcp-edge/sdk'
+import {
+  acceptedContent,
+  CreateMessageResultSchema,
+  createMcpHandler,
+  ErrorCode,
+  McpError,
+  McpServer,
+  UrlElicitationRequiredError,
+} from 'mcp-edge/sdk'
 import type {
   CallToolResult,
   ClientCapabilities,
+  CompleteResourceTemplateCallback,
+  CreateMessageRequest,
+  ElicitRequestURLParams,
+  LoggingMessageNotificationParams,
+  RequestHandlerExtra,
   CreateMcpHandlerOptions,
   McpRequestContext,
   Icon,
@@ -634,5 +647,33 @@ describe('types ported code names', () => {
     const capabilities: ClientCapabilities = {}
     const serverOptions: ServerOptions = { instructions: 'hi' }
     expect([typeof context, schema, icon, capabilities, serverOptions]).toHaveLength(5)
+  })
+
+  // Found porting the reference "everything" server: each of these compiled against the SDK and not here.
+  it("the SDK's request types go to sendRequest as they are; URL elicitations carry their id; a template's completer and the transport have their names", () => {
+    const sampling: CreateMessageRequest = {
+      method: 'sampling/createMessage',
+      params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10 },
+    }
+    const asks = async (extra: RequestHandlerExtra) => {
+      await extra.sendRequest(sampling, CreateMessageResultSchema)
+      await extra.sendNotification({
+        method: 'notifications/message',
+        params: { level: 'info', data: 'x' } as LoggingMessageNotificationParams,
+      })
+    }
+    const url: ElicitRequestURLParams = { mode: 'url', message: 'Sign in', url: 'https://example.com', elicitationId: 'e1' }
+    const error = new UrlElicitationRequiredError([url])
+    // @ts-expect-error: as in the SDKs, a URL elicitation's parameters name their id
+    const unnamed: ElicitRequestURLParams = { mode: 'url', message: 'Sign in', url: 'https://example.com' }
+    const complete: CompleteResourceTemplateCallback = (value) => [value]
+    const transport: undefined = new McpServer({ name: 't', version: '1' }).server.transport
+    expect([typeof asks, error.elicitations[0]?.elicitationId, unnamed.url, complete('a'), transport]).toEqual([
+      'function',
+      'e1',
+      'https://example.com',
+      ['a'],
+      undefined,
+    ])
   })
 })

@@ -31,16 +31,19 @@ import type * as z from 'zod/v4/mini'
 
 export type { AuthInfo }
 
-/** A notification as the SDKs send it. */
+/** A notification as the SDKs send it (its params any object, as `SdkRequest`'s). */
 export interface SdkNotification {
   method: string
-  params?: Record<string, unknown>
+  params?: object
 }
 
-/** A server-to-client request as the SDKs send it. */
+/**
+ * A server-to-client request as the SDKs send it. Its params are any object: the SDK's own request
+ * types (`CreateMessageRequest`, `ElicitRequest`) are interfaces without an index signature.
+ */
 export interface SdkRequest {
   method: string
-  params?: Record<string, unknown>
+  params?: object
 }
 
 /** The SDKs' names for what a server sends the client (`@modelcontextprotocol/sdk/types.js`). */
@@ -373,7 +376,7 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
   }
 
   async #notify(notification: SdkNotification): Promise<void> {
-    const params = notification.params ?? {}
+    const params = (notification.params ?? {}) as Record<string, unknown>
     const ctx = this.edge
     switch (notification.method) {
       case 'notifications/progress':

@@ -50,8 +50,8 @@ export type {
   ElicitFormParams,
   ElicitParams,
   ElicitResult,
+  ElicitRequestURLParams,
   ElicitUrlParams,
-  ElicitUrlParams as ElicitRequestURLParams,
   InputRequests,
   InputRequiredResult,
   InputRequiredSpec,
@@ -84,7 +84,14 @@ export {
 export type { UrlElicitation } from './errors.ts'
 export { createRequestStateCodec } from './codec.ts'
 export type { RequestStateCodec, RequestStateCodecOptions } from './codec.ts'
-export type { CompleteCallback, ShapeOutput, Zod3Object, Zod3Type, ZodRawShape } from './schema/schema.ts'
+export type {
+  CompleteCallback,
+  CompleteCallback as CompleteResourceTemplateCallback,
+  ShapeOutput,
+  Zod3Object,
+  Zod3Type,
+  ZodRawShape,
+} from './schema/schema.ts'
 export { createMcpHandler } from './handler.ts'
 export { OAuthError, OAuthErrorCode, requireBearerAuth } from './web/bearer-auth.ts'
 export type { BearerAuthOptions, OAuthTokenVerifier } from './web/bearer-auth.ts'

@@ -74,6 +74,11 @@ export interface ElicitUrlParams {
   _meta?: Record<string, unknown>
 }
 
+/** The SDKs' URL elicitation parameters, whose `elicitationId` is required (`UrlElicitationRequiredError` carries them). */
+export interface ElicitRequestURLParams extends ElicitUrlParams {
+  elicitationId: string
+}
+
 export type ElicitParams = ElicitFormParams | ElicitUrlParams
 
 export interface ElicitResult {

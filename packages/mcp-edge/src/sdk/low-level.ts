@@ -21,8 +21,11 @@ import { currentHandler, currentRequest, hostOf, withHandler } from './request-s
 import { refuseCompletionNotifier, refuseRequestHandler } from './unsupported.ts'
 
 export interface LowLevelHooks {
-  /** Extensions declared with `registerCapabilities`, added to the server's own. */
-  extensions(given: Record<string, JsonObject>): void
+  /**
+   * What `registerCapabilities` declares: extensions, added to the server's own, and the lists
+   * declared (`capabilities`), offered while empty too.
+   */
+  extensions(given: Record<string, JsonObject>, capabilities?: Record<string, unknown>): void
   listChanged(kind: ListKind): void
   resourceUpdated(uri: string): void
   log(params: { level: LogLevel; data: unknown; logger?: string }): Promise<void>
@@ -137,6 +140,11 @@ export class LowLevelServer {
   /** Taken, and never called: the SDKs call it when their transport closes, and mcp-edge keeps none. */
   onclose?: (() => void) | undefined
 
+  /** The SDKs' connected transport: none here (a Worker serves the server per request), so code that reads it compiles. */
+  get transport(): undefined {
+    return undefined
+  }
+
   constructor(hooks: LowLevelHooks) {
     this.#hooks = hooks
   }
@@ -179,11 +187,12 @@ export class LowLevelServer {
 
   /**
    * SDK 2.x's way to declare what `capabilities` holds beside what is registered: its `extensions`
-   * are offered in `initialize` and `server/discover` from then on. Other capabilities (tools,
-   * resources, prompts, logging, completions) are derived from what is registered, and left as they are.
+   * are offered in `initialize` and `server/discover` from then on, and the lists it names (tools,
+   * resources, prompts) are offered while empty too. The rest (logging, completions, and whether
+   * lists announce changes) follows what mcp-edge serves.
    */
   registerCapabilities(capabilities: { extensions?: Record<string, JsonObject> } & Record<string, unknown>): void {
-    if (capabilities.extensions) this.#hooks.extensions(capabilities.extensions)
+    this.#hooks.extensions(capabilities.extensions ?? {}, capabilities)
   }
 
   /** As SDK 1.x reads them: an empty `elicitation` declares form elicitation (`{ form: {} }`). */

@@ -11,6 +11,7 @@ import type { Icon, JsonObject, ToolAnnotations } from '../protocol/types.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
 import type { EventDelivery, ListKind } from '../server/events/events.ts'
 import { watchKeptRequests } from '../server/kept-requests.ts'
+import { quiet } from '../server/quiet.ts'
 import type { ServerOptions } from '../server/types.ts'
 import { warnOnce } from '../server/telemetry/log.ts'
 import { definePrompt, defineResource, defineTool } from './define.ts'
@@ -81,6 +82,12 @@ export function useConventionalEvents(find: () => EventDelivery | undefined): vo
   conventionalEvents = find
 }
 
+/** The lists an SDK server's `capabilities` declare (`{ resources: { listChanged: true } }`). */
+function declaredLists(capabilities: unknown): ListKind[] {
+  if (typeof capabilities !== 'object' || capabilities === null) return []
+  return (['tools', 'resources', 'prompts'] as const).filter((kind) => kind in capabilities)
+}
+
 /**
  * @example
  * const server = new McpServer({ name: 'demo', version: '1.0.0' })
@@ -120,9 +127,16 @@ export class McpServer<Env = unknown> {
     // every tool of a server moved here with more than mcp-edge's 50 a page. The options come last:
     // keys of theirs in the server info (`instructions`, given there by mistake) yield.
     this.edge = new EdgeServer<Env>({ listCache: UNCACHED_LISTS, pageSize: ONE_PAGE, ...serverInfo, ...edgeOptions })
+    // Lists the code declares are offered while empty, as an SDK server answers them (`[]`): a
+    // server that registers into them at run time (a note added by a tool) is seen by clients
+    // that read the capability at connect. So is each list once something was registered in it.
+    this.edge.offerLists(...declaredLists(options.capabilities))
     const listChanged = (kind: ListKind) => this.#notify(kind)
     const resourceUpdated = (uri: string) => this.#resourceUpdated(uri)
-    const extensions = (given: Record<string, JsonObject>) => Object.assign(this.edge.extensions, given)
+    const extensions = (given: Record<string, JsonObject>, capabilities?: Record<string, unknown>) => {
+      Object.assign(this.edge.extensions, given)
+      this.edge.offerLists(...declaredLists(capabilities))
+    }
     const log = (params: Parameters<LowLevelServer['sendLoggingMessage']>[0]) => this.sendLoggingMessage(params)
     this.server = new LowLevelServer({ extensions, listChanged, resourceUpdated, log })
     watchKeptRequests(this.edge, keptRequestWatcher(this.server))
@@ -152,12 +166,13 @@ export class McpServer<Env = unknown> {
   // The older overloads register through these, not through the public methods, as the SDKs'
   // own do: a subclass that wraps both `tool` and `registerTool` wraps each registration once.
   #registerTool(name: string, config: ToolConfig<ToolInputSchema, unknown>, callback: ToolCallback<ToolInputSchema, Env>) {
+    this.edge.offerLists('tools')
     return new Registered<ToolSlotConfig>(
       name,
       { ...config, callback } as ToolSlotConfig,
       {
-        add: (key, slot) => defineTool(this.edge, this.#hooks, key, slot),
-        drop: (key) => this.edge.removeTool(key),
+        add: (key, slot) => this.#changing(() => defineTool(this.edge, this.#hooks, key, slot)),
+        drop: (key) => this.#changing(() => this.edge.removeTool(key)),
         announce: (added) => this.#announce('tools', added),
         check: (key) => void this.edge.tools.get(key)?.definition,
       },
@@ -221,15 +236,18 @@ export class McpServer<Env = unknown> {
   }
 
   #registerResource(name: string, target: string | ResourceTemplate, metadata: ResourceMetadata, callback: AnyCallback) {
+    this.edge.offerLists('resources')
     return new Registered<ResourceSlotConfig>(
       name,
       { name, target, metadata, callback },
       {
-        add: (key, slot) => defineResource(this.edge, this.#hooks, key, slot),
+        add: (key, slot) => this.#changing(() => defineResource(this.edge, this.#hooks, key, slot)),
         drop: (_key, slot) =>
-          typeof slot.target === 'string'
-            ? this.edge.removeResource(slot.target)
-            : this.edge.removeResourceTemplate(slot.target.uriTemplate),
+          this.#changing(() =>
+            typeof slot.target === 'string'
+              ? this.edge.removeResource(slot.target)
+              : this.edge.removeResourceTemplate(slot.target.uriTemplate),
+          ),
         announce: (added) => this.#announce('resources', added),
         key: (_key, slot) => (typeof slot.target === 'string' ? `uri ${slot.target}` : `template ${slot.target.uriTemplate}`),
       },
@@ -262,9 +280,10 @@ export class McpServer<Env = unknown> {
   }
 
   #registerPrompt(name: string, config: PromptConfig<PromptArgsSchema>, callback: PromptCallback<PromptArgsSchema, Env>) {
+    this.edge.offerLists('prompts')
     return new Registered<PromptSlotConfig>(name, { ...config, callback } as PromptSlotConfig, {
-      add: (key, slot) => definePrompt(this.edge, this.#hooks, key, slot),
-      drop: (key) => this.edge.removePrompt(key),
+      add: (key, slot) => this.#changing(() => definePrompt(this.edge, this.#hooks, key, slot)),
+      drop: (key) => this.#changing(() => this.edge.removePrompt(key)),
       announce: (added) => this.#announce('prompts', added),
       check: (key) => void this.edge.prompts.get(key)?.definition,
     })
@@ -344,6 +363,21 @@ export class McpServer<Env = unknown> {
   async close(): Promise<void> {}
 
   /** A registration changed: listeners hear it through the hub (the core tells this isolate's own). */
+  /**
+   * A change of the registry that `#announce` tells through the event hub: made without the core's
+   * own announcement to this isolate's listeners, which the hub's reaches too (they heard each
+   * change twice).
+   */
+  #changing<T>(change: () => T): T {
+    if (typeof this.edge.events !== 'object') return change()
+    const loud = quiet(this.edge)
+    try {
+      return change()
+    } finally {
+      loud()
+    }
+  }
+
   #announce(kind: ListKind, added?: boolean): void {
     if (added && !this.#served) return
     if (typeof this.edge.events === 'object') this.#notify(kind)

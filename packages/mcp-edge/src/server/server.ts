@@ -106,6 +106,8 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
   readonly #listedTools: ReadonlySet<string> | undefined
   /** How many views (MCP Apps) are registered: the extension is declared once there is one. */
   #views = 0
+  /** Lists offered while empty too (`offerLists`). */
+  readonly #lists = new Set<ListKind>()
   /** The telemetry of each Worker env (spans, the duration metric, log lines, hooks), built at first use. */
   readonly observers: ObserverCache
   /** Whether a method, or a tool or prompt name, is known (telemetry names the others `_OTHER`). */
@@ -432,16 +434,26 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
     }
   }
 
+  /**
+   * Offer these lists (their methods, and their capability) while they are empty too: an empty
+   * list answers `[]`, not -32601. For code that declares them, or registers into them at run time
+   * and empties them again (mcp-edge/sdk: the SDKs keep a list's handlers once installed), so a
+   * client that read the capability once finds the methods there from then on.
+   */
+  offerLists(...kinds: ListKind[]): void {
+    for (const kind of kinds) this.#lists.add(kind)
+  }
+
   /** Whether a server capability is on offer: advertised exactly when its methods work. */
   offers(capability: string, options: HandleOptions<Env>): boolean {
     switch (capability) {
       case 'tools':
-        return this.tools.size > 0
+        return this.tools.size > 0 || this.#lists.has('tools')
       case 'prompts':
-        return this.prompts.size > 0
+        return this.prompts.size > 0 || this.#lists.has('prompts')
       case 'resources':
         // A stored result's link is read with resources/read.
-        return this.resources.size > 0 || this.templates.size > 0 || this.results !== undefined
+        return this.resources.size > 0 || this.templates.size > 0 || this.results !== undefined || this.#lists.has('resources')
       case 'completions':
         return this.prompts.size > 0 || this.templates.size > 0
       case 'tasks':

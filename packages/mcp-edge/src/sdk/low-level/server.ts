@@ -101,7 +101,8 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
     const self: { server?: Server<Env> } = {}
     const ownerOf = () => (self.server as Server<Env>).#owner
     super({
-      extensions: (given: Record<string, JsonObject>) => ownerOf().server.registerCapabilities({ extensions: given }),
+      extensions: (given: Record<string, JsonObject>, capabilities?: Record<string, unknown>) =>
+        ownerOf().server.registerCapabilities({ ...capabilities, extensions: given }),
       listChanged: (kind) => void (self.server as Server<Env>).#announce(kind),
       resourceUpdated: (uri) => void ownerOf().server.sendResourceUpdated({ uri }),
       log: (params) => ownerOf().sendLoggingMessage(params),
@@ -169,6 +170,9 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
     if (typeof handler !== 'function') throw new TypeError(`setRequestHandler(${method}): the handler must be a function`)
     this.#handlers.set(method, handler as RequestHandler)
     for (const kind of kinds) this.#stale.add(kind)
+    // Offered from now on, empty or not, as the SDK's server answers it (a completion handler
+    // completes what the other lists hold, and offers none itself).
+    if (method !== COMPLETE) this.edge.offerLists(...kinds)
   }
 
   /** No handler for `method` from now on (its list is read again before the server is next prepared). */
