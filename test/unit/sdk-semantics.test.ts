@@ -305,6 +305,36 @@ describe('a list that is empty', () => {
   })
 })
 
+// Found by a review: the core parsed arguments synchronously, which zod refuses for a schema with
+// an async refinement, so every call of such a tool was -32603; the SDKs await it.
+describe('an input schema with an async refinement', () => {
+  const server = new McpServer({ name: 'sdk', version: '1' })
+  const taken = async (id: string) => id === 'taken'
+  server.registerTool(
+    'claim',
+    { inputSchema: z.object({ id: z.string() }).refine(async ({ id }) => !(await taken(id)), { message: 'that id is taken' }) },
+    async ({ id }) => ({ content: [{ type: 'text', text: `claimed ${id}` }] }),
+  )
+  server.registerPrompt(
+    'greet',
+    { argsSchema: { name: z.string().refine(async (name) => name !== 'nobody', 'no such name') } },
+    ({ name }) => ({
+      messages: [{ role: 'user', content: { type: 'text', text: `hello ${name}` } }],
+    }),
+  )
+
+  it("is awaited: a good call runs, a refused one is the tool's isError result or the prompt's -32602", async () => {
+    expect((await call(server, 'claim', { id: 'free' })).result).toMatchObject({ content: [{ text: 'claimed free' }] })
+    const refused = (await call(server, 'claim', { id: 'taken' })).result
+    expect(refused?.isError).toBe(true)
+    expect(refused?.content[0]?.text).toContain('that id is taken')
+    const greeted = await sendAs(server.edge, 'prompts/get', { name: 'greet', arguments: { name: 'ann' } })
+    expect(greeted.result).toMatchObject({ messages: [{ content: { text: 'hello ann' } }] })
+    const nobody = await sendAs(server.edge, 'prompts/get', { name: 'greet', arguments: { name: 'nobody' } })
+    expect(nobody.error?.code).toBe(-32602)
+  })
+})
+
 // Found porting the SDK's sticky-notes example: a note registered in a tool reached each listener
 // twice, once from the core's announcement to this isolate's listeners and once through the hub,
 // which reaches this isolate's listeners too.

@@ -7,17 +7,21 @@ import { McpError } from '../protocol/errors.ts'
 import { isObject } from '../protocol/jsonrpc.ts'
 import type { CallToolResult, ContentBlock } from '../protocol/types.ts'
 import type { ToolEntry } from './tool-entry.ts'
-import { parseWith } from './schema/schema.ts'
+import { parseMaybeAsync, parseWith } from './schema/schema.ts'
+import type { Parsed, Schema } from './schema/schema.ts'
 
-/** The arguments, parsed; or the `isError` result that tells the model what is wrong. */
-export function parseArguments(
-  tool: ToolEntry,
-  args: Record<string, unknown>,
-): { ok: true; value: unknown } | { ok: false; result: CallToolResult } {
+type ParsedArguments = { ok: true; value: unknown } | { ok: false; result: CallToolResult }
+
+/**
+ * The arguments, parsed; or the `isError` result that tells the model what is wrong. A promise
+ * only for a schema with an `async` refinement (`parseMaybeAsync`).
+ */
+export function parseArguments(tool: ToolEntry, args: Record<string, unknown>): ParsedArguments | Promise<ParsedArguments> {
   if (!tool.input) return { ok: true, value: args }
-  const parsed = parseWith(tool.input, args)
-  if (parsed.ok) return parsed
-  return { ok: false, result: toolError(`Invalid arguments for tool ${tool.name}: ${parsed.message}`) }
+  const answer = (parsed: Parsed<Schema>): ParsedArguments =>
+    parsed.ok ? parsed : { ok: false, result: toolError(`Invalid arguments for tool ${tool.name}: ${parsed.message}`) }
+  const parsed = parseMaybeAsync(tool.input, args)
+  return parsed instanceof Promise ? parsed.then(answer) : answer(parsed)
 }
 
 export function toolError(text: string): CallToolResult {

@@ -4,7 +4,7 @@
  */
 import { McpError } from '../../protocol/errors.ts'
 import type { MethodEntry } from '../dispatch.ts'
-import { asArguments, parseWith } from '../schema/schema.ts'
+import { asArguments, parseMaybeAsync } from '../schema/schema.ts'
 import { isVisible, listMethod, requireScopes, viewerOf } from './access.ts'
 import { runWithInput } from './context.ts'
 
@@ -30,7 +30,7 @@ export const promptsGet: MethodEntry = {
     }
     let parsed: unknown = {}
     if (prompt.args) {
-      const result = parseWith(prompt.args, args)
+      const result = await parseMaybeAsync(prompt.args, args)
       if (!result.ok) throw new McpError('invalidParams', `Invalid arguments for prompt ${name}: ${result.message}`)
       parsed = result.value
     }

@@ -110,6 +110,16 @@ function withArguments(
   go: (value: unknown) => Awaitable<object>,
 ): Awaitable<object> {
   const parsed = parseArguments(tool, args)
+  if (parsed instanceof Promise) return parsed.then((awaited) => withParsed(tool, awaited, scope, go))
+  return withParsed(tool, parsed, scope, go)
+}
+
+function withParsed(
+  tool: ToolEntry,
+  parsed: Awaited<ReturnType<typeof parseArguments>>,
+  scope: RequestScope,
+  go: (value: unknown) => Awaitable<object>,
+): Awaitable<object> {
   if (!parsed.ok) return parsed.result
   const { prepare } = tool
   if (!prepare) return go(parsed.value)

@@ -46,14 +46,33 @@ export function toJsonSchema(schema: Schema, io: 'input' | 'output', convert: Js
  * const parsed = parseWith(z.object({ city: z.string() }), args)
  * if (!parsed.ok) return toolError(parsed.message)
  */
-export function parseWith<S extends Schema>(
-  schema: S,
-  value: unknown,
-): { ok: true; value: Infer<S> } | { ok: false; message: string } {
+export function parseWith<S extends Schema>(schema: S, value: unknown): Parsed<S> {
   // reportInput: each issue carries the value zod checked, for its message (issues.ts).
-  const result = z.safeParse(schema, value, { reportInput: true })
+  return parsedOf(z.safeParse(schema, value, { reportInput: true }), value)
+}
+
+export type Parsed<S extends Schema> = { ok: true; value: Infer<S> } | { ok: false; message: string }
+
+function parsedOf<S extends Schema>(result: z.core.util.SafeParseResult<Infer<S>>, value: unknown): Parsed<S> {
   if (result.success) return { ok: true, value: result.data }
   return { ok: false, message: summarizeIssues(result.error.issues, value) }
+}
+
+/**
+ * `parseWith` for arguments, whose schema may hold an `async` refinement (SDK code writes them,
+ * and the SDKs await them): parsed at once when it holds none, as nearly every schema; else
+ * awaited. zod says so by throwing when a synchronous parse meets a promise.
+ *
+ * @example
+ * const parsed = await parseMaybeAsync(prompt.args, args)
+ */
+export function parseMaybeAsync<S extends Schema>(schema: S, value: unknown): Parsed<S> | Promise<Parsed<S>> {
+  try {
+    return parseWith(schema, value)
+  } catch (error) {
+    if (!(error instanceof z.core.$ZodAsyncError)) throw error
+    return z.safeParseAsync(schema, value, { reportInput: true }).then((result) => parsedOf<S>(result, value))
+  }
 }
 
 /**
