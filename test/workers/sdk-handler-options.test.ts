@@ -31,6 +31,8 @@ import type {
   ElicitRequestURLParams,
   LoggingMessageNotificationParams,
   RequestHandlerExtra,
+  ServerEvent,
+  ServerEventBus,
   CreateMcpHandlerOptions,
   McpRequestContext,
   Icon,
@@ -147,6 +149,38 @@ describe("SDK 2.x's handler.notify", () => {
       { type: 'resourceUpdated', uri },
       { type: 'listChanged', list: 'tools' },
     ])
+  })
+
+  // The SDK's subscriptions example reads handler.bus; before, it was undefined (and a type error).
+  it('handler.bus publishes the same way, and its subscribers hear what this isolate publishes on it or through notify', async () => {
+    const uri = `counter://bus-${crypto.randomUUID()}`
+    const heard: unknown[] = []
+    let wake = () => {}
+    const stop = new AbortController()
+    await cloudflareEventHub({ binding: 'MCP_EVENTS' }).listen(
+      { topics: new Set([`resource:${uri}`, 'list:prompts']), principal: null },
+      (event) => {
+        heard.push(event)
+        wake()
+      },
+      stop.signal,
+    )
+    const handler = createMcpHandler(() => new McpServer({ name: 'bus', version: '1.0.0' }))
+    const bus: ServerEventBus = handler.bus
+    const local: ServerEvent[] = []
+    const unsubscribe = bus.subscribe((event) => local.push(event))
+    bus.publish({ kind: 'resource_updated', uri })
+    await handler.notify.promptsChanged()
+    unsubscribe()
+    bus.publish({ kind: 'tools_list_changed' })
+    while (heard.length < 2) await new Promise<void>((resolve) => (wake = resolve))
+    stop.abort()
+    expect(heard).toMatchObject([
+      { type: 'resourceUpdated', uri },
+      { type: 'listChanged', list: 'prompts' },
+    ])
+    expect(local).toEqual([{ kind: 'resource_updated', uri }, { kind: 'prompts_list_changed' }])
+    expect(() => bus.publish({ kind: 'nothing' } as never)).toThrow(/handler\.bus\.publish: no event kind "nothing"/)
   })
 })
 

@@ -4,7 +4,7 @@
  */
 import type { McpHttpOptions } from '../http/handler.ts'
 import type { Principal } from '../server/types.ts'
-import type { ServerNotifier } from './notifier.ts'
+import type { ServerEventBus, ServerNotifier } from './notifier.ts'
 import type { AuthInfo } from './principal.ts'
 import type { McpAuthContext } from './request-store.ts'
 import type { McpServer as EdgeServer } from '../server/server.ts'
@@ -119,4 +119,9 @@ export type McpFetchHandler = ((request: Request, env: unknown, ctx: HandlerCont
    * event hub (`MCP_EVENTS`, or its `events` option), heard in every isolate (notifier.ts).
    */
   notify: ServerNotifier
+  /**
+   * SDK 2.x's event bus: `publish` publishes as `notify` does; `subscribe` hears what this isolate
+   * publishes on it or through `notify` (notifier.ts).
+   */
+  bus: ServerEventBus
 }

@@ -28,8 +28,8 @@ import type {
   McpRequestContext,
   McpServerFactory,
 } from './handler-types.ts'
-import { factoryBuilt, notifierOf } from './notifier.ts'
-import type { ServerNotifier } from './notifier.ts'
+import { factoryBuilt, notifierOf, withBus } from './notifier.ts'
+import type { ServerEventBus, ServerNotifier } from './notifier.ts'
 import { callerFromProps, fromAuthInfo, grantOf, propsOf } from './principal.ts'
 import type { AuthInfo } from './principal.ts'
 import { authContextReads, currentRequest, RequestHost, withBuilding } from './request-store.ts'
@@ -44,7 +44,7 @@ import { conventionalEvents } from './services.ts'
 /** Handlers built before, by server or factory: SDK code often calls createMcpHandler per request. */
 const built = new WeakMap<
   object,
-  { options: Record<string, unknown>; handle: Handle; notify: ServerNotifier; handler?: McpFetchHandler }
+  { options: Record<string, unknown>; handle: Handle; events: HandlerEvents; handler?: McpFetchHandler }
 >()
 
 type Handle = (
@@ -103,26 +103,29 @@ export function createMcpHandler<Env = unknown>(
   if (!cached || !sameOptions(cached.options, rest)) {
     const handle = buildHandler(serverOrFactory, rest as CreateMcpHandlerOptions<Env>)
     const served = typeof serverOrFactory === 'function' ? serverOrFactory : edgeOf(serverOrFactory)
-    cached = { options: rest, handle, notify: cached?.notify ?? notifierOf(served, conventionalEvents) }
+    cached = { options: rest, handle, events: cached?.events ?? withBus(notifierOf(served, conventionalEvents)) }
     built.set(serverOrFactory, cached)
   }
   // Without `authContext`, the handler itself is made once too (code that calls this per request
   // makes no function per request).
   if (authContext === undefined) {
-    cached.handler ??= handlerOf(cached.handle, cached.notify, undefined)
+    cached.handler ??= handlerOf(cached.handle, cached.events, undefined)
     return cached.handler
   }
-  return handlerOf(cached.handle, cached.notify, authContext)
+  return handlerOf(cached.handle, cached.events, authContext)
 }
 
-function handlerOf(serve: Handle, notify: ServerNotifier, authContext: McpAuthContext | undefined): McpFetchHandler {
+/** `handler.notify` and `handler.bus` (notifier.ts). */
+type HandlerEvents = { notify: ServerNotifier; bus: ServerEventBus }
+
+function handlerOf(serve: Handle, events: HandlerEvents, authContext: McpAuthContext | undefined): McpFetchHandler {
   // SDK 2.x code hands its handler the request alone (`handler.fetch(request)`): the Worker's env,
   // where MCP_STATE_KEYS and the Durable Object bindings are, is then the module-level one.
   const fetch = (request: Request, env?: unknown, ctx?: HandlerContext) =>
     isRequestOptions(env, ctx)
       ? serve(withBody(request, env.parsedBody), workerEnv, RUNTIME_CONTEXT, authContext, env.authInfo)
       : serve(request, env ?? workerEnv, ctx ?? RUNTIME_CONTEXT, authContext)
-  return asEntrypoint(fetch, notify)
+  return asEntrypoint(fetch, events)
 }
 
 /**
@@ -132,7 +135,7 @@ function handlerOf(serve: Handle, notify: ServerNotifier, authContext: McpAuthCo
  * takes a function there for an entrypoint class, so it is one: constructed, it is a
  * `WorkerEntrypoint` whose `fetch` serves. (An arrow function there failed the Worker's start.)
  */
-function asEntrypoint(fetch: McpFetchHandler['fetch'], notify: ServerNotifier): McpFetchHandler {
+function asEntrypoint(fetch: McpFetchHandler['fetch'], events: HandlerEvents): McpFetchHandler {
   function McpHandler(this: unknown, first: Request | ExecutionContext, env: unknown, ctx: HandlerContext) {
     if (new.target) return Reflect.construct(WorkerEntrypoint, [first, env], new.target)
     return fetch(first as Request, env, ctx)
@@ -148,7 +151,7 @@ function asEntrypoint(fetch: McpFetchHandler['fetch'], notify: ServerNotifier): 
       configurable: true,
     },
   })
-  return Object.assign(McpHandler, { fetch, notify }) as unknown as McpFetchHandler
+  return Object.assign(McpHandler, { fetch, notify: events.notify, bus: events.bus }) as unknown as McpFetchHandler
 }
 
 /**

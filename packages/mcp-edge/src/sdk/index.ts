@@ -111,7 +111,7 @@ export type {
   McpRequestContext,
   McpServerFactory,
 } from './handler-types.ts'
-export type { ServerNotifier } from './notifier.ts'
+export type { ServerEvent, ServerEventBus, ServerNotifier } from './notifier.ts'
 export { getMcpAuthContext } from './request-store.ts'
 export type { McpAuthContext } from './request-store.ts'
 export { McpAgent } from './agent.ts'

@@ -107,3 +107,69 @@ export function createNotifier(target: NotifierTarget): ServerNotifier {
     },
   }
 }
+
+/** SDK 2.x's change events, as its `ServerEventBus` carries them (one per notification method). */
+export type ServerEvent = (
+  | { kind: 'tools_list_changed' }
+  | { kind: 'prompts_list_changed' }
+  | { kind: 'resources_list_changed' }
+  | { kind: 'resource_updated'; uri: string }
+) & { params?: Record<string, unknown> }
+
+/**
+ * SDK 2.x's `handler.bus`. `publish` publishes as the matching `notify` member does (through the
+ * event hub, to every isolate's listeners). `subscribe` hears what this isolate publishes on the bus
+ * or through `notify`: SDK 2.x's listen streams subscribe to its bus, mcp-edge's to the event hub,
+ * so a listener here sees no event published in another isolate.
+ */
+export interface ServerEventBus {
+  publish(event: ServerEvent): void
+  subscribe(listener: (event: ServerEvent) => void): () => void
+}
+
+/**
+ * `handler.notify` and `handler.bus` over one notifier: each member is an event on the bus too.
+ *
+ * @example
+ * const { notify, bus } = withBus(notifierOf(server, conventionalEvents))
+ */
+export function withBus(notifier: ServerNotifier): { notify: ServerNotifier; bus: ServerEventBus } {
+  const listeners = new Set<(event: ServerEvent) => void>()
+  const send = (event: ServerEvent): Promise<void> => {
+    for (const listener of listeners) {
+      try {
+        listener(event)
+      } catch (error) {
+        libraryLog.error('a handler.bus listener threw', errorFields(error))
+      }
+    }
+    switch (event.kind) {
+      case 'tools_list_changed':
+        return notifier.toolsChanged()
+      case 'prompts_list_changed':
+        return notifier.promptsChanged()
+      case 'resources_list_changed':
+        return notifier.resourcesChanged()
+      case 'resource_updated':
+        return notifier.resourceUpdated(event.uri)
+      default:
+        throw new TypeError(`handler.bus.publish: no event kind ${JSON.stringify((event as { kind?: unknown }).kind)}`)
+    }
+  }
+  const bus: ServerEventBus = {
+    publish(event) {
+      void send(event)
+    },
+    subscribe(listener) {
+      listeners.add(listener)
+      return () => void listeners.delete(listener)
+    },
+  }
+  const notify: ServerNotifier = {
+    toolsChanged: () => send({ kind: 'tools_list_changed' }),
+    promptsChanged: () => send({ kind: 'prompts_list_changed' }),
+    resourcesChanged: () => send({ kind: 'resources_list_changed' }),
+    resourceUpdated: (uri) => send({ kind: 'resource_updated', uri }),
+  }
+  return { notify, bus }
+}
