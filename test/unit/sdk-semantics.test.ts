@@ -356,6 +356,21 @@ describe('a registration announced through the event hub', () => {
     expect(published).toEqual([{ type: 'listChanged', list: 'resources' }])
     expect(listener.pending).toBe(0)
   })
+
+  // Found by a review of the change above: quieted always, a registration the hub does not announce
+  // (before the server has served) reached no listener at all.
+  it("is still told to this isolate's listeners when the hub does not announce it (the server has not served yet)", async () => {
+    const { published, hub } = recordingHub()
+    const board = new McpServer({ name: 'board', version: '1' }, { events: hub })
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    const listener = new Listener(1, { toolsListChanged: true }, null)
+    const stop = board.edge.hub.add(listener)
+    board.registerTool('later', {}, async () => ({ content: [] }))
+    await Promise.resolve()
+    stop()
+    expect(published).toEqual([])
+    expect(listener.pending).toBe(1)
+  })
 })
 
 // The reference "everything" server logs each subscription from its subscribe handler. Before,

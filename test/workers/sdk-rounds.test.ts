@@ -41,6 +41,25 @@ server.registerTool('delete_oldest', safe, async (extra) => {
   if (answer.action === 'accept') effects.push(`deleted ${name}`)
   return { content: [{ type: 'text', text: `${answer.action} ${name}` }] }
 })
+let asked = 0
+server.registerTool('timestamped', safe, async (extra) => {
+  asked++
+  const answer = await extra.mcpReq.elicitInput({
+    message: `Confirm (asked ${asked})`,
+    requestedSchema: { type: 'object', properties: {} },
+  })
+  return { content: [{ type: 'text', text: answer.action }] }
+})
+const dropped: string[] = []
+server.registerTool('cleanup', safe, async (extra) => {
+  extra.signal.addEventListener('abort', () => dropped.push('signal aborted'))
+  try {
+    const answer = await extra.mcpReq.elicitInput({ message: 'Go?', requestedSchema: { type: 'object', properties: {} } })
+    return { content: [{ type: 'text', text: answer.action }] }
+  } finally {
+    dropped.push('finally')
+  }
+})
 server.registerTool('stateful', safe, async (ctx) => {
   const responses = ctx.mcpReq.inputResponses ?? {}
   const ask = (key: string) => inputRequired.elicit({ message: key, requestedSchema: { type: 'object', properties: {} } })
@@ -114,6 +133,39 @@ describe("an awaited question's answer is the one given to it", () => {
     })
     expect(textOf(third.message.result)).toBe('accept fileB')
     expect(effects).toEqual(['deleted fileB'])
+  })
+})
+
+describe('a run dropped for its question', () => {
+  // Found by a review: keyed by what they ask, questions whose text changes each run (a time, a
+  // count) were asked anew without end; the cap counted the questions of one run only.
+  it('counts toward the 32-round cap across requests: a question asked anew each time ends the call with -32603', async () => {
+    asked = 0
+    let answer = await call('timestamped')
+    for (let round = 0; round < 40 && answer.message.result?.resultType === 'input_required'; round++) {
+      const { requestState, inputRequests } = rounds(answer.message.result)
+      const inputResponses = Object.fromEntries(Object.keys(inputRequests).map((key) => [key, { action: 'accept', content: {} }]))
+      answer = await call('timestamped', { requestState, inputResponses })
+    }
+    expect(answer.message.error).toEqual({
+      code: -32603,
+      message: 'Internal error: the handler asked for input in more than 32 rounds of one call',
+    })
+    expect(asked).toBe(33)
+  })
+
+  // Its `finally` never runs (it waits for good): its signal says it was dropped, so work tied to it stops.
+  it("aborts the dropped run's signal", async () => {
+    dropped.length = 0
+    const first = rounds((await call('cleanup')).message.result)
+    expect(dropped).toEqual(['signal aborted'])
+    const [key] = Object.keys(first.inputRequests)
+    const second = await call('cleanup', {
+      requestState: first.requestState,
+      inputResponses: { [key as string]: { action: 'accept', content: {} } },
+    })
+    expect(textOf(second.message.result)).toBe('accept')
+    expect(dropped).toEqual(['signal aborted', 'finally'])
   })
 })
 

@@ -505,7 +505,9 @@ export abstract class McpAgent<
         const grant = grantOf(ctx)
         let principal: Principal | undefined
         try {
-          const named = callerFromProps(props, grant, options, 'McpAgent.serve', 'serve()')
+          // Props that name no one are refused even with allowAnonymous: served as anonymous, every
+          // such grant would share one object, its state and storage (createMcpHandler keeps none).
+          const named = callerFromProps(props, grant, { ...options, allowAnonymous: false }, 'McpAgent.serve', 'serve()')
           checkOrigin(request.headers, guards)
           principal = await auth.resolve(request, env, named)
         } catch (error) {

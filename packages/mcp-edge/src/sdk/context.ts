@@ -170,6 +170,15 @@ const isLogLevel = (value: unknown): value is LogLevel => (LOG_LEVELS as readonl
  */
 export const MAX_ROUNDS_PER_CALL = 32
 
+/**
+ * Sealed between rounds: how many rounds of questions the call has asked, returned or awaited,
+ * counted across its requests (a 2025-era client's answer comes in a request of its own, which
+ * runs the handler again from its first round); `MAX_ROUNDS_PER_CALL` caps them.
+ */
+export const ROUNDS = 'sdk:rounds'
+/** Sealed between rounds: the keys of the awaited questions the call has asked (`SdkExtra.ask`). */
+const ASKED = 'sdk:asked'
+
 /** The -32603 a call that asked in more than `MAX_ROUNDS_PER_CALL` rounds ends with. */
 export function tooManyRounds(): McpError {
   return new McpError(
@@ -179,18 +188,38 @@ export function tooManyRounds(): McpError {
 }
 
 /**
- * The key of an awaited question: its place in the run, and a digest of what it asks (the form's
- * message and schema, the sampling request's messages), so that a run asking something else at
- * that place (the row it names changed between rounds) asks it anew rather than read the answer
- * given to another question. A URL's address is left out: it often carries a fresh `state` each run.
+ * What an awaited question asks, as a short digest: the form's message and schema, the sampling
+ * request's messages, so that a run asking something else (the row it names changed between
+ * rounds) asks it anew rather than read the answer given to another question. A URL's address is
+ * left out: it often carries a fresh `state` each run. The key is the digest and how many times
+ * the run asked the same before (`questionKey`), not its place in the run, which questions asked
+ * side by side (`items.map(async …)`) may take in another order each run.
  */
-function questionKey(place: number, request: InputRequest): string {
+function questionDigest(request: InputRequest): string {
   const { message, requestedSchema, messages, systemPrompt } = request.params as Record<string, unknown>
   const text = JSON.stringify([request.method, message, requestedSchema, messages, systemPrompt])
   // FNV-1a, 32 bits: a change detector inside a sealed state, not a security measure.
   let hash = 0x811c9dc5
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
-  return `q${place}.${(hash >>> 0).toString(36)}`
+  return (hash >>> 0).toString(36)
+}
+
+/** `q.<digest>.<n>`: the n-th time this run asks that question. */
+function questionKey(run: RunState, request: InputRequest): string {
+  const digest = questionDigest(request)
+  run.digests ??= new Map()
+  const n = (run.digests.get(digest) ?? 0) + 1
+  run.digests.set(digest, n)
+  return `q.${digest}.${n}`
+}
+
+/** The signal of a run: the request's, and aborted too when the run is dropped (`RunState.dropped`). */
+function runSignal(run: RunState, request: AbortSignal): AbortSignal {
+  if (!run.dropped) {
+    run.dropped = new AbortController()
+    run.signal = AbortSignal.any([request, run.dropped.signal])
+  }
+  return run.signal as AbortSignal
 }
 
 /** Per run of a handler: answers given so far, and the order of the questions asked in it. */
@@ -199,8 +228,18 @@ export interface RunState {
   responses: Record<string, unknown> | undefined
   /** The handler's own `requestState`, kept sealed between rounds. */
   handlerState: unknown
-  /** How many questions this run has asked (their keys are `q1.…`, `q2.…`: `questionKey`). */
+  /** How many questions this run has asked. */
   asked: number
+  /** How many times this run asked each question, by digest (`questionKey`). */
+  digests?: Map<string, number> | undefined
+  /**
+   * Aborted when the run is dropped for a question it awaits (`park`): its `extra.signal` follows
+   * it, so work tied to the signal (a timer, a fetch) stops, where the run's `finally` never runs.
+   * Made when the signal is first read.
+   */
+  dropped?: AbortController | undefined
+  /** The run's `extra.signal` (`runSignal`). */
+  signal?: AbortSignal | undefined
   /**
    * Called when an awaited question goes to the client: the run is left waiting for good, and
    * `runSdkHandler` ends the round with it (the handler runs again when the answer comes).
@@ -232,7 +271,7 @@ class McpReq<Env> {
     return this.#extra._meta
   }
   get signal(): AbortSignal {
-    return this.#extra.edge.signal
+    return this.#extra.signal
   }
   get envelope(): Record<string, unknown> | undefined {
     const reserved = Object.entries(this.#extra._meta ?? {}).filter(([key]) => key.startsWith(RESERVED_META))
@@ -299,7 +338,7 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
   }
 
   get signal(): AbortSignal {
-    return this.edge.signal
+    return runSignal(this.#run, this.edge.signal)
   }
   get requestId(): RequestId {
     return this.edge.requestId
@@ -339,7 +378,16 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
     const run = extra.#run
     if (run.asked === MAX_ROUNDS_PER_CALL) throw tooManyRounds()
     run.asked++
-    const key = questionKey(run.asked, request)
+    const key = questionKey(run, request)
+    // A question not asked before starts a round; past the cap it is refused before it is sent
+    // (once sent, the core asks it whatever the handler throws).
+    const state = extra.#edge.state as Record<string, unknown>
+    const asked = (state[ASKED] ?? []) as string[]
+    state[ASKED] = asked
+    if (!asked.includes(key)) {
+      if (((state[ROUNDS] as number | undefined) ?? 0) >= MAX_ROUNDS_PER_CALL) throw tooManyRounds()
+      asked.push(key)
+    }
     let answers: Record<string, unknown>
     try {
       answers = await extra.#edge.ask({ [key]: rawSpec(request) })

@@ -6,7 +6,8 @@
  * it (`if (content.confirm)`, a count within its bounds).
  *
  * A JSON `requestedSchema` is the spec's flat subset (client/elicitation: strings with length
- * bounds, a format or an enum, numbers and integers with bounds, booleans, arrays of enum values),
+ * bounds, a format or an enum, numbers and integers with bounds, booleans, arrays of enum values;
+ * the format, an annotation in JSON Schema 2020-12, is not checked),
  * so it is read as the zod object a user would write for it, and checked with zod as a zod
  * `requestedSchema` is; a keyword outside that subset checks nothing, as a general validator
  * would not refuse a value for a keyword it has no rule for either. (A general JSON Schema
@@ -32,24 +33,18 @@ function enumValues(schema: Json): string[] | undefined {
   return values?.every((value) => value !== undefined) ? values.map(String) : undefined
 }
 
-const FORMATS: Record<string, () => z.ZodMiniType<string>> = {
-  email: () => z.email(),
-  uri: () => z.url(),
-  date: () => z.iso.date(),
-  'date-time': () => z.iso.datetime({ offset: true }),
-}
-
 /** A property's zod schema: its type, with the bounds and format the subset has. */
 function property(schema: Json): z.ZodMiniType {
   const values = enumValues(schema)
   switch (schema.type) {
     case 'string': {
       if (values) return z.enum(values)
-      const format = typeof schema.format === 'string' ? FORMATS[schema.format] : undefined
+      // `format` is not checked: JSON Schema 2020-12 makes it an annotation, and the SDKs'
+      // validators take values (an email with a `!`, a date-time with a space) zod's formats refuse.
       const checks: z.core.$ZodCheck<string>[] = []
       if (number(schema.minLength)) checks.push(z.minLength(schema.minLength))
       if (number(schema.maxLength)) checks.push(z.maxLength(schema.maxLength))
-      return (format ? format() : z.string()).check(...checks)
+      return z.string().check(...checks)
     }
     case 'number':
     case 'integer': {

@@ -18,6 +18,7 @@ import type { CreateMessageResult, CreateMessageResultWithTools, ElicitParams, E
 import type { RequestWatcher } from '../server/kept-requests.ts'
 import { authInfoOf } from './context.ts'
 import { currentHandler, currentRequest, hostOf, withHandler } from './request-store.ts'
+import type { Frame } from './request-store.ts'
 import { refuseCompletionNotifier, refuseRequestHandler } from './unsupported.ts'
 
 export interface LowLevelHooks {
@@ -75,12 +76,16 @@ export function keptRequestWatcher(server: LowLevelServer): RequestWatcher {
     }
     // In the request's frame, as a handler runs: getMcpAuthContext() and publishes' waitUntil find
     // it, and sendLoggingMessage the request's own stream.
-    await withHandler({ store, handler: undefined, log }, async () => {
+    const frame: Frame = { store, handler: undefined, log }
+    await withHandler(frame, async () => {
       try {
         await handler({ method: request.method, params }, extra)
       } catch (error) {
         reportUnexpected(server, error, signal)
         throw error
+      } finally {
+        // Work the handler left running (a poller it started) logs as outside any handler.
+        frame.log = undefined
       }
     })
   }

@@ -12,7 +12,7 @@ import { McpError } from '../protocol/errors.ts'
 import type { InputRequest } from '../server/input/input.ts'
 import type { InputRequired } from '../server/input/input-round.ts'
 import type { RequestContext } from '../server/types.ts'
-import { createExtra, MAX_ROUNDS_PER_CALL, tooManyRounds } from './context.ts'
+import { createExtra, MAX_ROUNDS_PER_CALL, ROUNDS, tooManyRounds } from './context.ts'
 import type { Announcements, RequestHandlerExtra, RunState } from './context.ts'
 import { isInputRequired, rawSpec } from './input.ts'
 import { currentRequest, hostOf, missingStateKeys, withHandler } from './request-store.ts'
@@ -33,12 +33,6 @@ export interface Hooks extends Announcements {
 const PENDING = 'sdk:pending'
 /** Sealed between rounds: the handler's own `requestState`. */
 const HANDLER_STATE = 'sdk:requestState'
-/**
- * Sealed between rounds: how many rounds of questions the call has asked, counted across its
- * requests (a 2025-era client's answer comes in a request of its own, which runs the handler again
- * from its first round); `MAX_ROUNDS_PER_CALL` caps them.
- */
-const ROUNDS = 'sdk:rounds'
 
 interface Pending {
   key: string
@@ -141,6 +135,9 @@ async function runRounds<Env, R>(
   let rounds = (ctx.state[ROUNDS] as number | undefined) ?? 0
   for (;;) {
     run.asked = 0
+    run.digests = undefined
+    run.dropped = undefined
+    run.signal = undefined
     let result: R | InputRequiredResult | typeof PARKED
     let parked: InputRequired | undefined
     try {
@@ -164,7 +161,15 @@ async function runRounds<Env, R>(
       // A question the dropped run asks later (beside the one that parked it) waits for good too.
       run.park = () => {}
     }
-    if (result === PARKED) throw parked
+    if (result === PARKED) {
+      // The dropped run's signal aborts (its `finally` never runs), and the round counts toward
+      // the cap, across requests: a question whose text changes each run is asked anew each time,
+      // and past the cap `SdkExtra.ask` refuses it before it is sent.
+      // (Set by the run's `extra.signal`, read while the handler ran: not `undefined` as reset above.)
+      ;(run.dropped as AbortController | undefined)?.abort(new Error('the run was dropped: it runs again with the answer'))
+      ctx.state[ROUNDS] = rounds + 1
+      throw parked
+    }
     if (!isInputRequired(result)) return result
     if (rounds === MAX_ROUNDS_PER_CALL) throw tooManyRounds()
     ctx.state[ROUNDS] = ++rounds

@@ -369,7 +369,9 @@ export class McpServer<Env = unknown> {
    * change twice).
    */
   #changing<T>(change: () => T): T {
-    if (typeof this.edge.events !== 'object') return change()
+    // Only when the hub will tell: a registration before the server served, or one while it is
+    // set up, the hub does not announce (`#announce`), and the core's own announcement stays.
+    if (typeof this.edge.events !== 'object' || !this.#served || !this.#live || building()) return change()
     const loud = quiet(this.edge)
     try {
       return change()
