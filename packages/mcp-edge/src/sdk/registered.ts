@@ -2,8 +2,9 @@
  * The handle `registerTool`, `registerResource` and `registerPrompt` return (SDK
  * `RegisteredTool`…): `enable`, `disable`, `update` and `remove` take the definition out of the
  * core registry or put it back, and each change is announced to listeners (`list_changed`), the
- * registration itself too once the server has served a call. A disabled definition is absent, as in the SDKs: not listed, and a
- * call to it is unknown.
+ * registration itself too once the server has served a call. A disabled definition is absent:
+ * not listed, as in the SDKs, and a call to it is unknown (-32602 `Unknown tool`, where the SDKs
+ * say `Tool … disabled`). Enabled again, it is listed last.
  */
 
 /** What a handle does to the registry for its kind. */

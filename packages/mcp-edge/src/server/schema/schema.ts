@@ -4,6 +4,8 @@
  * of a tool's input schema are found and checked in src/protocol/header-values.ts.)
  */
 import * as z from 'zod/v4/mini'
+// Named, not read through `z.core`: the namespace object would bring all of zod's core into the bundle.
+import { $ZodAsyncError } from 'zod/v4/core'
 import { McpError } from '../../protocol/errors.ts'
 import { isObject } from '../../protocol/jsonrpc.ts'
 import { issueMessage } from './issues.ts'
@@ -70,7 +72,7 @@ export function parseMaybeAsync<S extends Schema>(schema: S, value: unknown): Pa
   try {
     return parseWith(schema, value)
   } catch (error) {
-    if (!(error instanceof z.core.$ZodAsyncError)) throw error
+    if (!(error instanceof $ZodAsyncError)) throw error
     return z.safeParseAsync(schema, value, { reportInput: true }).then((result) => parsedOf<S>(result, value))
   }
 }
