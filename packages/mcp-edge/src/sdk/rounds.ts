@@ -41,8 +41,11 @@ interface Pending {
 
 type Asked = Record<string, Pending>
 
-/** What `runSdkHandler` races a run against: an awaited question went to the client. */
+/** What a run ends with when an awaited question went to the client (`park`). */
 const PARKED = Symbol('parked')
+
+const isThenable = <T>(value: T | PromiseLike<T>): value is PromiseLike<T> =>
+  typeof (value as { then?: unknown } | null)?.then === 'function'
 
 /**
  * Questions whose answers are in: the core keeps the answers sealed, and reads them again by
@@ -122,7 +125,17 @@ async function runRounds<Env, R>(
 ): Promise<R> {
   const context = ctx as RequestContext<unknown>
   hooks.ran?.()
-  const run: RunState = { responses: undefined, handlerState: undefined, asked: 0, hooks }
+  // Every field given here, so the object keeps one shape as the rounds set them.
+  const run: RunState = {
+    responses: undefined,
+    handlerState: undefined,
+    asked: 0,
+    hooks,
+    park: undefined,
+    digests: undefined,
+    dropped: undefined,
+    signal: undefined,
+  }
   // A first round (nearly every call) has neither: nothing to decode, nothing to read.
   const sealed = ctx.state[HANDLER_STATE]
   if (sealed !== undefined) await decodeState(ctx, run, hooks, sealed, frame)
@@ -143,15 +156,19 @@ async function runRounds<Env, R>(
     try {
       const extra = createExtra(ctx, run, frame.store)
       frame.handler = extra
+      const running = handler(extra)
       // An awaited question the client has not answered leaves its run waiting for good (`park`):
-      // the round ends with the question, and the run is dropped.
-      const waiting = new Promise<typeof PARKED>((resolve) => {
-        run.park = (pending) => {
-          parked = pending
-          resolve(PARKED)
-        }
-      })
-      result = await Promise.race([handler(extra), waiting])
+      // the round ends with the question, and the run is dropped. The question is asked after the
+      // handler's first await at the earliest, so `park` is set in time.
+      result = !isThenable(running)
+        ? running
+        : await new Promise<R | InputRequiredResult | typeof PARKED>((resolve, reject) => {
+            run.park = (pending) => {
+              parked = pending
+              resolve(PARKED)
+            }
+            running.then(resolve, reject)
+          })
     } catch (error) {
       hooks.threw?.(error, context)
       if (!failed) throw error
