@@ -309,7 +309,11 @@ describe('a list that is empty', () => {
 // an async refinement, so every call of such a tool was -32603; the SDKs await it.
 describe('an input schema with an async refinement', () => {
   const server = new McpServer({ name: 'sdk', version: '1' })
-  const taken = async (id: string) => id === 'taken'
+  let checks = 0
+  const taken = async (id: string) => {
+    checks++
+    return id === 'taken'
+  }
   server.registerTool(
     'claim',
     { inputSchema: z.object({ id: z.string() }).refine(async ({ id }) => !(await taken(id)), { message: 'that id is taken' }) },
@@ -325,7 +329,11 @@ describe('an input schema with an async refinement', () => {
 
   it("is awaited: a good call runs, a refused one is the tool's isError result or the prompt's -32602", async () => {
     expect((await call(server, 'claim', { id: 'free' })).result).toMatchObject({ content: [{ text: 'claimed free' }] })
+    // The first parse of the schema in an isolate meets the promise synchronously first (zod has
+    // run the check by then); every later one is awaited at once, and runs it once.
+    expect(checks).toBe(2)
     const refused = (await call(server, 'claim', { id: 'taken' })).result
+    expect(checks).toBe(3)
     expect(refused?.isError).toBe(true)
     expect(refused?.content[0]?.text).toContain('that id is taken')
     const greeted = await sendAs(server.edge, 'prompts/get', { name: 'greet', arguments: { name: 'ann' } })
@@ -370,6 +378,22 @@ describe('a registration announced through the event hub', () => {
     stop()
     expect(published).toEqual([])
     expect(listener.pending).toBe(1)
+  })
+
+  // A handle's change (disable, enable, update, remove) the hub announces whether or not the
+  // server has served: the core's own announcement stays out then, or listeners hear it twice.
+  it("a handle's change before the server has served is announced once, through the hub", async () => {
+    const { published, hub } = recordingHub()
+    const board = new McpServer({ name: 'board', version: '1' }, { events: hub })
+    const later = board.registerTool('later', {}, async () => ({ content: [] }))
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    const listener = new Listener(1, { toolsListChanged: true }, null)
+    const stop = board.edge.hub.add(listener)
+    later.disable()
+    await Promise.resolve()
+    stop()
+    expect(published).toEqual([{ type: 'listChanged', list: 'tools' }])
+    expect(listener.pending).toBe(0)
   })
 })
 

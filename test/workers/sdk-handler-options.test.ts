@@ -169,7 +169,7 @@ describe("SDK 2.x's handler.notify", () => {
     const bus: ServerEventBus = handler.bus
     const local: ServerEvent[] = []
     const unsubscribe = bus.subscribe((event) => local.push(event))
-    bus.publish({ kind: 'resource_updated', uri })
+    await bus.publish({ kind: 'resource_updated', uri })
     await handler.notify.promptsChanged()
     unsubscribe()
     bus.publish({ kind: 'tools_list_changed' })
@@ -180,7 +180,11 @@ describe("SDK 2.x's handler.notify", () => {
       { type: 'listChanged', list: 'prompts' },
     ])
     expect(local).toEqual([{ kind: 'resource_updated', uri }, { kind: 'prompts_list_changed' }])
+    // Refused, it is thrown to the caller and heard by no listener.
+    const again = bus.subscribe((event) => local.push(event))
     expect(() => bus.publish({ kind: 'nothing' } as never)).toThrow(/handler\.bus\.publish: no event kind "nothing"/)
+    again()
+    expect(local).toHaveLength(2)
   })
 })
 

@@ -52,7 +52,7 @@ server.registerTool('timestamped', safe, async (extra) => {
 })
 const dropped: string[] = []
 server.registerTool('cleanup', safe, async (extra) => {
-  extra.signal.addEventListener('abort', () => dropped.push('signal aborted'))
+  extra.signal.addEventListener('abort', () => dropped.push(`signal aborted: ${(extra.signal.reason as Error).name}`))
   try {
     const answer = await extra.mcpReq.elicitInput({ message: 'Go?', requestedSchema: { type: 'object', properties: {} } })
     return { content: [{ type: 'text', text: answer.action }] }
@@ -158,14 +158,14 @@ describe('a run dropped for its question', () => {
   it("aborts the dropped run's signal", async () => {
     dropped.length = 0
     const first = rounds((await call('cleanup')).message.result)
-    expect(dropped).toEqual(['signal aborted'])
+    expect(dropped).toEqual(['signal aborted: AbortError'])
     const [key] = Object.keys(first.inputRequests)
     const second = await call('cleanup', {
       requestState: first.requestState,
       inputResponses: { [key as string]: { action: 'accept', content: {} } },
     })
     expect(textOf(second.message.result)).toBe('accept')
-    expect(dropped).toEqual(['signal aborted', 'finally'])
+    expect(dropped).toEqual(['signal aborted: AbortError', 'finally'])
   })
 })
 

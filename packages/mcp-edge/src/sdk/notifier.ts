@@ -123,7 +123,8 @@ export type ServerEvent = (
  * so a listener here sees no event published in another isolate.
  */
 export interface ServerEventBus {
-  publish(event: ServerEvent): void
+  /** Settles once the hub has the event (SDK 2.x's returns nothing): outside a request, hand it to `ctx.waitUntil`. */
+  publish(event: ServerEvent): Promise<void>
   subscribe(listener: (event: ServerEvent) => void): () => void
 }
 
@@ -135,14 +136,7 @@ export interface ServerEventBus {
  */
 export function withBus(notifier: ServerNotifier): { notify: ServerNotifier; bus: ServerEventBus } {
   const listeners = new Set<(event: ServerEvent) => void>()
-  const send = (event: ServerEvent): Promise<void> => {
-    for (const listener of listeners) {
-      try {
-        listener(event)
-      } catch (error) {
-        libraryLog.error('a handler.bus listener threw', errorFields(error))
-      }
-    }
+  const publish = (event: ServerEvent): Promise<void> => {
     switch (event.kind) {
       case 'tools_list_changed':
         return notifier.toolsChanged()
@@ -156,10 +150,22 @@ export function withBus(notifier: ServerNotifier): { notify: ServerNotifier; bus
         throw new TypeError(`handler.bus.publish: no event kind ${JSON.stringify((event as { kind?: unknown }).kind)}`)
     }
   }
+  // Listeners hear an event once it is on its way: one refused (a bad kind or uri, no hub) is
+  // thrown to the caller and heard by no one.
+  const send = (event: ServerEvent): Promise<void> => {
+    const sending = publish(event)
+    for (const listener of listeners) {
+      try {
+        listener(event)
+      } catch (error) {
+        libraryLog.error('a handler.bus listener threw', errorFields(error))
+      }
+    }
+    return sending
+  }
   const bus: ServerEventBus = {
-    publish(event) {
-      void send(event)
-    },
+    // The promise, though SDK 2.x's returns nothing: code outside a request hands it to `ctx.waitUntil`.
+    publish: send,
     subscribe(listener) {
       listeners.add(listener)
       return () => void listeners.delete(listener)

@@ -182,13 +182,15 @@ async function runRounds<Env, R>(
       // The dropped run's signal aborts (its `finally` never runs), and the round counts toward
       // the cap, across requests: a question whose text changes each run is asked anew each time,
       // and past the cap `SdkExtra.ask` refuses it before it is sent.
-      // (Set by the run's `extra.signal`, read while the handler ran: not `undefined` as reset above.)
-      ;(run.dropped as AbortController | undefined)?.abort(new Error('the run was dropped: it runs again with the answer'))
       ctx.state[ROUNDS] = rounds + 1
+      // (Set by the run's `extra.signal`, read while the handler ran: not `undefined` as reset above.)
+      ;(run.dropped as AbortController | undefined)?.abort(
+        new DOMException('the run was dropped for a question: it runs again with the answer', 'AbortError'),
+      )
       throw parked
     }
     if (!isInputRequired(result)) return result
-    if (rounds === MAX_ROUNDS_PER_CALL) throw tooManyRounds()
+    if (rounds >= MAX_ROUNDS_PER_CALL) throw tooManyRounds()
     ctx.state[ROUNDS] = ++rounds
     // The handler's own state is the last round's, as a client echoes the last result's only.
     const handlerState = result.requestState

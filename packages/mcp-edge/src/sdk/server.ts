@@ -107,6 +107,8 @@ export class McpServer<Env = unknown> {
   #live = false
   /** Set once a handler of the server has run: registrations from then on are announced (registered.ts). */
   #served = false
+  /** Set while a registration puts its definition in (`#changing`: a handle's later changes are announced). */
+  #registering = false
 
   constructor(
     serverInfo: { name: string; version: string; title?: string; description?: string; websiteUrl?: string; icons?: Icon[] },
@@ -167,17 +169,20 @@ export class McpServer<Env = unknown> {
   // own do: a subclass that wraps both `tool` and `registerTool` wraps each registration once.
   #registerTool(name: string, config: ToolConfig<ToolInputSchema, unknown>, callback: ToolCallback<ToolInputSchema, Env>) {
     this.edge.offerLists('tools')
-    return new Registered<ToolSlotConfig>(
-      name,
-      { ...config, callback } as ToolSlotConfig,
-      {
-        add: (key, slot) => this.#changing(() => defineTool(this.edge, this.#hooks, key, slot)),
-        drop: (key) => this.#changing(() => this.edge.removeTool(key)),
-        announce: (added) => this.#announce('tools', added),
-        check: (key) => void this.edge.tools.get(key)?.definition,
-      },
-      { paramsSchema: 'inputSchema' },
-    ) as RegisteredTool
+    return this.#registration(
+      () =>
+        new Registered<ToolSlotConfig>(
+          name,
+          { ...config, callback } as ToolSlotConfig,
+          {
+            add: (key, slot) => this.#changing(() => defineTool(this.edge, this.#hooks, key, slot)),
+            drop: (key) => this.#changing(() => this.edge.removeTool(key)),
+            announce: (added) => this.#announce('tools', added),
+            check: (key) => void this.edge.tools.get(key)?.definition,
+          },
+          { paramsSchema: 'inputSchema' },
+        ) as RegisteredTool,
+    )
   }
 
   /** SDK 1.x `tool(name, [description], [paramsSchema | annotations], [annotations], callback)`. */
@@ -237,21 +242,24 @@ export class McpServer<Env = unknown> {
 
   #registerResource(name: string, target: string | ResourceTemplate, metadata: ResourceMetadata, callback: AnyCallback) {
     this.edge.offerLists('resources')
-    return new Registered<ResourceSlotConfig>(
-      name,
-      { name, target, metadata, callback },
-      {
-        add: (key, slot) => this.#changing(() => defineResource(this.edge, this.#hooks, key, slot)),
-        drop: (_key, slot) =>
-          this.#changing(() =>
-            typeof slot.target === 'string'
-              ? this.edge.removeResource(slot.target)
-              : this.edge.removeResourceTemplate(slot.target.uriTemplate),
-          ),
-        announce: (added) => this.#announce('resources', added),
-        key: (_key, slot) => (typeof slot.target === 'string' ? `uri ${slot.target}` : `template ${slot.target.uriTemplate}`),
-      },
-      { uri: 'target', template: 'target' },
+    return this.#registration(
+      () =>
+        new Registered<ResourceSlotConfig>(
+          name,
+          { name, target, metadata, callback },
+          {
+            add: (key, slot) => this.#changing(() => defineResource(this.edge, this.#hooks, key, slot)),
+            drop: (_key, slot) =>
+              this.#changing(() =>
+                typeof slot.target === 'string'
+                  ? this.edge.removeResource(slot.target)
+                  : this.edge.removeResourceTemplate(slot.target.uriTemplate),
+              ),
+            announce: (added) => this.#announce('resources', added),
+            key: (_key, slot) => (typeof slot.target === 'string' ? `uri ${slot.target}` : `template ${slot.target.uriTemplate}`),
+          },
+          { uri: 'target', template: 'target' },
+        ),
     )
   }
 
@@ -281,12 +289,15 @@ export class McpServer<Env = unknown> {
 
   #registerPrompt(name: string, config: PromptConfig<PromptArgsSchema>, callback: PromptCallback<PromptArgsSchema, Env>) {
     this.edge.offerLists('prompts')
-    return new Registered<PromptSlotConfig>(name, { ...config, callback } as PromptSlotConfig, {
-      add: (key, slot) => this.#changing(() => definePrompt(this.edge, this.#hooks, key, slot)),
-      drop: (key) => this.#changing(() => this.edge.removePrompt(key)),
-      announce: (added) => this.#announce('prompts', added),
-      check: (key) => void this.edge.prompts.get(key)?.definition,
-    })
+    return this.#registration(
+      () =>
+        new Registered<PromptSlotConfig>(name, { ...config, callback } as PromptSlotConfig, {
+          add: (key, slot) => this.#changing(() => definePrompt(this.edge, this.#hooks, key, slot)),
+          drop: (key) => this.#changing(() => this.edge.removePrompt(key)),
+          announce: (added) => this.#announce('prompts', added),
+          check: (key) => void this.edge.prompts.get(key)?.definition,
+        }),
+    )
   }
 
   /** SDK 1.x `prompt(name, [description], [argsSchema], callback)`. */
@@ -368,10 +379,21 @@ export class McpServer<Env = unknown> {
    * own announcement to this isolate's listeners, which the hub's reaches too (they heard each
    * change twice).
    */
+  /** A registration: its definition goes in as a registration (`#changing`), not a handle's change. */
+  #registration<T>(register: () => T): T {
+    this.#registering = true
+    try {
+      return register()
+    } finally {
+      this.#registering = false
+    }
+  }
+
   #changing<T>(change: () => T): T {
-    // Only when the hub will tell: a registration before the server served, or one while it is
-    // set up, the hub does not announce (`#announce`), and the core's own announcement stays.
-    if (typeof this.edge.events !== 'object' || !this.#served || !this.#live || building()) return change()
+    // Only when the hub will tell (`#announce`): not a registration before the server served, nor
+    // any change while it is set up; then the core's own announcement stays.
+    const told = this.#live && !building() && (this.#served || !this.#registering)
+    if (typeof this.edge.events !== 'object' || !told) return change()
     const loud = quiet(this.edge)
     try {
       return change()

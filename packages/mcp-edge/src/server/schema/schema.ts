@@ -63,19 +63,28 @@ function parsedOf<S extends Schema>(result: z.core.util.SafeParseResult<Infer<S>
 /**
  * `parseWith` for arguments, whose schema may hold an `async` refinement (SDK code writes them,
  * and the SDKs await them): parsed at once when it holds none, as nearly every schema; else
- * awaited. zod says so by throwing when a synchronous parse meets a promise.
+ * awaited. zod says so by throwing when a synchronous parse meets a promise, after it ran the
+ * checks before it: the first call of such a schema in an isolate runs those twice.
  *
  * @example
  * const parsed = await parseMaybeAsync(prompt.args, args)
  */
 export function parseMaybeAsync<S extends Schema>(schema: S, value: unknown): Parsed<S> | Promise<Parsed<S>> {
-  try {
-    return parseWith(schema, value)
-  } catch (error) {
-    if (!(error instanceof $ZodAsyncError)) throw error
-    return z.safeParseAsync(schema, value, { reportInput: true }).then((result) => parsedOf<S>(result, value))
+  if (!awaited.has(schema)) {
+    try {
+      return parseWith(schema, value)
+    } catch (error) {
+      if (!(error instanceof $ZodAsyncError)) throw error
+      // The synchronous pass ran the checks before the first promise (and that one): from now on
+      // this schema is parsed asynchronously at once, so its checks run once a call.
+      awaited.add(schema)
+    }
   }
+  return z.safeParseAsync(schema, value, { reportInput: true }).then((result) => parsedOf<S>(result, value))
 }
+
+/** Schemas a synchronous parse found asynchronous checks in (`parseMaybeAsync`). */
+const awaited = new WeakSet<Schema>()
 
 /**
  * The issues of parsing `input` on one line, each after its path; zod's generic "Invalid input"
