@@ -92,7 +92,7 @@ server.registerTool(
 )
 
 // Asks again whatever the answer, as the agents conformance server's elicitation tool does once
-// declined: mcp-edge cuts the call off after MAX_ROUNDS_PER_CALL rounds (sdk/rounds.ts).
+// declined: mcp-edge cuts the call off after MAX_ROUNDS_PER_CALL rounds (sdk/input.ts).
 server.registerTool('insist', { annotations: { destructiveHint: false } }, async (ctx) => {
   const confirmed = acceptedContent(ctx.mcpReq.inputResponses, 'confirm', Confirm)
   if (confirmed?.confirm === true) return { content: [{ type: 'text', text: 'Confirmed.' }] }

@@ -20,7 +20,7 @@ import {
   MissingRequiredClientCapabilityError,
 } from 'mcp-edge/sdk'
 import { buildRequest, readResponse } from '../support/mcp.ts'
-import { MAX_ROUNDS_PER_CALL } from '../../packages/mcp-edge/src/sdk/context.ts'
+import { MAX_ROUNDS_PER_CALL } from '../../packages/mcp-edge/src/sdk/input.ts'
 
 const URL_ = 'http://127.0.0.1/mcp'
 const ELICIT = { elicitation: {} }

@@ -8,7 +8,8 @@
  * Questions (`sendRequest`, `elicitInput`, `requestSampling`) go through the core's `ask`: a
  * 2026-07-28 client gets an `InputRequiredResult` and the handler runs again with the answer; a
  * 2025-era client is asked on the call's stream, and the handler also runs again from the top.
- * Each question is keyed by its order in the run, so the n-th question finds the n-th answer.
+ * Each question is keyed by what it asks and how many times the run asked it (input.ts
+ * `questionKey`), so an answer is read only by the question it was given to.
  *
  * Over 400 lines: the object (`SdkExtra`), its `mcpReq` and the proxy that lets code spread and
  * assign it as the SDKs' plain object are one thing, each reading the others' private state; the
@@ -16,13 +17,12 @@
  */
 import type { LogLevel } from '../protocol/constants.ts'
 import { LOG_LEVELS } from '../protocol/constants.ts'
-import { McpError } from '../protocol/errors.ts'
 import type { RequestId } from '../protocol/jsonrpc.ts'
 import type { InputRequest } from '../server/input/input.ts'
 import { InputRequired } from '../server/input/input-round.ts'
 import type { Principal, RequestContext, ToolContext } from '../server/types.ts'
-import { checkedAnswer } from './form-check.ts'
-import { elicitRequest, parseResult, rawSpec } from './input.ts'
+import { checkedAnswer } from './schema/form-check.ts'
+import { ASKED, elicitRequest, MAX_ROUNDS_PER_CALL, parseResult, questionKey, rawSpec, ROUNDS, tooManyRounds } from './input.ts'
 import type { CreateMessageResult, CreateMessageResultWithTools, ElicitParams, ElicitResult } from './input.ts'
 import { missingStateKeys } from './request-store.ts'
 import type { RequestStore } from './request-store.ts'
@@ -162,56 +162,6 @@ export function authInfoOf(principal: Principal | undefined, store: RequestStore
 const RESERVED_META = 'io.modelcontextprotocol/'
 
 const isLogLevel = (value: unknown): value is LogLevel => (LOG_LEVELS as readonly unknown[]).includes(value)
-
-/**
- * More rounds of questions than this in one call is a handler that cannot be satisfied (one that
- * asks again whatever the answer): each style counts its own, `inputRequired` results across the
- * call's requests (rounds.ts) and awaited questions in a run (`SdkExtra.ask`).
- */
-export const MAX_ROUNDS_PER_CALL = 32
-
-/**
- * Sealed between rounds: how many rounds of questions the call has asked, returned or awaited,
- * counted across its requests (a 2025-era client's answer comes in a request of its own, which
- * runs the handler again from its first round); `MAX_ROUNDS_PER_CALL` caps them.
- */
-export const ROUNDS = 'sdk:rounds'
-/** Sealed between rounds: the keys of the awaited questions the call has asked (`SdkExtra.ask`). */
-const ASKED = 'sdk:asked'
-
-/** The -32603 a call that asked in more than `MAX_ROUNDS_PER_CALL` rounds ends with. */
-export function tooManyRounds(): McpError {
-  return new McpError(
-    'internalError',
-    `Internal error: the handler asked for input in more than ${MAX_ROUNDS_PER_CALL} rounds of one call`,
-  )
-}
-
-/**
- * What an awaited question asks, as a short digest: the form's message and schema, the sampling
- * request's messages, so that a run asking something else (the row it names changed between
- * rounds) asks it anew rather than read the answer given to another question. A URL's address is
- * left out: it often carries a fresh `state` each run. The key is the digest and how many times
- * the run asked the same before (`questionKey`), not its place in the run, which questions asked
- * side by side (`items.map(async …)`) may take in another order each run.
- */
-function questionDigest(request: InputRequest): string {
-  const { message, requestedSchema, messages, systemPrompt } = request.params as Record<string, unknown>
-  const text = JSON.stringify([request.method, message, requestedSchema, messages, systemPrompt])
-  // FNV-1a, 32 bits: a change detector inside a sealed state, not a security measure.
-  let hash = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
-  return (hash >>> 0).toString(36)
-}
-
-/** `q.<digest>.<n>`: the n-th time this run asks that question. */
-function questionKey(run: RunState, request: InputRequest): string {
-  const digest = questionDigest(request)
-  run.digests ??= new Map()
-  const n = (run.digests.get(digest) ?? 0) + 1
-  run.digests.set(digest, n)
-  return `q.${digest}.${n}`
-}
 
 /** The signal of a run: the request's, and aborted too when the run is dropped (`RunState.dropped`). */
 function runSignal(run: RunState, request: AbortSignal): AbortSignal {

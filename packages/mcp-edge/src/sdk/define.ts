@@ -21,7 +21,7 @@ import type { RequestContext, TaskMode, ToolOptions } from '../server/types.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import { currentRequest, hostOf, withHandler } from './request-store.ts'
 import { isInputRequired } from './input.ts'
-import { runSdkHandler } from './rounds.ts'
+import { isThenable, runSdkHandler } from './rounds.ts'
 import type { Hooks } from './rounds.ts'
 import { completersOf, objectSchema, outputSchema } from './schema/schema.ts'
 import type { CompleteCallback } from './schema/schema.ts'
@@ -186,8 +186,7 @@ function wrapCompleters(complete: Record<string, CompleteCallback>) {
 
 /** `finish` of what a handler returned: at once, or once its promise settles (a sync handler's result stays sync). */
 export function afterResult(result: unknown, finish: (value: unknown) => unknown): unknown {
-  const pending = typeof (result as { then?: unknown } | undefined)?.then === 'function'
-  return pending ? Promise.resolve(result).then(finish) : finish(result)
+  return isThenable(result) ? Promise.resolve(result).then(finish) : finish(result)
 }
 
 export function dropUndefined<T extends object>(value: T): T {

@@ -222,6 +222,56 @@ export function rawSpec(request: InputRequest): InputSpec<Record<string, unknown
 }
 
 /**
+ * More rounds of questions than this in one call is a handler that cannot be satisfied (one that
+ * asks again whatever the answer): `inputRequired` results and awaited questions count together,
+ * across the call's requests (`ROUNDS`), and no run asks more questions than this either.
+ */
+export const MAX_ROUNDS_PER_CALL = 32
+
+/**
+ * Sealed between rounds: how many rounds of questions the call has asked, returned or awaited,
+ * counted across its requests (a 2025-era client's answer comes in a request of its own, which
+ * runs the handler again from its first round); `MAX_ROUNDS_PER_CALL` caps them.
+ */
+export const ROUNDS = 'sdk:rounds'
+/** Sealed between rounds: the keys of the awaited questions the call has asked (`SdkExtra.ask`). */
+export const ASKED = 'sdk:asked'
+
+/** The -32603 a call that asked in more than `MAX_ROUNDS_PER_CALL` rounds ends with. */
+export function tooManyRounds(): McpError {
+  return new McpError(
+    'internalError',
+    `Internal error: the handler asked for input in more than ${MAX_ROUNDS_PER_CALL} rounds of one call`,
+  )
+}
+
+/**
+ * What an awaited question asks, as a short digest: the form's message and schema, the sampling
+ * request's messages, so that a run asking something else (the row it names changed between
+ * rounds) asks it anew rather than read the answer given to another question. A URL's address is
+ * left out: it often carries a fresh `state` each run. The key is the digest and how many times
+ * the run asked the same before (`questionKey`), not its place in the run, which questions asked
+ * side by side (`items.map(async …)`) may take in another order each run.
+ */
+function questionDigest(request: InputRequest): string {
+  const { message, requestedSchema, messages, systemPrompt } = request.params as Record<string, unknown>
+  const text = JSON.stringify([request.method, message, requestedSchema, messages, systemPrompt])
+  // FNV-1a, 32 bits: a change detector inside a sealed state, not a security measure.
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193)
+  return (hash >>> 0).toString(36)
+}
+
+/** `q.<digest>.<n>`: the n-th time this run asks that question. */
+export function questionKey(run: { digests?: Map<string, number> | undefined }, request: InputRequest): string {
+  const digest = questionDigest(request)
+  run.digests ??= new Map()
+  const n = (run.digests.get(digest) ?? 0) + 1
+  run.digests.set(digest, n)
+  return `q.${digest}.${n}`
+}
+
+/**
  * The result schemas SDK 1.x code passes to `extra.sendRequest` (checked with zod, as there), typed
  * as the SDK's are, so that code reading the answer (`result.content.text`) compiles as there.
  */

@@ -12,9 +12,9 @@ import { McpError } from '../protocol/errors.ts'
 import type { InputRequest } from '../server/input/input.ts'
 import type { InputRequired } from '../server/input/input-round.ts'
 import type { RequestContext } from '../server/types.ts'
-import { createExtra, MAX_ROUNDS_PER_CALL, ROUNDS, tooManyRounds } from './context.ts'
+import { createExtra } from './context.ts'
 import type { Announcements, RequestHandlerExtra, RunState } from './context.ts'
-import { isInputRequired, rawSpec } from './input.ts'
+import { isInputRequired, MAX_ROUNDS_PER_CALL, rawSpec, ROUNDS, tooManyRounds } from './input.ts'
 import { currentRequest, hostOf, missingStateKeys, withHandler } from './request-store.ts'
 import type { Frame } from './request-store.ts'
 import type { InputRequiredResult } from './input.ts'
@@ -44,7 +44,7 @@ type Asked = Record<string, Pending>
 /** What a run ends with when an awaited question went to the client (`park`). */
 const PARKED = Symbol('parked')
 
-const isThenable = <T>(value: T | PromiseLike<T>): value is PromiseLike<T> =>
+export const isThenable = <T>(value: T | PromiseLike<T>): value is PromiseLike<T> =>
   typeof (value as { then?: unknown } | null)?.then === 'function'
 
 /**

@@ -15,11 +15,11 @@
  * may use.) `inputRequired` answers are not checked, as SDK 2.x does not check them.
  */
 import * as z from 'zod/v4/mini'
-import { isObject } from '../protocol/jsonrpc.ts'
-import type { Schema } from '../server/schema/schema.ts'
-import { isZod } from './schema/schema.ts'
-import { ErrorCode, McpError } from './errors.ts'
-import type { ElicitParams, ElicitResult } from './input.ts'
+import { isObject } from '../../protocol/jsonrpc.ts'
+import type { Schema } from '../../server/schema/schema.ts'
+import { isZod } from './schema.ts'
+import { ErrorCode, McpError } from '../errors.ts'
+import type { ElicitParams, ElicitResult } from '../input.ts'
 
 type Json = Record<string, unknown>
 
