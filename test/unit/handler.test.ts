@@ -546,6 +546,14 @@ describe('tool failures', () => {
       throw new Error('db password is hunter2')
     })
     server.tool('strict', { input: z.object({ city: z.string() }) }, ({ city }) => text(city))
+    server.tool(
+      'checked_later',
+      {
+        input: z.object({ temperature: z.number() }),
+        output: z.object({ temperature: z.number().refine(async (value) => value < 60, 'too hot') }),
+      },
+      ({ temperature }) => ({ content: [], structuredContent: { temperature } }),
+    )
   })
 
   it('mirrors valid structuredContent as text', async () => {
@@ -570,6 +578,22 @@ describe('tool failures', () => {
       id: 'o',
       error: { code: -32603, message: 'Tool typed returned structuredContent that does not match its outputSchema' },
     })
+  })
+
+  it('awaits an output schema with an async refinement: a match is mirrored, a mismatch is -32603', async () => {
+    for (let i = 0; i < 2; i++) {
+      const ok = await read(
+        await handle(request('tools/call', { params: { name: 'checked_later', arguments: { temperature: 20 } } })),
+      )
+      expect(ok.last.result).toMatchObject({ content: [{ type: 'text', text: '{"temperature":20}' }] })
+      const hot = await read(
+        await handle(request('tools/call', { params: { name: 'checked_later', arguments: { temperature: 70 } } })),
+      )
+      expect(hot.last.error).toEqual({
+        code: -32603,
+        message: 'Tool checked_later returned structuredContent that does not match its outputSchema',
+      })
+    }
   })
 
   it('turns a ToolError into an isError result', async () => {
@@ -945,6 +969,24 @@ describe('resources, prompts and completion', () => {
     expect(completion.values).toHaveLength(100)
     expect(completion.values[99]).toBe('a99')
     expect([completion.total, completion.hasMore]).toEqual([150, true])
+  })
+
+  it("completes a fixed resource's URI with no values, an unknown one with -32602", async () => {
+    const complete = async (uri: string) =>
+      (
+        await read(
+          await handle(
+            request('completion/complete', {
+              params: { ref: { type: 'ref/resource', uri }, argument: { name: 'id', value: '' } },
+            }),
+          ),
+        )
+      ).last
+    expect((await complete('config://app')).result?.completion).toEqual({ values: [] })
+    expect((await complete('config://other')).error).toEqual({
+      code: -32602,
+      message: 'Unknown resource template: config://other',
+    })
   })
 
   it('hides capability-gated methods the server does not offer (-32601, HTTP 404)', async () => {

@@ -156,7 +156,7 @@ describe('a low-level Server’s onerror', () => {
       expect((await sendAs(server.edge, 'tools/call', { name: 'bug' })).error?.code).toBe(-32603)
       expect((await sendAs(server.edge, 'tools/call', { name: 'meant' })).error).toMatchObject({
         code: -32602,
-        message: 'no such record',
+        message: 'MCP error -32602: no such record',
       })
     } finally {
       errors.mockRestore()

@@ -36,6 +36,41 @@ const call = (
   principal?: { subject: string; scopes?: string[] },
 ) => sendAs<ToolAnswer>(server.edge, 'tools/call', { name, arguments: args }, principal)
 
+describe('completion/complete, as the SDKs answer it', () => {
+  const server = new McpServer({ name: 'sdk', version: '1' })
+  const many = Array.from({ length: 150 }, (_, i) => `city-${i}`)
+  server.registerResource(
+    'cities',
+    new ResourceTemplate('cities://{name}', {
+      list: undefined,
+      complete: { name: (value) => many.filter((city) => city.startsWith(value)) },
+    }),
+    {},
+    async (uri) => ({ contents: [{ uri: uri.href, text: uri.href }] }),
+  )
+  server.registerResource('readme', 'docs://readme', {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'read me' }] }))
+  const complete = (uri: string, value: string) =>
+    sendAs<{ completion: { values: string[]; total?: number; hasMore?: boolean } }>(server.edge, 'completion/complete', {
+      ref: { type: 'ref/resource', uri },
+      argument: { name: 'name', value },
+    })
+
+  it('gives total and hasMore with every answer, at most 100 values', async () => {
+    expect((await complete('cities://{name}', 'city-14')).result?.completion).toEqual({
+      values: ['city-14', ...Array.from({ length: 10 }, (_, i) => `city-14${i}`)],
+      total: 11,
+      hasMore: false,
+    })
+    const cut = (await complete('cities://{name}', '')).result?.completion
+    expect([cut?.values.length, cut?.values[99], cut?.total, cut?.hasMore]).toEqual([100, 'city-99', 150, true])
+  })
+
+  it("answers a fixed resource's URI with no values, as SDK 1.x does, and an unknown one with -32602", async () => {
+    expect((await complete('docs://readme', '')).result?.completion.values).toEqual([])
+    expect((await complete('docs://{nothing}', '')).error?.code).toBe(-32602)
+  })
+})
+
 describe('output schemas, as the SDKs check them', () => {
   const server = new McpServer({ name: 'sdk', version: '1' })
   const outputSchema = { total: z.number() }
@@ -124,7 +159,10 @@ describe('the error codes an SDK 2.x server throws', () => {
   })
 
   it('an integer code of the application passes as given', async () => {
-    expect((await read('memo://custom')).error).toEqual({ code: -32050, message: 'the application says no' })
+    // SDK 1.x's McpError says its code first, in the message it sends (as on the SDK); 2.x's ProtocolError does not.
+    expect((await read('memo://custom')).error).toEqual({ code: -32050, message: 'MCP error -32050: the application says no' })
+    expect(new ProtocolError(-32050, 'the application says no').message).toBe('the application says no')
+    expect(new McpError(-32050, 'no')).toBeInstanceOf(ProtocolError)
     expect(ProtocolErrorCode.MissingRequiredClientCapability).toBe(-32021)
     expect(ProtocolErrorCode.UnsupportedProtocolVersion).toBe(-32022)
   })
@@ -340,6 +378,24 @@ describe('an input schema with an async refinement', () => {
     expect(greeted.result).toMatchObject({ messages: [{ content: { text: 'hello ann' } }] })
     const nobody = await sendAs(server.edge, 'prompts/get', { name: 'greet', arguments: { name: 'nobody' } })
     expect(nobody.error?.code).toBe(-32602)
+  })
+
+  it('in an output schema is awaited too: a matching result goes out, one that fails is an isError result', async () => {
+    const checked = new McpServer({ name: 'sdk', version: '1' })
+    checked.registerTool(
+      'count',
+      {
+        inputSchema: { n: z.number() },
+        outputSchema: { total: z.number().refine(async (total) => total < 10, 'too many') },
+      },
+      async ({ n }) => ({ content: [{ type: 'text', text: String(n) }], structuredContent: { total: n } }),
+    )
+    for (let i = 0; i < 2; i++) {
+      expect((await call(checked, 'count', { n: 3 })).result).toMatchObject({ structuredContent: { total: 3 } })
+      const over = (await call(checked, 'count', { n: 12 })).result
+      expect(over?.isError).toBe(true)
+      expect(over?.content[0]?.text).toBe('Output validation error: Invalid structured content for tool count: total: too many')
+    }
   })
 })
 

@@ -152,6 +152,7 @@ describe('visible: a hidden entry fails exactly as an unknown one, in both eras'
           { ref: { type: 'ref/resource', uri: 'audit://{day}' }, argument: { name: 'day', value: '' } },
           {},
         ],
+        ['completion/complete', { ref: { type: 'ref/resource', uri: 'notes://admin' }, argument: { name: 'x', value: '' } }, {}],
       ]
       const bare = createMcpServer({ name: 'visibility', version: '1.0.0' })
       bare.tool('x', { input: z.object({}) }, () => text('x')).prompt('y', {}, () => ({ messages: [] }))

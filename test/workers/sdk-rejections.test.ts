@@ -164,7 +164,7 @@ describe("an accepted form that does not match elicitInput's requestedSchema", (
     const wrong = await answer({ confirm: 'false', count: 1e9, mode: 'all', email: 7 })
     expect(wrong.message.result).toMatchObject({ isError: true })
     const said = (wrong.message.result as { content: { text: string }[] }).content[0]?.text ?? ''
-    expect(said).toMatch(/^Elicitation response content does not match requested schema: /)
+    expect(said).toMatch(/^MCP error -32602: Elicitation response content does not match requested schema: /)
     for (const field of ['confirm', 'count', 'mode', 'email']) expect(said).toContain(`${field}: `)
     expect((await answer({ confirm: true })).message.result).toMatchObject({ isError: true })
     expect(done).toEqual([])
@@ -230,7 +230,7 @@ describe('errors an SDK-style handler throws', () => {
           createExecutionContext(),
         ),
       )
-      expect([name, status, message.error]).toEqual([name, 200, { code, message: `thrown with ${code}` }])
+      expect([name, status, message.error]).toEqual([name, 200, { code, message: `MCP error ${code}: thrown with ${code}` }])
     }
   })
 })

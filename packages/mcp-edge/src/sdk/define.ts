@@ -4,20 +4,20 @@
  * (context.ts), on the core's multi-round-trip rounds (rounds.ts). `McpServer` (server.ts) calls
  * these from its registration handles, each time a definition is (re)added.
  */
-import type { CallToolResult, GetPromptResult, ReadResourceResult, Resource } from '../protocol/types.ts'
+import type { CallToolResult, CompleteResult, GetPromptResult, ReadResourceResult, Resource } from '../protocol/types.ts'
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { McpError as EdgeError } from '../protocol/errors.ts'
-import { ErrorCode, McpError } from './errors.ts'
+import { ErrorCode, ProtocolError } from './errors.ts'
 import { InputRequired } from '../server/input/input-round.ts'
 import { isObject } from '../protocol/jsonrpc.ts'
-import { parseWith } from '../server/schema/schema.ts'
+import { parseMaybeAsync } from '../server/schema/schema.ts'
 import { toolError } from '../server/tool-result.ts'
-import { CONVENTION_WARNED } from '../server/tool-entry.ts'
-import type { ObjectSchema, Schema } from '../server/schema/schema.ts'
+import { CONVENTION_WARNED, OUTPUT_CHECKED } from '../server/tool-entry.ts'
+import type { ObjectSchema, Parsed, Schema } from '../server/schema/schema.ts'
 import type { McpServer as EdgeServer } from '../server/server.ts'
 import { TaskSuspended } from '../server/tasks/replay.ts'
 import { errorFields, libraryLog } from '../server/telemetry/log.ts'
-import type { RequestContext, TaskMode, ToolOptions } from '../server/types.ts'
+import type { Awaitable, Completer, RequestContext, TaskMode, ToolOptions } from '../server/types.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import { currentRequest, hostOf, withHandler } from './request-store.ts'
 import { isInputRequired } from './input.ts'
@@ -41,9 +41,9 @@ const call = (callback: AnyCallback, ...args: unknown[]) => (callback as (...arg
  */
 function toolFailure(error: unknown, ctx: RequestContext<unknown>): CallToolResult {
   if (error instanceof InputRequired || error instanceof TaskSuspended) throw error
-  if (error instanceof EdgeError && !(error instanceof McpError)) throw error
+  if (error instanceof EdgeError && !(error instanceof ProtocolError)) throw error
   // As in both SDKs: "URL elicitation required" is the client's to act on, a JSON-RPC error.
-  if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired) protocolFailure(error, ctx)
+  if (error instanceof ProtocolError && error.code === ErrorCode.UrlElicitationRequired) protocolFailure(error, ctx)
   libraryLog.debug('tool failed', errorFields(error))
   return { content: [{ type: 'text', text: error instanceof Error ? error.message : String(error) }], isError: true }
 }
@@ -65,14 +65,18 @@ export function withContent(result: unknown): unknown {
  * lacks its structured content, or whose content does not match, is an `isError` result saying
  * so (the core, for its own tools, answers with a JSON-RPC error instead).
  */
-function checkOutput(name: string, output: Schema, result: CallToolResult): CallToolResult {
+function checkOutput(name: string, output: Schema, result: CallToolResult): CallToolResult | Promise<CallToolResult> {
   // Only a tool result is checked (as the SDKs do): not a question (`inputRequired`), not an error.
   if (!isObject(result) || !('content' in result) || result.isError === true) return result
   const failed = (text: string) => toolError(`Output validation error: ${text}`)
   if (result.structuredContent === undefined)
     return failed(`Tool ${name} has an output schema but no structured content was provided`)
-  const checked = parseWith(output, result.structuredContent)
-  return checked.ok ? result : failed(`Invalid structured content for tool ${name}: ${checked.message}`)
+  // Awaited where the schema has an `async` refinement, as the SDKs parse it (safeParseAsync).
+  return afterResult(parseMaybeAsync(output, result.structuredContent), (checked) =>
+    (checked as Parsed<Schema>).ok
+      ? result
+      : failed(`Invalid structured content for tool ${name}: ${(checked as { message: string }).message}`),
+  ) as CallToolResult | Promise<CallToolResult>
 }
 
 export function defineTool<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: string, config: ToolSlotConfig): void {
@@ -96,7 +100,8 @@ export function defineTool<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: strin
       : (args: unknown, extra: RequestHandlerExtra<Env>) =>
           Promise.resolve(run(args, extra)).then((result) => checkOutput(name, output, result))
   // As SDK 1.x, a name outside the spec's convention is warned about, not refused (tool-entry.ts).
-  const lenient = { ...dropUndefined(options), [CONVENTION_WARNED]: true }
+  // The result is checked here, into an isError result as the SDKs do; the core need not check it again.
+  const lenient = { ...dropUndefined(options), [CONVENTION_WARNED]: true, [OUTPUT_CHECKED]: true }
   edge.tool(name, lenient as ToolOptions<ObjectSchema, undefined, undefined, Env>, (args, ctx) =>
     runSdkHandler(ctx, hooks, (extra) => checked(args, extra) as CallToolResult, toolFailure),
   )
@@ -108,7 +113,7 @@ export function defineTool<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: strin
  * replacement. For every kind of handler (tools, resources, prompts).
  */
 export function protocolFailure(error: unknown, ctx: RequestContext<unknown>): never {
-  if (error instanceof McpError && error.code === ErrorCode.UrlElicitationRequired && isModern(ctx.meta.protocolVersion))
+  if (error instanceof ProtocolError && error.code === ErrorCode.UrlElicitationRequired && isModern(ctx.meta.protocolVersion))
     throw new EdgeError('internalError', URL_ELICITATION_RETIRED)
   throw error
 }
@@ -170,19 +175,25 @@ export function definePrompt<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: str
 
 /**
  * SDK completion callbacks as the core's completers (the same value, the other arguments), run
- * in the request's async context as handlers are (`getMcpAuthContext()` works in them).
+ * in the request's async context as handlers are (`getMcpAuthContext()` works in them). Their
+ * suggestions go out with `total` and `hasMore`, as the SDKs send them (the core cuts at 100).
  */
-function wrapCompleters(complete: Record<string, CompleteCallback>) {
+function wrapCompleters(complete: Record<string, CompleteCallback>): Record<string, Completer<unknown>> {
   return Object.fromEntries(
     Object.entries(complete).map(([name, fn]) => [
       name,
       (value: string, ctx: RequestContext & { arguments: Record<string, string> }) =>
-        withHandler({ store: hostOf(ctx) ?? currentRequest(), handler: undefined }, () =>
-          fn(value, { arguments: ctx.arguments }),
-        ),
+        afterResult(
+          withHandler({ store: hostOf(ctx) ?? currentRequest(), handler: undefined }, () =>
+            fn(value, { arguments: ctx.arguments }),
+          ),
+          counted,
+        ) as Awaitable<CompleteResult['completion']>,
     ]),
   )
 }
+
+const counted = (values: unknown) => (Array.isArray(values) ? { values, total: values.length, hasMore: false } : values)
 
 /** `finish` of what a handler returned: at once, or once its promise settles (a sync handler's result stays sync). */
 export function afterResult(result: unknown, finish: (value: unknown) => unknown): unknown {

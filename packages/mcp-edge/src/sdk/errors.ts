@@ -1,7 +1,7 @@
 /**
  * The SDKs' error classes, on mcp-edge's one error table: `new McpError(ErrorCode.InvalidParams,
  * 'no such city')` (1.x) and `new ProtocolError(ProtocolErrorCode.InvalidParams, …)` (2.x) are
- * mcp-edge `McpError`s with the code given. Thrown in a tool they become an `isError` result, as
+ * mcp-edge `McpError`s with the code given (1.x's message starts `MCP error -32602: `, as there). Thrown in a tool they become an `isError` result, as
  * in the SDKs; thrown in a prompt or resource handler, the JSON-RPC error they name.
  */
 import { ERROR_KINDS, McpError as EdgeError } from '../protocol/errors.ts'
@@ -54,16 +54,19 @@ function codeOf(code: number): number {
 }
 
 /**
+ * SDK 2.x's error with a JSON-RPC code: its message is the one given.
+ *
  * @example
- * throw new McpError(ErrorCode.InvalidParams, `Unknown city: ${city}`)
+ * throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown city: ${city}`)
  */
-export class McpError extends EdgeError {
+export class ProtocolError extends EdgeError {
   override readonly code: number
   override readonly status: number
 
   constructor(code: number, message: string, data?: unknown) {
     const kind = KINDS[code] ?? 'internalError'
     super(kind, message, data)
+    this.name = 'ProtocolError'
     // Any integer is a JSON-RPC code; anything else (an enum member the SDK has and this table
     // lacks, read as undefined) would leave the response without one.
     this.code = codeOf(code)
@@ -74,8 +77,19 @@ export class McpError extends EdgeError {
   }
 }
 
-/** The SDK v2 name of the same class. */
-export const ProtocolError = McpError
+/**
+ * SDK 1.x's name, whose message starts `MCP error <code>: ` as the SDK's does: a tool's `isError`
+ * text, a prompt's JSON-RPC error message and `error.message` read as they did on the SDK.
+ *
+ * @example
+ * throw new McpError(ErrorCode.InvalidParams, `Unknown city: ${city}`)
+ */
+export class McpError extends ProtocolError {
+  constructor(code: number, message: string, data?: unknown) {
+    super(code, `MCP error ${code}: ${message}`, data)
+    this.name = 'McpError'
+  }
+}
 
 /**
  * SDK 2.x: no resource has this URI. -32602 with `data.uri`, as 2026-07-28 answers an unknown
@@ -84,7 +98,7 @@ export const ProtocolError = McpError
  * @example
  * throw new ResourceNotFoundError(uri)
  */
-export class ResourceNotFoundError extends McpError {
+export class ResourceNotFoundError extends ProtocolError {
   constructor(uri: string, message?: string) {
     super(ProtocolErrorCode.ResourceNotFound, message ?? `Resource ${uri} not found`, { uri })
   }
@@ -128,7 +142,7 @@ export interface UrlElicitation {
  * @example
  * throw new UrlElicitationRequiredError([{ mode: 'url', message: 'Sign in', url, elicitationId: crypto.randomUUID() }])
  */
-export class UrlElicitationRequiredError extends McpError {
+export class UrlElicitationRequiredError extends ProtocolError {
   constructor(elicitations: UrlElicitation[], message = `URL elicitation${elicitations.length > 1 ? 's' : ''} required`) {
     super(ErrorCode.UrlElicitationRequired, message, { elicitations })
   }

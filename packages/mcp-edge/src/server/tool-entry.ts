@@ -41,6 +41,11 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
  * loads; a native tool's is refused at registration. Not exported from the package.
  */
 export const CONVENTION_WARNED = Symbol('mcp-edge: tool name convention warned, not enforced')
+/**
+ * Set on a tool's options by mcp-edge/sdk, which checks each result against the output schema
+ * itself (a failure is an `isError` result there, as in the SDKs): the core does not parse it again.
+ */
+export const OUTPUT_CHECKED = Symbol('mcp-edge: the result is checked against the output schema before the core sees it')
 export const DEFAULT_TASK_TTL_MS = 60 * 60 * 1000
 export const DEFAULT_TASK_POLL_MS = 1000
 
@@ -59,6 +64,8 @@ export interface ToolEntry<Env = unknown> {
   /** zod input schema, or undefined for raw JSON Schema inputs (object check only). */
   readonly input: ObjectSchema | undefined
   readonly output: Schema | undefined
+  /** Results are checked against `output` before they reach the core (`OUTPUT_CHECKED`). */
+  readonly outputChecked: boolean
   readonly headerParams: HeaderParam[]
   streaming: boolean
   assemble: boolean
@@ -191,6 +198,7 @@ class RegisteredTool<Env> implements ToolEntry<Env> {
   readonly requires: readonly CapabilityPath[]
   readonly prepare: ToolEntry<Env>['prepare']
   readonly maxResultBytes: number | undefined
+  readonly outputChecked: boolean
   readonly handler: ToolEntry<Env>['handler']
   readonly #options: AnyToolOptions<Env>
   readonly #convert: JsonSchemaConverter | undefined
@@ -213,6 +221,7 @@ class RegisteredTool<Env> implements ToolEntry<Env> {
     this.prepare = options.prepare as ToolEntry<Env>['prepare']
     this.maxResultBytes =
       options.maxResultBytes === undefined ? undefined : positive(options.maxResultBytes, 0, `Tool "${name}": maxResultBytes`)
+    this.outputChecked = (options as { [OUTPUT_CHECKED]?: boolean })[OUTPUT_CHECKED] === true
     this.handler = handler
     this.#options = options
     this.#convert = convert

@@ -7,7 +7,7 @@ import { McpError } from '../protocol/errors.ts'
 import { isObject } from '../protocol/jsonrpc.ts'
 import type { CallToolResult, ContentBlock } from '../protocol/types.ts'
 import type { ToolEntry } from './tool-entry.ts'
-import { parseMaybeAsync, parseWith } from './schema/schema.ts'
+import { parseMaybeAsync } from './schema/schema.ts'
 import type { Parsed, Schema } from './schema/schema.ts'
 
 type ParsedArguments = { ok: true; value: unknown } | { ok: false; result: CallToolResult }
@@ -28,23 +28,37 @@ export function toolError(text: string): CallToolResult {
   return { content: [{ type: 'text', text }], isError: true }
 }
 
-/** Validate and complete a tool's result: assembled stream text, output schema, text mirror. */
-export function finishResult(tool: ToolEntry, result: CallToolResult, assembled: ContentBlock[] | undefined): CallToolResult {
+/**
+ * Validate and complete a tool's result: assembled stream text, output schema, text mirror. A
+ * promise only when the output schema has an `async` refinement (`parseMaybeAsync`).
+ */
+export function finishResult(
+  tool: ToolEntry,
+  result: CallToolResult,
+  assembled: ContentBlock[] | undefined,
+): CallToolResult | Promise<CallToolResult> {
   if (!isObject(result) || !Array.isArray(result.content)) {
     throw new Error(`Tool "${tool.name}" returned something that is not a CallToolResult`)
   }
-  let content = assembled ? [...mergeText(assembled), ...result.content] : result.content
-  if (tool.output && result.isError !== true) {
-    const checked = parseWith(tool.output, result.structuredContent)
-    if (!checked.ok) {
+  const content = assembled ? [...mergeText(assembled), ...result.content] : result.content
+  const complete = (mirror: boolean) => {
+    // server/tools.mdx: a tool that returns structured content SHOULD also return it as text.
+    const mirrored =
+      mirror && result.structuredContent !== undefined && !content.some((block) => block.type === 'text')
+        ? [...content, { type: 'text' as const, text: JSON.stringify(result.structuredContent) }]
+        : content
+    return mirrored === result.content ? result : { ...result, content: mirrored }
+  }
+  if (!tool.output || result.isError === true) return complete(false)
+  if (tool.outputChecked) return complete(true)
+  const checked = parseMaybeAsync(tool.output, result.structuredContent)
+  const verdict = (parsed: Parsed<Schema>) => {
+    if (!parsed.ok) {
       throw new McpError('internalError', `Tool ${tool.name} returned structuredContent that does not match its outputSchema`)
     }
-    // server/tools.mdx: a tool that returns structured content SHOULD also return it as text.
-    if (result.structuredContent !== undefined && !content.some((block) => block.type === 'text')) {
-      content = [...content, { type: 'text', text: JSON.stringify(result.structuredContent) }]
-    }
+    return complete(true)
   }
-  return content === result.content ? result : { ...result, content }
+  return checked instanceof Promise ? checked.then(verdict) : verdict(checked)
 }
 
 function mergeText(blocks: ContentBlock[]): ContentBlock[] {

@@ -1,7 +1,7 @@
 /**
  * `completion/complete` (server/utilities/completion.mdx): suggestions for a prompt argument or a
- * resource template variable. Unknown references (and those hidden from the caller) are -32602; an argument without a completer
- * simply has no suggestions. At most 100 values go out, with `hasMore` when there were more.
+ * resource template variable. Unknown references (and those hidden from the caller) are -32602; an argument without a completer,
+ * or a fixed resource's URI, simply has no suggestions. At most 100 values go out, with `hasMore` when there were more.
  */
 import { McpError } from '../../protocol/errors.ts'
 import { isObject } from '../../protocol/jsonrpc.ts'
@@ -23,6 +23,12 @@ function findCompleter(ref: Record<string, unknown>, name: string, call: Call): 
   if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
     const template = server.templates.get(ref.uri)
     if (!template || !isVisible(template, viewerOf(call))) {
+      // A fixed resource's URI is a reference too (the spec's "URI or URI template"), with nothing to complete.
+      const resource = server.resources.get(ref.uri)
+      if (resource && isVisible(resource, viewerOf(call))) {
+        requireScopes(call.options.principal, resource.scopes, `Resource ${ref.uri}`)
+        return undefined
+      }
       throw new McpError('invalidParams', `Unknown resource template: ${ref.uri}`)
     }
     requireScopes(call.options.principal, template.scopes, `Resource template ${ref.uri}`)

@@ -59,7 +59,8 @@ async function invoke(tool: ToolEntry, args: unknown, scope: RequestScope, call:
   if (tool.assemble || (tool.streaming && isLegacyVersion(meta.protocolVersion))) scope.assembled = []
   try {
     const result = await tool.handler(args as never, scope)
-    const finished = finishResult(tool, result, scope.assembled)
+    const shaped = finishResult(tool, result, scope.assembled)
+    const finished = shaped instanceof Promise ? await shaped : shaped
     // Without a result policy nothing is cut: no promise of spillResult's own to wait for.
     if (call.server.results === undefined) return finished
     return await spillResult(

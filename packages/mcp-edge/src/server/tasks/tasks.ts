@@ -138,7 +138,7 @@ export async function runTaskCall<Env>(server: ServerCore<Env>, call: TaskCall, 
   if (input.pending) return { kind: 'input', requests: input.pending }
   if (thrown === undefined) {
     try {
-      const finished = finishResult(tool, result as CallToolResult, assembled)
+      const finished = await finishResult(tool, result as CallToolResult, assembled)
       const shaped = await spillResult(
         server.results,
         tool.maxResultBytes,
