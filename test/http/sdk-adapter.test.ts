@@ -461,7 +461,7 @@ describe('what mcp-edge adds, from SDK-style code', () => {
     try {
       expect(await client.callTool({ name: 'lookup', arguments: { city: 'Atlantis' } })).toMatchObject({
         isError: true,
-        content: [{ type: 'text', text: 'Unknown city: Atlantis' }],
+        content: [{ type: 'text', text: 'MCP error -32602: Unknown city: Atlantis' }],
       })
       expect(text(await client.callTool({ name: 'rename', arguments: { from: 'Lisbon' } }))).toBe('Lisbon is now Lisboa')
     } finally {
@@ -526,18 +526,20 @@ describe('McpAgent confirmations', () => {
     expect(text((await call(answer)).message.result as object)).toBe('reset')
     const replayed = await call(answer)
     expect(replayed.message.error).toMatchObject({ code: -32602 })
-    // Nor through another object: a made-up session id with the same state is still a replay.
+    // Nor through another object: a made-up session id (no MCP-Protocol-Version header, so the
+    // Worker would route by it) does not open, and the Worker answers 404 before any object is
+    // made. (Before, it reached a new object, whose core refused the 2026-07-28 body: -32020.)
     const elsewhere = await rpc(
       fetch,
       `${base}/agent`,
       'tools/call',
       { name: 'reset', arguments: {}, ...answer },
-      // No MCP-Protocol-Version header, so the Worker routes by the session id to another object.
       { capabilities: { elicitation: {} }, headers: { 'mcp-session-id': 's1.made-up', 'mcp-protocol-version': null } },
     )
-    // The core refuses a 2026-07-28 body without its header (-32020): a stateless call never runs in
-    // a session's object, and redeems there or not at all.
-    expect(elsewhere.message.error).toMatchObject({ code: -32020 })
+    expect([elsewhere.status, elsewhere.message.error]).toEqual([
+      404,
+      { code: -32600, message: 'Session not found: send initialize again' },
+    ])
   })
 })
 

@@ -9,6 +9,8 @@ import { createExecutionContext, env } from 'cloudflare:test'
 import { describe, expect, it, vi } from 'vitest'
 import { createMcpHandler, McpAgent, McpServer } from 'mcp-edge/sdk'
 import type { MessageExtraInfo, StatelessMcpHandler } from 'mcp-edge/sdk'
+import { createKeyRing, RequestStateCodec } from 'mcp-edge'
+import { LegacySessions } from '../../packages/mcp-edge/src/server/legacy/session.ts'
 
 class NotesMCP extends McpAgent {
   server = new McpServer({ name: 'notes', version: '1.0.0' })
@@ -118,6 +120,57 @@ describe('McpAgent.serve', () => {
       createExecutionContext(),
     )
     expect(response.status).toBe(403)
+  })
+
+  // Found by a review: a made-up session id was routed as it was, so an object was made for it and
+  // its init() run, only for the object to answer 404.
+  it('answers a 2025 session id that does not open here (made up, sealed with other keys, or another caller’s) with 404, reaching no object', async () => {
+    const keyRing = () => `k1:${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))}`
+    const keys = keyRing()
+    const mint = (secret: string, principal: string | null) =>
+      new LegacySessions(new RequestStateCodec(createKeyRing(secret))).mint({
+        server: 'notes /mcp',
+        protocolVersion: '2025-11-25',
+        clientCapabilities: {},
+        principal,
+      })
+    const named: string[] = []
+    const binding = {
+      idFromName: (name: string) => {
+        named.push(name)
+        return name
+      },
+      get: () => ({ fetch: async () => new Response('reached the object') }),
+    }
+    const withSession = (session: string) =>
+      new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': session,
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      })
+    const serve = NotesMCP.serve('/mcp')
+    const bound = { MCP_OBJECT: binding, MCP_STATE_KEYS: keys }
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      for (const session of ['made-up', await mint(keyRing(), null), await mint(keys, 'user:bob')]) {
+        const response = await serve.fetch(withSession(session), bound, createExecutionContext())
+        expect([response.status, await response.json()]).toEqual([
+          404,
+          { jsonrpc: '2.0', error: { code: -32600, message: 'Session not found: send initialize again' } },
+        ])
+      }
+      expect(named).toEqual([])
+      const session = await mint(keys, null)
+      expect(await (await serve.fetch(withSession(session), bound, createExecutionContext())).text()).toBe('reached the object')
+      expect(named).toEqual([`session:${JSON.stringify([null, session])}`])
+    } finally {
+      warn.mockRestore()
+    }
   })
 
   // Without CORS headers a browser client sees a network error, not the challenge or the fix.

@@ -25,6 +25,7 @@ import type { AuthOptions } from '../http/auth.ts'
 import { checkOrigin } from '../http/guards.ts'
 import { failure, rejection } from '../http/respond.ts'
 import { ConfigurationError } from '../server/errors.ts'
+import { subjectOf } from '../server/principal.ts'
 import { quiet } from '../server/quiet.ts'
 import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
 import type { NonceLedger } from '../server/tasks/tasks.ts'
@@ -49,7 +50,7 @@ import type { RequestHandlerExtra } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
 import { callerFromProps, grantOf, propsOf } from './principal.ts'
 import type { Grant } from './principal.ts'
-import { openForwarded, sealForwarded } from './forward.ts'
+import { openForwarded, sealForwarded, sessionOpens } from './forward.ts'
 import { SetUpBusy, SetUps } from './agent-setup.ts'
 import { conventionalServices } from './services.ts'
 
@@ -529,15 +530,19 @@ export abstract class McpAgent<
               : `path:${JSON.stringify([principal?.subject ?? null, perPath])}`
         const scoped = options.jurisdiction ? namespace.jurisdiction(options.jurisdiction) : namespace
         const headers = new Headers(request.headers)
+        const secret = (env as Record<string, unknown>).MCP_STATE_KEYS as string | undefined
         const forwarded: Forwarded = { principal, props, grant, route, binding, jurisdiction: options.jurisdiction }
         if (perPath !== undefined) forwarded.path = perPath
         if (objectOptions) forwarded.options = objectOptions
         try {
-          headers.set(FORWARDED, await sealForwarded((env as Record<string, unknown>).MCP_STATE_KEYS as string, forwarded))
+          headers.set(FORWARDED, await sealForwarded(secret, forwarded))
         } catch (error) {
           // McpAgent keeps state per session, so it needs MCP_STATE_KEYS: the error says how to set it.
           return refuse(misconfigured(error instanceof Error ? error.message : String(error)))
         }
+        // A session id that does not open here reaches no object: the 404 the object would answer.
+        if (session !== null && !(await sessionOpens(secret as string, session, subjectOf(principal))))
+          return refuse(rejection(new McpError('sessionNotFound'), undefined))
         const answered = await scoped.get(scoped.idFromName(name)).fetch(new Request(request, { headers }))
         if (!request.headers.has('origin')) return answered
         // The object's own refusals (a set-up that threw or is busy) come without CORS headers.

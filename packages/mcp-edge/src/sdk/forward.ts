@@ -3,10 +3,12 @@
  * header only the Worker can make: MACed with a key derived from `MCP_STATE_KEYS` (which McpAgent
  * needs anyway) and short-lived. A request that reaches the object another way (agents'
  * `routeAgentRequest` maps every Durable Object binding to a URL) cannot choose its principal,
- * props or grant: the object refuses a header it cannot verify.
+ * props or grant: the object refuses a header it cannot verify. And the session ids the Worker
+ * routes by, which it opens before it routes (`sessionOpens`).
  */
 import { decodeBase64Url, encodeBase64Url } from '../protocol/base64.ts'
-import { createKeyRing } from '../server/request-state.ts'
+import { LegacySessions } from '../server/legacy/session.ts'
+import { createKeyRing, RequestStateCodec } from '../server/request-state.ts'
 
 const encoder = new TextEncoder()
 const LABEL = encoder.encode('mcp-edge/agent-forward/v1')
@@ -52,4 +54,22 @@ export async function openForwarded<T>(secret: string | undefined, header: strin
   if (!(await crypto.subtle.verify('HMAC', await forwardKey(key.hmac), macBytes, bodyBytes))) return undefined
   const value = JSON.parse(new TextDecoder().decode(bodyBytes)) as T & { exp?: number }
   return typeof value.exp === 'number' && value.exp > Date.now() ? value : undefined
+}
+
+/** The Worker's opener of 2025 session ids, for the `MCP_STATE_KEYS` it was made with. */
+let opener: { secret: string; sessions: LegacySessions } | undefined
+
+/**
+ * Whether a 2025 session id opens with `secret` for `principal` (authentic, current, theirs),
+ * checked by McpAgent's Worker before it routes a request by the id: a made-up id, or another
+ * caller's, reaches no object (which would be made, and its `init()` run, only to answer 404). The
+ * object checks the rest (which server minted it). Opened ids are cached, as the object caches them.
+ *
+ * @example
+ * if (!(await sessionOpens(env.MCP_STATE_KEYS, sessionId, subjectOf(principal)))) return notFound()
+ */
+export function sessionOpens(secret: string, token: string, principal: string | null): boolean | Promise<boolean> {
+  if (opener?.secret !== secret) opener = { secret, sessions: new LegacySessions(new RequestStateCodec(createKeyRing(secret))) }
+  const opened = opener.sessions.open(token, undefined, principal)
+  return opened instanceof Promise ? opened.then((session) => session !== undefined) : opened !== undefined
 }

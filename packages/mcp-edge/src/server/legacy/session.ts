@@ -107,15 +107,20 @@ export class LegacySessions {
   }
 
   /**
-   * The session behind `token` if it is authentic, current, minted by `server` and `principal`'s;
-   * else `undefined`. A cached id answers at once (no promise); one seen first is verified.
+   * The session behind `token` if it is authentic, current, minted by `server` (any server when
+   * undefined: McpAgent's Worker, which routes by it) and `principal`'s; else `undefined`. A cached
+   * id answers at once (no promise); one seen first is verified.
    */
-  open(token: string, server: string, principal: string | null): LegacySession | undefined | Promise<LegacySession | undefined> {
+  open(
+    token: string,
+    server: string | undefined,
+    principal: string | null,
+  ): LegacySession | undefined | Promise<LegacySession | undefined> {
     const session = this.#cache.get(token)
     return session ? this.#current(session, server, principal) : this.#verify(token, server, principal)
   }
 
-  async #verify(token: string, server: string, principal: string | null): Promise<LegacySession | undefined> {
+  async #verify(token: string, server: string | undefined, principal: string | null): Promise<LegacySession | undefined> {
     const claims = await this.#codec.openClaims('s', token)
     const session = typeof claims === 'string' ? undefined : readSession(claims)
     if (!session) {
@@ -139,7 +144,8 @@ export class LegacySessions {
     this.#cachedChars += token.length
   }
 
-  #current(session: LegacySession, server: string, principal: string | null): LegacySession | undefined {
-    return session.expiresAt <= this.#now() || session.server !== server || session.principal !== principal ? undefined : session
+  #current(session: LegacySession, server: string | undefined, principal: string | null): LegacySession | undefined {
+    const other = server !== undefined && session.server !== server
+    return session.expiresAt <= this.#now() || other || session.principal !== principal ? undefined : session
   }
 }
