@@ -5,18 +5,25 @@
 // the benchmark's smoke run beside the pack check. Vitest's global setup starts and stops the servers.
 // Ends with one plain line, `N passed, N failed`, which CI reads.
 import { spawn, spawnSync } from 'node:child_process'
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PROGRAMS } from './typecheck.mjs'
 
+// Every temporary file of the run (the servers' state and logs, the clients' homes, browser
+// profiles, reports) goes under one directory, as TMPDIR of this process and every one it starts:
+// removed when the run passes, kept and named when it fails. Before, each run left hundreds of
+// directories in /tmp.
+const outside = tmpdir()
+const scratch = mkdtempSync(join(outside, 'mcp-edge-run-'))
+process.env.TMPDIR = scratch
 const env = {
   ...process.env,
   WRANGLER_SEND_METRICS: 'false',
   WRANGLER_LOG_PATH: process.env.WRANGLER_LOG_PATH ?? mkdtempSync(join(tmpdir(), 'mcp-edge-logs-')),
   // Node's on-disk cache of compiled modules, for the hundreds of Node processes a run starts
   // (wrangler, about 0.3 s less CPU a start of its 2 s; vitest's workers).
-  NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'mcp-edge-node-compile-cache'),
+  NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(outside, 'mcp-edge-node-compile-cache'),
 }
 const started = performance.now()
 let passed = 0
@@ -167,5 +174,7 @@ async function vitest(name, vitestArgs, { lane = '0', toFile } = {}) {
 }
 
 if (skipped.length > 0) console.log(`\n${skipped.length} skipped:\n${skipped.map((name) => `  - ${name}`).join('\n')}`)
+if (failed === 0) rmSync(scratch, { recursive: true, force: true })
+else console.log(`\nThe run's temporary files (servers' logs and state) are kept in ${scratch}`)
 console.log(`\n${passed} passed, ${failed} failed`)
 process.exit(failed === 0 ? 0 : 1)

@@ -30,6 +30,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { launchBrowser } from '../support/browser.ts'
 import type { Browser } from '../support/browser.ts'
 import { listenForBrowserLaunches } from '../support/browser-stand-in.ts'
+import { clientHome, removeHomeOnClose } from '../support/client-processes.ts'
 import type { BrowserLaunches } from '../support/browser-stand-in.ts'
 import { signInAtProvider as signInWithPage, within } from '../support/oauth-browser.ts'
 import { startOidcProvider } from '../support/oidc-provider.ts'
@@ -86,12 +87,12 @@ function startMcpRemote(serverUrl: string, callbackPort: number, configDir: stri
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...launches.env,
-    HOME: mkdtempSync(join(tmpdir(), 'mcp-edge-client-home-')),
+    HOME: clientHome(),
     MCP_REMOTE_CONFIG_DIR: configDir,
     XDG_CURRENT_DESKTOP: 'X-Generic',
   }
   for (const name of ['DISPLAY', 'WAYLAND_DISPLAY', 'HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) delete env[name]
-  const child = spawn(process.execPath, [PROXY, serverUrl, String(callbackPort)], { env, detached: true })
+  const child = removeHomeOnClose(spawn(process.execPath, [PROXY, serverUrl, String(callbackPort)], { env, detached: true }), env)
   const stop = groupSignaller(child)
   let stderr = ''
   child.stderr.on('data', (chunk) => {

@@ -22,14 +22,13 @@
  * forwarder of test/support/forwarder.ts, which tells the test when its GET stream is open.
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { childEnv, removeHomeOnClose } from '../support/client-processes.ts'
 import { startForwarder } from '../support/forwarder.ts'
 import { rpc } from '../support/mcp.ts'
 import { within } from '../support/oauth-browser.ts'
@@ -172,13 +171,12 @@ const callText = async (url: string, name: string, args: Record<string, unknown>
 /** mcp-remote at its defaults, as a desktop host runs it over stdio, reaching `url` through a forwarder that watches it. */
 async function startMcpRemote(url: string) {
   const forwarder = await startForwarder(url)
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: mkdtempSync(join(tmpdir(), 'mcp-edge-client-home-')) }
-  for (const proxy of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) delete env[proxy]
+  const env = childEnv()
   // http is allowed for 127.0.0.1 without --allow-http.
-  const child = spawn(process.execPath, [join(ROOT, 'node_modules/mcp-remote/dist/proxy.js'), forwarder.url], {
+  const child = removeHomeOnClose(
+    spawn(process.execPath, [join(ROOT, 'node_modules/mcp-remote/dist/proxy.js'), forwarder.url], { env, detached: true }),
     env,
-    detached: true,
-  })
+  )
   const stop = groupSignaller(child)
   let stderr = ''
   child.stderr.on('data', (chunk) => {

@@ -5,8 +5,8 @@
  * `.venv-python` holds it. Used by test/http/clients.test.ts and the SDK-style fixtures' tests.
  */
 import { spawn } from 'node:child_process'
-import type { ChildProcessWithoutNullStreams } from 'node:child_process'
-import { existsSync, mkdtempSync } from 'node:fs'
+import type { ChildProcess, ChildProcessWithoutNullStreams } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -17,9 +17,19 @@ const INSPECTOR = join(ROOT, 'node_modules/@modelcontextprotocol/inspector/clien
 export const PYTHON = join(ROOT, '.venv-python/bin/python')
 export const hasPython = existsSync(PYTHON)
 
+/** A client's own HOME (its config and caches), made fresh per process. */
+export const clientHome = (): string => mkdtempSync(join(tmpdir(), 'mcp-edge-client-home-'))
+
+/** Remove the HOME `env` gave `child` once the process has closed: each run left one in /tmp before. */
+export function removeHomeOnClose<C extends ChildProcess>(child: C, env: NodeJS.ProcessEnv): C {
+  const home = env.HOME
+  if (home?.includes('mcp-edge-client-home-')) child.once('close', () => rmSync(home, { recursive: true, force: true }))
+  return child
+}
+
 /** A child's environment: its own HOME, no proxy (Inspector's undici cannot load one on Node 20). */
 export function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: mkdtempSync(join(tmpdir(), 'mcp-edge-client-home-')) }
+  const env: NodeJS.ProcessEnv = { ...process.env, HOME: clientHome() }
   for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'http_proxy', 'https_proxy']) delete env[name]
   return env
 }
@@ -30,7 +40,8 @@ export function run(
   args: string[],
   timeout?: number,
 ): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
-  const child = spawn(command, args, { env: childEnv(), timeout })
+  const env = childEnv()
+  const child = removeHomeOnClose(spawn(command, args, { env, timeout }), env)
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk) => {
@@ -61,10 +72,10 @@ export interface McpRemote {
 
 /** mcp-remote proxying `url` over stdio; elicitation requests are answered with `answer`. */
 export function startMcpRemote(url: string, answer: object): McpRemote {
-  const child: ChildProcessWithoutNullStreams = spawn(
-    process.execPath,
-    [join(ROOT, 'node_modules/mcp-remote/dist/proxy.js'), url],
-    { env: childEnv() },
+  const env = childEnv()
+  const child: ChildProcessWithoutNullStreams = removeHomeOnClose(
+    spawn(process.execPath, [join(ROOT, 'node_modules/mcp-remote/dist/proxy.js'), url], { env }),
+    env,
   )
   const waiting = new Map<unknown, (message: any) => void>()
   const asked: any[] = []
