@@ -373,12 +373,6 @@ export class McpServer<Env = unknown> {
 
   async close(): Promise<void> {}
 
-  /** A registration changed: listeners hear it through the hub (the core tells this isolate's own). */
-  /**
-   * A change of the registry that `#announce` tells through the event hub: made without the core's
-   * own announcement to this isolate's listeners, which the hub's reaches too (they heard each
-   * change twice).
-   */
   /** A registration: its definition goes in as a registration (`#changing`), not a handle's change. */
   #registration<T>(register: () => T): T {
     this.#registering = true
@@ -389,6 +383,11 @@ export class McpServer<Env = unknown> {
     }
   }
 
+  /**
+   * A change of the registry that `#announce` tells through the event hub: made without the core's
+   * own announcement to this isolate's listeners, which the hub's reaches too (they heard each
+   * change twice).
+   */
   #changing<T>(change: () => T): T {
     // Only when the hub will tell (`#announce`): not a registration before the server served, nor
     // any change while it is set up; then the core's own announcement stays.
