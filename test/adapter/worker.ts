@@ -132,6 +132,24 @@ server.registerTool(
   },
 )
 
+// SDK 1.x: a question in try/catch, as the SDK's examples ask (a client's error answer rejects it).
+server.registerTool(
+  'rename_or_keep',
+  { inputSchema: { from: z.string() }, annotations: { destructiveHint: false } },
+  async ({ from }) => {
+    try {
+      const answer = await server.server.elicitInput({
+        message: `New name for ${from}?`,
+        requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+      })
+      return { content: [{ type: 'text', text: `${from}: ${answer.action}` }] }
+    } catch (error) {
+      const { code, message } = error as McpError
+      return { content: [{ type: 'text', text: `${from} kept its name (${code}: ${message})` }] }
+    }
+  },
+)
+
 server.registerTool('lookup', { inputSchema: { city: z.string() } }, async ({ city }) => {
   throw new McpError(ErrorCode.InvalidParams, `Unknown city: ${city}`)
 })

@@ -11,7 +11,11 @@ import { readFileSync } from 'node:fs'
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import {
+  ElicitRequestSchema,
+  McpError as McpErrorV1,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { initializeRequest } from '../support/legacy.ts'
 import { buildRequest, rpc } from '../support/mcp.ts'
@@ -40,7 +44,10 @@ async function sdk1(
   const asked: unknown[] = []
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
     asked.push(request.params)
-    return (answers.shift() ?? { action: 'cancel' }) as never
+    const answer = answers.shift() ?? { action: 'cancel' }
+    // An Error is the client's error answer (a dialog the user closed), as the SDK's client sends a thrown one.
+    if (answer instanceof Error) throw answer
+    return answer as never
   })
   const transport = new StreamableHTTPClientTransport(new URL(`${base}${path}`))
   await client.connect(transport)
@@ -80,6 +87,7 @@ describe('createMcpHandler with an SDK-style server', () => {
         'insist',
         'bbox',
         'rename',
+        'rename_or_keep',
         'lookup',
         'tally',
         'toggle_beta',
@@ -454,6 +462,27 @@ describe('what mcp-edge adds, from SDK-style code', () => {
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
     expect(task).toMatchObject({ status: 'completed', result: { content: [{ type: 'text', text: 'sum 10' }] } })
+  })
+
+  // Found porting the SDK's toolWithSampleServer and elicitationFormExample: a 2025 client's error
+  // answer failed the whole call with -32603, where the SDKs reject the question in the handler.
+  it("a 2025 client's error answer rejects the question in the handler, which may catch it; uncaught, an isError result", async () => {
+    const refusal = () => new McpErrorV1(-1, 'User closed the dialog')
+    const { client, asked } = await sdk1('/mcp', [refusal(), refusal(), { action: 'accept', content: { name: 'Porto' } }])
+    try {
+      expect(text(await client.callTool({ name: 'rename_or_keep', arguments: { from: 'Lisbon' } }))).toBe(
+        'Lisbon kept its name (-1: MCP error -1: MCP error -1: User closed the dialog)',
+      )
+      expect(await client.callTool({ name: 'rename', arguments: { from: 'Faro' } })).toMatchObject({
+        isError: true,
+        content: [{ type: 'text', text: 'MCP error -1: MCP error -1: User closed the dialog' }],
+      })
+      // The session goes on: the next question is asked and answered.
+      expect(text(await client.callTool({ name: 'rename_or_keep', arguments: { from: 'Braga' } }))).toBe('Braga: accept')
+      expect(asked).toHaveLength(3)
+    } finally {
+      await client.close()
+    }
   })
 
   it('an SDK McpError thrown in a tool is an isError result; sendRequest with ElicitResultSchema asks in both eras', async () => {

@@ -2,8 +2,18 @@ import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import type { ClientCapabilities } from '../../packages/mcp-edge/src/protocol/types.ts'
 import { input } from '../../packages/mcp-edge/src/server/input/input.ts'
-import { InputRequired, InputRound, readInputResponses } from '../../packages/mcp-edge/src/server/input/input-round.ts'
-import { caught, configError, rejected } from './support.ts'
+import {
+  ClientAnswerError,
+  InputRequired,
+  InputRound,
+  readInputResponses,
+} from '../../packages/mcp-edge/src/server/input/input-round.ts'
+import { memoryInputRelay, parseOutgoingId } from '../../packages/mcp-edge/src/server/input/input-relay.ts'
+import type { ClientAnswer } from '../../packages/mcp-edge/src/server/input/input-relay.ts'
+import { createLegacyAsk } from '../../packages/mcp-edge/src/server/legacy/ask.ts'
+import { Outbox } from '../../packages/mcp-edge/src/server/outbox.ts'
+import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
+import { caught, configError, drain, rejected } from './support.ts'
 
 const nameForm = () => input.form('What is your name?', z.object({ name: z.string().trim().min(1), age: z.int().optional() }))
 
@@ -241,5 +251,60 @@ describe('InputRound.ask', () => {
     await expect(round.ask({ who: nameForm() })).rejects.toThrow(
       'ctx.ask is available on tools/call, prompts/get and resources/read only (mrtr.mdx)',
     )
+  })
+})
+
+// Found porting the SDK's examples: a 2025-era client's error answer (a user who closed the
+// dialog, a sampling request refused) failed the call before the handler saw it; now `ctx.ask`
+// throws it where the handler asked, as the SDKs reject the question.
+describe("a 2025-era client's error answer", () => {
+  const server = createMcpServer({ name: 'asks', version: '1' })
+  const form = () => input.form('Your name?', z.object({ name: z.string() }))
+  server.tool('catches', { input: z.object({}) }, async (_args, ctx) => {
+    try {
+      const { name } = await ctx.ask({ name: form() })
+      return { content: [{ type: 'text', text: name.action }] }
+    } catch (error) {
+      if (!(error instanceof ClientAnswerError)) throw error
+      return { content: [{ type: 'text', text: `not asked again: ${error.answer?.code} ${error.answer?.message}` }] }
+    }
+  })
+  server.tool('lets_it_fail', { input: z.object({}) }, async (_args, ctx) => {
+    const { name } = await ctx.ask({ name: form() })
+    return { content: [{ type: 'text', text: name.action }] }
+  })
+
+  /** Call `tool` as a 2025-11-25 client over the real legacy ask, its relay and outbox, answering the question with `answer`. */
+  async function call(tool: string, answer: ClientAnswer) {
+    const relay = memoryInputRelay()
+    const outbox = new Outbox()
+    const cancel = { signal: new AbortController().signal }
+    const askClient = createLegacyAsk({ relay, outbox, version: '2025-11-25', principal: null, timeoutMs: 5_000, cancel })
+    const answered = server.handle(
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: {} } },
+      { protocolVersion: '2025-11-25', clientCapabilities: { elicitation: { form: {} } }, raw: {} },
+      { env: {}, cancel, outbox, askClient },
+    )
+    for (;;) {
+      const [question] = drain(outbox)
+      if (question) {
+        const id = parseOutgoingId((question as { id?: unknown }).id)
+        if (!id) throw new Error('no question asked')
+        await relay.answer(id.exchangeId, id.index, null, answer)
+        break
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1))
+    }
+    return (await answered).message as { result?: { content: { text: string }[] }; error?: { code: number; message: string } }
+  }
+
+  it('is thrown where the handler asked, which may catch it; uncaught, the call fails with -32603 naming it', async () => {
+    const refused = { error: { code: -1, message: 'User closed the dialog' } }
+    expect((await call('catches', refused)).result?.content[0]?.text).toBe('not asked again: -1 User closed the dialog')
+    expect((await call('lets_it_fail', refused)).error).toEqual({
+      code: -32603,
+      message: 'The client answered elicitation/create with an error (-1 User closed the dialog)',
+    })
+    expect((await call('catches', { result: { action: 'decline' } })).result?.content[0]?.text).toBe('decline')
   })
 })

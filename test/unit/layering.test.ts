@@ -126,6 +126,7 @@ describe('public surface', () => {
       'APP_MIME_TYPE',
       'ATTR',
       'AuthChallenge',
+      'ClientAnswerError',
       'ConfigurationError',
       'DEFAULT_MAX_RESULT_BYTES',
       'DURATION_BUCKETS_S',

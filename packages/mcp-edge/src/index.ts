@@ -33,7 +33,7 @@ export type {
 export { ConfigurationError, ToolError } from './server/errors.ts'
 export { input } from './server/input/input.ts'
 export type { ElicitResponse, InputRequest, InputSpec, Root, SamplingRequest, SamplingResponse } from './server/input/input.ts'
-export { InputRequired } from './server/input/input-round.ts'
+export { ClientAnswerError, InputRequired } from './server/input/input-round.ts'
 export { createKeyRing, RequestStateCodec } from './server/request-state.ts'
 export type { RequestStateOptions, StateBinding, StateBody } from './server/request-state.ts'
 export type { SessionFacts, SessionKey, SessionLedger } from './server/legacy/session-ledger.ts'

@@ -19,7 +19,8 @@ import type { LogLevel } from '../protocol/constants.ts'
 import { LOG_LEVELS } from '../protocol/constants.ts'
 import type { RequestId } from '../protocol/jsonrpc.ts'
 import type { InputRequest } from '../server/input/input.ts'
-import { InputRequired } from '../server/input/input-round.ts'
+import { ClientAnswerError, InputRequired } from '../server/input/input-round.ts'
+import { McpError } from './errors.ts'
 import type { Principal, RequestContext, ToolContext } from '../server/types.ts'
 import { checkedAnswer } from './schema/form-check.ts'
 import { ASKED, elicitRequest, MAX_ROUNDS_PER_CALL, parseResult, questionKey, rawSpec, ROUNDS, tooManyRounds } from './input.ts'
@@ -342,6 +343,10 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
     try {
       answers = await extra.#edge.ask({ [key]: rawSpec(request) })
     } catch (error) {
+      // A 2025-era client's error answer rejects the question, as the SDKs' request does: with its code and message.
+      if (error instanceof ClientAnswerError && error.answer) {
+        throw new McpError(error.answer.code, error.answer.message, error.answer.data)
+      }
       if (!(error instanceof InputRequired) || !run.park) throw error
       run.park(error)
       return new Promise(() => {})

@@ -16,6 +16,7 @@
  */
 import * as z from 'zod/v4/mini'
 import { isObject } from '../../protocol/jsonrpc.ts'
+import { summarizeIssues } from '../../server/schema/schema.ts'
 import type { Schema } from '../../server/schema/schema.ts'
 import { isZod } from './schema.ts'
 import { ErrorCode, McpError } from '../errors.ts'
@@ -80,11 +81,6 @@ function formSchema(requested: Json): Schema {
   return z.looseObject(shape) as unknown as Schema
 }
 
-/** What zod says is wrong, as one line: each issue's path and message. */
-function issues(error: z.core.$ZodError): string {
-  return error.issues.map((issue) => `${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}`).join('; ')
-}
-
 /**
  * The client's answer to a form, as `elicitInput` returns it: an accepted form's content checked
  * against the form's schema (zod or JSON), an `McpError` (-32602) when it does not match.
@@ -95,10 +91,12 @@ function issues(error: z.core.$ZodError): string {
 export function checkedAnswer(params: ElicitParams, answer: ElicitResult): ElicitResult {
   if (params.mode === 'url' || answer.action !== 'accept' || !isObject(answer.content)) return answer
   const schema = isZod(params.requestedSchema) ? params.requestedSchema : formSchema(params.requestedSchema as Json)
-  const parsed = z.safeParse(schema as z.ZodMiniType, answer.content)
+  const parsed = z.safeParse(schema as z.ZodMiniType, answer.content, { reportInput: true })
   if (parsed.success) return answer
   throw new McpError(
     ErrorCode.InvalidParams,
-    `Elicitation response content does not match requested schema: ${issues(parsed.error as z.core.$ZodError)}`,
+    // Each issue spelled out as tool arguments' are (zod/mini alone says "Invalid input" until a
+    // classic zod schema in the isolate has loaded zod's English messages).
+    `Elicitation response content does not match requested schema: ${summarizeIssues(parsed.error.issues, answer.content)}`,
   )
 }

@@ -7,11 +7,29 @@
  * the top with the answers in hand, so it reads like straight-line code across rounds.
  */
 import { McpError } from '../../protocol/errors.ts'
+import type { JsonRpcErrorObject } from '../../protocol/errors.ts'
 import { isObject } from '../../protocol/jsonrpc.ts'
 import type { ClientCapabilities } from '../../protocol/types.ts'
 import { missingCapabilities, supports } from '../capabilities.ts'
 import type { CapabilityPath } from '../capabilities.ts'
 import type { InputRequest, InputResponses, InputSpecs } from './input.ts'
+
+/**
+ * A 2025-era client answered a question with a JSON-RPC error (or not at all): kept as that
+ * question's answer, and thrown by `ask` where the handler asked it, which may catch it (as an SDK
+ * handler catches a rejected `elicitInput`); uncaught, the call fails with it (-32603).
+ */
+export class ClientAnswerError extends McpError {
+  /** What the client answered: its code, message and data; undefined when it sent no answer. */
+  readonly answer: JsonRpcErrorObject | undefined
+
+  constructor(method: string, answer: JsonRpcErrorObject | undefined) {
+    const reason = answer ? `${answer.code} ${answer.message}` : 'no answer'
+    super('internalError', `The client answered ${method} with an error (${reason})`)
+    this.name = 'ClientAnswerError'
+    this.answer = answer
+  }
+}
 
 /** Thrown by `ask` when answers are missing. Handlers should let it propagate. */
 export class InputRequired extends Error {
@@ -70,8 +88,10 @@ export class InputRound {
     for (const [key, spec] of Object.entries(specs)) {
       const { found, value } = this.#answer(key)
       if (found) {
-        out[key] = spec.read(value, key)
         this.used[key] = value
+        // Kept as the answer, so that every later run meets it where it asked (the same replay).
+        if (value instanceof ClientAnswerError) throw value
+        out[key] = spec.read(value, key)
         continue
       }
       missing[key] = spec.request

@@ -3,12 +3,14 @@
  * requests on the call's own SSE stream (2025 streamable-http: the server MAY send requests on the
  * stream before the response), shaped for the negotiated revision; the call waits for the
  * client's answers through the input relay, then the handler runs again with them (the same
- * replay as a multi-round-trip retry). An answer that is a JSON-RPC error fails the call.
+ * replay as a multi-round-trip retry). An answer that is a JSON-RPC error is that question's
+ * answer, thrown where the handler asked (`ClientAnswerError`): caught, the handler goes on;
+ * uncaught, the call fails with it (-32603).
  */
 import type { LegacyVersion } from '../../protocol/constants.ts'
-import { McpError } from '../../protocol/errors.ts'
 import { shapeLegacyInputRequest } from '../../protocol/legacy.ts'
 import type { InputRequest } from '../input/input.ts'
+import { ClientAnswerError } from '../input/input-round.ts'
 import { outgoingId } from '../input/input-relay.ts'
 import type { ClientAnswer, InputRelay } from '../input/input-relay.ts'
 import type { Outbox } from '../outbox.ts'
@@ -63,12 +65,8 @@ export function createLegacyAsk(options: LegacyAskOptions): AskClient {
     return Object.fromEntries(
       keys.map((key, index) => {
         const answer = answers[index]
-        if (answer === undefined || 'error' in answer) {
-          const method = (requests[key] as InputRequest).method
-          const reason = answer ? `${answer.error.code} ${answer.error.message}` : 'no answer'
-          throw new McpError('internalError', `The client answered ${method} with an error (${reason})`)
-        }
-        return [key, answer.result]
+        if (answer !== undefined && !('error' in answer)) return [key, answer.result]
+        return [key, new ClientAnswerError((requests[key] as InputRequest).method, answer?.error)]
       }),
     )
   }
