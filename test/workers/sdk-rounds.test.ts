@@ -60,25 +60,26 @@ server.registerTool('cleanup', safe, async (extra) => {
     dropped.push('finally')
   }
 })
+// As SDK 2.x code is written: a retry brings the answers to its round's questions only.
+const seen: string[][] = []
 server.registerTool('stateful', safe, async (ctx) => {
   const responses = ctx.mcpReq.inputResponses ?? {}
+  seen.push(Object.keys(responses))
   const ask = (key: string) => inputRequired.elicit({ message: key, requestedSchema: { type: 'object', properties: {} } })
-  if (!('a' in responses)) return inputRequired({ inputRequests: { a: ask('a') }, requestState: 'from round 1' })
-  if (!('b' in responses)) return inputRequired({ inputRequests: { b: ask('b') } })
-  return { content: [{ type: 'text', text: String(ctx.mcpReq.requestState() ?? 'no state') }] }
+  if ('b' in responses) return { content: [{ type: 'text', text: String(ctx.mcpReq.requestState() ?? 'no state') }] }
+  if ('a' in responses) return inputRequired({ inputRequests: { b: ask('b') } })
+  return inputRequired({ inputRequests: { a: ask('a') }, requestState: 'from round 1' })
 })
 server.registerTool('summarize', { ...safe, inputSchema: { size: z.number() } }, async ({ size }, ctx) => {
   const responses = ctx.mcpReq.inputResponses ?? {}
-  if (!('summary' in responses)) {
-    const messages = [{ role: 'user' as const, content: { type: 'text' as const, text: 'x'.repeat(size) } }]
-    return inputRequired({ inputRequests: { summary: inputRequired.createMessage({ messages, maxTokens: 100 }) } })
-  }
-  if (!('ok' in responses)) {
+  if ('ok' in responses) return { content: [{ type: 'text', text: 'kept' }] }
+  if ('summary' in responses) {
     return inputRequired({
       inputRequests: { ok: inputRequired.elicit({ message: 'Keep it?', requestedSchema: { type: 'object', properties: {} } }) },
     })
   }
-  return { content: [{ type: 'text', text: 'kept' }] }
+  const messages = [{ role: 'user' as const, content: { type: 'text' as const, text: 'x'.repeat(size) } }]
+  return inputRequired({ inputRequests: { summary: inputRequired.createMessage({ messages, maxTokens: 100 }) } })
 })
 const handler = createMcpHandler(server)
 
@@ -171,7 +172,10 @@ describe('a run dropped for its question', () => {
 
 describe('what a round seals', () => {
   // Before, round 3 still read round 1's state, which a client does not echo past the next round.
-  it("the handler's own requestState is the last round's", async () => {
+  // Found porting SDK 2.x's mrtr example: inputResponses held every round's answers so far, where
+  // the SDK's retry holds its round's only (code that reads which keys are there saw old ones).
+  it("a retry's inputResponses are its round's answers only, and the handler's own requestState the last round's", async () => {
+    seen.length = 0
     const first = rounds((await call('stateful')).message.result)
     const answer = { action: 'accept', content: {} }
     const second = rounds(
@@ -179,6 +183,7 @@ describe('what a round seals', () => {
     )
     const third = await call('stateful', { requestState: second.requestState, inputResponses: { b: answer } })
     expect(textOf(third.message.result)).toBe('no state')
+    expect(seen).toEqual([[], ['a'], ['b']])
   })
 
   // Verified when it comes back, as SDK 2.x verifies it: before, it was verified as the handler

@@ -1,9 +1,11 @@
 /**
  * Runs an SDK-style handler on mcp-edge's multi-round-trip rounds. A handler that returns
  * `inputRequired({ inputRequests })` has its questions asked through the core's `ctx.ask` and is
- * called again with `ctx.mcpReq.inputResponses` holding every answer so far; a question asked
- * again under a key already answered (a declined confirmation asked once more) is a new question,
- * sent under a new wire key (`confirm~2`), and read back under the handler's own key.
+ * called again with `ctx.mcpReq.inputResponses` holding the answers to that round's questions, as
+ * SDK 2.x's retry carries them (what earlier rounds learned travels in the handler's own
+ * `requestState`); a question asked again under a key already answered (a declined confirmation
+ * asked once more) is a new question, sent under a new wire key (`confirm~2`), and read back under
+ * the handler's own key.
  *
  * What must survive a round (the questions asked, the handler's own `requestState`) is kept in
  * `ctx.state`, which the core seals into the next `requestState`.
@@ -31,6 +33,8 @@ export interface Hooks extends Announcements {
 
 /** Sealed between rounds: the open questions by wire key, each with the handler's key. */
 const PENDING = 'sdk:pending'
+/** Sealed between rounds: the wire keys of the last round's questions, whose answers the next run reads. */
+const LAST_ROUND = 'sdk:last'
 /** Sealed between rounds: the handler's own `requestState`. */
 const HANDLER_STATE = 'sdk:requestState'
 
@@ -65,6 +69,11 @@ async function answersOf(ctx: RequestContext<unknown>, asked: Asked): Promise<Re
   const specs = Object.fromEntries(Object.entries(asked).map(([wire, { request }]) => [wire, rawSpec(request)]))
   const answers = await ctx.ask(specs)
   return Object.fromEntries(Object.entries(asked).map(([wire, { key }]) => [key, answers[wire]]))
+}
+
+/** The questions of `asked` under `wires`. */
+function pick(asked: Asked, wires: string[]): Asked {
+  return Object.fromEntries(wires.filter((wire) => Object.hasOwn(asked, wire)).map((wire) => [wire, asked[wire] as Pending]))
 }
 
 /** The wire key of a question: the handler's key, or a fresh one when that key was asked before. */
@@ -139,10 +148,12 @@ async function runRounds<Env, R>(
   // A first round (nearly every call) has neither: nothing to decode, nothing to read.
   const sealed = ctx.state[HANDLER_STATE]
   if (sealed !== undefined) await decodeState(ctx, run, hooks, sealed, frame)
-  // Questions an earlier round asked: their answers are in this request (or sealed), read them first.
+  // The last round's questions: their answers are in this request, read them first (a state sealed
+  // before the last round was kept, by an earlier release, reads every round's).
   const asked = (ctx.state[PENDING] ?? {}) as Asked
   if (ctx.state[PENDING] !== undefined) {
-    run.responses = await answersOf(context, asked)
+    const last = ctx.state[LAST_ROUND] as string[] | undefined
+    run.responses = await answersOf(context, last ? pick(asked, last) : asked)
     answered(asked)
   }
   let rounds = (ctx.state[ROUNDS] as number | undefined) ?? 0
@@ -213,7 +224,8 @@ async function runRounds<Env, R>(
       asked[wire] = { key, request }
     }
     ctx.state[PENDING] = asked
-    run.responses = { ...run.responses, ...(await answersOf(context, fresh)) }
+    ctx.state[LAST_ROUND] = Object.keys(fresh)
+    run.responses = await answersOf(context, fresh)
     answered(asked)
     // Answered in this request (a 2025-era client, asked on the call's stream): the next run reads
     // the state as a retry would, decoded by the server's verify then, not when it was made.

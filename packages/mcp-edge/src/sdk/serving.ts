@@ -54,8 +54,10 @@ const IGNORED_OPTIONS: Record<keyof IgnoredHandlerOptions, string> = {
   sessionIdGenerator: 'a 2025 session is a sealed id, its state in Durable Objects (docs/migrate.md)',
   onsessioninitialized: 'a 2025 session is a sealed id, its state in Durable Objects (docs/migrate.md)',
   onsessionclosed: 'a 2025 session is a sealed id, its state in Durable Objects (docs/migrate.md)',
-  eventStore: "a session's GET stream and a listen stream resume from the event hub's log; a call's own stream is not resumed (docs/legacy-clients.md)",
-  retryInterval: "a session's GET stream and a listen stream resume from the event hub's log; a call's own stream is not resumed (docs/legacy-clients.md)",
+  eventStore:
+    "a session's GET stream and a listen stream resume from the event hub's log; a call's own stream is not resumed (docs/legacy-clients.md)",
+  retryInterval:
+    "a session's GET stream and a listen stream resume from the event hub's log; a call's own stream is not resumed (docs/legacy-clients.md)",
   enableJsonResponse: 'a call is answered with JSON unless its handler sends something before the result',
   responseMode: 'a call is answered with JSON unless its handler sends something before the result',
   enableDnsRebindingProtection: 'Origin is always checked (allowedOriginHostnames, allowedOrigins)',
