@@ -174,7 +174,15 @@ async function vitest(name, vitestArgs, { lane = '0', toFile } = {}) {
 }
 
 if (skipped.length > 0) console.log(`\n${skipped.length} skipped:\n${skipped.map((name) => `  - ${name}`).join('\n')}`)
-if (failed === 0) rmSync(scratch, { recursive: true, force: true })
-else console.log(`\nThe run's temporary files (servers' logs and state) are kept in ${scratch}`)
+let kept = failed > 0
+if (!kept) {
+  try {
+    rmSync(scratch, { recursive: true, force: true, maxRetries: 3 })
+  } catch (error) {
+    kept = true
+    console.log(`\nCould not remove the run's temporary files (${error.code ?? error})`)
+  }
+}
+if (kept) console.log(`\nThe run's temporary files (servers' logs and state) are in ${scratch}`)
 console.log(`\n${passed} passed, ${failed} failed`)
 process.exit(failed === 0 ? 0 : 1)

@@ -982,7 +982,7 @@ describe('resources, prompts and completion', () => {
           ),
         )
       ).last
-    expect((await complete('config://app')).result?.completion).toEqual({ values: [] })
+    expect((await complete('config://app')).result?.completion).toEqual({ values: [], hasMore: false })
     expect((await complete('config://other')).error).toEqual({
       code: -32602,
       message: 'Unknown resource template: config://other',

@@ -8,12 +8,9 @@ import {
   InputRound,
   readInputResponses,
 } from '../../packages/mcp-edge/src/server/input/input-round.ts'
-import { memoryInputRelay, parseOutgoingId } from '../../packages/mcp-edge/src/server/input/input-relay.ts'
 import type { ClientAnswer } from '../../packages/mcp-edge/src/server/input/input-relay.ts'
-import { createLegacyAsk } from '../../packages/mcp-edge/src/server/legacy/ask.ts'
-import { Outbox } from '../../packages/mcp-edge/src/server/outbox.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
-import { caught, configError, drain, rejected } from './support.ts'
+import { callAnsweringAs2025, caught, configError, rejected } from './support.ts'
 
 const nameForm = () => input.form('What is your name?', z.object({ name: z.string().trim().min(1), age: z.int().optional() }))
 
@@ -274,29 +271,11 @@ describe("a 2025-era client's error answer", () => {
     return { content: [{ type: 'text', text: name.action }] }
   })
 
-  /** Call `tool` as a 2025-11-25 client over the real legacy ask, its relay and outbox, answering the question with `answer`. */
-  async function call(tool: string, answer: ClientAnswer) {
-    const relay = memoryInputRelay()
-    const outbox = new Outbox()
-    const cancel = { signal: new AbortController().signal }
-    const askClient = createLegacyAsk({ relay, outbox, version: '2025-11-25', principal: null, timeoutMs: 5_000, cancel })
-    const answered = server.handle(
-      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: {} } },
-      { protocolVersion: '2025-11-25', clientCapabilities: { elicitation: { form: {} } }, raw: {} },
-      { env: {}, cancel, outbox, askClient },
-    )
-    for (;;) {
-      const [question] = drain(outbox)
-      if (question) {
-        const id = parseOutgoingId((question as { id?: unknown }).id)
-        if (!id) throw new Error('no question asked')
-        await relay.answer(id.exchangeId, id.index, null, answer)
-        break
-      }
-      await new Promise((resolve) => setTimeout(resolve, 1))
-    }
-    return (await answered).message as { result?: { content: { text: string }[] }; error?: { code: number; message: string } }
-  }
+  const call = (tool: string, answer: ClientAnswer) =>
+    callAnsweringAs2025(server, tool, answer) as Promise<{
+      result?: { content: { text: string }[] }
+      error?: { code: number; message: string }
+    }>
 
   it('is thrown where the handler asked, which may catch it; uncaught, the call fails with -32603 naming it', async () => {
     const refused = { error: { code: -1, message: 'User closed the dialog' } }

@@ -25,7 +25,7 @@ import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
 import { ResourceTemplate } from '../../packages/mcp-edge/src/sdk/resource-template.ts'
 import { Listener } from '../../packages/mcp-edge/src/server/events/listen-hub.ts'
 import { Outbox } from '../../packages/mcp-edge/src/server/outbox.ts'
-import { drain, sendAs } from './support.ts'
+import { callAnsweringAs2025, drain, sendAs } from './support.ts'
 
 type ToolAnswer = { content: { type: string; text: string }[]; isError?: boolean; structuredContent?: unknown }
 
@@ -66,7 +66,7 @@ describe('completion/complete, as the SDKs answer it', () => {
   })
 
   it("answers a fixed resource's URI with no values, as SDK 1.x does, and an unknown one with -32602", async () => {
-    expect((await complete('docs://readme', '')).result?.completion.values).toEqual([])
+    expect((await complete('docs://readme', '')).result?.completion).toEqual({ values: [], hasMore: false })
     expect((await complete('docs://{nothing}', '')).error?.code).toBe(-32602)
   })
 })
@@ -163,6 +163,11 @@ describe('the error codes an SDK 2.x server throws', () => {
     expect((await read('memo://custom')).error).toEqual({ code: -32050, message: 'MCP error -32050: the application says no' })
     expect(new ProtocolError(-32050, 'the application says no').message).toBe('the application says no')
     expect(new McpError(-32050, 'no')).toBeInstanceOf(ProtocolError)
+    // As in SDK 1.x, where code that rethrows every McpError passes the URL on to the client.
+    const url = new UrlElicitationRequiredError([
+      { mode: 'url', message: 'Sign in', url: 'https://x.example', elicitationId: 'e1' },
+    ])
+    expect([url instanceof McpError, url.message]).toEqual([true, 'MCP error -32042: URL elicitation required'])
     expect(ProtocolErrorCode.MissingRequiredClientCapability).toBe(-32021)
     expect(ProtocolErrorCode.UnsupportedProtocolVersion).toBe(-32022)
   })
@@ -827,5 +832,32 @@ describe('what ported code reads of the request beside its arguments', () => {
     const meta = { 'io.modelcontextprotocol/clientCapabilities': capabilities, progressToken: 'p' }
     expect(await text(meta)).toEqual([{ 'io.modelcontextprotocol/clientCapabilities': capabilities }, 'object', null, {}])
     expect((await text({ progressToken: 'p' }))[0]).toBeNull()
+  })
+})
+
+// Found by a review: an inputRequired question a 2025-era client answered with an error failed the
+// call with -32603; SDK 2.x's legacy shim answers a tool's call with an isError result naming it.
+describe("a 2025-era client's error answer to an inputRequired question", () => {
+  it("is the tool's isError result, as SDK 2.x's shim answers it", async () => {
+    const server = new McpServer({ name: 'sdk', version: '1' })
+    server.registerTool('confirm', { annotations: { readOnlyHint: true } }, async (ctx) => {
+      if (ctx.mcpReq.inputResponses?.ok) return { content: [{ type: 'text', text: 'confirmed' }] }
+      return inputRequired({
+        inputRequests: { ok: inputRequired.elicit({ message: 'Ok?', requestedSchema: { type: 'object', properties: {} } }) },
+      })
+    })
+    const refused = (await callAnsweringAs2025(server.edge, 'confirm', {
+      error: { code: -1, message: 'User closed the dialog' },
+    })) as {
+      result?: ToolAnswer
+    }
+    expect(refused.result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: "Fulfilling input required by 'tools/call' failed: User closed the dialog" }],
+    })
+    const accepted = (await callAnsweringAs2025(server.edge, 'confirm', { result: { action: 'accept', content: {} } })) as {
+      result?: ToolAnswer
+    }
+    expect(accepted.result?.content[0]?.text).toBe('confirmed')
   })
 })

@@ -1,12 +1,17 @@
 /**
  * Small helpers shared by the unit tests: catching the `McpError` a call must throw, so a test can
  * assert its kind, code, HTTP status and message exactly; taking what an outbox holds; what every
- * public discovery document (Server Card, AI Catalog) answers besides itself.
+ * public discovery document (Server Card, AI Catalog) answers besides itself; a tool called as a
+ * 2025-era client that answers its question.
  */
 import type { Hono } from 'hono'
 import { expect } from 'vitest'
 import { McpError } from '../../packages/mcp-edge/src/protocol/errors.ts'
-import type { Outbox, StreamMessage } from '../../packages/mcp-edge/src/server/outbox.ts'
+import { memoryInputRelay, parseOutgoingId } from '../../packages/mcp-edge/src/server/input/input-relay.ts'
+import type { ClientAnswer } from '../../packages/mcp-edge/src/server/input/input-relay.ts'
+import { createLegacyAsk } from '../../packages/mcp-edge/src/server/legacy/ask.ts'
+import { Outbox } from '../../packages/mcp-edge/src/server/outbox.ts'
+import type { StreamMessage } from '../../packages/mcp-edge/src/server/outbox.ts'
 import type { McpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import type { Principal } from '../../packages/mcp-edge/src/server/types.ts'
 
@@ -124,4 +129,31 @@ export function asMcpEdgeGives<T>(json: T): T {
     out.maxItems = Math.min((out.maxItems as number | undefined) ?? prefix.length, prefix.length)
   }
   return out as T
+}
+
+/**
+ * Call `tool` as a 2025-11-25 client over the real legacy ask, its input relay and outbox,
+ * answering the one question the tool asks with `answer` (a result or a JSON-RPC error).
+ */
+export async function callAnsweringAs2025(server: McpServer, tool: string, answer: ClientAnswer): Promise<unknown> {
+  const relay = memoryInputRelay()
+  const outbox = new Outbox()
+  const cancel = { signal: new AbortController().signal }
+  const askClient = createLegacyAsk({ relay, outbox, version: '2025-11-25', principal: null, timeoutMs: 5_000, cancel })
+  const answered = server.handle(
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: {} } },
+    { protocolVersion: '2025-11-25', clientCapabilities: { elicitation: { form: {} } }, raw: {} },
+    { env: {}, cancel, outbox, askClient },
+  )
+  for (;;) {
+    const [question] = drain(outbox)
+    if (question) {
+      const id = parseOutgoingId((question as { id?: unknown }).id)
+      if (!id) throw new Error('no question asked')
+      await relay.answer(id.exchangeId, id.index, null, answer)
+      break
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1))
+  }
+  return (await answered).message
 }

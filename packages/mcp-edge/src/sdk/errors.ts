@@ -137,12 +137,13 @@ export interface UrlElicitation {
 /**
  * SDK 1.x and 2.x: a tool cannot go on until the user opens a URL. A 2025-era client gets the
  * JSON-RPC error -32042 with `data.elicitations`, as the SDKs send it; 2026-07-28 retired that
- * code, so there it is -32603 naming `inputRequired.elicitUrl` (as the SDK 2.x says it).
+ * code, so there it is -32603 naming `inputRequired.elicitUrl` (as the SDK 2.x says it). An
+ * `McpError`, as in SDK 1.x (code that rethrows what is an `McpError` passes it on).
  *
  * @example
  * throw new UrlElicitationRequiredError([{ mode: 'url', message: 'Sign in', url, elicitationId: crypto.randomUUID() }])
  */
-export class UrlElicitationRequiredError extends ProtocolError {
+export class UrlElicitationRequiredError extends McpError {
   constructor(elicitations: UrlElicitation[], message = `URL elicitation${elicitations.length > 1 ? 's' : ''} required`) {
     super(ErrorCode.UrlElicitationRequired, message, { elicitations })
   }

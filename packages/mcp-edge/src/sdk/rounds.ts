@@ -12,9 +12,11 @@
  */
 import { McpError } from '../protocol/errors.ts'
 import type { InputRequest } from '../server/input/input.ts'
+import { ClientAnswerError } from '../server/input/input-round.ts'
 import type { InputRequired } from '../server/input/input-round.ts'
 import type { RequestContext } from '../server/types.ts'
 import { createExtra } from './context.ts'
+import { ErrorCode, ProtocolError } from './errors.ts'
 import type { Announcements, RequestHandlerExtra, RunState } from './context.ts'
 import { isInputRequired, MAX_ROUNDS_PER_CALL, rawSpec, ROUNDS, tooManyRounds } from './input.ts'
 import { currentRequest, hostOf, missingStateKeys, withHandler } from './request-store.ts'
@@ -69,6 +71,21 @@ async function answersOf(ctx: RequestContext<unknown>, asked: Asked): Promise<Re
   const specs = Object.fromEntries(Object.entries(asked).map(([wire, { request }]) => [wire, rawSpec(request)]))
   const answers = await ctx.ask(specs)
   return Object.fromEntries(Object.entries(asked).map(([wire, { key }]) => [key, answers[wire]]))
+}
+
+/**
+ * A 2025-era client answered an `inputRequired` question with an error: the call fails as SDK
+ * 2.x's fails it, naming the method (a tool's `isError` result, else -32603). Anything else passes on.
+ */
+function refused<R>(
+  error: unknown,
+  ctx: RequestContext<unknown>,
+  failed: ((error: unknown, ctx: RequestContext<unknown>) => R) | undefined,
+): R {
+  if (!(error instanceof ClientAnswerError)) throw error
+  const message = `Fulfilling input required by '${ctx.method}' failed: ${error.answer?.message ?? 'no answer'}`
+  if (ctx.method === 'tools/call' && failed) return failed(new ProtocolError(ErrorCode.InternalError, message), ctx)
+  throw new McpError('internalError', message)
 }
 
 /** The questions of `asked` under `wires`. */
@@ -153,7 +170,11 @@ async function runRounds<Env, R>(
   const asked = (ctx.state[PENDING] ?? {}) as Asked
   if (ctx.state[PENDING] !== undefined) {
     const last = ctx.state[LAST_ROUND] as string[] | undefined
-    run.responses = await answersOf(context, last ? pick(asked, last) : asked)
+    try {
+      run.responses = await answersOf(context, last ? pick(asked, last) : asked)
+    } catch (error) {
+      return refused(error, context, failed)
+    }
     answered(asked)
   }
   let rounds = (ctx.state[ROUNDS] as number | undefined) ?? 0
@@ -225,7 +246,11 @@ async function runRounds<Env, R>(
     }
     ctx.state[PENDING] = asked
     ctx.state[LAST_ROUND] = Object.keys(fresh)
-    run.responses = await answersOf(context, fresh)
+    try {
+      run.responses = await answersOf(context, fresh)
+    } catch (error) {
+      return refused(error, context, failed)
+    }
     answered(asked)
     // Answered in this request (a 2025-era client, asked on the call's stream): the next run reads
     // the state as a retry would, decoded by the server's verify then, not when it was made.

@@ -47,7 +47,8 @@ export const complete: MethodEntry = {
       throw new McpError('invalidParams', 'Invalid params: ref and argument { name, value } are required')
     }
     const completer = findCompleter(ref, argument.name, call)
-    if (!completer) return { completion: { values: [] } }
+    // Nothing to suggest, said as the SDKs say it (`hasMore: false`).
+    if (!completer) return { completion: { values: [], hasMore: false } }
     const contextArguments = isObject(context) && isObject(context.arguments) ? (context.arguments as Record<string, string>) : {}
     const scope = Object.assign(plainScope(call), { arguments: contextArguments })
     const answer = await completer(argument.value, scope)
