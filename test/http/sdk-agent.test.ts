@@ -157,8 +157,9 @@ describe('McpAgent whose server is assigned in init() behind a throwing getter, 
     expect(listed.nextCursor).toBeUndefined()
     expect(text(await client.callTool({ name: 'echo_55', arguments: { text: 'hi' } }))).toBe('55: hi')
     const metered = JSON.parse(text(await client.callTool({ name: 'metered', arguments: {} })) ?? '')
-    // oninitialized is taken and never called (docs/migrate.md), so no client was counted there.
-    expect(metered).toMatchObject({ calls: { echo_55: { ok: 1, failed: 0 } }, clients: 0 })
+    // oninitialized ran once the client's notifications/initialized came, reading the client there
+    // (it was taken and never called before).
+    expect(metered).toMatchObject({ calls: { echo_55: { ok: 1, failed: 0 } }, clients: 1 })
     names2025 = listed.tools.map((tool) => tool.name)
   })
 

@@ -11,6 +11,7 @@ import { createMcpHandler, McpAgent, McpServer } from 'mcp-edge/sdk'
 import type { MessageExtraInfo, StatelessMcpHandler } from 'mcp-edge/sdk'
 import { createKeyRing, RequestStateCodec } from 'mcp-edge'
 import { LegacySessions } from '../../packages/mcp-edge/src/server/legacy/session.ts'
+import { legacyRequest } from '../support/legacy.ts'
 
 class NotesMCP extends McpAgent {
   server = new McpServer({ name: 'notes', version: '1.0.0' })
@@ -143,16 +144,11 @@ describe('McpAgent.serve', () => {
       get: () => ({ fetch: async () => new Response('reached the object') }),
     }
     const withSession = (session: string) =>
-      new Request('http://127.0.0.1/mcp', {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-session-id': session,
-          'mcp-protocol-version': '2025-11-25',
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-      })
+      legacyRequest(
+        'http://127.0.0.1/mcp',
+        { version: '2025-11-25', sessionId: session },
+        { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      )
     const serve = NotesMCP.serve('/mcp')
     const bound = { MCP_OBJECT: binding, MCP_STATE_KEYS: keys }
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})

@@ -13,6 +13,7 @@ import * as z from 'zod'
 import { cloudflareEventHub } from 'mcp-edge/cloudflare'
 import { serverCard } from 'mcp-edge'
 import type { EventHub, McpEvent } from 'mcp-edge'
+import { legacyRequest } from '../support/legacy.ts'
 import { buildRequest } from '../support/mcp.ts'
 import {
   acceptedContent,
@@ -713,5 +714,43 @@ describe('types ported code names', () => {
       ['a'],
       undefined,
     ])
+  })
+})
+
+// Found porting Azure DevOps' MCP server (among others): `server.server.oninitialized` reads the
+// client (`getClientVersion()`) for its user agent and telemetry; it was taken and never called.
+describe('server.server.oninitialized', () => {
+  const notifyInitialized = (session: string) =>
+    legacyRequest(
+      'http://127.0.0.1/mcp',
+      { version: '2025-11-25', sessionId: session },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+    )
+
+  it("is called once a 2025-era client's notifications/initialized arrives, reading that client; what it throws reaches onerror", async () => {
+    const server = new McpServer({ name: 'greets', version: '1.0.0' })
+    const heard: unknown[] = []
+    const reported: string[] = []
+    server.server.oninitialized = () => {
+      heard.push([server.server.getClientVersion(), server.server.getClientCapabilities()])
+      if (heard.length === 2) throw new Error('the tracker is down')
+    }
+    server.server.onerror = (error) => void reported.push(error.message)
+    const handler = createMcpHandler(server)
+    const opened = await handler.fetch(initialize(), env, createExecutionContext())
+    const session = opened.headers.get('mcp-session-id') as string
+    expect(session).toBeTruthy()
+    expect(heard).toEqual([])
+    for (let i = 0; i < 2; i++) {
+      const answered = await handler.fetch(notifyInitialized(session), env, createExecutionContext())
+      expect(answered.status).toBe(202)
+    }
+    expect(heard).toEqual([
+      [{ name: 'legacy', version: '1' }, {}],
+      [{ name: 'legacy', version: '1' }, {}],
+    ])
+    expect(reported).toEqual(['the tracker is down'])
+    // Outside it, as before, the client is the running handler's only.
+    expect(server.server.getClientVersion()).toBeUndefined()
   })
 })

@@ -15,6 +15,7 @@ import { isToken } from '../protocol/meta.ts'
 import type { ClientCapabilities, Implementation, RequestMeta } from '../protocol/types.ts'
 import { LazyAbort } from '../server/cancellation.ts'
 import type { HandleOptions } from '../server/dispatch.ts'
+import { heardNotification } from '../server/kept-requests.ts'
 import { parseOutgoingId, toClientAnswer } from '../server/input/input-relay.ts'
 import { createLegacyAsk } from '../server/legacy/ask.ts'
 import { sessionKey } from '../server/legacy/session-ledger.ts'
@@ -148,8 +149,20 @@ export async function answer<Env>(
   if (sending) lane.waitUntil?.(sending)
 }
 
-/** A client notification: only notifications/cancelled does anything, for a call of the same session in this isolate. */
-export function notify<Env>(state: LegacyState<Env>, who: Client, method: string, notified: Record<string, unknown>): void {
+/**
+ * A client notification: notifications/cancelled cancels a call of the same session in this
+ * isolate; every one is heard by code that watches the server's (kept-requests.ts: an SDK server's
+ * `oninitialized`).
+ */
+export function notify<Env>(
+  state: LegacyState<Env>,
+  lane: Lane<Env>,
+  who: Client,
+  method: string,
+  notified: Record<string, unknown>,
+): void {
+  const client = { protocolVersion: who.version, capabilities: who.capabilities, info: who.info }
+  heardNotification(state.server, method, notified, client, lane.waitUntil)
   if (method !== CLIENT_NOTIFICATION.cancelled || !who.session) return
   state.inFlight.get(`${who.session.nonce}:${JSON.stringify(notified.requestId)}`)?.()
 }
@@ -164,7 +177,7 @@ export async function batchItem<Env>(
 ): Promise<Handled | undefined> {
   try {
     const incoming = classifyMessage(item, { responses: true })
-    if (incoming.kind === 'notification') return void notify(state, who, incoming.message.method, params(incoming.message))
+    if (incoming.kind === 'notification') return void notify(state, lane, who, incoming.message.method, params(incoming.message))
     if (incoming.kind === 'response') return void (await answer(state, lane, incoming.message, who).catch(() => {}))
     if (incoming.message.method === LEGACY_METHOD.initialize) {
       throw new McpError('invalidRequest', 'Invalid Request: initialize must not be part of a batch')

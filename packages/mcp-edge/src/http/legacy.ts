@@ -70,7 +70,7 @@ async function serve<Env>(state: LegacyState<Env>, lane: Lane<Env>, body: unknow
   }
   const who = await clientOf(state, lane)
   if (incoming.kind === 'notification') {
-    notify(state, who, incoming.message.method, params(incoming.message))
+    notify(state, lane, who, incoming.message.method, params(incoming.message))
     return new Response(null, { status: 202 })
   }
   if (incoming.kind === 'response') {

@@ -15,9 +15,9 @@ import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
 import type { ClientCapabilities, Implementation, JsonObject } from '../protocol/types.ts'
 import type { RequestHandlerExtra, RequestOf, SdkNotification, SdkRequest } from './context.ts'
 import type { CreateMessageResult, CreateMessageResultWithTools, ElicitParams, ElicitResult, ListRootsResult } from './input.ts'
-import type { RequestWatcher } from '../server/kept-requests.ts'
+import type { NotificationWatcher, RequestWatcher } from '../server/kept-requests.ts'
 import { authInfoOf } from './context.ts'
-import { currentHandler, currentRequest, hostOf, withHandler } from './request-store.ts'
+import { currentClient, currentHandler, currentRequest, hostOf, withHandler } from './request-store.ts'
 import type { Frame } from './request-store.ts'
 import { refuseCompletionNotifier, refuseRequestHandler } from './unsupported.ts'
 
@@ -91,6 +91,26 @@ export function keptRequestWatcher(server: LowLevelServer): RequestWatcher {
   }
 }
 
+/**
+ * What hears `server`'s clients' notifications for the core (server/kept-requests.ts): a 2025-era
+ * client's `notifications/initialized` calls its `oninitialized`, in the request's frame with the
+ * client (an async hook is kept alive by the request's `waitUntil`).
+ */
+export function clientNotificationWatcher(server: LowLevelServer): NotificationWatcher {
+  return (method, _params, client, waitUntil) => {
+    const hook = server.oninitialized
+    if (method !== 'notifications/initialized' || !hook) return
+    const store = (waitUntil ? hostOf({ waitUntil }) : undefined) ?? currentRequest()
+    const failed = (error: unknown) => report(server.onerror ?? handlerReporters.get(server), error)
+    try {
+      const returned: unknown = withHandler({ store, handler: undefined, client }, () => hook.call(server))
+      if (returned instanceof Promise) waitUntil?.(returned.catch(failed))
+    } catch (error) {
+      failed(error)
+    }
+  }
+}
+
 /** An SDK request schema, as far as its method is read (`SubscribeRequestSchema.shape.method.value`). */
 export type RequestSchema = { shape?: { method?: unknown } }
 
@@ -135,12 +155,13 @@ export class LowLevelServer {
   onerror?: ((error: Error) => void) | undefined
 
   /**
-   * Taken, and never called, in either era: the SDKs call it when a 2025 client's `initialize`
-   * completes on their session object, which mcp-edge has none of (a 2025 session is a sealed id),
-   * and a 2026-07-28 client sends none. Code that read the client there reads it in a handler instead
-   * (`getClientVersion()`, `getClientCapabilities()` answer for the calling client; docs/migrate.md).
+   * Called when a 2025-era client's `notifications/initialized` arrives (once a session, in the
+   * request that carries it), as the SDKs call it, with `getClientVersion()` and
+   * `getClientCapabilities()` answering for that client; what it throws goes to `onerror`. A
+   * 2026-07-28 client initializes nothing, so it is never called for one: code that reads the
+   * client there reads it in a handler too (docs/migrate.md).
    */
-  oninitialized?: (() => void) | undefined
+  oninitialized?: (() => void | Promise<void>) | undefined
 
   /** Taken, and never called: the SDKs call it when their transport closes, and mcp-edge keeps none. */
   onclose?: (() => void) | undefined
@@ -202,14 +223,15 @@ export class LowLevelServer {
 
   /** As SDK 1.x reads them: an empty `elicitation` declares form elicitation (`{ form: {} }`). */
   getClientCapabilities(): ClientCapabilities | undefined {
-    const declared = (currentHandler() as RequestHandlerExtra | undefined)?.edge.meta.clientCapabilities
+    const declared =
+      (currentHandler() as RequestHandlerExtra | undefined)?.edge.meta.clientCapabilities ?? currentClient()?.capabilities
     const elicitation = declared?.elicitation
     const empty = isObject(elicitation) && Object.keys(elicitation).length === 0
     return empty ? { ...declared, elicitation: { form: {} } } : declared
   }
 
   getClientVersion(): Implementation | undefined {
-    return (currentHandler() as RequestHandlerExtra | undefined)?.edge.meta.clientInfo
+    return (currentHandler() as RequestHandlerExtra | undefined)?.edge.meta.clientInfo ?? currentClient()?.info
   }
 
   /** `options` (SDK 1.x's `relatedRequestId`…) is taken: a notification goes to the running handler's request. */

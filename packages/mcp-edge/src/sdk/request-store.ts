@@ -26,7 +26,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { McpError } from '../protocol/errors.ts'
-import type { KeptRequestLog } from '../server/kept-requests.ts'
+import type { KeptRequestLog, NotifyingClient } from '../server/kept-requests.ts'
 import type { Principal } from '../server/types.ts'
 import type { AuthInfo, Grant } from './principal.ts'
 
@@ -143,6 +143,8 @@ export interface Frame {
   building?: boolean
   /** Where a log line of a kept request's handler goes (a subscribe handler's `sendLoggingMessage`). */
   log?: KeptRequestLog | undefined
+  /** The client a hook outside any handler runs for (`oninitialized`: `getClientVersion()` answers with it). */
+  client?: NotifyingClient | undefined
 }
 
 const storage = new AsyncLocalStorage<Frame>()
@@ -202,6 +204,11 @@ export function currentRequest(): RequestStore | undefined {
 /** Where a log line of the kept request being handled goes (low-level.ts `keptRequestWatcher`), if one is. */
 export function currentLog(): KeptRequestLog | undefined {
   return storage.getStore()?.log
+}
+
+/** The client an `oninitialized` hook runs for, when one runs (low-level.ts). */
+export function currentClient(): NotifyingClient | undefined {
+  return storage.getStore()?.client
 }
 
 /** The SDK-style context of the handler running now (for `server.server.elicitInput` and kin). */

@@ -10,13 +10,13 @@
 import type { Icon, JsonObject, ToolAnnotations } from '../protocol/types.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
 import type { EventDelivery, ListKind } from '../server/events/events.ts'
-import { watchKeptRequests } from '../server/kept-requests.ts'
+import { watchClientNotifications, watchKeptRequests } from '../server/kept-requests.ts'
 import { quiet } from '../server/quiet.ts'
 import type { ServerOptions } from '../server/types.ts'
 import { warnOnce } from '../server/telemetry/log.ts'
 import { definePrompt, defineResource, defineTool } from './define.ts'
 import type { Hooks } from './rounds.ts'
-import { keptRequestWatcher, LowLevelServer, reportUnexpected } from './low-level.ts'
+import { clientNotificationWatcher, keptRequestWatcher, LowLevelServer, reportUnexpected } from './low-level.ts'
 import { publishing } from './notifier.ts'
 import { Registered } from './registered.ts'
 import { building, currentHandler, currentLog, currentRequest } from './request-store.ts'
@@ -142,6 +142,7 @@ export class McpServer<Env = unknown> {
     const log = (params: Parameters<LowLevelServer['sendLoggingMessage']>[0]) => this.sendLoggingMessage(params)
     this.server = new LowLevelServer({ extensions, listChanged, resourceUpdated, log })
     watchKeptRequests(this.edge, keptRequestWatcher(this.server))
+    watchClientNotifications(this.edge, clientNotificationWatcher(this.server))
     const threw = (error: unknown, ctx: { signal: AbortSignal }) => reportUnexpected(this.server, error, ctx.signal)
     const ran = () => {
       this.#served = true

@@ -5,11 +5,13 @@
  * bookkeeping of their own (a set of subscribed URIs that a tool sends updates for) or refuse
  * some. What a watcher throws is the request's answer, and nothing is kept; a subscription the
  * session ledger refuses after it (past its cap) the watcher has seen, and is delivered nothing.
- * Internal to the package.
+ * And code that hears a 2025-era client's notifications (`notifications/initialized`: an SDK
+ * server's `oninitialized`). Internal to the package.
  */
 import { LOG_LEVELS } from '../protocol/constants.ts'
 import type { LogLevel } from '../protocol/constants.ts'
 import type { JsonRpcRequest } from '../protocol/jsonrpc.ts'
+import type { ClientCapabilities, Implementation } from '../protocol/types.ts'
 import type { Call, HandleOptions } from './dispatch.ts'
 import { logTo } from './scope.ts'
 
@@ -75,4 +77,42 @@ export async function listenedTo(
     for (const uri of taken) await watcher(as('resources/unsubscribe', uri), options, NO_LOG).catch(() => {})
   }
   return { uris: taken, release }
+}
+
+/** The client a notification came from, as its session says. */
+export interface NotifyingClient {
+  protocolVersion: string
+  capabilities: ClientCapabilities
+  info: Implementation | undefined
+}
+
+/** Hears a client notification, in the request that carries it (`waitUntil`: that request's). */
+export type NotificationWatcher = (
+  method: string,
+  params: Record<string, unknown>,
+  client: NotifyingClient,
+  waitUntil: ((promise: Promise<unknown>) => void) | undefined,
+) => void
+
+const notificationWatchers = new WeakMap<object, NotificationWatcher>()
+
+/**
+ * `watcher` hears the notifications 2025-era clients send `server` from now on (one watcher a server).
+ *
+ * @example
+ * watchClientNotifications(server.edge, (method) => { if (method === 'notifications/initialized') onReady() })
+ */
+export function watchClientNotifications(server: object, watcher: NotificationWatcher): void {
+  notificationWatchers.set(server, watcher)
+}
+
+/** Hand a client notification to its server's watcher, if it has one. */
+export function heardNotification(
+  server: object,
+  method: string,
+  params: Record<string, unknown>,
+  client: NotifyingClient,
+  waitUntil: ((promise: Promise<unknown>) => void) | undefined,
+): void {
+  notificationWatchers.get(server)?.(method, params, client, waitUntil)
 }

@@ -16,7 +16,7 @@ import { isObject } from '../../protocol/jsonrpc.ts'
 import type { CallToolResult, GetPromptResult, Icon, JsonObject, ReadResourceResult } from '../../protocol/types.ts'
 import { ConfigurationError } from '../../server/errors.ts'
 import type { ListKind } from '../../server/events/events.ts'
-import { watchKeptRequests } from '../../server/kept-requests.ts'
+import { watchClientNotifications, watchKeptRequests } from '../../server/kept-requests.ts'
 import { zodToJsonSchema } from '../../server/schema/json-schema.ts'
 import type { ObjectSchema } from '../../server/schema/schema.ts'
 import type { McpServer as EdgeServer } from '../../server/server.ts'
@@ -25,7 +25,7 @@ import type { Completer, PromptOptions, RequestContext, ServerOptions, ToolOptio
 import { compileUriTemplate } from '../../server/uri-template.ts'
 import type { RequestHandlerExtra } from '../context.ts'
 import { afterResult, protocolFailure, withContent } from '../define.ts'
-import { keptRequestWatcher, LowLevelServer, methodOf, reportUnexpected } from '../low-level.ts'
+import { clientNotificationWatcher, keptRequestWatcher, LowLevelServer, methodOf, reportUnexpected } from '../low-level.ts'
 import type { RequestSchema, SetLevelHandler, SubscribeHandler } from '../low-level.ts'
 import { publishing } from '../notifier.ts'
 import { runSdkHandler } from '../rounds.ts'
@@ -114,6 +114,7 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
     this.edge = edge
     // This server's own subscribe and setLevel handlers, not its owner's `server.server`'s.
     watchKeptRequests(edge, keptRequestWatcher(this))
+    watchClientNotifications(edge, clientNotificationWatcher(this))
     this.#tools = new ListedRegistry(edge.tools, (key) => edge.removeTool(key))
     this.#resources = new ListedRegistry(edge.resources, (key) => edge.removeResource(key))
     this.#templates = new ListedRegistry(edge.templates, (key) => edge.removeResourceTemplate(key))
