@@ -12,7 +12,7 @@
  * `--only scale` the fan-out at scale (up to 10,000 listen streams over four isolates, scale.mjs).
  * Every workerd started here is disposed before exit.
  */
-import { BENCH_DIR, TMP } from './lib/env.mjs'
+import { BENCH_DIR, keepTmp, removeTmpOnExit, TMP } from './lib/env.mjs'
 import { buildAll, telemetryOffConfig } from './lib/build.mjs'
 import { alternateStartup } from './lib/compare.mjs'
 import { config } from './lib/config.mjs'
@@ -40,6 +40,9 @@ import { taskEngines } from './lib/task-engines.mjs'
 import { logThroughput, taskLatencies } from './lib/tasks.mjs'
 import { BUILT_WORKERS, VARIANTS } from './lib/variants.mjs'
 import { reportWorkerdWarnings, startWorker, startWorkers } from './lib/workerd.mjs'
+
+// Its builds, logs and workerd state go when it ends; results written there stay.
+removeTmpOnExit()
 
 const started = performance.now()
 const log = (line) => console.error(`[bench ${((performance.now() - started) / 1000).toFixed(0).padStart(3)} s] ${line}`)
@@ -117,6 +120,8 @@ function finishOnly(results, section) {
   const markdown = section()
   console.log(markdown)
   writeResults(out, results, markdown)
+  // Results written to the temp dir stay for the reader the log line names.
+  if (out === TMP) keepTmp('results.md', 'results.json')
   log(`wrote ${out}/results.md and results.json in ${results.runtimeSeconds.toFixed(0)} s`)
 }
 
@@ -314,6 +319,8 @@ async function main() {
   const markdown = toMarkdown(results)
   console.log(markdown)
   writeResults(out, results, markdown)
+  // Results written to the temp dir stay for the reader the log line names.
+  if (out === TMP) keepTmp('results.md', 'results.json')
   log(`wrote ${out}/results.md and results.json in ${results.runtimeSeconds.toFixed(0)} s`)
 }
 

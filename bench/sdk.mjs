@@ -13,11 +13,15 @@
 import { build } from './lib/build.mjs'
 import { describeRatio, medians } from './lib/compare.mjs'
 import { config } from './lib/config.mjs'
+import { removeTmpOnExit } from './lib/env.mjs'
 import { floorLanes } from './lib/floor.mjs'
 import { isolateLoop } from './lib/isolate-loop.mjs'
 import { median } from './lib/stats.mjs'
 import { sdkCostTargets } from './lib/targets.mjs'
 import { reportWorkerdWarnings, startWorkers } from './lib/workerd.mjs'
+
+// Its builds, logs and workerd state go when it ends (it prints its figures, and writes nothing else).
+removeTmpOnExit()
 
 const log = (line) => console.error(`[bench:sdk] ${line}`)
 const built = { native: build('loop-native'), sdk: build('loop-sdk') }

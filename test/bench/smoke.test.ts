@@ -5,7 +5,7 @@
  * missed one. It asserts that the run completes and reports each section, never a timing.
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, it, onTestFinished } from 'vitest'
@@ -14,6 +14,7 @@ import { median } from '../../bench/lib/stats.mjs'
 describe('npm run bench (quick)', () => {
   it('completes and reports every section', async () => {
     const out = mkdtempSync(join(tmpdir(), 'mcp-edge-bench-smoke-'))
+    onTestFinished(() => rmSync(out, { recursive: true, force: true }))
     const child = spawn(process.execPath, ['bench/run.mjs'], {
       cwd: resolve(import.meta.dirname, '../..'),
       env: { ...process.env, BENCH_QUICK: '1', BENCH_OUT: out, BENCH_PROFILE: '1', WRANGLER_SEND_METRICS: 'false' },
