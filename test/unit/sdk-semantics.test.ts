@@ -861,3 +861,41 @@ describe("a 2025-era client's error answer to an inputRequired question", () => 
     expect(accepted.result?.content[0]?.text).toBe('confirmed')
   })
 })
+
+// Found porting GitMCP: its init() passes `annotations ? { annotations } : undefined` after the
+// callback, which SDK 1.x never read (it takes the first argument after the optional ones); here
+// the last argument was taken as the callback, and every call failed "callback is not a function".
+describe("SDK 1.x's tool(), resource() and prompt() overloads, read left to right", () => {
+  const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] })
+  it('take the callback after the optional arguments and ignore what follows it', async () => {
+    const server = new McpServer({ name: 'overloads', version: '1' })
+    const loose = server as unknown as {
+      tool(...args: unknown[]): unknown
+      resource(...args: unknown[]): unknown
+      prompt(...args: unknown[]): unknown
+    }
+    loose.tool('shape_then_extra', 'd', { q: z.string() }, async ({ q }: { q: string }) => text(`got ${q}`), { annotations: {} })
+    loose.tool('shape_then_undefined', 'd', { q: z.string() }, async ({ q }: { q: string }) => text(`and ${q}`), undefined)
+    loose.tool('annotated', { readOnlyHint: true }, async () => text('read only'))
+    loose.tool('shape_annotations', { q: z.string() }, { title: 'Shaped' }, async ({ q }: { q: string }) => text(q))
+    loose.resource('notes', 'notes://a', async (uri: URL) => ({ contents: [{ uri: uri.href, text: 'a' }] }), 'extra')
+    // (A prompt's arguments are read as SDK 1.x reads them: one more than the callback is its args schema.)
+    loose.prompt('hello', 'Greets', async () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }] }))
+    expect((await call(server, 'shape_then_extra', { q: 'x' })).result?.content[0]?.text).toBe('got x')
+    expect((await call(server, 'shape_then_undefined', { q: 'y' })).result?.content[0]?.text).toBe('and y')
+    expect((await call(server, 'annotated')).result?.content[0]?.text).toBe('read only')
+    const listed = await sendAs<{ tools: { name: string; annotations?: unknown; title?: string }[] }>(
+      server.edge,
+      'tools/list',
+      {},
+    )
+    expect(listed.result?.tools.find((tool) => tool.name === 'annotated')?.annotations).toEqual({ readOnlyHint: true })
+    expect(listed.result?.tools.find((tool) => tool.name === 'shape_annotations')?.annotations).toEqual({ title: 'Shaped' })
+    const read = await sendAs<{ contents: { text: string }[] }>(server.edge, 'resources/read', { uri: 'notes://a' })
+    expect(read.result?.contents[0]?.text).toBe('a')
+    const prompts = await sendAs<{ prompts: { name: string; description?: string }[] }>(server.edge, 'prompts/list', {})
+    expect(prompts.result?.prompts).toEqual([{ name: 'hello', description: 'Greets' }])
+    const got = await sendAs<{ messages: { content: { text: string } }[] }>(server.edge, 'prompts/get', { name: 'hello' })
+    expect(got.result?.messages[0]?.content.text).toBe('hi')
+  })
+})

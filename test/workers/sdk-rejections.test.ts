@@ -436,4 +436,21 @@ describe("McpAgent's SSE transport and its helpers outside a handler", () => {
         "The HTTP+SSE transport is not served by mcp-edge: export default Agent.serve('/sse') instead (Streamable HTTP, which current clients speak); see docs/migrate.md",
     })
   })
+
+  // Found porting GitMCP, whose Worker sends every GET to serveSSE: a Streamable HTTP client's GET
+  // for its optional stream got 410, and Inspector then listed no tools; that transport reads 405
+  // as "no stream here".
+  it("answers a Streamable HTTP client's GET (it names its session or version) 405, allowing POST", async () => {
+    const get = (headers: Record<string, string>) =>
+      Agent.serveSSE('/sse').fetch(new Request('http://127.0.0.1/sse', { headers }), env, createExecutionContext())
+    const named: Record<string, string>[] = [
+      { 'mcp-session-id': 's1.x', 'mcp-protocol-version': '2025-11-25' },
+      { 'mcp-protocol-version': '2025-06-18' },
+    ]
+    for (const headers of named) {
+      const response = await get({ accept: 'text/event-stream', ...headers })
+      expect([response.status, response.headers.get('allow')]).toEqual([405, 'POST'])
+    }
+    expect((await get({ accept: 'text/event-stream' })).status).toBe(410)
+  })
 })

@@ -551,15 +551,19 @@ export abstract class McpAgent<
     }
   }
 
-  /** The HTTP+SSE transport (2024-11-05) is not served: every request says to use `serve`. */
+  /** The HTTP+SSE transport (2024-11-05) is not served: every request says to use `serve` (a Streamable HTTP client's GET gets 405). */
   static serveSSE(path: string, _options?: unknown): Fetcher {
     // biome-ignore lint/complexity/noThisInStatic: the subclass's name, which the message names
     const message = `The HTTP+SSE transport is not served by mcp-edge: export default ${this.name}.serve('${path}') instead (Streamable HTTP, which current clients speak); see docs/migrate.md`
     return {
-      async fetch() {
+      async fetch(request) {
+        // A Streamable HTTP client's GET for its optional stream (after initialize: it names its
+        // session or version), routed here by a Worker that sends every GET to serveSSE, as GitMCP
+        // does: 405, which that transport reads as "no stream here"; a 410 ended Inspector's session.
+        const streamable = request.headers.has('mcp-session-id') || request.headers.has('mcp-protocol-version')
         return new Response(JSON.stringify({ error: 'sse_transport_removed', message }), {
-          status: 410,
-          headers: { 'content-type': 'application/json' },
+          status: streamable && request.method === 'GET' ? 405 : 410,
+          headers: { 'content-type': 'application/json', ...(streamable ? { allow: 'POST' } : {}) },
         })
       },
     }

@@ -7,6 +7,7 @@
  * The registrations themselves are in define.ts, the types in types.ts. Over 300 lines: the
  * SDKs' overloads of `tool`, `resource` and `prompt` are the class's public API and stay on it.
  */
+import { isObject } from '../protocol/jsonrpc.ts'
 import type { Icon, JsonObject, ToolAnnotations } from '../protocol/types.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
 import type { EventDelivery, ListKind } from '../server/events/events.ts'
@@ -214,14 +215,23 @@ export class McpServer<Env = unknown> {
     callback: ToolCallback<In, Env>,
   ): RegisteredTool
   tool(name: string, ...rest: unknown[]): RegisteredTool {
-    const callback = rest.pop() as AnyCallback
+    // As SDK 1.x reads its arguments, left to right: the callback is the first one after the
+    // optional ones, and anything after it is ignored (code passes `annotations ? { annotations } :
+    // undefined` there, which SDK 1.x never read).
     const description = typeof rest[0] === 'string' ? (rest.shift() as string) : undefined
-    // As in SDK 1.x: an object of zod schemas (or an empty one) is the params schema, anything else
-    // annotations; a zod schema itself is refused, as there (tool() takes a raw shape).
-    if (isZod(rest[0]) || isZod3(rest[0]))
-      throw new Error(`Tool ${name}: tool() takes a raw shape of zod schemas; pass a z.object as registerTool's inputSchema`)
-    const inputSchema = rest.length > 0 && isRawShape(rest[0]) ? (rest.shift() as ZodRawShape) : undefined
-    const annotations = rest.shift() as ToolAnnotations | undefined
+    let inputSchema: ZodRawShape | undefined
+    let annotations: ToolAnnotations | undefined
+    if (rest.length > 1) {
+      // A zod schema itself is refused, as there (tool() takes a raw shape).
+      if (isZod(rest[0]) || isZod3(rest[0]))
+        throw new Error(`Tool ${name}: tool() takes a raw shape of zod schemas; pass a z.object as registerTool's inputSchema`)
+      // An object of zod schemas (or an empty one) is the params schema, then maybe annotations; another object, annotations.
+      if (isRawShape(rest[0])) {
+        inputSchema = rest.shift() as ZodRawShape
+        if (rest.length > 1 && isObject(rest[0]) && !isRawShape(rest[0])) annotations = rest.shift() as ToolAnnotations
+      } else if (isObject(rest[0])) annotations = rest.shift() as ToolAnnotations
+    }
+    const callback = rest[0] as AnyCallback
     return this.#registerTool(name, { description, inputSchema, annotations }, callback as ToolCallback<ToolInputSchema, Env>)
   }
 
@@ -275,8 +285,9 @@ export class McpServer<Env = unknown> {
     callback: ReadResourceTemplateCallback<Env>,
   ): RegisteredResourceTemplate
   resource(name: string, target: string | ResourceTemplate, ...rest: unknown[]): RegisteredResource {
-    const callback = rest.pop() as AnyCallback
-    const metadata = (rest[0] ?? {}) as ResourceMetadata
+    // As SDK 1.x reads them: an object first is the metadata; the callback is the next argument.
+    const metadata = (isObject(rest[0]) ? rest.shift() : {}) as ResourceMetadata
+    const callback = rest[0] as AnyCallback
     return this.#registerResource(name, target, metadata, callback)
   }
 
@@ -312,9 +323,10 @@ export class McpServer<Env = unknown> {
     callback: PromptCallback<Args, Env>,
   ): RegisteredPrompt
   prompt(name: string, ...rest: unknown[]): RegisteredPrompt {
-    const callback = rest.pop() as AnyCallback
+    // As SDK 1.x reads them: a description, then an args schema when more than the callback is left.
     const description = typeof rest[0] === 'string' ? (rest.shift() as string) : undefined
-    const argsSchema = rest.shift() as ZodRawShape | undefined
+    const argsSchema = rest.length > 1 ? (rest.shift() as ZodRawShape) : undefined
+    const callback = rest[0] as AnyCallback
     return this.#registerPrompt(name, { description, argsSchema }, callback as PromptCallback<PromptArgsSchema, Env>)
   }
 
