@@ -41,24 +41,26 @@ export function finishResult(
     throw new Error(`Tool "${tool.name}" returned something that is not a CallToolResult`)
   }
   const content = assembled ? [...mergeText(assembled), ...result.content] : result.content
-  const complete = (mirror: boolean) => {
-    // server/tools.mdx: a tool that returns structured content SHOULD also return it as text.
-    const mirrored =
-      mirror && result.structuredContent !== undefined && !content.some((block) => block.type === 'text')
-        ? [...content, { type: 'text' as const, text: JSON.stringify(result.structuredContent) }]
-        : content
-    return mirrored === result.content ? result : { ...result, content: mirrored }
-  }
-  if (!tool.output || result.isError === true) return complete(false)
-  if (tool.outputChecked) return complete(true)
+  if (!tool.output || result.isError === true) return completed(result, content, false)
+  if (tool.outputChecked) return completed(result, content, true)
   const checked = parseMaybeAsync(tool.output, result.structuredContent)
   const verdict = (parsed: Parsed<Schema>) => {
     if (!parsed.ok) {
       throw new McpError('internalError', `Tool ${tool.name} returned structuredContent that does not match its outputSchema`)
     }
-    return complete(true)
+    return completed(result, content, true)
   }
   return checked instanceof Promise ? checked.then(verdict) : verdict(checked)
+}
+
+/** `result` with `content`, and (`mirror`) its structured content as text when no text block says it. */
+function completed(result: CallToolResult, content: ContentBlock[], mirror: boolean): CallToolResult {
+  // server/tools.mdx: a tool that returns structured content SHOULD also return it as text.
+  const mirrored =
+    mirror && result.structuredContent !== undefined && !content.some((block) => block.type === 'text')
+      ? [...content, { type: 'text' as const, text: JSON.stringify(result.structuredContent) }]
+      : content
+  return mirrored === result.content ? result : { ...result, content: mirrored }
 }
 
 function mergeText(blocks: ContentBlock[]): ContentBlock[] {
