@@ -12,7 +12,7 @@ import * as z3 from 'zod/v3'
 import { zodToJsonSchema } from '../../packages/mcp-edge/src/server/schema/json-schema.ts'
 import { completable } from '../../packages/mcp-edge/src/sdk/schema/schema.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
-import { twin } from '../../packages/mcp-edge/src/sdk/schema/zod3.ts'
+import { check, twin } from '../../packages/mcp-edge/src/sdk/schema/zod3.ts'
 import * as z from 'zod/v4/mini'
 import { asMcpEdgeGives, sendAs } from './support.ts'
 
@@ -325,6 +325,44 @@ describe('a zod 3 schema’s zod 4 twin', () => {
     ])
       expect(() => twin(schema as never)).toThrow(new RegExp(`^zod 3's ${schema._def.typeName} is not taken`))
   })
+
+  it('is refused before it is built exactly where building it would refuse it, with the same message', () => {
+    const outcome = (make: () => unknown) => {
+      try {
+        make()
+        return 'taken'
+      } catch (error) {
+        return (error as Error).message
+      }
+    }
+    const date = z3.date()
+    const refused: z3.ZodTypeAny[] = [
+      z3.array(date),
+      z3.object({ a: z3.object({ when: date.optional() }) }),
+      z3.object({}).catchall(z3.bigint()),
+      z3.union([z3.string(), z3.set(z3.string())]),
+      z3.discriminatedUnion('k', [z3.object({ k: z3.literal('a'), at: date })]),
+      z3.tuple([z3.string()]).rest(date),
+      z3.tuple([z3.string(), z3.map(z3.string(), z3.string())]),
+      z3.record(z3.string(), date.nullable().default(new Date(0))),
+      z3.string().pipe(z3.lazy(() => z3.string())),
+      z3
+        .object({ a: date })
+        .refine(() => true)
+        .brand<'B'>()
+        .readonly(),
+      z3.number().catch(0).pipe(z3.bigint()),
+      z3.promise(z3.string()).optional(),
+    ]
+    for (const schema of [...cases.map(([, zod3]) => zod3), ...refused]) {
+      const built = outcome(() => twin(schema as never))
+      expect({ checked: outcome(() => check(schema as never)), schema: schema._def.typeName }).toEqual({
+        checked: built,
+        schema: schema._def.typeName,
+      })
+    }
+    expect(refused.every((schema) => outcome(() => check(schema as never)) !== 'taken')).toBe(true)
+  })
 })
 
 type ToolAnswer = { content: { type: string; text: string }[]; isError?: boolean; structuredContent?: unknown }
@@ -518,6 +556,38 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
     const answer = (await call('named', {})).result
     expect(answer?.isError).toBe(true)
     expect(answer?.content[0]?.text).toBe('Invalid arguments for tool named: name: name is required')
+  })
+
+  it('builds a zod 3 tool’s twins when the tool is first called, not when it is registered', async () => {
+    // A server built per request registers every tool and serves one or two: the others' twins are never built.
+    const city = z3.string().min(1)
+    const total = z3.number()
+    const read = vi.spyOn(city, 'isOptional')
+    const readOutput = vi.spyOn(total, 'isOptional')
+    server.registerTool('forecast', { inputSchema: { city }, outputSchema: { total } }, async () => ({
+      content: [],
+      structuredContent: { total: 1 },
+    }))
+    expect([read.mock.calls.length, readOutput.mock.calls.length]).toEqual([0, 0])
+    expect((await call('forecast', { city: 'Oslo' })).result?.isError).toBeUndefined()
+    expect(read.mock.calls.length).toBe(1)
+    expect(readOutput.mock.calls.length).toBe(1)
+    expect((await call('forecast', { city: '' })).result?.isError).toBe(true)
+    expect([read.mock.calls.length, readOutput.mock.calls.length]).toEqual([1, 1]) // built once
+  })
+
+  it('refuses at registration a whole zod 3 schema that is no object, and registers nothing', () => {
+    for (const inputSchema of [z3.string(), z3.object({ a: z3.string() }).transform((v) => v), z3.object({}).optional()])
+      expect(() => server.registerTool('whole', { inputSchema } as never, async () => ({ content: [] }))).toThrow(
+        'Tool "whole": the schema must be a zod object or a raw shape of zod schemas',
+      )
+    expect(() => server.registerTool('out', { outputSchema: z3.date() } as never, async () => ({ content: [] }))).toThrow(
+      /^Tool "out": zod 3's ZodDate is not taken/,
+    )
+    expect(() =>
+      server.registerTool('out', { outputSchema: { at: z3.array(z3.date()) } } as never, async () => ({ content: [] })),
+    ).toThrow(/^Tool "out": \/properties\/at\/items: zod 3's ZodDate is not taken/)
+    expect([server.edge.tools.has('whole'), server.edge.tools.has('out')]).toEqual([false, false])
   })
 
   it('refuses at registration a zod 3 schema with no twin, and registers nothing', () => {

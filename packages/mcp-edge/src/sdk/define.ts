@@ -23,7 +23,7 @@ import { currentRequest, hostOf, withHandler } from './request-store.ts'
 import { isInputRequired } from './input.ts'
 import { isThenable, runSdkHandler } from './rounds.ts'
 import type { Hooks } from './rounds.ts'
-import { completersOf, objectSchema, outputSchema } from './schema/schema.ts'
+import { completersOf, objectSchema, toolInput, toolOutput } from './schema/schema.ts'
 import type { CompleteCallback } from './schema/schema.ts'
 import type { AnyCallback, PromptSlotConfig, ResourceSlotConfig, ToolSlotConfig } from './types.ts'
 
@@ -82,8 +82,9 @@ function checkOutput(name: string, output: Schema, result: CallToolResult): Call
 export function defineTool<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: string, config: ToolSlotConfig): void {
   const what = `Tool "${name}"`
   const given = config.inputSchema
-  const input = objectSchema(given, what)
-  const output = outputSchema(config.outputSchema, what)
+  // Raw shapes and zod 3 schemas are refused now if they would be, and built on first use (schema.ts).
+  const input = toolInput(given, what)
+  const output = toolOutput(config.outputSchema, what)
   // The SDK's own fields (callback, schemas, execution) are translated; the rest are the core's names.
   const { callback, execution, inputSchema: _input, outputSchema: _output, task: taskOption, ...same } = config
   const support = execution?.taskSupport
@@ -98,7 +99,9 @@ export function defineTool<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: strin
     output === undefined
       ? run
       : (args: unknown, extra: RequestHandlerExtra<Env>) =>
-          Promise.resolve(run(args, extra)).then((result) => checkOutput(name, output, result))
+          Promise.resolve(run(args, extra)).then((result) =>
+            checkOutput(name, typeof output === 'function' ? output() : output, result),
+          )
   // As SDK 1.x, a name outside the spec's convention is warned about, not refused (tool-entry.ts).
   // The result is checked here, into an isError result as the SDKs do; the core need not check it again.
   const lenient = { ...dropUndefined(options), [CONVENTION_WARNED]: true, [OUTPUT_CHECKED]: true }

@@ -7,7 +7,7 @@
 import * as z from 'zod/v4/mini'
 import { isObject } from '../../protocol/jsonrpc.ts'
 import type { ObjectSchema, Schema } from '../../server/schema/schema.ts'
-import { isZod3, originOf, twin, twinProperty } from './zod3.ts'
+import { check, isObjectTwin, isZod3, originOf, twin, twinProperty } from './zod3.ts'
 import type { Zod3Schema } from './zod3.ts'
 
 /**
@@ -99,11 +99,52 @@ export function objectSchema(given: unknown, what: string): ObjectSchema {
   throw new Error(`${what}: mcp-edge/sdk takes zod schemas (a raw shape or z.object); convert other Standard Schemas to zod`)
 }
 
-/** An output schema: a raw shape or any zod schema. */
-export function outputSchema(given: unknown, what: string): Schema | undefined {
-  if (given === undefined) return given
-  if (isAnyZod(given)) return asZod4(given, what)
-  return objectSchema(given, what)
+/**
+ * A tool's input schema as the core takes it, refused now if it would be refused and built on
+ * first use otherwise: a zod 4 object as it is, a raw shape or a zod 3 schema as a function the
+ * core calls when the tool is first listed or called (once: the same schema each time). Building
+ * a zod 3 schema's twin costs about 0.1 ms a tool, which a server built per request would
+ * otherwise pay for every tool it registers, not only the one it serves.
+ *
+ * @example
+ * toolInput({ city: z3.string() }, 'Tool "weather"') // () => z.object({ city: z.string() })
+ */
+export function toolInput(given: unknown, what: string): ObjectSchema | (() => ObjectSchema) {
+  if (given === undefined || isZod(given)) return objectSchema(given, what)
+  if (isZod3(given)) {
+    checked(given, what)
+    if (!isObjectTwin(given)) return objectSchema(given, what) // refused, as when built
+  } else if (isRawShape(given)) {
+    for (const [key, schema] of Object.entries(given)) if (isZod3(schema)) checked(schema, what, `/properties/${key}`)
+  } else return objectSchema(given, what) // refused
+  return once(() => objectSchema(given, what))
+}
+
+/** A tool's output schema as `toolInput` takes its input: a raw shape or a zod 3 schema built on first use. */
+export function toolOutput(given: unknown, what: string): Schema | (() => Schema) | undefined {
+  if (given === undefined || isZod(given)) return given as Schema | undefined
+  if (isZod3(given)) checked(given, what)
+  else if (isRawShape(given)) return toolInput(given, what)
+  else return objectSchema(given, what) // refused
+  return once(() => asZod4(given, what))
+}
+
+/** `check` (zod3.ts) with its refusal naming `what`, as `asZod4` names it. */
+function checked(schema: Zod3Schema, what: string, at = ''): void {
+  try {
+    check(schema, at)
+  } catch (error) {
+    throw new Error(`${what}: ${(error as Error).message}`)
+  }
+}
+
+/** `make`'s value, made on the first call and kept. */
+function once<T>(make: () => T): () => T {
+  let made: T | undefined
+  return () => {
+    made ??= make()
+    return made
+  }
 }
 
 /** A completion callback as the SDKs write it. */
