@@ -6,7 +6,9 @@
  * the inspector on; after a warm-up loop, V8's sampling profiler (50 µs) records a loop of `calls`
  * 2026-07-28 calls (default 100,000), then as many 2025-era ones. Prints, per Worker and era, µs a
  * call by area and the mcp-edge functions by time under them (inclusive, the adapter's first),
- * and writes each profile to the temp dir. Profiling only (the inspector is on, the machine
+ * and writes each profile to the temp dir. `node bench/profile-sdk.mjs 5000 factory` profiles the
+ * 22-tool server built per request instead, on mcp-edge/sdk and on SDK 1.x + agents (loop-sdk-factory,
+ * loop-agents-factory; the SDK's 2025-era call only). Profiling only (the inspector is on, the machine
  * shared): no figure for a comparison; cg-sdk.mjs counts.
  */
 import { writeFileSync } from 'node:fs'
@@ -17,19 +19,23 @@ import { startInspected } from './lib/heap.mjs'
 import { post, prepareLoop } from './lib/isolate-loop.mjs'
 import { ADD_CALL, legacyAddCall, legacyConnect } from './lib/mcp.mjs'
 import { analyse, inclusive, LIBRARY } from './lib/profile-analyse.mjs'
+import { VARIANTS } from './lib/variants.mjs'
 
 const calls = Number(process.argv[2] ?? 100_000)
-const WARMUP = 20_000
+// `factory` as the second argument: the 22-tool server built per request (loop-sdk-factory) instead.
+const factory = process.argv[3] === 'factory'
+const WARMUP = factory ? 2_000 : 20_000
 const TOP = 30
 
-for (const variant of ['loop-native', 'loop-sdk']) {
+for (const variant of factory ? ['loop-sdk-factory', 'loop-agents-factory'] : ['loop-native', 'loop-sdk']) {
   const { scriptPath } = build(variant, { minify: false })
   const inspected = await startInspected(variant, scriptPath)
   try {
     const target = { ...inspected.target, id: variant }
     const sessionId = await legacyConnect(target.endpoint)
+    const eras = VARIANTS[variant].eras ?? ['modern', 'legacy']
     for (const [era, request] of [
-      ['2026-07-28', ADD_CALL],
+      ...(eras.includes('modern') ? [['2026-07-28', ADD_CALL]] : []),
       ['2025-era', legacyAddCall(sessionId)],
     ]) {
       const lane = { id: `${variant} ${era}`, target, request }

@@ -24,22 +24,33 @@ import { reportWorkerdWarnings, startWorkers } from './lib/workerd.mjs'
 removeTmpOnExit()
 
 const log = (line) => console.error(`[bench:sdk] ${line}`)
-const built = { native: build('loop-native'), sdk: build('loop-sdk') }
-log(`bundles (gzip): native ${built.native.gzipBytes} bytes, sdk ${built.sdk.gzipBytes} bytes`)
+const built = {
+  native: build('loop-native'),
+  sdk: build('loop-sdk'),
+  // A 22-tool server built per request, as Jina's is: through the adapter, and on SDK 1.x + agents.
+  'sdk-factory': build('loop-sdk-factory'),
+  'agents-factory': build('loop-agents-factory'),
+}
+log(
+  `bundles (gzip): ${Object.entries(built)
+    .map(([id, { gzipBytes }]) => `${id} ${gzipBytes} bytes`)
+    .join(', ')}`,
+)
 // `name=script.js`: another build of loop-sdk (a copy of an earlier one, say) as lanes of its own.
 const others = Object.fromEntries(process.argv.slice(2).map((pair) => pair.split('=')))
 
 let group
 try {
   group = await startWorkers(
-    ['native', 'sdk', ...Object.keys(others)],
+    [...Object.keys(built), ...Object.keys(others)],
     (id) => others[id] ?? built[id].scriptPath,
-    (id) => (id === 'native' ? 'loop-native' : 'loop-sdk'),
+    (id) => (id in built ? `loop-${id}` : 'loop-sdk'),
   )
   log(`${config.isolateRounds} rounds × ${config.isolateCalls} calls per lane, ${config.isolateSlices} slices`)
   const lanesOf = async (running) => {
     const lanes = await floorLanes(running, { legacy: true })
-    const sessionless = lanes.filter((lane) => lane.sessionId === false).map((lane) => lane.id)
+    // agents' handler of an SDK 1.x server built per request mints none: its 2025-era lane is stateless.
+    const sessionless = lanes.filter((lane) => lane.sessionId === false && !lane.id.startsWith('agents')).map((lane) => lane.id)
     if (sessionless.length > 0) throw new Error(`bench:sdk: no session id minted for ${sessionless.join(', ')}`)
     return lanes
   }
@@ -55,6 +66,14 @@ try {
   console.log(
     `sdk / native, 2025-era call: ${describeRatio(rounds, 'cpuUsPerCall', 'sdk-legacy', 'native-legacy')}, sdk − native ${over('sdk-legacy', 'native-legacy')} µs`,
   )
+  // SDK 1.x serves the 2025 revisions only: the peer has a 2025-era lane alone.
+  console.log(
+    `server built per request, 2025-era call: sdk-factory / agents-factory ${describeRatio(rounds, 'cpuUsPerCall', 'sdk-factory-legacy', 'agents-factory-legacy')}`,
+  )
+  for (const suffix of ['', '-legacy'])
+    console.log(
+      `the build's cost, ${suffix ? '2025-era' : '2026-07-28'} call: sdk-factory − sdk ${over(`sdk-factory${suffix}`, `sdk${suffix}`)} µs`,
+    )
   for (const id of Object.keys(others)) {
     for (const suffix of ['', '-legacy'])
       console.log(`${id}${suffix} / sdk${suffix}: ${describeRatio(rounds, 'cpuUsPerCall', `${id}${suffix}`, `sdk${suffix}`)}`)
@@ -63,9 +82,8 @@ try {
     const verdict = target.met ? 'met' : `MISSED (${target.gap})`
     console.log(`target: ${target.name}: ${target.measured.toFixed(3)}×, ${verdict}${target.settled ? '' : ', not settled'}`)
   }
-  console.log(
-    `bundles, gzip: native ${(built.native.gzipBytes / 1024).toFixed(2)} KiB, sdk ${(built.sdk.gzipBytes / 1024).toFixed(2)} KiB`,
-  )
+  const kib = (id) => `${id} ${(built[id].gzipBytes / 1024).toFixed(2)} KiB`
+  console.log(`bundles, gzip: ${Object.keys(built).map(kib).join(', ')}`)
 } finally {
   await group?.dispose()
   reportWorkerdWarnings(log)

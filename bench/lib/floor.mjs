@@ -20,9 +20,10 @@ export async function floorLanes(targets, { legacy = true } = {}) {
   const lanes = []
   for (const [id, target] of Object.entries(targets)) {
     // The revisions the Worker serves (variants.mjs `eras`; the floors answer any body alike).
-    const eras = VARIANTS[id]?.eras ?? ['modern', 'legacy']
+    const variant = VARIANTS[target.variant] ?? VARIANTS[id]
+    const eras = variant?.eras ?? ['modern', 'legacy']
     // A variant's own call where it has one (edge-token and hono-token send the token).
-    if (eras.includes('modern')) lanes.push({ id, target, request: VARIANTS[id]?.call?.request ?? ADD_CALL })
+    if (eras.includes('modern')) lanes.push({ id, target, request: variant?.call?.request ?? ADD_CALL })
     if (!legacy || !eras.includes('legacy')) continue
     const sessionId = await legacyConnect(target.endpoint)
     lanes.push({ id: `${id}-legacy`, target, request: legacyAddCall(sessionId), sessionId: sessionId !== null })

@@ -121,6 +121,10 @@ export const VARIANTS = {
   // npm run bench:sdk: the same `add` on the native API and through mcp-edge/sdk.
   'loop-native': { worker: 'loop-native', label: 'mcp-edge native API, in-isolate loop', bindings: STATE },
   'loop-sdk': { worker: 'loop-sdk', label: 'mcp-edge/sdk, in-isolate loop', bindings: STATE },
+  // And a 22-tool server built per request (as Jina's is): on mcp-edge/sdk, and on SDK 1.x + agents.
+  'loop-sdk-factory': { worker: 'loop-sdk-factory', label: 'mcp-edge/sdk, server built per request', bindings: STATE },
+  // SDK 1.x serves the 2025 revisions only.
+  'loop-agents-factory': { worker: 'loop-agents-factory', label: 'SDK 1.x + agents, server built per request', eras: ['legacy'] },
 }
 
 /** Every Worker the bench builds from its own folder under bench/workers/. */

@@ -83,7 +83,8 @@ describe('Worker configs', () => {
     const oauth = (config: string) => /(^|\/)oauth\//.test(config)
     // Workers of SDK-style code (and the native bench Worker compared with one) add nodejs_compat,
     // which mcp-edge/sdk needs (as agents does).
-    const sdk = (config: string) => /^(test\/(adapter|fixture-sdk)|bench\/workers\/(loop-(native|sdk)|edge-sdk))\//.test(config)
+    const sdk = (config: string) =>
+      /^(test\/(adapter|fixture-sdk)|bench\/workers\/(loop-(native|sdk|sdk-factory|agents-factory)|edge-sdk))\//.test(config)
     const flagsOf = (config: string) =>
       ((raw(config).compatibility_flags ?? []) as string[]).filter(
         (flag) => !(oauth(config) && flag === 'global_fetch_strictly_public') && !(sdk(config) && flag === 'nodejs_compat'),

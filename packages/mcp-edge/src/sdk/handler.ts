@@ -15,6 +15,7 @@ import { waitUntil, WorkerEntrypoint, env as workerEnv } from 'cloudflare:worker
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
 import { McpError } from '../protocol/errors.ts'
 import { rejection } from '../http/respond.ts'
+import { Attached } from '../server/attached.ts'
 import { ConfigurationError } from '../server/errors.ts'
 import type { Principal } from '../server/types.ts'
 import { errorFields, libraryLog } from '../server/telemetry/log.ts'
@@ -42,10 +43,12 @@ import type { Serving } from './serving.ts'
 import { conventionalEvents } from './services.ts'
 
 /** Handlers built before, by server or factory: SDK code often calls createMcpHandler per request. */
-const built = new WeakMap<
-  object,
-  { options: Record<string, unknown>; handle: Handle; events: HandlerEvents; handler?: McpFetchHandler }
->()
+const built = new Attached<{
+  options: Record<string, unknown>
+  handle: Handle
+  events: HandlerEvents
+  handler?: McpFetchHandler
+}>('mcp-edge.builtHandler')
 
 type Handle = (
   request: Request,

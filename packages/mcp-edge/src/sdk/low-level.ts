@@ -5,6 +5,7 @@
  * a handler there is no request to ask on, and they say so.
  */
 import { isObject } from '../protocol/jsonrpc.ts'
+import { Attached } from '../server/attached.ts'
 import type { ListKind } from '../server/events/events.ts'
 import type { LogLevel } from '../protocol/constants.ts'
 import { McpError as EdgeError } from '../protocol/errors.ts'
@@ -52,7 +53,7 @@ export type SetLevelHandler = (
 ) => unknown
 
 /** The handlers code set for the requests mcp-edge answers itself (`KEPT_BY_MCP_EDGE`), by server and method. */
-const keptHandlers = new WeakMap<LowLevelServer, Map<string, (request: unknown, extra: KeptRequestExtra) => unknown>>()
+const keptHandlers = new Attached<Map<string, (request: unknown, extra: KeptRequestExtra) => unknown>>('mcp-edge.keptHandlers')
 
 /**
  * What hears `server`'s kept requests for the core (server/kept-requests.ts): the handler its code
@@ -315,7 +316,7 @@ export class LowLevelServer {
 }
 
 /** The `onerror` option of the handler serving a server, heard where the server sets no `onerror` of its own. */
-const handlerReporters = new WeakMap<LowLevelServer, (error: Error) => void>()
+const handlerReporters = new Attached<(error: Error) => void>('mcp-edge.handlerReporter')
 
 /** `createMcpHandler`'s `onerror` hears what `server`'s handlers throw unexpectedly (unless the server has its own). */
 export function reportsTo(server: LowLevelServer, onerror: (error: Error) => void): void {

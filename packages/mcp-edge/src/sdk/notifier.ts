@@ -14,6 +14,7 @@
  * naming `MCP_EVENTS` rather than dropping the notification.
  */
 import type { EventHub, ListKind, McpEvent } from '../server/events/events.ts'
+import { Attached } from '../server/attached.ts'
 import type { McpServer as EdgeServer } from '../server/server.ts'
 import { errorFields, libraryLog } from '../server/telemetry/log.ts'
 import { currentRequest } from './request-store.ts'
@@ -60,7 +61,7 @@ function noDelivery(call: string): Error {
 }
 
 /** The server a factory built last in this isolate: where its handler's `notify` publishes. */
-const latest = new WeakMap<object, Publisher>()
+const latest = new Attached<Publisher>('mcp-edge.latestServer')
 
 /** A factory built `server` (handler.ts, once per build: never on a request served by a built app). */
 export function factoryBuilt(factory: object, server: Publisher): void {

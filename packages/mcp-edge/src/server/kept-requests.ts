@@ -14,6 +14,7 @@ import type { JsonRpcRequest } from '../protocol/jsonrpc.ts'
 import type { ClientCapabilities, Implementation } from '../protocol/types.ts'
 import type { Call, HandleOptions } from './dispatch.ts'
 import { logTo } from './scope.ts'
+import { Attached } from './attached.ts'
 
 /**
  * Where a watcher's log lines go: the kept request's own stream, at its caller's level, as a
@@ -26,7 +27,7 @@ export type RequestWatcher = (request: JsonRpcRequest, options: HandleOptions<un
 /** A listen stream's subscriptions log nowhere: the stream's first message is its acknowledgement. */
 const NO_LOG: KeptRequestLog = () => {}
 
-const watchers = new WeakMap<object, RequestWatcher>()
+const watchers = new Attached<RequestWatcher>('mcp-edge.keptRequestWatcher')
 
 /**
  * `watcher` hears `server`'s kept requests from now on (one watcher a server).
@@ -94,7 +95,7 @@ export type NotificationWatcher = (
   waitUntil: ((promise: Promise<unknown>) => void) | undefined,
 ) => void
 
-const notificationWatchers = new WeakMap<object, NotificationWatcher>()
+const notificationWatchers = new Attached<NotificationWatcher>('mcp-edge.notificationWatcher')
 
 /**
  * `watcher` hears the notifications 2025-era clients send `server` from now on (one watcher a server).

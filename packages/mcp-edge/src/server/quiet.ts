@@ -3,9 +3,10 @@
  * `#registryChanged`): mcp-edge/sdk's McpAgent sets its server up again per grant, which changes no
  * grant's lists.
  */
+import { Attached } from './attached.ts'
 
 /** Servers whose registry changes this isolate's listeners do not hear now, how many times over (`quiet`). */
-const quieted = new WeakMap<object, number>()
+const quieted = new Attached<number>('mcp-edge.quiet')
 
 /**
  * Keep `server`'s registry changes from this isolate's listen streams until the returned function

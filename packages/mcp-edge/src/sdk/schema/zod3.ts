@@ -22,6 +22,7 @@
 import * as z from 'zod/v4/mini'
 import { isObject } from '../../protocol/jsonrpc.ts'
 import type { Schema } from '../../server/schema/schema.ts'
+import { Attached } from '../../server/attached.ts'
 
 /** A zod 3 schema as the adapter reads it: its definition, named by `typeName`. */
 export interface Zod3Schema {
@@ -43,9 +44,10 @@ interface Zod3Context {
   readonly path: (string | number)[]
 }
 
-const twins = new WeakMap<object, Schema>()
+// On the nodes themselves, not in WeakMaps (server/attached.ts): a server built per request builds them per request.
+const twins = new Attached<Schema>('mcp-edge.zod4Twin')
 /** Each twin's zod 3 node, for what is looked up by it later (`completable()` marks, schema.ts). */
-const origins = new WeakMap<Schema, Zod3Schema>()
+const origins = new Attached<Zod3Schema>('mcp-edge.zod3Origin')
 
 /**
  * The zod 4 twin of a zod 3 schema (the same twin for the same node); `at` is where the schema
