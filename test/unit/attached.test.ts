@@ -16,7 +16,19 @@ describe('Attached', () => {
     expect([kept.get(target), kept.has(target), other.get(target)]).toEqual([2, true, undefined])
     expect([{ ...target }, Object.keys(target), JSON.stringify(target)]).toEqual([{ a: 1 }, ['a'], '{"a":1}'])
     kept.delete(target)
-    expect([kept.get(target), kept.has(target), Object.getOwnPropertySymbols(target)]).toEqual([undefined, false, []])
+    expect([kept.get(target), kept.has(target)]).toEqual([undefined, false])
+    kept.set(target, 3)
+    expect(kept.get(target)).toBe(3)
+  })
+
+  it('keeps the data of a proxy that refuses new properties aside, as a WeakMap kept it', () => {
+    const kept = new Attached<string>('test.proxy')
+    const target = {}
+    const readOnly = new Proxy(target, { defineProperty: () => false, set: () => false })
+    kept.set(readOnly, 'x')
+    expect([kept.get(readOnly), kept.has(target)]).toEqual(['x', false])
+    kept.delete(readOnly)
+    expect(kept.has(readOnly)).toBe(false)
   })
 
   it('keeps the data of an object that takes no new property (frozen, sealed, not extensible) aside', () => {

@@ -576,6 +576,14 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
     expect([read.mock.calls.length, readOutput.mock.calls.length]).toEqual([1, 1]) // built once
   })
 
+  it('serves a raw shape as it was registered, whatever the code adds to its object later', async () => {
+    const shape: Record<string, z3.ZodTypeAny> = { a: z3.string() }
+    server.tool('snapshot', shape, async ({ a }) => ({ content: [{ type: 'text', text: String(a) }] }))
+    shape.when = z3.date()
+    shape.b = z3.string()
+    expect((await call('snapshot', { a: 'x' })).result?.content[0]?.text).toBe('x')
+  })
+
   it('refuses at registration a whole zod 3 schema that is no object, and registers nothing', () => {
     for (const inputSchema of [z3.string(), z3.object({ a: z3.string() }).transform((v) => v), z3.object({}).optional()])
       expect(() => server.registerTool('whole', { inputSchema } as never, async () => ({ content: [] }))).toThrow(

@@ -7,6 +7,7 @@
 import * as z from 'zod/v4/mini'
 import { isObject } from '../../protocol/jsonrpc.ts'
 import type { ObjectSchema, Schema } from '../../server/schema/schema.ts'
+import { Attached } from '../../server/attached.ts'
 import { check, isObjectTwin, isZod3, originOf, twin, twinProperty } from './zod3.ts'
 import type { Zod3Schema } from './zod3.ts'
 
@@ -114,10 +115,13 @@ export function toolInput(given: unknown, what: string): ObjectSchema | (() => O
   if (isZod3(given)) {
     checked(given, what)
     if (!isObjectTwin(given)) return objectSchema(given, what) // refused, as when built
-  } else if (isRawShape(given)) {
-    for (const [key, schema] of Object.entries(given)) if (isZod3(schema)) checked(schema, what, `/properties/${key}`)
-  } else return objectSchema(given, what) // refused
-  return once(() => objectSchema(given, what))
+    return once(() => objectSchema(given, what))
+  }
+  if (!isRawShape(given)) return objectSchema(given, what) // refused
+  // The shape as registered: a key the code adds to its object later is not the tool's.
+  const shape = { ...given }
+  for (const [key, schema] of Object.entries(shape)) if (isZod3(schema)) checked(schema, what, `/properties/${key}`)
+  return once(() => objectSchema(shape, what))
 }
 
 /** A tool's output schema as `toolInput` takes its input: a raw shape or a zod 3 schema built on first use. */
@@ -138,7 +142,11 @@ function checked(schema: Zod3Schema, what: string, at = ''): void {
   }
 }
 
-/** `make`'s value, made on the first call and kept. */
+/**
+ * `make`'s value, made on the first call and kept: the tool's schema stays built after a list
+ * (the core lets go of what a schema function makes for a list; here the zod 3 twins are kept on
+ * their nodes in any case, and the code's own schemas live as long as the server).
+ */
 function once<T>(make: () => T): () => T {
   let made: T | undefined
   return () => {
@@ -150,7 +158,8 @@ function once<T>(make: () => T): () => T {
 /** A completion callback as the SDKs write it. */
 export type CompleteCallback = (value: string, context?: { arguments?: Record<string, string> }) => string[] | Promise<string[]>
 
-const completers = new WeakMap<object, CompleteCallback>()
+// On the schemas themselves (server/attached.ts): a server built per request marks its own.
+const completers = new Attached<CompleteCallback>('mcp-edge.completer')
 
 /**
  * Mark a prompt argument's schema as completable (SDK 1.x `completable`).
