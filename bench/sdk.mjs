@@ -8,7 +8,10 @@
  * HTTP around it. Prints each lane's µs per call and `sdk / native` with its 95% interval, the
  * verdict against the target (lib/targets.mjs `sdkCostTargets`), and both bundles (gzip), each
  * built as a deploy builds it. `name=script.js` adds another build of loop-sdk (a copy of an earlier
- * one, say) as lanes of its own, printed beside the tree's (`name / sdk`).
+ * one, say) as lanes of its own, printed beside the tree's (`name / sdk`). Then, in a workerd of
+ * their own, a 22-tool server built per request as Jina's is (workers/loop-factory): through the
+ * adapter (loop-sdk-factory) beside the same code on SDK 1.x + agents (loop-agents-factory),
+ * `sdk-factory / agents-factory`, and what building it costs a call (`sdk-factory − sdk`).
  */
 import { build } from './lib/build.mjs'
 import { describeRatio, medians } from './lib/compare.mjs'
@@ -39,41 +42,42 @@ log(
 // `name=script.js`: another build of loop-sdk (a copy of an earlier one, say) as lanes of its own.
 const others = Object.fromEntries(process.argv.slice(2).map((pair) => pair.split('=')))
 
-let group
-try {
-  group = await startWorkers(
-    [...Object.keys(built), ...Object.keys(others)],
+/** Run `ids` as Workers of one workerd behind the in-isolate loop, with `config`; its rounds and empty loop. */
+async function measure(ids, config) {
+  const group = await startWorkers(
+    ids,
     (id) => others[id] ?? built[id].scriptPath,
     (id) => (id in built ? `loop-${id}` : 'loop-sdk'),
   )
-  log(`${config.isolateRounds} rounds × ${config.isolateCalls} calls per lane, ${config.isolateSlices} slices`)
-  const lanesOf = async (running) => {
-    const lanes = await floorLanes(running, { legacy: true })
-    // agents' handler of an SDK 1.x server built per request mints none: its 2025-era lane is stateless.
-    const sessionless = lanes.filter((lane) => lane.sessionId === false && !lane.id.startsWith('agents')).map((lane) => lane.id)
-    if (sessionless.length > 0) throw new Error(`bench:sdk: no session id minted for ${sessionless.join(', ')}`)
-    return lanes
+  try {
+    log(
+      `${ids.join(', ')}: ${config.isolateRounds} rounds × ${config.isolateCalls} calls per lane, ${config.isolateSlices} slices`,
+    )
+    const lanesOf = async (running) => {
+      const lanes = await floorLanes(running, { legacy: true })
+      // agents' handler of an SDK 1.x server built per request mints none: its 2025-era lane is stateless.
+      const sessionless = lanes.filter((lane) => lane.sessionId === false && !lane.id.startsWith('agents')).map((lane) => lane.id)
+      if (sessionless.length > 0) throw new Error(`bench:sdk: no session id minted for ${sessionless.join(', ')}`)
+      return lanes
+    }
+    return await isolateLoop(group, config, lanesOf)
+  } finally {
+    await group.dispose()
   }
-  const { rounds, emptyUs } = await isolateLoop(group, config, lanesOf)
-  const js = medians(rounds, 'cpuUsPerCall')
-  const over = (a, b) => median(rounds.map((round) => round[a].cpuUsPerCall - round[b].cpuUsPerCall)).toFixed(1)
-  console.log('\n| lane | JS µs/call |\n| --- | --- |')
-  for (const id of Object.keys(js)) console.log(`| ${id} | ${js[id].toFixed(1)} |`)
-  console.log(`\n(an empty loop request: ${emptyUs.toFixed(0)} µs, taken off every slice)`)
+}
+
+try {
+  // The target's lanes run in a workerd of their own: the per-request servers' garbage (collected
+  // on workerd's other threads too) is kept out of the process CPU their slices are charged.
+  const { rounds, emptyUs } = await measure(['native', 'sdk', ...Object.keys(others)], config)
+  printLanes(rounds, emptyUs)
+  const over = difference(rounds)
   console.log(
     `sdk / native, 2026-07-28 call: ${describeRatio(rounds, 'cpuUsPerCall', 'sdk', 'native')}, sdk − native ${over('sdk', 'native')} µs`,
   )
   console.log(
     `sdk / native, 2025-era call: ${describeRatio(rounds, 'cpuUsPerCall', 'sdk-legacy', 'native-legacy')}, sdk − native ${over('sdk-legacy', 'native-legacy')} µs`,
   )
-  // SDK 1.x serves the 2025 revisions only: the peer has a 2025-era lane alone.
-  console.log(
-    `server built per request, 2025-era call: sdk-factory / agents-factory ${describeRatio(rounds, 'cpuUsPerCall', 'sdk-factory-legacy', 'agents-factory-legacy')}`,
-  )
-  for (const suffix of ['', '-legacy'])
-    console.log(
-      `the build's cost, ${suffix ? '2025-era' : '2026-07-28'} call: sdk-factory − sdk ${over(`sdk-factory${suffix}`, `sdk${suffix}`)} µs`,
-    )
   for (const id of Object.keys(others)) {
     for (const suffix of ['', '-legacy'])
       console.log(`${id}${suffix} / sdk${suffix}: ${describeRatio(rounds, 'cpuUsPerCall', `${id}${suffix}`, `sdk${suffix}`)}`)
@@ -82,9 +86,39 @@ try {
     const verdict = target.met ? 'met' : `MISSED (${target.gap})`
     console.log(`target: ${target.name}: ${target.measured.toFixed(3)}×, ${verdict}${target.settled ? '' : ', not settled'}`)
   }
+
+  // A server built per request (about 1 ms a call: a tenth of the calls per slice), beside the
+  // adapter's server built once, in a workerd of their own.
+  const factory = await measure(['sdk', 'sdk-factory', 'agents-factory'], {
+    ...config,
+    isolateCalls: Math.max(100, Math.round(config.isolateCalls / 10)),
+  })
+  printLanes(factory.rounds, factory.emptyUs)
+  const overFactory = difference(factory.rounds)
+  // SDK 1.x serves the 2025 revisions only: the peer has a 2025-era lane alone, and it is stateless
+  // (agents' handler of an SDK 1.x server mints no session), where mcp-edge checks the sealed session each call.
+  console.log(
+    `server built per request, 2025-era call: sdk-factory / agents-factory ${describeRatio(factory.rounds, 'cpuUsPerCall', 'sdk-factory-legacy', 'agents-factory-legacy')} (agents: stateless)`,
+  )
+  for (const suffix of ['', '-legacy'])
+    console.log(
+      `a server built per request (its schemas, registrations and handler) costs a ${suffix ? '2025-era' : '2026-07-28'} call: sdk-factory − sdk ${overFactory(`sdk-factory${suffix}`, `sdk${suffix}`)} µs`,
+    )
   const kib = (id) => `${id} ${(built[id].gzipBytes / 1024).toFixed(2)} KiB`
   console.log(`bundles, gzip: ${Object.keys(built).map(kib).join(', ')}`)
 } finally {
-  await group?.dispose()
   reportWorkerdWarnings(log)
+}
+
+/** Each lane's median µs per call, and the empty loop taken off. */
+function printLanes(rounds, emptyUs) {
+  const js = medians(rounds, 'cpuUsPerCall')
+  console.log('\n| lane | JS µs/call |\n| --- | --- |')
+  for (const id of Object.keys(js)) console.log(`| ${id} | ${js[id].toFixed(1)} |`)
+  console.log(`\n(an empty loop request: ${emptyUs.toFixed(0)} µs, taken off every slice)`)
+}
+
+/** The median over rounds of one lane's µs per call less another's. */
+function difference(rounds) {
+  return (a, b) => median(rounds.map((round) => round[a].cpuUsPerCall - round[b].cpuUsPerCall)).toFixed(1)
 }

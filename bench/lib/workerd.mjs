@@ -190,10 +190,14 @@ function workerdWithStdoutToFile() {
 
 if (config.stdout === 'file') process.env.MINIFLARE_WORKERD_PATH = workerdWithStdoutToFile()
 
-/** Warnings the measured Workers give on purpose: mcp-edge's local-only one, the SDK v2's about zod. */
+/**
+ * Warnings the measured Workers give on purpose: mcp-edge's local-only one, the SDK v2's about zod,
+ * agents' about an SDK 1.x server given to createMcpHandler (bench:sdk's agents-factory, as Jina's runs).
+ */
 const EXPECTED_WARNINGS = [
   /no authentication is configured, so this MCP server serves local requests only/,
   /\[mcp-sdk\] Your zod version does not implement/,
+  /\[agents\/mcp\] Passing an MCP SDK v1 server to createMcpHandler is deprecated/,
 ]
 
 /**
