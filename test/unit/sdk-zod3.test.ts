@@ -455,18 +455,47 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
     expect(got.result?.messages[0]?.content.text).toBe('review my go')
   })
 
-  it('fails the call of a tool whose refinement returns a promise, the log saying why', async () => {
-    let called = false
-    server.registerTool('lookup', { inputSchema: { id: z3.string().refine(async (id) => id !== '') } }, async () => {
-      called = true
-      return { content: [] }
-    })
+  it('awaits a refinement or transform that returns a promise, as SDK 1.x parses with safeParseAsync', async () => {
+    const seen: unknown[] = []
+    server.registerTool(
+      'lookup',
+      {
+        inputSchema: {
+          id: z3.string().refine(async (id) => id !== 'taken', 'that id is taken'),
+          tags: z3.string().transform(async (text) => text.split(',')),
+        },
+      },
+      async ({ id, tags }) => {
+        seen.push([id, tags])
+        return { content: [{ type: 'text', text: 'ok' }] }
+      },
+    )
+    expect((await call('lookup', { id: 'a', tags: 'x,y' })).result?.content[0]?.text).toBe('ok')
+    const refused = (await call('lookup', { id: 'taken', tags: 'x' })).result
+    expect(refused?.isError).toBe(true)
+    expect(refused?.content[0]?.text).toBe('Invalid arguments for tool lookup: id: that id is taken')
+    expect((await call('lookup', { id: 'b', tags: 'z' })).result?.content[0]?.text).toBe('ok')
+    expect(seen).toEqual([
+      ['a', ['x', 'y']],
+      ['b', ['z']],
+    ])
+  })
+
+  it('fails the call, and only the call, of a tool whose asynchronous refinement throws', async () => {
+    const failed = vi.fn()
+    process.on('unhandledRejection', failed)
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {})
     try {
-      expect((await call('lookup', { id: 'a' })).error).toEqual({ code: -32603, message: 'Internal error' })
-      expect(String(logged.mock.calls[0]?.[0])).toContain('a zod 3 refinement or transform returned a promise')
-      expect(called).toBe(false)
+      server.registerTool(
+        'broken',
+        { inputSchema: { id: z3.string().refine(async () => Promise.reject(new Error('lookup down'))) } },
+        async () => ({ content: [] }),
+      )
+      expect((await call('broken', { id: 'a' })).error?.code).toBe(-32603)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(failed).not.toHaveBeenCalled()
     } finally {
+      process.off('unhandledRejection', failed)
       logged.mockRestore()
     }
   })

@@ -472,34 +472,35 @@ function object(
 /**
  * zod 3's effects on the twin of the schema they wrap: a refinement as a check, a transform
  * after it and a preprocess before it (zod 4's JSON Schema of a preprocessed input is its schema's,
- * as zod 3's converters gave it).
+ * as zod 3's converters gave it). An effect that returns a promise (`refine(async …)`) is awaited
+ * as zod 4 awaits its own: the core parses such a schema asynchronously (server/schema/schema.ts
+ * `parseMaybeAsync`), as SDK 1.x parses arguments with `safeParseAsync`.
  */
 function effect(def: Def, inner: Schema): Schema {
   const { type, refinement, transform } = def.effect
   if (type === 'refinement') {
     // A check makes a new schema: the metadata of the one it refines (a format, a description) goes with it.
     const refined = (inner as z.ZodMiniType).check(
-      z.check((payload) => void settled(refinement(payload.value, context(payload)))),
+      z.check((payload) => {
+        const out = refinement(payload.value, context(payload))
+        return out instanceof Promise ? awaitable(out.then(() => undefined)) : undefined
+      }),
     )
     const meta = z.globalRegistry.get(inner)
     return meta ? refined.register(z.globalRegistry, { ...meta }) : refined
   }
-  const run = (value: unknown, payload: z.core.ParsePayload) => settled(transform(value, context(payload)))
+  const run = (value: unknown, payload: z.core.ParsePayload) => awaitable(transform(value, context(payload)))
   return type === 'preprocess' ? z.pipe(z.transform(run), inner) : z.pipe(inner, z.transform(run))
 }
 
 /**
- * What a zod 3 effect returned, unless a promise: the core checks arguments synchronously, so an
- * asynchronous refinement or transform is a server error that says so (in the log; the caller
- * gets -32603), its promise settled quietly.
+ * What a zod 3 effect returned, for zod 4 to await if it is a promise. A synchronous parse that
+ * meets one stops there (zod 4 throws, and the core parses again asynchronously): the promise it
+ * leaves must not fail unheard.
  */
-function settled<T>(out: T): T {
-  if (!(out instanceof Promise)) return out
-  out.catch(() => {})
-  throw new Error(
-    'a zod 3 refinement or transform returned a promise: mcp-edge/sdk checks arguments synchronously; ' +
-      'make it synchronous, or do the asynchronous check in the handler',
-  )
+function awaitable<T>(out: T): T {
+  if (out instanceof Promise) out.catch(() => {})
+  return out
 }
 
 /** The context zod 3 hands a refinement or transform: its `addIssue` adds to the zod 4 parse's issues. */
