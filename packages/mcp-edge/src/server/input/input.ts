@@ -12,6 +12,7 @@ import type { ContentBlock } from '../../protocol/types.ts'
 import { parseWith, toJsonSchema } from '../schema/schema.ts'
 import type { Infer, JsonSchema, ObjectSchema } from '../schema/schema.ts'
 import type { CapabilityPath } from '../capabilities.ts'
+import { Attached } from '../attached.ts'
 
 /** An input request as it appears in `inputRequests` (no `jsonrpc`, no `id`). */
 export interface InputRequest {
@@ -66,7 +67,8 @@ export interface Root {
 }
 
 const ELICIT_ACTIONS = new Set(['accept', 'decline', 'cancel'])
-const formSchemas = new WeakMap<ObjectSchema, JsonSchema>()
+// On the schema (attached.ts): a handler that asks often makes its form's schema per call.
+const formSchemas = new Attached<JsonSchema>('mcp-edge.formSchema')
 
 function malformed(key: string, why: string): McpError {
   return new McpError('invalidParams', `Invalid params: inputResponses["${key}"] ${why}`)
