@@ -33,6 +33,13 @@ const cases: Case[] = [
     ['abx', 'xab'],
   ],
   ['regex', z3.string().regex(/^[a-z]+$/), z4.string().regex(/^[a-z]+$/), ['abc', 'ABC']],
+  // zod 3's optional answers undefined before a default inside it runs (zod 4's runs it).
+  [
+    'a default inside an optional',
+    z3.object({ n: z3.number().default(10).describe('How many').optional(), m: z3.number().optional().default(5) }),
+    z4.object({ n: z4.number().optional().meta({ default: 10, description: 'How many' }), m: z4.number().optional().default(5) }),
+    [{}, { n: 3 }, { n: 'x' }, { m: 1 }],
+  ],
   // Formats are checked by zod 3 itself and advertised as SDK 1.x (zod-to-json-schema) did: a
   // `format` where it gave one, no pattern.
   ['email', z3.string().email(), z4.string().meta({ format: 'email' }), ['a@b.co', 'nope']],

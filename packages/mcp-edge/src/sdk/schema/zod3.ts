@@ -203,8 +203,19 @@ function kind(def: Def, at: string, convert: Convert): Schema {
       const partial = key._zod.values !== undefined
       return (partial ? z.partialRecord : z.record)(key, child(def.valueType, 'additionalProperties'), params)
     }
-    case 'ZodOptional':
-      return z.optional(same(def.innerType))
+    case 'ZodOptional': {
+      // zod 3's optional answers `undefined` before its schema runs, so a default inside it
+      // (`.default(x).optional()`) never applies, where zod 4's optional runs a default: the twin
+      // is the optional of the default's schema, the default advertised as SDK 1.x advertised it.
+      const inner = def.innerType._def as Def
+      if (inner.typeName !== 'ZodDefault') return z.optional(same(def.innerType))
+      const made = z.optional(same(inner.innerType))
+      const meta = {
+        default: inner.defaultValue(),
+        ...(inner.description === undefined ? {} : { description: inner.description }),
+      }
+      return made.register(z.globalRegistry, meta)
+    }
     case 'ZodNullable':
       return z.nullable(same(def.innerType))
     case 'ZodDefault':
