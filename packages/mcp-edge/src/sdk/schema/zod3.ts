@@ -391,8 +391,10 @@ const FORMATS: Record<string, string> = {
 /** One zod 3 string check, run by zod 3: a string schema of its class with that check alone. */
 function byZod3(node: Zod3Schema, def: Def, check: Check): z.core.$ZodCheck<string> {
   const Class = node.constructor as new (def: Def) => { safeParse(value: unknown): Zod3Result }
-  const alone = new Class({ ...def, checks: [check], coerce: false, description: undefined })
+  // Made at the first check, not with the twin: a list builds every tool's twin and checks nothing.
+  let alone: InstanceType<typeof Class> | undefined
   return z.check<string>((payload) => {
+    alone ??= new Class({ ...def, checks: [check], coerce: false, description: undefined })
     const parsed = alone.safeParse(payload.value)
     const ctx = context(payload)
     for (const issue of parsed.success ? [] : parsed.error.issues) ctx.addIssue({ message: issue.message })
