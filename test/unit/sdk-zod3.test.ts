@@ -488,6 +488,78 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
     ])
   })
 
+  it('runs an asynchronous refinement once a call, on every server built per request', async () => {
+    let runs = 0
+    const id = z3.string().refine(async (value) => {
+      runs++
+      return value !== 'taken'
+    }, 'taken')
+    // A preprocess that changes what it is given, before the refinement: run twice, it shows.
+    const tags = z3.preprocess((value) => [...(value as string[]), 'seen'], z3.array(z3.string()))
+    for (const round of [0, 1, 2]) {
+      const local = new McpServer({ name: `per-request-${round}`, version: '1' })
+      local.tool('claim', { id, tags }, async (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }))
+      const answer = await sendAs<ToolAnswer>(local.edge, 'tools/call', { name: 'claim', arguments: { id: 'a', tags: ['x'] } })
+      expect(answer.result?.content[0]?.text).toBe('{"id":"a","tags":["x","seen"]}')
+      expect(runs).toBe(round + 1)
+    }
+  })
+
+  it('runs zod 3 refinements in order, the later one after an earlier asynchronous one, none after a fatal issue', async () => {
+    const ran: string[] = []
+    const word = z3
+      .string()
+      .superRefine(async (value, ctx) => {
+        ran.push('first')
+        if (value === 'bad') ctx.addIssue({ code: 'custom', message: 'fatal first', fatal: true })
+        if (value === 'meh') ctx.addIssue({ code: 'custom', message: 'first' })
+      })
+      .refine((value) => {
+        ran.push('second')
+        return value !== 'bad' && value !== 'meh'
+      }, 'second')
+    server.tool('ordered', { word }, async () => ({ content: [{ type: 'text', text: 'ok' }] }))
+    for (const [value, text, runs] of [
+      ['bad', 'Invalid arguments for tool ordered: word: fatal first', ['first']],
+      ['meh', 'Invalid arguments for tool ordered: word: first; word: second', ['first', 'second']],
+      ['fine', 'ok', ['first', 'second']],
+    ] as const) {
+      ran.length = 0
+      expect((await call('ordered', { word: value })).result?.content[0]?.text).toBe(text)
+      expect(ran).toEqual(runs)
+      const expected = await z3.object({ word }).safeParseAsync({ word: value })
+      expect(expected.success).toBe(value === 'fine')
+    }
+  })
+
+  it('answers undefined for a missing optional whatever its schema would make of it, as zod 3 does', () => {
+    const seven = (value: number) => value * 7
+    for (const schema of [
+      z3.number().default(1).optional(),
+      z3.number().default(1).nullable().optional(),
+      z3.number().default(1).brand<'B'>().optional(),
+      z3.number().default(1).readonly().optional(),
+      z3.number().catch(7).optional(),
+      z3.number().default(1).catch(7).optional(),
+      z3
+        .number()
+        .default(1)
+        .refine((value) => value > 0)
+        .optional(),
+      z3.number().default(1).transform(seven).optional(),
+      z3.number().default(1).default(2).optional(),
+      z3.preprocess((value) => value ?? 3, z3.number()).optional(),
+    ]) {
+      const object = z3.object({ f: schema })
+      const made = twin(object as never)
+      for (const value of [{}, { f: 2 }, { f: undefined }, { f: 'x' }]) {
+        const expected = object.safeParse(value)
+        const got = z.safeParse(made, value)
+        expect({ value, ok: got.success, data: got.data }).toEqual({ value, ok: expected.success, data: expected.data })
+      }
+    }
+  })
+
   it('fails the call, and only the call, of a tool whose asynchronous refinement throws', async () => {
     const failed = vi.fn()
     process.on('unhandledRejection', failed)
@@ -565,6 +637,24 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
     )
     expect(result?.tools.find((tool) => tool.name === 'lower')?.inputSchema.required).toBeUndefined()
     expect((await call('lower', { tag: 'ABC', n: 'x' })).result?.content[0]?.text).toBe('{"tag":"abc","n":"x"}')
+  })
+
+  it('completes a zod 3 argument marked completable under a default and an optional', async () => {
+    const local = new McpServer({ name: 'default-marked', version: '1' })
+    local.registerPrompt(
+      'pick',
+      {
+        argsSchema: {
+          lang: completable(z3.string().default('ts'), (value) => ['rust', 'ts'].filter((l) => l.startsWith(value))).optional(),
+        },
+      },
+      ({ lang }) => ({ messages: [{ role: 'user', content: { type: 'text', text: String(lang) } }] }),
+    )
+    const completed = await sendAs<{ completion: { values: string[] } }>(local.edge, 'completion/complete', {
+      ref: { type: 'ref/prompt', name: 'pick' },
+      argument: { name: 'lang', value: 'r' },
+    })
+    expect(completed.result?.completion.values).toEqual(['rust'])
   })
 
   it('completes a zod 3 brand marked completable', async () => {

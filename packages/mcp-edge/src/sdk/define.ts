@@ -23,7 +23,7 @@ import { currentRequest, hostOf, withHandler } from './request-store.ts'
 import { isInputRequired } from './input.ts'
 import { isThenable, runSdkHandler } from './rounds.ts'
 import type { Hooks } from './rounds.ts'
-import { completersOf, objectSchema, toolInput, toolOutput } from './schema/schema.ts'
+import { completersOf, promptArgs, toolInput, toolOutput } from './schema/schema.ts'
 import type { CompleteCallback } from './schema/schema.ts'
 import type { AnyCallback, PromptSlotConfig, ResourceSlotConfig, ToolSlotConfig } from './types.ts'
 
@@ -160,7 +160,7 @@ export function defineResource<Env>(
 
 export function definePrompt<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: string, config: PromptSlotConfig): void {
   const { callback, argsSchema, title, description, icons, _meta, scopes } = config
-  const args = argsSchema === undefined ? undefined : objectSchema(argsSchema, `Prompt "${name}"`)
+  const args = argsSchema === undefined ? undefined : promptArgs(argsSchema, `Prompt "${name}"`)
   const complete = args ? completersOf(args) : {}
   const options = dropUndefined({ title, description, icons, _meta, scopes, args, complete: wrapCompleters(complete) })
   edge.prompt(

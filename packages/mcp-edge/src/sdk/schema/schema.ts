@@ -6,6 +6,7 @@
  */
 import * as z from 'zod/v4/mini'
 import { isObject } from '../../protocol/jsonrpc.ts'
+import { parsedAsynchronously } from '../../server/schema/schema.ts'
 import type { ObjectSchema, Schema } from '../../server/schema/schema.ts'
 import { Attached } from '../../server/attached.ts'
 import { check, isObjectTwin, isZod3, originOf, twin, twinProperty } from './zod3.ts'
@@ -113,30 +114,56 @@ export function objectSchema(given: unknown, what: string): ObjectSchema {
 export function toolInput(given: unknown, what: string): ObjectSchema | (() => ObjectSchema) {
   if (given === undefined || isZod(given)) return objectSchema(given, what)
   if (isZod3(given)) {
-    checked(given, what)
+    const { effects } = checked(given, what)
     if (!isObjectTwin(given)) return objectSchema(given, what) // refused, as when built
-    return once(() => objectSchema(given, what))
+    return once(() => awaitedIf(effects, objectSchema(given, what)))
   }
   if (!isRawShape(given)) return objectSchema(given, what) // refused
   // The shape as registered: a key the code adds to its object later is not the tool's.
   const shape = { ...given }
-  for (const [key, schema] of Object.entries(shape)) if (isZod3(schema)) checked(schema, what, `/properties/${key}`)
-  return once(() => objectSchema(shape, what))
+  const effects = shapeEffects(shape, what)
+  return once(() => awaitedIf(effects, objectSchema(shape, what)))
 }
 
 /** A tool's output schema as `toolInput` takes its input: a raw shape or a zod 3 schema built on first use. */
 export function toolOutput(given: unknown, what: string): Schema | (() => Schema) | undefined {
   if (given === undefined || isZod(given)) return given as Schema | undefined
-  if (isZod3(given)) checked(given, what)
-  else if (isRawShape(given)) return toolInput(given, what)
-  else return objectSchema(given, what) // refused
-  return once(() => asZod4(given, what))
+  if (isRawShape(given)) return toolInput(given, what)
+  if (!isZod3(given)) return objectSchema(given, what) // refused
+  const { effects } = checked(given, what)
+  return once(() => awaitedIf(effects, asZod4(given, what)))
+}
+
+/**
+ * A prompt's arguments as the core takes them (built now: the core lists a prompt's arguments
+ * from its schema), parsed asynchronously from the first call when zod 3 effects are in them.
+ */
+export function promptArgs(given: unknown, what: string): ObjectSchema {
+  const effects = isZod3(given) ? checked(given, what).effects : isRawShape(given) && shapeEffects(given, what)
+  return awaitedIf(effects, objectSchema(given, what))
+}
+
+/** Whether a raw shape's zod 3 properties hold effects; refused as `checked` refuses them. */
+function shapeEffects(shape: ZodRawShape, what: string): boolean {
+  let effects = false
+  for (const [key, schema] of Object.entries(shape))
+    if (isZod3(schema)) effects = checked(schema, what, `/properties/${key}`).effects || effects
+  return effects
+}
+
+/**
+ * A schema with zod 3 effects, whose code may return a promise (SDK 1.x awaits every parse), is
+ * parsed asynchronously from its first call: the core's synchronous try would run the code up to
+ * that promise twice, again for each server built per request (server/schema/schema.ts).
+ */
+function awaitedIf<S extends Schema>(effects: boolean, schema: S): S {
+  return effects ? parsedAsynchronously(schema) : schema
 }
 
 /** `check` (zod3.ts) with its refusal naming `what`, as `asZod4` names it. */
-function checked(schema: Zod3Schema, what: string, at = ''): void {
+function checked(schema: Zod3Schema, what: string, at = ''): { effects: boolean } {
   try {
-    check(schema, at)
+    return check(schema, at)
   } catch (error) {
     throw new Error(`${what}: ${(error as Error).message}`)
   }

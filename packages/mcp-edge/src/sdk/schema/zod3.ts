@@ -203,19 +203,8 @@ function kind(def: Def, at: string, convert: Convert): Schema {
       const partial = key._zod.values !== undefined
       return (partial ? z.partialRecord : z.record)(key, child(def.valueType, 'additionalProperties'), params)
     }
-    case 'ZodOptional': {
-      // zod 3's optional answers `undefined` before its schema runs, so a default inside it
-      // (`.default(x).optional()`) never applies, where zod 4's optional runs a default: the twin
-      // is the optional of the default's schema, the default advertised as SDK 1.x advertised it.
-      const inner = def.innerType._def as Def
-      if (inner.typeName !== 'ZodDefault') return z.optional(same(def.innerType))
-      const made = z.optional(same(inner.innerType))
-      const meta = {
-        default: inner.defaultValue(),
-        ...(inner.description === undefined ? {} : { description: inner.description }),
-      }
-      return made.register(z.globalRegistry, meta)
-    }
+    case 'ZodOptional':
+      return optional(same(def.innerType))
     case 'ZodNullable':
       return z.nullable(same(def.innerType))
     case 'ZodDefault':
@@ -235,6 +224,26 @@ function kind(def: Def, at: string, convert: Convert): Schema {
       throw notTaken(def, at)
   }
 }
+
+/**
+ * zod 3's optional: `undefined` is the answer before its schema runs, so a default, a catch or an
+ * effect inside it (`.default(x).optional()`) never applies to a missing value. zod 4's optional
+ * runs such a schema on `undefined` (a default, and in zod 4.0 a catch too): the twin's optional
+ * answers `undefined` itself, and leaves every other value to zod's. Its JSON Schema is zod's
+ * (a default inside is advertised, as SDK 1.x advertised it).
+ */
+function optional(inner: Schema): Schema {
+  const made = z.optional(inner)
+  const internals = made._zod as { parse: Parse; run: Parse }
+  const parse = internals.parse
+  const absent: Parse = (payload, ctx) => (payload.value === undefined ? payload : parse(payload, ctx))
+  // zod runs a schema without checks through `parse` itself (`run` is `parse` then).
+  if (internals.run === parse) internals.run = absent
+  internals.parse = absent
+  return made
+}
+
+type Parse = (payload: z.core.ParsePayload, ctx: z.core.ParseContextInternal) => z.core.util.MaybeAsync<z.core.ParsePayload>
 
 /** The refusal of a zod 3 kind with no twin here, naming where it is (`kind`, and `check` before any twin is built). */
 function notTaken(def: Def, at: string): Error {
@@ -271,13 +280,17 @@ const WRAPPED = new Set(['ZodOptional', 'ZodNullable', 'ZodDefault', 'ZodCatch',
 /**
  * Refuse what `twin` would refuse, naming the same place, without building anything: a server
  * registers its tools with this check, and their twins are built on first use (a server built
- * per request builds the twins of the tools it serves, not of every tool it registers).
+ * per request builds the twins of the tools it serves, not of every tool it registers). Says
+ * whether the schema holds effects (refinements, transforms), whose code may be asynchronous.
  *
  * @example
  * check(z3.object({ when: z3.date() })) // throws "/properties/when: zod 3's ZodDate is not taken …"
+ * check(z3.object({ id: z3.string().refine(isFree) })) // { effects: true }: its code may return a promise
  */
-export function check(node: Zod3Schema, at = ''): void {
-  for (const [inner, where] of parts(node, at)) check(inner, where)
+export function check(node: Zod3Schema, at = ''): { effects: boolean } {
+  let effects = (node._def as Def).typeName === 'ZodEffects'
+  for (const [inner, where] of parts(node, at)) effects = check(inner, where).effects || effects
+  return { effects }
 }
 
 /** The zod 3 schemas a node's twin is built of, each with where it is; a node with no twin throws. */
@@ -495,8 +508,17 @@ function effect(def: Def, inner: Schema): Schema {
     // A check makes a new schema: the metadata of the one it refines (a format, a description) goes with it.
     const refined = (inner as z.ZodMiniType).check(
       z.check((payload) => {
-        const out = refinement(payload.value, context(payload))
-        return out instanceof Promise ? awaitable(out.then(() => undefined)) : undefined
+        const run = () => {
+          const out = refinement(payload.value, context(payload))
+          return out instanceof Promise ? out.then(() => undefined) : undefined
+        }
+        // zod 4 runs a schema's checks without waiting for an earlier one's promise; zod 3 runs a
+        // refinement once the one it wraps has settled, and none after a fatal issue.
+        const earlier = pending.get(payload)
+        const out = earlier ? earlier.then(() => (aborted(payload) ? undefined : run())) : run()
+        if (out === undefined) return undefined
+        pending.set(payload, out)
+        return awaitable(out)
       }),
     )
     const meta = z.globalRegistry.get(inner)
@@ -505,6 +527,13 @@ function effect(def: Def, inner: Schema): Schema {
   const run = (value: unknown, payload: z.core.ParsePayload) => awaitable(transform(value, context(payload)))
   return type === 'preprocess' ? z.pipe(z.transform(run), inner) : z.pipe(inner, z.transform(run))
 }
+
+/** The last asynchronous zod 3 refinement of a parse, by its payload, which the next one waits for. */
+const pending = new Attached<Promise<undefined>>('mcp-edge.zod3Pending')
+
+/** Whether a parse has an issue that stops the checks after it (zod 3's `fatal`; zod 4's own rule). */
+const aborted = (payload: z.core.ParsePayload) =>
+  payload.issues.some((issue) => (issue as { continue?: boolean }).continue !== true)
 
 /**
  * What a zod 3 effect returned, for zod 4 to await if it is a promise. A synchronous parse that

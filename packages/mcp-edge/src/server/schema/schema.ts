@@ -10,6 +10,7 @@ import { McpError } from '../../protocol/errors.ts'
 import { isObject } from '../../protocol/jsonrpc.ts'
 import { issueMessage } from './issues.ts'
 import { zodToJsonSchema } from './json-schema.ts'
+import { Attached } from '../attached.ts'
 
 /** Any zod v4 schema (classic `zod` or `zod/mini`). */
 export type Schema = z.core.$ZodType
@@ -64,27 +65,57 @@ function parsedOf<S extends Schema>(result: z.core.util.SafeParseResult<Infer<S>
  * `parseWith` for arguments, whose schema may hold an `async` refinement (SDK code writes them,
  * and the SDKs await them): parsed at once when it holds none, as nearly every schema; else
  * awaited. zod says so by throwing when a synchronous parse meets a promise, after it ran the
- * checks before it: the first call of such a schema in an isolate runs those twice.
+ * checks before it: the first call of such a schema runs those twice (again for a schema built
+ * anew, per server), unless the schema was marked `parsedAsynchronously` (mcp-edge/sdk marks zod
+ * 3 effects, which SDK 1.x always awaits).
  *
  * @example
  * const parsed = await parseMaybeAsync(prompt.args, args)
  */
 export function parseMaybeAsync<S extends Schema>(schema: S, value: unknown): Parsed<S> | Promise<Parsed<S>> {
-  if (!awaited.has(schema)) {
+  if (awaited.get(schema) !== true) {
     try {
       return parseWith(schema, value)
     } catch (error) {
       if (!(error instanceof $ZodAsyncError)) throw error
       // The synchronous pass ran the checks before the first promise (and that one): from now on
       // this schema is parsed asynchronously at once, so its checks run once a call.
-      awaited.add(schema)
+      awaited.set(schema, true)
     }
   }
-  return z.safeParseAsync(schema, value, { reportInput: true }).then((result) => parsedOf<S>(result, value))
+  return z.safeParseAsync(schema, value, { reportInput: true }).then((result) => parsedOf<S>(inShapeOrder(schema, result), value))
 }
 
-/** Schemas a synchronous parse found asynchronous checks in (`parseMaybeAsync`). */
-const awaited = new WeakSet<Schema>()
+/**
+ * An object's keys in its shape's order, as a synchronous parse gives them (and zod 3's
+ * asynchronous one): zod 4's asynchronous parse sets each key as its value settles, so a key
+ * whose schema awaited comes last, and code that serialises its arguments would see them moved.
+ */
+function inShapeOrder<R extends z.core.util.SafeParseResult<unknown>>(schema: Schema, result: R): R {
+  const { def } = schema._zod as { def: { type: string; shape?: Record<string, unknown> } }
+  if (!result.success || def.type !== 'object' || def.shape === undefined || !isObject(result.data)) return result
+  const data = result.data
+  const ordered: Record<string, unknown> = {}
+  for (const key of Object.keys(def.shape)) if (Object.hasOwn(data, key)) ordered[key] = data[key]
+  for (const key of Object.keys(data)) if (!Object.hasOwn(ordered, key)) ordered[key] = data[key]
+  return { ...result, data: ordered }
+}
+
+/** Schemas a synchronous parse found asynchronous checks in (`parseMaybeAsync`), or said to hold them. */
+const awaited = new Attached<true>('mcp-edge.parsedAsynchronously')
+
+/**
+ * Have `parseMaybeAsync` parse `schema` asynchronously from its first call, with no synchronous
+ * pass first: for a schema whose code may return a promise (a zod 3 effect, which SDK 1.x always
+ * awaits), and which may be built anew per server, so that no call runs its checks twice.
+ *
+ * @example
+ * const args = parsedAsynchronously(z.object(shape))
+ */
+export function parsedAsynchronously<S extends Schema>(schema: S): S {
+  awaited.set(schema, true)
+  return schema
+}
 
 /**
  * The issues of parsing `input` on one line, each after its path; zod's generic "Invalid input"
