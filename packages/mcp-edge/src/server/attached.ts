@@ -13,13 +13,15 @@ export class Attached<T> {
   readonly #key: symbol
   /** The data of objects that take no new property, or whose own copy can no longer change (frozen after it was set). */
   readonly #closed = new WeakMap<object, T | undefined>()
+  /** Whether `#closed` was ever used: most never are, and a read on a hot path (a call's schema) skips it. */
+  #anyClosed = false
 
   constructor(name: string) {
     this.#key = Symbol(name)
   }
 
   get(target: object): T | undefined {
-    if (this.#closed.has(target)) return this.#closed.get(target)
+    if (this.#anyClosed && this.#closed.has(target)) return this.#closed.get(target)
     return Object.hasOwn(target, this.#key) ? (target as Record<symbol, T | undefined>)[this.#key] : undefined
   }
 
@@ -37,14 +39,19 @@ export class Attached<T> {
       : Object.isExtensible(target) &&
         Reflect.defineProperty(target, this.#key, { value, writable: true, configurable: true, enumerable: false })
     if (kept) this.#closed.delete(target)
-    else this.#closed.set(target, value)
+    else this.#close(target, value)
+  }
+
+  #close(target: object, value: T | undefined): void {
+    this.#anyClosed = true
+    this.#closed.set(target, value)
   }
 
   /** Forget `target`'s data: `undefined` written over it (deleting the property would slow the object's other properties). */
   delete(target: object): void {
     const own = Object.getOwnPropertyDescriptor(target, this.#key)
     // Frozen with its data on it: the data stays there, and this says it is gone.
-    if (own && !(own.writable === true && Reflect.set(target, this.#key, undefined))) this.#closed.set(target, undefined)
+    if (own && !(own.writable === true && Reflect.set(target, this.#key, undefined))) this.#close(target, undefined)
     else this.#closed.delete(target)
   }
 }
