@@ -505,6 +505,25 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
     }
   })
 
+  it('runs a zod 4 asynchronous refinement of a raw shape twice on the first server only, then once a call on every server built after', async () => {
+    let runs = 0
+    const id = z4.string().refine(async (value) => {
+      runs++
+      return value !== 'taken'
+    })
+    const counts: number[] = []
+    for (const round of [0, 1, 2]) {
+      const local = new McpServer({ name: `zod4-per-request-${round}`, version: '1' })
+      local.registerTool('claim', { inputSchema: { id } }, async ({ id }) => ({ content: [{ type: 'text', text: id }] }))
+      const before = runs
+      const answer = await sendAs<ToolAnswer>(local.edge, 'tools/call', { name: 'claim', arguments: { id: 'a' } })
+      expect(answer.result?.content[0]?.text).toBe('a')
+      counts.push(runs - before)
+    }
+    // The first server finds the refinement asynchronous by running it (zod's synchronous try).
+    expect(counts).toEqual([2, 1, 1])
+  })
+
   it('runs zod 3 refinements in order, the later one after an earlier asynchronous one, none after a fatal issue', async () => {
     const ran: string[] = []
     const word = z3
@@ -549,15 +568,53 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
       z3.number().default(1).transform(seven).optional(),
       z3.number().default(1).default(2).optional(),
       z3.preprocess((value) => value ?? 3, z3.number()).optional(),
+      // Wrapped again outside the optional: zod copies the schema it refines or describes.
+      z3
+        .number()
+        .default(1)
+        .optional()
+        .refine((value) => value === undefined || value > 0),
+      z3
+        .number()
+        .default(1)
+        .optional()
+        .superRefine(() => {}),
+      z3.number().default(1).optional().brand<'B'>().describe('described'),
+      z3
+        .number()
+        .default(1)
+        .optional()
+        .transform((value) => value),
     ]) {
       const object = z3.object({ f: schema })
       const made = twin(object as never)
-      for (const value of [{}, { f: 2 }, { f: undefined }, { f: 'x' }]) {
+      for (const value of [{}, { f: 2 }, { f: undefined }, { f: 'x' }, { f: null }]) {
         const expected = object.safeParse(value)
         const got = z.safeParse(made, value)
-        expect({ value, ok: got.success, data: got.data }).toEqual({ value, ok: expected.success, data: expected.data })
+        const keyed = (data: unknown) => (data === undefined ? undefined : 'f' in (data as object))
+        expect({ value, ok: got.success, data: got.data, keyed: keyed(got.data) }).toEqual({
+          value,
+          ok: expected.success,
+          data: expected.data,
+          keyed: keyed(expected.data),
+        })
       }
     }
+  })
+
+  it('gives the arguments’ keys in their shapes’ order at every depth, as zod 3 does, when effects make the parse asynchronous', async () => {
+    const trimmed = z3.string().transform((value) => value.trim())
+    server.tool(
+      'nested',
+      {
+        first: trimmed,
+        outer: z3.object({ a: trimmed, b: z3.string() }),
+        list: z3.array(z3.object({ c: trimmed, d: z3.number() })),
+      },
+      async (args) => ({ content: [{ type: 'text', text: JSON.stringify(args) }] }),
+    )
+    const answer = await call('nested', { first: ' x ', outer: { a: ' y ', b: 'z' }, list: [{ c: ' w ', d: 1 }] })
+    expect(answer.result?.content[0]?.text).toBe('{"first":"x","outer":{"a":"y","b":"z"},"list":[{"c":"w","d":1}]}')
   })
 
   it('fails the call, and only the call, of a tool whose asynchronous refinement throws', async () => {

@@ -22,7 +22,9 @@ export class Attached<T> {
 
   get(target: object): T | undefined {
     if (this.#anyClosed && this.#closed.has(target)) return this.#closed.get(target)
-    return Object.hasOwn(target, this.#key) ? (target as Record<symbol, T | undefined>)[this.#key] : undefined
+    // Read first (most reads find nothing), then made sure it is the object's own, not a prototype's.
+    const value = (target as Record<symbol, T | undefined>)[this.#key]
+    return value !== undefined && Object.hasOwn(target, this.#key) ? value : undefined
   }
 
   /** Whether `target` has data (`undefined` is none). */

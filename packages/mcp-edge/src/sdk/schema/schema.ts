@@ -6,7 +6,7 @@
  */
 import * as z from 'zod/v4/mini'
 import { isObject } from '../../protocol/jsonrpc.ts'
-import { parsedAsynchronously } from '../../server/schema/schema.ts'
+import { parsedAsynchronously, parsesAsynchronously } from '../../server/schema/schema.ts'
 import type { ObjectSchema, Schema } from '../../server/schema/schema.ts'
 import { Attached } from '../../server/attached.ts'
 import { check, isObjectTwin, isZod3, originOf, twin, twinProperty } from './zod3.ts'
@@ -122,7 +122,7 @@ export function toolInput(given: unknown, what: string): ObjectSchema | (() => O
   // The shape as registered: a key the code adds to its object later is not the tool's.
   const shape = { ...given }
   const effects = shapeEffects(shape, what)
-  return once(() => awaitedIf(effects, objectSchema(shape, what)))
+  return once(() => awaitedIf(effects || anyAwaited(shape), objectSchema(shape, what)))
 }
 
 /** A tool's output schema as `toolInput` takes its input: a raw shape or a zod 3 schema built on first use. */
@@ -139,9 +139,18 @@ export function toolOutput(given: unknown, what: string): Schema | (() => Schema
  * from its schema), parsed asynchronously from the first call when zod 3 effects are in them.
  */
 export function promptArgs(given: unknown, what: string): ObjectSchema {
-  const effects = isZod3(given) ? checked(given, what).effects : isRawShape(given) && shapeEffects(given, what)
+  const effects = isZod3(given)
+    ? checked(given, what).effects
+    : isRawShape(given) && (shapeEffects(given, what) || anyAwaited(given))
   return awaitedIf(effects, objectSchema(given, what))
 }
+
+/**
+ * Whether a raw shape holds a zod 4 schema an earlier server's object was found asynchronous
+ * with (the core marks its properties): a server built per request makes the object anew, and
+ * would run its checks twice on its first call to find out again.
+ */
+const anyAwaited = (shape: ZodRawShape) => Object.values(shape).some((schema) => isZod(schema) && parsesAsynchronously(schema))
 
 /** Whether a raw shape's zod 3 properties hold effects; refused as `checked` refuses them. */
 function shapeEffects(shape: ZodRawShape, what: string): boolean {

@@ -80,7 +80,7 @@ export const originOf = (schema: Schema): Zod3Schema | undefined => origins.get(
 function withMeta(schema: Schema, description: string | undefined, format?: string): Schema {
   const meta = { ...(description === undefined ? {} : { description }), ...(format === undefined ? {} : { format }) }
   if (Object.keys(meta).length === 0) return schema
-  const own = (origins.has(schema) ? (schema as z.ZodMiniType).clone() : schema) as z.ZodMiniType
+  const own = (origins.has(schema) ? copied(schema, (schema as z.ZodMiniType).clone()) : schema) as z.ZodMiniType
   return own.register(z.globalRegistry, { ...z.globalRegistry.get(schema), ...meta })
 }
 
@@ -228,19 +228,64 @@ function kind(def: Def, at: string, convert: Convert): Schema {
 /**
  * zod 3's optional: `undefined` is the answer before its schema runs, so a default, a catch or an
  * effect inside it (`.default(x).optional()`) never applies to a missing value. zod 4's optional
- * runs such a schema on `undefined` (a default, and in zod 4.0 a catch too): the twin's optional
- * answers `undefined` itself, and leaves every other value to zod's. Its JSON Schema is zod's
- * (a default inside is advertised, as SDK 1.x advertised it).
+ * runs such a schema on `undefined` (a default, and in zod 4.0 a catch too), and in zod 4.6 takes
+ * a default's "defaulted" rung, which has an object write the key: the twin's optional answers
+ * `undefined` itself, is plainly optional, and leaves every other value to zod's. Its JSON Schema
+ * is zod's (a default inside is advertised, as SDK 1.x advertised it).
  */
 function optional(inner: Schema): Schema {
-  const made = z.optional(inner)
-  const internals = made._zod as { parse: Parse; run: Parse }
+  return patched(z.optional(inner), answersAbsent)
+}
+
+function answersAbsent(schema: Schema): void {
+  wrapParse(schema, (parse) => (payload, ctx) => (payload.value === undefined ? payload : parse(payload, ctx)))
+  Object.defineProperty(schema._zod, 'optin', { value: 'optional', writable: true, configurable: true })
+}
+
+/**
+ * zod 3's object, asynchronously parsed: its keys in its shape's order, as zod 3 gives them (zod
+ * 4 sets each key as its value settles, and a transform always settles late there).
+ */
+function inShapeOrder(schema: Schema): void {
+  const { shape } = schema._zod.def as unknown as { shape: Record<string, unknown> }
+  const reorder = (payload: z.core.ParsePayload) => {
+    const data = payload.value
+    if (!isObject(data)) return payload
+    const ordered: Record<string, unknown> = {}
+    for (const key of Object.keys(shape)) if (Object.hasOwn(data, key)) ordered[key] = data[key]
+    for (const key of Object.keys(data)) if (!Object.hasOwn(ordered, key)) ordered[key] = data[key]
+    payload.value = ordered
+    return payload
+  }
+  wrapParse(schema, (parse) => (payload, ctx) => {
+    const out = parse(payload, ctx)
+    return out instanceof Promise ? out.then(reorder) : out
+  })
+}
+
+/** Replace a schema's parse with `wrap`'s (zod runs a schema without checks through `parse` itself). */
+function wrapParse(schema: Schema, wrap: (parse: Parse) => Parse): void {
+  const internals = schema._zod as unknown as { parse: Parse; run: Parse }
   const parse = internals.parse
-  const absent: Parse = (payload, ctx) => (payload.value === undefined ? payload : parse(payload, ctx))
-  // zod runs a schema without checks through `parse` itself (`run` is `parse` then).
-  if (internals.run === parse) internals.run = absent
-  internals.parse = absent
-  return made
+  const wrapped = wrap(parse)
+  if (internals.run === parse) internals.run = wrapped
+  internals.parse = wrapped
+}
+
+/** The changes made to a twin's zod internals (`answersAbsent`, `inShapeOrder`), for its copies. */
+const changes = new Attached<((schema: Schema) => void)[]>('mcp-edge.twinChanges')
+
+/** `schema` changed by `change`, which its copies (`copied`) get too. */
+function patched(schema: Schema, change: (schema: Schema) => void): Schema {
+  change(schema)
+  changes.set(schema, [...(changes.get(schema) ?? []), change])
+  return schema
+}
+
+/** A copy zod made of `from` (`.check()`, `.clone()`), with `from`'s changes: zod copies the definition, not them. */
+function copied<S extends Schema>(from: Schema, copy: S): S {
+  for (const change of changes.get(from) ?? []) patched(copy, change)
+  return copy
 }
 
 type Parse = (payload: z.core.ParsePayload, ctx: z.core.ParseContextInternal) => z.core.util.MaybeAsync<z.core.ParsePayload>
@@ -492,7 +537,8 @@ function object(
         ? z.looseObject(shape, params)
         : z.object(shape, params)
   // zod 3 keeps `never` as the catchall of an object without one.
-  return def.catchall?._def?.typeName === 'ZodNever' ? made : z.catchall(made, child(def.catchall, 'additionalProperties'))
+  const whole = def.catchall?._def?.typeName === 'ZodNever' ? made : z.catchall(made, child(def.catchall, 'additionalProperties'))
+  return patched(whole, inShapeOrder)
 }
 
 /**
@@ -506,7 +552,7 @@ function effect(def: Def, inner: Schema): Schema {
   const { type, refinement, transform } = def.effect
   if (type === 'refinement') {
     // A check makes a new schema: the metadata of the one it refines (a format, a description) goes with it.
-    const refined = (inner as z.ZodMiniType).check(
+    const check = (inner as z.ZodMiniType).check(
       z.check((payload) => {
         const run = () => {
           const out = refinement(payload.value, context(payload))
@@ -521,6 +567,8 @@ function effect(def: Def, inner: Schema): Schema {
         return awaitable(out)
       }),
     )
+    // A copy of the schema it refines: with that schema's changes (an optional's, an object's).
+    const refined = copied(inner, check)
     const meta = z.globalRegistry.get(inner)
     return meta ? refined.register(z.globalRegistry, { ...meta }) : refined
   }

@@ -79,8 +79,12 @@ export function parseMaybeAsync<S extends Schema>(schema: S, value: unknown): Pa
     } catch (error) {
       if (!(error instanceof $ZodAsyncError)) throw error
       // The synchronous pass ran the checks before the first promise (and that one): from now on
-      // this schema is parsed asynchronously at once, so its checks run once a call.
+      // this schema is parsed asynchronously at once, so its checks run once a call. An object's
+      // properties are marked too: a server built per request makes its object anew from the same
+      // ones, and mcp-edge/sdk parses such an object asynchronously at once (`parsesAsynchronously`).
       awaited.set(schema, true)
+      const { shape } = schema._zod.def as { shape?: Record<string, Schema> }
+      for (const property of Object.values(shape ?? {})) awaited.set(property, true)
     }
   }
   return z.safeParseAsync(schema, value, { reportInput: true }).then((result) => parsedOf<S>(inShapeOrder(schema, result), value))
@@ -116,6 +120,9 @@ export function parsedAsynchronously<S extends Schema>(schema: S): S {
   awaited.set(schema, true)
   return schema
 }
+
+/** Whether `parseMaybeAsync` parses `schema` asynchronously at once (it was found or said to be). */
+export const parsesAsynchronously = (schema: Schema): boolean => awaited.get(schema) === true
 
 /**
  * The issues of parsing `input` on one line, each after its path; zod's generic "Invalid input"
