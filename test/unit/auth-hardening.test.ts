@@ -97,6 +97,22 @@ describe('the 2025 session cache', () => {
     expect(cached(sessions, ids.at(-1) as string)).toBe(true)
   })
 
+  it('is shared by the sessions of the same keys (a handler built per request), never with other keys', async () => {
+    const first = new LegacySessions(codec)
+    const id = await mint(first, 10)
+    expect(await first.open(id, 'unit /mcp', 'alice')).toBeDefined()
+    // Another handler's codec over the same keys: opens it without verifying it again.
+    expect(cached(new LegacySessions(new RequestStateCodec(codec.keyRing)), id)).toBe(true)
+    // Other keys: verified, and refused.
+    const other = new LegacySessions(new RequestStateCodec(createKeyRing(`k1:${Buffer.alloc(32, 4).toString('base64')}`)))
+    expect(cached(other, id)).toBe(false)
+    expect(await other.open(id, 'unit /mcp', 'alice')).toBeUndefined()
+    // Still checked per use: another principal, another server.
+    expect(cached(new LegacySessions(codec), id, 'mallory')).toBe(true)
+    expect(new LegacySessions(codec).open(id, 'unit /mcp', 'mallory')).toBeUndefined()
+    expect(new LegacySessions(codec).open(id, 'other /mcp', 'alice')).toBeUndefined()
+  })
+
   it('verifies an id larger than an entry may be on every use, and caches no session another principal presented', async () => {
     const sessions = new LegacySessions(codec)
     const large = await mint(sessions, CACHE_ENTRY_CHARS)

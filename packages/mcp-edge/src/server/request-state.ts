@@ -174,6 +174,11 @@ export class RequestStateCodec {
     this.#now = options.now ?? Date.now
   }
 
+  /** The keys it seals and opens with: what it opens depends on them alone (legacy/session.ts caches by them). */
+  get keyRing(): KeyRing {
+    return this.#ring
+  }
+
   /** Seal a state for the next round with the newest key. */
   async seal(binding: StateBinding, body: StateBody): Promise<string> {
     const iat = this.#now()

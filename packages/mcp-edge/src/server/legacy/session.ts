@@ -4,7 +4,7 @@
  * the handshake negotiated: the revision, the client's capabilities and info, and the principal,
  * bound to the server's identity (name and endpoint) like sealed states.
  * Any isolate can open it, so a later `tools/call` knows that this client declared elicitation
- * without a lookup. Opened ids are cached per isolate (a hit costs no crypto), bounded by count and
+ * without a lookup. Opened ids are cached per isolate and key ring (a hit costs no crypto), bounded by count and
  * by characters, and only once they passed the server and principal check, so a caller fills the
  * cache with its own sessions at most; expiry and the principal are checked on every use.
  *
@@ -19,6 +19,7 @@ import type { ClientCapabilities, Implementation } from '../../protocol/types.ts
 import { encodeBase64Url } from '../../protocol/base64.ts'
 import type { RequestStateCodec } from '../request-state.ts'
 import { libraryLog } from '../telemetry/log.ts'
+import { Attached } from '../attached.ts'
 
 /** How long a minted session id opens (default 24 hours); after that the client initializes again. */
 export const DEFAULT_SESSION_TTL_MS = 24 * 60 * 60 * 1000
@@ -70,17 +71,39 @@ function readSession(claims: Record<string, unknown>): LegacySession | undefined
   return session
 }
 
+/** Opened ids and their characters' sum (the cache's two bounds). */
+interface OpenedIds {
+  readonly sessions: Map<string, LegacySession>
+  chars: number
+}
+
+/**
+ * Opened ids by the key ring that opened them, shared by every `LegacySessions` of those keys in
+ * the isolate: what a token opens to depends on the keys alone, and a handler built per request
+ * (an SDK server made in `fetch`) would otherwise verify each id again on every request.
+ */
+const openedByKeys = new Attached<OpenedIds>('mcp-edge.openedSessions')
+
+function openedWith(codec: RequestStateCodec): OpenedIds {
+  let opened = openedByKeys.get(codec.keyRing)
+  if (!opened) {
+    opened = { sessions: new Map(), chars: 0 }
+    openedByKeys.set(codec.keyRing, opened)
+  }
+  return opened
+}
+
 export class LegacySessions {
   readonly #codec: RequestStateCodec
   readonly #ttlMs: number
   readonly #now: () => number
-  readonly #cache = new Map<string, LegacySession>()
-  #cachedChars = 0
+  readonly #opened: OpenedIds
 
   constructor(codec: RequestStateCodec, options: SessionOptions = {}) {
     this.#codec = codec
     this.#ttlMs = options.ttlMs ?? DEFAULT_SESSION_TTL_MS
     this.#now = options.now ?? Date.now
+    this.#opened = openedWith(codec)
   }
 
   /**
@@ -116,7 +139,7 @@ export class LegacySessions {
     server: string | undefined,
     principal: string | null,
   ): LegacySession | undefined | Promise<LegacySession | undefined> {
-    const session = this.#cache.get(token)
+    const session = this.#opened.sessions.get(token)
     return session ? this.#current(session, server, principal) : this.#verify(token, server, principal)
   }
 
@@ -134,14 +157,15 @@ export class LegacySessions {
 
   /** Cache an opened id, dropping the oldest ones past the count or the size bound. */
   #remember(token: string, session: LegacySession): void {
-    if (token.length > CACHE_ENTRY_CHARS || this.#cache.has(token)) return
-    while (this.#cache.size > 0 && (this.#cache.size >= CACHE_SIZE || this.#cachedChars + token.length > CACHE_CHARS)) {
-      const oldest = this.#cache.keys().next().value as string
-      this.#cache.delete(oldest)
-      this.#cachedChars -= oldest.length
+    const opened = this.#opened
+    if (token.length > CACHE_ENTRY_CHARS || opened.sessions.has(token)) return
+    while (opened.sessions.size > 0 && (opened.sessions.size >= CACHE_SIZE || opened.chars + token.length > CACHE_CHARS)) {
+      const oldest = opened.sessions.keys().next().value as string
+      opened.sessions.delete(oldest)
+      opened.chars -= oldest.length
     }
-    this.#cache.set(token, session)
-    this.#cachedChars += token.length
+    opened.sessions.set(token, session)
+    opened.chars += token.length
   }
 
   #current(session: LegacySession, server: string | undefined, principal: string | null): LegacySession | undefined {
