@@ -25,7 +25,7 @@ import type { RequestHandlerExtra } from './context.ts'
 import { ResourceTemplate } from './resource-template.ts'
 import { experimentalTasks } from './unsupported.ts'
 import { isRawShape, isZod } from './schema/schema.ts'
-import { isZod3 } from './schema/zod3.ts'
+import { isZod3 } from './schema/zod3-walk.ts'
 import type { ZodRawShape } from './schema/schema.ts'
 import type {
   AnyCallback,

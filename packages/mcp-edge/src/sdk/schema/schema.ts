@@ -9,8 +9,9 @@ import { isObject } from '../../protocol/jsonrpc.ts'
 import { parsedAsynchronously, parsesAsynchronously } from '../../server/schema/schema.ts'
 import type { ObjectSchema, Schema } from '../../server/schema/schema.ts'
 import { Attached } from '../../server/attached.ts'
-import { check, isObjectTwin, isZod3, originOf, twin, twinProperty } from './zod3.ts'
-import type { Zod3Schema } from './zod3.ts'
+import { originOf, twin, twinProperty } from './zod3.ts'
+import { check, isObjectTwin, isZod3 } from './zod3-walk.ts'
+import type { Zod3Schema } from './zod3-walk.ts'
 
 /**
  * A zod 3 schema as the types read it (`zod@3`, `zod/v3`): what it parses to. zod 4's classic

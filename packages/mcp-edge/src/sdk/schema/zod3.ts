@@ -15,34 +15,16 @@
  * the nodes are read from their `_def`, which every zod 3 release (3.20 on, and `zod/v3` of zod 4)
  * shapes alike. Only zod/mini functions that zod 3.25's `zod/v4` (zod 4.0) has are used: its mini
  * has no `superRefine`, so issues are added to the parse's payload directly (`context`).
- * Over 400 lines: one switch over zod 3's kinds and the few functions it calls (strings, numbers,
- * objects, effects, messages), all reading the same zod 3 definitions with the same helpers;
- * split, each part would import the others.
+ * What registration checks without building is in zod3-walk.ts, the effects in zod3-effects.ts,
+ * the changes to zod's internals in twin-changes.ts.
  */
 import * as z from 'zod/v4/mini'
-import { isObject } from '../../protocol/jsonrpc.ts'
 import type { Schema } from '../../server/schema/schema.ts'
 import { Attached } from '../../server/attached.ts'
-
-/** A zod 3 schema as the adapter reads it: its definition, named by `typeName`. */
-export interface Zod3Schema {
-  readonly _def: { readonly typeName: string; readonly description?: string }
-}
-
-/** True for a zod 3 schema, which has `_def.typeName` where zod 4 has `_zod`. */
-export const isZod3 = (value: unknown): value is Zod3Schema =>
-  isObject(value) && !('_zod' in value) && isObject(value._def) && typeof value._def.typeName === 'string'
-
-// biome-ignore lint/suspicious/noExplicitAny: zod 3's definitions, read by `typeName` without its types
-type Def = Record<string, any>
-/** A zod 3 check or bound, as its definition keeps it. */
-// biome-ignore lint/suspicious/noExplicitAny: a check's value is a number, string, bigint or Date by its kind
-type Check = { kind: string; value?: any; inclusive?: boolean; message?: string; [more: string]: any }
-/** What zod 3 hands a refinement or transform: `addIssue`, and the path (here always relative). */
-interface Zod3Context {
-  addIssue(issue: { message?: string; path?: (string | number)[]; fatal?: boolean }): void
-  readonly path: (string | number)[]
-}
+import { copied, inShapeOrder, optional, patched } from './twin-changes.ts'
+import { context, effect } from './zod3-effects.ts'
+import { noNumberTwin, notTaken } from './zod3-walk.ts'
+import type { Check, Def, Zod3Schema } from './zod3-walk.ts'
 
 // On the nodes themselves, not in WeakMaps (server/attached.ts): a server built per request builds them per request.
 const twins = new Attached<Schema>('mcp-edge.zod4Twin')
@@ -226,173 +208,6 @@ function kind(def: Def, at: string, convert: Convert): Schema {
 }
 
 /**
- * zod 3's optional: `undefined` is the answer before its schema runs, so a default, a catch or an
- * effect inside it (`.default(x).optional()`) never applies to a missing value. zod 4's optional
- * runs such a schema on `undefined` (a default, and in zod 4.0 a catch too), and in zod 4.6 takes
- * a default's "defaulted" rung, which has an object write the key: the twin's optional answers
- * `undefined` itself, is plainly optional, and leaves every other value to zod's. Its JSON Schema
- * is zod's (a default inside is advertised, as SDK 1.x advertised it).
- */
-function optional(inner: Schema): Schema {
-  return patched(z.optional(inner), answersAbsent)
-}
-
-function answersAbsent(schema: Schema): void {
-  wrapParse(schema, (parse) => (payload, ctx) => (payload.value === undefined ? payload : parse(payload, ctx)))
-  Object.defineProperty(schema._zod, 'optin', { value: 'optional', writable: true, configurable: true })
-}
-
-/**
- * zod 3's object, asynchronously parsed: its keys in its shape's order, as zod 3 gives them (zod
- * 4 sets each key as its value settles, and a transform always settles late there).
- */
-function inShapeOrder(schema: Schema): void {
-  const { shape } = schema._zod.def as unknown as { shape: Record<string, unknown> }
-  const reorder = (payload: z.core.ParsePayload) => {
-    const data = payload.value
-    if (!isObject(data)) return payload
-    const ordered: Record<string, unknown> = {}
-    for (const key of Object.keys(shape)) if (Object.hasOwn(data, key)) ordered[key] = data[key]
-    for (const key of Object.keys(data)) if (!Object.hasOwn(ordered, key)) ordered[key] = data[key]
-    payload.value = ordered
-    return payload
-  }
-  wrapParse(schema, (parse) => (payload, ctx) => {
-    const out = parse(payload, ctx)
-    return out instanceof Promise ? out.then(reorder) : out
-  })
-}
-
-/** Replace a schema's parse with `wrap`'s (zod runs a schema without checks through `parse` itself). */
-function wrapParse(schema: Schema, wrap: (parse: Parse) => Parse): void {
-  const internals = schema._zod as unknown as { parse: Parse; run: Parse }
-  const parse = internals.parse
-  const wrapped = wrap(parse)
-  if (internals.run === parse) internals.run = wrapped
-  internals.parse = wrapped
-}
-
-/** The changes made to a twin's zod internals (`answersAbsent`, `inShapeOrder`), for its copies. */
-const changes = new Attached<((schema: Schema) => void)[]>('mcp-edge.twinChanges')
-
-/** `schema` changed by `change`, which its copies (`copied`) get too. */
-function patched(schema: Schema, change: (schema: Schema) => void): Schema {
-  change(schema)
-  changes.set(schema, [...(changes.get(schema) ?? []), change])
-  return schema
-}
-
-/** A copy zod made of `from` (`.check()`, `.clone()`), with `from`'s changes: zod copies the definition, not them. */
-function copied<S extends Schema>(from: Schema, copy: S): S {
-  for (const change of changes.get(from) ?? []) patched(copy, change)
-  return copy
-}
-
-type Parse = (payload: z.core.ParsePayload, ctx: z.core.ParseContextInternal) => z.core.util.MaybeAsync<z.core.ParsePayload>
-
-/** The refusal of a zod 3 kind with no twin here, naming where it is (`kind`, and `check` before any twin is built). */
-function notTaken(def: Def, at: string): Error {
-  return new Error(
-    `${at ? `${at}: ` : ''}zod 3's ${def.typeName} is not taken by mcp-edge/sdk, which reads the zod 3 schemas ` +
-      'that have a JSON Schema here (strings, numbers, booleans, enums, literals, arrays, tuples, objects, records, ' +
-      'unions, and their optional, nullable, default, catch and effects wrappers); write this part with those, ' +
-      "or in zod 4 (import * as z from 'zod/v4' with zod 3.25, or from 'zod' with zod@^4); see docs/migrate.md",
-  )
-}
-
-/** The refusal of a zod 3 number check with no twin here. */
-function noNumberTwin(check: Check): Error {
-  return new Error(
-    `zod 3's number check "${check.kind}" has no zod 4 twin in mcp-edge/sdk; ` +
-      "write this schema in zod 4 (import * as z from 'zod/v4' with zod 3.25, or from 'zod' with zod@^4)",
-  )
-}
-
-const LEAVES = new Set([
-  'ZodString',
-  'ZodBoolean',
-  'ZodNull',
-  'ZodAny',
-  'ZodUnknown',
-  'ZodNever',
-  'ZodLiteral',
-  'ZodEnum',
-  'ZodNativeEnum',
-])
-const NUMBER_CHECKS = new Set(['min', 'max', 'multipleOf', 'int', 'finite'])
-const WRAPPED = new Set(['ZodOptional', 'ZodNullable', 'ZodDefault', 'ZodCatch', 'ZodReadonly'])
-
-/**
- * Refuse what `twin` would refuse, naming the same place, without building anything: a server
- * registers its tools with this check, and their twins are built on first use (a server built
- * per request builds the twins of the tools it serves, not of every tool it registers). Says
- * whether the schema holds effects (refinements, transforms), whose code may be asynchronous.
- *
- * @example
- * check(z3.object({ when: z3.date() })) // throws "/properties/when: zod 3's ZodDate is not taken …"
- * check(z3.object({ id: z3.string().refine(isFree) })) // { effects: true }: its code may return a promise
- */
-export function check(node: Zod3Schema, at = ''): { effects: boolean } {
-  let effects = (node._def as Def).typeName === 'ZodEffects'
-  for (const [inner, where] of parts(node, at)) effects = check(inner, where).effects || effects
-  return { effects }
-}
-
-/** The zod 3 schemas a node's twin is built of, each with where it is; a node with no twin throws. */
-function parts(node: Zod3Schema, at: string): [Zod3Schema, string][] {
-  const def = node._def as Def
-  const under = (key: string) => `${at}/${key}`
-  const name = def.typeName as string
-  if (LEAVES.has(name)) return []
-  if (WRAPPED.has(name)) return [[def.innerType, at]]
-  switch (name) {
-    case 'ZodNumber':
-      for (const one of def.checks as Check[]) if (!NUMBER_CHECKS.has(one.kind)) throw noNumberTwin(one)
-      return []
-    case 'ZodArray':
-      return [[def.type, under('items')]]
-    case 'ZodObject': {
-      const shape = Object.entries(def.shape() as Record<string, Zod3Schema>)
-      const found: [Zod3Schema, string][] = shape.map(([key, inner]) => [inner, under(`properties/${key}`)])
-      if (def.catchall?._def?.typeName !== 'ZodNever') found.push([def.catchall, under('additionalProperties')])
-      return found
-    }
-    case 'ZodUnion':
-      return def.options.map((option: Zod3Schema, i: number) => [option, under(`anyOf/${i}`)])
-    case 'ZodDiscriminatedUnion':
-      return def.options.map((option: Zod3Schema, i: number) => [option, under(`oneOf/${i}`)])
-    case 'ZodTuple': {
-      const items: [Zod3Schema, string][] = def.items.map((item: Zod3Schema, i: number) => [item, under(`prefixItems/${i}`)])
-      return def.rest ? [...items, [def.rest, under('items')]] : items
-    }
-    case 'ZodRecord':
-      return [
-        [def.keyType, under('propertyNames')],
-        [def.valueType, under('additionalProperties')],
-      ]
-    case 'ZodBranded':
-      return [[def.type, at]]
-    case 'ZodPipeline':
-      return [
-        [def.in, at],
-        [def.out, at],
-      ]
-    case 'ZodEffects':
-      return [[def.schema, at]]
-    default:
-      throw notTaken(def, at)
-  }
-}
-
-/** Whether a zod 3 schema's twin is a zod 4 object (an object, refined or branded): what a tool's input must be. */
-export function isObjectTwin(node: Zod3Schema): boolean {
-  const def = node._def as Def
-  if (def.typeName === 'ZodObject') return true
-  if (def.typeName === 'ZodBranded') return isObjectTwin(def.type)
-  return def.typeName === 'ZodEffects' && def.effect.type === 'refinement' && isObjectTwin(def.schema)
-}
-
-/**
  * A zod 3 string: its bounds, affixes, patterns and case changes as zod 4's checks, in their
  * order; its formats checked by zod 3 itself (each alone, in its place), which is exact and brings
  * none of zod 4's format schemas (some 3 KiB gzip), and advertised as SDK 1.x advertised them.
@@ -539,71 +354,4 @@ function object(
   // zod 3 keeps `never` as the catchall of an object without one.
   const whole = def.catchall?._def?.typeName === 'ZodNever' ? made : z.catchall(made, child(def.catchall, 'additionalProperties'))
   return patched(whole, inShapeOrder)
-}
-
-/**
- * zod 3's effects on the twin of the schema they wrap: a refinement as a check, a transform
- * after it and a preprocess before it (zod 4's JSON Schema of a preprocessed input is its schema's,
- * as zod 3's converters gave it). An effect that returns a promise (`refine(async …)`) is awaited
- * as zod 4 awaits its own: the core parses such a schema asynchronously (server/schema/schema.ts
- * `parseMaybeAsync`), as SDK 1.x parses arguments with `safeParseAsync`.
- */
-function effect(def: Def, inner: Schema): Schema {
-  const { type, refinement, transform } = def.effect
-  if (type === 'refinement') {
-    // A check makes a new schema: the metadata of the one it refines (a format, a description) goes with it.
-    const check = (inner as z.ZodMiniType).check(
-      z.check((payload) => {
-        const run = () => {
-          const out = refinement(payload.value, context(payload))
-          return out instanceof Promise ? out.then(() => undefined) : undefined
-        }
-        // zod 4 runs a schema's checks without waiting for an earlier one's promise; zod 3 runs a
-        // refinement once the one it wraps has settled, and none after a fatal issue.
-        const earlier = pending.get(payload)
-        const out = earlier ? earlier.then(() => (aborted(payload) ? undefined : run())) : run()
-        if (out === undefined) return undefined
-        pending.set(payload, out)
-        return awaitable(out)
-      }),
-    )
-    // A copy of the schema it refines: with that schema's changes (an optional's, an object's).
-    const refined = copied(inner, check)
-    const meta = z.globalRegistry.get(inner)
-    return meta ? refined.register(z.globalRegistry, { ...meta }) : refined
-  }
-  const run = (value: unknown, payload: z.core.ParsePayload) => awaitable(transform(value, context(payload)))
-  return type === 'preprocess' ? z.pipe(z.transform(run), inner) : z.pipe(inner, z.transform(run))
-}
-
-/** The last asynchronous zod 3 refinement of a parse, by its payload, which the next one waits for. */
-const pending = new Attached<Promise<undefined>>('mcp-edge.zod3Pending')
-
-/** Whether a parse has an issue that stops the checks after it (zod 3's `fatal`; zod 4's own rule). */
-const aborted = (payload: z.core.ParsePayload) =>
-  payload.issues.some((issue) => (issue as { continue?: boolean }).continue !== true)
-
-/**
- * What a zod 3 effect returned, for zod 4 to await if it is a promise. A synchronous parse that
- * meets one stops there (zod 4 throws, and the core parses again asynchronously): the promise it
- * leaves must not fail unheard.
- */
-function awaitable<T>(out: T): T {
-  if (out instanceof Promise) out.catch(() => {})
-  return out
-}
-
-/** The context zod 3 hands a refinement or transform: its `addIssue` adds to the zod 4 parse's issues. */
-function context(payload: z.core.ParsePayload): Zod3Context {
-  return {
-    addIssue: ({ message, path, fatal }) =>
-      payload.issues.push({
-        code: 'custom',
-        message: message ?? 'Invalid input',
-        path: path ?? [],
-        input: payload.value,
-        continue: fatal !== true,
-      } as (typeof payload.issues)[number]),
-    path: [],
-  }
 }

@@ -87,22 +87,27 @@ export function parseMaybeAsync<S extends Schema>(schema: S, value: unknown): Pa
       for (const property of Object.values(shape ?? {})) awaited.set(property, true)
     }
   }
-  return z.safeParseAsync(schema, value, { reportInput: true }).then((result) => parsedOf<S>(inShapeOrder(schema, result), value))
+  return z
+    .safeParseAsync(schema, value, { reportInput: true })
+    .then((result) => parsedOf<S>(result.success ? { ...result, data: shapeOrdered(schema, result.data) } : result, value))
 }
 
 /**
- * An object's keys in its shape's order, as a synchronous parse gives them (and zod 3's
- * asynchronous one): zod 4's asynchronous parse sets each key as its value settles, so a key
- * whose schema awaited comes last, and code that serialises its arguments would see them moved.
+ * An object schema's parsed value with its keys in the shape's order (the others after, as they
+ * came), as a synchronous parse gives them (and zod 3's asynchronous one): zod 4's asynchronous
+ * parse sets each key as its value settles, so a key whose schema awaited comes last, and code
+ * that serialises its arguments would see them moved. Any other value is returned as it is.
+ *
+ * @example
+ * shapeOrdered(z.object({ a: z.string(), b: z.string() }), { b: 'x', a: 'y' }) // { a: 'y', b: 'x' }
  */
-function inShapeOrder<R extends z.core.util.SafeParseResult<unknown>>(schema: Schema, result: R): R {
+export function shapeOrdered<T>(schema: Schema, data: T): T {
   const { def } = schema._zod as { def: { type: string; shape?: Record<string, unknown> } }
-  if (!result.success || def.type !== 'object' || def.shape === undefined || !isObject(result.data)) return result
-  const data = result.data
+  if (def.type !== 'object' || def.shape === undefined || !isObject(data)) return data
   const ordered: Record<string, unknown> = {}
   for (const key of Object.keys(def.shape)) if (Object.hasOwn(data, key)) ordered[key] = data[key]
   for (const key of Object.keys(data)) if (!Object.hasOwn(ordered, key)) ordered[key] = data[key]
-  return { ...result, data: ordered }
+  return ordered as T
 }
 
 /** Schemas a synchronous parse found asynchronous checks in (`parseMaybeAsync`), or said to hold them. */
