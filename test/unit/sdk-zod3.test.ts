@@ -12,7 +12,8 @@ import * as z3 from 'zod/v3'
 import { zodToJsonSchema } from '../../packages/mcp-edge/src/server/schema/json-schema.ts'
 import { completable } from '../../packages/mcp-edge/src/sdk/schema/schema.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
-import { twin } from '../../packages/mcp-edge/src/sdk/schema/zod3.ts'
+import { sharedTwins, twin } from '../../packages/mcp-edge/src/sdk/schema/zod3.ts'
+import { SHARED_LIMIT } from '../../packages/mcp-edge/src/sdk/schema/zod3-shared.ts'
 import { check } from '../../packages/mcp-edge/src/sdk/schema/zod3-walk.ts'
 import * as z from 'zod/v4/mini'
 import { asMcpEdgeGives, sendAs } from './support.ts'
@@ -375,6 +376,99 @@ describe('a zod 3 schema’s zod 4 twin', () => {
 
 type ToolAnswer = { content: { type: string; text: string }[]; isError?: boolean; structuredContent?: unknown }
 
+describe('zod 3 twins shared by equal schemas (zod3-shared.ts)', () => {
+  const parses = (schema: z.core.$ZodType, value: unknown) => z.safeParse(schema, value).success
+  const forecast = () =>
+    z3.object({
+      city: z3.string().min(2, 'too short').describe('the city'),
+      days: z3.array(z3.number().int().max(7)).max(3),
+      unit: z3.enum(['c', 'f']).optional(),
+      pattern: z3.string().regex(/^[a-z]+$/i),
+    })
+
+  it('builds one twin for equal schemas made apart, as a server built per request makes them', () => {
+    const first = twin(forecast() as never)
+    expect(twin(forecast() as never)).toBe(first)
+    expect(zodToJsonSchema(first, 'input')).toEqual(zodToJsonSchema(twin(forecast() as never), 'input'))
+    expect(parses(first, { city: 'Oslo', days: [1, 7], pattern: 'Ab' })).toBe(true)
+    expect(parses(first, { city: 'O', days: [1], pattern: 'Ab' })).toBe(false)
+    // Equal properties of one object share a twin too, and are still listed each in its place.
+    const pair = twin(z3.object({ from: z3.string().min(2), to: z3.string().min(2) }) as never)
+    expect(zodToJsonSchema(pair, 'input')).toEqual(
+      zodToJsonSchema(z.object({ from: z.string().check(z.minLength(2)), to: z.string().check(z.minLength(2)) }), 'input'),
+    )
+  })
+
+  it('builds its own twin for a schema that differs from another in any datum, or in its zod 3 class', () => {
+    class OtherString extends z3.ZodString {}
+    const base = () => z3.string().min(2, 'too short').describe('the city')
+    const variants = [
+      base(),
+      z3.string().min(3, 'too short').describe('the city'),
+      z3.string().min(2, 'far too short').describe('the city'),
+      z3.string().min(2, 'too short').describe('a city'),
+      z3.string().min(2, 'too short'),
+      z3.string().max(2, 'too short').describe('the city'),
+      z3.string().min(2, 'too short').describe('the city').optional(),
+      z3.string().min(2, 'too short').describe('the city').nullable(),
+      z3.string().regex(/^a/),
+      z3.string().regex(/^a/i),
+      z3.string().regex(/^b/),
+      z3.enum(['a', 'b']),
+      z3.enum(['b', 'a']),
+      z3.literal(1),
+      z3.literal('1'),
+      z3.object({ a: z3.string() }),
+      z3.object({ a: z3.string() }).strict(),
+      z3.object({ b: z3.string() }),
+      new OtherString(base()._def),
+      // zod's own error map says the messages it was made with: told apart by its answers.
+      z3.string({ message: 'm' }),
+      z3.string({ required_error: 'm' }),
+      z3.string({ invalid_type_error: 'm' }),
+      z3.string({ invalid_type_error: 'n' }),
+      z3.string({ invalid_type_error: 'm', required_error: 'n' }),
+    ]
+    const twins = variants.map((schema) => twin(schema as never))
+    expect(new Set(twins).size).toBe(variants.length)
+    expect(twin(base() as never)).toBe(twins[0])
+    expect(twin(z3.string({ invalid_type_error: 'm', required_error: 'n' }) as never)).toBe(twins.at(-1))
+  })
+
+  it('builds its own twin for a schema with code in it, which runs its own code', () => {
+    const banned = (word: string) => z3.object({ word: z3.string().refine((value) => value !== word, 'banned') })
+    const [x, y] = [twin(banned('x') as never), twin(banned('y') as never)]
+    expect(x).not.toBe(y)
+    expect([parses(x, { word: 'x' }), parses(x, { word: 'y' }), parses(y, { word: 'x' }), parses(y, { word: 'y' })]).toEqual([
+      false,
+      true,
+      true,
+      false,
+    ])
+    const given = (days: number) => z3.number().default(() => days)
+    expect([z.parse(twin(given(3) as never), undefined), z.parse(twin(given(5) as never), undefined)]).toEqual([3, 5])
+    const typed = (message: string) => z3.string({ invalid_type_error: message })
+    const messages = [typed('A'), typed('B')].map((schema) => z.safeParse(twin(schema as never), 1).error?.issues[0]?.message)
+    expect(messages).toEqual(['A', 'B'])
+    // An error map of the code's own is code: each schema keeps its own, whatever the map says.
+    const mapped = () => z3.string({ errorMap: () => ({ message: 'mapped' }) })
+    expect(twin(mapped() as never)).not.toBe(twin(mapped() as never))
+  })
+
+  it('keeps the twins of the most recently used keys, up to its limit', () => {
+    sharedTwins.clear()
+    const numbered = (n: number) => z3.string().describe(`n${n}`)
+    const first = [twin(numbered(0) as never), twin(numbered(1) as never)]
+    for (let n = 2; n < SHARED_LIMIT; n++) twin(numbered(n) as never)
+    expect(sharedTwins.size).toBe(SHARED_LIMIT)
+    expect(twin(numbered(0) as never)).toBe(first[0]) // used again: now the most recent
+    twin(numbered(SHARED_LIMIT) as never)
+    expect(sharedTwins.size).toBe(SHARED_LIMIT)
+    expect(twin(numbered(0) as never)).toBe(first[0])
+    expect(twin(numbered(1) as never)).not.toBe(first[1]) // the least recently used went
+  })
+})
+
 describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
   const server = new McpServer({ name: 'calculator', version: '1.0.0' })
   // Cloudflare's remote-MCP template, on zod 3: tool() with a raw shape.
@@ -655,6 +749,27 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
     expect(completed.result?.completion.values).toEqual(['rust'])
   })
 
+  it('completes an argument marked completable after a tool listed with its schema, which an equal schema served before', async () => {
+    // An equal unmarked schema's twin is shared (zod3-shared.ts); the mark keeps this one its own.
+    const other = new McpServer({ name: 'first', version: '1' })
+    other.registerTool('uses_lang', { inputSchema: { lang: z3.string().describe('a language') } }, async () => ({ content: [] }))
+    await sendAs(other.edge, 'tools/list', {})
+    const lang = z3.string().describe('a language')
+    const local = new McpServer({ name: 'late-mark', version: '1' })
+    local.registerTool('uses_lang', { inputSchema: { lang } }, async () => ({ content: [] }))
+    await sendAs(local.edge, 'tools/list', {})
+    local.registerPrompt(
+      'pick',
+      { argsSchema: { lang: completable(lang, (value) => ['go', 'rust'].filter((l) => l.startsWith(value))) } },
+      () => ({ messages: [] }),
+    )
+    const completed = await sendAs<{ completion: { values: string[] } }>(local.edge, 'completion/complete', {
+      ref: { type: 'ref/prompt', name: 'pick' },
+      argument: { name: 'lang', value: 'r' },
+    })
+    expect(completed.result?.completion.values).toEqual(['rust'])
+  })
+
   it('takes the any and unknown keys of a raw shape as optional, as SDK 1.x listed and parsed them', async () => {
     server.tool('anyraw', { data: z3.any(), u: z3.unknown(), n: z3.string() }, async (args) => ({
       content: [{ type: 'text', text: JSON.stringify(args) }],
@@ -744,8 +859,9 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
 
   it('builds a zod 3 tool’s twins when the tool is first called, not when it is registered', async () => {
     // A server built per request registers every tool and serves one or two: the others' twins are never built.
-    const city = z3.string().min(1)
-    const total = z3.number()
+    // Described as no other test's schemas are, so no equal node's twin is taken instead (zod3-shared.ts).
+    const city = z3.string().min(1).describe('the city, built lazily')
+    const total = z3.number().describe('the total, built lazily')
     const read = vi.spyOn(city, 'isOptional')
     const readOutput = vi.spyOn(total, 'isOptional')
     server.registerTool('forecast', { inputSchema: { city }, outputSchema: { total } }, async () => ({

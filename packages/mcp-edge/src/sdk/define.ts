@@ -161,7 +161,7 @@ export function defineResource<Env>(
 export function definePrompt<Env>(edge: EdgeServer<Env>, hooks: Hooks, name: string, config: PromptSlotConfig): void {
   const { callback, argsSchema, title, description, icons, _meta, scopes } = config
   const args = argsSchema === undefined ? undefined : promptArgs(argsSchema, `Prompt "${name}"`)
-  const complete = args ? completersOf(args) : {}
+  const complete = completersOf(argsSchema)
   const options = dropUndefined({ title, description, icons, _meta, scopes, args, complete: wrapCompleters(complete) })
   edge.prompt(
     name,

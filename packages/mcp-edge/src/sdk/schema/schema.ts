@@ -8,10 +8,10 @@ import * as z from 'zod/v4/mini'
 import { isObject } from '../../protocol/jsonrpc.ts'
 import { parsedAsynchronously, parsesAsynchronously } from '../../server/schema/schema.ts'
 import type { ObjectSchema, Schema } from '../../server/schema/schema.ts'
-import { Attached } from '../../server/attached.ts'
-import { originOf, twin, twinProperty } from './zod3.ts'
+import { twin, twinProperty } from './zod3.ts'
 import { check, isObjectTwin, isZod3 } from './zod3-walk.ts'
 import type { Zod3Schema } from './zod3-walk.ts'
+import { Attached } from '../../server/attached.ts'
 
 /**
  * A zod 3 schema as the types read it (`zod@3`, `zod/v3`): what it parses to. zod 4's classic
@@ -206,34 +206,58 @@ const completers = new Attached<CompleteCallback>('mcp-edge.completer')
  */
 export function completable<S extends Schema | Zod3Type>(schema: S, complete: CompleteCallback): S {
   completers.set(schema, complete)
-  // A zod 3 brand's twin is its schema's (zod3.ts): the mark goes on the schema too.
-  if (isZod3(schema) && schema._def.typeName === 'ZodBranded')
-    completers.set((schema._def as unknown as { type: object }).type, complete)
   return schema
 }
 
-/** Whether a schema, or the zod 3 one it is the twin of, is marked completable (looked up when registered). */
-const marked = (schema: object) => completers.has(schema) || completers.has(originOf(schema as Schema) ?? schema)
-
 /** SDK 2.x `isCompletable`: whether `completable` marked this schema. */
 export function isCompletable(schema: unknown): boolean {
-  return typeof schema === 'object' && schema !== null && marked(schema)
+  return typeof schema === 'object' && schema !== null && completers.has(schema)
 }
 
-/** Wrappers a completable schema may be inside (`completable(z.string(), …).optional()`). */
-const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault'])
+/** Wrappers a completable schema may be inside (`completable(z.string(), …).optional()`): zod 4's, then zod 3's. */
+const WRAPPERS = new Set([
+  'optional',
+  'nullable',
+  'default',
+  'prefault',
+  'ZodOptional',
+  'ZodNullable',
+  'ZodDefault',
+  'ZodBranded',
+])
+
+/** The schema inside a wrapper, else undefined. */
+function unwrapped(schema: unknown): unknown {
+  if (isZod(schema)) {
+    const def = schema._zod.def as { type: string; innerType?: unknown }
+    return WRAPPERS.has(def.type) ? def.innerType : undefined
+  }
+  if (isZod3(schema)) {
+    const def = schema._def as { typeName: string; innerType?: unknown; type?: unknown }
+    return WRAPPERS.has(def.typeName) ? (def.innerType ?? def.type) : undefined
+  }
+  return undefined
+}
 
 /**
- * The completion callbacks of an object schema's properties (for the core's `complete` option),
- * found through the wrappers an optional argument adds, as SDK 2.x unwraps them.
+ * The completion callbacks of a prompt's arguments as the code gave them (a raw shape, or a zod
+ * 4 or zod 3 object; for the core's `complete` option), found through the wrappers an optional
+ * argument adds, as SDK 2.x unwraps them. Read from the code's own schemas, not their twins: a
+ * zod 3 twin may be an equal schema's (zod3-shared.ts).
  */
-export function completersOf(schema: ObjectSchema): Record<string, CompleteCallback> {
+export function completersOf(given: unknown): Record<string, CompleteCallback> {
+  const shape = isZod(given)
+    ? (given._zod.def as { shape?: Record<string, unknown> }).shape
+    : isZod3(given)
+      ? (given._def as { shape?: () => Record<string, unknown> }).shape?.()
+      : isRawShape(given)
+        ? given
+        : undefined
   const found: Record<string, CompleteCallback> = {}
-  for (const [name, property] of Object.entries(schema._zod.def.shape)) {
-    let inner = property as { _zod: { def: { type: string; innerType?: unknown } } }
-    while (!marked(inner) && WRAPPERS.has(inner._zod.def.type) && inner._zod.def.innerType)
-      inner = inner._zod.def.innerType as typeof inner
-    const complete = completers.get(inner) ?? completers.get(originOf(inner as Schema) ?? inner)
+  for (const [name, property] of Object.entries(shape ?? {})) {
+    let schema = property
+    while (schema !== undefined && !completers.has(schema as object)) schema = unwrapped(schema)
+    const complete = schema === undefined ? undefined : completers.get(schema as object)
     if (complete) found[name] = complete
   }
   return found

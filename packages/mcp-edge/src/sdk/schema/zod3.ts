@@ -23,36 +23,48 @@ import type { Schema } from '../../server/schema/schema.ts'
 import { Attached } from '../../server/attached.ts'
 import { copied, inShapeOrder, optional, patched } from './twin-changes.ts'
 import { context, effect } from './zod3-effects.ts'
+import { SharedKeys, SharedTwins } from './zod3-shared.ts'
 import { noNumberTwin, notTaken } from './zod3-walk.ts'
 import type { Check, Def, Zod3Schema } from './zod3-walk.ts'
 
 // On the nodes themselves, not in WeakMaps (server/attached.ts): a server built per request builds them per request.
 const twins = new Attached<Schema>('mcp-edge.zod4Twin')
-/** Each twin's zod 3 node, for what is looked up by it later (`completable()` marks, schema.ts). */
+/** Each twin's first zod 3 node: a twin already some node's is not another's to describe (`withMeta`). */
 const origins = new Attached<Zod3Schema>('mcp-edge.zod3Origin')
 
 /**
- * The zod 4 twin of a zod 3 schema (the same twin for the same node); `at` is where the schema
- * is, for errors.
+ * The zod 4 twin of a zod 3 schema (the same twin for the same node, and for equal nodes made of
+ * data alone: zod3-shared.ts); `at` is where the schema is, for errors.
  *
  * @example
  * twin(z3.object({ city: z3.string().min(1) })) // z.object({ city: z.string().check(z.minLength(1)) })
  */
 export function twin(schema: Zod3Schema, at = ''): Schema {
+  return twinOf(schema, at, new SharedKeys())
+}
+
+/** Twins of nodes made of data alone, by key (zod3-shared.ts); and of such nodes as object properties. */
+export const sharedTwins = new SharedTwins()
+export const sharedProperties = new SharedTwins()
+
+function twinOf(schema: Zod3Schema, at: string, keys: SharedKeys): Schema {
   const convert = (node: Zod3Schema, at: string): Schema => {
     const done = twins.get(node)
     if (done) return done
-    const made = build(node, at, convert)
+    // An equal node's twin, where the node is data alone.
+    const key = keys.of(node)
+    let made = key === undefined ? undefined : sharedTwins.get(key)
+    if (made === undefined) {
+      made = build(node, at, convert)
+      if (key !== undefined) sharedTwins.set(key, made)
+    }
     twins.set(node, made)
-    // A brand's twin is its schema's: the schema keeps it as its origin (`completable` marks both).
+    // A brand's twin is its schema's, and equal nodes share one: the first keeps it as its origin.
     if (!origins.has(made)) origins.set(made, node)
     return made
   }
   return convert(schema, at)
 }
-
-/** The zod 3 node a twin was made of, if it is one. */
-export const originOf = (schema: Schema): Zod3Schema | undefined => origins.get(schema)
 
 /**
  * A twin's description, and a string's format, as metadata (`z.describe` is zod/mini's from
@@ -323,16 +335,23 @@ function fallback(catchValue: (ctx: object) => unknown) {
  * of such a key (`unknown().transform((v) => v ?? [])`) does not run when the key is missing.
  */
 export function twinProperty(node: Zod3Schema, at: string): Schema {
-  const made = twin(node, at)
+  const keys = new SharedKeys()
+  const made = twinOf(node, at, keys)
   // Optional already (zod 4.6 says 'defaulted' of a default, where 4.0 says 'optional').
   if (made._zod.optin !== undefined) return made
+  // Asking zod 3 runs a parse: an equal node's answer is this one's.
+  const key = keys.of(node)
+  const shared = key === undefined ? undefined : sharedProperties.get(key)
+  if (shared !== undefined) return shared
   let optional: boolean
   try {
     optional = (node as { isOptional?: () => boolean }).isOptional?.() === true
   } catch {
     optional = true
   }
-  return optional ? z.optional(made) : made
+  const property = optional ? z.optional(made) : made
+  if (key !== undefined) sharedProperties.set(key, property)
+  return property
 }
 
 function object(
