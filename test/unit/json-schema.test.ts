@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import * as zm from 'zod/mini'
 import { zodToJsonSchema } from '../../packages/mcp-edge/src/server/schema/json-schema.ts'
+import { keepsJsonSchema, toJsonSchema } from '../../packages/mcp-edge/src/server/schema/schema.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import { build, recipe, STRING_FORMATS } from '../support/zod-recipes.ts'
 import type { Flavor, NumCheck, Recipe, StrCheck, StringFormat } from '../support/zod-recipes.ts'
@@ -437,6 +438,27 @@ describe('createMcpServer: schemas converted on first use', () => {
 
 // SDK 1.x's client checks a result against the tool's output schema with Ajv's draft-07; the
 // SDK 2.x client with 2020-12. A tuple is said so that both accept what zod accepts.
+describe('toJsonSchema: a schema marked keepsJsonSchema', () => {
+  it('is converted once, its JSON Schema handed to every later use; unmarked schemas and plugged converters convert each time', () => {
+    const kept = keepsJsonSchema(z.object({ city: z.string() }))
+    const first = toJsonSchema(kept, 'input')
+    expect(toJsonSchema(kept, 'input')).toBe(first)
+    expect(toJsonSchema(kept, 'output')).not.toBe(first) // each side its own
+    expect(toJsonSchema(kept, 'output')).toBe(toJsonSchema(kept, 'output'))
+    expect(first).toEqual(zodToJsonSchema(kept, 'input'))
+    const plain = z.object({ city: z.string() })
+    expect(toJsonSchema(plain, 'input')).not.toBe(toJsonSchema(plain, 'input'))
+    const plugged = (schema: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(schema, { io })
+    expect(toJsonSchema(kept, 'input', plugged as never)).not.toBe(toJsonSchema(kept, 'input', plugged as never))
+  })
+
+  it('keeps nothing of a conversion that failed', () => {
+    const kept = keepsJsonSchema(z.object({ when: z.date() }))
+    expect(() => toJsonSchema(kept, 'input')).toThrow(/zod type "date"/)
+    expect(() => toJsonSchema(kept, 'input')).toThrow(/zod type "date"/)
+  })
+})
+
 describe('zodToJsonSchema: a tuple, as draft-07 and 2020-12 validators read it', () => {
   const schemas: [string, z.ZodType][] = [
     ['pair', z.tuple([z.string(), z.number()])],

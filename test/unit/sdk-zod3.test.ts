@@ -10,10 +10,11 @@ import { describe, expect, it, vi } from 'vitest'
 import * as z4 from 'zod'
 import * as z3 from 'zod/v3'
 import { zodToJsonSchema } from '../../packages/mcp-edge/src/server/schema/json-schema.ts'
-import { completable } from '../../packages/mcp-edge/src/sdk/schema/schema.ts'
+import { completable, objectSchema } from '../../packages/mcp-edge/src/sdk/schema/schema.ts'
+import { toJsonSchema } from '../../packages/mcp-edge/src/server/schema/schema.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
 import { sharedTwins, twin } from '../../packages/mcp-edge/src/sdk/schema/zod3.ts'
-import { SHARED_LIMIT } from '../../packages/mcp-edge/src/sdk/schema/zod3-shared.ts'
+import { SHARED_BUDGET, SharedKeys, SharedTwins } from '../../packages/mcp-edge/src/sdk/schema/zod3-shared.ts'
 import { check } from '../../packages/mcp-edge/src/sdk/schema/zod3-walk.ts'
 import * as z from 'zod/v4/mini'
 import { asMcpEdgeGives, sendAs } from './support.ts'
@@ -455,17 +456,69 @@ describe('zod 3 twins shared by equal schemas (zod3-shared.ts)', () => {
     expect(twin(mapped() as never)).not.toBe(twin(mapped() as never))
   })
 
-  it('keeps the twins of the most recently used keys, up to its limit', () => {
+  it('shares the twin of a default of a plain value, not of an object, an array or a default that throws', () => {
+    const count = () => z3.number().int().default(10)
+    expect(twin(count() as never)).toBe(twin(count() as never))
+    expect(z.parse(twin(count() as never), undefined)).toBe(10)
+    expect(twin(z3.number().default(11) as never)).not.toBe(twin(count() as never))
+    for (const made of [() => z3.array(z3.string()).default([]), () => z3.object({}).default({})])
+      expect(twin(made() as never)).not.toBe(twin(made() as never))
+    const broken = () =>
+      z3.string().default(() => {
+        throw new Error('no default')
+      })
+    expect(twin(broken() as never) === twin(broken() as never)).toBe(false)
+  })
+
+  it('shares the object of equal raw shapes of zod 3 schemas, with its JSON Schema kept; not a shape with a zod 4 schema in it', () => {
+    const shape = () => ({ url: z3.string().url(), count: z3.number().default(10), tags: z3.array(z3.string()).optional() })
+    const first = objectSchema(shape(), 'Tool "read"')
+    expect(objectSchema(shape(), 'Tool "read"')).toBe(first)
+    expect(toJsonSchema(first, 'input')).toBe(toJsonSchema(objectSchema(shape(), 'Tool "read"'), 'input'))
+    expect(z.parse(first, { url: 'https://example.com' })).toEqual({ url: 'https://example.com', count: 10 })
+    const mixed = () => ({ url: z3.string(), at: z4.string() })
+    expect(objectSchema(mixed(), 'Tool "m"')).not.toBe(objectSchema(mixed(), 'Tool "m"'))
+    const reordered = objectSchema(
+      { tags: z3.array(z3.string()).optional(), url: z3.string().url(), count: z3.number().default(10) },
+      'Tool "read"',
+    )
+    expect(reordered).not.toBe(first)
+  })
+
+  it('keeps the most recently used twins within its budget, and past it takes one new key in eight', () => {
+    const table = new SharedTwins()
+    const quarter = SHARED_BUDGET / 4
+    const schemas = Array.from({ length: 13 }, () => z.string())
+    for (const [n, schema] of schemas.slice(0, 4).entries()) table.set(`k${n}`, schema, quarter)
+    expect(table.get('k0')).toBe(schemas[0]) // used again: now the most recent
+    table.set('k4', schemas[4] as never, quarter) // the first new key past the budget is taken
+    expect([table.get('k1'), table.get('k0'), table.get('k4')]).toEqual([undefined, schemas[0], schemas[4]])
+    for (const [n, schema] of schemas.slice(5).entries()) table.set(`k${n + 5}`, schema, quarter)
+    const kept = schemas.slice(5).filter((_, n) => table.get(`k${n + 5}`) !== undefined)
+    expect([table.size, table.weight, kept.length]).toEqual([4, SHARED_BUDGET, 1])
+    table.set('whole', z.string(), SHARED_BUDGET + 1) // more than the budget: never kept
+    expect(table.get('whole')).toBeUndefined()
+  })
+
+  it('keeps no more of the schemas a server makes anew per request than its budget, however many it meets', () => {
     sharedTwins.clear()
-    const numbered = (n: number) => z3.string().describe(`n${n}`)
-    const first = [twin(numbered(0) as never), twin(numbered(1) as never)]
-    for (let n = 2; n < SHARED_LIMIT; n++) twin(numbered(n) as never)
-    expect(sharedTwins.size).toBe(SHARED_LIMIT)
-    expect(twin(numbered(0) as never)).toBe(first[0]) // used again: now the most recent
-    twin(numbered(SHARED_LIMIT) as never)
-    expect(sharedTwins.size).toBe(SHARED_LIMIT)
-    expect(twin(numbered(0) as never)).toBe(first[0])
-    expect(twin(numbered(1) as never)).not.toBe(first[1]) // the least recently used went
+    // An enum read per tenant, as a server built per request would: each a new key.
+    const values = (tenant: number) =>
+      Array.from({ length: 300 }, (_, n) => `tenant-${tenant}-value-${n}`) as [string, ...string[]]
+    for (let tenant = 0; tenant < 300; tenant++) twin(z3.enum(values(tenant)) as never)
+    expect(sharedTwins.weight).toBeLessThanOrEqual(SHARED_BUDGET)
+    expect(sharedTwins.size).toBeLessThan(300)
+  })
+
+  it('shares no twin of a schema whose data holds a cycle or a pattern with methods of its own', () => {
+    const looped: Record<string, unknown> = { A: 'a' }
+    looped.self = looped
+    const keys = new SharedKeys()
+    expect(keys.of(z3.nativeEnum(looped as never) as never)).toBeUndefined()
+    const odd = /^a/
+    Object.defineProperty(odd, 'exec', { value: () => null })
+    expect(keys.of(z3.string().regex(odd) as never)).toBeUndefined()
+    expect(keys.of(z3.string().regex(/^a/) as never)).toBeDefined()
   })
 })
 
@@ -768,6 +821,22 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
       argument: { name: 'lang', value: 'r' },
     })
     expect(completed.result?.completion.values).toEqual(['rust'])
+  })
+
+  it('completes the arguments of a zod 3 object that is refined or branded', async () => {
+    const lang = () => z3.object({ lang: completable(z3.string(), (value) => ['go', 'rust'].filter((l) => l.startsWith(value))) })
+    const argsSchemas = [lang().refine(() => true), lang().superRefine(() => {}), lang().brand<'Args'>()]
+    const values = []
+    for (const argsSchema of argsSchemas) {
+      const local = new McpServer({ name: 'refined', version: '1' })
+      local.registerPrompt('pick', { argsSchema } as never, () => ({ messages: [] }))
+      const completed = await sendAs<{ completion: { values: string[] } }>(local.edge, 'completion/complete', {
+        ref: { type: 'ref/prompt', name: 'pick' },
+        argument: { name: 'lang', value: 'r' },
+      })
+      values.push(completed.result?.completion.values)
+    }
+    expect(values).toEqual([['rust'], ['rust'], ['rust']])
   })
 
   it('takes the any and unknown keys of a raw shape as optional, as SDK 1.x listed and parsed them', async () => {

@@ -6,9 +6,10 @@
  */
 import * as z from 'zod/v4/mini'
 import { isObject } from '../../protocol/jsonrpc.ts'
-import { parsedAsynchronously, parsesAsynchronously } from '../../server/schema/schema.ts'
+import { keepsJsonSchema, parsedAsynchronously, parsesAsynchronously } from '../../server/schema/schema.ts'
 import type { ObjectSchema, Schema } from '../../server/schema/schema.ts'
 import { twin, twinProperty } from './zod3.ts'
+import { SharedKeys, SharedTwins, shapeKey } from './zod3-shared.ts'
 import { check, isObjectTwin, isZod3 } from './zod3-walk.ts'
 import type { Zod3Schema } from './zod3-walk.ts'
 import { Attached } from '../../server/attached.ts'
@@ -62,8 +63,8 @@ export function isRawShape(value: unknown): value is ZodRawShape {
 }
 
 /** A raw shape's property as the core takes it: a zod 3 one optional where zod 3 takes its key as optional. */
-function property(key: string, schema: Schema | Zod3Type, what: string): Schema {
-  return asZod4(schema, what, `/properties/${key}`, twinProperty)
+function property(key: string, schema: Schema | Zod3Type, what: string, keys: SharedKeys): Schema {
+  return asZod4(schema, what, `/properties/${key}`, (node, at) => twinProperty(node, at, keys))
 }
 
 /** A schema as the core takes it: zod 4 as it is, zod 3 as its zod 4 twin (zod3.ts), errors naming `what`. */
@@ -95,11 +96,30 @@ export function objectSchema(given: unknown, what: string): ObjectSchema {
     const schema = asZod4(given, what)
     if (schema._zod.def.type !== 'object')
       throw new Error(`${what}: the schema must be a zod object or a raw shape of zod schemas`)
-    return schema as ObjectSchema
+    // A twin: no code reaches it to change it, so its JSON Schema is kept once made.
+    return (isZod3(given) ? keepsJsonSchema(schema) : schema) as ObjectSchema
   }
-  if (isRawShape(given))
-    return z.object(Object.fromEntries(Object.entries(given).map(([key, schema]) => [key, property(key, schema, what)])))
+  if (isRawShape(given)) return shapeObject(given, what)
   throw new Error(`${what}: mcp-edge/sdk takes zod schemas (a raw shape or z.object); convert other Standard Schemas to zod`)
+}
+
+/** Objects of raw shapes of zod 3 schemas made of data alone, shared by equal shapes (zod3-shared.ts). */
+export const sharedShapes = new SharedTwins()
+
+/**
+ * A raw shape's object; shared by equal shapes of zod 3 schemas made of data alone (a server built
+ * per request makes the same shapes each time), with its JSON Schema kept once made.
+ */
+function shapeObject(shape: ZodRawShape, what: string): ObjectSchema {
+  const keys = new SharedKeys()
+  const key = shapeKey(shape, keys)
+  const shared = key === undefined ? undefined : sharedShapes.get(key.key)
+  if (shared !== undefined) return shared as ObjectSchema
+  const made = z.object(
+    Object.fromEntries(Object.entries(shape).map(([name, schema]) => [name, property(name, schema, what, keys)])),
+  )
+  if (key !== undefined) sharedShapes.set(key.key, keepsJsonSchema(made), key.weight)
+  return made
 }
 
 /**
@@ -132,7 +152,7 @@ export function toolOutput(given: unknown, what: string): Schema | (() => Schema
   if (isRawShape(given)) return toolInput(given, what)
   if (!isZod3(given)) return objectSchema(given, what) // refused
   const { effects } = checked(given, what)
-  return once(() => awaitedIf(effects, asZod4(given, what)))
+  return once(() => awaitedIf(effects, keepsJsonSchema(asZod4(given, what))))
 }
 
 /**
@@ -239,6 +259,18 @@ function unwrapped(schema: unknown): unknown {
   return undefined
 }
 
+/** A zod 3 object's shape, under the refinements or brand its twin is an object through. */
+function zod3Shape(given: Zod3Schema): Record<string, unknown> | undefined {
+  let node = given
+  for (;;) {
+    const def = node._def as { typeName: string; schema?: unknown; type?: unknown }
+    const inner = def.typeName === 'ZodEffects' ? def.schema : def.typeName === 'ZodBranded' ? def.type : undefined
+    if (!isZod3(inner)) break
+    node = inner
+  }
+  return (node._def as { shape?: () => Record<string, unknown> }).shape?.()
+}
+
 /**
  * The completion callbacks of a prompt's arguments as the code gave them (a raw shape, or a zod
  * 4 or zod 3 object; for the core's `complete` option), found through the wrappers an optional
@@ -249,7 +281,7 @@ export function completersOf(given: unknown): Record<string, CompleteCallback> {
   const shape = isZod(given)
     ? (given._zod.def as { shape?: Record<string, unknown> }).shape
     : isZod3(given)
-      ? (given._def as { shape?: () => Record<string, unknown> }).shape?.()
+      ? zod3Shape(given)
       : isRawShape(given)
         ? given
         : undefined

@@ -29,8 +29,8 @@ import type { Check, Def, Zod3Schema } from './zod3-walk.ts'
 
 // On the nodes themselves, not in WeakMaps (server/attached.ts): a server built per request builds them per request.
 const twins = new Attached<Schema>('mcp-edge.zod4Twin')
-/** Each twin's first zod 3 node: a twin already some node's is not another's to describe (`withMeta`). */
-const origins = new Attached<Zod3Schema>('mcp-edge.zod3Origin')
+/** Whether a schema is some zod 3 node's twin: one is not another's to describe (`withMeta`). */
+const twinned = new Attached<true>('mcp-edge.zod3Twin')
 
 /**
  * The zod 4 twin of a zod 3 schema (the same twin for the same node, and for equal nodes made of
@@ -55,14 +55,16 @@ function twinOf(schema: Zod3Schema, at: string, keys: SharedKeys): Schema {
     const key = keys.of(node)
     let made = key === undefined ? undefined : sharedTwins.get(key)
     if (made === undefined) {
-      made = build(node, at, convert)
-      if (key !== undefined) sharedTwins.set(key, made)
+      made = build(node, at, convert, property)
+      if (key !== undefined) sharedTwins.set(key, made, keys.weightOf(node))
     }
     twins.set(node, made)
-    // A brand's twin is its schema's, and equal nodes share one: the first keeps it as its origin.
-    if (!origins.has(made)) origins.set(made, node)
+    // A brand's twin is its schema's, and equal nodes share one.
+    twinned.set(made, true)
     return made
   }
+  // An object's properties in the same build: their keys are read once.
+  const property = (node: Zod3Schema, at: string) => twinProperty(node, at, keys)
   return convert(schema, at)
 }
 
@@ -74,7 +76,7 @@ function twinOf(schema: Zod3Schema, at: string, keys: SharedKeys): Schema {
 function withMeta(schema: Schema, description: string | undefined, format?: string): Schema {
   const meta = { ...(description === undefined ? {} : { description }), ...(format === undefined ? {} : { format }) }
   if (Object.keys(meta).length === 0) return schema
-  const own = (origins.has(schema) ? copied(schema, (schema as z.ZodMiniType).clone()) : schema) as z.ZodMiniType
+  const own = (twinned.has(schema) ? copied(schema, (schema as z.ZodMiniType).clone()) : schema) as z.ZodMiniType
   return own.register(z.globalRegistry, { ...z.globalRegistry.get(schema), ...meta })
 }
 
@@ -91,10 +93,10 @@ const says = (check: { message?: string } | null | undefined, schema?: Params): 
   check?.message === undefined ? schema : { error: check.message }
 
 /** The zod 4 twin of one zod 3 schema, described as it is; its children through `convert`. */
-function build(node: Zod3Schema, at: string, convert: Convert): Schema {
+function build(node: Zod3Schema, at: string, convert: Convert, property: Convert): Schema {
   const def = node._def as Def
   if (def.typeName === 'ZodString') return string(node, def)
-  return withMeta(kind(def, at, convert), def.description)
+  return withMeta(kind(def, at, convert, property), def.description)
 }
 
 /** zod 3's name of a value's type (its `ZodParsedType`), which its error maps read as `received`. */
@@ -142,7 +144,7 @@ function typeError(def: Def): { error: (issue: z.core.$ZodRawIssue) => string | 
 }
 
 /** The zod 4 twin of one zod 3 definition of any kind but a string. */
-function kind(def: Def, at: string, convert: Convert): Schema {
+function kind(def: Def, at: string, convert: Convert, property: Convert): Schema {
   const child = (node: Zod3Schema, key: string) => convert(node, `${at}/${key}`)
   const same = (node: Zod3Schema) => convert(node, at)
   const params = typeError(def)
@@ -174,7 +176,7 @@ function kind(def: Def, at: string, convert: Convert): Schema {
       return z.array(child(def.type, 'items'), params).check(...bounds.filter(Boolean))
     }
     case 'ZodObject':
-      return object(def, at, child, params)
+      return object(def, at, child, params, property)
     case 'ZodUnion':
       return z.union(
         def.options.map((option: Zod3Schema, i: number) => child(option, `anyOf/${i}`)),
@@ -334,8 +336,7 @@ function fallback(catchValue: (ctx: object) => unknown) {
  * `optional` skips the schema for a missing key, where zod 3 runs it on `undefined`: a transform
  * of such a key (`unknown().transform((v) => v ?? [])`) does not run when the key is missing.
  */
-export function twinProperty(node: Zod3Schema, at: string): Schema {
-  const keys = new SharedKeys()
+export function twinProperty(node: Zod3Schema, at: string, keys = new SharedKeys()): Schema {
   const made = twinOf(node, at, keys)
   // Optional already (zod 4.6 says 'defaulted' of a default, where 4.0 says 'optional').
   if (made._zod.optin !== undefined) return made
@@ -350,7 +351,7 @@ export function twinProperty(node: Zod3Schema, at: string): Schema {
     optional = true
   }
   const property = optional ? z.optional(made) : made
-  if (key !== undefined) sharedProperties.set(key, property)
+  if (key !== undefined) sharedProperties.set(key, property, keys.weightOf(node))
   return property
 }
 
@@ -359,11 +360,10 @@ function object(
   at: string,
   child: (node: Zod3Schema, key: string) => Schema,
   params: ReturnType<typeof typeError>,
+  property: Convert,
 ): Schema {
   const given = def.shape() as Record<string, Zod3Schema>
-  const shape = Object.fromEntries(
-    Object.entries(given).map(([key, node]) => [key, twinProperty(node, `${at}/properties/${key}`)]),
-  )
+  const shape = Object.fromEntries(Object.entries(given).map(([key, node]) => [key, property(node, `${at}/properties/${key}`)]))
   const made =
     def.unknownKeys === 'strict'
       ? z.strictObject(shape, params)
