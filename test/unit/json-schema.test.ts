@@ -4,8 +4,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import * as z from 'zod'
 import * as zm from 'zod/mini'
-import { zodToJsonSchema } from '../../packages/mcp-edge/src/server/schema/json-schema.ts'
-import { keepsJsonSchema, toJsonSchema } from '../../packages/mcp-edge/src/server/schema/schema.ts'
+import { keepsJsonSchema, zodToJsonSchema } from '../../packages/mcp-edge/src/server/schema/json-schema.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
 import { build, recipe, STRING_FORMATS } from '../support/zod-recipes.ts'
 import type { Flavor, NumCheck, Recipe, StrCheck, StringFormat } from '../support/zod-recipes.ts'
@@ -438,24 +437,37 @@ describe('createMcpServer: schemas converted on first use', () => {
 
 // SDK 1.x's client checks a result against the tool's output schema with Ajv's draft-07; the
 // SDK 2.x client with 2020-12. A tuple is said so that both accept what zod accepts.
-describe('toJsonSchema: a schema marked keepsJsonSchema', () => {
-  it('is converted once, its JSON Schema handed to every later use; unmarked schemas and plugged converters convert each time', () => {
-    const kept = keepsJsonSchema(z.object({ city: z.string() }))
-    const first = toJsonSchema(kept, 'input')
-    expect(toJsonSchema(kept, 'input')).toBe(first)
-    expect(toJsonSchema(kept, 'output')).not.toBe(first) // each side its own
-    expect(toJsonSchema(kept, 'output')).toBe(toJsonSchema(kept, 'output'))
-    expect(first).toEqual(zodToJsonSchema(kept, 'input'))
-    const plain = z.object({ city: z.string() })
-    expect(toJsonSchema(plain, 'input')).not.toBe(toJsonSchema(plain, 'input'))
-    const plugged = (schema: z.ZodType, io: 'input' | 'output') => z.toJSONSchema(schema, { io })
-    expect(toJsonSchema(kept, 'input', plugged as never)).not.toBe(toJsonSchema(kept, 'input', plugged as never))
+describe('zodToJsonSchema: a schema marked keepsJsonSchema', () => {
+  it('is converted once: its node is used again as made, inside any later conversion, each of which returns its own copy', () => {
+    const city = keepsJsonSchema(z.string().describe('the city'))
+    const first = zodToJsonSchema(z.object({ city }), 'input')
+    z.globalRegistry.add(city, { description: 'changed later' }) // what keeping shows: the node as first made
+    const later = zodToJsonSchema(z.object({ from: city, to: city }), 'input')
+    expect([first.properties, later.properties]).toEqual([
+      { city: { type: 'string', description: 'the city' } },
+      { from: { type: 'string', description: 'the city' }, to: { type: 'string', description: 'the city' } },
+    ])
+    expect(zodToJsonSchema(city, 'input')).not.toBe(zodToJsonSchema(city, 'input'))
+    // Each side its own; an unmarked schema converted each time.
+    expect(zodToJsonSchema(city, 'output').description).toBe('changed later')
+    const plain = z.string().describe('plain')
+    zodToJsonSchema(plain, 'input')
+    z.globalRegistry.add(plain, { description: 'plain, changed' })
+    expect(zodToJsonSchema(plain, 'input').description).toBe('plain, changed')
+  })
+
+  it('keeps a node its conversion finished (a union of bare types as a type list), unchanged by the conversions that reuse it', () => {
+    const either = keepsJsonSchema(z.union([z.string(), z.number()]))
+    const alone = zodToJsonSchema(either, 'input')
+    const twice = z.object({ a: either, b: z.array(either) })
+    expect(zodToJsonSchema(twice, 'input')).toEqual(z.toJSONSchema(twice, { target: 'draft-2020-12', io: 'input' }))
+    expect(zodToJsonSchema(either, 'input')).toEqual(alone)
   })
 
   it('keeps nothing of a conversion that failed', () => {
     const kept = keepsJsonSchema(z.object({ when: z.date() }))
-    expect(() => toJsonSchema(kept, 'input')).toThrow(/zod type "date"/)
-    expect(() => toJsonSchema(kept, 'input')).toThrow(/zod type "date"/)
+    expect(() => zodToJsonSchema(kept, 'input')).toThrow(/zod type "date"/)
+    expect(() => zodToJsonSchema(kept, 'input')).toThrow(/zod type "date"/)
   })
 })
 

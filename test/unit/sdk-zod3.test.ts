@@ -10,7 +10,7 @@ import { describe, expect, it, vi } from 'vitest'
 import * as z4 from 'zod'
 import * as z3 from 'zod/v3'
 import { zodToJsonSchema } from '../../packages/mcp-edge/src/server/schema/json-schema.ts'
-import { completable, objectSchema } from '../../packages/mcp-edge/src/sdk/schema/schema.ts'
+import { completable, objectSchema, sharedShapes } from '../../packages/mcp-edge/src/sdk/schema/schema.ts'
 import { toJsonSchema } from '../../packages/mcp-edge/src/server/schema/schema.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
 import { sharedTwins, twin } from '../../packages/mcp-edge/src/sdk/schema/zod3.ts'
@@ -456,31 +456,65 @@ describe('zod 3 twins shared by equal schemas (zod3-shared.ts)', () => {
     expect(twin(mapped() as never)).not.toBe(twin(mapped() as never))
   })
 
-  it('shares the twin of a default of a plain value, not of an object, an array or a default that throws', () => {
+  it('shares no default: each server’s default function is its own, and building a twin calls none', async () => {
+    // A default that reads its server's state (McpAgent's `this.state`, a request's env).
+    const build = (initial: string) => {
+      const state = { region: initial, asked: 0 }
+      const server = new McpServer({ name: 'where', version: '1' })
+      const region = () => {
+        state.asked++
+        return state.region
+      }
+      server.tool('where', { region: z3.string().default(region) }, async ({ region }) => ({
+        content: [{ type: 'text', text: region }],
+      }))
+      return { server, state }
+    }
+    const [a, b] = [build('eu'), build('eu')]
+    for (const { server } of [a, b]) await sendAs(server.edge, 'tools/list', {})
+    b.state.region = 'us'
+    const answer = async ({ server }: typeof a) =>
+      (await sendAs<ToolAnswer>(server.edge, 'tools/call', { name: 'where', arguments: {} })).result?.content[0]?.text
+    expect([await answer(a), await answer(b)]).toEqual(['eu', 'us'])
+    // Asked by each list (the JSON Schema's `default`) and each call, never to build a key.
+    expect([a.state.asked, b.state.asked]).toEqual([2, 2])
     const count = () => z3.number().int().default(10)
-    expect(twin(count() as never)).toBe(twin(count() as never))
+    expect(twin(count() as never)).not.toBe(twin(count() as never))
     expect(z.parse(twin(count() as never), undefined)).toBe(10)
-    expect(twin(z3.number().default(11) as never)).not.toBe(twin(count() as never))
-    for (const made of [() => z3.array(z3.string()).default([]), () => z3.object({}).default({})])
-      expect(twin(made() as never)).not.toBe(twin(made() as never))
-    const broken = () =>
-      z3.string().default(() => {
-        throw new Error('no default')
-      })
-    const [one, other] = [twin(broken() as never), twin(broken() as never)]
-    expect(one === other).toBe(false)
   })
 
-  it('shares the object of equal raw shapes of zod 3 schemas, with its JSON Schema kept; not a shape with a zod 4 schema in it', () => {
-    const shape = () => ({ url: z3.string().url(), count: z3.number().default(10), tags: z3.array(z3.string()).optional() })
+  it('lists a default function’s value at each server’s list, for a schema made once and served by servers built per request', async () => {
+    let clock = 1000
+    const args = z3.object({ since: z3.number().default(() => clock) })
+    const listed = []
+    for (const at of [1000, 2000]) {
+      clock = at
+      const server = new McpServer({ name: 'since', version: '1' })
+      server.registerTool('since', { inputSchema: args }, async () => ({ content: [] }))
+      const { result } = await sendAs<{ tools: { inputSchema: { properties: { since: { default: number } } } }[] }>(
+        server.edge,
+        'tools/list',
+        {},
+      )
+      listed.push(result?.tools[0]?.inputSchema.properties.since.default)
+    }
+    expect(listed).toEqual([1000, 2000])
+  })
+
+  it('shares the object of equal raw shapes of zod 3 data, not a shape with a zod 4 schema or code in it', () => {
+    const shape = () => ({ url: z3.string().url(), count: z3.number().int(), tags: z3.array(z3.string()).optional() })
     const first = objectSchema(shape(), 'Tool "read"')
     expect(objectSchema(shape(), 'Tool "read"')).toBe(first)
-    expect(toJsonSchema(first, 'input')).toBe(toJsonSchema(objectSchema(shape(), 'Tool "read"'), 'input'))
-    expect(z.parse(first, { url: 'https://example.com' })).toEqual({ url: 'https://example.com', count: 10 })
-    const mixed = () => ({ url: z3.string(), at: z4.string() })
-    expect(objectSchema(mixed(), 'Tool "m"')).not.toBe(objectSchema(mixed(), 'Tool "m"'))
+    expect(toJsonSchema(objectSchema(shape(), 'Tool "read"'), 'input')).toEqual(toJsonSchema(first, 'input'))
+    expect(z.parse(first, { url: 'https://example.com', count: 2 })).toEqual({ url: 'https://example.com', count: 2 })
+    const others = [
+      () => ({ url: z3.string(), at: z4.string() }),
+      () => ({ url: z3.string(), count: z3.number().default(10) }),
+      () => ({ url: z3.string().refine((value) => value.length > 0) }),
+    ]
+    for (const made of others) expect(objectSchema(made(), 'Tool "m"')).not.toBe(objectSchema(made(), 'Tool "m"'))
     const reordered = objectSchema(
-      { tags: z3.array(z3.string()).optional(), url: z3.string().url(), count: z3.number().default(10) },
+      { tags: z3.array(z3.string()).optional(), url: z3.string().url(), count: z3.number().int() },
       'Tool "read"',
     )
     expect(reordered).not.toBe(first)
@@ -499,16 +533,31 @@ describe('zod 3 twins shared by equal schemas (zod3-shared.ts)', () => {
     expect([table.size, table.weight, kept.length]).toEqual([4, SHARED_BUDGET, 1])
     table.set('whole', z.string(), SHARED_BUDGET + 1) // more than the budget: never kept
     expect(table.get('whole')).toBeUndefined()
+    const again = new SharedTwins()
+    again.set('k', z.string(), 100)
+    again.set('k', z.string(), 100) // the same key set twice weighs once
+    expect([again.size, again.weight]).toEqual([1, 100])
   })
 
-  it('keeps no more of the schemas a server makes anew per request than its budget, however many it meets', () => {
+  it('keeps no more of the schemas a server makes anew per request than its budget, children included, however many it meets', () => {
     sharedTwins.clear()
+    sharedShapes.clear()
     // An enum read per tenant, as a server built per request would: each a new key.
     const values = (tenant: number) =>
       Array.from({ length: 300 }, (_, n) => `tenant-${tenant}-value-${n}`) as [string, ...string[]]
-    for (let tenant = 0; tenant < 300; tenant++) twin(z3.enum(values(tenant)) as never)
-    expect(sharedTwins.weight).toBeLessThanOrEqual(SHARED_BUDGET)
-    expect(sharedTwins.size).toBeLessThan(300)
+    for (let tenant = 0; tenant < 300; tenant++) {
+      twin(z3.object({ v: z3.enum(values(tenant)) }) as never)
+      objectSchema({ v: z3.enum(values(tenant)) }, 'Tool "t"')
+    }
+    for (const table of [sharedTwins, sharedShapes]) {
+      expect(table.weight).toBeLessThanOrEqual(SHARED_BUDGET)
+      expect(table.size).toBeLessThan(300)
+    }
+    // An object weighs its children: the enum's values, not the key that stands for them.
+    const keys = new SharedKeys()
+    const object = z3.object({ v: z3.enum(values(0)) })
+    expect(keys.weightOf(object as never)).toBeGreaterThan(keys.weightOf(object.shape.v as never))
+    expect(keys.weightOf(object as never)).toBeGreaterThan(300 * 'tenant-0-value-0'.length)
   })
 
   it('shares no twin of a schema whose data holds a cycle or a pattern with methods of its own', () => {

@@ -6,7 +6,8 @@
  */
 import * as z from 'zod/v4/mini'
 import { isObject } from '../../protocol/jsonrpc.ts'
-import { keepsJsonSchema, parsedAsynchronously, parsesAsynchronously } from '../../server/schema/schema.ts'
+import { keepsJsonSchema } from '../../server/schema/json-schema.ts'
+import { parsedAsynchronously, parsesAsynchronously } from '../../server/schema/schema.ts'
 import type { ObjectSchema, Schema } from '../../server/schema/schema.ts'
 import { twin, twinProperty } from './zod3.ts'
 import { SharedKeys, SharedTwins, shapeKey } from './zod3-shared.ts'
@@ -96,8 +97,7 @@ export function objectSchema(given: unknown, what: string): ObjectSchema {
     const schema = asZod4(given, what)
     if (schema._zod.def.type !== 'object')
       throw new Error(`${what}: the schema must be a zod object or a raw shape of zod schemas`)
-    // A twin: no code reaches it to change it, so its JSON Schema is kept once made.
-    return (isZod3(given) ? keepsJsonSchema(schema) : schema) as ObjectSchema
+    return schema as ObjectSchema
   }
   if (isRawShape(given)) return shapeObject(given, what)
   throw new Error(`${what}: mcp-edge/sdk takes zod schemas (a raw shape or z.object); convert other Standard Schemas to zod`)
@@ -108,7 +108,8 @@ export const sharedShapes = new SharedTwins()
 
 /**
  * A raw shape's object; shared by equal shapes of zod 3 schemas made of data alone (a server built
- * per request makes the same shapes each time), with its JSON Schema kept once made.
+ * per request makes the same shapes each time), with its JSON Schema kept once made: no code
+ * reaches it to change it.
  */
 function shapeObject(shape: ZodRawShape, what: string): ObjectSchema {
   const keys = new SharedKeys()
@@ -152,7 +153,7 @@ export function toolOutput(given: unknown, what: string): Schema | (() => Schema
   if (isRawShape(given)) return toolInput(given, what)
   if (!isZod3(given)) return objectSchema(given, what) // refused
   const { effects } = checked(given, what)
-  return once(() => awaitedIf(effects, keepsJsonSchema(asZod4(given, what))))
+  return once(() => awaitedIf(effects, asZod4(given, what)))
 }
 
 /**

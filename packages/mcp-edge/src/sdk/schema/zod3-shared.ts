@@ -3,22 +3,23 @@
  * makes its zod 3 schemas anew each time, and their twins with them on its first list or call;
  * building a twin is mostly constructing zod 4 nodes, where writing out what a zod 3 node is
  * costs a small part of that. A node made of data alone (its kind, checks, messages, description,
- * values, a default of a plain value, and children of the same) shares one twin with its equals
- * in the isolate. A node with code in it or under it (a refinement, a transform, a catch, a
- * default of an object or array, an error map of the code's own) is built for itself, as every
- * node was before: its code is its own.
+ * values, and children of the same) shares one twin with its equals in the isolate. A node with
+ * code in it or under it (a refinement, a transform, a default or catch, an error map of the
+ * code's own) is built for itself, as every node was before: its code is its own. zod 3 keeps
+ * even `.default(10)` as a function, whose value cannot be known without calling it (which would
+ * run a default function of the code's own once more) nor whose state it reads.
  *
  * The key stands for the node's definition written out whole (every field, in order, its children
  * by their own keys) with the zod 3 class that made it (each copy of zod 3 in a bundle has its own
  * classes): two nodes with one key parse, and convert to JSON Schema, alike, so the twin built for
- * one serves the other. The error map zod
- * 3 itself gives a schema made with params and every wrapper is data in effect (the messages it was
- * made with): it is told from the code's own by its source, and written out as its answers.
- * Kept, the most recently used first, within a budget of definitions' length (`SHARED_BUDGET`): a
- * server whose schemas hold per-request data (an enum read from storage) makes new keys each
- * time, and the oldest go. Not seen by a key: what zod 3 (from 3.23) reads of a schema's params
- * when it reports an issue (`z.string(params)`, a getter or a later change to `params.message`):
- * the key holds the message as it was when the twin was first asked for.
+ * one serves the other. The error map zod 3 itself gives a schema made with params, and every
+ * wrapper, is data in effect (the messages it was made with): it is told from the code's own by
+ * its source, and written out as its answers. Kept, the most recently used first, within a budget
+ * of the length of the definitions kept, children included (`SHARED_BUDGET`): a server whose
+ * schemas hold per-request data (an enum read from storage) makes new keys each time, and the
+ * oldest go. Not seen by a key: what zod 3 (from 3.23) reads of a schema's params when it reports
+ * an issue (`z.string(params)`, a getter or a later change to `params.message`): the key holds the
+ * message as it was when the twin was first asked for.
  */
 import type { Schema } from '../../server/schema/schema.ts'
 import { isZod3 } from './zod3-walk.ts'
@@ -32,6 +33,9 @@ import type { Zod3Schema } from './zod3-walk.ts'
 export const SHARED_BUDGET = 400_000
 /** Past the budget, one new key in this many is taken (the least recently used going for it), the others built and not kept. */
 const ADMIT_ONE_IN = 8
+
+/** Every table of twins: an intern table made anew leaves their keys unreachable, so they are emptied with it. */
+const tables: WeakRef<SharedTwins>[] = []
 
 /**
  * Twins by key, the most recently used kept within `SHARED_BUDGET` (a `Map` iterates in insertion
@@ -53,10 +57,19 @@ export class SharedTwins {
     return found.twin
   }
 
-  /** Keep `twin` for `key` (`weight`: its definition's length), within the budget. */
+  constructor() {
+    tables.push(new WeakRef(this))
+  }
+
+  /** Keep `twin` for `key` (`weight`: its definition's length, its children's included), within the budget. */
   set(key: string, twin: Schema, weight: number): void {
     if (weight > SHARED_BUDGET) return
     if (this.#weight + weight > SHARED_BUDGET && this.#missed++ % ADMIT_ONE_IN !== 0) return
+    const before = this.#twins.get(key)
+    if (before !== undefined) {
+      this.#twins.delete(key)
+      this.#weight -= before.weight
+    }
     this.#twins.set(key, { twin, weight })
     this.#weight += weight
     for (const [oldest, { weight: gone }] of this.#twins) {
@@ -102,6 +115,7 @@ function intern(definition: string): string {
     if (internedLength > 4 * SHARED_BUDGET) {
       interned.clear()
       internedLength = 0
+      for (const table of tables) table.deref()?.clear()
     }
     key = `@${nextKey++}`
     interned.set(definition, key)
@@ -172,31 +186,15 @@ const QUESTIONS: [issue: object, ctx: object][] = [
  */
 export function shapeKey(shape: Record<string, unknown>, keys: SharedKeys): { key: string; weight: number } | undefined {
   let definition = '{'
+  let weight = 0
   for (const [name, schema] of Object.entries(shape)) {
     const key = isZod3(schema) ? keys.of(schema) : undefined
     if (key === undefined) return undefined
     definition += `${JSON.stringify(name)}:${key},`
+    weight += keys.weightOf(schema as Zod3Schema)
   }
   definition += '}'
-  return { key: intern(definition), weight: definition.length }
-}
-
-/**
- * A default's value, where it is a string, number, boolean or null (zod 3 keeps `.default(10)` as
- * a function that returns it; zod asks it at each parse, and a list asks it for the JSON Schema's
- * `default`): equal schemas give it alike, and the twin asks the first one's. An object or array
- * is not shared (zod hands out the same one at each parse, which a handler may change), nor a
- * function that throws.
- */
-function defaultValue(value: () => unknown): string | undefined {
-  let given: unknown
-  try {
-    given = value()
-  } catch {
-    return undefined
-  }
-  const written = primitive(given)
-  return written === undefined ? undefined : `=${written}`
+  return { key: intern(definition), weight: weight + definition.length }
 }
 
 /** A string, number, boolean or null written out; undefined for anything else. */
@@ -221,6 +219,8 @@ export class SharedKeys {
   readonly #keys = new Map<object, { key: string; weight: number } | null>()
   /** The plain objects and arrays being written out: one met again inside itself is a cycle, no data. */
   readonly #open = new Set<object>()
+  /** The weight of the children of the node being written out. */
+  #children = 0
 
   of(node: Zod3Schema): string | undefined {
     return this.#read(node)?.key
@@ -236,8 +236,12 @@ export class SharedKeys {
     if (known !== undefined) return known ?? undefined
     // Unshared while it is being read: a node met again under itself (no twin has that) stays so.
     this.#keys.set(node, null)
+    const outer = this.#children
+    this.#children = 0
     const definition = this.#definition(node)
-    const read = definition === undefined ? undefined : { key: intern(definition), weight: definition.length }
+    // What the twin holds: its own data and its children's, which a kept twin keeps alive.
+    const read = definition === undefined ? undefined : { key: intern(definition), weight: definition.length + this.#children }
+    this.#children = outer
     this.#keys.set(node, read ?? null)
     return read
   }
@@ -261,9 +265,7 @@ export class SharedKeys {
           ? this.#value(value)
           : field === 'errorMap'
             ? this.#errorMap(node, value as ErrorMap)
-            : field === 'defaultValue' && def.typeName === 'ZodDefault'
-              ? defaultValue(value as () => unknown)
-              : undefined
+            : undefined
       if (written === undefined) return undefined
       key += `${field}:${written},`
     }
@@ -289,7 +291,11 @@ export class SharedKeys {
   }
 
   #object(value: object): string | undefined {
-    if (isZod3(value)) return this.of(value)
+    if (isZod3(value)) {
+      const read = this.#read(value)
+      if (read !== undefined) this.#children += read.weight
+      return read?.key
+    }
     // A pattern of its own class or with its own methods is code.
     if (value instanceof RegExp)
       return Object.getPrototypeOf(value) === RegExp.prototype && Reflect.ownKeys(value).length === 1

@@ -20,6 +20,7 @@
  */
 import * as z from 'zod/v4/mini'
 import type { Schema } from '../../server/schema/schema.ts'
+import { keepsJsonSchema } from '../../server/schema/json-schema.ts'
 import { Attached } from '../../server/attached.ts'
 import { copied, inShapeOrder, optional, patched } from './twin-changes.ts'
 import { context, effect } from './zod3-effects.ts'
@@ -56,7 +57,8 @@ function twinOf(schema: Zod3Schema, at: string, keys: SharedKeys): Schema {
     let made = key === undefined ? undefined : sharedTwins.get(key)
     if (made === undefined) {
       made = build(node, at, convert, property)
-      if (key !== undefined) sharedTwins.set(key, made, keys.weightOf(node))
+      // Shared: no code reaches it to change it, so its JSON Schema is kept once made.
+      if (key !== undefined) sharedTwins.set(key, keepsJsonSchema(made), keys.weightOf(node))
     }
     twins.set(node, made)
     // A brand's twin is its schema's, and equal nodes share one.
@@ -351,7 +353,7 @@ export function twinProperty(node: Zod3Schema, at: string, keys = new SharedKeys
     optional = true
   }
   const property = optional ? z.optional(made) : made
-  if (key !== undefined) sharedProperties.set(key, property, keys.weightOf(node))
+  if (key !== undefined) sharedProperties.set(key, keepsJsonSchema(property), keys.weightOf(node))
   return property
 }
 

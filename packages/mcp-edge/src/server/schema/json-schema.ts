@@ -23,6 +23,7 @@ import * as z from 'zod/v4/mini'
 import { compact, defOf, numericKey, transforms } from './json-schema-rules.ts'
 import type { Json, Zod } from './json-schema-rules.ts'
 import { TYPE_KEYWORDS } from './json-schema-types.ts'
+import { Attached } from '../attached.ts'
 import type { SchemaNode } from './json-schema-types.ts'
 
 const DIALECT = 'https://json-schema.org/draft/2020-12/schema'
@@ -51,10 +52,34 @@ export function zodToJsonSchema(root: Zod, io: 'input' | 'output'): Json {
   return JSON.parse(JSON.stringify({ $schema: DIALECT, ...node }))
 }
 
+/** The node of each schema marked `keepsJsonSchema`, for each side, once made (`true`: marked, not made yet). */
+const kept = {
+  input: new Attached<Json | true>('mcp-edge.keptInputJsonSchema'),
+  output: new Attached<Json | true>('mcp-edge.keptOutputJsonSchema'),
+}
+
+/**
+ * Have the converter keep `schema`'s node once made, and use it as it is wherever the schema is
+ * met again, in any later conversion: for a schema no code can reach to change (its metadata
+ * included), such as mcp-edge/sdk's twins of zod 3 schemas shared between the servers a factory
+ * builds per request (sdk/schema/zod3-shared.ts). Every conversion still returns its own copy.
+ *
+ * @example
+ * const shared = keepsJsonSchema(z.object(properties))
+ */
+export function keepsJsonSchema<S extends Zod>(schema: S): S {
+  for (const side of [kept.input, kept.output]) if (!side.has(schema)) side.set(schema, true)
+  return schema
+}
+
 /** One conversion's state: a node per schema instance (zod shares them), the path to the current one. */
 class Walk {
   readonly #io: 'input' | 'output'
   readonly #done = new Map<Zod, Json>()
+  /** Nodes kept from an earlier conversion (`keepsJsonSchema`): finished then, not this conversion's to change. */
+  readonly #reused = new Set<Json>()
+  /** Marked schemas whose nodes this conversion made, kept once it finishes. */
+  readonly #toKeep: Zod[] = []
   /** The schemas being converted, outermost first: one met again is a recursion. */
   readonly #path: Zod[] = []
   /** Record keys, with where they are. */
@@ -68,6 +93,13 @@ class Walk {
   convert(schema: Zod, at: string): Json {
     const cached = this.#done.get(schema)
     if (cached) return cached
+    const keeping = kept[this.#io].get(schema)
+    if (keeping !== undefined && keeping !== true) {
+      this.#done.set(schema, keeping)
+      this.#reused.add(keeping)
+      return keeping
+    }
+    if (keeping === true) this.#toKeep.push(schema)
     if (this.#path.includes(schema)) unsupported('a recursive schema', at, this.#io)
     this.#path.push(schema)
     const node = this.#node(schema, at)
@@ -94,9 +126,10 @@ class Walk {
 
   /** After every node is built, as zod does: a wrapper's own keywords (metadata) can stop these. */
   finish(): void {
-    const nodes = new Set<unknown>(this.#done.values())
+    const nodes = new Set<unknown>([...this.#done.values()].filter((node) => !this.#reused.has(node)))
     for (const each of nodes) compact(each as Json, nodes)
     for (const [names, at] of this.#recordKeys) if (numericKey(names)) unsupported('a numeric record key', at, this.#io)
+    for (const schema of this.#toKeep) kept[this.#io].set(schema, this.#done.get(schema) as Json)
   }
 }
 

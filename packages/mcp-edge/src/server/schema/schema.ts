@@ -39,34 +39,7 @@ export type JsonSchemaConverter = (schema: Schema, io: 'input' | 'output') => Js
  * toJsonSchema(z.object({ city: z.string() }), 'input') // { $schema, type: 'object', properties, required }
  */
 export function toJsonSchema(schema: Schema, io: 'input' | 'output', convert: JsonSchemaConverter = zodToJsonSchema): JsonSchema {
-  const kept = convert === zodToJsonSchema ? keptJson[io] : undefined
-  if (kept === undefined || !kept.has(schema)) return convert(schema, io)
-  let json = kept.get(schema)
-  if (json === true) {
-    json = convert(schema, io)
-    kept.set(schema, json)
-  }
-  return json as JsonSchema
-}
-
-/** The JSON Schema of schemas marked `keepsJsonSchema`, for each side (`true`: marked, not converted yet). */
-const keptJson = {
-  input: new Attached<JsonSchema | true>('mcp-edge.keptInputJsonSchema'),
-  output: new Attached<JsonSchema | true>('mcp-edge.keptOutputJsonSchema'),
-}
-
-/**
- * Have the built-in converter keep `schema`'s JSON Schema once made, for every server that lists
- * it: for a schema no code can reach to change (its metadata included), which mcp-edge/sdk shares
- * between the servers a factory builds per request (sdk/schema/zod3-shared.ts). The same object is
- * handed to each: read it, do not change it.
- *
- * @example
- * const shared = keepsJsonSchema(z.object(properties))
- */
-export function keepsJsonSchema<S extends Schema>(schema: S): S {
-  for (const kept of [keptJson.input, keptJson.output]) if (!kept.has(schema)) kept.set(schema, true)
-  return schema
+  return convert(schema, io)
 }
 
 /**
