@@ -11,7 +11,7 @@ import * as z4 from 'zod'
 import * as z3 from 'zod/v3'
 import { zodToJsonSchema } from '../../packages/mcp-edge/src/server/schema/json-schema.ts'
 import { completable, objectSchema, sharedShapes } from '../../packages/mcp-edge/src/sdk/schema/schema.ts'
-import { toJsonSchema } from '../../packages/mcp-edge/src/server/schema/schema.ts'
+import { parsesAsynchronously, toJsonSchema } from '../../packages/mcp-edge/src/server/schema/schema.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
 import { sharedTwins, twin } from '../../packages/mcp-edge/src/sdk/schema/zod3.ts'
 import { SHARED_BUDGET, SharedKeys, SharedTwins } from '../../packages/mcp-edge/src/sdk/schema/zod3-shared.ts'
@@ -518,6 +518,14 @@ describe('zod 3 twins shared by equal schemas (zod3-shared.ts)', () => {
       'Tool "read"',
     )
     expect(reordered).not.toBe(first)
+  })
+
+  it('parses an equal zod 3 object of another tool at once after the tool it was a property of was found asynchronous', async () => {
+    const cfg = () => z3.object({ x: z3.string().describe('beside an async refinement') })
+    const server = new McpServer({ name: 'mixed', version: '1' })
+    server.tool('mixed', { cfg: cfg(), b: z4.string().refine(async () => true) }, async () => ({ content: [] }))
+    await sendAs(server.edge, 'tools/call', { name: 'mixed', arguments: { cfg: { x: 'y' }, b: 'z' } })
+    expect(parsesAsynchronously(objectSchema(cfg(), 'Tool "other"'))).toBe(false)
   })
 
   it('keeps the most recently used twins within its budget, and past it takes one new key in eight', () => {

@@ -128,6 +128,8 @@ function zod3Code(typeName: string, issue: z.core.$ZodRawIssue): string {
 function typeError(def: Def): { error: (issue: z.core.$ZodRawIssue) => string | undefined } | undefined {
   const map = def.errorMap as ((issue: object, ctx: object) => { message?: string } | undefined) | undefined
   if (typeof map !== 'function') return undefined
+  // Not `def` itself: a shared twin would keep its first node's children alive through it.
+  const typeName = def.typeName as string
   return {
     error: (issue) => {
       const received = parsedType(issue.input)
@@ -138,7 +140,7 @@ function typeError(def: Def): { error: (issue: z.core.$ZodRawIssue) => string | 
           : issue.code === 'invalid_type' && expected
             ? `Expected ${expected}, received ${received}`
             : 'Invalid input'
-      const code = zod3Code(def.typeName, issue)
+      const code = zod3Code(typeName, issue)
       const message = map({ ...issue, code, received }, { data: issue.input, defaultError: fallback })?.message
       return message === fallback ? undefined : message
     },

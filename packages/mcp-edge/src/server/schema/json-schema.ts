@@ -72,6 +72,9 @@ export function keepsJsonSchema<S extends Zod>(schema: S): S {
   return schema
 }
 
+/** Whether `schema` is marked `keepsJsonSchema`. */
+export const isKept = (schema: Zod): boolean => kept.input.has(schema)
+
 /** One conversion's state: a node per schema instance (zod shares them), the path to the current one. */
 class Walk {
   readonly #io: 'input' | 'output'

@@ -9,7 +9,7 @@ import { $ZodAsyncError } from 'zod/v4/core'
 import { McpError } from '../../protocol/errors.ts'
 import { isObject } from '../../protocol/jsonrpc.ts'
 import { issueMessage } from './issues.ts'
-import { zodToJsonSchema } from './json-schema.ts'
+import { isKept, zodToJsonSchema } from './json-schema.ts'
 import { Attached } from '../attached.ts'
 
 /** Any zod v4 schema (classic `zod` or `zod/mini`). */
@@ -84,7 +84,9 @@ export function parseMaybeAsync<S extends Schema>(schema: S, value: unknown): Pa
       // ones, and mcp-edge/sdk parses such an object asynchronously at once (`parsesAsynchronously`).
       awaited.set(schema, true)
       const { shape } = schema._zod.def as { shape?: Record<string, Schema> }
-      for (const property of Object.values(shape ?? {})) awaited.set(property, true)
+      // Not a property whose JSON Schema is kept: it holds no code, so it made nothing asynchronous,
+      // and it may be shared by other servers' schemas (mcp-edge/sdk's twins of zod 3 data).
+      for (const property of Object.values(shape ?? {})) if (!isKept(property)) awaited.set(property, true)
     }
   }
   return z
