@@ -48,6 +48,10 @@ export class SharedTwins {
   #weight = 0
   #missed = 0
 
+  constructor() {
+    tables.push(new WeakRef(this))
+  }
+
   /** The twin kept for `key`, now the most recently used. */
   get(key: string): Schema | undefined {
     const found = this.#twins.get(key)
@@ -55,10 +59,6 @@ export class SharedTwins {
     this.#twins.delete(key)
     this.#twins.set(key, found)
     return found.twin
-  }
-
-  constructor() {
-    tables.push(new WeakRef(this))
   }
 
   /** Keep `twin` for `key` (`weight`: its definition's length, its children's included), within the budget. */
