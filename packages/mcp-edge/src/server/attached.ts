@@ -34,14 +34,14 @@ export class Attached<T> {
 
   /** Set `target`'s data: not enumerable, so a spread or `Object.assign` of the object leaves it behind. */
   set(target: object, value: T): void {
-    const own = Object.getOwnPropertyDescriptor(target, this.#key)
-    // A proxy may refuse the property (its trap answers false) though its target takes new ones.
-    const kept = own
-      ? own.writable === true && Reflect.set(target, this.#key, value)
+    // Written over where it is (false where the object was frozen since), else defined; a proxy may
+    // refuse either (its trap answers false) though its target takes new properties.
+    const kept = Object.hasOwn(target, this.#key)
+      ? Reflect.set(target, this.#key, value)
       : Object.isExtensible(target) &&
         Reflect.defineProperty(target, this.#key, { value, writable: true, configurable: true, enumerable: false })
-    if (kept) this.#closed.delete(target)
-    else this.#close(target, value)
+    if (!kept) this.#close(target, value)
+    else if (this.#anyClosed) this.#closed.delete(target)
   }
 
   #close(target: object, value: T | undefined): void {

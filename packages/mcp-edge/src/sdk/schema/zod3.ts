@@ -62,7 +62,7 @@ function twinOf(schema: Zod3Schema, at: string, keys: SharedKeys): Schema {
     }
     twins.set(node, made)
     // A brand's twin is its schema's, and equal nodes share one.
-    twinned.set(made, true)
+    if (!twinned.has(made)) twinned.set(made, true)
     return made
   }
   // An object's properties in the same build: their keys are read once.
