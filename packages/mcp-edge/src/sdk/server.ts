@@ -4,7 +4,7 @@
  * a core tool, resource, template or prompt whose handler calls the SDK-style callback with the
  * SDK-style context (context.ts) and runs its multi-round-trip questions on the core's sealed
  * rounds (rounds.ts). The core knows nothing of this file.
- * The registrations themselves are in define.ts, the types in types.ts. Over 300 lines: the
+ * The registrations themselves are in define.ts, the types in types.ts. Over 400 lines: the
  * SDKs' overloads of `tool`, `resource` and `prompt` are the class's public API and stay on it.
  */
 import { isObject } from '../protocol/jsonrpc.ts'

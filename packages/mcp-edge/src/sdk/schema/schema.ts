@@ -11,7 +11,7 @@ import { parsedAsynchronously, parsesAsynchronously } from '../../server/schema/
 import type { ObjectSchema, Schema } from '../../server/schema/schema.ts'
 import { twin, twinProperty } from './zod3.ts'
 import { SharedKeys, SharedTwins, shapeKey } from './zod3-shared.ts'
-import { check, isObjectTwin, isZod3 } from './zod3-walk.ts'
+import { check, isObjectTwin, isZod3, objectUnder } from './zod3-walk.ts'
 import type { Zod3Schema } from './zod3-walk.ts'
 import { Attached } from '../../server/attached.ts'
 
@@ -260,18 +260,6 @@ function unwrapped(schema: unknown): unknown {
   return undefined
 }
 
-/** A zod 3 object's shape, under the refinements or brand its twin is an object through. */
-function zod3Shape(given: Zod3Schema): Record<string, unknown> | undefined {
-  let node = given
-  for (;;) {
-    const def = node._def as { typeName: string; schema?: unknown; type?: unknown }
-    const inner = def.typeName === 'ZodEffects' ? def.schema : def.typeName === 'ZodBranded' ? def.type : undefined
-    if (!isZod3(inner)) break
-    node = inner
-  }
-  return (node._def as { shape?: () => Record<string, unknown> }).shape?.()
-}
-
 /**
  * The completion callbacks of a prompt's arguments as the code gave them (a raw shape, or a zod
  * 4 or zod 3 object; for the core's `complete` option), found through the wrappers an optional
@@ -282,7 +270,7 @@ export function completersOf(given: unknown): Record<string, CompleteCallback> {
   const shape = isZod(given)
     ? (given._zod.def as { shape?: Record<string, unknown> }).shape
     : isZod3(given)
-      ? zod3Shape(given)
+      ? (objectUnder(given)?._def as { shape?: () => Record<string, unknown> } | undefined)?.shape?.()
       : isRawShape(given)
         ? given
         : undefined

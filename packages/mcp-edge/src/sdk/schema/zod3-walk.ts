@@ -115,10 +115,13 @@ function parts(node: Zod3Schema, at: string): [Zod3Schema, string][] {
   }
 }
 
-/** Whether a zod 3 schema's twin is a zod 4 object (an object, refined or branded): what a tool's input must be. */
-export function isObjectTwin(node: Zod3Schema): boolean {
+/** The zod 3 object a schema's twin is a zod 4 object through (the object, refined or branded), else undefined. */
+export function objectUnder(node: Zod3Schema): Zod3Schema | undefined {
   const def = node._def as Def
-  if (def.typeName === 'ZodObject') return true
-  if (def.typeName === 'ZodBranded') return isObjectTwin(def.type)
-  return def.typeName === 'ZodEffects' && def.effect.type === 'refinement' && isObjectTwin(def.schema)
+  if (def.typeName === 'ZodObject') return node
+  if (def.typeName === 'ZodBranded') return objectUnder(def.type)
+  return def.typeName === 'ZodEffects' && def.effect.type === 'refinement' ? objectUnder(def.schema) : undefined
 }
+
+/** Whether a zod 3 schema's twin is a zod 4 object: what a tool's input must be. */
+export const isObjectTwin = (node: Zod3Schema): boolean => objectUnder(node) !== undefined
