@@ -34,8 +34,13 @@ export const SHARED_BUDGET = 400_000
 /** Past the budget, one new key in this many is taken (the least recently used going for it), the others built and not kept. */
 const ADMIT_ONE_IN = 8
 
-/** Every table of twins: an intern table made anew leaves their keys unreachable, so they are emptied with it. */
-const tables: WeakRef<SharedTwins>[] = []
+/**
+ * Every table of twins: an intern table made anew leaves their keys unreachable, so they are
+ * emptied with it. Held strongly: the adapter makes three, once, at module load, and `WeakRef`
+ * does not exist in workerd before the 2025-05-05 compatibility date (`enable_weak_ref`), where
+ * agents' Workers run too.
+ */
+const tables: SharedTwins[] = []
 
 /**
  * Twins by key, the most recently used kept within `SHARED_BUDGET` (a `Map` iterates in insertion
@@ -49,7 +54,7 @@ export class SharedTwins {
   #missed = 0
 
   constructor() {
-    tables.push(new WeakRef(this))
+    tables.push(this)
   }
 
   /** The twin kept for `key`, now the most recently used. */
@@ -115,7 +120,7 @@ function intern(definition: string): string {
     if (internedLength > 4 * SHARED_BUDGET) {
       interned.clear()
       internedLength = 0
-      for (const table of tables) table.deref()?.clear()
+      for (const table of tables) table.clear()
     }
     key = `@${nextKey++}`
     interned.set(definition, key)
