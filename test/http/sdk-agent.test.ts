@@ -316,6 +316,54 @@ describe("McpAgent whose init() registers by the grant's props (Cloudflare's rem
   })
 })
 
+// Published McpAgent servers narrow `props` with a field of their own (`props!: Props`, or
+// `private props!: Props`) and assign it in init(). Before, the field (an own property, as this
+// fixture emits fields) hid the grant's props, and the assignment threw where it did not.
+describe('McpAgent whose class narrows props with a field and assigns it', () => {
+  const grant = (sub: string, token: string) => JSON.stringify({ sub, permissions: [], accessToken: token })
+  const call = async (client: Client | ClientV2, name: string, args: Record<string, unknown> = {}) =>
+    text(await client.callTool({ name, arguments: args }))
+
+  it("serves the value init() assigned, and a handler's assignment for its own request only (2026-07-28)", async () => {
+    const connect = async (sub: string, token: string) => {
+      const client = new ClientV2(
+        { name: 'client-2x', version: '1.0.0' },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+      )
+      const headers = { 'x-test-grant': grant(sub, token) }
+      await client.connect(new TransportV2(new URL('/narrowed', worker.url), { requestInit: { headers } }))
+      return client
+    }
+    const first = await connect('erin', 't1')
+    const second = await connect('erin', 't2')
+    try {
+      expect(await call(first, 'whoami')).toBe('ERIN t1')
+      expect(await call(first, 'rename', { sub: 'mallory' })).toBe('mallory')
+      expect(await call(first, 'whoami')).toBe('ERIN t1')
+      // The same person's other grant (init() read all of it): set up again, its own value.
+      expect(await call(second, 'whoami')).toBe('ERIN t2')
+      expect(await call(first, 'whoami')).toBe('ERIN t1')
+    } finally {
+      await Promise.all([first.close(), second.close()])
+    }
+  })
+
+  it('the same in a 2025 session (the SDK 1.x client)', async () => {
+    const client = new Client({ name: 'sdk-1x', version: '1.0.0' })
+    const transport = new StreamableHTTPClientTransport(new URL('/narrowed', worker.url), {
+      requestInit: { headers: { 'x-test-grant': grant('grace', 't3') } },
+    })
+    await client.connect(transport)
+    try {
+      expect(await call(client, 'whoami')).toBe('GRACE t3')
+      expect(await call(client, 'rename', { sub: 'mallory' })).toBe('mallory')
+      expect(await call(client, 'whoami')).toBe('GRACE t3')
+    } finally {
+      await client.close()
+    }
+  })
+})
+
 describe('McpAgent.serveSSE', () => {
   it('answers an error that names serve() instead of opening an SSE stream', async () => {
     const response = await fetch(new URL('/sse', worker.url), { headers: { accept: 'text/event-stream' } })

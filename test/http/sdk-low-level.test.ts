@@ -47,7 +47,7 @@ describe('a low-level Server via createMcpHandler: the SDK 1.x client (2025 era,
   })
   afterAll(() => client?.close())
 
-  it('initializes with the server’s identity, instructions and the capabilities its handlers serve', () => {
+  it('initializes with the server’s identity, instructions and the capabilities its handlers serve (its own initialize handler never called)', () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'sdk-low-level-notes', version: '1.0.0' })
     expect(client.getInstructions()).toBe('Notes, read as resources.')
     expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: {}, prompts: {}, completions: {} })

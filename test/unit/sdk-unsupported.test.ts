@@ -6,10 +6,12 @@
  * the SDK 2.x resources example calls of the low-level server is taken: `setRequestHandler` for
  * `resources/subscribe` (mcp-edge keeps subscriptions itself) and `sendResourceUpdated`.
  */
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import * as z from 'zod/v4'
 import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
+import { InitializeRequestSchema, PingRequestSchema } from '../../packages/mcp-edge/src/sdk/low-level/schemas.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
+import { sendAs } from './support.ts'
 
 describe('server.experimental.tasks.registerToolTask', () => {
   it('throws naming the tool, the reason and the replacement, and registers nothing', () => {
@@ -39,6 +41,34 @@ describe('server.server.setRequestHandler and sendResourceUpdated', () => {
     expect(() => server.server.setRequestHandler('logging/setLevel', () => ({}))).not.toThrow()
     expect(() => server.server.setRequestHandler('resources/subscribe', () => ({}))).not.toThrow()
     expect(() => server.server.setRequestHandler('resources/unsubscribe', () => ({}))).not.toThrow()
+  })
+
+  it('takes initialize and ping handlers and never calls them (mcp-edge answers both), said once in the log', async () => {
+    const server = new McpServer({ name: 'sdk', version: '1' })
+    const called: string[] = []
+    const logged = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      for (const schema of [InitializeRequestSchema, PingRequestSchema, InitializeRequestSchema]) {
+        server.server.setRequestHandler(schema, () => {
+          called.push(schema.shape.method.value)
+          return {}
+        })
+      }
+      server.server.setRequestHandler('ping', () => called.push('ping'))
+      expect((await sendAs(server.edge, 'ping', {}, undefined, '2025-11-25')).result).toEqual({})
+      expect(called).toEqual([])
+      const messages = logged.mock.calls.map(([line]) => (JSON.parse(String(line)) as { msg: string }).msg)
+      for (const method of ['initialize', 'ping']) {
+        const said = `setRequestHandler("${method}") is accepted and never called: mcp-edge answers ${method} itself`
+        expect(
+          messages.filter((message) => message.startsWith(said)),
+          method,
+        ).toHaveLength(1)
+      }
+    } finally {
+      logged.mockRestore()
+    }
+    expect(() => server.server.setRequestHandler(PingRequestSchema, 'not a function' as never)).toThrow(TypeError)
   })
 
   it('sendResourceUpdated publishes the update through the server’s event delivery', async () => {

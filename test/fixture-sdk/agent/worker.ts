@@ -220,6 +220,31 @@ export class GateMCP extends McpAgent<Env, unknown, GateProps> {
   }
 }
 
+/**
+ * A class that narrows `props` with a field of its own and assigns it in `init()`, as published
+ * McpAgent servers do (`props!: Props`; one assigns `this.props = (this as any).props`). This
+ * fixture emits class fields as defined (ES2022), so the field is an own property of the object,
+ * set to undefined after the base constructor; `init()` stores a derived value for its set-up, and
+ * `rename` assigns one for its own request only.
+ */
+export class NarrowedMCP extends McpAgent<Env, unknown, GateProps> {
+  server = new McpServer({ name: 'sdk-agent-narrowed', version: '1.0.0' })
+  // @ts-expect-error TS2612 against agents' McpAgent too, where fields are emitted as defined (a
+  // published server's `private props!: Props` is TS2415 there); wrangler bundles without
+  // type-checking, and such servers run on agents.
+  props!: GateProps
+  async init() {
+    this.props = { ...this.props, sub: this.props.sub.toUpperCase() }
+    this.server.tool('whoami', 'Who the set-up says is calling', async () => ({
+      content: [{ type: 'text', text: `${this.props.sub} ${this.props.accessToken}` }],
+    }))
+    this.server.tool('rename', 'Call yourself something else, for this request', { sub: z.string() }, async ({ sub }) => {
+      this.props = { ...this.props, sub }
+      return { content: [{ type: 'text', text: this.props.sub }] }
+    })
+  }
+}
+
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext) {
     const { pathname } = new URL(request.url)
@@ -227,6 +252,10 @@ export default {
       // Added for the test: the grant an OAuth provider would hand over (ctx.props), as the test names it.
       ;(ctx as ExecutionContext & { props: unknown }).props = JSON.parse(request.headers.get('x-test-grant') ?? 'null')
       return GateMCP.serve('/gate', { binding: 'GATE_OBJECT' }).fetch(request, env, ctx)
+    }
+    if (pathname === '/narrowed') {
+      ;(ctx as ExecutionContext & { props: unknown }).props = JSON.parse(request.headers.get('x-test-grant') ?? 'null')
+      return NarrowedMCP.serve('/narrowed', { binding: 'NARROWED_OBJECT' }).fetch(request, env, ctx)
     }
     if (pathname === '/sse' || pathname === '/sse/message') return CounterMCP.serveSSE('/sse').fetch(request, env, ctx)
     if (pathname.startsWith('/repo/')) return RepoMCP.serve('/repo/*', { binding: 'REPO_OBJECT' }).fetch(request, env, ctx)

@@ -12,7 +12,7 @@
 import { Server } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/server/index.js
 import { createMcpHandler, McpAgent } from 'mcp-edge/sdk' // was: agents/mcp
 import { CallToolRequestSchema, CompleteRequestSchema, ErrorCode, McpError } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
-import { GetPromptRequestSchema, ListPromptsRequestSchema } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
+import { GetPromptRequestSchema, InitializeRequestSchema, ListPromptsRequestSchema } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
 import { ListResourcesRequestSchema, ListResourceTemplatesRequestSchema } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
 import { ListToolsRequestSchema, ReadResourceRequestSchema, SetLevelRequestSchema } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
 import type { CallToolResult, Resource, ServerCapabilities, Tool } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
@@ -62,6 +62,14 @@ function notesServer(): Server {
       instructions: 'Notes, read as resources.',
     },
   )
+
+  // Its own initialize answer, as some servers set one (a protocol revision, extra serverInfo
+  // fields): taken and never called, mcp-edge answers initialize itself (docs/migrate.md).
+  server.setRequestHandler(InitializeRequestSchema, async () => ({
+    protocolVersion: '2025-03-26',
+    capabilities: CAPABILITIES,
+    serverInfo: { name: 'notes-own-initialize', version: '0.0.1', developmentMode: true },
+  }))
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: NOTE_TOOLS }))
 

@@ -45,7 +45,8 @@ import {
 } from './serving.ts'
 import type { Serving } from './serving.ts'
 import { ListHandlerFailed, prepared } from './low-level/prepare.ts'
-import { currentHandler, currentRequest, RequestHost, withBuilding, withRequest } from './request-store.ts'
+import { building, currentHandler, currentRequest, RequestHost, withBuilding, withRequest } from './request-store.ts'
+import type { RequestStore } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
 import type { ElicitParams, ElicitResult } from './input.ts'
 import { callerFromProps, grantOf, propsOf } from './principal.ts'
@@ -59,6 +60,8 @@ const FORWARDED = 'x-mcp-edge-agent'
 const STATE_KEY = 'mcp-edge:state'
 /** The table of redeemed confirmation states, in the agent's own SQLite storage. */
 const REDEEMED = 'mcp_edge_redeemed'
+/** What a handler assigned to `this.props`, for its request only (McpAgent `props`). */
+const assignedInRequest = new WeakMap<RequestStore, { value: unknown }>()
 
 export interface ServeOptions<Env = unknown> extends CreateMcpHandlerOptions<Env> {
   /** The Durable Object binding of the agent class (default `MCP_OBJECT`). */
@@ -283,10 +286,43 @@ export abstract class McpAgent<
 
   /**
    * The props of the calling request's grant (an OAuth provider in front). Read from the request
-   * running now, so two concurrent calls each see their own.
+   * running now, so two concurrent calls each see their own. Declared as agents declares it, a
+   * property (a subclass may narrow it: `props!: Props`), and served by an accessor on the
+   * prototype (below). Code may assign it, as it may in agents: in `onStart` or `init()` the
+   * value stands for the set-up (until the object sets up again for other props), in a handler
+   * for that request only, so one grant's value never answers another's request; `undefined`
+   * assigned in a set-up gives the request's props back.
    */
-  get props(): Props | undefined {
-    return currentRequest()?.props as Props | undefined
+  declare props: Props | undefined
+  /** What a set-up (or the constructor) assigned to `this.props`. */
+  #assignedProps: { value: unknown } | undefined
+
+  static {
+    Object.defineProperty(McpAgent.prototype, 'props', {
+      configurable: true,
+      get(this: McpAgent) {
+        const store = currentRequest()
+        const assigned = (store && assignedInRequest.get(store)) ?? this.#assignedProps
+        return assigned ? assigned.value : store?.props
+      },
+      set(this: McpAgent, value: unknown) {
+        const store = currentRequest()
+        if (store !== undefined && !building()) assignedInRequest.set(store, { value })
+        else this.#assignedProps = value === undefined ? undefined : { value }
+      },
+    })
+  }
+
+  /**
+   * A subclass's own `props` field (`props!: Props` or `private props!: Props`, which TypeScript
+   * defines on the object after this constructor when it emits fields as defined, ES2022) hides
+   * the accessor: it is taken off, and its value, if any, assigned through it.
+   */
+  #uncoverProps(): void {
+    const own = Object.getOwnPropertyDescriptor(this, 'props')
+    if (own === undefined || !('value' in own) || !own.configurable) return
+    delete (this as { props?: unknown }).props
+    if (own.value !== undefined) this.props = own.value as Props
   }
 
   /**
@@ -369,8 +405,10 @@ export abstract class McpAgent<
     return withBuilding(host, async () => {
       const loud = this.#served ? quiet(this.#served) : () => {}
       try {
-        if (again) this.#takeBack()
-        else this.#markBefore()
+        if (again) {
+          this.#takeBack()
+          this.#assignedProps = undefined
+        } else this.#markBefore()
         return await this.#start()
       } catch (error) {
         // Which hook threw, said now: another grant's set-up may begin before the requests hear it.
@@ -411,6 +449,7 @@ export abstract class McpAgent<
     this.#initThrew = false
     this.#listsThrew = false
     this.#initialized = undefined
+    this.#uncoverProps()
     await this.onStart(this.props)
     await this.#init()
     // What the object acts on of serve()'s options (the Worker acted on the rest: auth, Origin, Host).

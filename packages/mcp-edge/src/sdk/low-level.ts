@@ -130,6 +130,14 @@ export function methodOf(methodOrSchema: string | RequestSchema): string | undef
 const KEPT_BY_MCP_EDGE = new Set(['resources/subscribe', 'resources/unsubscribe', 'logging/setLevel'])
 
 /**
+ * The requests mcp-edge answers without asking code: `initialize` (the server's name, version,
+ * instructions and capabilities as it was given them, the protocol revision it negotiates) and
+ * `ping`. A handler for them is taken and never called, logged once, so a server that sets one
+ * (a custom `serverInfo`, say) runs as it is.
+ */
+const ANSWERED_BY_MCP_EDGE = new Set(['initialize', 'ping'])
+
+/**
  * The handler running now, or an error saying where the call works (the methods are async, so it
  * rejects their promise, as the SDKs' do). Logged too (once per isolate): work a handler left
  * running after it returned (`void server.server.createMessage(...)`) rejects where nothing awaits
@@ -256,7 +264,8 @@ export class LowLevelServer {
    * handler first, in the isolate the request reaches, with what it says (`KeptRequestExtra`); what
    * it throws is the answer, and nothing is kept. A 2026-07-28 listen stream's resources are heard
    * as one `resources/subscribe` each, and `resources/unsubscribe` when it ends (2026-07-28
-   * clients send none of these requests). Any other method is refused, naming why.
+   * clients send none of these requests). `initialize` and `ping` are taken and never called
+   * (`ANSWERED_BY_MCP_EDGE`); any other method is refused, naming why.
    */
   setRequestHandler(method: 'resources/subscribe' | 'resources/unsubscribe', handler: SubscribeHandler): void
   setRequestHandler(method: 'logging/setLevel', handler: SetLevelHandler): void
@@ -268,8 +277,17 @@ export class LowLevelServer {
   setRequestHandler(methodOrSchema: string | RequestSchema, handler: unknown): void {
     // SDK 2.x names the method; SDK 1.x passes the request's schema (`SubscribeRequestSchema`).
     const method = methodOf(methodOrSchema)
-    if (method === undefined || !KEPT_BY_MCP_EDGE.has(method)) refuseRequestHandler(method ?? String(methodOrSchema))
+    const answered = method !== undefined && ANSWERED_BY_MCP_EDGE.has(method)
+    if (!answered && (method === undefined || !KEPT_BY_MCP_EDGE.has(method)))
+      refuseRequestHandler(method ?? String(methodOrSchema))
     if (typeof handler !== 'function') throw new TypeError(`setRequestHandler(${method}): the handler must be a function`)
+    if (answered) {
+      warnOnce(
+        `setRequestHandler("${method}") is accepted and never called: mcp-edge answers ${method} itself ` +
+          "(initialize: with the server's name, version, instructions and capabilities as it was given them; docs/migrate.md)",
+      )
+      return
+    }
     let handlers = keptHandlers.get(this)
     if (!handlers) {
       handlers = new Map()

@@ -42,6 +42,20 @@ export const CompleteRequestSchema = request(
     _meta: meta,
   }),
 )
+/**
+ * Taken by `setRequestHandler` and never called (low-level.ts): mcp-edge answers `initialize` and
+ * `ping` itself. Here so that code setting them builds and runs.
+ */
+export const InitializeRequestSchema = request(
+  'initialize',
+  z.looseObject({
+    protocolVersion: z.string(),
+    capabilities: z.record(z.string(), z.unknown()),
+    clientInfo: z.looseObject({ name: z.string(), version: z.string() }),
+    _meta: meta,
+  }),
+)
+export const PingRequestSchema = request('ping', z.optional(z.looseObject({ _meta: meta })))
 export const SetLevelRequestSchema = request('logging/setLevel', z.looseObject({ level: z.enum(LOG_LEVELS), _meta: meta }))
 
 /** A request handler as the SDKs take it: the request (typed by its schema) and the SDK-style `extra`. */
