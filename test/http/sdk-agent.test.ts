@@ -324,16 +324,14 @@ describe('McpAgent whose class narrows props with a field and assigns it', () =>
   const call = async (client: Client | ClientV2, name: string, args: Record<string, unknown> = {}) =>
     text(await client.callTool({ name, arguments: args }))
 
+  const connect = async (sub: string, token: string) => {
+    const client = new ClientV2({ name: 'client-2x', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    const headers = { 'x-test-grant': grant(sub, token) }
+    await client.connect(new TransportV2(new URL('/narrowed', worker.url), { requestInit: { headers } }))
+    return client
+  }
+
   it("serves the value init() assigned, and a handler's assignment for its own request only (2026-07-28)", async () => {
-    const connect = async (sub: string, token: string) => {
-      const client = new ClientV2(
-        { name: 'client-2x', version: '1.0.0' },
-        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
-      )
-      const headers = { 'x-test-grant': grant(sub, token) }
-      await client.connect(new TransportV2(new URL('/narrowed', worker.url), { requestInit: { headers } }))
-      return client
-    }
     const first = await connect('erin', 't1')
     const second = await connect('erin', 't2')
     try {
@@ -343,6 +341,36 @@ describe('McpAgent whose class narrows props with a field and assigns it', () =>
       // The same person's other grant (init() read all of it): set up again, its own value.
       expect(await call(second, 'whoami')).toBe('ERIN t2')
       expect(await call(first, 'whoami')).toBe('ERIN t1')
+      // Outside any request (a fetch override before super.fetch()), nothing: not the last set-up's value.
+      expect(await call(first, 'before')).toBe('undefined')
+    } finally {
+      await Promise.all([first.close(), second.close()])
+    }
+  })
+
+  it("a set-up that failed after assigning leaves nothing to the next grant's", async () => {
+    // The client's first request (its version probe) is answered 500: init() threw.
+    await expect(connect('ivan', 'fail')).rejects.toThrow(/HTTP 500/)
+    const next = await connect('ivan', 't5')
+    try {
+      expect(await call(next, 'whoami')).toBe('IVAN t5')
+    } finally {
+      await next.close()
+    }
+  })
+
+  it("a handler still running when another grant's set-up begins keeps its own grant's value", async () => {
+    const first = await connect('jack', 't1')
+    const second = await connect('jack', 't2')
+    try {
+      let progressed!: () => void
+      const heard = new Promise<void>((resolve) => (progressed = resolve))
+      const slow = first.callTool({ name: 'slow', arguments: {} }, { onprogress: () => progressed() })
+      await heard
+      // Its answer is streaming: the other grant's request sets the object up again meanwhile.
+      expect(await call(second, 'whoami')).toBe('JACK t2')
+      expect(await call(second, 'release')).toBe('released')
+      expect(text(await slow)).toBe('JACK t1')
     } finally {
       await Promise.all([first.close(), second.close()])
     }

@@ -485,7 +485,10 @@ describe('setRequestHandler on a low-level Server', () => {
     const server = new Server({ name: 'low', version: '1' })
     expect(() => server.setRequestHandler('logging/setLevel', async () => ({}))).not.toThrow()
     expect(() => server.setRequestHandler('resources/subscribe', async () => ({}))).not.toThrow()
-    expect(() => server.setRequestHandler('ping', async () => ({}))).toThrow(/setRequestHandler\("ping"\) is not supported/)
+    // ping and initialize are taken and never called (test/unit/sdk-unsupported.test.ts); a custom method is refused.
+    expect(() => server.setRequestHandler('acme/search', async () => ({}))).toThrow(
+      /setRequestHandler\("acme\/search"\) is not supported/,
+    )
     expect(() => server.setRequestHandler('tools/call', 'not a function' as never)).toThrow(TypeError)
   })
 

@@ -48,9 +48,10 @@ describe('server.server.setRequestHandler and sendResourceUpdated', () => {
     const called: string[] = []
     const logged = vi.spyOn(console, 'warn').mockImplementation(() => {})
     try {
-      for (const schema of [InitializeRequestSchema, PingRequestSchema, InitializeRequestSchema]) {
-        server.server.setRequestHandler(schema, () => {
-          called.push(schema.shape.method.value)
+      const schemas = { initialize: InitializeRequestSchema, ping: PingRequestSchema }
+      for (const method of ['initialize', 'ping', 'initialize'] as const) {
+        server.server.setRequestHandler(schemas[method], () => {
+          called.push(method)
           return {}
         })
       }

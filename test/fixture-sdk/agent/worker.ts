@@ -224,8 +224,11 @@ export class GateMCP extends McpAgent<Env, unknown, GateProps> {
  * A class that narrows `props` with a field of its own and assigns it in `init()`, as published
  * McpAgent servers do (`props!: Props`; one assigns `this.props = (this as any).props`). This
  * fixture emits class fields as defined (ES2022), so the field is an own property of the object,
- * set to undefined after the base constructor; `init()` stores a derived value for its set-up, and
- * `rename` assigns one for its own request only.
+ * set to undefined after the base constructor; `init()` stores a derived value for its set-up
+ * (and fails for a grant whose token is `fail`, after assigning), `rename` assigns one for its own
+ * request only, `slow` answers with the props once `release` lets it, after a progress
+ * notification has started its answer, and `before` says what `this.props` was in this object's
+ * `fetch` before `super.fetch()`, outside any request.
  */
 export class NarrowedMCP extends McpAgent<Env, unknown, GateProps> {
   server = new McpServer({ name: 'sdk-agent-narrowed', version: '1.0.0' })
@@ -233,15 +236,39 @@ export class NarrowedMCP extends McpAgent<Env, unknown, GateProps> {
   // published server's `private props!: Props` is TS2415 there); wrangler bundles without
   // type-checking, and such servers run on agents.
   props!: GateProps
+  seenBeforeFetch: unknown = 'unset'
+  gate: (() => void) | undefined
+
+  async fetch(request: Request) {
+    this.seenBeforeFetch = this.props
+    return super.fetch(request)
+  }
+
   async init() {
     this.props = { ...this.props, sub: this.props.sub.toUpperCase() }
-    this.server.tool('whoami', 'Who the set-up says is calling', async () => ({
-      content: [{ type: 'text', text: `${this.props.sub} ${this.props.accessToken}` }],
-    }))
+    if (this.props.accessToken === 'fail') throw new Error('the upstream API is down')
+    const who = () => `${this.props.sub} ${this.props.accessToken}`
+    this.server.tool('whoami', 'Who the set-up says is calling', async () => ({ content: [{ type: 'text', text: who() }] }))
     this.server.tool('rename', 'Call yourself something else, for this request', { sub: z.string() }, async ({ sub }) => {
       this.props = { ...this.props, sub }
       return { content: [{ type: 'text', text: this.props.sub }] }
     })
+    this.server.tool('slow', 'Who is calling, once released', async (extra) => {
+      const released = new Promise<void>((resolve) => (this.gate = resolve))
+      const progressToken = extra._meta?.progressToken
+      if (progressToken !== undefined) {
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 1 } })
+      }
+      await released
+      return { content: [{ type: 'text', text: who() }] }
+    })
+    this.server.tool('release', 'Let slow answer', async () => {
+      this.gate?.()
+      return { content: [{ type: 'text', text: 'released' }] }
+    })
+    this.server.tool('before', "What this.props was in the object's fetch, before super.fetch()", async () => ({
+      content: [{ type: 'text', text: String(JSON.stringify(this.seenBeforeFetch)) }],
+    }))
   }
 }
 

@@ -62,6 +62,12 @@ const STATE_KEY = 'mcp-edge:state'
 const REDEEMED = 'mcp_edge_redeemed'
 /** What a handler assigned to `this.props`, for its request only (McpAgent `props`). */
 const assignedInRequest = new WeakMap<RequestStore, { value: unknown }>()
+/**
+ * What the set-up serving a request had assigned to `this.props`, taken when the request is handed
+ * the app: a handler still running once another grant's set-up has begun (its answer streaming,
+ * work it left running) keeps its own grant's value.
+ */
+const setUpAssigned = new WeakMap<RequestStore, { value: unknown }>()
 
 export interface ServeOptions<Env = unknown> extends CreateMcpHandlerOptions<Env> {
   /** The Durable Object binding of the agent class (default `MCP_OBJECT`). */
@@ -289,12 +295,14 @@ export abstract class McpAgent<
    * running now, so two concurrent calls each see their own. Declared as agents declares it, a
    * property (a subclass may narrow it: `props!: Props`), and served by an accessor on the
    * prototype (below). Code may assign it, as it may in agents: in `onStart` or `init()` the
-   * value stands for the set-up (until the object sets up again for other props), in a handler
-   * for that request only, so one grant's value never answers another's request; `undefined`
-   * assigned in a set-up gives the request's props back.
+   * value stands for the requests that set-up serves (every set-up starts without one), in a
+   * handler for that request only, so one grant's value never answers another's request;
+   * `undefined` assigned gives the request's props back. Outside a request (the constructor, an
+   * `alarm()`, a `fetch` override before `super.fetch()`) it is `undefined`, and what is assigned
+   * there is not kept.
    */
   declare props: Props | undefined
-  /** What a set-up (or the constructor) assigned to `this.props`. */
+  /** What the set-up running now, or the last one, assigned to `this.props`. */
   #assignedProps: { value: unknown } | undefined
 
   static {
@@ -302,13 +310,17 @@ export abstract class McpAgent<
       configurable: true,
       get(this: McpAgent) {
         const store = currentRequest()
-        const assigned = (store && assignedInRequest.get(store)) ?? this.#assignedProps
-        return assigned ? assigned.value : store?.props
+        if (store === undefined) return undefined
+        const assigned = assignedInRequest.get(store) ?? (building() ? this.#assignedProps : setUpAssigned.get(store))
+        return assigned ? assigned.value : store.props
       },
       set(this: McpAgent, value: unknown) {
         const store = currentRequest()
-        if (store !== undefined && !building()) assignedInRequest.set(store, { value })
-        else this.#assignedProps = value === undefined ? undefined : { value }
+        const kept = value === undefined ? undefined : { value }
+        if (building()) this.#assignedProps = kept
+        else if (store === undefined) return
+        else if (kept) assignedInRequest.set(store, kept)
+        else assignedInRequest.delete(store)
       },
     })
   }
@@ -386,6 +398,7 @@ export abstract class McpAgent<
         libraryLog.error(`McpAgent ${step} failed`, errorFields(failed.cause))
         return misconfigured(`${where} threw; see the server logs`)
       }
+      if (this.#assignedProps) setUpAssigned.set(host, this.#assignedProps)
       try {
         return await set.app.fetch(served, this.env, host)
       } finally {
@@ -405,10 +418,10 @@ export abstract class McpAgent<
     return withBuilding(host, async () => {
       const loud = this.#served ? quiet(this.#served) : () => {}
       try {
-        if (again) {
-          this.#takeBack()
-          this.#assignedProps = undefined
-        } else this.#markBefore()
+        // A failed set-up's value, or the last grant's, is never the next set-up's.
+        this.#assignedProps = undefined
+        if (again) this.#takeBack()
+        else this.#markBefore()
         return await this.#start()
       } catch (error) {
         // Which hook threw, said now: another grant's set-up may begin before the requests hear it.

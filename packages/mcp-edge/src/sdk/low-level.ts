@@ -282,9 +282,10 @@ export class LowLevelServer {
       refuseRequestHandler(method ?? String(methodOrSchema))
     if (typeof handler !== 'function') throw new TypeError(`setRequestHandler(${method}): the handler must be a function`)
     if (answered) {
+      const how =
+        method === 'initialize' ? " (with the server's name, version, instructions and capabilities as it was given them)" : ''
       warnOnce(
-        `setRequestHandler("${method}") is accepted and never called: mcp-edge answers ${method} itself ` +
-          "(initialize: with the server's name, version, instructions and capabilities as it was given them; docs/migrate.md)",
+        `setRequestHandler("${method}") is accepted and never called: mcp-edge answers ${method} itself${how}; docs/migrate.md`,
       )
       return
     }
