@@ -338,9 +338,12 @@ describe('McpAgent whose class narrows props with a field and assigns it', () =>
       expect(await call(first, 'whoami')).toBe('ERIN t1')
       expect(await call(first, 'rename', { sub: 'mallory' })).toBe('mallory')
       expect(await call(first, 'whoami')).toBe('ERIN t1')
-      // The same person's other grant (init() read all of it): set up again, its own value.
+      // undefined assigned in a handler: the request's own props (not the set-up's value).
+      expect(await call(first, 'unassign')).toBe('erin t1')
+      // The same person's other grant (init() read all of it): the same object set up again, its own value.
       expect(await call(second, 'whoami')).toBe('ERIN t2')
       expect(await call(first, 'whoami')).toBe('ERIN t1')
+      expect(await call(first, 'object')).toBe(await call(second, 'object'))
       // Outside any request (a fetch override before super.fetch()), nothing: not the last set-up's value.
       expect(await call(first, 'before')).toBe('undefined')
     } finally {
@@ -369,6 +372,8 @@ describe('McpAgent whose class narrows props with a field and assigns it', () =>
       await heard
       // Its answer is streaming: the other grant's request sets the object up again meanwhile.
       expect(await call(second, 'whoami')).toBe('JACK t2')
+      // One object serves both grants.
+      expect(await call(second, 'object')).toBe(await call(first, 'object'))
       expect(await call(second, 'release')).toBe('released')
       expect(text(await slow)).toBe('JACK t1')
     } finally {

@@ -266,6 +266,13 @@ export class NarrowedMCP extends McpAgent<Env, unknown, GateProps> {
       this.gate?.()
       return { content: [{ type: 'text', text: 'released' }] }
     })
+    this.server.tool('object', 'Which Durable Object serves the call', async () => ({
+      content: [{ type: 'text', text: this.ctx.id.toString() }],
+    }))
+    this.server.tool('unassign', 'Assign undefined, for this request, and say who is calling', async () => {
+      this.props = undefined as unknown as GateProps
+      return { content: [{ type: 'text', text: who() }] }
+    })
     this.server.tool('before', "What this.props was in the object's fetch, before super.fetch()", async () => ({
       content: [{ type: 'text', text: String(JSON.stringify(this.seenBeforeFetch)) }],
     }))

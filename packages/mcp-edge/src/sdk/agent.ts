@@ -316,11 +316,8 @@ export abstract class McpAgent<
       },
       set(this: McpAgent, value: unknown) {
         const store = currentRequest()
-        const kept = value === undefined ? undefined : { value }
-        if (building()) this.#assignedProps = kept
-        else if (store === undefined) return
-        else if (kept) assignedInRequest.set(store, kept)
-        else assignedInRequest.delete(store)
+        if (building()) this.#assignedProps = value === undefined ? undefined : { value }
+        else if (store !== undefined) assignedInRequest.set(store, { value: value === undefined ? store.props : value })
       },
     })
   }
@@ -328,13 +325,12 @@ export abstract class McpAgent<
   /**
    * A subclass's own `props` field (`props!: Props` or `private props!: Props`, which TypeScript
    * defines on the object after this constructor when it emits fields as defined, ES2022) hides
-   * the accessor: it is taken off, and its value, if any, assigned through it.
+   * the accessor: it is taken off. A value it was given is not used: the grant's props are, as
+   * agents puts the grant's props in the field when the object starts.
    */
   #uncoverProps(): void {
     const own = Object.getOwnPropertyDescriptor(this, 'props')
-    if (own === undefined || !('value' in own) || !own.configurable) return
-    delete (this as { props?: unknown }).props
-    if (own.value !== undefined) this.props = own.value as Props
+    if (own !== undefined && 'value' in own && own.configurable) delete (this as { props?: unknown }).props
   }
 
   /**
