@@ -23,6 +23,17 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(() => worker?.stop())
 
+/**
+ * The SDK 2.x client pinned to 2026-07-28, connected to the agent at `path`, sending `grant` as
+ * the props an OAuth provider in front would hand over (the fixture's `x-test-grant`).
+ */
+async function pinnedClient(path: string, grant?: string): Promise<ClientV2> {
+  const client = new ClientV2({ name: 'client-2x', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+  const requestInit = grant === undefined ? {} : { requestInit: { headers: { 'x-test-grant': grant } } }
+  await client.connect(new TransportV2(new URL(path, worker.url), requestInit))
+  return client
+}
+
 const text = (result: object) => ((result as { content?: { text: string }[] }).content ?? [])[0]?.text
 
 async function session(): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
@@ -233,8 +244,7 @@ describe('McpAgent whose start fails: first in init(), then in onStart after ini
   }
   /** What the `inits` tool of the agent at `path` says, asked by the SDK 2.x client. */
   const inits = async (path: string) => {
-    const client = new ClientV2({ name: 'client-2x', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
-    await client.connect(new TransportV2(new URL(path, worker.url)))
+    const client = await pinnedClient(path)
     try {
       return text(await client.callTool({ name: 'inits', arguments: {} }))
     } finally {
@@ -265,12 +275,7 @@ describe('McpAgent whose start fails: first in init(), then in onStart after ini
 // generateImage (and, with it granted later, never got it) until the object was evicted.
 describe("McpAgent whose init() registers by the grant's props (Cloudflare's remote-mcp-authkit demo)", () => {
   const grant = (permissions: string[], accessToken: string) => JSON.stringify({ sub: 'user_dave', permissions, accessToken })
-  const clientWith = async (props: string) => {
-    const client = new ClientV2({ name: 'client-2x', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
-    const url = new URL('/gate', worker.url)
-    await client.connect(new TransportV2(url, { requestInit: { headers: { 'x-test-grant': props } } }))
-    return client
-  }
+  const clientWith = (props: string) => pinnedClient('/gate', props)
   const names = async (client: ClientV2) => (await client.listTools()).tools.map((tool) => tool.name)
   const inits = async (client: ClientV2) => text(await client.callTool({ name: 'inits', arguments: {} }))
 
@@ -324,12 +329,7 @@ describe('McpAgent whose class narrows props with a field and assigns it', () =>
   const call = async (client: Client | ClientV2, name: string, args: Record<string, unknown> = {}) =>
     text(await client.callTool({ name, arguments: args }))
 
-  const connect = async (sub: string, token: string) => {
-    const client = new ClientV2({ name: 'client-2x', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
-    const headers = { 'x-test-grant': grant(sub, token) }
-    await client.connect(new TransportV2(new URL('/narrowed', worker.url), { requestInit: { headers } }))
-    return client
-  }
+  const connect = (sub: string, token: string) => pinnedClient('/narrowed', grant(sub, token))
 
   it("serves the value init() assigned, and a handler's assignment for its own request only (2026-07-28)", async () => {
     const first = await connect('erin', 't1')

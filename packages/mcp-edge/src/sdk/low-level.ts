@@ -130,12 +130,14 @@ export function methodOf(methodOrSchema: string | RequestSchema): string | undef
 const KEPT_BY_MCP_EDGE = new Set(['resources/subscribe', 'resources/unsubscribe', 'logging/setLevel'])
 
 /**
- * The requests mcp-edge answers without asking code: `initialize` (the server's name, version,
- * instructions and capabilities as it was given them, the protocol revision it negotiates) and
- * `ping`. A handler for them is taken and never called, logged once, so a server that sets one
- * (a custom `serverInfo`, say) runs as it is.
+ * The requests mcp-edge answers without asking code, each with how: `initialize` (and the protocol
+ * revision it negotiates) and `ping`. A handler for them is taken and never called, logged once,
+ * so a server that sets one (a custom `serverInfo`, say) runs as it is.
  */
-const ANSWERED_BY_MCP_EDGE = new Set(['initialize', 'ping'])
+const ANSWERED_BY_MCP_EDGE = new Map([
+  ['initialize', " (with the server's name, version, instructions and capabilities as it was given them)"],
+  ['ping', ''],
+])
 
 /**
  * The handler running now, or an error saying where the call works (the methods are async, so it
@@ -277,15 +279,13 @@ export class LowLevelServer {
   setRequestHandler(methodOrSchema: string | RequestSchema, handler: unknown): void {
     // SDK 2.x names the method; SDK 1.x passes the request's schema (`SubscribeRequestSchema`).
     const method = methodOf(methodOrSchema)
-    const answered = method !== undefined && ANSWERED_BY_MCP_EDGE.has(method)
-    if (!answered && (method === undefined || !KEPT_BY_MCP_EDGE.has(method)))
+    const answered = method === undefined ? undefined : ANSWERED_BY_MCP_EDGE.get(method)
+    if (method === undefined || (answered === undefined && !KEPT_BY_MCP_EDGE.has(method)))
       refuseRequestHandler(method ?? String(methodOrSchema))
     if (typeof handler !== 'function') throw new TypeError(`setRequestHandler(${method}): the handler must be a function`)
-    if (answered) {
-      const how =
-        method === 'initialize' ? " (with the server's name, version, instructions and capabilities as it was given them)" : ''
+    if (answered !== undefined) {
       warnOnce(
-        `setRequestHandler("${method}") is accepted and never called: mcp-edge answers ${method} itself${how}; docs/migrate.md`,
+        `setRequestHandler("${method}") is accepted and never called: mcp-edge answers ${method} itself${answered}; docs/migrate.md`,
       )
       return
     }
