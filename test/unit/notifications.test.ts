@@ -25,6 +25,7 @@ import { McpError } from '../../packages/mcp-edge/src/protocol/errors.ts'
 import type { EventDelivery } from '../../packages/mcp-edge/src/server/events/events.ts'
 import { Listener } from '../../packages/mcp-edge/src/server/events/listen-hub.ts'
 import { buildRequest, openStream, rpc } from '../support/mcp.ts'
+import { sendAs } from './support.ts'
 
 const URL = 'http://127.0.0.1/mcp'
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] })
@@ -235,5 +236,25 @@ describe('listen filter limits', () => {
       200,
       { code: -32602, message: 'Invalid params: resourceSubscriptions and taskIds exceed 12288 bytes' },
     ])
+  })
+})
+
+describe('a 2025 client subscribing where nothing keeps it (no session ledger, no hub)', () => {
+  it('is answered {} as before, and the log says once that no update will reach the session, naming the fix', async () => {
+    const server = createMcpServer({ name: 'unkept', version: '1.0.0' })
+    server.resource('notes://all', { name: 'notes' }, () => ({ contents: [] }))
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      const subscribe = (uri: string) => sendAs(server, 'resources/subscribe', { uri }, undefined, '2025-11-25')
+      expect(await subscribe('notes://all')).toEqual({ jsonrpc: '2.0', id: 1, result: {} })
+      expect(await subscribe('notes://all')).toMatchObject({ result: {} })
+      expect(await sendAs(server, 'resources/unsubscribe', { uri: 'notes://all' }, undefined, '2025-11-25')).toMatchObject({
+        result: {},
+      })
+      expect(warn).toHaveBeenCalledTimes(1)
+      expect(String(warn.mock.calls[0]?.[0])).toMatch(/resources\/subscribe answered and not kept.*MCP_SESSIONS.*MCP_EVENTS/)
+    } finally {
+      warn.mockRestore()
+    }
   })
 })

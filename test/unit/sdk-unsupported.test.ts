@@ -80,3 +80,39 @@ describe('server.server.setRequestHandler and sendResourceUpdated', () => {
     expect(published).toMatchObject([{ type: 'resourceUpdated', uri: 'counter://value' }])
   })
 })
+
+describe('notifications an SDK server sends with no event hub bound', () => {
+  it('are said once each in the log (no client hears them: a 2025 GET stream needs MCP_EVENTS and MCP_SESSIONS), and resolve as in the SDKs', async () => {
+    const server = new McpServer({ name: 'sdk', version: '1' }, { capabilities: { resources: {} } })
+    server.registerResource('value', 'counter://value', {}, async (uri) => ({ contents: [{ uri: uri.href, text: '1' }] }))
+    await Promise.resolve() // the turn that built the server is over (#live): as a handler sends them
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      await server.server.sendResourceUpdated({ uri: 'counter://value' })
+      await server.server.sendResourceUpdated({ uri: 'counter://other' })
+      await server.server.sendResourceListChanged()
+      const said = warn.mock.calls.map(([line]) => String(line))
+      expect(said).toHaveLength(2)
+      expect(said[0]).toMatch(
+        /notifications\/resources\/updated reaches no client: no event hub is bound.*MCP_EVENTS.*MCP_SESSIONS/,
+      )
+      expect(said[1]).toMatch(/notifications\/resources\/list_changed reaches no client/)
+    } finally {
+      warn.mockRestore()
+    }
+  })
+
+  it('say nothing where a hub carries them', async () => {
+    const hub = { publish: async () => {} }
+    const server = new McpServer({ name: 'sdk', version: '1' }, { events: hub as never })
+    await Promise.resolve()
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      await server.server.sendResourceUpdated({ uri: 'counter://value' })
+      await server.server.sendToolListChanged()
+      expect(warn).not.toHaveBeenCalled()
+    } finally {
+      warn.mockRestore()
+    }
+  })
+})

@@ -83,6 +83,12 @@ export function useConventionalEvents(find: () => EventDelivery | undefined): vo
   conventionalEvents = find
 }
 
+/** What `#unheard` says of a notification sent with no event hub bound. */
+const unheard = (notification: string): string =>
+  `${notification} reaches no client: no event hub is bound. A 2025 session's GET stream, which carries it, needs ` +
+  "McpEventHub bound as MCP_EVENTS and McpSessionLedger as MCP_SESSIONS (export both from 'mcp-edge/cloudflare'); " +
+  'a 2026-07-28 listen stream needs the hub (docs/migrate.md)'
+
 /** The lists an SDK server's `capabilities` declare (`{ resources: { listChanged: true } }`). */
 function declaredLists(capabilities: unknown): ListKind[] {
   if (typeof capabilities !== 'object' || capabilities === null) return []
@@ -426,11 +432,21 @@ export class McpServer<Env = unknown> {
    */
   #notify(kind: ListKind): void {
     if (!this.#live || building()) return
+    this.#unheard(`notifications/${kind}/list_changed`)
     void publishing(this.edge.notifyListChanged(kind), 'list change lost')
   }
 
   #resourceUpdated(uri: string): void {
+    this.#unheard('notifications/resources/updated')
     void publishing(this.edge.notifyResourceUpdated(uri), 'resource update lost')
+  }
+
+  /**
+   * Said once when the server has no event hub to send `notification` on: it reaches no one (an SDK
+   * server sends it on the 2025 session's GET stream, which here needs the hub and the session ledger).
+   */
+  #unheard(notification: string): void {
+    if (this.edge.events === undefined) warnOnce(unheard(notification))
   }
 }
 

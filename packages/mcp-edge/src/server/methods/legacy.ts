@@ -8,7 +8,7 @@
  * then `initialize` advertises `subscribe` and `listChanged`. A subscription needs the scopes that
  * reading the resource needs (403 `insufficient_scope`, as `resources/read`). Without a ledger they
  * are accepted and kept nowhere: later calls log at the lane's configured level, and nothing is
- * delivered. Code that watches them (kept-requests.ts: an SDK server's own handlers) hears each
+ * delivered (the first subscribe says so in the log, once per isolate). Code that watches them (kept-requests.ts: an SDK server's own handlers) hears each
  * one before the session keeps it, ledger or not; what it refuses is not kept.
  */
 import { LEGACY_METHOD, LOG_LEVELS } from '../../protocol/constants.ts'
@@ -20,12 +20,18 @@ import type { Call, MethodEntry } from '../dispatch.ts'
 import { heard } from '../kept-requests.ts'
 import { MAX_SUBSCRIBED_URI } from '../legacy/session-ledger.ts'
 import { serverCapabilities } from '../server-capabilities.ts'
+import { warnOnce } from '../telemetry/log.ts'
 import { readScopes, requireScopes, viewerOf } from './access.ts'
 
 /** Whether 2025 sessions get a GET stream here: session ids (state keys), a session ledger and an event hub. */
 function servesStreams({ server, options }: Call): boolean {
   return options.requestState !== undefined && options.sessions !== undefined && typeof server.events === 'object'
 }
+
+/** Said once when a 2025 client subscribes where nothing keeps it (module header). */
+const NOT_KEPT =
+  'resources/subscribe answered and not kept: no update will reach the session without a session ledger ' +
+  'and an event hub (the sessions and events options, or MCP_SESSIONS and MCP_EVENTS: docs/legacy-clients.md)'
 
 function invalid(message: string): McpError {
   return new McpError('invalidParams', `Invalid params: ${message}`)
@@ -85,7 +91,10 @@ export const subscription: MethodEntry = {
     // refuses (past its cap) the watcher has seen, which delivers nothing to the session.
     await heard(call)
     const session = options.legacySession
-    if (!session || typeof server.events !== 'object') return {}
+    if (!session || typeof server.events !== 'object') {
+      if (subscribing) warnOnce(NOT_KEPT)
+      return {}
+    }
     await session.subscribe(uri, subscribing)
     return {}
   },
