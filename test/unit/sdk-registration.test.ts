@@ -15,6 +15,7 @@ import { inputRequired } from '../../packages/mcp-edge/src/sdk/input.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'
 import { OAuthError, requireBearerAuth } from '../../packages/mcp-edge/src/sdk/web/bearer-auth.ts'
 import type { AuthInfo } from '../../packages/mcp-edge/src/sdk/context.ts'
+import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 import {
   hostHeaderValidationResponse,
   localhostAllowedHostnames,
@@ -132,6 +133,39 @@ describe('SDK calls with no request to act on', () => {
     } finally {
       logged.mockRestore()
     }
+  })
+
+  // The everything server's timer (an McpAgent's setInterval) sends its resource updates this way;
+  // the SDKs' sendResourceUpdated and send*ListChanged are these very notifications.
+  it('server.server.notification outside a handler sends a resource update, a list change and a log message as their send* methods do', async () => {
+    const published: McpEvent[] = []
+    const hub = { publish: async (event: McpEvent) => void published.push(event) }
+    const served = new McpServer({ name: 'sdk', version: '1' }, { events: hub as never })
+    await Promise.resolve() // the turn that built the server is over, as for a timer
+    const low = served.server
+    await low.notification({ method: 'notifications/resources/updated', params: { uri: 'counter://value' } })
+    await low.notification({ method: 'notifications/tools/list_changed' })
+    await low.notification({ method: 'notifications/prompts/list_changed', params: {} })
+    await Promise.resolve()
+    expect(published).toMatchObject([
+      { type: 'resourceUpdated', uri: 'counter://value' },
+      { type: 'listChanged', list: 'tools' },
+      { type: 'listChanged', list: 'prompts' },
+    ])
+    const logged = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      // No caller to name outside a request: refused as sendLoggingMessage refuses it.
+      await expect(
+        low.notification({ method: 'notifications/message', params: { level: 'info', data: 'tick' } }),
+      ).rejects.toThrow(/^sendLoggingMessage outside a handler/)
+      // A notification that belongs to a request has none to go on.
+      await expect(low.notification({ method: 'notifications/progress', params: { progress: 1 } })).rejects.toThrow(
+        /^server\.notification works inside a tool/,
+      )
+    } finally {
+      logged.mockRestore()
+    }
+    expect(published).toHaveLength(3)
   })
 
   it('createElicitationCompletionNotifier throws naming inputRequired.elicitUrl', () => {

@@ -162,7 +162,28 @@ export function authInfoOf(principal: Principal | undefined, store: RequestStore
 /** The prefix of the `_meta` keys the protocol reserves (2026-07-28's per-request envelope). */
 const RESERVED_META = 'io.modelcontextprotocol/'
 
-const isLogLevel = (value: unknown): value is LogLevel => (LOG_LEVELS as readonly unknown[]).includes(value)
+export const isLogLevel = (value: unknown): value is LogLevel => (LOG_LEVELS as readonly unknown[]).includes(value)
+
+/** The list a `notifications/…/list_changed` method names. */
+const LIST_CHANGED: Partial<Record<string, 'tools' | 'resources' | 'prompts'>> = {
+  'notifications/tools/list_changed': 'tools',
+  'notifications/resources/list_changed': 'resources',
+  'notifications/prompts/list_changed': 'prompts',
+}
+
+/**
+ * Tell `hooks` a list change or a resource update sent as a notification (what the SDKs'
+ * `send*ListChanged` and `sendResourceUpdated` send); false for any other notification.
+ */
+export function announced(hooks: Announcements, { method, params }: SdkNotification): boolean {
+  const kind = LIST_CHANGED[method]
+  if (kind) hooks.listChanged(kind)
+  else if (method === 'notifications/resources/updated') {
+    const { uri } = (params ?? {}) as { uri?: unknown }
+    if (typeof uri === 'string') hooks.resourceUpdated(uri)
+  } else return false
+  return true
+}
 
 /** The signal of a run: the request's, and aborted too when the run is dropped (`RunState.dropped`). */
 function runSignal(run: RunState, request: AbortSignal): AbortSignal {
@@ -392,19 +413,11 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
       case 'notifications/message':
         if (isLogLevel(params.level)) ctx.log(params.level, params.data, params.logger as string | undefined)
         return
-      case 'notifications/tools/list_changed':
-        return this.run.hooks.listChanged('tools')
-      case 'notifications/resources/list_changed':
-        return this.run.hooks.listChanged('resources')
-      case 'notifications/prompts/list_changed':
-        return this.run.hooks.listChanged('prompts')
-      case 'notifications/resources/updated':
-        if (typeof params.uri === 'string') this.run.hooks.resourceUpdated(params.uri)
-        return
       default:
-        // Other notifications have no place on a request's stream in mcp-edge: dropped, as a
-        // disconnected SDK transport drops them.
-        return
+        // A list change or resource update goes to the server's listeners. Other notifications
+        // have no place on a request's stream in mcp-edge: dropped, as a disconnected SDK
+        // transport drops them.
+        announced(this.run.hooks, notification)
     }
   }
 }

@@ -17,7 +17,7 @@ import type { ClientCapabilities, Implementation, JsonObject } from '../protocol
 import type { RequestHandlerExtra, RequestOf, SdkNotification, SdkRequest } from './context.ts'
 import type { CreateMessageResult, CreateMessageResultWithTools, ElicitParams, ElicitResult, ListRootsResult } from './input.ts'
 import type { NotificationWatcher, RequestWatcher } from '../server/kept-requests.ts'
-import { authInfoOf } from './context.ts'
+import { announced, authInfoOf, isLogLevel } from './context.ts'
 import { currentClient, currentHandler, currentRequest, hostOf, withHandler } from './request-store.ts'
 import type { Frame } from './request-store.ts'
 import { refuseCompletionNotifier, refuseRequestHandler } from './unsupported.ts'
@@ -245,8 +245,21 @@ export class LowLevelServer {
     return (currentHandler() as RequestHandlerExtra | undefined)?.edge.meta.clientInfo ?? currentClient()?.info
   }
 
-  /** `options` (SDK 1.x's `relatedRequestId`…) is taken: a notification goes to the running handler's request. */
+  /**
+   * `options` (SDK 1.x's `relatedRequestId`…) is taken: a notification goes to the running handler's
+   * request. Outside a handler (a timer an `McpAgent` started), what the SDKs' own `send*` methods
+   * send goes where those go here: a resource update and a list change to their listeners, a log
+   * message as `sendLoggingMessage`; anything else has no request to go on, and throws.
+   */
   async notification(notification: SdkNotification, _options?: unknown): Promise<void> {
+    if (currentHandler() === undefined) {
+      if (announced(this.#hooks, notification)) return
+      const params = (notification.params ?? {}) as Record<string, unknown>
+      if (notification.method === 'notifications/message' && isLogLevel(params.level)) {
+        const { data, logger } = params
+        return this.#hooks.log({ level: params.level, data, ...(typeof logger === 'string' && { logger }) })
+      }
+    }
     return running('notification').sendNotification(notification)
   }
 
