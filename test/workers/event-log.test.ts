@@ -6,7 +6,7 @@
  * is not one (-32602); and across shards, an id naming every shard. The 2025 GET stream resuming with a real client: test/http/resume.test.ts.
  */
 import { env, runInDurableObject, SELF } from 'cloudflare:test'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { MAX_REPLAY_EVENTS, SEQS_PER_MS, SqlEventLog } from '../../packages/mcp-edge/src/cloudflare/event-log.ts'
 import { SUBSCRIPTION_HEADER } from '../../packages/mcp-edge/src/cloudflare/event-hub.ts'
 import { cloudflareEventHub, shardOf } from '../../packages/mcp-edge/src/cloudflare/events.ts'
@@ -430,6 +430,66 @@ describe('cloudflareEventHub across shards', () => {
     } finally {
       stopSecond.abort()
     }
+  })
+
+  // Found by review: on a shared socket (the templates' setting) and a relay, the replay reached the
+  // stream before the caller's hints, so a client gone after a replayed id resumed past the gap and
+  // was never hinted. Shared sockets are off in the test pool; test/http/shared-sockets.test.ts
+  // resumes through one.
+  it('gives the caller the gaps to hint before the replay, which waits for the hints', async () => {
+    const base = `test://hint-first-${crypto.randomUUID()}`
+    const topics = new Set([`resource:${base}`])
+    const events = cloudflareEventHub({ binding: 'MCP_EVENTS' })
+    const first = await events.listen({ topics, principal: null }, () => {}, AbortSignal.abort())
+    for (const i of [1, 2]) await hub().publish(update(`${base}/${i}`), undefined, undefined, { maxEvents: 1 })
+    const heard: string[] = []
+    const again = new AbortController()
+    try {
+      const path = await events.listen(
+        { topics, principal: null },
+        (event) => heard.push(event.type === 'resourceUpdated' ? event.uri : event.type),
+        again.signal,
+        decodeCursor(first.cursor ?? ''),
+        undefined,
+        undefined,
+        async (gaps) => {
+          await new Promise((resolve) => setTimeout(resolve, 20))
+          heard.push(`hint ${gaps.join(' ')}`)
+        },
+      )
+      expect(path.gaps).toEqual([`resource:${base}`])
+      await vi.waitFor(() => expect(heard).toEqual([`hint resource:${base}`, `${base}/2`]))
+    } finally {
+      again.abort()
+    }
+  })
+
+  it('says where a stream resumed from nowhere starts without the shards it must hint: resumed from there, it is hinted again', async () => {
+    const topics = new Set([`resource:test://nowhere-${crypto.randomUUID()}`])
+    const resume = async (after: string) => {
+      const stop = new AbortController()
+      const path = await cloudflareEventHub({ binding: 'MCP_EVENTS' }).listen(
+        { topics, principal: null },
+        () => {},
+        stop.signal,
+        decodeCursor(after) ?? null,
+      )
+      stop.abort()
+      return path
+    }
+    // An id from another spread names no shard of this hub: every topic hinted, and no head in the id.
+    const foreign = await resume('ev:0-1.1-1.9999-2')
+    expect(foreign.gaps).toEqual([...topics])
+    expect(foreign.cursor).toBe('ev:')
+    const again = await resume(foreign.cursor ?? '')
+    expect(again.gaps).toEqual([...topics])
+    // A known id is said as it is: nothing to hint.
+    const known = await cloudflareEventHub({ binding: 'MCP_EVENTS' }).listen(
+      { topics, principal: null },
+      () => {},
+      AbortSignal.abort(),
+    )
+    expect((await resume(known.cursor ?? '')).gaps).toEqual([])
   })
 
   it('takes an id from another spread of topics (the shard count changed) as unknown: every topic is hinted', async () => {

@@ -21,7 +21,7 @@ import { expectAudiences, listenResource, nextUpdate, rpc } from '../support/mcp
 /** The auxiliary Worker serving /shared-hub with its own hub objects (test/fixture/shared-hub-worker.ts). */
 interface SharedHubWorker {
   fetch(request: Request): Promise<Response>
-  publish(event: McpEvent): Promise<number>
+  publish(event: McpEvent, keep?: number): Promise<number>
 }
 const sharedHub = () => (env as unknown as { SHARED_HUB: SharedHubWorker }).SHARED_HUB
 const fetcher = (request: Request) => sharedHub().fetch(request)
@@ -62,6 +62,28 @@ describe('cloudflareEventHub shareSockets across requests (an auxiliary Worker)'
       for (const stream of [second, bob]) expect((await nextUpdate(stream))?.uri).toBe(`${uri}/moved`)
     } finally {
       await Promise.all([opener, second, bob].map((stream) => stream.close()))
+    }
+  })
+
+  // Found by review: the replay on a shared socket reached the stream before the re-read hint, so a
+  // client gone after a replayed id resumed past the gap and was never told to re-read.
+  it('resumes with the re-read hint of what the log no longer holds before anything it replays', async () => {
+    const uri = `test://shared-gap-${crypto.randomUUID()}`
+    const first = await listenResource(fetcher, URL, uri, 'alice')
+    await sharedHub().publish(update(`${uri}/0`))
+    const seen = await nextUpdate(first)
+    await first.close()
+    // The topic keeps one event from now on: /0 and /1 go, /2 stays.
+    for (const i of [1, 2]) await sharedHub().publish(update(`${uri}/${i}`), 1)
+    const again = await listenResource(fetcher, URL, uri, 'alice', seen?.id)
+    try {
+      const hint = await nextUpdate(again)
+      expect(hint).toEqual({ uri, id: undefined })
+      const kept = await nextUpdate(again)
+      expect(kept?.uri).toBe(`${uri}/2`)
+      expect(kept?.id).toMatch(/^ev:0-\d+$/)
+    } finally {
+      await again.close()
     }
   })
 })

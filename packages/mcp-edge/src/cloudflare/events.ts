@@ -113,7 +113,7 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
       return reached.reduce((sum, count) => sum + count, 0)
     },
 
-    async listen(subscription, deliver, signal, after, pace, relinked) {
+    async listen(subscription, deliver, signal, after, pace, relinked, hint) {
       const { principal } = subscription
       const listener = new HubListener({
         namespace,
@@ -125,6 +125,7 @@ export function cloudflareEventHub(options: EventHubOptions): EventHub {
         signal,
         pace,
         relinked,
+        hint,
         open,
         shards,
       })

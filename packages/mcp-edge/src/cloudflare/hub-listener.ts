@@ -186,6 +186,8 @@ export interface HubListenerOptions {
   pace?: () => Promise<boolean>
   /** Called once each later batch's path is registered (module header): live-only messages of the gap before it are lost. */
   relinked?: () => void
+  /** The caller's re-read hints of the topics the log no longer holds, before the replay (EventHub.listen). */
+  hint?: ((gaps: string[]) => void | Promise<void>) | undefined
   /** How each shard's path is opened (default: a socket of its own, `openShard`; shared-sockets.ts shares one). */
   open?: OpenPath
   /** Over how many shards the hub spreads topics, as ids say (event-log.ts; default 1). */
@@ -224,6 +226,9 @@ export class HubListener {
     this.#batch = replayBatch(shards.length)
     // Before any path opens, so a stream that ends while they open leaves every one (`#open` adds each link first).
     signal.addEventListener('abort', () => this.#close(), { once: true })
+    // Where the acknowledgement says the stream starts: the cursor, but for the shards resumed from
+    // nowhere, left out so that a client gone before their hints reached it is hinted again.
+    const acked: Cursor = new Map()
     const settled = await Promise.allSettled(
       shards.map(async ([shard, topics]) => {
         const from = after === undefined ? undefined : after === null ? null : (after.get(shard) ?? null)
@@ -231,7 +236,9 @@ export class HubListener {
         if (from === null) gaps.push(...topics)
         const opening = await this.#open(shard, topics, from ?? undefined)
         // From the cursor, unless it is ahead of this log (a wiped log: start again at its head).
-        this.#cursor.set(shard, typeof from === 'number' && from <= opening.path.head ? from : opening.path.head)
+        const start = typeof from === 'number' && from <= opening.path.head ? from : opening.path.head
+        this.#cursor.set(shard, start)
+        if (from !== null) acked.set(shard, start)
         gaps.push(...opening.path.gaps)
         this.#startHead.set(shard, opening.path.head)
         return opening
@@ -242,8 +249,10 @@ export class HubListener {
     if (failed || signal.aborted) this.#close()
     if (failed) throw failed.reason
     const opened = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []))
-    const cursor = encodeCursor(this.#cursor, this.#shards)
+    const cursor = encodeCursor(acked, this.#shards)
     for (const topic of gaps) this.#hinted.add(topic)
+    // The replays (and what each socket held meanwhile) after the caller's hints of the gaps (EventHub.listen).
+    if (gaps.length > 0) await this.#options.hint?.(gaps)
     for (const { link, path } of opened) this.#begin(link, path)
     return { closed: this.#closed, cursor, gaps }
   }

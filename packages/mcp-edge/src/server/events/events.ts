@@ -89,6 +89,10 @@ export interface EventHub {
    * `relinked`: called each time such a hub has registered the listener on a new path during a
    * replay; what it sent live only (no `seq`, never replayed) between two paths reached nobody, so
    * a listener that keeps state from such events (a session's facts) reads it again.
+   * `hint`: called with the resumed listener's `gaps`, if it has any, before the replay, which
+   * waits for what it returns: the caller's re-read hints go out first, since a replayed event's
+   * id moves the client's cursor past the gap (a client gone after one, before the hints, would
+   * resume without them). A hub that does not call it leaves the caller to hint once it resolves.
    */
   listen(
     subscription: Subscription,
@@ -97,6 +101,7 @@ export interface EventHub {
     after?: Cursor | null,
     pace?: () => Promise<boolean>,
     relinked?: () => void,
+    hint?: (gaps: string[]) => void | Promise<void>,
   ): Promise<ListenPath>
 }
 

@@ -160,10 +160,16 @@ export async function openSessionStream<Env>({
       facts.changed()
       check()
     }
-    const path = await hub.listen(listener, deliver, stop.signal, after, pace, relinked)
+    // The hints before what the hub replays (EventHub.listen): a failed read of the facts ends the stream.
+    let hinted = false
+    const hintGaps = (gaps: string[]) => {
+      hinted = true
+      return hint(gaps, deliver, facts).catch(end)
+    }
+    const path = await hub.listen(listener, deliver, stop.signal, after, pace, relinked, hintGaps)
     // The first read, once the hub has the stream (stream-facts.ts): a later change is announced to it.
     check()
-    if (path.gaps?.length) void hint(path.gaps, deliver, facts)
+    if (!hinted && path.gaps?.length) void hintGaps(path.gaps)
     const done = relay.run(stop.signal, Date.now() + server.listenTimeoutMs, path.closed).finally(() => {
       end()
       signal.removeEventListener('abort', end)

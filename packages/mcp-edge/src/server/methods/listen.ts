@@ -167,10 +167,18 @@ export const listen: MethodEntry = {
           if (!hubTasks.busy) return true
         }
       }
-      const hubPath = hub && listener.topics.size > 0 ? await hub.listen(listener, deliver, stop.signal, resume, pace) : undefined
-      // Resumed past what the log holds (or with no log at all): what may be lost, to re-read.
-      const gaps = hubPath ? hubPath.gaps : resume ? [...listener.topics] : undefined
-      for (const hint of gapHints(gaps ?? [])) relay.deliver(hint, undefined, true)
+      // Resumed past what the log holds (or with no log at all): what may be lost, to re-read,
+      // before anything the hub replays (EventHub.listen's `hint`).
+      let hinted = false
+      const hint = (gaps: Iterable<string>) => {
+        hinted = true
+        for (const event of gapHints(gaps)) relay.deliver(event, undefined, true)
+      }
+      const hubPath =
+        hub && listener.topics.size > 0
+          ? await hub.listen(listener, deliver, stop.signal, resume, pace, undefined, hint)
+          : undefined
+      if (!hinted) hint((hubPath ? hubPath.gaps : resume ? [...listener.topics] : undefined) ?? [])
       let tasksEnded: Promise<void> | undefined
       if (watched && options.tasks) {
         const watch = hubTasks
