@@ -236,6 +236,17 @@ describe('listen filter limits', () => {
       200,
       { code: -32602, message: 'Invalid params: resourceSubscriptions and taskIds exceed 12288 bytes' },
     ])
+    // Characters past Latin-1 count two bytes each, as the hub's attachment keeps them: 26 URIs of
+    // 290 such characters (8,217 characters of JSON, 16,408 bytes) are refused here, where the hub
+    // refused them (-32603); 20 (12,622 bytes) too; 19 (11,991 bytes) pass.
+    const wide = (length: number) =>
+      Array.from({ length }, (_, i) => `notes://all/${String(i).padStart(2, '0')}${'界'.repeat(290)}`)
+    for (const length of [26, 20]) {
+      const refused = await rpc(fetch, URL, 'subscriptions/listen', { notifications: { resourceSubscriptions: wide(length) } })
+      expect(refused.message.error?.code).toBe(-32602)
+    }
+    const fits = await rpc(fetch, URL, 'subscriptions/listen', { notifications: { resourceSubscriptions: wide(19) } })
+    expect(fits.message.result?.resultType).toBe('complete')
   })
 })
 
