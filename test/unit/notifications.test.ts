@@ -11,6 +11,7 @@ import {
   eventNotification,
   eventTopics,
   filterTopics,
+  MAX_PREFIX_TOPICS,
   MAX_LOG_EVENT_BYTES,
   matches,
   visibleTo,
@@ -62,6 +63,32 @@ describe('topics and matching', () => {
     expect(
       filterTopics({ toolsListChanged: true, promptsListChanged: false, resourceSubscriptions: ['x://y'], taskIds: ['t1'] }),
     ).toEqual(['list:tools', 'resource:x://y', 'task:t1'])
+  })
+
+  // Found by review: a URI of 2,000 segments wrote 2,000 log rows of the whole event (136 MB) and
+  // held the hub's thread for a second; one of 32 and more is routed under its first 32 prefixes.
+  it(`routes an update under at most ${MAX_PREFIX_TOPICS} /-prefixes, the shortest; refuses a URI longer than a subscription may be`, async () => {
+    const segments = Array.from({ length: 40 }, (_, i) => `d${i}`)
+    const uri = `x:/${segments.join('/')}`
+    const topics = eventTopics({ type: 'resourceUpdated', uri })
+    expect(topics).toHaveLength(1 + MAX_PREFIX_TOPICS + 1)
+    expect(topics.slice(0, 3)).toEqual([`resource:${uri}`, 'resource:x:', 'resource:x:/d0'])
+    expect(topics.at(-2)).toBe(`resource:x:/${segments.slice(0, MAX_PREFIX_TOPICS - 1).join('/')}`)
+    const hears = (subscribed: string) =>
+      matches(
+        { topics: new Set(filterTopics({ resourceSubscriptions: [subscribed] })), principal: null },
+        { type: 'resourceUpdated', uri },
+      )
+    expect(hears('x:/d0/d1')).toBe(true)
+    expect(hears(`x:/${segments.slice(0, MAX_PREFIX_TOPICS - 1).join('/')}`)).toBe(true)
+    expect(hears(`x:/${segments.slice(0, MAX_PREFIX_TOPICS).join('/')}`)).toBe(false)
+    expect(hears(uri)).toBe(true)
+    const server = createMcpServer({ name: 'long', version: '1.0.0', events: 'isolate' })
+    expect(() => server.notifyResourceUpdated(`x://${'a'.repeat(2045)}`)).toThrow(
+      new RangeError('notifyResourceUpdated: uri is 2049 characters, more than 2048'),
+    )
+    expect(() => server.notifyResourceUpdated('')).toThrow(TypeError)
+    await server.notifyResourceUpdated(`x://${'a'.repeat(2044)}`)
   })
 
   it('matches a subscribed URI exactly when it is the URI or a /-parent of it (every short string pair)', () => {

@@ -268,9 +268,8 @@ export class LowLevelServer {
   }
 
   /** `notifications/resources/updated` to the resource's subscribers and listeners (`edge.notifyResourceUpdated`). */
-  sendResourceUpdated(params: { uri: string }): Promise<void> {
+  async sendResourceUpdated(params: { uri: string }): Promise<void> {
     this.#hooks.resourceUpdated(params.uri)
-    return Promise.resolve()
   }
 
   /**

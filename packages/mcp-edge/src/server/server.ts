@@ -26,7 +26,7 @@ import { missingCapabilities, supports } from './capabilities.ts'
 import type { Call, HandleOptions, Listed, ListedEntry, MethodEntry, MethodTable, ServerCore } from './dispatch.ts'
 import { toErrorObject } from './errors.ts'
 import { checkedFeature, Limits } from './limits.ts'
-import { logEvent } from './events/events.ts'
+import { logEvent, resourceEvent } from './events/events.ts'
 import type { EventDelivery, ListKind, McpEvent, NotifyLogOptions, NotifyOptions } from './events/events.ts'
 import { ListenHub } from './events/listen-hub.ts'
 import { isQuiet } from './quiet.ts'
@@ -285,14 +285,16 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
   }
 
   /**
-   * Tell listen streams subscribed to `uri` (or a parent of it) that it changed.
+   * Tell listen streams subscribed to `uri` (or a parent of it with fewer than 32 `/`:
+   * `MAX_PREFIX_TOPICS`) that it changed. A TypeError for a `uri` that is not a non-empty string,
+   * a RangeError past 2,048 characters (the longest a subscription may name).
    *
    * @example
    * await server.notifyResourceUpdated('notes://all')
    * await server.notifyResourceUpdated('notes://alice', { audience: ['alice'] }) // only alice's listeners
    */
   notifyResourceUpdated(uri: string, options?: NotifyOptions): Promise<void> {
-    return this.publish({ type: 'resourceUpdated', uri, audience: options?.audience })
+    return this.publish(resourceEvent(uri, options))
   }
 
   /**

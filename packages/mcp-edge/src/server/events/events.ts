@@ -21,6 +21,7 @@ import { notification } from '../../protocol/jsonrpc.ts'
 import type { LogLevel } from '../../protocol/constants.ts'
 import type { JsonRpcNotification, RequestId } from '../../protocol/jsonrpc.ts'
 import type { SubscriptionFilter } from '../../protocol/types.ts'
+import { MAX_SUBSCRIBED_URI } from '../legacy/session-ledger.ts'
 
 export type ListKind = 'tools' | 'prompts' | 'resources'
 
@@ -51,6 +52,22 @@ export interface NotifyLogOptions extends NotifyOptions {
 
 /** The most JSON a log message's `data` may be: it goes to every session's stream that admits it. */
 export const MAX_LOG_EVENT_BYTES = 64 * 1024
+
+/**
+ * The `/`-prefixes of its URI a resource update is routed under, the shortest first: a subscription
+ * with fewer `/` than this hears the URIs below it; a deeper one, its own URI only. The hub's log
+ * keeps a row per topic, so a URI of many segments (one a client chose, `file:///${path}`) would
+ * otherwise cost a row per segment, each holding the event.
+ */
+export const MAX_PREFIX_TOPICS = 32
+
+/** The event of `server.notifyResourceUpdated`; a TypeError for a URI that is not a string or is longer than a subscription may be. */
+export function resourceEvent(uri: string, options?: NotifyOptions): McpEvent {
+  if (typeof uri !== 'string' || uri === '') throw new TypeError('notifyResourceUpdated: uri must be a non-empty string')
+  if (uri.length > MAX_SUBSCRIBED_URI)
+    throw new RangeError(`notifyResourceUpdated: uri is ${uri.length} characters, more than ${MAX_SUBSCRIBED_URI}`)
+  return { type: 'resourceUpdated', uri, audience: options?.audience }
+}
 
 /** The event of `server.notifyLog`; a TypeError for an unknown level or no data, a RangeError past `MAX_LOG_EVENT_BYTES`. */
 export function logEvent(level: LogLevel, data: unknown, options?: NotifyLogOptions): McpEvent {
@@ -182,8 +199,10 @@ function routeTopics(event: McpEvent): string[] {
   if (event.type === 'log') return [LOG_TOPIC]
   if (event.type === 'session') return [sessionTopic(event.nonce)]
   const topics = [`resource:${event.uri}`]
-  for (let slash = event.uri.indexOf('/'); slash >= 0; slash = event.uri.indexOf('/', slash + 1)) {
+  let slash = event.uri.indexOf('/')
+  for (let prefixes = 0; slash >= 0 && prefixes < MAX_PREFIX_TOPICS; prefixes++) {
     topics.push(`resource:${event.uri.slice(0, slash)}`)
+    slash = event.uri.indexOf('/', slash + 1)
   }
   topics.push(ALL_RESOURCES)
   return topics
