@@ -74,6 +74,20 @@ server.registerTool(
   },
 )
 
+// SDK 1.x: a question that must be answered in time, else the tool gives up (chat-ui's
+// impatient_confirm; porting round Q): the SDKs reject it with -32001 once `timeout` passes.
+server.registerTool('impatient', { inputSchema: { ms: z.number() }, annotations: { readOnlyHint: true } }, async ({ ms }) => {
+  try {
+    const answer = await server.server.elicitInput(
+      { message: `Answer within ${ms} ms`, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } },
+      { timeout: ms },
+    )
+    return { content: [{ type: 'text', text: `answered: ${answer.action}` }] }
+  } catch (error) {
+    return { content: [{ type: 'text', text: `gave up: ${(error as Error).message}` }], isError: true }
+  }
+})
+
 // SDK 2.x: return inputRequired, read acceptedContent on the retry; a decline is asked again once.
 const Confirm = z.object({ confirm: z.boolean() })
 server.registerTool(

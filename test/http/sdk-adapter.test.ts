@@ -83,6 +83,7 @@ describe('createMcpHandler with an SDK-style server', () => {
         'fail',
         'count_down',
         'book_table',
+        'impatient',
         'deploy',
         'insist',
         'bbox',
@@ -482,6 +483,42 @@ describe('what mcp-edge adds, from SDK-style code', () => {
       expect(asked).toHaveLength(3)
     } finally {
       await client.close()
+    }
+  })
+
+  // Porting round Q (chat-ui's impatient_confirm): the option was dropped, and a tool written to
+  // give up waited for the answer and acted on it.
+  it("a question's timeout: past it, the question rejects with -32001 where it was asked (a 2025 call ends then), in both eras", async () => {
+    const gaveUp = { isError: true, content: [{ type: 'text', text: 'gave up: MCP error -32001: Request timed out' }] }
+    let answered = 0
+    const slowly = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 600))
+      answered++
+      return { action: 'accept' as const, content: { ok: true } }
+    }
+    const v1 = new Client({ name: 'slow-1x', version: '1.0.0' }, { capabilities: { elicitation: {} } })
+    v1.setRequestHandler(ElicitRequestSchema, slowly)
+    await v1.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)))
+    try {
+      expect(await v1.callTool({ name: 'impatient', arguments: { ms: 300 } })).toMatchObject(gaveUp)
+      // The call ended at the deadline, before the client answered.
+      expect(answered).toBe(0)
+      expect(text(await v1.callTool({ name: 'impatient', arguments: { ms: 10_000 } }))).toBe('answered: accept')
+    } finally {
+      await v1.close()
+    }
+    const v2 = new ClientV2(
+      { name: 'slow-2x', version: '1.0.0' },
+      { capabilities: { elicitation: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    )
+    v2.setRequestHandler('elicitation/create', slowly as never)
+    await v2.connect(new TransportV2(new URL(`${base}/mcp`)))
+    try {
+      // The retry comes after the deadline: its answer is refused as the SDKs' request times out.
+      expect(await v2.callTool({ name: 'impatient', arguments: { ms: 300 } })).toMatchObject(gaveUp)
+      expect(text(await v2.callTool({ name: 'impatient', arguments: { ms: 10_000 } }))).toBe('answered: accept')
+    } finally {
+      await v2.close()
     }
   })
 

@@ -81,6 +81,14 @@ server.registerTool('summarize', { ...safe, inputSchema: { size: z.number() } },
   const messages = [{ role: 'user' as const, content: { type: 'text' as const, text: 'x'.repeat(size) } }]
   return inputRequired({ inputRequests: { summary: inputRequired.createMessage({ messages, maxTokens: 100 }) } })
 })
+// A question with a timeout, then one without: the first, answered in time, stays answered in the
+// later rounds that replay it, however late they come.
+server.registerTool('two_steps', safe, async () => {
+  const form = { type: 'object' as const, properties: {} }
+  const first = await server.server.elicitInput({ message: 'First, quickly', requestedSchema: form }, { timeout: 200 })
+  const second = await server.server.elicitInput({ message: 'Then, at leisure', requestedSchema: form })
+  return { content: [{ type: 'text', text: `${first.action}, ${second.action}` }] }
+})
 const handler = createMcpHandler(server)
 
 type Rounds = { requestState: string; inputRequests: Record<string, { params?: Record<string, unknown> }> }
@@ -243,5 +251,24 @@ describe('what a round seals', () => {
     expect(tooLarge.message.error?.message).toMatch(
       /^Internal error: the requestState of the next round would be \d+ characters, more than the 262144 a retry may carry/,
     )
+  })
+})
+
+describe("a question's timeout (porting round Q)", () => {
+  it('keeps an answer given in time through the later rounds, however late they come', async () => {
+    const accept = (result: unknown) =>
+      Object.fromEntries(Object.keys(rounds(result).inputRequests).map((key) => [key, { action: 'accept', content: {} }]))
+    const first = await call('two_steps')
+    const second = await call('two_steps', {
+      requestState: rounds(first.message.result).requestState,
+      inputResponses: accept(first.message.result),
+    })
+    expect(second.message.result).toMatchObject({ resultType: 'input_required' })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const third = await call('two_steps', {
+      requestState: rounds(second.message.result).requestState,
+      inputResponses: accept(second.message.result),
+    })
+    expect(textOf(third.message.result)).toBe('accept, accept')
   })
 })

@@ -335,12 +335,13 @@ export abstract class McpAgent<
 
   /**
    * agents' `this.elicitInput`: ask the caller of the running tool (`server.server.elicitInput`).
-   * Its options (`relatedRequestId`) are taken: the question always goes to the running request.
+   * Its `relatedRequestId` is taken: the question always goes to the running request; a `timeout`
+   * is kept as `server.server.elicitInput` keeps it.
    */
-  elicitInput(params: ElicitParams, _options?: { relatedRequestId?: string | number }): Promise<ElicitResult> {
+  elicitInput(params: ElicitParams, options?: { relatedRequestId?: string | number; timeout?: number }): Promise<ElicitResult> {
     const extra = currentHandler() as RequestHandlerExtra | undefined
     if (!extra) throw new Error('this.elicitInput works inside a tool, prompt or resource handler only')
-    return extra.mcpReq.elicitInput(params)
+    return extra.mcpReq.elicitInput(params, options)
   }
 
   /**

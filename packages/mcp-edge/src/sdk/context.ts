@@ -21,9 +21,24 @@ import type { RequestId } from '../protocol/jsonrpc.ts'
 import type { InputRequest } from '../server/input/input.ts'
 import { ClientAnswerError, InputRequired } from '../server/input/input-round.ts'
 import { McpError } from './errors.ts'
+import { announced } from './notifier.ts'
+import type { Announcements } from './notifier.ts'
+import { isLegacyVersion } from '../protocol/legacy.ts'
 import type { Principal, RequestContext, ToolContext } from '../server/types.ts'
 import { checkedAnswer } from './schema/form-check.ts'
-import { ASKED, elicitRequest, MAX_ROUNDS_PER_CALL, parseResult, questionKey, rawSpec, ROUNDS, tooManyRounds } from './input.ts'
+import {
+  ASKED,
+  dueOf,
+  elicitRequest,
+  MAX_ROUNDS_PER_CALL,
+  parseResult,
+  questionKey,
+  rawSpec,
+  REQUEST_TIMEOUT,
+  ROUNDS,
+  timeoutOf,
+  tooManyRounds,
+} from './input.ts'
 import type { CreateMessageResult, CreateMessageResultWithTools, ElicitParams, ElicitResult } from './input.ts'
 import { missingStateKeys } from './request-store.ts'
 import type { RequestStore } from './request-store.ts'
@@ -164,27 +179,6 @@ const RESERVED_META = 'io.modelcontextprotocol/'
 
 export const isLogLevel = (value: unknown): value is LogLevel => (LOG_LEVELS as readonly unknown[]).includes(value)
 
-/** The list a `notifications/…/list_changed` method names. */
-const LIST_CHANGED: Partial<Record<string, 'tools' | 'resources' | 'prompts'>> = {
-  'notifications/tools/list_changed': 'tools',
-  'notifications/resources/list_changed': 'resources',
-  'notifications/prompts/list_changed': 'prompts',
-}
-
-/**
- * Tell `hooks` a list change or a resource update sent as a notification (what the SDKs'
- * `send*ListChanged` and `sendResourceUpdated` send); false for any other notification.
- */
-export function announced(hooks: Announcements, { method, params }: SdkNotification): boolean {
-  const kind = LIST_CHANGED[method]
-  if (kind) hooks.listChanged(kind)
-  else if (method === 'notifications/resources/updated') {
-    const { uri } = (params ?? {}) as { uri?: unknown }
-    if (typeof uri === 'string') hooks.resourceUpdated(uri)
-  } else return false
-  return true
-}
-
 /** The signal of a run: the request's, and aborted too when the run is dropped (`RunState.dropped`). */
 function runSignal(run: RunState, request: AbortSignal): AbortSignal {
   if (!run.dropped) {
@@ -221,12 +215,6 @@ export interface RunState {
   hooks: Announcements
 }
 
-/** What a server announces to its listeners (the server's `send*ListChanged`, `sendResourceUpdated`). */
-export interface Announcements {
-  listChanged(kind: 'tools' | 'resources' | 'prompts'): void
-  resourceUpdated(uri: string): void
-}
-
 /** `mcpReq` of the SDK v2 context, over the same run. */
 class McpReq<Env> {
   readonly #extra: SdkExtra<Env>
@@ -256,10 +244,13 @@ class McpReq<Env> {
   readonly requestState = <T = unknown>(): T | undefined => this.#extra.run.handlerState as T | undefined
   readonly log = async (level: LogLevel, data: unknown, logger?: string): Promise<void> =>
     this.#extra.edge.log(level, data, logger)
-  readonly elicitInput = async (params: ElicitParams): Promise<ElicitResult> =>
-    checkedAnswer(params, (await SdkExtra.ask(this.#extra, elicitRequest(params))) as ElicitResult)
-  readonly requestSampling = (params: Record<string, unknown>): Promise<CreateMessageResult | CreateMessageResultWithTools> =>
-    SdkExtra.ask(this.#extra, { method: 'sampling/createMessage', params }) as Promise<
+  readonly elicitInput = async (params: ElicitParams, options?: unknown): Promise<ElicitResult> =>
+    checkedAnswer(params, (await SdkExtra.ask(this.#extra, elicitRequest(params), undefined, options)) as ElicitResult)
+  readonly requestSampling = (
+    params: Record<string, unknown>,
+    options?: unknown,
+  ): Promise<CreateMessageResult | CreateMessageResultWithTools> =>
+    SdkExtra.ask(this.#extra, { method: 'sampling/createMessage', params }, undefined, options) as Promise<
       CreateMessageResult | CreateMessageResultWithTools
     >
   readonly send: SendRequest = (request: SdkRequest, resultSchema?: unknown) => this.#extra.sendRequest(request, resultSchema)
@@ -345,7 +336,7 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
    * would let code that catches it (a fallback answer) act before the user has answered. The run
    * is then left (`park`), and the handler runs again with the answer.
    */
-  static async ask<Env>(extra: SdkExtra<Env>, request: InputRequest, schema?: ResultSchema): Promise<unknown> {
+  static async ask<Env>(extra: SdkExtra<Env>, request: InputRequest, schema?: ResultSchema, options?: unknown): Promise<unknown> {
     if (extra.#store?.stateKeys === false) throw missingStateKeys()
     const run = extra.#run
     if (run.asked === MAX_ROUNDS_PER_CALL) throw tooManyRounds()
@@ -360,9 +351,10 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
       if (((state[ROUNDS] as number | undefined) ?? 0) >= MAX_ROUNDS_PER_CALL) throw tooManyRounds()
       asked.push(key)
     }
+    const due = dueOf(state, key, timeoutOf(options))
     let answers: Record<string, unknown>
     try {
-      answers = await extra.#edge.ask({ [key]: rawSpec(request) })
+      answers = await extra.#edge.ask({ [key]: rawSpec(request, due?.at) })
     } catch (error) {
       // A 2025-era client's error answer rejects the question, as the SDKs' request does: with its code and message.
       if (error instanceof ClientAnswerError && error.answer) {
@@ -371,6 +363,14 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
       if (!(error instanceof InputRequired) || !run.park) throw error
       run.park(error)
       return new Promise(() => {})
+    }
+    // A 2026-07-28 client answers in a retry, which nothing waits for: one past the question's
+    // timeout is refused as the SDKs' request times out. A 2025-era call waited until then only.
+    if (due) {
+      if (Date.now() > due.at && !isLegacyVersion(extra.edge.meta.protocolVersion)) {
+        throw new McpError(REQUEST_TIMEOUT, 'Request timed out', { timeout: due.timeout })
+      }
+      due.met()
     }
     return parseResult(schema, answers[key])
   }
@@ -381,8 +381,8 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
   // Bound functions, made when first read, so that SDK code may destructure them
   // (`async (args, { sendNotification }) => …`) and a call that never reads them makes none.
   get sendRequest(): RequestHandlerExtra['sendRequest'] {
-    this.#sendRequest ??= ((request: SdkRequest, resultSchema?: ResultSchema) =>
-      this.#request(request, resultSchema)) as RequestHandlerExtra['sendRequest']
+    this.#sendRequest ??= ((request: SdkRequest, resultSchema?: ResultSchema, options?: unknown) =>
+      this.#request(request, resultSchema, options)) as RequestHandlerExtra['sendRequest']
     return this.#sendRequest
   }
 
@@ -392,11 +392,11 @@ class SdkExtra<Env> implements RequestHandlerExtra<Env> {
   }
 
   // biome-ignore lint/suspicious/noExplicitAny: typed by the SDK's result schema, as in the SDKs
-  #request(request: SdkRequest, resultSchema?: ResultSchema): Promise<any> {
+  #request(request: SdkRequest, resultSchema?: ResultSchema, options?: unknown): Promise<any> {
     const { method, params = {} } = request
     const built: InputRequest =
       method === 'elicitation/create' ? elicitRequest(params as unknown as ElicitParams) : ({ method, params } as InputRequest)
-    return SdkExtra.ask(this, built, resultSchema)
+    return SdkExtra.ask(this, built, resultSchema, options)
   }
 
   async #notify(notification: SdkNotification): Promise<void> {

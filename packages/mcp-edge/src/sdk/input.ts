@@ -199,7 +199,7 @@ const ANSWER_SHAPE: Record<InputRequest['method'], (answer: Record<string, unkno
  * A core `InputSpec` for a request the SDK code built itself: the answer comes back as the client
  * sent it, checked for its kind's shape only (the SDK leaves validation to the handler, too).
  */
-export function rawSpec(request: InputRequest): InputSpec<Record<string, unknown>> {
+export function rawSpec(request: InputRequest, deadline?: number): InputSpec<Record<string, unknown>> {
   const known = ANSWER_SHAPE[request.method]
   // The handler's doing, not the client's: -32603 naming what can be asked (not -32602, Invalid params).
   if (known === undefined) {
@@ -212,6 +212,7 @@ export function rawSpec(request: InputRequest): InputSpec<Record<string, unknown
   return {
     request,
     requires: [requiredCapability(request)],
+    deadline,
     read(answer, key) {
       if (!isObject(answer) || !known(answer)) {
         throw new McpError('invalidParams', `Invalid params: inputResponses["${key}"] is not a valid answer to ${request.method}`)
@@ -236,6 +237,17 @@ export const MAX_ROUNDS_PER_CALL = 32
 export const ROUNDS = 'sdk:rounds'
 /** Sealed between rounds: the keys of the awaited questions the call has asked (`SdkExtra.ask`). */
 export const ASKED = 'sdk:asked'
+/**
+ * Sealed between rounds: when each awaited question asked with a `timeout` is due, by key (ms
+ * since the epoch), and 0 once it was answered in time (`SdkExtra.ask`).
+ */
+export const DUE = 'sdk:due'
+
+/** The `timeout` of a request's options (the SDKs' `RequestOptions`), when it is a positive number of ms. */
+export function timeoutOf(options: unknown): number | undefined {
+  const timeout = isObject(options) ? options.timeout : undefined
+  return typeof timeout === 'number' && timeout > 0 && Number.isFinite(timeout) ? timeout : undefined
+}
 
 /** The -32603 a call that asked in more than `MAX_ROUNDS_PER_CALL` rounds ends with. */
 export function tooManyRounds(): McpError {
@@ -324,4 +336,28 @@ export function parseResult(schema: unknown, answer: unknown): unknown {
   if (isZod(schema)) return z.parse(schema, answer)
   if (isObject(schema) && typeof schema.parse === 'function') return (schema.parse as (value: unknown) => unknown)(answer)
   return answer
+}
+
+/** The SDKs' `ErrorCode.RequestTimeout`: a question not answered within its `timeout`. */
+export const REQUEST_TIMEOUT = -32001
+
+/**
+ * When the question `key` is due, if it was asked with a `timeout` and not yet answered in time:
+ * set by the run that first asks it, kept in the call's sealed state (`DUE`); `met` marks it
+ * answered in time, so that later runs, which replay the answer, keep it.
+ */
+export function dueOf(state: Record<string, unknown>, key: string, timeout: number | undefined) {
+  const due = (state[DUE] ?? {}) as Record<string, [at: number, timeout: number]>
+  let entry = due[key]
+  if (entry === undefined && timeout !== undefined) {
+    entry = [Date.now() + timeout, timeout]
+    due[key] = entry
+    state[DUE] = due
+  }
+  if (entry === undefined || entry[0] === 0) return undefined
+  const [at, given] = entry
+  const met = () => {
+    due[key] = [0, given]
+  }
+  return { at, timeout: given, met }
 }

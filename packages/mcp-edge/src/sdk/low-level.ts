@@ -17,7 +17,8 @@ import type { ClientCapabilities, Implementation, JsonObject } from '../protocol
 import type { RequestHandlerExtra, RequestOf, SdkNotification, SdkRequest } from './context.ts'
 import type { CreateMessageResult, CreateMessageResultWithTools, ElicitParams, ElicitResult, ListRootsResult } from './input.ts'
 import type { NotificationWatcher, RequestWatcher } from '../server/kept-requests.ts'
-import { announced, authInfoOf, isLogLevel } from './context.ts'
+import { authInfoOf, isLogLevel } from './context.ts'
+import { announced } from './notifier.ts'
 import { currentClient, currentHandler, currentRequest, hostOf, withHandler } from './request-store.ts'
 import type { Frame } from './request-store.ts'
 import { refuseCompletionNotifier, refuseRequestHandler } from './unsupported.ts'
@@ -187,8 +188,8 @@ export class LowLevelServer {
   }
 
   /** Ask the user (form or URL): a 2026-07-28 client through a multi-round trip, a 2025 one on the call's stream. */
-  async elicitInput(params: ElicitParams, _options?: unknown): Promise<ElicitResult> {
-    return running('elicitInput').mcpReq.elicitInput(params)
+  async elicitInput(params: ElicitParams, options?: unknown): Promise<ElicitResult> {
+    return running('elicitInput').mcpReq.elicitInput(params, options)
   }
 
   /** Sampling (deprecated in 2026-07-28; still served to clients that declare it). */
@@ -196,9 +197,9 @@ export class LowLevelServer {
   createMessage(params: Record<string, unknown>, options?: unknown): Promise<CreateMessageResult>
   async createMessage(
     params: Record<string, unknown>,
-    _options?: unknown,
+    options?: unknown,
   ): Promise<CreateMessageResult | CreateMessageResultWithTools> {
-    return running('createMessage').mcpReq.requestSampling(params)
+    return running('createMessage').mcpReq.requestSampling(params, options)
   }
 
   /** SDK 1.x `request({ method, params }, resultSchema)`: the running handler's `sendRequest`. */
@@ -213,8 +214,8 @@ export class LowLevelServer {
   async close(): Promise<void> {}
 
   /** Roots (deprecated in 2026-07-28; still served to clients that declare it). */
-  async listRoots(_params?: unknown, _options?: unknown): Promise<ListRootsResult> {
-    return running('listRoots').sendRequest({ method: 'roots/list' })
+  async listRoots(_params?: unknown, options?: unknown): Promise<ListRootsResult> {
+    return running('listRoots').sendRequest({ method: 'roots/list' }, undefined, options)
   }
 
   /** Refused, naming why: mcp-edge sends no `notifications/elicitation/complete` (unsupported.ts). */

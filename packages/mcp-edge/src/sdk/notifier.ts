@@ -180,3 +180,30 @@ export function withBus(notifier: ServerNotifier): { notify: ServerNotifier; bus
   }
   return { notify, bus }
 }
+
+/** What a server announces to its listeners (the server's `send*ListChanged`, `sendResourceUpdated`). */
+export interface Announcements {
+  listChanged(kind: ListKind): void
+  resourceUpdated(uri: string): void
+}
+
+/** The list a `notifications/…/list_changed` method names. */
+const LIST_CHANGED: Partial<Record<string, ListKind>> = {
+  'notifications/tools/list_changed': 'tools',
+  'notifications/resources/list_changed': 'resources',
+  'notifications/prompts/list_changed': 'prompts',
+}
+
+/**
+ * Tell `hooks` a list change or a resource update sent as a notification (what the SDKs'
+ * `send*ListChanged` and `sendResourceUpdated` send); false for any other notification.
+ */
+export function announced(hooks: Announcements, { method, params }: { method: string; params?: object }): boolean {
+  const kind = LIST_CHANGED[method]
+  if (kind) hooks.listChanged(kind)
+  else if (method === 'notifications/resources/updated') {
+    const { uri } = (params ?? {}) as { uri?: unknown }
+    if (typeof uri === 'string') hooks.resourceUpdated(uri)
+  } else return false
+  return true
+}

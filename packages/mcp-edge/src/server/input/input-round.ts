@@ -58,6 +58,8 @@ export class InputRound {
   readonly used: Record<string, unknown> = {}
   /** Questions still open when the handler stopped. */
   pending: Record<string, InputRequest> | undefined
+  /** The earliest `deadline` of the open questions, if any has one (InputSpec). */
+  deadline: number | undefined
 
   constructor(
     method: string,
@@ -95,6 +97,7 @@ export class InputRound {
         continue
       }
       missing[key] = spec.request
+      if (spec.deadline !== undefined) this.deadline = Math.min(this.deadline ?? spec.deadline, spec.deadline)
       for (const path of spec.requires) {
         if (!supports(this.#capabilities, path) && !undeclared.includes(path)) undeclared.push(path)
       }

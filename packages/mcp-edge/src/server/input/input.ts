@@ -26,6 +26,12 @@ export interface InputSpec<T> {
   readonly requires: readonly CapabilityPath[]
   /** Check an answer; throws -32602 when it is malformed. */
   read(answer: unknown, key: string): T
+  /**
+   * When the client's answer is due (ms since the epoch; mcp-edge/sdk: a question's `timeout`). A
+   * 2025-era call waits for it no longer: its round is then answered with a timeout error (-32001,
+   * as the SDKs' request times out), thrown where the handler asked.
+   */
+  readonly deadline?: number | undefined
 }
 
 export type InputSpecs = Record<string, InputSpec<unknown>>

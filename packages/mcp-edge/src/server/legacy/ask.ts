@@ -8,6 +8,7 @@
  * uncaught, the call fails with it (-32603).
  */
 import type { LegacyVersion } from '../../protocol/constants.ts'
+import { McpError } from '../../protocol/errors.ts'
 import { shapeLegacyInputRequest } from '../../protocol/legacy.ts'
 import type { InputRequest } from '../input/input.ts'
 import { ClientAnswerError } from '../input/input-round.ts'
@@ -30,8 +31,18 @@ export interface LegacyAskOptions {
   cancel: { readonly signal: AbortSignal }
 }
 
-/** Answers for every key of one round, from the client; `traced`: the call's span, when traced. */
-export type AskClient = (requests: Record<string, InputRequest>, traced?: TracedAsk) => Promise<Record<string, unknown>>
+/**
+ * Answers for every key of one round, from the client; `traced`: the call's span, when traced;
+ * `deadline`: when the round's answers are due (InputSpec), if sooner than the call's own bound.
+ */
+export type AskClient = (
+  requests: Record<string, InputRequest>,
+  traced?: TracedAsk,
+  deadline?: number,
+) => Promise<Record<string, unknown>>
+
+/** What a question whose `deadline` passed is answered with: the SDKs' request timeout. */
+const TIMED_OUT: ClientAnswer = { error: { code: -32001, message: 'Request timed out' } }
 
 /**
  * @example
@@ -39,16 +50,19 @@ export type AskClient = (requests: Record<string, InputRequest>, traced?: Traced
  * const answers = await ask({ confirm: { method: 'elicitation/create', params } })
  */
 export function createLegacyAsk(options: LegacyAskOptions): AskClient {
-  return async (requests, traced) => {
+  return async (requests, traced, deadline) => {
     const { relay, outbox, version } = options
     const keys = Object.keys(requests)
     const spans = startAsk(
       traced,
       keys.map((key) => (requests[key] as InputRequest).method),
     )
+    // A round due sooner than the call's bound waits until then, and is answered with a timeout.
+    const due = deadline === undefined ? undefined : Math.max(0, deadline - Date.now())
+    const timeoutMs = due !== undefined && due < options.timeoutMs ? due : options.timeoutMs
     let answers: ClientAnswer[]
     try {
-      const exchangeId = await relay.open(options.principal, keys.length, options.timeoutMs, spans?.traces)
+      const exchangeId = await relay.open(options.principal, keys.length, timeoutMs, spans?.traces)
       spans?.opened(exchangeId)
       const waiting = relay.wait(exchangeId, options.cancel.signal)
       keys.forEach((key, index) => {
@@ -59,15 +73,33 @@ export function createLegacyAsk(options: LegacyAskOptions): AskClient {
       answers = await waiting
     } catch (error) {
       spans?.end({ error, cancelled: options.cancel.signal.aborted })
+      if (timeoutMs !== options.timeoutMs && isTimeout(error)) return timedOut(requests)
       throw error
     }
     spans?.end({ answers })
-    return Object.fromEntries(
-      keys.map((key, index) => {
-        const answer = answers[index]
-        if (answer !== undefined && !('error' in answer)) return [key, answer.result]
-        return [key, new ClientAnswerError((requests[key] as InputRequest).method, answer?.error)]
-      }),
-    )
+    return answered(requests, answers)
   }
+}
+
+/** Each question of a round whose deadline passed, answered with the SDKs' request timeout. */
+const timedOut = (requests: Record<string, InputRequest>) =>
+  answered(
+    requests,
+    Object.keys(requests).map(() => TIMED_OUT),
+  )
+
+const isTimeout = (error: unknown) => error instanceof McpError && error.kind === 'inputTimeout'
+
+/** The round's answers by key: a result, or the error the client (or its deadline) gave, thrown where it was asked. */
+function answered(
+  requests: Record<string, InputRequest>,
+  answers: readonly (ClientAnswer | undefined)[],
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.keys(requests).map((key, index) => {
+      const answer = answers[index]
+      if (answer !== undefined && !('error' in answer)) return [key, answer.result]
+      return [key, new ClientAnswerError((requests[key] as InputRequest).method, answer?.error)]
+    }),
+  )
 }

@@ -104,7 +104,7 @@ export async function runWithInput(
       // far, exactly as a retry would (the state stays in memory; nothing is sealed).
       const telemetry = call.span && call.server.observers.telemetry(options.env)
       const traced = telemetry && call.span && { telemetry, parent: call.span, log: call.server.observers.log }
-      answers = { ...answers, ...round.used, ...(await options.askClient(round.pending, traced)) }
+      answers = { ...answers, ...round.used, ...(await options.askClient(round.pending, traced, round.deadline)) }
       state = scope.state
       number = scope.round + 1
       continue
