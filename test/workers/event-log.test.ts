@@ -483,6 +483,9 @@ describe('cloudflareEventHub across shards', () => {
     expect(foreign.cursor).toBe('ev:')
     const again = await resume(foreign.cursor ?? '')
     expect(again.gaps).toEqual([...topics])
+    // An id past the log's head (a log wiped since): every topic hinted, and no head in the id either.
+    const ahead = await resume('ev:0-999999999999999')
+    expect([ahead.gaps, ahead.cursor]).toEqual([[...topics], 'ev:'])
     // A known id is said as it is: nothing to hint.
     const known = await cloudflareEventHub({ binding: 'MCP_EVENTS' }).listen(
       { topics, principal: null },

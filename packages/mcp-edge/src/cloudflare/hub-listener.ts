@@ -227,7 +227,8 @@ export class HubListener {
     // Before any path opens, so a stream that ends while they open leaves every one (`#open` adds each link first).
     signal.addEventListener('abort', () => this.#close(), { once: true })
     // Where the acknowledgement says the stream starts: the cursor, but for the shards resumed from
-    // nowhere, left out so that a client gone before their hints reached it is hinted again.
+    // nowhere or from past a wiped log's head (every topic a gap), left out, so that a client gone
+    // before their hints reached it is hinted again.
     const acked: Cursor = new Map()
     const settled = await Promise.allSettled(
       shards.map(async ([shard, topics]) => {
@@ -236,9 +237,10 @@ export class HubListener {
         if (from === null) gaps.push(...topics)
         const opening = await this.#open(shard, topics, from ?? undefined)
         // From the cursor, unless it is ahead of this log (a wiped log: start again at its head).
-        const start = typeof from === 'number' && from <= opening.path.head ? from : opening.path.head
+        const ahead = typeof from === 'number' && from > opening.path.head
+        const start = typeof from === 'number' && !ahead ? from : opening.path.head
         this.#cursor.set(shard, start)
-        if (from !== null) acked.set(shard, start)
+        if (from !== null && !ahead) acked.set(shard, start)
         gaps.push(...opening.path.gaps)
         this.#startHead.set(shard, opening.path.head)
         return opening

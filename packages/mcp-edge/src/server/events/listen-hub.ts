@@ -45,6 +45,8 @@ export class Listener implements Subscription {
     at: number
     hint: boolean
   }> = []
+  /** How many of the inbox's entries are re-read hints. */
+  #hints = 0
   #lagging = false
 
   readonly #allows: (event: McpEvent) => boolean
@@ -95,17 +97,23 @@ export class Listener implements Subscription {
     // An equal event pending covers this one. With ids, the pending one moves here and takes this
     // id, so ids only grow along the stream and its last id covers both.
     if (pending >= 0 && id === undefined) return true
-    if (pending >= 0) this.#inbox.splice(pending, 1)
-    else if (id !== undefined && this.#inbox.length >= MAX_INBOX) {
+    if (pending >= 0) {
+      if (this.#inbox[pending]?.hint) this.#hints--
+      this.#inbox.splice(pending, 1)
+    } else if (id !== undefined && this.#inbox.length - this.#hints >= MAX_INBOX) {
       this.#lagging = true
       return true
     }
     const message = this.#shape(event, this.subscriptionId, id)
     this.#inbox.push({ key, id, message, event, at: this.#sent ? Date.now() : 0, hint })
+    if (hint) this.#hints++
     // An event with an id is never dropped (module header): one is taken only while the inbox
-    // holds fewer than MAX_INBOX entries of any kind (hints count too), else the listener lags;
-    // entries without an id give way to each other past MAX_INBOX of them, hints never. So the
-    // inbox holds at most MAX_INBOX with ids, MAX_INBOX others, and one hint per topic.
+    // holds fewer than MAX_INBOX entries other than hints, else the listener lags; entries without
+    // an id give way to each other past MAX_INBOX of them, hints never. So the inbox holds at most
+    // MAX_INBOX with ids, MAX_INBOX others, and one hint per topic. Hints do not count toward the
+    // lag: a resume's hints come before its replay, and with 256 of them (a filter of some 300
+    // URIs, within the 12 KiB cap) its first replayed event lagged, ended the stream, and the
+    // resume from the same id did the same again.
     if (id === undefined && !hint && this.#inbox.length > MAX_INBOX) {
       const without = this.#inbox.filter((entry) => entry.id === undefined && !entry.hint)
       if (without.length > MAX_INBOX) this.#inbox.splice(this.#inbox.indexOf(without[0]!), 1)
@@ -125,6 +133,7 @@ export class Listener implements Subscription {
   takeKept(limit = MAX_INBOX): { message: JsonRpcNotification; kept: boolean }[] {
     return this.#inbox.splice(0, limit).map((entry) => {
       this.#sent?.(entry.event, entry.at)
+      if (entry.hint) this.#hints--
       return { message: entry.message, kept: entry.id !== undefined || entry.hint }
     })
   }
