@@ -491,9 +491,11 @@ describe('what mcp-edge adds, from SDK-style code', () => {
   it("a question's timeout: past it, the question rejects with -32001 where it was asked (a 2025 call ends then), in both eras", async () => {
     const gaveUp = { isError: true, content: [{ type: 'text', text: 'gave up: MCP error -32001: Request timed out' }] }
     let answered = 0
-    const slowly = async () => {
+    const dropped: boolean[] = []
+    const slowly = async (_request: unknown, extra?: { signal?: AbortSignal }) => {
       await new Promise((resolve) => setTimeout(resolve, 600))
       answered++
+      dropped.push(extra?.signal?.aborted === true)
       return { action: 'accept' as const, content: { ok: true } }
     }
     const v1 = new Client({ name: 'slow-1x', version: '1.0.0' }, { capabilities: { elicitation: {} } })
@@ -501,9 +503,13 @@ describe('what mcp-edge adds, from SDK-style code', () => {
     await v1.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)))
     try {
       expect(await v1.callTool({ name: 'impatient', arguments: { ms: 300 } })).toMatchObject(gaveUp)
-      // The call ended at the deadline, before the client answered.
+      // The call ended at the deadline, before the client answered; the client was told to drop
+      // the question (notifications/cancelled, as the SDKs send at a timeout), so it sends no answer.
       expect(answered).toBe(0)
+      await new Promise((resolve) => setTimeout(resolve, 700))
+      expect(dropped).toEqual([true])
       expect(text(await v1.callTool({ name: 'impatient', arguments: { ms: 10_000 } }))).toBe('answered: accept')
+      expect(dropped).toEqual([true, false])
     } finally {
       await v1.close()
     }

@@ -205,6 +205,20 @@ describe('InputRound.ask', () => {
     expect(Object.keys(round.pending ?? {})).toEqual(['first', 'second'])
   })
 
+  // A 2025-era call waits for a round until its deadline: the latest of its questions', and only
+  // when each has one (found by review: the earliest ended a round whose other question had none).
+  it('says when the open questions are due: the latest deadline when each has one, else none', async () => {
+    const due = (deadline: number | undefined) => ({ ...nameForm(), deadline })
+    const dated = new InputRound('tools/call', {}, {}, FORM)
+    await expect(dated.ask({ a: due(2000), b: due(5000) })).rejects.toBeInstanceOf(InputRequired)
+    expect(dated.deadline).toBe(5000)
+    const mixed = new InputRound('tools/call', {}, {}, FORM)
+    await expect(mixed.ask({ a: due(2000) })).rejects.toBeInstanceOf(InputRequired)
+    expect(mixed.deadline).toBe(2000)
+    await expect(mixed.ask({ b: due(undefined) })).rejects.toBeInstanceOf(InputRequired)
+    expect(mixed.deadline).toBeUndefined()
+  })
+
   it('refuses to ask for an input type the request did not declare (-32021, with what is missing)', async () => {
     const round = new InputRound('tools/call', {}, {}, FORM)
     const error = await rejected(

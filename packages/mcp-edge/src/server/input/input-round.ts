@@ -58,8 +58,16 @@ export class InputRound {
   readonly used: Record<string, unknown> = {}
   /** Questions still open when the handler stopped. */
   pending: Record<string, InputRequest> | undefined
-  /** The earliest `deadline` of the open questions, if any has one (InputSpec). */
-  deadline: number | undefined
+  /**
+   * When every open question is due, if each has a `deadline` (InputSpec): the latest of them. A
+   * 2025-era call's wait ends then, and every question still open has passed its own. Undefined
+   * when any open question has none: the round waits for all of them.
+   */
+  get deadline(): number | undefined {
+    return this.#undated ? undefined : this.#latest
+  }
+  #latest: number | undefined
+  #undated = false
 
   constructor(
     method: string,
@@ -97,7 +105,8 @@ export class InputRound {
         continue
       }
       missing[key] = spec.request
-      if (spec.deadline !== undefined) this.deadline = Math.min(this.deadline ?? spec.deadline, spec.deadline)
+      if (spec.deadline === undefined) this.#undated = true
+      else this.#latest = Math.max(this.#latest ?? spec.deadline, spec.deadline)
       for (const path of spec.requires) {
         if (!supports(this.#capabilities, path) && !undeclared.includes(path)) undeclared.push(path)
       }

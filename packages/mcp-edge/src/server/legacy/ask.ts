@@ -57,24 +57,31 @@ export function createLegacyAsk(options: LegacyAskOptions): AskClient {
       traced,
       keys.map((key) => (requests[key] as InputRequest).method),
     )
-    // A round due sooner than the call's bound waits until then, and is answered with a timeout.
-    const due = deadline === undefined ? undefined : Math.max(0, deadline - Date.now())
-    const timeoutMs = due !== undefined && due < options.timeoutMs ? due : options.timeoutMs
+    // A round whose questions are all due waits until then (or the call's bound, if sooner): what is
+    // still open is answered with a timeout, and the client told to drop it.
+    const timeoutMs = deadline === undefined ? options.timeoutMs : Math.min(options.timeoutMs, Math.max(0, deadline - Date.now()))
     let answers: ClientAnswer[]
+    let exchangeId: string | undefined
     try {
-      const exchangeId = await relay.open(options.principal, keys.length, timeoutMs, spans?.traces)
-      spans?.opened(exchangeId)
-      const waiting = relay.wait(exchangeId, options.cancel.signal)
+      const opened = await relay.open(options.principal, keys.length, timeoutMs, spans?.traces)
+      exchangeId = opened
+      spans?.opened(opened)
+      const waiting = relay.wait(opened, options.cancel.signal)
       keys.forEach((key, index) => {
         const { method, params } = requests[key] as InputRequest
-        const id = outgoingId(exchangeId, index)
+        const id = outgoingId(opened, index)
         outbox.push({ jsonrpc: '2.0', id, method, params: shapeLegacyInputRequest(version, method, params, id) })
       })
       answers = await waiting
     } catch (error) {
       spans?.end({ error, cancelled: options.cancel.signal.aborted })
-      if (timeoutMs !== options.timeoutMs && isTimeout(error)) return timedOut(requests)
-      throw error
+      if (deadline === undefined || exchangeId === undefined || !isTimeout(error)) throw error
+      const asked = exchangeId
+      keys.forEach((_key, index) => {
+        const requestId = outgoingId(asked, index)
+        outbox.push({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'Request timed out' } })
+      })
+      return timedOut(requests)
     }
     spans?.end({ answers })
     return answered(requests, answers)
