@@ -5,7 +5,12 @@
  * setRequestHandler. In Node, through the core's `handle`. Who calls
  * (grants, authInfo, the forwarded caller) is sdk-auth.test.ts's.
  */
-import { CallToolRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } from '@modelcontextprotocol/sdk/types.js'
+import {
+  CallToolRequestSchema,
+  ListToolsResultSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js'
 import { describe, expect, it, vi } from 'vitest'
 import * as z from 'zod'
 import type { EventHub, McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
@@ -100,6 +105,35 @@ describe('output schemas, as the SDKs check them', () => {
     expect(error).toBeUndefined()
     expect(result?.isError).toBe(true)
     expect(result?.content[0]?.text).toMatch(/^Output validation error: Invalid structured content for tool wrong: total: /)
+  })
+
+  // Porting round R (a dashboard server's `apply`): listed without a root type, the SDK 1.x
+  // client's listTools() threw on the whole list, and the 2.x client's refused it.
+  it('a union of objects is listed with type "object" at its root, which the SDK clients require', async () => {
+    const unions = new McpServer({ name: 'sdk', version: '1' })
+    const Applied = z.discriminatedUnion('status', [
+      z.object({ status: z.literal('ok'), id: z.string() }),
+      z.object({ status: z.literal('error'), reason: z.string() }),
+    ])
+    unions.registerTool('apply', { outputSchema: Applied }, async () => ({
+      content: [{ type: 'text', text: 'done' }],
+      structuredContent: { status: 'ok' as const, id: 'a1' },
+    }))
+    unions.registerTool(
+      'either',
+      { outputSchema: z.union([z.object({ a: z.number() }), z.object({ b: z.string() })]) },
+      async () => ({
+        content: [],
+        structuredContent: { b: 'x' },
+      }),
+    )
+    const listed = await sendAs<{ tools: { outputSchema?: Record<string, unknown> }[] }>(unions.edge, 'tools/list', {})
+    const [apply, either] = listed.result?.tools ?? []
+    expect(Object.keys(apply?.outputSchema ?? {}).slice(0, 3)).toEqual(['$schema', 'type', 'oneOf'])
+    expect(either?.outputSchema).toMatchObject({ type: 'object', anyOf: [{ type: 'object' }, { type: 'object' }] })
+    expect(() => ListToolsResultSchema.parse(listed.result)).not.toThrow()
+    expect((await call(unions, 'apply')).result).toMatchObject({ structuredContent: { status: 'ok', id: 'a1' } })
+    expect((await call(unions, 'either')).result?.isError).toBeUndefined()
   })
 
   it('a matching result, and a tool that reports its own error, pass as they are', async () => {

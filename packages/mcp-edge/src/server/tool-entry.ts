@@ -116,7 +116,7 @@ function toolDefinition<Env>(
   const definition: Tool = { name, inputSchema: inputJsonSchema(name, input, convert) as Tool['inputSchema'] }
   if (options.title !== undefined) definition.title = options.title
   if (options.description !== undefined) definition.description = options.description
-  if (output !== undefined) definition.outputSchema = toolJsonSchema(name, output, 'output', convert)
+  if (output !== undefined) definition.outputSchema = outputJsonSchema(name, output, convert)
   const annotations = isStreaming(options) ? { ...options.annotations, streamingHint: true } : options.annotations
   if (annotations !== undefined) definition.annotations = annotations
   if (options.icons !== undefined) definition.icons = options.icons
@@ -134,6 +134,26 @@ function toolDefinition<Env>(
 function inputJsonSchema(name: string, input: ObjectSchema | JsonSchemaInput, convert?: JsonSchemaConverter): JsonSchema {
   const schema = isJsonSchemaInput(input) ? input.jsonSchema : toolJsonSchema(name, input, 'input', convert)
   if (schema.type !== 'object') throw new Error(`Tool "${name}": the input schema must have type "object"`)
+  return schema
+}
+
+/**
+ * A tool's output as JSON Schema, whose root says `type: "object"` (MCP's `Tool.outputSchema`, and
+ * what the SDKs list; `structuredContent` is an object): a root that says no type (a union of
+ * objects, `z.discriminatedUnion`, an intersection) gets it. Listed without it, clients refused
+ * the whole `tools/list` (SDK 1.x's `listTools()` threw; a porting round met a discriminated union).
+ */
+function outputJsonSchema(name: string, output: Schema, convert?: JsonSchemaConverter): JsonSchema {
+  const schema = toolJsonSchema(name, output, 'output', convert)
+  if (schema.type === undefined) {
+    const { $schema, ...rest } = schema
+    return $schema === undefined ? { type: 'object', ...rest } : { $schema, type: 'object', ...rest }
+  }
+  if (schema.type !== 'object') {
+    warnOnce(
+      `Tool "${name}": its output schema is not an object (type ${JSON.stringify(schema.type)}): clients refuse tools/list`,
+    )
+  }
   return schema
 }
 
