@@ -12,6 +12,7 @@ const ORIGINALS = [
   '@modelcontextprotocol/sdk/types.js',
   '@modelcontextprotocol/sdk/validation/cfworker',
   '@modelcontextprotocol/server',
+  'agents',
   'agents/mcp',
   'agents/mcp/server',
 ]

@@ -11,6 +11,7 @@
  */
 import { McpServer } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/server/mcp.js
 import { McpAgent } from 'mcp-edge/sdk' // was: agents/mcp
+import type { Connection } from 'mcp-edge/sdk' // was: agents
 import { z } from 'zod'
 // Most McpAgent servers are on zod 3 (`import { z } from 'zod'` with zod 3.25): `zod/v3` is that API.
 import { z as z3 } from 'zod/v3'
@@ -78,8 +79,9 @@ export class RepoMCP extends McpAgent<Env, Visits, Record<string, unknown>> {
     this.setState({ ...this.state, hooks: [...this.state.hooks, 'onStart'] })
   }
 
-  override onStateChanged() {
-    this.changes++
+  // As agents types it; here the source is always 'server' (no WebSocket connections).
+  override onStateChanged(_state: Visits | undefined, source: Connection | 'server') {
+    if (source === 'server') this.changes++
   }
 
   override validateStateChange(next: Visits) {

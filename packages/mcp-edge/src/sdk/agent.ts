@@ -63,6 +63,15 @@ const REDEEMED = 'mcp_edge_redeemed'
 /** What a handler assigned to `this.props`, for its request only (McpAgent `props`). */
 const assignedInRequest = new WeakMap<RequestStore, { value: unknown }>()
 /**
+ * agents' `Connection` (`import type { Connection } from 'agents'`), for the signatures code writes
+ * with it: `onStateUpdate(state, source: Connection | 'server')`. mcp-edge serves no WebSocket, so
+ * the source it passes is always `'server'`.
+ */
+export interface Connection {
+  readonly id: string
+}
+
+/**
  * What the set-up serving a request had assigned to `this.props`, taken when the request is handed
  * the app: a handler still running once another grant's set-up has begun (its answer streaming,
  * work it left running) keeps its own grant's value.

@@ -116,7 +116,7 @@ export { getMcpAuthContext } from './request-store.ts'
 export type { McpAuthContext } from './request-store.ts'
 export { McpAgent } from './agent.ts'
 export { CfWorkerJsonSchemaValidator } from './validators.ts'
-export type { ServeOptions } from './agent.ts'
+export type { Connection, ServeOptions } from './agent.ts'
 export { LowLevelServer } from './low-level.ts'
 export { Server } from './low-level/server.ts'
 export {
