@@ -10,7 +10,10 @@ import {
 } from '../../packages/mcp-edge/src/server/input/input-round.ts'
 import type { ClientAnswer } from '../../packages/mcp-edge/src/server/input/input-relay.ts'
 import { createMcpServer } from '../../packages/mcp-edge/src/server/server.ts'
-import { callAnsweringAs2025, caught, configError, rejected } from './support.ts'
+import { callAnsweringAs2025, caught, configError, drain, rejected } from './support.ts'
+import { createLegacyAsk } from '../../packages/mcp-edge/src/server/legacy/ask.ts'
+import { memoryInputRelay } from '../../packages/mcp-edge/src/server/input/input-relay.ts'
+import { Outbox } from '../../packages/mcp-edge/src/server/outbox.ts'
 
 const nameForm = () => input.form('What is your name?', z.object({ name: z.string().trim().min(1), age: z.int().optional() }))
 
@@ -217,6 +220,42 @@ describe('InputRound.ask', () => {
     expect(mixed.deadline).toBe(2000)
     await expect(mixed.ask({ b: due(undefined) })).rejects.toBeInstanceOf(InputRequired)
     expect(mixed.deadline).toBeUndefined()
+    // A question refused before it is asked (the client lacks its capability) leaves the deadline be.
+    const refused = new InputRound('tools/call', {}, {}, FORM)
+    const sampled = { ...input.sampling({ messages: [], maxTokens: 1 }), deadline: undefined }
+    await expect(refused.ask({ s: sampled })).rejects.toMatchObject({ code: -32021 })
+    await expect(refused.ask({ a: due(3000) })).rejects.toBeInstanceOf(InputRequired)
+    expect(refused.deadline).toBe(3000)
+  })
+
+  // The client is told to drop what the server gave up on: at a round's deadline (the question
+  // rejects with -32001) and at the call's own bound (the call fails), as the SDKs cancel a request.
+  it('a 2025-era round past its deadline or the call bound: notifications/cancelled for each question', async () => {
+    const ask = (timeoutMs: number) => {
+      const outbox = new Outbox()
+      const cancel = { signal: new AbortController().signal }
+      const relay = memoryInputRelay()
+      return { outbox, askClient: createLegacyAsk({ relay, outbox, version: '2025-11-25', principal: null, timeoutMs, cancel }) }
+    }
+    const questions = { a: nameForm().request, b: nameForm().request }
+    const dated = ask(5000)
+    const answers = await dated.askClient(questions, undefined, Date.now() + 20)
+    expect(answers.a).toBeInstanceOf(ClientAnswerError)
+    expect((answers.b as ClientAnswerError).answer).toEqual({ code: -32001, message: 'Request timed out' })
+    const sent = drain(dated.outbox) as { id?: string; method: string; params: { requestId?: string } }[]
+    expect(sent.map((message) => message.method)).toEqual([
+      'elicitation/create',
+      'elicitation/create',
+      'notifications/cancelled',
+      'notifications/cancelled',
+    ])
+    expect(sent.slice(2).map((message) => message.params.requestId)).toEqual(sent.slice(0, 2).map((message) => message.id))
+    const bounded = ask(20)
+    await expect(bounded.askClient({ a: nameForm().request })).rejects.toMatchObject({ kind: 'inputTimeout' })
+    expect(drain(bounded.outbox).map((message) => (message as { method: string }).method)).toEqual([
+      'elicitation/create',
+      'notifications/cancelled',
+    ])
   })
 
   it('refuses to ask for an input type the request did not declare (-32021, with what is missing)', async () => {

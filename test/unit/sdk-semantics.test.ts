@@ -136,6 +136,28 @@ describe('output schemas, as the SDKs check them', () => {
     expect((await call(unions, 'either')).result?.isError).toBeUndefined()
   })
 
+  it('a root that may be other than an object is listed as it is, and said once in the log', async () => {
+    const others = new McpServer({ name: 'sdk', version: '1' })
+    const result = async () => ({ content: [], structuredContent: { a: 1 } })
+    others.registerTool('maybe', { outputSchema: z.union([z.object({ a: z.number() }), z.string()]) }, result)
+    others.registerTool('nullable', { outputSchema: z.object({ a: z.number() }).nullable() }, result)
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      const listed = await sendAs<{ tools: { name: string; outputSchema?: Record<string, unknown> }[] }>(
+        others.edge,
+        'tools/list',
+        {},
+      )
+      for (const tool of listed.result?.tools ?? []) expect(tool.outputSchema?.type, tool.name).toBeUndefined()
+      expect(warn.mock.calls.map(([line]) => JSON.parse(String(line)).msg)).toEqual([
+        'Tool "maybe": its output schema does not describe an object: clients refuse tools/list',
+        'Tool "nullable": its output schema does not describe an object: clients refuse tools/list',
+      ])
+    } finally {
+      warn.mockRestore()
+    }
+  })
+
   it('a matching result, and a tool that reports its own error, pass as they are', async () => {
     const right = (await call(server, 'right')).result
     expect(right).toMatchObject({ content: [{ type: 'text', text: '7' }], structuredContent: { total: 7 } })

@@ -65,9 +65,10 @@ const assignedInRequest = new WeakMap<RequestStore, { value: unknown }>()
 /**
  * agents' `Connection` (`import type { Connection } from 'agents'`), for the signatures code writes
  * with it: `onStateUpdate(state, source: Connection | 'server')`. mcp-edge serves no WebSocket, so
- * the source it passes is always `'server'`.
+ * the source it passes is always `'server'`, and this type has agents' `id` only: code that calls
+ * a connection's WebSocket methods (`source.send(…)`) has none to call here.
  */
-export interface Connection {
+export interface Connection<_State = unknown> {
   readonly id: string
 }
 

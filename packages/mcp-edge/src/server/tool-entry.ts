@@ -12,6 +12,7 @@
  */
 import { checkViewUri, toolViewMeta } from './apps.ts'
 import { findHeaderParams } from '../protocol/header-values.ts'
+import { isObject } from '../protocol/jsonrpc.ts'
 import type { HeaderParam } from '../protocol/header-values.ts'
 import type { CallToolResult, Tool } from '../protocol/types.ts'
 import { positive } from './limits.ts'
@@ -138,23 +139,39 @@ function inputJsonSchema(name: string, input: ObjectSchema | JsonSchemaInput, co
 }
 
 /**
- * A tool's output as JSON Schema, whose root says `type: "object"` (MCP's `Tool.outputSchema`, and
- * what the SDKs list; `structuredContent` is an object): a root that says no type (a union of
- * objects, `z.discriminatedUnion`, an intersection) gets it. Listed without it, clients refused
- * the whole `tools/list` (SDK 1.x's `listTools()` threw; a porting round met a discriminated union).
+ * A tool's output as JSON Schema, whose root says `type: "object"` (MCP's `Tool.outputSchema`;
+ * `structuredContent` is an object): a root that says no type but can only describe objects (a
+ * union or discriminated union of objects, an intersection with one, a `$ref` to one) gets it, as
+ * SDK 2.x lists it. Listed without it, clients refused the whole `tools/list` (SDK 1.x's
+ * `listTools()` threw; a porting round met a discriminated union). Any other root is listed as it
+ * is, and said once in the log: clients refuse it.
  */
 function outputJsonSchema(name: string, output: Schema, convert?: JsonSchemaConverter): JsonSchema {
   const schema = toolJsonSchema(name, output, 'output', convert)
-  if (schema.type === undefined) {
+  if (schema.type === undefined && describesObjects(schema, schema.$defs)) {
     const { $schema, ...rest } = schema
     return $schema === undefined ? { type: 'object', ...rest } : { $schema, type: 'object', ...rest }
   }
-  if (schema.type !== 'object') {
-    warnOnce(
-      `Tool "${name}": its output schema is not an object (type ${JSON.stringify(schema.type)}): clients refuse tools/list`,
-    )
-  }
+  if (schema.type !== 'object')
+    warnOnce(`Tool "${name}": its output schema does not describe an object: clients refuse tools/list`)
   return schema
+}
+
+/** Whether every value `node` accepts is an object (`$defs`: the root's, for a local `$ref`; `depth` bounds a cycle of them). */
+function describesObjects(node: unknown, defs: unknown, depth = 0): boolean {
+  if (!isObject(node) || depth > 8) return false
+  if (node.type === 'object') return true
+  if (node.type !== undefined) return false
+  const ref = node.$ref
+  if (typeof ref === 'string') {
+    const match = /^#\/\$defs\/([^/]+)$/.exec(ref)
+    return match !== null && isObject(defs) && describesObjects(defs[match[1] as string], defs, depth + 1)
+  }
+  const members = (key: string) => (Array.isArray(node[key]) && node[key].length > 0 ? (node[key] as unknown[]) : undefined)
+  const either = members('anyOf') ?? members('oneOf')
+  if (either) return either.every((member) => describesObjects(member, defs, depth + 1))
+  const all = members('allOf')
+  return all?.some((member) => describesObjects(member, defs, depth + 1)) === true
 }
 
 /** A tool's schema as JSON Schema; what zod cannot express fails naming the tool. */

@@ -152,7 +152,11 @@ export const convertingRaw =
   (schema: Schema, io: 'input' | 'output'): JsonSchema =>
     rawSchemas.get(schema) ?? convert(schema, io)
 
-/** A listed `outputSchema` as the core's output: advertised as given, and (as the SDK's low-level server) checking nothing. */
+/**
+ * A listed `outputSchema` as the core's output: advertised as given (with `type: "object"` added to
+ * a root that can only describe objects, as every tool's: tool-entry.ts), and (as the SDK's
+ * low-level server) checking nothing.
+ */
 export function rawOutput(jsonSchema: JsonSchema): Schema {
   const schema = z.unknown()
   rawSchemas.set(schema, jsonSchema)

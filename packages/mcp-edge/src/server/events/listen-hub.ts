@@ -14,7 +14,7 @@
  * twice, and past `MAX_INBOX` the oldest entries go (a slow listener loses old notifications,
  * never the isolate's memory). Nothing is kept once a stream closes ("No subscription state
  * survives reconnection"). An event with an id (from a hub's log) is never dropped that way: at
- * `MAX_INBOX` entries (with ids or not: hints count) the listener is `lagging`, takes no more
+ * `MAX_INBOX` entries other than re-read hints (with ids or not) the listener is `lagging`, takes no more
  * events with ids, and its stream ends once
  * the inbox is sent, so the client resumes from the last id it got and the log replays the rest;
  * entries without an id (in-isolate events) give way only to each other, past `MAX_INBOX` of them.
@@ -110,7 +110,8 @@ export class Listener implements Subscription {
     // An event with an id is never dropped (module header): one is taken only while the inbox
     // holds fewer than MAX_INBOX entries other than hints, else the listener lags; entries without
     // an id give way to each other past MAX_INBOX of them, hints never. So the inbox holds at most
-    // MAX_INBOX with ids, MAX_INBOX others, and one hint per topic. Hints do not count toward the
+    // MAX_INBOX with ids (more by one for each hint an event with an id took the place of), MAX_INBOX
+    // others, and one hint per topic: bounded by the filter either way. Hints do not count toward the
     // lag: a resume's hints come before its replay, and with 256 of them (a filter of some 300
     // URIs, within the 12 KiB cap) its first replayed event lagged, ended the stream, and the
     // resume from the same id did the same again.

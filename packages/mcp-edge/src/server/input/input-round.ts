@@ -95,6 +95,8 @@ export class InputRound {
     const out: Record<string, unknown> = {}
     const missing: Record<string, InputRequest> = {}
     const undeclared: CapabilityPath[] = []
+    // Taken into the round's deadline only with the questions, once they are asked (`pending`).
+    const deadlines: (number | undefined)[] = []
     for (const [key, spec] of Object.entries(specs)) {
       const { found, value } = this.#answer(key)
       if (found) {
@@ -105,8 +107,7 @@ export class InputRound {
         continue
       }
       missing[key] = spec.request
-      if (spec.deadline === undefined) this.#undated = true
-      else this.#latest = Math.max(this.#latest ?? spec.deadline, spec.deadline)
+      deadlines.push(Number.isFinite(spec.deadline) ? spec.deadline : undefined)
       for (const path of spec.requires) {
         if (!supports(this.#capabilities, path) && !undeclared.includes(path)) undeclared.push(path)
       }
@@ -116,6 +117,10 @@ export class InputRound {
     if (undeclared.length > 0) throw missingCapabilities(undeclared, 'This request')
     if (Object.keys(missing).length === 0) return out as InputResponses<Specs>
     this.pending = { ...this.pending, ...missing }
+    for (const deadline of deadlines) {
+      if (deadline === undefined) this.#undated = true
+      else this.#latest = Math.max(this.#latest ?? deadline, deadline)
+    }
     throw new InputRequired()
   }
 }

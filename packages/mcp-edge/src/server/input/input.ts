@@ -28,8 +28,9 @@ export interface InputSpec<T> {
   read(answer: unknown, key: string): T
   /**
    * When the client's answer is due (ms since the epoch; mcp-edge/sdk: a question's `timeout`). A
-   * 2025-era call waits for it no longer: its round is then answered with a timeout error (-32001,
-   * as the SDKs' request times out), thrown where the handler asked.
+   * 2025-era call waits for a round of questions until the latest of their deadlines when each has
+   * one (`InputRound.deadline`), at most its own bound: what is still open is then answered with a
+   * timeout error (-32001, as the SDKs' request times out), thrown where the handler asked.
    */
   readonly deadline?: number | undefined
 }

@@ -33,7 +33,8 @@ export interface LegacyAskOptions {
 
 /**
  * Answers for every key of one round, from the client; `traced`: the call's span, when traced;
- * `deadline`: when the round's answers are due (InputSpec), if sooner than the call's own bound.
+ * `deadline`: when the round's answers are due (`InputRound.deadline`), waited for at most the
+ * call's own bound.
  */
 export type AskClient = (
   requests: Record<string, InputRequest>,
@@ -75,12 +76,14 @@ export function createLegacyAsk(options: LegacyAskOptions): AskClient {
       answers = await waiting
     } catch (error) {
       spans?.end({ error, cancelled: options.cancel.signal.aborted })
-      if (deadline === undefined || exchangeId === undefined || !isTimeout(error)) throw error
+      if (exchangeId === undefined || !isTimeout(error)) throw error
+      // The questions are given up: the client is told to drop them (its late answers would be refused).
       const asked = exchangeId
       keys.forEach((_key, index) => {
         const requestId = outgoingId(asked, index)
         outbox.push({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason: 'Request timed out' } })
       })
+      if (deadline === undefined) throw error
       return timedOut(requests)
     }
     spans?.end({ answers })
