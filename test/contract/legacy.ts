@@ -241,7 +241,7 @@ export function legacyContract(target: () => ContractTarget): void {
       expect((await stream.next()).result.content[0].text).toBe('User response: action=decline')
     })
 
-    it('ends a call whose answer does not come in time with a clear error, and refuses the late answer', async () => {
+    it('ends a call whose answer does not come in time with a clear error, telling the client to drop the question, and refuses the late answer', async () => {
       const short = at('/short-input')
       const client = await legacyConnect(target().fetch, short, { capabilities: ELICITING })
       const stream = await legacyStream(target().fetch, short, client, 'tools/call', {
@@ -249,6 +249,12 @@ export function legacyContract(target: () => ContractTarget): void {
         arguments: { message: 'Who?' },
       })
       const asked = await stream.next()
+      // The client is told to drop the question it was asked, as the spec says a sender should
+      // cancel a request it gives up on; then the call ends.
+      expect(await stream.next()).toMatchObject({
+        method: 'notifications/cancelled',
+        params: { requestId: asked.id, reason: 'Request timed out' },
+      })
       const final = await stream.next()
       expect(final.error).toEqual({
         code: -32603,
