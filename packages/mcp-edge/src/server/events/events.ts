@@ -61,7 +61,7 @@ export const MAX_LOG_EVENT_BYTES = 64 * 1024
  */
 export const MAX_PREFIX_TOPICS = 32
 
-/** The event of `server.notifyResourceUpdated`; a TypeError for a URI that is not a string or is longer than a subscription may be. */
+/** The event of `server.notifyResourceUpdated`; a TypeError for a URI that is not a non-empty string, a RangeError for one longer than a subscription may be. */
 export function resourceEvent(uri: string, options?: NotifyOptions): McpEvent {
   if (typeof uri !== 'string' || uri === '') throw new TypeError('notifyResourceUpdated: uri must be a non-empty string')
   if (uri.length > MAX_SUBSCRIBED_URI)
