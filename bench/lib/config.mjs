@@ -1,6 +1,7 @@
 /**
  * Counts of one bench run. `BENCH_QUICK=1` (or `--quick`) shrinks everything for a smoke test
- * that finishes in well under a minute; single figures can be overridden by env (README).
+ * (test/bench/smoke.test.ts: every step, in about four minutes on two cores, most of them builds
+ * and workerd starts); single figures can be overridden by env (README).
  */
 const quick = process.env.BENCH_QUICK === '1' || process.argv.includes('--quick')
 const onlyAt = process.argv.indexOf('--only')

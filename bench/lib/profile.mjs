@@ -27,15 +27,23 @@ import { VARIANTS } from './variants.mjs'
 /** The Workers whose start-up is profiled when a start-up target is missed. */
 const STARTUP_PROFILED = ['edge', 'edge-token', 'minimal', 'hono', 'tools-200', 'tools-5', 'tools-500-eager']
 
+/**
+ * A quick run (the smoke test) profiles one Worker of each kind, the same way: enough to keep the
+ * profiling from rotting, at a fifth of its minutes (each start-up profile is several workerd starts).
+ */
+const firstIfQuick = (list, { quick }) => (quick ? list.slice(0, 1) : list)
+const startupProfiled = (config) => (config.quick ? ['edge-token'] : STARTUP_PROFILED)
+
 /** The workloads each kind of target is profiled with: [profile name, variant, workload]. */
-function plans({ profileRequests, connections, streamChunks }) {
+function plans(config) {
+  const { profileRequests, connections, streamChunks } = config
   const load = (request) => async (target) => {
     await runLoad(target, request ?? VARIANTS[target.variant].call.request, { connections, amount: profileRequests })
     return profileRequests
   }
   const legacyLoad = async (target) => load(legacyAddCall(await legacyConnect(target.endpoint)))(target)
   const stream = (target) => streamWorkload(target, streamChunks)
-  return {
+  const all = {
     // The floor targets are measured with telemetry off (targets.mjs); with the inspector on, a
     // log line per request would also be sent to it, and would dominate the profile.
     floor: [
@@ -53,6 +61,7 @@ function plans({ profileRequests, connections, streamChunks }) {
       ['mcp-edge tools/call, 5 tools', 'tools-5', load()],
     ],
   }
+  return Object.fromEntries(Object.entries(all).map(([kind, list]) => [kind, firstIfQuick(list, config)]))
 }
 
 /** CPU profile of one variant's isolate while `workload(target)` runs; the workload returns its units (requests, chunks). */
@@ -124,7 +133,9 @@ export async function profileStartup(name, variant, scriptPath, runs) {
 export function profiledVariants(targets, config) {
   const kinds = new Set(targets.map((target) => target.profile).filter(Boolean))
   const all = plans(config)
-  const variants = [...kinds].flatMap((kind) => (kind === 'startup' ? STARTUP_PROFILED : all[kind].map(([, variant]) => variant)))
+  const variants = [...kinds].flatMap((kind) =>
+    kind === 'startup' ? startupProfiled(config) : all[kind].map(([, variant]) => variant),
+  )
   return [...new Set(variants)]
 }
 
@@ -135,7 +146,7 @@ export async function profileMissed(targets, scriptOf, config) {
   const out = { workerd: [], startup: [] }
   for (const kind of kinds) {
     if (kind === 'startup') {
-      for (const variant of STARTUP_PROFILED) {
+      for (const variant of startupProfiled(config)) {
         out.startup.push(
           await profileStartup(
             `${VARIANTS[variant].label}: module and first call`,
