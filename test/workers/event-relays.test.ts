@@ -5,7 +5,9 @@
  * order; a stream that resumes on another object than the one it left (shard's object → relay,
  * relay → shard's object), while events keep being published, hears what it missed and then the
  * live ones in order, with no duplicate, also when its replay on a relay comes in several batches; a
- * session's announcement (live only) is answered without waiting on a relay, which still gets it. Many isolates and 10,000 streams: `node bench/run.mjs --only scale`.
+ * session's announcement (live only) is answered without waiting on a relay, which still gets it;
+ * a forward that fails does not fail the publish, and a relay that missed one ends its streams so
+ * that they resume through the log. Many isolates and 10,000 streams: `node bench/run.mjs --only scale`.
  */
 import { env, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
@@ -42,12 +44,21 @@ async function listener(hub: ReturnType<typeof cloudflareEventHub>, uri: string,
     stop.signal,
     after === undefined ? undefined : decodeCursor(after),
   )
+  let ended = false
+  void path.closed.then(() => {
+    ended = true
+    wake()
+  })
   return {
     heard,
     start: path.cursor ?? '',
+    ended: () => ended,
     stop: () => stop.abort(),
     async until(count: number) {
       while (heard.length < count) await new Promise<void>((resolve) => (wake = resolve))
+    },
+    async untilEnded() {
+      while (!ended) await new Promise<void>((resolve) => (wake = resolve))
     },
   }
 }
@@ -204,6 +215,55 @@ describe('cloudflareEventHub relays', () => {
       expect(heard).toEqual([1, 1])
     } finally {
       stop.abort()
+    }
+  })
+
+  // Review of issue 40: a forward that failed left the relay's listeners without that event, and
+  // failed the publish of an event the shard's object had logged and sent.
+  it('a relay that missed a forward closes its listeners, which resume from their last id through the log', async () => {
+    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, capacity: 1 })
+    const uri = topicOnShard(2)
+    const onShard = await listener(hub, uri)
+    const onRelay = await listener(hub, uri)
+    const open = [onShard, onRelay]
+    try {
+      expect((await object('events/2').stats()).relays).toEqual(['events/2/1'])
+      expect(await hub.publish(update(`${uri}/0`))).toBe(2)
+      await onRelay.until(1)
+      const seq = seqOf(onRelay.heard[0]?.id, 2)
+      // What the relay gets after a forward of `seq + 1` failed: the next one.
+      const next = update(`${uri}/2`)
+      const message = JSON.stringify({ seq: seq + 2, event: next })
+      expect(await object('events/2/1').relay(message, next, [`resource:${uri}`], seq + 2)).toBe(0)
+      await onRelay.untilEnded()
+      expect(onRelay.heard.map((entry) => entry.uri)).toEqual([`${uri}/0`])
+      expect(onShard.ended()).toBe(false)
+      // Its client resumes from its last id, and hears what the shard's object logged meanwhile.
+      await hub.publish(update(`${uri}/1`))
+      const resumed = await listener(hub, uri, onRelay.heard[0]?.id)
+      open.push(resumed)
+      await resumed.until(1)
+      expect(resumed.heard.map((entry) => entry.uri)).toEqual([`${uri}/1`])
+    } finally {
+      for (const each of open) each.stop()
+    }
+  })
+
+  it('a forward that fails is logged and does not fail the publish: the shard’s sockets and its other relays have the event', async () => {
+    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, capacity: 1 })
+    const uri = topicOnShard(0)
+    const open = [await listener(hub, uri), await listener(hub, uri)]
+    try {
+      // A relay every forward to fails: an object of another class, which has no `relay` method.
+      await object('events/0').attach('events/0/broken', 'MCP_TASKS', { topics: [], principal: null })
+      expect((await object('events/0').stats()).relays).toEqual(['events/0/1', 'events/0/broken'])
+      for (const i of [0, 1]) expect(await hub.publish(update(`${uri}/${i}`))).toBe(2)
+      for (const each of open) {
+        await each.until(2)
+        expect(each.heard.map((entry) => entry.uri)).toEqual([`${uri}/0`, `${uri}/1`])
+      }
+    } finally {
+      for (const each of open) each.stop()
     }
   })
 })

@@ -35,6 +35,9 @@
  * kept in `hub_relays (name, binding)`), which sends it to theirs. A relay's listener asks the
  * shard's object for its start and replay (`attach`) after its socket is registered, and drops
  * what it hears live at or below the `head` that answer names, so it hears each event once, in order.
+ * A forward that fails (the relay restarting, overloaded) is logged and does not fail the publish:
+ * the relay, seeing at the next forward that the `seq` before it never came (`#missed`), closes
+ * its listeners' sockets, and each resumes from its cursor through the log, as after a restart.
  * A socket shared by streams (shared-sockets.ts) connects without a cursor; each of its streams asks
  * for its start and replay the same way (`catchUp`; `attach` on a relay). `capacity` counts sockets.
  */
@@ -95,8 +98,14 @@ export type HubMessage =
  */
 const LIVE_ONLY: ReadonlySet<McpEvent['type']> = new Set(['session'])
 
-const relayFailed = (error: unknown) =>
+const relayFailed = (error: unknown) => {
   libraryLog.error('event hub relay failed', { error: error instanceof Error ? error.message : String(error) })
+  return 0
+}
+/** A relay's storage key: the `seq` of the last event its shard's object forwarded it (`#missed`). */
+const FORWARDED = 'hub_forwarded'
+/** The close code of a relay's sockets when events were missed: the listeners resume from the log. */
+const MISSED_CLOSE = 1012
 
 /** The runtime's limits on a hibernatable WebSocket's tags. */
 export const MAX_TAGS = 10
@@ -127,8 +136,11 @@ export interface EventHubRpc {
    * several hubs) lets a listener drop copies. Returns how many sockets got it.
    */
   publish(event: McpEvent, id?: string, topics?: string[], log?: EventLogOptions): number | Promise<number>
-  /** On a relay (module header): send a shard's message to the matching sockets here; how many got it. */
-  relay(message: string, event: McpEvent, topics: string[]): number
+  /**
+   * On a relay (module header): send a shard's message to the matching sockets here; how many got
+   * it. `seq`, the event's in the shard's log, lets the relay see that it missed one (`#missed`).
+   */
+  relay(message: string, event: McpEvent, topics: string[], seq?: number): number
   /**
    * On a shard's object: forward every later event to the relay `relay` (bound as `binding`), and
    * tell its new listener where it starts (`head`) and, from `after`, what it missed.
@@ -195,14 +207,18 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
     const sent = this.relay(message, event, topics)
     if (this.#relays.size === 0) return sent
     // Made in seq order before any await, so each relay gets the events in that order.
-    const relayed = [...this.#relays].map(([name, relay]) => this.#stub(name, relay).relay(message, event, topics))
-    if (seq === undefined) {
-      // Live only (a session's announcement): its publisher waits on it before answering, so one
-      // slow relay must not hold every session change; this object's own sockets have it. A
-      // relay's failure is logged (its streams read again within STREAM_FACTS_TTL_MS).
-      for (const relaying of relayed) Promise.resolve(relaying).catch(relayFailed)
-      return sent
-    }
+    const relayed = [...this.#relays].map(([name, relay]) => {
+      const stub = this.#stub(name, relay)
+      return Promise.resolve(stub.relay(message, event, topics, seq)).catch((error: unknown) => {
+        // A stub that threw may be broken for good (Durable Objects): the next forward makes another.
+        if (relay.stub === stub) relay.stub = undefined
+        return relayFailed(error)
+      })
+    })
+    // Live only (a session's announcement): its publisher waits on it before answering, so one
+    // slow relay must not hold every session change; this object's own sockets have it (a relay's
+    // streams read again within STREAM_FACTS_TTL_MS).
+    if (seq === undefined) return sent
     return (await Promise.all(relayed)).reduce((sum, count) => sum + count, sent)
   }
 
@@ -213,7 +229,8 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
    * by its attachment. Only when sockets come from more than one tag can one be found twice, and
    * only then are they deduplicated.
    */
-  relay(message: string, event: McpEvent, topics: string[]): number {
+  relay(message: string, event: McpEvent, topics: string[], seq?: number): number {
+    if (seq !== undefined && this.#missed(seq)) return 0
     const found: WebSocket[][] = []
     for (const tag of topics) {
       const sockets = this.ctx.getWebSockets(tag)
@@ -278,6 +295,29 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
     const last = replay.events.at(-1)
     if (replay.more && last) events.push({ seq: last.seq, more: true })
     return { head: replay.head, gaps: replay.gaps, floors: replay.floors, events }
+  }
+
+  /**
+   * On a relay, given the `seq` of a forwarded event: whether one before it never came (its forward
+   * failed; a shard's log numbers its events one by one, and forwards each to every relay, in
+   * order). Then every socket here is closed, this event unsent: each listener ends its stream, and
+   * its client resumes from its last id through the log (`attach`), this event included. Kept in
+   * storage, so a relay that hibernated between two forwards still sees it.
+   */
+  #missed(seq: number): boolean {
+    const kv = this.ctx.storage.kv
+    const last = kv.get<number>(FORWARDED)
+    kv.put(FORWARDED, seq)
+    if (last === undefined || seq === last + 1) return false
+    libraryLog.warn('event hub relay missed events: its listeners resume from the log', { after: last, seq })
+    for (const socket of this.ctx.getWebSockets()) {
+      try {
+        socket.close(MISSED_CLOSE, 'events missed: resume from the log')
+      } catch {
+        // closing already
+      }
+    }
+    return true
   }
 
   #stub(name: string, relay: { binding: string; stub?: EventHubRpc }): EventHubRpc {
