@@ -10,7 +10,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Client as ClientV2 } from '@modelcontextprotocol/client'
-import { McpError } from '@modelcontextprotocol/sdk/types.js'
+import { ListRootsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js'
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { answeringClientV1, answeringClientV2, answerWith } from '../support/sdk-clients.ts'
@@ -239,8 +239,21 @@ describe('a low-level Server whose lists cannot be read', () => {
   const misconfigured = (message: string) => [500, { code: -32603, message: `Server misconfigured: ${message}` }]
   const SHAPELESS = 'tools/list: tool "shapeless" has no inputSchema of type "object"'
 
-  it('a list handler that throws: 500, its message kept for the log (it may hold anything)', async () => {
-    expect(await initialize('/throwing')).toEqual(misconfigured("the server's list handlers threw; see the server logs"))
+  /** What the SDK 1.x client is told when it lists the tools at `path` (it connects first). */
+  const listed = async (path: string) => {
+    const client = new Client({ name: 'sdk-1x', version: '1.0.0' })
+    await client.connect(new StreamableHTTPClientTransport(new URL(path, worker.url)))
+    try {
+      return await refusal(client.listTools())
+    } finally {
+      await client.close()
+    }
+  }
+  const LIST_THREW = { code: -32603, message: 'MCP error -32603: Internal error: tools/list threw; see the server logs' }
+
+  // Before (porting round R), every request was answered 500, initialize included.
+  it('a list handler that throws: the client connects, and that list’s methods are -32603, the message kept for the log (it may hold anything)', async () => {
+    expect(await listed('/throwing')).toEqual(LIST_THREW)
     await expect.poll(() => readFileSync(worker.logFile, 'utf8'), { timeout: 5000 }).toContain('SECRET-KEY')
   })
 
@@ -248,13 +261,44 @@ describe('a low-level Server whose lists cannot be read', () => {
     expect(await initialize('/invalid')).toEqual(misconfigured(SHAPELESS))
   })
 
-  it('an McpAgent whose server’s list handler throws: 500 naming the class, the message for the log', async () => {
-    expect(await initialize('/misbuilt-agent')).toEqual(
-      misconfigured("MisbuiltMCP's server's list handlers threw; see the server logs"),
-    )
+  it('an McpAgent whose server’s list handler throws: the same', async () => {
+    expect(await listed('/misbuilt-agent')).toEqual(LIST_THREW)
+    await expect.poll(() => readFileSync(worker.logFile, 'utf8'), { timeout: 5000 }).toContain('the catalog is down')
   })
 
   it('an McpAgent whose server lists a tool mcp-edge cannot serve: 500 naming the tool', async () => {
     expect(await initialize('/shapeless-agent')).toEqual(misconfigured(SHAPELESS))
+  })
+})
+
+// Porting round R: the SDK's reference "everything" server lists from the client's capabilities,
+// which its oninitialized keeps; read before any client, its ListTools handler threw, and every
+// request was answered 500.
+describe('a low-level Server whose list reads the client (kept by oninitialized)', () => {
+  it('is read in the first request after a 2025 client initialized, for that client; until then the list fails', async () => {
+    const modern = await answeringClientV2(new URL('/roots', worker.url), () => ({ action: 'decline' }))
+    try {
+      // A 2026-07-28 client initializes nothing, so this server's list cannot be read for it.
+      const refused = await modern.listTools().then(
+        () => undefined,
+        (error: { code?: number }) => error.code,
+      )
+      expect(refused).toBe(-32603)
+      const legacy = new Client({ name: 'sdk-1x', version: '1.0.0' }, { capabilities: { roots: {} } })
+      legacy.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }))
+      await legacy.connect(new StreamableHTTPClientTransport(new URL('/roots', worker.url)))
+      try {
+        expect((await legacy.listTools()).tools.map((tool) => tool.name)).toEqual(['echo', 'listRoots'])
+        expect(await legacy.callTool({ name: 'listRoots', arguments: {} })).toMatchObject({
+          content: [{ type: 'text', text: 'file:///work' }],
+        })
+      } finally {
+        await legacy.close()
+      }
+      // Read once, the list is the server's for every client of the isolate, as the SDK's would be for its process.
+      expect((await modern.listTools()).tools.map((tool) => tool.name)).toEqual(['echo', 'listRoots'])
+    } finally {
+      await modern.close()
+    }
   })
 })

@@ -196,16 +196,74 @@ describe('what a list handler returns that cannot be served fails the read, nami
     expect(pages).toBe(100)
   })
 
-  it('a failed read is tried again at the next prepare', async () => {
+  // Porting round R (the SDK's reference "everything" server reads the client's capabilities,
+  // kept by oninitialized, in its tools/list handler): before, every request was answered 500.
+  it('a list handler that throws leaves its list unread, served nothing, and read again in each request that needs it', async () => {
     let fail = true
     const { server } = echoServer(() => {
       if (fail) throw new Error('upstream down')
       return [echoTool('back')]
     })
-    await expect(server.prepared()).rejects.toThrow(new ListHandlerFailed('tools/list', new Error('upstream down')))
-    fail = false
+    const warnings = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    const errors = vi.spyOn(console, 'error').mockImplementation(() => {})
+    try {
+      await server.prepared()
+      expect(warnings.mock.calls.join('\n')).toContain('the tools/list handler threw: upstream down')
+      // Its methods fail while it cannot be read, naming the handler (its message for the log only)…
+      const internal = { code: -32603, message: 'Internal error: tools/list threw; see the server logs' }
+      expect((await sendAs(server.edge, 'tools/list', {})).error).toEqual(internal)
+      expect((await sendAs(server.edge, 'tools/call', { name: 'back', arguments: {} })).error).toEqual(internal)
+      expect(errors.mock.calls.join('\n')).toContain('upstream down')
+      // …the others answer (a list it never offered is still not offered)…
+      const discovered = await sendAs<{ capabilities: Record<string, unknown> }>(server.edge, 'server/discover', {})
+      expect(discovered.result?.capabilities.tools).toBeDefined()
+      expect((await sendAs(server.edge, 'prompts/list', {})).error?.code).toBe(-32601)
+      // …and the first request after it can be read is served from it, with no prepare.
+      fail = false
+      expect((await sendAs<Listed>(server.edge, 'tools/list', {})).result?.tools.map((tool) => tool.name)).toEqual(['back'])
+      fail = true
+      expect((await sendAs<ToolAnswer>(server.edge, 'tools/call', { name: 'back', arguments: { text: 'x' } })).result).toEqual({
+        content: [{ type: 'text', text: 'back: x' }],
+        resultType: 'complete',
+        _meta: expect.any(Object),
+      })
+    } finally {
+      warnings.mockRestore()
+      errors.mockRestore()
+    }
+  })
+
+  it('read in a request, a list handler reads that request’s client', async () => {
+    const server = new Server({ name: 'low', version: '1' })
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      const capabilities = server.getClientCapabilities()
+      if (!capabilities) throw new TypeError("Cannot read properties of undefined (reading 'roots')")
+      return { tools: capabilities.roots ? [echoTool('roots')] : [echoTool('plain')] }
+    })
+    const warnings = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      await server.prepared()
+    } finally {
+      warnings.mockRestore()
+    }
+    const answer = await server.edge.handle(
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} },
+      { protocolVersion: '2026-07-28', clientCapabilities: { roots: {} }, raw: {} },
+      { env: {}, cancel: { signal: new AbortController().signal } },
+    )
+    expect((answer.message as { result: Listed }).result.tools.map((tool) => tool.name)).toEqual(['roots'])
+  })
+
+  it('a failed read of a list once read keeps what was read served', async () => {
+    let fail = false
+    const { server } = echoServer(() => {
+      if (fail) throw new Error('upstream down')
+      return [echoTool(fail ? 'never' : 'first')]
+    })
     await server.prepared()
-    expect((await sendAs<Listed>(server.edge, 'tools/list', {})).result?.tools.map((tool) => tool.name)).toEqual(['back'])
+    fail = true
+    await expect(server.sendToolListChanged()).rejects.toThrow(new ListHandlerFailed('tools/list', new Error('upstream down')))
+    expect((await sendAs<Listed>(server.edge, 'tools/list', {})).result?.tools.map((tool) => tool.name)).toEqual(['first'])
   })
 
   it('a list handler that asks the client is told there is none', async () => {

@@ -89,6 +89,16 @@ server.registerTool('two_steps', safe, async () => {
   const second = await server.server.elicitInput({ message: 'Then, at leisure', requestedSchema: form })
   return { content: [{ type: 'text', text: `${first.action}, ${second.action}` }] }
 })
+// SDK 2.x's own way to ask anything, ctx.mcpReq.send, with the same options (its timeout was dropped).
+server.registerTool('send_impatient', safe, async (ctx) => {
+  const params = { message: 'Quickly?', requestedSchema: { type: 'object' as const, properties: {} } }
+  try {
+    const answer = await ctx.mcpReq.send({ method: 'elicitation/create', params }, undefined, { timeout: 100 })
+    return { content: [{ type: 'text', text: `answered: ${answer.action}` }] }
+  } catch (error) {
+    return { content: [{ type: 'text', text: `gave up: ${(error as Error).message}` }], isError: true }
+  }
+})
 const handler = createMcpHandler(server)
 
 type Rounds = { requestState: string; inputRequests: Record<string, { params?: Record<string, unknown> }> }
@@ -270,5 +280,21 @@ describe("a question's timeout (porting round Q)", () => {
       inputResponses: accept(second.message.result),
     })
     expect(textOf(third.message.result)).toBe('accept, accept')
+  })
+
+  it('holds for ctx.mcpReq.send too: a retry past the timeout it was given is refused with -32001 where it asked', async () => {
+    const retry = async (wait: number) => {
+      const first = await call('send_impatient')
+      await new Promise((resolve) => setTimeout(resolve, wait))
+      const inputResponses = Object.fromEntries(
+        Object.keys(rounds(first.message.result).inputRequests).map((key) => [key, { action: 'accept', content: {} }]),
+      )
+      return (await call('send_impatient', { requestState: rounds(first.message.result).requestState, inputResponses })).message
+        .result
+    }
+    expect(textOf(await retry(0))).toBe('answered: accept')
+    const late = await retry(250)
+    expect(late).toMatchObject({ isError: true })
+    expect(textOf(late)).toBe('gave up: MCP error -32001: Request timed out')
   })
 })

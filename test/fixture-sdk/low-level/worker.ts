@@ -15,7 +15,7 @@ import { CallToolRequestSchema, CompleteRequestSchema, ErrorCode, McpError } fro
 import { GetPromptRequestSchema, InitializeRequestSchema, ListPromptsRequestSchema } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
 import { ListResourcesRequestSchema, ListResourceTemplatesRequestSchema } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
 import { ListToolsRequestSchema, ReadResourceRequestSchema, SetLevelRequestSchema } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
-import type { CallToolResult, Resource, ServerCapabilities, Tool } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
+import type { CallToolResult, ClientCapabilities, Resource, ServerCapabilities, Tool } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
 
 const NOTES: Record<string, string> = {
   alpha: 'First note.',
@@ -217,6 +217,34 @@ export class BrowserMCP extends McpAgent<Env, History, Record<string, unknown>> 
   }
 }
 
+/**
+ * As the SDK's reference "everything" server decides what to list: from the client's capabilities,
+ * kept when the client initializes (`clientCapabilities!`: before that, its ListTools handler throws).
+ */
+function rootsAwareServer(): Server {
+  const server = new Server({ name: 'sdk-low-level-roots', version: '1.0.0' }, { capabilities: { tools: {} } })
+  let clientCapabilities: ClientCapabilities | undefined
+  const echo: Tool = { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const tools: Tool[] = [echo]
+    if (clientCapabilities!.roots)
+      tools.push({ name: 'listRoots', description: 'List the roots', inputSchema: { type: 'object' } })
+    return { tools }
+  })
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    if (request.params.name === 'listRoots') {
+      const { roots } = await server.listRoots()
+      return { content: [{ type: 'text', text: roots.map((root) => root.uri).join(' ') || '(none)' }] }
+    }
+    return { content: [{ type: 'text', text: String(request.params.arguments?.text) }] }
+  })
+  server.oninitialized = () => {
+    clientCapabilities = server.getClientCapabilities()
+  }
+  return server
+}
+const rootsAware = rootsAwareServer()
+
 /** Test-only, not modelled on published code: servers whose lists cannot be read, and what a client is told. */
 function misbuilt(list: () => Promise<{ tools: Tool[] }>): Server {
   const server = new Server({ name: 'misbuilt', version: '1.0.0' }, { capabilities: { tools: {} } })
@@ -255,6 +283,7 @@ export default {
     }
     if (pathname === '/misbuilt-agent')
       return MisbuiltMCP.serve('/misbuilt-agent', { binding: 'MISBUILT_OBJECT' }).fetch(request, env, ctx)
+    if (pathname === '/roots') return createMcpHandler(rootsAware, { route: '/roots' })(request, env, ctx)
     if (pathname === '/throwing') return createMcpHandler(throwing, { route: '/throwing' })(request, env, ctx)
     if (pathname === '/invalid') return createMcpHandler(invalid, { route: '/invalid' })(request, env, ctx)
     return createMcpHandler(notes)(request, env, ctx)

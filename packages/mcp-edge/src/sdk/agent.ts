@@ -44,7 +44,7 @@ import {
   toBrowser,
 } from './serving.ts'
 import type { Serving } from './serving.ts'
-import { ListHandlerFailed, prepared } from './low-level/prepare.ts'
+import { prepared } from './low-level/prepare.ts'
 import { building, currentHandler, currentRequest, RequestHost, withBuilding, withRequest } from './request-store.ts'
 import type { RequestStore } from './request-store.ts'
 import type { RequestHandlerExtra } from './context.ts'
@@ -117,8 +117,8 @@ interface Forwarded {
 
 /** A set-up that threw, with the hook it threw in (`lists`: reading a low-level `Server`'s lists). */
 class SetUpFailed extends Error {
-  readonly step: 'init' | 'lists' | 'onStart'
-  constructor(step: 'init' | 'lists' | 'onStart', cause: unknown) {
+  readonly step: 'init' | 'onStart'
+  constructor(step: 'init' | 'onStart', cause: unknown) {
     super(`${step} threw`, { cause })
     this.step = step
   }
@@ -206,8 +206,6 @@ export abstract class McpAgent<
   #served: object | undefined
   /** Whether the failed start failed in `init()` (else in an `onStart` override), for its message. */
   #initThrew = false
-  /** Whether it failed reading a low-level `Server`'s lists (after `init()`), for its message. */
-  #listsThrew = false
 
   /** This session's (or, without one, this principal's) state: stored, else `initialState`. */
   get state(): State {
@@ -400,10 +398,9 @@ export abstract class McpAgent<
           libraryLog.error('McpAgent could not serve its server', errorFields(failed.cause))
           return misconfigured(failed.cause.message)
         }
-        const step = failed.step === 'init' ? 'init()' : failed.step === 'lists' ? "server's list handlers" : 'onStart()'
-        const where = failed.step === 'lists' ? `${this.constructor.name}'s ${step}` : `${this.constructor.name}.${step}`
+        const step = failed.step === 'init' ? 'init()' : 'onStart()'
         libraryLog.error(`McpAgent ${step} failed`, errorFields(failed.cause))
-        return misconfigured(`${where} threw; see the server logs`)
+        return misconfigured(`${this.constructor.name}.${step} threw; see the server logs`)
       }
       if (this.#assignedProps) setUpAssigned.set(host, this.#assignedProps)
       try {
@@ -432,7 +429,7 @@ export abstract class McpAgent<
         return await this.#start()
       } catch (error) {
         // Which hook threw, said now: another grant's set-up may begin before the requests hear it.
-        const step = this.#initThrew ? 'init' : this.#listsThrew ? 'lists' : 'onStart'
+        const step = this.#initThrew ? 'init' : 'onStart'
         this.#takeBack()
         throw new SetUpFailed(step, error)
       } finally {
@@ -467,7 +464,6 @@ export abstract class McpAgent<
    */
   async #start() {
     this.#initThrew = false
-    this.#listsThrew = false
     this.#initialized = undefined
     this.#uncoverProps()
     await this.onStart(this.props)
@@ -485,10 +481,8 @@ export abstract class McpAgent<
       },
     }
     const given = await this.server
-    const server = await Promise.resolve(prepared(given)).catch((error: unknown) => {
-      this.#listsThrew = error instanceof ListHandlerFailed
-      throw error
-    })
+    // A list handler that throws here is read again in the requests that need it (low-level/server.ts).
+    const server = await prepared(given)
     // The Worker refused the origins it does not allow (serve's browser rules): any that arrives passed.
     const edge = edgeOf(server)
     this.#served = edge

@@ -253,7 +253,8 @@ class McpReq<Env> {
     SdkExtra.ask(this.#extra, { method: 'sampling/createMessage', params }, undefined, options) as Promise<
       CreateMessageResult | CreateMessageResultWithTools
     >
-  readonly send: SendRequest = (request: SdkRequest, resultSchema?: unknown) => this.#extra.sendRequest(request, resultSchema)
+  readonly send: SendRequest = (request: SdkRequest, resultSchema?: unknown, options?: unknown) =>
+    this.#extra.sendRequest(request, resultSchema, options)
   readonly notify = (notification: SdkNotification): Promise<void> => this.#extra.sendNotification(notification)
 }
 

@@ -38,7 +38,7 @@ import type { McpAuthContext } from './request-store.ts'
 import { McpServer } from './server.ts'
 import { answerPreflight, browserRules, edgeOf, edgeOptions, ignoredOptions, serving, servesPath, toBrowser } from './serving.ts'
 import { LowLevelServer, report, reportsTo } from './low-level.ts'
-import { ListHandlerFailed, prepared } from './low-level/prepare.ts'
+import { prepared } from './low-level/prepare.ts'
 import type { Serving } from './serving.ts'
 import { conventionalEvents } from './services.ts'
 
@@ -171,7 +171,7 @@ function withBody(request: Request, parsedBody: unknown): Request {
  * A build that threw: a JSON-RPC 500 (-32603) rather than the runtime's error page, which no MCP
  * client reads; logged. A factory's own error may hold anything, so the client is told only that
  * it threw, unless it is a `ConfigurationError` (which names the fix and holds no secret, as the
- * core answers one: http/handler.ts); so may a low-level server's list handlers (`userCode`).
+ * core answers one: http/handler.ts).
  * Another server's build runs mcp-edge's code alone, whose refusal of the options names the fix.
  */
 function buildFailed(error: unknown, userCode: string | undefined): Response {
@@ -181,9 +181,8 @@ function buildFailed(error: unknown, userCode: string | undefined): Response {
   return rejection(new McpError('misconfigured', `Server misconfigured: ${detail}`), undefined)
 }
 
-/** Whose code threw `error` in a build of `served`, if user code did: its message is for the log only. */
-function userCodeOf(served: unknown, error: unknown): string | undefined {
-  if (error instanceof ListHandlerFailed) return "the server's list handlers"
+/** Whose code a failed build of `served` ran, if user code (a factory): what it threw is for the log only. */
+function userCodeOf(served: unknown): string | undefined {
   return typeof served === 'function' ? 'the server factory given to createMcpHandler' : undefined
 }
 
@@ -315,7 +314,7 @@ function buildHandler<Env>(
     try {
       app = await appFor(host)
     } catch (error) {
-      return toBrowser(request, buildFailed(error, userCodeOf(serverOrFactory, error)), browser)
+      return toBrowser(request, buildFailed(error, userCodeOf(serverOrFactory)), browser)
     }
     return app.fetch(request, env, host)
   }

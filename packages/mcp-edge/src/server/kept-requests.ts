@@ -6,12 +6,13 @@
  * some. What a watcher throws is the request's answer, and nothing is kept; a subscription the
  * session ledger refuses after it (past its cap) the watcher has seen, and is delivered nothing.
  * And code that hears a 2025-era client's notifications (`notifications/initialized`: an SDK
- * server's `oninitialized`). Internal to the package.
+ * server's `oninitialized`). And code that reads a server's lists in the request that needs them
+ * (`readListsWith`). Internal to the package.
  */
 import { LOG_LEVELS } from '../protocol/constants.ts'
 import type { LogLevel } from '../protocol/constants.ts'
 import type { JsonRpcRequest } from '../protocol/jsonrpc.ts'
-import type { ClientCapabilities, Implementation } from '../protocol/types.ts'
+import type { ClientCapabilities, Implementation, RequestMeta } from '../protocol/types.ts'
 import type { Call, HandleOptions } from './dispatch.ts'
 import { logTo } from './scope.ts'
 import { Attached } from './attached.ts'
@@ -116,4 +117,25 @@ export function heardNotification(
   waitUntil: ((promise: Promise<unknown>) => void) | undefined,
 ): void {
   notificationWatchers.get(server)?.(method, params, client, waitUntil)
+}
+
+/**
+ * Reads what a request's lists need before the request is served, in the request, for the client
+ * `meta` describes (`capability`: the method's, `tools`, `resources`, `prompts` or `completions`).
+ * mcp-edge/sdk's low-level `Server` reads a list again there while its handler throws (one that
+ * reads the client, which no first read outside a request has). Undefined: nothing to wait for.
+ * What it rejects with is the request's answer.
+ */
+export type ListReader = (capability: string, meta: RequestMeta) => Promise<void> | undefined
+
+const listReaders = new Attached<ListReader>('mcp-edge.listReader')
+
+/** `reader` runs before each request to `server` whose method serves a list from now on (one a server). */
+export function readListsWith(server: object, reader: ListReader): void {
+  listReaders.set(server, reader)
+}
+
+/** What `server`'s list reader waits for before a request of `capability`, if it has a reader. */
+export function listsRead(server: object, capability: string, meta: RequestMeta): Promise<void> | undefined {
+  return listReaders.get(server)?.(capability, meta)
 }

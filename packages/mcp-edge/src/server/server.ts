@@ -25,6 +25,7 @@ import type { Icon, JsonObject, RequestMeta } from '../protocol/types.ts'
 import { missingCapabilities, supports } from './capabilities.ts'
 import type { Call, HandleOptions, Listed, ListedEntry, MethodEntry, MethodTable, ServerCore } from './dispatch.ts'
 import { toErrorObject } from './errors.ts'
+import { listsRead } from './kept-requests.ts'
 import { checkedFeature, Limits } from './limits.ts'
 import { logEvent, resourceEvent } from './events/events.ts'
 import type { EventDelivery, ListKind, McpEvent, NotifyLogOptions, NotifyOptions } from './events/events.ts'
@@ -398,6 +399,9 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
       if (entry.requires !== undefined && !supports(meta.clientCapabilities, entry.requires)) {
         throw missingCapabilities([entry.requires], request.method)
       }
+      // A list whose code could not read it before (mcp-edge/sdk), read for this client first.
+      const reading = entry.capability === undefined ? undefined : listsRead(this, entry.capability, meta)
+      if (reading) await reading
       const call: Call<Env> = {
         server: this,
         request,

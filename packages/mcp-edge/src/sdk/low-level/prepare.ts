@@ -10,7 +10,10 @@ import { LowLevelServer } from '../low-level.ts'
  * so a client is told only that the list handlers threw (handler.ts, agent.ts).
  */
 export class ListHandlerFailed extends Error {
-  constructor(method: string, cause: unknown) {
+  constructor(
+    readonly method: string,
+    cause: unknown,
+  ) {
     super(`the ${method} handler threw: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
     this.name = 'ListHandlerFailed'
   }

@@ -21,8 +21,11 @@ const MAX_PAGES = 100
  */
 function listingExtra(method: string): RequestHandlerExtra {
   const signal = new AbortController().signal
+  // Never possible, unlike a handler that reads the client and throws without one (server.ts `#readFor`).
   const nobody = () =>
-    Promise.reject(new Error(`${method} is read when mcp-edge builds its lists, with no client to ask (docs/migrate.md)`))
+    Promise.reject(
+      new ConfigurationError(`${method} is read when mcp-edge builds its lists, with no client to ask (docs/migrate.md)`),
+    )
   const quiet = async () => {}
   const mcpReq = { id: 0, method, signal, inputResponses: undefined, requestState: () => undefined, log: quiet }
   return {
@@ -36,8 +39,9 @@ function listingExtra(method: string): RequestHandlerExtra {
 
 /**
  * Every item of a paginated list (`key` of each page's result, `nextCursor` followed). What the
- * handler throws passes on as it is (user code: its message is for the log, not the client); an
- * answer that is no list is a `ConfigurationError` naming what is wrong.
+ * handler throws is a `ListHandlerFailed` (user code: its message is for the log, not the client),
+ * but for asking the client, which a list handler never can; an answer that is no list is a
+ * `ConfigurationError` naming what is wrong.
  */
 export async function readPages(handler: RequestHandler, method: string, key: string): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = []
@@ -48,7 +52,7 @@ export async function readPages(handler: RequestHandler, method: string, key: st
     try {
       result = await handler({ method, params }, listingExtra(method))
     } catch (error) {
-      throw new ListHandlerFailed(method, error)
+      throw error instanceof ConfigurationError ? error : new ListHandlerFailed(method, error)
     }
     const listed = isObject(result) ? result[key] : undefined
     if (!Array.isArray(listed)) throw new ConfigurationError(`${method}: the handler returned no "${key}" array`)

@@ -13,15 +13,16 @@
  */
 import { McpError as EdgeError } from '../../protocol/errors.ts'
 import { isObject } from '../../protocol/jsonrpc.ts'
-import type { CallToolResult, GetPromptResult, Icon, JsonObject, ReadResourceResult } from '../../protocol/types.ts'
+import type { CallToolResult, GetPromptResult, Icon, JsonObject, ReadResourceResult, RequestMeta } from '../../protocol/types.ts'
 import { ConfigurationError } from '../../server/errors.ts'
 import type { ListKind } from '../../server/events/events.ts'
-import { watchClientNotifications, watchKeptRequests } from '../../server/kept-requests.ts'
+import { readListsWith, watchClientNotifications, watchKeptRequests } from '../../server/kept-requests.ts'
 import { zodToJsonSchema } from '../../server/schema/json-schema.ts'
 import type { ObjectSchema } from '../../server/schema/schema.ts'
 import type { McpServer as EdgeServer } from '../../server/server.ts'
 import { CONVENTION_WARNED } from '../../server/tool-entry.ts'
 import type { Completer, PromptOptions, RequestContext, ServerOptions, ToolOptions } from '../../server/types.ts'
+import { errorFields, libraryLog } from '../../server/telemetry/log.ts'
 import { compileUriTemplate } from '../../server/uri-template.ts'
 import type { RequestHandlerExtra } from '../context.ts'
 import { afterResult, protocolFailure, withContent } from '../define.ts'
@@ -31,7 +32,9 @@ import { publishing } from '../notifier.ts'
 import { runSdkHandler } from '../rounds.ts'
 import type { Hooks } from '../rounds.ts'
 import { McpServer } from '../server.ts'
+import { currentRequest, withHandler } from '../request-store.ts'
 import type { McpServerOptions } from '../types.ts'
+import { ListHandlerFailed } from './prepare.ts'
 import { convertingRaw, ListedRegistry, pick, plan, promptArgs, rawOutput, readPages } from './reading.ts'
 import type { RequestHandler, RequestOf } from './schemas.ts'
 import type { SetLevelRequestSchema, SubscribeRequestSchema, UnsubscribeRequestSchema } from './schemas.ts'
@@ -49,6 +52,13 @@ const SERVED: Record<string, ListKind[]> = {
 }
 const KINDS: readonly ListKind[] = ['tools', 'resources', 'prompts']
 const COMPLETE = 'completion/complete'
+/** The lists a request of each capability serves from (a method's `capability`: server/dispatch.ts). */
+const READ_FOR: Record<string, ListKind[]> = {
+  tools: ['tools'],
+  resources: ['resources'],
+  prompts: ['prompts'],
+  completions: ['resources', 'prompts'],
+}
 
 const TOOL_FIELDS = ['title', 'description', 'annotations', 'icons', '_meta'] as const
 const RESOURCE_FIELDS = ['name', 'title', 'description', 'mimeType', 'size', 'annotations', 'icons', '_meta'] as const
@@ -92,6 +102,10 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
   readonly #stale = new Set<ListKind>(KINDS)
   /** The last read of each kind (one at a time: a later one waits for it). */
   readonly #reading: Partial<Record<ListKind, Promise<void>>> = {}
+  /** The kinds read at least once. */
+  readonly #read = new Set<ListKind>()
+  /** The kinds whose handler threw at every read so far: read again in each request that needs them. */
+  readonly #unread = new Set<ListKind>()
 
   constructor(
     serverInfo: { name: string; version: string; title?: string; description?: string; websiteUrl?: string; icons?: Icon[] },
@@ -115,6 +129,7 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
     // This server's own subscribe and setLevel handlers, not its owner's `server.server`'s.
     watchKeptRequests(edge, keptRequestWatcher(this))
     watchClientNotifications(edge, clientNotificationWatcher(this))
+    readListsWith(edge, (capability, meta) => (this.#unread.size === 0 ? undefined : this.#readFor(capability, meta)))
     this.#tools = new ListedRegistry(edge.tools, (key) => edge.removeTool(key))
     this.#resources = new ListedRegistry(edge.resources, (key) => edge.removeResource(key))
     this.#templates = new ListedRegistry(edge.templates, (key) => edge.removeResourceTemplate(key))
@@ -218,9 +233,11 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
   /**
    * Every list read that is due (the first, since a handler changed, or since an entry it read was
    * taken back), and those under way: what `createMcpHandler` and `McpAgent` wait for before
-   * serving. A list handler that throws fails it with a `ListHandlerFailed` (its error the cause);
-   * a list with an item the core cannot serve fails it with a `ConfigurationError` naming the
-   * item, and the registry keeps what it had.
+   * serving. A list with an item the core cannot serve fails it with a `ConfigurationError` naming
+   * the item, and the registry keeps what it had. A list handler that throws does not: it may read
+   * the client (`getClientCapabilities()`, or what `oninitialized` kept), which no request gives it
+   * here. Its error is logged, the list keeps what it had, and a list never read yet is read again
+   * in each request that needs it, for that request's client (`#readFor`), until it can be.
    */
   prepared(): Promise<void> {
     const reads = KINDS.map((kind) => {
@@ -228,7 +245,35 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
       // A read under way that fails leaves its kind due: read it again.
       return this.#reading[kind]?.catch(() => this.#readKind(kind))
     })
-    return Promise.all(reads).then(() => {})
+    const unless = (error: unknown) => {
+      if (!(error instanceof ListHandlerFailed)) throw error
+      libraryLog.warn('a list handler threw when the server was first served; read again in each request that needs it', {
+        ...errorFields(error),
+      })
+    }
+    return Promise.all(reads.map((read) => read?.catch(unless))).then(() => {})
+  }
+
+  /**
+   * The lists a request of `capability` serves from that no read has read yet, read now for its
+   * client (`getClientCapabilities()` and `getClientVersion()` answer with `meta`'s). While a list
+   * handler still throws, so does the request: -32603, the error in the log.
+   */
+  #readFor(capability: string, meta: RequestMeta): Promise<void> | undefined {
+    const due = (READ_FOR[capability] ?? []).filter((kind) => this.#unread.has(kind))
+    if (due.length === 0) return undefined
+    const client = { protocolVersion: meta.protocolVersion, capabilities: meta.clientCapabilities, info: meta.clientInfo }
+    const reads = withHandler({ store: currentRequest(), handler: undefined, client }, () =>
+      Promise.all(due.map((kind) => this.#readKind(kind))),
+    )
+    return reads.then(
+      () => {},
+      (error: unknown) => {
+        if (!(error instanceof ListHandlerFailed)) throw error
+        libraryLog.error('a list handler threw', errorFields(error))
+        throw new EdgeError('internalError', `Internal error: ${error.method} threw; see the server logs`)
+      },
+    )
   }
 
   async #changed(kind: ListKind): Promise<void> {
@@ -243,8 +288,11 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
       this.#stale.delete(kind)
       try {
         await this.#kinds[kind].read()
+        this.#read.add(kind)
+        this.#unread.delete(kind)
       } catch (error) {
         this.#stale.add(kind)
+        if (error instanceof ListHandlerFailed && !this.#read.has(kind)) this.#unread.add(kind)
         throw error
       }
     }
