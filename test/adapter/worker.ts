@@ -18,6 +18,7 @@ import {
   McpError,
   McpServer,
   ResourceTemplate,
+  SqlError,
 } from 'mcp-edge/sdk'
 import * as z from 'zod'
 
@@ -275,6 +276,16 @@ export class Counter extends McpAgent<Env, State> {
       this.sql`INSERT INTO flags (word, long) VALUES (${word}, ${word.length > 3})`
       const [row] = this.sql<{ n: number }>`SELECT count(*) AS n FROM words`
       return { content: [{ type: 'text', text: `${row?.n ?? 0} words` }] }
+    })
+    // A query that fails throws agents' SqlError (porting round S: code passes its message on).
+    this.server.tool('forget', { word: z.string() }, async ({ word }) => {
+      try {
+        this.sql`DELETE FROM no_such_table WHERE word = ${word}`
+        return { content: [{ type: 'text', text: 'forgotten' }] }
+      } catch (error) {
+        const { name, message, query } = error as SqlError
+        return { content: [{ type: 'text', text: `${error instanceof SqlError} ${name}: ${message} (${query})` }], isError: true }
+      }
     })
     this.server.tool('double', {}, { readOnlyHint: false, destructiveHint: false }, async () => {
       const answer = await this.elicitInput({

@@ -345,6 +345,10 @@ describe('McpAgent', () => {
       expect(text(await client.callTool({ name: 'double', arguments: {} }))).toBe('6')
       expect(text(await client.callTool({ name: 'remember', arguments: { word: 'edge' } }))).toBe('1 words')
       expect(text(await client.callTool({ name: 'remember', arguments: { word: 'mcp' } }))).toBe('2 words')
+      // Before (porting round S), SQLite's own error, without agents' prefix, name or query.
+      expect(text(await client.callTool({ name: 'forget', arguments: { word: 'mcp' } }))).toBe(
+        'true SqlError: SQL query failed: no such table: no_such_table: SQLITE_ERROR (DELETE FROM no_such_table WHERE word = ?)',
+      )
     } finally {
       await client.close()
     }

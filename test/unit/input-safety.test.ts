@@ -136,7 +136,8 @@ describe('single-use confirmation for every destructive tool', () => {
     expect(refused.status).toBe(500)
     expect(refused.message.error?.code).toBe(-32603)
     expect(refused.message.error?.message).toMatch(
-      /"delete_file" is destructive.*no nonce ledger.*MCP_NONCES.*singleUseState: false/,
+      // Porting round S: the class's export in the main module is named too (mcp-edge/sdk servers need only it and the binding).
+      /"delete_file" is destructive.*no nonce ledger.*MCP_NONCES.*export \{ McpNonceLedger \} from 'mcp-edge\/cloudflare'.*singleUseState: false/,
     )
     const ledger = warn.mock.calls.map(([message]) => message).filter((message) => message.includes('nonce ledger'))
     expect(ledger).toEqual([

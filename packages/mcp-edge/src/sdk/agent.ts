@@ -53,6 +53,7 @@ import { callerFromProps, grantOf, propsOf } from './principal.ts'
 import type { Grant } from './principal.ts'
 import { openForwarded, sealForwarded, sessionOpens } from './forward.ts'
 import { SetUpBusy, SetUps } from './agent-setup.ts'
+import { SqlError } from './errors.ts'
 import { conventionalServices } from './services.ts'
 
 /** The internal header carrying the caller from the Worker to the object (JSON). */
@@ -355,12 +356,18 @@ export abstract class McpAgent<
   /**
    * agents' `this.sql`: a query on the object's SQLite storage, values bound as parameters. A
    * boolean is taken, as agents types it, and bound as workerd binds it (the text `true`/`false`).
+   * A query that fails throws a `SqlError` (`SQL query failed: …`, with the query), as agents' does.
    *
    * @example
    * const rows = this.sql<{ n: number }>`SELECT count(*) AS n FROM notes WHERE owner = ${owner}`
    */
   sql<Row = Record<string, SqlStorageValue>>(strings: TemplateStringsArray, ...values: (SqlStorageValue | boolean)[]): Row[] {
-    return this.ctx.storage.sql.exec(strings.join('?'), ...values).toArray() as Row[]
+    const query = strings.join('?')
+    try {
+      return this.ctx.storage.sql.exec(query, ...values).toArray() as Row[]
+    } catch (error) {
+      throw new SqlError(query, error)
+    }
   }
 
   /** A request routed here by `serve`. */

@@ -152,3 +152,21 @@ export class UrlElicitationRequiredError extends McpError {
     return (this.data as { elicitations?: UrlElicitation[] } | undefined)?.elicitations ?? []
   }
 }
+
+/**
+ * agents' error for a query of `this.sql` that failed (an `McpAgent`'s): `SQL query failed: ` and
+ * SQLite's message, with the query (placeholders as `?`) and SQLite's error as its `cause`.
+ *
+ * @example
+ * try { this.sql`INSERT INTO notes (id) VALUES (${id})` } catch (error) { if (error instanceof SqlError) log(error.query) }
+ */
+export class SqlError extends Error {
+  /** The query that failed, its values as `?`. */
+  readonly query: string
+
+  constructor(query: string, cause: unknown) {
+    super(`SQL query failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause })
+    this.name = 'SqlError'
+    this.query = query
+  }
+}

@@ -79,6 +79,7 @@ export {
   ProtocolError,
   ProtocolErrorCode,
   ResourceNotFoundError,
+  SqlError,
   UrlElicitationRequiredError,
 } from './errors.ts'
 export type { UrlElicitation } from './errors.ts'

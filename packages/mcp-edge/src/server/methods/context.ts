@@ -158,9 +158,10 @@ function answersAsked(sent: Record<string, unknown>, pending: readonly string[] 
 
 /** How to bind the nonce ledger, or opt out, for a destructive tool that asks for input. */
 export const SINGLE_USE_HINT =
-  "bind a nonce ledger (cloudflareServices({ nonces: 'MCP_NONCES' }) with the Durable Object binding MCP_NONCES of class " +
-  'McpNonceLedger in wrangler.jsonc, docs/deploy.md), mark the tool readOnlyHint: true or destructiveHint: false if it is, ' +
-  'or opt out with singleUseState: false'
+  'bind a nonce ledger (the Durable Object binding MCP_NONCES of class McpNonceLedger in wrangler.jsonc, ' +
+  "with export { McpNonceLedger } from 'mcp-edge/cloudflare' in the main module; on the native API, " +
+  "cloudflareServices({ nonces: 'MCP_NONCES' }) too, where mcp-edge/sdk finds it by name: docs/deploy.md), " +
+  'mark the tool readOnlyHint: true or destructiveHint: false if it is, or opt out with singleUseState: false'
 
 /**
  * The start-up message of a server that seals states but has no nonce ledger: names its
