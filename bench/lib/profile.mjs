@@ -28,10 +28,11 @@ import { VARIANTS } from './variants.mjs'
 const STARTUP_PROFILED = ['edge', 'edge-token', 'minimal', 'hono', 'tools-200', 'tools-5', 'tools-500-eager']
 
 /**
- * A quick run (the smoke test) profiles one Worker of each kind, the same way: enough to keep the
- * profiling from rotting, at a fifth of its minutes (each start-up profile is several workerd starts).
+ * A quick run (the smoke test) profiles one Worker of each kind, the same way, and each workload
+ * once (the floor's two: a call, and a 2025-era client's): enough to keep the profiling from
+ * rotting, at a fifth of its minutes (each start-up profile is several workerd starts).
  */
-const firstIfQuick = (list, { quick }) => (quick ? list.slice(0, 1) : list)
+const QUICK_PLANS = { floor: 2, stream: 1, tools: 1 }
 const startupProfiled = (config) => (config.quick ? ['edge-token'] : STARTUP_PROFILED)
 
 /** The workloads each kind of target is profiled with: [profile name, variant, workload]. */
@@ -61,7 +62,8 @@ function plans(config) {
       ['mcp-edge tools/call, 5 tools', 'tools-5', load()],
     ],
   }
-  return Object.fromEntries(Object.entries(all).map(([kind, list]) => [kind, firstIfQuick(list, config)]))
+  if (!config.quick) return all
+  return Object.fromEntries(Object.entries(all).map(([kind, list]) => [kind, list.slice(0, QUICK_PLANS[kind])]))
 }
 
 /** CPU profile of one variant's isolate while `workload(target)` runs; the workload returns its units (requests, chunks). */

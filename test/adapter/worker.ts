@@ -364,12 +364,14 @@ const restFactory = (...args: { authInfo?: { clientId: string } }[]) => {
 }
 const agent = Counter.serve('/agent')
 const sse = Counter.serveSSE('/sse')
+const sseBound = Counter.serveSSE('/sse-bound', { binding: 'COUNTER_OBJECT' })
 
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext) {
     const { pathname } = new URL(request.url)
     if (pathname === '/agent') return agent.fetch(request, env, ctx)
     if (pathname === '/sse') return sse.fetch(request, env, ctx)
+    if (pathname === '/sse-bound') return sseBound.fetch(request, env, ctx)
     if (pathname === '/signed') return signed(request, env, ctx)
     if (pathname === '/plain') return plainHandler(request, env, ctx)
     if (pathname === '/flaky') return flaky(request, env, ctx)

@@ -406,6 +406,9 @@ describe('McpAgent', () => {
     const response = await fetch(`${base}/sse`)
     expect(response.status).toBe(410)
     expect((await response.json()).message).toContain("Counter.serve('/sse')")
+    // With the binding it was given (porting round T: the call it suggested looked for MCP_OBJECT).
+    const bound = await fetch(`${base}/sse-bound`)
+    expect((await bound.json()).message).toContain("Counter.serve('/sse-bound', { binding: 'COUNTER_OBJECT' })")
   })
 
   it('a request that forges the internal header cannot choose its principal', async () => {

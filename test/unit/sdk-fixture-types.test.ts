@@ -87,7 +87,9 @@ describe('the SDK-style fixtures (test/fixture-sdk)', () => {
       const specifiers = new Set(
         fixtures.flatMap((fixture) =>
           originalSources(fixture).flatMap(([, source]) =>
-            [...source.matchAll(/(?:from|import) '([^.'][^']*)'/g)].map(([, specifier]) => specifier as string),
+            [...source.matchAll(/\b(?:from|import)\s*\(?\s*['"]([@a-z][\w@/.:-]*)['"]/g)].map(
+              ([, specifier]) => specifier as string,
+            ),
           ),
         ),
       )
@@ -106,11 +108,23 @@ describe('the SDK-style fixtures (test/fixture-sdk)', () => {
     it(
       `${fixture}: with its original imports, typechecks against the real SDK and agents`,
       () => {
-        // Their declarations are checked once, above; here, the fixture's code against them.
+        // Their declarations are checked once, above; here, the fixture's code against them. With
+        // skipLibCheck the fixture's own declarations (wrangler's Env) are skipped too, so each type
+        // they name is named again in a module (`DurableObjectNamespace<import('./worker').MyMCP>`
+        // checks that the class, extending the real McpAgent, is a Durable Object).
         const files: [string, string][] = readdirSync(join(FIXTURES, fixture))
           .filter((file) => file.endsWith('.d.ts'))
           .map((file) => [file, readFileSync(join(FIXTURES, fixture, file), 'utf8')])
-        const { status, output } = originalProgram(fixture, [...files, ...originalSources(fixture)], true)
+        const named = files.flatMap(([, declarations]) =>
+          [...declarations.matchAll(/^\s+\w+: (.+);$/gm)].map(([, type]) => type as string),
+        )
+        expect(named.length).toBeGreaterThan(0)
+        const declared = named.map((type, index) => `export type Declared${index} = ${type}\n`).join('')
+        const { status, output } = originalProgram(
+          fixture,
+          [...files, ['declared-types.ts', declared], ...originalSources(fixture)],
+          true,
+        )
         expect(output).toBe('')
         expect(status).toBe(0)
       },

@@ -254,6 +254,66 @@ describe('what a list handler returns that cannot be served fails the read, nami
     expect((answer.message as { result: Listed }).result.tools.map((tool) => tool.name)).toEqual(['roots'])
   })
 
+  /** `method` as a 2026-07-28 client declaring `capabilities` asks it. */
+  const askAs = (server: Server, method: string, capabilities: Record<string, unknown>, params = {}) =>
+    server.edge.handle(
+      { jsonrpc: '2.0', id: 1, method, params },
+      { protocolVersion: '2026-07-28', clientCapabilities: capabilities, raw: {} },
+      { env: {}, cancel: { signal: new AbortController().signal } },
+    )
+  /** A server whose tools list reads the client, as the reference everything server's does; its reads counted. */
+  const rootsAware = (delayMs: number) => {
+    const server = new Server({ name: 'low', version: '1' })
+    const reads: string[] = []
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      const roots = server.getClientCapabilities()?.roots
+      reads.push(roots ? 'roots' : 'plain')
+      await new Promise((resolve) => setTimeout(resolve, delayMs))
+      if (!roots) throw new Error('no roots')
+      return { tools: [echoTool('roots')] }
+    })
+    return { server, reads }
+  }
+  const quietly = async <T>(run: () => Promise<T>) => {
+    const spies = [vi.spyOn(console, 'warn'), vi.spyOn(console, 'error')].map((spy) => spy.mockImplementation(() => {}))
+    try {
+      return await run()
+    } finally {
+      for (const spy of spies) spy.mockRestore()
+    }
+  }
+
+  // Review of the change: each request of a burst read the list again, one after another.
+  it('requests that come while a read runs wait for it: a burst reads once, and one read fails only its own request', async () => {
+    const { server, reads } = rootsAware(20)
+    await quietly(() => server.prepared())
+    reads.length = 0
+    const burst = await quietly(() => Promise.all(Array.from({ length: 10 }, () => askAs(server, 'tools/list', { roots: {} }))))
+    expect(burst.map((answer) => (answer.message as { error?: unknown }).error)).toEqual(Array(10).fill(undefined))
+    expect(reads).toEqual(['roots'])
+    // A client the handler cannot list for, then one it can, together: the second reads for itself.
+    const fresh = rootsAware(20)
+    await quietly(() => fresh.server.prepared())
+    const [plain, roots] = await quietly(() =>
+      Promise.all([askAs(fresh.server, 'tools/list', {}), askAs(fresh.server, 'tools/list', { roots: {} })]),
+    )
+    expect((plain.message as { error?: { code: number } }).error?.code).toBe(-32603)
+    expect((roots.message as { result?: Listed }).result?.tools.map((tool) => tool.name)).toEqual(['roots'])
+  })
+
+  it('completion/complete reads the prompts it completes first, though no prompt was listed to offer completions', async () => {
+    const server = new Server({ name: 'low', version: '1' })
+    server.setRequestHandler(ListPromptsRequestSchema, async () => {
+      if (!server.getClientCapabilities()) throw new Error('no client yet')
+      return { prompts: [{ name: 'greet', arguments: [{ name: 'who' }] }] }
+    })
+    server.setRequestHandler(CompleteRequestSchema, async () => ({ completion: { values: ['Ada'] } }))
+    await quietly(() => server.prepared())
+    const params = { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'A' } }
+    const answer = await askAs(server, 'completion/complete', {}, params)
+    expect((answer.message as { result?: { completion: { values: string[] } } }).result?.completion.values).toEqual(['Ada'])
+  })
+
   it('a failed read of a list once read keeps what was read served', async () => {
     let fail = false
     const { server } = echoServer(() => {

@@ -266,4 +266,14 @@ describe('cloudflareEventHub relays', () => {
       for (const each of open) each.stop()
     }
   })
+
+  // Review of the change: a late forward took the count back, and the next in-order one closed every listener again.
+  it('a forward that arrives late (after a later one) does not take the relay’s count back', async () => {
+    const stub = env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName(`events/6/late-${crypto.randomUUID()}`))
+    const event = update('test://late')
+    const forward = (seq: number) =>
+      (stub as unknown as EventHubRpc).relay(JSON.stringify({ seq, event }), event, ['resource:test://late'], seq)
+    for (const seq of [10, 11, 13, 12]) await forward(seq)
+    expect(await runInDurableObject(stub, (_instance, state) => state.storage.kv.get('hub_forwarded'))).toBe(13)
+  })
 })

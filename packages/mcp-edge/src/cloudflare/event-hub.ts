@@ -301,13 +301,18 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
    * On a relay, given the `seq` of a forwarded event: whether one before it never came (its forward
    * failed; a shard's log numbers its events one by one, and forwards each to every relay, in
    * order). Then every socket here is closed, this event unsent: each listener ends its stream, and
-   * its client resumes from its last id through the log (`attach`), this event included. Kept in
-   * storage, so a relay that hibernated between two forwards still sees it.
+   * its client resumes from its last id through the log (`attach`), this event included. A socket
+   * that attached after the missed event is closed too, and resumes the same way: nothing here
+   * tells it apart (its replay's head is the shard's object's answer to its listener), and a count
+   * forgotten when no socket is here (a restarted relay) would take the next forward unchecked,
+   * missing a failure before it. Kept in storage, so a relay that hibernated between two forwards
+   * still sees it.
    */
   #missed(seq: number): boolean {
     const kv = this.ctx.storage.kv
     const last = kv.get<number>(FORWARDED)
-    kv.put(FORWARDED, seq)
+    // Never back: a forward that arrives late (on a stub made before another) is a gap too.
+    if (last === undefined || seq > last) kv.put(FORWARDED, seq)
     if (last === undefined || seq === last + 1) return false
     libraryLog.warn('event hub relay missed events: its listeners resume from the log', { after: last, seq })
     for (const socket of this.ctx.getWebSockets()) {

@@ -612,9 +612,13 @@ export abstract class McpAgent<
   }
 
   /** The HTTP+SSE transport (2024-11-05) is not served: every request says to use `serve` (a Streamable HTTP client's GET gets 405). */
-  static serveSSE(path: string, _options?: unknown): Fetcher {
+  static serveSSE(path: string, options?: unknown): Fetcher {
+    // The call to make instead, with the binding it was given (porting round T: without it, the
+    // suggested call looked for MCP_OBJECT, which that Worker did not bind).
+    const binding = (options as { binding?: unknown } | undefined)?.binding
+    const given = typeof binding === 'string' ? `, { binding: '${binding}' }` : ''
     // biome-ignore lint/complexity/noThisInStatic: the subclass's name, which the message names
-    const message = `The HTTP+SSE transport is not served by mcp-edge: export default ${this.name}.serve('${path}') instead (Streamable HTTP, which current clients speak); see docs/migrate.md`
+    const message = `The HTTP+SSE transport is not served by mcp-edge: export default ${this.name}.serve('${path}'${given}) instead (Streamable HTTP, which current clients speak); see docs/migrate.md`
     return {
       async fetch(request) {
         // A Streamable HTTP client's GET for its optional stream (after initialize: it names its

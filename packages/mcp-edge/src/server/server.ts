@@ -392,6 +392,10 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
       if (!legacy && !SUPPORTED_PROTOCOL_VERSIONS.includes(meta.protocolVersion))
         throw unsupportedVersion(meta.protocolVersion, SUPPORTED_PROTOCOL_VERSIONS)
       const entry = this.#methods.get(request.method)
+      // A list whose code could not read it before (mcp-edge/sdk), read for this client first: what
+      // it holds decides whether the method is offered (completions: a prompt or a template).
+      const reading = entry?.capability === undefined ? undefined : listsRead(this, entry.capability, meta)
+      if (reading) await reading
       const era = legacy ? 'legacy' : 'modern'
       if (!entry || (entry.era !== undefined && entry.era !== era) || !this.#offered(entry, options)) {
         throw new McpError('methodNotFound', `Method not found: ${request.method}`)
@@ -399,9 +403,6 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
       if (entry.requires !== undefined && !supports(meta.clientCapabilities, entry.requires)) {
         throw missingCapabilities([entry.requires], request.method)
       }
-      // A list whose code could not read it before (mcp-edge/sdk), read for this client first.
-      const reading = entry.capability === undefined ? undefined : listsRead(this, entry.capability, meta)
-      if (reading) await reading
       const call: Call<Env> = {
         server: this,
         request,

@@ -22,7 +22,7 @@ import type { ObjectSchema } from '../../server/schema/schema.ts'
 import type { McpServer as EdgeServer } from '../../server/server.ts'
 import { CONVENTION_WARNED } from '../../server/tool-entry.ts'
 import type { Completer, PromptOptions, RequestContext, ServerOptions, ToolOptions } from '../../server/types.ts'
-import { errorFields, libraryLog } from '../../server/telemetry/log.ts'
+import { errorFields, libraryLog, warnOnce } from '../../server/telemetry/log.ts'
 import { compileUriTemplate } from '../../server/uri-template.ts'
 import type { RequestHandlerExtra } from '../context.ts'
 import { afterResult, protocolFailure, withContent } from '../define.ts'
@@ -106,6 +106,8 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
   readonly #read = new Set<ListKind>()
   /** The kinds whose handler threw at every read so far: read again in each request that needs them. */
   readonly #unread = new Set<ListKind>()
+  /** The read of an unread kind a request started (`#readUnread`), which the others wait for. */
+  readonly #unreadRead: Partial<Record<ListKind, Promise<void>>> = {}
 
   constructor(
     serverInfo: { name: string; version: string; title?: string; description?: string; websiteUrl?: string; icons?: Icon[] },
@@ -247,33 +249,47 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
     })
     const unless = (error: unknown) => {
       if (!(error instanceof ListHandlerFailed)) throw error
-      libraryLog.warn('a list handler threw when the server was first served; read again in each request that needs it', {
-        ...errorFields(error),
-      })
+      // Once an isolate for each error: a server built per request (a factory) is first served each time.
+      warnOnce(`${error.message}, when the server was first served; it is read again in each request that needs it`)
     }
     return Promise.all(reads.map((read) => read?.catch(unless))).then(() => {})
   }
 
   /**
    * The lists a request of `capability` serves from that no read has read yet, read now for its
-   * client (`getClientCapabilities()` and `getClientVersion()` answer with `meta`'s). While a list
-   * handler still throws, so does the request: -32603, the error in the log.
+   * client (`getClientCapabilities()` and `getClientVersion()` answer with `meta`'s). Requests that
+   * come while one reads wait for that read, and read for themselves only if it failed, so a burst
+   * costs one read when it succeeds. While a list handler still throws, so does the request: -32603,
+   * the error in the log.
    */
   #readFor(capability: string, meta: RequestMeta): Promise<void> | undefined {
     const due = (READ_FOR[capability] ?? []).filter((kind) => this.#unread.has(kind))
     if (due.length === 0) return undefined
     const client = { protocolVersion: meta.protocolVersion, capabilities: meta.clientCapabilities, info: meta.clientInfo }
-    const reads = withHandler({ store: currentRequest(), handler: undefined, client }, () =>
-      Promise.all(due.map((kind) => this.#readKind(kind))),
-    )
-    return reads.then(
-      () => {},
-      (error: unknown) => {
+    const frame = { store: currentRequest(), handler: undefined, client }
+    return Promise.all(due.map((kind) => this.#readUnread(kind, frame))).then(() => {})
+  }
+
+  /** `#readFor`'s read of one kind, until it is read: another request's under way, else this one's. */
+  async #readUnread(kind: ListKind, frame: Parameters<typeof withHandler>[0]): Promise<void> {
+    while (this.#unread.has(kind)) {
+      const other = this.#unreadRead[kind]
+      if (other) {
+        await other.catch(() => {})
+        continue
+      }
+      const read = withHandler(frame, () => this.#readKind(kind))
+      this.#unreadRead[kind] = read
+      try {
+        await read
+      } catch (error) {
         if (!(error instanceof ListHandlerFailed)) throw error
         libraryLog.error('a list handler threw', errorFields(error))
         throw new EdgeError('internalError', `Internal error: ${error.method} threw; see the server logs`)
-      },
-    )
+      } finally {
+        if (this.#unreadRead[kind] === read) delete this.#unreadRead[kind]
+      }
+    }
   }
 
   async #changed(kind: ListKind): Promise<void> {
