@@ -5,7 +5,9 @@
  * from. Such a message is rebuilt from the issue's own fields (`code`, `expected`, `values`,
  * `minimum`, `maximum`, `keys`…) and the received type from the value zod checked (the issue's
  * `input`, with `reportInput`; else the value at the issue's path), in
- * classic zod's English words, so a server reads the same whichever zod it imports. Any other
+ * classic zod's English words, so a server reads much the same whichever zod it imports (a
+ * string format is named as zod names it, `Invalid datetime` where classic zod's English says
+ * `Invalid ISO datetime`: `formatMessage`). Any other
  * message (classic zod's, a schema's own) is kept as given. Called by `summarizeIssues`
  * (schema.ts); it imports no locale, which would cost every Worker the whole table.
  */
