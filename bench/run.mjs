@@ -248,11 +248,11 @@ async function main() {
   // The measured Workers, then the ones measured for their size only (OAuth mode, the templates).
   const measured = [...BUILT_WORKERS.map((worker) => [worker]), edgeOffJob()]
   const unminified = ([worker, options = {}]) => [worker, { ...options, minify: false }]
-  const jobs = [
-    ...measured.flatMap((job) => (config.quick ? [job] : [job, unminified(job)])),
-    ...moreBundleJobs(),
-    ...peerLoopJobs(),
-  ]
+  // The templates' unminified sizes are a full run's table too (the OAuth mode's is in its line).
+  const moreBundles = moreBundleJobs().filter(
+    ([worker, options]) => !config.quick || options?.minify !== false || !worker.startsWith('template-'),
+  )
+  const jobs = [...measured.flatMap((job) => (config.quick ? [job] : [job, unminified(job)])), ...moreBundles, ...peerLoopJobs()]
   results.bundles = {}
   const keep = (bundle) => {
     results.bundles[bundle.worker] = { ...results.bundles[bundle.worker], [bundle.minify ? 'min' : 'raw']: bundle }

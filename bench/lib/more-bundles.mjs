@@ -51,7 +51,9 @@ export function moreBundlesLine(bundles) {
   const templates = TEMPLATES.filter((name) => bundles[`template-${name}`])
     .map((name) => {
       const { min, raw } = bundles[`template-${name}`]
-      return `${name} ${kib(min.gzipBytes)} KiB gzip as its config deploys it, minified (${kib(raw.gzipBytes)} KiB unminified)`
+      // A quick run builds them minified only (run.mjs).
+      const unminified = raw ? ` (${kib(raw.gzipBytes)} KiB unminified)` : ''
+      return `${name} ${kib(min.gzipBytes)} KiB gzip as its config deploys it, minified${unminified}`
     })
     .join('; ')
   return (
