@@ -11,7 +11,8 @@
  * MCP client (in durable, a task reaches completed); and compiles a consumer against the built
  * declarations with TypeScript 5.9 and `skipLibCheck: false`: the first ```ts block of the
  * library's README as the only file of an empty project, then every other ```ts block of the
- * README and docs/ the same way. Prints each stage's seconds; exits non-zero on any failure.
+ * README and docs/ the same way. The stages after the pack run two at a time. Prints each stage's
+ * seconds; exits non-zero on any failure.
  */
 import { spawn } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
