@@ -392,12 +392,13 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
       if (!legacy && !SUPPORTED_PROTOCOL_VERSIONS.includes(meta.protocolVersion))
         throw unsupportedVersion(meta.protocolVersion, SUPPORTED_PROTOCOL_VERSIONS)
       const entry = this.#methods.get(request.method)
+      const era = legacy ? 'legacy' : 'modern'
+      const ofEra = entry !== undefined && (entry.era === undefined || entry.era === era)
       // A list whose code could not read it before (mcp-edge/sdk), read for this client first: what
       // it holds decides whether the method is offered (completions: a prompt or a template).
-      const reading = entry?.capability === undefined ? undefined : listsRead(this, entry.capability, meta)
+      const reading = ofEra && entry.capability !== undefined ? listsRead(this, entry.capability, meta) : undefined
       if (reading) await reading
-      const era = legacy ? 'legacy' : 'modern'
-      if (!entry || (entry.era !== undefined && entry.era !== era) || !this.#offered(entry, options)) {
+      if (!ofEra || !this.#offered(entry, options)) {
         throw new McpError('methodNotFound', `Method not found: ${request.method}`)
       }
       if (entry.requires !== undefined && !supports(meta.clientCapabilities, entry.requires)) {
