@@ -314,6 +314,30 @@ describe('what a list handler returns that cannot be served fails the read, nami
     expect((answer.message as { result?: { completion: { values: string[] } } }).result?.completion.values).toEqual(['Ada'])
   })
 
+  // Second review: a list handler that asks through the server (not extra) was read again forever.
+  it('a list handler that asks the client through the server fails serving, naming why; an unservable item found in a request is named too', async () => {
+    const asking = new Server({ name: 'low', version: '1' })
+    asking.setRequestHandler(ListToolsRequestSchema, async () => {
+      await asking.listRoots()
+      return { tools: [echoTool('never')] }
+    })
+    await quietly(() =>
+      expect(asking.prepared()).rejects.toThrow('server.listRoots works inside a tool, prompt or resource handler only'),
+    )
+    const server = new Server({ name: 'low', version: '1' })
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      if (!server.getClientCapabilities()) throw new Error('no client yet')
+      return { tools: [{ name: 'shapeless' }] } as never
+    })
+    await quietly(() => server.prepared())
+    const answer = await askAs(server, 'tools/list', {})
+    expect((answer.message as { error?: unknown }).error).toEqual({
+      code: -32603,
+      message: 'Server misconfigured: tools/list: tool "shapeless" has no inputSchema of type "object"',
+    })
+    expect(answer.status).toBe(500)
+  })
+
   it('a failed read of a list once read keeps what was read served', async () => {
     let fail = false
     const { server } = echoServer(() => {

@@ -18,7 +18,7 @@ import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-lo
 import { sessionChanged, sessionTopic } from '../../packages/mcp-edge/src/server/events/events.ts'
 import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 
-/** A layout no other test uses, so the shard's objects start empty: 7 shards, each test its own shard (4, 5, 6). */
+/** A layout no other test uses, so the shard's objects start empty: 7 shards, each test its own shard (storage is the file's). */
 const SHARDS = 7
 const update = (uri: string): McpEvent => ({ type: 'resourceUpdated', uri })
 const object = (name: string) => env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName(name)) as unknown as EventHubRpc
@@ -275,5 +275,28 @@ describe('cloudflareEventHub relays', () => {
       (stub as unknown as EventHubRpc).relay(JSON.stringify({ seq, event }), event, ['resource:test://late'], seq)
     for (const seq of [10, 11, 13, 12]) await forward(seq)
     expect(await runInDurableObject(stub, (_instance, state) => state.storage.kv.get('hub_forwarded'))).toBe(13)
+  })
+
+  // Second review: a new relay took its first forward as where its count started, so a forward lost before it went unseen.
+  it('a new relay checks its first forward too: its shard tells it where forwards start when it attaches', async () => {
+    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, capacity: 1 })
+    const uri = topicOnShard(1)
+    const open = [await listener(hub, uri), await listener(hub, uri)]
+    const [, onRelay] = open
+    try {
+      const { head } = await object('events/1').catchUp({ topics: [], principal: null })
+      const relay = env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName('events/1/1'))
+      const told = () => runInDurableObject(relay, (_instance, state) => state.storage.kv.get('hub_forwarded'))
+      while ((await told()) === undefined) await new Promise((resolve) => setTimeout(resolve, 5))
+      expect(await told()).toBe(head)
+      // The forward of head + 1 was lost: the next one ends the relay's streams.
+      const next = update(`${uri}/2`)
+      const message = JSON.stringify({ seq: head + 2, event: next })
+      expect(await object('events/1/1').relay(message, next, [`resource:${uri}`], head + 2)).toBe(0)
+      await onRelay?.untilEnded()
+      expect(onRelay?.heard).toEqual([])
+    } finally {
+      for (const each of open) each.stop()
+    }
   })
 })

@@ -148,6 +148,8 @@ export interface EventHubRpc {
   attach(relay: string, binding: string, connect: Connect): Attached
   /** On a shard's object: `attach` for a listener on a shared socket (shared-sockets.ts), registering nothing. */
   catchUp(connect: Connect): Attached
+  /** On a relay: the events its shard's object forwards start after `seq` (`attach`). */
+  forwardsAfter(seq: number): void
   /** Listener sockets held here, and the relays this object forwards to. */
   stats(): { sockets: number; relays: string[] }
 }
@@ -259,9 +261,21 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
   attach(relay: string, binding: string, connect: Connect): Attached {
     if (!this.#relays.has(relay)) {
       this.ctx.storage.sql.exec('INSERT OR IGNORE INTO hub_relays VALUES (?, ?)', relay, binding)
-      this.#relays.set(relay, { binding })
+      const known = { binding }
+      this.#relays.set(relay, known)
+      // Before any forward (calls on one stub arrive in the order made): the first forward a new
+      // relay gets is checked too (`#missed`), not taken as where its count starts.
+      Promise.resolve(this.#stub(relay, known).forwardsAfter(this.#log.head)).catch(relayFailed)
     }
     return this.catchUp(connect)
+  }
+
+  /**
+   * On a relay, told by its shard's object when it first forwards to it: the events it forwards
+   * start after `seq` (`#missed` checks the first one too). A relay that already has a count keeps it.
+   */
+  forwardsAfter(seq: number): void {
+    if (this.ctx.storage.kv.get(FORWARDED) === undefined) this.ctx.storage.kv.put(FORWARDED, seq)
   }
   catchUp(connect: Connect): Attached {
     if (typeof connect.after !== 'number') return { head: this.#log.head, gaps: [], floors: [], events: [] }

@@ -12,6 +12,7 @@ import { McpError as EdgeError } from '../protocol/errors.ts'
 import { ToolError } from '../server/errors.ts'
 import { InputRequired } from '../server/input/input-round.ts'
 import { TaskSuspended } from '../server/tasks/replay.ts'
+import { ConfigurationError } from '../server/errors.ts'
 import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
 import type { ClientCapabilities, Implementation, JsonObject } from '../protocol/types.ts'
 import type { RequestHandlerExtra, RequestOf, SdkNotification, SdkRequest } from './context.ts'
@@ -151,7 +152,8 @@ function running(what: string): RequestHandlerExtra {
   if (!extra) {
     const message = `server.${what} works inside a tool, prompt or resource handler only, while it runs (mcp-edge keeps no connection to ask on)`
     warnOnce(message)
-    throw new Error(message)
+    // A ConfigurationError: a list handler that asks can never be read (low-level/reading.ts).
+    throw new ConfigurationError(message)
   }
   return extra
 }

@@ -283,6 +283,8 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
       try {
         await read
       } catch (error) {
+        // An item the core cannot serve: named, as at a first read (its message holds no secret).
+        if (error instanceof ConfigurationError) throw new EdgeError('misconfigured', `Server misconfigured: ${error.message}`)
         if (!(error instanceof ListHandlerFailed)) throw error
         libraryLog.error('a list handler threw', errorFields(error))
         throw new EdgeError('internalError', `Internal error: ${error.method} threw; see the server logs`)
