@@ -10,6 +10,10 @@
  * template and prompt read so is served by the handler the server set for its call, read or get,
  * called with the request as the SDK builds it and the SDK-style `extra` (context.ts), on the
  * core's rounds (rounds.ts), so `elicitInput` and `sendRequest` work in it as in `McpServer`'s.
+ *
+ * One file, over 400 lines: one class whose reads (first, announced, and in a request for a list
+ * that could not be read before) share its private state (what is due, read, under way), which
+ * reading.ts's functions, given only what they need, cannot hold.
  */
 import { McpError as EdgeError } from '../../protocol/errors.ts'
 import { isObject } from '../../protocol/jsonrpc.ts'
