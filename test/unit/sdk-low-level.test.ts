@@ -314,6 +314,39 @@ describe('what a list handler returns that cannot be served fails the read, nami
     expect((answer.message as { result?: { completion: { values: string[] } } }).result?.completion.values).toEqual(['Ada'])
   })
 
+  // Last stop's documented gap: a completion waited for both lists, so while one could not be read it failed for both.
+  it('completion/complete reads only the list its ref completes from: a failing template list fails no prompt completion', async () => {
+    const server = new Server({ name: 'low', version: '1' })
+    let templateReads = 0
+    server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+      prompts: [{ name: 'greet', arguments: [{ name: 'who' }] }],
+    }))
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
+      templateReads++
+      throw new Error('template store down')
+    })
+    server.setRequestHandler(ReadResourceRequestSchema, async (request) => ({
+      contents: [{ uri: request.params.uri, text: '' }],
+    }))
+    server.setRequestHandler(CompleteRequestSchema, async (request) => ({
+      completion: { values: [`${request.params.argument.value}da`] },
+    }))
+    await quietly(() => server.prepared())
+    templateReads = 0
+    const complete = (ref: Record<string, unknown>) =>
+      quietly(() => askAs(server, 'completion/complete', {}, { ref, argument: { name: 'who', value: 'A' } }))
+    const prompt = await complete({ type: 'ref/prompt', name: 'greet' })
+    expect((prompt.message as { result?: { completion: { values: string[] } } }).result?.completion.values).toEqual(['Ada'])
+    expect(templateReads).toBe(0)
+    // A template's completion still needs its list, and fails while it cannot be read.
+    const template = await complete({ type: 'ref/resource', uri: 'files://{dir}' })
+    expect((template.message as { error?: unknown }).error).toEqual({
+      code: -32603,
+      message: 'Internal error: resources/templates/list threw; see the server logs',
+    })
+    expect(templateReads).toBe(1)
+  })
+
   // Second review: a list handler that asks through the server (not extra) was read again forever.
   it('a list handler that asks the client through the server fails serving, naming why; an unservable item found in a request is named too', async () => {
     const asking = new Server({ name: 'low', version: '1' })

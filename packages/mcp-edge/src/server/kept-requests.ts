@@ -121,12 +121,13 @@ export function heardNotification(
 
 /**
  * Reads what a request's lists need before the request is served, in the request, for the client
- * `meta` describes (`capability`: the method's, `tools`, `resources`, `prompts` or `completions`).
- * mcp-edge/sdk's low-level `Server` reads a list again there while its handler throws (one that
- * reads the client, which no first read outside a request has). Undefined: nothing to wait for.
- * What it rejects with is the request's answer.
+ * `meta` describes (`capability`: the method's, `tools`, `resources`, `prompts` or `completions`;
+ * `params`: the request's, whose `ref` says which list a completion needs). mcp-edge/sdk's
+ * low-level `Server` reads a list again there while its handler throws (one that reads the
+ * client, which no first read outside a request has). Undefined: nothing to wait for. What it
+ * rejects with is the request's answer.
  */
-export type ListReader = (capability: string, meta: RequestMeta) => Promise<void> | undefined
+export type ListReader = (capability: string, meta: RequestMeta, params: Record<string, unknown>) => Promise<void> | undefined
 
 const listReaders = new Attached<ListReader>('mcp-edge.listReader')
 
@@ -136,6 +137,11 @@ export function readListsWith(server: object, reader: ListReader): void {
 }
 
 /** What `server`'s list reader waits for before a request of `capability`, if it has a reader. */
-export function listsRead(server: object, capability: string, meta: RequestMeta): Promise<void> | undefined {
-  return listReaders.get(server)?.(capability, meta)
+export function listsRead(
+  server: object,
+  capability: string,
+  meta: RequestMeta,
+  params: Record<string, unknown>,
+): Promise<void> | undefined {
+  return listReaders.get(server)?.(capability, meta, params)
 }

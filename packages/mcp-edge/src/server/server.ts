@@ -396,7 +396,10 @@ export class McpServer<Env = unknown> implements ServerCore<Env> {
       const ofEra = entry !== undefined && (entry.era === undefined || entry.era === era)
       // A list whose code could not read it before (mcp-edge/sdk), read for this client first: what
       // it holds decides whether the method is offered (completions: a prompt or a template).
-      const reading = ofEra && entry.capability !== undefined ? listsRead(this, entry.capability, meta) : undefined
+      const reading =
+        ofEra && entry.capability !== undefined
+          ? listsRead(this, entry.capability, meta, (request.params ?? {}) as Record<string, unknown>)
+          : undefined
       if (reading) await reading
       if (!ofEra || !this.#offered(entry, options)) {
         throw new McpError('methodNotFound', `Method not found: ${request.method}`)

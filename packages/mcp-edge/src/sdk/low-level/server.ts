@@ -63,6 +63,14 @@ const READ_FOR: Record<string, ListKind[]> = {
   prompts: ['prompts'],
   completions: ['resources', 'prompts'],
 }
+/** Completions by the list their `ref` completes from: a prompt's waits for no resource list, nor a template's for prompts. */
+const COMPLETES_FROM: Record<string, ListKind[]> = { 'ref/prompt': ['prompts'], 'ref/resource': ['resources'] }
+
+/** The lists a request of `capability` with `params` serves from (a completion's: its `ref`'s, else both). */
+function readFor(capability: string, params: Record<string, unknown>): readonly ListKind[] {
+  const ref = capability === 'completions' ? (params.ref as { type?: unknown } | undefined) : undefined
+  return (typeof ref?.type === 'string' ? COMPLETES_FROM[ref.type] : undefined) ?? READ_FOR[capability] ?? []
+}
 
 const TOOL_FIELDS = ['title', 'description', 'annotations', 'icons', '_meta'] as const
 const RESOURCE_FIELDS = ['name', 'title', 'description', 'mimeType', 'size', 'annotations', 'icons', '_meta'] as const
@@ -135,7 +143,9 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
     // This server's own subscribe and setLevel handlers, not its owner's `server.server`'s.
     watchKeptRequests(edge, keptRequestWatcher(this))
     watchClientNotifications(edge, clientNotificationWatcher(this))
-    readListsWith(edge, (capability, meta) => (this.#unread.size === 0 ? undefined : this.#readFor(capability, meta)))
+    readListsWith(edge, (capability, meta, params) =>
+      this.#unread.size === 0 ? undefined : this.#readFor(capability, meta, params),
+    )
     this.#tools = new ListedRegistry(edge.tools, (key) => edge.removeTool(key))
     this.#resources = new ListedRegistry(edge.resources, (key) => edge.removeResource(key))
     this.#templates = new ListedRegistry(edge.templates, (key) => edge.removeResourceTemplate(key))
@@ -266,8 +276,8 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
    * costs one read when it succeeds. While a list handler still throws, so does the request: -32603,
    * the error in the log.
    */
-  #readFor(capability: string, meta: RequestMeta): Promise<void> | undefined {
-    const due = (READ_FOR[capability] ?? []).filter((kind) => this.#unread.has(kind))
+  #readFor(capability: string, meta: RequestMeta, params: Record<string, unknown>): Promise<void> | undefined {
+    const due = readFor(capability, params).filter((kind) => this.#unread.has(kind))
     if (due.length === 0) return undefined
     const client = { protocolVersion: meta.protocolVersion, capabilities: meta.clientCapabilities, info: meta.clientInfo }
     const frame = { store: currentRequest(), handler: undefined, client }
