@@ -711,23 +711,64 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
     }
   })
 
-  it('runs a zod 4 asynchronous refinement of a raw shape twice on the first server only, then once a call on every server built after', async () => {
+  // Was [2, 1, 1] for a module-level schema (the first server found the refinement asynchronous by
+  // running it, in zod's synchronous try), and 2 on every call for a schema built per request.
+  it('runs a zod 4 refinement or transform once a call from the first, on every server built per request, as the SDKs await every parse', async () => {
     let runs = 0
-    const id = z4.string().refine(async (value) => {
-      runs++
-      return value !== 'taken'
-    })
-    const counts: number[] = []
-    for (const round of [0, 1, 2]) {
-      const local = new McpServer({ name: `zod4-per-request-${round}`, version: '1' })
-      local.registerTool('claim', { inputSchema: { id } }, async ({ id }) => ({ content: [{ type: 'text', text: id }] }))
-      const before = runs
-      const answer = await sendAs<ToolAnswer>(local.edge, 'tools/call', { name: 'claim', arguments: { id: 'a' } })
-      expect(answer.result?.content[0]?.text).toBe('a')
-      counts.push(runs - before)
+    const refined = () =>
+      z4.string().refine(async (value) => {
+        runs++
+        return value !== 'taken'
+      })
+    const moduleLevel = refined()
+    const forms: Record<string, () => Record<string, unknown>> = {
+      'a raw shape of a module-level schema': () => ({ inputSchema: { id: moduleLevel } }),
+      'a raw shape built per request': () => ({ inputSchema: { id: refined() } }),
+      'an object built per request': () => ({ inputSchema: z4.object({ id: refined() }) }),
+      'a refinement inside an array inside an optional': () => ({ inputSchema: { ids: z4.array(refined()).optional() } }),
+      'a transform that awaits': () => ({
+        inputSchema: {
+          id: z4.string().transform(async (value) => {
+            runs++
+            return value
+          }),
+        },
+      }),
     }
-    // The first server finds the refinement asynchronous by running it (zod's synchronous try).
-    expect(counts).toEqual([2, 1, 1])
+    for (const [form, config] of Object.entries(forms)) {
+      const counts: number[] = []
+      for (const round of [0, 1, 2]) {
+        const local = new McpServer({ name: `zod4-per-request-${round}`, version: '1' })
+        local.registerTool('claim', config() as never, async () => ({ content: [{ type: 'text', text: 'ok' }] }))
+        const before = runs
+        const args = form.includes('array') ? { ids: ['a'] } : { id: 'a' }
+        const answer = await sendAs<ToolAnswer>(local.edge, 'tools/call', { name: 'claim', arguments: args })
+        expect(answer.result?.content[0]?.text, form).toBe('ok')
+        counts.push(runs - before)
+      }
+      expect(counts, form).toEqual([1, 1, 1])
+    }
+  })
+
+  it('parses a zod 4 schema without refinements or transforms synchronously, its output schema too', async () => {
+    const server = new McpServer({ name: 'plain', version: '1' })
+    const input = z4.object({ a: z4.number(), tags: z4.array(z4.string()).optional() })
+    const output = z4.object({ sum: z4.number() })
+    server.registerTool('add', { inputSchema: input, outputSchema: output }, async ({ a }) => ({
+      content: [],
+      structuredContent: { sum: a },
+    }))
+    expect(
+      (await sendAs<ToolAnswer>(server.edge, 'tools/call', { name: 'add', arguments: { a: 2 } })).result?.structuredContent,
+    ).toEqual({ sum: 2 })
+    expect(parsesAsynchronously(input)).toBe(false)
+    expect(parsesAsynchronously(output)).toBe(false)
+    const refined = z4.object({ a: z4.number().refine((value) => value > 0) })
+    server.registerTool('positive', { inputSchema: refined, outputSchema: refined }, async ({ a }) => ({
+      content: [],
+      structuredContent: { a },
+    }))
+    expect(parsesAsynchronously(refined)).toBe(true)
   })
 
   it('runs zod 3 refinements in order, the later one after an earlier asynchronous one, none after a fatal issue', async () => {

@@ -134,7 +134,8 @@ function shapeObject(shape: ZodRawShape, what: string): ObjectSchema {
  * toolInput({ city: z3.string() }, 'Tool "weather"') // () => z.object({ city: z.string() })
  */
 export function toolInput(given: unknown, what: string): ObjectSchema | (() => ObjectSchema) {
-  if (given === undefined || isZod(given)) return objectSchema(given, what)
+  if (given === undefined) return objectSchema(given, what)
+  if (isZod(given)) return awaitedIf(holdsCode(given), objectSchema(given, what))
   if (isZod3(given)) {
     const { effects } = checked(given, what)
     if (!isObjectTwin(given)) return objectSchema(given, what) // refused, as when built
@@ -144,12 +145,13 @@ export function toolInput(given: unknown, what: string): ObjectSchema | (() => O
   // The shape as registered: a key the code adds to its object later is not the tool's.
   const shape = { ...given }
   const effects = shapeEffects(shape, what)
-  return once(() => awaitedIf(effects || anyAwaited(shape), objectSchema(shape, what)))
+  return once(() => awaitedIf(effects || anyAwaited(shape) || shapeHoldsCode(shape), objectSchema(shape, what)))
 }
 
 /** A tool's output schema as `toolInput` takes its input: a raw shape or a zod 3 schema built on first use. */
 export function toolOutput(given: unknown, what: string): Schema | (() => Schema) | undefined {
-  if (given === undefined || isZod(given)) return given as Schema | undefined
+  if (given === undefined) return undefined
+  if (isZod(given)) return awaitedIf(holdsCode(given), given)
   if (isRawShape(given)) return toolInput(given, what)
   if (!isZod3(given)) return objectSchema(given, what) // refused
   const { effects } = checked(given, what)
@@ -158,12 +160,14 @@ export function toolOutput(given: unknown, what: string): Schema | (() => Schema
 
 /**
  * A prompt's arguments as the core takes them (built now: the core lists a prompt's arguments
- * from its schema), parsed asynchronously from the first call when zod 3 effects are in them.
+ * from its schema), parsed asynchronously from the first call when code is in them (`awaitedIf`).
  */
 export function promptArgs(given: unknown, what: string): ObjectSchema {
   const effects = isZod3(given)
     ? checked(given, what).effects
-    : isRawShape(given) && (shapeEffects(given, what) || anyAwaited(given))
+    : isZod(given)
+      ? holdsCode(given)
+      : isRawShape(given) && (shapeEffects(given, what) || anyAwaited(given) || shapeHoldsCode(given))
   return awaitedIf(effects, objectSchema(given, what))
 }
 
@@ -174,6 +178,38 @@ export function promptArgs(given: unknown, what: string): ObjectSchema {
  */
 const anyAwaited = (shape: ZodRawShape) => Object.values(shape).some((schema) => isZod(schema) && parsesAsynchronously(schema))
 
+/** Whether a raw shape's zod 4 properties hold code a parse runs (`holdsCode`). */
+const shapeHoldsCode = (shape: ZodRawShape) => Object.values(shape).some((schema) => isZod(schema) && holdsCode(schema))
+
+/** The schemas inside a zod 4 schema's definition (an object's properties, a union's options, a wrapped type…). */
+function inner(def: Record<string, unknown>): unknown[] {
+  const found: unknown[] = []
+  for (const key of ['innerType', 'element', 'in', 'out', 'keyType', 'valueType', 'left', 'right', 'rest'])
+    if (def[key] !== undefined) found.push(def[key])
+  for (const key of ['options', 'items']) if (Array.isArray(def[key])) found.push(...(def[key] as unknown[]))
+  if (isObject(def.shape)) found.push(...Object.values(def.shape))
+  return found
+}
+
+/**
+ * Whether a zod 4 schema holds code its parse runs: a refinement (`refine`, `superRefine`,
+ * `check`, `custom`) or a transform (`transform`, `preprocess`), anywhere in it. SDK code may
+ * write them `async`, and the SDKs await every parse, so such a schema is parsed asynchronously
+ * from its first call: the core's synchronous try would run the code before a promise twice,
+ * again on each server built per request (server/schema/schema.ts). Lazy schemas are not entered
+ * (a tool's cannot hold one: its JSON Schema could not be made).
+ */
+function holdsCode(schema: Schema, depth = 0): boolean {
+  const def = schema._zod.def as unknown as Record<string, unknown> & {
+    type: string
+    checks?: Array<{ _zod: { def: { check: string } } }>
+  }
+  if (def.type === 'transform' || def.type === 'custom') return true
+  if (def.checks?.some((check) => check._zod.def.check === 'custom')) return true
+  // Deeper than any schema a tool takes: stop rather than walk a pathological one.
+  return depth < 64 && inner(def).some((child) => isZod(child) && holdsCode(child, depth + 1))
+}
+
 /** Whether a raw shape's zod 3 properties hold effects; refused as `checked` refuses them. */
 function shapeEffects(shape: ZodRawShape, what: string): boolean {
   let effects = false
@@ -183,9 +219,10 @@ function shapeEffects(shape: ZodRawShape, what: string): boolean {
 }
 
 /**
- * A schema with zod 3 effects, whose code may return a promise (SDK 1.x awaits every parse), is
- * parsed asynchronously from its first call: the core's synchronous try would run the code up to
- * that promise twice, again for each server built per request (server/schema/schema.ts).
+ * A schema with code in it (zod 3 effects, zod 4 refinements and transforms), which may return a
+ * promise (the SDKs await every parse), is parsed asynchronously from its first call: the core's
+ * synchronous try would run the code up to that promise twice, again for each server built per
+ * request (server/schema/schema.ts).
  */
 function awaitedIf<S extends Schema>(effects: boolean, schema: S): S {
   return effects ? parsedAsynchronously(schema) : schema

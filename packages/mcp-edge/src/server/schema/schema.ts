@@ -66,8 +66,8 @@ function parsedOf<S extends Schema>(result: z.core.util.SafeParseResult<Infer<S>
  * and the SDKs await them): parsed at once when it holds none, as nearly every schema; else
  * awaited. zod says so by throwing when a synchronous parse meets a promise, after it ran the
  * checks before it: the first call of such a schema runs those twice (again for a schema built
- * anew, per server), unless the schema was marked `parsedAsynchronously` (mcp-edge/sdk marks zod
- * 3 effects, which SDK 1.x always awaits).
+ * anew, per server), unless the schema was marked `parsedAsynchronously` (mcp-edge/sdk marks
+ * every schema with a refinement or transform, zod 3's or zod 4's: the SDKs await every parse).
  *
  * @example
  * const parsed = await parseMaybeAsync(prompt.args, args)
@@ -117,8 +117,9 @@ const awaited = new Attached<true>('mcp-edge.parsedAsynchronously')
 
 /**
  * Have `parseMaybeAsync` parse `schema` asynchronously from its first call, with no synchronous
- * pass first: for a schema whose code may return a promise (a zod 3 effect, which SDK 1.x always
- * awaits), and which may be built anew per server, so that no call runs its checks twice.
+ * pass first: for a schema whose code may return a promise (SDK code's refinements and
+ * transforms, which the SDKs always await), and which may be built anew per server, so that no
+ * call runs its checks twice.
  *
  * @example
  * const args = parsedAsynchronously(z.object(shape))
