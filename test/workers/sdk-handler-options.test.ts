@@ -22,6 +22,7 @@ import {
   ErrorCode,
   McpError,
   McpServer,
+  originValidationResponse,
   UrlElicitationRequiredError,
 } from 'mcp-edge/sdk'
 import type {
@@ -223,6 +224,28 @@ describe("agents' browser and Host options", () => {
     const extension = { allowedOriginHostnames: ['moz-extension://*'] }
     expect((await serve(extension, post('https://mcp.example.com/mcp', { origin: 'moz-extension://0c2f4e' }))).status).toBe(200)
     expect((await serve(extension, post('https://mcp.example.com/mcp', { origin: 'https://0c2f4e' }))).status).toBe(403)
+  })
+
+  // Porting round V (an SDK 2.x server with the SDK's guards in front of createMcpHandler): the
+  // guard let a page's origin through and the handler then refused it, where the SDK's own handler
+  // checks no origin, so the code's guard was its whole policy.
+  it("an origin the code's own originValidationResponse admitted is not refused again; the same origin unguarded still is", async () => {
+    const handler = createMcpHandler(factory, { allowAnonymous: true })
+    const guarded = (request: Request) =>
+      originValidationResponse(request, ['localhost', 'app.example.com']) ?? handler.fetch(request, env, createExecutionContext())
+    const page = { origin: 'https://app.example.com' }
+    const served = await guarded(post('https://mcp.example.com/mcp', page))
+    expect(served.status).toBe(200)
+    expect(await served.json()).toMatchObject({ result: { serverInfo: { name: 'legacy-option' } } })
+    // The guard's own refusal stands; an origin it never saw (another request object) is the handler's to refuse.
+    expect((await guarded(post('https://mcp.example.com/mcp', { origin: 'https://evil.example' }))).status).toBe(403)
+    const unguarded = await handler.fetch(post('https://mcp.example.com/mcp', page), env, createExecutionContext())
+    expect(unguarded.status).toBe(403)
+    // A request whose Origin changed after the guard admitted it is checked afresh.
+    const changed = post('https://mcp.example.com/mcp', page)
+    expect(originValidationResponse(changed, ['app.example.com'])).toBeUndefined()
+    changed.headers.set('origin', 'https://evil.example')
+    expect((await handler.fetch(changed, env, createExecutionContext())).status).toBe(403)
   })
 
   it("by default admits corsOptions.origin's host name and the endpoint's own workers.dev origin, and '*' admits any", async () => {

@@ -19,7 +19,7 @@ import { McpServer as EdgeServer } from '../server/server.ts'
 import type { AnyServer, CreateMcpHandlerOptions, IgnoredHandlerOptions } from './handler-types.ts'
 import { RequestHost } from './request-store.ts'
 import { conventionalServices } from './services.ts'
-import { hostnameOf } from './web/guards.ts'
+import { hostnameOf, originAdmitted } from './web/guards.ts'
 
 export const edgeOf = <Env>(server: AnyServer<Env>): EdgeServer<Env> => (server instanceof EdgeServer ? server : server.edge)
 
@@ -118,7 +118,8 @@ const list = (value: string | undefined) =>
 /**
  * An Origin passes if it is a loopback origin, listed in `allowedOrigins` (mcp-edge's, whole
  * origins), or its host name is allowed (`allowedOriginHostnames`, or by default
- * `corsOptions.origin`'s and the endpoint's own on `workers.dev`, as agents allows).
+ * `corsOptions.origin`'s and the endpoint's own on `workers.dev`, as agents allows), or the
+ * code's own SDK 2.x guard (`originValidationResponse`) admitted it for this request.
  */
 export function browserRules<Env>(options: CreateMcpHandlerOptions<Env>): BrowserRules {
   const { allowedOriginHostnames, corsOptions, allowedOrigins = [] } = options
@@ -144,7 +145,7 @@ export function browserRules<Env>(options: CreateMcpHandlerOptions<Env>): Browse
   return {
     refuse(request) {
       const origin = request.headers.get('origin')
-      if (origin === null || allowed(origin, request.url)) return undefined
+      if (origin === null || allowed(origin, request.url) || originAdmitted(request, origin)) return undefined
       return rejection(new McpError('forbidden', `Forbidden: origin ${origin} is not allowed`), undefined)
     },
     decorate(response) {

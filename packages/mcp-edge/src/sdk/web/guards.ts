@@ -2,7 +2,9 @@
  * SDK 2.x's DNS-rebinding guards for a hand-written `fetch(request)` server: each answers the 403
  * `Response` that refuses a request whose `Host` (or `Origin`) names a hostname not allowed, or
  * undefined to let it through, as the SDK answers. mcp-edge's `createMcpHandler` checks origins
- * itself (its `allowedOrigins` option); these keep ported code as it was.
+ * itself (its `allowedOrigins` option); these keep ported code as it was, and an Origin that
+ * `originValidationResponse` admitted is not refused again by the handler the request goes on to
+ * (`originAdmitted`): the SDK's own handler checks none, so the code's guard was its whole policy.
  */
 
 /** The loopback hostnames (`localhost`, `127.0.0.1`, `[::1]`). */
@@ -39,6 +41,12 @@ export function hostHeaderValidationResponse(request: Request, allowedHostnames:
   return allowedHostnames.includes(hostname) ? undefined : refuse(`Invalid Host: ${hostname}`)
 }
 
+/** Requests whose Origin the code's own `originValidationResponse` admitted, with that Origin. */
+const admitted = new WeakMap<Request, string>()
+
+/** Whether `originValidationResponse` admitted this request with the Origin it carries now. */
+export const originAdmitted = (request: Request, origin: string): boolean => admitted.get(request) === origin
+
 /** A request without an `Origin` passes; one with an origin whose hostname is not allowed is refused. */
 export function originValidationResponse(request: Request, allowedOriginHostnames: string[]): Response | undefined {
   const origin = request.headers.get('origin')
@@ -47,5 +55,7 @@ export function originValidationResponse(request: Request, allowedOriginHostname
   if (hostname === undefined) return refuse(`Invalid Origin header: ${origin}`)
   const scheme = new URL(origin).protocol
   const anyOfScheme = scheme !== 'http:' && scheme !== 'https:' && allowedOriginHostnames.includes(`${scheme}//*`)
-  return anyOfScheme || allowedOriginHostnames.includes(hostname) ? undefined : refuse(`Invalid Origin: ${hostname}`)
+  if (!anyOfScheme && !allowedOriginHostnames.includes(hostname)) return refuse(`Invalid Origin: ${hostname}`)
+  admitted.set(request, origin)
+  return undefined
 }
