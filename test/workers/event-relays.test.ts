@@ -18,8 +18,8 @@ import { decodeCursor } from '../../packages/mcp-edge/src/server/events/event-lo
 import { sessionChanged, sessionTopic } from '../../packages/mcp-edge/src/server/events/events.ts'
 import type { McpEvent } from '../../packages/mcp-edge/src/server/events/events.ts'
 
-/** A layout no other test uses, so the shard's objects start empty: 7 shards, each test its own shard (storage is the file's). */
-const SHARDS = 7
+/** A layout no other test uses, so the shard's objects start empty: 8 shards, each test its own shard (storage is the file's). */
+const SHARDS = 8
 const update = (uri: string): McpEvent => ({ type: 'resourceUpdated', uri })
 const object = (name: string) => env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName(name)) as unknown as EventHubRpc
 
@@ -244,6 +244,61 @@ describe('cloudflareEventHub relays', () => {
       open.push(resumed)
       await resumed.until(1)
       expect(resumed.heard.map((entry) => entry.uri)).toEqual([`${uri}/1`])
+    } finally {
+      for (const each of open) each.stop()
+    }
+  })
+
+  // Last stop's documented gap: every socket was closed, also those whose replay had the missed
+  // events, so after a relay restarted the listeners that came back to it were sent away again.
+  it('a relay that missed a forward keeps the sockets whose replay reached past it, which hear the event; the others resume', async () => {
+    const hub = cloudflareEventHub({ binding: 'MCP_EVENTS', shards: SHARDS, capacity: 2 })
+    const uri = topicOnShard(7)
+    const relay = env.MCP_EVENTS.get(env.MCP_EVENTS.idFromName('events/7/1'))
+    const heads = () =>
+      runInDurableObject(relay, (_instance, state) =>
+        state.getWebSockets().map((socket) => (socket.deserializeAttachment() as { head?: number }).head),
+      )
+    const told = async (count: number) => {
+      for (;;) {
+        const known = await heads()
+        if (known.length === count && known.every((head) => head !== undefined)) return known
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+    }
+    const open = [await listener(hub, uri), await listener(hub, uri)]
+    try {
+      const early = await listener(hub, uri)
+      open.push(early)
+      const [earlyHead] = await told(1)
+      for (const i of [0, 1]) await hub.publish(update(`${uri}/${i}`))
+      await early.until(2)
+      const seq = seqOf(early.heard[1]?.id, 7)
+      expect(seq).toBe((earlyHead ?? 0) + 2)
+      // The forward of `seq` is taken as lost; a listener attaching now has it in its replay's reach.
+      await runInDurableObject(relay, (_instance, state) => state.storage.kv.put('hub_forwarded', seq - 1))
+      const late = await listener(hub, uri)
+      open.push(late)
+      expect((await told(2)).sort()).toEqual([earlyHead, seq])
+      const next = update(`${uri}/2`)
+      const message = JSON.stringify({ seq: seq + 1, event: next })
+      expect(await object('events/7/1').relay(message, next, [`resource:${uri}`], seq + 1)).toBe(1)
+      await early.untilEnded()
+      await late.until(1)
+      expect(late.heard.map((entry) => entry.uri)).toEqual([`${uri}/2`])
+      expect(late.ended()).toBe(false)
+      expect(open.slice(0, 2).map((each) => each.ended())).toEqual([false, false])
+      // What the listener sends the relay is read as a head only: anything else changes nothing.
+      const [socketHead] = await runInDurableObject(relay, (instance, state) => {
+        const [socket] = state.getWebSockets()
+        for (const junk of ['{"head":"1"}', 'not json', '{"head":1.5}', `{"head":${seq + 100}}`])
+          (instance as unknown as { webSocketMessage(socket: WebSocket, message: string): void }).webSocketMessage(
+            socket as WebSocket,
+            junk,
+          )
+        return state.getWebSockets().map((each) => (each.deserializeAttachment() as { head?: number }).head)
+      })
+      expect(socketHead).toBe(seq)
     } finally {
       for (const each of open) each.stop()
     }

@@ -37,7 +37,9 @@
  * what it hears live at or below the `head` that answer names, so it hears each event once, in order.
  * A forward that fails (the relay restarting, overloaded) is logged and does not fail the publish:
  * the relay, seeing at the next forward that the `seq` before it never came (`#missed`), closes
- * its listeners' sockets, and each resumes from its cursor through the log, as after a restart.
+ * its listeners' sockets, and each resumes from its cursor through the log, as after a restart;
+ * a listener whose replay reached past the missed events (it sends the relay its `head` after
+ * `attach`) keeps its socket.
  * A socket shared by streams (shared-sockets.ts) connects without a cursor; each of its streams asks
  * for its start and replay the same way (`catchUp`; `attach` on a relay). `capacity` counts sockets.
  */
@@ -116,6 +118,12 @@ const ANY = '*'
 interface Attachment {
   topics: string[]
   principal: string | null
+  /**
+   * On a relay: the `seq` its listener's replay reached (`attach`'s `head`), which the listener
+   * sends over the socket once it has it (`#heard`): a missed forward at or below it was in the
+   * replay, so the socket stays open (`#missed`).
+   */
+  head?: number
 }
 
 /** The subscription of a listener; only Workers holding the binding can connect, so a bad one is a bug. */
@@ -232,7 +240,7 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
    * only then are they deduplicated.
    */
   relay(message: string, event: McpEvent, topics: string[], seq?: number): number {
-    if (seq !== undefined && this.#missed(seq)) return 0
+    const missed = seq === undefined ? undefined : this.#missed(seq)
     const found: WebSocket[][] = []
     for (const tag of topics) {
       const sockets = this.ctx.getWebSockets(tag)
@@ -245,7 +253,8 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
     let count = 0
     for (const sockets of found) {
       for (const socket of sockets) {
-        if (sent?.has(socket) || !(open || visibleTo(event, this.#subscription(socket).principal))) continue
+        if (sent?.has(socket) || missed?.has(socket) || !(open || visibleTo(event, this.#subscription(socket).principal)))
+          continue
         sent?.add(socket)
         count++
         try {
@@ -286,8 +295,18 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
     return { sockets: this.ctx.getWebSockets().length, relays: [...this.#relays.keys()] }
   }
 
-  override webSocketMessage(): void {
-    // Listeners send nothing; anything they do send is ignored.
+  /** A relay's listener tells it where its replay reached (`{ "head": seq }`); anything else is ignored. */
+  override webSocketMessage(socket: WebSocket, message: string | ArrayBuffer): void {
+    if (typeof message !== 'string' || message.length > 64) return
+    let head: unknown
+    try {
+      head = (JSON.parse(message) as { head?: unknown }).head
+    } catch {
+      return
+    }
+    if (typeof head !== 'number' || !Number.isSafeInteger(head)) return
+    const attachment = socket.deserializeAttachment() as Attachment
+    if (attachment.head === undefined) socket.serializeAttachment({ ...attachment, head })
   }
 
   override webSocketClose(): void {
@@ -314,29 +333,34 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
   /**
    * On a relay, given the `seq` of a forwarded event: whether one before it never came (its forward
    * failed; a shard's log numbers its events one by one, and forwards each to every relay, in
-   * order). Then every socket here is closed, this event unsent: each listener ends its stream, and
-   * its client resumes from its last id through the log (`attach`), this event included. A socket
-   * that attached after the missed event is closed too, and resumes the same way: nothing here
-   * tells it apart (its replay's head is the shard's object's answer to its listener), and a count
-   * forgotten when no socket is here (a restarted relay) would take the next forward unchecked,
-   * missing a failure before it. Kept in storage, so a relay that hibernated between two forwards
-   * still sees it.
+   * order). Then every socket whose listener may lack one is closed (returned, so this event is not
+   * sent to it): each of those ends its stream, and its client resumes from its last id through
+   * the log (`attach`), this event included. A socket whose listener's replay reached `seq - 1` (the head
+   * it sent, `webSocketMessage`) had every missed event from it, and stays, hearing this one: after
+   * a relay restarts, the listeners that came back to it are not sent away a second time. One
+   * that has not said yet is closed. The count is kept in storage, so a relay that hibernated
+   * between two forwards still sees the gap, and one that restarted with no socket here takes no
+   * forward unchecked.
    */
-  #missed(seq: number): boolean {
+  #missed(seq: number): Set<WebSocket> | undefined {
     const kv = this.ctx.storage.kv
     const last = kv.get<number>(FORWARDED)
     // Never back: a forward that arrives late (on a stub made before another) is a gap too.
     if (last === undefined || seq > last) kv.put(FORWARDED, seq)
-    if (last === undefined || seq === last + 1) return false
+    if (last === undefined || seq === last + 1) return undefined
     libraryLog.warn('event hub relay missed events: its listeners resume from the log', { after: last, seq })
+    const closed = new Set<WebSocket>()
     for (const socket of this.ctx.getWebSockets()) {
+      const { head } = socket.deserializeAttachment() as Attachment
+      if (head !== undefined && head >= seq - 1) continue
+      closed.add(socket)
       try {
         socket.close(MISSED_CLOSE, 'events missed: resume from the log')
       } catch {
         // closing already
       }
     }
-    return true
+    return closed
   }
 
   #stub(name: string, relay: { binding: string; stub?: EventHubRpc }): EventHubRpc {

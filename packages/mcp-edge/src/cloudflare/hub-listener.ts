@@ -154,6 +154,12 @@ export async function openShard(
       throw error
     }
     const { head, gaps, floors, events } = attached
+    // The relay keeps this socket open past a forward it missed at or below `head` (event-hub.ts `#missed`).
+    try {
+      socket.send(JSON.stringify({ head }))
+    } catch {
+      // closing: its close handler ends the path
+    }
     return { socket, object: `${name}/${relay}`, head, gaps, floors, replayed: events, leave: leaving(socket) }
   }
   throw new Error(`Event hub shard ${shard} and its relays are full (capacity ${connect.capacity})`)
