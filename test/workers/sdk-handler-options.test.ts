@@ -208,12 +208,20 @@ describe("agents' browser and Host options", () => {
     const allowed = await serve(options, post('https://mcp.example.com/mcp', { origin: 'https://playground.ai.cloudflare.com' }))
     expect(allowed.status).toBe(200)
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://playground.ai.cloudflare.com')
+    // The isolate's first refusal (none before it in this file) is logged once, naming the option; the 403 does not.
+    const warned = vi.spyOn(console, 'warn').mockImplementation(() => {})
     const refused = await serve(options, post('https://mcp.example.com/mcp', { origin: 'https://evil.example' }))
     expect(refused.status).toBe(403)
     expect(await refused.json()).toEqual({
       jsonrpc: '2.0',
       error: { code: -32600, message: 'Forbidden: origin https://evil.example is not allowed' },
     })
+    expect((await serve(options, post('https://mcp.example.com/mcp', { origin: 'https://other.example' }))).status).toBe(403)
+    const lines = warned.mock.calls.map(([line]) => JSON.parse(String(line)) as { msg: string; origin?: string })
+    warned.mockRestore()
+    const said = lines.filter((line) => line.msg.includes('allowedOriginHostnames'))
+    expect(said).toEqual([expect.objectContaining({ origin: 'https://evil.example' })])
+    expect(said[0]?.msg).toContain("refused a browser page's request")
     expect((await serve(options, preflight('https://mcp.example.com/mcp', 'https://evil.example'))).status).toBe(403)
     const asked = await serve(options, preflight('https://mcp.example.com/mcp', 'https://playground.ai.cloudflare.com'))
     expect(asked.status).toBe(204)

@@ -13,7 +13,7 @@ import { mcpCors } from '../http/cors.ts'
 import { rejection } from '../http/respond.ts'
 import { McpError } from '../protocol/errors.ts'
 import { checkedFeature } from '../server/limits.ts'
-import { warnOnce } from '../server/telemetry/log.ts'
+import { libraryLog, warnOnce } from '../server/telemetry/log.ts'
 import type { McpVariables } from '../http/hono.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
 import type { AnyServer, CreateMcpHandlerOptions, IgnoredHandlerOptions } from './handler-types.ts'
@@ -107,6 +107,13 @@ export interface BrowserRules {
   decorate(response: Response): Response
 }
 
+/** Said in the log at the first refusal of an isolate (the origin it refused beside it): the 403 names no option. */
+const ORIGIN_REFUSED =
+  "createMcpHandler refused a browser page's request: its origin is neither a loopback one nor allowed. Allow it " +
+  "with allowedOriginHostnames: ['app.example.com'] (or '*' for any page) in createMcpHandler's or serve()'s options " +
+  '(docs/migrate.md)'
+let originRefusalSaid = false
+
 const list = (value: string | undefined) =>
   value
     ? value
@@ -146,6 +153,10 @@ export function browserRules<Env>(options: CreateMcpHandlerOptions<Env>): Browse
     refuse(request) {
       const origin = request.headers.get('origin')
       if (origin === null || allowed(origin, request.url) || originAdmitted(request, origin)) return undefined
+      if (!originRefusalSaid) {
+        originRefusalSaid = true
+        libraryLog.warn(ORIGIN_REFUSED, { origin: origin.slice(0, 200) })
+      }
       return rejection(new McpError('forbidden', `Forbidden: origin ${origin} is not allowed`), undefined)
     },
     decorate(response) {
