@@ -314,6 +314,30 @@ describe('what a list handler returns that cannot be served fails the read, nami
     expect((answer.message as { result?: { completion: { values: string[] } } }).result?.completion.values).toEqual(['Ada'])
   })
 
+  // Porting round W: a server whose lists were filtered by extra.authInfo served every caller the
+  // caller-less list, and nothing said so.
+  it('a list handler that reads its caller gets none, and the log says once that lists are read for every caller', async () => {
+    const server = new Server({ name: 'low', version: '1' })
+    const seen: unknown[] = []
+    server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => {
+      seen.push(extra.authInfo)
+      return { tools: extra.authInfo ? [echoTool('admin_purge')] : [echoTool('read')] }
+    })
+    const warned = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      await server.prepared()
+      await server.sendToolListChanged()
+      const lines = warned.mock.calls.map(([line]) => String(line)).filter((line) => line.includes('read its caller'))
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toContain('tools/list')
+      expect(lines[0]).toContain('factory')
+    } finally {
+      warned.mockRestore()
+    }
+    expect(seen).toEqual([undefined, undefined])
+    expect((await sendAs<Listed>(server.edge, 'tools/list', {})).result?.tools.map((tool) => tool.name)).toEqual(['read'])
+  })
+
   // Last stop's documented gap: a completion waited for both lists, so while one could not be read it failed for both.
   it('completion/complete reads only the list its ref completes from: a failing template list fails no prompt completion', async () => {
     const server = new Server({ name: 'low', version: '1' })

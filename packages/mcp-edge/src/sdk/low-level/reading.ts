@@ -6,6 +6,7 @@
 import * as z from 'zod/v4/mini'
 import { isObject } from '../../protocol/jsonrpc.ts'
 import { ConfigurationError } from '../../server/errors.ts'
+import { warnOnce } from '../../server/telemetry/log.ts'
 import type { JsonSchema, ObjectSchema, Schema } from '../../server/schema/schema.ts'
 import type { RequestHandlerExtra } from '../context.ts'
 import { dropUndefined } from '../define.ts'
@@ -27,10 +28,26 @@ function listingExtra(method: string): RequestHandlerExtra {
       new ConfigurationError(`${method} is read when mcp-edge builds its lists, with no client to ask (docs/migrate.md)`),
     )
   const quiet = async () => {}
+  // A list filtered by its caller would be read with none, and serve every caller alike: said once.
+  const callerless = () => {
+    warnOnce(
+      `${method}'s handler read its caller (authInfo), which it has none of: mcp-edge reads a low-level Server's ` +
+        'lists once, for every caller; build a server per caller in a factory (createMcpHandler(() => …), docs/migrate.md)',
+    )
+    return undefined
+  }
   const mcpReq = { id: 0, method, signal, inputResponses: undefined, requestState: () => undefined, log: quiet }
   return {
     signal,
     requestId: 0,
+    get authInfo() {
+      return callerless()
+    },
+    http: {
+      get authInfo() {
+        return callerless()
+      },
+    },
     sendNotification: quiet,
     sendRequest: nobody,
     mcpReq: { ...mcpReq, elicitInput: nobody, requestSampling: nobody, send: nobody, notify: quiet },
