@@ -13,6 +13,7 @@ import * as z from 'zod'
 import { cloudflareEventHub } from 'mcp-edge/cloudflare'
 import { serverCard } from 'mcp-edge'
 import type { EventHub, McpEvent } from 'mcp-edge'
+import { conventionalServices } from '../../packages/mcp-edge/src/sdk/services.ts'
 import { legacyRequest } from '../support/legacy.ts'
 import { buildRequest } from '../support/mcp.ts'
 import {
@@ -783,5 +784,35 @@ describe('server.server.oninitialized', () => {
     expect(reported).toEqual(['the tracker is down'])
     // Outside it, as before, the client is the running handler's only.
     expect(server.server.getClientVersion()).toBeUndefined()
+  })
+})
+
+// The done-when check with real clients: a 2025 client's answer to a confirmation, POSTed to
+// another isolate than the call's (two `wrangler dev`s), was refused there and the call timed out;
+// without MCP_INPUT_RELAY nothing said that answers are matched within one isolate.
+describe('a 2025-era question asked with no MCP_INPUT_RELAY bound', () => {
+  it('is said once in the log, naming the binding, for createMcpHandler; not for an McpAgent, whose answers reach its object', async () => {
+    const { MCP_INPUT_RELAY: _bound, ...unbound } = env as unknown as Record<string, unknown>
+    const warned = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    const said = () => warned.mock.calls.map(([line]) => String(line)).filter((line) => line.includes('MCP_INPUT_RELAY'))
+    try {
+      const agents = conventionalServices(unbound, true).inputRelay
+      await agents?.open(null, 1, 1_000)
+      expect(said()).toEqual([])
+      const handlers = conventionalServices(unbound, false).inputRelay
+      const exchange = (await handlers?.open(null, 1, 1_000)) ?? ''
+      await handlers?.open(null, 1, 1_000)
+      expect(said()).toHaveLength(1)
+      expect(said()[0]).toContain("export { McpInputRelay } from 'mcp-edge/cloudflare'")
+      // It still matches answers within the isolate, as before.
+      expect(await handlers?.answer(exchange, 0, null, { result: { action: 'decline' } })).toBeTruthy()
+      expect(await handlers?.wait(exchange, new AbortController().signal)).toEqual([{ result: { action: 'decline' } }])
+      // Bound, the Durable Object relay takes the question, and nothing more is said.
+      const bound = conventionalServices(env, false).inputRelay
+      await bound?.open(null, 1, 1_000)
+      expect(said()).toHaveLength(1)
+    } finally {
+      warned.mockRestore()
+    }
   })
 })

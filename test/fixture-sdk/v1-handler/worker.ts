@@ -127,8 +127,9 @@ function createServer(): McpServer {
 }
 
 // Added in the port (docs/migrate.md): a tool that asks and is not read-only has a confirmation
-// that must be redeemed once (issue 37); mcp-edge/sdk binds the ledger by its conventional name.
-export { McpNonceLedger } from 'mcp-edge/cloudflare'
+// that must be redeemed once (issue 37), and a 2025 client's answer may reach another isolate
+// than its call's; mcp-edge/sdk binds the ledger and the relay by their conventional names.
+export { McpInputRelay, McpNonceLedger } from 'mcp-edge/cloudflare'
 
 export default {
   fetch(request: Request, env: Env, ctx: ExecutionContext) {

@@ -11,6 +11,8 @@ import type { EventHub } from '../server/events/events.ts'
 import type { CloudflareServicesConfig } from '../cloudflare/index.ts'
 import type { McpServices } from '../server/dispatch.ts'
 import { memoryInputRelay } from '../server/input/input-relay.ts'
+import type { InputRelay } from '../server/input/input-relay.ts'
+import { warnOnce } from '../server/telemetry/log.ts'
 import { hasStateKeys } from './request-store.ts'
 
 const BINDINGS: [keyof CloudflareServicesConfig, string][] = [
@@ -22,7 +24,9 @@ const BINDINGS: [keyof CloudflareServicesConfig, string][] = [
 
 /**
  * The services of an env by convention. `requireKeys`: configure `MCP_STATE_KEYS` even when it is
- * missing, so every request fails with how to set it (McpAgent keeps state per session).
+ * missing, so every request fails with how to set it, and take a 2025 client's answers in the
+ * isolate without a word: an McpAgent keeps state per session, and its session's requests, the
+ * answers among them, all reach its one object.
  *
  * @example
  * createMcpHandler(server, { services: (env) => conventionalServices(env, false) })
@@ -35,10 +39,24 @@ export function conventionalServices(env: unknown, requireKeys: boolean): McpSer
   const services = cloudflareServices(config)(env)
   // Without the relay binding, a 2025 client's answers meet their call within the isolate: one relay
   // for the whole isolate, since SDK code may build its handler (and server) per request.
-  return { ...services, inputRelay: services.inputRelay ?? isolateRelay }
+  return { ...services, inputRelay: services.inputRelay ?? (requireKeys ? sameIsolate : isolateRelay) }
 }
 
-const isolateRelay = memoryInputRelay()
+/** Said at the first question a 2025-era call asks through the isolate's own relay. */
+export const ISOLATE_RELAY_WARNING =
+  "A 2025-era client was asked a question with no MCP_INPUT_RELAY bound: its answer, a request of its own, is taken only if it reaches this isolate (Workers may route it to another, and the call then waits until it times out). Bind McpInputRelay as MCP_INPUT_RELAY (export { McpInputRelay } from 'mcp-edge/cloudflare'; docs/deploy.md)"
+
+const sameIsolate = memoryInputRelay()
+
+/** The isolate's relay as `createMcpHandler` uses it, saying once (when a question is first asked through it) that it is one isolate's. */
+const isolateRelay: InputRelay = {
+  open(principal, count, timeoutMs, traces) {
+    warnOnce(ISOLATE_RELAY_WARNING)
+    return sameIsolate.open(principal, count, timeoutMs, traces)
+  },
+  wait: (exchangeId, signal) => sameIsolate.wait(exchangeId, signal),
+  answer: (exchangeId, index, principal, answer) => sameIsolate.answer(exchangeId, index, principal, answer),
+}
 
 /**
  * The event hub by convention: `MCP_EVENTS` when the Worker binds it, so SDK-style list changes,
