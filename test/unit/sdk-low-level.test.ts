@@ -336,10 +336,23 @@ describe('what a list handler returns that cannot be served fails the read, nami
     }
     expect(seen).toEqual([undefined, undefined])
     expect((await sendAs<Listed>(server.edge, 'tools/list', {})).result?.tools.map((tool) => tool.name)).toEqual(['read'])
+    // One that only copies or logs its extra, as a wrapper does, reads no caller and is told nothing.
+    const wrapped = new Server({ name: 'low', version: '1' })
+    wrapped.setRequestHandler(ListPromptsRequestSchema, async (_request, extra) => {
+      JSON.stringify({ ...extra, signal: undefined })
+      return { prompts: [{ name: 'p' }] }
+    })
+    const quiet = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      await wrapped.prepared()
+      expect(quiet.mock.calls.map(([line]) => String(line)).filter((line) => line.includes('read its caller'))).toEqual([])
+    } finally {
+      quiet.mockRestore()
+    }
   })
 
   // Last stop's documented gap: a completion waited for both lists, so while one could not be read it failed for both.
-  it('completion/complete reads only the list its ref completes from: a failing template list fails no prompt completion', async () => {
+  it('completion/complete fails only with the list its ref completes from: a failing template list fails no prompt completion', async () => {
     const server = new Server({ name: 'low', version: '1' })
     let templateReads = 0
     server.setRequestHandler(ListPromptsRequestSchema, async () => ({
@@ -361,14 +374,35 @@ describe('what a list handler returns that cannot be served fails the read, nami
       quietly(() => askAs(server, 'completion/complete', {}, { ref, argument: { name: 'who', value: 'A' } }))
     const prompt = await complete({ type: 'ref/prompt', name: 'greet' })
     expect((prompt.message as { result?: { completion: { values: string[] } } }).result?.completion.values).toEqual(['Ada'])
-    expect(templateReads).toBe(0)
-    // A template's completion still needs its list, and fails while it cannot be read.
+    // The template list is tried too (what the server offers depends on it), its failure not the prompt's.
+    expect(templateReads).toBe(1)
+    // A template's completion needs its list, and fails while it cannot be read.
     const template = await complete({ type: 'ref/resource', uri: 'files://{dir}' })
     expect((template.message as { error?: unknown }).error).toEqual({
       code: -32603,
       message: 'Internal error: resources/templates/list threw; see the server logs',
     })
-    expect(templateReads).toBe(1)
+  })
+
+  // Review of the change: with no prompts and the template list unread, a prompt's completion read
+  // no template, found nothing offered and answered -32601 where completions were advertised.
+  it('a prompt completion on a server of templates reads the template list that decides whether completions are offered', async () => {
+    const server = new Server({ name: 'low', version: '1' })
+    let fail = true
+    server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
+      if (fail) throw new Error('once')
+      return { resourceTemplates: [{ uriTemplate: 'files://{dir}', name: 'file' }] }
+    })
+    server.setRequestHandler(ReadResourceRequestSchema, async (request) => ({
+      contents: [{ uri: request.params.uri, text: '' }],
+    }))
+    server.setRequestHandler(CompleteRequestSchema, async () => ({ completion: { values: [] } }))
+    await quietly(() => server.prepared())
+    fail = false
+    const answer = await quietly(() =>
+      askAs(server, 'completion/complete', {}, { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'x', value: '' } }),
+    )
+    expect((answer.message as { error?: { code: number } }).error?.code).toBe(-32602)
   })
 
   // Second review: a list handler that asks through the server (not extra) was read again forever.

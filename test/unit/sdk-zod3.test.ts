@@ -734,6 +734,20 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
           }),
         },
       }),
+      // Review of the change: a codec's code, an object's catch-all and a lazy schema's target were missed.
+      'a codec that decodes asynchronously': () => ({
+        inputSchema: {
+          id: z4.codec(z4.string(), z4.string(), {
+            decode: async (value) => {
+              runs++
+              return value
+            },
+            encode: (value) => value,
+          }),
+        },
+      }),
+      'a refinement in an object’s catch-all': () => ({ inputSchema: z4.object({}).catchall(refined()) }),
+      'a refinement behind a lazy schema': () => ({ inputSchema: { id: z4.lazy(() => refined()) } }),
     }
     for (const [form, config] of Object.entries(forms)) {
       const counts: number[] = []
@@ -741,13 +755,40 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
         const local = new McpServer({ name: `zod4-per-request-${round}`, version: '1' })
         local.registerTool('claim', config() as never, async () => ({ content: [{ type: 'text', text: 'ok' }] }))
         const before = runs
-        const args = form.includes('array') ? { ids: ['a'] } : { id: 'a' }
+        const args = form.includes('array') ? { ids: ['a'] } : form.includes('catch-all') ? { extra: 'a' } : { id: 'a' }
         const answer = await sendAs<ToolAnswer>(local.edge, 'tools/call', { name: 'claim', arguments: args })
         expect(answer.result?.content[0]?.text, form).toBe('ok')
         counts.push(runs - before)
       }
       expect(counts, form).toEqual([1, 1, 1])
     }
+  })
+
+  // Review of the change: the walk visited a schema once per path to it, so a tree that refers to
+  // itself twice took some 2^32 visits at registration.
+  it('walks a recursive zod 4 schema once, and parses it synchronously when it holds no code', async () => {
+    const Tree: z4.ZodType = z4.object({
+      v: z4.number(),
+      get left() {
+        return Tree.optional()
+      },
+      get right() {
+        return Tree.optional()
+      },
+    })
+    const server = new McpServer(
+      { name: 'recursive', version: '1' },
+      { jsonSchema: (schema, io) => z4.toJSONSchema(schema as z4.ZodType, { target: 'draft-2020-12', io }) as never },
+    )
+    const input = z4.object({ tree: Tree })
+    server.registerTool('t', { inputSchema: input }, async ({ tree }) => ({
+      content: [{ type: 'text', text: JSON.stringify(tree) }],
+    }))
+    expect((await sendAs<{ tools: unknown[] }>(server.edge, 'tools/list', {})).result?.tools).toHaveLength(1)
+    expect(parsesAsynchronously(input)).toBe(false)
+    const tree = { v: 1, left: { v: 2 }, right: { v: 3, left: { v: 4 } } }
+    const answer = await sendAs<ToolAnswer>(server.edge, 'tools/call', { name: 't', arguments: { tree } })
+    expect(answer.result?.content[0]?.text).toBe(JSON.stringify(tree))
   })
 
   it('parses a zod 4 schema without refinements or transforms synchronously, its output schema too', async () => {

@@ -8,13 +8,15 @@
  *
  * Cheap when idle: sockets are accepted with the WebSocket Hibernation API, so a hub with no
  * events to send can be evicted from memory while its listeners stay connected (no duration
- * charge); listeners never send anything, so they never wake it.
+ * charge); a listener sends nothing but, on a relay, one message when it attaches (the head its
+ * replay reached, `webSocketMessage`), so listening wakes it no more than connecting does.
  *
  * Storage layout: the event log's tables (event-log.ts: `event_log`, `event_floor`, `event_count`,
  * `event_meta`), so a listener that reconnects with a cursor hears what it missed, and the numbering survives a
  * restart or a deploy. The runtime keeps, across hibernation, each socket's tags and attachment:
  * its topics are its tags (`getWebSockets(topic)` finds the listeners of a topic without an index
- * of our own), and `{ topics, principal }` is its attachment. A socket with more than
+ * of our own), and `{ topics, principal }` is its attachment (on a relay, with the listener's
+ * `head` once it sends it). A socket with more than
  * `MAX_TAGS` topics, or one longer than `MAX_TAG_LENGTH` (the runtime's limits), is tagged `*` and
  * matched by its attachment instead (workerd caps an attachment at 16 KiB; the listen method caps
  * a filter at 12 KiB). No alarm.
@@ -120,7 +122,7 @@ interface Attachment {
   principal: string | null
   /**
    * On a relay: the `seq` its listener's replay reached (`attach`'s `head`), which the listener
-   * sends over the socket once it has it (`#heard`): a missed forward at or below it was in the
+   * sends over the socket once it has it (`webSocketMessage`): a missed forward at or below it was in the
    * replay, so the socket stays open (`#missed`).
    */
   head?: number
@@ -306,7 +308,12 @@ export class McpEventHub extends DurableObject<Record<string, unknown>> implemen
     }
     if (typeof head !== 'number' || !Number.isSafeInteger(head)) return
     const attachment = socket.deserializeAttachment() as Attachment
-    if (attachment.head === undefined) socket.serializeAttachment({ ...attachment, head })
+    if (attachment.head !== undefined) return
+    try {
+      socket.serializeAttachment({ ...attachment, head })
+    } catch {
+      // Past the runtime's 16 KiB with it (a principal of kilobytes): the socket is closed at a gap, as before.
+    }
   }
 
   override webSocketClose(): void {

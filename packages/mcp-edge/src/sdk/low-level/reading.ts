@@ -31,27 +31,22 @@ function listingExtra(method: string): RequestHandlerExtra {
   // A list filtered by its caller would be read with none, and serve every caller alike: said once.
   const callerless = () => {
     warnOnce(
-      `${method}'s handler read its caller (authInfo), which it has none of: mcp-edge reads a low-level Server's ` +
+      `${method}'s handler read its caller (authInfo, http), which it has none of: mcp-edge reads a low-level Server's ` +
         'lists once, for every caller; build a server per caller in a factory (createMcpHandler(() => …), docs/migrate.md)',
     )
     return undefined
   }
   const mcpReq = { id: 0, method, signal, inputResponses: undefined, requestState: () => undefined, log: quiet }
-  return {
+  const extra = {
     signal,
     requestId: 0,
-    get authInfo() {
-      return callerless()
-    },
-    http: {
-      get authInfo() {
-        return callerless()
-      },
-    },
     sendNotification: quiet,
     sendRequest: nobody,
     mcpReq: { ...mcpReq, elicitInput: nobody, requestSampling: nobody, send: nobody, notify: quiet },
-  } as unknown as RequestHandlerExtra
+  }
+  // Undefined as before, read or not: not enumerable, so a spread or a log of `extra` reads neither.
+  for (const key of ['authInfo', 'http']) Object.defineProperty(extra, key, { get: callerless, enumerable: false })
+  return extra as unknown as RequestHandlerExtra
 }
 
 /**

@@ -63,11 +63,11 @@ const READ_FOR: Record<string, ListKind[]> = {
   prompts: ['prompts'],
   completions: ['resources', 'prompts'],
 }
-/** Completions by the list their `ref` completes from: a prompt's waits for no resource list, nor a template's for prompts. */
+/** Completions by the list their `ref` completes from: a prompt's needs no resource list, nor a template's the prompts. */
 const COMPLETES_FROM: Record<string, ListKind[]> = { 'ref/prompt': ['prompts'], 'ref/resource': ['resources'] }
 
-/** The lists a request of `capability` with `params` serves from (a completion's: its `ref`'s, else both). */
-function readFor(capability: string, params: Record<string, unknown>): readonly ListKind[] {
+/** The lists a request of `capability` with `params` cannot be answered without (a completion's: its `ref`'s, else both). */
+function neededFor(capability: string, params: Record<string, unknown>): readonly ListKind[] {
   const ref = capability === 'completions' ? (params.ref as { type?: unknown } | undefined) : undefined
   return (typeof ref?.type === 'string' ? COMPLETES_FROM[ref.type] : undefined) ?? READ_FOR[capability] ?? []
 }
@@ -277,11 +277,18 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
    * the error in the log.
    */
   #readFor(capability: string, meta: RequestMeta, params: Record<string, unknown>): Promise<void> | undefined {
-    const due = readFor(capability, params).filter((kind) => this.#unread.has(kind))
+    const needed = neededFor(capability, params)
+    const due = READ_FOR[capability]?.filter((kind) => this.#unread.has(kind)) ?? []
     if (due.length === 0) return undefined
     const client = { protocolVersion: meta.protocolVersion, capabilities: meta.clientCapabilities, info: meta.clientInfo }
     const frame = { store: currentRequest(), handler: undefined, client }
-    return Promise.all(due.map((kind) => this.#readUnread(kind, frame))).then(() => {})
+    // A completion fails only with its ref's list; the other is read too, for what the server
+    // offers (completions: a prompt or a template), its failure left to the requests that need it.
+    const reads = due.map((kind) => {
+      const read = this.#readUnread(kind, frame)
+      return needed.includes(kind) ? read : read.catch(() => {})
+    })
+    return Promise.all(reads).then(() => {})
   }
 
   /** `#readFor`'s read of one kind, until it is read: another request's under way, else this one's. */

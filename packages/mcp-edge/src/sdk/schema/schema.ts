@@ -181,33 +181,44 @@ const anyAwaited = (shape: ZodRawShape) => Object.values(shape).some((schema) =>
 /** Whether a raw shape's zod 4 properties hold code a parse runs (`holdsCode`). */
 const shapeHoldsCode = (shape: ZodRawShape) => Object.values(shape).some((schema) => isZod(schema) && holdsCode(schema))
 
-/** The schemas inside a zod 4 schema's definition (an object's properties, a union's options, a wrapped type…). */
+/** The schemas inside a zod 4 schema's definition (an object's properties and catch-all, a union's options, a wrapped type…). */
 function inner(def: Record<string, unknown>): unknown[] {
   const found: unknown[] = []
-  for (const key of ['innerType', 'element', 'in', 'out', 'keyType', 'valueType', 'left', 'right', 'rest'])
+  for (const key of ['innerType', 'element', 'in', 'out', 'keyType', 'valueType', 'left', 'right', 'rest', 'catchall'])
     if (def[key] !== undefined) found.push(def[key])
   for (const key of ['options', 'items']) if (Array.isArray(def[key])) found.push(...(def[key] as unknown[]))
+  // A recursive object's properties are getters, read here as a parse reads them.
   if (isObject(def.shape)) found.push(...Object.values(def.shape))
   return found
 }
 
 /**
  * Whether a zod 4 schema holds code its parse runs: a refinement (`refine`, `superRefine`,
- * `check`, `custom`) or a transform (`transform`, `preprocess`), anywhere in it. SDK code may
- * write them `async`, and the SDKs await every parse, so such a schema is parsed asynchronously
- * from its first call: the core's synchronous try would run the code before a promise twice,
- * again on each server built per request (server/schema/schema.ts). Lazy schemas are not entered
- * (a tool's cannot hold one: its JSON Schema could not be made).
+ * `check`, `custom`), a transform (`transform`, `preprocess`) or a codec's (`codec`), anywhere in
+ * it, lazy and recursive schemas included (each visited once). SDK code may write them `async`,
+ * and the SDKs await every parse, so such a schema is parsed asynchronously from its first call:
+ * the core's synchronous try would run the code before a promise twice, again on each server
+ * built per request (server/schema/schema.ts).
  */
-function holdsCode(schema: Schema, depth = 0): boolean {
+function holdsCode(schema: Schema, visited = new Set<unknown>()): boolean {
+  if (visited.has(schema)) return false
+  visited.add(schema)
   const def = schema._zod.def as unknown as Record<string, unknown> & {
     type: string
     checks?: Array<{ _zod: { def: { check: string } } }>
   }
-  if (def.type === 'transform' || def.type === 'custom') return true
+  if (def.type === 'transform' || def.type === 'custom' || typeof def.transform === 'function') return true
   if (def.checks?.some((check) => check._zod.def.check === 'custom')) return true
-  // Deeper than any schema a tool takes: stop rather than walk a pathological one.
-  return depth < 64 && inner(def).some((child) => isZod(child) && holdsCode(child, depth + 1))
+  if (def.type === 'lazy') {
+    // Its target, made now as its first parse would make it (zod keeps it); one that throws is left to the parse, awaited.
+    try {
+      const target = (schema._zod as unknown as { innerType: unknown }).innerType
+      return isZod(target) && holdsCode(target, visited)
+    } catch {
+      return true
+    }
+  }
+  return inner(def).some((child) => isZod(child) && holdsCode(child, visited))
 }
 
 /** Whether a raw shape's zod 3 properties hold effects; refused as `checked` refuses them. */
