@@ -789,6 +789,28 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
     const tree = { v: 1, left: { v: 2 }, right: { v: 3, left: { v: 4 } } }
     const answer = await sendAs<ToolAnswer>(server.edge, 'tools/call', { name: 't', arguments: { tree } })
     expect(answer.result?.content[0]?.text).toBe(JSON.stringify(tree))
+    // A lazy schema whose target is declared later in the module registers as before (the walk
+    // cannot run it yet), and is parsed, awaited, once it can.
+    const early = z4.object({ word: z4.lazy(() => declaredLater) })
+    server.registerTool('early', { inputSchema: early }, async ({ word }) => ({ content: [{ type: 'text', text: word }] }))
+    const declaredLater = z4.string()
+    expect(parsesAsynchronously(early)).toBe(true)
+    const early1 = await sendAs<ToolAnswer>(server.edge, 'tools/call', { name: 'early', arguments: { word: 'hi' } })
+    expect(early1.result?.content[0]?.text).toBe('hi')
+    // So does a recursive shape whose getter's schema is assigned after registration: the walk
+    // does not have zod fix the getter's answer before it is assigned.
+    let node: z4.ZodType | undefined
+    const later = z4.object({
+      get child() {
+        return node
+      },
+    })
+    server.registerTool('later', { inputSchema: later }, async () => ({ content: [{ type: 'text', text: 'ok' }] }))
+    node = z4.string()
+    const refused = await sendAs<ToolAnswer>(server.edge, 'tools/call', { name: 'later', arguments: { child: 5 } })
+    expect(refused.result?.isError).toBe(true)
+    const taken = await sendAs<ToolAnswer>(server.edge, 'tools/call', { name: 'later', arguments: { child: 'x' } })
+    expect(taken.result?.content[0]?.text).toBe('ok')
   })
 
   it('parses a zod 4 schema without refinements or transforms synchronously, its output schema too', async () => {

@@ -187,8 +187,12 @@ function inner(def: Record<string, unknown>): unknown[] {
   for (const key of ['innerType', 'element', 'in', 'out', 'keyType', 'valueType', 'left', 'right', 'rest', 'catchall'])
     if (def[key] !== undefined) found.push(def[key])
   for (const key of ['options', 'items']) if (Array.isArray(def[key])) found.push(...(def[key] as unknown[]))
-  // A recursive object's properties are getters, read here as a parse reads them.
-  if (isObject(def.shape)) found.push(...Object.values(def.shape))
+  // An object's properties (a recursive one's are getters), read from the shape as the code gave
+  // it where zod keeps that: reading `def.shape` has zod fix the getters' answers for good, which
+  // registration would do before the module is done (a getter of a schema assigned later).
+  const shape = Object.getOwnPropertyDescriptor(def, 'shape')
+  const properties = (shape?.get as { raw?: unknown } | undefined)?.raw ?? def.shape
+  if (isObject(properties)) found.push(...Object.values(properties))
   return found
 }
 
@@ -200,7 +204,17 @@ function inner(def: Record<string, unknown>): unknown[] {
  * the core's synchronous try would run the code before a promise twice, again on each server
  * built per request (server/schema/schema.ts).
  */
-function holdsCode(schema: Schema, visited = new Set<unknown>()): boolean {
+function holdsCode(schema: Schema): boolean {
+  try {
+    return walkForCode(schema, new Set())
+  } catch {
+    // A getter of a recursive shape or a lazy schema that cannot run yet (a schema declared later
+    // in the module): left to the parse, which runs it then, and awaited.
+    return true
+  }
+}
+
+function walkForCode(schema: Schema, visited: Set<unknown>): boolean {
   if (visited.has(schema)) return false
   visited.add(schema)
   const def = schema._zod.def as unknown as Record<string, unknown> & {
@@ -210,15 +224,12 @@ function holdsCode(schema: Schema, visited = new Set<unknown>()): boolean {
   if (def.type === 'transform' || def.type === 'custom' || typeof def.transform === 'function') return true
   if (def.checks?.some((check) => check._zod.def.check === 'custom')) return true
   if (def.type === 'lazy') {
-    // Its target, made now as its first parse would make it (zod keeps it); one that throws is left to the parse, awaited.
-    try {
-      const target = (schema._zod as unknown as { innerType: unknown }).innerType
-      return isZod(target) && holdsCode(target, visited)
-    } catch {
-      return true
-    }
+    // Its target from the code's own getter, not through zod's `innerType`: zod keeps a getter that
+    // threw there (a schema declared later in the module) as unresolved for good, and every parse fails.
+    const target = (def.getter as () => unknown)()
+    return isZod(target) && walkForCode(target, visited)
   }
-  return inner(def).some((child) => isZod(child) && holdsCode(child, visited))
+  return inner(def).some((child) => isZod(child) && walkForCode(child, visited))
 }
 
 /** Whether a raw shape's zod 3 properties hold effects; refused as `checked` refuses them. */
