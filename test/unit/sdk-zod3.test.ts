@@ -748,6 +748,10 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
       }),
       'a refinement in an object’s catch-all': () => ({ inputSchema: z4.object({}).catchall(refined()) }),
       'a refinement behind a lazy schema': () => ({ inputSchema: { id: z4.lazy(() => refined()) } }),
+      // Second review: a property check's schema was not entered.
+      'a refinement in a property check': () => ({
+        inputSchema: z4.object({ id: z4.string() }).check(z4.property('id', refined())),
+      }),
     }
     for (const [form, config] of Object.entries(forms)) {
       const counts: number[] = []
@@ -766,7 +770,7 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
 
   // Review of the change: the walk visited a schema once per path to it, so a tree that refers to
   // itself twice took some 2^32 visits at registration.
-  it('walks a recursive zod 4 schema once, and parses it synchronously when it holds no code', async () => {
+  it('registers a recursive zod 4 schema without running its getters, and parses it (awaited) as it should', async () => {
     const Tree: z4.ZodType = z4.object({
       v: z4.number(),
       get left() {
@@ -785,7 +789,9 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
       content: [{ type: 'text', text: JSON.stringify(tree) }],
     }))
     expect((await sendAs<{ tools: unknown[] }>(server.edge, 'tools/list', {})).result?.tools).toHaveLength(1)
-    expect(parsesAsynchronously(input)).toBe(false)
+    // Its getters are code the walk does not run (second review: running them at registration had
+    // zod fix their answers, or took 2^32 visits before the first review's visited set).
+    expect(parsesAsynchronously(input)).toBe(true)
     const tree = { v: 1, left: { v: 2 }, right: { v: 3, left: { v: 4 } } }
     const answer = await sendAs<ToolAnswer>(server.edge, 'tools/call', { name: 't', arguments: { tree } })
     expect(answer.result?.content[0]?.text).toBe(JSON.stringify(tree))
@@ -811,6 +817,35 @@ describe('a server written with zod 3 schemas, as SDK 1.x takes it', () => {
     expect(refused.result?.isError).toBe(true)
     const taken = await sendAs<ToolAnswer>(server.edge, 'tools/call', { name: 'later', arguments: { child: 'x' } })
     expect(taken.result?.content[0]?.text).toBe('ok')
+    // The same through objects zod derives from it (second review: their shapes' getters keep
+    // their first answer too), and a refinement in the schema assigned later runs once a call.
+    let runs = 0
+    let late = undefined as unknown as z4.ZodString
+    const base = z4.object({
+      get child(): z4.ZodString {
+        return late
+      },
+    })
+    const extended = z4.object({ a: z4.string() }).extend({
+      get child(): z4.ZodString {
+        return late
+      },
+    })
+    server.registerTool('partial', { inputSchema: base.partial() }, async () => ({ content: [{ type: 'text', text: 'ok' }] }))
+    server.registerTool('extended', { inputSchema: extended }, async () => ({ content: [{ type: 'text', text: 'ok' }] }))
+    late = z4.string().refine(async () => {
+      runs++
+      return true
+    }) as unknown as z4.ZodString
+    for (const [name, args] of [
+      ['partial', { child: 'x' }],
+      ['extended', { a: 'x', child: 'x' }],
+    ] as const) {
+      const before = runs
+      const answer = await sendAs<ToolAnswer>(server.edge, 'tools/call', { name, arguments: args })
+      expect(answer.result?.content[0]?.text, name).toBe('ok')
+      expect(runs - before, name).toBe(1)
+    }
   })
 
   it('parses a zod 4 schema without refinements or transforms synchronously, its output schema too', async () => {

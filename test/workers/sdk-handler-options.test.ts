@@ -13,7 +13,7 @@ import * as z from 'zod'
 import { cloudflareEventHub } from 'mcp-edge/cloudflare'
 import { serverCard } from 'mcp-edge'
 import type { EventHub, McpEvent } from 'mcp-edge'
-import { conventionalServices } from '../../packages/mcp-edge/src/sdk/services.ts'
+import { conventionalServices, withIsolateRelay } from '../../packages/mcp-edge/src/sdk/services.ts'
 import { legacyRequest } from '../support/legacy.ts'
 import { buildRequest } from '../support/mcp.ts'
 import {
@@ -807,10 +807,17 @@ describe('a 2025-era question asked with no MCP_INPUT_RELAY bound', () => {
       // It still matches answers within the isolate, as before.
       expect(await handlers?.answer(exchange, 0, null, { result: { action: 'decline' } })).toBeTruthy()
       expect(await handlers?.wait(exchange, new AbortController().signal)).toEqual([{ result: { action: 'decline' } }])
-      // Bound, the Durable Object relay takes the question, and nothing more is said.
+      // Bound, the Durable Object relay takes the question, not the isolate's.
       const bound = conventionalServices(env, false).inputRelay
-      await bound?.open(null, 1, 1_000)
-      expect(said()).toHaveLength(1)
+      expect(bound).toBeDefined()
+      expect(bound).not.toBe(handlers)
+      expect(bound).not.toBe(agents)
+      // A Worker's own services without a relay get the isolate's that says so (second review: the
+      // core's own fallback took the answers silently); with one, theirs is kept.
+      const own = withIsolateRelay(() => ({}))(env)
+      expect(own.inputRelay).toBe(handlers)
+      const theirs = withIsolateRelay(() => ({ inputRelay: bound }))(env)
+      expect(theirs.inputRelay).toBe(bound)
     } finally {
       warned.mockRestore()
     }

@@ -48,6 +48,18 @@ export const ISOLATE_RELAY_WARNING =
 
 const sameIsolate = memoryInputRelay()
 
+/**
+ * A Worker's own `services` for `createMcpHandler`, with the isolate's relay (which says what it
+ * is at its first question) where they give none: the core's own fallback would take a 2025
+ * client's answers in the isolate without a word.
+ */
+export function withIsolateRelay<Env>(services: (env: Env) => McpServices): (env: Env) => McpServices {
+  return (env) => {
+    const given = services(env)
+    return given.inputRelay ? given : { ...given, inputRelay: isolateRelay }
+  }
+}
+
 /** The isolate's relay as `createMcpHandler` uses it, saying once (when a question is first asked through it) that it is one isolate's. */
 const isolateRelay: InputRelay = {
   open(principal, count, timeoutMs, traces) {

@@ -18,7 +18,7 @@ import type { McpVariables } from '../http/hono.ts'
 import { McpServer as EdgeServer } from '../server/server.ts'
 import type { AnyServer, CreateMcpHandlerOptions, IgnoredHandlerOptions } from './handler-types.ts'
 import { RequestHost } from './request-store.ts'
-import { conventionalServices } from './services.ts'
+import { conventionalServices, withIsolateRelay } from './services.ts'
 import { hostnameOf, originAdmitted } from './web/guards.ts'
 
 export const edgeOf = <Env>(server: AnyServer<Env>): EdgeServer<Env> => (server instanceof EdgeServer ? server : server.edge)
@@ -78,7 +78,7 @@ export function edgeOptions<Env>(options: CreateMcpHandlerOptions<Env>): McpHttp
   for (const key of Object.keys(IGNORED_OPTIONS)) delete edge[key]
   const allowedHosts = allowedHostnames ? [...(own.allowedHosts ?? []), ...allowedHostnames] : own.allowedHosts
   const lane = legacy === 'stateless' ? undefined : legacy
-  const services = own.services ?? ((env: Env) => conventionalServices(env, false))
+  const services = own.services ? withIsolateRelay(own.services) : (env: Env) => conventionalServices(env, false)
   return { ...edge, legacy: lane, allowedHosts, allowedOrigins: ['*'], services }
 }
 

@@ -277,18 +277,22 @@ export class Server<Env = unknown, _Notification = unknown, _Result = unknown> e
    * the error in the log.
    */
   #readFor(capability: string, meta: RequestMeta, params: Record<string, unknown>): Promise<void> | undefined {
-    const needed = neededFor(capability, params)
-    const due = READ_FOR[capability]?.filter((kind) => this.#unread.has(kind)) ?? []
-    if (due.length === 0) return undefined
+    const unread = (kind: ListKind) => this.#unread.has(kind)
+    const needed = neededFor(capability, params).filter(unread)
+    // A completion fails only with its ref's list. The other decides whether completions are
+    // offered (a prompt or a template) only when the server holds neither: read then, its failure
+    // left to the requests that need it.
+    const others =
+      capability === 'completions' ? (READ_FOR.completions ?? []).filter((kind) => unread(kind) && !needed.includes(kind)) : []
+    if (needed.length === 0 && others.length === 0) return undefined
     const client = { protocolVersion: meta.protocolVersion, capabilities: meta.clientCapabilities, info: meta.clientInfo }
     const frame = { store: currentRequest(), handler: undefined, client }
-    // A completion fails only with its ref's list; the other is read too, for what the server
-    // offers (completions: a prompt or a template), its failure left to the requests that need it.
-    const reads = due.map((kind) => {
-      const read = this.#readUnread(kind, frame)
-      return needed.includes(kind) ? read : read.catch(() => {})
+    const read = Promise.all(needed.map((kind) => this.#readUnread(kind, frame)))
+    if (others.length === 0) return read.then(() => {})
+    return read.then(async () => {
+      if (this.edge.prompts.size > 0 || this.edge.templates.size > 0) return
+      await Promise.all(others.map((kind) => this.#readUnread(kind, frame).catch(() => {})))
     })
-    return Promise.all(reads).then(() => {})
   }
 
   /** `#readFor`'s read of one kind, until it is read: another request's under way, else this one's. */

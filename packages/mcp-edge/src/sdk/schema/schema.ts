@@ -181,55 +181,50 @@ const anyAwaited = (shape: ZodRawShape) => Object.values(shape).some((schema) =>
 /** Whether a raw shape's zod 4 properties hold code a parse runs (`holdsCode`). */
 const shapeHoldsCode = (shape: ZodRawShape) => Object.values(shape).some((schema) => isZod(schema) && holdsCode(schema))
 
+/** Stands for what the walk cannot see without running code: a getter's or a lazy schema's answer. */
+const UNSEEN = Symbol('unseen')
+
 /** The schemas inside a zod 4 schema's definition (an object's properties and catch-all, a union's options, a wrapped type…). */
 function inner(def: Record<string, unknown>): unknown[] {
   const found: unknown[] = []
   for (const key of ['innerType', 'element', 'in', 'out', 'keyType', 'valueType', 'left', 'right', 'rest', 'catchall'])
-    if (def[key] !== undefined) found.push(def[key])
+    if (def[key] !== undefined && def[key] !== null) found.push(def[key])
   for (const key of ['options', 'items']) if (Array.isArray(def[key])) found.push(...(def[key] as unknown[]))
-  // An object's properties (a recursive one's are getters), read from the shape as the code gave
-  // it where zod keeps that: reading `def.shape` has zod fix the getters' answers for good, which
-  // registration would do before the module is done (a getter of a schema assigned later).
+  // An object's properties from its shape as the code gave it (where zod keeps that), never
+  // through `def.shape`, which has zod fix each getter's answer for good; a getter (a recursive
+  // schema's) is not run: registration comes before the module is done.
   const shape = Object.getOwnPropertyDescriptor(def, 'shape')
-  const properties = (shape?.get as { raw?: unknown } | undefined)?.raw ?? def.shape
-  if (isObject(properties)) found.push(...Object.values(properties))
+  const properties = shape === undefined ? undefined : shape.get ? (shape.get as { raw?: unknown }).raw : shape.value
+  if (shape !== undefined && !isObject(properties)) found.push(UNSEEN)
+  if (isObject(properties)) {
+    for (const property of Object.values(Object.getOwnPropertyDescriptors(properties)))
+      if (property.enumerable) found.push(property.get ? UNSEEN : property.value)
+  }
   return found
 }
 
 /**
  * Whether a zod 4 schema holds code its parse runs: a refinement (`refine`, `superRefine`,
- * `check`, `custom`), a transform (`transform`, `preprocess`) or a codec's (`codec`), anywhere in
- * it, lazy and recursive schemas included (each visited once). SDK code may write them `async`,
- * and the SDKs await every parse, so such a schema is parsed asynchronously from its first call:
- * the core's synchronous try would run the code before a promise twice, again on each server
- * built per request (server/schema/schema.ts).
+ * `check`, `custom`, one inside a `property` check), a transform (`transform`, `preprocess`) or a
+ * codec's (`codec`), anywhere in it, each schema visited once. A lazy schema or a getter in a shape
+ * (a recursive schema) counts as holding code: what it answers is code the walk does not run.
+ * SDK code may write them `async`, and the SDKs await every parse, so such a schema is parsed
+ * asynchronously from its first call: the core's synchronous try would run the code before a
+ * promise twice, again on each server built per request (server/schema/schema.ts).
  */
-function holdsCode(schema: Schema): boolean {
-  try {
-    return walkForCode(schema, new Set())
-  } catch {
-    // A getter of a recursive shape or a lazy schema that cannot run yet (a schema declared later
-    // in the module): left to the parse, which runs it then, and awaited.
-    return true
-  }
-}
-
-function walkForCode(schema: Schema, visited: Set<unknown>): boolean {
+function holdsCode(schema: Schema, visited = new Set<unknown>()): boolean {
   if (visited.has(schema)) return false
   visited.add(schema)
   const def = schema._zod.def as unknown as Record<string, unknown> & {
     type: string
-    checks?: Array<{ _zod: { def: { check: string } } }>
+    checks?: Array<{ _zod: { def: { check: string; schema?: unknown } } }>
   }
-  if (def.type === 'transform' || def.type === 'custom' || typeof def.transform === 'function') return true
-  if (def.checks?.some((check) => check._zod.def.check === 'custom')) return true
-  if (def.type === 'lazy') {
-    // Its target from the code's own getter, not through zod's `innerType`: zod keeps a getter that
-    // threw there (a schema declared later in the module) as unresolved for good, and every parse fails.
-    const target = (def.getter as () => unknown)()
-    return isZod(target) && walkForCode(target, visited)
+  if (def.type === 'transform' || def.type === 'custom' || def.type === 'lazy' || typeof def.transform === 'function') return true
+  for (const check of def.checks ?? []) {
+    const { check: kind, schema: checked } = check._zod.def
+    if (kind === 'custom' || (kind === 'property' && isZod(checked) && holdsCode(checked, visited))) return true
   }
-  return inner(def).some((child) => isZod(child) && walkForCode(child, visited))
+  return inner(def).some((child) => child === UNSEEN || (isZod(child) && holdsCode(child, visited)))
 }
 
 /** Whether a raw shape's zod 3 properties hold effects; refused as `checked` refuses them. */
