@@ -190,11 +190,14 @@ function inner(def: Record<string, unknown>): unknown[] {
   for (const key of ['innerType', 'element', 'in', 'out', 'keyType', 'valueType', 'left', 'right', 'rest', 'catchall'])
     if (def[key] !== undefined && def[key] !== null) found.push(def[key])
   for (const key of ['options', 'items']) if (Array.isArray(def[key])) found.push(...(def[key] as unknown[]))
-  // An object's properties from its shape as the code gave it (where zod keeps that), never
-  // through `def.shape`, which has zod fix each getter's answer for good; a getter (a recursive
-  // schema's) is not run: registration comes before the module is done.
+  // An object's properties from its shape as the code gave it where zod keeps that (zod 4.6:
+  // reading `def.shape` has zod fix each getter's answer for good, and registration comes before
+  // the module is done), else `def.shape`, as the first parse reads it (zod 3.25's `zod/v4` runs
+  // the getters there, which a schema assigned after its registration would miss). A getter in it
+  // (a recursive schema's) is not run.
   const shape = Object.getOwnPropertyDescriptor(def, 'shape')
-  const properties = shape === undefined ? undefined : shape.get ? (shape.get as { raw?: unknown }).raw : shape.value
+  const properties =
+    shape === undefined ? undefined : shape.get ? ((shape.get as { raw?: unknown }).raw ?? def.shape) : shape.value
   if (shape !== undefined && !isObject(properties)) found.push(UNSEEN)
   if (isObject(properties)) {
     for (const property of Object.values(Object.getOwnPropertyDescriptors(properties)))
