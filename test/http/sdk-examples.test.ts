@@ -21,6 +21,10 @@ const TOOLS = ['greet', 'multi-greet', 'collect-user-info', 'start-notification-
 const CONTACT = { name: 'Ada', email: 'ada@example.com' }
 const SUMMARY = { role: 'assistant', model: 'stub-llm', content: { type: 'text', text: 'Short.' } } as const
 const LOG_LEVEL = 'io.modelcontextprotocol/logLevel'
+// ext-apps' example (examples/apps.ts): its view, and what a host renders of it.
+const RESOURCE_MIME_TYPE = 'text/html;profile=mcp-app'
+const APP_URI = 'ui://get-time/mcp-app.html'
+const APP_HTML = '<!doctype html><html><body><p id="time">…</p></body></html>'
 
 let worker: WranglerServer
 
@@ -202,5 +206,52 @@ describe('SDK 1.x example servers on mcp-edge/sdk: the 2.x client pinned to 2026
     expect(summary.content).toEqual([{ type: 'text', text: 'Short.' }])
     const weather = await client.callTool({ name: 'get_weather', arguments: { city: 'Lima', country: 'PE' } })
     expect(weather.structuredContent).toMatchObject({ conditions: expect.any(String), wind: { direction: expect.any(String) } })
+  })
+})
+
+/**
+ * ext-apps' basic example (examples/apps.ts), its helpers imported from mcp-edge/sdk: a host
+ * finds each tool's view under both keys, the view as `text/html;profile=mcp-app` with its
+ * `_meta.ui`, and the tool's structured content, in both eras.
+ */
+describe('ext-apps’ basic example server on mcp-edge/sdk (registerAppTool, registerAppResource)', () => {
+  const plain = 'ui://get-time/plain.html'
+
+  async function clients() {
+    const v1 = new Client({ name: 'host-1x', version: '1.0.0' })
+    await v1.connect(new StreamableHTTPClientTransport(new URL('/apps', worker.url)))
+    const v2 = new ClientV2({ name: 'host-2x', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
+    await v2.connect(new TransportV2(new URL('/apps', worker.url)))
+    return [v1, v2] as const
+  }
+
+  it('lists each tool with its view under _meta.ui and the flat key, whichever the code gave', async () => {
+    for (const client of await clients()) {
+      const { tools } = await client.listTools()
+      const meta = Object.fromEntries(tools.map((tool) => [tool.name, tool._meta]))
+      expect(meta).toEqual({
+        'get-time': { 'ui/resourceUri': APP_URI, ui: { resourceUri: APP_URI } },
+        'shift-time': { 'ui/resourceUri': APP_URI, ui: { resourceUri: APP_URI } },
+        'refresh-time': { 'ui/resourceUri': APP_URI, ui: { resourceUri: APP_URI, visibility: ['app'] } },
+      })
+      const time = await client.callTool({ name: 'get-time', arguments: {} })
+      expect(time.structuredContent).toEqual({ time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) })
+      const shifted = await client.callTool({ name: 'shift-time', arguments: { hours: 1 } })
+      expect(shifted.isError).toBeFalsy()
+      await client.close()
+    }
+  })
+
+  it('lists and reads the view as text/html;profile=mcp-app (given, or by default), with its _meta.ui', async () => {
+    for (const client of await clients()) {
+      const { resources } = await client.listResources()
+      expect(resources).toEqual([
+        { name: APP_URI, uri: APP_URI, mimeType: RESOURCE_MIME_TYPE, _meta: { ui: { prefersBorder: true } } },
+        { name: 'Plain view', uri: plain, mimeType: RESOURCE_MIME_TYPE },
+      ])
+      const read = await client.readResource({ uri: APP_URI })
+      expect(read.contents).toEqual([{ uri: APP_URI, mimeType: RESOURCE_MIME_TYPE, text: APP_HTML }])
+      await client.close()
+    }
   })
 })

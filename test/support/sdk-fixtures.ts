@@ -6,6 +6,7 @@
  */
 
 const ORIGINALS = [
+  '@modelcontextprotocol/ext-apps/server',
   '@modelcontextprotocol/sdk/server/index.js',
   '@modelcontextprotocol/sdk/server/mcp.js',
   '@modelcontextprotocol/sdk/shared/protocol.js',

@@ -274,7 +274,7 @@ describe('a grant whose props name no one, handed to createMcpHandler', () => {
       error: {
         code: -32603,
         message:
-          "Server misconfigured: the grant's props name no one: give them one of sub, userId, user_id, login, email, username, id, userEmail, claims.sub, user.id or account.id, or pass createMcpHandler()'s principal option (docs/migrate.md)",
+          "Server misconfigured: the grant's props name no one: give them one of sub, userId, user_id, login, email, username, id or userEmail, at their top or under claims, user or account, or pass createMcpHandler()'s principal option (docs/migrate.md)",
       },
     })
     expect(JSON.stringify(refused.message)).not.toContain('tok_123')

@@ -18,6 +18,7 @@ import { ElicitResultSchema } from 'mcp-edge/sdk' // was: @modelcontextprotocol/
 import type { CallToolResult, GetPromptResult, PrimitiveSchemaDefinition } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
 import type { ReadResourceResult, ResourceLink } from 'mcp-edge/sdk' // was: @modelcontextprotocol/sdk/types.js
 import * as z from 'zod/v4'
+import { appsHandler } from './apps.ts'
 import { elicitationHandler } from './elicitation.ts'
 import { registerOtherExamples } from './other-examples.ts'
 import { resourcesHandler } from './resources.ts'
@@ -224,10 +225,13 @@ export { McpEventHub, McpNonceLedger, McpSessionLedger } from 'mcp-edge/cloudfla
 const ROUTE = '/simple'
 /** The 2.x resources example (resources.ts), in the place of its Hono app's `app.all('/mcp', …)`. */
 const RESOURCES = '/resources'
+/** ext-apps' basic example server (apps.ts). */
+const APPS = '/apps'
 
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext) {
     const { pathname } = new URL(request.url)
+    if (pathname === APPS) return appsHandler.fetch(new Request(new URL('/mcp', request.url), request))
     if (pathname === RESOURCES) return resourcesHandler.fetch(new Request(new URL('/mcp', request.url), request))
     // Another route publishing on the resources example's notifier, outside any MCP request.
     if (pathname === `${RESOURCES}/changed` && request.method === 'POST') {

@@ -31,6 +31,22 @@ export type {
   ToolInputSchema,
 } from './server.ts'
 export type { LooseToolAnnotations } from './types.ts'
+export {
+  EXTENSION_ID,
+  getUiCapability,
+  registerAppResource,
+  registerAppTool,
+  RESOURCE_MIME_TYPE,
+  RESOURCE_URI_META_KEY,
+} from './apps.ts'
+export type {
+  McpUiAppResourceConfig,
+  McpUiAppToolConfig,
+  McpUiClientCapabilities,
+  McpUiReadResourceCallback,
+  McpUiResourceMeta,
+  McpUiToolMeta,
+} from './apps.ts'
 export type { ListResourcesCallback, ListResourcesResult, ResourceTemplateCallbacks } from './resource-template.ts'
 export {
   acceptedContent,

@@ -15,6 +15,9 @@ import type { Principal } from '../server/types.ts'
  */
 const SUBJECT_FIELDS = ['sub', 'userId', 'user_id', 'login', 'email', 'username', 'id', 'userEmail'] as const
 
+/** The naming fields as a refusal lists them (porting round X: it listed three of the places as if they were all). */
+const NAMING_FIELDS = `${SUBJECT_FIELDS.slice(0, -1).join(', ')} or ${SUBJECT_FIELDS.at(-1)}`
+
 const named = (value: unknown): value is string | number =>
   (typeof value === 'string' && value !== '') || typeof value === 'number'
 
@@ -133,7 +136,7 @@ export function callerFromProps(
 
 /** Why props that name no one are refused (500): `where` takes the `principal` option that names the caller. */
 export function namesNoOne(where: string): string {
-  return `the grant's props name no one: give them one of sub, userId, user_id, login, email, username, id, userEmail, claims.sub, user.id or account.id, or pass ${where}'s principal option (docs/migrate.md)`
+  return `the grant's props name no one: give them one of ${NAMING_FIELDS}, at their top or under claims, user or account, or pass ${where}'s principal option (docs/migrate.md)`
 }
 
 /** Both lists: the scopes in both (a token narrowed below the props' list is held to it); else the one given. */
