@@ -23,7 +23,7 @@ import { appendHistory } from './lib/history.mjs'
 import { machineInfo } from './lib/machine.mjs'
 import { manyToolsLoad, TOOL_VARIANTS } from './lib/many-tools.mjs'
 import { verifyCall } from './lib/mcp.mjs'
-import { fanoutLatency } from './lib/fanout.mjs'
+import { fanoutLatency, useFanoutBuild } from './lib/fanout.mjs'
 import { legacyFanout, legacyStreamHeap } from './lib/fanout-2025.mjs'
 import { fanoutSection } from './lib/report-fanout.mjs'
 import { scaleSection } from './lib/report-scale.mjs'
@@ -199,6 +199,7 @@ async function onlyStream() {
 /** `--only fanout`: the fan-out step alone; its section is printed, results.json goes to the temp dir (or BENCH_OUT). */
 async function onlyFanout() {
   const [bundle] = await buildAll([['fanout']])
+  useFanoutBuild(bundle.scriptPath)
   const results = {
     machine: machineInfo(),
     config: { ...config, command: `node bench/run.mjs --only fanout${config.quick ? ' --quick' : ''}` },
@@ -209,7 +210,7 @@ async function onlyFanout() {
 
 /** `--only scale`: the fan-out at scale alone, printed with its targets; results.json to the temp dir (or BENCH_OUT). */
 async function onlyScale() {
-  // Each point bundles the fan-out Worker itself (scripts/lib/pair.mjs).
+  // The fan-out Worker is bundled by its first pair (fanout.mjs `withPair`).
   const results = {
     machine: machineInfo(),
     config: { ...config, command: `node bench/run.mjs --only scale${config.quick ? ' --quick' : ''}` },
@@ -248,10 +249,8 @@ async function main() {
   // The measured Workers, then the ones measured for their size only (OAuth mode, the templates).
   const measured = [...BUILT_WORKERS.map((worker) => [worker]), edgeOffJob()]
   const unminified = ([worker, options = {}]) => [worker, { ...options, minify: false }]
-  // The templates' unminified sizes are a full run's table too (the OAuth mode's is in its line).
-  const moreBundles = moreBundleJobs().filter(
-    ([worker, options]) => !config.quick || options?.minify !== false || !worker.startsWith('template-'),
-  )
+  // The unminified sizes of the templates and the OAuth mode are a full run's table too.
+  const moreBundles = moreBundleJobs().filter(([, options]) => !config.quick || options?.minify !== false)
   const jobs = [...measured.flatMap((job) => (config.quick ? [job] : [job, unminified(job)])), ...moreBundles, ...peerLoopJobs()]
   results.bundles = {}
   const keep = (bundle) => {
@@ -259,6 +258,7 @@ async function main() {
   }
   for (const bundle of await buildAll(jobs)) keep(bundle)
   const scriptOf = (variant, kind = 'min') => results.bundles[VARIANTS[variant].worker][kind].scriptPath
+  useFanoutBuild(scriptOf('fanout'))
 
   const startupVariants = [
     ...['hono', 'hono-do', 'edge', 'edge-token', 'sdk', ...TOOL_VARIANTS, 'tools-200-eager'],

@@ -17,7 +17,7 @@
  */
 import { mkdtempSync } from 'node:fs'
 import { join } from 'node:path'
-import { startPair } from '../../scripts/lib/pair.mjs'
+import { bundle, startPair } from '../../scripts/lib/pair.mjs'
 import { counter } from './count-marker.mjs'
 import { BENCH_DIR, TMP } from './env.mjs'
 import { TEST_STATE_KEYS } from './keys.mjs'
@@ -165,6 +165,13 @@ async function measure(endpoints, pid, listeners, rounds) {
   }
 }
 
+let fanoutScript
+
+/** The fan-out Worker as the run already built it (run.mjs: its build for the heap step), for every pair. */
+export function useFanoutBuild(scriptPath) {
+  fanoutScript = scriptPath
+}
+
 /**
  * The fan-out Worker as `isolates` (default two) isolates of one fresh workerd (state on disk in a
  * temp dir), with `vars` besides the mode, and the `driver` Worker beside them if given
@@ -172,8 +179,12 @@ async function measure(endpoints, pid, listeners, rounds) {
  */
 export async function withPair(mode, run, { isolates = 2, vars = {}, driver } = {}) {
   const before = new Set(workerdChildren())
+  const config = join(BENCH_DIR, 'workers/fanout/wrangler.jsonc')
+  // Bundled once a run: the sources do not change between its pairs (each took a wrangler build).
+  fanoutScript ??= bundle(config, mkdtempSync(join(TMP, 'fanout-build-')))
   const pair = await startPair({
-    config: join(BENCH_DIR, 'workers/fanout/wrangler.jsonc'),
+    config,
+    scriptPath: fanoutScript,
     port: 0,
     persistTo: mkdtempSync(join(TMP, `fanout-${mode}-`)),
     vars: { FANOUT_MODE: mode, MCP_STATE_KEYS: TEST_STATE_KEYS, ...vars },

@@ -58,8 +58,10 @@ export function moreBundlesLine(bundles) {
     .join('; ')
   return (
     `The demo in OAuth mode (apps/demo/src/worker-oauth.ts, its own authorization server) bundles to ` +
-    `${kib(bundles.oauth.min.rawBytes)} KiB, ${kib(bundles.oauth.min.gzipBytes)} KiB gzip minified ` +
-    `(${kib(bundles.oauth.raw.gzipBytes)} KiB gzip unminified), beside the demo's ` +
+    `${kib(bundles.oauth.min.rawBytes)} KiB, ${kib(bundles.oauth.min.gzipBytes)} KiB gzip minified` +
+    // A quick run builds it minified only (run.mjs).
+    (bundles.oauth.raw ? ` (${kib(bundles.oauth.raw.gzipBytes)} KiB gzip unminified)` : '') +
+    `, beside the demo's ` +
     `${kib(bundles.edge.min.gzipBytes)} KiB gzip. The templates: ${templates}.`
   )
 }

@@ -95,7 +95,9 @@ export function memorySection({ memory: m }) {
       'after they closed',
       `${kib(m.afterListenHeapBytes)} KiB`,
       '',
-      `after a full collection, once workerd fell quiet (${n(l.quietAfterMs)} ms after closing)`,
+      l.quietAfterMs === undefined
+        ? 'after a full collection, 1 s after closing (a quick run does not wait for workerd to fall quiet)'
+        : `after a full collection, once workerd fell quiet (${n(l.quietAfterMs)} ms after closing)`,
     ],
   ]
   return [

@@ -2,7 +2,7 @@
  * Fan-out at scale (issue 40): one change to thousands of streams over four isolates of one
  * workerd (the fan-out Worker four times, sharing its Durable Objects: scripts/lib/pair.mjs with
  * `isolates: 4`, as `npm run dev:pair -- --isolates 4` runs). At each point of the curve (1,000,
- * 2,000, 5,000 and 10,000 listen streams; quick: 100 and 200), a fresh workerd holds N
+ * 2,000, 5,000 and 10,000 listen streams; quick: 200), a fresh workerd holds N
  * `subscriptions/listen` streams on `bench://fanout` and N/5 2025-11-25 sessions' GET streams
  * (each session `initialize`d and subscribed there), spread round-robin over the four isolates.
  * Every stream is one listener of the one topic's hub shard: its object serves `capacity` of

@@ -118,17 +118,33 @@ export const VARIANTS = {
   'loop-edge': { worker: 'loop-edge', label: 'mcp-edge, in-isolate loop', bindings: STATE },
   'loop-hono': { worker: 'loop-hono', label: 'Hono floor, in-isolate loop' },
   'loop-hono-log': { worker: 'loop-hono-log', label: 'Hono floor + a log line, in-isolate loop' },
-  // npm run bench:sdk: the same `add` on the native API and through mcp-edge/sdk.
-  'loop-native': { worker: 'loop-native', label: 'mcp-edge native API, in-isolate loop', bindings: STATE },
-  'loop-sdk': { worker: 'loop-sdk', label: 'mcp-edge/sdk, in-isolate loop', bindings: STATE },
+  // npm run bench:sdk (sdk.mjs, cg-sdk.mjs, which build them): the same `add` on the native API and through mcp-edge/sdk.
+  'loop-native': { worker: 'loop-native', label: 'mcp-edge native API, in-isolate loop', bindings: STATE, sdkBench: true },
+  'loop-sdk': { worker: 'loop-sdk', label: 'mcp-edge/sdk, in-isolate loop', bindings: STATE, sdkBench: true },
   // And a 22-tool server built per request (as Jina's is): on mcp-edge/sdk, and on SDK 1.x + agents.
-  'loop-sdk-factory': { worker: 'loop-sdk-factory', label: 'mcp-edge/sdk, server built per request', bindings: STATE },
+  'loop-sdk-factory': {
+    worker: 'loop-sdk-factory',
+    label: 'mcp-edge/sdk, server built per request',
+    bindings: STATE,
+    sdkBench: true,
+  },
   // SDK 1.x serves the 2025 revisions only.
-  'loop-agents-factory': { worker: 'loop-agents-factory', label: 'SDK 1.x + agents, server built per request', eras: ['legacy'] },
+  'loop-agents-factory': {
+    worker: 'loop-agents-factory',
+    label: 'SDK 1.x + agents, server built per request',
+    eras: ['legacy'],
+    sdkBench: true,
+  },
 }
 
-/** Every Worker the bench builds from its own folder under bench/workers/. */
-export const BUILT_WORKERS = [...new Set(Object.values(VARIANTS).flatMap((variant) => (variant.config ? [] : [variant.worker])))]
+/**
+ * Every Worker `npm run bench` builds from its own folder under bench/workers/: not bench:sdk's,
+ * which it never runs (and whose loop-sdk is another Worker than the SDK peer's loop build of the
+ * same name, peers.mjs: both were built into one folder, the later one kept).
+ */
+export const BUILT_WORKERS = [
+  ...new Set(Object.values(VARIANTS).flatMap((variant) => (variant.config || variant.sdkBench ? [] : [variant.worker]))),
+]
 
 /** How many catalog tools a variant serves (undefined for the others). */
 export const toolCount = (variant) =>

@@ -24,7 +24,7 @@
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { isAbsolute, join, resolve } from 'node:path'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { convertV4MiniflareOptions, Log, LogLevel, Miniflare } from 'miniflare'
 import { unstable_getMiniflareWorkerOptions, unstable_readConfig } from 'wrangler'
@@ -64,8 +64,9 @@ class PairLog extends Log {
 /**
  * Start the pair. `config` is a wrangler.jsonc path (relative to the repository root or
  * absolute); `persistTo` defaults to `.wrangler/state` beside it, like `wrangler dev`;
- * `vars` are extra bindings (`--var`); `isolates` how many Workers (default 2, at most 26).
- * Resolves once every socket accepts connections.
+ * `vars` are extra bindings (`--var`); `isolates` how many Workers (default 2, at most 26);
+ * `scriptPath`: the config's Worker as `bundle` already built it (the bench starts one Worker
+ * many times), else it is bundled here. Resolves once every socket accepts connections.
  *
  * @example
  * const pair = await startPair({ config: 'apps/demo/wrangler.jsonc', port: 0, persistTo: '/tmp/state' })
@@ -80,14 +81,17 @@ export async function startPair({
   logLevel = 'info',
   isolates = 2,
   driver,
+  scriptPath: bundled,
 } = {}) {
   if (!Number.isInteger(isolates) || isolates < 1 || isolates > 26) throw new Error(`isolates must be 1 to 26 (got ${isolates})`)
   const configPath = isAbsolute(config) ? config : join(ROOT, config)
   const { name } = unstable_readConfig({ config: configPath })
   if (!name) throw new Error(`${configPath} has no name; dev:pair names the Durable Objects after it`)
   const state = persistTo ?? join(configPath, '..', '.wrangler/state')
-  const outdir = mkdtempSync(join(tmpdir(), 'mcp-edge-pair-build-'))
-  const scriptPath = bundle(configPath, outdir)
+  const outdir = bundled === undefined ? mkdtempSync(join(tmpdir(), 'mcp-edge-pair-build-')) : dirname(bundled)
+  const scriptPath = bundled ?? bundle(configPath, outdir)
+  // A build it was given stays: its owner starts it again.
+  const removeBuild = () => bundled === undefined && rmSync(outdir, { recursive: true, force: true })
   // The bundle is one ES module: module rules (which Miniflare 5 no longer takes) have nothing to do.
   const { modulesRules: _rules, ...workerOptions } = unstable_getMiniflareWorkerOptions(configPath).workerOptions
   const durableObjects = workerOptions.durableObjects ?? {}
@@ -138,12 +142,12 @@ export async function startPair({
       persistTo: state,
       async dispose() {
         await mf.dispose()
-        rmSync(outdir, { recursive: true, force: true })
+        removeBuild()
       },
     }
   } catch (error) {
     await mf.dispose().catch(() => {})
-    rmSync(outdir, { recursive: true, force: true })
+    removeBuild()
     throw error
   }
 }
