@@ -64,13 +64,15 @@ async function sharedHubWorker() {
  * The http files that start every server they use: the OAuth, SDK adapter, fault and
  * resource-server files, and the two that test `npm run dev:pair` and the 2025 lane on two
  * isolates. They are the `http-own` project, which scripts/test.mjs runs in its second lane after
- * the workerd projects, so that the two lanes take about as long (test/http/conformance.test.ts
- * starts its own servers too, but runs in the http project, in the first lane, which was about 80 s
- * shorter with it here). A file here that read a server of the http project's global setup would
- * get `inject('fixtureUrl')` undefined and fail.
+ * the workerd projects, so that the two lanes take about as long. Some that start their own
+ * servers run in the http project, in the first lane, to even the lanes out (each lane runs one
+ * file at a time on two cores): test/http/conformance.test.ts, and test/http/oauth.test.ts, most
+ * of whose 75 s is waiting out its token's 60 s lifetime (the second lane ended about 150 s
+ * after the first with it there). A file here that read a server of the http project's global
+ * setup would get `inject('fixtureUrl')` undefined and fail.
  */
 const OWN_SERVERS = [
-  'test/http/oauth*.test.ts',
+  'test/http/oauth-*.test.ts',
   'test/http/*-pair.test.ts',
   'test/http/sdk-*.test.ts',
   'test/http/*-fault.test.ts',
