@@ -102,6 +102,15 @@ describe('shaping for a revision', () => {
       content: [{ type: 'text', text: '{}' }],
       structuredContent: {},
     })
+    // 2026-07-28's structured content may be any JSON value; the 2025 revisions' is an object.
+    for (const value of [[1, 2], 'text', 3, true, null]) {
+      const any = { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value }
+      for (const version of ['2025-06-18', '2025-11-25'] as const) {
+        expect(shapeLegacyResult(version, 'tools/call', any), `${version} ${JSON.stringify(value)}`).toEqual({
+          content: [{ type: 'text', text: JSON.stringify(value) }],
+        })
+      }
+    }
     const prompt = { messages: [{ role: 'user', content: { type: 'resource_link', uri: 'u:', name: 'n' } }] }
     expect(shapeLegacyResult('2025-03-26', 'prompts/get', prompt)).toEqual({
       messages: [{ role: 'user', content: { type: 'text', text: 'n: u:' } }],

@@ -676,6 +676,38 @@ describe('McpServer as SDK code extends it', () => {
     })
   })
 
+  // Porting round Y: a tool returned its rows as an array of structured content. 2026-07-28 takes
+  // any JSON value there; the 2025 revisions an object only, and SDK 1.x's client refused the
+  // whole result (a zod issue list, no MCP error), so a 2025 answer leaves it out.
+  it('keeps structured content that is not an object for 2026-07-28 and leaves it out of a 2025-era answer', async () => {
+    const server = new McpServer({ name: 'rows', version: '1.0.0' })
+    const rows = [{ id: 1 }, { id: 2 }]
+    server.registerTool(
+      'list',
+      {},
+      async () =>
+        ({ content: [{ type: 'text', text: JSON.stringify(rows) }], structuredContent: rows }) as unknown as CallToolResult,
+    )
+    const handler = createMcpHandler(server)
+    const modern = await handler.fetch(call('list'), env, createExecutionContext())
+    expect(((await modern.json()) as { result: unknown }).result).toMatchObject({ structuredContent: rows })
+    const opened = await handler.fetch(initialize(), env, createExecutionContext())
+    const session = opened.headers.get('mcp-session-id') as string
+    expect(session).toBeTruthy()
+    const legacy = await handler.fetch(
+      legacyRequest(
+        'http://127.0.0.1/mcp',
+        { version: '2025-11-25', sessionId: session },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list', arguments: {} } },
+      ),
+      env,
+      createExecutionContext(),
+    )
+    expect(((await legacy.json()) as { result: unknown }).result).toEqual({
+      content: [{ type: 'text', text: JSON.stringify(rows) }],
+    })
+  })
+
   // agents' createMcpHandler serves every path when its route is empty; before, nothing matched ''.
   it("serves every path with route '' (agents' any path), only its own with the default route", async () => {
     const server = new McpServer({ name: 'anywhere', version: '1.0.0' })

@@ -169,7 +169,10 @@ export function shapeLegacyResult(version: LegacyVersion, method: string, result
       break
     case 'tools/call':
       out.content = mapArray(out.content, (block) => shapeContent(block, version))
-      if (version === '2025-03-26') delete out.structuredContent
+      // 2026-07-28 takes any JSON value there; 2025-06-18 and 2025-11-25 an object only, and a
+      // client of theirs refuses the whole result otherwise (porting round Y: an array). The
+      // content carries the value for them, as a tool that returns structured content also does.
+      if (version === '2025-03-26' || !isObject(out.structuredContent)) delete out.structuredContent
       break
     case 'resources/list':
       out.resources = mapArray(out.resources, (item) => shapeListed(item, 'resource', version))
