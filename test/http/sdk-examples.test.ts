@@ -217,41 +217,47 @@ describe('SDK 1.x example servers on mcp-edge/sdk: the 2.x client pinned to 2026
 describe('ext-apps’ basic example server on mcp-edge/sdk (registerAppTool, registerAppResource)', () => {
   const plain = 'ui://get-time/plain.html'
 
-  async function clients() {
+  /** `check` with the SDK 1.x client at its defaults (2025 era), then the 2.x client pinned to 2026-07-28; both closed whatever it throws. */
+  async function withClients(check: (client: Client | ClientV2) => Promise<void>) {
     const v1 = new Client({ name: 'host-1x', version: '1.0.0' })
-    await v1.connect(new StreamableHTTPClientTransport(new URL('/apps', worker.url)))
     const v2 = new ClientV2({ name: 'host-2x', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
-    await v2.connect(new TransportV2(new URL('/apps', worker.url)))
-    return [v1, v2] as const
+    try {
+      await v1.connect(new StreamableHTTPClientTransport(new URL('/apps', worker.url)))
+      await check(v1)
+      await v2.connect(new TransportV2(new URL('/apps', worker.url)))
+      await check(v2)
+    } finally {
+      await Promise.allSettled([v1.close(), v2.close()])
+    }
   }
 
-  it('lists each tool with its view under _meta.ui and the flat key, whichever the code gave', async () => {
-    for (const client of await clients()) {
+  it('lists each tool with its view under _meta.ui and the flat key, whichever the code gave, other keys kept', async () => {
+    await withClients(async (client) => {
       const { tools } = await client.listTools()
       const meta = Object.fromEntries(tools.map((tool) => [tool.name, tool._meta]))
       expect(meta).toEqual({
         'get-time': { 'ui/resourceUri': APP_URI, ui: { resourceUri: APP_URI } },
         'shift-time': { 'ui/resourceUri': APP_URI, ui: { resourceUri: APP_URI } },
         'refresh-time': { 'ui/resourceUri': APP_URI, ui: { resourceUri: APP_URI, visibility: ['app'] } },
+        'compare-time': { 'ui/resourceUri': plain, ui: { resourceUri: APP_URI }, 'openai/outputTemplate': APP_URI },
       })
       const time = await client.callTool({ name: 'get-time', arguments: {} })
       expect(time.structuredContent).toEqual({ time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) })
       const shifted = await client.callTool({ name: 'shift-time', arguments: { hours: 1 } })
       expect(shifted.isError).toBeFalsy()
-      await client.close()
-    }
+    })
   })
 
-  it('lists and reads the view as text/html;profile=mcp-app (given, or by default), with its _meta.ui', async () => {
-    for (const client of await clients()) {
+  it('lists and reads a view as text/html;profile=mcp-app (given, or by default) unless its metadata says otherwise', async () => {
+    await withClients(async (client) => {
       const { resources } = await client.listResources()
       expect(resources).toEqual([
         { name: APP_URI, uri: APP_URI, mimeType: RESOURCE_MIME_TYPE, _meta: { ui: { prefersBorder: true } } },
         { name: 'Plain view', uri: plain, mimeType: RESOURCE_MIME_TYPE },
+        { name: 'Page', uri: 'ui://get-time/page.html', mimeType: 'text/html' },
       ])
       const read = await client.readResource({ uri: APP_URI })
       expect(read.contents).toEqual([{ uri: APP_URI, mimeType: RESOURCE_MIME_TYPE, text: APP_HTML }])
-      await client.close()
-    }
+    })
   })
 })

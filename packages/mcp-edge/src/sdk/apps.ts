@@ -11,6 +11,8 @@
  * declare the extension in the server's capabilities (the native `server.edge.view` does).
  */
 import { APP_MIME_TYPE, APPS_EXTENSION, LEGACY_VIEW_KEY, type ViewCsp, type ViewPermissions } from '../server/apps.ts'
+import type { ReadResourceResult } from './low-level/names.ts'
+import type { ZodRawShape } from './schema/schema.ts'
 import type { McpServer } from './server.ts'
 import type {
   ReadResourceCallback,
@@ -58,7 +60,13 @@ export interface McpUiAppResourceConfig extends ResourceMetadata {
   _meta?: { ui?: McpUiResourceMeta; [key: string]: unknown }
 }
 
+/** What a view's read callback returns: its contents may carry `_meta.ui`. */
+export type McpUiReadResourceResult = ReadResourceResult
+
 export type McpUiReadResourceCallback<Env = unknown> = ReadResourceCallback<Env>
+
+/** ext-apps 2.x's name of a raw-shape tool's callback (its deprecated overload): `ToolCallback`. */
+export type LegacyToolCallback<Args extends ZodRawShape | undefined, Env = unknown> = ToolCallback<Args, Env>
 
 /**
  * Register a tool that has a view: `server.registerTool` with the view named under both keys.
@@ -72,6 +80,19 @@ export function registerAppTool<Out = undefined, In extends ToolInputSchema = un
   name: string,
   config: McpUiAppToolConfig<In, Out>,
   callback: ToolCallback<In, Env>,
+): RegisteredTool
+/** ext-apps 2.x's raw-shape overload, for code that gives its type arguments in that order (input first). */
+export function registerAppTool<In extends ZodRawShape, Out = undefined, Env = unknown>(
+  server: Pick<McpServer<Env>, 'registerTool'>,
+  name: string,
+  config: McpUiAppToolConfig<In, Out>,
+  callback: ToolCallback<In, Env>,
+): RegisteredTool
+export function registerAppTool<Env>(
+  server: Pick<McpServer<Env>, 'registerTool'>,
+  name: string,
+  config: McpUiAppToolConfig,
+  callback: ToolCallback<ToolInputSchema, Env>,
 ): RegisteredTool {
   const meta: Record<string, unknown> = config._meta
   const ui = meta.ui as McpUiToolMeta | undefined
@@ -79,7 +100,7 @@ export function registerAppTool<Out = undefined, In extends ToolInputSchema = un
   let _meta = meta
   if (ui?.resourceUri && !flat) _meta = { ...meta, [RESOURCE_URI_META_KEY]: ui.resourceUri }
   else if (flat && !ui?.resourceUri) _meta = { ...meta, ui: { ...ui, resourceUri: flat } }
-  return server.registerTool<Out, In>(name, { ...config, _meta }, callback)
+  return server.registerTool(name, { ...config, _meta }, callback)
 }
 
 /**

@@ -40,10 +40,12 @@ export {
   RESOURCE_URI_META_KEY,
 } from './apps.ts'
 export type {
+  LegacyToolCallback,
   McpUiAppResourceConfig,
   McpUiAppToolConfig,
   McpUiClientCapabilities,
   McpUiReadResourceCallback,
+  McpUiReadResourceResult,
   McpUiResourceMeta,
   McpUiToolMeta,
 } from './apps.ts'

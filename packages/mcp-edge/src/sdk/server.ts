@@ -165,12 +165,15 @@ export class McpServer<Env = unknown> {
     name: string,
     config: ToolConfig<In, Out>,
     callback: ToolCallback<In, Env>,
-  ): RegisteredTool {
-    return this.#registerTool(
-      name,
-      config as ToolConfig<ToolInputSchema, unknown>,
-      callback as ToolCallback<ToolInputSchema, Env>,
-    )
+  ): RegisteredTool
+  // SDK 2.x's deprecated raw-shape overload takes them input first (porting round X's review).
+  registerTool<In extends ZodRawShape, Out = undefined>(
+    name: string,
+    config: ToolConfig<In, Out>,
+    callback: ToolCallback<In, Env>,
+  ): RegisteredTool
+  registerTool(name: string, config: ToolConfig, callback: ToolCallback<ToolInputSchema, Env>): RegisteredTool {
+    return this.#registerTool(name, config, callback)
   }
 
   // The older overloads register through these, not through the public methods, as the SDKs'

@@ -42,7 +42,7 @@ export type ToolCallback<In extends ToolInputSchema = undefined, Env = unknown> 
   ? (extra: RequestHandlerExtra<Env>) => Awaitable<CallToolResult | InputRequiredResult>
   : (args: ShapeOutput<In>, extra: RequestHandlerExtra<Env>) => Awaitable<CallToolResult | InputRequiredResult>
 
-export interface ToolConfig<In extends ToolInputSchema, Out> {
+export interface ToolConfig<In extends ToolInputSchema = ToolInputSchema, Out = unknown> {
   title?: string
   description?: string
   inputSchema?: In
