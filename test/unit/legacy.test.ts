@@ -86,6 +86,17 @@ describe('shaping for a revision', () => {
     })
   })
 
+  // Review of 174872f: a tool whose rows are an array has an array's output schema, which 2026-07-28
+  // takes and the 2025 revisions do not (SDK 1.x's listTools() refused the whole list).
+  it('lists a tool whose output schema is not an object’s without it for the 2025 revisions', () => {
+    const rows = { ...tool, outputSchema: { type: 'array', items: { type: 'object' } } }
+    for (const version of ['2025-11-25', '2025-06-18'] as const) {
+      const [shaped] = shapeLegacyResult(version, 'tools/list', { tools: [rows] }).tools as Record<string, unknown>[]
+      expect(shaped?.outputSchema, version).toBeUndefined()
+      expect(shaped?.inputSchema, version).toBeDefined()
+    }
+  })
+
   it('shapes content blocks: no resource_link or _meta before 2025-06-18, no lastModified annotation', () => {
     const link = { type: 'resource_link', uri: 'file:///a', name: 'a', _meta: { m: 1 } }
     expect(shapeContent(link, '2025-03-26')).toEqual({ type: 'text', text: 'a: file:///a' })
@@ -103,11 +114,18 @@ describe('shaping for a revision', () => {
       structuredContent: {},
     })
     // 2026-07-28's structured content may be any JSON value; the 2025 revisions' is an object.
+    // Left out for them, its JSON in the content (once: not again where a text block holds it).
     for (const value of [[1, 2], 'text', 3, true, null]) {
-      const any = { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value }
+      const json = JSON.stringify(value)
+      const summary = { type: 'text', text: 'a summary' }
       for (const version of ['2025-06-18', '2025-11-25'] as const) {
-        expect(shapeLegacyResult(version, 'tools/call', any), `${version} ${JSON.stringify(value)}`).toEqual({
-          content: [{ type: 'text', text: JSON.stringify(value) }],
+        const holding = { content: [{ type: 'text', text: json }], structuredContent: value }
+        expect(shapeLegacyResult(version, 'tools/call', holding), `${version} ${json}`).toEqual({
+          content: [{ type: 'text', text: json }],
+        })
+        const summarised = { content: [summary], structuredContent: value }
+        expect(shapeLegacyResult(version, 'tools/call', summarised), `${version} ${json}`).toEqual({
+          content: [summary, { type: 'text', text: json }],
         })
       }
     }

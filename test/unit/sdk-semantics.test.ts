@@ -150,8 +150,8 @@ describe('output schemas, as the SDKs check them', () => {
       )
       for (const tool of listed.result?.tools ?? []) expect(tool.outputSchema?.type, tool.name).toBeUndefined()
       expect(warn.mock.calls.map(([line]) => JSON.parse(String(line)).msg)).toEqual([
-        'Tool "maybe": its output schema does not describe an object: clients refuse tools/list',
-        'Tool "nullable": its output schema does not describe an object: clients refuse tools/list',
+        'Tool "maybe": its output schema does not describe an object: 2025-era clients get the tool without it, and its structured content as text',
+        'Tool "nullable": its output schema does not describe an object: 2025-era clients get the tool without it, and its structured content as text',
       ])
     } finally {
       warn.mockRestore()

@@ -137,7 +137,11 @@ function shapeTool(tool: Json, version: LegacyVersion): Json {
   if (annotations && Object.keys(annotations).length > 0) out.annotations = annotations
   else delete out.annotations
   out.inputSchema = shapeSchema(out.inputSchema, version)
-  if (out.outputSchema !== undefined) out.outputSchema = shapeSchema(out.outputSchema, version)
+  // 2026-07-28 takes any JSON Schema; the 2025 revisions one of an object only, and a client of
+  // theirs refuses the whole list otherwise. Such a tool's structured content is left out of its
+  // 2025 answers too (shapeLegacyResult).
+  if (isObject(out.outputSchema) && out.outputSchema.type === 'object') out.outputSchema = shapeSchema(out.outputSchema, version)
+  else delete out.outputSchema
   return withMeta(out, tool._meta, version)
 }
 
@@ -148,6 +152,14 @@ function shapeListed(item: Json, kind: 'resource' | 'template' | 'prompt', versi
     out.arguments = out.arguments.map((argument) => pick(argument as Json, 'argument', version))
   }
   return withMeta(out, item._meta, version)
+}
+
+/** `content` with `value`'s JSON as a text block at its end, unless one holds it already. */
+function withJsonText(content: unknown, value: unknown): unknown {
+  const text = JSON.stringify(value)
+  const blocks = Array.isArray(content) ? content : []
+  if (blocks.some((block) => isObject(block) && block.type === 'text' && block.text === text)) return content
+  return [...blocks, { type: 'text', text }]
 }
 
 function mapArray(value: unknown, shape: (item: Json) => Json): unknown {
@@ -169,10 +181,14 @@ export function shapeLegacyResult(version: LegacyVersion, method: string, result
       break
     case 'tools/call':
       out.content = mapArray(out.content, (block) => shapeContent(block, version))
-      // 2026-07-28 takes any JSON value there; 2025-06-18 and 2025-11-25 an object only, and a
-      // client of theirs refuses the whole result otherwise (porting round Y: an array). The
-      // content carries the value for them, as a tool that returns structured content also does.
-      if (version === '2025-03-26' || !isObject(out.structuredContent)) delete out.structuredContent
+      if (version === '2025-03-26') delete out.structuredContent
+      else if (out.structuredContent !== undefined && !isObject(out.structuredContent)) {
+        // 2026-07-28 takes any JSON value there; 2025-06-18 and 2025-11-25 an object only, and a
+        // client of theirs refuses the whole result otherwise (porting round Y: an array). Its
+        // JSON goes into the content instead, unless a text block already holds it.
+        out.content = withJsonText(out.content, out.structuredContent)
+        delete out.structuredContent
+      }
       break
     case 'resources/list':
       out.resources = mapArray(out.resources, (item) => shapeListed(item, 'resource', version))

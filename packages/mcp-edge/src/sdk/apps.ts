@@ -75,14 +75,14 @@ export type LegacyToolCallback<Args extends ZodRawShape | undefined, Env = unkno
  * registerAppTool(server, 'get-time', { description: 'The time', _meta: { ui: { resourceUri: 'ui://time/app.html' } } },
  *   async () => ({ content: [{ type: 'text', text: new Date().toISOString() }] }))
  */
-export function registerAppTool<Out = undefined, In extends ToolInputSchema = undefined, Env = unknown>(
+/** ext-apps 2.x's raw-shape overload, for code that gives its type arguments in that order (input first; as `registerTool`'s). */
+export function registerAppTool<In extends ZodRawShape, Out = undefined, Env = unknown>(
   server: Pick<McpServer<Env>, 'registerTool'>,
   name: string,
-  config: McpUiAppToolConfig<In, Out>,
+  config: McpUiAppToolConfig<In, Out> & { inputSchema: In },
   callback: ToolCallback<In, Env>,
 ): RegisteredTool
-/** ext-apps 2.x's raw-shape overload, for code that gives its type arguments in that order (input first). */
-export function registerAppTool<In extends ZodRawShape, Out = undefined, Env = unknown>(
+export function registerAppTool<Out = undefined, In extends ToolInputSchema = undefined, Env = unknown>(
   server: Pick<McpServer<Env>, 'registerTool'>,
   name: string,
   config: McpUiAppToolConfig<In, Out>,

@@ -160,14 +160,15 @@ export class McpServer<Env = unknown> {
     })
   }
 
-  // The type parameters in the SDKs' order (output, then input), for code that gives them.
-  registerTool<Out = undefined, In extends ToolInputSchema = undefined>(
+  // SDK 2.x's deprecated raw-shape overload takes its type parameters input first (porting round
+  // X's review). First, and only with an input given, so that a mistake in other code is reported
+  // by the overload below, which takes them in the SDKs' order (output, then input).
+  registerTool<In extends ZodRawShape, Out = undefined>(
     name: string,
-    config: ToolConfig<In, Out>,
+    config: ToolConfig<In, Out> & { inputSchema: In },
     callback: ToolCallback<In, Env>,
   ): RegisteredTool
-  // SDK 2.x's deprecated raw-shape overload takes them input first (porting round X's review).
-  registerTool<In extends ZodRawShape, Out = undefined>(
+  registerTool<Out = undefined, In extends ToolInputSchema = undefined>(
     name: string,
     config: ToolConfig<In, Out>,
     callback: ToolCallback<In, Env>,

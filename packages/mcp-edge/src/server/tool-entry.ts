@@ -144,7 +144,8 @@ function inputJsonSchema(name: string, input: ObjectSchema | JsonSchemaInput, co
  * union or discriminated union of objects, an intersection with one, a `$ref` to one) gets it, as
  * SDK 2.x lists it. Listed without it, clients refused the whole `tools/list` (SDK 1.x's
  * `listTools()` threw; a porting round met a discriminated union). Any other root is listed as it
- * is, and said once in the log: clients refuse it.
+ * is to 2026-07-28 clients, and left out for 2025-era ones, whose revisions take an object's only
+ * (protocol/legacy.ts); said once in the log.
  */
 function outputJsonSchema(name: string, output: Schema, convert?: JsonSchemaConverter): JsonSchema {
   const schema = toolJsonSchema(name, output, 'output', convert)
@@ -153,7 +154,9 @@ function outputJsonSchema(name: string, output: Schema, convert?: JsonSchemaConv
     return $schema === undefined ? { type: 'object', ...rest } : { $schema, type: 'object', ...rest }
   }
   if (schema.type !== 'object')
-    warnOnce(`Tool "${name}": its output schema does not describe an object: clients refuse tools/list`)
+    warnOnce(
+      `Tool "${name}": its output schema does not describe an object: 2025-era clients get the tool without it, and its structured content as text`,
+    )
   return schema
 }
 
