@@ -1,12 +1,12 @@
 /**
- * What an McpAgent's set-up read of the props decides which requests it serves (agent-setup.ts):
+ * What an McpAgent's set-up read of the props decides which requests it serves (agent/setup.ts):
  * the keys it read, present or missing, compared as JSON; the props it is handed can be stored and
  * sent, and answer as the running request's once it is done; and `SetUps` sets up again only once
  * the requests under way are answered, one set-up at a time. (Served by an agent, under
  * `wrangler dev`: test/http/sdk-agent.test.ts.)
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { DRAIN_TIMEOUT_MS, SetUpBusy, SetUps, watchProps } from '../../packages/mcp-edge/src/sdk/agent-setup.ts'
+import { DRAIN_TIMEOUT_MS, SetUpBusy, SetUps, watchProps } from '../../packages/mcp-edge/src/sdk/agent/setup.ts'
 import type { RequestStore } from '../../packages/mcp-edge/src/sdk/request-store.ts'
 import { withRequest } from '../../packages/mcp-edge/src/sdk/request-store.ts'
 

@@ -7,7 +7,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { requireBearerAuth } from '../../packages/mcp-edge/src/sdk/web/bearer-auth.ts'
 import { authInfoOf } from '../../packages/mcp-edge/src/sdk/context.ts'
-import { openForwarded, sealForwarded } from '../../packages/mcp-edge/src/sdk/forward.ts'
+import { openForwarded, sealForwarded } from '../../packages/mcp-edge/src/sdk/agent/forward.ts'
 import { fromAuthInfo, grantOf, principalFromProps } from '../../packages/mcp-edge/src/sdk/principal.ts'
 import { RequestHost } from '../../packages/mcp-edge/src/sdk/request-store.ts'
 import { McpServer } from '../../packages/mcp-edge/src/sdk/server.ts'

@@ -1,5 +1,5 @@
 /**
- * The props an McpAgent's set-up is handed (agent-setup.ts `watchProps`), inside workerd: stored as
+ * The props an McpAgent's set-up is handed (agent/setup.ts `watchProps`), inside workerd: stored as
  * agents' code stores them (`ctx.storage.put('props', props)`, the KV API), and sent over RPC once
  * the set-up is done. While it runs their prototype notes missing keys, which workerd's RPC
  * refuses to send, as docs/migrate.md says (send `{ ...this.props }` then).
@@ -7,7 +7,7 @@
 /// <reference path="../../packages/mcp-edge/src/sdk/node-async-hooks.d.ts" />
 import { env, runInDurableObject } from 'cloudflare:test'
 import { describe, expect, it } from 'vitest'
-import { watchProps } from '../../packages/mcp-edge/src/sdk/agent-setup.ts'
+import { watchProps } from '../../packages/mcp-edge/src/sdk/agent/setup.ts'
 
 const grant = { sub: 'dave', permissions: ['image_generation'] }
 

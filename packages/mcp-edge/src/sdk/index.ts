@@ -133,9 +133,9 @@ export type {
 export type { ServerEvent, ServerEventBus, ServerNotifier } from './notifier.ts'
 export { getMcpAuthContext } from './request-store.ts'
 export type { McpAuthContext } from './request-store.ts'
-export { McpAgent } from './agent.ts'
+export { McpAgent } from './agent/agent.ts'
 export { CfWorkerJsonSchemaValidator } from './validators.ts'
-export type { Connection, ServeOptions } from './agent.ts'
+export type { Connection, ServeOptions } from './agent/agent.ts'
 export { LowLevelServer } from './low-level.ts'
 export { Server } from './low-level/server.ts'
 export {

@@ -1,7 +1,7 @@
 /**
  * A built server at its route, as the adapter serves it: the request straight to the core's
  * handler, or, for a browser (an Origin, a CORS preflight), through `mcp()` mounted on Hono, which
- * answers CORS. Used by `createMcpHandler` (handler.ts) and `McpAgent`'s object (agent.ts).
+ * answers CORS. Used by `createMcpHandler` (handler.ts) and `McpAgent`'s object (agent/agent.ts).
  */
 import { Hono } from 'hono/tiny'
 import { createMcpHandler as createEdgeHandler } from '../http/handler.ts'

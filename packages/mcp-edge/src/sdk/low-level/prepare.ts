@@ -7,7 +7,7 @@ import { LowLevelServer } from '../low-level.ts'
 
 /**
  * What a list handler threw, as it threw it (`cause`): user code, whose message may hold anything,
- * so a client is told only that the list handlers threw (handler.ts, agent.ts).
+ * so a client is told only that the list handlers threw (handler.ts, agent/agent.ts).
  */
 export class ListHandlerFailed extends Error {
   constructor(

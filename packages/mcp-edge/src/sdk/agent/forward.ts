@@ -6,9 +6,9 @@
  * props or grant: the object refuses a header it cannot verify. And the session ids the Worker
  * routes by, which it opens before it routes (`sessionOpens`).
  */
-import { decodeBase64Url, encodeBase64Url } from '../protocol/base64.ts'
-import { LegacySessions } from '../server/legacy/session.ts'
-import { createKeyRing, RequestStateCodec } from '../server/request-state.ts'
+import { decodeBase64Url, encodeBase64Url } from '../../protocol/base64.ts'
+import { LegacySessions } from '../../server/legacy/session.ts'
+import { createKeyRing, RequestStateCodec } from '../../server/request-state.ts'
 
 const encoder = new TextEncoder()
 const LABEL = encoder.encode('mcp-edge/agent-forward/v1')

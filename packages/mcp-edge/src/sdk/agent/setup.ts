@@ -25,8 +25,8 @@
  * every request of that set-up under way is answered, the next one that needs a new set-up is
  * answered 503 at once.
  */
-import { libraryLog } from '../server/telemetry/log.ts'
-import { currentRequest } from './request-store.ts'
+import { libraryLog } from '../../server/telemetry/log.ts'
+import { currentRequest } from '../request-store.ts'
 
 type Props = Record<string, unknown>
 

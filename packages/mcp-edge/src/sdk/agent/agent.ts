@@ -7,7 +7,7 @@
  * `initialize`), the caller's (`principal:<subject>`; at a pattern, the caller's of that path,
  * `path:[subject, path]`), so a stateless client's state is per principal. The object half runs
  * agents' `onStart` and `init()` once, and again for a request whose grant differs in the props
- * they read (agent-setup.ts), and serves the request with `mcp()`; the caller and the
+ * they read (setup.ts), and serves the request with `mcp()`; the caller and the
  * grant's props travel from the Worker in one internal header that a client cannot set (the
  * Worker replaces it).
  *
@@ -18,20 +18,20 @@
  * forwarded caller's shape and routing names, which one file keeps together.
  */
 import { DurableObject } from 'cloudflare:workers'
-import { SUPPORTED_PROTOCOL_VERSIONS } from '../protocol/constants.ts'
-import { McpError } from '../protocol/errors.ts'
-import { createAuthenticator } from '../http/auth.ts'
-import type { AuthOptions } from '../http/auth.ts'
-import { checkOrigin } from '../http/guards.ts'
-import { failure, rejection } from '../http/respond.ts'
-import { ConfigurationError } from '../server/errors.ts'
-import { subjectOf } from '../server/principal.ts'
-import { quiet } from '../server/quiet.ts'
-import { errorFields, libraryLog, warnOnce } from '../server/telemetry/log.ts'
-import type { NonceLedger } from '../server/tasks/tasks.ts'
-import type { Principal } from '../server/types.ts'
-import type { McpHttpOptions } from '../http/handler.ts'
-import type { AnyServer, CreateMcpHandlerOptions } from './handler-types.ts'
+import { SUPPORTED_PROTOCOL_VERSIONS } from '../../protocol/constants.ts'
+import { McpError } from '../../protocol/errors.ts'
+import { createAuthenticator } from '../../http/auth.ts'
+import type { AuthOptions } from '../../http/auth.ts'
+import { checkOrigin } from '../../http/guards.ts'
+import { failure, rejection } from '../../http/respond.ts'
+import { ConfigurationError } from '../../server/errors.ts'
+import { subjectOf } from '../../server/principal.ts'
+import { quiet } from '../../server/quiet.ts'
+import { errorFields, libraryLog, warnOnce } from '../../server/telemetry/log.ts'
+import type { NonceLedger } from '../../server/tasks/tasks.ts'
+import type { Principal } from '../../server/types.ts'
+import type { McpHttpOptions } from '../../http/handler.ts'
+import type { AnyServer, CreateMcpHandlerOptions } from '../handler-types.ts'
 import {
   answerPreflight,
   browserRules,
@@ -42,19 +42,19 @@ import {
   rollbackPoint,
   serving,
   toBrowser,
-} from './serving.ts'
-import type { Serving } from './serving.ts'
-import { prepared } from './low-level/prepare.ts'
-import { building, currentHandler, currentRequest, RequestHost, withBuilding, withRequest } from './request-store.ts'
-import type { RequestStore } from './request-store.ts'
-import type { RequestHandlerExtra } from './context.ts'
-import type { ElicitParams, ElicitResult } from './input.ts'
-import { callerFromProps, grantOf, propsOf } from './principal.ts'
-import type { Grant } from './principal.ts'
+} from '../serving.ts'
+import type { Serving } from '../serving.ts'
+import { prepared } from '../low-level/prepare.ts'
+import { building, currentHandler, currentRequest, RequestHost, withBuilding, withRequest } from '../request-store.ts'
+import type { RequestStore } from '../request-store.ts'
+import type { RequestHandlerExtra } from '../context.ts'
+import type { ElicitParams, ElicitResult } from '../input.ts'
+import { callerFromProps, grantOf, propsOf } from '../principal.ts'
+import type { Grant } from '../principal.ts'
 import { openForwarded, sealForwarded, sessionOpens } from './forward.ts'
-import { SetUpBusy, SetUps } from './agent-setup.ts'
-import { SqlError } from './errors.ts'
-import { conventionalServices } from './services.ts'
+import { SetUpBusy, SetUps } from './setup.ts'
+import { SqlError } from '../errors.ts'
+import { conventionalServices } from '../services.ts'
 
 /** The internal header carrying the caller from the Worker to the object (JSON). */
 const FORWARDED = 'x-mcp-edge-agent'
@@ -190,13 +190,13 @@ export abstract class McpAgent<
   // `any`: a server built without a type argument (`new McpServer({...})`, as agents' examples do).
   // biome-ignore lint/suspicious/noExplicitAny: any Env, as above
   abstract server: AnyServer<any> | Promise<AnyServer<any>>
-  /** Register tools here; runs once per object, before its first request (and again for other props it reads: agent-setup.ts). */
+  /** Register tools here; runs once per object, before its first request (and again for other props it reads: setup.ts). */
   abstract init(): Promise<void>
   // `initialState` is the subclass's own field (not declared here, so it needs no `override`).
   /** Set by the first request: which object this is, for `redeemConfirmation`'s home. */
   #forwarded: Forwarded | undefined
   #state: { value: State } | undefined
-  /** `onStart` and `init()` run, again for other props they read (agent-setup.ts). */
+  /** `onStart` and `init()` run, again for other props they read (setup.ts). */
   #setUps: SetUps<Serving> | undefined
   #initialized: Promise<void> | undefined
   /** Takes the server back to what it had before the set-up (a failed one, or one made again). */
@@ -420,7 +420,7 @@ export abstract class McpAgent<
 
   /**
    * `onStart` and `init()` run inside the request they are set up for, so they see its props (as
-   * agents' first request's), watched (agent-setup.ts); neither what they change of the lists nor
+   * agents' first request's), watched (setup.ts); neither what they change of the lists nor
    * what is taken back is announced, in an event hub or in this isolate. `again`: the set-up runs
    * again, on a server taken back to what it had before the first.
    */
