@@ -10,7 +10,7 @@
  * as `text/html;profile=mcp-app` unless its metadata says otherwise. Like ext-apps', they do not
  * declare the extension in the server's capabilities (the native `server.edge.view` does).
  */
-import { APP_MIME_TYPE, APPS_EXTENSION, LEGACY_VIEW_KEY, type ViewCsp, type ViewPermissions } from '../server/apps.ts'
+import { APP_MIME_TYPE, APPS_EXTENSION, LEGACY_VIEW_KEY, type ViewOptions } from '../server/apps.ts'
 import type { ReadResourceResult } from './low-level/names.ts'
 import type { ZodRawShape } from './schema/schema.ts'
 import type { McpServer } from './server.ts'
@@ -37,13 +37,8 @@ export interface McpUiToolMeta {
   visibility?: ('model' | 'app')[]
 }
 
-/** A view resource's `_meta.ui`, on its listing and on its read. */
-export interface McpUiResourceMeta {
-  csp?: ViewCsp
-  permissions?: ViewPermissions
-  domain?: string
-  prefersBorder?: boolean
-}
+/** A view resource's `_meta.ui`, on its listing and on its read: what the native `server.view` puts there. */
+export type McpUiResourceMeta = Pick<ViewOptions<unknown>, 'csp' | 'permissions' | 'domain' | 'prefersBorder'>
 
 /** What a host that renders views declares under `extensions["io.modelcontextprotocol/ui"]`. */
 export interface McpUiClientCapabilities {
@@ -69,13 +64,14 @@ export type McpUiReadResourceCallback<Env = unknown> = ReadResourceCallback<Env>
 export type LegacyToolCallback<Args extends ZodRawShape | undefined, Env = unknown> = ToolCallback<Args, Env>
 
 /**
- * Register a tool that has a view: `server.registerTool` with the view named under both keys.
+ * Register a tool that has a view: `server.registerTool` with the view named under both keys. The
+ * first overload is ext-apps 2.x's raw-shape one, for code that gives its type arguments in that
+ * order (input first), as `registerTool`'s.
  *
  * @example
  * registerAppTool(server, 'get-time', { description: 'The time', _meta: { ui: { resourceUri: 'ui://time/app.html' } } },
  *   async () => ({ content: [{ type: 'text', text: new Date().toISOString() }] }))
  */
-/** ext-apps 2.x's raw-shape overload, for code that gives its type arguments in that order (input first; as `registerTool`'s). */
 export function registerAppTool<In extends ZodRawShape, Out = undefined, Env = unknown>(
   server: Pick<McpServer<Env>, 'registerTool'>,
   name: string,
